@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The opjit session directory: the only API through which a session is
+ * written (by oprofiled) or read (by opreport).  Every byte on disk is
+ * described in samples/FORMAT.md.
+ *
+ * Conventions:
+ *  - functions that can fail return 0 or a negative errno;
+ *  - the writer keeps a one-line description of its last failure, naming
+ *    the file, in ops_writer_error();
+ *  - the reader never fails on damage inside a file: it keeps everything
+ *    before the damage and reports one line per damaged file through the
+ *    warn callback.  It fails only when the directory is not a session.
+ *  - times are CLOCK_MONOTONIC nanoseconds unless the name says unix.
+ */
+#ifndef OPJIT_SAMPLES_H
+#define OPJIT_SAMPLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OPS_FORMAT_VERSION 1
+
+/* ops_session_info.separate */
+#define OPS_SEPARATE_PROCESS 0x1u
+#define OPS_SEPARATE_CPU 0x2u
+
+/* Session metadata: session.meta. */
+struct ops_session_info {
+	uint32_t format_version;   /* set by the library */
+	const char *event;         /* e.g. "cpu-clock" */
+	uint64_t period;           /* sampling period, 0 when frequency is used */
+	uint64_t frequency;        /* Hz, 0 when period is used */
+	const char *clock;         /* "CLOCK_MONOTONIC" */
+	uint64_t start_ns;         /* when recording started */
+	uint64_t stop_ns;          /* when it stopped; 0 if it never stopped cleanly */
+	int64_t start_unix_ns;     /* wall-clock start, for people */
+	const char *host;
+	const char *kernel_release;
+	const char *command_line;  /* the recorder's command line, space separated */
+	uint32_t separate;         /* OPS_SEPARATE_* */
+	bool kernel_excluded;      /* kernel samples were not recorded */
+	/* totals */
+	uint64_t samples;          /* samples delivered by the kernel */
+	uint64_t samples_lost;     /* samples the kernel reported as lost */
+	uint64_t samples_unattributed; /* no mapping found, even after retry */
+	uint64_t samples_anon;     /* samples written to anonymous streams */
+	uint64_t samples_kernel;   /* samples in the kernel or its modules */
+	uint32_t processes;        /* processes seen */
+};
+
+enum ops_image_kind {
+	OPS_IMAGE_FILE = 0,   /* file-backed ELF image, key = file offset */
+	OPS_IMAGE_KERNEL = 1, /* the kernel, key = address; path "[kernel.kallsyms]" */
+	OPS_IMAGE_MODULE = 2, /* a kernel module, key = address; path = module name */
+};
+
+#define OPS_BUILD_ID_MAX 20
+
+/* An image that samples fall in.  Identified by path plus build-id, or
+ * by path plus size and mtime when it has no build-id. */
+struct ops_image {
+	uint32_t kind;        /* enum ops_image_kind */
+	const char *path;
+	uint8_t build_id[OPS_BUILD_ID_MAX];
+	uint8_t build_id_size; /* 0 when unknown */
+	uint64_t size;         /* bytes, 0 when unknown */
+	int64_t mtime_ns;      /* unix ns, 0 when unknown */
+};
+
+/* Samples are counted per context: which application (the executable
+ * that ran) was running, in which image, and, when separated, in which
+ * process and on which CPU. */
+struct ops_context {
+	uint32_t app;   /* image id of the application */
+	uint32_t image; /* image id the samples fall in */
+	uint32_t tgid;  /* 0 unless OPS_SEPARATE_PROCESS */
+	int32_t cpu;    /* -1 unless OPS_SEPARATE_CPU */
+};
+
+struct ops_hist_entry {
+	uint32_t ctx;     /* context id */
+	uint64_t offset;  /* file offset, or address for kernel images */
+	uint64_t count;
+};
+
+struct ops_range {
+	uint64_t start, end; /* [start, end) */
+};
+
+/* ops_process.flags */
+#define OPS_PROC_OTHER_MNTNS 0x1u /* lived in another mount namespace */
+#define OPS_PROC_EXITED 0x2u      /* seen to exit during the session */
+
+/* The identity of a process that ran anonymous executable code. */
+struct ops_process {
+	uint32_t tgid;
+	uint32_t nspid;       /* pid inside its own pid namespace (= tgid if none) */
+	uint32_t uid;
+	uint32_t flags;       /* OPS_PROC_* */
+	uint64_t start_ns;    /* CLOCK_MONOTONIC start time */
+	int64_t start_unix_ns; /* wall-clock start time, compared with map mtimes */
+	const char *comm;
+	const char *exe;
+	const struct ops_range *ranges; /* anonymous executable ranges seen */
+	uint32_t nr_ranges;
+};
+
+struct ops_anon_sample {
+	uint64_t time_ns;
+	uint64_t addr;
+	uint32_t tid;
+};
+
+/* ------------------------------------------------------------------ */
+/* Writer (oprofiled)                                                   */
+
+struct ops_writer;
+
+/*
+ * Create a session in DIR (created if needed).  A session already in DIR
+ * is moved aside to DIR.previous-N, N the smallest free number, never
+ * mixed in.  INFO's strings are copied.
+ */
+int ops_writer_open(struct ops_writer **out, const char *dir,
+		    const struct ops_session_info *info);
+
+/* Path a previous session was moved to, or NULL. */
+const char *ops_writer_previous(const struct ops_writer *w);
+
+/* One-line description of the last failure, naming the file. */
+const char *ops_writer_error(const struct ops_writer *w);
+
+/* Register an image (deduplicated: the same image gives the same id). */
+int ops_writer_image(struct ops_writer *w, const struct ops_image *img,
+		     uint32_t *id);
+
+/* Register a context (deduplicated). */
+int ops_writer_context(struct ops_writer *w, const struct ops_context *ctx,
+		       uint32_t *id);
+
+/* Add COUNT samples at OFFSET of context CTX.  Allocates only when a new
+ * (ctx, offset) key is seen. */
+int ops_writer_hist_add(struct ops_writer *w, uint32_t ctx, uint64_t offset,
+			uint64_t count);
+
+/* Register a process; ops_writer_process_update replaces its identity
+ * later (new ranges seen, exit). */
+int ops_writer_process(struct ops_writer *w, const struct ops_process *p,
+		       uint32_t *proc_id);
+int ops_writer_process_update(struct ops_writer *w, uint32_t proc_id,
+			      const struct ops_process *p);
+
+/* Append one raw anonymous sample to a process's stream. */
+int ops_writer_anon(struct ops_writer *w, uint32_t proc_id, uint64_t time_ns,
+		    uint64_t addr, uint32_t tid);
+
+/*
+ * Copy a JIT map file of a process into the session.  The original is
+ * only read.  The copy keeps the original's owner, mode and mtime so
+ * that the same trust rules apply to it.  At most MAX_BYTES are copied
+ * per file; a larger file gives -EFBIG and no copy.  Copying the same
+ * source again replaces the earlier copy.
+ */
+int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
+			   const char *src_path, uint64_t max_bytes);
+
+/* Copy the kernel symbol table and module list (e.g. /proc/kallsyms,
+ * /proc/modules) into the session.  Either may be NULL. */
+int ops_writer_kernel_symbols(struct ops_writer *w, const char *kallsyms,
+			      const char *modules);
+
+/* Update the totals in the metadata (written at the next flush). */
+void ops_writer_set_totals(struct ops_writer *w,
+			   const struct ops_session_info *totals);
+
+/*
+ * Make everything added so far durable: after it returns, a kill -9 of
+ * the writer loses nothing added before the call.
+ */
+int ops_writer_flush(struct ops_writer *w);
+
+/* Final flush with the stop time, compaction, and free.  W is freed even
+ * when an error is returned. */
+int ops_writer_close(struct ops_writer *w, uint64_t stop_ns);
+
+/* Free without a final flush (what was flushed stays readable). */
+void ops_writer_free(struct ops_writer *w);
+
+/* ------------------------------------------------------------------ */
+/* Reader (opreport)                                                    */
+
+/* One line naming the file, the offset and the problem, no newline. */
+typedef void (*ops_warn_fn)(void *arg, const char *msg);
+
+struct ops_session;
+
+/*
+ * Open the session in DIR.  Fails (negative errno, ERR filled with one
+ * line naming the problem) only when DIR is missing, unreadable or has no
+ * readable session.meta.  Damage inside a data file is reported through
+ * WARN (may be NULL) and everything before it is kept.
+ */
+int ops_session_open(struct ops_session **out, const char *dir,
+		     ops_warn_fn warn, void *warn_arg, char *err,
+		     size_t errlen);
+void ops_session_close(struct ops_session *s);
+
+const char *ops_session_dir(const struct ops_session *s);
+const struct ops_session_info *ops_session_info(const struct ops_session *s);
+
+uint32_t ops_session_nr_images(const struct ops_session *s);
+const struct ops_image *ops_session_image(const struct ops_session *s,
+					  uint32_t id);
+uint32_t ops_session_nr_contexts(const struct ops_session *s);
+const struct ops_context *ops_session_context(const struct ops_session *s,
+					      uint32_t id);
+
+/* Every histogram entry, counts of equal keys summed, sorted by
+ * (ctx, offset). */
+const struct ops_hist_entry *ops_session_hist(const struct ops_session *s,
+					      size_t *n);
+
+uint32_t ops_session_nr_processes(const struct ops_session *s);
+const struct ops_process *ops_session_process(const struct ops_session *s,
+					      uint32_t proc_id);
+
+/* A process's anonymous samples in recording order (decoded on first
+ * use, then cached).  Returns 0, or a negative errno on memory failure. */
+int ops_session_anon(struct ops_session *s, uint32_t proc_id,
+		     const struct ops_anon_sample **samples, size_t *n);
+
+/* Paths inside the session of the archived map copies of a process,
+ * named as the originals' base names (anon.<tgid>, perf-<tgid>.map). */
+size_t ops_session_archived_maps(const struct ops_session *s,
+				 uint32_t proc_id, const char *const **paths);
+
+/* Paths of the session's kallsyms and modules copies, or NULL. */
+const char *ops_session_kallsyms(const struct ops_session *s);
+const char *ops_session_modules(const struct ops_session *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OPJIT_SAMPLES_H */

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Every test: installs what is missing, then builds and runs ctest three
+# times: the normal build (warnings as errors), an ASan+UBSan build of the
+# unit suites, and a clang build that runs each fuzz target briefly.
+# Ends with one line: "N passed, N failed".
+set -euo pipefail
+. "$(dirname "$0")/scripts/setup.sh"
+
+need_packages "${OPJIT_BUILD_PACKAGES[@]}" clang libclang-rt-14-dev \
+	linux-perf nodejs python3 procps
+export CK_FORK=no
+
+passed=0 failed=0
+# run_ctest DIR LABEL-ARGS...: run ctest, add its counts to the totals,
+# print the output of failing tests.
+run_ctest() {
+	local dir=$1; shift
+	local tag=${dir##*/}
+	local log="$OPJIT_LOGDIR/$tag-ctest.log"
+	ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" "$@" >"$log" 2>&1 || true
+	local line total nfail
+	line=$(grep -E 'tests passed, [0-9]+ tests failed out of [0-9]+' "$log" | tail -n 1 || true)
+	if [ -z "$line" ]; then
+		tail -n 40 "$log" >&2
+		echo "$tag: ctest did not run (log: $log)" >&2
+		failed=$((failed + 1))
+		return
+	fi
+	total=${line##* out of }
+	nfail=$(sed -E 's/.* ([0-9]+) tests failed.*/\1/' <<<"$line")
+	passed=$((passed + total - nfail))
+	failed=$((failed + nfail))
+	if [ "$nfail" -ne 0 ]; then
+		sed -n '/tests passed, /,$p' "$log" >&2
+		grep -B2 -A40 -E '\*\*\*(Failed|Timeout|Exception)|Failed  ' "$log" | head -n 300 >&2 || true
+	fi
+	# tests that skipped say so loudly
+	grep -E 'Not Run|\*\*\*Skipped' "$log" >&2 || true
+	echo "$tag: $line"
+}
+
+configure_and_build "$OPJIT_ROOT/build" -DOPJIT_WERROR=ON
+run_ctest "$OPJIT_ROOT/build"
+
+configure_and_build "$OPJIT_ROOT/build-asan" -DOPJIT_WERROR=ON -DOPJIT_SANITIZE=ON
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	run_ctest "$OPJIT_ROOT/build-asan" -L unit
+
+CC=clang configure_and_build "$OPJIT_ROOT/build-fuzz" -DOPJIT_WERROR=ON -DOPJIT_FUZZ=ON
+run_ctest "$OPJIT_ROOT/build-fuzz" -L fuzz
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
