@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The quickstart's main job: profile the bundled JIT demo and print the
+# report with its JIT functions named by the perfmap handler.
+set -euo pipefail
+build=${1:?usage: demo.sh BUILD_DIR}
+session=$build/demo_session
+
+"$build/daemon/oprofiled" --session-dir="$session" -- \
+	"$build/tests/workloads/jitdemo" --seconds 2 >/dev/null
+echo
+echo "\$ opreport -l --anon-handler=perfmap --session-dir=$session"
+"$build/opreport/opreport" --session-dir="$session" -l --anon-handler=perfmap
