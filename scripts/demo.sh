@@ -5,6 +5,8 @@
 set -euo pipefail
 build=${1:?usage: demo.sh BUILD_DIR}
 session=$build/demo_session
+# the demo session is scratch: start afresh rather than keep old ones aside
+rm -rf "$session" "$session".previous-*
 
 "$build/daemon/oprofiled" --session-dir="$session" -- \
 	"$build/tests/workloads/jitdemo" --seconds 2 >/dev/null
