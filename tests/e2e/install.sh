@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# A packager's install: cmake --install with DESTDIR puts every file where
+# a Debian package expects it, and nothing outside DESTDIR.
+set -euo pipefail
+: "${OPJIT_BUILD:?}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+dest=$(mktemp -d)
+trap 'rm -rf "$dest"' EXIT
+DESTDIR=$dest cmake --install "$OPJIT_BUILD" --prefix /usr >/dev/null ||
+	fail "cmake --install failed"
+
+libdir=$(cd "$dest/usr" && ls -d lib/*-linux-gnu 2>/dev/null | head -n 1)
+libdir=${libdir:-lib}
+for f in \
+	usr/bin/oprofiled \
+	usr/bin/opreport \
+	usr/include/opjit/anon_handler.h \
+	usr/include/opjit/samples.h \
+	"usr/$libdir/libopsamples.a" \
+	"usr/$libdir/pkgconfig/opjit-handler.pc" \
+	"usr/$libdir/opjit/handlers/libperfmap.so" \
+	"usr/$libdir/opjit/handlers/libjavamap.so" \
+	"usr/$libdir/opjit/libjavamap-agent.so" \
+	usr/share/man/man1/oprofiled.1 \
+	usr/share/man/man1/opreport.1; do
+	[ -e "$dest/$f" ] || fail "$f is not installed"
+done
+
+# the pkg-config file points into the prefix it was installed to
+PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_PATH=$dest/usr/$libdir/pkgconfig \
+	pkg-config --cflags opjit-handler | grep -q -- "-I$dest/usr/include" ||
+	fail "opjit-handler.pc does not name the installed include directory"
+
+# installed handlers export their entry point and nothing else
+for h in "$dest/usr/$libdir"/opjit/handlers/*.so; do
+	syms=$(nm -D --defined-only "$h" | awk '{print $3}' | sort -u)
+	[ "$syms" = opjit_handler_entry ] ||
+		fail "$h exports more than opjit_handler_entry: $syms"
+done
+echo "install layout ok under $dest"

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# What a new user sees at the end of ./quickstart.sh: the demo's two JIT
+# functions named by the perfmap handler, with the 3:1 split they do.
+set -euo pipefail
+: "${OPJIT_BUILD:?} ${OPJIT_SOURCE:?}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+out=$(bash "$OPJIT_SOURCE/scripts/demo.sh" "$OPJIT_BUILD" 2>&1) ||
+	fail "demo.sh exited $?: $out"
+echo "$out"
+
+# share of a symbol: the % column of its row (samples  %  image  symbol)
+share() { awk -v s="$1" '$NF == s { print $2; exit }' <<<"$out"; }
+hot=$(share jit_hot); cold=$(share jit_cold)
+[ -n "$hot" ] || fail "no jit_hot row in the report"
+[ -n "$cold" ] || fail "no jit_cold row in the report"
+grep -q 'jit:perfmap (tgid:[0-9]* jitdemo)' <<<"$out" ||
+	fail "the image column does not say jit:perfmap (tgid:N jitdemo)"
+
+# the truth is 75/25 of the JIT code; allow 3 points
+python3 - "$hot" "$cold" <<'PY'
+import sys
+hot, cold = map(float, sys.argv[1:])
+share = 100 * hot / (hot + cold)
+print(f"jit_hot is {share:.1f}% of the JIT samples (truth 75%)")
+sys.exit(0 if abs(share - 75) <= 3 else 1)
+PY
