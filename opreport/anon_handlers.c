@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Loading anonymous-sample handlers by name, in claim order, and listing
+ * what the search path holds.  A handler that cannot be used is skipped
+ * with one line and the report goes on with the others.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anon_handlers.h"
+#include "handler_internal.h"
+
+static void host_warn(const struct opjit_host *host, const char *msg)
+{
+	const struct anon_handler *h = host->host_data;
+
+	fprintf(stderr, "opreport: %s: %s\n", h->name, msg ? msg : "(null)");
+}
+
+static void host_init(struct anon_handler *h)
+{
+	h->host.struct_size = sizeof(h->host);
+	h->host.abi_major = OPJIT_HANDLER_ABI_MAJOR;
+	h->host.abi_minor = OPJIT_HANDLER_ABI_MINOR;
+	h->host.warn = host_warn;
+	h->host.host_data = h;
+}
+
+static bool already_loaded(const struct anon_handlers *hs, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < hs->n; i++)
+		if (!strcmp(hs->v[i].name, name))
+			return true;
+	return false;
+}
+
+/* Find and open NAME; a refusal is reported here, where the file is
+ * known, and is not an error for the caller. */
+static int load_one(struct anon_handlers *hs, const struct handler_dirs *d,
+		    const char *name)
+{
+	char reason[512];
+	char *path = NULL;
+	size_t i;
+	int rc = -ENOENT;
+
+	if (!handler_name_valid(name)) {
+		fprintf(stderr, "opreport: bad handler name '%s': use letters "
+			"a-z, digits, '-' and '_'\n", name);
+		return 0;
+	}
+	if (already_loaded(hs, name))
+		return 0;
+	for (i = 0; i < d->n && rc == -ENOENT; i++)
+		rc = handler_dir_find(d->dir[i], name, &path);
+	if (rc == -ENOMEM)
+		goto out;
+	if (rc < 0) {
+		fprintf(stderr, "opreport: skipping handler %s: lib%s.so not "
+			"found in", name, name);
+		for (i = 0; i < d->n; i++)
+			fprintf(stderr, "%s%s", i ? ":" : " ", d->dir[i]);
+		fputc('\n', stderr);
+		rc = 0;
+		goto out;
+	}
+	rc = handler_open(&hs->v[hs->n], path, name, reason, sizeof(reason));
+	if (rc == -ENOMEM)
+		goto out;
+	if (rc < 0) {
+		fprintf(stderr, "opreport: skipping handler %s: %s\n", path,
+			reason);
+		rc = 0;
+		goto out;
+	}
+	host_init(&hs->v[hs->n]);
+	hs->n++;
+out:
+	free(path);
+	return rc;
+}
+
+int anon_handlers_load(struct anon_handlers **out, const char *const *names,
+		       size_t nr_names, const char *handler_path)
+{
+	struct handler_dirs d = { 0 };
+	struct anon_handlers *hs;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	hs = calloc(1, sizeof(*hs));
+	if (!hs)
+		goto nomem;
+	/* Handlers keep a pointer to their own slot as host_data, so the
+	 * array never moves once loading starts. */
+	hs->v = calloc(nr_names ? nr_names : 1, sizeof(*hs->v));
+	if (!hs->v)
+		goto nomem;
+	rc = handler_dirs_get(&d, handler_path);
+	if (rc < 0)
+		goto nomem;
+	for (i = 0; i < nr_names; i++) {
+		rc = load_one(hs, &d, names[i]);
+		if (rc < 0)
+			goto nomem;
+	}
+	handler_dirs_free(&d);
+	*out = hs;
+	return 0;
+nomem:
+	handler_dirs_free(&d);
+	anon_handlers_free(hs);
+	fprintf(stderr, "opreport: cannot load handlers: out of memory\n");
+	return -ENOMEM;
+}
+
+void anon_handlers_free(struct anon_handlers *hs)
+{
+	size_t i;
+
+	if (!hs)
+		return;
+	for (i = 0; i < hs->n; i++)
+		handler_close(&hs->v[i]);
+	free(hs->v);
+	handler_arena_free(hs->arena);
+	free(hs);
+}
+
+/* libNAME.so with a valid NAME: the handler name, or NULL. */
+static char *entry_handler_name(const char *file)
+{
+	size_t len = strlen(file);
+	char *name;
+
+	if (len <= 6 || strncmp(file, "lib", 3) ||
+	    strcmp(file + len - 3, ".so"))
+		return NULL;
+	name = strndup(file + 3, len - 6);
+	if (name && !handler_name_valid(name)) {
+		free(name);
+		name = NULL;
+	}
+	return name;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every libNAME.so in DIR, sorted, so the listing is stable. */
+static int dir_names(const char *dir, char ***names, size_t *n)
+{
+	struct dirent *e;
+	char **v = NULL;
+	size_t cnt = 0;
+	DIR *dp;
+	int rc = 0;
+
+	*names = NULL;
+	*n = 0;
+	dp = opendir(dir);
+	if (!dp)
+		return 0;
+	while ((e = readdir(dp))) {
+		char *name = entry_handler_name(e->d_name);
+		char **nv;
+
+		if (!name)
+			continue;
+		nv = realloc(v, (cnt + 1) * sizeof(*v));
+		if (!nv) {
+			free(name);
+			rc = -ENOMEM;
+			break;
+		}
+		v = nv;
+		v[cnt++] = name;
+	}
+	closedir(dp);
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), name_cmp);
+	*names = v;
+	*n = cnt;
+	return rc;
+}
+
+static void list_dir(FILE *out, const struct handler_dirs *d, size_t di,
+		     char **names, size_t n)
+{
+	char reason[512];
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		struct anon_handler h;
+		char *path = NULL;
+		bool shadowed = false;
+
+		for (j = 0; j < di && !shadowed; j++) {
+			char *p = NULL;
+
+			shadowed = handler_dir_find(d->dir[j], names[i],
+						    &p) == 0;
+			free(p);
+		}
+		if (handler_dir_find(d->dir[di], names[i], &path) < 0)
+			continue;
+		if (handler_open(&h, path, names[i], reason,
+				 sizeof(reason)) < 0) {
+			fprintf(stderr, "opreport: skipping handler %s: %s\n",
+				path, reason);
+			free(path);
+			continue;
+		}
+		fprintf(out, "%s\t%s\tABI %u.%u\t%s%s\n", h.name, h.path,
+			h.tab.abi_major, h.tab.abi_minor,
+			h.tab.description ? h.tab.description :
+			"(no description)",
+			shadowed ? " (shadowed by an earlier directory)" : "");
+		handler_close(&h);
+		free(path);
+	}
+}
+
+int anon_handlers_list(FILE *out, const char *handler_path)
+{
+	struct handler_dirs d = { 0 };
+	size_t i, j;
+	int rc;
+
+	rc = handler_dirs_get(&d, handler_path);
+	if (rc < 0)
+		goto out;
+	for (i = 0; i < d.n; i++) {
+		char **names;
+		size_t n;
+
+		rc = dir_names(d.dir[i], &names, &n);
+		if (rc == 0)
+			list_dir(out, &d, i, names, n);
+		for (j = 0; j < n; j++)
+			free(names[j]);
+		free(names);
+		if (rc < 0)
+			goto out;
+	}
+out:
+	handler_dirs_free(&d);
+	if (rc < 0)
+		fprintf(stderr, "opreport: cannot list handlers: %s\n",
+			strerror(-rc));
+	return rc;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * What the handler loader files share: a loaded handler, the search path,
+ * and the report-owned memory that resolved symbols are copied into.
+ */
+#ifndef OPREPORT_HANDLER_INTERNAL_H
+#define OPREPORT_HANDLER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <opjit/anon_handler.h>
+
+struct handler_arena;
+
+struct anon_handler {
+	char *name;
+	char *path;
+	void *dl;
+	struct opjit_handler tab;   /* the fields this host knows, copied */
+	struct opjit_host host;
+};
+
+struct anon_handlers {
+	struct anon_handler *v;
+	size_t n;
+	struct handler_arena *arena; /* what anon_resolved points into */
+};
+
+/* NAME is [a-z0-9_-]+ (and not absurdly long). */
+bool handler_name_valid(const char *name);
+
+/* The search path as a NULL-terminated array of directories, in order. */
+struct handler_dirs {
+	char **dir;
+	size_t n;
+};
+int handler_dirs_get(struct handler_dirs *d, const char *handler_path);
+void handler_dirs_free(struct handler_dirs *d);
+
+/*
+ * Find libNAME.so in DIR by comparing against the directory's entries;
+ * *PATH is malloc'ed.  0, -ENOENT when absent, or another negative errno.
+ */
+int handler_dir_find(const char *dir, const char *name, char **path);
+
+/*
+ * Open the handler file PATH that should be called NAME, with every
+ * check.  On refusal, returns a negative errno and REASON (REASONLEN
+ * bytes) says why; nothing stays open.
+ */
+int handler_open(struct anon_handler *h, const char *path, const char *name,
+		 char *reason, size_t reasonlen);
+void handler_close(struct anon_handler *h);
+
+/* Report-owned memory, freed all at once. */
+void *handler_arena_alloc(struct handler_arena **a, size_t size);
+char *handler_arena_strdup(struct handler_arena **a, const char *s);
+void handler_arena_free(struct handler_arena *a);
+
+#endif

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Where handlers are looked for.  A handler name never becomes a path by
+ * itself: it is validated, then compared against directory entries, the
+ * way collectd finds its plugins.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdio.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "handler_internal.h"
+
+#ifndef OPJIT_HANDLER_DIR
+#error "OPJIT_HANDLER_DIR (the installed handler directory) must be defined"
+#endif
+#ifndef OPJIT_BUILD_HANDLER_DIR
+#error "OPJIT_BUILD_HANDLER_DIR must be defined"
+#endif
+#ifndef OPJIT_BUILD_DIR
+#error "OPJIT_BUILD_DIR must be defined"
+#endif
+
+/* Long enough for any real name, short enough to print in one line. */
+#define HANDLER_NAME_MAX 64
+
+bool handler_name_valid(const char *name)
+{
+	size_t i;
+
+	if (!name || !name[0])
+		return false;
+	for (i = 0; name[i]; i++) {
+		char c = name[i];
+
+		if (i >= HANDLER_NAME_MAX)
+			return false;
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+static int dirs_add(struct handler_dirs *d, const char *dir, size_t len)
+{
+	char **v;
+	size_t i;
+
+	if (len == 0)
+		return 0;
+	for (i = 0; i < d->n; i++)
+		if (strlen(d->dir[i]) == len && !memcmp(d->dir[i], dir, len))
+			return 0;
+	v = realloc(d->dir, (d->n + 2) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	d->dir = v;
+	v[d->n] = strndup(dir, len);
+	if (!v[d->n])
+		return -ENOMEM;
+	v[++d->n] = NULL;
+	return 0;
+}
+
+static int dirs_add_list(struct handler_dirs *d, const char *list)
+{
+	const char *p = list;
+	int rc;
+
+	while (p && *p) {
+		const char *colon = strchr(p, ':');
+		size_t len = colon ? (size_t)(colon - p) : strlen(p);
+
+		rc = dirs_add(d, p, len);
+		if (rc < 0)
+			return rc;
+		p = colon ? colon + 1 : NULL;
+	}
+	return 0;
+}
+
+/* An opreport that runs from its build directory also finds the handlers
+ * built next to it, so that nothing has to be installed to try it. */
+static bool running_uninstalled(void)
+{
+	char exe[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (len <= 0)
+		return false;
+	exe[len] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';
+	return !strcmp(exe, OPJIT_BUILD_DIR "/opreport");
+}
+
+int handler_dirs_get(struct handler_dirs *d, const char *handler_path)
+{
+	int rc;
+
+	d->dir = NULL;
+	d->n = 0;
+	rc = dirs_add_list(d, handler_path);
+	if (!rc)
+		rc = dirs_add_list(d, secure_getenv("OPJIT_HANDLER_PATH"));
+	if (!rc)
+		rc = dirs_add_list(d, OPJIT_HANDLER_DIR);
+	if (!rc && running_uninstalled())
+		rc = dirs_add_list(d, OPJIT_BUILD_HANDLER_DIR);
+	if (rc < 0)
+		handler_dirs_free(d);
+	return rc;
+}
+
+void handler_dirs_free(struct handler_dirs *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		free(d->dir[i]);
+	free(d->dir);
+	d->dir = NULL;
+	d->n = 0;
+}
+
+int handler_dir_find(const char *dir, const char *name, char **path)
+{
+	char want[HANDLER_NAME_MAX + sizeof("lib.so")];
+	struct dirent *e;
+	DIR *dp;
+	int rc = -ENOENT;
+
+	*path = NULL;
+	if (!handler_name_valid(name))
+		return -EINVAL;
+	snprintf(want, sizeof(want), "lib%s.so", name);
+	dp = opendir(dir);
+	if (!dp)
+		return -ENOENT;
+	while ((e = readdir(dp))) {
+		if (strcmp(e->d_name, want))
+			continue;
+		if (asprintf(path, "%s/%s", dir, e->d_name) < 0) {
+			*path = NULL;
+			rc = -ENOMEM;
+		} else {
+			rc = 0;
+		}
+		break;
+	}
+	closedir(dp);
+	return rc;
+}
