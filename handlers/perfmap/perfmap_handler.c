@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The perfmap handler: names anonymous samples from the perf map text
+ * (/tmp/perf-<pid>.map, or /tmp/anon.<pid> holding the same text) that
+ * node, .NET, Mono, the JDK's jcmd and Python 3.12+ write.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <opjit/anon_handler.h>
+
+#include "maptrust.h"
+#include "perfmap.h"
+
+struct pm_state {
+	struct perfmap map;
+	struct perfmap_seg *segs;
+	size_t nsegs;
+	/* One symbol per entry, made the first time a sample hits it, so a
+	 * big map costs a pointer per entry until it is used. */
+	struct opjit_symbol **sym;
+	struct opjit_symbol *pool;
+	size_t pool_used, pool_cap;
+	struct opjit_symbol **pools;
+	size_t npools;
+	char err[512];
+};
+
+static __thread char claim_err[512];
+
+/* Read all of FD; *BUF is malloc'ed. */
+static int read_all(int fd, char **buf, size_t *len)
+{
+	struct stat st;
+	size_t cap, n = 0;
+	char *b;
+
+	*buf = NULL;
+	*len = 0;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size > PERFMAP_MAX_BYTES)
+		return -EFBIG;
+	/* The file may still grow while a live runtime appends to it; read
+	 * to the end, not to the size seen. */
+	cap = (size_t)st.st_size + 4096;
+	b = malloc(cap);
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			char *nb;
+
+			if (cap >= PERFMAP_MAX_BYTES) {
+				free(b);
+				return -EFBIG;
+			}
+			cap *= 2;
+			nb = realloc(b, cap);
+			if (!nb) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+		}
+		r = read(fd, b + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			free(b);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+static void warn_lines(const struct opjit_host *host, const char *path,
+		       const struct perfmap *m)
+{
+	char msg[640];
+	int len = 0;
+
+	if (!m->bad_lines && !m->blank_lines)
+		return;
+	if (!host || !host->warn)
+		return;
+	len = snprintf(msg, sizeof(msg), "%s:", path);
+	if (m->bad_lines)
+		len += snprintf(msg + len, sizeof(msg) - (size_t)len,
+				" %zu malformed line%s (first at line %zu)%s",
+				m->bad_lines, m->bad_lines == 1 ? "" : "s",
+				m->first_bad, m->blank_lines ? "," : "");
+	if (m->blank_lines && len > 0 && (size_t)len < sizeof(msg))
+		snprintf(msg + len, sizeof(msg) - (size_t)len,
+			 " %zu blank line%s", m->blank_lines,
+			 m->blank_lines == 1 ? "" : "s");
+	host->warn(host, msg);
+}
+
+static void pm_release(void *state)
+{
+	struct pm_state *st = state;
+	size_t i;
+
+	if (!st)
+		return;
+	perfmap_free(&st->map);
+	free(st->segs);
+	free(st->sym);
+	for (i = 0; i < st->npools; i++)
+		free(st->pools[i]);
+	free(st->pools);
+	free(st);
+}
+
+/* Load PATH's text into a new state.  0 when it is not ours (an anon
+ * file in another format), 1 when claimed, or a negative errno. */
+static int load_map(const struct opjit_host *host,
+		    const struct opjit_process *proc,
+		    const struct opjit_map_candidate *c, struct pm_state **out)
+{
+	struct pm_state *st = NULL;
+	char *buf = NULL;
+	size_t len;
+	int fd, rc;
+
+	*out = NULL;
+	fd = maptrust_open(host, proc, c->path);
+	if (fd < 0)
+		return 0;
+	rc = read_all(fd, &buf, &len);
+	close(fd);
+	if (rc < 0) {
+		snprintf(claim_err, sizeof(claim_err), "cannot read %s: %s",
+			 c->path, rc == -EFBIG ? "larger than 1 GiB" :
+			 strerror(-rc));
+		return rc;
+	}
+	if (c->kind == OPJIT_MAP_ANON && !perfmap_looks_like(buf, len)) {
+		rc = 0;
+		goto out;
+	}
+	st = calloc(1, sizeof(*st));
+	rc = st ? perfmap_parse(&st->map, buf, len) : -ENOMEM;
+	if (rc == 0)
+		rc = perfmap_index(&st->map, &st->segs, &st->nsegs);
+	if (rc == 0 && st->map.n) {
+		st->sym = calloc(st->map.n, sizeof(*st->sym));
+		if (!st->sym)
+			rc = -ENOMEM;
+	}
+	if (rc < 0) {
+		snprintf(claim_err, sizeof(claim_err), "cannot load %s: %s",
+			 c->path, strerror(-rc));
+		goto out;
+	}
+	warn_lines(host, c->path, &st->map);
+	*out = st;
+	st = NULL;
+	rc = 1;
+out:
+	pm_release(st);
+	free(buf);
+	return rc;
+}
+
+static int pm_claim(const struct opjit_host *host,
+		    const struct opjit_process *proc, void **state)
+{
+	const size_t need = OPJIT_SIZE_THROUGH(struct opjit_map_candidate,
+					       kind);
+	size_t i;
+	int rc;
+
+	*state = NULL;
+	claim_err[0] = '\0';
+	if (proc->struct_size < OPJIT_SIZE_THROUGH(struct opjit_process,
+						   nr_maps))
+		return 0;
+	for (i = 0; i < proc->nr_maps; i++) {
+		const struct opjit_map_candidate *c = proc->maps[i];
+		struct pm_state *st;
+
+		if (!c || c->struct_size < need || !c->path)
+			continue;
+		if (c->kind != OPJIT_MAP_ANON && c->kind != OPJIT_MAP_PERF)
+			continue;
+		rc = load_map(host, proc, c, &st);
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			*state = st;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static struct opjit_symbol *sym_new(struct pm_state *st)
+{
+	if (st->pool_used == st->pool_cap) {
+		size_t cap = st->pool_cap ? st->pool_cap * 2 : 256;
+		struct opjit_symbol **pv;
+
+		if (cap > 65536)
+			cap = 65536;
+		pv = realloc(st->pools, (st->npools + 1) * sizeof(*pv));
+		if (!pv)
+			return NULL;
+		st->pools = pv;
+		st->pool = calloc(cap, sizeof(*st->pool));
+		if (!st->pool)
+			return NULL;
+		st->pools[st->npools++] = st->pool;
+		st->pool_used = 0;
+		st->pool_cap = cap;
+	}
+	return &st->pool[st->pool_used++];
+}
+
+static const struct opjit_symbol *sym_get(struct pm_state *st, uint32_t e)
+{
+	struct opjit_symbol *s = st->sym[e];
+
+	if (s)
+		return s;
+	s = sym_new(st);
+	if (!s)
+		return NULL;
+	s->struct_size = sizeof(*s);
+	s->name = perfmap_name(&st->map, e);
+	s->start = st->map.e[e].start;
+	s->size = st->map.e[e].size;
+	st->sym[e] = s;
+	return s;
+}
+
+static int pm_resolve(void *state, struct opjit_resolve_batch *b)
+{
+	struct pm_state *st = state;
+	size_t i, hint = SIZE_MAX;
+
+	if (b->struct_size < OPJIT_SIZE_THROUGH(struct opjit_resolve_batch,
+						symbols)) {
+		snprintf(st->err, sizeof(st->err),
+			 "resolve batch of %zu bytes is too small",
+			 b->struct_size);
+		return -EINVAL;
+	}
+	for (i = 0; i < b->count; i++) {
+		uint64_t a = b->addrs[i];
+		const struct opjit_symbol *s;
+
+		/* Sorted addresses mostly land in the range just found. */
+		if (hint == SIZE_MAX || a < st->segs[hint].start ||
+		    a >= st->segs[hint].end)
+			hint = perfmap_lookup(st->segs, st->nsegs, a);
+		if (hint == SIZE_MAX)
+			continue;
+		s = sym_get(st, st->segs[hint].entry);
+		if (!s) {
+			snprintf(st->err, sizeof(st->err), "out of memory");
+			return -ENOMEM;
+		}
+		b->symbols[i] = s;
+	}
+	return 0;
+}
+
+static int pm_for_each_symbol(void *state, opjit_symbol_cb cb, void *arg)
+{
+	struct pm_state *st = state;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < st->nsegs; i++) {
+		const struct opjit_symbol *s;
+
+		if (i && st->segs[i].entry == st->segs[i - 1].entry)
+			continue;
+		s = sym_get(st, st->segs[i].entry);
+		if (!s) {
+			snprintf(st->err, sizeof(st->err), "out of memory");
+			return -ENOMEM;
+		}
+		rc = cb(arg, s);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static const char *pm_last_error(void *state)
+{
+	struct pm_state *st = state;
+
+	return st ? st->err : claim_err;
+}
+
+static const struct opjit_handler perfmap_handler = {
+	.struct_size = sizeof(struct opjit_handler),
+	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
+	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
+	.name = "perfmap",
+	.description = "perf map text (/tmp/perf-PID.map, /tmp/anon.PID) "
+		       "from node, .NET, Mono, the JDK and Python",
+	.claim = pm_claim,
+	.resolve = pm_resolve,
+	.for_each_symbol = pm_for_each_symbol,
+	.last_error = pm_last_error,
+	.release = pm_release,
+};
+
+OPJIT_HANDLER_EXPORT const struct opjit_handler *
+opjit_handler_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
+{
+	if (host_abi_major != OPJIT_HANDLER_ABI_MAJOR)
+		return NULL;
+	return &perfmap_handler;
+}

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Overlapping map entries.  Runtimes reuse code addresses, and perf picks
+ * one of the overlapping names arbitrarily.  Here the entry written later
+ * names the addresses it covers and an earlier entry keeps the addresses
+ * only it covers: a perf map carries no time, so the file order is the
+ * only evidence of which code came last (see README.md).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+
+#include "perfmap.h"
+
+struct sweep {
+	const struct perfmap_entry *e;
+	uint32_t *heap; /* max-heap of entry indices: later wins */
+	size_t nheap;
+	struct perfmap_seg *seg;
+	size_t nseg, capseg;
+};
+
+static void heap_push(struct sweep *w, uint32_t v)
+{
+	size_t i = w->nheap++;
+
+	while (i > 0 && w->heap[(i - 1) / 2] < v) {
+		w->heap[i] = w->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	w->heap[i] = v;
+}
+
+static void heap_pop(struct sweep *w)
+{
+	uint32_t v = w->heap[--w->nheap];
+	size_t i = 0, n = w->nheap;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && w->heap[c + 1] > w->heap[c])
+			c++;
+		if (w->heap[c] <= v)
+			break;
+		w->heap[i] = w->heap[c];
+		i = c;
+	}
+	if (n)
+		w->heap[i] = v;
+}
+
+static int seg_emit(struct sweep *w, uint64_t start, uint64_t end,
+		    uint32_t entry)
+{
+	struct perfmap_seg *last = w->nseg ? &w->seg[w->nseg - 1] : NULL;
+
+	if (last && last->entry == entry && last->end == start) {
+		last->end = end;
+		return 0;
+	}
+	if (w->nseg == w->capseg) {
+		size_t cap = w->capseg ? w->capseg * 2 : 1024;
+		struct perfmap_seg *s = realloc(w->seg, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		w->seg = s;
+		w->capseg = cap;
+	}
+	w->seg[w->nseg].start = start;
+	w->seg[w->nseg].end = end;
+	w->seg[w->nseg].entry = entry;
+	w->nseg++;
+	return 0;
+}
+
+static int by_start(const void *a, const void *b, void *arg)
+{
+	const struct perfmap_entry *e = arg;
+	const struct perfmap_entry *x = &e[*(const uint32_t *)a];
+	const struct perfmap_entry *y = &e[*(const uint32_t *)b];
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return 0;
+}
+
+static uint64_t entry_end(const struct sweep *w, uint32_t i)
+{
+	return w->e[i].start + w->e[i].size;
+}
+
+/*
+ * Sweep the entries in address order with the covering entries in a
+ * heap.  Between two consecutive boundaries the owner is the latest
+ * covering entry, and it can only change where an entry starts or where
+ * the owner itself ends.
+ */
+static int sweep_run(struct sweep *w, const uint32_t *order, size_t n)
+{
+	size_t i = 0;
+	uint64_t cur = 0;
+	int rc;
+
+	while (i < n || w->nheap) {
+		uint32_t top;
+		uint64_t next;
+
+		if (!w->nheap)
+			cur = w->e[order[i]].start;
+		while (i < n && w->e[order[i]].start <= cur)
+			heap_push(w, order[i++]);
+		while (w->nheap && entry_end(w, w->heap[0]) <= cur)
+			heap_pop(w);
+		if (!w->nheap)
+			continue;
+		top = w->heap[0];
+		next = entry_end(w, top);
+		if (i < n && w->e[order[i]].start < next)
+			next = w->e[order[i]].start;
+		rc = seg_emit(w, cur, next, top);
+		if (rc < 0)
+			return rc;
+		cur = next;
+	}
+	return 0;
+}
+
+int perfmap_index(const struct perfmap *m, struct perfmap_seg **segs,
+		  size_t *nsegs)
+{
+	struct sweep w = { .e = m->e };
+	uint32_t *order = NULL;
+	size_t i, n = 0;
+	int rc = -ENOMEM;
+
+	*segs = NULL;
+	*nsegs = 0;
+	order = malloc((m->n ? m->n : 1) * sizeof(*order));
+	w.heap = malloc((m->n ? m->n : 1) * sizeof(*w.heap));
+	if (!order || !w.heap)
+		goto out;
+	/* An empty entry names nothing. */
+	for (i = 0; i < m->n; i++)
+		if (m->e[i].size)
+			order[n++] = (uint32_t)i;
+	qsort_r(order, n, sizeof(*order), by_start, (void *)m->e);
+	rc = sweep_run(&w, order, n);
+	if (rc < 0)
+		goto out;
+	*segs = w.seg;
+	*nsegs = w.nseg;
+	w.seg = NULL;
+out:
+	free(w.seg);
+	free(w.heap);
+	free(order);
+	return rc;
+}
+
+size_t perfmap_lookup(const struct perfmap_seg *segs, size_t nsegs,
+		      uint64_t addr)
+{
+	size_t lo = 0, hi = nsegs;
+
+	/* First range that starts after ADDR; the one before may hold it. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (segs[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= segs[lo - 1].end)
+		return SIZE_MAX;
+	return lo - 1;
+}
