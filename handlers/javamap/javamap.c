@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * libjavamap.so: the handler for maps written by libjavamap-agent.so.
+ * It claims a process only when one of its anon.<pid> candidates starts
+ * with the javamap magic, so perf-map text is left to the perfmap handler.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <opjit/anon_handler.h>
+
+#include "../common/maptrust.h"
+#include "jm_format.h"
+#include "jm_resolve.h"
+
+/* a map larger than this is not one a JVM wrote */
+#define JM_MAX_FILE (1ull << 31)
+
+static __thread char jm_claim_error[256];
+
+static __attribute__((format(printf, 2, 3))) void
+jm_warn(const struct opjit_host *host, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!host || host->struct_size < OPJIT_SIZE_THROUGH(struct opjit_host,
+							    warn) ||
+	    !host->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	host->warn(host, msg);
+}
+
+/* Read all of FD, which fstat says is ST. */
+static int jm_read_all(int fd, const struct stat *st, unsigned char **out,
+		       size_t *len)
+{
+	size_t cap = (size_t)st->st_size + 1, n = 0;
+	unsigned char *buf;
+
+	if ((unsigned long long)st->st_size > JM_MAX_FILE)
+		return -EFBIG;
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			/* the JVM is still writing: take what is there */
+			break;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			return -errno;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+/*
+ * Open PATH when it is a javamap.  Returns a descriptor, -1 to go on to
+ * the next candidate (missing, not ours, or refused with a warning).
+ */
+static int jm_open_candidate(const struct opjit_host *host,
+			     const struct opjit_process *proc,
+			     const char *path, struct stat *st)
+{
+	char magic[JM_MAGIC_LEN];
+	const char *why;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) || !S_ISREG(st->st_mode) ||
+	    pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
+	    !jm_is_javamap(magic, sizeof(magic))) {
+		/* not a javamap: someone else's to judge, silently */
+		close(fd);
+		return -1;
+	}
+	why = maptrust_check(st, proc);
+	if (why) {
+		jm_warn(host, "%s: %s", path, why);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static uint32_t jm_proc_pid(const struct opjit_process *proc)
+{
+	if (proc->struct_size >= OPJIT_SIZE_THROUGH(struct opjit_process,
+						    nspid) && proc->nspid)
+		return proc->nspid;
+	return proc->tgid;
+}
+
+/* 1 and *OUT when PATH is a usable javamap, 0 to try the next, or a
+ * negative errno when it is ours but cannot be read. */
+static int jm_load(const struct opjit_host *host,
+		   const struct opjit_process *proc, const char *path,
+		   struct jm_state **out)
+{
+	struct jm_state *st = NULL;
+	unsigned char *buf = NULL;
+	struct stat sb;
+	size_t len = 0;
+	int fd, ret;
+
+	fd = jm_open_candidate(host, proc, path, &sb);
+	if (fd < 0)
+		return 0;
+	ret = jm_read_all(fd, &sb, &buf, &len);
+	if (ret) {
+		snprintf(jm_claim_error, sizeof(jm_claim_error),
+			 "cannot read %s: %s", path, strerror(-ret));
+		goto out;
+	}
+	st = malloc(sizeof(*st));
+	if (!st) {
+		ret = -ENOMEM;
+		snprintf(jm_claim_error, sizeof(jm_claim_error),
+			 "cannot load %s: out of memory", path);
+		goto out;
+	}
+	ret = jm_state_init(st, buf, len);
+	if (ret) {
+		snprintf(jm_claim_error, sizeof(jm_claim_error),
+			 "cannot use %s: %s", path, st->error);
+		goto out;
+	}
+	if (st->map.pid != jm_proc_pid(proc)) {
+		jm_warn(host, "%s: written by pid %u, not %u", path,
+			st->map.pid, jm_proc_pid(proc));
+		goto out;
+	}
+	if (st->map.damage[0])
+		jm_warn(host, "%s: %s; keeping the %zu records before it",
+			path, st->map.damage, st->map.nr_records);
+	*out = st;
+	st = NULL;
+	ret = 1;
+out:
+	if (st) {
+		jm_state_free(st);
+		free(st);
+	}
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+static int jm_claim(const struct opjit_host *host,
+		    const struct opjit_process *proc, void **state)
+{
+	size_t csize = OPJIT_SIZE_THROUGH(struct opjit_map_candidate, kind);
+	struct jm_state *st = NULL;
+
+	jm_claim_error[0] = '\0';
+	if (!proc || proc->struct_size < OPJIT_SIZE_THROUGH(struct
+							    opjit_process,
+							    nr_maps))
+		return 0;
+	for (size_t i = 0; i < proc->nr_maps; i++) {
+		const struct opjit_map_candidate *c = proc->maps[i];
+		int ret;
+
+		if (!c || c->struct_size < csize || !c->path ||
+		    c->kind != OPJIT_MAP_ANON)
+			continue;
+		ret = jm_load(host, proc, c->path, &st);
+		if (ret < 0)
+			return ret;
+		if (ret) {
+			*state = st;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int jm_resolve(void *state, struct opjit_resolve_batch *batch)
+{
+	return jm_state_resolve(state, batch);
+}
+
+static int jm_for_each_symbol(void *state, opjit_symbol_cb cb, void *arg)
+{
+	return jm_state_for_each(state, cb, arg);
+}
+
+static const char *jm_last_error(void *state)
+{
+	struct jm_state *st = state;
+
+	if (!st)
+		return jm_claim_error[0] ? jm_claim_error : NULL;
+	return st->error[0] ? st->error : NULL;
+}
+
+static void jm_release(void *state)
+{
+	struct jm_state *st = state;
+
+	if (!st)
+		return;
+	jm_state_free(st);
+	free(st);
+}
+
+static const struct opjit_handler jm_handler = {
+	.struct_size = sizeof(struct opjit_handler),
+	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
+	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
+	.name = "javamap",
+	.description = "Java methods, lines and inlining from "
+		       "libjavamap-agent.so's time-stamped maps",
+	.claim = jm_claim,
+	.resolve = jm_resolve,
+	.for_each_symbol = jm_for_each_symbol,
+	.last_error = jm_last_error,
+	.release = jm_release,
+};
+
+OPJIT_HANDLER_EXPORT const struct opjit_handler *
+opjit_handler_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
+{
+	if (host_abi_major != OPJIT_HANDLER_ABI_MAJOR)
+		return NULL;
+	return &jm_handler;
+}

@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Reads a javamap file (FORMAT.md) record by record.  Every length comes
+ * from outside, so each is checked against what is left before it is
+ * used; the first record that does not fit ends the map and everything
+ * before it is kept.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jm_format.h"
+#include "jm_parse.h"
+
+struct cursor {
+	const unsigned char *p;
+	size_t left;
+};
+
+static uint64_t get_le(const unsigned char *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = (v << 8) | p[n];
+	return v;
+}
+
+static int cur_take(struct cursor *c, size_t n, const unsigned char **out)
+{
+	if (n > c->left)
+		return -1;
+	*out = c->p;
+	c->p += n;
+	c->left -= n;
+	return 0;
+}
+
+/* grow ARR (of ELEM bytes) so that one more fits */
+static int arr_reserve(void **arr, size_t *cap, size_t nr, size_t elem)
+{
+	size_t ncap;
+	void *n;
+
+	if (nr < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 64;
+	n = realloc(*arr, ncap * elem);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+#define ARR_PUSH(m, field, cap, nr)                                          \
+	arr_reserve((void **)&(m)->field, &(m)->cap, (m)->nr,                \
+		    sizeof(*(m)->field))
+
+static __attribute__((format(printf, 2, 3))) int
+parse_damage(struct jm_map *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m->damage, sizeof(m->damage), fmt, ap);
+	va_end(ap);
+	return -EBADMSG;
+}
+
+static char *str_dup(const unsigned char *p, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	if (s) {
+		memcpy(s, p, n);
+		s[n] = '\0';
+		/* a NUL inside would cut the name short for every reader */
+		for (size_t i = 0; i < n; i++)
+			if (!s[i])
+				s[i] = '?';
+	}
+	return s;
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+	const struct jm_line *x = a, *y = b;
+
+	return (x->bci > y->bci) - (x->bci < y->bci);
+}
+
+static int parse_method(struct jm_map *m, struct cursor *c)
+{
+	const unsigned char *f, *name, *file, *lines;
+	struct jm_method *me;
+	size_t nlen, flen, nr;
+
+	if (cur_take(c, JM_METHOD_FIXED, &f))
+		return -EBADMSG;
+	nlen = (size_t)get_le(f + 8, 4);
+	flen = (size_t)get_le(f + 12, 4);
+	nr = (size_t)get_le(f + 16, 4);
+	if (cur_take(c, nlen, &name) || cur_take(c, flen, &file) ||
+	    nr > c->left / JM_LINE_SIZE ||
+	    cur_take(c, nr * JM_LINE_SIZE, &lines))
+		return -EBADMSG;
+	if (ARR_PUSH(m, methods, cap_methods, nr_methods))
+		return -ENOMEM;
+	me = &m->methods[m->nr_methods];
+	memset(me, 0, sizeof(*me));
+	me->id = get_le(f, 8);
+	me->name = str_dup(name, nlen);
+	me->file = flen ? str_dup(file, flen) : NULL;
+	me->lines = nr ? malloc(nr * sizeof(*me->lines)) : NULL;
+	if (!me->name || (flen && !me->file) || (nr && !me->lines)) {
+		free(me->name);
+		free(me->file);
+		free(me->lines);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		me->lines[i].bci = (uint32_t)get_le(lines + i * 8, 4);
+		me->lines[i].line = (uint32_t)get_le(lines + i * 8 + 4, 4);
+	}
+	qsort(me->lines, nr, sizeof(*me->lines), line_cmp);
+	me->nr_lines = (uint32_t)nr;
+	m->nr_methods++;
+	return 0;
+}
+
+static int pc_cmp(const void *a, const void *b)
+{
+	const struct jm_pc *x = a, *y = b;
+
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+static int parse_code_load(struct jm_map *m, struct cursor *c,
+			   unsigned flags, uint64_t t)
+{
+	const unsigned char *f, *pf, *fr;
+	struct jm_code *co;
+	size_t nr_pcs, pc0 = m->nr_pcs, fr0 = m->nr_frames;
+
+	if (cur_take(c, JM_CODE_LOAD_FIXED, &f))
+		return -EBADMSG;
+	nr_pcs = (size_t)get_le(f + 20, 4);
+	if (nr_pcs > c->left / JM_PC_FIXED)
+		return -EBADMSG;
+	for (size_t i = 0; i < nr_pcs; i++) {
+		size_t nf;
+
+		if (cur_take(c, JM_PC_FIXED, &pf))
+			goto bad;
+		nf = (size_t)get_le(pf + 4, 2);
+		if (nf > c->left / JM_FRAME_SIZE)
+			goto bad;
+		if (ARR_PUSH(m, pcs, cap_pcs, nr_pcs))
+			goto nomem;
+		m->pcs[m->nr_pcs].off = (uint32_t)get_le(pf, 4);
+		m->pcs[m->nr_pcs].nr_frames = (uint32_t)nf;
+		m->pcs[m->nr_pcs].frame = m->nr_frames;
+		for (size_t j = 0; j < nf; j++) {
+			if (cur_take(c, JM_FRAME_SIZE, &fr))
+				goto bad;
+			if (ARR_PUSH(m, frames, cap_frames, nr_frames))
+				goto nomem;
+			m->frames[m->nr_frames].method = get_le(fr, 8);
+			m->frames[m->nr_frames].bci =
+				(int32_t)(uint32_t)get_le(fr + 8, 4);
+			m->nr_frames++;
+		}
+		m->nr_pcs++;
+	}
+	if (ARR_PUSH(m, codes, cap_codes, nr_codes))
+		goto nomem;
+	co = &m->codes[m->nr_codes++];
+	memset(co, 0, sizeof(*co));
+	co->kind = JM_CODE_COMPILED;
+	co->flags = flags;
+	co->method = get_le(f, 8);
+	co->addr = get_le(f + 8, 8);
+	co->size = get_le(f + 16, 4);
+	co->t_load = t;
+	co->t_unload = JM_NEVER;
+	co->pc = pc0;
+	co->nr_pcs = nr_pcs;
+	qsort(m->pcs + pc0, nr_pcs, sizeof(*m->pcs), pc_cmp);
+	return 0;
+bad:
+	m->nr_pcs = pc0;
+	m->nr_frames = fr0;
+	return -EBADMSG;
+nomem:
+	m->nr_pcs = pc0;
+	m->nr_frames = fr0;
+	return -ENOMEM;
+}
+
+struct jm_unload {
+	uint64_t method, addr, t;
+};
+
+static int parse_dynamic(struct jm_map *m, struct cursor *c, unsigned flags,
+			 uint64_t t)
+{
+	const unsigned char *f, *name;
+	struct jm_code *co;
+	size_t nlen;
+	char *s;
+
+	if (cur_take(c, JM_DYNAMIC_FIXED, &f))
+		return -EBADMSG;
+	nlen = (size_t)get_le(f + 12, 4);
+	if (cur_take(c, nlen, &name))
+		return -EBADMSG;
+	if (ARR_PUSH(m, codes, cap_codes, nr_codes))
+		return -ENOMEM;
+	s = str_dup(name, nlen);
+	if (!s)
+		return -ENOMEM;
+	co = &m->codes[m->nr_codes++];
+	memset(co, 0, sizeof(*co));
+	co->kind = JM_CODE_DYNAMIC;
+	co->flags = flags;
+	co->name = s;
+	co->addr = get_le(f, 8);
+	co->size = get_le(f + 8, 4);
+	co->t_load = t;
+	co->t_unload = JM_NEVER;
+	return 0;
+}
+
+static int code_cmp(const void *a, const void *b)
+{
+	const struct jm_code *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return (x->addr > y->addr) - (x->addr < y->addr);
+	return (x->t_load > y->t_load) - (x->t_load < y->t_load);
+}
+
+static int code_same(const struct jm_code *a, const struct jm_code *b)
+{
+	if (a->kind != b->kind || a->addr != b->addr || a->size != b->size)
+		return 0;
+	if (a->kind == JM_CODE_DYNAMIC)
+		return !strcmp(a->name, b->name);
+	return a->method == b->method;
+}
+
+static void code_free(struct jm_code *co)
+{
+	free(co->name);
+	co->name = NULL;
+}
+
+/* GenerateEvents may repeat code the agent already saw being made: keep
+ * the first, which carries the true load time. */
+static void codes_drop_replays(struct jm_map *m)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < m->nr_codes; i++) {
+		struct jm_code *co = &m->codes[i];
+
+		if (out && (co->flags & JM_REC_REPLAYED) &&
+		    code_same(&m->codes[out - 1], co)) {
+			code_free(co);
+			m->nr_dups++;
+			continue;
+		}
+		m->codes[out++] = *co;
+	}
+	m->nr_codes = out;
+}
+
+/* Close the latest code loaded at the address before the unload. */
+static void codes_apply_unload(struct jm_map *m, const struct jm_unload *u)
+{
+	size_t lo = 0, hi = m->nr_codes;
+	struct jm_code *found = NULL;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->codes[mid].addr < u->addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+
+	for (size_t i = lo; i < m->nr_codes && m->codes[i].addr == u->addr;
+	     i++) {
+		struct jm_code *co = &m->codes[i];
+
+		if (co->kind == JM_CODE_COMPILED && co->method == u->method &&
+		    co->t_unload == JM_NEVER && co->t_load <= u->t)
+			found = co;
+	}
+	if (found)
+		found->t_unload = u->t;
+	else
+		m->nr_unmatched++;
+}
+
+static int parse_header(struct jm_map *m, struct cursor *c)
+{
+	const unsigned char *h;
+	size_t hsize;
+
+	if (!jm_is_javamap(c->p, c->left)) {
+		snprintf(m->error, sizeof(m->error), "not a javamap file");
+		return -EINVAL;
+	}
+	if (cur_take(c, JM_HEADER_SIZE, &h)) {
+		snprintf(m->error, sizeof(m->error), "header cut short");
+		return -EINVAL;
+	}
+	m->major = (uint16_t)get_le(h + 8, 2);
+	m->minor = (uint16_t)get_le(h + 10, 2);
+	hsize = (size_t)get_le(h + 12, 4);
+	m->pid = (uint32_t)get_le(h + 16, 4);
+	m->flags = (uint32_t)get_le(h + 20, 4);
+	m->start_ns = get_le(h + 24, 8);
+	if (m->major != JM_VERSION_MAJOR) {
+		snprintf(m->error, sizeof(m->error),
+			 "javamap version %u.%u, this reader knows %u.x",
+			 m->major, m->minor, JM_VERSION_MAJOR);
+		return -EPROTONOSUPPORT;
+	}
+	if (hsize < JM_HEADER_SIZE ||
+	    cur_take(c, hsize - JM_HEADER_SIZE, &h)) {
+		snprintf(m->error, sizeof(m->error),
+			 "header size %zu is impossible", hsize);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_records(struct jm_map *m, struct cursor *c,
+			 struct jm_unload **unl, size_t *nr_unl, size_t len)
+{
+	size_t cap_unl = 0;
+	int ret = 0;
+
+	while (c->left) {
+		size_t at = len - c->left;
+		const unsigned char *h, *body;
+		struct cursor rc;
+		size_t rlen;
+		unsigned kind, flags;
+		uint64_t t;
+
+		if (c->left < JM_REC_HEADER_SIZE)
+			return parse_damage(m, "record at offset %zu cut short "
+					    "after %zu bytes", at, c->left);
+		h = c->p;
+		kind = (unsigned)get_le(h, 2);
+		flags = (unsigned)get_le(h + 2, 2);
+		rlen = (size_t)get_le(h + 4, 4);
+		t = get_le(h + 8, 8);
+		if (rlen < JM_REC_HEADER_SIZE)
+			return parse_damage(m, "record at offset %zu has "
+					    "impossible length %zu", at, rlen);
+		if (rlen > c->left)
+			return parse_damage(m, "record at offset %zu runs %zu "
+					    "bytes past the end", at,
+					    rlen - c->left);
+		cur_take(c, rlen, &body);
+		rc.p = body + JM_REC_HEADER_SIZE;
+		rc.left = rlen - JM_REC_HEADER_SIZE;
+		switch (kind) {
+		case JM_REC_METHOD:
+			ret = parse_method(m, &rc);
+			break;
+		case JM_REC_CODE_LOAD:
+			ret = parse_code_load(m, &rc, flags, t);
+			break;
+		case JM_REC_DYNAMIC_CODE:
+			ret = parse_dynamic(m, &rc, flags, t);
+			break;
+		case JM_REC_CODE_UNLOAD: {
+			const unsigned char *u;
+
+			if (cur_take(&rc, JM_CODE_UNLOAD_SIZE, &u)) {
+				ret = -EBADMSG;
+				break;
+			}
+			ret = arr_reserve((void **)unl, &cap_unl, *nr_unl,
+					  sizeof(**unl));
+			if (ret)
+				break;
+			(*unl)[*nr_unl].method = get_le(u, 8);
+			(*unl)[*nr_unl].addr = get_le(u + 8, 8);
+			(*unl)[*nr_unl].t = t;
+			(*nr_unl)++;
+			break;
+		}
+		default:
+			/* how the format grows: skip what we do not know */
+			m->nr_unknown++;
+			break;
+		}
+		if (ret == -ENOMEM) {
+			snprintf(m->error, sizeof(m->error), "out of memory");
+			return ret;
+		}
+		if (ret) {
+			c->left += rlen;
+			c->p -= rlen;
+			return parse_damage(m, "record at offset %zu (kind %u) "
+					    "is malformed", at, kind);
+		}
+		m->nr_records++;
+		m->valid_len = len - c->left;
+	}
+	return 0;
+}
+
+int jm_parse(const void *buf, size_t len, struct jm_map *m)
+{
+	struct cursor c = { buf, len };
+	struct jm_unload *unl = NULL;
+	size_t nr_unl = 0;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	ret = parse_header(m, &c);
+	if (ret)
+		goto out;
+	m->valid_len = len - c.left;
+	ret = parse_records(m, &c, &unl, &nr_unl, len);
+	if (ret == -EBADMSG)
+		ret = 0;
+	if (ret)
+		goto out;
+	qsort(m->codes, m->nr_codes, sizeof(*m->codes), code_cmp);
+	codes_drop_replays(m);
+	for (size_t i = 0; i < nr_unl; i++)
+		codes_apply_unload(m, &unl[i]);
+out:
+	free(unl);
+	return ret;
+}
+
+void jm_map_free(struct jm_map *m)
+{
+	for (size_t i = 0; i < m->nr_methods; i++) {
+		free(m->methods[i].name);
+		free(m->methods[i].file);
+		free(m->methods[i].lines);
+	}
+	for (size_t i = 0; i < m->nr_codes; i++)
+		code_free(&m->codes[i]);
+	free(m->methods);
+	free(m->codes);
+	free(m->pcs);
+	free(m->frames);
+	memset(m, 0, sizeof(*m));
+}
+
+int jm_is_javamap(const void *buf, size_t len)
+{
+	return len >= JM_MAGIC_LEN && !memcmp(buf, JM_MAGIC, JM_MAGIC_LEN);
+}

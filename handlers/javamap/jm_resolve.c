@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Which code lived at an address at a time.  Code intervals are sorted by
+ * start address; maxend[i], the furthest end among the first i+1, bounds
+ * how far back a lookup must walk, so overlapping lifetimes of reused
+ * code-cache memory cost a short scan rather than a tree.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jm_format.h"
+#include "jm_resolve.h"
+
+static size_t mhash_slot(uint64_t id, size_t cap)
+{
+	return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+}
+
+static int state_index_methods(struct jm_state *st)
+{
+	size_t cap = 64;
+
+	while (cap < st->map.nr_methods * 2 + 2)
+		cap *= 2;
+	st->mhash = calloc(cap, sizeof(*st->mhash));
+	if (!st->mhash)
+		return -ENOMEM;
+	st->mhash_cap = cap;
+	for (size_t i = 0; i < st->map.nr_methods; i++) {
+		uint64_t id = st->map.methods[i].id;
+		size_t j = mhash_slot(id, cap);
+
+		/* a later definition of the same id replaces the earlier */
+		while (st->mhash[j] && st->map.methods[st->mhash[j] - 1].id != id)
+			j = (j + 1) & (cap - 1);
+		st->mhash[j] = i + 1;
+	}
+	return 0;
+}
+
+static uint64_t code_end(const struct jm_code *co)
+{
+	return co->addr + co->size < co->addr ? UINT64_MAX
+					      : co->addr + co->size;
+}
+
+int jm_state_init(struct jm_state *st, const void *buf, size_t len)
+{
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	ret = jm_parse(buf, len, &st->map);
+	if (ret) {
+		snprintf(st->error, sizeof(st->error), "%s", st->map.error);
+		return ret;
+	}
+	st->maxend = malloc((st->map.nr_codes + 1) * sizeof(*st->maxend));
+	if (!st->maxend || state_index_methods(st)) {
+		snprintf(st->error, sizeof(st->error), "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < st->map.nr_codes; i++) {
+		uint64_t e = code_end(&st->map.codes[i]);
+
+		st->maxend[i] = i && st->maxend[i - 1] > e ? st->maxend[i - 1]
+							    : e;
+	}
+	return 0;
+}
+
+void jm_state_free(struct jm_state *st)
+{
+	jm_syms_free(st);
+	free(st->maxend);
+	free(st->mhash);
+	jm_map_free(&st->map);
+	memset(st, 0, sizeof(*st));
+}
+
+const struct jm_method *jm_state_method(const struct jm_state *st,
+					uint64_t id)
+{
+	size_t j;
+
+	if (!st->mhash_cap)
+		return NULL;
+	for (j = mhash_slot(id, st->mhash_cap); st->mhash[j];
+	     j = (j + 1) & (st->mhash_cap - 1))
+		if (st->map.methods[st->mhash[j] - 1].id == id)
+			return &st->map.methods[st->mhash[j] - 1];
+	return NULL;
+}
+
+const struct jm_code *jm_state_find_code(const struct jm_state *st,
+					 uint64_t addr, uint64_t t)
+{
+	const struct jm_code *live = NULL, *later = NULL;
+	size_t lo = 0, hi = st->map.nr_codes;
+
+	/* hi: the first code that starts after ADDR */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->map.codes[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (hi-- > 0 && st->maxend[hi] > addr) {
+		const struct jm_code *co = &st->map.codes[hi];
+
+		if (code_end(co) <= addr)
+			continue;
+		if (co->t_load <= t && t < co->t_unload) {
+			if (!live || co->t_load > live->t_load)
+				live = co;
+		} else if (co->t_load > t &&
+			   ((co->flags & JM_REC_REPLAYED) ||
+			    co->t_load - t <= JM_LOAD_SLACK_NS)) {
+			if (!later || co->t_load < later->t_load)
+				later = co;
+		}
+	}
+	return live ? live : later;
+}
+
+const struct jm_pc *jm_code_pc(const struct jm_map *map,
+			       const struct jm_code *co, uint64_t addr)
+{
+	const struct jm_pc *pcs = map->pcs + co->pc;
+	uint64_t off = addr - co->addr;
+	size_t lo = 0, hi = co->nr_pcs;
+
+	if (!co->nr_pcs)
+		return NULL;
+	/* a descriptor covers the code from its offset to the next one */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pcs[mid].off <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return &pcs[lo ? lo - 1 : 0];
+}
+
+uint32_t jm_method_line(const struct jm_method *me, int32_t bci)
+{
+	size_t lo = 0, hi = me->nr_lines;
+
+	if (!me->nr_lines || bci < 0)
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (me->lines[mid].bci <= (uint32_t)bci)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return me->lines[lo ? lo - 1 : 0].line;
+}
+
+static uint32_t method_first_line(const struct jm_method *me)
+{
+	uint32_t best = 0;
+
+	for (uint32_t i = 0; i < me->nr_lines; i++)
+		if (me->lines[i].line && (!best || me->lines[i].line < best))
+			best = me->lines[i].line;
+	return best;
+}
+
+static const struct opjit_symbol *
+method_sym(struct jm_state *st, const struct jm_method *me,
+	   const struct jm_code *co)
+{
+	int own = co && co->method == me->id;
+
+	return jm_syms_get(st, me->name, me->file, method_first_line(me),
+			   own ? co->addr : 0, own ? co->size : 0);
+}
+
+/* The symbol of code CO as a whole: its method, or the stub's name. */
+static const struct opjit_symbol *code_sym(struct jm_state *st,
+					   const struct jm_code *co)
+{
+	const struct jm_method *me;
+	char anon[64];
+
+	if (co->kind == JM_CODE_DYNAMIC)
+		return jm_syms_get(st, co->name, NULL, 0, co->addr, co->size);
+	me = jm_state_method(st, co->method);
+	if (me)
+		return method_sym(st, me, co);
+	/* code whose METHOD record was lost in a torn tail */
+	snprintf(anon, sizeof(anon), "(method 0x%llx)",
+		 (unsigned long long)co->method);
+	return jm_syms_get(st, anon, NULL, 0, co->addr, co->size);
+}
+
+struct jm_answer {
+	const struct opjit_symbol *sym;
+	const char *file;
+	uint32_t line;
+};
+
+static void state_resolve_one(struct jm_state *st, uint64_t addr, uint64_t t,
+			      struct jm_answer *a)
+{
+	const struct jm_code *co = jm_state_find_code(st, addr, t);
+	const struct jm_method *me;
+	const struct jm_frame *fr;
+	const struct jm_pc *pc;
+
+	memset(a, 0, sizeof(*a));
+	if (!co)
+		return;
+	pc = co->kind == JM_CODE_COMPILED ? jm_code_pc(&st->map, co, addr)
+					  : NULL;
+	if (pc && pc->nr_frames) {
+		/* the innermost frame: the method whose code this really is */
+		fr = &st->map.frames[pc->frame];
+		me = jm_state_method(st, fr->method);
+		if (me) {
+			a->sym = method_sym(st, me, co);
+			a->file = me->file;
+			a->line = jm_method_line(me, fr->bci);
+			if (a->sym)
+				return;
+		}
+	}
+	a->sym = code_sym(st, co);
+	me = co->kind == JM_CODE_COMPILED ? jm_state_method(st, co->method)
+					  : NULL;
+	a->file = me ? me->file : NULL;
+}
+
+#define BATCH_HAS(b, f)                                                      \
+	((b)->struct_size >= OPJIT_SIZE_THROUGH(struct opjit_resolve_batch, f) \
+	 && (b)->f)
+
+int jm_state_resolve(struct jm_state *st, struct opjit_resolve_batch *b)
+{
+	if (!BATCH_HAS(b, addrs) || !BATCH_HAS(b, times) ||
+	    !BATCH_HAS(b, symbols)) {
+		snprintf(st->error, sizeof(st->error),
+			 "resolve batch without addresses, times or symbols");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < b->count; i++) {
+		struct jm_answer a;
+
+		state_resolve_one(st, b->addrs[i], b->times[i], &a);
+		b->symbols[i] = a.sym;
+		if (BATCH_HAS(b, files))
+			b->files[i] = a.sym ? a.file : NULL;
+		if (BATCH_HAS(b, lines))
+			b->lines[i] = a.sym ? a.line : 0;
+	}
+	return 0;
+}
+
+int jm_state_for_each(struct jm_state *st, opjit_symbol_cb cb, void *arg)
+{
+	/* every piece of code has a symbol, sampled or not */
+	for (size_t i = 0; i < st->map.nr_codes; i++)
+		if (!code_sym(st, &st->map.codes[i])) {
+			snprintf(st->error, sizeof(st->error), "out of memory");
+			return -ENOMEM;
+		}
+	return jm_syms_for_each(st, cb, arg);
+}

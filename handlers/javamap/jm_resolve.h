@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Naming samples from a parsed javamap: which code lived at an address at
+ * a time, which (inlined) method and line a pc belongs to, and the one
+ * opjit_symbol per method name that the host groups samples by.  No I/O,
+ * so that unit tests drive it with maps they build.
+ */
+#ifndef OPJIT_JM_RESOLVE_H
+#define OPJIT_JM_RESOLVE_H
+
+#include <opjit/anon_handler.h>
+
+#include "jm_parse.h"
+
+/*
+ * The agent's load events reach it from the JVM's service thread, so the
+ * code they describe may have run a little earlier; a sample that finds
+ * no live code at its address takes code loaded this soon after it.
+ */
+#define JM_LOAD_SLACK_NS 100000000ull
+
+struct jm_sym;
+
+struct jm_state {
+	struct jm_map map;
+	uint64_t *maxend;        /* max code end over codes[0..i] */
+	size_t *mhash;           /* method id -> index + 1, open addressing */
+	size_t mhash_cap;
+	struct jm_sym **shash;   /* name -> symbol */
+	size_t shash_cap, nr_syms;
+	char error[200];
+};
+
+/* Parse BUF and index it.  0 (see st->map.damage), or a negative errno
+ * with st->error set.  Free with jm_state_free() in every case. */
+int jm_state_init(struct jm_state *st, const void *buf, size_t len);
+void jm_state_free(struct jm_state *st);
+
+/* The code at ADDR at time T, or NULL. */
+const struct jm_code *jm_state_find_code(const struct jm_state *st,
+					 uint64_t addr, uint64_t t);
+const struct jm_method *jm_state_method(const struct jm_state *st,
+					uint64_t id);
+/* The pc descriptor that covers ADDR in CO, or NULL. */
+const struct jm_pc *jm_code_pc(const struct jm_map *map,
+			       const struct jm_code *co, uint64_t addr);
+/* Source line of BCI in ME, 0 when unknown. */
+uint32_t jm_method_line(const struct jm_method *me, int32_t bci);
+
+/* The host's resolve() and for_each_symbol(). */
+int jm_state_resolve(struct jm_state *st, struct opjit_resolve_batch *b);
+int jm_state_for_each(struct jm_state *st, opjit_symbol_cb cb, void *arg);
+
+/* jm_syms.c: the symbol named NAME, made on first use. */
+const struct opjit_symbol *jm_syms_get(struct jm_state *st, const char *name,
+				       const char *file, uint32_t line,
+				       uint64_t start, uint64_t size);
+int jm_syms_for_each(struct jm_state *st, opjit_symbol_cb cb, void *arg);
+void jm_syms_free(struct jm_state *st);
+
+#endif
