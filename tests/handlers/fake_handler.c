@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * A handler built many ways for the loader tests: well-formed, or wrong
+ * in exactly one way chosen by a FAKE_* definition.
+ *
+ * A good build claims a process whose comm is its name or "any"; names
+ * [0x1000,0x2000) "NAME:lo" (with source file and line) and
+ * [0x2000,0x3000) "NAME:hi"; and for comm "cands" names sample I after
+ * the I-th map candidate, so a test can see the list the host built.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <opjit/anon_handler.h>
+
+#ifndef FAKE_NAME
+#error "FAKE_NAME must be defined"
+#endif
+#ifndef FAKE_TABLE_NAME
+#define FAKE_TABLE_NAME FAKE_NAME
+#endif
+#ifndef FAKE_MAJOR
+#define FAKE_MAJOR OPJIT_HANDLER_ABI_MAJOR
+#endif
+#ifndef FAKE_DESCRIPTION
+#define FAKE_DESCRIPTION "fake handler " FAKE_NAME
+#endif
+
+#define MAX_CANDS 16
+
+struct fake_state {
+	struct opjit_symbol lo, hi;
+	struct opjit_symbol cand[MAX_CANDS];
+	char cand_name[MAX_CANDS][256];
+	size_t ncand;
+	int fail_resolve;
+	char err[64];
+};
+
+static char claim_err[64];
+
+__attribute__((unused))
+static int fake_claim(const struct opjit_host *host,
+		      const struct opjit_process *proc, void **state)
+{
+	struct fake_state *st;
+	size_t i;
+
+	*state = NULL;
+	if (!strcmp(proc->comm, "fail-" FAKE_NAME)) {
+		snprintf(claim_err, sizeof(claim_err), "fake map unreadable");
+		return -EIO;
+	}
+	if (strcmp(proc->comm, FAKE_NAME) && strcmp(proc->comm, "any") &&
+	    strcmp(proc->comm, "cands") && strcmp(proc->comm, "badresolve"))
+		return 0;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->lo = (struct opjit_symbol){ sizeof(st->lo), FAKE_NAME ":lo",
+					0x1000, 0x1000, "lo.c", 7 };
+	st->hi = (struct opjit_symbol){ sizeof(st->hi), FAKE_NAME ":hi",
+					0x2000, 0x1000, NULL, 0 };
+	for (i = 0; i < proc->nr_maps && i < MAX_CANDS; i++) {
+		const struct opjit_map_candidate *c = proc->maps[i];
+
+		snprintf(st->cand_name[i], sizeof(st->cand_name[i]),
+			 "%u:%u:%s", c->kind, c->flags, c->path);
+		st->cand[i].struct_size = sizeof(st->cand[i]);
+		st->cand[i].name = st->cand_name[i];
+	}
+	st->ncand = !strcmp(proc->comm, "cands") ? i : 0;
+	st->fail_resolve = !strcmp(proc->comm, "badresolve");
+	host->warn(host, "claimed");
+	*state = st;
+	return 1;
+}
+
+static int fake_resolve(void *state, struct opjit_resolve_batch *b)
+{
+	struct fake_state *st = state;
+	size_t i;
+
+	if (st->fail_resolve) {
+		snprintf(st->err, sizeof(st->err), "fake resolve failure");
+		return -EIO;
+	}
+	for (i = 0; i < b->count; i++) {
+		uint64_t a = b->addrs[i];
+
+		if (i && a < b->addrs[i - 1]) {
+			snprintf(st->err, sizeof(st->err), "unsorted batch");
+			return -EINVAL;
+		}
+		if (st->ncand) {
+			b->symbols[i] = i < st->ncand ? &st->cand[i] : NULL;
+		} else if (a >= 0x1000 && a < 0x2000) {
+			b->symbols[i] = &st->lo;
+			b->files[i] = "lo.c";
+			b->lines[i] = (uint32_t)(a - 0x1000);
+		} else if (a >= 0x2000 && a < 0x3000) {
+			b->symbols[i] = &st->hi;
+		}
+	}
+	return 0;
+}
+
+static const char *fake_last_error(void *state)
+{
+	struct fake_state *st = state;
+
+	return st ? st->err : claim_err;
+}
+
+static void fake_release(void *state)
+{
+	free(state);
+}
+
+__attribute__((unused))
+static const struct opjit_handler fake_handler = {
+#ifdef FAKE_TINY
+	.struct_size = 8,
+#else
+	.struct_size = sizeof(struct opjit_handler),
+#endif
+	.abi_major = FAKE_MAJOR,
+	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
+	.name = FAKE_TABLE_NAME,
+	.description = FAKE_DESCRIPTION,
+#ifndef FAKE_NO_CLAIM
+	.claim = fake_claim,
+#endif
+	.resolve = fake_resolve,
+	.last_error = fake_last_error,
+	.release = fake_release,
+};
+
+#ifdef FAKE_NO_ENTRY
+/* exports something, but not the entry point */
+OPJIT_HANDLER_EXPORT const struct opjit_handler *opjit_handler_entry_v0(void);
+OPJIT_HANDLER_EXPORT const struct opjit_handler *opjit_handler_entry_v0(void)
+{
+	return &fake_handler;
+}
+#else
+OPJIT_HANDLER_EXPORT const struct opjit_handler *
+opjit_handler_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
+{
+#ifdef FAKE_NULL_TABLE
+	return NULL;
+#else
+	return &fake_handler;
+#endif
+}
+#endif
