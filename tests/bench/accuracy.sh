@@ -1,0 +1,186 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Accuracy: the shares each profiler gives known functions, against the
+# truth the workload was built with and against the reference profiler.
+# Sourced by run.sh.
+
+ACC=Accuracy
+TRUTH=75
+# a workload run writes its pid here when its JIT map must be removed
+# after the report
+ACC_PIDFILE=$TMPD/acc.pid
+
+# opreport's machine-readable output when it has one, its text otherwise
+acc_opreport_format() {
+	OPREPORT_FMT=() OPREPORT_KIND=opreport
+	if [ -x "$OPREPORT" ] && "$OPREPORT" --help 2>&1 | grep -q -- '--format'; then
+		OPREPORT_FMT=(--format=json) OPREPORT_KIND=opreport-json
+	fi
+}
+
+# acc_opjit HANDLER PATTERN... -- CMD...: record CMD under oprofiled, report
+# with HANDLER (may be empty), set O_COUNTS ("N-PATTERN... TOTAL LOST") or
+# O_WHY
+acc_opjit() {
+	local t=$TMPD/acc.opjit handler=$1
+	shift
+	local -a pats=()
+	while [ "$1" != -- ]; do pats+=("$1"); shift; done
+	shift
+	O_COUNTS='' O_WHY=''
+	O_WHY=$(need_exe "$OPROFILED") || return
+	O_WHY=$(need_exe "$OPREPORT") || return
+	rm -rf "$t.sess"
+	if ! "$OPROFILED" --session-dir="$t.sess" --frequency="$REPORT_HZ" -- \
+		"$@" >/dev/null 2>"$t.err"; then
+		O_WHY="oprofiled failed: $(first_error "$t.err")"
+		map_cleanup "$ACC_PIDFILE"
+		return
+	fi
+	if ! "$OPREPORT" --session-dir="$t.sess" -l \
+		${handler:+"--anon-handler=$handler"} "${OPREPORT_FMT[@]}" \
+		>"$t.out" 2>"$t.err"; then
+		O_WHY="opreport failed: $(first_error "$t.err")"
+		map_cleanup "$ACC_PIDFILE"
+		return
+	fi
+	map_cleanup "$ACC_PIDFILE"
+	O_COUNTS=$(python3 "$BENCH_DIR/shares.py" "$OPREPORT_KIND" "$t.out" \
+		"${pats[@]}" 2>"$t.err") || O_WHY=$(first_error "$t.err")
+}
+
+# acc_perf PATTERN... -- CMD...: the same under perf; sets P_COUNTS or P_WHY
+acc_perf() {
+	local t=$TMPD/acc.perf
+	local -a pats=()
+	while [ "$1" != -- ]; do pats+=("$1"); shift; done
+	shift
+	P_COUNTS='' P_WHY=$PERF_WHY
+	[ -z "$P_WHY" ] || return
+	rm -f "$t.data"
+	if ! perf record -q -e cpu-clock -F "$REPORT_HZ" -o "$t.data" -- \
+		"$@" >/dev/null 2>"$t.err"; then
+		P_WHY="perf record failed: $(first_error "$t.err")"
+		map_cleanup "$ACC_PIDFILE"
+		return
+	fi
+	if ! perf report -i "$t.data" --stdio --sort sym -n >"$t.out" 2>"$t.err"; then
+		P_WHY="perf report failed: $(first_error "$t.err")"
+		map_cleanup "$ACC_PIDFILE"
+		return
+	fi
+	map_cleanup "$ACC_PIDFILE"
+	P_COUNTS=$(python3 "$BENCH_DIR/shares.py" perf "$t.out" "${pats[@]}" \
+		2>"$t.err") || P_WHY=$(first_error "$t.err")
+}
+
+# share_of COUNTS: the first pattern's share of the first two (WHICH=pair)
+# or of every sample (WHICH=all); empty when undefined
+share_of() {
+	local a b total
+	read -r a b total _ <<<"$1"
+	if [ "$2" = pair ]; then
+		pct "$a" "$(add "$a" "$b")"
+	else
+		pct "$a" "$total"
+	fi
+}
+
+# acc_record FIGURE WHICH TRUTH: record this run's shares from O_COUNTS and
+# P_COUNTS; with a TRUTH, also each one's distance from it
+acc_record() {
+	local fig=$1 which=$2 truth=$3 o='' p='' dfig
+	dfig="${fig%% (*}: distance from the truth"
+	if [ -n "$O_WHY" ]; then
+		rec_why "$ACC" "$fig" opjit "$O_WHY"
+	else
+		o=$(share_of "$O_COUNTS" "$which")
+		if [ -n "$o" ]; then
+			rec_val "$ACC" "$fig" opjit "$o" pct
+		else
+			O_WHY="the report names none of the functions"
+			rec_why "$ACC" "$fig" opjit "$O_WHY"
+		fi
+	fi
+	if [ -n "$P_WHY" ]; then
+		rec_why "$ACC" "$fig" ref "$P_WHY"
+	else
+		p=$(share_of "$P_COUNTS" "$which")
+		if [ -n "$p" ]; then
+			rec_val "$ACC" "$fig" ref "$p" pct
+		else
+			P_WHY="the report names none of the functions"
+			rec_why "$ACC" "$fig" ref "$P_WHY"
+		fi
+	fi
+	if [ -n "$o" ] && [ -n "$p" ]; then
+		rec_val "$ACC" "$fig" cmp "$(sub "$o" "$p")" pt
+	else
+		rec_why "$ACC" "$fig" cmp "needs both figures of the run"
+	fi
+	[ -n "$truth" ] || return 0
+	if [ -n "$o" ]; then
+		rec_val "$ACC" "$dfig" opjit "$(absdiff "$o" "$truth")" pt
+	else
+		rec_why "$ACC" "$dfig" opjit "$O_WHY"
+	fi
+	if [ -n "$p" ]; then
+		rec_val "$ACC" "$dfig" ref "$(absdiff "$p" "$truth")" pt
+	else
+		rec_why "$ACC" "$dfig" ref "$P_WHY"
+	fi
+	if [ -n "$o" ] && [ -n "$p" ]; then
+		rec_val "$ACC" "$dfig" cmp "$(sub "$(absdiff "$o" "$truth")" "$(absdiff "$p" "$truth")")" pt
+	else
+		rec_why "$ACC" "$dfig" cmp "needs both figures of the run"
+	fi
+}
+
+# acc_both REP HANDLER PATTERN... -- CMD...: both profilers, in an order
+# that alternates with REP
+acc_both() {
+	local rep=$1
+	shift
+	if [ $((rep % 2)) = 0 ]; then
+		acc_opjit "$@"
+		acc_perf "${@:2}"
+	else
+		acc_perf "${@:2}"
+		acc_opjit "$@"
+	fi
+}
+
+acc_threetoone() {
+	local rep fig="C threetoone: heavy_work share of heavy_work + light_work (truth $TRUTH%)"
+	for ((rep = 0; rep < RUNS; rep++)); do
+		if O_WHY=$(need_exe "$THREETOONE"); then
+			acc_both "$rep" "" heavy_work light_work -- \
+				"$THREETOONE" "$ACC_SECONDS"
+		else
+			P_WHY=$O_WHY
+		fi
+		acc_record "$fig" pair "$TRUTH"
+	done
+}
+
+acc_node() {
+	local rep fig="node fib.js: benchFibHot share of all samples"
+	for ((rep = 0; rep < RUNS; rep++)); do
+		if [ -n "$NODE_WHY" ]; then
+			O_WHY=$NODE_WHY P_WHY=$NODE_WHY
+		else
+			workload_cmd node "$ACC_PIDFILE"
+			acc_both "$rep" perfmap benchFibHot -- "${W[@]}"
+		fi
+		acc_record "$fig" all ""
+	done
+}
+
+bench_accuracy() {
+	rec_section "$ACC" "Shares of known functions at $(khz "$REPORT_HZ"), each profiler recording its own run of the workload, $RUNS run(s). Reference: Linux perf (\`perf report --sort sym\`), except for Java, where it is JDK Flight Recorder. \"opjit vs reference\" is a difference in points; for a distance from the truth, below 0 means opjit is closer."
+	acc_opreport_format
+	acc_threetoone
+	acc_jitdemo
+	acc_node
+	acc_java
+	acc_rejit
+}

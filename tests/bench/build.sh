@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# run.sh's preparation: build what is missing, note the machine and the
+# versions, and find out whether perf can record here.  Sourced.
+
+# bench_build: configure and build when something the suite runs is
+# missing.  Colleagues' parts may not build yet; the suite measures what
+# did build and the table says what did not.
+bench_build() {
+	local log=$LOGDIR/build.log exe missing=0
+	if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+		cmake -S "$SRC" -B "$BUILD" -DOPJIT_WERROR=ON >"$log" 2>&1 ||
+			die "cannot configure $BUILD (log: $log)"
+	fi
+	for exe in "$RUSAGE" "$SPIN" "$OPROFILED" "$OPREPORT" "$THREETOONE" \
+		"$JITDEMO" "$RESOLVE"; do
+		[ -x "$exe" ] || missing=1
+	done
+	if [ "$missing" = 1 ]; then
+		echo "run.sh: building $BUILD (log: $log)" >&2
+		cmake --build "$BUILD" -j "$(nproc)" >>"$log" 2>&1 ||
+			echo "run.sh: the build failed in part; measuring what was built (log: $log)" >&2
+	fi
+	if [ ! -x "$RUSAGE" ] || [ ! -x "$SPIN" ]; then
+		cmake --build "$BUILD" -j "$(nproc)" --target bench_rusage bench_spin \
+			>>"$log" 2>&1 || die "cannot build the suite's own helpers (log: $log)"
+	fi
+	bench_build_java
+}
+
+# the Java workload is compiled here rather than by CMake, which builds C
+JAVA_WHY=''
+bench_build_java() {
+	local src=$BENCH_DIR/workloads/BenchHot.java
+	if ! command -v javac >/dev/null || ! command -v java >/dev/null; then
+		JAVA_WHY="no JDK (javac, java) on PATH"
+		return
+	fi
+	if [ ! -f "$CLASSES/BenchHot.class" ] || [ "$src" -nt "$CLASSES/BenchHot.class" ]; then
+		mkdir -p "$CLASSES" &&
+			javac -d "$CLASSES" "$src" 2>"$LOGDIR/javac.log" ||
+			JAVA_WHY="javac failed: $(first_error "$LOGDIR/javac.log")"
+	fi
+}
+
+version_of() { "$@" 2>&1 | grep -v '^\s*$' | head -n 1; }
+
+bench_meta() {
+	local commit cpu mem
+	commit=$(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo unknown)
+	git -C "$SRC" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
+	cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)
+	mem=$(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+	rec_meta "date" "$(date -u '+%Y-%m-%d %H:%M UTC')"
+	rec_meta "mode" "$([ "$SMOKE" = 1 ] && echo "smoke (checks the suite works; its figures mean nothing)" || echo full), $RUNS run(s) per figure"
+	rec_meta "machine" "$cpu, $(nproc) CPUs, $mem; shared with other work, so read the ratios, not the times"
+	rec_meta "system" "$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME"), Linux $(uname -r), perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null), perf_event_max_sample_rate $(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null)"
+	rec_meta "opjit" "commit $commit, build $BUILD"
+	rec_meta "compiler" "$(version_of gcc --version)"
+	rec_meta "perf" "$(version_of perf --version)"
+	rec_meta "node" "$(version_of node --version)"
+	rec_meta "java" "$(version_of java -version)"
+}
+
+# perf must be able to record a software event here, or every reference
+# cell says why not
+PERF_WHY=''
+bench_perf_check() {
+	if ! command -v perf >/dev/null; then
+		PERF_WHY="perf is not installed (Debian package linux-perf)"
+		return
+	fi
+	if ! perf record -q -e cpu-clock -o "$TMPD/check.data" -- true \
+		>/dev/null 2>"$TMPD/check.err"; then
+		PERF_WHY="perf record does not work here: $(first_error "$TMPD/check.err")"
+	fi
+	rm -f "$TMPD/check.data"
+}

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Measuring helpers for run.sh.  Sourced, not run.  Every figure goes to
+# the record file $RAW (format: stats.py), one record per run, so that
+# stats.py can take medians and spreads; a figure that cannot be had is
+# recorded with the reason instead, never left out.
+
+# --- records ------------------------------------------------------------
+
+# the record file is tab-separated and line-based: keep both out of text
+rec_clean() { tr '\t\n' '  ' <<<"$1" | cut -c1-200 | sed 's/ *$//'; }
+
+rec_meta() { printf 'm\t%s\t%s\n' "$1" "$(rec_clean "$2")" >>"$RAW"; }
+rec_section() { printf 's\t%s\t%s\n' "$1" "$(rec_clean "$2")" >>"$RAW"; }
+
+# rec_val SECTION FIGURE COLUMN VALUE FORMAT; an empty VALUE means the
+# arithmetic behind it was undefined, which is recorded as such
+rec_val() {
+	if [ -z "$4" ]; then
+		rec_why "$1" "$2" "$3" "undefined (a zero or missing input)"
+		return
+	fi
+	printf 'v\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$RAW"
+}
+rec_why() {
+	printf 'w\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$(rec_clean "$4")" >>"$RAW"
+}
+rec_note() {
+	printf 'n\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$(rec_clean "$4")" >>"$RAW"
+}
+# rec_why_row SECTION FIGURE REASON: the whole row could not be measured
+rec_why_row() {
+	local c
+	for c in opjit ref cmp; do rec_why "$1" "$2" "$c" "$3"; done
+}
+
+# --- arithmetic (awk: bash has no floating point) -----------------------
+
+# ratio A B, sub A B, add A B, pct PART TOTAL, absdiff A B: print the result, or
+# nothing when it is undefined
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) exit; printf "%.6f", a / b }'; }
+sub() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") exit; printf "%.6f", a - b }'; }
+absdiff() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") exit; d = a - b; printf "%.6f", d < 0 ? -d : d }'; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) exit; printf "%.6f", 100 * a / b }'; }
+add() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") exit; printf "%.6f", a + b }'; }
+
+# is_count WORD: WORD is a non-negative integer
+is_count() { case $1 in '' | *[!0-9]*) return 1 ;; esac; }
+
+# --- running things -----------------------------------------------------
+
+# ru_read FILE: set RU_WALL RU_USER RU_SYS RU_RSS RU_STATUS from a
+# bench_rusage result; RU_CPU is user + system
+ru_read() {
+	RU_WALL= RU_USER= RU_SYS= RU_RSS= RU_STATUS= RU_CPU=
+	[ -s "$1" ] || return 1
+	read -r RU_WALL RU_USER RU_SYS RU_RSS RU_STATUS <"$1" || return 1
+	RU_CPU=$(add "$RU_USER" "$RU_SYS")
+}
+
+# first_error FILE: the line of a command's stderr that best says what
+# went wrong, for a table cell
+first_error() {
+	local line
+	line=$(grep -v '^\s*$' "$1" 2>/dev/null | grep -iE 'error|cannot|fail|not|usage|unknown|invalid' | head -n 1)
+	[ -n "$line" ] || line=$(grep -v '^\s*$' "$1" 2>/dev/null | tail -n 1)
+	[ -n "$line" ] || line="no message"
+	rec_clean "$line"
+}
+
+# need_exe PATH: succeed when PATH is built; otherwise print the reason
+need_exe() {
+	[ -x "$1" ] && return 0
+	echo "not built: ${1#"$BUILD"/}"
+	return 1
+}
+
+# oprofiled_summary FILE: "SAMPLES LOST" from oprofiled's summary line
+oprofiled_summary() {
+	sed -nE 's/.*oprofiled: ([0-9]+) samples, ([0-9]+) lost.*/\1 \2/p' "$1" | tail -n 1
+}
+
+# perf_counts FILE: "SAMPLES LOST" of a perf.data, from perf report
+perf_counts() {
+	perf report -i "$1" --stdio --sort sym -n 2>/dev/null >"$1.report" || return 1
+	python3 "$BENCH_DIR/shares.py" perf "$1.report" | awk '{ print $(NF - 1), $NF }'
+}
+
+# pid_exec PIDFILE CMD...: run CMD with its pid written to PIDFILE (the
+# shell execs CMD, so the pid is CMD's), for map_cleanup
+pid_exec() { bash -c 'echo $$ >"$0" && exec "$@"' "$@"; }
+
+# map_cleanup PIDFILE: remove the JIT maps our workload run wrote: ours,
+# not an application's, since the benchmark made it write them.  Only
+# the files of that one pid, so colleagues' runs keep theirs.
+map_cleanup() {
+	local pid
+	pid=$(cat "$1" 2>/dev/null) || return 0
+	case $pid in '' | *[!0-9]*) return 0 ;; esac
+	rm -f "/tmp/perf-$pid.map" "/tmp/anon.$pid"
+	rm -f "$1"
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The benchmark and accuracy suite: opjit beside Linux perf, on the same
+# workloads in the same run, reported as ratios because absolute times on
+# a shared machine mean little.  Builds what is missing, measures, prints
+# one table and writes it as Markdown with the machine and versions.
+#
+# usage: run.sh [--smoke] [--runs N] [--build DIR] [--out FILE]
+#   --smoke  one run of tiny workloads at one frequency: proves the suite
+#            works (every row has a figure or a reason); asserts no timing
+#   --runs   runs per figure (default 5, smoke 1); figures are medians
+#   --build  build tree (default ./build); built first if incomplete
+#   --out    Markdown output (default tests/bench/RESULTS.md)
+set -uo pipefail # no -e: a failed measurement becomes a reason in the table
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRC=$(cd "$BENCH_DIR/../.." && pwd)
+. "$BENCH_DIR/lib.sh"
+
+die() { printf 'run.sh: %s\n' "$*" >&2; exit 1; }
+usage() { sed -n '/^# usage:/,/^# *--out/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+
+SMOKE=0 RUNS='' BUILD=$SRC/build OUT=$BENCH_DIR/RESULTS.md
+while [ $# -gt 0 ]; do
+	case $1 in
+	--smoke) SMOKE=1 ;;
+	--runs) [ $# -ge 2 ] || usage; RUNS=$2; shift ;;
+	--runs=*) RUNS=${1#*=} ;;
+	--build) [ $# -ge 2 ] || usage; BUILD=$2; shift ;;
+	--build=*) BUILD=${1#*=} ;;
+	--out) [ $# -ge 2 ] || usage; OUT=$2; shift ;;
+	--out=*) OUT=${1#*=} ;;
+	-h | --help) usage ;;
+	*) echo "run.sh: unknown option '$1'" >&2; usage ;;
+	esac
+	shift
+done
+case $RUNS in '' | [1-9] | [1-9][0-9]) ;; *) die "--runs: '$RUNS' is not a number from 1 to 99" ;; esac
+command -v python3 >/dev/null || die "python3 is needed for the statistics"
+mkdir -p "$BUILD" || die "cannot create the build directory $BUILD"
+BUILD=$(cd "$BUILD" && pwd)
+
+if [ "$SMOKE" = 1 ]; then
+	RUNS=${RUNS:-1} FREQS=(1000) REPORT_HZ=1000 MAP_SIZES=(10000)
+	COST_SECONDS=0.3 ACC_SECONDS=1
+else
+	RUNS=${RUNS:-5} FREQS=(1000 4000 10000) REPORT_HZ=4000
+	MAP_SIZES=(10000 100000 1000000)
+	COST_SECONDS=2 ACC_SECONDS=3
+fi
+
+TMPD=$(mktemp -d /tmp/opjit-bench.XXXXXX) || die "cannot create a temporary directory"
+trap 'rm -rf "$TMPD"' EXIT
+RAW=$TMPD/raw.tsv
+LOGDIR=$BUILD/tests/bench/logs
+mkdir -p "$LOGDIR" || die "cannot create $LOGDIR"
+: >"$RAW"
+
+RUSAGE=$BUILD/tests/bench/bench_rusage
+SPIN=$BUILD/tests/bench/bench_spin
+OPROFILED=$BUILD/daemon/oprofiled
+OPREPORT=$BUILD/opreport/opreport
+THREETOONE=$BUILD/tests/workloads/threetoone
+JITDEMO=$BUILD/tests/workloads/jitdemo
+RESOLVE=$BUILD/tests/handlers/bench_perfmap_resolve
+AGENT=$BUILD/lib/opjit/libjavamap-agent.so
+CLASSES=$BUILD/tests/bench/classes
+export OPJIT_HANDLER_PATH=${OPJIT_HANDLER_PATH:-$BUILD/lib/opjit/handlers}
+
+. "$BENCH_DIR/build.sh"
+. "$BENCH_DIR/cost.sh"
+. "$BENCH_DIR/report_speed.sh"
+. "$BENCH_DIR/resolve.sh"
+. "$BENCH_DIR/accuracy.sh"
+. "$BENCH_DIR/accuracy_jit.sh"
+
+bench_build
+bench_meta
+bench_perf_check
+bench_cost
+bench_report_speed
+bench_resolve
+bench_accuracy
+
+mkdir -p "$(dirname "$OUT")" || die "cannot create the directory of $OUT"
+cp "$RAW" "$LOGDIR/raw.tsv"
+python3 "$BENCH_DIR/stats.py" table "$RAW" "$OUT" --check ||
+	die "the table is incomplete (see above); raw records kept in $LOGDIR/raw.tsv"
+for s in "Recording cost" "Report speed" "Anonymous resolution throughput" "Accuracy"; do
+	grep -q "^[vwn]	$s	" "$RAW" || die "section '$s' produced no rows"
+done
+echo "run.sh: wrote $OUT"
