@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * anon.samples reader.  Opening only walks the blocks (checksums,
+ * process identities, which block holds whose samples); a process's
+ * samples are decoded when asked for, since a report usually wants a few
+ * processes out of many.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "block_internal.h"
+#include "reader_internal.h"
+
+#define NO_BLOCK UINT32_MAX
+
+static void rproc_clear(struct ops_anon_rproc *r)
+{
+	free((char *)r->p.comm);
+	free((char *)r->p.exe);
+	free((struct ops_range *)r->p.ranges);
+	memset(&r->p, 0, sizeof(r->p));
+}
+
+static const char *anon_process(struct ops_anon_data *a, struct ops_cur *c)
+{
+	struct ops_process p = { 0 };
+	struct ops_range *ranges = NULL;
+	uint32_t id = ops_cur_varint32(c), i;
+	const char *why = "bad process record";
+	char *comm = NULL, *exe = NULL;
+	struct ops_anon_rproc *r;
+
+	if (!c->ok || id > a->nr_procs)
+		return "process id out of order";
+	p.tgid = ops_cur_varint32(c);
+	p.nspid = ops_cur_varint32(c);
+	p.uid = ops_cur_varint32(c);
+	p.flags = ops_cur_varint32(c);
+	p.start_ns = ops_cur_varint(c);
+	p.start_unix_ns = ops_cur_svarint(c);
+	ops_cur_str(c, &comm);
+	ops_cur_str(c, &exe);
+	p.nr_ranges = ops_cur_varint32(c);
+	if (!c->ok || p.nr_ranges > ops_cur_left(c) / 2)
+		goto bad;
+	ranges = calloc(p.nr_ranges ? p.nr_ranges : 1, sizeof(*ranges));
+	if (!ranges) {
+		why = "out of memory";
+		goto bad;
+	}
+	for (i = 0; i < p.nr_ranges; i++) {
+		uint64_t len;
+
+		ranges[i].start = ops_cur_varint(c);
+		len = ops_cur_varint(c);
+		ranges[i].end = ranges[i].start + len;
+		if (ranges[i].end < ranges[i].start) {
+			why = "bad range";
+			goto bad;
+		}
+	}
+	if (!c->ok)
+		goto bad;
+	if (ops_cur_left(c)) {
+		why = "trailing bytes in process block";
+		goto bad;
+	}
+	if (id == a->nr_procs) {
+		if (a->nr_procs == a->cap_procs) {
+			uint32_t cap = a->cap_procs ? a->cap_procs * 2 : 64;
+			void *n = cap > a->cap_procs ?
+				realloc(a->procs, cap * sizeof(*r)) : NULL;
+
+			if (!n) {
+				why = "out of memory";
+				goto bad;
+			}
+			a->procs = n;
+			a->cap_procs = cap;
+		}
+		r = &a->procs[a->nr_procs++];
+		memset(r, 0, sizeof(*r));
+		r->first_block = r->last_block = NO_BLOCK;
+	} else {
+		r = &a->procs[id];
+		rproc_clear(r);
+	}
+	p.comm = comm;
+	p.exe = exe;
+	p.ranges = ranges;
+	r->p = p;
+	return NULL;
+bad:
+	free(comm);
+	free(exe);
+	free(ranges);
+	return why;
+}
+
+static const char *anon_samples(struct ops_anon_data *a, struct ops_cur *c,
+				size_t len, uint64_t offset)
+{
+	uint32_t id = ops_cur_varint32(c);
+	uint64_t count = ops_cur_varint(c);
+	struct ops_anon_rproc *r;
+	struct ops_anon_block *b;
+
+	ops_cur_varint(c);
+	ops_cur_varint(c);
+	ops_cur_varint32(c);
+	if (!c->ok)
+		return "bad sample block header";
+	if (id >= a->nr_procs)
+		return "samples for an unknown process";
+	/* every sample after the first takes two bytes or more */
+	if (!count || count - 1 > ops_cur_left(c) / 2)
+		return "bad sample count";
+	if (a->nr_blocks == a->cap_blocks) {
+		uint32_t cap = a->cap_blocks ? a->cap_blocks * 2 : 256;
+		void *n = cap > a->cap_blocks ?
+			realloc(a->blocks, cap * sizeof(*b)) : NULL;
+
+		if (!n)
+			return "out of memory";
+		a->blocks = n;
+		a->cap_blocks = cap;
+	}
+	b = &a->blocks[a->nr_blocks];
+	b->off = offset;
+	b->len = (uint32_t)len;
+	b->next = NO_BLOCK;
+	r = &a->procs[id];
+	if (r->last_block == NO_BLOCK)
+		r->first_block = a->nr_blocks;
+	else
+		a->blocks[r->last_block].next = a->nr_blocks;
+	r->last_block = a->nr_blocks++;
+	r->nr_samples += count;
+	return NULL;
+}
+
+static const char *anon_block(void *arg, uint16_t type, const uint8_t *p,
+			      size_t len, uint64_t offset)
+{
+	struct ops_cur c;
+
+	ops_cur_init(&c, p, len);
+	switch (type) {
+	case OPS_ANON_PROCESS:
+		return anon_process(arg, &c);
+	case OPS_ANON_SAMPLES:
+		return anon_samples(arg, &c, len, offset);
+	}
+	return NULL; /* a later version's block: skip it */
+}
+
+int ops_anon_parse(struct ops_anon_data *a, const uint8_t *buf, size_t len,
+		   const char *path, ops_warn_fn warn, void *warn_arg)
+{
+	memset(a, 0, sizeof(*a));
+	a->buf = buf;
+	a->len = len;
+	a->warn = warn;
+	a->warn_arg = warn_arg;
+	a->path = strdup(path);
+	if (!a->path)
+		return -ENOMEM;
+	ops_blocks_parse(buf, len, OPS_ANON_MAGIC, path, anon_block, a,
+			 warn, warn_arg);
+	return 0;
+}
+
+/* Decode one block into OUT (room for its count); returns how many
+ * samples were good, warning once per file if not all were. */
+static size_t anon_decode_block(struct ops_anon_data *a,
+				const struct ops_anon_block *b,
+				struct ops_anon_sample *out, bool *whole)
+{
+	const uint8_t *p = a->buf + b->off + OPS_BLOCK_HEADER_SIZE;
+	uint64_t count, i, t, addr, key, tid;
+	struct ops_cur c;
+
+	ops_cur_init(&c, p, b->len);
+	ops_cur_varint32(&c);
+	count = ops_cur_varint(&c);
+	t = ops_cur_varint(&c);
+	addr = ops_cur_varint(&c);
+	tid = ops_cur_varint32(&c);
+	out[0] = (struct ops_anon_sample){ t, addr, (uint32_t)tid };
+	for (i = 1; i < count; i++) {
+		key = ops_cur_varint(&c);
+		t += (uint64_t)ops_unzigzag(key >> 1);
+		addr += (uint64_t)ops_cur_svarint(&c);
+		if (key & 1) {
+			tid += (uint64_t)ops_cur_svarint(&c);
+			if (tid > UINT32_MAX)
+				break;
+		}
+		if (!c.ok)
+			break;
+		out[i] = (struct ops_anon_sample){ t, addr, (uint32_t)tid };
+	}
+	*whole = i == count && c.ok && !ops_cur_left(&c);
+	if (*whole)
+		return count;
+	if (!a->warned)
+		ops_warnf(a->warn, a->warn_arg, "%s: offset %llu: %s", a->path,
+			  (unsigned long long)b->off,
+			  i < count ? "bad sample record"
+				    : "trailing bytes in sample block");
+	a->warned = true;
+	return i;
+}
+
+int ops_anon_decode(struct ops_anon_data *a, uint32_t proc_id,
+		    const struct ops_anon_sample **samples, size_t *n)
+{
+	struct ops_anon_rproc *r;
+	uint32_t b;
+	size_t got = 0;
+
+	*samples = NULL;
+	*n = 0;
+	if (proc_id >= a->nr_procs)
+		return -ENOENT;
+	r = &a->procs[proc_id];
+	if (!r->decoded && r->nr_samples) {
+		if (r->nr_samples > SIZE_MAX / sizeof(*r->samples))
+			return -ENOMEM;
+		r->samples = malloc(r->nr_samples * sizeof(*r->samples));
+		if (!r->samples)
+			return -ENOMEM;
+		for (b = r->first_block; b != NO_BLOCK; b = a->blocks[b].next) {
+			bool whole;
+
+			got += anon_decode_block(a, &a->blocks[b],
+						 r->samples + got, &whole);
+			/* what follows a damaged block would follow a gap */
+			if (!whole)
+				break;
+		}
+		r->nr_decoded = got;
+	}
+	r->decoded = true;
+	*samples = r->samples;
+	*n = r->nr_decoded;
+	return 0;
+}
+
+void ops_anon_data_free(struct ops_anon_data *a)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->nr_procs; i++) {
+		rproc_clear(&a->procs[i]);
+		free(a->procs[i].samples);
+	}
+	free(a->procs);
+	free(a->blocks);
+	free(a->path);
+	memset(a, 0, sizeof(*a));
+}

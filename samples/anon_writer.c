@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * anon.samples writer.  Each process has a small buffer of delta-coded
+ * samples; a buffer becomes one SAMPLES block when it fills or at flush.
+ * PROCESS blocks are written at once: they are rare, and a process must
+ * be on disk before any of its samples.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "writer_internal.h"
+
+/* Largest time step a sample record carries; a bigger one (never seen
+ * with a real clock) starts a new block, whose base is absolute. */
+#define TIME_STEP_MAX (INT64_C(1) << 61)
+
+int ops_anon_writer_open(struct ops_writer *w)
+{
+	char *path = ops_strfmt("%s/anon.samples", w->dir);
+	int ret;
+
+	if (!path)
+		return ops_writer_fail(w, -ENOMEM, "out of memory");
+	ret = ops_blockfile_create(&w->anon.bf, path, OPS_ANON_MAGIC, w->err,
+				   sizeof(w->err));
+	free(path);
+	return ret;
+}
+
+static int anon_put_process(struct ops_writer *w, uint32_t id,
+			    const struct ops_process *p)
+{
+	struct ops_buf *b = &w->payload;
+	uint32_t i;
+	int ret;
+
+	if (p->nr_ranges && !p->ranges)
+		return -EINVAL;
+	for (i = 0; i < p->nr_ranges; i++)
+		if (p->ranges[i].end < p->ranges[i].start)
+			return -EINVAL;
+	b->len = 0;
+	ret = ops_buf_put_varint(b, id);
+	ret = ret ? ret : ops_buf_put_varint(b, p->tgid);
+	ret = ret ? ret : ops_buf_put_varint(b, p->nspid);
+	ret = ret ? ret : ops_buf_put_varint(b, p->uid);
+	ret = ret ? ret : ops_buf_put_varint(b, p->flags);
+	ret = ret ? ret : ops_buf_put_varint(b, p->start_ns);
+	ret = ret ? ret : ops_buf_put_svarint(b, p->start_unix_ns);
+	ret = ret ? ret : ops_buf_put_str(b, p->comm);
+	ret = ret ? ret : ops_buf_put_str(b, p->exe);
+	ret = ret ? ret : ops_buf_put_varint(b, p->nr_ranges);
+	for (i = 0; i < p->nr_ranges && !ret; i++) {
+		ret = ops_buf_put_varint(b, p->ranges[i].start);
+		ret = ret ? ret : ops_buf_put_varint(b, p->ranges[i].end -
+							p->ranges[i].start);
+	}
+	w->out.len = 0;
+	ret = ret ? ret : ops_block_frame(&w->out, OPS_ANON_PROCESS, b->data,
+					  b->len);
+	return ret;
+}
+
+static int anon_write_process(struct ops_writer *w, uint32_t id,
+			      const struct ops_process *p)
+{
+	int ret = anon_put_process(w, id, p);
+
+	if (ret)
+		return ops_writer_fail(w, ret, "%s: cannot record process %u: %s",
+				       w->anon.bf.path, p->tgid,
+				       strerror(-ret));
+	return ops_blockfile_append(&w->anon.bf, w->out.data, w->out.len,
+				    w->err, sizeof(w->err));
+}
+
+int ops_writer_process(struct ops_writer *w, const struct ops_process *p,
+		       uint32_t *proc_id)
+{
+	struct ops_anon_writer *a = &w->anon;
+	int ret;
+
+	if (a->nr_procs == a->cap_procs) {
+		uint32_t cap = a->cap_procs ? a->cap_procs * 2 : 64;
+		struct ops_anon_proc *n;
+
+		n = cap > a->cap_procs ? realloc(a->procs, cap * sizeof(*n))
+				       : NULL;
+		if (!n)
+			return ops_writer_fail(w, -ENOMEM, "%s: out of memory",
+					       a->bf.path);
+		a->procs = n;
+		a->cap_procs = cap;
+	}
+	ret = anon_write_process(w, a->nr_procs, p);
+	if (ret)
+		return ret;
+	memset(&a->procs[a->nr_procs], 0, sizeof(a->procs[0]));
+	*proc_id = a->nr_procs++;
+	return 0;
+}
+
+/* Frame PR's buffered samples as one SAMPLES block at the end of
+ * W->out, and empty the buffer. */
+static int anon_put_samples(struct ops_writer *w, uint32_t id,
+			    struct ops_anon_proc *pr)
+{
+	struct ops_buf *b = &w->payload;
+	int ret;
+
+	if (!pr->count)
+		return 0;
+	b->len = 0;
+	ret = ops_buf_put_varint(b, id);
+	ret = ret ? ret : ops_buf_put_varint(b, pr->count);
+	ret = ret ? ret : ops_buf_put_varint(b, pr->t0);
+	ret = ret ? ret : ops_buf_put_varint(b, pr->a0);
+	ret = ret ? ret : ops_buf_put_varint(b, pr->tid0);
+	ret = ret ? ret : ops_buf_put(b, pr->enc.data, pr->enc.len);
+	ret = ret ? ret : ops_block_frame(&w->out, OPS_ANON_SAMPLES, b->data,
+					  b->len);
+	if (!ret) {
+		pr->count = 0;
+		pr->enc.len = 0;
+	}
+	return ret;
+}
+
+int ops_writer_process_update(struct ops_writer *w, uint32_t proc_id,
+			      const struct ops_process *p)
+{
+	struct ops_anon_proc *pr;
+	int ret;
+
+	if (proc_id >= w->anon.nr_procs)
+		return ops_writer_fail(w, -EINVAL, "%s: unknown process id %u",
+				       w->anon.bf.path, proc_id);
+	pr = &w->anon.procs[proc_id];
+	ret = anon_write_process(w, proc_id, p);
+	if (ret || !(p->flags & OPS_PROC_EXITED))
+		return ret;
+	/* an exited process sends nothing more: give its buffer back */
+	w->out.len = 0;
+	ret = anon_put_samples(w, proc_id, pr);
+	ret = ret ? ret : ops_blockfile_append(&w->anon.bf, w->out.data,
+					       w->out.len, w->err,
+					       sizeof(w->err));
+	if (!ret)
+		ops_buf_free(&pr->enc);
+	return ret;
+}
+
+int ops_writer_anon(struct ops_writer *w, uint32_t proc_id, uint64_t time_ns,
+		    uint64_t addr, uint32_t tid)
+{
+	uint8_t rec[3 * OPS_VARINT_MAX];
+	struct ops_anon_proc *pr;
+	int64_t dt;
+	size_t n;
+	int ret;
+
+	if (proc_id >= w->anon.nr_procs)
+		return ops_writer_fail(w, -EINVAL, "%s: unknown process id %u",
+				       w->anon.bf.path, proc_id);
+	pr = &w->anon.procs[proc_id];
+	dt = (int64_t)(time_ns - pr->pt);
+	if (pr->count && (pr->enc.len + sizeof(rec) > OPS_ANON_BLOCK_BYTES ||
+			  dt >= TIME_STEP_MAX || dt < -TIME_STEP_MAX ||
+			  pr->count == UINT32_MAX)) {
+		w->out.len = 0;
+		ret = anon_put_samples(w, proc_id, pr);
+		if (ret)
+			goto fail;
+		ret = ops_blockfile_append(&w->anon.bf, w->out.data,
+					   w->out.len, w->err, sizeof(w->err));
+		if (ret)
+			return ret;
+	}
+	if (!pr->count) {
+		pr->t0 = pr->pt = time_ns;
+		pr->a0 = pr->pa = addr;
+		pr->tid0 = pr->ptid = tid;
+		pr->count = 1;
+		return 0;
+	}
+	n = ops_varint_encode(rec, ops_zigzag(dt) << 1 | (tid != pr->ptid));
+	n += ops_varint_encode(rec + n, ops_zigzag((int64_t)(addr - pr->pa)));
+	if (tid != pr->ptid)
+		n += ops_varint_encode(rec + n, ops_zigzag((int64_t)tid -
+							   (int64_t)pr->ptid));
+	ret = ops_buf_put(&pr->enc, rec, n);
+	if (ret)
+		goto fail;
+	pr->pt = time_ns;
+	pr->pa = addr;
+	pr->ptid = tid;
+	pr->count++;
+	return 0;
+fail:
+	return ops_writer_fail(w, ret, "%s: cannot add sample: %s",
+			       w->anon.bf.path, strerror(-ret));
+}
+
+int ops_anon_writer_flush(struct ops_writer *w)
+{
+	struct ops_anon_writer *a = &w->anon;
+	uint32_t i;
+	int ret = 0;
+
+	w->out.len = 0;
+	for (i = 0; i < a->nr_procs && !ret; i++)
+		ret = anon_put_samples(w, i, &a->procs[i]);
+	if (ret)
+		return ops_writer_fail(w, ret, "%s: cannot flush: %s",
+				       a->bf.path, strerror(-ret));
+	return ops_blockfile_append(&a->bf, w->out.data, w->out.len, w->err,
+				    sizeof(w->err));
+}
+
+void ops_anon_writer_free(struct ops_anon_writer *a)
+{
+	uint32_t i;
+
+	ops_blockfile_close(&a->bf);
+	for (i = 0; i < a->nr_procs; i++)
+		ops_buf_free(&a->procs[i].enc);
+	free(a->procs);
+	memset(a, 0, sizeof(*a));
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Copies of outside files kept in the session: JIT map files (so that a
+ * report works after /tmp is cleaned or a pid is reused) and the kernel's
+ * symbol table and module list as they were at record time.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileio_internal.h"
+#include "writer_internal.h"
+
+static int mkdir_p1(const char *path)
+{
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* The copy must pass the same trust rules as the original, so it keeps
+ * the original's owner, mode and mtime. */
+static int archive_write_copy(int fd, const struct stat *st,
+			      const uint8_t *data, size_t len)
+{
+	struct timespec ts[2] = { st->st_atim, st->st_mtim };
+	int ret;
+
+	ret = ops_write_all(fd, data, len);
+	if (ret)
+		return ret;
+	if (fchown(fd, st->st_uid, st->st_gid) && st->st_uid != geteuid())
+		return -errno;
+	if (fchmod(fd, st->st_mode & 07777) || futimens(fd, ts))
+		return -errno;
+	return 0;
+}
+
+int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
+			   const char *src_path, uint64_t max_bytes)
+{
+	char *dir = NULL, *tmp = NULL, *dst = NULL;
+	const char *base = strrchr(src_path, '/');
+	uint8_t *data = NULL;
+	int fd = -1, out = -1, ret;
+	struct stat st;
+	size_t len = 0;
+
+	base = base ? base + 1 : src_path;
+	if (proc_id >= w->anon.nr_procs)
+		return ops_writer_fail(w, -EINVAL,
+				       "cannot archive %s: unknown process id %u",
+				       src_path, proc_id);
+	if (!*base || *base == '.')
+		return ops_writer_fail(w, -EINVAL,
+				       "cannot archive %s: not a map file name",
+				       src_path);
+	fd = open(src_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		ret = ops_writer_fail(w, -errno, "cannot archive %s: %s",
+				      src_path,
+				      errno == ELOOP ? "is a symbolic link"
+						     : strerror(errno));
+		goto out;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		ret = ops_writer_fail(w, -EINVAL,
+				      "cannot archive %s: not a regular file",
+				      src_path);
+		goto out;
+	}
+	ret = (uint64_t)st.st_size > max_bytes ? -EFBIG
+					       : ops_read_fd(fd, max_bytes,
+							     &data, &len);
+	if (ret == -EFBIG) {
+		ops_writer_fail(w, ret,
+				"cannot archive %s: larger than %llu bytes",
+				src_path, (unsigned long long)max_bytes);
+		goto out;
+	}
+	if (ret) {
+		ops_writer_fail(w, ret, "cannot read %s: %s", src_path,
+				strerror(-ret));
+		goto out;
+	}
+	dir = ops_strfmt("%s/maps", w->dir);
+	ret = dir ? mkdir_p1(dir) : -ENOMEM;
+	free(dir);
+	dir = ops_strfmt("%s/maps/%u", w->dir, proc_id);
+	ret = ret ? ret : dir ? mkdir_p1(dir) : -ENOMEM;
+	tmp = ops_strfmt("%s/.%s.tmp", dir ? dir : "", base);
+	dst = ops_strfmt("%s/%s", dir ? dir : "", base);
+	if (ret || !tmp || !dst) {
+		ret = ret ? ret : -ENOMEM;
+		ops_writer_fail(w, ret, "cannot create %s: %s",
+				dir ? dir : w->dir, strerror(-ret));
+		goto out;
+	}
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ret = out < 0 ? -errno : archive_write_copy(out, &st, data, len);
+	if (out >= 0 && close(out) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, dst))
+		ret = -errno;
+	if (ret) {
+		ops_writer_fail(w, ret, "cannot write %s: %s", dst,
+				strerror(-ret));
+		unlink(tmp);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(data);
+	free(dir);
+	free(tmp);
+	free(dst);
+	return ret;
+}
+
+static int archive_copy(struct ops_writer *w, const char *src,
+			const char *name)
+{
+	char *dst = NULL, *tmp = NULL;
+	uint8_t *data = NULL;
+	size_t len;
+	int ret;
+
+	ret = ops_read_file(src, &data, &len);
+	if (ret)
+		return ops_writer_fail(w, ret, "cannot read %s: %s", src,
+				       strerror(-ret));
+	dst = ops_strfmt("%s/%s", w->dir, name);
+	tmp = ops_strfmt("%s/.%s.tmp", w->dir, name);
+	if (!dst || !tmp)
+		ret = ops_writer_fail(w, -ENOMEM, "out of memory");
+	else
+		ret = ops_write_atomic(dst, tmp, data, len, false, w->err,
+				       sizeof(w->err));
+	free(data);
+	free(dst);
+	free(tmp);
+	return ret;
+}
+
+int ops_writer_kernel_symbols(struct ops_writer *w, const char *kallsyms,
+			      const char *modules)
+{
+	int ret = 0;
+
+	if (kallsyms)
+		ret = archive_copy(w, kallsyms, "kallsyms");
+	if (!ret && modules)
+		ret = archive_copy(w, modules, "modules");
+	return ret;
+}

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "block_internal.h"
+#include "crc32c_internal.h"
+#include "fileio_internal.h"
+
+void ops_warnf(ops_warn_fn warn, void *arg, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	warn(arg, msg);
+}
+
+int ops_blockfile_create(struct ops_blockfile *bf, const char *path,
+			 const char magic[8], char *err, size_t errlen)
+{
+	uint8_t hdr[OPS_FILE_HEADER_SIZE];
+	int ret;
+
+	bf->fd = -1;
+	bf->size = 0;
+	bf->path = strdup(path);
+	if (!bf->path)
+		return -ENOMEM;
+	bf->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (bf->fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot create %s: %s", path,
+			 strerror(-ret));
+		return ret;
+	}
+	memcpy(hdr, magic, 8);
+	ops_le32_store(hdr + 8, OPS_FORMAT_VERSION);
+	ops_le32_store(hdr + 12, 0);
+	return ops_blockfile_append(bf, hdr, sizeof(hdr), err, errlen);
+}
+
+void ops_blockfile_close(struct ops_blockfile *bf)
+{
+	if (bf->fd >= 0)
+		close(bf->fd);
+	bf->fd = -1;
+	free(bf->path);
+	bf->path = NULL;
+}
+
+int ops_block_frame(struct ops_buf *out, uint16_t type, const void *payload,
+		    size_t len)
+{
+	int ret;
+
+	if (len > OPS_BLOCK_MAX)
+		return -EFBIG;
+	ret = ops_buf_reserve(out, OPS_BLOCK_HEADER_SIZE + len);
+	if (ret)
+		return ret;
+	ops_buf_put_le32(out, OPS_BLOCK_MAGIC);
+	ops_buf_put_le16(out, type);
+	ops_buf_put_le16(out, 0);
+	ops_buf_put_le32(out, (uint32_t)len);
+	ops_buf_put_le32(out, ops_crc32c(payload, len));
+	return ops_buf_put(out, payload, len);
+}
+
+int ops_blockfile_append(struct ops_blockfile *bf, const void *data,
+			 size_t len, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!len)
+		return 0;
+	ret = ops_write_all(bf->fd, data, len);
+	if (ret) {
+		snprintf(err, errlen, "cannot write %s: %s", bf->path,
+			 strerror(-ret));
+		/* O_APPEND is not used, so rewind as well as cut */
+		if (ftruncate(bf->fd, (off_t)bf->size) == 0)
+			lseek(bf->fd, (off_t)bf->size, SEEK_SET);
+		return ret;
+	}
+	bf->size += len;
+	return 0;
+}
+
+uint64_t ops_blocks_parse(const uint8_t *buf, size_t len,
+			  const char magic[8], const char *path,
+			  ops_block_fn fn, void *arg, ops_warn_fn warn,
+			  void *warn_arg)
+{
+	uint64_t off = OPS_FILE_HEADER_SIZE;
+	const char *why = NULL;
+	uint32_t version;
+
+	if (len < OPS_FILE_HEADER_SIZE) {
+		ops_warnf(warn, warn_arg, "%s: offset %zu: truncated file header",
+			  path, len);
+		return 0;
+	}
+	if (memcmp(buf, magic, 8)) {
+		ops_warnf(warn, warn_arg, "%s: offset 0: bad magic, not a %.8s file",
+			  path, magic);
+		return 0;
+	}
+	version = ops_le32_load(buf + 8);
+	if (version != OPS_FORMAT_VERSION) {
+		ops_warnf(warn, warn_arg,
+			  "%s: offset 8: unknown version %u (this reader knows %u)",
+			  path, version, OPS_FORMAT_VERSION);
+		return 0;
+	}
+	while (off < len) {
+		const uint8_t *h = buf + off;
+		uint32_t plen;
+
+		if (len - off < OPS_BLOCK_HEADER_SIZE) {
+			why = "truncated block header";
+			break;
+		}
+		if (ops_le32_load(h) != OPS_BLOCK_MAGIC) {
+			why = "bad block magic";
+			break;
+		}
+		plen = ops_le32_load(h + 8);
+		if (plen > OPS_BLOCK_MAX) {
+			why = "impossible block length";
+			break;
+		}
+		if (plen > len - off - OPS_BLOCK_HEADER_SIZE) {
+			why = "truncated block";
+			break;
+		}
+		if (ops_crc32c(h + OPS_BLOCK_HEADER_SIZE, plen) !=
+		    ops_le32_load(h + 12)) {
+			why = "bad checksum";
+			break;
+		}
+		why = fn(arg, ops_le16_load(h + 4), h + OPS_BLOCK_HEADER_SIZE,
+			 plen, off);
+		if (why)
+			break;
+		off += OPS_BLOCK_HEADER_SIZE + (uint64_t)plen;
+	}
+	if (why)
+		ops_warnf(warn, warn_arg, "%s: offset %llu: %s", path,
+			  (unsigned long long)off, why);
+	return off;
+}

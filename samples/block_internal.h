@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The block container shared by samples.hist and anon.samples (see
+ * FORMAT.md, "Block container"): a 16-byte file header, then framed,
+ * checksummed blocks that are only ever appended.
+ */
+#ifndef OPS_BLOCK_INTERNAL_H
+#define OPS_BLOCK_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <opjit/samples.h>
+
+#include "bytes_internal.h"
+
+#define OPS_FILE_HEADER_SIZE 16
+#define OPS_BLOCK_HEADER_SIZE 16
+#define OPS_BLOCK_MAGIC 0x4b4c424fu /* "OBLK" */
+/* No writer makes a block this large; a bigger length is damage. */
+#define OPS_BLOCK_MAX (64u << 20)
+
+#define OPS_HIST_MAGIC "OPJITHST"
+#define OPS_ANON_MAGIC "OPJITANO"
+
+/* samples.hist block types */
+#define OPS_HIST_IMAGES 1
+#define OPS_HIST_CONTEXTS 2
+#define OPS_HIST_COUNTS 3
+
+/* anon.samples block types */
+#define OPS_ANON_PROCESS 1
+#define OPS_ANON_SAMPLES 2
+
+/* One container file being appended to. */
+struct ops_blockfile {
+	int fd;
+	char *path;
+	uint64_t size; /* bytes known good on disk */
+};
+
+/* Create PATH (truncated) with its file header.  On failure ERR holds one
+ * line naming the file. */
+int ops_blockfile_create(struct ops_blockfile *bf, const char *path,
+			 const char magic[8], char *err, size_t errlen);
+void ops_blockfile_close(struct ops_blockfile *bf);
+
+/* Frame PAYLOAD as a block of TYPE at the end of OUT. */
+int ops_block_frame(struct ops_buf *out, uint16_t type, const void *payload,
+		    size_t len);
+
+/* Append LEN bytes of framed blocks.  On a short write the file is cut
+ * back to its last good size, so a later append cannot land after a torn
+ * block. */
+int ops_blockfile_append(struct ops_blockfile *bf, const void *data,
+			 size_t len, char *err, size_t errlen);
+
+/*
+ * Called for each good block; returns NULL to go on, or a reason that
+ * stops the parse as damage at this block ("bad image id").
+ */
+typedef const char *(*ops_block_fn)(void *arg, uint16_t type,
+				    const uint8_t *payload, size_t len,
+				    uint64_t offset);
+
+/*
+ * Walk the blocks of a whole file held in BUF.  Stops at the first damage
+ * and reports it once through WARN as "PATH: offset N: REASON"; every
+ * block before it has been handed to FN.  Returns the offset where the
+ * good data ends.
+ */
+uint64_t ops_blocks_parse(const uint8_t *buf, size_t len,
+			  const char magic[8], const char *path,
+			  ops_block_fn fn, void *arg, ops_warn_fn warn,
+			  void *warn_arg);
+
+void ops_warnf(ops_warn_fn warn, void *arg, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif /* OPS_BLOCK_INTERNAL_H */

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * samples.hist writer.  Counting happens in memory, in an open-addressing
+ * table keyed by (context, offset); each flush appends the new
+ * definitions and only the cells that changed, so a long session costs
+ * one small block per second, and close rewrites the file compactly.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "writer_internal.h"
+
+#define COUNTS_PER_BLOCK 65536
+
+int ops_image_encode(struct ops_buf *out, const struct ops_image *img)
+{
+	int ret;
+
+	ret = ops_buf_put_varint(out, img->kind);
+	ret = ret ? ret : ops_buf_put_str(out, img->path);
+	ret = ret ? ret : ops_buf_put_u8(out, img->build_id_size);
+	ret = ret ? ret : ops_buf_put(out, img->build_id, img->build_id_size);
+	ret = ret ? ret : ops_buf_put_varint(out, img->size);
+	ret = ret ? ret : ops_buf_put_svarint(out, img->mtime_ns);
+	return ret;
+}
+
+int ops_context_encode(struct ops_buf *out, const struct ops_context *ctx)
+{
+	int ret;
+
+	ret = ops_buf_put_varint(out, ctx->app);
+	ret = ret ? ret : ops_buf_put_varint(out, ctx->image);
+	ret = ret ? ret : ops_buf_put_varint(out, ctx->tgid);
+	ret = ret ? ret : ops_buf_put_svarint(out, ctx->cpu);
+	return ret;
+}
+
+int ops_writer_image(struct ops_writer *w, const struct ops_image *img,
+		     uint32_t *id)
+{
+	int ret;
+
+	if (!img->path || img->kind > OPS_IMAGE_MODULE ||
+	    img->build_id_size > OPS_BUILD_ID_MAX)
+		return ops_writer_fail(w, -EINVAL,
+				       "%s/samples.hist: invalid image %s",
+				       w->dir, img->path ? img->path : "(null)");
+	w->records.len = 0;
+	ret = ops_image_encode(&w->records, img);
+	if (!ret)
+		ret = ops_keyset_add(&w->hist.images, w->records.data,
+				     w->records.len, id);
+	if (ret)
+		return ops_writer_fail(w, ret, "%s/samples.hist: cannot add image %s: %s",
+				       w->dir, img->path, strerror(-ret));
+	return 0;
+}
+
+int ops_writer_context(struct ops_writer *w, const struct ops_context *ctx,
+		       uint32_t *id)
+{
+	int ret;
+
+	if (ctx->app >= w->hist.images.nr || ctx->image >= w->hist.images.nr)
+		return ops_writer_fail(w, -EINVAL,
+				       "%s/samples.hist: context names unknown image %u or %u",
+				       w->dir, ctx->app, ctx->image);
+	w->records.len = 0;
+	ret = ops_context_encode(&w->records, ctx);
+	if (!ret)
+		ret = ops_keyset_add(&w->hist.contexts, w->records.data,
+				     w->records.len, id);
+	if (ret)
+		return ops_writer_fail(w, ret, "%s/samples.hist: cannot add context: %s",
+				       w->dir, strerror(-ret));
+	return 0;
+}
+
+static uint64_t hist_hash(uint32_t ctx, uint64_t offset)
+{
+	uint64_t h = offset ^ ((uint64_t)ctx * 0x9e3779b97f4a7c15ull);
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+
+static int hist_grow_table(struct ops_hist_writer *h)
+{
+	uint32_t cap = h->tcap ? h->tcap * 2 : 4096, mask = cap - 1, i;
+	uint32_t *t;
+
+	if (cap < h->tcap)
+		return -ENOSPC;
+	t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < h->nr_cells; i++) {
+		uint64_t k = hist_hash(h->cells[i].ctx, h->cells[i].offset);
+
+		while (t[k & mask])
+			k++;
+		t[k & mask] = i + 1;
+	}
+	free(h->table);
+	h->table = t;
+	h->tcap = cap;
+	return 0;
+}
+
+static int grow_array(void **p, uint32_t *cap, size_t size)
+{
+	uint32_t n = *cap ? *cap * 2 : 1024;
+	void *q;
+
+	if (n < *cap)
+		return -ENOSPC;
+	q = realloc(*p, (size_t)n * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+int ops_writer_hist_add(struct ops_writer *w, uint32_t ctx, uint64_t offset,
+			uint64_t count)
+{
+	struct ops_hist_writer *h = &w->hist;
+	struct ops_hist_cell *c;
+	uint64_t k;
+	uint32_t slot;
+	int ret;
+
+	if (ctx >= h->contexts.nr)
+		return ops_writer_fail(w, -EINVAL,
+				       "%s/samples.hist: unknown context %u",
+				       w->dir, ctx);
+	if (!count)
+		return 0;
+	for (k = hist_hash(ctx, offset);; k++) {
+		slot = h->tcap ? h->table[k & (h->tcap - 1)] : 0;
+		if (!slot)
+			break;
+		c = &h->cells[slot - 1];
+		if (c->ctx == ctx && c->offset == offset)
+			goto found;
+	}
+	if ((uint64_t)h->nr_cells * 2 + 2 > h->tcap) {
+		ret = hist_grow_table(h);
+		if (ret)
+			goto fail;
+		for (k = hist_hash(ctx, offset);
+		     h->table[k & (h->tcap - 1)]; k++)
+			;
+	}
+	if (h->nr_cells == h->cap_cells) {
+		ret = grow_array((void **)&h->cells, &h->cap_cells,
+				 sizeof(*h->cells));
+		if (ret)
+			goto fail;
+	}
+	c = &h->cells[h->nr_cells];
+	memset(c, 0, sizeof(*c));
+	c->ctx = ctx;
+	c->offset = offset;
+	h->table[k & (h->tcap - 1)] = ++h->nr_cells;
+found:
+	if (!c->pending) {
+		if (h->nr_dirty == h->cap_dirty) {
+			ret = grow_array((void **)&h->dirty, &h->cap_dirty,
+					 sizeof(*h->dirty));
+			if (ret)
+				goto fail;
+		}
+		h->dirty[h->nr_dirty++] = (uint32_t)(c - h->cells);
+	}
+	c->total = add_sat(c->total, count);
+	c->pending = add_sat(c->pending, count);
+	return 0;
+fail:
+	return ops_writer_fail(w, ret, "%s/samples.hist: cannot count: %s",
+			       w->dir, strerror(-ret));
+}
+
+/* Definitions FROM..TO of KS as blocks of TYPE, appended to W->out. */
+static int hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
+			 uint32_t from, uint32_t to, uint16_t type)
+{
+	uint32_t first = from, i;
+	const uint8_t *k;
+	size_t n;
+	int ret = 0;
+
+	w->records.len = 0;
+	for (i = from; i < to && !ret; i++) {
+		k = ops_keyset_key(ks, i, &n);
+		ret = ops_buf_put(&w->records, k, n);
+		if (ret || (w->records.len < OPS_BLOCK_SOFT_MAX && i + 1 < to))
+			continue;
+		w->payload.len = 0;
+		ret = ops_buf_put_varint(&w->payload, first);
+		ret = ret ? ret : ops_buf_put_varint(&w->payload, i + 1 - first);
+		ret = ret ? ret : ops_buf_put(&w->payload, w->records.data,
+					      w->records.len);
+		ret = ret ? ret : ops_block_frame(&w->out, type, w->payload.data,
+						  w->payload.len);
+		w->records.len = 0;
+		first = i + 1;
+	}
+	return ret;
+}
+
+static int delta_cmp(const void *a, const void *b)
+{
+	const struct ops_hist_delta *x = a, *y = b;
+
+	if (x->ctx != y->ctx)
+		return x->ctx < y->ctx ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return 0;
+}
+
+/* W->hist.sorted[0..N) as COUNTS blocks appended to W->out. */
+static int hist_put_counts(struct ops_writer *w, uint32_t n)
+{
+	struct ops_hist_delta *d = w->hist.sorted;
+	uint32_t i, j, end;
+	int ret = 0;
+
+	qsort(d, n, sizeof(*d), delta_cmp);
+	for (i = 0; i < n && !ret; i = end) {
+		uint32_t pctx = 0;
+		uint64_t poff = 0;
+
+		end = n - i > COUNTS_PER_BLOCK ? i + COUNTS_PER_BLOCK : n;
+		w->payload.len = 0;
+		ret = ops_buf_put_varint(&w->payload, end - i);
+		for (j = i; j < end && !ret; j++) {
+			bool same = j > i && d[j].ctx == pctx;
+
+			ret = ops_buf_put_varint(&w->payload, d[j].ctx - pctx);
+			ret = ret ? ret : ops_buf_put_varint(&w->payload,
+					same ? d[j].offset - poff : d[j].offset);
+			ret = ret ? ret : ops_buf_put_varint(&w->payload,
+							     d[j].count);
+			pctx = d[j].ctx;
+			poff = d[j].offset;
+		}
+		ret = ret ? ret : ops_block_frame(&w->out, OPS_HIST_COUNTS,
+						  w->payload.data,
+						  w->payload.len);
+	}
+	return ret;
+}
+
+static int hist_reserve_sorted(struct ops_hist_writer *h, uint32_t n)
+{
+	int ret;
+
+	while (h->cap_sorted < n) {
+		ret = grow_array((void **)&h->sorted, &h->cap_sorted,
+				 sizeof(*h->sorted));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int ops_hist_writer_open(struct ops_writer *w)
+{
+	char *path = ops_strfmt("%s/samples.hist", w->dir);
+	int ret;
+
+	if (!path)
+		return ops_writer_fail(w, -ENOMEM, "out of memory");
+	ret = ops_blockfile_create(&w->hist.bf, path, OPS_HIST_MAGIC, w->err,
+				   sizeof(w->err));
+	free(path);
+	return ret;
+}
+
+int ops_hist_writer_flush(struct ops_writer *w)
+{
+	struct ops_hist_writer *h = &w->hist;
+	uint32_t i;
+	int ret;
+
+	w->out.len = 0;
+	ret = hist_put_defs(w, &h->images, h->images_on_disk, h->images.nr,
+			    OPS_HIST_IMAGES);
+	ret = ret ? ret : hist_put_defs(w, &h->contexts, h->contexts_on_disk,
+					h->contexts.nr, OPS_HIST_CONTEXTS);
+	ret = ret ? ret : hist_reserve_sorted(h, h->nr_dirty);
+	if (ret)
+		return ops_writer_fail(w, ret, "%s: cannot flush: %s",
+				       h->bf.path, strerror(-ret));
+	for (i = 0; i < h->nr_dirty; i++) {
+		const struct ops_hist_cell *c = &h->cells[h->dirty[i]];
+
+		h->sorted[i] = (struct ops_hist_delta){ c->offset, c->pending,
+							c->ctx };
+	}
+	ret = hist_put_counts(w, h->nr_dirty);
+	if (ret)
+		return ops_writer_fail(w, ret, "%s: cannot flush: %s",
+				       h->bf.path, strerror(-ret));
+	ret = ops_blockfile_append(&h->bf, w->out.data, w->out.len, w->err,
+				   sizeof(w->err));
+	if (ret)
+		return ret;
+	h->images_on_disk = h->images.nr;
+	h->contexts_on_disk = h->contexts.nr;
+	for (i = 0; i < h->nr_dirty; i++)
+		h->cells[h->dirty[i]].pending = 0;
+	h->records_on_disk += h->nr_dirty;
+	h->nr_dirty = 0;
+	/* deltas of a long session outgrow its table: start afresh */
+	if (h->records_on_disk > 4 * (uint64_t)h->nr_cells + 262144)
+		return ops_hist_writer_compact(w, false);
+	return 0;
+}
+
+int ops_hist_writer_compact(struct ops_writer *w, bool sync)
+{
+	struct ops_hist_writer *h = &w->hist;
+	struct ops_blockfile bf = { .fd = -1 };
+	char *tmp = NULL, *path = NULL;
+	uint32_t i, n = 0;
+	int ret;
+
+	tmp = ops_strfmt("%s/.samples.hist.tmp", w->dir);
+	path = ops_strfmt("%s/samples.hist", w->dir);
+	if (!tmp || !path) {
+		ret = ops_writer_fail(w, -ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = ops_blockfile_create(&bf, tmp, OPS_HIST_MAGIC, w->err,
+				   sizeof(w->err));
+	if (ret)
+		goto out;
+	w->out.len = 0;
+	ret = hist_put_defs(w, &h->images, 0, h->images.nr, OPS_HIST_IMAGES);
+	ret = ret ? ret : hist_put_defs(w, &h->contexts, 0, h->contexts.nr,
+					OPS_HIST_CONTEXTS);
+	ret = ret ? ret : hist_reserve_sorted(h, h->nr_cells);
+	if (!ret) {
+		for (i = 0; i < h->nr_cells; i++)
+			if (h->cells[i].total)
+				h->sorted[n++] = (struct ops_hist_delta){
+					h->cells[i].offset, h->cells[i].total,
+					h->cells[i].ctx };
+		ret = hist_put_counts(w, n);
+	}
+	if (ret) {
+		ops_writer_fail(w, ret, "%s: cannot compact: %s", tmp,
+				strerror(-ret));
+		goto out;
+	}
+	ret = ops_blockfile_append(&bf, w->out.data, w->out.len, w->err,
+				   sizeof(w->err));
+	if (ret)
+		goto out;
+	if (sync && fdatasync(bf.fd)) {
+		ret = ops_writer_fail(w, -errno, "cannot sync %s: %s", tmp,
+				      strerror(errno));
+		goto out;
+	}
+	if (rename(tmp, path)) {
+		ret = ops_writer_fail(w, -errno, "cannot rename %s to %s: %s",
+				      tmp, path, strerror(errno));
+		goto out;
+	}
+	ops_blockfile_close(&h->bf);
+	h->bf = bf;
+	free(h->bf.path);
+	h->bf.path = path;
+	path = NULL;
+	bf.fd = -1;
+	bf.path = NULL;
+	h->images_on_disk = h->images.nr;
+	h->contexts_on_disk = h->contexts.nr;
+	for (i = 0; i < h->nr_dirty; i++)
+		h->cells[h->dirty[i]].pending = 0;
+	h->nr_dirty = 0;
+	h->records_on_disk = n;
+out:
+	if (bf.fd >= 0) {
+		ops_blockfile_close(&bf);
+		unlink(tmp);
+	}
+	free(bf.path);
+	free(tmp);
+	free(path);
+	return ret;
+}
+
+void ops_hist_writer_free(struct ops_hist_writer *h)
+{
+	ops_blockfile_close(&h->bf);
+	ops_keyset_free(&h->images);
+	ops_keyset_free(&h->contexts);
+	free(h->cells);
+	free(h->table);
+	free(h->dirty);
+	free(h->sorted);
+	memset(h, 0, sizeof(*h));
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * A set of byte strings numbered 0, 1, 2... in insertion order: the
+ * writer's deduplication of images and contexts.  The key is the record
+ * exactly as it goes on disk, so the bytes serve both jobs.
+ */
+#ifndef OPS_KEYSET_INTERNAL_H
+#define OPS_KEYSET_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bytes_internal.h"
+
+struct ops_keyset {
+	struct ops_buf arena; /* the keys, back to back */
+	size_t *off;          /* key i is arena[off[i], off[i + 1]) */
+	uint32_t nr, cap;
+	uint32_t *table;      /* id + 1, 0 when empty */
+	uint32_t tcap;        /* power of two */
+};
+
+/* Find KEY or add it; *ID is its number either way. */
+int ops_keyset_add(struct ops_keyset *ks, const void *key, size_t len,
+		   uint32_t *id);
+const uint8_t *ops_keyset_key(const struct ops_keyset *ks, uint32_t id,
+			      size_t *len);
+void ops_keyset_free(struct ops_keyset *ks);
+
+#endif /* OPS_KEYSET_INTERNAL_H */

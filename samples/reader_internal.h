@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The readers of samples.hist and anon.samples, parsing from a buffer so
+ * that the fuzz targets (tests/samples/fuzz_*.c) need no filesystem.
+ */
+#ifndef OPS_READER_INTERNAL_H
+#define OPS_READER_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <opjit/samples.h>
+
+struct ops_hist_data {
+	struct ops_image *images; /* paths owned */
+	uint32_t nr_images, cap_images;
+	struct ops_context *contexts;
+	uint32_t nr_contexts, cap_contexts;
+	struct ops_hist_entry *entries; /* sorted, equal keys summed */
+	size_t nr_entries, cap_entries;
+};
+
+/* Parse a whole samples.hist held in BUF.  Damage is reported through
+ * WARN; only memory failure returns an error. */
+int ops_hist_parse(struct ops_hist_data *h, const uint8_t *buf, size_t len,
+		   const char *path, ops_warn_fn warn, void *warn_arg);
+void ops_hist_data_free(struct ops_hist_data *h);
+
+struct ops_anon_rproc {
+	struct ops_process p; /* comm, exe, ranges owned */
+	uint32_t first_block, last_block; /* UINT32_MAX when none */
+	uint64_t nr_samples;              /* as the block headers say */
+	struct ops_anon_sample *samples;  /* decoded on first use */
+	size_t nr_decoded;
+	bool decoded;
+};
+
+struct ops_anon_block {
+	uint64_t off;  /* of the block header in the file */
+	uint32_t len;  /* payload length */
+	uint32_t next; /* next block of the same process, or UINT32_MAX */
+};
+
+struct ops_anon_data {
+	const uint8_t *buf; /* the whole file; not owned, must outlive this */
+	size_t len;
+	char *path;
+	ops_warn_fn warn;
+	void *warn_arg;
+	bool warned; /* one warning per file */
+	struct ops_anon_rproc *procs;
+	uint32_t nr_procs, cap_procs;
+	struct ops_anon_block *blocks;
+	uint32_t nr_blocks, cap_blocks;
+};
+
+/* Index a whole anon.samples held in BUF (which must stay valid until
+ * ops_anon_data_free): processes are parsed, samples only located. */
+int ops_anon_parse(struct ops_anon_data *a, const uint8_t *buf, size_t len,
+		   const char *path, ops_warn_fn warn, void *warn_arg);
+/* Decode one process's samples (cached). */
+int ops_anon_decode(struct ops_anon_data *a, uint32_t proc_id,
+		    const struct ops_anon_sample **samples, size_t *n);
+void ops_anon_data_free(struct ops_anon_data *a);
+
+#endif /* OPS_READER_INTERNAL_H */

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The reader's entry point: a session directory opened as a whole.  Only
+ * a missing or unreadable session.meta is an error; every data file is
+ * read up to its first damage, with one warning.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "block_internal.h"
+#include "fileio_internal.h"
+#include "meta_internal.h"
+#include "reader_internal.h"
+
+struct ops_maplist {
+	char **paths;
+	size_t n;
+};
+
+struct ops_session {
+	char *dir;
+	struct ops_meta meta;
+	struct ops_hist_data hist;
+	uint8_t *anon_buf;
+	struct ops_anon_data anon;
+	char *kallsyms, *modules;
+	struct ops_maplist *maps; /* one per process */
+};
+
+/* Read DIR/NAME whole; a missing file is a warning, not an error. */
+static int session_read(struct ops_session *s, const char *name,
+			ops_warn_fn warn, void *warn_arg, uint8_t **buf,
+			size_t *len, char **path)
+{
+	int ret;
+
+	*buf = NULL;
+	*len = 0;
+	*path = ops_strfmt("%s/%s", s->dir, name);
+	if (!*path)
+		return -ENOMEM;
+	ret = ops_read_file(*path, buf, len);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret)
+		ops_warnf(warn, warn_arg, "cannot read %s: %s", *path,
+			  strerror(-ret));
+	return 0;
+}
+
+static char *session_optional(struct ops_session *s, const char *name)
+{
+	char *p = ops_strfmt("%s/%s", s->dir, name);
+
+	if (p && access(p, R_OK)) {
+		free(p);
+		p = NULL;
+	}
+	return p;
+}
+
+static int path_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* DIR/maps/<proc id>/<name>: the archived copies, dot files (copies in
+ * progress) left out. */
+static int session_scan_maps(struct ops_session *s, uint32_t id)
+{
+	struct ops_maplist *m = &s->maps[id];
+	char *dir = ops_strfmt("%s/maps/%u", s->dir, id), *p;
+	struct dirent *de;
+	struct stat st;
+	char **v;
+	DIR *d;
+	int ret = 0;
+
+	if (!dir)
+		return -ENOMEM;
+	d = opendir(dir);
+	if (!d)
+		goto out;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		p = ops_strfmt("%s/%s", dir, de->d_name);
+		if (!p) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (lstat(p, &st) || !S_ISREG(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		v = realloc(m->paths, (m->n + 1) * sizeof(*v));
+		if (!v) {
+			free(p);
+			ret = -ENOMEM;
+			break;
+		}
+		m->paths = v;
+		m->paths[m->n++] = p;
+	}
+	closedir(d);
+	if (m->n)
+		qsort(m->paths, m->n, sizeof(*m->paths), path_cmp);
+out:
+	free(dir);
+	return ret;
+}
+
+static int session_load(struct ops_session *s, ops_warn_fn warn,
+			void *warn_arg, char *err, size_t errlen)
+{
+	uint8_t *buf = NULL;
+	char *path = NULL;
+	size_t len;
+	uint32_t i;
+	int ret;
+
+	path = ops_strfmt("%s/session.meta", s->dir);
+	if (!path)
+		goto nomem;
+	ret = ops_read_file(path, &buf, &len);
+	if (ret) {
+		snprintf(err, errlen, "cannot read %s: %s", path,
+			 ret == -ENOENT ? "not an opjit session (no session.meta)"
+					: strerror(-ret));
+		goto out;
+	}
+	ret = ops_meta_parse((const char *)buf, len, path, &s->meta, err,
+			     errlen);
+	free(buf);
+	buf = NULL;
+	if (ret)
+		goto out;
+	free(path);
+
+	ret = session_read(s, "samples.hist", warn, warn_arg, &buf, &len,
+			   &path);
+	if (!ret && buf)
+		ret = ops_hist_parse(&s->hist, buf, len, path, warn, warn_arg);
+	free(buf);
+	buf = NULL;
+	free(path);
+	path = NULL;
+	if (ret)
+		goto nomem;
+
+	ret = session_read(s, "anon.samples", warn, warn_arg, &s->anon_buf,
+			   &len, &path);
+	/* a missing file has had its warning already */
+	if (!ret)
+		ret = ops_anon_parse(&s->anon, s->anon_buf, len, path,
+				     s->anon_buf ? warn : NULL, warn_arg);
+	if (ret)
+		goto nomem;
+
+	s->kallsyms = session_optional(s, "kallsyms");
+	s->modules = session_optional(s, "modules");
+	s->maps = calloc(s->anon.nr_procs ? s->anon.nr_procs : 1,
+			 sizeof(*s->maps));
+	if (!s->maps)
+		goto nomem;
+	for (i = 0; i < s->anon.nr_procs; i++)
+		if (session_scan_maps(s, i))
+			goto nomem;
+	ret = 0;
+	goto out;
+nomem:
+	ret = -ENOMEM;
+	snprintf(err, errlen, "cannot read %s: out of memory", s->dir);
+out:
+	free(buf);
+	free(path);
+	return ret;
+}
+
+int ops_session_open(struct ops_session **out, const char *dir,
+		     ops_warn_fn warn, void *warn_arg, char *err,
+		     size_t errlen)
+{
+	struct ops_session *s;
+	struct stat st;
+	int ret;
+
+	*out = NULL;
+	ret = stat(dir, &st) ? -errno : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	if (ret) {
+		snprintf(err, errlen, "cannot open session %s: %s", dir,
+			 strerror(-ret));
+		return ret;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s || !(s->dir = strdup(dir))) {
+		free(s);
+		snprintf(err, errlen, "cannot open session %s: out of memory",
+			 dir);
+		return -ENOMEM;
+	}
+	ret = session_load(s, warn, warn_arg, err, errlen);
+	if (ret) {
+		ops_session_close(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+void ops_session_close(struct ops_session *s)
+{
+	uint32_t i;
+	size_t j;
+
+	if (!s)
+		return;
+	for (i = 0; s->maps && i < s->anon.nr_procs; i++) {
+		for (j = 0; j < s->maps[i].n; j++)
+			free(s->maps[i].paths[j]);
+		free(s->maps[i].paths);
+	}
+	free(s->maps);
+	ops_anon_data_free(&s->anon);
+	free(s->anon_buf);
+	ops_hist_data_free(&s->hist);
+	ops_meta_free(&s->meta);
+	free(s->kallsyms);
+	free(s->modules);
+	free(s->dir);
+	free(s);
+}
+
+const char *ops_session_dir(const struct ops_session *s)
+{
+	return s->dir;
+}
+
+const struct ops_session_info *ops_session_info(const struct ops_session *s)
+{
+	return &s->meta.info;
+}
+
+uint32_t ops_session_nr_images(const struct ops_session *s)
+{
+	return s->hist.nr_images;
+}
+
+const struct ops_image *ops_session_image(const struct ops_session *s,
+					  uint32_t id)
+{
+	return id < s->hist.nr_images ? &s->hist.images[id] : NULL;
+}
+
+uint32_t ops_session_nr_contexts(const struct ops_session *s)
+{
+	return s->hist.nr_contexts;
+}
+
+const struct ops_context *ops_session_context(const struct ops_session *s,
+					      uint32_t id)
+{
+	return id < s->hist.nr_contexts ? &s->hist.contexts[id] : NULL;
+}
+
+const struct ops_hist_entry *ops_session_hist(const struct ops_session *s,
+					      size_t *n)
+{
+	*n = s->hist.nr_entries;
+	return s->hist.entries;
+}
+
+uint32_t ops_session_nr_processes(const struct ops_session *s)
+{
+	return s->anon.nr_procs;
+}
+
+const struct ops_process *ops_session_process(const struct ops_session *s,
+					      uint32_t proc_id)
+{
+	return proc_id < s->anon.nr_procs ? &s->anon.procs[proc_id].p : NULL;
+}
+
+int ops_session_anon(struct ops_session *s, uint32_t proc_id,
+		     const struct ops_anon_sample **samples, size_t *n)
+{
+	return ops_anon_decode(&s->anon, proc_id, samples, n);
+}
+
+size_t ops_session_archived_maps(const struct ops_session *s,
+				 uint32_t proc_id, const char *const **paths)
+{
+	if (proc_id >= s->anon.nr_procs || !s->maps[proc_id].n) {
+		*paths = NULL;
+		return 0;
+	}
+	*paths = (const char *const *)s->maps[proc_id].paths;
+	return s->maps[proc_id].n;
+}
+
+const char *ops_session_kallsyms(const struct ops_session *s)
+{
+	return s->kallsyms;
+}
+
+const char *ops_session_modules(const struct ops_session *s)
+{
+	return s->modules;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The writer's state, shared by its files (writer.c owns the lifecycle,
+ * hist_writer.c the histograms, anon_writer.c the anonymous streams,
+ * archive.c the copied files). */
+#ifndef OPS_WRITER_INTERNAL_H
+#define OPS_WRITER_INTERNAL_H
+
+#include <stdio.h>
+
+#include "block_internal.h"
+#include "fileio_internal.h"
+#include "keyset_internal.h"
+#include "meta_internal.h"
+
+/* A histogram cell: the running total and what is not on disk yet. */
+struct ops_hist_cell {
+	uint64_t offset;
+	uint64_t total;
+	uint64_t pending;
+	uint32_t ctx;
+};
+
+/* One cell's delta, sorted for encoding. */
+struct ops_hist_delta {
+	uint64_t offset;
+	uint64_t count;
+	uint32_t ctx;
+};
+
+struct ops_hist_writer {
+	struct ops_blockfile bf;
+	struct ops_keyset images, contexts;
+	uint32_t images_on_disk, contexts_on_disk;
+	struct ops_hist_cell *cells;
+	uint32_t nr_cells, cap_cells;
+	uint32_t *table; /* cell index + 1, 0 when empty */
+	uint32_t tcap;
+	uint32_t *dirty; /* cells with pending != 0 */
+	uint32_t nr_dirty, cap_dirty;
+	struct ops_hist_delta *sorted;
+	uint32_t cap_sorted;
+	uint64_t records_on_disk; /* count records in the file */
+};
+
+/* Encoder state of one process's anonymous stream. */
+struct ops_anon_proc {
+	struct ops_buf enc; /* deltas after the first sample */
+	uint32_t count;
+	uint32_t tid0, ptid;
+	uint64_t t0, a0, pt, pa;
+	bool exited;
+};
+
+struct ops_anon_writer {
+	struct ops_blockfile bf;
+	struct ops_anon_proc *procs;
+	uint32_t nr_procs, cap_procs;
+};
+
+struct ops_writer {
+	char *dir;
+	char *previous;
+	char err[1024];
+	struct ops_meta meta;
+	struct ops_hist_writer hist;
+	struct ops_anon_writer anon;
+	struct ops_buf out, payload, records;
+};
+
+/* Set the writer's error line and return RET. */
+int ops_writer_fail(struct ops_writer *w, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+int ops_hist_writer_open(struct ops_writer *w);
+int ops_hist_writer_flush(struct ops_writer *w);
+/* Rewrite samples.hist with one set of definitions and totals. */
+int ops_hist_writer_compact(struct ops_writer *w, bool sync);
+void ops_hist_writer_free(struct ops_hist_writer *h);
+
+int ops_anon_writer_open(struct ops_writer *w);
+int ops_anon_writer_flush(struct ops_writer *w);
+void ops_anon_writer_free(struct ops_anon_writer *a);
+
+/* Serialise an image or context record (without id) into OUT. */
+int ops_image_encode(struct ops_buf *out, const struct ops_image *img);
+int ops_context_encode(struct ops_buf *out, const struct ops_context *ctx);
+
+/* Tuning, in one place so that tests can reason about it. */
+#define OPS_ANON_BLOCK_BYTES 4096 /* per-process buffer before a block */
+#define OPS_BLOCK_SOFT_MAX (1u << 20) /* split payloads beyond this */
+
+#endif /* OPS_WRITER_INTERNAL_H */

@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* What the writer puts in a session, the reader gives back. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+static char *tmp;
+static char *sdir;
+
+static void setup(void)
+{
+	tmp = tmp_make();
+	sdir = tmp_path(tmp, "session");
+}
+
+static void teardown(void)
+{
+	free(sdir);
+	tmp_remove(tmp);
+}
+
+static struct ops_writer *writer_must_open(const char *dir)
+{
+	struct ops_session_info info = info_example();
+	struct ops_writer *w = NULL;
+	int ret = ops_writer_open(&w, dir, &info);
+
+	ck_assert_msg(ret == 0, "ops_writer_open: %s",
+		      w ? ops_writer_error(w) : "no writer");
+	return w;
+}
+
+START_TEST(test_meta)
+{
+	struct ops_session_info info = info_example(), totals = { 0 };
+	const struct ops_session_info *got;
+	struct ops_writer *w = NULL;
+	struct ops_session *s;
+	struct warns wr = { 0 };
+
+	info.command_line = "oprofiled --event=x\n--evil \\n\ttab\x01 end";
+	info.host = "";
+	info.kernel_excluded = true;
+	info.separate = OPS_SEPARATE_PROCESS | OPS_SEPARATE_CPU;
+	info.start_unix_ns = -5;
+	ck_assert_int_eq(ops_writer_open(&w, sdir, &info), 0);
+	totals.samples = 5000000000ull;
+	totals.samples_lost = 7;
+	totals.samples_unattributed = 3;
+	totals.samples_anon = 11;
+	totals.samples_kernel = 13;
+	totals.processes = 17;
+	ops_writer_set_totals(w, &totals);
+	ck_assert_int_eq(ops_writer_close(w, 999999999999ull), 0);
+
+	s = session_must_open(sdir, &wr);
+	got = ops_session_info(s);
+	ck_assert_uint_eq(got->format_version, OPS_FORMAT_VERSION);
+	ck_assert_str_eq(got->event, "cpu-clock");
+	ck_assert_uint_eq(got->period, 0);
+	ck_assert_uint_eq(got->frequency, 4000);
+	ck_assert_str_eq(got->clock, "CLOCK_MONOTONIC");
+	ck_assert_uint_eq(got->start_ns, info.start_ns);
+	ck_assert_uint_eq(got->stop_ns, 999999999999ull);
+	ck_assert_int_eq(got->start_unix_ns, -5);
+	ck_assert_str_eq(got->host, "");
+	ck_assert_str_eq(got->kernel_release, "6.1.0-test");
+	ck_assert_str_eq(got->command_line, info.command_line);
+	ck_assert_uint_eq(got->separate, 3);
+	ck_assert(got->kernel_excluded);
+	ck_assert_uint_eq(got->samples, 5000000000ull);
+	ck_assert_uint_eq(got->samples_lost, 7);
+	ck_assert_uint_eq(got->samples_unattributed, 3);
+	ck_assert_uint_eq(got->samples_anon, 11);
+	ck_assert_uint_eq(got->samples_kernel, 13);
+	ck_assert_uint_eq(got->processes, 17);
+	ck_assert_str_eq(ops_session_dir(s), sdir);
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+}
+END_TEST
+
+START_TEST(test_meta_unflushed_stop)
+{
+	struct ops_writer *w = writer_must_open(sdir);
+	struct ops_session *s;
+	struct warns wr = { 0 };
+
+	/* a session that never stopped cleanly says so with stop 0 */
+	ck_assert_int_eq(ops_writer_flush(w), 0);
+	s = session_must_open(sdir, &wr);
+	ck_assert_uint_eq(ops_session_info(s)->stop_ns, 0);
+	ck_assert_str_eq(ops_session_info(s)->host, "testhost");
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+	ops_writer_free(w);
+}
+END_TEST
+
+START_TEST(test_images)
+{
+	struct ops_image a = { .kind = OPS_IMAGE_FILE, .path = "/usr/bin/a",
+			       .build_id_size = 20 };
+	struct ops_image b = { .kind = OPS_IMAGE_FILE, .path = "/opt/b",
+			       .size = 12345, .mtime_ns = 1700000000000000001 };
+	struct ops_image k = { .kind = OPS_IMAGE_KERNEL,
+			       .path = "[kernel.kallsyms]" };
+	struct ops_image m = { .kind = OPS_IMAGE_MODULE, .path = "ext4" };
+	struct ops_image b2 = b;
+	struct ops_writer *w = writer_must_open(sdir);
+	uint32_t ia, ib, ik, im, ib2, again;
+	const struct ops_image *g;
+	struct ops_session *s;
+	struct warns wr = { 0 };
+	int i;
+
+	for (i = 0; i < 20; i++)
+		a.build_id[i] = (uint8_t)(0xa0 + i);
+	ck_assert_int_eq(ops_writer_image(w, &a, &ia), 0);
+	ck_assert_int_eq(ops_writer_image(w, &b, &ib), 0);
+	ck_assert_int_eq(ops_writer_image(w, &k, &ik), 0);
+	ck_assert_int_eq(ops_writer_image(w, &m, &im), 0);
+	/* the same image gives the same id; a changed binary a new one */
+	ck_assert_int_eq(ops_writer_image(w, &a, &again), 0);
+	ck_assert_uint_eq(again, ia);
+	b2.mtime_ns++;
+	ck_assert_int_eq(ops_writer_image(w, &b2, &ib2), 0);
+	ck_assert_uint_ne(ib2, ib);
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+
+	s = session_must_open(sdir, &wr);
+	ck_assert_uint_eq(ops_session_nr_images(s), 5);
+	g = ops_session_image(s, ia);
+	ck_assert_str_eq(g->path, "/usr/bin/a");
+	ck_assert_uint_eq(g->kind, OPS_IMAGE_FILE);
+	ck_assert_uint_eq(g->build_id_size, 20);
+	ck_assert_mem_eq(g->build_id, a.build_id, 20);
+	g = ops_session_image(s, ib);
+	ck_assert_str_eq(g->path, "/opt/b");
+	ck_assert_uint_eq(g->build_id_size, 0);
+	ck_assert_uint_eq(g->size, 12345);
+	ck_assert_int_eq(g->mtime_ns, 1700000000000000001);
+	ck_assert_int_eq(ops_session_image(s, ib2)->mtime_ns,
+			 1700000000000000002);
+	ck_assert_uint_eq(ops_session_image(s, ik)->kind, OPS_IMAGE_KERNEL);
+	ck_assert_str_eq(ops_session_image(s, ik)->path, "[kernel.kallsyms]");
+	ck_assert_uint_eq(ops_session_image(s, im)->kind, OPS_IMAGE_MODULE);
+	ck_assert_str_eq(ops_session_image(s, im)->path, "ext4");
+	ck_assert_ptr_null(ops_session_image(s, 5));
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+}
+END_TEST
+
+START_TEST(test_contexts)
+{
+	struct ops_image app = { .path = "/usr/bin/app" };
+	struct ops_image lib = { .path = "/usr/lib/libc.so.6" };
+	struct ops_writer *w = writer_must_open(sdir);
+	uint32_t iapp, ilib, c1, c2, c3, again;
+	struct ops_context x, y, z;
+	const struct ops_context *g;
+	struct ops_session *s;
+	struct warns wr = { 0 };
+
+	ck_assert_int_eq(ops_writer_image(w, &app, &iapp), 0);
+	ck_assert_int_eq(ops_writer_image(w, &lib, &ilib), 0);
+	x = (struct ops_context){ iapp, iapp, 0, -1 };
+	y = (struct ops_context){ iapp, ilib, 4242, -1 };
+	z = (struct ops_context){ iapp, ilib, 4242, 3 };
+	ck_assert_int_eq(ops_writer_context(w, &x, &c1), 0);
+	ck_assert_int_eq(ops_writer_context(w, &y, &c2), 0);
+	ck_assert_int_eq(ops_writer_flush(w), 0);
+	ck_assert_int_eq(ops_writer_context(w, &z, &c3), 0);
+	ck_assert_int_eq(ops_writer_context(w, &y, &again), 0);
+	ck_assert_uint_eq(again, c2);
+	/* a context naming an image that was never registered is refused */
+	x.image = 99;
+	ck_assert_int_eq(ops_writer_context(w, &x, &again), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(ops_writer_error(w), "samples.hist"));
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+
+	s = session_must_open(sdir, &wr);
+	ck_assert_uint_eq(ops_session_nr_contexts(s), 3);
+	g = ops_session_context(s, c1);
+	ck_assert_uint_eq(g->app, iapp);
+	ck_assert_uint_eq(g->image, iapp);
+	ck_assert_uint_eq(g->tgid, 0);
+	ck_assert_int_eq(g->cpu, -1);
+	g = ops_session_context(s, c3);
+	ck_assert_uint_eq(g->image, ilib);
+	ck_assert_uint_eq(g->tgid, 4242);
+	ck_assert_int_eq(g->cpu, 3);
+	ck_assert_ptr_null(ops_session_context(s, 3));
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+}
+END_TEST
+
+/* Two contexts with counts spread over three flushes, checked before
+ * and after close (which compacts). */
+START_TEST(test_hist_counts)
+{
+	struct ops_image img = { .path = "/bin/x" };
+	struct ops_writer *w = writer_must_open(sdir);
+	const struct ops_hist_entry *e;
+	struct ops_context c = { 0 };
+	uint32_t ii, c0, c1;
+	struct ops_session *s;
+	struct warns wr = { 0 };
+	size_t n;
+	int pass;
+
+	ck_assert_int_eq(ops_writer_image(w, &img, &ii), 0);
+	c.app = c.image = ii;
+	c.cpu = -1;
+	ck_assert_int_eq(ops_writer_context(w, &c, &c0), 0);
+	c.tgid = 7;
+	ck_assert_int_eq(ops_writer_context(w, &c, &c1), 0);
+	ck_assert_int_eq(ops_writer_hist_add(w, c1, 0x400, 1), 0);
+	ck_assert_int_eq(ops_writer_hist_add(w, c0, 0x1000, 3000000000ull), 0);
+	ck_assert_int_eq(ops_writer_flush(w), 0);
+	ck_assert_int_eq(ops_writer_hist_add(w, c0, 0x1000, 3000000000ull), 0);
+	ck_assert_int_eq(ops_writer_hist_add(w, c0, 0x10, 5), 0);
+	ck_assert_int_eq(ops_writer_hist_add(w, c0, UINT64_MAX, 1), 0);
+	ck_assert_int_eq(ops_writer_flush(w), 0);
+	ck_assert_int_eq(ops_writer_hist_add(w, c0, 0x1000, 1), 0);
+	ck_assert_int_eq(ops_writer_hist_add(w, c1, 0x400, 0), 0);
+	ck_assert_int_eq(ops_writer_flush(w), 0);
+	ck_assert_int_eq(ops_writer_hist_add(w, 2, 0x1000, 1), -EINVAL);
+
+	for (pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			ck_assert_int_eq(ops_writer_close(w, 1), 0);
+		s = session_must_open(sdir, &wr);
+		e = ops_session_hist(s, &n);
+		ck_assert_uint_eq(n, 4);
+		ck_assert_uint_eq(e[0].ctx, c0);
+		ck_assert_uint_eq(e[0].offset, 0x10);
+		ck_assert_uint_eq(e[0].count, 5);
+		ck_assert_uint_eq(e[1].offset, 0x1000);
+		ck_assert_uint_eq(e[1].count, 6000000001ull);
+		ck_assert_uint_eq(e[2].offset, UINT64_MAX);
+		ck_assert_uint_eq(e[2].count, 1);
+		ck_assert_uint_eq(e[3].ctx, c1);
+		ck_assert_uint_eq(e[3].offset, 0x400);
+		ck_assert_uint_eq(e[3].count, 1);
+		ck_assert_int_eq(wr.n, 0);
+		ops_session_close(s);
+	}
+}
+END_TEST
+
+/* Many flushes of the same cells: the file is compacted along the way
+ * and the totals stay exact. */
+START_TEST(test_hist_compaction)
+{
+	struct ops_image img = { .path = "/bin/x" };
+	struct ops_writer *w = writer_must_open(sdir);
+	char *hist = tmp_path(sdir, "samples.hist");
+	const struct ops_hist_entry *e;
+	struct ops_context c = { 0 };
+	struct ops_session *s;
+	struct warns wr = { 0 };
+	uint32_t ii, ci, k;
+	size_t n, i;
+	int f;
+
+	ck_assert_int_eq(ops_writer_image(w, &img, &ii), 0);
+	c.app = c.image = ii;
+	ck_assert_int_eq(ops_writer_context(w, &c, &ci), 0);
+	for (f = 0; f < 40; f++) {
+		for (k = 0; k < 20000; k++)
+			ck_assert_int_eq(ops_writer_hist_add(w, ci, k * 16, 1), 0);
+		ck_assert_int_eq(ops_writer_flush(w), 0);
+	}
+	/* 800000 delta records were flushed; compaction keeps ~20000 */
+	ck_assert_uint_lt(file_size(hist), 20000 * 8 * 4);
+	s = session_must_open(sdir, &wr);
+	e = ops_session_hist(s, &n);
+	ck_assert_uint_eq(n, 20000);
+	for (i = 0; i < n; i++) {
+		ck_assert_uint_eq(e[i].offset, i * 16);
+		ck_assert_uint_eq(e[i].count, 40);
+	}
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+	ops_writer_free(w);
+	free(hist);
+}
+END_TEST
+
+START_TEST(test_processes)
+{
+	struct ops_range r1[] = { { 0x7f0000000000, 0x7f0000100000 } };
+	struct ops_range r2[] = { { 0x7f0000000000, 0x7f0000100000 },
+				  { 0x7f1000000000, 0x7f1000002000 } };
+	struct ops_process p = {
+		.tgid = 4242, .nspid = 7, .uid = 1000,
+		.flags = OPS_PROC_OTHER_MNTNS, .start_ns = 5555,
+		.start_unix_ns = 1700000000000000000, .comm = "java",
+		.exe = "/usr/lib/jvm/bin/java", .ranges = r1, .nr_ranges = 1,
+	};
+	struct ops_process q = { .tgid = 1, .nspid = 1, .comm = "init",
+				 .exe = "/sbin/init" };
+	struct ops_writer *w = writer_must_open(sdir);
+	const struct ops_process *g;
+	struct ops_session *s;
+	struct warns wr = { 0 };
+	uint32_t ip, iq;
+
+	ck_assert_int_eq(ops_writer_process(w, &p, &ip), 0);
+	ck_assert_int_eq(ops_writer_process(w, &q, &iq), 0);
+	ck_assert_uint_ne(ip, iq);
+	p.ranges = r2;
+	p.nr_ranges = 2;
+	p.flags |= OPS_PROC_EXITED;
+	ck_assert_int_eq(ops_writer_process_update(w, ip, &p), 0);
+	ck_assert_int_eq(ops_writer_process_update(w, 99, &p), -EINVAL);
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+
+	s = session_must_open(sdir, &wr);
+	ck_assert_uint_eq(ops_session_nr_processes(s), 2);
+	g = ops_session_process(s, ip);
+	ck_assert_uint_eq(g->tgid, 4242);
+	ck_assert_uint_eq(g->nspid, 7);
+	ck_assert_uint_eq(g->uid, 1000);
+	ck_assert_uint_eq(g->flags, OPS_PROC_OTHER_MNTNS | OPS_PROC_EXITED);
+	ck_assert_uint_eq(g->start_ns, 5555);
+	ck_assert_int_eq(g->start_unix_ns, 1700000000000000000);
+	ck_assert_str_eq(g->comm, "java");
+	ck_assert_str_eq(g->exe, "/usr/lib/jvm/bin/java");
+	ck_assert_uint_eq(g->nr_ranges, 2);
+	ck_assert_uint_eq(g->ranges[1].start, 0x7f1000000000);
+	ck_assert_uint_eq(g->ranges[1].end, 0x7f1000002000);
+	g = ops_session_process(s, iq);
+	ck_assert_str_eq(g->comm, "init");
+	ck_assert_uint_eq(g->nr_ranges, 0);
+	ck_assert_ptr_null(ops_session_process(s, 2));
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+}
+END_TEST
+
+#define NR_ANON 30000
+
+/* Three threads, a clock that steps back once and jumps far once, and
+ * addresses that wrap: every sample comes back exactly, in order. */
+START_TEST(test_anon_stream)
+{
+	struct ops_process p = { .tgid = 100, .comm = "node", .exe = "/n" };
+	struct ops_anon_sample *want = calloc(NR_ANON, sizeof(*want));
+	struct ops_writer *w = writer_must_open(sdir);
+	const struct ops_anon_sample *got;
+	struct ops_session *s;
+	struct warns wr = { 0 };
+	uint64_t t = 1000000;
+	uint32_t id, other;
+	size_t n, i;
+
+	ck_assert_int_eq(ops_writer_process(w, &p, &id), 0);
+	ck_assert_int_eq(ops_writer_process(w, &p, &other), 0);
+	srand(1);
+	for (i = 0; i < NR_ANON; i++) {
+		t += 250000 + (uint64_t)(rand() % 1000);
+		want[i].time_ns = t;
+		want[i].addr = 0x7f0000000000ull + (uint64_t)(rand() % (4 << 20));
+		want[i].tid = 100 + (uint32_t)(rand() % 3);
+	}
+	want[100].time_ns -= 1000000;
+	want[200].time_ns = UINT64_MAX;
+	want[201].addr = UINT64_MAX;
+	want[202].addr = 0;
+	want[203].tid = UINT32_MAX;
+	want[204].tid = 0;
+	for (i = 0; i < NR_ANON; i++) {
+		ck_assert_int_eq(ops_writer_anon(w, id, want[i].time_ns,
+						 want[i].addr, want[i].tid), 0);
+		if (i % 7000 == 0)
+			ck_assert_int_eq(ops_writer_flush(w), 0);
+	}
+	ck_assert_int_eq(ops_writer_anon(w, 5, 1, 1, 1), -EINVAL);
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+
+	s = session_must_open(sdir, &wr);
+	ck_assert_int_eq(ops_session_anon(s, id, &got, &n), 0);
+	ck_assert_uint_eq(n, NR_ANON);
+	for (i = 0; i < n; i++) {
+		ck_assert_uint_eq(got[i].time_ns, want[i].time_ns);
+		ck_assert_uint_eq(got[i].addr, want[i].addr);
+		ck_assert_uint_eq(got[i].tid, want[i].tid);
+	}
+	ck_assert_int_eq(ops_session_anon(s, other, &got, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(ops_session_anon(s, 2, &got, &n), -ENOENT);
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+	free(want);
+}
+END_TEST
+
+START_TEST(test_archive_maps)
+{
+	struct ops_process p = { .tgid = 4242, .comm = "java" };
+	struct ops_writer *w = writer_must_open(sdir);
+	char *src = tmp_path(tmp, "perf-4242.map");
+	char *big = tmp_path(tmp, "anon.4242");
+	char *link = tmp_path(tmp, "perf-1.map");
+	const char *text = "7f00 10 hot_loop\n7f10 20 other\n";
+	struct timespec ts[2] = { { 1000, 0 }, { 1600000000, 123456789 } };
+	const char *const *paths;
+	struct stat a, b, c;
+	struct ops_session *s;
+	struct warns wr = { 0 };
+	char *data;
+	size_t len;
+	uint32_t id;
+
+	ck_assert_int_eq(ops_writer_process(w, &p, &id), 0);
+	file_write(src, text, strlen(text));
+	ck_assert_int_eq(chown(src, 1234, 5678), 0);
+	ck_assert_int_eq(chmod(src, 0640), 0);
+	ck_assert_int_eq(utimensat(AT_FDCWD, src, ts, 0), 0);
+	ck_assert_int_eq(stat(src, &a), 0);
+	ck_assert_int_eq(ops_writer_archive_map(w, id, src, 1 << 20), 0);
+	/* too big: refused, and nothing copied */
+	file_write(big, text, strlen(text));
+	ck_assert_int_eq(ops_writer_archive_map(w, id, big, 10), -EFBIG);
+	ck_assert_ptr_nonnull(strstr(ops_writer_error(w), big));
+	/* a symlink is not followed */
+	ck_assert_int_eq(symlink(src, link), 0);
+	ck_assert_int_lt(ops_writer_archive_map(w, id, link, 1 << 20), 0);
+	ck_assert_ptr_nonnull(strstr(ops_writer_error(w), "symbolic link"));
+	ck_assert_int_eq(ops_writer_archive_map(w, 7, src, 1 << 20), -EINVAL);
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+
+	/* the original is untouched */
+	ck_assert_int_eq(stat(src, &b), 0);
+	ck_assert_int_eq(a.st_mtim.tv_sec, b.st_mtim.tv_sec);
+	ck_assert_int_eq(a.st_mtim.tv_nsec, b.st_mtim.tv_nsec);
+	ck_assert_int_eq(a.st_ino, b.st_ino);
+	data = file_read(src, &len);
+	ck_assert_str_eq(data, text);
+	free(data);
+
+	s = session_must_open(sdir, &wr);
+	ck_assert_uint_eq(ops_session_archived_maps(s, id, &paths), 1);
+	ck_assert_ptr_nonnull(strstr(paths[0], "/maps/0/perf-4242.map"));
+	ck_assert_int_eq(stat(paths[0], &c), 0);
+	ck_assert_uint_eq(c.st_uid, 1234);
+	ck_assert_uint_eq(c.st_gid, 5678);
+	ck_assert_uint_eq(c.st_mode & 07777, 0640);
+	ck_assert_int_eq(c.st_mtim.tv_sec, 1600000000);
+	ck_assert_int_eq(c.st_mtim.tv_nsec, 123456789);
+	data = file_read(paths[0], &len);
+	ck_assert_str_eq(data, text);
+	free(data);
+	ck_assert_uint_eq(ops_session_archived_maps(s, 1, &paths), 0);
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+	free(src);
+	free(big);
+	free(link);
+}
+END_TEST
+
+START_TEST(test_kallsyms)
+{
+	struct ops_writer *w = writer_must_open(sdir);
+	char *ks = tmp_path(tmp, "ks"), *mods = tmp_path(tmp, "mods");
+	const char *kt = "ffffffff81000000 T _stext\n";
+	const char *mt = "ext4 1000000 1 - Live 0xffffffffc0000000\n";
+	struct ops_session *s;
+	struct warns wr = { 0 };
+	char *data;
+	size_t len;
+
+	file_write(ks, kt, strlen(kt));
+	file_write(mods, mt, strlen(mt));
+	ck_assert_int_eq(ops_writer_kernel_symbols(w, ks, mods), 0);
+	ck_assert_int_lt(ops_writer_kernel_symbols(w, "/nonexistent/x", NULL),
+			 0);
+	ck_assert_ptr_nonnull(strstr(ops_writer_error(w), "/nonexistent/x"));
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+	s = session_must_open(sdir, &wr);
+	ck_assert_ptr_nonnull(ops_session_kallsyms(s));
+	data = file_read(ops_session_kallsyms(s), &len);
+	ck_assert_str_eq(data, kt);
+	free(data);
+	data = file_read(ops_session_modules(s), &len);
+	ck_assert_str_eq(data, mt);
+	free(data);
+	ops_session_close(s);
+	free(ks);
+	free(mods);
+}
+END_TEST
+
+/* /proc files report size 0: the copy must still hold everything. */
+START_TEST(test_kallsyms_proc)
+{
+	struct ops_writer *w = writer_must_open(sdir);
+	struct ops_session *s;
+	struct warns wr = { 0 };
+
+	ck_assert_int_eq(ops_writer_kernel_symbols(w, "/proc/kallsyms", NULL),
+			 0);
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+	s = session_must_open(sdir, &wr);
+	ck_assert_uint_gt(file_size(ops_session_kallsyms(s)), 4096);
+	ck_assert_ptr_null(ops_session_modules(s));
+	ops_session_close(s);
+}
+END_TEST
+
+START_TEST(test_previous)
+{
+	struct ops_session_info info = info_example();
+	char *prev1 = NULL, *prev2 = NULL, *other = tmp_path(tmp, "other");
+	struct ops_writer *w = writer_must_open(sdir);
+	struct ops_session *s;
+	struct warns wr = { 0 };
+
+	ck_assert_ptr_null(ops_writer_previous(w));
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+	info.host = "second";
+	ck_assert_int_eq(ops_writer_open(&w, sdir, &info), 0);
+	ck_assert_int_gt(asprintf(&prev1, "%s.previous-1", sdir), 0);
+	ck_assert_str_eq(ops_writer_previous(w), prev1);
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+	info.host = "third";
+	/* with a trailing slash, the same directory */
+	ck_assert_int_gt(asprintf(&prev2, "%s/", sdir), 0);
+	ck_assert_int_eq(ops_writer_open(&w, prev2, &info), 0);
+	free(prev2);
+	ck_assert_int_gt(asprintf(&prev2, "%s.previous-2", sdir), 0);
+	ck_assert_str_eq(ops_writer_previous(w), prev2);
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+
+	s = session_must_open(prev1, &wr);
+	ck_assert_str_eq(ops_session_info(s)->host, "testhost");
+	ops_session_close(s);
+	s = session_must_open(prev2, &wr);
+	ck_assert_str_eq(ops_session_info(s)->host, "second");
+	ops_session_close(s);
+	s = session_must_open(sdir, &wr);
+	ck_assert_str_eq(ops_session_info(s)->host, "third");
+	ops_session_close(s);
+
+	/* a directory that holds something else is never taken over */
+	ck_assert_int_eq(mkdir(other, 0755), 0);
+	free(prev1);
+	prev1 = tmp_path(other, "precious.txt");
+	file_write(prev1, "x", 1);
+	ck_assert_int_lt(ops_writer_open(&w, other, &info), 0);
+	ck_assert_ptr_nonnull(strstr(ops_writer_error(w), other));
+	ck_assert_ptr_nonnull(strstr(ops_writer_error(w), "not an opjit session"));
+	ops_writer_free(w);
+	ck_assert_uint_eq(file_size(prev1), 1);
+	free(prev1);
+	free(prev2);
+	free(other);
+}
+END_TEST
+
+static Suite *roundtrip_suite(void)
+{
+	Suite *s = suite_create("samples_roundtrip");
+	struct {
+		const char *name;
+		const TTest *test;
+	} cases[] = {
+		{ "meta", test_meta },
+		{ "meta_unflushed_stop", test_meta_unflushed_stop },
+		{ "images", test_images },
+		{ "contexts", test_contexts },
+		{ "hist_counts", test_hist_counts },
+		{ "hist_compaction", test_hist_compaction },
+		{ "processes", test_processes },
+		{ "anon_stream", test_anon_stream },
+		{ "archive_maps", test_archive_maps },
+		{ "kallsyms", test_kallsyms },
+		{ "kallsyms_proc", test_kallsyms_proc },
+		{ "previous", test_previous },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		TCase *tc = tcase_create(cases[i].name);
+
+		tcase_add_checked_fixture(tc, setup, teardown);
+		tcase_add_test(tc, cases[i].test);
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(roundtrip_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

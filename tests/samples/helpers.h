@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Shared by the libopsamples Check suites. */
+#ifndef OPS_TEST_HELPERS_H
+#define OPS_TEST_HELPERS_H
+
+#include <stddef.h>
+
+#include <opjit/samples.h>
+
+/* A fresh directory under $TMPDIR (or /tmp); free with tmp_remove. */
+char *tmp_make(void);
+void tmp_remove(char *dir);
+/* DIR/NAME, malloc'ed. */
+char *tmp_path(const char *dir, const char *name);
+
+/* Collects reader warnings. */
+struct warns {
+	int n;
+	char last[1024];
+};
+void warns_collect(void *arg, const char *msg);
+
+struct ops_session_info info_example(void);
+
+/* Open DIR as a session, failing the test when it cannot be opened. */
+struct ops_session *session_must_open(const char *dir, struct warns *w);
+
+/* Whole-file helpers; the test fails on I/O errors. */
+void file_write(const char *path, const void *data, size_t len);
+void *file_read(const char *path, size_t *len);
+size_t file_size(const char *path);
+
+#endif /* OPS_TEST_HELPERS_H */
