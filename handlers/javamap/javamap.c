@@ -76,30 +76,23 @@ static int jm_read_all(int fd, const struct stat *st, unsigned char **out,
 }
 
 /*
- * Open PATH when it is a javamap.  Returns a descriptor, -1 to go on to
- * the next candidate (missing, not ours, or refused with a warning).
+ * Open PATH when it may be trusted and is a javamap.  Returns a
+ * descriptor, or -1 to go on to the next candidate: missing, refused
+ * (maptrust warns), or another format, which is another handler's.
  */
 static int jm_open_candidate(const struct opjit_host *host,
 			     const struct opjit_process *proc,
 			     const char *path, struct stat *st)
 {
 	char magic[JM_MAGIC_LEN];
-	const char *why;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = maptrust_open(host, proc, path);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, st) || !S_ISREG(st->st_mode) ||
+	if (fstat(fd, st) ||
 	    pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
 	    !jm_is_javamap(magic, sizeof(magic))) {
-		/* not a javamap: someone else's to judge, silently */
-		close(fd);
-		return -1;
-	}
-	why = maptrust_check(st, proc);
-	if (why) {
-		jm_warn(host, "%s: %s", path, why);
 		close(fd);
 		return -1;
 	}

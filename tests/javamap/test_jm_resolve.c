@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* Naming samples by address and time, inlined frames, stubs, and the
+ * one-pointer-per-method rule, on maps built byte by byte. */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jm_build.h"
+#include "jm_format.h"
+#include "jm_resolve.h"
+
+#define S 1000000000ull /* one second in ns */
+
+static struct jmb b;
+static struct jm_state st;
+
+/*
+ * outer() is compiled at 0x1000 at 100 s with inner() inlined at +0x20,
+ * freed at 200 s; other() takes the same memory at 300 s.  The
+ * interpreter lives at 0x9000; other() also has code at 0x5000 that the
+ * agent only learnt of by replay, at 1000 s.
+ */
+static void setup(void)
+{
+	static const uint32_t outer_l[] = { 0, 10, 4, 11 };
+	static const uint32_t inner_l[] = { 0, 20, 3, 21 };
+	static const uint32_t other_l[] = { 0, 30 };
+	static const uint32_t offs[] = { 0, 0x20, 0x40 };
+	static const uint16_t nf[] = { 1, 2, 1 };
+	static const struct jmb_frame fr[] = {
+		{ 1, 0 }, { 2, 3 }, { 1, 4 }, { 1, 4 },
+	};
+	static const uint32_t offs3[] = { 0 };
+	static const uint16_t nf3[] = { 1 };
+	static const struct jmb_frame fr3[] = { { 3, 0 } };
+
+	jmb_init(&b, 1, JM_HDR_INLINE);
+	jmb_dynamic(&b, 50 * S, 0, 0x9000, 0x1000, "Interpreter");
+	jmb_method(&b, 99 * S, 1, "p.A.outer()", "p/A.java", outer_l, 2);
+	jmb_method(&b, 99 * S, 2, "p.A.inner(int)", "p/A.java", inner_l, 2);
+	jmb_code_load(&b, 100 * S, 0, 1, 0x1000, 0x100, offs, nf, fr, 3);
+	jmb_code_unload(&b, 200 * S, 1, 0x1000);
+	jmb_method(&b, 299 * S, 3, "p.B.other()", "p/B.java", other_l, 1);
+	jmb_code_load(&b, 300 * S, 0, 3, 0x1000, 0x80, offs3, nf3, fr3, 1);
+	jmb_code_load(&b, 1000 * S, JM_REC_REPLAYED, 3, 0x5000, 0x10, NULL,
+		      NULL, NULL, 0);
+	ck_assert_int_eq(jm_state_init(&st, b.buf, b.len), 0);
+}
+
+static void teardown(void)
+{
+	jm_state_free(&st);
+	jmb_free(&b);
+}
+
+struct one {
+	const struct opjit_symbol *sym;
+	const char *file;
+	uint32_t line;
+};
+
+static struct one resolve1(uint64_t addr, uint64_t t)
+{
+	struct opjit_resolve_batch batch = { 0 };
+	struct one o = { 0 };
+
+	batch.struct_size = sizeof(batch);
+	batch.count = 1;
+	batch.addrs = &addr;
+	batch.times = &t;
+	batch.symbols = &o.sym;
+	batch.files = &o.file;
+	batch.lines = &o.line;
+	ck_assert_int_eq(jm_state_resolve(&st, &batch), 0);
+	return o;
+}
+
+static const char *name_at(uint64_t addr, uint64_t t)
+{
+	struct one o = resolve1(addr, t);
+
+	return o.sym ? o.sym->name : "(unknown)";
+}
+
+START_TEST(test_time_follows)
+{
+	ck_assert_str_eq(name_at(0x1010, 150 * S), "p.A.outer()");
+	ck_assert_str_eq(name_at(0x1010, 350 * S), "p.B.other()");
+	/* freed and not yet reused: nothing lived there */
+	ck_assert_str_eq(name_at(0x1010, 250 * S), "(unknown)");
+	/* before anything was compiled there */
+	ck_assert_str_eq(name_at(0x1010, 60 * S), "(unknown)");
+	/* other() is shorter than outer() was */
+	ck_assert_str_eq(name_at(0x10a0, 150 * S), "p.A.outer()");
+	ck_assert_str_eq(name_at(0x10a0, 350 * S), "(unknown)");
+}
+END_TEST
+
+START_TEST(test_load_slack)
+{
+	/* the load event comes a little after the code first ran */
+	ck_assert_str_eq(name_at(0x1010, 300 * S - 50000000),
+			 "p.B.other()");
+	ck_assert_str_eq(name_at(0x1010, 300 * S - 500000000),
+			 "(unknown)");
+}
+END_TEST
+
+START_TEST(test_replayed_is_older)
+{
+	ck_assert_str_eq(name_at(0x5008, 10 * S), "p.B.other()");
+	ck_assert_str_eq(name_at(0x5008, 2000 * S), "p.B.other()");
+	ck_assert_str_eq(name_at(0x5010, 2000 * S), "(unknown)");
+}
+END_TEST
+
+START_TEST(test_inlined)
+{
+	struct one o;
+
+	o = resolve1(0x1025, 150 * S);
+	ck_assert_ptr_nonnull(o.sym);
+	ck_assert_str_eq(o.sym->name, "p.A.inner(int)");
+	ck_assert_str_eq(o.file, "p/A.java");
+	ck_assert_uint_eq(o.line, 21);
+	o = resolve1(0x1045, 150 * S);
+	ck_assert_str_eq(o.sym->name, "p.A.outer()");
+	ck_assert_uint_eq(o.line, 11);
+	o = resolve1(0x1005, 150 * S);
+	ck_assert_str_eq(o.sym->name, "p.A.outer()");
+	ck_assert_uint_eq(o.line, 10);
+	ck_assert_str_eq(o.sym->file, "p/A.java");
+	ck_assert_uint_eq(o.sym->line, 10);
+}
+END_TEST
+
+START_TEST(test_stub)
+{
+	struct one o = resolve1(0x9abc, 500 * S);
+
+	ck_assert_ptr_nonnull(o.sym);
+	ck_assert_str_eq(o.sym->name, "Interpreter");
+	ck_assert_ptr_null(o.file);
+	ck_assert_uint_eq(o.line, 0);
+	ck_assert_uint_eq(o.sym->start, 0x9000);
+	ck_assert_uint_eq(o.sym->size, 0x1000);
+	ck_assert_str_eq(name_at(0xa000, 500 * S), "(unknown)");
+	ck_assert_str_eq(name_at(0x8fff, 500 * S), "(unknown)");
+}
+END_TEST
+
+START_TEST(test_one_pointer_per_method)
+{
+	struct one a = resolve1(0x1005, 150 * S);
+	struct one c = resolve1(0x1045, 150 * S);
+	struct one i = resolve1(0x1025, 150 * S);
+	struct one r = resolve1(0x5000, 1500 * S);
+	struct one o = resolve1(0x1000, 400 * S);
+
+	ck_assert_ptr_eq(a.sym, c.sym);
+	ck_assert_ptr_ne(a.sym, i.sym);
+	ck_assert_ptr_eq(r.sym, o.sym);
+	ck_assert_uint_eq(a.sym->start, 0x1000);
+	ck_assert_uint_eq(a.sym->size, 0x100);
+	/* inner() has no code of its own */
+	ck_assert_uint_eq(i.sym->start, 0);
+	ck_assert_uint_eq(i.sym->size, 0);
+}
+END_TEST
+
+START_TEST(test_batch)
+{
+	uint64_t addrs[] = { 0x1005, 0x1005, 0x5000, 0x9000, 0xffff };
+	uint64_t times[] = { 150 * S, 350 * S, 1 * S, 60 * S, 60 * S };
+	const struct opjit_symbol *syms[5] = { 0 };
+	const char *files[5] = { 0 };
+	uint32_t lines[5] = { 0 };
+	struct opjit_resolve_batch batch = {
+		.struct_size = sizeof(batch), .count = 5, .addrs = addrs,
+		.times = times, .symbols = syms, .files = files,
+		.lines = lines,
+	};
+
+	ck_assert_int_eq(jm_state_resolve(&st, &batch), 0);
+	ck_assert_str_eq(syms[0]->name, "p.A.outer()");
+	ck_assert_str_eq(syms[1]->name, "p.B.other()");
+	ck_assert_uint_eq(lines[1], 30);
+	ck_assert_str_eq(files[1], "p/B.java");
+	ck_assert_str_eq(syms[2]->name, "p.B.other()");
+	/* replayed code without pcs: no line, but the method's file */
+	ck_assert_uint_eq(lines[2], 0);
+	ck_assert_str_eq(files[2], "p/B.java");
+	ck_assert_str_eq(syms[3]->name, "Interpreter");
+	ck_assert_ptr_null(syms[4]);
+	ck_assert_ptr_null(files[4]);
+}
+END_TEST
+
+/* A host that knows only the fields through symbols gets no lines
+ * written into memory it does not have. */
+START_TEST(test_small_batch)
+{
+	uint64_t addr = 0x1005, t = 150 * S;
+	const struct opjit_symbol *sym = NULL;
+	uint32_t line = 12345;
+	const char *file = "untouched";
+	struct opjit_resolve_batch batch = {
+		.struct_size = OPJIT_SIZE_THROUGH(struct opjit_resolve_batch,
+						  symbols),
+		.count = 1, .addrs = &addr, .times = &t, .symbols = &sym,
+		.files = &file, .lines = &line,
+	};
+
+	ck_assert_int_eq(jm_state_resolve(&st, &batch), 0);
+	ck_assert_str_eq(sym->name, "p.A.outer()");
+	ck_assert_str_eq(file, "untouched");
+	ck_assert_uint_eq(line, 12345);
+	batch.symbols = NULL;
+	ck_assert_int_eq(jm_state_resolve(&st, &batch), -EINVAL);
+	ck_assert_str_eq(st.error, "resolve batch without addresses, times "
+				   "or symbols");
+}
+END_TEST
+
+struct seen {
+	int outer, other, interp, total;
+	int stop_after;
+};
+
+static int seen_cb(void *arg, const struct opjit_symbol *sym)
+{
+	struct seen *s = arg;
+
+	s->outer += !strcmp(sym->name, "p.A.outer()");
+	s->other += !strcmp(sym->name, "p.B.other()");
+	s->interp += !strcmp(sym->name, "Interpreter");
+	s->total++;
+	return s->stop_after && s->total == s->stop_after ? 42 : 0;
+}
+
+START_TEST(test_for_each)
+{
+	struct seen s = { 0 };
+
+	ck_assert_int_eq(jm_state_for_each(&st, seen_cb, &s), 0);
+	ck_assert_int_eq(s.outer, 1);
+	ck_assert_int_eq(s.other, 1);
+	ck_assert_int_eq(s.interp, 1);
+	ck_assert_int_eq(s.total, 3);
+	memset(&s, 0, sizeof(s));
+	s.stop_after = 2;
+	ck_assert_int_eq(jm_state_for_each(&st, seen_cb, &s), 42);
+	ck_assert_int_eq(s.total, 2);
+}
+END_TEST
+
+/* Code whose METHOD record was lost still gets one stable name. */
+START_TEST(test_missing_method)
+{
+	struct jmb b2;
+	struct jm_state st2;
+	uint64_t addr = 0x7010, t = 5 * S;
+	const struct opjit_symbol *sym = NULL;
+	struct opjit_resolve_batch batch = {
+		.struct_size = sizeof(batch), .count = 1, .addrs = &addr,
+		.times = &t, .symbols = &sym,
+	};
+
+	jmb_init(&b2, 1, 0);
+	jmb_code_load(&b2, 1 * S, 0, 0x63, 0x7000, 0x40, NULL, NULL, NULL,
+		      0);
+	ck_assert_int_eq(jm_state_init(&st2, b2.buf, b2.len), 0);
+	ck_assert_int_eq(jm_state_resolve(&st2, &batch), 0);
+	ck_assert_str_eq(sym->name, "(method 0x63)");
+	jm_state_free(&st2);
+	jmb_free(&b2);
+}
+END_TEST
+
+/* Two loads live at once at one address (an unload lost in a torn
+ * tail): the later one is the code that was there. */
+START_TEST(test_latest_live_wins)
+{
+	static const uint32_t l[] = { 0, 1 };
+	struct jmb b2;
+	struct jm_state st2;
+
+	jmb_init(&b2, 1, 0);
+	jmb_method(&b2, 1, 1, "x.Old()", NULL, l, 1);
+	jmb_method(&b2, 1, 2, "x.New()", NULL, l, 1);
+	jmb_code_load(&b2, 10 * S, 0, 1, 0x7000, 0x40, NULL, NULL, NULL, 0);
+	jmb_code_load(&b2, 20 * S, 0, 2, 0x7000, 0x40, NULL, NULL, NULL, 0);
+	ck_assert_int_eq(jm_state_init(&st2, b2.buf, b2.len), 0);
+	ck_assert_ptr_nonnull(jm_state_find_code(&st2, 0x7000, 15 * S));
+	ck_assert_uint_eq(jm_state_find_code(&st2, 0x7000, 15 * S)->method,
+			  1);
+	ck_assert_uint_eq(jm_state_find_code(&st2, 0x703f, 25 * S)->method,
+			  2);
+	ck_assert_ptr_null(jm_state_find_code(&st2, 0x7040, 25 * S));
+	jm_state_free(&st2);
+	jmb_free(&b2);
+}
+END_TEST
+
+START_TEST(test_method_line)
+{
+	const struct jm_method *me = jm_state_method(&st, 1);
+
+	ck_assert_ptr_nonnull(me);
+	ck_assert_uint_eq(jm_method_line(me, 0), 10);
+	ck_assert_uint_eq(jm_method_line(me, 3), 10);
+	ck_assert_uint_eq(jm_method_line(me, 4), 11);
+	ck_assert_uint_eq(jm_method_line(me, 400), 11);
+	ck_assert_uint_eq(jm_method_line(me, -1), 0);
+	ck_assert_ptr_null(jm_state_method(&st, 77));
+}
+END_TEST
+
+static Suite *jm_resolve_suite(void)
+{
+	Suite *s = suite_create("jm_resolve");
+	TCase *tc;
+
+	tc = tcase_create("time");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_time_follows);
+	tcase_add_test(tc, test_load_slack);
+	tcase_add_test(tc, test_replayed_is_older);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("names");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_inlined);
+	tcase_add_test(tc, test_stub);
+	tcase_add_test(tc, test_one_pointer_per_method);
+	tcase_add_test(tc, test_method_line);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("batch");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_batch);
+	tcase_add_test(tc, test_small_batch);
+	tcase_add_test(tc, test_for_each);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("damaged");
+	tcase_add_test(tc, test_missing_method);
+	tcase_add_test(tc, test_latest_live_wins);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(jm_resolve_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
