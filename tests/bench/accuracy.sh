@@ -73,15 +73,17 @@ acc_perf() {
 		2>"$t.err") || P_WHY=$(first_error "$t.err")
 }
 
-# share_of COUNTS: the first pattern's share of the first two (WHICH=pair)
-# or of every sample (WHICH=all); empty when undefined
+# share_of COUNTS WHICH: from shares.py's line (one count per pattern, the
+# total, the lost), the first pattern's share of the first two
+# (WHICH=pair) or of every sample (WHICH=all); empty when undefined
 share_of() {
-	local a b total
-	read -r a b total _ <<<"$1"
+	local -a f
+	read -r -a f <<<"$1"
+	[ "${#f[@]}" -ge 3 ] || return 0
 	if [ "$2" = pair ]; then
-		pct "$a" "$(add "$a" "$b")"
+		pct "${f[0]}" "$(add "${f[0]}" "${f[1]}")"
 	else
-		pct "$a" "$total"
+		pct "${f[0]}" "${f[${#f[@]} - 2]}"
 	fi
 }
 

@@ -6,11 +6,12 @@
 
 # --- records ------------------------------------------------------------
 
-# the record file is tab-separated and line-based: keep both out of text
-rec_clean() { tr '\t\n' '  ' <<<"$1" | cut -c1-200 | sed 's/ *$//'; }
+# one line, no tabs; a reason is also cut short to fit a table cell
+rec_line() { tr '\t\n' '  ' <<<"$1" | sed 's/ *$//'; }
+rec_clean() { rec_line "$1" | cut -c1-200; }
 
-rec_meta() { printf 'm\t%s\t%s\n' "$1" "$(rec_clean "$2")" >>"$RAW"; }
-rec_section() { printf 's\t%s\t%s\n' "$1" "$(rec_clean "$2")" >>"$RAW"; }
+rec_meta() { printf 'm\t%s\t%s\n' "$1" "$(rec_line "$2")" >>"$RAW"; }
+rec_section() { printf 's\t%s\t%s\n' "$1" "$(rec_line "$2")" >>"$RAW"; }
 
 # rec_val SECTION FIGURE COLUMN VALUE FORMAT; an empty VALUE means the
 # arithmetic behind it was undefined, which is recorded as such
