@@ -22,6 +22,7 @@ struct perfmap_names {
 	char *buf;
 	size_t len, cap;
 	uint32_t *slot;   /* hash table of name offset + 1, 0 = empty */
+	uint32_t *hash;   /* each slot's hash, to rehash and compare fast */
 	size_t nslots, count;
 };
 

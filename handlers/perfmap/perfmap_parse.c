@@ -128,24 +128,27 @@ static int names_rehash(struct perfmap_names *nm)
 {
 	size_t ns = nm->nslots ? nm->nslots * 2 : 1024, i;
 	uint32_t *slot = calloc(ns, sizeof(*slot));
+	uint32_t *hash = malloc(ns * sizeof(*hash));
 
-	if (!slot)
+	if (!slot || !hash) {
+		free(slot);
+		free(hash);
 		return -ENOMEM;
+	}
 	for (i = 0; i < nm->nslots; i++) {
-		uint32_t v = nm->slot[i];
-		const char *s;
 		size_t j;
 
-		if (!v)
+		if (!nm->slot[i])
 			continue;
-		s = nm->buf + v - 1;
-		for (j = name_hash(s, strlen(s)) & (ns - 1); slot[j];
-		     j = (j + 1) & (ns - 1))
+		for (j = nm->hash[i] & (ns - 1); slot[j]; j = (j + 1) & (ns - 1))
 			;
-		slot[j] = v;
+		slot[j] = nm->slot[i];
+		hash[j] = nm->hash[i];
 	}
 	free(nm->slot);
+	free(nm->hash);
 	nm->slot = slot;
+	nm->hash = hash;
 	nm->nslots = ns;
 	return 0;
 }
@@ -154,6 +157,7 @@ static int names_rehash(struct perfmap_names *nm)
 static int names_intern(struct perfmap_names *nm, const char *name,
 			size_t len, uint32_t *off)
 {
+	uint32_t h = (uint32_t)name_hash(name, len);
 	size_t j;
 	int rc;
 
@@ -162,15 +166,18 @@ static int names_intern(struct perfmap_names *nm, const char *name,
 		if (rc < 0)
 			return rc;
 	}
-	for (j = name_hash(name, len) & (nm->nslots - 1); nm->slot[j];
+	for (j = h & (nm->nslots - 1); nm->slot[j];
 	     j = (j + 1) & (nm->nslots - 1)) {
 		const char *s = nm->buf + nm->slot[j] - 1;
 
-		if (!memcmp(s, name, len) && s[len] == '\0') {
+		if (nm->hash[j] == h && !memcmp(s, name, len) &&
+		    s[len] == '\0') {
 			*off = nm->slot[j] - 1;
 			return 0;
 		}
 	}
+	if (nm->len + len + 1 > UINT32_MAX - 1)
+		return -EFBIG;
 	if (nm->len + len + 1 > nm->cap) {
 		size_t cap = nm->cap ? nm->cap : 4096;
 		char *b;
@@ -183,12 +190,11 @@ static int names_intern(struct perfmap_names *nm, const char *name,
 		nm->buf = b;
 		nm->cap = cap;
 	}
-	if (nm->len + len + 1 > UINT32_MAX - 1)
-		return -EFBIG;
 	memcpy(nm->buf + nm->len, name, len);
 	nm->buf[nm->len + len] = '\0';
 	*off = (uint32_t)nm->len;
 	nm->slot[j] = (uint32_t)nm->len + 1;
+	nm->hash[j] = h;
 	nm->len += len + 1;
 	nm->count++;
 	return 0;
@@ -253,5 +259,6 @@ void perfmap_free(struct perfmap *m)
 	free(m->e);
 	free(m->names.buf);
 	free(m->names.slot);
+	free(m->names.hash);
 	memset(m, 0, sizeof(*m));
 }
