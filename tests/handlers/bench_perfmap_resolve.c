@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Resolution throughput of the perfmap handler: writes a map of ENTRIES
+ * functions (every tenth re-jitted in part, appended at the end as real
+ * runtimes do), draws SAMPLES sorted addresses, claims the map through
+ * the handler's table and resolves them in the host's batch size.
+ * Prints load time and samples per second; checks every name, so a run
+ * at a small size is a correctness test.
+ *
+ * usage: bench_perfmap_resolve [ENTRIES [SAMPLES]]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <opjit/anon_handler.h>
+
+#define BASE UINT64_C(0x7f0000000000)
+#define STRIDE 0x100u  /* one function per STRIDE bytes */
+#define FN_SIZE 0x80u  /* the rest of the stride is a gap */
+#define REJIT_OFF 0x20u
+#define REJIT_SIZE 0x20u
+#define BATCH 65536u
+
+static void bench_warn(const struct opjit_host *host, const char *msg)
+{
+	fprintf(stderr, "bench_perfmap_resolve: perfmap: %s\n", msg);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int write_map(const char *path, uint64_t entries)
+{
+	FILE *f = fopen(path, "w");
+	uint64_t i;
+
+	if (!f)
+		return -errno;
+	for (i = 0; i < entries; i++)
+		fprintf(f, "%" PRIx64 " %x LazyCompile:*fn_%" PRIu64
+			" /app/src/module_%" PRIu64 ".js:%" PRIu64 "\n",
+			BASE + i * STRIDE, FN_SIZE, i, i % 97, i % 1000);
+	for (i = 0; i < entries; i += 10)
+		fprintf(f, "0x%016" PRIX64 " 0x%x Rejit:fn_%" PRIu64 "\n",
+			BASE + i * STRIDE + REJIT_OFF, REJIT_SIZE, i);
+	if (fclose(f) != 0)
+		return -EIO;
+	return 0;
+}
+
+/* What the map says about ADDR, into BUF; false when nothing covers it. */
+static bool expected(uint64_t addr, char *buf, size_t len)
+{
+	uint64_t i = (addr - BASE) / STRIDE, off = (addr - BASE) % STRIDE;
+
+	if (off >= FN_SIZE)
+		return false;
+	if (i % 10 == 0 && off >= REJIT_OFF && off < REJIT_OFF + REJIT_SIZE)
+		snprintf(buf, len, "Rejit:fn_%" PRIu64, i);
+	else
+		snprintf(buf, len, "LazyCompile:*fn_%" PRIu64
+			 " /app/src/module_%" PRIu64 ".js:%" PRIu64, i, i % 97,
+			 i % 1000);
+	return true;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t entries = argc > 1 ? strtoull(argv[1], NULL, 0) : 1000000;
+	uint64_t nsamples = argc > 2 ? strtoull(argv[2], NULL, 0) : 10000000;
+	const struct opjit_host host = { sizeof(host), 1, 0, bench_warn, 0 };
+	char path[] = "/tmp/perf-bench-XXXXXX";
+	struct opjit_map_candidate cand = { sizeof(cand), path,
+					    OPJIT_MAP_PERF, 0 };
+	const struct opjit_map_candidate *candp = &cand;
+	struct opjit_process proc = { .struct_size = sizeof(proc) };
+	const struct opjit_handler *pm = NULL;
+	const struct opjit_symbol **syms = NULL;
+	const char **files = NULL;
+	uint64_t *addrs = NULL, *times = NULL, i, bad = 0, named = 0;
+	uint32_t *lines = NULL;
+	void *state = NULL;
+	double t0, t1, tr = 0, tb;
+	char want[128];
+	int fd, rc = 1;
+
+	if (entries == 0 || nsamples == 0) {
+		fprintf(stderr, "usage: bench_perfmap_resolve [ENTRIES "
+			"[SAMPLES]]\n");
+		return 2;
+	}
+	fd = mkstemp(path);
+	if (fd < 0 || close(fd) < 0 || write_map(path, entries) < 0) {
+		fprintf(stderr, "bench_perfmap_resolve: cannot write %s\n",
+			path);
+		return 1;
+	}
+	addrs = malloc(nsamples * sizeof(*addrs));
+	times = calloc(BATCH, sizeof(*times));
+	syms = malloc(BATCH * sizeof(*syms));
+	files = malloc(BATCH * sizeof(*files));
+	lines = malloc(BATCH * sizeof(*lines));
+	if (!addrs || !times || !syms || !files || !lines) {
+		fprintf(stderr, "bench_perfmap_resolve: out of memory\n");
+		goto out;
+	}
+	srand(42);
+	for (i = 0; i < nsamples; i++)
+		addrs[i] = BASE + ((uint64_t)rand() << 16 ^ (uint64_t)rand()) %
+			(entries * STRIDE);
+	qsort(addrs, nsamples, sizeof(*addrs), u64_cmp);
+
+	proc.uid = (uint32_t)geteuid();
+	proc.maps = &candp;
+	proc.nr_maps = 1;
+	pm = opjit_handler_entry(OPJIT_HANDLER_ABI_MAJOR,
+				 OPJIT_HANDLER_ABI_MINOR);
+	t0 = now();
+	if (!pm || pm->claim(&host, &proc, &state) != 1) {
+		fprintf(stderr, "bench_perfmap_resolve: %s: not claimed\n",
+			path);
+		goto out;
+	}
+	t1 = now();
+	for (i = 0; i < nsamples; i += BATCH) {
+		uint64_t n = nsamples - i < BATCH ? nsamples - i : BATCH, j;
+		struct opjit_resolve_batch b = {
+			sizeof(b), n, addrs + i, times, syms, files, lines,
+		};
+
+		memset(syms, 0, n * sizeof(*syms));
+		tb = now();
+		rc = pm->resolve(state, &b);
+		tr += now() - tb;
+		if (rc < 0) {
+			rc = 1;
+			fprintf(stderr, "bench_perfmap_resolve: resolve: %s\n",
+				pm->last_error(state));
+			goto out;
+		}
+		for (j = 0; j < n; j++) {
+			bool have = expected(addrs[i + j], want, sizeof(want));
+
+			named += syms[j] != NULL;
+			if (have != (syms[j] != NULL) ||
+			    (have && strcmp(syms[j]->name, want))) {
+				if (!bad++)
+					fprintf(stderr, "bench_perfmap_resolve:"
+						" %#" PRIx64 ": got '%s', want "
+						"'%s'\n", addrs[i + j],
+						syms[j] ? syms[j]->name :
+						"(unknown)",
+						have ? want : "(unknown)");
+			}
+		}
+	}
+	printf("map: %" PRIu64 " entries loaded in %.3f s\n",
+	       entries + (entries + 9) / 10, t1 - t0);
+	printf("resolve: %" PRIu64 " samples (%" PRIu64 " named) in %.3f s:"
+	       " %.0f samples/s\n", nsamples, named, tr,
+	       tr > 0 ? (double)nsamples / tr : 0.0);
+	rc = 1;
+	if (bad) {
+		fprintf(stderr, "bench_perfmap_resolve: %" PRIu64 " samples "
+			"misnamed\n", bad);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (state)
+		pm->release(state);
+	unlink(path);
+	free(addrs);
+	free(times);
+	free(syms);
+	free(files);
+	free(lines);
+	return rc;
+}
