@@ -171,34 +171,55 @@ int ops_anon_parse(struct ops_anon_data *a, const uint8_t *buf, size_t len,
 	return 0;
 }
 
+#define MRU 3
+
 /* Decode one block into OUT (room for its count); returns how many
- * samples were good, warning once per file if not all were. */
+ * samples were good, warning once per file if not all were.  The
+ * mirror of anon_encode() in anon_writer.c. */
 static size_t anon_decode_block(struct ops_anon_data *a,
 				const struct ops_anon_block *b,
 				struct ops_anon_sample *out, bool *whole)
 {
 	const uint8_t *p = a->buf + b->off + OPS_BLOCK_HEADER_SIZE;
-	uint64_t count, i, t, addr, key, tid;
+	uint64_t count, i, t, key, tid, mru_addr[MRU], addr;
+	uint32_t mru_tid[MRU], nr_mru = 1, code, j;
 	struct ops_cur c;
 
 	ops_cur_init(&c, p, b->len);
 	ops_cur_varint32(&c);
 	count = ops_cur_varint(&c);
 	t = ops_cur_varint(&c);
-	addr = ops_cur_varint(&c);
-	tid = ops_cur_varint32(&c);
-	out[0] = (struct ops_anon_sample){ t, addr, (uint32_t)tid };
+	mru_addr[0] = ops_cur_varint(&c);
+	mru_tid[0] = ops_cur_varint32(&c);
+	out[0] = (struct ops_anon_sample){ t, mru_addr[0], mru_tid[0] };
 	for (i = 1; i < count; i++) {
 		key = ops_cur_varint(&c);
-		t += (uint64_t)ops_unzigzag(key >> 1);
-		addr += (uint64_t)ops_cur_svarint(&c);
-		if (key & 1) {
-			tid += (uint64_t)ops_cur_svarint(&c);
+		t += (uint64_t)ops_unzigzag(key >> 2);
+		code = (uint32_t)(key & 3);
+		if (code == MRU) {
+			tid = mru_tid[0] + (uint64_t)ops_cur_svarint(&c);
 			if (tid > UINT32_MAX)
 				break;
+			addr = mru_addr[0];
+			if (nr_mru < MRU)
+				nr_mru++;
+			j = nr_mru - 1;
+		} else {
+			if (code >= nr_mru)
+				break;
+			tid = mru_tid[code];
+			addr = mru_addr[code];
+			j = code;
 		}
+		addr += (uint64_t)ops_cur_svarint(&c);
 		if (!c.ok)
 			break;
+		for (; j > 0; j--) {
+			mru_tid[j] = mru_tid[j - 1];
+			mru_addr[j] = mru_addr[j - 1];
+		}
+		mru_tid[0] = (uint32_t)tid;
+		mru_addr[0] = addr;
 		out[i] = (struct ops_anon_sample){ t, addr, (uint32_t)tid };
 	}
 	*whole = i == count && c.ok && !ops_cur_left(&c);

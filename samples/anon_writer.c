@@ -11,9 +11,10 @@
 
 #include "writer_internal.h"
 
-/* Largest time step a sample record carries; a bigger one (never seen
- * with a real clock) starts a new block, whose base is absolute. */
-#define TIME_STEP_MAX (INT64_C(1) << 61)
+/* Largest time step a sample record carries (its zigzag code shifted by
+ * two must fit in 64 bits); a bigger one, never seen with a real clock,
+ * starts a new block, whose base is absolute. */
+#define TIME_STEP_MAX (INT64_C(1) << 60)
 
 int ops_anon_writer_open(struct ops_writer *w)
 {
@@ -151,6 +152,50 @@ int ops_writer_process_update(struct ops_writer *w, uint32_t proc_id,
 	return ret;
 }
 
+/*
+ * One sample record: key = zigzag(time step) << 2 | code, where code 0-2
+ * names the thread by its place among the last three threads seen and 3
+ * means another thread, whose tid follows as a step from the latest one;
+ * then the address as a step from that thread's last address.  Threads
+ * interleave in a stream, so this costs no tid byte and keeps each
+ * thread's addresses close together.
+ */
+static size_t anon_encode(struct ops_anon_proc *pr, uint8_t *rec, int64_t dt,
+			  uint64_t addr, uint32_t tid)
+{
+	uint32_t code, j;
+	uint64_t base;
+	size_t n;
+
+	for (code = 0; code < pr->nr_mru; code++)
+		if (pr->mru_tid[code] == tid)
+			break;
+	if (code == pr->nr_mru)
+		code = OPS_ANON_MRU;
+	n = ops_varint_encode(rec, ops_zigzag(dt) << 2 | code);
+	if (code == OPS_ANON_MRU) {
+		n += ops_varint_encode(rec + n,
+				       ops_zigzag((int64_t)tid -
+						  (int64_t)pr->mru_tid[0]));
+		base = pr->mru_addr[0];
+		if (pr->nr_mru < OPS_ANON_MRU)
+			pr->nr_mru++;
+		j = pr->nr_mru - 1;
+	} else {
+		base = pr->mru_addr[code];
+		j = code;
+	}
+	n += ops_varint_encode(rec + n, ops_zigzag((int64_t)(addr - base)));
+	/* move to front */
+	for (; j > 0; j--) {
+		pr->mru_tid[j] = pr->mru_tid[j - 1];
+		pr->mru_addr[j] = pr->mru_addr[j - 1];
+	}
+	pr->mru_tid[0] = tid;
+	pr->mru_addr[0] = addr;
+	return n;
+}
+
 int ops_writer_anon(struct ops_writer *w, uint32_t proc_id, uint64_t time_ns,
 		    uint64_t addr, uint32_t tid)
 {
@@ -179,22 +224,17 @@ int ops_writer_anon(struct ops_writer *w, uint32_t proc_id, uint64_t time_ns,
 	}
 	if (!pr->count) {
 		pr->t0 = pr->pt = time_ns;
-		pr->a0 = pr->pa = addr;
-		pr->tid0 = pr->ptid = tid;
+		pr->a0 = pr->mru_addr[0] = addr;
+		pr->tid0 = pr->mru_tid[0] = tid;
+		pr->nr_mru = 1;
 		pr->count = 1;
 		return 0;
 	}
-	n = ops_varint_encode(rec, ops_zigzag(dt) << 1 | (tid != pr->ptid));
-	n += ops_varint_encode(rec + n, ops_zigzag((int64_t)(addr - pr->pa)));
-	if (tid != pr->ptid)
-		n += ops_varint_encode(rec + n, ops_zigzag((int64_t)tid -
-							   (int64_t)pr->ptid));
+	n = anon_encode(pr, rec, dt, addr, tid);
 	ret = ops_buf_put(&pr->enc, rec, n);
 	if (ret)
 		goto fail;
 	pr->pt = time_ns;
-	pr->pa = addr;
-	pr->ptid = tid;
 	pr->count++;
 	return 0;
 fail:

@@ -42,13 +42,19 @@ struct ops_hist_writer {
 	uint64_t records_on_disk; /* count records in the file */
 };
 
+/* Threads a sample record can name by position (FORMAT.md, SAMPLES). */
+#define OPS_ANON_MRU 3
+
 /* Encoder state of one process's anonymous stream. */
 struct ops_anon_proc {
-	struct ops_buf enc; /* deltas after the first sample */
+	struct ops_buf enc; /* records after the first sample */
 	uint32_t count;
-	uint32_t tid0, ptid;
-	uint64_t t0, a0, pt, pa;
-	bool exited;
+	uint32_t tid0;
+	uint64_t t0, a0, pt;
+	/* most recently used threads first, with their last address */
+	uint32_t mru_tid[OPS_ANON_MRU];
+	uint64_t mru_addr[OPS_ANON_MRU];
+	uint32_t nr_mru;
 };
 
 struct ops_anon_writer {

@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Damaged sessions: the reader keeps everything before the damage and
+ * says once, naming the file and the offset, what it found.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+static char *tmp, *sdir, *hist, *anon, *meta;
+static uint32_t proc_id, ctx_id;
+
+static void setup(void)
+{
+	tmp = tmp_make();
+	sdir = tmp_path(tmp, "session");
+	hist = tmp_path(sdir, "samples.hist");
+	anon = tmp_path(sdir, "anon.samples");
+	meta = tmp_path(sdir, "session.meta");
+}
+
+static void teardown(void)
+{
+	free(hist);
+	free(anon);
+	free(meta);
+	free(sdir);
+	tmp_remove(tmp);
+}
+
+static uint64_t sample_time(uint64_t i)
+{
+	return 1000000000ull + i * 250000 + (i * 7919) % 3000;
+}
+
+static uint64_t sample_addr(uint64_t i)
+{
+	return 0x7f0000000000ull + (i * 2654435761u) % (4u << 20);
+}
+
+static uint32_t sample_tid(uint64_t i)
+{
+	return 500 + (uint32_t)(i % 3);
+}
+
+/* A session left open (not compacted) after two flushes: the last block
+ * of samples.hist is the counts of flush 2, the last block of
+ * anon.samples the 50 samples of flush 2. */
+static void write_two_flushes(void)
+{
+	struct ops_session_info info = info_example();
+	struct ops_process p = { .tgid = 500, .comm = "java", .exe = "/j" };
+	struct ops_image img = { .path = "/usr/bin/java" };
+	struct ops_context c = { 0 };
+	struct ops_writer *w;
+	uint32_t img_id, i;
+
+	ck_assert_int_eq(ops_writer_open(&w, sdir, &info), 0);
+	ck_assert_int_eq(ops_writer_image(w, &img, &img_id), 0);
+	c.app = c.image = img_id;
+	ck_assert_int_eq(ops_writer_context(w, &c, &ctx_id), 0);
+	ck_assert_int_eq(ops_writer_process(w, &p, &proc_id), 0);
+	ck_assert_int_eq(ops_writer_hist_add(w, ctx_id, 0x100, 1), 0);
+	ck_assert_int_eq(ops_writer_hist_add(w, ctx_id, 0x200, 2), 0);
+	for (i = 0; i < 100; i++)
+		ck_assert_int_eq(ops_writer_anon(w, proc_id, sample_time(i),
+						 sample_addr(i),
+						 sample_tid(i)), 0);
+	ck_assert_int_eq(ops_writer_flush(w), 0);
+	ck_assert_int_eq(ops_writer_hist_add(w, ctx_id, 0x100, 10), 0);
+	ck_assert_int_eq(ops_writer_hist_add(w, ctx_id, 0x300, 30), 0);
+	for (; i < 150; i++)
+		ck_assert_int_eq(ops_writer_anon(w, proc_id, sample_time(i),
+						 sample_addr(i),
+						 sample_tid(i)), 0);
+	ck_assert_int_eq(ops_writer_flush(w), 0);
+	ops_writer_free(w);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* Offset of the last block of a container file, walking its frames. */
+static size_t last_block(const uint8_t *buf, size_t len)
+{
+	size_t off = 16, last = 0;
+
+	while (off + 16 <= len) {
+		last = off;
+		off += 16 + le32(buf + off + 8);
+	}
+	ck_assert_uint_eq(off, len);
+	ck_assert_uint_gt(last, 0);
+	return last;
+}
+
+static void check_first_flush_hist(struct ops_session *s)
+{
+	const struct ops_hist_entry *e = ops_session_hist(s, &(size_t){ 0 });
+	size_t n;
+
+	e = ops_session_hist(s, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(e[0].offset, 0x100);
+	ck_assert_uint_eq(e[0].count, 1);
+	ck_assert_uint_eq(e[1].offset, 0x200);
+	ck_assert_uint_eq(e[1].count, 2);
+	ck_assert_uint_eq(ops_session_nr_images(s), 1);
+	ck_assert_uint_eq(ops_session_nr_contexts(s), 1);
+}
+
+static void check_anon_prefix(struct ops_session *s, size_t want)
+{
+	const struct ops_anon_sample *a;
+	size_t n, i;
+
+	ck_assert_uint_eq(ops_session_nr_processes(s), 1);
+	ck_assert_int_eq(ops_session_anon(s, proc_id, &a, &n), 0);
+	ck_assert_uint_eq(n, want);
+	for (i = 0; i < n; i++) {
+		ck_assert_uint_eq(a[i].time_ns, sample_time(i));
+		ck_assert_uint_eq(a[i].addr, sample_addr(i));
+		ck_assert_uint_eq(a[i].tid, sample_tid(i));
+	}
+}
+
+/* The warning names the file, the offset and REASON. */
+static void check_warning(const struct warns *w, const char *file,
+			  size_t off, const char *reason)
+{
+	char *want;
+
+	ck_assert_int_eq(w->n, 1);
+	ck_assert_int_gt(asprintf(&want, "%s: offset %zu: ", file, off), 0);
+	ck_assert_msg(!strncmp(w->last, want, strlen(want)),
+		      "warning '%s' does not start with '%s'", w->last, want);
+	if (reason)
+		ck_assert_msg(strstr(w->last, reason),
+			      "warning '%s' does not say '%s'", w->last,
+			      reason);
+	free(want);
+}
+
+START_TEST(test_torn_tail_hist)
+{
+	size_t len, last, cut;
+	uint8_t *orig;
+
+	write_two_flushes();
+	orig = file_read(hist, &len);
+	last = last_block(orig, len);
+	for (cut = last; cut < len; cut++) {
+		struct warns w = { 0 };
+		struct ops_session *s;
+
+		file_write(hist, orig, cut);
+		s = session_must_open(sdir, &w);
+		check_first_flush_hist(s);
+		if (cut == last)
+			ck_assert_int_eq(w.n, 0);
+		else
+			check_warning(&w, hist, last, "truncated");
+		ops_session_close(s);
+	}
+	free(orig);
+}
+END_TEST
+
+START_TEST(test_torn_tail_anon)
+{
+	size_t len, last, cut;
+	uint8_t *orig;
+
+	write_two_flushes();
+	orig = file_read(anon, &len);
+	last = last_block(orig, len);
+	for (cut = last; cut < len; cut++) {
+		struct warns w = { 0 };
+		struct ops_session *s;
+
+		file_write(anon, orig, cut);
+		s = session_must_open(sdir, &w);
+		check_anon_prefix(s, 100);
+		if (cut == last)
+			ck_assert_int_eq(w.n, 0);
+		else
+			check_warning(&w, anon, last, "truncated");
+		ops_session_close(s);
+	}
+	free(orig);
+}
+END_TEST
+
+/* A flipped bit anywhere in the last block's payload. */
+START_TEST(test_bad_crc)
+{
+	const char *files[] = { hist, anon };
+	size_t len, last, at;
+	uint8_t *orig;
+	int f;
+
+	write_two_flushes();
+	for (f = 0; f < 2; f++) {
+		orig = file_read(files[f], &len);
+		last = last_block(orig, len);
+		for (at = last + 16; at < len; at++) {
+			struct warns w = { 0 };
+			struct ops_session *s;
+
+			orig[at] ^= 0x10;
+			file_write(files[f], orig, len);
+			orig[at] ^= 0x10;
+			s = session_must_open(sdir, &w);
+			if (f == 0)
+				check_first_flush_hist(s);
+			else
+				check_anon_prefix(s, 100);
+			check_warning(&w, files[f], last, "bad checksum");
+			ops_session_close(s);
+		}
+		file_write(files[f], orig, len);
+		free(orig);
+	}
+}
+END_TEST
+
+/* Damage in a block header: magic, and a length no writer makes. */
+START_TEST(test_bad_block_header)
+{
+	struct warns w = { 0 };
+	struct ops_session *s;
+	size_t len, last;
+	uint8_t *orig;
+
+	write_two_flushes();
+	orig = file_read(anon, &len);
+	last = last_block(orig, len);
+	orig[last] ^= 1;
+	file_write(anon, orig, len);
+	s = session_must_open(sdir, &w);
+	check_anon_prefix(s, 100);
+	check_warning(&w, anon, last, "bad block magic");
+	ops_session_close(s);
+
+	orig[last] ^= 1;
+	memset(orig + last + 8, 0xff, 4);
+	file_write(anon, orig, len);
+	w.n = 0;
+	s = session_must_open(sdir, &w);
+	check_anon_prefix(s, 100);
+	check_warning(&w, anon, last, "impossible block length");
+	ops_session_close(s);
+	free(orig);
+}
+END_TEST
+
+/* A corrupt file header loses that file only, with one line. */
+START_TEST(test_corrupt_file_header)
+{
+	const char *files[] = { hist, anon };
+	struct ops_session *s;
+	size_t len;
+	uint8_t *orig;
+	int f;
+
+	write_two_flushes();
+	for (f = 0; f < 2; f++) {
+		struct warns w = { 0 };
+
+		orig = file_read(files[f], &len);
+		orig[2] ^= 0xff;
+		file_write(files[f], orig, len);
+		s = session_must_open(sdir, &w);
+		check_warning(&w, files[f], 0, "bad magic");
+		if (f == 0) {
+			ck_assert_uint_eq(ops_session_nr_images(s), 0);
+			check_anon_prefix(s, 150);
+		} else {
+			ck_assert_uint_eq(ops_session_nr_images(s), 1);
+			ck_assert_uint_eq(ops_session_nr_processes(s), 0);
+		}
+		ops_session_close(s);
+		/* shorter than a file header */
+		file_write(files[f], orig, 9);
+		w.n = 0;
+		s = session_must_open(sdir, &w);
+		check_warning(&w, files[f], 9, "truncated file header");
+		ops_session_close(s);
+		orig[2] ^= 0xff;
+		file_write(files[f], orig, len);
+		free(orig);
+	}
+}
+END_TEST
+
+START_TEST(test_unknown_version)
+{
+	const char *files[] = { hist, anon };
+	struct ops_session *s;
+	size_t len;
+	uint8_t *orig;
+	int f;
+
+	write_two_flushes();
+	for (f = 0; f < 2; f++) {
+		struct warns w = { 0 };
+
+		orig = file_read(files[f], &len);
+		orig[8] = 2;
+		file_write(files[f], orig, len);
+		s = session_must_open(sdir, &w);
+		check_warning(&w, files[f], 8, "unknown version 2");
+		ops_session_close(s);
+		orig[8] = 1;
+		file_write(files[f], orig, len);
+		free(orig);
+	}
+}
+END_TEST
+
+/* A missing data file is one warning; the rest of the session reads. */
+START_TEST(test_missing_data_file)
+{
+	struct warns w = { 0 };
+	struct ops_session *s;
+
+	write_two_flushes();
+	ck_assert_int_eq(unlink(hist), 0);
+	s = session_must_open(sdir, &w);
+	ck_assert_int_eq(w.n, 1);
+	ck_assert_ptr_nonnull(strstr(w.last, hist));
+	ck_assert_uint_eq(ops_session_nr_images(s), 0);
+	check_anon_prefix(s, 150);
+	ops_session_close(s);
+}
+END_TEST
+
+static void expect_open_error(const char *dir, const char *part1,
+			      const char *part2)
+{
+	struct ops_session *s = (struct ops_session *)1;
+	struct warns w = { 0 };
+	char err[1024] = "";
+
+	ck_assert_int_lt(ops_session_open(&s, dir, warns_collect, &w, err,
+					  sizeof(err)), 0);
+	ck_assert_ptr_null(s);
+	ck_assert_msg(strstr(err, part1) && strstr(err, part2),
+		      "error '%s' lacks '%s' or '%s'", err, part1, part2);
+	ck_assert_ptr_null(strchr(err, '\n'));
+}
+
+START_TEST(test_meta_damage)
+{
+	const char *unknown_key = "opjit-session 1\nevent cpu-clock\n"
+				  "future_key whatever \\q\n";
+	struct warns w = { 0 };
+	struct ops_session *s;
+	char *missing = tmp_path(tmp, "nowhere");
+
+	write_two_flushes();
+	file_write(meta, "opjit-session 2\nevent x\n", 24);
+	expect_open_error(sdir, meta, "unknown version 2");
+	file_write(meta, "PK\3\4garbage", 11);
+	expect_open_error(sdir, meta, "not an opjit session");
+	file_write(meta, "opjit-session 1\nsamples 12x\n", 28);
+	expect_open_error(sdir, meta, "line 2: bad value for samples");
+	file_write(meta, "opjit-session 1\nhost a\\", 23);
+	expect_open_error(sdir, meta, "line 2: bad value for host");
+	file_write(meta, "opjit-session 1\nstart_ns 18446744073709551616\n",
+		   46);
+	expect_open_error(sdir, meta, "bad value for start_ns");
+	file_write(meta, "", 0);
+	expect_open_error(sdir, meta, "empty");
+	file_write(meta, "opjit-session 1\n\0", 17);
+	expect_open_error(sdir, meta, "NUL");
+	/* keys a later version adds are skipped */
+	file_write(meta, unknown_key, strlen(unknown_key));
+	s = session_must_open(sdir, &w);
+	ck_assert_str_eq(ops_session_info(s)->event, "cpu-clock");
+	ck_assert_str_eq(ops_session_info(s)->host, "");
+	ops_session_close(s);
+	ck_assert_int_eq(unlink(meta), 0);
+	expect_open_error(sdir, meta, "not an opjit session");
+	expect_open_error(missing, missing, "No such file");
+	expect_open_error(hist, hist, "Not a directory");
+	free(missing);
+}
+END_TEST
+
+#define KILL_ROUND_SAMPLES 3000
+#define KILL_ROUND_CELLS 500
+
+/* The child: write rounds forever, report each completed flush. */
+static void killed_writer_child(int report)
+{
+	struct ops_session_info info = info_example();
+	struct ops_process p = { .tgid = 500, .comm = "java", .exe = "/j" };
+	struct ops_image img = { .path = "/usr/bin/java" };
+	struct ops_context c = { 0 };
+	struct ops_writer *w;
+	uint32_t id, ctx, k, round;
+	uint64_t i = 0;
+
+	if (ops_writer_open(&w, sdir, &info) ||
+	    ops_writer_image(w, &img, &id))
+		_exit(2);
+	c.app = c.image = id;
+	if (ops_writer_context(w, &c, &ctx) || ops_writer_process(w, &p, &id))
+		_exit(2);
+	for (round = 0;; round++) {
+		for (k = 0; k < KILL_ROUND_SAMPLES; k++, i++)
+			if (ops_writer_anon(w, id, sample_time(i),
+					    sample_addr(i), sample_tid(i)))
+				_exit(3);
+		for (k = 0; k < KILL_ROUND_CELLS; k++)
+			if (ops_writer_hist_add(w, ctx, k * 4, round + 1))
+				_exit(3);
+		if (ops_writer_flush(w))
+			_exit(4);
+		if (write(report, &round, sizeof(round)) != sizeof(round))
+			_exit(5);
+	}
+}
+
+/* Kill a writer at several points; each time everything up to the last
+ * completed flush reads back and the session opens without error. */
+START_TEST(test_killed_writer)
+{
+	uint32_t stops[] = { 0, 3, 17 };
+	size_t t;
+
+	for (t = 0; t < sizeof(stops) / sizeof(stops[0]); t++) {
+		const struct ops_hist_entry *e;
+		const struct ops_anon_sample *a;
+		uint64_t done, want, j;
+		struct ops_session *s;
+		struct warns w = { 0 };
+		uint32_t round, last = 0;
+		int fds[2], status;
+		size_t n, i;
+		pid_t pid;
+
+		ck_assert_int_eq(pipe(fds), 0);
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			close(fds[0]);
+			killed_writer_child(fds[1]);
+		}
+		close(fds[1]);
+		do
+			ck_assert_int_eq(read(fds[0], &round, sizeof(round)),
+					 sizeof(round));
+		while (round < stops[t]);
+		ck_assert_int_eq(kill(pid, SIGKILL), 0);
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		last = round;
+		while (read(fds[0], &round, sizeof(round)) == sizeof(round))
+			last = round;
+		close(fds[0]);
+
+		s = session_must_open(sdir, &w);
+		ck_assert_int_le(w.n, 2);
+		done = (uint64_t)(last + 1);
+		ck_assert_int_eq(ops_session_anon(s, 0, &a, &n), 0);
+		ck_assert_uint_ge(n, done * KILL_ROUND_SAMPLES);
+		for (i = 0; i < n; i++) {
+			ck_assert_uint_eq(a[i].time_ns, sample_time(i));
+			ck_assert_uint_eq(a[i].addr, sample_addr(i));
+			ck_assert_uint_eq(a[i].tid, sample_tid(i));
+		}
+		/* round r adds r + 1 to each cell */
+		want = done * (done + 1) / 2;
+		e = ops_session_hist(s, &n);
+		ck_assert_uint_eq(n, KILL_ROUND_CELLS);
+		for (j = 0; j < n; j++) {
+			ck_assert_uint_eq(e[j].offset, j * 4);
+			ck_assert_uint_ge(e[j].count, want);
+		}
+		ops_session_close(s);
+		tmp_remove(tmp);
+		tmp = tmp_make();
+		free(sdir);
+		sdir = tmp_path(tmp, "session");
+	}
+}
+END_TEST
+
+static Suite *damage_suite(void)
+{
+	Suite *s = suite_create("samples_damage");
+	struct {
+		const char *name;
+		const TTest *test;
+	} cases[] = {
+		{ "torn_tail_hist", test_torn_tail_hist },
+		{ "torn_tail_anon", test_torn_tail_anon },
+		{ "bad_crc", test_bad_crc },
+		{ "bad_block_header", test_bad_block_header },
+		{ "corrupt_file_header", test_corrupt_file_header },
+		{ "unknown_version", test_unknown_version },
+		{ "missing_data_file", test_missing_data_file },
+		{ "meta_damage", test_meta_damage },
+		{ "killed_writer", test_killed_writer },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		TCase *tc = tcase_create(cases[i].name);
+
+		tcase_add_checked_fixture(tc, setup, teardown);
+		tcase_add_test(tc, cases[i].test);
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(damage_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
