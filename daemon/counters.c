@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "counters.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* 512 KiB a CPU: several hundred milliseconds of samples at 4 kHz, while
+ * the poller drains every 100 ms */
+#define COUNTERS_DATA_PAGES 128
+
+static int counters_online_cpus(struct counters *c)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	char buf[4096];
+	char *p, *save = NULL;
+	int err = 0;
+
+	if (f && fgets(buf, sizeof(buf), f)) {
+		for (p = strtok_r(buf, ",\n", &save); p;
+		     p = strtok_r(NULL, ",\n", &save)) {
+			int lo, hi, n = sscanf(p, "%d-%d", &lo, &hi);
+
+			if (n == 1)
+				hi = lo;
+			if (n < 1 || lo < 0 || hi < lo || hi > 65535)
+				continue;
+			for (int cpu = lo; cpu <= hi; cpu++) {
+				int *v = realloc(c->cpus, (c->nr_cpus + 1) *
+							  sizeof(*v));
+
+				if (!v) {
+					err = -ENOMEM;
+					goto out;
+				}
+				c->cpus = v;
+				c->cpus[c->nr_cpus++] = cpu;
+			}
+		}
+	}
+	if (!c->nr_cpus) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		c->cpus = calloc(n > 0 ? n : 1, sizeof(*c->cpus));
+		if (!c->cpus) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (c->nr_cpus = 0; c->nr_cpus < (n > 0 ? n : 1);
+		     c->nr_cpus++)
+			c->cpus[c->nr_cpus] = c->nr_cpus;
+	}
+out:
+	if (f)
+		fclose(f);
+	return err;
+}
+
+int counters_init(struct counters *c, const struct counters_config *cfg)
+{
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	c->cfg = *cfg;
+	c->build_id = true;
+	c->data_pages = COUNTERS_DATA_PAGES;
+	err = counters_online_cpus(c);
+	if (err)
+		return err;
+	c->rings = calloc(c->nr_cpus, sizeof(*c->rings));
+	if (!c->rings)
+		return -ENOMEM;
+	for (int i = 0; i < c->nr_cpus; i++)
+		c->rings[i].fd = -1;
+	return 0;
+}
+
+static void counters_attr(const struct counters *c,
+			  struct perf_event_attr *a, bool inherit,
+			  bool enable_on_exec)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = c->cfg.type;
+	a->config = c->cfg.config;
+	if (c->cfg.frequency) {
+		a->freq = 1;
+		a->sample_freq = c->cfg.frequency;
+	} else {
+		a->sample_period = c->cfg.period;
+	}
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	a->disabled = 1;
+	a->inherit = inherit;
+	a->enable_on_exec = enable_on_exec;
+	a->exclude_kernel = c->cfg.exclude_kernel || c->kernel_refused;
+	a->exclude_hv = 1;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(c->data_pages * page / 4);
+	a->build_id = c->build_id;
+}
+
+static int counters_syscall(struct counters *c, pid_t pid, int cpu,
+			    bool inherit, bool enable_on_exec)
+{
+	struct perf_event_attr a;
+
+	for (;;) {
+		int fd;
+
+		counters_attr(c, &a, inherit, enable_on_exec);
+		fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1,
+				  PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+		/* kernels before 5.12 know no build_id bit */
+		if (errno == EINVAL && c->build_id) {
+			c->build_id = false;
+			continue;
+		}
+		if ((errno == EACCES || errno == EPERM) &&
+		    c->cfg.kernel_fallback && !c->cfg.exclude_kernel &&
+		    !c->kernel_refused) {
+			c->kernel_refused = true;
+			continue;
+		}
+		return -errno;
+	}
+}
+
+static int counters_keep_fd(struct counters *c, int fd)
+{
+	if (c->nr_fds == c->cap_fds) {
+		size_t cap = c->cap_fds ? c->cap_fds * 2 : 16;
+		int *v = realloc(c->fds, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->fds = v;
+		c->cap_fds = cap;
+	}
+	c->fds[c->nr_fds++] = fd;
+	return 0;
+}
+
+int counters_open_task(struct counters *c, pid_t pid, bool inherit,
+		       bool enable_on_exec)
+{
+	int err = 0;
+
+	for (int i = 0; i < c->nr_cpus; i++) {
+		struct ring *r = &c->rings[i];
+		int fd = counters_syscall(c, pid, c->cpus[i], inherit,
+					  enable_on_exec);
+
+		if (fd < 0)
+			return fd;
+		err = counters_keep_fd(c, fd);
+		if (err) {
+			close(fd);
+			return err;
+		}
+		if (r->fd < 0)
+			err = ring_open(r, fd, c->cpus[i], c->data_pages);
+		else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0)
+			err = -errno;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int counters_enable(struct counters *c)
+{
+	for (size_t i = 0; i < c->nr_fds; i++)
+		if (ioctl(c->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
+			return -errno;
+	return 0;
+}
+
+void counters_disable(struct counters *c)
+{
+	for (size_t i = 0; i < c->nr_fds; i++)
+		ioctl(c->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+}
+
+void counters_free(struct counters *c)
+{
+	for (int i = 0; i < c->nr_cpus && c->rings; i++)
+		if (c->rings[i].fd >= 0)
+			ring_close(&c->rings[i]);
+	for (size_t i = 0; i < c->nr_fds; i++)
+		close(c->fds[i]);
+	free(c->rings);
+	free(c->cpus);
+	free(c->fds);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The event names oprofiled accepts, as perf spells them. */
+#ifndef OPROFILED_EVNAME_H
+#define OPROFILED_EVNAME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct evname {
+	const char *name;
+	uint32_t type;	 /* PERF_TYPE_* */
+	uint64_t config; /* PERF_COUNT_* */
+};
+
+/* The event called NAME, or NULL. */
+const struct evname *evname_find(const char *name);
+bool evname_is_hardware(const struct evname *ev);
+
+#endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The profiled command: forked early, held before exec until its counters
+ * exist, so that nothing it runs escapes them.
+ */
+#ifndef OPROFILED_LAUNCH_H
+#define OPROFILED_LAUNCH_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+struct launch {
+	pid_t pid;
+	int go_fd;  /* write end: closing it lets the child exec */
+	int err_fd; /* read end: the child's errno if exec failed */
+};
+
+/* Fork the child for ARGV; it restores ORIG_MASK and waits. */
+int launch_prepare(struct launch *l, char *const argv[],
+		   const sigset_t *orig_mask);
+/* Let it exec: 0 once it did, or the negative errno of its failure. */
+int launch_go(struct launch *l);
+/* Kill a child that never ran its command. */
+void launch_abort(struct launch *l);
+/* Status as a shell reports it: the exit code, or 128 + signal. */
+int launch_exit_code(int wstatus);
+
+#endif

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "maptab.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int maptab_reserve(struct maptab *t, size_t need)
+{
+	struct maptab_entry *v;
+	size_t cap;
+
+	if (need <= t->cap)
+		return 0;
+	cap = t->cap ? t->cap * 2 : 16;
+	while (cap < need)
+		cap *= 2;
+	v = realloc(t->v, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	t->v = v;
+	t->cap = cap;
+	return 0;
+}
+
+/* Index of the first entry that ends after ADDR. */
+static size_t maptab_first_after(const struct maptab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int maptab_insert(struct maptab *t, uint64_t start, uint64_t end,
+		  uint64_t pgoff, uint32_t image)
+{
+	struct maptab_entry left, right, mid = {
+		.start = start, .end = end, .pgoff = pgoff, .image = image,
+		.ctx = MAPTAB_NO_CTX, .ctx_cpu = -1,
+	};
+	size_t lo, hi, nr_new = 1;
+	int has_left = 0, has_right = 0, err;
+
+	if (start >= end)
+		return -EINVAL;
+	err = maptab_reserve(t, t->n + 2);
+	if (err)
+		return err;
+	lo = maptab_first_after(t, start);
+	hi = lo;
+	while (hi < t->n && t->v[hi].start < end)
+		hi++;
+	if (lo < hi && t->v[lo].start < start) {
+		left = t->v[lo];
+		left.end = start;
+		left.seen = 0;
+		has_left = 1;
+	}
+	if (lo < hi && t->v[hi - 1].end > end) {
+		right = t->v[hi - 1];
+		right.pgoff += end - right.start;
+		right.start = end;
+		right.seen = 0;
+		has_right = 1;
+	}
+	nr_new += has_left + has_right;
+	memmove(t->v + lo + nr_new, t->v + hi, (t->n - hi) * sizeof(*t->v));
+	t->n = t->n - (hi - lo) + nr_new;
+	if (has_left)
+		t->v[lo++] = left;
+	t->v[lo++] = mid;
+	if (has_right)
+		t->v[lo] = right;
+	return 0;
+}
+
+struct maptab_entry *maptab_find(const struct maptab *t, uint64_t addr)
+{
+	size_t i = maptab_first_after(t, addr);
+
+	if (i < t->n && t->v[i].start <= addr)
+		return &t->v[i];
+	return NULL;
+}
+
+int maptab_copy(struct maptab *dst, const struct maptab *src)
+{
+	int err;
+
+	dst->n = 0;
+	err = maptab_reserve(dst, src->n);
+	if (err)
+		return err;
+	if (src->n)
+		memcpy(dst->v, src->v, src->n * sizeof(*src->v));
+	dst->n = src->n;
+	return 0;
+}
+
+/* Contexts name the process when histograms are separated per process,
+ * so a table copied into a child must not reuse its parent's. */
+void maptab_forget_contexts(struct maptab *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		t->v[i].ctx = MAPTAB_NO_CTX;
+		t->v[i].seen = 0;
+	}
+}
+
+void maptab_clear(struct maptab *t)
+{
+	t->n = 0;
+}
+
+void maptab_free(struct maptab *t)
+{
+	free(t->v);
+	t->v = NULL;
+	t->n = t->cap = 0;
+}

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * oprofiled: records samples with perf_event into a session directory.
+ * One thread polls one ring buffer per CPU, a signalfd and a timer.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <opjit/samples.h>
+
+#include "counters.h"
+#include "launch.h"
+#include "options.h"
+#include "record.h"
+#include "recorder.h"
+#include "session.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+#define TICK_NS 100000000ll	/* drain and retry every 100 ms */
+#define TICKS_PER_FLUSH 10	/* durable at least once a second */
+
+struct daemon {
+	struct options *o;
+	struct counters c;
+	struct recorder r;
+	struct ops_writer *w;
+	struct launch child;
+	bool recording;
+	bool stop;
+	bool interrupted;	/* by SIGINT or SIGTERM */
+	bool child_done;
+	int child_status;
+	int sigfd, timerfd, pidfd;
+	unsigned ticks;
+	uint64_t deadline_ns;
+};
+
+/* Read every buffer up to what the kernel has published, oldest record
+ * first across CPUs, so that a mapping is known before its samples. */
+static void daemon_drain(struct daemon *d)
+{
+	struct counters *c = &d->c;
+
+	for (int i = 0; i < c->nr_cpus; i++)
+		if (c->rings[i].base)
+			ring_snapshot(&c->rings[i]);
+	for (;;) {
+		struct ring *best = NULL;
+		uint64_t best_t = UINT64_MAX;
+
+		for (int i = 0; i < c->nr_cpus; i++) {
+			struct ring *rg = &c->rings[i];
+			const struct perf_event_header *h;
+			uint64_t t;
+
+			if (!rg->base || !(h = ring_peek(rg)))
+				continue;
+			t = record_time(h);
+			if (!best || t < best_t) {
+				best = rg;
+				best_t = t;
+			}
+		}
+		if (!best)
+			break;
+		recorder_record(&d->r, best->cur);
+		ring_advance(best);
+	}
+	for (int i = 0; i < c->nr_cpus; i++)
+		if (c->rings[i].base)
+			ring_publish(&c->rings[i]);
+	recorder_end_round(&d->r);
+}
+
+static void daemon_reap_child(struct daemon *d)
+{
+	int status;
+
+	if (d->o->mode != MODE_COMMAND || d->child_done)
+		return;
+	if (waitpid(d->child.pid, &status, WNOHANG) == d->child.pid) {
+		d->child_done = true;
+		d->child_status = status;
+		d->stop = true;
+	}
+}
+
+static void daemon_signal(struct daemon *d)
+{
+	struct signalfd_siginfo si;
+
+	while (read(d->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGINT:
+		case SIGTERM:
+			d->stop = true;
+			d->interrupted = true;
+			break;
+		case SIGUSR1:
+			if (d->recording) {
+				daemon_drain(d);
+				recorder_flush(&d->r);
+			}
+			break;
+		case SIGCHLD:
+			daemon_reap_child(d);
+			break;
+		}
+	}
+}
+
+static void daemon_tick(struct daemon *d)
+{
+	uint64_t n;
+
+	if (read(d->timerfd, &n, sizeof(n)) != sizeof(n))
+		return;
+	d->ticks += (unsigned)n;
+	if (d->ticks >= TICKS_PER_FLUSH) {
+		d->ticks = 0;
+		recorder_flush(&d->r);
+	}
+	if (d->deadline_ns &&
+	    session_clock_ns(CLOCK_MONOTONIC) >= d->deadline_ns)
+		d->stop = true;
+	if (d->o->mode == MODE_PID && d->pidfd < 0 &&
+	    kill(d->o->pid, 0) < 0 && errno == ESRCH)
+		d->stop = true;
+}
+
+static void daemon_loop(struct daemon *d)
+{
+	int nr = 3 + d->c.nr_cpus;
+	struct pollfd *pfd = calloc(nr, sizeof(*pfd));
+
+	if (!pfd) {
+		recorder_fail(&d->r, -ENOMEM, false);
+		return;
+	}
+	pfd[0] = (struct pollfd){ .fd = d->sigfd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = d->timerfd, .events = POLLIN };
+	pfd[2] = (struct pollfd){ .fd = d->pidfd, .events = POLLIN };
+	for (int i = 0; i < d->c.nr_cpus; i++)
+		pfd[3 + i] = (struct pollfd){
+			.fd = d->c.rings[i].base ? d->c.rings[i].fd : -1,
+			.events = POLLIN,
+		};
+	while (!d->stop && !d->r.err) {
+		if (poll(pfd, nr, -1) < 0 && errno != EINTR)
+			break;
+		if (pfd[0].revents)
+			daemon_signal(d);
+		if (pfd[1].revents)
+			daemon_tick(d);
+		if (pfd[2].revents)
+			d->stop = true;
+		/* a buffer whose tasks are all gone hangs up for good */
+		for (int i = 3; i < nr; i++)
+			if (pfd[i].revents & (POLLHUP | POLLERR))
+				pfd[i].fd = -1;
+		daemon_drain(d);
+	}
+	free(pfd);
+}
+
+static int daemon_writer_open(struct daemon *d)
+{
+	struct utsname u;
+	struct ops_session_info info = {
+		.event = d->o->event->name,
+		.period = d->o->period,
+		.frequency = d->o->frequency,
+		.clock = "CLOCK_MONOTONIC",
+		.start_ns = session_clock_ns(CLOCK_MONOTONIC),
+		.start_unix_ns = (int64_t)session_clock_ns(CLOCK_REALTIME),
+		.command_line = d->o->command_line,
+		.separate = d->o->separate,
+		.kernel_excluded = d->o->no_kernel || d->c.kernel_refused,
+	};
+	int err;
+
+	if (!uname(&u)) {
+		info.host = u.nodename;
+		info.kernel_release = u.release;
+	}
+	err = ops_writer_open(&d->w, d->o->session_dir, &info);
+	if (err) {
+		d->w = NULL;
+		fprintf(stderr, "oprofiled: cannot create session %s: %s\n",
+			d->o->session_dir, strerror(-err));
+		return err;
+	}
+	if (ops_writer_previous(d->w))
+		fprintf(stderr, "oprofiled: previous session kept in %s\n",
+			ops_writer_previous(d->w));
+	if (!info.kernel_excluded) {
+		/* a kernel built without modules has no list of them */
+		err = ops_writer_kernel_symbols(d->w, "/proc/kallsyms",
+			access("/proc/modules", R_OK) ? NULL : "/proc/modules");
+		if (err == -ENOSPC || err == -EDQUOT) {
+			fprintf(stderr, "oprofiled: %s\n",
+				ops_writer_error(d->w));
+			return err;
+		}
+		if (err)
+			fprintf(stderr, "oprofiled: %s; kernel samples will "
+				"have no symbols\n", ops_writer_error(d->w));
+	}
+	return 0;
+}
+
+static int daemon_open_counters(struct daemon *d)
+{
+	struct counters_config cfg = {
+		.type = d->o->event->type,
+		.config = d->o->event->config,
+		.frequency = d->o->frequency,
+		.period = d->o->period,
+		.exclude_kernel = d->o->no_kernel,
+		.kernel_fallback = true,
+	};
+	int err = counters_init(&d->c, &cfg);
+
+	if (err) {
+		fprintf(stderr, "oprofiled: %s\n", strerror(-err));
+		return err;
+	}
+	switch (d->o->mode) {
+	case MODE_COMMAND:
+		err = counters_open_task(&d->c, d->child.pid, true, true);
+		break;
+	case MODE_PID:
+		err = session_open_pid(&d->c, d->o->pid);
+		break;
+	case MODE_SYSTEM:
+		err = counters_open_task(&d->c, -1, false, false);
+		break;
+	}
+	if (err) {
+		session_report_open_error(d->o, err);
+		return err;
+	}
+	if (d->c.kernel_refused)
+		fprintf(stderr, "oprofiled: kernel samples excluded: "
+			"perf_event_paranoid is %d\n", session_paranoid());
+	return 0;
+}
+
+static int daemon_setup_fds(struct daemon *d, const sigset_t *mask)
+{
+	struct itimerspec its = {
+		.it_interval = { 0, TICK_NS },
+		.it_value = { 0, TICK_NS },
+	};
+
+	d->sigfd = signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	d->timerfd = timerfd_create(CLOCK_MONOTONIC,
+				    TFD_NONBLOCK | TFD_CLOEXEC);
+	if (d->sigfd < 0 || d->timerfd < 0 ||
+	    timerfd_settime(d->timerfd, 0, &its, NULL) < 0) {
+		fprintf(stderr, "oprofiled: cannot set up the event loop: "
+			"%s\n", strerror(errno));
+		return -errno;
+	}
+	if (d->o->mode == MODE_PID)
+		d->pidfd = (int)syscall(SYS_pidfd_open, d->o->pid, 0);
+	if (d->o->duration > 0)
+		d->deadline_ns = session_clock_ns(CLOCK_MONOTONIC) +
+				 (uint64_t)(d->o->duration * 1e9);
+	return 0;
+}
+
+static int daemon_start(struct daemon *d)
+{
+	int err;
+
+	err = d->o->mode == MODE_SYSTEM ? recorder_scan_all(&d->r) : 0;
+	if (!err && d->o->mode == MODE_PID)
+		err = recorder_scan_pid(&d->r, d->o->pid);
+	if (err == -ENOENT || err == -ESRCH) {
+		fprintf(stderr, "oprofiled: no process with pid %d\n",
+			(int)d->o->pid);
+		return err;
+	}
+	if (d->o->mode != MODE_COMMAND) {
+		err = counters_enable(&d->c);
+		if (err) {
+			session_report_open_error(d->o, err);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void daemon_report_failure(struct daemon *d)
+{
+	if (d->r.err_from_writer)
+		fprintf(stderr, "oprofiled: %s; recording stopped\n",
+			ops_writer_error(d->w));
+	else
+		fprintf(stderr, "oprofiled: %s; recording stopped\n",
+			strerror(-d->r.err));
+}
+
+static double percent(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* Stop the counters, read what they left, and close the session. */
+static int daemon_finish(struct daemon *d)
+{
+	struct ops_session_info t;
+	int failed = 0, err;
+
+	counters_disable(&d->c);
+	if (!d->r.err) {
+		daemon_drain(d);
+		recorder_finish(&d->r);
+	}
+	if (d->r.err) {
+		daemon_report_failure(d);
+		failed = 1;
+	}
+	recorder_totals(&d->r, &t);
+	ops_writer_set_totals(d->w, &t);
+	if (!d->r.err || !d->r.err_from_writer)
+		recorder_flush(&d->r);
+	err = ops_writer_close(d->w, session_clock_ns(CLOCK_MONOTONIC));
+	d->w = NULL;
+	if (err && !failed) {
+		fprintf(stderr, "oprofiled: cannot finish session %s: %s\n",
+			d->o->session_dir, strerror(-err));
+		failed = 1;
+	}
+	fprintf(stderr, "oprofiled: %llu samples, %llu lost (%.1f%%), "
+		"%llu unattributed (%.1f%%), %u processes, session %s\n",
+		(unsigned long long)t.samples,
+		(unsigned long long)t.samples_lost,
+		percent(t.samples_lost, t.samples + t.samples_lost),
+		(unsigned long long)t.samples_unattributed,
+		percent(t.samples_unattributed, t.samples), t.processes,
+		d->o->session_dir);
+	return failed;
+}
+
+/* The command's status; after SIGINT/SIGTERM it is asked to stop, as
+ * perf record does, so that oprofiled never outlives it unawares. */
+static int daemon_wait_child(struct daemon *d, bool interrupted)
+{
+	int status;
+
+	if (d->child_done)
+		return launch_exit_code(d->child_status);
+	if (interrupted)
+		kill(d->child.pid, SIGTERM);
+	while (waitpid(d->child.pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	return launch_exit_code(status);
+}
+
+static int daemon_run(struct daemon *d)
+{
+	sigset_t mask, orig;
+	bool interrupted;
+	int rc = 1, err, failed;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &orig);
+	/* a full pipe on stderr must not kill the recorder */
+	signal(SIGPIPE, SIG_IGN);
+	d->child.pid = -1;
+	d->sigfd = d->timerfd = d->pidfd = -1;
+	if (d->o->mode == MODE_PID && kill(d->o->pid, 0) < 0 &&
+	    errno == ESRCH) {
+		fprintf(stderr, "oprofiled: no process with pid %d\n",
+			(int)d->o->pid);
+		return 1;
+	}
+	if (d->o->mode == MODE_COMMAND) {
+		err = launch_prepare(&d->child, d->o->command, &orig);
+		if (err) {
+			fprintf(stderr, "oprofiled: cannot start %s: %s\n",
+				d->o->command[0], strerror(-err));
+			return 1;
+		}
+	}
+	if (daemon_open_counters(d) || daemon_setup_fds(d, &mask) ||
+	    daemon_writer_open(d))
+		goto out_abort;
+	err = recorder_init(&d->r, d->w, &(struct recorder_config){
+		.separate = d->o->separate,
+		.archive_maps = d->o->archive_maps,
+		.archive_max_bytes = d->o->archive_max_bytes,
+	});
+	if (err) {
+		fprintf(stderr, "oprofiled: %s\n", strerror(-err));
+		goto out_abort;
+	}
+	if (daemon_start(d))
+		goto out_abort;
+	if (d->o->mode == MODE_COMMAND) {
+		err = launch_go(&d->child);
+		if (err) {
+			fprintf(stderr, "oprofiled: cannot run %s: %s\n",
+				d->o->command[0], strerror(-err));
+			daemon_wait_child(d, false);
+			ops_writer_free(d->w);
+			d->w = NULL;
+			rc = 127;
+			goto out;
+		}
+	}
+	d->recording = true;
+	daemon_loop(d);
+	interrupted = d->interrupted;
+	failed = daemon_finish(d);
+	rc = failed;
+	if (d->o->mode == MODE_COMMAND) {
+		rc = daemon_wait_child(d, interrupted);
+		if (failed)
+			rc = 1;
+	}
+	goto out;
+out_abort:
+	if (d->child.pid > 0)
+		launch_abort(&d->child);
+	if (d->w)
+		ops_writer_free(d->w);
+	d->w = NULL;
+	rc = 1;
+out:
+	recorder_free(&d->r);
+	counters_free(&d->c);
+	if (d->sigfd >= 0)
+		close(d->sigfd);
+	if (d->timerfd >= 0)
+		close(d->timerfd);
+	if (d->pidfd >= 0)
+		close(d->pidfd);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct daemon d;
+	int rc;
+
+	if (options_parse(&o, argc, (const char **)argv)) {
+		options_free(&o);
+		return 1;
+	}
+	memset(&d, 0, sizeof(d));
+	d.o = &o;
+	rc = daemon_run(&d);
+	options_free(&o);
+	return rc;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* oprofiled's command line. */
+#ifndef OPROFILED_OPTIONS_H
+#define OPROFILED_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "evname.h"
+
+enum options_mode {
+	MODE_COMMAND,
+	MODE_PID,
+	MODE_SYSTEM,
+};
+
+struct options {
+	enum options_mode mode;
+	pid_t pid;
+	char **command;		/* NULL-terminated, MODE_COMMAND only */
+	double duration;	/* seconds, 0 for none */
+	uint32_t separate;	/* OPS_SEPARATE_* */
+	const char *session_dir;
+	uint64_t frequency;	/* Hz, 0 when a period is given */
+	uint64_t period;
+	const struct evname *event;
+	bool no_kernel;
+	bool archive_maps;
+	uint64_t archive_max_bytes;
+	char *command_line;	/* oprofiled's own, for the session */
+	void *popt;		/* owns the strings above */
+};
+
+/* Parse ARGV; prints one line and returns -EINVAL on bad input.  --help
+ * and --usage print and exit here, as popt does. */
+int options_parse(struct options *o, int argc, const char **argv);
+void options_free(struct options *o);
+
+#endif

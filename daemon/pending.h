@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Samples whose mapping is not known yet: the record that announces it may
+ * sit in another CPU's buffer.  A fixed ring, so that holding them never
+ * allocates and never grows.
+ */
+#ifndef OPROFILED_PENDING_H
+#define OPROFILED_PENDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pending_sample {
+	uint64_t time, ip;
+	uint32_t pid, tid;
+	int32_t cpu;
+	uint16_t misc;
+	uint16_t tries;
+};
+
+struct pending {
+	struct pending_sample *v;
+	size_t cap, head, n;
+};
+
+int pending_init(struct pending *p, size_t cap);
+void pending_free(struct pending *p);
+/* Hold S; when the ring is full the oldest sample is pushed out into
+ * *EVICTED and true is returned. */
+bool pending_push(struct pending *p, const struct pending_sample *s,
+		  struct pending_sample *evicted);
+bool pending_pop(struct pending *p, struct pending_sample *out);
+
+#endif

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "procinfo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* starttime counts from boot including suspend (CLOCK_BOOTTIME); the
+ * session's clock is CLOCK_MONOTONIC, which stops during suspend, so
+ * the time spent suspended so far is subtracted.  Ticks truncate, so the
+ * result is never later than the true start. */
+void procinfo_convert_start(uint64_t ticks, long hz, uint64_t boot_now,
+			    uint64_t mono_now, int64_t real_now,
+			    uint64_t *mono_ns, int64_t *unix_ns)
+{
+	uint64_t boot_ns = ticks / (uint64_t)hz * 1000000000u +
+			   ticks % (uint64_t)hz * 1000000000u / (uint64_t)hz;
+	uint64_t suspended = boot_now > mono_now ? boot_now - mono_now : 0;
+
+	*mono_ns = boot_ns > suspended ? boot_ns - suspended : 0;
+	*unix_ns = real_now - (int64_t)(boot_now - boot_ns);
+}
+
+int procinfo_parse_starttime(const char *stat, uint64_t *ticks)
+{
+	/* comm may hold spaces and parentheses: fields follow the last ')' */
+	const char *p = strrchr(stat, ')');
+	unsigned long long v;
+	int field = 2;
+
+	if (!p)
+		return -EINVAL;
+	p++;
+	while (*p && field < 22) {
+		if (*p == ' ') {
+			field++;
+			while (*p == ' ')
+				p++;
+			continue;
+		}
+		p++;
+	}
+	if (field != 22)
+		return -EINVAL;
+	if (*p < '0' || *p > '9' || sscanf(p, "%llu", &v) != 1)
+		return -EINVAL;
+	*ticks = v;
+	return 0;
+}
+
+static int procinfo_slurp(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+int procinfo_comm(pid_t pid, char comm[PROC_COMM_MAX])
+{
+	char path[64], buf[64];
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	err = procinfo_slurp(path, buf, sizeof(buf));
+	if (err)
+		return err;
+	buf[strcspn(buf, "\n")] = '\0';
+	buf[PROC_COMM_MAX - 1] = '\0';
+	memcpy(comm, buf, PROC_COMM_MAX);
+	return 0;
+}
+
+int procinfo_exe(pid_t pid, char **exe)
+{
+	char path[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	*exe = strdup(buf);
+	return *exe ? 0 : -ENOMEM;
+}
+
+static void procinfo_status(struct proc *p, const char *status)
+{
+	const char *line;
+
+	line = strstr(status, "\nUid:");
+	if (line) {
+		unsigned long uid;
+
+		if (sscanf(line + 5, "%lu", &uid) == 1)
+			p->ident.uid = (uint32_t)uid;
+	}
+	/* NSpid lists the pid in each nested namespace, innermost last */
+	line = strstr(status, "\nNSpid:");
+	if (line) {
+		const char *end = strchr(line + 1, '\n');
+		const char *last = NULL;
+
+		for (const char *s = line + 7; *s && (!end || s < end); s++)
+			if ((*s >= '0' && *s <= '9') &&
+			    (s[-1] == ' ' || s[-1] == '\t'))
+				last = s;
+		if (last)
+			p->ident.nspid = (uint32_t)strtoul(last, NULL, 10);
+	}
+}
+
+static void procinfo_mntns(struct proc *p)
+{
+	char path[64];
+	struct stat self, other;
+
+	snprintf(path, sizeof(path), "/proc/%u/ns/mnt", p->tgid);
+	if (stat("/proc/self/ns/mnt", &self) || stat(path, &other))
+		return;
+	if (self.st_ino == other.st_ino && self.st_dev == other.st_dev)
+		return;
+	p->ident.flags |= OPS_PROC_OTHER_MNTNS;
+	/* its /tmp is reachable only through its root, which is gone
+	 * once it has exited: hold on to it now */
+	snprintf(path, sizeof(path), "/proc/%u/root", p->tgid);
+	if (p->rootfd < 0)
+		p->rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+void procinfo_defaults(struct proc *p)
+{
+	p->ident_read = true;
+	p->ident.tgid = p->tgid;
+	p->ident.nspid = p->tgid;
+	p->ident.uid = UINT32_MAX;
+}
+
+int procinfo_read(struct proc *p)
+{
+	char path[64], buf[4096];
+	uint64_t ticks;
+	int err;
+
+	procinfo_defaults(p);
+	snprintf(path, sizeof(path), "/proc/%u/status", p->tgid);
+	err = procinfo_slurp(path, buf, sizeof(buf));
+	if (err)
+		return err;
+	procinfo_status(p, buf);
+	snprintf(path, sizeof(path), "/proc/%u/stat", p->tgid);
+	if (!procinfo_slurp(path, buf, sizeof(buf)) &&
+	    !procinfo_parse_starttime(buf, &ticks))
+		procinfo_convert_start(ticks, sysconf(_SC_CLK_TCK),
+				       clock_ns(CLOCK_BOOTTIME),
+				       clock_ns(CLOCK_MONOTONIC),
+				       (int64_t)clock_ns(CLOCK_REALTIME),
+				       &p->ident.start_ns,
+				       &p->ident.start_unix_ns);
+	if (!p->exe)
+		procinfo_exe((pid_t)p->tgid, &p->exe);
+	procinfo_mntns(p);
+	return 0;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What /proc says about a process, read once per process. */
+#ifndef OPROFILED_PROCINFO_H
+#define OPROFILED_PROCINFO_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proctab.h"
+
+/* What is assumed of a process /proc no longer shows: no uid but root
+ * is trusted with its maps. */
+void procinfo_defaults(struct proc *p);
+/* Fill P's identity (uid, start times, nspid, exe, mount namespace). */
+int procinfo_read(struct proc *p);
+int procinfo_comm(pid_t pid, char comm[PROC_COMM_MAX]);
+/* The target of /proc/PID/exe, malloc'd. */
+int procinfo_exe(pid_t pid, char **exe);
+/* /proc/PID/stat's starttime (clock ticks since boot, CLOCK_BOOTTIME)
+ * as CLOCK_MONOTONIC and unix ns, given the clocks read now. */
+void procinfo_convert_start(uint64_t ticks, long hz, uint64_t boot_now,
+			    uint64_t mono_now, int64_t real_now,
+			    uint64_t *mono_ns, int64_t *unix_ns);
+/* Parse the text of /proc/PID/stat: starttime (field 22). */
+int procinfo_parse_starttime(const char *stat, uint64_t *ticks);
+
+#endif

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The processes the recorder knows, by tgid. */
+#ifndef OPROFILED_PROCTAB_H
+#define OPROFILED_PROCTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <opjit/samples.h>
+
+#include "maptab.h"
+
+#define PROC_COMM_MAX 16
+#define PROC_NO_ID UINT32_MAX
+
+struct proc {
+	struct proc *next;	/* hash chain */
+	uint32_t tgid;
+	bool has_app;
+	bool exited;
+	bool sampled;		/* counted in the session's processes */
+	bool ident_read;	/* identity taken from /proc */
+	bool dirty;		/* identity or ranges changed since flush */
+	bool archived;
+	uint32_t app;		/* image id of the executable */
+	uint64_t exit_round;
+	struct maptab maps;
+	uint32_t kctx;		/* cached kernel context */
+	int32_t kctx_cpu;
+	char comm[PROC_COMM_MAX];
+	/* for processes that ran anonymous code */
+	uint32_t proc_id;	/* writer's id, PROC_NO_ID until registered */
+	struct ops_process ident;
+	char *exe;
+	struct ops_range *ranges;
+	uint32_t cap_ranges;
+	int rootfd;		/* its root, when in another mount namespace */
+};
+
+struct proctab {
+	struct proc **buckets;
+	size_t nr_buckets;
+	size_t n;
+};
+
+int proctab_init(struct proctab *t);
+struct proc *proctab_get(const struct proctab *t, uint32_t tgid);
+/* A fresh entry for TGID, replacing any stale one. */
+struct proc *proctab_add(struct proctab *t, uint32_t tgid);
+void proctab_remove(struct proctab *t, struct proc *p);
+void proctab_free(struct proctab *t);
+/* Reset P to a fresh state (a new process with the same tgid). */
+void proc_reset(struct proc *p);
+/* Note the anonymous range [START, END) once. */
+int proc_add_range(struct proc *p, uint64_t start, uint64_t end);
+
+#define proctab_for_each(t, i, p)                                       \
+	for (size_t i = 0; i < (t)->nr_buckets; i++)                     \
+		for (struct proc *p = (t)->buckets[i]; p; p = p->next)
+
+#endif

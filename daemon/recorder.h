@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Turns perf records into the session: tracks every process's mappings and
+ * sends each sample to a histogram or to its process's anonymous stream.
+ */
+#ifndef OPROFILED_RECORDER_H
+#define OPROFILED_RECORDER_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <opjit/samples.h>
+
+#include "imgcache.h"
+#include "pending.h"
+#include "proctab.h"
+
+struct recorder_config {
+	uint32_t separate;		/* OPS_SEPARATE_* */
+	bool archive_maps;
+	uint64_t archive_max_bytes;
+};
+
+struct recorder_exit {
+	uint32_t tgid;
+	uint64_t round;
+};
+
+struct recorder {
+	struct ops_writer *w;
+	struct recorder_config cfg;
+	struct proctab procs;
+	struct imgcache images;
+	struct pending pending;
+	bool has_kernel_image;
+	uint32_t kernel_image;
+	uint32_t kctx_idle;		/* kernel samples of unknown tasks */
+	int32_t kctx_idle_cpu;
+	uint32_t kctx_idle_tgid;
+	uint64_t round;
+	uint64_t last_time;		/* newest record time seen */
+	struct recorder_exit *exits;	/* exited, freed after a grace */
+	size_t exits_head, nr_exits, cap_exits;
+	uint64_t samples, lost, unattributed, anon, kernel, throttles;
+	uint32_t processes;
+	int err;			/* first failure: recording stops */
+	bool err_from_writer;
+};
+
+int recorder_init(struct recorder *r, struct ops_writer *w,
+		  const struct recorder_config *cfg);
+void recorder_free(struct recorder *r);
+/* Handle one record; failures are kept in r->err. */
+void recorder_record(struct recorder *r, const struct perf_event_header *h);
+/* After each batch: retry held samples, forget processes long gone. */
+void recorder_end_round(struct recorder *r);
+/* Learn a running process from /proc (mappings, comm, executable). */
+int recorder_scan_pid(struct recorder *r, pid_t pid);
+int recorder_scan_all(struct recorder *r);
+/* Hand identities and totals to the writer and make them durable. */
+int recorder_flush(struct recorder *r);
+/* End of recording: count what stayed unresolved, archive JIT maps. */
+void recorder_finish(struct recorder *r);
+void recorder_totals(const struct recorder *r, struct ops_session_info *t);
+
+/* recorder_proc.c */
+int recorder_image_file(struct recorder *r, struct proc *p, const char *path,
+			uint64_t dev, uint64_t ino, const uint8_t *build_id,
+			uint8_t build_id_size, uint32_t *id);
+int recorder_image_special(struct recorder *r, const char *name,
+			   uint32_t *id);
+int recorder_map(struct recorder *r, struct proc *p, uint64_t start,
+		 uint64_t end, uint64_t pgoff, const char *name, uint64_t dev,
+		 uint64_t ino, const uint8_t *build_id, uint8_t build_id_size);
+void recorder_fail(struct recorder *r, int err, bool from_writer);
+void recorder_archive(struct recorder *r, struct proc *p);
+struct proc *recorder_proc_new(struct recorder *r, uint32_t tgid);
+
+#endif

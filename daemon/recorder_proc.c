@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* What the recorder learns about processes outside the sample path:
+ * images, mappings, /proc, and the archived JIT maps. */
+#include "recorder.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "buildid.h"
+#include "procinfo.h"
+#include "procmaps.h"
+
+void recorder_fail(struct recorder *r, int err, bool from_writer)
+{
+	if (r->err)
+		return;
+	r->err = err;
+	r->err_from_writer = from_writer;
+}
+
+struct proc *recorder_proc_new(struct recorder *r, uint32_t tgid)
+{
+	struct proc *p = proctab_add(&r->procs, tgid);
+
+	if (!p)
+		recorder_fail(r, -ENOMEM, false);
+	return p;
+}
+
+/* Open PATH as the process sees it: through its root when the file we
+ * see under that name is not the one it mapped. */
+static int recorder_open_image(struct proc *p, const char *path,
+			       uint64_t ino, struct stat *st)
+{
+	char alt[4200];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	/* the inode alone: overlay file systems show another device */
+	if (fd >= 0 && !fstat(fd, st) && (!ino || st->st_ino == ino))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	if (!ino)
+		return -ENOENT;
+	snprintf(alt, sizeof(alt), "/proc/%u/root%s", p->tgid, path);
+	fd = open(alt, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && !fstat(fd, st) && st->st_ino == ino)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	/* neither is provably the mapped file: the name is all we have */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && !fstat(fd, st))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return -ENOENT;
+}
+
+int recorder_image_file(struct recorder *r, struct proc *p, const char *path,
+			uint64_t dev, uint64_t ino, const uint8_t *build_id,
+			uint8_t build_id_size, uint32_t *id)
+{
+	struct imgcache_key key = { .path = path, .dev = dev, .ino = ino };
+	struct ops_image img = { .kind = OPS_IMAGE_FILE, .path = path };
+	struct stat st;
+	int fd, err;
+
+	if (build_id_size > OPS_BUILD_ID_MAX)
+		build_id_size = OPS_BUILD_ID_MAX;
+	if (build_id_size) {
+		memcpy(key.build_id, build_id, build_id_size);
+		key.build_id_size = build_id_size;
+	}
+	if (!imgcache_get(&r->images, &key, id))
+		return 0;
+	/* new image: the only time the file itself is looked at */
+	fd = recorder_open_image(p, path, ino, &st);
+	if (fd >= 0) {
+		img.size = (uint64_t)st.st_size;
+		img.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
+			       st.st_mtim.tv_nsec;
+	}
+	if (build_id_size) {
+		memcpy(img.build_id, build_id, build_id_size);
+		img.build_id_size = build_id_size;
+	} else if (fd >= 0) {
+		buildid_read(fd, img.build_id, &img.build_id_size);
+	}
+	if (fd >= 0)
+		close(fd);
+	err = ops_writer_image(r->w, &img, id);
+	if (err) {
+		recorder_fail(r, err, true);
+		return err;
+	}
+	err = imgcache_put(&r->images, &key, *id);
+	if (err)
+		recorder_fail(r, err, false);
+	return err;
+}
+
+int recorder_image_special(struct recorder *r, const char *name,
+			   uint32_t *id)
+{
+	struct ops_image img = { .kind = OPS_IMAGE_FILE, .path = name };
+	struct imgcache_key key = { .path = name };
+	int err;
+
+	if (!imgcache_get(&r->images, &key, id))
+		return 0;
+	err = ops_writer_image(r->w, &img, id);
+	if (err) {
+		recorder_fail(r, err, true);
+		return err;
+	}
+	err = imgcache_put(&r->images, &key, *id);
+	if (err)
+		recorder_fail(r, err, false);
+	return err;
+}
+
+int recorder_map(struct recorder *r, struct proc *p, uint64_t start,
+		 uint64_t end, uint64_t pgoff, const char *name, uint64_t dev,
+		 uint64_t ino, const uint8_t *build_id, uint8_t build_id_size)
+{
+	uint32_t image = MAPTAB_ANON;
+	int err = 0;
+
+	switch (mapname_classify(name)) {
+	case MAPKIND_ANON:
+		/* identity now, while the process surely exists */
+		if (!p->ident_read)
+			procinfo_read(p);
+		break;
+	case MAPKIND_SPECIAL:
+		err = recorder_image_special(r, name, &image);
+		break;
+	case MAPKIND_FILE:
+		err = recorder_image_file(r, p, name, dev, ino, build_id,
+					  build_id_size, &image);
+		/* after exec the executable is mapped first */
+		if (!err && !p->has_app) {
+			p->app = image;
+			p->has_app = true;
+		}
+		break;
+	}
+	if (err)
+		return err;
+	err = maptab_insert(&p->maps, start, end, pgoff, image);
+	if (err == -ENOMEM)
+		recorder_fail(r, err, false);
+	return err;
+}
+
+int recorder_scan_pid(struct recorder *r, pid_t pid)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	struct proc *p;
+	FILE *f;
+	uint32_t app;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	p = proctab_get(&r->procs, (uint32_t)pid);
+	if (!p)
+		p = recorder_proc_new(r, (uint32_t)pid);
+	if (!p) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	procinfo_comm(pid, p->comm);
+	if (!p->exe)
+		procinfo_exe(pid, &p->exe);
+	if (p->exe && !p->has_app && p->exe[0] == '/' &&
+	    !recorder_image_file(r, p, p->exe, 0, 0, NULL, 0, &app)) {
+		p->app = app;
+		p->has_app = true;
+	}
+	while (getline(&line, &cap, f) > 0 && !r->err) {
+		struct procmaps_line m;
+
+		if (procmaps_parse_line(line, &m) || !m.exec)
+			continue;
+		recorder_map(r, p, m.start, m.end, m.pgoff, m.path,
+			     makedev(m.dev_major, m.dev_minor), m.inode,
+			     NULL, 0);
+	}
+	free(line);
+	fclose(f);
+	return r->err;
+}
+
+int recorder_scan_all(struct recorder *r)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) && !r->err) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0)
+			continue;
+		/* it may have exited since readdir: nothing to learn */
+		recorder_scan_pid(r, (pid_t)pid);
+	}
+	closedir(d);
+	return r->err;
+}
+
+static void recorder_archive_one(struct recorder *r, struct proc *p,
+				 const char *src)
+{
+	int err = ops_writer_archive_map(r->w, p->proc_id, src,
+					 r->cfg.archive_max_bytes);
+
+	if (!err || err == -ENOENT)
+		return;
+	if (err == -EFBIG) {
+		fprintf(stderr, "oprofiled: not archiving %s: larger than "
+			"%llu MiB\n", src,
+			(unsigned long long)(r->cfg.archive_max_bytes >> 20));
+		return;
+	}
+	if (err == -ENOSPC || err == -EDQUOT || err == -EIO) {
+		recorder_fail(r, err, true);
+		return;
+	}
+	fprintf(stderr, "oprofiled: %s\n", ops_writer_error(r->w));
+}
+
+/* Copy the JIT's map files into the session, as the process saw them. */
+void recorder_archive(struct recorder *r, struct proc *p)
+{
+	char src[128];
+
+	if (!r->cfg.archive_maps || p->archived || p->proc_id == PROC_NO_ID)
+		return;
+	p->archived = true;
+	if (p->rootfd >= 0) {
+		snprintf(src, sizeof(src), "/proc/self/fd/%d/tmp/anon.%u",
+			 p->rootfd, p->ident.nspid);
+		recorder_archive_one(r, p, src);
+		snprintf(src, sizeof(src), "/proc/self/fd/%d/tmp/perf-%u.map",
+			 p->rootfd, p->ident.nspid);
+		recorder_archive_one(r, p, src);
+		return;
+	}
+	snprintf(src, sizeof(src), "/tmp/anon.%u", p->tgid);
+	recorder_archive_one(r, p, src);
+	snprintf(src, sizeof(src), "/tmp/perf-%u.map", p->tgid);
+	recorder_archive_one(r, p, src);
+}

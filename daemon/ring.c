@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ring.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* perf_event_header.size is 16 bits */
+#define RING_MAX_RECORD 65536
+
+int ring_open(struct ring *r, int fd, int cpu, size_t data_pages)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->cpu = cpu;
+	if (!data_pages || (data_pages & (data_pages - 1)))
+		return -EINVAL;
+	r->bounce = malloc(RING_MAX_RECORD);
+	if (!r->bounce)
+		return -ENOMEM;
+	r->map_size = (data_pages + 1) * page;
+	r->base = mmap(NULL, r->map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       fd, 0);
+	if (r->base == MAP_FAILED) {
+		int err = -errno;
+
+		r->base = NULL;
+		free(r->bounce);
+		r->bounce = NULL;
+		return err;
+	}
+	r->data = (unsigned char *)r->base + page;
+	r->mask = data_pages * page - 1;
+	r->tail = ((struct perf_event_mmap_page *)r->base)->data_tail;
+	r->head = r->tail;
+	return 0;
+}
+
+void ring_close(struct ring *r)
+{
+	if (r->base)
+		munmap(r->base, r->map_size);
+	free(r->bounce);
+	r->base = NULL;
+	r->bounce = NULL;
+}
+
+void ring_snapshot(struct ring *r)
+{
+	struct perf_event_mmap_page *pg = r->base;
+
+	/* acquire pairs with the kernel's release of data_head: the
+	 * records before head are complete once we see it */
+	r->head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	r->cur = NULL;
+}
+
+const struct perf_event_header *ring_peek(struct ring *r)
+{
+	struct perf_event_header h;
+	uint64_t off, size, first;
+
+	if (r->cur)
+		return r->cur;
+	if (r->head - r->tail < sizeof(h))
+		return NULL;
+	off = r->tail & r->mask;
+	/* records are 8-byte aligned, so a header never straddles the end */
+	memcpy(&h, r->data + off, sizeof(h));
+	size = h.size;
+	if (size < sizeof(h) || size > r->head - r->tail) {
+		/* a damaged stream cannot be resynchronised: drop it */
+		r->tail = r->head;
+		return NULL;
+	}
+	if (off + size <= r->mask + 1) {
+		r->cur = (const void *)(r->data + off);
+	} else {
+		first = r->mask + 1 - off;
+		memcpy(r->bounce, r->data + off, first);
+		memcpy(r->bounce + first, r->data, size - first);
+		r->cur = (const void *)r->bounce;
+	}
+	return r->cur;
+}
+
+void ring_advance(struct ring *r)
+{
+	if (!r->cur)
+		return;
+	r->tail += r->cur->size;
+	r->cur = NULL;
+}
+
+void ring_publish(struct ring *r)
+{
+	struct perf_event_mmap_page *pg = r->base;
+
+	/* release: our reads of the records happen before the kernel may
+	 * overwrite them */
+	__atomic_store_n(&pg->data_tail, r->tail, __ATOMIC_RELEASE);
+}

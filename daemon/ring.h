@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* A perf_event ring buffer, read in place. */
+#ifndef OPROFILED_RING_H
+#define OPROFILED_RING_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ring {
+	int fd;
+	int cpu;
+	void *base;	 /* metadata page, then the data */
+	size_t map_size;
+	unsigned char *data;
+	uint64_t mask;	 /* data size - 1 */
+	uint64_t head;	 /* data_head when last snapshot */
+	uint64_t tail;	 /* where we read; published by ring_publish */
+	unsigned char *bounce; /* a record that wraps, made contiguous */
+	const struct perf_event_header *cur; /* peeked record */
+};
+
+/* Map DATA_PAGES (a power of two) pages of FD's buffer. */
+int ring_open(struct ring *r, int fd, int cpu, size_t data_pages);
+void ring_close(struct ring *r);
+void ring_snapshot(struct ring *r);
+/* The next record before the snapshot, contiguous, or NULL. */
+const struct perf_event_header *ring_peek(struct ring *r);
+void ring_advance(struct ring *r);
+/* Give the space read so far back to the kernel. */
+void ring_publish(struct ring *r);
+
+#endif

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * sessiondump DIR: a session as plain lines, for the end-to-end tests.
+ *   info KEY VALUE
+ *   image ID KIND PATH
+ *   context ID APP IMAGE TGID CPU
+ *   hist CTX OFFSET COUNT          (offset in hex)
+ *   process ID TGID NSPID UID FLAGS COMM EXE NR_RANGES
+ *   range ID START END             (hex)
+ *   anon ID TIME ADDR TID          (addr in hex)
+ *   archived ID PATH
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <opjit/samples.h>
+
+static void dump_warn(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "sessiondump: %s\n", msg);
+}
+
+static void dump_info(const struct ops_session_info *i)
+{
+	printf("info event %s\n", i->event ? i->event : "-");
+	printf("info frequency %" PRIu64 "\n", i->frequency);
+	printf("info period %" PRIu64 "\n", i->period);
+	printf("info separate %u\n", i->separate);
+	printf("info kernel_excluded %d\n", i->kernel_excluded ? 1 : 0);
+	printf("info start_ns %" PRIu64 "\n", i->start_ns);
+	printf("info stop_ns %" PRIu64 "\n", i->stop_ns);
+	printf("info samples %" PRIu64 "\n", i->samples);
+	printf("info lost %" PRIu64 "\n", i->samples_lost);
+	printf("info unattributed %" PRIu64 "\n", i->samples_unattributed);
+	printf("info anon %" PRIu64 "\n", i->samples_anon);
+	printf("info kernel %" PRIu64 "\n", i->samples_kernel);
+	printf("info processes %u\n", i->processes);
+}
+
+int main(int argc, char **argv)
+{
+	struct ops_session *s;
+	const struct ops_hist_entry *h;
+	char err[512];
+	size_t n;
+	int rc = 0;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: sessiondump DIR\n");
+		return 2;
+	}
+	if (ops_session_open(&s, argv[1], dump_warn, NULL, err, sizeof(err))) {
+		fprintf(stderr, "sessiondump: %s\n", err);
+		return 1;
+	}
+	dump_info(ops_session_info(s));
+	for (uint32_t i = 0; i < ops_session_nr_images(s); i++) {
+		const struct ops_image *img = ops_session_image(s, i);
+
+		printf("image %u %u %s\n", i, img->kind, img->path);
+	}
+	for (uint32_t i = 0; i < ops_session_nr_contexts(s); i++) {
+		const struct ops_context *c = ops_session_context(s, i);
+
+		printf("context %u %u %u %u %d\n", i, c->app, c->image,
+		       c->tgid, c->cpu);
+	}
+	h = ops_session_hist(s, &n);
+	for (size_t i = 0; i < n; i++)
+		printf("hist %u %" PRIx64 " %" PRIu64 "\n", h[i].ctx,
+		       h[i].offset, h[i].count);
+	for (uint32_t i = 0; i < ops_session_nr_processes(s); i++) {
+		const struct ops_process *p = ops_session_process(s, i);
+		const struct ops_anon_sample *a;
+		const char *const *paths;
+		size_t na, np;
+
+		printf("process %u %u %u %u %u %s %s %u\n", i, p->tgid,
+		       p->nspid, p->uid, p->flags,
+		       p->comm && *p->comm ? p->comm : "-",
+		       p->exe && *p->exe ? p->exe : "-", p->nr_ranges);
+		for (uint32_t r = 0; r < p->nr_ranges; r++)
+			printf("range %u %" PRIx64 " %" PRIx64 "\n", i,
+			       p->ranges[r].start, p->ranges[r].end);
+		if (ops_session_anon(s, i, &a, &na)) {
+			fprintf(stderr, "sessiondump: out of memory\n");
+			rc = 1;
+			break;
+		}
+		for (size_t k = 0; k < na; k++)
+			printf("anon %u %" PRIu64 " %" PRIx64 " %u\n", i,
+			       a[k].time_ns, a[k].addr, a[k].tid);
+		np = ops_session_archived_maps(s, i, &paths);
+		for (size_t k = 0; k < np; k++)
+			printf("archived %u %s\n", i, paths[k]);
+	}
+	ops_session_close(s);
+	return rc;
+}

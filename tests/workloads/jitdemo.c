@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * jitdemo [--seconds S] [--threads N] [--map-file anon|perf|none]
+ *
+ * A minimal JIT: writes two x86-64 functions, jit_hot and jit_cold, into
+ * anonymous memory and runs them, jit_hot doing three times the
+ * iterations of jit_cold (the truth is 75/25).  It describes them the way
+ * runtimes do, in perf map text in /tmp/anon.<pid> or /tmp/perf-<pid>.map,
+ * and leaves the map behind at exit as they do.  For tests it prints
+ * "jit-range 0xSTART 0xEND" and one "thread TID" line per worker.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define COLD_ITERATIONS 1000000u
+#define FN_SLOT 64		/* bytes between the two functions */
+#define CODE_SIZE (2 * FN_SLOT)
+
+typedef void (*jit_fn)(void);
+
+static double seconds = 2;
+static jit_fn jit_hot, jit_cold;
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* mov ecx, imm32; 1: dec ecx; jnz 1b; ret */
+static size_t emit_loop(unsigned char *p, uint32_t iterations)
+{
+	static const unsigned char tail[] = { 0xff, 0xc9, 0x75, 0xfc, 0xc3 };
+
+	p[0] = 0xb9;
+	memcpy(p + 1, &iterations, 4);
+	memcpy(p + 5, tail, sizeof(tail));
+	return 5 + sizeof(tail);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *worker(void *arg)
+{
+	double end = now() + seconds;
+
+	pthread_mutex_lock(&out_lock);
+	printf("thread %ld\n", (long)syscall(SYS_gettid));
+	fflush(stdout);
+	pthread_mutex_unlock(&out_lock);
+	while (now() < end) {
+		jit_hot();
+		jit_cold();
+	}
+	return arg;
+}
+
+/* The map is created fresh: a stale one of ours is replaced, anyone
+ * else's file under that name is refused. */
+static int write_map(const char *kind, uintptr_t base)
+{
+	char path[64];
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	if (!strcmp(kind, "none"))
+		return 0;
+	if (!strcmp(kind, "anon"))
+		snprintf(path, sizeof(path), "/tmp/anon.%d", (int)getpid());
+	else
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map",
+			 (int)getpid());
+	if (!lstat(path, &st)) {
+		if (st.st_uid != getuid()) {
+			fprintf(stderr, "jitdemo: %s belongs to uid %u, not "
+				"writing a map\n", path, (unsigned)st.st_uid);
+			return -1;
+		}
+		unlink(path);
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd < 0 || fchmod(fd, 0644) < 0) {
+		fprintf(stderr, "jitdemo: cannot create %s: %s\n", path,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return -1;
+	}
+	fprintf(f, "%lx %x jit_hot\n", (unsigned long)base, FN_SLOT);
+	fprintf(f, "%lx %x jit_cold\n", (unsigned long)(base + FN_SLOT),
+		FN_SLOT);
+	if (fclose(f)) {
+		fprintf(stderr, "jitdemo: cannot write %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, long *threads,
+		      const char **map)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end;
+
+		if (!v)
+			goto usage;
+		if (!strcmp(a, "--seconds")) {
+			seconds = strtod(v, &end);
+			if (*end || end == v || !(seconds > 0))
+				goto usage;
+		} else if (!strcmp(a, "--threads")) {
+			*threads = strtol(v, &end, 10);
+			if (*end || end == v || *threads < 1 || *threads > 256)
+				goto usage;
+		} else if (!strcmp(a, "--map-file")) {
+			if (strcmp(v, "anon") && strcmp(v, "perf") &&
+			    strcmp(v, "none"))
+				goto usage;
+			*map = v;
+		} else {
+			goto usage;
+		}
+		i++;
+	}
+	return 0;
+usage:
+	fprintf(stderr, "usage: jitdemo [--seconds S] [--threads N] "
+		"[--map-file anon|perf|none]\n");
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	long threads = 1;
+	const char *map = "anon";
+	unsigned char *code;
+	pthread_t *t;
+
+#if !defined(__x86_64__)
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "jitdemo: writes x86-64 code; this machine is not "
+		"x86-64\n");
+	return 77;
+#endif
+	if (parse_args(argc, argv, &threads, &map))
+		return 2;
+	code = mmap(NULL, CODE_SIZE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED) {
+		fprintf(stderr, "jitdemo: mmap: %s\n", strerror(errno));
+		return 1;
+	}
+	memset(code, 0xcc, CODE_SIZE);	/* int3 between the functions */
+	emit_loop(code, 3 * COLD_ITERATIONS);
+	emit_loop(code + FN_SLOT, COLD_ITERATIONS);
+	if (mprotect(code, CODE_SIZE, PROT_READ | PROT_EXEC)) {
+		fprintf(stderr, "jitdemo: mprotect: %s\n", strerror(errno));
+		return 1;
+	}
+	jit_hot = (jit_fn)(uintptr_t)code;
+	jit_cold = (jit_fn)(uintptr_t)(code + FN_SLOT);
+	if (write_map(map, (uintptr_t)code))
+		return 1;
+	printf("jit-range 0x%lx 0x%lx\n", (unsigned long)(uintptr_t)code,
+	       (unsigned long)(uintptr_t)(code + CODE_SIZE));
+	fflush(stdout);
+	t = calloc(threads, sizeof(*t));
+	if (!t)
+		return 1;
+	for (long i = 0; i < threads; i++)
+		if (pthread_create(&t[i], NULL, worker, NULL)) {
+			fprintf(stderr, "jitdemo: cannot start thread\n");
+			return 1;
+		}
+	for (long i = 0; i < threads; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+	return 0;
+}
