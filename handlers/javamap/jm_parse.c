@@ -125,7 +125,8 @@ static int parse_method(struct jm_map *m, struct cursor *c)
 		me->lines[i].bci = (uint32_t)get_le(lines + i * 8, 4);
 		me->lines[i].line = (uint32_t)get_le(lines + i * 8 + 4, 4);
 	}
-	qsort(me->lines, nr, sizeof(*me->lines), line_cmp);
+	if (nr > 1)
+		qsort(me->lines, nr, sizeof(*me->lines), line_cmp);
 	me->nr_lines = (uint32_t)nr;
 	m->nr_methods++;
 	return 0;
@@ -188,7 +189,8 @@ static int parse_code_load(struct jm_map *m, struct cursor *c,
 	co->t_unload = JM_NEVER;
 	co->pc = pc0;
 	co->nr_pcs = nr_pcs;
-	qsort(m->pcs + pc0, nr_pcs, sizeof(*m->pcs), pc_cmp);
+	if (nr_pcs > 1)
+		qsort(m->pcs + pc0, nr_pcs, sizeof(*m->pcs), pc_cmp);
 	return 0;
 bad:
 	m->nr_pcs = pc0;
@@ -438,7 +440,9 @@ int jm_parse(const void *buf, size_t len, struct jm_map *m)
 		ret = 0;
 	if (ret)
 		goto out;
-	qsort(m->codes, m->nr_codes, sizeof(*m->codes), code_cmp);
+	if (m->nr_codes > 1)
+		qsort(m->codes, m->nr_codes, sizeof(*m->codes),
+		      code_cmp);
 	codes_drop_replays(m);
 	for (size_t i = 0; i < nr_unl; i++)
 		codes_apply_unload(m, &unl[i]);

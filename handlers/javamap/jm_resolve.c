@@ -129,12 +129,13 @@ const struct jm_code *jm_state_find_code(const struct jm_state *st,
 const struct jm_pc *jm_code_pc(const struct jm_map *map,
 			       const struct jm_code *co, uint64_t addr)
 {
-	const struct jm_pc *pcs = map->pcs + co->pc;
+	const struct jm_pc *pcs;
 	uint64_t off = addr - co->addr;
 	size_t lo = 0, hi = co->nr_pcs;
 
 	if (!co->nr_pcs)
 		return NULL;
+	pcs = map->pcs + co->pc;
 	/* a descriptor covers the code from its offset to the next one */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

@@ -86,8 +86,13 @@ int agent_opts_parse(const char *s, struct agent_opts *o, char *err,
 			s++;
 	}
 out:
-	if (ret)
+	if (ret) {
+		/* the reason quotes the user's text: keep it one line */
+		for (char *c = err; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
 		agent_opts_free(o);
+	}
 	return ret;
 }
 
