@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# A JIT vendor's view: install opjit into a fresh prefix, build the
+# example handler out of tree from the installed header and pkg-config
+# file alone, check it exports only its entry point, and that opreport
+# lists it.
+set -euo pipefail
+: "${OPJIT_BUILD:?}" "${OPJIT_SOURCE:?}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+cmake --install "$OPJIT_BUILD" --prefix "$tmp/prefix" >"$tmp/install.log" 2>&1 ||
+	{ cat "$tmp/install.log" >&2; fail "cmake --install failed"; }
+pc=$(find "$tmp/prefix" -name opjit-handler.pc | head -n 1)
+[ -n "$pc" ] || fail "no opjit-handler.pc under $tmp/prefix"
+export PKG_CONFIG_PATH=${pc%/*}
+pkg-config --cflags opjit-handler | grep -q -- "-I$tmp/prefix/include" ||
+	fail "opjit-handler.pc does not name $tmp/prefix/include"
+
+# out of tree: a copy of the example, nothing from the source tree
+cp -r "$OPJIT_SOURCE/handler-api/example" "$tmp/src"
+make -C "$tmp/src" CFLAGS="-O2 -Wall -Wextra -Werror" >"$tmp/make.log" 2>&1 ||
+	{ cat "$tmp/make.log" >&2; fail "the example does not build against the installed prefix"; }
+grep -q -- "-I$tmp/prefix/include" "$tmp/make.log" ||
+	fail "the example was not compiled against the installed header"
+grep -q -- "--version-script=$tmp/prefix/" "$tmp/make.log" ||
+	fail "the example was not linked with the installed version script"
+
+so=$tmp/src/libexample.so
+[ -f "$so" ] || fail "make did not produce libexample.so"
+# version nodes (type A) are not symbols a caller can bind to
+exports=$(nm -D --defined-only --without-symbol-versions "$so" |
+	awk '$2 != "A" {print $3}' | sort -u)
+[ "$exports" = opjit_handler_entry ] ||
+	fail "libexample.so exports more than opjit_handler_entry: $exports"
+
+opreport=$OPJIT_BUILD/opreport/opreport
+if [ ! -x "$opreport" ]; then
+	echo "SKIP: $opreport is not built, so --list-handlers was not checked" \
+		"(the example built and exports only its entry point)" >&2
+	exit 77
+fi
+out=$("$opreport" --list-handlers --handler-path="$tmp/src" 2>"$tmp/err") ||
+	{ cat "$tmp/err" >&2; fail "opreport --list-handlers failed"; }
+printf '%s\n' "$out" | grep -q "^example[[:space:]].*$so.*ABI 1\.0" ||
+	{ printf '%s\n' "$out" >&2; fail "opreport --list-handlers does not list $so"; }
+if grep -q "libexample.so" "$tmp/err"; then
+	cat "$tmp/err" >&2
+	fail "opreport refused the example handler"
+fi
+echo "example handler built out of tree against $tmp/prefix and listed"
