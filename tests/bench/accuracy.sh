@@ -91,7 +91,7 @@ share_of() {
 # P_COUNTS; with a TRUTH, also each one's distance from it
 acc_record() {
 	local fig=$1 which=$2 truth=$3 o='' p='' dfig
-	dfig="${fig%% (*}: distance from the truth"
+	dfig="${fig% (truth*}: distance from the truth"
 	if [ -n "$O_WHY" ]; then
 		rec_why "$ACC" "$fig" opjit "$O_WHY"
 	else
@@ -121,12 +121,12 @@ acc_record() {
 	fi
 	[ -n "$truth" ] || return 0
 	if [ -n "$o" ]; then
-		rec_val "$ACC" "$dfig" opjit "$(absdiff "$o" "$truth")" pt
+		rec_val "$ACC" "$dfig" opjit "$(absdiff "$o" "$truth")" dist
 	else
 		rec_why "$ACC" "$dfig" opjit "$O_WHY"
 	fi
 	if [ -n "$p" ]; then
-		rec_val "$ACC" "$dfig" ref "$(absdiff "$p" "$truth")" pt
+		rec_val "$ACC" "$dfig" ref "$(absdiff "$p" "$truth")" dist
 	else
 		rec_why "$ACC" "$dfig" ref "$P_WHY"
 	fi

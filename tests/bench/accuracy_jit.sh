@@ -13,7 +13,7 @@ acc_jitdemo() {
 		if O_WHY=$(need_exe "$JITDEMO"); then
 			# a perf map, since that is the one file perf reads too
 			acc_both "$rep" perfmap jit_hot jit_cold -- \
-				pid_exec "$ACC_PIDFILE" "$JITDEMO" \
+				"${PID_EXEC[@]}" "$ACC_PIDFILE" "$JITDEMO" \
 				--seconds "$ACC_SECONDS" --map-file perf
 		else
 			P_WHY=$O_WHY
@@ -47,7 +47,7 @@ acc_jfr() {
 
 acc_java_opjit() {
 	O_WHY=$(need_exe "$AGENT") && O_COUNTS='' || return
-	acc_opjit javamap hotMethod coldMethod -- pid_exec "$ACC_PIDFILE" \
+	acc_opjit javamap hotMethod coldMethod -- "${PID_EXEC[@]}" "$ACC_PIDFILE" \
 		java "-agentpath:$AGENT" "${JAVA_OPTS[@]}" -cp "$CLASSES" \
 		BenchHot "$ACC_SECONDS"
 }

@@ -62,7 +62,7 @@ ru_read() {
 # went wrong, for a table cell
 first_error() {
 	local line
-	line=$(grep -v '^\s*$' "$1" 2>/dev/null | grep -iE 'error|cannot|fail|not|usage|unknown|invalid' | head -n 1)
+	line=$(grep -v '^\s*$' "$1" 2>/dev/null | grep -iE 'error|cannot|fail|not|usage|unknown|invalid' | tail -n 1)
 	[ -n "$line" ] || line=$(grep -v '^\s*$' "$1" 2>/dev/null | tail -n 1)
 	[ -n "$line" ] || line="no message"
 	rec_clean "$line"
@@ -86,9 +86,10 @@ perf_counts() {
 	python3 "$BENCH_DIR/shares.py" perf "$1.report" | awk '{ print $(NF - 1), $NF }'
 }
 
-# pid_exec PIDFILE CMD...: run CMD with its pid written to PIDFILE (the
-# shell execs CMD, so the pid is CMD's), for map_cleanup
-pid_exec() { bash -c 'echo $$ >"$0" && exec "$@"' "$@"; }
+# "${PID_EXEC[@]}" PIDFILE CMD...: run CMD with its pid written to PIDFILE
+# (the shell execs CMD, so the pid is CMD's), for map_cleanup; an array,
+# not a function, so that a recorder can run it
+PID_EXEC=(bash -c 'echo $$ >"$0" && exec "$@"')
 
 # map_cleanup PIDFILE: remove the JIT maps our workload run wrote: ours,
 # not an application's, since the benchmark made it write them.  Only

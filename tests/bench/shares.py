@@ -52,10 +52,11 @@ def json_symbols(node):
     """Yield (name, samples) from any object holding both keys: the
     JSON layout may nest symbols under images or processes."""
     if isinstance(node, dict):
-        name = node.get('symbol', node.get('name'))
-        count = node.get('samples', node.get('count'))
-        if isinstance(name, str) and isinstance(count, int):
-            yield name, count
+        count = node.get('samples')
+        if isinstance(count, int) and ('symbol' in node or 'name' in node):
+            # a row the report could not name still counts in the total
+            name = node.get('symbol', node.get('name'))
+            yield (name if isinstance(name, str) else ''), count
             return
         for value in node.values():
             yield from json_symbols(value)

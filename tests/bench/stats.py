@@ -52,6 +52,7 @@ FORMATS = {
     'KB': lambda v, m: fmt_bytes(v * 1024, m * 1024),
     'pct': lambda v, m: f'{v:.2f}%',
     'pt': lambda v, m: f'{v:+.2f} pt',
+    'dist': lambda v, m: f'{v:.2f} pt',
     'rate': fmt_rate,
     'n': lambda v, m: f'{v:.0f}',
 }
