@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anon_rows.h"
+#include "spec.h"
+#include "strpool.h"
+
+static int sample_cmp(const void *pa, const void *pb)
+{
+	const struct ops_anon_sample *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return (a->time_ns > b->time_ns) - (a->time_ns < b->time_ns);
+}
+
+static int ptr_cmp(const void *pa, const void *pb)
+{
+	uintptr_t a = (uintptr_t) * (const void *const *)pa;
+	uintptr_t b = (uintptr_t) * (const void *const *)pb;
+
+	return (a > b) - (a < b);
+}
+
+struct sym_map {
+	const struct anon_symbol **keys; /* sorted, unique */
+	struct report_sym *syms;
+	size_t n;
+};
+
+static int sym_map_build(struct sym_map *m, struct strpool *pool,
+			 const struct anon_symbol **in, size_t n)
+{
+	size_t i, k = 0;
+
+	m->keys = malloc((n ? n : 1) * sizeof(*m->keys));
+	if (!m->keys)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (in[i])
+			m->keys[k++] = in[i];
+	qsort(m->keys, k, sizeof(*m->keys), ptr_cmp);
+	for (i = m->n = 0; i < k; i++)
+		if (!m->n || m->keys[m->n - 1] != m->keys[i])
+			m->keys[m->n++] = m->keys[i];
+	m->syms = strpool_alloc(pool, (m->n + 1) * sizeof(*m->syms));
+	if (!m->syms)
+		return -ENOMEM;
+	for (i = 0; i < m->n; i++) {
+		const struct anon_symbol *a = m->keys[i];
+		struct report_sym *s = &m->syms[i];
+
+		s->name = a->name ? a->name : "(unknown)";
+		s->vma = a->start;
+		s->size = a->size;
+		s->file = a->file;
+		s->line = a->line;
+		s->has_vma = true;
+		s->referenced = true;
+	}
+	return 0;
+}
+
+static const struct report_sym *sym_map_get(const struct sym_map *m,
+					    const struct anon_symbol *key)
+{
+	const struct anon_symbol **hit =
+		bsearch(&key, m->keys, m->n, sizeof(*m->keys), ptr_cmp);
+
+	return hit ? &m->syms[hit - m->keys] : NULL;
+}
+
+/* Add runs of equal (symbol, address, line) as one hit each. */
+static int add_runs(struct report *r, struct report_hit *proto,
+		    const struct ops_anon_sample *smp, size_t n,
+		    const struct report_sym *const *syms, const char **files,
+		    const uint32_t *lines)
+{
+	size_t i, j;
+	int ret;
+
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && smp[j].addr == smp[i].addr &&
+				syms[j] == syms[i] &&
+				(!files || files[j] == files[i]) &&
+				(!lines || lines[j] == lines[i]);
+		     j++)
+			;
+		proto->sym = r->want_syms ? syms[i] : NULL;
+		proto->vma = smp[i].addr;
+		proto->count = j - i;
+		proto->file = files ? files[i] : NULL;
+		proto->line = lines ? lines[i] : 0;
+		ret = report_add_hit(r, proto);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int add_claimed(struct report *r, const struct ops_process *p,
+		       const struct ops_anon_sample *smp, size_t n,
+		       const struct anon_resolved *res)
+{
+	const struct report_sym **syms = NULL;
+	struct report_sym *unknown;
+	struct sym_map map = { 0 };
+	struct report_hit proto = { 0 };
+	size_t i;
+	int ret = -ENOMEM;
+
+	unknown = strpool_alloc(r->pool, sizeof(*unknown));
+	syms = malloc((n ? n : 1) * sizeof(*syms));
+	if (!unknown || !syms || sym_map_build(&map, r->pool, res->syms, n))
+		goto out;
+	unknown->name = "(unknown)";
+	for (i = 0; i < n; i++) {
+		const struct report_sym *s =
+			res->syms[i] ? sym_map_get(&map, res->syms[i]) : NULL;
+
+		syms[i] = s ? s : unknown;
+	}
+	proto.kind = ROW_JIT;
+	proto.handler = strpool_intern(r->pool, res->handler ? res->handler :
+					       "?");
+	proto.image = strpool_printf(r->pool, "jit:%s (tgid:%u %s)",
+				     proto.handler, p->tgid,
+				     p->comm ? p->comm : "?");
+	proto.app = strpool_intern(r->pool, p->exe ? p->exe :
+					    p->comm ? p->comm : "?");
+	proto.tgid = p->tgid;
+	proto.cpu = -1;
+	if (!proto.handler || !proto.image || !proto.app)
+		goto out;
+	ret = add_runs(r, &proto, smp, n, syms, res->files, res->lines);
+out:
+	free(map.keys);
+	free(syms);
+	return ret;
+}
+
+static int range_cmp(const void *pa, const void *pb)
+{
+	const struct ops_range *a = pa, *b = pb;
+
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+/* One bucket per anonymous range the process had; samples outside every
+ * known range share one more bucket spanning them. */
+static int add_buckets(struct report *r, const struct ops_process *p,
+		       const struct ops_anon_sample *smp, size_t n)
+{
+	struct ops_range *ranges = NULL;
+	size_t *bucket = NULL;
+	const char **labels = NULL;
+	struct report_sym *syms = NULL;
+	struct report_hit proto = { 0 };
+	size_t i, j, nr = p->nr_ranges, lo = 0;
+	uint64_t out_min = UINT64_MAX, out_max = 0;
+	int ret = -ENOMEM;
+
+	ranges = malloc((nr + 1) * sizeof(*ranges));
+	bucket = malloc(n * sizeof(*bucket));
+	labels = calloc(nr + 1, sizeof(*labels));
+	syms = strpool_alloc(r->pool, (nr + 1) * sizeof(*syms));
+	if (!ranges || !bucket || !labels || !syms)
+		goto out;
+	if (nr)
+		memcpy(ranges, p->ranges, nr * sizeof(*ranges));
+	qsort(ranges, nr, sizeof(*ranges), range_cmp);
+	for (i = 0; i < n; i++) {
+		while (lo < nr && ranges[lo].end <= smp[i].addr)
+			lo++;
+		if (lo < nr && ranges[lo].start <= smp[i].addr) {
+			bucket[i] = lo;
+			continue;
+		}
+		bucket[i] = nr;
+		if (smp[i].addr < out_min)
+			out_min = smp[i].addr;
+		if (smp[i].addr >= out_max)
+			out_max = smp[i].addr + 1;
+	}
+	ranges[nr] = (struct ops_range){ out_min, out_max };
+	proto.kind = ROW_ANON;
+	proto.app = strpool_intern(r->pool, p->exe ? p->exe :
+					    p->comm ? p->comm : "?");
+	proto.tgid = p->tgid;
+	proto.cpu = -1;
+	if (!proto.app)
+		goto out;
+	for (i = 0; i < n; i = j) {
+		size_t b = bucket[i];
+
+		if (!labels[b]) {
+			labels[b] = strpool_printf(
+				r->pool, "anon (tgid:%u range:0x%llx-0x%llx)",
+				p->tgid, (unsigned long long)ranges[b].start,
+				(unsigned long long)ranges[b].end);
+			if (!labels[b])
+				goto out;
+			syms[b].name = "(no symbols)";
+		}
+		for (j = i + 1; j < n && bucket[j] == b &&
+				smp[j].addr == smp[i].addr;
+		     j++)
+			;
+		proto.image = labels[b];
+		proto.sym = r->want_syms ? &syms[b] : NULL;
+		proto.vma = smp[i].addr;
+		proto.count = j - i;
+		ret = report_add_hit(r, &proto);
+		if (ret)
+			goto out;
+	}
+	ret = 0;
+out:
+	free(ranges);
+	free(bucket);
+	free(labels);
+	return ret;
+}
+
+static bool process_selected(const struct report *r,
+			     const struct ops_process *p)
+{
+	const struct profile_spec *spec = r->opts->spec;
+
+	if (!profile_spec_match_tgid(spec, p->tgid))
+		return false;
+	return !profile_spec_has_image(spec) ||
+	       profile_spec_match_image(spec, p->exe ? p->exe : "") ||
+	       profile_spec_match_image(spec, "anon");
+}
+
+int anon_rows_add(struct report *r, struct ops_session *s,
+		  struct anon_handlers *handlers)
+{
+	uint32_t id, nr = ops_session_nr_processes(s);
+	struct ops_anon_sample *sorted = NULL;
+	int ret = 0;
+
+	for (id = 0; id < nr && !ret; id++) {
+		const struct ops_process *p = ops_session_process(s, id);
+		const struct ops_anon_sample *smp;
+		struct anon_resolved res = { 0 };
+		size_t n;
+		int claimed = 0;
+
+		if (!p || ops_session_anon(s, id, &smp, &n)) {
+			ret = p ? -ENOMEM : 0;
+			continue;
+		}
+		r->session_total += n;
+		if (!n || !process_selected(r, p))
+			continue;
+		r->total += n;
+		if (!r->opts->anon_samples) {
+			r->anon_hidden += n;
+			continue;
+		}
+		sorted = malloc(n * sizeof(*sorted));
+		if (!sorted)
+			return -ENOMEM;
+		memcpy(sorted, smp, n * sizeof(*sorted));
+		qsort(sorted, n, sizeof(*sorted), sample_cmp);
+		if (handlers)
+			claimed = anon_handlers_resolve(handlers, s, id, sorted,
+							n, &res);
+		/* a handler that failed has said why; keep the samples */
+		if (claimed == 1)
+			ret = add_claimed(r, p, sorted, n, &res);
+		else
+			ret = add_buckets(r, p, sorted, n);
+		free(sorted);
+		sorted = NULL;
+	}
+	return ret;
+}

@@ -1,0 +1,690 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#define _GNU_SOURCE /* asprintf */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bfd_inc.h"
+#include "image_bfd.h"
+
+/* libiberty's demangle.h is not installed with binutils-dev */
+#define OPJIT_DMGL_PARAMS (1 << 0)
+#define OPJIT_DMGL_ANSI (1 << 1)
+
+struct load_sec {
+	uint64_t filepos, size, vma;
+};
+
+struct line_sec {
+	uint64_t vma, size;
+	asection *sec;
+};
+
+struct image_bfd {
+	const struct opreport_opts *opts;
+	char *path;              /* the file opened */
+	bfd *abfd;
+	bfd *dbg;                /* separate debug file, or NULL */
+	bfd *symbfd;             /* the one whose symbols are used */
+	asymbol **syms_a, **dyn_a, **syms_d;
+	asymbol *synth;
+	struct report_sym *syms; /* sorted by vma */
+	size_t nr_syms;
+	struct load_sec *secs;   /* sorted by file position */
+	size_t nr_secs;
+	struct line_sec *lsecs;  /* sections of the line bfd, by vma */
+	size_t nr_lsecs;
+	bfd *linebfd;
+	asymbol **linesyms;
+	char **owned;            /* demangled names */
+	size_t nr_owned;
+	struct report_sym nosyms;
+	struct report_line_src line_src;
+};
+
+struct image_cache {
+	const struct opreport_opts *opts;
+	struct image_bfd **images;
+	uint32_t nr_images;
+};
+
+/* bfd prints its own complaints about odd files; our one line per image
+ * says enough. */
+static void bfd_quiet(const char *fmt, va_list ap)
+{
+}
+
+int image_cache_new(struct image_cache **out, const struct opreport_opts *o,
+		    uint32_t nr_images)
+{
+	struct image_cache *c;
+
+	if (bfd_init() != BFD_INIT_MAGIC) {
+		fprintf(stderr, "opreport: libbfd does not match bfd.h\n");
+		return -ENOTSUP;
+	}
+	bfd_set_error_handler(bfd_quiet);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->images = calloc(nr_images ? nr_images : 1, sizeof(*c->images));
+	if (!c->images) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->opts = o;
+	c->nr_images = nr_images;
+	*out = c;
+	return 0;
+}
+
+static void image_free(struct image_bfd *img)
+{
+	size_t i;
+
+	if (!img)
+		return;
+	for (i = 0; i < img->nr_owned; i++)
+		free(img->owned[i]);
+	free(img->owned);
+	free(img->syms);
+	free(img->secs);
+	free(img->lsecs);
+	free(img->syms_a);
+	free(img->dyn_a);
+	free(img->syms_d);
+	free(img->synth);
+	if (img->dbg)
+		bfd_close(img->dbg);
+	if (img->abfd)
+		bfd_close(img->abfd);
+	free(img->path);
+	free(img);
+}
+
+void image_cache_free(struct image_cache *c)
+{
+	uint32_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nr_images; i++)
+		image_free(c->images[i]);
+	free(c->images);
+	free(c);
+}
+
+static char *path_join(const char *dir, const char *sep, const char *name)
+{
+	char *p;
+
+	if (asprintf(&p, "%s%s%s", dir, sep, name) < 0)
+		return NULL;
+	return p;
+}
+
+/* The recorded path, or its copy under an -p directory. */
+static char *image_find(const struct opreport_opts *o, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	struct stat st;
+	char **dir;
+
+	if (!stat(path, &st) || !o->image_path)
+		return strdup(path);
+	base = base ? base + 1 : path;
+	for (dir = o->image_path; *dir; dir++) {
+		char *p = path_join(*dir, path[0] == '/' ? "" : "/", path);
+
+		if (p && !stat(p, &st))
+			return p;
+		free(p);
+		p = path_join(*dir, "/", base);
+		if (p && !stat(p, &st))
+			return p;
+		free(p);
+	}
+	return strdup(path);
+}
+
+static bfd *bfd_open_object(const char *path)
+{
+	bfd *abfd = bfd_openr(path, NULL);
+
+	if (!abfd)
+		return NULL;
+	if (!bfd_check_format(abfd, bfd_object)) {
+		bfd_close(abfd);
+		return NULL;
+	}
+	return abfd;
+}
+
+/* The GNU build-id note, if any: returns its size, 0 when none. */
+static size_t read_build_id(bfd *abfd, uint8_t *id, size_t max)
+{
+	asection *sec = bfd_get_section_by_name(abfd, ".note.gnu.build-id");
+	bfd_byte *buf = NULL;
+	size_t size, pos = 0, ret = 0;
+
+	if (!sec || !bfd_malloc_and_get_section(abfd, sec, &buf))
+		return 0;
+	size = bfd_section_size(sec);
+	while (pos + 12 <= size) {
+		uint32_t namesz = bfd_get_32(abfd, buf + pos);
+		uint32_t descsz = bfd_get_32(abfd, buf + pos + 4);
+		uint32_t type = bfd_get_32(abfd, buf + pos + 8);
+		size_t name = pos + 12;
+		size_t desc = name + ((namesz + 3u) & ~3u);
+
+		if (desc > size || descsz > size - desc)
+			break;
+		if (type == 3 && namesz == 4 && !memcmp(buf + name, "GNU", 4) &&
+		    descsz && descsz <= max) {
+			memcpy(id, buf + desc, descsz);
+			ret = descsz;
+			break;
+		}
+		pos = desc + ((descsz + 3u) & ~3u);
+	}
+	free(buf);
+	return ret;
+}
+
+/* Why the file on disk is not the image that was recorded, or NULL. */
+static const char *image_changed(bfd *abfd, const char *path,
+				 const struct ops_image *rec)
+{
+	uint8_t id[64];
+	size_t n = read_build_id(abfd, id, sizeof(id));
+	struct stat st;
+
+	if (rec->build_id_size)
+		return n == rec->build_id_size &&
+		       !memcmp(id, rec->build_id, n) ? NULL :
+		       "build-id differs";
+	if (stat(path, &st))
+		return NULL;
+	if ((rec->size && (uint64_t)st.st_size != rec->size) ||
+	    (rec->mtime_ns &&
+	     (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec !=
+		     rec->mtime_ns))
+		return "size and mtime differ";
+	return NULL;
+}
+
+static bfd *debug_open(struct image_bfd *img)
+{
+	const char *root = img->opts->debug_dir ? img->opts->debug_dir :
+			   "/usr/lib/debug";
+	uint8_t id[64], did[64];
+	size_t n = read_build_id(img->abfd, id, sizeof(id)), i;
+	char *path = NULL;
+	bfd *dbg = NULL;
+
+	if (n >= 2) {
+		char hex[2 * sizeof(id) + 1];
+
+		for (i = 0; i < n; i++)
+			sprintf(hex + 2 * i, "%02x", id[i]);
+		if (asprintf(&path, "%s/.build-id/%.2s/%s.debug", root, hex,
+			     hex + 2) < 0)
+			path = NULL;
+		dbg = path ? bfd_open_object(path) : NULL;
+		free(path);
+		path = NULL;
+	}
+	if (!dbg) {
+		path = bfd_follow_gnu_debuglink(img->abfd, root);
+		dbg = path ? bfd_open_object(path) : NULL;
+		free(path);
+	}
+	/* a debug file for another build names the wrong code */
+	if (dbg && n && (read_build_id(dbg, did, sizeof(did)) != n ||
+			 memcmp(id, did, n))) {
+		bfd_close(dbg);
+		dbg = NULL;
+	}
+	return dbg;
+}
+
+static long read_symtab(bfd *abfd, asymbol ***out, bool dynamic)
+{
+	long size, n;
+
+	*out = NULL;
+	if (!(bfd_get_file_flags(abfd) & HAS_SYMS) && !dynamic)
+		return 0;
+	size = dynamic ? bfd_get_dynamic_symtab_upper_bound(abfd) :
+			 bfd_get_symtab_upper_bound(abfd);
+	if (size <= 0)
+		return 0;
+	*out = malloc((size_t)size);
+	if (!*out)
+		return -ENOMEM;
+	n = dynamic ? bfd_canonicalize_dynamic_symtab(abfd, *out) :
+		      bfd_canonicalize_symtab(abfd, *out);
+	if (n < 0)
+		n = 0;
+	return n;
+}
+
+struct cand {
+	uint64_t vma, end, size; /* size 0: up to the next symbol */
+	const char *name;
+	int prio;
+};
+
+/*
+ * The head of libbfd's elf_symbol_type (elf-bfd.h, not installed by
+ * binutils-dev): the asymbol, then Elf_Internal_Sym's st_value and
+ * st_size.  Its layout has not changed since binutils 2.9.  The ELF size
+ * keeps a sample in a static function of a stripped image from landing
+ * on the exported function before it.
+ */
+struct opjit_elf_sym_head {
+	asymbol symbol;
+	bfd_vma st_value;
+	bfd_vma st_size;
+};
+
+static uint64_t elf_size(bfd *abfd, asymbol *s)
+{
+	if (bfd_get_flavour(abfd) != bfd_target_elf_flavour ||
+	    (s->flags & BSF_SYNTHETIC))
+		return 0;
+	return ((const struct opjit_elf_sym_head *)s)->st_size;
+}
+
+static int cand_cmp(const void *pa, const void *pb)
+{
+	const struct cand *a = pa, *b = pb;
+
+	if (a->vma != b->vma)
+		return a->vma < b->vma ? -1 : 1;
+	if (a->prio != b->prio)
+		return b->prio - a->prio;
+	return strcmp(a->name, b->name);
+}
+
+static bool sym_wanted(asymbol *s)
+{
+	const char *name = bfd_asymbol_name(s);
+	asection *sec = s->section;
+
+	if (s->flags & (BSF_SECTION_SYM | BSF_FILE | BSF_DEBUGGING |
+			BSF_WARNING | BSF_INDIRECT))
+		return false;
+	if (!sec || bfd_is_und_section(sec) || bfd_is_com_section(sec) ||
+	    bfd_is_abs_section(sec))
+		return false;
+	if (!(bfd_section_flags(sec) & SEC_CODE))
+		return false;
+	return name && *name && name[0] != '$' && strncmp(name, ".L", 2);
+}
+
+static int sym_prio(asymbol *s)
+{
+	return ((s->flags & BSF_FUNCTION) ? 4 : 0) +
+	       ((s->flags & BSF_GLOBAL) ? 2 : 0) +
+	       ((s->flags & BSF_WEAK) ? 1 : 0);
+}
+
+static void add_cands(struct cand *c, size_t *n, bfd *abfd, asymbol **syms,
+		      long nr)
+{
+	long i;
+
+	for (i = 0; i < nr; i++) {
+		asymbol *s = syms[i];
+
+		if (!sym_wanted(s))
+			continue;
+		c[*n].vma = bfd_asymbol_value(s);
+		c[*n].end = bfd_section_vma(s->section) +
+			    bfd_section_size(s->section);
+		c[*n].size = elf_size(abfd, s);
+		c[*n].name = bfd_asymbol_name(s);
+		c[*n].prio = sym_prio(s);
+		(*n)++;
+	}
+}
+
+static int build_symtab(struct image_bfd *img)
+{
+	long na, nd = 0, ndyn, nsyn = 0, i;
+	struct cand *c = NULL;
+	size_t n = 0, k, next;
+	int ret = -ENOMEM;
+
+	na = read_symtab(img->abfd, &img->syms_a, false);
+	ndyn = read_symtab(img->abfd, &img->dyn_a, true);
+	if (img->dbg)
+		nd = read_symtab(img->dbg, &img->syms_d, false);
+	if (na < 0 || ndyn < 0 || nd < 0)
+		goto out;
+	nsyn = bfd_get_synthetic_symtab(img->abfd, na, img->syms_a, ndyn,
+					img->dyn_a, &img->synth);
+	if (nsyn < 0)
+		nsyn = 0;
+	c = calloc((size_t)(na + nd + ndyn + nsyn) + 1, sizeof(*c));
+	if (!c)
+		goto out;
+	/* the fullest table wins: debug file, static, then dynamic */
+	if (nd) {
+		img->symbfd = img->dbg;
+		add_cands(c, &n, img->dbg, img->syms_d, nd);
+	} else if (na) {
+		img->symbfd = img->abfd;
+		add_cands(c, &n, img->abfd, img->syms_a, na);
+	} else {
+		img->symbfd = img->abfd;
+		add_cands(c, &n, img->abfd, img->dyn_a, ndyn);
+	}
+	for (i = 0; i < nsyn; i++) {
+		asymbol *s = &img->synth[i];
+
+		c[n].vma = bfd_asymbol_value(s);
+		c[n].end = bfd_section_vma(s->section) +
+			   bfd_section_size(s->section);
+		c[n].name = bfd_asymbol_name(s);
+		c[n].prio = -1;
+		n++;
+	}
+	qsort(c, n, sizeof(*c), cand_cmp);
+	img->syms = calloc(n + 1, sizeof(*img->syms));
+	if (!img->syms)
+		goto out;
+	for (k = 0; k < n; k++) {
+		struct report_sym *s;
+		uint64_t end = c[k].end;
+
+		if (img->nr_syms && img->syms[img->nr_syms - 1].vma == c[k].vma)
+			continue;
+		for (next = k + 1; next < n && c[next].vma == c[k].vma; next++)
+			if (!c[k].size)
+				c[k].size = c[next].size;
+		if (c[k].size && c[k].vma + c[k].size < end)
+			end = c[k].vma + c[k].size;
+		if (next < n && c[next].vma < end)
+			end = c[next].vma;
+		s = &img->syms[img->nr_syms++];
+		s->name = c[k].name;
+		s->vma = c[k].vma;
+		s->size = end > c[k].vma ? end - c[k].vma : 0;
+		s->has_vma = true;
+	}
+	ret = 0;
+out:
+	free(c);
+	return ret;
+}
+
+static int sec_cmp(const void *pa, const void *pb)
+{
+	const struct load_sec *a = pa, *b = pb;
+
+	return (a->filepos > b->filepos) - (a->filepos < b->filepos);
+}
+
+static int lsec_cmp(const void *pa, const void *pb)
+{
+	const struct line_sec *a = pa, *b = pb;
+
+	return (a->vma > b->vma) - (a->vma < b->vma);
+}
+
+static int build_sections(struct image_bfd *img)
+{
+	unsigned int n = bfd_count_sections(img->abfd);
+	asection *sec;
+
+	img->secs = calloc(n + 1, sizeof(*img->secs));
+	img->linebfd = img->dbg ? img->dbg : img->abfd;
+	img->lsecs = calloc(bfd_count_sections(img->linebfd) + 1,
+			    sizeof(*img->lsecs));
+	if (!img->secs || !img->lsecs)
+		return -ENOMEM;
+	for (sec = img->abfd->sections; sec; sec = sec->next) {
+		flagword f = bfd_section_flags(sec);
+
+		if ((f & (SEC_LOAD | SEC_HAS_CONTENTS)) !=
+			    (SEC_LOAD | SEC_HAS_CONTENTS) ||
+		    (f & SEC_THREAD_LOCAL) || !bfd_section_size(sec))
+			continue;
+		img->secs[img->nr_secs++] = (struct load_sec){
+			(uint64_t)sec->filepos, bfd_section_size(sec),
+			bfd_section_vma(sec) };
+	}
+	qsort(img->secs, img->nr_secs, sizeof(*img->secs), sec_cmp);
+	for (sec = img->linebfd->sections; sec; sec = sec->next) {
+		if (!(bfd_section_flags(sec) & SEC_CODE) ||
+		    !bfd_section_size(sec))
+			continue;
+		img->lsecs[img->nr_lsecs++] = (struct line_sec){
+			bfd_section_vma(sec), bfd_section_size(sec), sec };
+	}
+	qsort(img->lsecs, img->nr_lsecs, sizeof(*img->lsecs), lsec_cmp);
+	img->linesyms = img->linebfd == img->dbg ? img->syms_d : img->syms_a;
+	return 0;
+}
+
+static void image_lines(void *arg, const uint64_t *vmas, size_t n,
+			const char **files, uint32_t *lines);
+
+static void image_open(struct image_bfd *img, const struct ops_image *rec)
+{
+	const char *why;
+
+	if (rec->path[0] == '[')
+		return; /* [vdso] and friends have no file */
+	img->abfd = bfd_open_object(img->path);
+	if (!img->abfd) {
+		fprintf(stderr,
+			"opreport: warning: cannot read %s: %s; its samples show as (no symbols)\n",
+			img->path, bfd_get_error() == bfd_error_system_call ?
+			strerror(errno) : bfd_errmsg(bfd_get_error()));
+		return;
+	}
+	why = image_changed(img->abfd, img->path, rec);
+	if (why) {
+		fprintf(stderr,
+			"opreport: warning: %s changed since the session was recorded (%s); its samples show as (no symbols)\n",
+			img->path, why);
+		goto unusable;
+	}
+	img->dbg = debug_open(img);
+	if (build_symtab(img) || build_sections(img)) {
+		fprintf(stderr, "opreport: warning: %s: out of memory\n",
+			img->path);
+		goto unusable;
+	}
+	return;
+unusable:
+	free(img->syms);
+	img->syms = NULL;
+	img->nr_syms = 0;
+	img->nr_secs = 0;
+	img->nr_lsecs = 0;
+}
+
+struct image_bfd *image_cache_get(struct image_cache *c, uint32_t id,
+				  const struct ops_image *rec)
+{
+	struct image_bfd *img;
+
+	if (id >= c->nr_images)
+		return NULL;
+	if (c->images[id])
+		return c->images[id];
+	img = calloc(1, sizeof(*img));
+	if (!img)
+		return NULL;
+	img->opts = c->opts;
+	img->path = image_find(c->opts, rec->path);
+	if (!img->path) {
+		free(img);
+		return NULL;
+	}
+	img->nosyms.name = "(no symbols)";
+	img->line_src.lines = image_lines;
+	img->line_src.arg = img;
+	image_open(img, rec);
+	c->images[id] = img;
+	return img;
+}
+
+static bool offset_to_vma(const struct image_bfd *img, uint64_t off,
+			  uint64_t *vma)
+{
+	size_t lo = 0, hi = img->nr_secs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (img->secs[mid].filepos <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || off - img->secs[lo - 1].filepos >= img->secs[lo - 1].size)
+		return false;
+	*vma = img->secs[lo - 1].vma + (off - img->secs[lo - 1].filepos);
+	return true;
+}
+
+static struct report_sym *sym_at(struct image_bfd *img, uint64_t vma)
+{
+	size_t lo = 0, hi = img->nr_syms;
+	struct report_sym *s;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (img->syms[mid].vma <= vma)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &img->syms[lo - 1];
+	return vma - s->vma < s->size ? s : NULL;
+}
+
+void image_bfd_resolve(struct image_bfd *img, const uint64_t *offsets,
+		       size_t n, const struct report_sym **syms,
+		       uint64_t *vmas)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct report_sym *s = NULL;
+		uint64_t vma;
+
+		if (offset_to_vma(img, offsets[i], &vma))
+			s = sym_at(img, vma);
+		else
+			vma = offsets[i];
+		if (s)
+			s->referenced = true;
+		syms[i] = s ? s : &img->nosyms;
+		vmas[i] = vma;
+	}
+}
+
+const struct report_line_src *image_bfd_line_src(struct image_bfd *img)
+{
+	return img->nr_lsecs ? &img->line_src : NULL;
+}
+
+static const struct line_sec *lsec_at(const struct image_bfd *img,
+				      uint64_t vma)
+{
+	size_t lo = 0, hi = img->nr_lsecs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (img->lsecs[mid].vma <= vma)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || vma - img->lsecs[lo - 1].vma >= img->lsecs[lo - 1].size)
+		return NULL;
+	return &img->lsecs[lo - 1];
+}
+
+static void image_lines(void *arg, const uint64_t *vmas, size_t n,
+			const char **files, uint32_t *lines)
+{
+	struct image_bfd *img = arg;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct line_sec *ls = lsec_at(img, vmas[i]);
+		const char *file = NULL, *func = NULL;
+		unsigned int line = 0;
+
+		if (!ls || !bfd_find_nearest_line(img->linebfd, ls->sec,
+						  img->linesyms,
+						  vmas[i] - ls->vma, &file,
+						  &func, &line) ||
+		    !file || !line)
+			continue;
+		files[i] = file;
+		lines[i] = line;
+	}
+}
+
+static void sym_demangle(struct image_bfd *img, struct report_sym *s)
+{
+	char *d = bfd_demangle(img->symbfd, s->name,
+			       OPJIT_DMGL_PARAMS | OPJIT_DMGL_ANSI);
+	char **grown;
+
+	if (!d)
+		return;
+	grown = realloc(img->owned, (img->nr_owned + 1) * sizeof(*grown));
+	if (!grown) {
+		free(d);
+		return;
+	}
+	img->owned = grown;
+	img->owned[img->nr_owned++] = d;
+	s->name = d;
+}
+
+void image_cache_finish(struct image_cache *c, bool lines)
+{
+	uint32_t i;
+	size_t k;
+
+	for (i = 0; i < c->nr_images; i++) {
+		struct image_bfd *img = c->images[i];
+
+		if (!img)
+			continue;
+		for (k = 0; k < img->nr_syms; k++) {
+			struct report_sym *s = &img->syms[k];
+			const char *file = NULL;
+			uint32_t line = 0;
+
+			if (!s->referenced)
+				continue;
+			if (c->opts->demangle != DEMANGLE_NONE)
+				sym_demangle(img, s);
+			/* symbols are in address order: one sorted batch */
+			if (lines && img->nr_lsecs) {
+				image_lines(img, &s->vma, 1, &file, &line);
+				s->file = file;
+				s->line = line;
+			}
+		}
+	}
+}

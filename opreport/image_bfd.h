@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * ELF images through libbfd.  Each image of the session is opened once
+ * and its symbol table sorted once; samples keyed by file offset are
+ * mapped to link-time addresses through the loadable sections, so PIE
+ * and multi-segment binaries come out right.  Separate debug files are
+ * found by build-id and .gnu_debuglink.  A missing or changed image
+ * resolves every sample to "(no symbols)", with one warning.
+ */
+#ifndef OPREPORT_IMAGE_BFD_H
+#define OPREPORT_IMAGE_BFD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <opjit/samples.h>
+
+#include "opreport.h"
+#include "report.h"
+
+struct image_cache;
+struct image_bfd;
+
+int image_cache_new(struct image_cache **out, const struct opreport_opts *o,
+		    uint32_t nr_images);
+void image_cache_free(struct image_cache *c);
+
+/* The image of session image ID, opened on first use.  Never NULL unless
+ * out of memory; an unusable image resolves to "(no symbols)". */
+struct image_bfd *image_cache_get(struct image_cache *c, uint32_t id,
+				  const struct ops_image *img);
+
+/* OFFSETS are file offsets sorted ascending.  Fills SYMS[i] (never NULL)
+ * and VMAS[i], the link-time address (the offset itself when it maps to
+ * no section). */
+void image_bfd_resolve(struct image_bfd *img, const uint64_t *offsets,
+		       size_t n, const struct report_sym **syms,
+		       uint64_t *vmas);
+
+/* Source lines of link-time addresses, for -d -g. */
+const struct report_line_src *image_bfd_line_src(struct image_bfd *img);
+
+/* Demangle the symbols samples fell in and, with LINES, find the source
+ * line of each once, in address order. */
+void image_cache_finish(struct image_cache *c, bool lines);
+
+#endif

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kallsyms.h"
+
+struct ksym {
+	struct report_sym sym;
+	const char *module; /* NULL for the kernel */
+};
+
+struct kallsyms {
+	char *text;          /* names and modules point into it */
+	struct ksym *syms;   /* sorted by (module, address) */
+	size_t nr;
+	struct report_sym nosyms;
+};
+
+static int mod_cmp(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+static int ksym_cmp(const void *pa, const void *pb)
+{
+	const struct ksym *a = pa, *b = pb;
+	int c = mod_cmp(a->module, b->module);
+
+	if (c)
+		return c;
+	return (a->sym.vma > b->sym.vma) - (a->sym.vma < b->sym.vma);
+}
+
+static bool is_text_type(char t)
+{
+	return t == 't' || t == 'T' || t == 'w' || t == 'W';
+}
+
+/* One line: "ADDR TYPE NAME [MODULE]".  Splits it in place. */
+static int parse_line(char *line, struct ksym *out, bool *want)
+{
+	char *end, *type, *name, *mod;
+	unsigned long long addr;
+
+	errno = 0;
+	addr = strtoull(line, &end, 16);
+	if (end == line || errno || *end != ' ')
+		return -EINVAL;
+	type = end + 1;
+	if (!type[0] || type[1] != ' ')
+		return -EINVAL;
+	name = type + 2;
+	end = name + strcspn(name, " \t");
+	if (end == name)
+		return -EINVAL;
+	mod = NULL;
+	if (*end) {
+		*end++ = '\0';
+		end += strspn(end, " \t");
+		if (*end) {
+			size_t mlen = strlen(end);
+
+			if (end[0] != '[' || mlen < 3 || end[mlen - 1] != ']')
+				return -EINVAL;
+			end[mlen - 1] = '\0';
+			mod = end + 1;
+		}
+	}
+	*want = is_text_type(*type) && addr;
+	out->sym.name = name;
+	out->sym.vma = addr;
+	out->sym.has_vma = true;
+	out->module = mod;
+	return 0;
+}
+
+int kallsyms_parse(struct kallsyms **out, const char *buf, size_t len,
+		   size_t *nr_bad, size_t *first_bad)
+{
+	struct kallsyms *ks = calloc(1, sizeof(*ks));
+	size_t lines = 0, i, lineno = 0;
+	char *p, *next;
+
+	*nr_bad = *first_bad = 0;
+	if (!ks)
+		return -ENOMEM;
+	ks->nosyms.name = "(no symbols)";
+	ks->text = malloc(len + 1);
+	if (!ks->text)
+		goto nomem;
+	memcpy(ks->text, buf, len);
+	ks->text[len] = '\0';
+	for (i = 0; i < len; i++)
+		lines += buf[i] == '\n';
+	ks->syms = calloc(lines + 1, sizeof(*ks->syms));
+	if (!ks->syms)
+		goto nomem;
+	for (p = ks->text; p < ks->text + len; p = next) {
+		char *end = ks->text + len;
+		size_t l = strcspn(p, "\n");
+		bool want = false;
+
+		lineno++;
+		if (p + l < end && p[l] == '\0') {
+			/* a NUL inside a line: binary junk */
+			char *nl = memchr(p + l, '\n', (size_t)(end - p - l));
+
+			next = nl ? nl + 1 : end;
+			if (!(*nr_bad)++)
+				*first_bad = lineno;
+			continue;
+		}
+		next = p + l + (p + l < end);
+		p[l] = '\0';
+		if (!l)
+			continue;
+		if (parse_line(p, &ks->syms[ks->nr], &want)) {
+			if (!(*nr_bad)++)
+				*first_bad = lineno;
+			continue;
+		}
+		if (want)
+			ks->nr++;
+	}
+	qsort(ks->syms, ks->nr, sizeof(*ks->syms), ksym_cmp);
+	/* each symbol ends where the next of the same module starts */
+	for (i = 0; i < ks->nr; i++) {
+		struct ksym *s = &ks->syms[i];
+
+		if (i + 1 < ks->nr && !mod_cmp(s->module, s[1].module))
+			s->sym.size = s[1].sym.vma - s->sym.vma;
+		else
+			s->sym.size = 4096; /* the last one: a page at most */
+	}
+	*out = ks;
+	return 0;
+nomem:
+	kallsyms_free(ks);
+	return -ENOMEM;
+}
+
+int kallsyms_load(struct kallsyms **out, const char *file)
+{
+	size_t len = 0, cap = 0, nr_bad, first_bad;
+	char *buf = NULL, *grown;
+	FILE *f;
+	int ret;
+
+	if (!file)
+		return kallsyms_parse(out, "", 0, &nr_bad, &first_bad);
+	f = fopen(file, "re");
+	if (!f) {
+		fprintf(stderr,
+			"opreport: warning: cannot read %s: %s; kernel samples show as (no symbols)\n",
+			file, strerror(errno));
+		return kallsyms_parse(out, "", 0, &nr_bad, &first_bad);
+	}
+	for (;;) {
+		size_t got;
+
+		if (cap - len < 65536) {
+			cap = cap ? cap * 2 : 1 << 20;
+			grown = realloc(buf, cap);
+			if (!grown) {
+				free(buf);
+				fclose(f);
+				return -ENOMEM;
+			}
+			buf = grown;
+		}
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		if (!got)
+			break;
+	}
+	fclose(f);
+	ret = kallsyms_parse(out, buf ? buf : "", len, &nr_bad, &first_bad);
+	free(buf);
+	if (!ret && nr_bad)
+		fprintf(stderr,
+			"opreport: warning: %s: %zu malformed lines (first at line %zu)\n",
+			file, nr_bad, first_bad);
+	if (!ret && !(*out)->nr && len)
+		fprintf(stderr,
+			"opreport: warning: %s: no kernel addresses (recorded without privilege?); kernel samples show as (no symbols)\n",
+			file);
+	return ret;
+}
+
+void kallsyms_free(struct kallsyms *ks)
+{
+	if (!ks)
+		return;
+	free(ks->syms);
+	free(ks->text);
+	free(ks);
+}
+
+size_t kallsyms_count(const struct kallsyms *ks)
+{
+	return ks->nr;
+}
+
+const struct report_sym *kallsyms_resolve(struct kallsyms *ks,
+					  const char *module, uint64_t addr)
+{
+	size_t lo = 0, hi = ks->nr;
+	struct ksym key = { .sym.vma = addr, .module = module };
+	struct ksym *s;
+
+	/* last symbol not after (module, addr) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ksym_cmp(&ks->syms[mid], &key) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return &ks->nosyms;
+	s = &ks->syms[lo - 1];
+	if (mod_cmp(s->module, module) || addr - s->sym.vma >= s->sym.size)
+		return &ks->nosyms;
+	s->sym.referenced = true;
+	return &s->sym;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The options of one opreport run, as opreport.c parsed them.  Every
+ * other file of the report reads them and none changes them.
+ */
+#ifndef OPREPORT_OPREPORT_H
+#define OPREPORT_OPREPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum opreport_format { OUT_TEXT, OUT_CSV, OUT_JSON };
+
+enum opreport_sort {
+	SORT_SAMPLE,
+	SORT_IMAGE,
+	SORT_APP,
+	SORT_SYMBOL,
+	SORT_DEBUG,
+	SORT_VMA,
+};
+
+/* --merge bits: which separations are folded together. */
+#define MERGE_LIB 0x1u  /* libraries counted once, whatever the app */
+#define MERGE_TGID 0x2u /* processes folded together */
+#define MERGE_CPU 0x4u  /* CPUs folded together */
+#define MERGE_ALL (MERGE_LIB | MERGE_TGID | MERGE_CPU)
+
+enum opreport_demangle { DEMANGLE_NONE, DEMANGLE_NORMAL, DEMANGLE_SMART };
+
+struct profile_spec;
+
+struct opreport_opts {
+	const char *session_dir;
+	const char *output_file;
+	enum opreport_format format;
+	bool symbols;           /* -l */
+	bool debug_info;        /* -g */
+	bool details;           /* -d */
+	bool show_address;      /* -w */
+	bool exclude_dependent; /* -x */
+	bool no_header;         /* -n */
+	bool long_filenames;    /* -f */
+	bool global_percent;    /* -% */
+	bool reverse_sort;      /* -r */
+	double threshold;       /* percent, 0 = none */
+	enum opreport_sort sort[8];
+	size_t nr_sort;
+	unsigned merge;         /* MERGE_* */
+	enum opreport_demangle demangle;
+	char **include_symbols; /* NULL-terminated, or NULL */
+	char **exclude_symbols;
+	char **image_path;      /* -p directories, NULL-terminated, or NULL */
+	bool anon_samples;
+	char **anon_handlers;   /* claim order, NULL-terminated, or NULL */
+	size_t nr_anon_handlers;
+	const char *handler_path;
+	const char *debug_dir;  /* root of separate debug files */
+	struct profile_spec *spec;
+};
+
+#endif

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Parsers of option values.  Each returns 0, or -EINVAL with one line in
+ * ERR that names the value and the problem (no "opreport: " prefix, no
+ * newline); the command adds the prefix and exits.
+ */
+#ifndef OPREPORT_OPTIONS_H
+#define OPREPORT_OPTIONS_H
+
+#include <stddef.h>
+
+#include "opreport.h"
+
+int options_parse_threshold(const char *s, double *out, char *err,
+			    size_t errlen);
+int options_parse_merge(const char *s, unsigned *out, char *err,
+			size_t errlen);
+int options_parse_sort(const char *s, struct opreport_opts *o, char *err,
+		       size_t errlen);
+int options_parse_format(const char *s, enum opreport_format *out,
+			 char *err, size_t errlen);
+int options_parse_demangle(const char *s, enum opreport_demangle *out,
+			   char *err, size_t errlen);
+
+/* Append the items of the comma list S to the NULL-terminated *LIST;
+ * empty items are skipped.  0 or -ENOMEM. */
+int options_list_append(char ***list, size_t *nr, const char *s);
+void options_list_free(char **list);
+
+/* A handler name as the loader accepts it: [a-z0-9_-]+. */
+int options_check_handler_name(const char *s, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The output formats.  text is OProfile's layout; csv and json carry the
+ * same rows for scripts (json's schema is opreport/JSON.md).  Each
+ * returns 0 or -EIO when the stream failed.
+ */
+#ifndef OPREPORT_OUT_H
+#define OPREPORT_OUT_H
+
+#include <stdio.h>
+
+#include "report.h"
+
+int out_text(FILE *f, const struct report *r);
+int out_csv(FILE *f, const struct report *r);
+int out_json(FILE *f, const struct report *r);
+
+/* Shared by the formats. */
+const char *out_event_desc(const char *event);
+const char *out_kind_name(enum row_kind kind);
+/* "file:line" text of a location, or NULL when unknown. */
+const char *out_file_name(const struct report *r, const char *file);
+/* UTC date of the session's start, "YYYY-MM-DD HH:MM:SS UTC". */
+void out_date(const struct report *r, char *buf, size_t len);
+
+#endif

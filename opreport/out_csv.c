@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * CSV (RFC 4180): one header line, then one line per row of the text
+ * report.  The first column says which kind of row it is: "app" and
+ * "image" in the summary, "symbol" and "detail" in the symbol list.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "out.h"
+
+static void field(FILE *f, const char *s, bool last)
+{
+	if (s && strpbrk(s, ",\"\r\n")) {
+		fputc('"', f);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', f);
+			fputc(*s, f);
+		}
+		fputc('"', f);
+	} else if (s) {
+		fputs(s, f);
+	}
+	fputc(last ? '\n' : ',', f);
+}
+
+static void num(FILE *f, uint64_t v)
+{
+	fprintf(f, "%" PRIu64 ",", v);
+}
+
+static void pct(FILE *f, double v)
+{
+	fprintf(f, "%.4f,", v);
+}
+
+static void sep(FILE *f, uint32_t tgid, int32_t cpu)
+{
+	if (tgid)
+		fprintf(f, "%u", tgid);
+	fputc(',', f);
+	if (cpu >= 0)
+		fprintf(f, "%d", cpu);
+	fputc(',', f);
+}
+
+static void summary(FILE *f, const struct report *r)
+{
+	size_t i, k;
+
+	fprintf(f, "row,samples,percent,tgid,cpu,kind,handler,app,image\n");
+	for (i = 0; i < r->nr_apps; i++) {
+		const struct report_app *app = &r->apps[i];
+
+		fputs("app,", f);
+		num(f, app->count);
+		pct(f, report_percent(r, app->count, 0));
+		sep(f, app->tgid, app->cpu);
+		fputs(",,", f);
+		field(f, app->app, false);
+		field(f, "", true);
+		for (k = 0; k < app->nr_images; k++) {
+			const struct report_image *img = &app->images[k];
+
+			fputs("image,", f);
+			num(f, img->count);
+			pct(f, report_percent(r, img->count, app->count));
+			sep(f, img->first->tgid, img->first->cpu);
+			field(f, out_kind_name(img->first->kind), false);
+			field(f, img->first->handler, false);
+			field(f, app->app, false);
+			field(f, img->first->image, true);
+		}
+	}
+}
+
+static void symbols(FILE *f, const struct report *r)
+{
+	char vma[32], line[16];
+	size_t i, k;
+
+	fprintf(f, "row,samples,percent,vma,file,line,tgid,cpu,kind,handler,app,image,symbol\n");
+	for (i = 0; i < r->nr_rows; i++) {
+		const struct report_row *row = &r->rows[i];
+		const struct report_sym *s = row->sym;
+
+		fputs("symbol,", f);
+		num(f, row->count);
+		pct(f, report_percent(r, row->count, 0));
+		snprintf(vma, sizeof(vma), "0x%" PRIx64, s ? s->vma : 0);
+		field(f, s && s->has_vma ? vma : "", false);
+		snprintf(line, sizeof(line), "%u", s ? s->line : 0);
+		field(f, s && s->line ? s->file : NULL, false);
+		field(f, s && s->line ? line : NULL, false);
+		sep(f, row->tgid, row->cpu);
+		field(f, out_kind_name(row->kind), false);
+		field(f, row->handler, false);
+		field(f, row->app, false);
+		field(f, row->image, false);
+		field(f, s ? s->name : "(no symbols)", true);
+		for (k = 0; k < row->nr_details; k++) {
+			const struct report_detail *d = &row->details[k];
+
+			fputs("detail,", f);
+			num(f, d->count);
+			pct(f, report_percent(r, d->count, row->count));
+			snprintf(vma, sizeof(vma), "0x%" PRIx64, d->vma);
+			field(f, vma, false);
+			snprintf(line, sizeof(line), "%u", d->line);
+			field(f, d->line ? d->file : NULL, false);
+			field(f, d->line ? line : NULL, false);
+			sep(f, row->tgid, row->cpu);
+			field(f, out_kind_name(row->kind), false);
+			field(f, row->handler, false);
+			field(f, row->app, false);
+			field(f, row->image, false);
+			field(f, s ? s->name : "(no symbols)", true);
+		}
+	}
+}
+
+int out_csv(FILE *f, const struct report *r)
+{
+	if (r->opts->symbols || r->opts->details)
+		symbols(f, r);
+	else
+		summary(f, r);
+	/* a note line would break the table, so it goes to stderr */
+	if (r->anon_hidden)
+		fprintf(stderr,
+			"opreport: note: %" PRIu64 " samples (%.1f%%) in anonymous memory are not shown; use --anon-samples or --anon-handler=NAME\n",
+			r->anon_hidden, report_percent(r, r->anon_hidden, 0));
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}

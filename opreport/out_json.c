@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * JSON, schema "opjit-report" version 1, documented in opreport/JSON.md.
+ * Every key is always present; unknown values are null.  Addresses are
+ * hex strings so that 64-bit values survive JavaScript.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "out.h"
+
+#define JSON_VERSION 1
+
+static void jstr(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void jkey(FILE *f, const char *key)
+{
+	jstr(f, key);
+	fputc(':', f);
+}
+
+static void jnum(FILE *f, const char *key, uint64_t v)
+{
+	jkey(f, key);
+	fprintf(f, "%" PRIu64 ",", v);
+}
+
+static void jpct(FILE *f, const char *key, double v)
+{
+	jkey(f, key);
+	fprintf(f, "%.4f,", v);
+}
+
+static void jskv(FILE *f, const char *key, const char *v)
+{
+	jkey(f, key);
+	jstr(f, v);
+	fputc(',', f);
+}
+
+static void jhex(FILE *f, const char *key, bool known, uint64_t v)
+{
+	jkey(f, key);
+	if (known)
+		fprintf(f, "\"0x%" PRIx64 "\",", v);
+	else
+		fputs("null,", f);
+}
+
+static void jsep(FILE *f, uint32_t tgid, int32_t cpu)
+{
+	jkey(f, "tgid");
+	if (tgid)
+		fprintf(f, "%u,", tgid);
+	else
+		fputs("null,", f);
+	jkey(f, "cpu");
+	if (cpu >= 0)
+		fprintf(f, "%d,", cpu);
+	else
+		fputs("null,", f);
+}
+
+static void jline(FILE *f, const struct report *r, const char *file,
+		  uint32_t line)
+{
+	jskv(f, "file", line ? file : NULL);
+	jkey(f, "line");
+	if (line && file)
+		fprintf(f, "%u", line);
+	else
+		fputs("null", f);
+}
+
+static void session(FILE *f, const struct report *r)
+{
+	const struct ops_session_info *in = r->info;
+
+	jkey(f, "session");
+	fputc('{', f);
+	jskv(f, "dir", r->session_dir);
+	jskv(f, "event", in->event);
+	jkey(f, "period");
+	fprintf(f, in->period ? "%" PRIu64 "," : "null,", in->period);
+	jkey(f, "frequency");
+	fprintf(f, in->frequency ? "%" PRIu64 "," : "null,", in->frequency);
+	jkey(f, "start_unix_ns");
+	fprintf(f, "%" PRId64 ",", in->start_unix_ns);
+	jskv(f, "command", in->command_line);
+	jskv(f, "host", in->host);
+	jskv(f, "kernel_release", in->kernel_release);
+	jkey(f, "stopped_cleanly");
+	fputs(in->stop_ns ? "true" : "false", f);
+	fputs("},", f);
+}
+
+static void summary(FILE *f, const struct report *r)
+{
+	size_t i, k;
+
+	jkey(f, "summary");
+	fputc('[', f);
+	for (i = 0; i < r->nr_apps; i++) {
+		const struct report_app *app = &r->apps[i];
+
+		fputs(i ? ",\n{" : "\n{", f);
+		jskv(f, "app", app->app);
+		jnum(f, "samples", app->count);
+		jpct(f, "percent", report_percent(r, app->count, 0));
+		jsep(f, app->tgid, app->cpu);
+		jkey(f, "images");
+		fputc('[', f);
+		for (k = 0; k < app->nr_images; k++) {
+			const struct report_image *img = &app->images[k];
+
+			fputs(k ? ",{" : "{", f);
+			jskv(f, "image", img->first->image);
+			jskv(f, "kind", out_kind_name(img->first->kind));
+			jskv(f, "handler", img->first->handler);
+			jnum(f, "samples", img->count);
+			jpct(f, "percent",
+			     report_percent(r, img->count, app->count));
+			jkey(f, "global_percent");
+			fprintf(f, "%.4f}", report_percent(r, img->count, 0));
+		}
+		fputs("]}", f);
+	}
+	fputs("\n],", f);
+}
+
+static void details(FILE *f, const struct report *r,
+		    const struct report_row *row)
+{
+	size_t k;
+
+	jkey(f, "details");
+	if (!r->opts->details) {
+		fputs("null", f);
+		return;
+	}
+	fputc('[', f);
+	for (k = 0; k < row->nr_details; k++) {
+		const struct report_detail *d = &row->details[k];
+
+		fputs(k ? ",{" : "{", f);
+		jhex(f, "vma", true, d->vma);
+		jnum(f, "samples", d->count);
+		jpct(f, "percent", report_percent(r, d->count, row->count));
+		jline(f, r, d->file, d->line);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+static void symbols(FILE *f, const struct report *r)
+{
+	size_t i;
+
+	jkey(f, "symbols");
+	fputc('[', f);
+	for (i = 0; i < r->nr_rows; i++) {
+		const struct report_row *row = &r->rows[i];
+		const struct report_sym *s = row->sym;
+
+		fputs(i ? ",\n{" : "\n{", f);
+		jnum(f, "samples", row->count);
+		jpct(f, "percent", report_percent(r, row->count, 0));
+		jskv(f, "image", row->image);
+		jskv(f, "kind", out_kind_name(row->kind));
+		jskv(f, "handler", row->handler);
+		jskv(f, "app", row->app);
+		jsep(f, row->tgid, row->cpu);
+		jskv(f, "symbol", s ? s->name : "(no symbols)");
+		jhex(f, "vma", s && s->has_vma, s ? s->vma : 0);
+		jline(f, r, s ? s->file : NULL, s ? s->line : 0);
+		fputc(',', f);
+		details(f, r, row);
+		fputc('}', f);
+	}
+	fputs("\n],", f);
+}
+
+int out_json(FILE *f, const struct report *r)
+{
+	bool syms = r->opts->symbols || r->opts->details;
+
+	fputc('{', f);
+	jskv(f, "schema", "opjit-report");
+	jnum(f, "version", JSON_VERSION);
+	session(f, r);
+	jskv(f, "mode", syms ? "symbols" : "summary");
+	jnum(f, "total_samples", r->total);
+	jnum(f, "session_samples", r->session_total);
+	if (syms)
+		symbols(f, r);
+	else
+		summary(f, r);
+	jkey(f, "anon_hidden");
+	fputc('{', f);
+	jnum(f, "samples", r->anon_hidden);
+	jkey(f, "percent");
+	fprintf(f, "%.4f}}\n", report_percent(r, r->anon_hidden, 0));
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}

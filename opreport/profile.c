@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anon_rows.h"
+#include "image_bfd.h"
+#include "kallsyms.h"
+#include "profile.h"
+#include "spec.h"
+#include "strpool.h"
+
+struct profile {
+	struct image_cache *images;
+	struct kallsyms *ks;
+};
+
+/* A selected histogram entry, to be resolved with the others of its
+ * image in one sorted batch. */
+struct pick {
+	uint32_t image;
+	uint64_t offset;
+	const struct ops_hist_entry *e;
+};
+
+static int pick_cmp(const void *pa, const void *pb)
+{
+	const struct pick *a = pa, *b = pb;
+
+	if (a->image != b->image)
+		return a->image < b->image ? -1 : 1;
+	return (a->offset > b->offset) - (a->offset < b->offset);
+}
+
+static bool ctx_selected(const struct report *r, const struct ops_image *img,
+			 const struct ops_image *app,
+			 const struct ops_context *ctx)
+{
+	const struct profile_spec *spec = r->opts->spec;
+
+	if (profile_spec_has_tgid(spec) &&
+	    !profile_spec_match_tgid(spec, ctx->tgid))
+		return false;
+	return profile_spec_match_image(spec, img->path) ||
+	       (app && profile_spec_match_image(spec, app->path));
+}
+
+static enum row_kind kind_of(const struct ops_image *img)
+{
+	return img->kind == OPS_IMAGE_FILE ? ROW_FILE : ROW_KERNEL;
+}
+
+static const char *module_name(struct strpool *pool, const char *path)
+{
+	size_t len = strlen(path);
+	char buf[256];
+
+	/* module images may be recorded as "[name]" or "name" */
+	if (len >= 2 && path[0] == '[' && path[len - 1] == ']' &&
+	    len - 2 < sizeof(buf)) {
+		memcpy(buf, path + 1, len - 2);
+		buf[len - 2] = '\0';
+		return strpool_intern(pool, buf);
+	}
+	return path;
+}
+
+static int kernel_syms(struct profile *p, struct ops_session *s)
+{
+	if (p->ks)
+		return 0;
+	return kallsyms_load(&p->ks, ops_session_kallsyms(s));
+}
+
+/* Resolve one image's picks [first, last) and add them as hits. */
+static int add_image(struct profile *p, struct report *r,
+		     struct ops_session *s, struct pick *pk, size_t n)
+{
+	const struct ops_image *img = ops_session_image(s, pk[0].image);
+	const struct report_sym **syms = NULL;
+	const struct report_line_src *lsrc = NULL;
+	uint64_t *offs = NULL, *vmas = NULL;
+	const char *image = strpool_intern(r->pool, img->path);
+	const char *module = NULL;
+	struct image_bfd *ib = NULL;
+	size_t i, nu = 0, u;
+	int ret = -ENOMEM;
+
+	if (!image)
+		goto out;
+	offs = malloc(n * sizeof(*offs));
+	vmas = malloc(n * sizeof(*vmas));
+	syms = malloc(n * sizeof(*syms));
+	if (!offs || !vmas || !syms)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (!nu || offs[nu - 1] != pk[i].offset)
+			offs[nu++] = pk[i].offset;
+	if (!r->want_syms) {
+		memcpy(vmas, offs, nu * sizeof(*vmas));
+		memset(syms, 0, nu * sizeof(*syms));
+	} else if (img->kind == OPS_IMAGE_FILE) {
+		ib = image_cache_get(p->images, pk[0].image, img);
+		if (!ib)
+			goto out;
+		image_bfd_resolve(ib, offs, nu, syms, vmas);
+		if (r->opts->details && r->opts->debug_info)
+			lsrc = image_bfd_line_src(ib);
+	} else {
+		ret = kernel_syms(p, s);
+		if (ret)
+			goto out;
+		if (img->kind == OPS_IMAGE_MODULE)
+			module = module_name(r->pool, img->path);
+		for (i = 0; i < nu; i++) {
+			syms[i] = kallsyms_resolve(p->ks, module, offs[i]);
+			vmas[i] = offs[i];
+		}
+	}
+	for (i = u = 0; i < n; i++) {
+		const struct ops_context *ctx =
+			ops_session_context(s, pk[i].e->ctx);
+		const struct ops_image *app = ops_session_image(s, ctx->app);
+		struct report_hit h = {
+			.kind = kind_of(img),
+			.image = image,
+			.app = app ? strpool_intern(r->pool, app->path) : image,
+			.tgid = ctx->tgid,
+			.cpu = ctx->cpu,
+			.count = pk[i].e->count,
+			.line_src = lsrc,
+		};
+
+		while (offs[u] != pk[i].offset)
+			u++;
+		h.sym = syms[u];
+		h.vma = vmas[u];
+		if (!h.app)
+			goto out;
+		ret = report_add_hit(r, &h);
+		if (ret)
+			goto out;
+	}
+	ret = 0;
+out:
+	free(offs);
+	free(vmas);
+	free(syms);
+	return ret;
+}
+
+static int add_hist(struct profile *p, struct report *r,
+		    struct ops_session *s)
+{
+	size_t n, i, j, np = 0;
+	const struct ops_hist_entry *h = ops_session_hist(s, &n);
+	uint32_t nr_ctx = ops_session_nr_contexts(s);
+	uint32_t nr_img = ops_session_nr_images(s);
+	struct pick *pk;
+	int ret = 0;
+
+	pk = malloc((n ? n : 1) * sizeof(*pk));
+	if (!pk)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct ops_context *ctx;
+		const struct ops_image *img, *app;
+
+		/* the reader checks ids; an entry it let through that still
+		 * points nowhere is not counted rather than crash */
+		if (h[i].ctx >= nr_ctx)
+			continue;
+		ctx = ops_session_context(s, h[i].ctx);
+		if (!ctx || ctx->image >= nr_img)
+			continue;
+		img = ops_session_image(s, ctx->image);
+		app = ctx->app < nr_img ? ops_session_image(s, ctx->app) : NULL;
+		if (!img)
+			continue;
+		r->session_total += h[i].count;
+		if (!ctx_selected(r, img, app, ctx))
+			continue;
+		r->total += h[i].count;
+		pk[np++] = (struct pick){ ctx->image, h[i].offset, &h[i] };
+	}
+	qsort(pk, np, sizeof(*pk), pick_cmp);
+	for (i = 0; i < np && !ret; i = j) {
+		for (j = i; j < np && pk[j].image == pk[i].image; j++)
+			;
+		ret = add_image(p, r, s, pk + i, j - i);
+	}
+	free(pk);
+	return ret;
+}
+
+int profile_build(struct profile **out, struct report *r,
+		  struct ops_session *s, struct anon_handlers *handlers)
+{
+	const struct ops_session_info *info = ops_session_info(s);
+	const struct opreport_opts *o = r->opts;
+	struct profile *p;
+	int ret;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	*out = p;
+	r->info = info;
+	r->session_dir = ops_session_dir(s);
+	r->tgid_separated = (info->separate & OPS_SEPARATE_PROCESS) &&
+			    !(o->merge & MERGE_TGID);
+	r->cpu_separated = (info->separate & OPS_SEPARATE_CPU) &&
+			   !(o->merge & MERGE_CPU);
+	r->want_syms = o->symbols || o->details || o->include_symbols ||
+		       o->exclude_symbols;
+	if (profile_spec_has_tgid(o->spec) &&
+	    !(info->separate & OPS_SEPARATE_PROCESS))
+		fprintf(stderr,
+			"opreport: warning: session %s was recorded without per-process separation; tgid: selects only anonymous samples\n",
+			r->session_dir);
+	ret = image_cache_new(&p->images, o, ops_session_nr_images(s));
+	if (ret)
+		return ret;
+	ret = add_hist(p, r, s);
+	if (!ret)
+		ret = anon_rows_add(r, s, handlers);
+	if (ret) {
+		fprintf(stderr, "opreport: %s\n", strerror(-ret));
+		return ret;
+	}
+	image_cache_finish(p->images, o->debug_info);
+	return 0;
+}
+
+void profile_free(struct profile *p)
+{
+	if (!p)
+		return;
+	image_cache_free(p->images);
+	kallsyms_free(p->ks);
+	free(p);
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The report model, independent of the output format.  Every source of
+ * samples (ELF images, the kernel, anonymous memory and its handlers)
+ * adds hits; the report folds them into rows keyed by (image, app,
+ * process, cpu, symbol), keeps per-address details for -d, then sorts and
+ * filters the rows for the output files.
+ *
+ * All strings of the model are interned in the report's pool, so equal
+ * names are equal pointers; symbols are owned by whoever resolved them
+ * and live as long as the report.
+ */
+#ifndef OPREPORT_REPORT_H
+#define OPREPORT_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <opjit/samples.h>
+
+#include "opreport.h"
+
+struct strpool;
+
+enum row_kind { ROW_FILE, ROW_KERNEL, ROW_JIT, ROW_ANON };
+
+struct report_sym {
+	const char *name;
+	uint64_t vma;       /* start, when has_vma */
+	uint64_t size;      /* 0 when unknown */
+	const char *file;   /* source of the start, NULL when unknown */
+	uint32_t line;
+	bool has_vma;
+	bool referenced;    /* some sample falls in it */
+};
+
+/* Where a hit's per-address source line comes from when -d -g asks. */
+struct report_line_src {
+	void (*lines)(void *arg, const uint64_t *vmas, size_t n,
+		      const char **files, uint32_t *lines);
+	void *arg;
+};
+
+struct report_hit {
+	enum row_kind kind;
+	const char *image;   /* interned: path, or the anon/jit label */
+	const char *app;     /* interned: path of the application */
+	const char *handler; /* ROW_JIT: the handler that named it */
+	uint32_t tgid;       /* 0 when not separated */
+	int32_t cpu;         /* -1 when not separated */
+	const struct report_sym *sym; /* NULL when symbols are not wanted */
+	uint64_t vma;        /* address of the sample, for -d */
+	uint64_t count;
+	const char *file;    /* source line at vma, when the source knows */
+	uint32_t line;
+	const struct report_line_src *line_src; /* or NULL */
+};
+
+struct report_detail {
+	uint64_t vma;
+	uint64_t count;
+	const char *file;
+	uint32_t line;
+};
+
+struct report_row {
+	enum row_kind kind;
+	const char *image;
+	const char *app;     /* NULL when --merge=lib */
+	const char *handler;
+	uint32_t tgid;
+	int32_t cpu;
+	const struct report_sym *sym;
+	uint64_t count;
+	struct report_detail *details; /* sorted by vma, -d only */
+	size_t nr_details;
+	const struct report_line_src *line_src;
+};
+
+/* The image summary: applications with their dependent images. */
+struct report_image {
+	const struct report_row *first; /* image, kind, tgid, cpu */
+	uint64_t count;
+};
+
+struct report_app {
+	const char *app;     /* or the image itself under --merge=lib */
+	uint32_t tgid;
+	int32_t cpu;
+	uint64_t count;
+	struct report_image *images;
+	size_t nr_images;
+};
+
+struct report {
+	const struct opreport_opts *opts;
+	const char *session_dir;
+	const struct ops_session_info *info;
+	struct strpool *pool;
+	bool tgid_separated;   /* rows carry processes */
+	bool cpu_separated;
+	bool want_syms;        /* rows per symbol (-l, -d, -i, -e) */
+	uint64_t total;        /* samples of the profile the specs select */
+	uint64_t session_total; /* samples of the whole session */
+	uint64_t anon_hidden;  /* anonymous samples left out */
+	struct report_hit *hits;
+	size_t nr_hits, cap_hits;
+	struct report_row *rows;
+	size_t nr_rows;
+	struct report_app *apps;
+	size_t nr_apps;
+};
+
+int report_init(struct report *r, const struct opreport_opts *opts);
+void report_release(struct report *r);
+
+/* Add one hit; its strings must come from r->pool.  0 or -ENOMEM. */
+int report_add_hit(struct report *r, const struct report_hit *h);
+
+/* Fold the hits into rows, resolve per-address lines for -d -g, filter
+ * (-i, -e, -t, -x) and sort.  0 or -ENOMEM. */
+int report_finish(struct report *r);
+
+/* Percent of COUNT against the report's denominator (or PARENT when the
+ * percentage is relative to an enclosing entry and not -%). */
+double report_percent(const struct report *r, uint64_t count,
+		      uint64_t parent);
+
+/* The name a user reads for an image path (-f: the full path). */
+const char *report_image_name(const struct report *r, const char *path);
+
+#endif

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "spec.h"
+
+struct profile_spec {
+	char **images;
+	size_t nr_images;
+	uint32_t *tgids;
+	size_t nr_tgids;
+};
+
+struct profile_spec *profile_spec_new(void)
+{
+	return calloc(1, sizeof(struct profile_spec));
+}
+
+void profile_spec_free(struct profile_spec *spec)
+{
+	if (!spec)
+		return;
+	options_list_free(spec->images);
+	free(spec->tgids);
+	free(spec);
+}
+
+static int parse_tgids(struct profile_spec *spec, const char *word,
+		       const char *value, char *err, size_t errlen)
+{
+	const char *p = value;
+	uint32_t *grown;
+
+	while (*p) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = (*p >= '0' && *p <= '9') ? strtoul(p, &end, 10) : 0;
+		if (!(*p >= '0' && *p <= '9') || errno || v == 0 ||
+		    v > 0x7fffffffUL || (*end && *end != ',')) {
+			snprintf(err, errlen,
+				 "bad profile specification '%s': expected process ids",
+				 word);
+			return -EINVAL;
+		}
+		grown = realloc(spec->tgids,
+				(spec->nr_tgids + 1) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		spec->tgids = grown;
+		spec->tgids[spec->nr_tgids++] = (uint32_t)v;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+int profile_spec_parse(struct profile_spec *spec, const char *word,
+		       char *err, size_t errlen)
+{
+	const char *colon = strchr(word, ':');
+	size_t taglen;
+	const char *value;
+
+	if (!colon) {
+		snprintf(err, errlen,
+			 "bad profile specification '%s': expected tag:value",
+			 word);
+		return -EINVAL;
+	}
+	taglen = (size_t)(colon - word);
+	value = colon + 1;
+	if (!*value || !strcmp(value, ",")) {
+		snprintf(err, errlen,
+			 "bad profile specification '%s': empty value", word);
+		return -EINVAL;
+	}
+	if (taglen == 5 && !strncmp(word, "image", 5))
+		return options_list_append(&spec->images, &spec->nr_images,
+					   value);
+	if (taglen == 4 && !strncmp(word, "tgid", 4))
+		return parse_tgids(spec, word, value, err, errlen);
+	snprintf(err, errlen, "bad profile specification '%s': unknown tag '%.*s'",
+		 word, (int)taglen, word);
+	return -EINVAL;
+}
+
+bool profile_spec_has_image(const struct profile_spec *spec)
+{
+	return spec && spec->nr_images;
+}
+
+bool profile_spec_has_tgid(const struct profile_spec *spec)
+{
+	return spec && spec->nr_tgids;
+}
+
+bool profile_spec_match_image(const struct profile_spec *spec,
+			      const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t i;
+
+	if (!profile_spec_has_image(spec))
+		return true;
+	base = base ? base + 1 : path;
+	for (i = 0; i < spec->nr_images; i++) {
+		const char *pat = spec->images[i];
+		const char *subject = strchr(pat, '/') ? path : base;
+
+		if (!fnmatch(pat, subject, 0))
+			return true;
+	}
+	return false;
+}
+
+bool profile_spec_match_tgid(const struct profile_spec *spec, uint32_t tgid)
+{
+	size_t i;
+
+	if (!profile_spec_has_tgid(spec))
+		return true;
+	for (i = 0; i < spec->nr_tgids; i++)
+		if (spec->tgids[i] == tgid)
+			return true;
+	return false;
+}

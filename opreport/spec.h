@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Profile specifications, OProfile's way of choosing what a report
+ * covers: "image:PATTERN[,PATTERN...]" and "tgid:N[,N...]".  Tags of the
+ * same kind add up; different tags must all match.
+ */
+#ifndef OPREPORT_SPEC_H
+#define OPREPORT_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct profile_spec;
+
+struct profile_spec *profile_spec_new(void);
+void profile_spec_free(struct profile_spec *spec);
+
+/* Add one command-line word.  0, -ENOMEM, or -EINVAL with one line in
+ * ERR naming the word and the problem. */
+int profile_spec_parse(struct profile_spec *spec, const char *word,
+		       char *err, size_t errlen);
+
+bool profile_spec_has_image(const struct profile_spec *spec);
+bool profile_spec_has_tgid(const struct profile_spec *spec);
+
+/* Whether an image path matches: a pattern matches the whole path or,
+ * when it has no '/', the base name; shell wildcards work. */
+bool profile_spec_match_image(const struct profile_spec *spec,
+			      const char *path);
+bool profile_spec_match_tgid(const struct profile_spec *spec, uint32_t tgid);
+
+#endif

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* The session's kallsyms copy is an outside file: parse anything. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kallsyms.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct kallsyms *ks;
+	size_t bad, first;
+
+	if (kallsyms_parse(&ks, (const char *)data, size, &bad, &first))
+		return 0;
+	/* lookups walk what the parser built */
+	kallsyms_resolve(ks, NULL, 0xffffffff81000010ULL);
+	kallsyms_resolve(ks, "ext4", 0xffffffffc0000004ULL);
+	if (size >= 8)
+		kallsyms_resolve(ks, NULL, *(const uint64_t *)(const void *)data);
+	kallsyms_free(ks);
+	return 0;
+}

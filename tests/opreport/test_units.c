@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* opreport's pure parts: option values, profile specs, kallsyms, the
+ * string pool.  One TCase per behaviour. */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kallsyms.h"
+#include "options.h"
+#include "spec.h"
+#include "strpool.h"
+
+START_TEST(threshold_accepts_percentages)
+{
+	char err[256];
+	double t = -1;
+
+	ck_assert_int_eq(options_parse_threshold("12.5", &t, err, sizeof(err)), 0);
+	ck_assert_double_eq_tol(t, 12.5, 1e-9);
+	ck_assert_int_eq(options_parse_threshold("3%", &t, err, sizeof(err)), 0);
+	ck_assert_double_eq_tol(t, 3, 1e-9);
+	ck_assert_int_eq(options_parse_threshold("0", &t, err, sizeof(err)), 0);
+	ck_assert_int_eq(options_parse_threshold("100", &t, err, sizeof(err)), 0);
+}
+END_TEST
+
+START_TEST(threshold_refuses_the_rest)
+{
+	static const char *bad[] = { "x", "", "-1", "100.5", "nan", "inf",
+				     "0x10", "5%%", "5 ", "1e400" };
+	char err[256];
+	double t = 7;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(options_parse_threshold(bad[i], &t, err,
+							 sizeof(err)),
+				 -EINVAL);
+		ck_assert_ptr_nonnull(strstr(err, "bad threshold"));
+		ck_assert_ptr_null(strchr(err, '\n'));
+	}
+	ck_assert_double_eq(t, 7);
+	options_parse_threshold("x", &t, err, sizeof(err));
+	ck_assert_str_eq(err, "bad threshold 'x': expected a percentage between 0 and 100");
+}
+END_TEST
+
+START_TEST(merge_and_sort_lists)
+{
+	struct opreport_opts o = { 0 };
+	char err[256];
+	unsigned m = 0;
+
+	ck_assert_int_eq(options_parse_merge("lib,tgid", &m, err, sizeof(err)), 0);
+	ck_assert_uint_eq(m, MERGE_LIB | MERGE_TGID);
+	ck_assert_int_eq(options_parse_merge("all", &m, err, sizeof(err)), 0);
+	ck_assert_uint_eq(m, MERGE_ALL);
+	ck_assert_int_eq(options_parse_merge("lib,bogus", &m, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(options_parse_merge("", &m, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(options_parse_sort("image,sample", &o, err, sizeof(err)), 0);
+	ck_assert_uint_eq(o.nr_sort, 2);
+	ck_assert_int_eq(o.sort[0], SORT_IMAGE);
+	ck_assert_int_eq(o.sort[1], SORT_SAMPLE);
+	ck_assert_int_eq(options_parse_sort("size", &o, err, sizeof(err)), -EINVAL);
+	ck_assert_uint_eq(o.nr_sort, 2);
+}
+END_TEST
+
+START_TEST(handler_names)
+{
+	char err[256];
+
+	ck_assert_int_eq(options_check_handler_name("perfmap", err, sizeof(err)), 0);
+	ck_assert_int_eq(options_check_handler_name("java_map-2", err, sizeof(err)), 0);
+	ck_assert_int_eq(options_check_handler_name("../x", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(options_check_handler_name("Perf", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(options_check_handler_name("", err, sizeof(err)), -EINVAL);
+}
+END_TEST
+
+START_TEST(list_append_skips_empty_items)
+{
+	char **list = NULL;
+	size_t n = 0;
+
+	ck_assert_int_eq(options_list_append(&list, &n, "a,,b,"), 0);
+	ck_assert_int_eq(options_list_append(&list, &n, "c"), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(list[0], "a");
+	ck_assert_str_eq(list[1], "b");
+	ck_assert_str_eq(list[2], "c");
+	ck_assert_ptr_null(list[3]);
+	options_list_free(list);
+}
+END_TEST
+
+START_TEST(spec_image_and_tgid)
+{
+	struct profile_spec *s = profile_spec_new();
+	char err[256];
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert(profile_spec_match_image(s, "/bin/anything"));
+	ck_assert_int_eq(profile_spec_parse(s, "image:/usr/bin/*,libc.so*", err, sizeof(err)), 0);
+	ck_assert(profile_spec_match_image(s, "/usr/bin/bash"));
+	ck_assert(profile_spec_match_image(s, "/lib/x86_64-linux-gnu/libc.so.6"));
+	ck_assert(!profile_spec_match_image(s, "/usr/lib/libm.so.6"));
+	ck_assert_int_eq(profile_spec_parse(s, "tgid:42,43", err, sizeof(err)), 0);
+	ck_assert(profile_spec_match_tgid(s, 43));
+	ck_assert(!profile_spec_match_tgid(s, 44));
+	profile_spec_free(s);
+}
+END_TEST
+
+START_TEST(spec_errors_name_the_word)
+{
+	struct profile_spec *s = profile_spec_new();
+	char err[256];
+
+	ck_assert_int_eq(profile_spec_parse(s, "foo:bar", err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "bad profile specification 'foo:bar': unknown tag 'foo'");
+	ck_assert_int_eq(profile_spec_parse(s, "tgid:x", err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "bad profile specification 'tgid:x': expected process ids");
+	ck_assert_int_eq(profile_spec_parse(s, "tgid:1,,2", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(profile_spec_parse(s, "tgid:0", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(profile_spec_parse(s, "image:", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(profile_spec_parse(s, "plain", err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "bad profile specification 'plain': expected tag:value");
+	profile_spec_free(s);
+}
+END_TEST
+
+static const char ksyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000100 t helper\n"
+	"ffffffff81000200 D some_data\n"
+	"ffffffff81000300 T after_data\n"
+	"this is not a line\n"
+	"ffffffffc0001000 t mod_init\t[ext4]\n"
+	"ffffffffc0001080 t mod_exit\t[ext4]\n"
+	"ffffffffc0002000 t other_fn\t[xfs]\n";
+
+START_TEST(kallsyms_kernel_and_modules)
+{
+	struct kallsyms *ks;
+	size_t bad, first;
+
+	ck_assert_int_eq(kallsyms_parse(&ks, ksyms, sizeof(ksyms) - 1, &bad, &first), 0);
+	ck_assert_uint_eq(bad, 1);
+	ck_assert_uint_eq(first, 5);
+	ck_assert_uint_eq(kallsyms_count(ks), 6);
+	ck_assert_str_eq(kallsyms_resolve(ks, NULL, 0xffffffff81000004ULL)->name, "_stext");
+	ck_assert_str_eq(kallsyms_resolve(ks, NULL, 0xffffffff81000250ULL)->name, "helper");
+	ck_assert_str_eq(kallsyms_resolve(ks, NULL, 0xffffffff81000300ULL)->name, "after_data");
+	ck_assert_str_eq(kallsyms_resolve(ks, "ext4", 0xffffffffc0001010ULL)->name, "mod_init");
+	ck_assert_str_eq(kallsyms_resolve(ks, "ext4", 0xffffffffc0001090ULL)->name, "mod_exit");
+	ck_assert_str_eq(kallsyms_resolve(ks, "xfs", 0xffffffffc0002001ULL)->name, "other_fn");
+	/* before every symbol, and a module's address asked of the kernel */
+	ck_assert_str_eq(kallsyms_resolve(ks, NULL, 0x1000)->name, "(no symbols)");
+	ck_assert_str_eq(kallsyms_resolve(ks, "ext4", 0xffffffff81000004ULL)->name, "(no symbols)");
+	kallsyms_free(ks);
+}
+END_TEST
+
+START_TEST(kallsyms_without_addresses)
+{
+	static const char zeros[] = "0000000000000000 T _stext\n0000000000000000 t x\n";
+	struct kallsyms *ks;
+	size_t bad, first;
+
+	ck_assert_int_eq(kallsyms_parse(&ks, zeros, sizeof(zeros) - 1, &bad, &first), 0);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_eq(kallsyms_count(ks), 0);
+	ck_assert_str_eq(kallsyms_resolve(ks, NULL, 0)->name, "(no symbols)");
+	kallsyms_free(ks);
+}
+END_TEST
+
+START_TEST(kallsyms_binary_junk)
+{
+	static const char junk[] = "ffffffff81000000 T a\0b\nffffffff81000010 T ok\n\xff\xfe";
+	struct kallsyms *ks;
+	size_t bad, first;
+
+	ck_assert_int_eq(kallsyms_parse(&ks, junk, sizeof(junk) - 1, &bad, &first), 0);
+	ck_assert_uint_eq(bad, 2);
+	ck_assert_uint_eq(first, 1);
+	ck_assert_uint_eq(kallsyms_count(ks), 1);
+	ck_assert_str_eq(kallsyms_resolve(ks, NULL, 0xffffffff81000011ULL)->name, "ok");
+	kallsyms_free(ks);
+}
+END_TEST
+
+START_TEST(strpool_interns)
+{
+	struct strpool *p = strpool_new();
+	const char *a, *b, *c;
+	char name[32];
+	int i;
+
+	a = strpool_intern(p, "libc.so.6");
+	b = strpool_printf(p, "libc.so.%d", 6);
+	c = strpool_intern(p, "libm.so.6");
+	ck_assert_ptr_eq(a, b);
+	ck_assert_ptr_ne(a, c);
+	/* growth keeps earlier pointers */
+	for (i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		ck_assert_ptr_nonnull(strpool_intern(p, name));
+	}
+	ck_assert_ptr_eq(strpool_intern(p, "libc.so.6"), a);
+	ck_assert_str_eq(a, "libc.so.6");
+	strpool_free(p);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("opreport");
+	struct {
+		const char *name;
+		const TTest *test;
+	} cases[] = {
+		{ "threshold_accepts", threshold_accepts_percentages },
+		{ "threshold_refuses", threshold_refuses_the_rest },
+		{ "merge_sort", merge_and_sort_lists },
+		{ "handler_names", handler_names },
+		{ "list_append", list_append_skips_empty_items },
+		{ "spec_match", spec_image_and_tgid },
+		{ "spec_errors", spec_errors_name_the_word },
+		{ "kallsyms", kallsyms_kernel_and_modules },
+		{ "kallsyms_zero", kallsyms_without_addresses },
+		{ "kallsyms_junk", kallsyms_binary_junk },
+		{ "strpool", strpool_interns },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		TCase *tc = tcase_create(cases[i].name);
+
+		tcase_add_test(tc, cases[i].test);
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
