@@ -9,7 +9,8 @@
 # is the difference.  The workloads do a fixed amount of work, so the
 # recorder's cost shows as a longer run.
 
-COST=("Recording cost")
+COST="Recording cost"
+DATA_FIG="bytes written, leaving out opjit's copy of /proc/kallsyms"
 
 # workload_cmd NAME PIDFILE: set W to the command line of workload NAME
 workload_cmd() {
@@ -56,10 +57,10 @@ cost_cmp() {
 }
 
 # cost_side SIDE HZ: run the workload under recorder SIDE (opjit, perf),
-# set S_WALL S_CPU S_BYTES S_SAMPLES S_LOST, or S_WHY
+# set S_WALL S_CPU S_BYTES S_DATA S_SAMPLES S_LOST, or S_WHY
 cost_side() {
 	local side=$1 hz=$2 t=$TMPD/cost.$1 status
-	S_WALL='' S_CPU='' S_BYTES='' S_SAMPLES='' S_LOST='' S_WHY=''
+	S_WALL='' S_CPU='' S_BYTES='' S_DATA='' S_SAMPLES='' S_LOST='' S_WHY=''
 	rm -rf "$t.sess" "$t.data" "$t.outer" "$t.inner" "$t.pid"
 	workload_cmd "$WL" "$t.pid"
 	if [ "$side" = opjit ]; then
@@ -84,10 +85,14 @@ cost_side() {
 	ru_read "$t.outer" && S_CPU=$(sub "$RU_CPU" "$inner_cpu")
 	if [ "$side" = opjit ]; then
 		S_BYTES=$(du -sb "$t.sess" 2>/dev/null | cut -f1)
+		# perf keeps its kallsyms copy in ~/.debug, once per kernel, so
+		# the sample data alone is also compared
+		S_DATA=$(sub "$S_BYTES" "$(stat -c %s "$t.sess/kallsyms" 2>/dev/null || echo 0)")
 		read -r S_SAMPLES S_LOST <<<"$(oprofiled_summary "$t.err")"
 		[ -n "$S_SAMPLES" ] || S_LOST="oprofiled printed no summary line"
 	else
 		S_BYTES=$(stat -c %s "$t.data" 2>/dev/null)
+		S_DATA=$S_BYTES
 		read -r S_SAMPLES S_LOST <<<"$(perf_counts "$t.data")"
 		[ -n "$S_SAMPLES" ] || S_LOST="perf report cannot read the recording"
 	fi
@@ -98,7 +103,8 @@ cost_record() {
 	local col=$1 f=$2 what
 	if [ -n "$S_WHY" ]; then
 		for what in "slowdown of the workload" "recorder's own CPU time" \
-			"bytes written" "samples recorded" "lost samples (% of samples)"; do
+			"bytes written" "$DATA_FIG" "samples recorded" \
+			"lost samples (% of samples)"; do
 			rec_why "$COST" "$f: $what" "$col" "$S_WHY"
 		done
 		return
@@ -106,6 +112,7 @@ cost_record() {
 	rec_val "$COST" "$f: slowdown of the workload" "$col" "$(ratio "$S_WALL" "$A_WALL")" x
 	rec_val "$COST" "$f: recorder's own CPU time" "$col" "$S_CPU" cpu
 	rec_val "$COST" "$f: bytes written" "$col" "$S_BYTES" B
+	rec_val "$COST" "$f: $DATA_FIG" "$col" "$S_DATA" B
 	case $S_SAMPLES in
 	'') rec_why "$COST" "$f: samples recorded" "$col" "$S_LOST"
 	    rec_why "$COST" "$f: lost samples (% of samples)" "$col" "$S_LOST" ;;
@@ -126,8 +133,8 @@ cost_run() {
 	# rotate so that no mode always runs first, on a cold cache
 	order=("${order[@]:rep % 3}" "${order[@]:0:rep % 3}")
 	A_WALL='' A_WHY=''
-	local o_wall='' o_cpu='' o_bytes='' o_samples='' o_lost='' o_why=''
-	local p_wall='' p_cpu='' p_bytes='' p_samples='' p_lost='' p_why=''
+	local o_wall='' o_cpu='' o_bytes='' o_data='' o_samples='' o_lost='' o_why=''
+	local p_wall='' p_cpu='' p_bytes='' p_data='' p_samples='' p_lost='' p_why=''
 	for mode in "${order[@]}"; do
 		case $mode in
 		alone)
@@ -141,28 +148,31 @@ cost_run() {
 			map_cleanup "$TMPD/alone.pid" ;;
 		opjit)
 			cost_side opjit "$hz"
-			o_wall=$S_WALL o_cpu=$S_CPU o_bytes=$S_BYTES
+			o_wall=$S_WALL o_cpu=$S_CPU o_bytes=$S_BYTES o_data=$S_DATA
 			o_samples=$S_SAMPLES o_lost=$S_LOST o_why=$S_WHY ;;
 		perf)
 			cost_side perf "$hz"
-			p_wall=$S_WALL p_cpu=$S_CPU p_bytes=$S_BYTES
+			p_wall=$S_WALL p_cpu=$S_CPU p_bytes=$S_BYTES p_data=$S_DATA
 			p_samples=$S_SAMPLES p_lost=$S_LOST p_why=$S_WHY ;;
 		esac
 	done
 	if [ -n "$A_WHY" ]; then
 		o_why=$A_WHY p_why=$A_WHY
-		o_wall='' o_cpu='' o_bytes='' o_samples='' o_lost=''
-		p_wall='' p_cpu='' p_bytes='' p_samples='' p_lost=''
+		o_wall='' o_cpu='' o_bytes='' o_data='' o_samples='' o_lost=''
+		p_wall='' p_cpu='' p_bytes='' p_data='' p_samples='' p_lost=''
 	fi
-	S_WALL=$o_wall S_CPU=$o_cpu S_BYTES=$o_bytes S_SAMPLES=$o_samples
+	S_WALL=$o_wall S_CPU=$o_cpu S_BYTES=$o_bytes S_DATA=$o_data
+	S_SAMPLES=$o_samples
 	S_LOST=$o_lost S_WHY=$o_why
 	cost_record opjit "$f"
-	S_WALL=$p_wall S_CPU=$p_cpu S_BYTES=$p_bytes S_SAMPLES=$p_samples
+	S_WALL=$p_wall S_CPU=$p_cpu S_BYTES=$p_bytes S_DATA=$p_data
+	S_SAMPLES=$p_samples
 	S_LOST=$p_lost S_WHY=$p_why
 	cost_record ref "$f"
 	cost_cmp "$f: slowdown of the workload" "$o_wall" "$p_wall" ratio x
 	cost_cmp "$f: recorder's own CPU time" "$o_cpu" "$p_cpu" ratio x
 	cost_cmp "$f: bytes written" "$o_bytes" "$p_bytes" ratio x
+	cost_cmp "$f: $DATA_FIG" "$o_data" "$p_data" ratio x
 	cost_cmp "$f: samples recorded" "$o_samples" "$p_samples" ratio x
 	is_count "$o_lost" || o_lost='' o_samples=''
 	is_count "$p_lost" || p_lost='' p_samples=''
@@ -186,7 +196,8 @@ bench_cost() {
 		for hz in "${FREQS[@]}"; do
 			if [ "$WL" = node ] && [ -n "$NODE_WHY" ]; then
 				for what in "slowdown of the workload" "recorder's own CPU time" \
-					"bytes written" "samples recorded" "lost samples (% of samples)"; do
+					"bytes written" "$DATA_FIG" "samples recorded" \
+					"lost samples (% of samples)"; do
 					rec_why_row "$COST" "$WL @ $(khz "$hz"): $what" "$NODE_WHY"
 				done
 				rec_why_row "$COST" "$WL alone: wall time (the baseline)" "$NODE_WHY"
