@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Every bad input gives exit 1 and exactly one line on stderr that names
+# the problem; a session damaged in one file still reports the rest.
+. "$(dirname "$0")/lib.sh"
+
+# expect_error WANT ARGS...: opreport ARGS exits 1 with one stderr line
+# containing WANT, and prints nothing on stdout.
+expect_error() {
+	local want=$1; shift
+	local rc=0
+	"$OPREPORT" "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	[ "$rc" -eq 1 ] || fail "opreport $*: exit $rc, want 1"
+	[ "$(wc -l <"$TMP/err")" -eq 1 ] ||
+		{ cat "$TMP/err"; fail "opreport $*: want exactly one line on stderr"; }
+	grep -qF -- "$want" "$TMP/err" ||
+		fail "opreport $*: stderr '$(cat "$TMP/err")' lacks '$want'"
+	grep -q '^opreport: ' "$TMP/err" ||
+		fail "opreport $*: stderr line does not start with 'opreport: '"
+	[ ! -s "$TMP/out" ] || fail "opreport $*: printed a report"
+	echo "ok: $* -> $(cat "$TMP/err")"
+}
+
+S=$TMP/session
+"$MKSESSION" "$S" <<EOS
+image app file $RT/rt_g_pie
+ctx c app app
+hist c 0x1000 3
+process p 4242 0 demo /usr/bin/demo range 0x10000-0x20000
+anon p 1 0x10010 4242
+EOS
+
+expect_error "cannot open session $TMP/nowhere: No such file or directory" \
+	--session-dir="$TMP/nowhere"
+: >"$TMP/plainfile"
+expect_error "cannot open session $TMP/plainfile" --session-dir="$TMP/plainfile"
+mkdir "$TMP/empty"
+expect_error "$TMP/empty" --session-dir="$TMP/empty"
+
+cp -r "$S" "$TMP/badmeta"
+printf 'garbage\n' >"$TMP/badmeta/session.meta"
+expect_error "$TMP/badmeta/session.meta" --session-dir="$TMP/badmeta"
+
+expect_error "--no-such-option: unknown option" --session-dir="$S" --no-such-option
+expect_error "bad threshold 'x': expected a percentage between 0 and 100" \
+	--session-dir="$S" -t x
+expect_error "bad threshold '150'" --session-dir="$S" --threshold=150
+expect_error "bad profile specification 'foo:bar': unknown tag 'foo'" \
+	--session-dir="$S" foo:bar
+expect_error "bad profile specification 'tgid:abc': expected process ids" \
+	--session-dir="$S" tgid:abc
+expect_error "bad profile specification 'nocolon': expected tag:value" \
+	--session-dir="$S" nocolon
+expect_error "bad format 'xml'" --session-dir="$S" --format=xml
+expect_error "bad sort order 'size'" --session-dir="$S" -l -s size
+expect_error "bad merge 'thread'" --session-dir="$S" -m thread
+expect_error "bad demangle mode 'fancy'" --session-dir="$S" --demangle=fancy
+expect_error "bad handler name '../evil'" --session-dir="$S" --anon-handler=../evil
+expect_error "cannot write $TMP/nodir/out.txt" --session-dir="$S" -o "$TMP/nodir/out.txt"
+
+# Damage inside one data file: a warning naming it, and the rest reported.
+cp -r "$S" "$TMP/damaged"
+size=$(stat -c %s "$TMP/damaged/samples.hist")
+truncate -s $((size / 2)) "$TMP/damaged/samples.hist"
+rc=0
+"$OPREPORT" --session-dir="$TMP/damaged" -l --anon-samples \
+	>"$TMP/out" 2>"$TMP/err" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$TMP/err"; fail "damaged session: exit $rc, want 0"; }
+grep -q "warning: .*samples.hist" "$TMP/err" ||
+	{ cat "$TMP/err"; fail "damaged session: no warning naming samples.hist"; }
+grep -q "anon (tgid:4242 range:0x10000-0x20000)" "$TMP/out" ||
+	{ cat "$TMP/out"; fail "damaged session: the intact anonymous samples are missing"; }
+echo "ok: damaged samples.hist -> $(cat "$TMP/err")"
+
+# A missing binary is not an error: its samples are (no symbols).
+"$MKSESSION" "$TMP/missing" <<EOS
+image app file $TMP/gone/app
+ctx c app app
+hist c 0x1000 5
+EOS
+"$OPREPORT" --session-dir="$TMP/missing" -l >"$TMP/out" 2>"$TMP/err" ||
+	fail "missing binary: exit $?, want 0"
+grep -Eq '^5 +100\.0000 +app +\(no symbols\)$' "$TMP/out" ||
+	{ cat "$TMP/out"; fail "missing binary: no (no symbols) row"; }
+echo "ok: missing binary -> (no symbols)"
+echo PASS
