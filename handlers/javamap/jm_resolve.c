@@ -152,8 +152,12 @@ uint32_t jm_method_line(const struct jm_method *me, int32_t bci)
 {
 	size_t lo = 0, hi = me->nr_lines;
 
-	if (!me->nr_lines || bci < 0)
+	if (!me->nr_lines)
 		return 0;
+	/* HotSpot's entry and synchronisation points carry bci -1: they
+	 * belong to the method's first line */
+	if (bci < 0)
+		return me->lines[0].line;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 

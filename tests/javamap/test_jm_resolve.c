@@ -312,7 +312,7 @@ START_TEST(test_method_line)
 	ck_assert_uint_eq(jm_method_line(me, 3), 10);
 	ck_assert_uint_eq(jm_method_line(me, 4), 11);
 	ck_assert_uint_eq(jm_method_line(me, 400), 11);
-	ck_assert_uint_eq(jm_method_line(me, -1), 0);
+	ck_assert_uint_eq(jm_method_line(me, -1), 10);
 	ck_assert_ptr_null(jm_state_method(&st, 77));
 }
 END_TEST

@@ -29,5 +29,6 @@ public class Hot {
 			sink += alpha(3_000_000);
 			sink += beta(1_000_000);
 		}
+		System.out.println("hot done");
 	}
 }

@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Shared by the javamap end-to-end tests.  Sourced, not run.
+set -euo pipefail
+
+JM_AGENT=${OPJIT_BUILD:?}/lib/opjit/libjavamap-agent.so
+JM_DUMP=$OPJIT_BUILD/tests/javamap/jmdump
+JM_JAVA_SRC=${OPJIT_SOURCE:?}/tests/javamap/java
+JM_NAME=${0##*/}
+
+fail() {
+	echo "$JM_NAME: FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "$JM_NAME: SKIP: $*" >&2
+	exit 77
+}
+
+# jm_need_java: a JDK with javac, and the agent built against it
+jm_need_java() {
+	command -v java >/dev/null || skip "no java on PATH (install openjdk-17-jdk-headless)"
+	command -v javac >/dev/null || skip "no javac on PATH (install openjdk-17-jdk-headless)"
+	[ -f "$JM_AGENT" ] || skip "$JM_AGENT was not built (no JDK headers at configure time)"
+	[ -x "$JM_DUMP" ] || fail "$JM_DUMP is missing"
+}
+
+# jm_workdir: a scratch directory, removed on exit, with the workloads
+# compiled into $JM_WORK/classes
+jm_workdir() {
+	JM_WORK=$(mktemp -d /tmp/jm-e2e.XXXXXX)
+	trap 'rm -rf "$JM_WORK"' EXIT
+	mkdir "$JM_WORK/classes"
+	javac -d "$JM_WORK/classes" "$JM_JAVA_SRC"/*.java ||
+		fail "javac failed on $JM_JAVA_SRC"
+}
+
+# mono_ns: CLOCK_MONOTONIC now, the clock the agent stamps with
+mono_ns() {
+	python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'
+}
+
+# expect_grep PATTERN FILE WHAT
+expect_grep() {
+	grep -qE -- "$1" "$2" || {
+		sed -n '1,40p' "$2" >&2
+		fail "$3 (no line matching '$1' in $2)"
+	}
+}
+
+# line_of FILE TEXT: the line number of the first line holding TEXT
+line_of() {
+	grep -nF -- "$2" "$1" | head -n 1 | cut -d: -f1
+}
