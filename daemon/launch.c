@@ -4,7 +4,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +28,37 @@ static void launch_child(char *const argv[], const sigset_t *orig_mask,
 	while (write(err_fd, &e, sizeof(e)) < 0 && errno == EINTR)
 		;
 	_exit(127);
+}
+
+int launch_find(const char *file)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+	int err = -ENOENT;
+
+	if (!*file)
+		return -ENOENT;
+	if (strchr(file, '/'))
+		return access(file, X_OK) ? -errno : 0;
+	if (!path)
+		path = "/usr/local/bin:/bin:/usr/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+		struct stat st;
+
+		if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, path,
+			     len ? "/" : "", file) < (int)sizeof(buf)) {
+			if (!access(buf, X_OK) && !stat(buf, &st) &&
+			    S_ISREG(st.st_mode))
+				return 0;
+			if (errno == EACCES)
+				err = -EACCES;
+		}
+		path += len;
+		if (*path == ':')
+			path++;
+	}
+	return err;
 }
 
 int launch_prepare(struct launch *l, char *const argv[],

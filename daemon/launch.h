@@ -15,6 +15,9 @@ struct launch {
 	int err_fd; /* read end: the child's errno if exec failed */
 };
 
+/* Whether execvp would find FILE: 0 or -ENOENT/-EACCES, so that a missing
+ * command is reported before any session is created. */
+int launch_find(const char *file);
 /* Fork the child for ARGV; it restores ORIG_MASK and waits. */
 int launch_prepare(struct launch *l, char *const argv[],
 		   const sigset_t *orig_mask);

@@ -397,6 +397,12 @@ static int daemon_run(struct daemon *d)
 		return 1;
 	}
 	if (d->o->mode == MODE_COMMAND) {
+		err = launch_find(d->o->command[0]);
+		if (err) {
+			fprintf(stderr, "oprofiled: cannot run %s: %s\n",
+				d->o->command[0], strerror(-err));
+			return 127;
+		}
 		err = launch_prepare(&d->child, d->o->command, &orig);
 		if (err) {
 			fprintf(stderr, "oprofiled: cannot start %s: %s\n",

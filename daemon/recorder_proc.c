@@ -183,7 +183,8 @@ int recorder_scan_pid(struct recorder *r, pid_t pid)
 	procinfo_comm(pid, p->comm);
 	if (!p->exe)
 		procinfo_exe(pid, &p->exe);
-	if (p->exe && !p->has_app && p->exe[0] == '/' &&
+	if (p->exe && !p->has_app &&
+	    mapname_classify(p->exe) == MAPKIND_FILE &&
 	    !recorder_image_file(r, p, p->exe, 0, 0, NULL, 0, &app)) {
 		p->app = app;
 		p->has_app = true;

@@ -4,10 +4,11 @@
  *   info KEY VALUE
  *   image ID KIND PATH
  *   context ID APP IMAGE TGID CPU
- *   hist CTX OFFSET COUNT          (offset in hex)
+ *   hist CTX OFFSET COUNT
  *   process ID TGID NSPID UID FLAGS COMM EXE NR_RANGES
- *   range ID START END             (hex)
- *   anon ID TIME ADDR TID          (addr in hex)
+ *   range ID START END
+ *   anon ID TIME ADDR TID
+ * Numbers are decimal, so that any awk can compare them.
  *   archived ID PATH
  */
 #include <inttypes.h>
@@ -68,7 +69,7 @@ int main(int argc, char **argv)
 	}
 	h = ops_session_hist(s, &n);
 	for (size_t i = 0; i < n; i++)
-		printf("hist %u %" PRIx64 " %" PRIu64 "\n", h[i].ctx,
+		printf("hist %u %" PRIu64 " %" PRIu64 "\n", h[i].ctx,
 		       h[i].offset, h[i].count);
 	for (uint32_t i = 0; i < ops_session_nr_processes(s); i++) {
 		const struct ops_process *p = ops_session_process(s, i);
@@ -81,7 +82,7 @@ int main(int argc, char **argv)
 		       p->comm && *p->comm ? p->comm : "-",
 		       p->exe && *p->exe ? p->exe : "-", p->nr_ranges);
 		for (uint32_t r = 0; r < p->nr_ranges; r++)
-			printf("range %u %" PRIx64 " %" PRIx64 "\n", i,
+			printf("range %u %" PRIu64 " %" PRIu64 "\n", i,
 			       p->ranges[r].start, p->ranges[r].end);
 		if (ops_session_anon(s, i, &a, &na)) {
 			fprintf(stderr, "sessiondump: out of memory\n");
@@ -89,7 +90,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		for (size_t k = 0; k < na; k++)
-			printf("anon %u %" PRIu64 " %" PRIx64 " %u\n", i,
+			printf("anon %u %" PRIu64 " %" PRIu64 " %u\n", i,
 			       a[k].time_ns, a[k].addr, a[k].tid);
 		np = ops_session_archived_maps(s, i, &paths);
 		for (size_t k = 0; k < np; k++)

@@ -18,7 +18,7 @@ static volatile uint64_t sink;
 
 __attribute__((noinline)) static void storm_spin(void)
 {
-	for (uint64_t i = 0; i < 20000; i++)
+	for (uint64_t i = 0; i < 200000; i++)
 		sink += i;
 }
 

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Samples in JIT code land in the process's anonymous stream, at addresses
+# inside the range the JIT printed and with the thread ids it printed; the
+# JIT's map is archived unchanged (and not with --no-archive-maps).
+. "$(dirname "$0")/lib.sh"
+
+jit=$WORKLOADS/jitdemo
+[ "$(uname -m)" = x86_64 ] || skip "jitdemo writes x86-64 code; this is $(uname -m)"
+cd "$WORK"
+"$OPROFILED" --session-dir=s -- "$jit" --seconds 2 --threads 2 >out.txt 2>err.txt ||
+	fail "oprofiled exited $?: $(cat err.txt)"
+check_summary err.txt
+read -r _ lo hi <<<"$(grep '^jit-range ' out.txt)"
+[ -n "$hi" ] || fail "jitdemo printed no range: $(cat out.txt)"
+mapfile -t tids < <(awk '$1 == "thread" { print $2 }' out.txt)
+[ "${#tids[@]}" -eq 2 ] || fail "jitdemo printed ${#tids[@]} threads, not 2"
+dump s >d.txt
+
+# the jitdemo process: the one whose exe is the workload
+read -r proc tgid <<<"$(awk -v e="$jit" '$1 == "process" && $8 == e { print $2, $3; exit }' d.txt)"
+[ -n "$proc" ] || fail "no process record for jitdemo"
+map=/tmp/anon.$tgid
+[ -f "$map" ] || fail "jitdemo left no $map"
+trap 'rm -f "$map"; cleanup' EXIT
+
+awk -v p="$proc" -v lo=$((lo)) -v hi=$((hi)) -v tids="${tids[*]}" '
+	BEGIN { n = split(tids, t, " "); for (i = 1; i <= n; i++) ok[t[i]] = 1 }
+	$1 == "anon" && $2 == p {
+		a = $4 + 0; total++
+		if (a < lo || a >= hi) bad_addr++
+		if (!($5 in ok)) bad_tid++
+		seen[$5]++
+		if (a - lo < 64) hot++; else cold++
+	}
+	END {
+		printf "%d anon samples, %d outside the range, %d of other threads\n", total, bad_addr, bad_tid
+		if (total < 200) exit 1
+		if (bad_addr || bad_tid) exit 1
+		for (i = 1; i <= n; i++) if (seen[t[i]] < 20) { print "thread " t[i] " has " seen[t[i]] + 0 " samples"; exit 1 }
+		share = hot * 1000 / (hot + cold)
+		printf "jit_hot %.1f%%\n", share / 10
+		if (share < 720 || share > 780) exit 1
+	}' d.txt || fail "anonymous samples do not match what jitdemo printed"
+
+# the process identity, and its range
+awk -v p="$proc" -v t="$tgid" -v u="$(id -u)" '
+	$1 == "process" && $2 == p { found = 1; if ($4 != t || $5 != u || $7 != "jitdemo") exit 1 }
+	END { exit !found }' d.txt || fail "wrong identity: $(grep '^process' d.txt)"
+awk -v p="$proc" -v lo=$((lo)) -v hi=$((hi)) '
+	$1 == "range" && $2 == p && $3 + 0 <= lo && $4 + 0 >= hi { ok = 1 }
+	END { exit !ok }' d.txt || fail "no anonymous range covering the JIT code"
+
+# the archived map is the original, byte for byte, and the original is kept
+copy=$(awk -v p="$proc" '$1 == "archived" && $2 == p && $3 ~ /anon\./ { print $3 }' d.txt)
+[ -n "$copy" ] || fail "the JIT map was not archived"
+case $copy in /*) ;; *) copy=$WORK/$copy ;; esac
+cmp -s "$copy" "$map" || fail "archived map $copy differs from $map"
+rm -f "$map"
+
+"$OPROFILED" --session-dir=n --no-archive-maps -- "$jit" --seconds 1 >out2.txt 2>err2.txt ||
+	fail "oprofiled --no-archive-maps exited $?: $(cat err2.txt)"
+tgid2=$(awk '$1 == "process" { print $3; exit }' <(dump n))
+rm -f "/tmp/anon.$tgid2"
+dump n | grep -q '^archived' && fail "--no-archive-maps still archived a map"
+echo pass
