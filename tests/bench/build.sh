@@ -51,6 +51,7 @@ bench_meta() {
 	cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)
 	mem=$(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
 	rec_meta "date" "$(date -u '+%Y-%m-%d %H:%M UTC')"
+	rec_meta "command" "\`$COMMAND_LINE\`"
 	rec_meta "mode" "$([ "$SMOKE" = 1 ] && echo "smoke (checks the suite works; its figures mean nothing)" || echo full), $RUNS run(s) per figure"
 	rec_meta "machine" "$cpu, $(nproc) CPUs, $mem; shared with other work, so read the ratios, not the times"
 	rec_meta "system" "$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME"), Linux $(uname -r), perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null), perf_event_max_sample_rate $(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null)"

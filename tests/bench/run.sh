@@ -21,6 +21,7 @@ die() { printf 'run.sh: %s\n' "$*" >&2; exit 1; }
 usage() { sed -n '/^# usage:/,/^# *--out/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 SMOKE=0 RUNS='' BUILD=$SRC/build OUT=$BENCH_DIR/RESULTS.md
+COMMAND_LINE="tests/bench/run.sh $*"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) SMOKE=1 ;;
