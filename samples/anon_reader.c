@@ -166,8 +166,9 @@ int ops_anon_parse(struct ops_anon_data *a, const uint8_t *buf, size_t len,
 	a->path = strdup(path);
 	if (!a->path)
 		return -ENOMEM;
-	ops_blocks_parse(buf, len, OPS_ANON_MAGIC, path, anon_block, a,
-			 warn, warn_arg);
+	/* damage found now is this file's one warning */
+	a->warned = ops_blocks_parse(buf, len, OPS_ANON_MAGIC, path,
+				     anon_block, a, warn, warn_arg) < len;
 	return 0;
 }
 

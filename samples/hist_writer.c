@@ -238,7 +238,8 @@ static int hist_put_counts(struct ops_writer *w, uint32_t n)
 	uint32_t i, j, end;
 	int ret = 0;
 
-	qsort(d, n, sizeof(*d), delta_cmp);
+	if (n)
+		qsort(d, n, sizeof(*d), delta_cmp);
 	for (i = 0; i < n && !ret; i = end) {
 		uint32_t pctx = 0;
 		uint64_t poff = 0;
