@@ -248,8 +248,10 @@ static jint agent_start(JavaVM *vm, const char *options, int live)
 		return JNI_OK;
 	}
 	if (agent_opts_parse(options, &o, err, sizeof(err))) {
+		/* jcmd takes NAME=VALUE for itself unless quoted */
 		fprintf(stderr, "javamap-agent: bad options '%s': %s; "
-			"not recording\n", options, err);
+			"not recording%s\n", options, err,
+			live ? " (with jcmd, quote them: '\"file=...\"')" : "");
 		return JNI_OK;
 	}
 	agent_inline = o.inline_frames;

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Attaching to a running JVM with jcmd: the agent replays the code that
+# was compiled before it came (flagged as replayed), then records the
+# rest; a second attach says so and changes nothing.
+. "$(dirname "$0")/lib.sh"
+jm_need_java
+command -v jcmd >/dev/null || skip "no jcmd on PATH (install openjdk-17-jdk-headless)"
+jm_workdir
+
+java -cp "$JM_WORK/classes" Hot 6 >"$JM_WORK/out" 2>"$JM_WORK/err" &
+pid=$!
+trap 'kill -9 $pid 2>/dev/null || true; rm -rf "$JM_WORK"' EXIT
+for _ in $(seq 1 100); do
+	jcmd $pid VM.version >/dev/null 2>&1 && break
+	sleep 0.1
+done
+# give the JIT time to compile the hot methods before the agent arrives
+sleep 1.5
+# jcmd splits NAME=VALUE arguments itself: quote the agent's options
+jcmd $pid JVMTI.agent_load "$JM_AGENT" "\"file=$JM_WORK/attach.map\"" \
+	>"$JM_WORK/jcmd1" 2>&1 || fail "jcmd agent_load failed: $(cat "$JM_WORK/jcmd1")"
+jcmd $pid JVMTI.agent_load "$JM_AGENT" "\"file=$JM_WORK/second.map\"" \
+	>"$JM_WORK/jcmd2" 2>&1 || fail "the second agent_load failed: $(cat "$JM_WORK/jcmd2")"
+wait $pid || fail "the JVM exited with $? after the attach ($(cat "$JM_WORK/err"))"
+expect_grep '^hot done$' "$JM_WORK/out" "the JVM did not run to its end"
+[ ! -e "$JM_WORK/second.map" ] || fail "a second attach opened a second map"
+expect_grep "^javamap-agent: already recording to $JM_WORK/attach\.map$" \
+	"$JM_WORK/err" "the second attach's line"
+
+"$JM_DUMP" "$JM_WORK/attach.map" >"$JM_WORK/dump" 2>"$JM_WORK/dump.err" ||
+	fail "the attached agent's map does not parse: $(cat "$JM_WORK/dump.err")"
+[ ! -s "$JM_WORK/dump.err" ] || fail "damaged: $(cat "$JM_WORK/dump.err")"
+expect_grep "^header version=1\.0 pid=$pid " "$JM_WORK/dump" "header"
+expect_grep '^code .* replayed Hot\.alpha\(long\)$' "$JM_WORK/dump" \
+	"alpha's code compiled before the attach, replayed"
+expect_grep '^stub .* replayed Interpreter$' "$JM_WORK/dump" \
+	"the interpreter, replayed"
+expect_grep '^method Hot\.alpha\(long\) file=Hot\.java lines=[1-9]' \
+	"$JM_WORK/dump" "alpha's lines after an attach"
+echo "$JM_NAME: ok"

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The agent's options: file= and debug= do what they say, and a bad
+# option is one line on stderr while the JVM runs on without a map.
+. "$(dirname "$0")/lib.sh"
+jm_need_java
+jm_workdir
+trap 'rm -rf "$JM_WORK"' EXIT
+
+run_hot() {
+	local opts=$1
+	java -agentpath:"$JM_AGENT$opts" -cp "$JM_WORK/classes" Hot 0.5 \
+		>"$JM_WORK/out" 2>"$JM_WORK/err" &
+	pid=$!
+	wait $pid || fail "java with '$opts' exited with $? ($(cat "$JM_WORK/err"))"
+	expect_grep '^hot done$' "$JM_WORK/out" "the JVM with '$opts' did not run to its end"
+}
+
+# file= and debug=
+run_hot "=file=$JM_WORK/x.map,debug=$JM_WORK/debug.log"
+[ ! -e "/tmp/anon.$pid" ] || fail "file= still wrote /tmp/anon.$pid"
+"$JM_DUMP" "$JM_WORK/x.map" >"$JM_WORK/dump" || fail "file= map does not parse"
+expect_grep '^method Hot\.alpha\(long\) ' "$JM_WORK/dump" "file= map content"
+expect_grep "^javamap-agent: writing $JM_WORK/x\.map$" "$JM_WORK/debug.log" "debug log header"
+expect_grep '^method 0x[0-9a-f]+ Hot\.alpha\(long\) Hot\.java lines=' \
+	"$JM_WORK/debug.log" "debug log of methods"
+expect_grep '^load 0x[0-9a-f]+ 0x[0-9a-f]+\+[0-9]+ pcs=' "$JM_WORK/debug.log" \
+	"debug log of loads"
+[ ! -s "$JM_WORK/err" ] || fail "debug=PATH wrote to stderr"
+
+# debug without a path goes to stderr
+run_hot "=file=$JM_WORK/y.map,debug"
+expect_grep '^dynamic Interpreter 0x' "$JM_WORK/err" "debug to stderr"
+
+# bad options: one line each, the JVM runs, no map
+for bad in 'inline=maybe' 'file=relative.map' 'colour=red' 'debug='; do
+	run_hot "=$bad"
+	[ ! -e "/tmp/anon.$pid" ] || { rm -f "/tmp/anon.$pid"; fail "'$bad' still wrote a map"; }
+	[ "$(wc -l <"$JM_WORK/err")" = 1 ] ||
+		fail "'$bad' gave not one line: $(cat "$JM_WORK/err")"
+	expect_grep "^javamap-agent: bad options '$bad': .*; not recording$" \
+		"$JM_WORK/err" "the line for '$bad'"
+done
+
+# a debug log that cannot be opened: one line, the map is still written
+run_hot "=file=$JM_WORK/z.map,debug=/nonexistent/dir/log"
+[ "$(wc -l <"$JM_WORK/err")" = 1 ] || fail "unopenable debug log: $(cat "$JM_WORK/err")"
+expect_grep '^javamap-agent: cannot open debug log /nonexistent/dir/log: ' \
+	"$JM_WORK/err" "the unopenable debug log line"
+"$JM_DUMP" "$JM_WORK/z.map" >/dev/null || fail "no map beside a failed debug log"
+echo "$JM_NAME: ok"
