@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Every bad option, pid or event gives exactly one clear line and exit 1.
+. "$(dirname "$0")/lib.sh"
+
+cd "$WORK"
+# expect REGEX ARGS...: exit 1 and one line on stderr matching REGEX
+expect() {
+	local re=$1 rc=0
+	shift
+	"$OPROFILED" --session-dir="$WORK/s" "$@" >out.txt 2>err.txt </dev/null || rc=$?
+	[ "$rc" -eq 1 ] || fail "oprofiled $* exited $rc, not 1: $(cat err.txt)"
+	[ "$(wc -l <err.txt)" -eq 1 ] || fail "oprofiled $* printed not one line: $(cat err.txt)"
+	grep -Eq "^oprofiled: $re\$" err.txt || fail "oprofiled $* said: $(cat err.txt)"
+	[ ! -e "$WORK/s" ] || fail "oprofiled $* created a session"
+}
+
+expect 'unknown option: --bogus' --bogus -- true
+expect "invalid --pid 'abc': not a process id" --pid=abc
+expect "invalid --pid '0': not a process id" --pid=0
+expect 'no process with pid 4194303' --pid=4194303
+expect "unknown event 'no-such-event'" --event=no-such-event -- true
+expect "invalid --frequency 'fast': not a positive integer" --frequency=fast -- true
+expect "invalid --period '0': not a positive integer" --period=0 -- true
+expect '--frequency and --period exclude each other' --frequency=100 --period=1000 -- true
+expect "invalid --duration '-1': not a positive number of seconds" --duration=-1 --system-wide
+expect "invalid --separate 'thread': expected process, cpu, all or none" --separate=thread -- true
+expect 'nothing to profile: give a COMMAND, --pid or --system-wide'
+expect 'a COMMAND, --pid and --system-wide exclude each other' --pid=1 --system-wide
+expect '--frequency=[0-9]+ is above the kernel.s limit of [0-9]+ \(kernel.perf_event_max_sample_rate\)' \
+	--frequency=999999999 -- true
+
+# a hardware event this machine lacks: one line naming it
+if "$OPROFILED" --session-dir="$WORK/hw" --event=cycles -- true 2>hw.txt; then
+	echo "note: this machine has hardware events; the unsupported-event line is not tested"
+	rm -rf "$WORK/hw"
+else
+	expect "event 'cycles' is not supported on this machine" --event=cycles -- true
+fi
+
+"$OPROFILED" --help >help.txt || fail "--help exited $?"
+for o in --pid --system-wide --duration --separate --session-dir --frequency \
+	--period --event --no-kernel --no-archive-maps; do
+	grep -q -- "$o" help.txt || fail "--help does not mention $o"
+done
+echo pass
