@@ -5,7 +5,6 @@
 # on the compiler's layout; addresses (-w, -d) are masked.
 # OPJIT_UPDATE_GOLDEN=1 rewrites the files (review the diff!).
 . "$(dirname "$0")/lib.sh"
-GOLDEN=$HERE/golden
 
 off() { python3 "$HERE/offsets.py" "$1" "$2" | cut -d' ' -f2; }
 APP=$RT/rt_g_pie
@@ -44,26 +43,6 @@ anon p 5 0x7f0000000200 300
 anon p 6 0x7f0000200000 300
 anon p 7 0x7f0000200010 300
 EOS
-
-status=0
-# golden NAME ARGS...: compare opreport ARGS with golden/NAME.txt
-golden() {
-	local name=$1; shift
-	"$OPREPORT" --session-dir="$S" "$@" >"$TMP/raw" 2>"$TMP/err" ||
-		{ cat "$TMP/err"; fail "$name: opreport $* exited $?"; }
-	sed -e "s|$TMP|TMP|g" -e "s|$RT|RT|g" \
-		-e 's/\b[0-9a-f]\{16\}\b/XXXXXXXXXXXXXXXX/g' \
-		-e 's/,0x[0-9a-f]*,/,0xVMA,/' "$TMP/raw" >"$TMP/$name.txt"
-	if [ "${OPJIT_UPDATE_GOLDEN:-}" = 1 ]; then
-		cp "$TMP/$name.txt" "$GOLDEN/$name.txt"
-		echo "updated: $name"
-	elif diff -u "$GOLDEN/$name.txt" "$TMP/$name.txt"; then
-		echo "ok: $name (opreport $*)"
-	else
-		echo "FAIL: $name (opreport $*) differs from golden/$name.txt"
-		status=1
-	fi
-}
 
 golden summary
 golden summary_x -x

@@ -15,3 +15,28 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/opreport-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
 fail() { echo "FAIL: $*"; exit 1; }
+
+# golden NAME ARGS...: compare "opreport --session-dir=$S ARGS" with
+# golden/NAME.txt, temporary paths and 64-bit addresses masked (not with
+# GOLDEN_MASK=0, for addresses the test chose).  Sets
+# status=1 on a difference.  OPJIT_UPDATE_GOLDEN=1 rewrites the file.
+GOLDEN=$HERE/golden
+status=0
+golden() {
+	local name=$1; shift
+	"$OPREPORT" --session-dir="$S" "$@" >"$TMP/raw" 2>"$TMP/err" ||
+		{ cat "$TMP/err"; fail "$name: opreport $* exited $?"; }
+	local mask='s/\b[0-9a-f]\{16\}\b/XXXXXXXXXXXXXXXX/g'
+	[ "${GOLDEN_MASK:-1}" = 1 ] || mask='s/^$//'
+	sed -e "s|$TMP|TMP|g" -e "s|$RT|RT|g" -e "$mask" \
+		-e 's/,0x[0-9a-f]*,/,0xVMA,/' "$TMP/raw" >"$TMP/$name.txt"
+	if [ "${OPJIT_UPDATE_GOLDEN:-}" = 1 ]; then
+		cp "$TMP/$name.txt" "$GOLDEN/$name.txt"
+		echo "updated: $name"
+	elif diff -u "$GOLDEN/$name.txt" "$TMP/$name.txt"; then
+		echo "ok: $name (opreport $*)"
+	else
+		echo "FAIL: $name (opreport $*) differs from golden/$name.txt"
+		status=1
+	fi
+}

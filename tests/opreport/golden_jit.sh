@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The JIT rows: a process the perfmap handler claims shows
+# "jit:perfmap (tgid:N COMM)" rows and an (unknown) row; a process nobody
+# claims stays an anon bucket.  Golden files in tests/opreport/golden/.
+. "$(dirname "$0")/lib.sh"
+HP=${OPJIT_HANDLER_PATH:-$OPJIT_BUILD/lib/opjit/handlers}
+[ -f "$HP/libperfmap.so" ] ||
+	{ echo "SKIP: $HP/libperfmap.so is not built (target perfmap)"; exit 77; }
+
+mkdir "$TMP/maps"
+# the map is the application's: owned by the process's uid, not
+# writable by others, newer than the process
+printf '7f0000000100 80 JS:*fib\n7f0000000180 40 JS:~loop\n' \
+	>"$TMP/maps/perf-300.map"
+chmod 644 "$TMP/maps/perf-300.map"
+S=$TMP/s
+"$MKSESSION" "$S" <<EOS
+separate process
+image app file $RT/rt_g_pie
+ctx a app app tgid 100
+hist a $(python3 "$HERE/offsets.py" "$RT/rt_g_pie" rt_alpha | cut -d' ' -f2) 6
+process p 300 $(id -u) jitdemo /usr/bin/jitdemo start_unix_ns 1 range 0x7f0000000000-0x7f0000100000
+process q 400 $(id -u) other /usr/bin/other start_unix_ns 1 range 0x7e0000000000-0x7e0000001000
+anon p 1 0x7f0000000100 300
+anon p 2 0x7f0000000110 300
+anon p 3 0x7f0000000180 301
+anon p 4 0x7f0000000900 300
+anon p 5 0x7f0000000104 300
+anon q 6 0x7e0000000010 400
+archive p $TMP/maps/perf-300.map
+EOS
+export OPJIT_HANDLER_PATH=$HP
+golden jit_symbols -l --anon-handler=perfmap
+GOLDEN_MASK=0 golden jit_details -l -d -g -n --anon-handler=perfmap \
+	tgid:300,400
+golden jit_summary --anon-handler=perfmap
+golden jit_buckets -l -n --anon-samples
+[ "$status" -eq 0 ] && echo PASS
+exit "$status"
