@@ -69,8 +69,8 @@ static int anon_write_process(struct ops_writer *w, uint32_t id,
 	int ret = anon_put_process(w, id, p);
 
 	if (ret)
-		return ops_writer_fail(w, ret, "%s: cannot record process %u: %s",
-				       w->anon.bf.path, p->tgid,
+		return ops_writer_fail(w, ret, "%s/anon.samples: cannot record process %u: %s",
+				       w->dir, p->tgid,
 				       strerror(-ret));
 	return ops_blockfile_append(&w->anon.bf, w->out.data, w->out.len,
 				    w->err, sizeof(w->err));
@@ -89,8 +89,8 @@ int ops_writer_process(struct ops_writer *w, const struct ops_process *p,
 		n = cap > a->cap_procs ? realloc(a->procs, cap * sizeof(*n))
 				       : NULL;
 		if (!n)
-			return ops_writer_fail(w, -ENOMEM, "%s: out of memory",
-					       a->bf.path);
+			return ops_writer_fail(w, -ENOMEM, "%s/anon.samples: out of memory",
+					       w->dir);
 		a->procs = n;
 		a->cap_procs = cap;
 	}
@@ -135,8 +135,8 @@ int ops_writer_process_update(struct ops_writer *w, uint32_t proc_id,
 	int ret;
 
 	if (proc_id >= w->anon.nr_procs)
-		return ops_writer_fail(w, -EINVAL, "%s: unknown process id %u",
-				       w->anon.bf.path, proc_id);
+		return ops_writer_fail(w, -EINVAL, "%s/anon.samples: unknown process id %u",
+				       w->dir, proc_id);
 	pr = &w->anon.procs[proc_id];
 	ret = anon_write_process(w, proc_id, p);
 	if (ret || !(p->flags & OPS_PROC_EXITED))
@@ -206,8 +206,8 @@ int ops_writer_anon(struct ops_writer *w, uint32_t proc_id, uint64_t time_ns,
 	int ret;
 
 	if (proc_id >= w->anon.nr_procs)
-		return ops_writer_fail(w, -EINVAL, "%s: unknown process id %u",
-				       w->anon.bf.path, proc_id);
+		return ops_writer_fail(w, -EINVAL, "%s/anon.samples: unknown process id %u",
+				       w->dir, proc_id);
 	pr = &w->anon.procs[proc_id];
 	dt = (int64_t)(time_ns - pr->pt);
 	if (pr->count && (pr->enc.len + sizeof(rec) > OPS_ANON_BLOCK_BYTES ||
@@ -238,8 +238,8 @@ int ops_writer_anon(struct ops_writer *w, uint32_t proc_id, uint64_t time_ns,
 	pr->count++;
 	return 0;
 fail:
-	return ops_writer_fail(w, ret, "%s: cannot add sample: %s",
-			       w->anon.bf.path, strerror(-ret));
+	return ops_writer_fail(w, ret, "%s/anon.samples: cannot add sample: %s",
+			       w->dir, strerror(-ret));
 }
 
 int ops_anon_writer_flush(struct ops_writer *w)
@@ -252,8 +252,8 @@ int ops_anon_writer_flush(struct ops_writer *w)
 	for (i = 0; i < a->nr_procs && !ret; i++)
 		ret = anon_put_samples(w, i, &a->procs[i]);
 	if (ret)
-		return ops_writer_fail(w, ret, "%s: cannot flush: %s",
-				       a->bf.path, strerror(-ret));
+		return ops_writer_fail(w, ret, "%s/anon.samples: cannot flush: %s",
+				       w->dir, strerror(-ret));
 	return ops_blockfile_append(&a->bf, w->out.data, w->out.len, w->err,
 				    sizeof(w->err));
 }

@@ -80,6 +80,10 @@ int ops_blockfile_append(struct ops_blockfile *bf, const void *data,
 {
 	int ret;
 
+	if (bf->fd < 0) {
+		snprintf(err, errlen, "cannot write: the session is closed");
+		return -EBADF;
+	}
 	if (!len)
 		return 0;
 	ret = ops_write_all(bf->fd, data, len);

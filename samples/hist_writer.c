@@ -304,8 +304,8 @@ int ops_hist_writer_flush(struct ops_writer *w)
 					h->contexts.nr, OPS_HIST_CONTEXTS);
 	ret = ret ? ret : hist_reserve_sorted(h, h->nr_dirty);
 	if (ret)
-		return ops_writer_fail(w, ret, "%s: cannot flush: %s",
-				       h->bf.path, strerror(-ret));
+		return ops_writer_fail(w, ret, "%s/samples.hist: cannot flush: %s",
+				       w->dir, strerror(-ret));
 	for (i = 0; i < h->nr_dirty; i++) {
 		const struct ops_hist_cell *c = &h->cells[h->dirty[i]];
 
@@ -314,8 +314,8 @@ int ops_hist_writer_flush(struct ops_writer *w)
 	}
 	ret = hist_put_counts(w, h->nr_dirty);
 	if (ret)
-		return ops_writer_fail(w, ret, "%s: cannot flush: %s",
-				       h->bf.path, strerror(-ret));
+		return ops_writer_fail(w, ret, "%s/samples.hist: cannot flush: %s",
+				       w->dir, strerror(-ret));
 	ret = ops_blockfile_append(&h->bf, w->out.data, w->out.len, w->err,
 				   sizeof(w->err));
 	if (ret)

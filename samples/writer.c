@@ -135,6 +135,8 @@ int ops_writer_open(struct ops_writer **out, const char *dir,
 	int ret;
 
 	*out = NULL;
+	if (!dir || !info)
+		return -EINVAL;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
@@ -172,7 +174,7 @@ const char *ops_writer_previous(const struct ops_writer *w)
 
 const char *ops_writer_error(const struct ops_writer *w)
 {
-	return w->err;
+	return w ? w->err : "out of memory";
 }
 
 void ops_writer_set_totals(struct ops_writer *w,
@@ -214,16 +216,15 @@ static int writer_sync_dir(struct ops_writer *w)
 	return ret;
 }
 
-int ops_writer_close(struct ops_writer *w, uint64_t stop_ns)
+int ops_writer_finish(struct ops_writer *w, uint64_t stop_ns)
 {
 	int ret, r;
 
 	if (!w)
-		return 0;
-	if (w->hist.bf.fd < 0 || w->anon.bf.fd < 0) {
-		ops_writer_free(w);
-		return -EBADF;
-	}
+		return -EINVAL;
+	if (w->hist.bf.fd < 0 || w->anon.bf.fd < 0)
+		return ops_writer_fail(w, -EBADF, "%s: session not open",
+				       w->dir);
 	w->meta.info.stop_ns = stop_ns;
 	ret = ops_anon_writer_flush(w);
 	if (!ret && fdatasync(w->anon.bf.fd))
@@ -235,6 +236,18 @@ int ops_writer_close(struct ops_writer *w, uint64_t stop_ns)
 	ret = ret ? ret : r;
 	r = writer_sync_dir(w);
 	ret = ret ? ret : r;
+	ops_blockfile_close(&w->hist.bf);
+	ops_blockfile_close(&w->anon.bf);
+	return ret;
+}
+
+int ops_writer_close(struct ops_writer *w, uint64_t stop_ns)
+{
+	int ret;
+
+	if (!w)
+		return 0;
+	ret = ops_writer_finish(w, stop_ns);
 	ops_writer_free(w);
 	return ret;
 }

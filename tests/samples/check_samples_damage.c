@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -501,6 +502,78 @@ START_TEST(test_killed_writer)
 }
 END_TEST
 
+/* A write that fails (here: past RLIMIT_FSIZE, like a full disk) is one
+ * error naming the file, and leaves the file whole: the reader sees no
+ * damage and everything flushed before it. */
+START_TEST(test_write_failure)
+{
+	const struct ops_anon_sample *a;
+	struct ops_session *s;
+	struct warns w = { 0 };
+	uint64_t flushed = 0;
+	int fds[2], status;
+	size_t n, i;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct ops_session_info info = info_example();
+		struct rlimit rl = { 200000, 200000 };
+		struct ops_process p = { .tgid = 500, .comm = "java" };
+		struct ops_writer *wr;
+		uint64_t k = 0;
+		uint32_t id;
+		int ret = 0;
+
+		close(fds[0]);
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl) ||
+		    ops_writer_open(&wr, sdir, &info) ||
+		    ops_writer_process(wr, &p, &id))
+			_exit(2);
+		while (!ret) {
+			ret = ops_writer_anon(wr, id, sample_time(k),
+					      sample_addr(k), sample_tid(k));
+			k++;
+			if (!ret && k % 1000 == 0) {
+				ret = ops_writer_flush(wr);
+				if (!ret)
+					flushed = k;
+			}
+		}
+		/* the error names the file and the reason */
+		if (!strstr(ops_writer_error(wr), "anon.samples") ||
+		    !strstr(ops_writer_error(wr), strerror(EFBIG)))
+			_exit(3);
+		if (write(fds[1], &flushed, sizeof(flushed)) !=
+		    sizeof(flushed))
+			_exit(4);
+		ops_writer_free(wr);
+		_exit(0);
+	}
+	close(fds[1]);
+	ck_assert_int_eq(read(fds[0], &flushed, sizeof(flushed)),
+			 sizeof(flushed));
+	close(fds[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_uint_gt(flushed, 0);
+
+	s = session_must_open(sdir, &w);
+	ck_assert_int_eq(w.n, 0);
+	ck_assert_int_eq(ops_session_anon(s, 0, &a, &n), 0);
+	ck_assert_uint_ge(n, flushed);
+	for (i = 0; i < n; i++) {
+		ck_assert_uint_eq(a[i].time_ns, sample_time(i));
+		ck_assert_uint_eq(a[i].addr, sample_addr(i));
+		ck_assert_uint_eq(a[i].tid, sample_tid(i));
+	}
+	ops_session_close(s);
+}
+END_TEST
+
 static Suite *damage_suite(void)
 {
 	Suite *s = suite_create("samples_damage");
@@ -517,6 +590,7 @@ static Suite *damage_suite(void)
 		{ "missing_data_file", test_missing_data_file },
 		{ "meta_damage", test_meta_damage },
 		{ "killed_writer", test_killed_writer },
+		{ "write_failure", test_write_failure },
 	};
 	size_t i;
 

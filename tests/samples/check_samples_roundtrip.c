@@ -571,6 +571,34 @@ START_TEST(test_previous)
 }
 END_TEST
 
+/* finish = close without the free: the error stays readable, and the
+ * writer refuses more work. */
+START_TEST(test_finish)
+{
+	struct ops_writer *w = writer_must_open(sdir);
+	struct ops_process p = { .tgid = 1 };
+	struct ops_session *s;
+	struct warns wr = { 0 };
+	uint32_t id;
+
+	ck_assert_int_eq(ops_writer_process(w, &p, &id), 0);
+	ck_assert_int_eq(ops_writer_anon(w, id, 1, 2, 3), 0);
+	ck_assert_int_eq(ops_writer_finish(w, 77), 0);
+	ck_assert_str_eq(ops_writer_error(w), "");
+	ck_assert_int_eq(ops_writer_flush(w), -EBADF);
+	ck_assert_int_eq(ops_writer_finish(w, 78), -EBADF);
+	ck_assert_int_eq(ops_writer_process_update(w, id, &p), -EBADF);
+	ck_assert_ptr_nonnull(strstr(ops_writer_error(w), "closed"));
+	ops_writer_free(w);
+	s = session_must_open(sdir, &wr);
+	ck_assert_uint_eq(ops_session_info(s)->stop_ns, 77);
+	ck_assert_uint_eq(ops_session_nr_processes(s), 1);
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+	ck_assert_str_eq(ops_writer_error(NULL), "out of memory");
+}
+END_TEST
+
 static Suite *roundtrip_suite(void)
 {
 	Suite *s = suite_create("samples_roundtrip");
@@ -590,6 +618,7 @@ static Suite *roundtrip_suite(void)
 		{ "kallsyms", test_kallsyms },
 		{ "kallsyms_proc", test_kallsyms_proc },
 		{ "previous", test_previous },
+		{ "finish", test_finish },
 	};
 	size_t i;
 

@@ -125,7 +125,9 @@ struct ops_writer;
 /*
  * Create a session in DIR (created if needed).  A session already in DIR
  * is moved aside to DIR.previous-N, N the smallest free number, never
- * mixed in.  INFO's strings are copied.
+ * mixed in.  INFO's strings are copied.  On failure *OUT is still set
+ * (unless the writer itself could not be allocated) so that
+ * ops_writer_error() can say why; free it with ops_writer_free().
  */
 int ops_writer_open(struct ops_writer **out, const char *dir,
 		    const struct ops_session_info *info);
@@ -133,7 +135,8 @@ int ops_writer_open(struct ops_writer **out, const char *dir,
 /* Path a previous session was moved to, or NULL. */
 const char *ops_writer_previous(const struct ops_writer *w);
 
-/* One-line description of the last failure, naming the file. */
+/* One-line description of the last failure, naming the file ("" when
+ * none; "out of memory" for a NULL writer). */
 const char *ops_writer_error(const struct ops_writer *w);
 
 /* Register an image (deduplicated: the same image gives the same id). */
@@ -188,6 +191,10 @@ int ops_writer_flush(struct ops_writer *w);
 /* Final flush with the stop time, compaction, and free.  W is freed even
  * when an error is returned. */
 int ops_writer_close(struct ops_writer *w, uint64_t stop_ns);
+
+/* What ops_writer_close does, without the free: on failure
+ * ops_writer_error() still says why.  Free W with ops_writer_free(). */
+int ops_writer_finish(struct ops_writer *w, uint64_t stop_ns);
 
 /* Free without a final flush (what was flushed stays readable). */
 void ops_writer_free(struct ops_writer *w);
