@@ -58,9 +58,24 @@ if abs(pct - 75.0) > 3.0:
 PY
 }
 
+# demo_pid NAME: the demo's tgid, from the image name of its JIT rows
+demo_pid() {
+	python3 - "$tmp/$1.json" <<'PY'
+import json, re, sys
+for r in json.load(open(sys.argv[1]))["symbols"]:
+    m = re.search(r"tgid:(\d+)", r.get("image") or "")
+    if r.get("kind") in ("anon", "jit") and m:
+        print(m.group(1)); break
+PY
+}
+
 for kind in anon perf; do
 	record "$kind" "$kind" >/dev/null
 	report "$kind" --anon-handler=perfmap
+	pid=$(demo_pid "$kind")
+	[ -n "$pid" ] || fail "$kind: no JIT rows in the report"
+	# the demo leaves its map behind, as runtimes do; it is ours to remove
+	planted+=("/tmp/anon.$pid" "/tmp/perf-$pid.map")
 	check_truth "$kind"
 	if [ -s "$tmp/$kind.err" ]; then
 		cat "$tmp/$kind.err" >&2
@@ -70,15 +85,7 @@ done
 
 # the session keeps a copy: the report still names the code once the
 # map in /tmp is gone (we remove only the file our own demo wrote)
-pid=$(python3 - "$tmp/anon.json" <<'PY'
-import json, re, sys
-for r in json.load(open(sys.argv[1]))["symbols"]:
-    m = re.search(r"tgid:(\d+)", r.get("image") or "")
-    if r.get("handler") == "perfmap" and m:
-        print(m.group(1)); break
-PY
-)
-[ -n "$pid" ] || fail "cannot tell the demo's pid from the report"
+pid=$(demo_pid anon)
 rm -f "/tmp/anon.$pid"
 report anon --anon-handler=perfmap
 check_truth anon
@@ -87,14 +94,7 @@ check_truth anon
 # refused with one line each and leave the samples as buckets
 record none none >/dev/null
 report none --anon-samples
-pid=$(python3 - "$tmp/none.json" <<'PY'
-import json, re, sys
-for r in json.load(open(sys.argv[1]))["symbols"]:
-    m = re.search(r"tgid:(\d+)", r.get("image") or "")
-    if r.get("kind") in ("anon", "jit") and m:
-        print(m.group(1)); break
-PY
-)
+pid=$(demo_pid none)
 [ -n "$pid" ] || fail "no anonymous bucket in the report of the demo without a map"
 map=/tmp/perf-$pid.map
 [ -e "$map" ] && fail "$map exists already; not planting over it"

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A node workload with one hot JIT-compiled function (fib) and some work
+// elsewhere, so that fib's share is a number worth comparing.
+'use strict';
+
+function fib(n) {
+	return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+
+function cold(n) {
+	const parts = [];
+	for (let i = 0; i < n; i++)
+		parts.push(String.fromCharCode(65 + (i % 26)));
+	return parts.join('').length;
+}
+
+const seconds = Number(process.argv[2]) || 3;
+const end = Date.now() + seconds * 1000;
+let acc = 0;
+while (Date.now() < end) {
+	acc += fib(27);
+	acc += cold(5000);
+}
+console.log(acc > 0 ? 'done' : 'impossible');
