@@ -196,6 +196,7 @@ int options_parse(struct options *o, int argc, const char **argv)
 	int rc, err = -EINVAL;
 
 	memset(o, 0, sizeof(*o));
+	opt_system = opt_no_kernel = opt_no_archive = 0;
 	o->session_dir = "./oprofile_data";
 	o->frequency = DEFAULT_FREQUENCY;
 	o->event = evname_find("cpu-clock");

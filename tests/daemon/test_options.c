@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* Event names and the command line. */
+#include <check.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+
+#include <opjit/samples.h>
+
+#include "evname.h"
+#include "options.h"
+
+START_TEST(test_event_names)
+{
+	const struct evname *e = evname_find("cpu-clock");
+
+	ck_assert_ptr_nonnull(e);
+	ck_assert_uint_eq(e->type, PERF_TYPE_SOFTWARE);
+	ck_assert_uint_eq(e->config, PERF_COUNT_SW_CPU_CLOCK);
+	ck_assert(!evname_is_hardware(e));
+	e = evname_find("page-faults");
+	ck_assert_uint_eq(e->config, PERF_COUNT_SW_PAGE_FAULTS);
+	ck_assert_uint_eq(evname_find("faults")->config, e->config);
+	e = evname_find("cycles");
+	ck_assert_uint_eq(e->type, PERF_TYPE_HARDWARE);
+	ck_assert_uint_eq(e->config, PERF_COUNT_HW_CPU_CYCLES);
+	ck_assert(evname_is_hardware(e));
+	ck_assert_uint_eq(evname_find("branch-misses")->config,
+			  PERF_COUNT_HW_BRANCH_MISSES);
+	ck_assert_ptr_null(evname_find("CPU-CLOCK"));
+	ck_assert_ptr_null(evname_find("cpu-clock:u"));
+	ck_assert_ptr_null(evname_find(""));
+}
+END_TEST
+
+#define PARSE(o, ...)                                                   \
+	({                                                              \
+		const char *argv_[] = { "oprofiled", __VA_ARGS__ };     \
+		options_parse(o, sizeof(argv_) / sizeof(*argv_), argv_); \
+	})
+
+START_TEST(test_defaults_and_command)
+{
+	struct options o;
+
+	ck_assert_int_eq(PARSE(&o, "--", "ls", "-l"), 0);
+	ck_assert_int_eq(o.mode, MODE_COMMAND);
+	ck_assert_str_eq(o.command[0], "ls");
+	ck_assert_str_eq(o.command[1], "-l");
+	ck_assert_ptr_null(o.command[2]);
+	ck_assert_str_eq(o.session_dir, "./oprofile_data");
+	ck_assert_uint_eq(o.frequency, 4000);
+	ck_assert_uint_eq(o.period, 0);
+	ck_assert_str_eq(o.event->name, "cpu-clock");
+	ck_assert(o.archive_maps);
+	ck_assert(!o.no_kernel);
+	ck_assert_uint_eq(o.separate, 0);
+	ck_assert_str_eq(o.command_line, "oprofiled -- ls -l");
+	options_free(&o);
+}
+END_TEST
+
+START_TEST(test_command_options_left_alone)
+{
+	struct options o;
+
+	/* without "--" the command's own options are still its own */
+	ck_assert_int_eq(PARSE(&o, "--no-kernel", "ls", "--all"), 0);
+	ck_assert(o.no_kernel);
+	ck_assert_str_eq(o.command[0], "ls");
+	ck_assert_str_eq(o.command[1], "--all");
+	options_free(&o);
+}
+END_TEST
+
+START_TEST(test_modes_and_values)
+{
+	struct options o;
+
+	ck_assert_int_eq(PARSE(&o, "--pid=1234", "--period=10000",
+			       "--separate=process,cpu", "--duration=2.5",
+			       "--session-dir=/tmp/x", "--no-archive-maps",
+			       "--archive-max=2", "--event=task-clock"), 0);
+	ck_assert_int_eq(o.mode, MODE_PID);
+	ck_assert_int_eq(o.pid, 1234);
+	ck_assert_uint_eq(o.period, 10000);
+	ck_assert_uint_eq(o.frequency, 0);
+	ck_assert_uint_eq(o.separate, OPS_SEPARATE_PROCESS | OPS_SEPARATE_CPU);
+	ck_assert(o.duration > 2.49 && o.duration < 2.51);
+	ck_assert_str_eq(o.session_dir, "/tmp/x");
+	ck_assert(!o.archive_maps);
+	ck_assert_uint_eq(o.archive_max_bytes, 2u << 20);
+	ck_assert_str_eq(o.event->name, "task-clock");
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "-a", "-F", "99"), 0);
+	ck_assert_int_eq(o.mode, MODE_SYSTEM);
+	ck_assert_uint_eq(o.frequency, 99);
+	options_free(&o);
+}
+END_TEST
+
+START_TEST(test_bad_options)
+{
+	struct options o;
+
+	ck_assert_int_eq(PARSE(&o, "--bogus", "--", "true"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--pid=12x"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--pid=-5"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--frequency=0", "--", "true"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--frequency=1", "--period=1", "--",
+			       "true"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--duration=nan", "-a"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--event=bogus", "-a"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--separate=process,foo", "-a"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--session-dir=", "-a"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "-a", "--", "true"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--no-kernel"), -22);
+	options_free(&o);
+}
+END_TEST
+
+static Suite *options_suite(void)
+{
+	Suite *s = suite_create("options");
+	TCase *ev = tcase_create("events");
+	TCase *cl = tcase_create("command line");
+
+	tcase_add_test(ev, test_event_names);
+	tcase_add_test(cl, test_defaults_and_command);
+	tcase_add_test(cl, test_command_options_left_alone);
+	tcase_add_test(cl, test_modes_and_values);
+	tcase_add_test(cl, test_bad_options);
+	suite_add_tcase(s, ev);
+	suite_add_tcase(s, cl);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(options_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
