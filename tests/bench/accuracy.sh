@@ -30,16 +30,14 @@ acc_opjit() {
 	O_WHY=$(need_exe "$OPROFILED") || return
 	O_WHY=$(need_exe "$OPREPORT") || return
 	rm -rf "$t.sess"
-	if ! "$OPROFILED" --session-dir="$t.sess" --frequency="$REPORT_HZ" -- \
-		"$@" >/dev/null 2>"$t.err"; then
-		O_WHY="oprofiled failed: $(first_error "$t.err")"
-		map_cleanup "$ACC_PIDFILE"
-		return
+	"$OPROFILED" --session-dir="$t.sess" --frequency="$REPORT_HZ" -- \
+		"$@" >/dev/null 2>"$t.err" || O_WHY=$(failure oprofiled $? "$t.err")
+	if [ -z "$O_WHY" ]; then
+		"$OPREPORT" --session-dir="$t.sess" -l \
+			${handler:+"--anon-handler=$handler"} "${OPREPORT_FMT[@]}" \
+			>"$t.out" 2>"$t.err" || O_WHY=$(failure opreport $? "$t.err")
 	fi
-	if ! "$OPREPORT" --session-dir="$t.sess" -l \
-		${handler:+"--anon-handler=$handler"} "${OPREPORT_FMT[@]}" \
-		>"$t.out" 2>"$t.err"; then
-		O_WHY="opreport failed: $(first_error "$t.err")"
+	if [ -n "$O_WHY" ]; then
 		map_cleanup "$ACC_PIDFILE"
 		return
 	fi
@@ -57,14 +55,13 @@ acc_perf() {
 	P_COUNTS='' P_WHY=$PERF_WHY
 	[ -z "$P_WHY" ] || return
 	rm -f "$t.data"
-	if ! perf record -q -e cpu-clock -F "$REPORT_HZ" -o "$t.data" -- \
-		"$@" >/dev/null 2>"$t.err"; then
-		P_WHY="perf record failed: $(first_error "$t.err")"
-		map_cleanup "$ACC_PIDFILE"
-		return
+	perf record -q -e cpu-clock -F "$REPORT_HZ" -o "$t.data" -- \
+		"$@" >/dev/null 2>"$t.err" || P_WHY=$(failure "perf record" $? "$t.err")
+	if [ -z "$P_WHY" ]; then
+		perf report -i "$t.data" --stdio --sort sym -n >"$t.out" \
+			2>"$t.err" || P_WHY=$(failure "perf report" $? "$t.err")
 	fi
-	if ! perf report -i "$t.data" --stdio --sort sym -n >"$t.out" 2>"$t.err"; then
-		P_WHY="perf report failed: $(first_error "$t.err")"
+	if [ -n "$P_WHY" ]; then
 		map_cleanup "$ACC_PIDFILE"
 		return
 	fi

@@ -31,16 +31,12 @@ acc_jfr() {
 		return
 	fi
 	rm -f "$t.jfr"
-	if ! java "${JAVA_OPTS[@]}" \
+	java "${JAVA_OPTS[@]}" \
 		"-XX:StartFlightRecording=filename=$t.jfr,settings=profile" \
-		-cp "$CLASSES" BenchHot "$ACC_SECONDS" >/dev/null 2>"$t.err"; then
-		P_WHY="java with JFR failed: $(first_error "$t.err")"
-		return
-	fi
-	if ! jfr print --events jdk.ExecutionSample "$t.jfr" >"$t.out" 2>"$t.err"; then
-		P_WHY="jfr print failed: $(first_error "$t.err")"
-		return
-	fi
+		-cp "$CLASSES" BenchHot "$ACC_SECONDS" >/dev/null 2>"$t.err" ||
+		{ P_WHY=$(failure "java with JFR" $? "$t.err"); return; }
+	jfr print --events jdk.ExecutionSample "$t.jfr" >"$t.out" 2>"$t.err" ||
+		{ P_WHY=$(failure "jfr print" $? "$t.err"); return; }
 	P_COUNTS=$(python3 "$BENCH_DIR/shares.py" jfr "$t.out" hotMethod \
 		coldMethod 2>"$t.err") || P_WHY=$(first_error "$t.err")
 }

@@ -11,6 +11,12 @@
 
 COST="Recording cost"
 DATA_FIG="bytes written, leaving out opjit's copy of /proc/kallsyms"
+# on a shared machine the workload's CPU time is steadier than its wall
+# time, and it includes the kernel's work of taking the samples
+WCPU_FIG="slowdown of the workload, by its CPU time"
+COST_FIGS=("slowdown of the workload" "$WCPU_FIG" "recorder's own CPU time"
+	"bytes written" "$DATA_FIG" "samples recorded"
+	"lost samples (% of samples)")
 
 # workload_cmd NAME PIDFILE: set W to the command line of workload NAME
 workload_cmd() {
@@ -57,10 +63,11 @@ cost_cmp() {
 }
 
 # cost_side SIDE HZ: run the workload under recorder SIDE (opjit, perf),
-# set S_WALL S_CPU S_BYTES S_DATA S_SAMPLES S_LOST, or S_WHY
+# set S_WALL S_WCPU S_CPU S_BYTES S_DATA S_SAMPLES S_LOST, or S_WHY
 cost_side() {
 	local side=$1 hz=$2 t=$TMPD/cost.$1 status
-	S_WALL='' S_CPU='' S_BYTES='' S_DATA='' S_SAMPLES='' S_LOST='' S_WHY=''
+	S_WALL='' S_WCPU='' S_CPU='' S_BYTES='' S_DATA='' S_SAMPLES='' S_LOST=''
+	S_WHY=''
 	rm -rf "$t.sess" "$t.data" "$t.outer" "$t.inner" "$t.pid"
 	workload_cmd "$WL" "$t.pid"
 	if [ "$side" = opjit ]; then
@@ -77,12 +84,11 @@ cost_side() {
 	status=$?
 	map_cleanup "$t.pid"
 	if [ "$status" -ne 0 ] || ! ru_read "$t.inner"; then
-		S_WHY="$([ "$side" = opjit ] && echo oprofiled || echo perf record) failed (exit $status): $(first_error "$t.err")"
+		S_WHY=$(failure "$([ "$side" = opjit ] && echo oprofiled || echo perf record)" "$status" "$t.err")
 		return
 	fi
-	S_WALL=$RU_WALL
-	local inner_cpu=$RU_CPU
-	ru_read "$t.outer" && S_CPU=$(sub "$RU_CPU" "$inner_cpu")
+	S_WALL=$RU_WALL S_WCPU=$RU_CPU
+	ru_read "$t.outer" && S_CPU=$(sub "$RU_CPU" "$S_WCPU")
 	if [ "$side" = opjit ]; then
 		S_BYTES=$(du -sb "$t.sess" 2>/dev/null | cut -f1)
 		# perf keeps its kallsyms copy in ~/.debug, once per kernel, so
@@ -102,14 +108,13 @@ cost_side() {
 cost_record() {
 	local col=$1 f=$2 what
 	if [ -n "$S_WHY" ]; then
-		for what in "slowdown of the workload" "recorder's own CPU time" \
-			"bytes written" "$DATA_FIG" "samples recorded" \
-			"lost samples (% of samples)"; do
+		for what in "${COST_FIGS[@]}"; do
 			rec_why "$COST" "$f: $what" "$col" "$S_WHY"
 		done
 		return
 	fi
 	rec_val "$COST" "$f: slowdown of the workload" "$col" "$(ratio "$S_WALL" "$A_WALL")" x
+	rec_val "$COST" "$f: $WCPU_FIG" "$col" "$(ratio "$S_WCPU" "$A_CPU")" x
 	rec_val "$COST" "$f: recorder's own CPU time" "$col" "$S_CPU" cpu
 	rec_val "$COST" "$f: bytes written" "$col" "$S_BYTES" B
 	rec_val "$COST" "$f: $DATA_FIG" "$col" "$S_DATA" B
@@ -132,7 +137,8 @@ cost_run() {
 	f="$WL @ $(khz "$hz")"
 	# rotate so that no mode always runs first, on a cold cache
 	order=("${order[@]:rep % 3}" "${order[@]:0:rep % 3}")
-	A_WALL='' A_WHY=''
+	A_WALL='' A_CPU='' A_WHY=''
+	local o_wcpu='' p_wcpu=''
 	local o_wall='' o_cpu='' o_bytes='' o_data='' o_samples='' o_lost='' o_why=''
 	local p_wall='' p_cpu='' p_bytes='' p_data='' p_samples='' p_lost='' p_why=''
 	for mode in "${order[@]}"; do
@@ -141,35 +147,36 @@ cost_run() {
 			workload_cmd "$WL" "$TMPD/alone.pid"
 			if "$RUSAGE" -o "$TMPD/alone" -- "${W[@]}" >/dev/null \
 				2>"$TMPD/alone.err" && ru_read "$TMPD/alone"; then
-				A_WALL=$RU_WALL
+				A_WALL=$RU_WALL A_CPU=$RU_CPU
 			else
 				A_WHY="the workload fails alone: $(first_error "$TMPD/alone.err")"
 			fi
 			map_cleanup "$TMPD/alone.pid" ;;
 		opjit)
 			cost_side opjit "$hz"
-			o_wall=$S_WALL o_cpu=$S_CPU o_bytes=$S_BYTES o_data=$S_DATA
+			o_wall=$S_WALL o_wcpu=$S_WCPU o_cpu=$S_CPU o_bytes=$S_BYTES o_data=$S_DATA
 			o_samples=$S_SAMPLES o_lost=$S_LOST o_why=$S_WHY ;;
 		perf)
 			cost_side perf "$hz"
-			p_wall=$S_WALL p_cpu=$S_CPU p_bytes=$S_BYTES p_data=$S_DATA
+			p_wall=$S_WALL p_wcpu=$S_WCPU p_cpu=$S_CPU p_bytes=$S_BYTES p_data=$S_DATA
 			p_samples=$S_SAMPLES p_lost=$S_LOST p_why=$S_WHY ;;
 		esac
 	done
 	if [ -n "$A_WHY" ]; then
 		o_why=$A_WHY p_why=$A_WHY
-		o_wall='' o_cpu='' o_bytes='' o_data='' o_samples='' o_lost=''
-		p_wall='' p_cpu='' p_bytes='' p_data='' p_samples='' p_lost=''
+		o_wall='' o_wcpu='' o_cpu='' o_bytes='' o_data='' o_samples='' o_lost=''
+		p_wall='' p_wcpu='' p_cpu='' p_bytes='' p_data='' p_samples='' p_lost=''
 	fi
-	S_WALL=$o_wall S_CPU=$o_cpu S_BYTES=$o_bytes S_DATA=$o_data
+	S_WALL=$o_wall S_WCPU=$o_wcpu S_CPU=$o_cpu S_BYTES=$o_bytes S_DATA=$o_data
 	S_SAMPLES=$o_samples
 	S_LOST=$o_lost S_WHY=$o_why
 	cost_record opjit "$f"
-	S_WALL=$p_wall S_CPU=$p_cpu S_BYTES=$p_bytes S_DATA=$p_data
+	S_WALL=$p_wall S_WCPU=$p_wcpu S_CPU=$p_cpu S_BYTES=$p_bytes S_DATA=$p_data
 	S_SAMPLES=$p_samples
 	S_LOST=$p_lost S_WHY=$p_why
 	cost_record ref "$f"
 	cost_cmp "$f: slowdown of the workload" "$o_wall" "$p_wall" ratio x
+	cost_cmp "$f: $WCPU_FIG" "$o_wcpu" "$p_wcpu" ratio x
 	cost_cmp "$f: recorder's own CPU time" "$o_cpu" "$p_cpu" ratio x
 	cost_cmp "$f: bytes written" "$o_bytes" "$p_bytes" ratio x
 	cost_cmp "$f: $DATA_FIG" "$o_data" "$p_data" ratio x
@@ -195,9 +202,7 @@ bench_cost() {
 	for WL in C node; do
 		for hz in "${FREQS[@]}"; do
 			if [ "$WL" = node ] && [ -n "$NODE_WHY" ]; then
-				for what in "slowdown of the workload" "recorder's own CPU time" \
-					"bytes written" "$DATA_FIG" "samples recorded" \
-					"lost samples (% of samples)"; do
+				for what in "${COST_FIGS[@]}"; do
 					rec_why_row "$COST" "$WL @ $(khz "$hz"): $what" "$NODE_WHY"
 				done
 				rec_why_row "$COST" "$WL alone: wall time (the baseline)" "$NODE_WHY"

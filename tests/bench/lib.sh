@@ -68,6 +68,16 @@ first_error() {
 	rec_clean "$line"
 }
 
+# failure NAME STATUS ERRFILE: why a command failed; a signal is a crash,
+# which for a tool we do not own is the tool's bug, not ours
+failure() {
+	if [ "$2" -gt 128 ] && [ "$2" -lt 160 ]; then
+		echo "$1 crashed (signal $(($2 - 128))): $(first_error "$3")"
+	else
+		echo "$1 failed (exit $2): $(first_error "$3")"
+	fi
+}
+
 # need_exe PATH: succeed when PATH is built; otherwise print the reason
 need_exe() {
 	[ -x "$1" ] && return 0

@@ -15,15 +15,16 @@ speed_record() {
 	if SPEED_OPJIT_WHY=$(need_exe "$OPROFILED"); then
 		"$OPROFILED" --session-dir="$t.sess" --frequency="$REPORT_HZ" -- \
 			"${W[@]}" >/dev/null 2>"$t.err" ||
-			SPEED_OPJIT_WHY="oprofiled failed: $(first_error "$t.err")"
+			SPEED_OPJIT_WHY=$(failure oprofiled $? "$t.err")
 	fi
 	# a second pid file: both runs' maps must outlive the recordings
 	workload_cmd "$1" "$t.pid2"
 	if [ -n "$PERF_WHY" ]; then
 		SPEED_PERF_WHY=$PERF_WHY
-	elif ! perf record -q -e cpu-clock -F "$REPORT_HZ" -o "$t.data" -- \
-		"${W[@]}" >/dev/null 2>"$t.err"; then
-		SPEED_PERF_WHY="perf record failed: $(first_error "$t.err")"
+	else
+		perf record -q -e cpu-clock -F "$REPORT_HZ" -o "$t.data" -- \
+			"${W[@]}" >/dev/null 2>"$t.err" ||
+			SPEED_PERF_WHY=$(failure "perf record" $? "$t.err")
 	fi
 }
 
@@ -33,13 +34,17 @@ speed_time() {
 	local fig=$1 col=$2
 	shift 2
 	T_WALL='' T_RSS=''
-	if "$RUSAGE" -o "$TMPD/speed.ru" -- "$@" >/dev/null \
-		2>"$TMPD/speed.err" && ru_read "$TMPD/speed.ru"; then
+	local status name=${1##*/}
+	[ "$name" != perf ] || name="perf report"
+	"$RUSAGE" -o "$TMPD/speed.ru" -- "$@" >/dev/null 2>"$TMPD/speed.err"
+	status=$?
+	if [ "$status" = 0 ] && ru_read "$TMPD/speed.ru"; then
 		T_WALL=$RU_WALL T_RSS=$RU_RSS
 		rec_val "$SPEED" "$fig: wall time" "$col" "$T_WALL" s
 		rec_val "$SPEED" "$fig: peak RSS" "$col" "$T_RSS" KB
 	else
-		local why="${1##*/} failed: $(first_error "$TMPD/speed.err")"
+		local why
+		why=$(failure "$name" "$status" "$TMPD/speed.err")
 		rec_why "$SPEED" "$fig: wall time" "$col" "$why"
 		rec_why "$SPEED" "$fig: peak RSS" "$col" "$why"
 	fi
