@@ -52,3 +52,33 @@ expect_grep() {
 line_of() {
 	grep -nF -- "$2" "$1" | head -n 1 | cut -d: -f1
 }
+
+# jm_need_profiler: oprofiled and opreport from this build, and perf
+# events that work here
+jm_need_profiler() {
+	JM_OPROFILED=$OPJIT_BUILD/daemon/oprofiled
+	JM_OPREPORT=$OPJIT_BUILD/opreport/opreport
+	[ -x "$JM_OPROFILED" ] || skip "$JM_OPROFILED was not built"
+	[ -x "$JM_OPREPORT" ] || skip "$JM_OPREPORT was not built"
+	[ -f "$OPJIT_HANDLER_PATH/libjavamap.so" ] ||
+		fail "$OPJIT_HANDLER_PATH/libjavamap.so was not built"
+}
+
+# jm_profile SESSION CMD...: record CMD under oprofiled; a machine
+# without perf events is a loud skip, any other failure fails
+jm_profile() {
+	local session=$1; shift
+	if ! "$JM_OPROFILED" --session-dir="$session" -- "$@" \
+		>"$session.out" 2>"$session.err"; then
+		if grep -qiE 'perf_event_open|permission|not supported' "$session.err"; then
+			skip "oprofiled cannot sample here: $(head -n 1 "$session.err")"
+		fi
+		fail "oprofiled failed: $(cat "$session.err")"
+	fi
+}
+
+# jm_report SESSION ARGS...: opreport with the javamap handler
+jm_report() {
+	local session=$1; shift
+	"$JM_OPREPORT" --session-dir="$session" --anon-handler=javamap "$@"
+}
