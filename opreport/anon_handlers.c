@@ -192,9 +192,11 @@ static int dir_names(const char *dir, char ***names, size_t *n)
 	return rc;
 }
 
-static void list_dir(FILE *out, const struct handler_dirs *d, size_t di,
-		     char **names, size_t n)
+/* Returns how many handlers it listed. */
+static size_t list_dir(FILE *out, const struct handler_dirs *d, size_t di,
+		       char **names, size_t n)
 {
+	size_t listed = 0;
 	char reason[512];
 	size_t i, j;
 
@@ -226,13 +228,15 @@ static void list_dir(FILE *out, const struct handler_dirs *d, size_t di,
 			shadowed ? " (shadowed by an earlier directory)" : "");
 		handler_close(&h);
 		free(path);
+		listed++;
 	}
+	return listed;
 }
 
 int anon_handlers_list(FILE *out, const char *handler_path)
 {
 	struct handler_dirs d = { 0 };
-	size_t i, j;
+	size_t i, j, listed = 0;
 	int rc;
 
 	rc = handler_dirs_get(&d, handler_path);
@@ -244,12 +248,18 @@ int anon_handlers_list(FILE *out, const char *handler_path)
 
 		rc = dir_names(d.dir[i], &names, &n);
 		if (rc == 0)
-			list_dir(out, &d, i, names, n);
+			listed += list_dir(out, &d, i, names, n);
 		for (j = 0; j < n; j++)
 			free(names[j]);
 		free(names);
 		if (rc < 0)
 			goto out;
+	}
+	if (!listed) {
+		fprintf(stderr, "opreport: no usable handlers in");
+		for (i = 0; i < d.n; i++)
+			fprintf(stderr, "%s%s", i ? ":" : " ", d.dir[i]);
+		fputc('\n', stderr);
 	}
 out:
 	handler_dirs_free(&d);
