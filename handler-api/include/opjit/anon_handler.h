@@ -158,8 +158,11 @@ struct opjit_handler {
 #define OPJIT_HANDLER_EXPORT __attribute__((visibility("default")))
 typedef const struct opjit_handler *(*opjit_handler_entry_fn)(
 	uint32_t host_abi_major, uint32_t host_abi_minor);
-const struct opjit_handler *opjit_handler_entry(uint32_t host_abi_major,
-						uint32_t host_abi_minor);
+/* Declared visible here too, so that a handler built with the pkg-config
+ * flags (-fvisibility=hidden) still exports its entry point when its
+ * definition forgets OPJIT_HANDLER_EXPORT. */
+OPJIT_HANDLER_EXPORT const struct opjit_handler *
+opjit_handler_entry(uint32_t host_abi_major, uint32_t host_abi_minor);
 
 #ifdef __cplusplus
 }
