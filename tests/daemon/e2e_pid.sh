@@ -25,7 +25,7 @@ if [ "$(uname -m)" = x86_64 ]; then
 	"$WORKLOADS/jitdemo" --seconds 3 --threads 2 --map-file none >jit.txt &
 	jpid=$!
 	cleanup_pids+=("$jpid")
-	for _ in $(seq 50); do [ "$(grep -c '^thread' jit.txt)" -eq 2 ] && break; sleep 0.1; done
+	for _ in $(seq 50); do [ "$(grep -c "^thread" jit.txt 2>/dev/null)" = 2 ] && break; sleep 0.1; done
 	"$OPROFILED" --session-dir=j --pid="$jpid" --duration=1 2>jerr.txt ||
 		fail "oprofiled --pid --duration exited $?: $(cat jerr.txt)"
 	kill -0 "$jpid" 2>/dev/null || fail "--duration=1 did not stop before the process ended"
