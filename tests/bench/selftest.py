@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The suite's own arithmetic and parsers, on inputs whose answers are
+known: medians and ranges, the completeness check (which must be able to
+fail), and the sample counts read from each profiler's output."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import shares  # noqa: E402
+import stats  # noqa: E402
+
+PERF = """\
+# Total Lost Samples: 7
+#
+# Samples: 5K of event 'cpu-clock'
+# Overhead       Samples  Symbol
+# ........  ............  ..................................
+#
+    74.00%           740  [.] heavy_work
+    25.00%           250  [.] light_work
+     0.60%             6  [.] JS:*benchFibHot /tmp/fib.js:9:21
+     0.40%             4  [k] finish_task_switch.isra.0
+"""
+
+OPREPORT_TEXT = """\
+CPU: cpu-clock, frequency 4000 Hz
+samples  %        image name               symbol name
+740      74.0000  threetoone               heavy_work
+250      25.0000  threetoone               light_work
+10        1.0000  [kernel.kallsyms]        finish_task_switch
+"""
+
+OPREPORT_JSON = """\
+{"schema":"opjit-report","total_samples":1000,"symbols":[
+{"samples":740,"percent":74.0,"image":"/t","symbol":"heavy_work"},
+{"samples":250,"percent":25.0,"image":"/t","symbol":"light_work"},
+{"samples":10,"percent":1.0,"image":"anon","symbol":null}
+]}
+"""
+
+JFR = """\
+jdk.ExecutionSample {
+  stackTrace = [
+    BenchHot.hotMethod(long) line: 17
+    BenchHot.main(String[]) line: 36
+  ]
+}
+jdk.ExecutionSample {
+  stackTrace = [
+    BenchHot.coldMethod(long) line: 21
+    BenchHot.main(String[]) line: 37
+  ]
+}
+jdk.ExecutionSample {
+  stackTrace = [
+    BenchHot.hotMethod(long) line: 17
+  ]
+}
+"""
+
+
+def run_shares(kind, text, *patterns):
+    with tempfile.NamedTemporaryFile('w', suffix='.txt', delete=False) as f:
+        f.write(text)
+    try:
+        return subprocess.run([sys.executable, os.path.join(HERE, 'shares.py'),
+                               kind, f.name, *patterns],
+                              capture_output=True, text=True)
+    finally:
+        os.unlink(f.name)
+
+
+class Shares(unittest.TestCase):
+    def test_perf(self):
+        r = run_shares('perf', PERF, 'heavy_work', 'light_work')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split(), ['740', '250', '1000', '7'])
+
+    def test_perf_jit_name(self):
+        r = run_shares('perf', PERF, 'benchFibHot')
+        self.assertEqual(r.stdout.split(), ['6', '1000', '7'])
+
+    def test_opreport_text(self):
+        r = run_shares('opreport', OPREPORT_TEXT, 'heavy_work', 'light_work')
+        self.assertEqual(r.stdout.split(), ['740', '250', '1000', '-1'])
+
+    def test_opreport_json_counts_unnamed_rows(self):
+        r = run_shares('opreport-json', OPREPORT_JSON, 'heavy_work',
+                       'light_work')
+        self.assertEqual(r.stdout.split(), ['740', '250', '1000', '-1'])
+
+    def test_jfr_top_frames(self):
+        r = run_shares('jfr', JFR, 'hotMethod', 'coldMethod')
+        self.assertEqual(r.stdout.split(), ['2', '1', '3', '-1'])
+
+    def test_first_pattern_wins(self):
+        rows, _ = shares.rows_perf(PERF)
+        self.assertIn(('heavy_work', 740), rows)
+        r = run_shares('perf', PERF, 'work', 'heavy_work')
+        self.assertEqual(r.stdout.split()[:2], ['990', '0'])
+
+    def test_no_samples_is_an_error_naming_the_file(self):
+        r = run_shares('perf', '# nothing\n', 'x')
+        self.assertEqual(r.returncode, 1)
+        self.assertIn('no samples', r.stderr)
+
+    def test_bad_json_is_an_error_naming_the_file(self):
+        r = run_shares('opreport-json', '{"symbols": [', 'x')
+        self.assertEqual(r.returncode, 1)
+        self.assertIn('cannot read', r.stderr)
+
+
+def load(text):
+    with tempfile.NamedTemporaryFile('w', suffix='.tsv', delete=False) as f:
+        f.write(text)
+    try:
+        return stats.load(f.name)
+    finally:
+        os.unlink(f.name)
+
+
+class Stats(unittest.TestCase):
+    def test_median_and_range(self):
+        _, _, sections = load(
+            'v\tS\tF\topjit\t3\tx\n'
+            'v\tS\tF\topjit\t1\tx\n'
+            'v\tS\tF\topjit\t2\tx\n'
+            'w\tS\tF\tref\tperf is not installed\n'
+            'n\tS\tF\tcmp\t-\n')
+        cells = sections['S']['F']
+        self.assertEqual(cells['opjit'].render(), '2.000x (1.000x..3.000x)')
+        self.assertEqual(cells['ref'].render(),
+                         'not measured: perf is not installed')
+        self.assertEqual(cells['cmp'].render(), '-')
+        self.assertEqual(stats.check(sections), [])
+
+    def test_some_runs_failed(self):
+        _, _, sections = load('v\tS\tF\topjit\t0.5\ts\n'
+                              'w\tS\tF\topjit\toprofiled crashed\n')
+        self.assertEqual(sections['S']['F']['opjit'].render(),
+                         '500.0 ms; 1 run(s) not measured: oprofiled crashed')
+
+    def test_check_finds_an_empty_cell(self):
+        _, _, sections = load('v\tS\tF\topjit\t1\tn\n'
+                              'v\tS\tF\tref\t1\tn\n')
+        problems = stats.check(sections)
+        self.assertEqual(len(problems), 1)
+        self.assertIn('cmp', problems[0])
+
+    def test_check_finds_no_figures(self):
+        self.assertEqual(stats.check({}), ['no figures at all'])
+
+    def test_units_stay_the_same_within_a_cell(self):
+        _, _, sections = load('v\tS\tF\topjit\t900\tB\n'
+                              'v\tS\tF\topjit\t2048\tB\n'
+                              'v\tS\tF\topjit\t4096\tB\n')
+        self.assertEqual(sections['S']['F']['opjit'].render(),
+                         '2.00 KiB (0.88 KiB..4.00 KiB)')
+
+    def test_pipes_are_escaped_for_markdown(self):
+        _, _, sections = load('w\tS\tF\topjit\ta|b\n')
+        self.assertEqual(sections['S']['F']['opjit'].render(),
+                         'not measured: a\\|b')
+
+    def test_malformed_record_is_refused(self):
+        with self.assertRaises(ValueError):
+            load('v\tS\tF\topjit\n')
+        with self.assertRaises(ValueError):
+            load('v\tS\tF\tnowhere\t1\tx\n')
+
+
+if __name__ == '__main__':
+    unittest.main()
