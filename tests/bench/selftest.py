@@ -10,6 +10,8 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# no __pycache__ in the source tree
+sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
 import shares  # noqa: E402
 import stats  # noqa: E402
