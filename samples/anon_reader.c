@@ -253,7 +253,8 @@ int ops_anon_decode(struct ops_anon_data *a, uint32_t proc_id,
 		r->samples = malloc(r->nr_samples * sizeof(*r->samples));
 		if (!r->samples)
 			return -ENOMEM;
-		for (b = r->first_block; b != NO_BLOCK; b = a->blocks[b].next) {
+		for (b = r->first_block; b != NO_BLOCK;
+		     b = a->blocks[b].next) {
 			bool whole;
 
 			got += anon_decode_block(a, &a->blocks[b],

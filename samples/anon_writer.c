@@ -230,10 +230,13 @@ int ops_writer_anon(struct ops_writer *w, uint32_t proc_id, uint64_t time_ns,
 		pr->count = 1;
 		return 0;
 	}
-	n = anon_encode(pr, rec, dt, addr, tid);
-	ret = ops_buf_put(&pr->enc, rec, n);
+	/* reserve first: the encoder's thread list must not move ahead of
+	 * the bytes that describe it */
+	ret = ops_buf_reserve(&pr->enc, sizeof(rec));
 	if (ret)
 		goto fail;
+	n = anon_encode(pr, rec, dt, addr, tid);
+	ops_buf_put(&pr->enc, rec, n);
 	pr->pt = time_ns;
 	pr->count++;
 	return 0;

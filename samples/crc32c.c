@@ -34,11 +34,15 @@ uint32_t ops_crc32c(const void *data, size_t n)
 
 	while (n >= 8) {
 		uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 |
-				     (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
-		crc = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff] ^
-		      crc_table[5][(lo >> 16) & 0xff] ^ crc_table[4][lo >> 24] ^
-		      crc_table[3][p[4]] ^ crc_table[2][p[5]] ^
-		      crc_table[1][p[6]] ^ crc_table[0][p[7]];
+				     (uint32_t)p[2] << 16 |
+				     (uint32_t)p[3] << 24);
+
+		crc = crc_table[7][lo & 0xff] ^
+		      crc_table[6][(lo >> 8) & 0xff] ^
+		      crc_table[5][(lo >> 16) & 0xff] ^
+		      crc_table[4][lo >> 24] ^ crc_table[3][p[4]] ^
+		      crc_table[2][p[5]] ^ crc_table[1][p[6]] ^
+		      crc_table[0][p[7]];
 		p += 8;
 		n -= 8;
 	}

@@ -60,7 +60,8 @@ static const char *hist_images(struct hist_parse *hp, struct ops_cur *c)
 
 	if (!c->ok || first != h->nr_images)
 		return "image ids out of order";
-	if (n > ops_cur_left(c) / IMAGE_MIN || (uint64_t)first + n > UINT32_MAX)
+	if (n > ops_cur_left(c) / IMAGE_MIN ||
+	    (uint64_t)first + n > UINT32_MAX)
 		return "bad image count";
 	if (grow32((void **)&h->images, &h->cap_images, (size_t)first + n,
 		   sizeof(*h->images))) {

@@ -47,7 +47,8 @@ int ops_writer_image(struct ops_writer *w, const struct ops_image *img,
 	    img->build_id_size > OPS_BUILD_ID_MAX)
 		return ops_writer_fail(w, -EINVAL,
 				       "%s/samples.hist: invalid image %s",
-				       w->dir, img->path ? img->path : "(null)");
+				       w->dir,
+				       img->path ? img->path : "(null)");
 	w->records.len = 0;
 	ret = ops_image_encode(&w->records, img);
 	if (!ret)
@@ -209,10 +210,12 @@ static int hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
 			continue;
 		w->payload.len = 0;
 		ret = ops_buf_put_varint(&w->payload, first);
-		ret = ret ? ret : ops_buf_put_varint(&w->payload, i + 1 - first);
+		ret = ret ? ret : ops_buf_put_varint(&w->payload,
+						     i + 1 - first);
 		ret = ret ? ret : ops_buf_put(&w->payload, w->records.data,
 					      w->records.len);
-		ret = ret ? ret : ops_block_frame(&w->out, type, w->payload.data,
+		ret = ret ? ret : ops_block_frame(&w->out, type,
+						  w->payload.data,
 						  w->payload.len);
 		w->records.len = 0;
 		first = i + 1;
@@ -249,10 +252,10 @@ static int hist_put_counts(struct ops_writer *w, uint32_t n)
 		ret = ops_buf_put_varint(&w->payload, end - i);
 		for (j = i; j < end && !ret; j++) {
 			bool same = j > i && d[j].ctx == pctx;
+			uint64_t off = same ? d[j].offset - poff : d[j].offset;
 
 			ret = ops_buf_put_varint(&w->payload, d[j].ctx - pctx);
-			ret = ret ? ret : ops_buf_put_varint(&w->payload,
-					same ? d[j].offset - poff : d[j].offset);
+			ret = ret ? ret : ops_buf_put_varint(&w->payload, off);
 			ret = ret ? ret : ops_buf_put_varint(&w->payload,
 							     d[j].count);
 			pctx = d[j].ctx;

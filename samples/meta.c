@@ -146,7 +146,8 @@ static char *meta_unescape(const char *s, size_t n)
 			    hexval(s[i + 2]) < 0 ||
 			    !(hexval(s[i + 1]) | hexval(s[i + 2])))
 				goto bad;
-			*o++ = (char)(hexval(s[i + 1]) << 4 | hexval(s[i + 2]));
+			*o++ = (char)(hexval(s[i + 1]) << 4 |
+				      hexval(s[i + 2]));
 			i += 2;
 			break;
 		default:
@@ -263,16 +264,17 @@ static int meta_parse_header(const char *line, size_t n, const char *path,
 int ops_meta_parse(const char *buf, size_t len, const char *path,
 		   struct ops_meta *m, char *err, size_t errlen)
 {
-	const char *p = buf, *end = buf + len, *nl, *sp;
+	const char *p = buf, *end = buf + len, *nl, *sp, *nul;
 	unsigned long lineno = 0;
-	size_t i, n;
+	size_t i, n, klen;
 	int ret = 0;
 
 	memset(m, 0, sizeof(*m));
 	m->info.format_version = OPS_FORMAT_VERSION;
-	if (len && memchr(buf, 0, len)) {
+	nul = len ? memchr(buf, 0, len) : NULL;
+	if (nul) {
 		snprintf(err, errlen, "%s: offset %zu: NUL byte in text file",
-			 path, (size_t)((const char *)memchr(buf, 0, len) - buf));
+			 path, (size_t)(nul - buf));
 		ret = -EINVAL;
 		goto out;
 	}
@@ -293,16 +295,18 @@ int ops_meta_parse(const char *buf, size_t len, const char *path,
 				ret = -EINVAL;
 				goto out;
 			}
+			klen = (size_t)(sp - p);
 			for (i = 0; i < NR_KEYS; i++) {
 				const struct meta_key *k = &meta_keys[i];
 
-				if (strlen(k->name) != (size_t)(sp - p) ||
-				    memcmp(k->name, p, (size_t)(sp - p)))
+				if (strlen(k->name) != klen ||
+				    memcmp(k->name, p, klen))
 					continue;
 				ret = meta_parse_value(m, k, sp + 1,
-						       n - (size_t)(sp - p) - 1);
+						       n - klen - 1);
 				if (ret == -ENOMEM) {
-					snprintf(err, errlen, "%s: out of memory", path);
+					snprintf(err, errlen,
+						 "%s: out of memory", path);
 					goto out;
 				}
 				if (ret) {

@@ -120,6 +120,7 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 {
 	uint8_t *buf = NULL;
 	char *path = NULL;
+	bool have_maps;
 	size_t len;
 	uint32_t i;
 	int ret;
@@ -168,7 +169,12 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 			 sizeof(*s->maps));
 	if (!s->maps)
 		goto nomem;
-	for (i = 0; i < s->anon.nr_procs; i++)
+	path = ops_strfmt("%s/maps", s->dir);
+	if (!path)
+		goto nomem;
+	/* most sessions archive nothing: one look instead of one per process */
+	have_maps = !access(path, F_OK);
+	for (i = 0; have_maps && i < s->anon.nr_procs; i++)
 		if (session_scan_maps(s, i))
 			goto nomem;
 	ret = 0;

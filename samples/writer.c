@@ -149,7 +149,8 @@ int ops_writer_open(struct ops_writer **out, const char *dir,
 	if (!w->dir || !n)
 		return ops_writer_fail(w, n ? -ENOMEM : -EINVAL,
 				       "cannot create session: %s",
-				       n ? "out of memory" : "empty directory name");
+				       n ? "out of memory"
+					 : "empty directory name");
 	ret = ops_meta_copy(&w->meta, info);
 	if (ret)
 		return ops_writer_fail(w, ret, "out of memory");

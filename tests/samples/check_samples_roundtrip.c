@@ -110,7 +110,8 @@ START_TEST(test_images)
 	struct ops_image a = { .kind = OPS_IMAGE_FILE, .path = "/usr/bin/a",
 			       .build_id_size = 20 };
 	struct ops_image b = { .kind = OPS_IMAGE_FILE, .path = "/opt/b",
-			       .size = 12345, .mtime_ns = 1700000000000000001 };
+			       .size = 12345,
+			       .mtime_ns = 1700000000000000001 };
 	struct ops_image k = { .kind = OPS_IMAGE_KERNEL,
 			       .path = "[kernel.kallsyms]" };
 	struct ops_image m = { .kind = OPS_IMAGE_MODULE, .path = "ext4" };
@@ -279,7 +280,8 @@ START_TEST(test_hist_compaction)
 	ck_assert_int_eq(ops_writer_context(w, &c, &ci), 0);
 	for (f = 0; f < 40; f++) {
 		for (k = 0; k < 20000; k++)
-			ck_assert_int_eq(ops_writer_hist_add(w, ci, k * 16, 1), 0);
+			ck_assert_int_eq(ops_writer_hist_add(w, ci, k * 16,
+							     1), 0);
 		ck_assert_int_eq(ops_writer_flush(w), 0);
 	}
 	/* 800000 delta records were flushed; compaction keeps ~20000 */
@@ -372,7 +374,8 @@ START_TEST(test_anon_stream)
 	for (i = 0; i < NR_ANON; i++) {
 		t += 250000 + (uint64_t)(rand() % 1000);
 		want[i].time_ns = t;
-		want[i].addr = 0x7f0000000000ull + (uint64_t)(rand() % (4 << 20));
+		want[i].addr = 0x7f0000000000ull +
+			       (uint64_t)(rand() % (4 << 20));
 		want[i].tid = 100 + (uint32_t)(rand() % 3);
 	}
 	want[100].time_ns -= 1000000;
@@ -383,7 +386,8 @@ START_TEST(test_anon_stream)
 	want[204].tid = 0;
 	for (i = 0; i < NR_ANON; i++) {
 		ck_assert_int_eq(ops_writer_anon(w, id, want[i].time_ns,
-						 want[i].addr, want[i].tid), 0);
+						 want[i].addr, want[i].tid),
+				 0);
 		if (i % 7000 == 0)
 			ck_assert_int_eq(ops_writer_flush(w), 0);
 	}
@@ -562,7 +566,8 @@ START_TEST(test_previous)
 	file_write(prev1, "x", 1);
 	ck_assert_int_lt(ops_writer_open(&w, other, &info), 0);
 	ck_assert_ptr_nonnull(strstr(ops_writer_error(w), other));
-	ck_assert_ptr_nonnull(strstr(ops_writer_error(w), "not an opjit session"));
+	ck_assert_ptr_nonnull(strstr(ops_writer_error(w),
+				     "not an opjit session"));
 	ops_writer_free(w);
 	ck_assert_uint_eq(file_size(prev1), 1);
 	free(prev1);

@@ -81,7 +81,8 @@ START_TEST(test_many_processes)
 		ck_assert_uint_eq(ctx, i);
 		for (k = 0; k < 3; k++)
 			ck_assert_int_eq(ops_writer_anon(w, pid, i * 10 + k,
-							 0x7f00 + k, p.tgid), 0);
+							 0x7f00 + k, p.tgid),
+					 0);
 		ck_assert_int_eq(ops_writer_hist_add(w, ctx, 0x40, i + 1), 0);
 		if (i % 1000 == 999)
 			ck_assert_int_eq(ops_writer_flush(w), 0);
@@ -211,7 +212,8 @@ START_TEST(test_ten_million)
 	for (i = 0; i < NR_BIG; i++) {
 		big_sample(i, &want);
 		if (ops_writer_anon(w, id, want.time_ns, want.addr, want.tid))
-			ck_abort_msg("ops_writer_anon: %s", ops_writer_error(w));
+			ck_abort_msg("ops_writer_anon: %s",
+				     ops_writer_error(w));
 		if (i % 100000 == 99999)
 			ck_assert_int_eq(ops_writer_flush(w), 0);
 	}

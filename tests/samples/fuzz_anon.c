@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "fuzz_blocks.h"
 #include "reader_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -15,36 +16,45 @@ static void count_warning(void *arg, const char *msg)
 		abort();
 }
 
+static void check_process(struct ops_anon_data *a, uint32_t p)
+{
+	const struct ops_process *proc = &a->procs[p].p;
+	const struct ops_anon_sample *s;
+	size_t n, again;
+	uint32_t r;
+
+	if (!proc->comm || !proc->exe || (proc->nr_ranges && !proc->ranges))
+		abort();
+	for (r = 0; r < proc->nr_ranges; r++)
+		if (proc->ranges[r].end < proc->ranges[r].start)
+			abort();
+	if (ops_anon_decode(a, p, &s, &n))
+		return;
+	if (n > a->procs[p].nr_samples)
+		abort();
+	/* cached: the same answer twice */
+	if (ops_anon_decode(a, p, &s, &again) || again != n)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const struct ops_anon_sample *s;
 	struct ops_anon_data a;
 	int warnings = 0;
-	uint32_t p, r;
-	size_t n, again;
+	uint8_t *buf;
+	uint32_t p;
+	size_t len;
 
-	if (ops_anon_parse(&a, data, size, "fuzz/anon.samples", count_warning,
-			   &warnings))
-		return 0;
-	for (p = 0; p < a.nr_procs; p++) {
-		const struct ops_process *proc = &a.procs[p].p;
-
-		if (!proc->comm || !proc->exe || (proc->nr_ranges &&
-						  !proc->ranges))
-			abort();
-		for (r = 0; r < proc->nr_ranges; r++)
-			if (proc->ranges[r].end < proc->ranges[r].start)
-				abort();
-		if (ops_anon_decode(&a, p, &s, &n))
-			continue;
-		if (n > a.procs[p].nr_samples)
-			abort();
-		/* cached: the same answer twice */
-		if (ops_anon_decode(&a, p, &s, &again) || again != n)
+	buf = fuzz_blocks_input(data, size, &len);
+	if (!ops_anon_parse(&a, buf, len, "fuzz/anon.samples", count_warning,
+			    &warnings)) {
+		for (p = 0; p < a.nr_procs; p++)
+			check_process(&a, p);
+		/* one warning per damaged file, index and decode together */
+		if (warnings > 1)
 			abort();
 	}
-	if (warnings > 1)
-		abort();
 	ops_anon_data_free(&a);
+	free(buf);
 	return 0;
 }

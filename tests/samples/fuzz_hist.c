@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "fuzz_blocks.h"
 #include "reader_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -14,30 +15,45 @@ static void count_warning(void *arg, const char *msg)
 		abort();
 }
 
+/* The promises a report relies on. */
+static void check_hist(const struct ops_hist_data *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr_images; i++)
+		if (!h->images[i].path ||
+		    h->images[i].build_id_size > OPS_BUILD_ID_MAX)
+			abort();
+	for (i = 0; i < h->nr_contexts; i++)
+		if (h->contexts[i].app >= h->nr_images ||
+		    h->contexts[i].image >= h->nr_images)
+			abort();
+	for (i = 0; i < h->nr_entries; i++) {
+		const struct ops_hist_entry *e = &h->entries[i];
+
+		if (e->ctx >= h->nr_contexts)
+			abort();
+		if (i && (e[-1].ctx > e->ctx ||
+			  (e[-1].ctx == e->ctx && e[-1].offset >= e->offset)))
+			abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ops_hist_data h;
 	int warnings = 0;
-	size_t i;
+	uint8_t *buf;
+	size_t len;
 
-	if (ops_hist_parse(&h, data, size, "fuzz/samples.hist", count_warning,
-			   &warnings))
-		return 0;
-	/* the promises a report relies on */
-	if (warnings > 1)
-		abort();
-	for (i = 0; i < h.nr_contexts; i++)
-		if (h.contexts[i].app >= h.nr_images ||
-		    h.contexts[i].image >= h.nr_images)
+	buf = fuzz_blocks_input(data, size, &len);
+	if (!ops_hist_parse(&h, buf, len, "fuzz/samples.hist", count_warning,
+			    &warnings)) {
+		if (warnings > 1)
 			abort();
-	for (i = 0; i < h.nr_entries; i++) {
-		if (h.entries[i].ctx >= h.nr_contexts)
-			abort();
-		if (i && (h.entries[i - 1].ctx > h.entries[i].ctx ||
-			  (h.entries[i - 1].ctx == h.entries[i].ctx &&
-			   h.entries[i - 1].offset >= h.entries[i].offset)))
-			abort();
+		check_hist(&h);
 	}
 	ops_hist_data_free(&h);
+	free(buf);
 	return 0;
 }
