@@ -16,6 +16,9 @@ jm_profile "$JM_WORK/s" java -agentpath:"$JM_AGENT" -cp classes Hot $secs
 expect_grep '^hot done$' "$JM_WORK/s.out" "Hot did not run to its end"
 jm_report "$JM_WORK/s" -l --format=json >"$JM_WORK/l.json" 2>"$JM_WORK/l.err" ||
 	fail "opreport -l failed: $(cat "$JM_WORK/l.err")"
+tgid=$(grep -o '"jit:javamap (tgid:[0-9]*' "$JM_WORK/l.json" | head -n 1 | sed 's/.*tgid://')
+[ -n "$tgid" ] || fail "opreport named no JIT code with javamap: $(head -c 600 "$JM_WORK/l.json")"
+trap 'rm -rf "$JM_WORK" "/tmp/anon.$tgid"' EXIT
 
 java -XX:StartFlightRecording=filename="$JM_WORK/hot.jfr",settings=profile \
 	-cp classes Hot $secs >/dev/null 2>"$JM_WORK/jfr.err" ||

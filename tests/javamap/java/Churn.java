@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Code-cache churn: phases alternate between ChurnA and ChurnB, each
+// defined afresh by a class loader that is dropped after its phase, so
+// the JIT compiles new code, the class is unloaded, its code freed, and
+// the next phase's code can land in the same memory.  Prints how long
+// each worker ran, the truth a profile should agree with.
+import java.io.InputStream;
+import java.lang.reflect.Method;
+
+public class Churn {
+	static volatile long sink;
+
+	static final class OneClassLoader extends ClassLoader {
+		private final String name;
+		private final byte[] bytes;
+
+		OneClassLoader(String name, byte[] bytes) {
+			super(Churn.class.getClassLoader());
+			this.name = name;
+			this.bytes = bytes;
+		}
+
+		@Override
+		protected Class<?> loadClass(String n, boolean resolve)
+				throws ClassNotFoundException {
+			if (!n.equals(name))
+				return super.loadClass(n, resolve);
+			synchronized (getClassLoadingLock(n)) {
+				Class<?> c = findLoadedClass(n);
+				if (c == null)
+					c = defineClass(n, bytes, 0, bytes.length);
+				return c;
+			}
+		}
+	}
+
+	static byte[] classBytes(String name) throws Exception {
+		try (InputStream in = Churn.class.getResourceAsStream(name + ".class")) {
+			return in.readAllBytes();
+		}
+	}
+
+	public static void main(String[] args) throws Exception {
+		int phases = args.length > 0 ? Integer.parseInt(args[0]) : 24;
+		long phaseNs = (long)((args.length > 1 ? Double.parseDouble(args[1]) : 0.25) * 1e9);
+		String[] names = { "ChurnA", "ChurnB" };
+		byte[][] bytes = { classBytes("ChurnA"), classBytes("ChurnB") };
+		long[] ran = new long[2];
+
+		for (int p = 0; p < phases; p++) {
+			int w = p % 2;
+			Class<?> c = new OneClassLoader(names[w], bytes[w]).loadClass(names[w]);
+			Method m = c.getMethod("work", long.class);
+			long t0 = System.nanoTime(), end = t0 + phaseNs;
+			while (System.nanoTime() < end)
+				sink += (Long)m.invoke(null, 200_000L);
+			ran[w] += System.nanoTime() - t0;
+			c = null;
+			m = null;
+			// unload the phase's class so that its code is freed
+			System.gc();
+		}
+		System.out.println("churn ran ChurnA " + ran[0] + " ns ChurnB " + ran[1] + " ns");
+	}
+}
