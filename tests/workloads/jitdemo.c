@@ -118,7 +118,7 @@ static int write_map(const char *kind, uintptr_t base)
 static int parse_args(int argc, char **argv, long *threads,
 		      const char **map)
 {
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i += 2) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		char *end;
 
@@ -140,7 +140,6 @@ static int parse_args(int argc, char **argv, long *threads,
 		} else {
 			goto usage;
 		}
-		i++;
 	}
 	return 0;
 usage:
