@@ -42,6 +42,19 @@ if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null &&
 	[ "$(wc -l <uerr.txt)" -eq 1 ] || fail "not one line: $(cat uerr.txt)"
 	grep -q '^oprofiled: --system-wide needs root or CAP_PERFMON (perf_event_paranoid is [0-9-]*)$' uerr.txt ||
 		fail "unclear error: $(cat uerr.txt)"
+	# profiling its own command it may: kernel samples are left out,
+	# with one note saying why
+	mkdir -m 777 "$WORK/nobody"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$OPROFILED" --session-dir="$WORK/nobody/k" -- "$bin" 1 2>kerr.txt ||
+		fail "unprivileged oprofiled -- COMMAND exited $?: $(cat kerr.txt)"
+	grep -qx 'oprofiled: kernel samples excluded: perf_event_paranoid is [0-9]*' kerr.txt ||
+		fail "no note about excluded kernel samples: $(cat kerr.txt)"
+	check_summary kerr.txt
+	dump "$WORK/nobody/k" >kd.txt
+	[ "$(info kd.txt kernel_excluded)" = 1 ] || fail "session does not say kernel samples were excluded"
+	[ "$(info kd.txt kernel)" = 0 ] || fail "kernel samples recorded though excluded"
+	[ "$(image_samples kd.txt "$bin")" -gt 0 ] || fail "no samples of the unprivileged command"
 else
 	echo "note: unprivileged case not run (no nobody user or setpriv)"
 fi

@@ -34,4 +34,17 @@ grep -q "^oprofiled: $samples samples" err.txt || fail "summary disagrees with t
 [ "$(info d.txt stop_ns)" -gt "$(info d.txt start_ns)" ] || fail "session not closed cleanly"
 [ "$(info d.txt event)" = cpu-clock ] || fail "event is not cpu-clock"
 [ "$(info d.txt frequency)" = 4000 ] || fail "frequency is not 4000"
+# --separate=process names the process in every context; --no-kernel
+# leaves the kernel out
+"$OPROFILED" --session-dir=p --separate=process --no-kernel -- sh -c '"$0" 0.5 & "$0" 0.5; wait' "$bin" \
+	2>perr.txt || fail "oprofiled --separate=process exited $?: $(cat perr.txt)"
+dump p >pd.txt
+tgids=$(awk -v p="$bin" '$1 == "image" && $4 == p { img[$2] = 1 }
+	$1 == "context" && ($4 in img) && $5 > 0 { t[$5] = 1 }
+	END { n = 0; for (k in t) n++; print n }' pd.txt)
+[ "$tgids" -eq 2 ] || fail "--separate=process gave $tgids processes for two runs of threetoone"
+awk '$1 == "context" && $5 == 0 { bad = 1 } END { exit bad }' pd.txt ||
+	fail "--separate=process left a context without its process"
+[ "$(info pd.txt kernel_excluded)" = 1 ] && [ "$(info pd.txt kernel)" = 0 ] ||
+	fail "--no-kernel recorded kernel samples"
 echo "pass: heavy_work $((share / 10)).$((share % 10))%"
