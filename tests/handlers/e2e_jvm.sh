@@ -12,6 +12,9 @@ skip() { echo "SKIP: $*" >&2; exit 77; }
 java=$(command -v java || true)
 [ -n "$java" ] || java=/usr/lib/jvm/java-17-openjdk-amd64/bin/java
 [ -x "$java" ] || skip "no JVM found (apt-get install openjdk-17-jdk-headless)"
+javac=${java%/java}/javac
+[ -x "$javac" ] || javac=$(command -v javac || true)
+[ -n "$javac" ] || skip "no javac next to $java (apt-get install openjdk-17-jdk-headless)"
 command -v perf >/dev/null || skip "perf is not installed (apt-get install linux-perf)"
 oprofiled=$OPJIT_BUILD/daemon/oprofiled
 opreport=$OPJIT_BUILD/opreport/opreport
@@ -25,9 +28,10 @@ hotre='Hot[.:]+hot'
 tmp=$(mktemp -d)
 maps=()
 trap 'rm -rf "$tmp"; rm -f "${maps[@]}"' EXIT
-# the source launcher compiles Hot.java in memory: nothing written here
+# compiled first, so that javac's own time is in neither profile
+"$javac" -d "$tmp" "$here/Hot.java" || fail "javac cannot compile Hot.java"
 "$oprofiled" --session-dir="$tmp/s" -- "$java" "${jvmopts[@]}" \
-	"$here/Hot.java" 3 >"$tmp/op.out" 2>&1 ||
+	-cp "$tmp" Hot 4 >"$tmp/op.out" 2>&1 ||
 	{ cat "$tmp/op.out" >&2; fail "oprofiled failed"; }
 "$opreport" --session-dir="$tmp/s" -l --format=json --anon-handler=perfmap \
 	>"$tmp/op.json" 2>"$tmp/op.err" ||
@@ -39,7 +43,7 @@ read -r op_n op_total op_pct < <(python3 "$here/report_shares.py" \
 	"$tmp/op.json" "$hotre" --handler perfmap)
 
 perf record -q -e cpu-clock -F 4000 -o "$tmp/perf.data" -- "$java" \
-	"${jvmopts[@]}" "$here/Hot.java" 3 >"$tmp/perf.out" 2>&1 ||
+	"${jvmopts[@]}" -cp "$tmp" Hot 4 >"$tmp/perf.out" 2>&1 ||
 	{ cat "$tmp/perf.out" >&2; fail "perf record failed"; }
 perf report -i "$tmp/perf.data" --stdio --sort sym --no-children 2>/dev/null \
 	>"$tmp/perf.txt" || fail "perf report failed"
