@@ -54,7 +54,7 @@ golden symbols_merge_all -l -m all
 golden symbols_threshold -l -t 10
 golden symbols_sort -l -s image,symbol -r
 golden symbols_debug -l -g -n image:rt_g_pie
-golden symbols_details -l -d -w -g tgid:100
+golden symbols_details -l -d -w tgid:100
 golden symbols_global -l -% -n image:rt_nog_nopie
 golden symbols_include -l -n -i rt_alpha,main
 golden symbols_exclude -l -n -m all -e rt_alpha,do_work

@@ -39,8 +39,24 @@ struct st {
 	uint64_t stop_ns;
 	unsigned lineno;
 	char *kallsyms;
+	char *event, *command; /* owned copies of info's strings */
 	uint64_t total, anon;
 };
+
+static void st_free(struct st *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_images; i++)
+		free(st->images[i].name);
+	for (i = 0; i < st->nr_ctxs; i++)
+		free(st->ctxs[i].name);
+	for (i = 0; i < st->nr_procs; i++)
+		free(st->procs[i].name);
+	free(st->kallsyms);
+	free(st->event);
+	free(st->command);
+}
 
 static void die(const struct st *st, const char *msg)
 {
@@ -219,7 +235,8 @@ static void statement(struct st *st, const char *dir, char *line)
 	/* metadata goes in before the first data statement opens the
 	 * session */
 	if (!strcmp(t[0], "event") && n == 2) {
-		st->info.event = strdup(t[1]);
+		free(st->event);
+		st->info.event = st->event = strdup(t[1]);
 	} else if (!strcmp(t[0], "frequency") && n == 2) {
 		st->info.frequency = num(st, t[1]);
 	} else if (!strcmp(t[0], "period") && n == 2) {
@@ -241,7 +258,8 @@ static void statement(struct st *st, const char *dir, char *line)
 			if (i + 1 < n)
 				strcat(cmd, " ");
 		}
-		st->info.command_line = cmd;
+		free(st->command);
+		st->info.command_line = st->command = cmd;
 	} else if (!strcmp(t[0], "separate") && n == 2) {
 		if (strstr(t[1], "process"))
 			st->info.separate |= OPS_SEPARATE_PROCESS;
@@ -312,7 +330,9 @@ int main(int argc, char **argv)
 	if (ops_writer_close(st.w, st.stop_ns)) {
 		fprintf(stderr, "mksession: cannot close the session %s\n",
 			argv[1]);
+		st_free(&st);
 		return 1;
 	}
+	st_free(&st);
 	return 0;
 }
