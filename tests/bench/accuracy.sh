@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Accuracy: the shares each profiler gives known functions, against the
 # truth the workload was built with and against the reference profiler.
-# Sourced by run.sh.
+# Sourced by run.sh; the JIT workloads are in accuracy_jit.sh.
 
 ACC=Accuracy
 TRUTH=75
@@ -12,18 +12,25 @@ ACC_PIDFILE=$TMPD/acc.pid
 # opreport's machine-readable output when it has one, its text otherwise
 acc_opreport_format() {
 	OPREPORT_FMT=() OPREPORT_KIND=opreport
-	if [ -x "$OPREPORT" ] && "$OPREPORT" --help 2>&1 | grep -q -- '--format'; then
+	[ -x "$OPREPORT" ] || return 0
+	if "$OPREPORT" --help 2>&1 | grep -q -- '--format'; then
 		OPREPORT_FMT=(--format=json) OPREPORT_KIND=opreport-json
 	fi
 }
 
-# acc_opjit HANDLER PATTERN... -- CMD...: record CMD under oprofiled, report
-# with HANDLER (may be empty), set O_COUNTS ("N-PATTERN... TOTAL LOST") or
+# acc_counts KIND FILE PATTERN...: shares.py's line, or fail with why
+acc_counts() {
+	python3 "$BENCH_DIR/shares.py" "$@" 2>"$TMPD/acc.shares.err" ||
+		{ first_error "$TMPD/acc.shares.err"; return 1; }
+}
+
+# acc_opjit HANDLER PATTERN... -- CMD...: record CMD under oprofiled,
+# report with HANDLER (may be empty); set O_COUNTS (shares.py's line) or
 # O_WHY
 acc_opjit() {
 	local t=$TMPD/acc.opjit handler=$1
-	shift
 	local -a pats=()
+	shift
 	while [ "$1" != -- ]; do pats+=("$1"); shift; done
 	shift
 	O_COUNTS='' O_WHY=''
@@ -31,107 +38,42 @@ acc_opjit() {
 	O_WHY=$(need_exe "$OPREPORT") || return
 	rm -rf "$t.sess"
 	"$OPROFILED" --session-dir="$t.sess" --frequency="$REPORT_HZ" -- \
-		"$@" >/dev/null 2>"$t.err" || O_WHY=$(failure oprofiled $? "$t.err")
+		"$@" >/dev/null 2>"$t.err" ||
+		O_WHY=$(failure oprofiled $? "$t.err")
 	if [ -z "$O_WHY" ]; then
 		"$OPREPORT" --session-dir="$t.sess" -l \
-			${handler:+"--anon-handler=$handler"} "${OPREPORT_FMT[@]}" \
-			>"$t.out" 2>"$t.err" || O_WHY=$(failure opreport $? "$t.err")
-	fi
-	if [ -n "$O_WHY" ]; then
-		map_cleanup "$ACC_PIDFILE"
-		return
+			${handler:+"--anon-handler=$handler"} \
+			"${OPREPORT_FMT[@]}" >"$t.out" 2>"$t.err" ||
+			O_WHY=$(failure opreport $? "$t.err")
 	fi
 	map_cleanup "$ACC_PIDFILE"
-	O_COUNTS=$(python3 "$BENCH_DIR/shares.py" "$OPREPORT_KIND" "$t.out" \
-		"${pats[@]}" 2>"$t.err") || O_WHY=$(first_error "$t.err")
+	[ -z "$O_WHY" ] || return 0
+	O_COUNTS=$(acc_counts "$OPREPORT_KIND" "$t.out" "${pats[@]}") ||
+		{ O_WHY=$O_COUNTS; O_COUNTS=''; }
 }
 
-# acc_perf PATTERN... -- CMD...: the same under perf; sets P_COUNTS or P_WHY
+# acc_perf PATTERN... -- CMD...: the same under perf; sets P_COUNTS or
+# P_WHY
 acc_perf() {
 	local t=$TMPD/acc.perf
 	local -a pats=()
 	while [ "$1" != -- ]; do pats+=("$1"); shift; done
 	shift
 	P_COUNTS='' P_WHY=$PERF_WHY
-	[ -z "$P_WHY" ] || return
+	[ -z "$P_WHY" ] || return 0
 	rm -f "$t.data"
 	perf record -q -e cpu-clock -F "$REPORT_HZ" -o "$t.data" -- \
-		"$@" >/dev/null 2>"$t.err" || P_WHY=$(failure "perf record" $? "$t.err")
+		"$@" >/dev/null 2>"$t.err" ||
+		P_WHY=$(failure "perf record" $? "$t.err")
 	if [ -z "$P_WHY" ]; then
-		perf report -i "$t.data" --stdio --sort sym -n >"$t.out" \
-			2>"$t.err" || P_WHY=$(failure "perf report" $? "$t.err")
-	fi
-	if [ -n "$P_WHY" ]; then
-		map_cleanup "$ACC_PIDFILE"
-		return
+		perf report -i "$t.data" --stdio --sort sym -n \
+			>"$t.out" 2>"$t.err" ||
+			P_WHY=$(failure "perf report" $? "$t.err")
 	fi
 	map_cleanup "$ACC_PIDFILE"
-	P_COUNTS=$(python3 "$BENCH_DIR/shares.py" perf "$t.out" "${pats[@]}" \
-		2>"$t.err") || P_WHY=$(first_error "$t.err")
-}
-
-# share_of COUNTS WHICH: from shares.py's line (one count per pattern, the
-# total, the lost), the first pattern's share of the first two
-# (WHICH=pair) or of every sample (WHICH=all); empty when undefined
-share_of() {
-	local -a f
-	read -r -a f <<<"$1"
-	[ "${#f[@]}" -ge 3 ] || return 0
-	if [ "$2" = pair ]; then
-		pct "${f[0]}" "$(add "${f[0]}" "${f[1]}")"
-	else
-		pct "${f[0]}" "${f[${#f[@]} - 2]}"
-	fi
-}
-
-# acc_record FIGURE WHICH TRUTH: record this run's shares from O_COUNTS and
-# P_COUNTS; with a TRUTH, also each one's distance from it
-acc_record() {
-	local fig=$1 which=$2 truth=$3 o='' p='' dfig
-	dfig="${fig% (truth*}: distance from the truth"
-	if [ -n "$O_WHY" ]; then
-		rec_why "$ACC" "$fig" opjit "$O_WHY"
-	else
-		o=$(share_of "$O_COUNTS" "$which")
-		if [ -n "$o" ]; then
-			rec_val "$ACC" "$fig" opjit "$o" pct
-		else
-			O_WHY="the report names none of the functions"
-			rec_why "$ACC" "$fig" opjit "$O_WHY"
-		fi
-	fi
-	if [ -n "$P_WHY" ]; then
-		rec_why "$ACC" "$fig" ref "$P_WHY"
-	else
-		p=$(share_of "$P_COUNTS" "$which")
-		if [ -n "$p" ]; then
-			rec_val "$ACC" "$fig" ref "$p" pct
-		else
-			P_WHY="the report names none of the functions"
-			rec_why "$ACC" "$fig" ref "$P_WHY"
-		fi
-	fi
-	if [ -n "$o" ] && [ -n "$p" ]; then
-		rec_val "$ACC" "$fig" cmp "$(sub "$o" "$p")" pt
-	else
-		rec_why "$ACC" "$fig" cmp "needs both figures of the run"
-	fi
-	[ -n "$truth" ] || return 0
-	if [ -n "$o" ]; then
-		rec_val "$ACC" "$dfig" opjit "$(absdiff "$o" "$truth")" dist
-	else
-		rec_why "$ACC" "$dfig" opjit "$O_WHY"
-	fi
-	if [ -n "$p" ]; then
-		rec_val "$ACC" "$dfig" ref "$(absdiff "$p" "$truth")" dist
-	else
-		rec_why "$ACC" "$dfig" ref "$P_WHY"
-	fi
-	if [ -n "$o" ] && [ -n "$p" ]; then
-		rec_val "$ACC" "$dfig" cmp "$(sub "$(absdiff "$o" "$truth")" "$(absdiff "$p" "$truth")")" pt
-	else
-		rec_why "$ACC" "$dfig" cmp "needs both figures of the run"
-	fi
+	[ -z "$P_WHY" ] || return 0
+	P_COUNTS=$(acc_counts perf "$t.out" "${pats[@]}") ||
+		{ P_WHY=$P_COUNTS; P_COUNTS=''; }
 }
 
 # acc_both REP HANDLER PATTERN... -- CMD...: both profilers, in an order
@@ -148,8 +90,57 @@ acc_both() {
 	fi
 }
 
+# share_of COUNTS WHICH: from shares.py's line (one count per pattern,
+# the total, the lost), the first pattern's share of the first two
+# (WHICH=pair) or of every sample (WHICH=all); empty when undefined
+share_of() {
+	local -a f
+	read -r -a f <<<"$1"
+	[ "${#f[@]}" -ge 3 ] || return 0
+	if [ "$2" = pair ]; then
+		pct "${f[0]}" "$(add "${f[0]}" "${f[1]}")"
+	else
+		pct "${f[0]}" "${f[${#f[@]} - 2]}"
+	fi
+}
+
+# acc_cell FIGURE COLUMN VALUE WHY FORMAT
+acc_cell() {
+	if [ -n "$3" ]; then
+		rec_val "$ACC" "$1" "$2" "$3" "$5"
+	else
+		rec_why "$ACC" "$1" "$2" "$4"
+	fi
+}
+
+# acc_record FIGURE WHICH [TRUTH]: this run's shares from O_COUNTS and
+# P_COUNTS (or O_WHY, P_WHY); with a TRUTH, each one's distance from it
+acc_record() {
+	local fig=$1 which=$2 truth=${3:-} o='' p='' od='' pd='' dfig
+	local none="the report names none of the functions"
+	local both="needs both figures of the run"
+	if [ -z "$O_WHY" ]; then
+		o=$(share_of "$O_COUNTS" "$which")
+		[ -n "$o" ] || O_WHY=$none
+	fi
+	if [ -z "$P_WHY" ]; then
+		p=$(share_of "$P_COUNTS" "$which")
+		[ -n "$p" ] || P_WHY=$none
+	fi
+	acc_cell "$fig" opjit "$o" "$O_WHY" pct
+	acc_cell "$fig" ref "$p" "$P_WHY" pct
+	acc_cell "$fig" cmp "$(sub "$o" "$p")" "$both" pt
+	[ -n "$truth" ] || return 0
+	dfig="${fig% (truth*}: distance from the truth"
+	od=$(absdiff "$o" "$truth") pd=$(absdiff "$p" "$truth")
+	acc_cell "$dfig" opjit "$od" "$O_WHY" dist
+	acc_cell "$dfig" ref "$pd" "$P_WHY" dist
+	acc_cell "$dfig" cmp "$(sub "$od" "$pd")" "$both" pt
+}
+
 acc_threetoone() {
-	local rep fig="C threetoone: heavy_work share of heavy_work + light_work (truth $TRUTH%)"
+	local rep fig="C threetoone: heavy_work share of heavy_work +"
+	fig+=" light_work (truth $TRUTH%)"
 	for ((rep = 0; rep < RUNS; rep++)); do
 		if O_WHY=$(need_exe "$THREETOONE"); then
 			acc_both "$rep" "" heavy_work light_work -- \
@@ -170,12 +161,17 @@ acc_node() {
 			workload_cmd node "$ACC_PIDFILE"
 			acc_both "$rep" perfmap benchFibHot -- "${W[@]}"
 		fi
-		acc_record "$fig" all ""
+		acc_record "$fig" all
 	done
 }
 
 bench_accuracy() {
-	rec_section "$ACC" "Shares of known functions at $(khz "$REPORT_HZ"), each profiler recording its own run of the workload, $RUNS run(s). Reference: Linux perf (\`perf report --sort sym\`), except for Java, where it is JDK Flight Recorder. \"opjit vs reference\" is a difference in points; for a distance from the truth, below 0 means opjit is closer."
+	rec_section "$ACC" "Shares of known functions at" \
+"$(khz "$REPORT_HZ"), each profiler recording its own run of the" \
+"workload, $RUNS run(s). Reference: Linux perf" \
+"(\`perf report --sort sym\`), except for Java, where it is JDK Flight" \
+"Recorder. \"opjit vs reference\" is a difference in points; for a" \
+"distance from the truth, below 0 means opjit is closer."
 	acc_opreport_format
 	acc_threetoone
 	acc_jitdemo

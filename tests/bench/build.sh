@@ -18,11 +18,13 @@ bench_build() {
 	if [ "$missing" = 1 ]; then
 		echo "run.sh: building $BUILD (log: $log)" >&2
 		cmake --build "$BUILD" -j "$(nproc)" >>"$log" 2>&1 ||
-			echo "run.sh: the build failed in part; measuring what was built (log: $log)" >&2
+			echo "run.sh: the build failed in part;" \
+				"measuring what was built (log: $log)" >&2
 	fi
 	if [ ! -x "$RUSAGE" ] || [ ! -x "$SPIN" ]; then
-		cmake --build "$BUILD" -j "$(nproc)" --target bench_rusage bench_spin \
-			>>"$log" 2>&1 || die "cannot build the suite's own helpers (log: $log)"
+		cmake --build "$BUILD" -j "$(nproc)" \
+			--target bench_rusage bench_spin >>"$log" 2>&1 ||
+			die "cannot build the suite's own helpers (log: $log)"
 	fi
 	bench_build_java
 }
@@ -31,30 +33,42 @@ bench_build() {
 JAVA_WHY=''
 bench_build_java() {
 	local src=$BENCH_DIR/workloads/BenchHot.java
+	local class=$CLASSES/BenchHot.class
 	if ! command -v javac >/dev/null || ! command -v java >/dev/null; then
 		JAVA_WHY="no JDK (javac, java) on PATH"
 		return
 	fi
-	if [ ! -f "$CLASSES/BenchHot.class" ] || [ "$src" -nt "$CLASSES/BenchHot.class" ]; then
+	if [ ! -f "$class" ] || [ "$src" -nt "$class" ]; then
 		mkdir -p "$CLASSES" &&
 			javac -d "$CLASSES" "$src" 2>"$LOGDIR/javac.log" ||
-			JAVA_WHY="javac failed: $(first_error "$LOGDIR/javac.log")"
+			JAVA_WHY=$(failure javac $? "$LOGDIR/javac.log")
 	fi
 }
 
 version_of() { "$@" 2>&1 | grep -v '^\s*$' | head -n 1; }
 
 bench_meta() {
-	local commit cpu mem
-	commit=$(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo unknown)
-	git -C "$SRC" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
+	local commit cpu mem os mode
+	commit=$(git -C "$SRC" rev-parse --short HEAD 2>/dev/null ||
+		echo unknown)
+	git -C "$SRC" diff --quiet HEAD 2>/dev/null ||
+		commit="$commit (with uncommitted changes)"
 	cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)
-	mem=$(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+	mem=$(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' \
+		/proc/meminfo)
+	os=$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")
+	mode=full
+	[ "$SMOKE" = 0 ] ||
+		mode="smoke (checks the suite works; its figures mean nothing)"
 	rec_meta "date" "$(date -u '+%Y-%m-%d %H:%M UTC')"
 	rec_meta "command" "\`$COMMAND_LINE\`"
-	rec_meta "mode" "$([ "$SMOKE" = 1 ] && echo "smoke (checks the suite works; its figures mean nothing)" || echo full), $RUNS run(s) per figure"
-	rec_meta "machine" "$cpu, $(nproc) CPUs, $mem; shared with other work, so read the ratios, not the times"
-	rec_meta "system" "$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME"), Linux $(uname -r), perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null), perf_event_max_sample_rate $(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null)"
+	rec_meta "mode" "$mode, $RUNS run(s) per figure"
+	rec_meta "machine" "$cpu, $(nproc) CPUs, $mem; shared with other" \
+"work, so read the ratios, not the times"
+	rec_meta "system" "$os, Linux $(uname -r)," \
+"perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid)," \
+"perf_event_max_sample_rate" \
+"$(cat /proc/sys/kernel/perf_event_max_sample_rate)"
 	rec_meta "opjit" "commit $commit, build $BUILD"
 	rec_meta "compiler" "$(version_of gcc --version)"
 	rec_meta "perf" "$(version_of perf --version)"
@@ -72,7 +86,8 @@ bench_perf_check() {
 	fi
 	if ! perf record -q -e cpu-clock -o "$TMPD/check.data" -- true \
 		>/dev/null 2>"$TMPD/check.err"; then
-		PERF_WHY="perf record does not work here: $(first_error "$TMPD/check.err")"
+		PERF_WHY="perf record does not work here:"
+		PERF_WHY+=" $(first_error "$TMPD/check.err")"
 	fi
 	rm -f "$TMPD/check.data"
 }

@@ -10,8 +10,12 @@
 rec_line() { tr '\t\n' '  ' <<<"$1" | sed 's/ *$//'; }
 rec_clean() { rec_line "$1" | cut -c1-200; }
 
-rec_meta() { printf 'm\t%s\t%s\n' "$1" "$(rec_line "$2")" >>"$RAW"; }
-rec_section() { printf 's\t%s\t%s\n' "$1" "$(rec_line "$2")" >>"$RAW"; }
+# rec_meta KEY TEXT..., rec_section SECTION TEXT...: the words of TEXT
+# are joined with spaces, so that long text can be written over lines
+rec_meta() { printf 'm\t%s\t%s\n' "$1" "$(rec_line "${*:2}")" >>"$RAW"; }
+rec_section() {
+	printf 's\t%s\t%s\n' "$1" "$(rec_line "${*:2}")" >>"$RAW"
+}
 
 # rec_val SECTION FIGURE COLUMN VALUE FORMAT; an empty VALUE means the
 # arithmetic behind it was undefined, which is recorded as such
@@ -22,11 +26,15 @@ rec_val() {
 	fi
 	printf 'v\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$RAW"
 }
+# rec_why SECTION FIGURE COLUMN REASON..., rec_note ... TEXT...: the
+# words are joined like rec_meta's
 rec_why() {
-	printf 'w\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$(rec_clean "$4")" >>"$RAW"
+	printf 'w\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" \
+		"$(rec_clean "${*:4}")" >>"$RAW"
 }
 rec_note() {
-	printf 'n\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$(rec_clean "$4")" >>"$RAW"
+	printf 'n\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" \
+		"$(rec_clean "${*:4}")" >>"$RAW"
 }
 # rec_why_row SECTION FIGURE REASON: the whole row could not be measured
 rec_why_row() {
@@ -36,13 +44,25 @@ rec_why_row() {
 
 # --- arithmetic (awk: bash has no floating point) -----------------------
 
-# ratio A B, sub A B, add A B, pct PART TOTAL, absdiff A B: print the result, or
-# nothing when it is undefined
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) exit; printf "%.6f", a / b }'; }
-sub() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") exit; printf "%.6f", a - b }'; }
-absdiff() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") exit; d = a - b; printf "%.6f", d < 0 ? -d : d }'; }
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) exit; printf "%.6f", 100 * a / b }'; }
-add() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") exit; printf "%.6f", a + b }'; }
+# calc OP A B: print A OP B, or nothing when it is undefined (an input
+# missing, or a division by zero)
+calc() {
+	awk -v op="$1" -v a="$2" -v b="$3" 'BEGIN {
+		if (a == "" || b == "") exit
+		if ((op == "ratio" || op == "pct") && b + 0 == 0) exit
+		if (op == "ratio") r = a / b
+		else if (op == "pct") r = 100 * a / b
+		else if (op == "add") r = a + b
+		else if (op == "sub") r = a - b
+		else r = a < b ? b - a : a - b
+		printf "%.6f", r
+	}'
+}
+ratio() { calc ratio "$@"; }
+pct() { calc pct "$@"; }    # pct PART TOTAL
+add() { calc add "$@"; }
+sub() { calc sub "$@"; }
+absdiff() { calc absdiff "$@"; }
 
 # is_count WORD: WORD is a non-negative integer
 is_count() { case $1 in '' | *[!0-9]*) return 1 ;; esac; }
@@ -62,7 +82,8 @@ ru_read() {
 # went wrong, for a table cell
 first_error() {
 	local line
-	line=$(grep -v '^\s*$' "$1" 2>/dev/null | grep -iE 'error|cannot|fail|not|usage|unknown|invalid' | tail -n 1)
+	local words='error|cannot|fail|not|usage|unknown|invalid'
+	line=$(grep -iE "$words" "$1" 2>/dev/null | tail -n 1)
 	[ -n "$line" ] || line=$(grep -v '^\s*$' "$1" 2>/dev/null | tail -n 1)
 	[ -n "$line" ] || line="no message"
 	rec_clean "$line"
@@ -87,13 +108,16 @@ need_exe() {
 
 # oprofiled_summary FILE: "SAMPLES LOST" from oprofiled's summary line
 oprofiled_summary() {
-	sed -nE 's/.*oprofiled: ([0-9]+) samples, ([0-9]+) lost.*/\1 \2/p' "$1" | tail -n 1
+	sed -nE 's/.*oprofiled: ([0-9]+) samples, ([0-9]+) lost.*/\1 \2/p' \
+		"$1" | tail -n 1
 }
 
 # perf_counts FILE: "SAMPLES LOST" of a perf.data, from perf report
 perf_counts() {
-	perf report -i "$1" --stdio --sort sym -n 2>/dev/null >"$1.report" || return 1
-	python3 "$BENCH_DIR/shares.py" perf "$1.report" | awk '{ print $(NF - 1), $NF }'
+	perf report -i "$1" --stdio --sort sym -n 2>/dev/null >"$1.report" ||
+		return 1
+	python3 "$BENCH_DIR/shares.py" perf "$1.report" |
+		awk '{ print $(NF - 1), $NF }'
 }
 
 # "${PID_EXEC[@]}" PIDFILE CMD...: run CMD with its pid written to PIDFILE

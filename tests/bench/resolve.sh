@@ -4,47 +4,61 @@
 # Sourced by run.sh.
 
 RESOLVE_SECTION="Anonymous resolution throughput"
+RS=$RESOLVE_SECTION
+RATE_FIG="samples resolved per second"
+LOAD_FIG="map load time"
 
 # resolve_once ENTRIES: run the handlers' benchmark once; set R_LOAD (s)
 # and R_RATE (samples/s), or R_WHY
 resolve_once() {
-	local out
+	local out err=$TMPD/resolve.err
 	R_LOAD='' R_RATE='' R_WHY=''
-	if ! out=$("$RESOLVE" "$1" "$RESOLVE_SAMPLES" 2>"$TMPD/resolve.err"); then
-		R_WHY="bench_perfmap_resolve failed: $(first_error "$TMPD/resolve.err")"
-		return
-	fi
+	out=$("$RESOLVE" "$1" "$RESOLVE_SAMPLES" 2>"$err") ||
+		{ R_WHY=$(failure bench_perfmap_resolve $? "$err"); return; }
 	# "map: N entries loaded in S s" and "resolve: ...: R samples/s"
 	R_LOAD=$(sed -nE 's/^map: .* loaded in ([0-9.]+) s.*/\1/p' <<<"$out")
-	R_RATE=$(sed -nE 's/^resolve: .*: ([0-9.]+) samples\/s.*/\1/p' <<<"$out")
+	R_RATE=$(sed -nE 's/^resolve: .*: ([0-9.]+) samples\/s.*/\1/p' \
+		<<<"$out")
 	if [ -z "$R_LOAD" ] || [ -z "$R_RATE" ]; then
-		R_WHY="bench_perfmap_resolve printed no load time or samples/s: $(rec_clean "$out")"
+		R_WHY="bench_perfmap_resolve printed no load time or"
+		R_WHY+=" samples/s: $(rec_clean "$out")"
 	fi
 }
 
+# size_name N: 10000 -> 10k, 1000000 -> 1M
+size_name() {
+	awk -v n="$1" 'BEGIN {
+		if (n >= 1e6) printf "%gM", n / 1e6
+		else printf "%gk", n / 1e3
+	}'
+}
+
 bench_resolve() {
-	local n rep fig size why what
-	rec_section "$RESOLVE_SECTION" "The perfmap handler, through its table, against a perf map of each size (plus one re-jitted entry in ten), timed by tests/handlers/bench_perfmap_resolve on $RESOLVE_SAMPLES sorted random samples; its rate includes checking every name. perf has no separate resolver to time (it resolves perf maps inside \`perf report\`), so there is no reference figure."
+	local n rep fig what why
+	rec_section "$RESOLVE_SECTION" "The perfmap handler, through its" \
+"table, against a perf map of each size (plus one re-jitted entry in" \
+"ten), timed by tests/handlers/bench_perfmap_resolve on" \
+"$RESOLVE_SAMPLES sorted random samples; its rate includes checking" \
+"every name. perf has no separate resolver to time (it resolves perf" \
+"maps inside \`perf report\`), so there is no reference figure."
 	for n in "${MAP_SIZES[@]}"; do
-		size=$(awk -v n="$n" 'BEGIN { if (n >= 1e6) printf "%gM", n / 1e6; else printf "%gk", n / 1e3 }')
-		for what in "samples resolved per second" "map load time"; do
-			fig="map of $size entries: $what"
-			rec_note "$RESOLVE_SECTION" "$fig" ref "no perf counterpart"
-			rec_note "$RESOLVE_SECTION" "$fig" cmp "-"
-			if why=$(need_exe "$RESOLVE"); then :; else
-				rec_why "$RESOLVE_SECTION" "$fig" opjit "$why"
-			fi
+		fig="map of $(size_name "$n") entries"
+		for what in "$RATE_FIG" "$LOAD_FIG"; do
+			rec_note "$RS" "$fig: $what" ref "no perf counterpart"
+			rec_note "$RS" "$fig: $what" cmp "-"
+			why=$(need_exe "$RESOLVE") ||
+				rec_why "$RS" "$fig: $what" opjit "$why"
 		done
 		[ -x "$RESOLVE" ] || continue
 		for ((rep = 0; rep < RUNS; rep++)); do
 			resolve_once "$n"
 			if [ -n "$R_WHY" ]; then
-				rec_why "$RESOLVE_SECTION" "map of $size entries: samples resolved per second" opjit "$R_WHY"
-				rec_why "$RESOLVE_SECTION" "map of $size entries: map load time" opjit "$R_WHY"
+				rec_why "$RS" "$fig: $RATE_FIG" opjit "$R_WHY"
+				rec_why "$RS" "$fig: $LOAD_FIG" opjit "$R_WHY"
 				continue
 			fi
-			rec_val "$RESOLVE_SECTION" "map of $size entries: samples resolved per second" opjit "$R_RATE" rate
-			rec_val "$RESOLVE_SECTION" "map of $size entries: map load time" opjit "$R_LOAD" s
+			rec_val "$RS" "$fig: $RATE_FIG" opjit "$R_RATE" rate
+			rec_val "$RS" "$fig: $LOAD_FIG" opjit "$R_LOAD" s
 		done
 	done
 }

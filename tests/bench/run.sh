@@ -36,7 +36,10 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case $RUNS in '' | [1-9] | [1-9][0-9]) ;; *) die "--runs: '$RUNS' is not a number from 1 to 99" ;; esac
+case $RUNS in
+'' | [1-9] | [1-9][0-9]) ;;
+*) die "--runs: '$RUNS' is not a number from 1 to 99" ;;
+esac
 command -v python3 >/dev/null || die "python3 is needed for the statistics"
 mkdir -p "$BUILD" || die "cannot create the build directory $BUILD"
 BUILD=$(cd "$BUILD" && pwd)
@@ -51,7 +54,8 @@ else
 	COST_SECONDS=2 ACC_SECONDS=3
 fi
 
-TMPD=$(mktemp -d /tmp/opjit-bench.XXXXXX) || die "cannot create a temporary directory"
+TMPD=$(mktemp -d /tmp/opjit-bench.XXXXXX) ||
+	die "cannot create a temporary directory"
 trap 'rm -rf "$TMPD"' EXIT
 RAW=$TMPD/raw.tsv
 LOGDIR=$BUILD/tests/bench/logs
@@ -87,15 +91,18 @@ bench_accuracy
 mkdir -p "$(dirname "$OUT")" || die "cannot create the directory of $OUT"
 cp "$RAW" "$LOGDIR/raw.tsv"
 python3 "$BENCH_DIR/stats.py" table "$RAW" "$OUT" --check ||
-	die "the table is incomplete (see above); raw records kept in $LOGDIR/raw.tsv"
-for s in "Recording cost" "Report speed" "Anonymous resolution throughput" "Accuracy"; do
+	die "the table is incomplete (see above); records in $LOGDIR/raw.tsv"
+for s in "$COST" "$SPEED" "$RESOLVE_SECTION" "$ACC"; do
 	grep -q "^[vwn]	$s	" "$RAW" || die "section '$s' produced no rows"
 done
 # A part that is not built yet, a tool this machine lacks, or perf itself
 # crashing (its bug, not ours, and the table says so) is a reason; any
 # other command that ran and broke fails the smoke test, and is reported
 # by a full run.
-broken=$(awk -F '\t' '$1 == "w" && $5 !~ /^(not built:|perf is not installed|perf record does not work here|node is not installed|no JDK|no jfr command|needs |undefined|jitdemo now offers|perf (record|report) crashed)/ {
+ok='^(not built:|perf is not installed|perf record does not work here'
+ok+='|node is not installed|no JDK|no jfr command|needs |undefined'
+ok+='|jitdemo now offers|perf (record|report) crashed)'
+broken=$(awk -F '\t' -v ok="$ok" '$1 == "w" && $5 !~ ok {
 	print "  " $2 " / " $3 " (" $4 "): " $5 }' "$RAW" | sort -u)
 if [ -n "$broken" ]; then
 	printf 'run.sh: these measurements broke:\n%s\n' "$broken" >&2

@@ -71,7 +71,8 @@ int main(int argc, char **argv)
 	signal(SIGINT, SIG_IGN);
 	while (wait4(pid, &status, 0, &ru) < 0) {
 		if (errno != EINTR) {
-			fprintf(stderr, "bench_rusage: cannot wait for %s: %s\n",
+			fprintf(stderr,
+				"bench_rusage: cannot wait for %s: %s\n",
 				argv[optind], strerror(errno));
 			return 125;
 		}

@@ -29,7 +29,7 @@ public final class BenchHot {
 		try {
 			seconds = Double.parseDouble(args[0]);
 		} catch (RuntimeException e) {
-			System.err.println("BenchHot: usage: BenchHot SECONDS");
+			System.err.println("usage: BenchHot SECONDS");
 			System.exit(2);
 			return;
 		}
