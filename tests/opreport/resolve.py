@@ -185,6 +185,20 @@ def main():
         "hist c %#x 9" % file_offset(sections(g_pie), plt + 4)]))
     check(by_symbol(doc).get("printf@plt") == 9, "plt: printf@plt named")
 
+    # C++ names are demangled unless --demangle=none
+    out = run(["nm", "--defined-only", g_pie])
+    mangled = int(re.search(r"^([0-9a-f]+) T _Z10rt_mangledi$", out,
+                            re.M).group(1), 16)
+    sdir = session("demangle", [
+        "image app file " + g_pie, "ctx c app app",
+        "hist c %#x 4" % file_offset(sections(g_pie), mangled + 1)])
+    check(by_symbol(report(sdir)[0]).get("rt_mangled(int)") == 4,
+          "demangle: _Z10rt_mangledi shows as rt_mangled(int)")
+    check(by_symbol(report(sdir, "--demangle=none")[0]).get(
+        "_Z10rt_mangledi") == 4, "demangle: --demangle=none keeps the name")
+    check(by_symbol(report(sdir, "-i", "rt_mangled(int)")[0]) ==
+          {"rt_mangled(int)": 4}, "demangle: -i takes the demangled name")
+
     # a copy found through -p when the recorded path is gone
     doc, _ = case("image-path", "/nonexistent/dir/rt_g_pie", g_pie, FUNCS,
                   extra=["-p", RT])

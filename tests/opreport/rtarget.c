@@ -67,3 +67,14 @@ int main(int argc, char **argv)
 	printf("%lu\n", rt_sink);
 	return 0;
 }
+
+/*
+ * A C++-mangled name, written in C so that no C++ compiler is needed: it
+ * demangles to rt_mangled(int).  Kept last so that the lines above, which
+ * golden files show, do not move.
+ */
+unsigned long _Z10rt_mangledi(int n);
+__attribute__((noinline, used)) unsigned long _Z10rt_mangledi(int n)
+{
+	return (unsigned long)n * 2654435761u;
+}
