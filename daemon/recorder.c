@@ -242,16 +242,24 @@ static void recorder_comm(struct recorder *r, const struct record_comm *c)
 		return;
 	p = proctab_get(&r->procs, c->pid);
 	if (c->h.misc & PERF_RECORD_MISC_COMM_EXEC) {
-		/* a new program: none of the old mappings survive */
-		if (!p || p->exited)
-			p = recorder_proc_new(r, c->pid);
+		bool sampled = p && !p->exited && p->sampled;
+
+		/* a new program: nothing of the old one survives, and the
+		 * old one's JIT maps are its own */
+		if (p && p->proc_id != PROC_NO_ID) {
+			int err;
+
+			recorder_archive(r, p);
+			recorder_sync_ident(p);
+			err = ops_writer_process_update(r->w, p->proc_id,
+							&p->ident);
+			if (err)
+				recorder_fail(r, err, true);
+		}
+		p = recorder_proc_new(r, c->pid);
 		if (!p)
 			return;
-		maptab_clear(&p->maps);
-		p->has_app = false;
-		p->kctx = MAPTAB_NO_CTX;
-		free(p->exe);
-		p->exe = NULL;
+		p->sampled = sampled;
 	} else if (!p || c->pid != c->tid) {
 		return;
 	}

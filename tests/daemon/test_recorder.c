@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The recorder fed with hand-made perf records, read back through
+ * libopsamples: offsets in multi-segment images, samples that arrive
+ * before their mapping, fork, exec, the anonymous stream and the kernel.
+ */
+#include <check.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <opjit/samples.h>
+
+#include "record.h"
+#include "recorder.h"
+
+static char dir[64];
+static char exe[4096];
+static struct ops_writer *w;
+static struct recorder r;
+static uint64_t clock_now = 1000;
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void setup_sep(uint32_t separate)
+{
+	struct ops_session_info info = {
+		.event = "cpu-clock", .frequency = 4000,
+		.clock = "CLOCK_MONOTONIC", .separate = separate,
+	};
+	struct recorder_config cfg = {
+		.separate = separate, .archive_maps = false,
+	};
+	ssize_t n;
+
+	strcpy(dir, "/tmp/test_recorder.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	strcat(dir, "/s");
+	ck_assert_int_eq(ops_writer_open(&w, dir, &info), 0);
+	ck_assert_int_eq(recorder_init(&r, w, &cfg), 0);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ck_assert_int_gt(n, 0);
+	exe[n] = '\0';
+}
+
+static void setup(void)
+{
+	setup_sep(0);
+}
+
+static void setup_process(void)
+{
+	setup_sep(OPS_SEPARATE_PROCESS);
+}
+
+static void teardown(void)
+{
+	char *slash;
+
+	recorder_free(&r);
+	if (w)
+		ops_writer_free(w);
+	w = NULL;
+	slash = strrchr(dir, '/');
+	*slash = '\0';
+	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Close the session and open it for reading. */
+static struct ops_session *reopen(void)
+{
+	struct ops_session_info t;
+	struct ops_session *s;
+	char err[256];
+
+	recorder_finish(&r);
+	ck_assert_int_eq(r.err, 0);
+	recorder_totals(&r, &t);
+	ops_writer_set_totals(w, &t);
+	ck_assert_int_eq(ops_writer_close(w, clock_now), 0);
+	w = NULL;
+	ck_assert_int_eq(ops_session_open(&s, dir, NULL, NULL, err,
+					  sizeof(err)), 0);
+	return s;
+}
+
+static void put_id(unsigned char *end, uint32_t pid, uint32_t tid)
+{
+	struct record_sample_id id = { .pid = pid, .tid = tid,
+				       .time = clock_now++ };
+
+	memcpy(end, &id, sizeof(id));
+}
+
+static void feed_mmap(uint32_t pid, uint64_t addr, uint64_t len,
+		      uint64_t pgoff, const char *name)
+{
+	unsigned char buf[512] = { 0 };
+	struct record_mmap2 *m = (void *)buf;
+	size_t nlen = (strlen(name) + 8) & ~(size_t)7;
+
+	m->h.type = PERF_RECORD_MMAP2;
+	m->h.size = (uint16_t)(sizeof(*m) + nlen +
+			       sizeof(struct record_sample_id));
+	m->pid = m->tid = pid;
+	m->addr = addr;
+	m->len = len;
+	m->pgoff = pgoff;
+	m->prot = PROT_READ | PROT_EXEC;
+	strcpy(m->filename, name);
+	put_id(buf + sizeof(*m) + nlen, pid, pid);
+	recorder_record(&r, &m->h);
+}
+
+static void feed_sample(uint32_t pid, uint32_t tid, uint64_t ip,
+			uint16_t mode)
+{
+	struct record_sample s = {
+		.h = { .type = PERF_RECORD_SAMPLE, .misc = mode,
+		       .size = sizeof(s) },
+		.ip = ip, .pid = pid, .tid = tid, .time = clock_now++,
+	};
+
+	recorder_record(&r, &s.h);
+}
+
+static void feed_task(uint32_t type, uint32_t pid, uint32_t ppid)
+{
+	struct {
+		struct record_task t;
+		struct record_sample_id id;
+	} rec = { 0 };
+
+	rec.t.h.type = type;
+	rec.t.h.size = sizeof(rec);
+	rec.t.pid = rec.t.tid = pid;
+	rec.t.ppid = rec.t.ptid = ppid;
+	rec.id.time = clock_now++;
+	recorder_record(&r, &rec.t.h);
+}
+
+static void feed_exec(uint32_t pid, const char *comm)
+{
+	unsigned char buf[128] = { 0 };
+	struct record_comm *c = (void *)buf;
+
+	c->h.type = PERF_RECORD_COMM;
+	c->h.misc = PERF_RECORD_MISC_COMM_EXEC;
+	c->h.size = sizeof(*c) + 16 + sizeof(struct record_sample_id);
+	c->pid = c->tid = pid;
+	strcpy(c->comm, comm);
+	put_id(buf + sizeof(*c) + 16, pid, pid);
+	recorder_record(&r, &c->h);
+}
+
+/* Samples of image PATH at OFFSET, over all contexts; the process of
+ * the last matching context in *TGID. */
+static uint64_t count_at(struct ops_session *s, const char *path,
+			 uint64_t offset, uint32_t *tgid)
+{
+	const struct ops_hist_entry *h;
+	uint64_t n = 0;
+	size_t nh;
+
+	h = ops_session_hist(s, &nh);
+	for (size_t i = 0; i < nh; i++) {
+		const struct ops_context *c = ops_session_context(s, h[i].ctx);
+		const struct ops_image *img = ops_session_image(s, c->image);
+
+		if (strcmp(img->path, path) || h[i].offset != offset)
+			continue;
+		n += h[i].count;
+		if (tgid)
+			*tgid = c->tgid;
+	}
+	return n;
+}
+
+START_TEST(test_multi_segment_and_pgoff)
+{
+	struct ops_session *s;
+
+	feed_mmap(100, 0x400000, 0x2000, 0x1000, exe);
+	feed_mmap(100, 0x600000, 0x1000, 0x5000, exe);
+	feed_sample(100, 100, 0x400010, PERF_RECORD_MISC_USER);
+	feed_sample(100, 101, 0x400010, PERF_RECORD_MISC_USER);
+	feed_sample(100, 100, 0x600020, PERF_RECORD_MISC_USER);
+	recorder_end_round(&r);
+	s = reopen();
+	ck_assert_uint_eq(count_at(s, exe, 0x1010, NULL), 2);
+	ck_assert_uint_eq(count_at(s, exe, 0x5020, NULL), 1);
+	ck_assert_uint_eq(ops_session_info(s)->samples, 3);
+	ck_assert_uint_eq(ops_session_info(s)->samples_unattributed, 0);
+	ck_assert_uint_eq(ops_session_info(s)->processes, 1);
+	ops_session_close(s);
+}
+END_TEST
+
+START_TEST(test_sample_before_its_mapping)
+{
+	struct ops_session *s;
+
+	/* the mapping sits in another CPU's buffer, read later */
+	feed_sample(200, 200, 0x500100, PERF_RECORD_MISC_USER);
+	ck_assert_uint_eq(r.pending.n, 1);
+	feed_mmap(200, 0x500000, 0x1000, 0, exe);
+	recorder_end_round(&r);
+	ck_assert_uint_eq(r.pending.n, 0);
+	/* and one that no mapping ever explains */
+	feed_sample(200, 200, 0x900000, PERF_RECORD_MISC_USER);
+	recorder_end_round(&r);
+	s = reopen();
+	ck_assert_uint_eq(count_at(s, exe, 0x100, NULL), 1);
+	ck_assert_uint_eq(ops_session_info(s)->samples, 2);
+	ck_assert_uint_eq(ops_session_info(s)->samples_unattributed, 1);
+	ops_session_close(s);
+}
+END_TEST
+
+START_TEST(test_fork_copies_exec_resets)
+{
+	struct ops_session *s;
+	uint32_t tgid = 0;
+
+	feed_mmap(300, 0x400000, 0x1000, 0, exe);
+	feed_task(PERF_RECORD_FORK, 301, 300);
+	/* the child runs its parent's code until it execs */
+	feed_sample(301, 301, 0x400040, PERF_RECORD_MISC_USER);
+	feed_exec(301, "other");
+	feed_sample(301, 301, 0x400080, PERF_RECORD_MISC_USER);
+	recorder_end_round(&r);
+	s = reopen();
+	ck_assert_uint_eq(count_at(s, exe, 0x40, &tgid), 1);
+	ck_assert_uint_eq(tgid, 301);
+	ck_assert_uint_eq(count_at(s, exe, 0x80, NULL), 0);
+	ck_assert_uint_eq(ops_session_info(s)->samples_unattributed, 1);
+	ops_session_close(s);
+}
+END_TEST
+
+START_TEST(test_anonymous_stream)
+{
+	uint32_t me = (uint32_t)getpid();
+	const struct ops_anon_sample *a;
+	const struct ops_process *p;
+	struct ops_session *s;
+	size_t n;
+
+	feed_mmap(me, 0x7f0000000000, 0x1000, 0, "//anon");
+	feed_mmap(me, 0x7f0000010000, 0x1000, 0, "/memfd:jit (deleted)");
+	feed_sample(me, me + 1, 0x7f0000000010, PERF_RECORD_MISC_USER);
+	feed_sample(me, me + 2, 0x7f0000010020, PERF_RECORD_MISC_USER);
+	recorder_end_round(&r);
+	ck_assert_int_eq(recorder_flush(&r), 0);
+	s = reopen();
+	ck_assert_uint_eq(ops_session_nr_processes(s), 1);
+	p = ops_session_process(s, 0);
+	ck_assert_uint_eq(p->tgid, me);
+	ck_assert_uint_eq(p->uid, getuid());
+	ck_assert_uint_eq(p->nr_ranges, 2);
+	ck_assert_int_eq(ops_session_anon(s, 0, &a, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(a[0].addr, 0x7f0000000010);
+	ck_assert_uint_eq(a[0].tid, me + 1);
+	ck_assert_uint_eq(a[1].addr, 0x7f0000010020);
+	ck_assert_uint_eq(a[1].tid, me + 2);
+	ck_assert_uint_lt(a[0].time_ns, a[1].time_ns);
+	ck_assert_uint_eq(ops_session_info(s)->samples_anon, 2);
+	ops_session_close(s);
+}
+END_TEST
+
+START_TEST(test_kernel_samples)
+{
+	struct ops_session *s;
+
+	feed_sample(0, 0, 0xffffffff81000123, PERF_RECORD_MISC_KERNEL);
+	feed_sample(400, 400, 0xffffffff81000123, PERF_RECORD_MISC_KERNEL);
+	recorder_end_round(&r);
+	s = reopen();
+	ck_assert_uint_eq(count_at(s, "[kernel.kallsyms]",
+				   0xffffffff81000123, NULL), 2);
+	ck_assert_uint_eq(ops_session_info(s)->samples_kernel, 2);
+	ops_session_close(s);
+}
+END_TEST
+
+START_TEST(test_exited_process_forgotten)
+{
+	struct ops_session *s;
+
+	feed_mmap(500, 0x400000, 0x1000, 0, exe);
+	feed_sample(500, 500, 0x400008, PERF_RECORD_MISC_USER);
+	feed_task(PERF_RECORD_EXIT, 500, 1);
+	/* a late sample of the dead process still finds its table */
+	feed_sample(500, 500, 0x400008, PERF_RECORD_MISC_USER);
+	for (int i = 0; i < 5; i++)
+		recorder_end_round(&r);
+	ck_assert_ptr_null(proctab_get(&r.procs, 500));
+	s = reopen();
+	ck_assert_uint_eq(count_at(s, exe, 0x8, NULL), 2);
+	ops_session_close(s);
+}
+END_TEST
+
+static Suite *recorder_suite(void)
+{
+	Suite *s = suite_create("recorder");
+	TCase *tc = tcase_create("records");
+	TCase *sep = tcase_create("separate process");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_multi_segment_and_pgoff);
+	tcase_add_test(tc, test_sample_before_its_mapping);
+	tcase_add_test(tc, test_anonymous_stream);
+	tcase_add_test(tc, test_kernel_samples);
+	tcase_add_test(tc, test_exited_process_forgotten);
+	tcase_add_checked_fixture(sep, setup_process, teardown);
+	tcase_add_test(sep, test_fork_copies_exec_resets);
+	suite_add_tcase(s, tc);
+	suite_add_tcase(s, sep);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(recorder_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
