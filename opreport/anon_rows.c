@@ -268,8 +268,8 @@ int anon_rows_add(struct report *r, struct ops_session *s,
 		memcpy(sorted, smp, n * sizeof(*sorted));
 		qsort(sorted, n, sizeof(*sorted), sample_cmp);
 		if (handlers)
-			claimed = anon_handlers_resolve(handlers, s, id, sorted,
-							n, &res);
+			claimed = anon_handlers_resolve(handlers, s, id,
+							sorted, n, &res);
 		/* a handler that failed has said why; keep the samples */
 		if (claimed == 1)
 			ret = add_claimed(r, p, sorted, n, &res);

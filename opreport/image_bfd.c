@@ -403,7 +403,9 @@ static int build_symtab(struct image_bfd *img)
 		struct report_sym *s;
 		uint64_t end = c[k].end;
 
-		if (img->nr_syms && img->syms[img->nr_syms - 1].vma == c[k].vma)
+		/* aliases: the best-ranked name of an address stands */
+		if (img->nr_syms &&
+		    img->syms[img->nr_syms - 1].vma == c[k].vma)
 			continue;
 		for (next = k + 1; next < n && c[next].vma == c[k].vma; next++)
 			if (!c[k].size)

@@ -81,7 +81,8 @@ static void summary_heading(FILE *f, const struct report *r,
 static bool has_dependents(const struct report_app *app)
 {
 	return app->nr_images > 1 ||
-	       (app->nr_images == 1 && app->images[0].first->image != app->app);
+	       (app->nr_images == 1 &&
+		app->images[0].first->image != app->app);
 }
 
 static void summary(FILE *f, const struct report *r)

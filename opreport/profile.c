@@ -125,7 +125,8 @@ static int add_image(struct profile *p, struct report *r,
 		struct report_hit h = {
 			.kind = kind_of(img),
 			.image = image,
-			.app = app ? strpool_intern(r->pool, app->path) : image,
+			.app = app ? strpool_intern(r->pool, app->path) :
+				     image,
 			.tgid = ctx->tgid,
 			.cpu = ctx->cpu,
 			.count = pk[i].e->count,
@@ -175,7 +176,8 @@ static int add_hist(struct profile *p, struct report *r,
 		if (!ctx || ctx->image >= nr_img)
 			continue;
 		img = ops_session_image(s, ctx->image);
-		app = ctx->app < nr_img ? ops_session_image(s, ctx->app) : NULL;
+		app = ctx->app < nr_img ? ops_session_image(s, ctx->app) :
+					  NULL;
 		if (!img)
 			continue;
 		r->session_total += h[i].count;

@@ -35,7 +35,9 @@ int report_add_hit(struct report *r, const struct report_hit *h)
 
 	if (r->nr_hits == r->cap_hits) {
 		size_t cap = r->cap_hits ? r->cap_hits * 2 : 1024;
-		struct report_hit *grown = realloc(r->hits, cap * sizeof(*grown));
+		struct report_hit *grown;
+
+		grown = realloc(r->hits, cap * sizeof(*grown));
 
 		if (!grown)
 			return -ENOMEM;
@@ -143,8 +145,11 @@ static int fold_rows(struct report *r)
 		row->cpu = h->cpu;
 		row->sym = h->sym;
 		row->line_src = h->line_src;
-		for (j = i; j < r->nr_hits && !hit_key_cmp(h, &r->hits[j]); j++)
+		for (j = i; j < r->nr_hits; j++) {
+			if (hit_key_cmp(h, &r->hits[j]))
+				break;
 			row->count += r->hits[j].count;
+		}
 		if (r->opts->details && fold_details(row, h, j - i))
 			return -ENOMEM;
 	}

@@ -85,8 +85,9 @@ static int grow(struct strpool *p)
 
 		if (!s)
 			continue;
-		for (j = hash_str(s) & (n - 1); slots[j]; j = (j + 1) & (n - 1))
-			;
+		j = hash_str(s) & (n - 1);
+		while (slots[j])
+			j = (j + 1) & (n - 1);
 		slots[j] = s;
 	}
 	free(p->slots);

@@ -2,6 +2,7 @@
 /* The session's kallsyms copy is an outside file: parse anything. */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "kallsyms.h"
 
@@ -17,8 +18,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* lookups walk what the parser built */
 	kallsyms_resolve(ks, NULL, 0xffffffff81000010ULL);
 	kallsyms_resolve(ks, "ext4", 0xffffffffc0000004ULL);
-	if (size >= 8)
-		kallsyms_resolve(ks, NULL, *(const uint64_t *)(const void *)data);
+	if (size >= 8) {
+		uint64_t addr;
+
+		memcpy(&addr, data, sizeof(addr));
+		kallsyms_resolve(ks, NULL, addr);
+	}
 	kallsyms_free(ks);
 	return 0;
 }

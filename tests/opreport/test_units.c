@@ -147,7 +147,9 @@ START_TEST(kallsyms_kernel_and_modules)
 	struct kallsyms *ks;
 	size_t bad, first;
 
-	ck_assert_int_eq(kallsyms_parse(&ks, ksyms, sizeof(ksyms) - 1, &bad, &first), 0);
+	ck_assert_int_eq(kallsyms_parse(&ks, ksyms, sizeof(ksyms) - 1, &bad,
+					 &first),
+			 0);
 	ck_assert_uint_eq(bad, 1);
 	ck_assert_uint_eq(first, 5);
 	ck_assert_uint_eq(kallsyms_count(ks), 6);
@@ -170,7 +172,9 @@ START_TEST(kallsyms_without_addresses)
 	struct kallsyms *ks;
 	size_t bad, first;
 
-	ck_assert_int_eq(kallsyms_parse(&ks, zeros, sizeof(zeros) - 1, &bad, &first), 0);
+	ck_assert_int_eq(kallsyms_parse(&ks, zeros, sizeof(zeros) - 1, &bad,
+					 &first),
+			 0);
 	ck_assert_uint_eq(bad, 0);
 	ck_assert_uint_eq(kallsyms_count(ks), 0);
 	ck_assert_str_eq(kallsyms_resolve(ks, NULL, 0)->name, "(no symbols)");
@@ -184,7 +188,9 @@ START_TEST(kallsyms_binary_junk)
 	struct kallsyms *ks;
 	size_t bad, first;
 
-	ck_assert_int_eq(kallsyms_parse(&ks, junk, sizeof(junk) - 1, &bad, &first), 0);
+	ck_assert_int_eq(kallsyms_parse(&ks, junk, sizeof(junk) - 1, &bad,
+					 &first),
+			 0);
 	ck_assert_uint_eq(bad, 2);
 	ck_assert_uint_eq(first, 1);
 	ck_assert_uint_eq(kallsyms_count(ks), 1);
