@@ -171,7 +171,8 @@ static int jm_claim(const struct opjit_host *host,
 	jm_claim_error[0] = '\0';
 	if (!proc || proc->struct_size < OPJIT_SIZE_THROUGH(struct
 							    opjit_process,
-							    nr_maps))
+							    nr_maps) ||
+	    !proc->maps)
 		return 0;
 	for (size_t i = 0; i < proc->nr_maps; i++) {
 		const struct opjit_map_candidate *c = proc->maps[i];

@@ -8,6 +8,7 @@
  *   jcmd PID JVMTI.agent_load /path/libjavamap-agent.so [OPTIONS]
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,9 @@ static size_t pc_frames(const PCStackInfo *pc, jint *first)
 		return 0;
 	}
 	*first = agent_inline ? 0 : pc->numstackframes - 1;
+	/* nr_frames is 16 bits: past that, keep the outer frames */
+	if (pc->numstackframes - *first > UINT16_MAX)
+		*first = pc->numstackframes - UINT16_MAX;
 	return (size_t)(pc->numstackframes - *first);
 }
 
@@ -173,12 +177,10 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thr)
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	agent_out_close();
-	if (agent_log) {
+	/* flushed, not closed: a compiler thread may still be inside a
+	 * callback that logs */
+	if (agent_log)
 		fflush(agent_log);
-		if (agent_log != stderr)
-			fclose(agent_log);
-		agent_log = NULL;
-	}
 }
 
 static int agent_enable(jvmtiEnv *jvmti, int live)
