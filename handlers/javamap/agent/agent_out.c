@@ -165,6 +165,8 @@ int agent_out_open(const char *path, FILE *log)
 		return ret;
 	}
 	out_path = path;
+	out_stopping = 0;
+	out_used = 0;
 	memcpy(hdr, JM_MAGIC, JM_MAGIC_LEN);
 	agent_put16(hdr + 8, JM_VERSION_MAJOR);
 	agent_put16(hdr + 10, JM_VERSION_MINOR);
@@ -235,6 +237,7 @@ void agent_out_close(void)
 	agent_unlock();
 	if (out_thread_running) {
 		pthread_join(out_thread, NULL);
+		pthread_cond_destroy(&out_cond);
 		out_thread_running = 0;
 	}
 	agent_lock();
