@@ -209,8 +209,11 @@ static int daemon_writer_open(struct daemon *d)
 			ops_writer_previous(d->w));
 	if (!info.kernel_excluded) {
 		/* a kernel built without modules has no list of them */
+		const char *modules = access("/proc/modules", R_OK) ?
+				      NULL : "/proc/modules";
+
 		err = ops_writer_kernel_symbols(d->w, "/proc/kallsyms",
-			access("/proc/modules", R_OK) ? NULL : "/proc/modules");
+						modules);
 		if (err == -ENOSPC || err == -EDQUOT) {
 			fprintf(stderr, "oprofiled: %s\n",
 				ops_writer_error(d->w));
@@ -347,6 +350,10 @@ static int daemon_finish(struct daemon *d)
 			d->o->session_dir, strerror(-err));
 		failed = 1;
 	}
+	if (d->r.throttles)
+		fprintf(stderr, "oprofiled: the kernel throttled sampling %llu "
+			"times; a lower --frequency would be steadier\n",
+			(unsigned long long)d->r.throttles);
 	fprintf(stderr, "oprofiled: %llu samples, %llu lost (%.1f%%), "
 		"%llu unattributed (%.1f%%), %u processes, session %s\n",
 		(unsigned long long)t.samples,

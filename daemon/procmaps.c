@@ -95,7 +95,8 @@ static bool ends_with(const char *s, const char *suffix)
 enum mapkind mapname_classify(const char *name)
 {
 	if (!*name || !strcmp(name, "//anon") ||
-	    !strncmp(name, "[anon:", 6) || !strncmp(name, "[anon_shmem:", 12) ||
+	    !strncmp(name, "[anon:", 6) ||
+	    !strncmp(name, "[anon_shmem:", 12) ||
 	    !strcmp(name, "[heap]") || !strncmp(name, "[stack", 6))
 		return MAPKIND_ANON;
 	/* doubly-mapped JIT code, and code whose file is gone: no ELF

@@ -119,7 +119,8 @@ static int parse_args(int argc, char **argv, long *threads,
 		      const char **map)
 {
 	for (int i = 1; i < argc; i += 2) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		char *end;
 
 		if (!v)
