@@ -95,7 +95,8 @@ static void proc_build(struct opjit_process *op, const struct ops_process *p,
 	op->tgid = p->tgid;
 	op->nspid = p->nspid;
 	op->uid = p->uid;
-	op->flags = p->flags & OPS_PROC_OTHER_MNTNS ? OPJIT_PROC_OTHER_MNTNS : 0;
+	if (p->flags & OPS_PROC_OTHER_MNTNS)
+		op->flags |= OPJIT_PROC_OTHER_MNTNS;
 	op->start_ns = p->start_ns;
 	op->start_unix_ns = p->start_unix_ns;
 	op->comm = p->comm ? p->comm : "";
@@ -304,9 +305,9 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 		b.lines = c->olines;
 		rc = c->h->tab.resolve(c->state, &b);
 		if (rc < 0) {
-			fprintf(stderr, "opreport: %s: cannot name the samples "
-				"of process %u (%s): %s\n", c->h->name, p->tgid,
-				p->comm ? p->comm : "?",
+			fprintf(stderr, "opreport: %s: cannot name the "
+				"samples of process %u (%s): %s\n",
+				c->h->name, p->tgid, p->comm ? p->comm : "?",
 				handler_error(c->h, c->state));
 			return rc;
 		}

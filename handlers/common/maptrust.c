@@ -44,7 +44,8 @@ const char *maptrust_check(const struct stat *st,
 		   st->st_mtim.tv_nsec;
 	if (proc->start_unix_ns > 0 &&
 	    mtime_ns + MAPTRUST_SLACK_NS < proc->start_unix_ns)
-		return "last modified before the process started (pid reused?)";
+		return "last modified before the process started "
+		       "(pid reused?)";
 	return NULL;
 }
 

@@ -140,7 +140,8 @@ static int names_rehash(struct perfmap_names *nm)
 
 		if (!nm->slot[i])
 			continue;
-		for (j = nm->hash[i] & (ns - 1); slot[j]; j = (j + 1) & (ns - 1))
+		for (j = nm->hash[i] & (ns - 1); slot[j];
+		     j = (j + 1) & (ns - 1))
 			;
 		slot[j] = nm->slot[i];
 		hash[j] = nm->hash[i];
