@@ -76,6 +76,14 @@ static bool expected(uint64_t addr, char *buf, size_t len)
 	return true;
 }
 
+static void report_bad(uint64_t addr, const struct opjit_symbol *got,
+		       const char *want)
+{
+	fprintf(stderr, "bench_perfmap_resolve: %#" PRIx64 ": got '%s', "
+		"want '%s'\n", addr, got ? got->name : "(unknown)",
+		want ? want : "(unknown)");
+}
+
 static int u64_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -164,12 +172,8 @@ int main(int argc, char **argv)
 			if (have != (syms[j] != NULL) ||
 			    (have && strcmp(syms[j]->name, want))) {
 				if (!bad++)
-					fprintf(stderr, "bench_perfmap_resolve:"
-						" %#" PRIx64 ": got '%s', want "
-						"'%s'\n", addrs[i + j],
-						syms[j] ? syms[j]->name :
-						"(unknown)",
-						have ? want : "(unknown)");
+					report_bad(addrs[i + j], syms[j],
+						   have ? want : NULL);
 			}
 		}
 	}

@@ -3,68 +3,11 @@
 # Mono's --jitmap perf map, when Mono is installed: the JIT-compiled
 # Hot.hot must be named through the perfmap handler with the share Linux
 # perf gives it from the same kind of run.
-set -euo pipefail
-: "${OPJIT_BUILD:?}" "${OPJIT_SOURCE:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-skip() { echo "SKIP: $*" >&2; exit 77; }
+. "$(dirname "$0")/e2e_lib.sh"
+need_cmd mono mono-runtime
+need_cmd mcs mono-mcs
+need_cmd perf linux-perf
 
-command -v mono >/dev/null ||
-	skip "mono is not installed (apt-get install mono-runtime mono-mcs)"
-command -v mcs >/dev/null ||
-	skip "mcs, Mono's C# compiler, is not installed (apt-get install mono-mcs)"
-command -v perf >/dev/null || skip "perf is not installed (apt-get install linux-perf)"
-oprofiled=$OPJIT_BUILD/daemon/oprofiled
-opreport=$OPJIT_BUILD/opreport/opreport
-for f in "$oprofiled" "$opreport"; do
-	[ -x "$f" ] || fail "$f is not built"
-done
-here=$OPJIT_SOURCE/tests/handlers
-hotre='Hot[.:]+hot'
-
-tmp=$(mktemp -d)
-maps=()
-trap 'rm -rf "$tmp"; rm -f "${maps[@]}"' EXIT
 mcs -out:"$tmp/hot.exe" "$here/hot.cs" >"$tmp/mcs.out" 2>&1 ||
-	{ cat "$tmp/mcs.out" >&2; fail "mcs cannot compile hot.cs"; }
-
-"$oprofiled" --session-dir="$tmp/s" -- mono --jitmap "$tmp/hot.exe" 3 \
-	>"$tmp/op.out" 2>&1 || { cat "$tmp/op.out" >&2; fail "oprofiled failed"; }
-"$opreport" --session-dir="$tmp/s" -l --format=json --anon-handler=perfmap \
-	>"$tmp/op.json" 2>"$tmp/op.err" ||
-	{ cat "$tmp/op.err" >&2; fail "opreport failed"; }
-for pid in $(grep -o 'tgid:[0-9]*' "$tmp/op.json" | cut -d: -f2 | sort -u); do
-	maps+=("/tmp/perf-$pid.map")
-done
-read -r op_n op_total op_pct < <(python3 "$here/report_shares.py" \
-	"$tmp/op.json" "$hotre" --handler perfmap)
-
-perf record -q -e cpu-clock -F 4000 -o "$tmp/perf.data" -- mono --jitmap \
-	"$tmp/hot.exe" 3 >"$tmp/perf.out" 2>&1 ||
-	{ cat "$tmp/perf.out" >&2; fail "perf record failed"; }
-perf report -i "$tmp/perf.data" --stdio --sort sym --no-children 2>/dev/null \
-	>"$tmp/perf.txt" || fail "perf report failed"
-for pid in $(perf report -i "$tmp/perf.data" --stdio --sort pid 2>/dev/null |
-	sed -n 's/.*[[:space:]]\([0-9][0-9]*\):.*/\1/p'); do
-	maps+=("/tmp/perf-$pid.map")
-done
-perf_pct=$(python3 - "$tmp/perf.txt" "$hotre" <<'PY'
-import re, sys
-pat, total = re.compile(sys.argv[2]), 0.0
-for line in open(sys.argv[1]):
-    m = re.match(r"\s*([\d.]+)%\s+\[\.\]\s+(.*?)\s*$", line)
-    if m and pat.search(m.group(2)):
-        total += float(m.group(1))
-print(f"{total:.2f}")
-PY
-)
-echo "Hot.hot share: opjit $op_pct% ($op_n of $op_total samples), perf $perf_pct%"
-[ "$op_n" -gt 0 ] || { head -n 30 "$tmp/op.err" >&2; fail "opreport named no Hot.hot rows"; }
-python3 - "$op_pct" "$perf_pct" <<'PY'
-import sys
-op, pf = float(sys.argv[1]), float(sys.argv[2])
-if pf < 20.0:
-    sys.exit(f"FAIL: perf gives Hot.hot only {pf:.1f}%: nothing to compare")
-if abs(op - pf) > 5.0:
-    sys.exit(f"FAIL: opjit gives Hot.hot {op:.1f}%, perf {pf:.1f}%: more than 5 points apart")
-PY
-echo "mono: Hot.hot shares agree within 5 points"
+	show_fail "$tmp/mcs.out" "mcs cannot compile hot.cs"
+compare_with_perf Hot.hot 'Hot[.:]+hot' mono --jitmap "$tmp/hot.exe" 3

@@ -7,12 +7,14 @@
 set -euo pipefail
 : "${OPJIT_BUILD:?}" "${OPJIT_SOURCE:?}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+show_fail() { local f=$1; shift; cat "$f" >&2; fail "$@"; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-cmake --install "$OPJIT_BUILD" --prefix "$tmp/prefix" >"$tmp/install.log" 2>&1 ||
-	{ cat "$tmp/install.log" >&2; fail "cmake --install failed"; }
+cmake --install "$OPJIT_BUILD" --prefix "$tmp/prefix" \
+	>"$tmp/install.log" 2>&1 ||
+	show_fail "$tmp/install.log" "cmake --install failed"
 pc=$(find "$tmp/prefix" -name opjit-handler.pc | head -n 1)
 [ -n "$pc" ] || fail "no opjit-handler.pc under $tmp/prefix"
 export PKG_CONFIG_PATH=${pc%/*}
@@ -22,7 +24,8 @@ pkg-config --cflags opjit-handler | grep -q -- "-I$tmp/prefix/include" ||
 # out of tree: a copy of the example, nothing from the source tree
 cp -r "$OPJIT_SOURCE/handler-api/example" "$tmp/src"
 make -C "$tmp/src" CFLAGS="-O2 -Wall -Wextra -Werror" >"$tmp/make.log" 2>&1 ||
-	{ cat "$tmp/make.log" >&2; fail "the example does not build against the installed prefix"; }
+	show_fail "$tmp/make.log" \
+		"the example does not build against the installed prefix"
 grep -q -- "-I$tmp/prefix/include" "$tmp/make.log" ||
 	fail "the example was not compiled against the installed header"
 grep -q -- "--version-script=$tmp/prefix/" "$tmp/make.log" ||
@@ -38,14 +41,16 @@ exports=$(nm -D --defined-only --without-symbol-versions "$so" |
 
 opreport=$OPJIT_BUILD/opreport/opreport
 if [ ! -x "$opreport" ]; then
-	echo "SKIP: $opreport is not built, so --list-handlers was not checked" \
-		"(the example built and exports only its entry point)" >&2
+	echo "SKIP: $opreport is not built, so --list-handlers was not" \
+		"checked (the example built and exports only its entry" \
+		"point)" >&2
 	exit 77
 fi
 out=$("$opreport" --list-handlers --handler-path="$tmp/src" 2>"$tmp/err") ||
-	{ cat "$tmp/err" >&2; fail "opreport --list-handlers failed"; }
+	show_fail "$tmp/err" "opreport --list-handlers failed"
 printf '%s\n' "$out" | grep -q "^example[[:space:]].*$so.*ABI 1\.0" ||
-	{ printf '%s\n' "$out" >&2; fail "opreport --list-handlers does not list $so"; }
+	{ printf '%s\n' "$out" >&2;
+	  fail "opreport --list-handlers does not list $so"; }
 if grep -q "libexample.so" "$tmp/err"; then
 	cat "$tmp/err" >&2
 	fail "opreport refused the example handler"

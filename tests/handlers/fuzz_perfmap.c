@@ -19,7 +19,8 @@ static size_t brute_owner(const struct perfmap *m, uint64_t addr)
 	size_t i;
 
 	for (i = m->n; i-- > 0;)
-		if (addr >= m->e[i].start && addr - m->e[i].start < m->e[i].size)
+		if (addr >= m->e[i].start &&
+		    addr - m->e[i].start < m->e[i].size)
 			return i;
 	return SIZE_MAX;
 }

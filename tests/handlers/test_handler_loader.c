@@ -133,7 +133,8 @@ END_TEST
 START_TEST(null_claim_slot_refused)
 {
 	assert_refused("noclaim", "opreport: skipping handler " FAKE_DIR
-		       "/libnoclaim.so: handler table has no claim function\n");
+		       "/libnoclaim.so: handler table has no claim "
+		       "function\n");
 }
 END_TEST
 
@@ -176,7 +177,9 @@ START_TEST(bad_names_refused_before_lookup)
 {
 	static const char *const bad[] = {
 		"../x", "Perf", "", "a/b", "x.so", "perf map", "-/", "é",
-		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		/* 65 characters: longer than any name is allowed */
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
 	};
 	char want[256];
 	size_t i;
@@ -324,7 +327,8 @@ START_TEST(list_handlers)
 	out[n] = '\0';
 	fclose(f);
 	ck_assert_str_eq(out,
-		"alpha\t" FAKE_DIR "/libalpha.so\tABI 1.0\tfake handler alpha\n"
+		"alpha\t" FAKE_DIR "/libalpha.so\tABI 1.0\tfake handler "
+		"alpha\n"
 		"beta\t" FAKE_DIR "/libbeta.so\tABI 1.0\tfake handler beta\n"
 		"alpha\t" FAKE_DIR2 "/libalpha.so\tABI 1.0\tsecond alpha "
 		"(shadowed by an earlier directory)\n"

@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# What the handler e2e tests share.  Sourced, not run.
+set -euo pipefail
+: "${OPJIT_BUILD:?}" "${OPJIT_SOURCE:?}"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+# show_fail FILE MSG...: show what FILE says, then fail
+show_fail() { local f=$1; shift; cat "$f" >&2; fail "$@"; }
+# need_cmd CMD PACKAGE: skip loudly when CMD is missing
+need_cmd() {
+	command -v "$1" >/dev/null ||
+		skip "$1 is not installed (apt-get install $2)"
+}
+
+oprofiled=$OPJIT_BUILD/daemon/oprofiled
+opreport=$OPJIT_BUILD/opreport/opreport
+here=$OPJIT_SOURCE/tests/handlers
+for f in "$oprofiled" "$opreport"; do
+	[ -x "$f" ] || fail "$f is not built"
+done
+
+tmp=$(mktemp -d)
+# files in /tmp our own workloads left behind (their maps)
+cleanup=()
+trap 'rm -rf "$tmp"; rm -f "${cleanup[@]}"' EXIT
+
+# forget_maps_of PID...: the runtimes' maps are ours to remove
+forget_maps_of() {
+	local pid
+	for pid in "$@"; do
+		cleanup+=("/tmp/perf-$pid.map" "/tmp/anon.$pid")
+	done
+}
+
+# report_pids JSON: the tgids in a report's JIT image names
+report_pids() {
+	grep -o 'tgid:[0-9]*' "$1" | cut -d: -f2 | sort -u
+}
+
+# perf_share REPORT.txt REGEX: percent of perf's rows matching REGEX
+perf_share() {
+	python3 - "$1" "$2" <<'PY'
+import re, sys
+pat, total = re.compile(sys.argv[2]), 0.0
+for line in open(sys.argv[1]):
+    m = re.match(r"\s*([\d.]+)%\s+\[\.\]\s+(.*?)\s*$", line)
+    if m and pat.search(m.group(2)):
+        total += float(m.group(1))
+print(f"{total:.2f}")
+PY
+}
+
+# compare_with_perf WHAT REGEX CMD...: profile CMD with opjit (perfmap
+# handler) and with perf at the same rate; the share of the rows named
+# REGEX must agree within 5 points.
+compare_with_perf() {
+	local what=$1 re=$2 op_n op_total op_pct perf_pct; shift 2
+
+	"$oprofiled" --session-dir="$tmp/s" -- "$@" >"$tmp/op.out" 2>&1 ||
+		show_fail "$tmp/op.out" "oprofiled failed"
+	"$opreport" --session-dir="$tmp/s" -l --format=json \
+		--anon-handler=perfmap >"$tmp/op.json" 2>"$tmp/op.err" ||
+		show_fail "$tmp/op.err" "opreport failed"
+	forget_maps_of $(report_pids "$tmp/op.json")
+	read -r op_n op_total op_pct < <(python3 "$here/report_shares.py" \
+		"$tmp/op.json" "$re" --handler perfmap)
+
+	perf record -q -e cpu-clock -F 4000 -o "$tmp/perf.data" -- "$@" \
+		>"$tmp/perf.out" 2>&1 || show_fail "$tmp/perf.out" \
+		"perf record failed"
+	perf report -i "$tmp/perf.data" --stdio --sort sym --no-children \
+		>"$tmp/perf.txt" 2>/dev/null || fail "perf report failed"
+	forget_maps_of $(perf report -i "$tmp/perf.data" --stdio --sort pid \
+		2>/dev/null | sed -n 's/.*[[:space:]]\([0-9][0-9]*\):.*/\1/p')
+	perf_pct=$(perf_share "$tmp/perf.txt" "$re")
+
+	echo "$what share: opjit $op_pct% ($op_n of $op_total samples)," \
+		"perf $perf_pct%"
+	[ "$op_n" -gt 0 ] || show_fail "$tmp/op.err" \
+		"opreport named no $what rows"
+	python3 - "$what" "$op_pct" "$perf_pct" <<'PY'
+import sys
+what, op, pf = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+if pf < 20.0:
+    sys.exit(f"FAIL: perf gives {what} only {pf:.1f}%: "
+             "the workload is not hot enough to compare")
+if abs(op - pf) > 5.0:
+    sys.exit(f"FAIL: opjit gives {what} {op:.1f}%, perf {pf:.1f}%: "
+             "more than 5 points apart")
+PY
+	echo "$what: opjit and perf agree within 5 points"
+}
