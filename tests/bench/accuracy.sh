@@ -8,6 +8,8 @@ TRUTH=75
 # a workload run writes its pid here when its JIT map must be removed
 # after the report
 ACC_PIDFILE=$TMPD/acc.pid
+# more opreport options for acc_opjit, e.g. -d
+ACC_OPREPORT_ARGS=()
 
 # opreport's machine-readable output when it has one, its text otherwise
 acc_opreport_format() {
@@ -26,7 +28,8 @@ acc_counts() {
 
 # acc_opjit HANDLER PATTERN... -- CMD...: record CMD under oprofiled,
 # report with HANDLER (may be empty); set O_COUNTS (shares.py's line) or
-# O_WHY
+# O_WHY.  CMD's output is kept in $TMPD/acc.opjit.stdout, the report in
+# $TMPD/acc.opjit.out.
 acc_opjit() {
 	local t=$TMPD/acc.opjit handler=$1
 	local -a pats=()
@@ -38,12 +41,13 @@ acc_opjit() {
 	O_WHY=$(need_exe "$OPREPORT") || return
 	rm -rf "$t.sess"
 	"$OPROFILED" --session-dir="$t.sess" --frequency="$REPORT_HZ" -- \
-		"$@" >/dev/null 2>"$t.err" ||
+		"$@" >"$t.stdout" 2>"$t.err" ||
 		O_WHY=$(failure oprofiled $? "$t.err")
 	if [ -z "$O_WHY" ]; then
 		"$OPREPORT" --session-dir="$t.sess" -l \
 			${handler:+"--anon-handler=$handler"} \
-			"${OPREPORT_FMT[@]}" >"$t.out" 2>"$t.err" ||
+			"${OPREPORT_FMT[@]}" "${ACC_OPREPORT_ARGS[@]}" \
+			>"$t.out" 2>"$t.err" ||
 			O_WHY=$(failure opreport $? "$t.err")
 	fi
 	map_cleanup "$ACC_PIDFILE"

@@ -24,24 +24,32 @@ acc_jitdemo() {
 	done
 }
 
-# acc_jfr: BenchHot under JDK Flight Recorder; sets P_COUNTS or P_WHY
+# acc_jfr PATTERN... -- JAVA-ARGS...: java under JDK Flight Recorder;
+# sets P_COUNTS or P_WHY; java's output is kept in $TMPD/acc.jfr.stdout
 acc_jfr() {
 	local t=$TMPD/acc.jfr
+	local -a pats=()
+	while [ "$1" != -- ]; do pats+=("$1"); shift; done
+	shift
 	P_COUNTS='' P_WHY=''
 	if ! command -v jfr >/dev/null; then
 		P_WHY="no jfr command (JDK Flight Recorder) on PATH"
 		return
 	fi
 	rm -f "$t.jfr"
-	java "${JAVA_OPTS[@]}" \
-		"-XX:StartFlightRecording=filename=$t.jfr,settings=profile" \
-		-cp "$CLASSES" BenchHot "$ACC_SECONDS" >/dev/null 2>"$t.err" ||
+	java "-XX:StartFlightRecording=filename=$t.jfr,settings=profile" \
+		"$@" >"$t.stdout" 2>"$t.err" ||
 		{ P_WHY=$(failure "java with JFR" $? "$t.err"); return; }
 	jfr print --events jdk.ExecutionSample "$t.jfr" >"$t.out" \
 		2>"$t.err" ||
 		{ P_WHY=$(failure "jfr print" $? "$t.err"); return; }
-	P_COUNTS=$(acc_counts jfr "$t.out" hotMethod coldMethod) ||
+	P_COUNTS=$(acc_counts jfr "$t.out" "${pats[@]}") ||
 		{ P_WHY=$P_COUNTS; P_COUNTS=''; }
+}
+
+acc_java_jfr() {
+	acc_jfr hotMethod coldMethod -- "${JAVA_OPTS[@]}" -cp "$CLASSES" \
+		BenchHot "$ACC_SECONDS"
 }
 
 acc_java_opjit() {
@@ -60,30 +68,11 @@ acc_java() {
 			O_WHY=$JAVA_WHY P_WHY=$JAVA_WHY
 		elif [ $((rep % 2)) = 0 ]; then
 			acc_java_opjit
-			acc_jfr
+			acc_java_jfr
 		else
-			acc_jfr
+			acc_java_jfr
 			acc_java_opjit
 		fi
 		acc_record "$fig" pair "$TRUTH"
 	done
-}
-
-# Re-jitting: code freed and new code written at the same address.  The
-# truth needs a workload that does it on purpose and knows which code ran
-# when; the suite drives none it did not find.
-acc_rejit() {
-	local fig="re-jitting: samples named after the code that ran at"
-	fig+=" that address at that time"
-	local why="needs a re-jit workload: jitdemo has no re-jit mode and"
-	why+=" tests/javamap has none"
-	if [ -x "$JITDEMO" ] &&
-		"$JITDEMO" --help 2>&1 | grep -qiE 're-?jit'; then
-		why="jitdemo now offers a re-jit mode;"
-		why+=" the suite does not drive it yet"
-	fi
-	rec_why "$ACC" "$fig" opjit "$why"
-	rec_note "$ACC" "$fig" ref "perf reads a perf map, which has no" \
-		"times, so it cannot tell which code was at an address when"
-	rec_why "$ACC" "$fig" cmp "$why"
 }

@@ -29,19 +29,41 @@ bench_build() {
 	bench_build_java
 }
 
-# the Java workload is compiled here rather than by CMake, which builds C
-JAVA_WHY=''
+# the Java workloads are compiled here rather than by CMake, which builds
+# C: ours, and tests/javamap's re-jitting one
+JAVA_WHY='' CHURN_WHY=''
 bench_build_java() {
 	local src=$BENCH_DIR/workloads/BenchHot.java
 	local class=$CLASSES/BenchHot.class
 	if ! command -v javac >/dev/null || ! command -v java >/dev/null; then
-		JAVA_WHY="no JDK (javac, java) on PATH"
+		JAVA_WHY="no JDK (javac, java) on PATH" CHURN_WHY=$JAVA_WHY
 		return
 	fi
 	if [ ! -f "$class" ] || [ "$src" -nt "$class" ]; then
 		mkdir -p "$CLASSES" &&
 			javac -d "$CLASSES" "$src" 2>"$LOGDIR/javac.log" ||
 			JAVA_WHY=$(failure javac $? "$LOGDIR/javac.log")
+	fi
+	bench_build_churn
+}
+
+bench_build_churn() {
+	local src=$SRC/tests/javamap/java f
+	local -a srcs=("$src/Churn.java" "$src/ChurnA.java" "$src/ChurnB.java")
+	CHURN_CLASSES=$BUILD/tests/bench/churn-classes
+	for f in "${srcs[@]}"; do
+		if [ ! -f "$f" ]; then
+			CHURN_WHY="needs a re-jit workload:"
+			CHURN_WHY+=" ${f#"$SRC"/} is missing"
+			return
+		fi
+	done
+	f=$CHURN_CLASSES/Churn.class
+	if [ ! -f "$f" ] || [ -n "$(find "${srcs[@]}" -newer "$f")" ]; then
+		mkdir -p "$CHURN_CLASSES" &&
+			javac -d "$CHURN_CLASSES" "${srcs[@]}" \
+				2>"$LOGDIR/javac-churn.log" ||
+			CHURN_WHY=$(failure javac $? "$LOGDIR/javac-churn.log")
 	fi
 }
 

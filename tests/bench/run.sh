@@ -79,6 +79,7 @@ export OPJIT_HANDLER_PATH=${OPJIT_HANDLER_PATH:-$BUILD/lib/opjit/handlers}
 . "$BENCH_DIR/resolve.sh"
 . "$BENCH_DIR/accuracy.sh"
 . "$BENCH_DIR/accuracy_jit.sh"
+. "$BENCH_DIR/accuracy_rejit.sh"
 
 bench_build
 bench_meta
@@ -101,7 +102,7 @@ done
 # by a full run.
 ok='^(not built:|perf is not installed|perf record does not work here'
 ok+='|node is not installed|no JDK|no jfr command|needs |undefined'
-ok+='|jitdemo now offers|perf (record|report) crashed)'
+ok+='|perf (record|report) crashed)'
 broken=$(awk -F '\t' -v ok="$ok" '$1 == "w" && $5 !~ ok {
 	print "  " $2 " / " $3 " (" $4 "): " $5 }' "$RAW" | sort -u)
 if [ -n "$broken" ]; then

@@ -117,6 +117,41 @@ class Shares(unittest.TestCase):
         self.assertIn('cannot read', r.stderr)
 
 
+DETAILS = """\
+{"symbols":[
+{"samples":3,"symbol":"ChurnA.work(long)","handler":"javamap","details":[
+ {"vma":"0x1000","samples":2},{"vma":"0x2000","samples":1}]},
+{"samples":2,"symbol":"ChurnB.work(long)","handler":"javamap","details":[
+ {"vma":"0x1000","samples":1},{"vma":"0x3000","samples":1}]},
+{"samples":1,"symbol":"main","details":null}
+]}
+"""
+
+
+class Rejit(unittest.TestCase):
+    def run_rejit(self, text):
+        with tempfile.NamedTemporaryFile('w', suffix='.json',
+                                         delete=False) as f:
+            f.write(text)
+        try:
+            return subprocess.run(
+                [sys.executable, os.path.join(HERE, 'rejit.py'), f.name,
+                 'ChurnA.work', 'ChurnB.work'],
+                capture_output=True, text=True)
+        finally:
+            os.unlink(f.name)
+
+    def test_one_address_two_names(self):
+        r = self.run_rejit(DETAILS)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), '1')
+
+    def test_not_a_details_report(self):
+        r = self.run_rejit('{"mode": "symbols"}')
+        self.assertEqual(r.returncode, 1)
+        self.assertIn('cannot read', r.stderr)
+
+
 def load(text):
     with tempfile.NamedTemporaryFile('w', suffix='.tsv', delete=False) as f:
         f.write(text)
