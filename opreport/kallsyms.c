@@ -144,52 +144,135 @@ nomem:
 	return -ENOMEM;
 }
 
-int kallsyms_load(struct kallsyms **out, const char *file)
+/* The last symbol of MODULE, or NULL. */
+static struct ksym *module_last(struct kallsyms *ks, const char *module)
 {
-	size_t len = 0, cap = 0, nr_bad, first_bad;
-	char *buf = NULL, *grown;
-	FILE *f;
-	int ret;
+	size_t lo = 0, hi = ks->nr;
 
-	if (!file)
-		return kallsyms_parse(out, "", 0, &nr_bad, &first_bad);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (mod_cmp(ks->syms[mid].module, module) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || mod_cmp(ks->syms[lo - 1].module, module))
+		return NULL;
+	return &ks->syms[lo - 1];
+}
+
+void kallsyms_parse_modules(struct kallsyms *ks, const char *buf, size_t len,
+			    size_t *nr_bad, size_t *first_bad)
+{
+	const char *p = buf, *end = buf + len;
+	size_t lineno = 0;
+
+	*nr_bad = *first_bad = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = (size_t)((nl ? nl : end) - p);
+		char line[512], name[128], state[32];
+		unsigned long long size, base;
+		struct ksym *last;
+		bool ok = false;
+
+		lineno++;
+		if (l && l < sizeof(line) && !memchr(p, '\0', l)) {
+			memcpy(line, p, l);
+			line[l] = '\0';
+			ok = sscanf(line, "%127s %llu %*s %*s %31s %llx", name,
+				    &size, state, &base) == 4;
+		}
+		if (l && !ok) {
+			if (!(*nr_bad)++)
+				*first_bad = lineno;
+		} else if (l && base && (last = module_last(ks, name)) &&
+			   base + size > last->sym.vma) {
+			last->sym.size = base + size - last->sym.vma;
+		}
+		p += l + 1;
+	}
+}
+
+/* The whole of FILE, NUL-terminated; a warning names it when unreadable. */
+static int read_whole(const char *file, const char *what, char **buf,
+		      size_t *len)
+{
+	size_t cap = 0;
+	char *grown;
+	FILE *f;
+
+	*buf = NULL;
+	*len = 0;
 	f = fopen(file, "re");
 	if (!f) {
-		fprintf(stderr,
-			"opreport: warning: cannot read %s: %s; kernel samples show as (no symbols)\n",
-			file, strerror(errno));
-		return kallsyms_parse(out, "", 0, &nr_bad, &first_bad);
+		fprintf(stderr, "opreport: warning: cannot read %s: %s; %s\n",
+			file, strerror(errno), what);
+		return 0;
 	}
 	for (;;) {
 		size_t got;
 
-		if (cap - len < 65536) {
+		if (cap - *len < 65536) {
 			cap = cap ? cap * 2 : 1 << 20;
-			grown = realloc(buf, cap);
+			grown = realloc(*buf, cap);
 			if (!grown) {
-				free(buf);
+				free(*buf);
+				*buf = NULL;
 				fclose(f);
 				return -ENOMEM;
 			}
-			buf = grown;
+			*buf = grown;
 		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
+		got = fread(*buf + *len, 1, cap - *len - 1, f);
+		*len += got;
 		if (!got)
 			break;
 	}
 	fclose(f);
+	(*buf)[*len] = '\0';
+	return 0;
+}
+
+int kallsyms_load(struct kallsyms **out, const char *file,
+		  const char *modules)
+{
+	size_t len = 0, nr_bad, first_bad;
+	char *buf = NULL;
+	int ret;
+
+	if (file) {
+		ret = read_whole(file, "kernel samples show as (no symbols)",
+				 &buf, &len);
+		if (ret)
+			return ret;
+	}
 	ret = kallsyms_parse(out, buf ? buf : "", len, &nr_bad, &first_bad);
 	free(buf);
-	if (!ret && nr_bad)
+	if (ret)
+		return ret;
+	if (nr_bad)
 		fprintf(stderr,
 			"opreport: warning: %s: %zu malformed lines (first at line %zu)\n",
 			file, nr_bad, first_bad);
-	if (!ret && !(*out)->nr && len)
+	if (!(*out)->nr && len)
 		fprintf(stderr,
 			"opreport: warning: %s: no kernel addresses (recorded without privilege?); kernel samples show as (no symbols)\n",
 			file);
-	return ret;
+	if (!modules)
+		return 0;
+	ret = read_whole(modules, "module symbols are not bounded", &buf,
+			 &len);
+	if (ret || !buf)
+		return ret;
+	kallsyms_parse_modules(*out, buf, len, &nr_bad, &first_bad);
+	free(buf);
+	if (nr_bad)
+		fprintf(stderr,
+			"opreport: warning: %s: %zu malformed lines (first at line %zu)\n",
+			modules, nr_bad, first_bad);
+	return 0;
 }
 
 void kallsyms_free(struct kallsyms *ks)

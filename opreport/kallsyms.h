@@ -2,7 +2,7 @@
 /*
  * Kernel symbols from the session's copy of /proc/kallsyms: the kernel's
  * own text symbols, and each module's, told apart by the "[module]"
- * column.
+ * column.  The copy of /proc/modules says where each module ends.
  */
 #ifndef OPREPORT_KALLSYMS_H
 #define OPREPORT_KALLSYMS_H
@@ -19,8 +19,16 @@ struct kallsyms;
 int kallsyms_parse(struct kallsyms **out, const char *buf, size_t len,
 		   size_t *nr_bad, size_t *first_bad);
 
-/* Read FILE (may be NULL: no symbols); problems are one warning line. */
-int kallsyms_load(struct kallsyms **out, const char *file);
+/* Bound each module's last symbol by the module's end, from a
+ * /proc/modules text ("NAME SIZE REFS DEPS STATE ADDR").  Malformed lines
+ * are counted as kallsyms_parse does. */
+void kallsyms_parse_modules(struct kallsyms *ks, const char *buf, size_t len,
+			    size_t *nr_bad, size_t *first_bad);
+
+/* Read FILE and MODULES (either may be NULL: no symbols, no bounds);
+ * problems are one warning line each.  0 or -ENOMEM. */
+int kallsyms_load(struct kallsyms **out, const char *file,
+		  const char *modules);
 void kallsyms_free(struct kallsyms *ks);
 
 size_t kallsyms_count(const struct kallsyms *ks);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* The session's kallsyms copy is an outside file: parse anything. */
+/* The session's kallsyms and modules copies are outside files: parse
+ * anything. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -15,7 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (kallsyms_parse(&ks, (const char *)data, size, &bad, &first))
 		return 0;
-	/* lookups walk what the parser built */
+	/* the same bytes as a module list, then lookups walk the result */
+	kallsyms_parse_modules(ks, (const char *)data, size, &bad, &first);
 	kallsyms_resolve(ks, NULL, 0xffffffff81000010ULL);
 	kallsyms_resolve(ks, "ext4", 0xffffffffc0000004ULL);
 	if (size >= 8) {

@@ -11,7 +11,7 @@
  *   process NAME TGID UID COMM EXE [start_ns N] [start_unix_ns N]
  *           [range START-END]...
  *   anon PROCESS TIME ADDR TID
- *   kallsyms PATH
+ *   kallsyms PATH | modules PATH
  *   archive PROCESS PATH
  *
  * Numbers take C prefixes (0x...).  Errors name the line and exit 1.
@@ -38,7 +38,7 @@ struct st {
 	size_t nr_images, nr_ctxs, nr_procs;
 	uint64_t stop_ns;
 	unsigned lineno;
-	char *kallsyms;
+	char *kallsyms, *modules;
 	char *event, *command; /* owned copies of info's strings */
 	uint64_t total, anon;
 };
@@ -54,6 +54,7 @@ static void st_free(struct st *st)
 	for (i = 0; i < st->nr_procs; i++)
 		free(st->procs[i].name);
 	free(st->kallsyms);
+	free(st->modules);
 	free(st->event);
 	free(st->command);
 }
@@ -267,6 +268,8 @@ static void statement(struct st *st, const char *dir, char *line)
 			st->info.separate |= OPS_SEPARATE_CPU;
 	} else if (!strcmp(t[0], "kallsyms") && n == 2) {
 		st->kallsyms = strdup(t[1]);
+	} else if (!strcmp(t[0], "modules") && n == 2) {
+		st->modules = strdup(t[1]);
 	} else {
 		open_writer(st, dir);
 		if (!strcmp(t[0], "image")) {
@@ -322,8 +325,9 @@ int main(int argc, char **argv)
 		statement(&st, argv[1], line);
 	}
 	open_writer(&st, argv[1]);
-	if (st.kallsyms)
-		check(&st, ops_writer_kernel_symbols(st.w, st.kallsyms, NULL));
+	if (st.kallsyms || st.modules)
+		check(&st, ops_writer_kernel_symbols(st.w, st.kallsyms,
+						     st.modules));
 	st.info.samples = st.total;
 	st.info.samples_anon = st.anon;
 	ops_writer_set_totals(st.w, &st.info);

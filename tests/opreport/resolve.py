@@ -246,16 +246,22 @@ def main():
                 "ffffffff81000200 T schedule\n"
                 "ffffffffc0001000 t ext4_fn\t[ext4]\n"
                 "ffffffffc0001100 t ext4_other\t[ext4]\n")
+    mods = os.path.join(TMP, "modules")
+    with open(mods, "w") as f:
+        f.write("ext4 12288 1 - Live 0xffffffffc0001000\n")
     sdir = session("kernel", [
-        "kallsyms " + ks, "image app file " + g_pie,
+        "kallsyms " + ks, "modules " + mods, "image app file " + g_pie,
         "image k kernel [kernel.kallsyms]", "image m module [ext4]",
         "ctx ck app k", "ctx cm app m",
         "hist ck 0xffffffff81000104 7", "hist ck 0xffffffff81000210 2",
-        "hist cm 0xffffffffc0001010 5"])
+        "hist cm 0xffffffffc0001010 5", "hist cm 0xffffffffc0003800 6",
+        "hist cm 0xffffffffc0004000 1"])
     doc, _ = report(sdir)
     got = by_symbol(doc)
     check(got.get("do_work") == 7 and got.get("schedule") == 2 and
           got.get("ext4_fn") == 5, "kernel: kallsyms names %s" % got)
+    check(got.get("ext4_other") == 6 and got.get("(no symbols)") == 1,
+          "kernel: the module list bounds a module's last symbol")
     kinds = {r["symbol"]: r["kind"] for r in doc["symbols"]}
     check(kinds.get("do_work") == "kernel", "kernel: rows are kind kernel")
 

@@ -166,6 +166,32 @@ START_TEST(kallsyms_kernel_and_modules)
 }
 END_TEST
 
+START_TEST(kallsyms_module_bounds)
+{
+	static const char mods[] =
+		"ext4 8192 1 - Live 0xffffffffc0001000\n"
+		"garbage line\n"
+		"xfs 4096 0 - Live 0xffffffffc0002000 (O)\n";
+	struct kallsyms *ks;
+	size_t bad, first;
+
+	ck_assert_int_eq(kallsyms_parse(&ks, ksyms, sizeof(ksyms) - 1, &bad,
+					&first),
+			 0);
+	/* without the module list the last symbol spans one page */
+	ck_assert_str_eq(kallsyms_resolve(ks, "ext4", 0xffffffffc0002f00ULL)->name,
+			 "(no symbols)");
+	kallsyms_parse_modules(ks, mods, sizeof(mods) - 1, &bad, &first);
+	ck_assert_uint_eq(bad, 1);
+	ck_assert_uint_eq(first, 2);
+	ck_assert_str_eq(kallsyms_resolve(ks, "ext4", 0xffffffffc0002f00ULL)->name,
+			 "mod_exit");
+	ck_assert_str_eq(kallsyms_resolve(ks, "ext4", 0xffffffffc0003000ULL)->name,
+			 "(no symbols)");
+	kallsyms_free(ks);
+}
+END_TEST
+
 START_TEST(kallsyms_without_addresses)
 {
 	static const char zeros[] = "0000000000000000 T _stext\n0000000000000000 t x\n";
@@ -237,6 +263,7 @@ static Suite *suite(void)
 		{ "spec_match", spec_image_and_tgid },
 		{ "spec_errors", spec_errors_name_the_word },
 		{ "kallsyms", kallsyms_kernel_and_modules },
+		{ "kallsyms_modules", kallsyms_module_bounds },
 		{ "kallsyms_zero", kallsyms_without_addresses },
 		{ "kallsyms_junk", kallsyms_binary_junk },
 		{ "strpool", strpool_interns },
