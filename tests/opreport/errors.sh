@@ -83,4 +83,35 @@ EOS
 grep -Eq '^5 +100\.0000 +app +\(no symbols\)$' "$TMP/out" ||
 	{ cat "$TMP/out"; fail "missing binary: no (no symbols) row"; }
 echo "ok: missing binary -> (no symbols)"
+# An image that is not ELF, or is cut short: one warning naming it, its
+# samples (no symbols), the rest of the report as usual.
+echo "not an elf" >"$TMP/text"
+head -c 3000 "$RT/rt_g_pie" >"$TMP/trunc"
+printf 'ffffffff81000000 T _stext\nnonsense\n\001\002\n' >"$TMP/kallsyms"
+"$MKSESSION" "$TMP/badimages" <<EOS
+kallsyms $TMP/kallsyms
+image a file $TMP/text
+image b file $TMP/trunc
+image k kernel [kernel.kallsyms]
+ctx x a a
+ctx y a b
+ctx z a k
+hist x 0x10 1
+hist y 0x1150 2
+hist z 0xffffffff81000010 4
+EOS
+"$OPREPORT" --session-dir="$TMP/badimages" -l -g -d >"$TMP/out" 2>"$TMP/err" ||
+	{ cat "$TMP/err"; fail "bad images: exit $?, want 0"; }
+for f in text trunc; do
+	[ "$(grep -c "warning: cannot read $TMP/$f: " "$TMP/err")" -eq 1 ] ||
+		{ cat "$TMP/err"; fail "bad images: no single warning naming $f"; }
+done
+grep -q "warning: $TMP/badimages/kallsyms: 2 malformed lines (first at line 2)" \
+	"$TMP/err" || { cat "$TMP/err"; fail "bad kallsyms: no warning naming it"; }
+[ "$(wc -l <"$TMP/err")" -eq 3 ] || { cat "$TMP/err"; fail "bad images: want 3 warnings"; }
+grep -Eq '^ +ffffffff81000010 ' "$TMP/out" && grep -q '_stext$' "$TMP/out" ||
+	{ cat "$TMP/out"; fail "bad kallsyms: the good line is lost"; }
+[ "$(grep -c '(no symbols)$' "$TMP/out")" -eq 2 ] ||
+	{ cat "$TMP/out"; fail "bad images: want two (no symbols) rows"; }
+echo "ok: corrupt images and kallsyms -> one warning each"
 echo PASS

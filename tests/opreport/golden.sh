@@ -61,5 +61,12 @@ golden symbols_exclude -l -n -m all -e rt_alpha,do_work
 golden symbols_long -l -f -n -m all
 golden csv_symbols -l --format=csv
 golden csv_summary --format=csv
+# -o writes what stdout would have shown
+"$OPREPORT" --session-dir="$S" -l -o "$TMP/o.txt" >"$TMP/o.stdout" 2>&1 ||
+	fail "-o: opreport exited $?"
+[ ! -s "$TMP/o.stdout" ] || fail "-o: opreport still wrote to stdout"
+"$OPREPORT" --session-dir="$S" -l >"$TMP/stdout.txt"
+cmp -s "$TMP/o.txt" "$TMP/stdout.txt" || fail "-o: the file differs from stdout"
+echo "ok: -o FILE"
 [ "$status" -eq 0 ] && echo PASS
 exit "$status"

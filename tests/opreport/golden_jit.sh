@@ -36,5 +36,10 @@ GOLDEN_MASK=0 golden jit_details -l -d -g -n --anon-handler=perfmap \
 	tgid:300,400
 golden jit_summary --anon-handler=perfmap
 golden jit_buckets -l -n --anon-samples
+"$OPREPORT" --list-handlers --handler-path="$HP" >"$TMP/list" ||
+	fail "--list-handlers exited $?"
+grep -q "^perfmap[[:space:]].*libperfmap.so" "$TMP/list" ||
+	{ cat "$TMP/list"; fail "--list-handlers does not list perfmap"; }
+echo "ok: --list-handlers"
 [ "$status" -eq 0 ] && echo PASS
 exit "$status"
