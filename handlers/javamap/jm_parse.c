@@ -358,8 +358,9 @@ static int parse_records(struct jm_map *m, struct cursor *c,
 		uint64_t t;
 
 		if (c->left < JM_REC_HEADER_SIZE)
-			return parse_damage(m, "record at offset %zu cut short "
-					    "after %zu bytes", at, c->left);
+			return parse_damage(m, "record at offset %zu cut "
+					    "short after %zu bytes", at,
+					    c->left);
 		h = c->p;
 		kind = (unsigned)get_le(h, 2);
 		flags = (unsigned)get_le(h + 2, 2);
@@ -414,8 +415,9 @@ static int parse_records(struct jm_map *m, struct cursor *c,
 		if (ret) {
 			c->left += rlen;
 			c->p -= rlen;
-			return parse_damage(m, "record at offset %zu (kind %u) "
-					    "is malformed", at, kind);
+			return parse_damage(m, "record at offset %zu "
+					    "(kind %u) is malformed", at,
+					    kind);
 		}
 		m->nr_records++;
 		m->valid_len = len - c->left;

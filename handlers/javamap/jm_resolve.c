@@ -33,7 +33,8 @@ static int state_index_methods(struct jm_state *st)
 		size_t j = mhash_slot(id, cap);
 
 		/* a later definition of the same id replaces the earlier */
-		while (st->mhash[j] && st->map.methods[st->mhash[j] - 1].id != id)
+		while (st->mhash[j] &&
+		       st->map.methods[st->mhash[j] - 1].id != id)
 			j = (j + 1) & (cap - 1);
 		st->mhash[j] = i + 1;
 	}
@@ -245,8 +246,9 @@ static void state_resolve_one(struct jm_state *st, uint64_t addr, uint64_t t,
 }
 
 #define BATCH_HAS(b, f)                                                      \
-	((b)->struct_size >= OPJIT_SIZE_THROUGH(struct opjit_resolve_batch, f) \
-	 && (b)->f)
+	((b)->struct_size >=                                                 \
+		 OPJIT_SIZE_THROUGH(struct opjit_resolve_batch, f) &&        \
+	 (b)->f)
 
 int jm_state_resolve(struct jm_state *st, struct opjit_resolve_batch *b)
 {
@@ -274,7 +276,8 @@ int jm_state_for_each(struct jm_state *st, opjit_symbol_cb cb, void *arg)
 	/* every piece of code has a symbol, sampled or not */
 	for (size_t i = 0; i < st->map.nr_codes; i++)
 		if (!code_sym(st, &st->map.codes[i])) {
-			snprintf(st->error, sizeof(st->error), "out of memory");
+			snprintf(st->error, sizeof(st->error),
+				 "out of memory");
 			return -ENOMEM;
 		}
 	return jm_syms_for_each(st, cb, arg);

@@ -68,7 +68,8 @@ START_TEST(test_other_major)
 	build_small(&b);
 	b.buf[8] = 2;
 	ck_assert_int_eq(jm_parse(b.buf, b.len, &m), -EPROTONOSUPPORT);
-	ck_assert_str_eq(m.error, "javamap version 2.0, this reader knows 1.x");
+	ck_assert_str_eq(m.error,
+			 "javamap version 2.0, this reader knows 1.x");
 	jm_map_free(&m);
 	jmb_free(&b);
 }

@@ -139,7 +139,8 @@ static void JNICALL on_compiled_unload(jvmtiEnv *jvmti, jmethodID method,
 	agent_out_record(JM_REC_CODE_UNLOAD, 0, rec, sizeof(rec), NULL, 0,
 			 NULL, 0);
 	if (agent_log)
-		fprintf(agent_log, "unload %p %p\n", (void *)method, code_addr);
+		fprintf(agent_log, "unload %p %p\n", (void *)method,
+			code_addr);
 }
 
 static void JNICALL on_dynamic_code(jvmtiEnv *jvmti, const char *name,
@@ -253,7 +254,8 @@ static jint agent_start(JavaVM *vm, const char *options, int live)
 		/* jcmd takes NAME=VALUE for itself unless quoted */
 		fprintf(stderr, "javamap-agent: bad options '%s': %s; "
 			"not recording%s\n", options, err,
-			live ? " (with jcmd, quote them: '\"file=...\"')" : "");
+			live ? " (with jcmd, quote them: '\"file=...\"')"
+			     : "");
 		return JNI_OK;
 	}
 	agent_inline = o.inline_frames;

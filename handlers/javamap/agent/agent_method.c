@@ -34,8 +34,9 @@ static int seen_grow(void)
 
 		if (!seen[i])
 			continue;
-		for (j = seen_slot(seen[i], cap); t[j]; j = (j + 1) & (cap - 1))
-			;
+		j = seen_slot(seen[i], cap);
+		while (t[j])
+			j = (j + 1) & (cap - 1);
 		t[j] = seen[i];
 	}
 	free(seen);
@@ -51,7 +52,8 @@ static int seen_add(uintptr_t id)
 
 	if ((seen_used + 1) * 2 > seen_cap && seen_grow())
 		return 0;
-	for (j = seen_slot(id, seen_cap); seen[j]; j = (j + 1) & (seen_cap - 1))
+	for (j = seen_slot(id, seen_cap); seen[j];
+	     j = (j + 1) & (seen_cap - 1))
 		if (seen[j] == id)
 			return 0;
 	seen[j] = id;

@@ -38,7 +38,8 @@ static int opts_one(const char *item, size_t n, struct agent_opts *o,
 		else if (val && vlen == 2 && !memcmp(val, "no", 2))
 			o->inline_frames = 0;
 		else {
-			snprintf(err, errlen, "inline wants yes or no, not '%.*s'",
+			snprintf(err, errlen,
+				 "inline wants yes or no, not '%.*s'",
 				 (int)vlen, val ? val : "");
 			return -EINVAL;
 		}
@@ -55,8 +56,9 @@ static int opts_one(const char *item, size_t n, struct agent_opts *o,
 		}
 		return opts_set_str(&o->debug, val, vlen);
 	}
-	snprintf(err, errlen, "unknown option '%.*s' (known: file, inline, debug)",
-		 (int)n, item);
+	snprintf(err, errlen,
+		 "unknown option '%.*s' (known: file, inline, debug)", (int)n,
+		 item);
 	return -EINVAL;
 }
 

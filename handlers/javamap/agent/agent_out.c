@@ -212,8 +212,8 @@ int agent_out_start_flusher(void)
 	pthread_condattr_destroy(&ca);
 	err = pthread_create(&out_thread, NULL, out_flusher, NULL);
 	if (err) {
-		fprintf(stderr, "javamap-agent: cannot start the flush thread: "
-			"%s; flushing only when the buffer fills\n",
+		fprintf(stderr, "javamap-agent: cannot start the flush "
+			"thread: %s; flushing only when the buffer fills\n",
 			strerror(err));
 		return -err;
 	}
