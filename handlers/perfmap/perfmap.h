@@ -48,6 +48,9 @@ struct perfmap {
 int perfmap_parse(struct perfmap *m, const char *buf, size_t len);
 void perfmap_free(struct perfmap *m);
 
+/* Once parsing is done: drop the interning table and spare capacity. */
+void perfmap_compact(struct perfmap *m);
+
 /* Whether the first non-blank line of BUF is a well-formed map line:
  * how an anon.<pid> file written by a perf-map writer is told apart from
  * one in another handler's format. */

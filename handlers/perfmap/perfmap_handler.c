@@ -4,7 +4,9 @@
  * (/tmp/perf-<pid>.map, or /tmp/anon.<pid> holding the same text) that
  * node, .NET, Mono, the JDK's jcmd and Python 3.12+ write.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,59 +34,103 @@ struct pm_state {
 
 static __thread char claim_err[512];
 
-/* Read all of FD; *BUF is malloc'ed. */
-static int read_all(int fd, char **buf, size_t *len)
+/* Bytes read at a time: the map is parsed as it is read, so a big map
+ * never sits in memory twice. */
+#define READ_CHUNK (1u << 20)
+
+struct map_reader {
+	char *buf;
+	size_t len, cap;  /* bytes held: the tail of an unfinished line */
+	uint64_t total;
+	int checked;      /* -1 not yet, 0 not perf map text, 1 it is */
+};
+
+/* Parse the complete lines held (all of them at EOF), keep the rest. */
+static int reader_parse(struct map_reader *r, struct perfmap *m, bool eof,
+			bool need_check)
 {
-	struct stat st;
-	size_t cap, n = 0;
-	char *b;
+	const char *nl;
+	size_t upto;
+	int rc;
 
-	*buf = NULL;
-	*len = 0;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if ((uint64_t)st.st_size > PERFMAP_MAX_BYTES)
-		return -EFBIG;
-	/* The file may still grow while a live runtime appends to it; read
-	 * to the end, not to the size seen. */
-	cap = (size_t)st.st_size + 4096;
-	b = malloc(cap);
-	if (!b)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t r;
-
-		if (n == cap) {
-			char *nb;
-
-			if (cap >= PERFMAP_MAX_BYTES) {
-				free(b);
-				return -EFBIG;
-			}
-			cap *= 2;
-			nb = realloc(b, cap);
-			if (!nb) {
-				free(b);
-				return -ENOMEM;
-			}
-			b = nb;
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-
-			free(b);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
+	if (eof) {
+		upto = r->len;
+	} else {
+		nl = memrchr(r->buf, '\n', r->len);
+		if (!nl)
+			return 0;
+		upto = (size_t)(nl - r->buf) + 1;
 	}
-	*buf = b;
-	*len = n;
+	if (need_check && r->checked < 0) {
+		bool blank = true;
+		size_t i;
+
+		for (i = 0; i < upto && blank; i++)
+			blank = r->buf[i] == ' ' || r->buf[i] == '\t' ||
+				r->buf[i] == '\r' || r->buf[i] == '\n';
+		if (!blank || eof)
+			r->checked = perfmap_looks_like(r->buf, upto);
+		if (!r->checked)
+			return 0;
+	}
+	rc = perfmap_parse(m, r->buf, upto);
+	if (rc < 0)
+		return rc;
+	memmove(r->buf, r->buf + upto, r->len - upto);
+	r->len -= upto;
 	return 0;
+}
+
+/*
+ * Read FD to its end (a live runtime may still be appending) and parse
+ * it into M.  With NEED_CHECK, stop early and return 0 when the first
+ * non-blank line is not perf map text.  1 when parsed, or a negative
+ * errno.
+ */
+static int read_map(int fd, struct perfmap *m, bool need_check)
+{
+	struct map_reader r = { .checked = -1 };
+	int rc = 0;
+
+	for (;;) {
+		ssize_t n;
+
+		if (r.cap - r.len < READ_CHUNK) {
+			size_t cap = r.len + READ_CHUNK;
+			char *b = realloc(r.buf, cap);
+
+			if (!b) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			r.buf = b;
+			r.cap = cap;
+		}
+		n = read(fd, r.buf + r.len, READ_CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			goto out;
+		}
+		r.total += (uint64_t)n;
+		if (r.total > PERFMAP_MAX_BYTES) {
+			rc = -EFBIG;
+			goto out;
+		}
+		r.len += (size_t)n;
+		rc = reader_parse(&r, m, n == 0, need_check);
+		if (rc < 0)
+			goto out;
+		if (need_check && r.checked == 0)
+			break;
+		if (n == 0)
+			break;
+	}
+	rc = need_check && r.checked != 1 ? 0 : 1;
+out:
+	free(r.buf);
+	return rc;
 }
 
 static void warn_lines(const struct opjit_host *host, const char *path,
@@ -132,48 +178,41 @@ static int load_map(const struct opjit_host *host,
 		    const struct opjit_process *proc,
 		    const struct opjit_map_candidate *c, struct pm_state **out)
 {
-	struct pm_state *st = NULL;
-	char *buf = NULL;
-	size_t len;
+	struct pm_state *st;
 	int fd, rc;
 
 	*out = NULL;
 	fd = maptrust_open(host, proc, c->path);
 	if (fd < 0)
 		return 0;
-	rc = read_all(fd, &buf, &len);
-	close(fd);
-	if (rc < 0) {
-		snprintf(claim_err, sizeof(claim_err), "cannot read %s: %s",
-			 c->path, rc == -EFBIG ? "larger than 1 GiB" :
-			 strerror(-rc));
-		return rc;
-	}
-	if (c->kind == OPJIT_MAP_ANON && !perfmap_looks_like(buf, len)) {
-		rc = 0;
-		goto out;
-	}
 	st = calloc(1, sizeof(*st));
-	rc = st ? perfmap_parse(&st->map, buf, len) : -ENOMEM;
-	if (rc == 0)
-		rc = perfmap_index(&st->map, &st->segs, &st->nsegs);
+	if (!st) {
+		close(fd);
+		rc = -ENOMEM;
+		goto fail;
+	}
+	rc = read_map(fd, &st->map, c->kind == OPJIT_MAP_ANON);
+	close(fd);
+	if (rc <= 0)
+		goto fail;
+	perfmap_compact(&st->map);
+	rc = perfmap_index(&st->map, &st->segs, &st->nsegs);
 	if (rc == 0 && st->map.n) {
 		st->sym = calloc(st->map.n, sizeof(*st->sym));
 		if (!st->sym)
 			rc = -ENOMEM;
 	}
-	if (rc < 0) {
-		snprintf(claim_err, sizeof(claim_err), "cannot load %s: %s",
-			 c->path, strerror(-rc));
-		goto out;
-	}
+	if (rc < 0)
+		goto fail;
 	warn_lines(host, c->path, &st->map);
 	*out = st;
-	st = NULL;
-	rc = 1;
-out:
+	return 1;
+fail:
+	if (rc < 0)
+		snprintf(claim_err, sizeof(claim_err), "cannot read %s: %s",
+			 c->path, rc == -EFBIG ? "larger than 1 GiB" :
+			 strerror(-rc));
 	pm_release(st);
-	free(buf);
 	return rc;
 }
 

@@ -151,6 +151,13 @@ int perfmap_index(const struct perfmap *m, struct perfmap_seg **segs,
 	rc = sweep_run(&w, order, n);
 	if (rc < 0)
 		goto out;
+	if (w.nseg && w.nseg < w.capseg) {
+		struct perfmap_seg *fit = realloc(w.seg,
+						  w.nseg * sizeof(*fit));
+
+		if (fit)
+			w.seg = fit;
+	}
 	*segs = w.seg;
 	*nsegs = w.nseg;
 	w.seg = NULL;

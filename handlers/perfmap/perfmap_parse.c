@@ -255,6 +255,33 @@ int perfmap_parse(struct perfmap *m, const char *buf, size_t len)
 	return 0;
 }
 
+void perfmap_compact(struct perfmap *m)
+{
+	struct perfmap_entry *e;
+	char *b;
+
+	free(m->names.slot);
+	free(m->names.hash);
+	m->names.slot = NULL;
+	m->names.hash = NULL;
+	m->names.nslots = 0;
+	m->names.count = 0;
+	if (m->n && m->n < m->cap) {
+		e = realloc(m->e, m->n * sizeof(*e));
+		if (e) {
+			m->e = e;
+			m->cap = m->n;
+		}
+	}
+	if (m->names.len && m->names.len < m->names.cap) {
+		b = realloc(m->names.buf, m->names.len);
+		if (b) {
+			m->names.buf = b;
+			m->names.cap = m->names.len;
+		}
+	}
+}
+
 void perfmap_free(struct perfmap *m)
 {
 	free(m->e);
