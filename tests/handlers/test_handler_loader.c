@@ -178,8 +178,8 @@ START_TEST(bad_names_refused_before_lookup)
 	static const char *const bad[] = {
 		"../x", "Perf", "", "a/b", "x.so", "perf map", "-/", "é",
 		/* 65 characters: longer than any name is allowed */
-		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
 	};
 	char want[256];
 	size_t i;

@@ -297,6 +297,65 @@ START_TEST(for_each_symbol_in_address_order)
 }
 END_TEST
 
+static int count_syms(void *arg, const struct opjit_symbol *sym)
+{
+	(*(size_t *)arg)++;
+	return 0;
+}
+
+/* A map several read chunks long: no line may be cut where a chunk ends. */
+START_TEST(big_map_read_whole)
+{
+	const size_t n = 60000;
+	char *text = malloc(n * 64 + 1), *p;
+	uint64_t a[3];
+	const struct opjit_symbol *sy[3];
+	const char *nm[3];
+	size_t i, count = 0;
+
+	ck_assert_ptr_nonnull(text);
+	p = text;
+	for (i = 0; i < n; i++)
+		p += sprintf(p, "%zx 10 JS:*function_number_%06zu "
+			     "/srv/app/lib/file.js:%zu\n", 0x100000 + i * 0x10,
+			     i, i % 977);
+	add_cand("perf-4242.map", OPJIT_MAP_PERF, 0, text, 0644);
+	ck_assert_uint_gt(strlen(text), 3u << 20);
+	free(text);
+	ck_assert_int_eq(pm->claim(&host, &proc, &state), 1);
+	ck_assert_int_eq(nwarned, 0);
+	ck_assert_int_eq(pm->for_each_symbol(state, count_syms, &count), 0);
+	ck_assert_uint_eq(count, n);
+	a[0] = 0x100000;
+	a[1] = 0x100000 + 31337 * 0x10 + 5;
+	a[2] = 0x100000 + (n - 1) * 0x10 + 0xf;
+	resolve(a, 3, nm, sy);
+	ck_assert_str_eq(nm[0], "JS:*function_number_000000 "
+			 "/srv/app/lib/file.js:0");
+	ck_assert_str_eq(nm[1], "JS:*function_number_031337 "
+			 "/srv/app/lib/file.js:73");
+	ck_assert_str_eq(nm[2], "JS:*function_number_059999 "
+			 "/srv/app/lib/file.js:402");
+}
+END_TEST
+
+/* An anon file is judged by its first non-blank line, however far. */
+START_TEST(anon_judged_past_leading_blanks)
+{
+	const size_t blanks = (2u << 20) + 3;
+	char *text = malloc(blanks + 32);
+
+	ck_assert_ptr_nonnull(text);
+	memset(text, '\n', blanks);
+	strcpy(text + blanks, "1000 10 far_down\n");
+	add_cand("anon.4242", OPJIT_MAP_ANON, 0, text, 0644);
+	free(text);
+	ck_assert_int_eq(pm->claim(&host, &proc, &state), 1);
+	/* the blank lines are reported, once */
+	ck_assert_int_eq(nwarned, 1);
+}
+END_TEST
+
 static Suite *handler_suite(void)
 {
 	Suite *s = suite_create("perfmap_handler");
@@ -314,6 +373,8 @@ static Suite *handler_suite(void)
 	tcase_add_test(t, bad_lines_one_warning);
 	tcase_add_test(t, later_entry_wins_through_handler);
 	tcase_add_test(t, for_each_symbol_in_address_order);
+	tcase_add_test(t, big_map_read_whole);
+	tcase_add_test(t, anon_judged_past_leading_blanks);
 	suite_add_tcase(s, t);
 	return s;
 }
