@@ -169,6 +169,7 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 			 sizeof(*s->maps));
 	if (!s->maps)
 		goto nomem;
+	free(path);
 	path = ops_strfmt("%s/maps", s->dir);
 	if (!path)
 		goto nomem;
