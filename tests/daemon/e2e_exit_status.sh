@@ -14,6 +14,20 @@ rc=0; "$OPROFILED" --session-dir=s -- sh -c 'kill -TERM $$' 2>err.txt || rc=$?
 rc=0; "$OPROFILED" --session-dir=s -- sh -c 'kill -SEGV $$' 2>err.txt || rc=$?
 [ "$rc" -eq 139 ] || fail "death by SIGSEGV came back as $rc, not 139"
 
+# --duration ends recording, not the command: its status still comes back
+rc=0; "$OPROFILED" --session-dir=s --duration=0.3 -- sh -c 'sleep 1; exit 4' 2>err.txt || rc=$?
+[ "$rc" -eq 4 ] || fail "--duration with a command exited $rc, not the command's 4"
+check_summary err.txt
+# SIGINT stops recording and the command, as perf record does
+"$OPROFILED" --session-dir=s -- sleep 30 2>err.txt &
+dpid=$!
+cleanup_pids+=("$dpid")
+sleep 0.5
+kill -INT "$dpid"
+rc=0; wait "$dpid" || rc=$?
+[ "$rc" -eq 143 ] || fail "SIGINT gave $rc, not the 143 of the command ended by SIGTERM"
+check_summary err.txt
+
 out=$(echo "through stdin" | "$OPROFILED" --session-dir=s -- cat 2>err.txt)
 [ "$out" = "through stdin" ] || fail "stdin/stdout not passed through: '$out'"
 "$OPROFILED" --session-dir=s -- sh -c 'echo to-stderr >&2' 2>err.txt
