@@ -53,6 +53,8 @@ golden symbols_anon -l --anon-samples
 golden symbols_merge_all -l -m all
 golden symbols_threshold -l -t 10
 golden symbols_sort -l -s image,symbol -r
+golden symbols_sort_vma -l -n -m all -s vma
+golden symbols_sort_debug -l -n -g -m all -s debug image:rt_g_pie
 golden symbols_debug -l -g -n image:rt_g_pie
 golden symbols_details -l -d -w tgid:100
 golden symbols_global -l -% -n image:rt_nog_nopie
