@@ -11,15 +11,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void launch_child(char *const argv[], const sigset_t *orig_mask,
-			 int go_fd, int err_fd)
+static void launch_child(char *const argv[],
+			 const struct launch_signals *signals, int go_fd,
+			 int err_fd)
 {
 	char c;
 	int e;
 
-	/* the command gets the signal state we were given, not ours */
+	/* the command gets the signal state we were given, not ours: a
+	 * shell's background job keeps ignoring SIGINT */
 	signal(SIGPIPE, SIG_DFL);
-	sigprocmask(SIG_SETMASK, orig_mask, NULL);
+	for (int i = 0; i < signals->nr; i++)
+		sigaction(signals->sig[i], &signals->action[i], NULL);
+	sigprocmask(SIG_SETMASK, &signals->mask, NULL);
 	while (read(go_fd, &c, 1) < 0 && errno == EINTR)
 		;
 	close(go_fd);
@@ -62,7 +66,7 @@ int launch_find(const char *file)
 }
 
 int launch_prepare(struct launch *l, char *const argv[],
-		   const sigset_t *orig_mask)
+		   const struct launch_signals *signals)
 {
 	int go[2], er[2];
 	int err = 0;
@@ -85,7 +89,7 @@ int launch_prepare(struct launch *l, char *const argv[],
 	if (l->pid == 0) {
 		close(go[1]);
 		close(er[0]);
-		launch_child(argv, orig_mask, go[0], er[1]);
+		launch_child(argv, signals, go[0], er[1]);
 	}
 	l->go_fd = go[1];
 	l->err_fd = er[0];

@@ -18,9 +18,17 @@ struct launch {
 /* Whether execvp would find FILE: 0 or -ENOENT/-EACCES, so that a missing
  * command is reported before any session is created. */
 int launch_find(const char *file);
-/* Fork the child for ARGV; it restores ORIG_MASK and waits. */
+/* The signal state the command must get, not oprofiled's own. */
+struct launch_signals {
+	sigset_t mask;
+	int nr;
+	int sig[4];
+	struct sigaction action[4];
+};
+
+/* Fork the child for ARGV; it restores SIGNALS and waits. */
 int launch_prepare(struct launch *l, char *const argv[],
-		   const sigset_t *orig_mask);
+		   const struct launch_signals *signals);
 /* Let it exec: 0 once it did, or the negative errno of its failure. */
 int launch_go(struct launch *l);
 /* Kill a child that never ran its command. */

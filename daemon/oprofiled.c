@@ -383,16 +383,22 @@ static int daemon_wait_child(struct daemon *d, bool interrupted)
 
 static int daemon_run(struct daemon *d)
 {
-	sigset_t mask, orig;
+	static const int sigs[] = { SIGINT, SIGTERM, SIGUSR1, SIGCHLD };
+	struct launch_signals saved = { .nr = 4 };
+	sigset_t mask;
 	bool interrupted;
 	int rc = 1, err, failed;
 
 	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGUSR1);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, &orig);
+	/* an ignored signal never reaches a signalfd, and a background job
+	 * of a script starts with SIGINT ignored: take them back */
+	for (int i = 0; i < saved.nr; i++) {
+		saved.sig[i] = sigs[i];
+		sigaddset(&mask, sigs[i]);
+		sigaction(sigs[i], NULL, &saved.action[i]);
+		signal(sigs[i], SIG_DFL);
+	}
+	sigprocmask(SIG_BLOCK, &mask, &saved.mask);
 	/* a full pipe on stderr must not kill the recorder */
 	signal(SIGPIPE, SIG_IGN);
 	d->child.pid = -1;
@@ -410,7 +416,7 @@ static int daemon_run(struct daemon *d)
 				d->o->command[0], strerror(-err));
 			return 127;
 		}
-		err = launch_prepare(&d->child, d->o->command, &orig);
+		err = launch_prepare(&d->child, d->o->command, &saved);
 		if (err) {
 			fprintf(stderr, "oprofiled: cannot start %s: %s\n",
 				d->o->command[0], strerror(-err));
