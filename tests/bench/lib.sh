@@ -54,6 +54,7 @@ calc() {
 		else if (op == "pct") r = 100 * a / b
 		else if (op == "add") r = a + b
 		else if (op == "sub") r = a - b
+		else if (op == "mul") r = a * b
 		else r = a < b ? b - a : a - b
 		printf "%.6f", r
 	}'

@@ -10,8 +10,11 @@ SPEED="Report speed"
 # SPEED_PERF_WHY.  The node runs' perf maps stay until the reports are
 # done, each run with its own pid file.
 speed_record() {
-	local t=$TMPD/speed.$1
+	local t=$TMPD/speed.$1 iters=$SPIN_ITERS rounds=$NODE_ROUNDS
 	SPEED_OPJIT_WHY='' SPEED_PERF_WHY=$PERF_WHY
+	# a longer run than the cost runs: reports are slow on big profiles
+	SPIN_ITERS=$((iters * SPEED_SCALE))
+	NODE_ROUNDS=$((${rounds:-0} * SPEED_SCALE))
 	workload_cmd "$1" "$t.pid"
 	if SPEED_OPJIT_WHY=$(need_exe "$OPROFILED"); then
 		"$OPROFILED" --session-dir="$t.sess" \
@@ -20,6 +23,7 @@ speed_record() {
 			SPEED_OPJIT_WHY=$(failure oprofiled $? "$t.err")
 	fi
 	workload_cmd "$1" "$t.pid2"
+	SPIN_ITERS=$iters NODE_ROUNDS=$rounds
 	[ -z "$SPEED_PERF_WHY" ] || return 0
 	perf record -q -e cpu-clock -F "$REPORT_HZ" -o "$t.data" -- \
 		"${W[@]}" >/dev/null 2>"$t.err" ||
@@ -88,9 +92,12 @@ speed_pair() {
 
 bench_report_speed() {
 	local rep c=$TMPD/speed.C n=$TMPD/speed.node
-	local c_owhy c_pwhy n_owhy n_pwhy f1 f2 f3
+	local c_owhy c_pwhy n_owhy n_pwhy f1 f2 f3 secs
+	secs=$(awk -v s="$COST_SECONDS" -v k="$SPEED_SCALE" \
+		'BEGIN { printf "%g", s * k }')
 	rec_section "$SPEED" "One recording at $(khz "$REPORT_HZ") of each" \
-"workload, made by each recorder in this run; each report runs $RUNS" \
+"workload, about $secs s long," \
+"made by each recorder in this run; each report runs $RUNS" \
 "time(s), alternating which goes first. Reference: \`perf report\` on" \
 "perf's recording of the same workload. \"opjit vs reference\" is a" \
 "ratio: below 1 means opjit is faster or smaller."
