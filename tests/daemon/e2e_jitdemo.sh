@@ -43,6 +43,21 @@ awk -v p="$proc" -v lo=$((lo)) -v hi=$((hi)) -v tids="${tids[*]}" '
 		if (share < 720 || share > 780) exit 1
 	}' d.txt || fail "anonymous samples do not match what jitdemo printed"
 
+# its start time: before its first sample, in both clocks
+awk -v p="$proc" '
+	$1 == "info" && $2 == "start_ns" { s0 = $3 }
+	$1 == "process" && $2 == p { mono = $10; wall = $11 }
+	$1 == "anon" && $2 == p && (!first || $3 < first) { first = $3 }
+	END {
+		if (mono <= 0 || mono > first) exit 1
+		# forked a moment before recording started
+		if (mono < s0 - 5e9) exit 1
+	}' d.txt || fail "implausible start time: $(grep '^process' d.txt)"
+wall=$(awk -v p="$proc" '$1 == "process" && $2 == p { print int($11 / 1e9) }' d.txt)
+now=$(date +%s)
+[ $((now - wall)) -ge 0 ] && [ $((now - wall)) -lt 60 ] ||
+	fail "wall-clock start $wall is not within the last minute ($now)"
+
 # the process identity, and its range
 awk -v p="$proc" -v t="$tgid" -v u="$(id -u)" '
 	$1 == "process" && $2 == p { found = 1; if ($4 != t || $5 != u || $7 != "jitdemo") exit 1 }

@@ -5,10 +5,11 @@
  *   image ID KIND PATH
  *   context ID APP IMAGE TGID CPU
  *   hist CTX OFFSET COUNT
- *   process ID TGID NSPID UID FLAGS COMM EXE NR_RANGES
+ *   process ID TGID NSPID UID FLAGS COMM EXE NR_RANGES START_NS START_UNIX_NS
  *   range ID START END
  *   anon ID TIME ADDR TID
- * Numbers are decimal, so that any awk can compare them.
+ * Numbers are decimal, so that any awk can compare them; spaces in
+ * names are shown as '?', so that fields stay fields.
  *   archived ID PATH
  */
 #include <inttypes.h>
@@ -20,6 +21,19 @@ static void dump_warn(void *arg, const char *msg)
 {
 	(void)arg;
 	fprintf(stderr, "sessiondump: %s\n", msg);
+}
+
+static const char *dump_name(const char *s, char *buf, size_t size)
+{
+	size_t i;
+
+	if (!s || !*s)
+		return "-";
+	for (i = 0; s[i] && i + 1 < size; i++)
+		buf[i] = (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') ?
+			 '?' : s[i];
+	buf[i] = '\0';
+	return buf;
 }
 
 static void dump_info(const struct ops_session_info *i)
@@ -77,10 +91,13 @@ int main(int argc, char **argv)
 		const char *const *paths;
 		size_t na, np;
 
-		printf("process %u %u %u %u %u %s %s %u\n", i, p->tgid,
-		       p->nspid, p->uid, p->flags,
-		       p->comm && *p->comm ? p->comm : "-",
-		       p->exe && *p->exe ? p->exe : "-", p->nr_ranges);
+		char comm[64], exe[4096];
+
+		printf("process %u %u %u %u %u %s %s %u %" PRIu64 " %" PRId64
+		       "\n", i, p->tgid, p->nspid, p->uid, p->flags,
+		       dump_name(p->comm, comm, sizeof(comm)),
+		       dump_name(p->exe, exe, sizeof(exe)), p->nr_ranges,
+		       p->start_ns, p->start_unix_ns);
 		for (uint32_t r = 0; r < p->nr_ranges; r++)
 			printf("range %u %" PRIu64 " %" PRIu64 "\n", i,
 			       p->ranges[r].start, p->ranges[r].end);
