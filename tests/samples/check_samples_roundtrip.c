@@ -135,6 +135,16 @@ START_TEST(test_images)
 	b2.mtime_ns++;
 	ck_assert_int_eq(ops_writer_image(w, &b2, &ib2), 0);
 	ck_assert_uint_ne(ib2, ib);
+	/* what no image can be */
+	b2.build_id_size = OPS_BUILD_ID_MAX + 1;
+	ck_assert_int_eq(ops_writer_image(w, &b2, &again), -EINVAL);
+	b2.build_id_size = 0;
+	b2.kind = 7;
+	ck_assert_int_eq(ops_writer_image(w, &b2, &again), -EINVAL);
+	b2.kind = OPS_IMAGE_FILE;
+	b2.path = NULL;
+	ck_assert_int_eq(ops_writer_image(w, &b2, &again), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(ops_writer_error(w), "invalid image"));
 	ck_assert_int_eq(ops_writer_close(w, 1), 0);
 
 	s = session_must_open(sdir, &wr);
@@ -508,20 +518,44 @@ START_TEST(test_kallsyms)
 }
 END_TEST
 
-/* /proc files report size 0: the copy must still hold everything. */
+/* /proc files report size 0: the copy must still hold everything.
+ * kallsyms is the file that matters and spans many reads; /proc/version
+ * stands in where kallsyms is not readable. */
 START_TEST(test_kallsyms_proc)
 {
+	const char *src = access("/proc/kallsyms", R_OK) ? "/proc/version"
+							 : "/proc/kallsyms";
 	struct ops_writer *w = writer_must_open(sdir);
 	struct ops_session *s;
 	struct warns wr = { 0 };
+	size_t len, n = 0, cap = 1 << 16;
+	char *copy, *direct = malloc(cap);
+	FILE *f;
 
-	ck_assert_int_eq(ops_writer_kernel_symbols(w, "/proc/kallsyms", NULL),
-			 0);
+	ck_assert_int_eq(ops_writer_kernel_symbols(w, src, NULL), 0);
 	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+	f = fopen(src, "r");
+	ck_assert_ptr_nonnull(f);
+	for (;;) {
+		size_t r = fread(direct + n, 1, cap - n, f);
+
+		n += r;
+		if (!r)
+			break;
+		if (n == cap)
+			direct = realloc(direct, cap *= 2);
+		ck_assert_ptr_nonnull(direct);
+	}
+	fclose(f);
 	s = session_must_open(sdir, &wr);
-	ck_assert_uint_gt(file_size(ops_session_kallsyms(s)), 4096);
+	copy = file_read(ops_session_kallsyms(s), &len);
+	ck_assert_uint_gt(len, 0);
+	ck_assert_uint_eq(len, n);
+	ck_assert_mem_eq(copy, direct, n);
 	ck_assert_ptr_null(ops_session_modules(s));
 	ops_session_close(s);
+	free(copy);
+	free(direct);
 }
 END_TEST
 
