@@ -131,7 +131,13 @@ cost_record() {
 		"$(ratio "${RUN[$s.wall]}" "$A_WALL")" x
 	rec_val "$COST" "$f: $WCPU_FIG" "$s" \
 		"$(ratio "${RUN[$s.wcpu]}" "$A_CPU")" x
-	rec_val "$COST" "$f: recorder's own CPU time" "$s" "${RUN[$s.cpu]}" cpu
+	case ${RUN[$s.cpu]} in
+	-*) rec_why "$COST" "$f: recorder's own CPU time" "$s" \
+		"the recorder did not reap its workload, so the" \
+		"workload's CPU time is not in the recorder's" ;;
+	*) rec_val "$COST" "$f: recorder's own CPU time" "$s" \
+		"${RUN[$s.cpu]}" cpu ;;
+	esac
 	rec_val "$COST" "$f: bytes written" "$s" "${RUN[$s.bytes]}" B
 	rec_val "$COST" "$f: $DATA_FIG" "$s" "${RUN[$s.data]}" B
 	if [ -z "${RUN[$s.samples]}" ]; then

@@ -9,7 +9,8 @@
 #   --smoke  one run of tiny workloads at one frequency: proves the suite
 #            works (every row has a figure or a reason); asserts no timing
 #   --runs   runs per figure (default 5, smoke 1); figures are medians
-#   --build  build tree (default ./build); built first if incomplete
+#   --build  build tree (default build/ in the source tree); built first
+#            if something the suite runs is missing
 #   --out    Markdown output (default tests/bench/RESULTS.md)
 set -uo pipefail # no -e: a failed measurement becomes a reason in the table
 
