@@ -199,9 +199,15 @@ static int daemon_writer_open(struct daemon *d)
 	}
 	err = ops_writer_open(&d->w, d->o->session_dir, &info);
 	if (err) {
+		const char *why = d->w ? ops_writer_error(d->w) : "";
+
+		if (*why)
+			fprintf(stderr, "oprofiled: %s\n", why);
+		else
+			fprintf(stderr, "oprofiled: cannot create session "
+				"%s: %s\n", d->o->session_dir, strerror(-err));
+		ops_writer_free(d->w);
 		d->w = NULL;
-		fprintf(stderr, "oprofiled: cannot create session %s: %s\n",
-			d->o->session_dir, strerror(-err));
 		return err;
 	}
 	if (ops_writer_previous(d->w))
@@ -343,13 +349,13 @@ static int daemon_finish(struct daemon *d)
 	ops_writer_set_totals(d->w, &t);
 	if (!d->r.err || !d->r.err_from_writer)
 		recorder_flush(&d->r);
-	err = ops_writer_close(d->w, session_clock_ns(CLOCK_MONOTONIC));
-	d->w = NULL;
+	err = ops_writer_finish(d->w, session_clock_ns(CLOCK_MONOTONIC));
 	if (err && !failed) {
-		fprintf(stderr, "oprofiled: cannot finish session %s: %s\n",
-			d->o->session_dir, strerror(-err));
+		fprintf(stderr, "oprofiled: %s\n", ops_writer_error(d->w));
 		failed = 1;
 	}
+	ops_writer_free(d->w);
+	d->w = NULL;
 	if (d->r.throttles)
 		fprintf(stderr, "oprofiled: the kernel throttled sampling %llu "
 			"times; a lower --frequency would be steadier\n",

@@ -27,6 +27,7 @@ expect "invalid --duration '-1': not a positive number of seconds" --duration=-1
 expect "invalid --separate 'thread': expected process, cpu, all or none" --separate=thread -- true
 expect 'nothing to profile: give a COMMAND, --pid or --system-wide'
 expect 'a COMMAND, --pid and --system-wide exclude each other' --pid=1 --system-wide
+expect 'cannot [a-z]+ /etc/passwd/s: Not a directory' --session-dir=/etc/passwd/s -- true
 expect '--frequency=[0-9]+ is above the kernel.s limit of [0-9]+ \(kernel.perf_event_max_sample_rate\)' \
 	--frequency=999999999 -- true
 
