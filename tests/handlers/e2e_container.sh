@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# A JIT in a container: its own pid namespace (it is pid 1 there) and its
+# own /tmp.  The map it writes, /tmp/anon.1 inside, must be found through
+# /proc/<tgid>/root/tmp/anon.<nspid> while it runs, and through the
+# session's copy.
+. "$(dirname "$0")/e2e_lib.sh"
+need_cmd unshare util-linux
+jitdemo=$OPJIT_BUILD/tests/workloads/jitdemo
+[ -x "$jitdemo" ] || fail "$jitdemo is not built"
+unshare --pid --mount --fork true 2>/dev/null ||
+	skip "cannot create pid and mount namespaces here (needs root)"
+
+unshare --pid --mount --fork --kill-child sh -c \
+	"mount -t tmpfs opjit-test /tmp &&
+	 exec '$jitdemo' --seconds 30 --threads 1 --map-file anon" \
+	>"$tmp/demo.out" 2>&1 &
+outer=$!
+stop_demo() { kill "$outer" 2>/dev/null || true; wait "$outer" || true; }
+trap 'stop_demo; rm -rf "$tmp"' EXIT
+
+demo=
+for _ in $(seq 50); do
+	demo=$(pgrep -P "$outer" -x jitdemo || true)
+	[ -n "$demo" ] && [ -e "/proc/$demo/root/tmp/anon.1" ] && break
+	sleep 0.1
+done
+[ -n "$demo" ] || show_fail "$tmp/demo.out" "the demo did not start"
+[ -e "/proc/$demo/root/tmp/anon.1" ] ||
+	fail "the demo wrote no /tmp/anon.1 inside its namespace"
+[ ! -e "/tmp/anon.$demo" ] || fail "/tmp/anon.$demo exists outside"
+
+# check SESSION WHAT: jit_hot/jit_cold at 75/25 within 3 points
+check() {
+	"$opreport" --session-dir="$tmp/$1" -l --format=json \
+		--anon-handler=perfmap >"$tmp/$1.json" 2>"$tmp/$1.err" ||
+		show_fail "$tmp/$1.err" "opreport failed"
+	local hot cold
+	read -r hot _ _ < <(python3 "$here/report_shares.py" "$tmp/$1.json" \
+		'^jit_hot$' --handler perfmap)
+	read -r cold _ _ < <(python3 "$here/report_shares.py" \
+		"$tmp/$1.json" '^jit_cold$' --handler perfmap)
+	[ "$hot" -gt 0 ] && [ "$cold" -gt 0 ] || show_fail "$tmp/$1.err" \
+		"$2: jit_hot ($hot) and jit_cold ($cold) not both named"
+	python3 - "$2" "$hot" "$cold" <<'PY'
+import sys
+what, hot, cold = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+pct = 100.0 * hot / (hot + cold)
+print(f"{what}: jit_hot {pct:.1f}% of the JIT samples (truth 75%)")
+if abs(pct - 75.0) > 3.0:
+    sys.exit(f"FAIL: {what}: jit_hot at {pct:.1f}%, not within 3 points")
+PY
+}
+
+# the live map inside the container, with no copy in the session
+"$oprofiled" --session-dir="$tmp/live" --pid="$demo" --duration=2 \
+	--no-archive-maps >"$tmp/live.out" 2>&1 ||
+	show_fail "$tmp/live.out" "oprofiled --pid failed"
+[ ! -d "$tmp/live/maps" ] || [ -z "$(ls -A "$tmp/live/maps")" ] ||
+	fail "--no-archive-maps still copied maps into the session"
+check live "through /proc/$demo/root/tmp/anon.1"
+
+# the session's copy, once the container is gone
+"$oprofiled" --session-dir="$tmp/arch" --pid="$demo" --duration=2 \
+	>"$tmp/arch.out" 2>&1 || show_fail "$tmp/arch.out" "oprofiled failed"
+stop_demo
+[ ! -e "/proc/$demo/root/tmp/anon.1" ] || fail "the demo still runs"
+check arch "from the session's copy"
+echo "container: the JIT map was found inside the namespace and in the session"
