@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "crc32c_internal.h"
 #include "helpers.h"
 
 static char *tmp, *sdir, *hist, *anon, *meta;
@@ -574,6 +575,99 @@ START_TEST(test_write_failure)
 }
 END_TEST
 
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* Rewrite FILE with its last block's payload replaced by PAYLOAD, with
+ * a correct length and checksum: damage only the parser can see. */
+static void replace_last_payload(const char *file, const uint8_t *payload,
+				 size_t plen)
+{
+	size_t len, last;
+	uint8_t *buf = file_read(file, &len), *out;
+
+	last = last_block(buf, len);
+	out = malloc(last + 16 + plen);
+	ck_assert_ptr_nonnull(out);
+	memcpy(out, buf, last + 16);
+	memcpy(out + last + 16, payload, plen);
+	put_le32(out + last + 8, (uint32_t)plen);
+	put_le32(out + last + 12, ops_crc32c(payload, plen));
+	file_write(file, out, last + 16 + plen);
+	free(out);
+	free(buf);
+}
+
+/* A sample block with a good checksum but a record that does not
+ * decode: found when the process is decoded, one warning, the samples
+ * before the bad record kept. */
+START_TEST(test_bad_sample_record)
+{
+	size_t len, last, plen;
+	struct warns w = { 0 };
+	struct ops_session *s;
+	uint8_t *buf, *pl;
+
+	write_two_flushes();
+	buf = file_read(anon, &len);
+	last = last_block(buf, len);
+	plen = len - last - 16;
+	pl = malloc(plen + 1);
+	ck_assert_ptr_nonnull(pl);
+	memcpy(pl, buf + last + 16, plen);
+	/* one byte past the last record */
+	pl[plen] = 0;
+	replace_last_payload(anon, pl, plen + 1);
+	s = session_must_open(sdir, &w);
+	ck_assert_int_eq(w.n, 0);
+	check_anon_prefix(s, 150);
+	check_warning(&w, anon, last, "trailing bytes");
+	ops_session_close(s);
+
+	/* the count promises more records than there are */
+	file_write(anon, buf, len);
+	memcpy(pl, buf + last + 16, plen);
+	ck_assert_uint_eq(pl[1], 50);
+	pl[1] = 52;
+	replace_last_payload(anon, pl, plen);
+	w.n = 0;
+	s = session_must_open(sdir, &w);
+	check_anon_prefix(s, 150);
+	check_warning(&w, anon, last, "bad sample record");
+	ops_session_close(s);
+	free(pl);
+	free(buf);
+}
+END_TEST
+
+/* A counts block naming a context that was never defined is dropped
+ * whole, with one warning. */
+START_TEST(test_bad_count_record)
+{
+	/* n = 1, ctx 5, offset 0x10, count 1 */
+	const uint8_t bad[] = { 1, 5, 0x10, 1 };
+	size_t len, last;
+	struct warns w = { 0 };
+	struct ops_session *s;
+	uint8_t *buf;
+
+	write_two_flushes();
+	buf = file_read(hist, &len);
+	last = last_block(buf, len);
+	replace_last_payload(hist, bad, sizeof(bad));
+	s = session_must_open(sdir, &w);
+	check_first_flush_hist(s);
+	check_warning(&w, hist, last, "unknown context");
+	ops_session_close(s);
+	free(buf);
+}
+END_TEST
+
 static Suite *damage_suite(void)
 {
 	Suite *s = suite_create("samples_damage");
@@ -585,6 +679,8 @@ static Suite *damage_suite(void)
 		{ "torn_tail_anon", test_torn_tail_anon },
 		{ "bad_crc", test_bad_crc },
 		{ "bad_block_header", test_bad_block_header },
+		{ "bad_sample_record", test_bad_sample_record },
+		{ "bad_count_record", test_bad_count_record },
 		{ "corrupt_file_header", test_corrupt_file_header },
 		{ "unknown_version", test_unknown_version },
 		{ "missing_data_file", test_missing_data_file },

@@ -439,6 +439,9 @@ START_TEST(test_archive_maps)
 	uint32_t id;
 
 	ck_assert_int_eq(ops_writer_process(w, &p, &id), 0);
+	/* archiving again replaces the copy; the last one is checked */
+	file_write(src, "old\n", 4);
+	ck_assert_int_eq(ops_writer_archive_map(w, id, src, 1 << 20), 0);
 	file_write(src, text, strlen(text));
 	ck_assert_int_eq(chown(src, 1234, 5678), 0);
 	ck_assert_int_eq(chmod(src, 0640), 0);
