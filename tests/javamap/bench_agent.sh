@@ -20,7 +20,10 @@ done
 agent=$build/lib/opjit/libjavamap-agent.so
 jmdump=$build/tests/javamap/jmdump
 for f in "$agent" "$jmdump"; do
-	[ -e "$f" ] || { echo "bench_agent.sh: $f is missing; build first" >&2; exit 1; }
+	if [ ! -e "$f" ]; then
+		echo "bench_agent.sh: $f is missing; build first" >&2
+		exit 1
+	fi
 done
 command -v javac >/dev/null || { echo "bench_agent.sh: no javac" >&2; exit 1; }
 
@@ -32,7 +35,8 @@ javac -d "$work/classes" "$here"/java/*.java
 python3 - "$agent" "$jmdump" "$work" "$runs" <<'PY'
 import os, re, statistics, subprocess, sys, time
 
-agent, jmdump, work, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+agent, jmdump, work = sys.argv[1], sys.argv[2], sys.argv[3]
+runs = int(sys.argv[4])
 cp = ["-cp", os.path.join(work, "classes")]
 
 def run(args, with_agent, tag):
@@ -74,8 +78,9 @@ def size_per_method(name, path):
         off += length
     loads = n.get("CODE_LOAD", 0)
     java = b.get("CODE_LOAD", 0) + b.get("METHOD", 0) + b.get("CODE_UNLOAD", 0)
-    print(f"{name:<12} {len(data):>8} B total, {b.get('DYNAMIC_CODE', 0):>6} B in "
-          f"{n.get('DYNAMIC_CODE', 0)} stubs; {loads:>4} compiled methods, "
+    stub_b, stub_n = b.get("DYNAMIC_CODE", 0), n.get("DYNAMIC_CODE", 0)
+    print(f"{name:<12} {len(data):>8} B total, {stub_b:>6} B in "
+          f"{stub_n} stubs; {loads:>4} compiled methods, "
           f"{n.get('METHOD', 0):>4} method records: "
           f"{java / max(loads, 1):6.0f} B per compiled method")
 
@@ -83,7 +88,8 @@ print(f"javamap agent cost, median of {runs} alternating runs, wall time")
 print(f"{'workload':<34} {'no agent':>12} {'agent':>12} {'ratio':>7}")
 startup = compare("start-up (Hot, 0 s of work)", ["Hot", "0"], "startup")
 steady = compare("fixed work (Inline, 2e8 calls)", ["Inline"], "inline")
-churn = compare("code-cache churn (Churn 8 x 0.2 s)", ["Churn", "8", "0.2"], "churn")
+churn = compare("code-cache churn (Churn 8 x 0.2 s)",
+                ["Churn", "8", "0.2"], "churn")
 print()
 print("map size")
 size_per_method("start-up", startup)

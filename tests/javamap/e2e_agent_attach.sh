@@ -5,12 +5,14 @@
 # rest; a second attach says so and changes nothing.
 . "$(dirname "$0")/lib.sh"
 jm_need_java
-command -v jcmd >/dev/null || skip "no jcmd on PATH (install openjdk-17-jdk-headless)"
+command -v jcmd >/dev/null ||
+	skip "no jcmd on PATH (install openjdk-17-jdk-headless)"
 jm_workdir
+w=$JM_WORK
 
-java -cp "$JM_WORK/classes" Hot 6 >"$JM_WORK/out" 2>"$JM_WORK/err" &
+java -cp "$w/classes" Hot 6 >"$w/out" 2>"$w/err" &
 pid=$!
-trap 'kill -9 $pid 2>/dev/null || true; rm -rf "$JM_WORK"' EXIT
+trap 'kill -9 $pid 2>/dev/null || true; rm -rf "$w"' EXIT
 for _ in $(seq 1 100); do
 	jcmd $pid VM.version >/dev/null 2>&1 && break
 	sleep 0.1
@@ -18,24 +20,26 @@ done
 # give the JIT time to compile the hot methods before the agent arrives
 sleep 1.5
 # jcmd splits NAME=VALUE arguments itself: quote the agent's options
-jcmd $pid JVMTI.agent_load "$JM_AGENT" "\"file=$JM_WORK/attach.map\"" \
-	>"$JM_WORK/jcmd1" 2>&1 || fail "jcmd agent_load failed: $(cat "$JM_WORK/jcmd1")"
-jcmd $pid JVMTI.agent_load "$JM_AGENT" "\"file=$JM_WORK/second.map\"" \
-	>"$JM_WORK/jcmd2" 2>&1 || fail "the second agent_load failed: $(cat "$JM_WORK/jcmd2")"
-wait $pid || fail "the JVM exited with $? after the attach ($(cat "$JM_WORK/err"))"
-expect_grep '^hot done$' "$JM_WORK/out" "the JVM did not run to its end"
-[ ! -e "$JM_WORK/second.map" ] || fail "a second attach opened a second map"
-expect_grep "^javamap-agent: already recording to $JM_WORK/attach\.map$" \
-	"$JM_WORK/err" "the second attach's line"
+jcmd $pid JVMTI.agent_load "$JM_AGENT" "\"file=$w/attach.map\"" \
+	>"$w/jcmd1" 2>&1 || fail "jcmd agent_load failed: $(cat "$w/jcmd1")"
+jcmd $pid JVMTI.agent_load "$JM_AGENT" "\"file=$w/second.map\"" \
+	>"$w/jcmd2" 2>&1 ||
+	fail "the second agent_load failed: $(cat "$w/jcmd2")"
+wait $pid ||
+	fail "the JVM exited with $? after the attach ($(cat "$w/err"))"
+expect_grep '^hot done$' "$w/out" "the JVM did not run to its end"
+[ ! -e "$w/second.map" ] || fail "a second attach opened a second map"
+expect_grep "^javamap-agent: already recording to $w/attach\.map$" \
+	"$w/err" "the second attach's line"
 
-"$JM_DUMP" "$JM_WORK/attach.map" >"$JM_WORK/dump" 2>"$JM_WORK/dump.err" ||
-	fail "the attached agent's map does not parse: $(cat "$JM_WORK/dump.err")"
-[ ! -s "$JM_WORK/dump.err" ] || fail "damaged: $(cat "$JM_WORK/dump.err")"
-expect_grep "^header version=1\.0 pid=$pid " "$JM_WORK/dump" "header"
-expect_grep '^code .* replayed Hot\.alpha\(long\)$' "$JM_WORK/dump" \
+"$JM_DUMP" "$w/attach.map" >"$w/dump" 2>"$w/dump.err" ||
+	fail "the attached agent's map does not parse: $(cat "$w/dump.err")"
+[ ! -s "$w/dump.err" ] || fail "damaged: $(cat "$w/dump.err")"
+expect_grep "^header version=1\.0 pid=$pid " "$w/dump" "header"
+expect_grep '^code .* replayed Hot\.alpha\(long\)$' "$w/dump" \
 	"alpha's code compiled before the attach, replayed"
-expect_grep '^stub .* replayed Interpreter$' "$JM_WORK/dump" \
+expect_grep '^stub .* replayed Interpreter$' "$w/dump" \
 	"the interpreter, replayed"
 expect_grep '^method Hot\.alpha\(long\) file=Hot\.java lines=[1-9]' \
-	"$JM_WORK/dump" "alpha's lines after an attach"
+	"$w/dump" "alpha's lines after an attach"
 echo "$JM_NAME: ok"

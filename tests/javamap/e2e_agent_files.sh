@@ -8,56 +8,67 @@ jm_need_java
 jm_workdir
 [ "$(id -u)" = 0 ] || skip "planting another user's files needs root"
 command -v setpriv >/dev/null || skip "setpriv (util-linux) is missing"
-chmod 755 "$JM_WORK" "$JM_WORK/classes"
+w=$JM_WORK
+chmod 755 "$w" "$w/classes"
+nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
 
 # run_planted SETUP: run Hot under a shell whose pid the JVM inherits,
 # after SETUP (a shell snippet) has run with $map set to /tmp/anon.<pid>
 run_planted() {
 	local setup=$1
 	bash -c 'map=/tmp/anon.$$; '"$setup"'; exec java -agentpath:"$0" \
-		-cp "$1" Hot 0.3' "$JM_AGENT" "$JM_WORK/classes" \
-		>"$JM_WORK/out" 2>"$JM_WORK/err" &
+		-cp "$1" Hot 0.3' "$JM_AGENT" "$w/classes" \
+		>"$w/out" 2>"$w/err" &
 	pid=$!
-	wait $pid || fail "java exited with $? (stderr: $(cat "$JM_WORK/err"))"
+	wait $pid || fail "java exited with $? (stderr: $(cat "$w/err"))"
 	map=/tmp/anon.$pid
-	expect_grep '^hot done$' "$JM_WORK/out" "the JVM did not run to its end"
+	expect_grep '^hot done$' "$w/out" "the JVM did not run to its end"
+}
+
+# one_warning PATTERN WHAT: stderr is exactly one line, matching
+one_warning() {
+	[ "$(wc -l <"$w/err")" = 1 ] ||
+		fail "want one warning line, got: $(cat "$w/err")"
+	expect_grep "$1" "$w/err" "$2"
 }
 
 cleanup_maps=()
-trap 'rm -rf "$JM_WORK" "${cleanup_maps[@]}"' EXIT
+trap 'rm -rf "$w" "${cleanup_maps[@]}"' EXIT
 
 # 1. a stale map of our own, from an earlier process with this pid
 run_planted 'echo stale-bytes >"$map"; chmod 600 "$map"'
 cleanup_maps+=("$map")
-[ ! -s "$JM_WORK/err" ] || fail "replacing our own stale map warned: $(cat "$JM_WORK/err")"
-[ "$(stat -c %a "$map")" = 644 ] || fail "the new map has mode $(stat -c %a "$map")"
-"$JM_DUMP" "$map" >"$JM_WORK/dump" 2>&1 || fail "the new map does not parse: $(cat "$JM_WORK/dump")"
-expect_grep "^header version=1\.0 pid=$pid " "$JM_WORK/dump" "the stale map was not replaced"
+[ ! -s "$w/err" ] ||
+	fail "replacing our own stale map warned: $(cat "$w/err")"
+mode=$(stat -c %a "$map")
+[ "$mode" = 644 ] || fail "the new map has mode $mode"
+"$JM_DUMP" "$map" >"$w/dump" 2>&1 ||
+	fail "the new map does not parse: $(cat "$w/dump")"
+expect_grep "^header version=1\.0 pid=$pid " "$w/dump" \
+	"the stale map was not replaced"
 
 # 2. a symlink of our own pointing at a file that must survive
-echo precious >"$JM_WORK/target"
-run_planted "ln -s '$JM_WORK/target' \"\$map\""
+echo precious >"$w/target"
+run_planted "ln -s '$w/target' \"\$map\""
 cleanup_maps+=("$map")
-[ "$(cat "$JM_WORK/target")" = precious ] || fail "the agent wrote through a symlink"
+[ "$(cat "$w/target")" = precious ] || fail "the agent wrote through a symlink"
 [ -f "$map" ] && [ ! -L "$map" ] || fail "$map is not a fresh regular file"
-"$JM_DUMP" "$map" >/dev/null 2>&1 || fail "the map that replaced our symlink does not parse"
+"$JM_DUMP" "$map" >/dev/null 2>&1 ||
+	fail "the map that replaced our symlink does not parse"
 
 # 3. another user's symlink: not followed, not removed, one warning
-run_planted "setpriv --reuid=65534 --regid=65534 --clear-groups \
-	ln -s '$JM_WORK/target' \"\$map\""
+run_planted "$nobody ln -s '$w/target' \"\$map\""
 cleanup_maps+=("$map")
-[ "$(cat "$JM_WORK/target")" = precious ] || fail "the agent wrote through another user's symlink"
+[ "$(cat "$w/target")" = precious ] ||
+	fail "the agent wrote through another user's symlink"
 [ -L "$map" ] || fail "the agent removed another user's symlink"
-[ "$(wc -l <"$JM_WORK/err")" = 1 ] || fail "want one warning line, got: $(cat "$JM_WORK/err")"
-expect_grep "^javamap-agent: /tmp/anon\.$pid exists and is owned by uid 65534, not 0; not recording$" \
-	"$JM_WORK/err" "the warning for another user's symlink"
+one_warning "^javamap-agent: /tmp/anon\.$pid exists and is owned by uid \
+65534, not 0; not recording$" "the warning for another user's symlink"
 
 # 4. another user's regular file: left as it was, one warning
-run_planted "setpriv --reuid=65534 --regid=65534 --clear-groups \
-	sh -c 'echo theirs >\"\$0\"' \"\$map\""
+run_planted "$nobody sh -c 'echo theirs >\"\$0\"' \"\$map\""
 cleanup_maps+=("$map")
 [ "$(cat "$map")" = theirs ] || fail "the agent changed another user's file"
-[ "$(wc -l <"$JM_WORK/err")" = 1 ] || fail "want one warning line, got: $(cat "$JM_WORK/err")"
-expect_grep "owned by uid 65534, not 0; not recording$" "$JM_WORK/err" \
+one_warning "owned by uid 65534, not 0; not recording$" \
 	"the warning for another user's file"
 echo "$JM_NAME: ok"

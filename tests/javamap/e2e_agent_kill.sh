@@ -42,7 +42,8 @@ head -c $((size - 5)) "$map" >"$JM_WORK/torn"
 	fail "a torn map does not parse: $(cat "$JM_WORK/torn.err")"
 [ "$(wc -l <"$JM_WORK/torn.err")" = 1 ] ||
 	fail "want one warning for a torn map, got: $(cat "$JM_WORK/torn.err")"
-expect_grep "^jmdump: $JM_WORK/torn: record at offset [0-9]+ runs 5 bytes past the end; keeping the $((records - 1)) records before it$" \
+expect_grep "^jmdump: $JM_WORK/torn: record at offset [0-9]+ runs 5 bytes \
+past the end; keeping the $((records - 1)) records before it$" \
 	"$JM_WORK/torn.err" "the torn map's warning"
 expect_grep '^code .* Hot\.alpha\(long\)$' "$JM_WORK/torn.dump" \
 	"what came before the tear"

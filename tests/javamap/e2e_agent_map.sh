@@ -17,16 +17,20 @@ t1=$(mono_ns)
 map=/tmp/anon.$pid
 trap 'rm -rf "$JM_WORK" "$map"' EXIT
 expect_grep '^hot done$' "$JM_WORK/out" "the workload did not finish"
-[ ! -s "$JM_WORK/err" ] || fail "the agent wrote to stderr: $(cat "$JM_WORK/err")"
+[ ! -s "$JM_WORK/err" ] ||
+	fail "the agent wrote to stderr: $(cat "$JM_WORK/err")"
 [ -f "$map" ] || fail "no map at $map"
 mode=$(stat -c %a "$map")
 [ "$mode" = 644 ] || fail "$map has mode $mode, want 644"
-[ "$(stat -c %u "$map")" = "$(id -u)" ] || fail "$map is not owned by uid $(id -u)"
+[ "$(stat -c %u "$map")" = "$(id -u)" ] ||
+	fail "$map is not owned by uid $(id -u)"
 
 "$JM_DUMP" --pcs "$map" >"$JM_WORK/dump" 2>"$JM_WORK/dump.err" ||
 	fail "jmdump cannot read $map: $(cat "$JM_WORK/dump.err")"
-[ ! -s "$JM_WORK/dump.err" ] || fail "a whole map reads as damaged: $(cat "$JM_WORK/dump.err")"
-expect_grep "^header version=1\.0 pid=$pid inline=yes " "$JM_WORK/dump" "header"
+[ ! -s "$JM_WORK/dump.err" ] ||
+	fail "a whole map reads as damaged: $(cat "$JM_WORK/dump.err")"
+expect_grep "^header version=1\.0 pid=$pid inline=yes " "$JM_WORK/dump" \
+	"header"
 expect_grep '^method Hot\.alpha\(long\) file=Hot\.java lines=[1-9]' \
 	"$JM_WORK/dump" "alpha's name, file and line table"
 expect_grep '^method Hot\.beta\(long\) file=Hot\.java ' "$JM_WORK/dump" "beta"
@@ -46,7 +50,8 @@ lines=$(awk '/^code .* Hot\.alpha\(long\)$/ {on = 1; next}
 [ -n "$lines" ] || fail "alpha's code has no pc with a line"
 for l in $lines; do
 	[ "$l" -gt "$first" ] && [ "$l" -lt "$last" ] ||
-		fail "alpha's code maps to line $l, outside its body ($first-$last)"
+		fail "alpha's code maps to line $l," \
+			"outside its body ($first-$last)"
 done
 
 # every time lies between the JVM's start and end, on CLOCK_MONOTONIC
@@ -60,18 +65,25 @@ bad=$(sed -n 's/^\(code\|stub\) .* load=\([0-9]*\) .*/\2/p' "$JM_WORK/dump" |
 # inlining: square() inside sum()'s compiled code, innermost first
 noinline_leaf=-XX:CompileCommand=quiet,dontinline,Inline::leaf
 java -agentpath:"$JM_AGENT=file=$JM_WORK/inline.map" "$noinline_leaf" \
-	-cp "$JM_WORK/classes" Inline >/dev/null || fail "Inline failed with the agent"
+	-cp "$JM_WORK/classes" Inline >/dev/null ||
+	fail "Inline failed with the agent"
 "$JM_DUMP" --pcs "$JM_WORK/inline.map" >"$JM_WORK/inline.dump"
 sq=$(line_of "$JM_JAVA_SRC/Inline.java" 'return leaf(x) * x')
-expect_grep "^  pc \+[0-9]+  Inline\.square\(long\):$sq < Inline\.sum\(int\):[0-9]+" \
+inner="Inline\.square\(long\):$sq"
+outer='Inline\.sum\(int\):[0-9]+'
+expect_grep "^  pc \+[0-9]+  $inner < $outer" \
 	"$JM_WORK/inline.dump" "square() inlined in sum() at its source line"
 
 # inline=no: only the compiled method's own frames
 java -agentpath:"$JM_AGENT=file=$JM_WORK/noinline.map,inline=no" \
-	"$noinline_leaf" -cp "$JM_WORK/classes" Inline >/dev/null || fail "Inline failed with inline=no"
+	"$noinline_leaf" -cp "$JM_WORK/classes" Inline >/dev/null ||
+	fail "Inline failed with inline=no"
 "$JM_DUMP" --pcs "$JM_WORK/noinline.map" >"$JM_WORK/noinline.dump"
-expect_grep '^header .* inline=no ' "$JM_WORK/noinline.dump" "the inline=no flag"
-expect_grep '^  pc \+[0-9]+  Inline\.sum\(int\):[0-9]+$' "$JM_WORK/noinline.dump" \
+expect_grep '^header .* inline=no ' "$JM_WORK/noinline.dump" \
+	"the inline=no flag"
+expect_grep '^  pc \+[0-9]+  Inline\.sum\(int\):[0-9]+$' \
+	"$JM_WORK/noinline.dump" \
 	"sum()'s own lines with inline=no"
-! grep -q ' < ' "$JM_WORK/noinline.dump" || fail "inline=no still wrote inlined frames"
+! grep -q ' < ' "$JM_WORK/noinline.dump" ||
+	fail "inline=no still wrote inlined frames"
 echo "$JM_NAME: ok"

@@ -12,8 +12,10 @@ run_hot() {
 	java -agentpath:"$JM_AGENT$opts" -cp "$JM_WORK/classes" Hot 0.5 \
 		>"$JM_WORK/out" 2>"$JM_WORK/err" &
 	pid=$!
-	wait $pid || fail "java with '$opts' exited with $? ($(cat "$JM_WORK/err"))"
-	expect_grep '^hot done$' "$JM_WORK/out" "the JVM with '$opts' did not run to its end"
+	wait $pid ||
+		fail "java with '$opts' exited with $? ($(cat "$JM_WORK/err"))"
+	expect_grep '^hot done$' "$JM_WORK/out" \
+		"the JVM with '$opts' did not run to its end"
 }
 
 # file= and debug=
@@ -21,7 +23,8 @@ run_hot "=file=$JM_WORK/x.map,debug=$JM_WORK/debug.log"
 [ ! -e "/tmp/anon.$pid" ] || fail "file= still wrote /tmp/anon.$pid"
 "$JM_DUMP" "$JM_WORK/x.map" >"$JM_WORK/dump" || fail "file= map does not parse"
 expect_grep '^method Hot\.alpha\(long\) ' "$JM_WORK/dump" "file= map content"
-expect_grep "^javamap-agent: writing $JM_WORK/x\.map$" "$JM_WORK/debug.log" "debug log header"
+expect_grep "^javamap-agent: writing $JM_WORK/x\.map$" "$JM_WORK/debug.log" \
+	"debug log header"
 expect_grep '^method 0x[0-9a-f]+ Hot\.alpha\(long\) Hot\.java lines=' \
 	"$JM_WORK/debug.log" "debug log of methods"
 expect_grep '^load 0x[0-9a-f]+ 0x[0-9a-f]+\+[0-9]+ pcs=' "$JM_WORK/debug.log" \
@@ -35,7 +38,10 @@ expect_grep '^dynamic Interpreter 0x' "$JM_WORK/err" "debug to stderr"
 # bad options: one line each, the JVM runs, no map
 for bad in 'inline=maybe' 'file=relative.map' 'colour=red' 'debug='; do
 	run_hot "=$bad"
-	[ ! -e "/tmp/anon.$pid" ] || { rm -f "/tmp/anon.$pid"; fail "'$bad' still wrote a map"; }
+	if [ -e "/tmp/anon.$pid" ]; then
+		rm -f "/tmp/anon.$pid"
+		fail "'$bad' still wrote a map"
+	fi
 	[ "$(wc -l <"$JM_WORK/err")" = 1 ] ||
 		fail "'$bad' gave not one line: $(cat "$JM_WORK/err")"
 	expect_grep "^javamap-agent: bad options '$bad': .*; not recording$" \
@@ -44,8 +50,10 @@ done
 
 # a debug log that cannot be opened: one line, the map is still written
 run_hot "=file=$JM_WORK/z.map,debug=/nonexistent/dir/log"
-[ "$(wc -l <"$JM_WORK/err")" = 1 ] || fail "unopenable debug log: $(cat "$JM_WORK/err")"
+[ "$(wc -l <"$JM_WORK/err")" = 1 ] ||
+	fail "unopenable debug log: $(cat "$JM_WORK/err")"
 expect_grep '^javamap-agent: cannot open debug log /nonexistent/dir/log: ' \
 	"$JM_WORK/err" "the unopenable debug log line"
-"$JM_DUMP" "$JM_WORK/z.map" >/dev/null || fail "no map beside a failed debug log"
+"$JM_DUMP" "$JM_WORK/z.map" >/dev/null ||
+	fail "no map beside a failed debug log"
 echo "$JM_NAME: ok"

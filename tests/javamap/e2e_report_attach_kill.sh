@@ -7,19 +7,26 @@
 . "$(dirname "$0")/lib.sh"
 jm_need_java
 jm_need_profiler
-command -v jcmd >/dev/null || skip "no jcmd on PATH (install openjdk-17-jdk-headless)"
+command -v jcmd >/dev/null ||
+	skip "no jcmd on PATH (install openjdk-17-jdk-headless)"
 jm_workdir
 cd "$JM_WORK"
 tgids=()
-trap 'rm -rf "$JM_WORK"; for t in "${tgids[@]}"; do rm -f "/tmp/anon.$t"; done' EXIT
+cleanup() {
+	local t
+	rm -rf "$JM_WORK"
+	for t in "${tgids[@]}"; do rm -f "/tmp/anon.$t"; done
+}
+trap cleanup EXIT
 
 # check_hot SESSION WHAT: alpha and beta named, about 3:1
 check_hot() {
 	local s=$1 what=$2
 	jm_report "$s" -l --format=json >"$s.json" 2>"$s.rep.err" ||
 		fail "$what: opreport failed: $(cat "$s.rep.err")"
-	tgids+=("$(grep -o '"jit:javamap (tgid:[0-9]*' "$s.json" | head -n 1 | sed 's/.*tgid://')")
-	python3 - "$s.json" "$what" <<'PY' || fail "$what: alpha and beta not named 3:1"
+	tgids+=("$(jm_tgid "$s.json")")
+	local why="$what: alpha and beta not named 3:1"
+	python3 - "$s.json" "$what" <<'PY' || fail "$why"
 import json, sys
 rep = json.load(open(sys.argv[1]))
 n = {}
@@ -28,7 +35,8 @@ for r in rep["symbols"]:
         n[r["symbol"]] = n.get(r["symbol"], 0) + r["samples"]
 a, b = n.get("Hot.alpha(long)", 0), n.get("Hot.beta(long)", 0)
 total = sum(n.values())
-print(f"{sys.argv[2]}: alpha {a}, beta {b} of {total} samples named by javamap")
+print(f"{sys.argv[2]}: alpha {a}, beta {b} of {total} samples "
+      "named by javamap")
 sys.exit(0 if b and a + b > total / 2 and 2 <= a / b <= 4.5 else 1)
 PY
 }
@@ -55,5 +63,6 @@ jm_profile "$JM_WORK/kill" bash -c '
 	exit 0' "$JM_AGENT"
 check_hot "$JM_WORK/kill" "killed"
 n=$(grep -c 'javamap' "$JM_WORK/kill.rep.err" || true)
-[ "$n" -le 1 ] || fail "more than one javamap warning for a killed JVM's map: $(cat "$JM_WORK/kill.rep.err")"
+[ "$n" -le 1 ] || fail "more than one javamap warning for a killed" \
+	"JVM's map: $(cat "$JM_WORK/kill.rep.err")"
 echo "$JM_NAME: ok"

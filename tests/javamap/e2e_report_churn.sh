@@ -15,12 +15,16 @@ cd "$JM_WORK"
 
 jm_profile "$JM_WORK/s" java -XX:ReservedCodeCacheSize=8m \
 	-agentpath:"$JM_AGENT" -cp classes Churn 24 0.25
-truth=$(sed -n 's/^churn ran ChurnA \([0-9]*\) ns ChurnB \([0-9]*\) ns$/\1 \2/p' "$JM_WORK/s.out")
+truth=$(sed -n \
+	's/^churn ran ChurnA \([0-9]*\) ns ChurnB \([0-9]*\) ns$/\1 \2/p' \
+	"$JM_WORK/s.out")
 [ -n "$truth" ] || fail "Churn did not run to its end: $(cat "$JM_WORK/s.out")"
-jm_report "$JM_WORK/s" -d --format=json >"$JM_WORK/d.json" 2>"$JM_WORK/d.err" ||
+jm_report "$JM_WORK/s" -d --format=json >"$JM_WORK/d.json" \
+	2>"$JM_WORK/d.err" ||
 	fail "opreport -d failed: $(cat "$JM_WORK/d.err")"
-tgid=$(grep -o '"jit:javamap (tgid:[0-9]*' "$JM_WORK/d.json" | head -n 1 | sed 's/.*tgid://')
-[ -n "$tgid" ] || fail "opreport named no JIT code with javamap: $(head -c 600 "$JM_WORK/d.json")"
+tgid=$(jm_tgid "$JM_WORK/d.json")
+[ -n "$tgid" ] || fail "opreport named no JIT code with javamap:" \
+	"$(head -c 600 "$JM_WORK/d.json")"
 trap 'rm -rf "$JM_WORK" "/tmp/anon.$tgid"' EXIT
 # the map the handler used: the session's copy, else the live file
 map=/tmp/anon.$tgid
@@ -30,14 +34,17 @@ done
 "$JM_DUMP" "$map" >"$JM_WORK/dump" 2>"$JM_WORK/dump.err" ||
 	fail "jmdump $map: $(cat "$JM_WORK/dump.err")"
 
-python3 - "$JM_WORK/dump" "$JM_WORK/d.json" $truth <<'PY' || fail "attribution does not follow time"
+why="attribution does not follow time"
+python3 - "$JM_WORK/dump" "$JM_WORK/d.json" $truth <<'PY' || fail "$why"
 import json, re, sys
 
-dump, rep, ran_a, ran_b = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+dump, rep = sys.argv[1], sys.argv[2]
+ran_a, ran_b = int(sys.argv[3]), int(sys.argv[4])
 A, B = "ChurnA.work(long)", "ChurnB.work(long)"
 
 codes = []
-pat = re.compile(r"^(code|stub) 0x([0-9a-f]+) size=(\d+) load=(\d+) unload=(-?\d+)( replayed)? (.*)$")
+pat = re.compile(r"^(code|stub) 0x([0-9a-f]+) size=(\d+) load=(\d+) "
+                 r"unload=(-?\d+)( replayed)? (.*)$")
 for line in open(dump):
     m = pat.match(line.rstrip("\n"))
     if m:
@@ -46,8 +53,10 @@ for line in open(dump):
 # 1. the map shows memory that held A's code and later B's, or the reverse
 def overlaps(x, y):
     return x[0] < y[0] + y[1] and y[0] < x[0] + x[1]
-reused = sum(1 for x in codes if x[3] == A for y in codes if y[3] == B and overlaps(x, y))
-print(f"code ranges of ChurnA.work and ChurnB.work that share memory: {reused}")
+reused = sum(1 for x in codes if x[3] == A
+             for y in codes if y[3] == B and overlaps(x, y))
+print(f"code ranges of ChurnA.work and ChurnB.work that share memory: "
+      f"{reused}")
 
 # the time-aware names, per sampled address
 named = {}
@@ -61,14 +70,16 @@ for r in json.load(open(rep))["symbols"]:
 # 2. one address, two names at two times
 both = {a: n for a, n in named.items() if n.get(A) and n.get(B)}
 both_samples = sum(n[A] + n[B] for n in both.values())
-print(f"sampled addresses named ChurnA.work at one time and ChurnB.work at another: {len(both)} ({both_samples} samples)")
+print(f"sampled addresses named ChurnA.work at one time and ChurnB.work "
+      f"at another: {len(both)} ({both_samples} samples)")
 
 # 3. shares against the workload's own clock
 sa = sum(n.get(A, 0) for n in named.values())
 sb = sum(n.get(B, 0) for n in named.values())
 share = 100.0 * sa / max(sa + sb, 1)
 truth = 100.0 * ran_a / (ran_a + ran_b)
-print(f"time-aware: ChurnA {share:.1f}% of {sa + sb} samples in the two workers; truth {truth:.1f}%")
+print(f"time-aware: ChurnA {share:.1f}% of {sa + sb} samples in the two "
+      f"workers; truth {truth:.1f}%")
 
 # 4. the timeless view: the last code loaded at the address, whenever
 def timeless(addr):
@@ -87,9 +98,11 @@ for a, n in named.items():
             ta += k if t == A else 0
             tb += k if t == B else 0
 print(f"timeless: ChurnA {100.0 * ta / max(ta + tb, 1):.1f}%, "
-      f"{wrong} of {sa + sb} worker samples get another name than the time-aware view")
+      f"{wrong} of {sa + sb} worker samples get another name than the "
+      "time-aware view")
 
-ok = reused > 0 and len(both) > 0 and sa + sb >= 1000 and abs(share - truth) <= 10 and wrong > 0
+ok = (reused > 0 and len(both) > 0 and sa + sb >= 1000 and
+      abs(share - truth) <= 10 and wrong > 0)
 sys.exit(0 if ok else 1)
 PY
 echo "$JM_NAME: ok"

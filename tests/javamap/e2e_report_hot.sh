@@ -7,24 +7,27 @@
 . "$(dirname "$0")/lib.sh"
 jm_need_java
 jm_need_profiler
-command -v jfr >/dev/null || skip "no jfr on PATH (install openjdk-17-jdk-headless)"
+command -v jfr >/dev/null ||
+	skip "no jfr on PATH (install openjdk-17-jdk-headless)"
 jm_workdir
 cd "$JM_WORK"
 
 secs=4
 jm_profile "$JM_WORK/s" java -agentpath:"$JM_AGENT" -cp classes Hot $secs
 expect_grep '^hot done$' "$JM_WORK/s.out" "Hot did not run to its end"
-jm_report "$JM_WORK/s" -l --format=json >"$JM_WORK/l.json" 2>"$JM_WORK/l.err" ||
+jm_report "$JM_WORK/s" -l --format=json >"$JM_WORK/l.json" \
+	2>"$JM_WORK/l.err" ||
 	fail "opreport -l failed: $(cat "$JM_WORK/l.err")"
-tgid=$(grep -o '"jit:javamap (tgid:[0-9]*' "$JM_WORK/l.json" | head -n 1 | sed 's/.*tgid://')
-[ -n "$tgid" ] || fail "opreport named no JIT code with javamap: $(head -c 600 "$JM_WORK/l.json")"
+tgid=$(jm_tgid "$JM_WORK/l.json")
+[ -n "$tgid" ] || fail "opreport named no JIT code with javamap:" \
+	"$(head -c 600 "$JM_WORK/l.json")"
 trap 'rm -rf "$JM_WORK" "/tmp/anon.$tgid"' EXIT
 
 java -XX:StartFlightRecording=filename="$JM_WORK/hot.jfr",settings=profile \
 	-cp classes Hot $secs >/dev/null 2>"$JM_WORK/jfr.err" ||
 	fail "java with JFR failed: $(cat "$JM_WORK/jfr.err")"
-jfr print --events jdk.ExecutionSample "$JM_WORK/hot.jfr" >"$JM_WORK/jfr.txt" ||
-	fail "jfr print failed"
+jfr print --events jdk.ExecutionSample "$JM_WORK/hot.jfr" \
+	>"$JM_WORK/jfr.txt" || fail "jfr print failed"
 
 python3 - "$JM_WORK/l.json" "$JM_WORK/jfr.txt" <<'PY' || fail "shares disagree"
 import json, sys
@@ -72,11 +75,15 @@ jm_report "$JM_WORK/s" -l -g >"$JM_WORK/g.txt" 2>"$JM_WORK/g.err" ||
 a0=$(line_of "$JM_JAVA_SRC/Hot.java" 'static long alpha')
 b0=$(line_of "$JM_JAVA_SRC/Hot.java" 'static long beta')
 m0=$(line_of "$JM_JAVA_SRC/Hot.java" 'public static void main')
-expect_grep "Hot\.java:$((a0 + 1)) .* Hot\.alpha\(long\)$" "$JM_WORK/g.txt" "alpha's line with -g"
-expect_grep "Hot\.java:$((b0 + 1)) .* Hot\.beta\(long\)$" "$JM_WORK/g.txt" "beta's line with -g"
-jm_report "$JM_WORK/s" -d -g --format=json >"$JM_WORK/dg.json" 2>"$JM_WORK/dg.err" ||
+expect_grep "Hot\.java:$((a0 + 1)) .* Hot\.alpha\(long\)$" "$JM_WORK/g.txt" \
+	"alpha's line with -g"
+expect_grep "Hot\.java:$((b0 + 1)) .* Hot\.beta\(long\)$" "$JM_WORK/g.txt" \
+	"beta's line with -g"
+jm_report "$JM_WORK/s" -d -g --format=json >"$JM_WORK/dg.json" \
+	2>"$JM_WORK/dg.err" ||
 	fail "opreport -d -g failed: $(cat "$JM_WORK/dg.err")"
-python3 - "$JM_WORK/dg.json" "$a0" "$b0" "$m0" <<'PY' || fail "per-sample lines outside the methods"
+why="per-sample lines outside the methods"
+python3 - "$JM_WORK/dg.json" "$a0" "$b0" "$m0" <<'PY' || fail "$why"
 import json, sys
 
 rep = json.load(open(sys.argv[1]))
@@ -93,7 +100,8 @@ for r in rep["symbols"]:
             lines[d["line"]] = lines.get(d["line"], 0) + d["samples"]
     inside = sum(n for l, n in lines.items() if lo < l < hi)
     total = sum(lines.values())
-    print(f'{r["symbol"]}: lines {sorted(lines)}, {inside} of {total} samples in its body')
+    print(f'{r["symbol"]}: lines {sorted(lines)}, '
+          f'{inside} of {total} samples in its body')
     # every sample with a line lies in the method's own body
     if not total or inside != total:
         ok = False

@@ -19,9 +19,12 @@ skip() {
 
 # jm_need_java: a JDK with javac, and the agent built against it
 jm_need_java() {
-	command -v java >/dev/null || skip "no java on PATH (install openjdk-17-jdk-headless)"
-	command -v javac >/dev/null || skip "no javac on PATH (install openjdk-17-jdk-headless)"
-	[ -f "$JM_AGENT" ] || skip "$JM_AGENT was not built (no JDK headers at configure time)"
+	local jdk="install openjdk-17-jdk-headless"
+	command -v java >/dev/null || skip "no java on PATH ($jdk)"
+	command -v javac >/dev/null || skip "no javac on PATH ($jdk)"
+	[ -f "$JM_AGENT" ] ||
+		skip "$JM_AGENT was not built (no JDK headers at configure" \
+			"time)"
 	[ -x "$JM_DUMP" ] || fail "$JM_DUMP is missing"
 }
 
@@ -37,7 +40,8 @@ jm_workdir() {
 
 # mono_ns: CLOCK_MONOTONIC now, the clock the agent stamps with
 mono_ns() {
-	python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'
+	python3 -c 'import time
+print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'
 }
 
 # expect_grep PATTERN FILE WHAT
@@ -70,11 +74,19 @@ jm_profile() {
 	local session=$1; shift
 	if ! "$JM_OPROFILED" --session-dir="$session" -- "$@" \
 		>"$session.out" 2>"$session.err"; then
-		if grep -qiE 'perf_event_open|permission|not supported' "$session.err"; then
-			skip "oprofiled cannot sample here: $(head -n 1 "$session.err")"
+		if grep -qiE 'perf_event_open|permission|not supported' \
+			"$session.err"; then
+			skip "oprofiled cannot sample here:" \
+				"$(head -n 1 "$session.err")"
 		fi
 		fail "oprofiled failed: $(cat "$session.err")"
 	fi
+}
+
+# jm_tgid JSON: the JVM's tgid in an opreport --format=json report
+jm_tgid() {
+	grep -o '"jit:javamap (tgid:[0-9]*' "$1" | head -n 1 |
+		sed 's/.*tgid://'
 }
 
 # jm_report SESSION ARGS...: opreport with the javamap handler

@@ -28,38 +28,47 @@ public class Churn {
 			synchronized (getClassLoadingLock(n)) {
 				Class<?> c = findLoadedClass(n);
 				if (c == null)
-					c = defineClass(n, bytes, 0, bytes.length);
+					c = defineClass(n, bytes, 0,
+							bytes.length);
 				return c;
 			}
 		}
 	}
 
 	static byte[] classBytes(String name) throws Exception {
-		try (InputStream in = Churn.class.getResourceAsStream(name + ".class")) {
+		String file = name + ".class";
+		try (InputStream in = Churn.class.getResourceAsStream(file)) {
 			return in.readAllBytes();
 		}
 	}
 
 	public static void main(String[] args) throws Exception {
 		int phases = args.length > 0 ? Integer.parseInt(args[0]) : 24;
-		long phaseNs = (long)((args.length > 1 ? Double.parseDouble(args[1]) : 0.25) * 1e9);
+		double secs = args.length > 1 ? Double.parseDouble(args[1])
+					       : 0.25;
+		long phaseNs = (long)(secs * 1e9);
 		String[] names = { "ChurnA", "ChurnB" };
-		byte[][] bytes = { classBytes("ChurnA"), classBytes("ChurnB") };
+		byte[][] bytes = {
+			classBytes(names[0]), classBytes(names[1]),
+		};
 		long[] ran = new long[2];
 
 		for (int p = 0; p < phases; p++) {
 			int w = p % 2;
-			Class<?> c = new OneClassLoader(names[w], bytes[w]).loadClass(names[w]);
+			ClassLoader l = new OneClassLoader(names[w], bytes[w]);
+			Class<?> c = l.loadClass(names[w]);
 			Method m = c.getMethod("work", long.class);
 			long t0 = System.nanoTime(), end = t0 + phaseNs;
 			while (System.nanoTime() < end)
 				sink += (Long)m.invoke(null, 200_000L);
 			ran[w] += System.nanoTime() - t0;
+			l = null;
 			c = null;
 			m = null;
 			// unload the phase's class so that its code is freed
 			System.gc();
 		}
-		System.out.println("churn ran ChurnA " + ran[0] + " ns ChurnB " + ran[1] + " ns");
+		System.out.println("churn ran ChurnA " + ran[0] + " ns ChurnB "
+				   + ran[1] + " ns");
 	}
 }

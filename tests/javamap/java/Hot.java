@@ -23,7 +23,8 @@ public class Hot {
 	}
 
 	public static void main(String[] args) {
-		double secs = args.length > 0 ? Double.parseDouble(args[0]) : 3;
+		double secs = args.length > 0 ? Double.parseDouble(args[0])
+					       : 3;
 		long end = System.nanoTime() + (long)(secs * 1e9);
 		while (System.nanoTime() < end) {
 			sink += alpha(3_000_000);
