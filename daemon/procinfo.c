@@ -143,11 +143,12 @@ static void procinfo_mntns(struct proc *p)
 	if (self.st_ino == other.st_ino && self.st_dev == other.st_dev)
 		return;
 	p->ident.flags |= OPS_PROC_OTHER_MNTNS;
-	/* its /tmp is reachable only through its root, which is gone
-	 * once it has exited: hold on to it now */
-	snprintf(path, sizeof(path), "/proc/%u/root", p->tgid);
-	if (p->rootfd < 0)
-		p->rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* its /tmp is reachable only through /proc/PID/root, gone once
+	 * it has exited, and its mounts may go with its namespace: an
+	 * open directory keeps even a detached /tmp readable */
+	snprintf(path, sizeof(path), "/proc/%u/root/tmp", p->tgid);
+	if (p->tmpfd < 0)
+		p->tmpfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
 void procinfo_defaults(struct proc *p)

@@ -40,8 +40,8 @@ static void proc_release(struct proc *p)
 	maptab_free(&p->maps);
 	free(p->exe);
 	free(p->ranges);
-	if (p->rootfd >= 0)
-		close(p->rootfd);
+	if (p->tmpfd >= 0)
+		close(p->tmpfd);
 }
 
 void proc_reset(struct proc *p)
@@ -56,7 +56,7 @@ void proc_reset(struct proc *p)
 	p->kctx = MAPTAB_NO_CTX;
 	p->kctx_cpu = -1;
 	p->proc_id = PROC_NO_ID;
-	p->rootfd = -1;
+	p->tmpfd = -1;
 }
 
 struct proc *proctab_add(struct proctab *t, uint32_t tgid)
@@ -72,7 +72,7 @@ struct proc *proctab_add(struct proctab *t, uint32_t tgid)
 	if (!p)
 		return NULL;
 	p->tgid = tgid;
-	p->rootfd = -1;
+	p->tmpfd = -1;
 	proc_reset(p);
 	h = proctab_hash(t, tgid);
 	p->next = t->buckets[h];

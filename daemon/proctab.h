@@ -35,7 +35,7 @@ struct proc {
 	char *exe;
 	struct ops_range *ranges;
 	uint32_t cap_ranges;
-	int rootfd;		/* its root, when in another mount namespace */
+	int tmpfd;		/* its /tmp, when in another mount namespace */
 };
 
 struct proctab {

@@ -252,12 +252,12 @@ void recorder_archive(struct recorder *r, struct proc *p)
 	if (!r->cfg.archive_maps || p->archived || p->proc_id == PROC_NO_ID)
 		return;
 	p->archived = true;
-	if (p->rootfd >= 0) {
-		snprintf(src, sizeof(src), "/proc/self/fd/%d/tmp/anon.%u",
-			 p->rootfd, p->ident.nspid);
+	if (p->tmpfd >= 0) {
+		snprintf(src, sizeof(src), "/proc/self/fd/%d/anon.%u",
+			 p->tmpfd, p->ident.nspid);
 		recorder_archive_one(r, p, src);
-		snprintf(src, sizeof(src), "/proc/self/fd/%d/tmp/perf-%u.map",
-			 p->rootfd, p->ident.nspid);
+		snprintf(src, sizeof(src), "/proc/self/fd/%d/perf-%u.map",
+			 p->tmpfd, p->ident.nspid);
 		recorder_archive_one(r, p, src);
 		return;
 	}
