@@ -97,6 +97,32 @@ one_line none "opreport: perfmap: $map: last modified before the process \
 started (pid reused?)" "refusing the stale $map"
 [ "$(named none planted_name)" -eq 0 ] ||
 	fail "samples were named from the stale $map"
+# nobody claimed the process: its samples stay an anonymous bucket
+read -r n total _ < <(python3 "$here/report_shares.py" "$tmp/none.json" \
+	'' --kind anon)
+[ "$((n * 100))" -ge "$((total * 90))" ] ||
+	fail "unclaimed process: only $n of $total samples in anon buckets"
+
+# a trusted map that names only the first half of the code: the rest of
+# the process's JIT samples stay in its (unknown) row
+read -r _ start end < <(grep -m1 '^jit-range ' "$tmp/none.out")
+[ -n "$end" ] || show_fail "$tmp/none.out" "the demo printed no jit-range"
+printf '%x %x half_named\n' "$((start))" "$(((end - start) / 2))" >"$map"
+report none --anon-handler=perfmap
+[ ! -s "$tmp/none.err" ] ||
+	show_fail "$tmp/none.err" "warnings about a trusted map"
+half=$(named none '^half_named$')
+unknown=$(named none '^\(unknown\)$')
+[ "$half" -gt 0 ] && [ "$unknown" -gt 0 ] ||
+	fail "half map: half_named ($half), (unknown) ($unknown)"
+python3 - "$half" "$unknown" <<'PY'
+import sys
+half, unknown = int(sys.argv[1]), int(sys.argv[2])
+pct = 100.0 * half / (half + unknown)
+print(f"half map: half_named {pct:.1f}%, (unknown) {100 - pct:.1f}%")
+if abs(pct - 75.0) > 3.0:
+    sys.exit(f"FAIL: half_named at {pct:.1f}%, not within 3 points of 75%")
+PY
 
 # a missing handler: one line, and the report goes on with the others
 report perf --anon-handler=nosuch,perfmap
