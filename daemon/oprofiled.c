@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -242,6 +243,7 @@ static int daemon_open_counters(struct daemon *d)
 		.exclude_kernel = d->o->no_kernel,
 		.kernel_fallback = true,
 	};
+	struct rlimit rl;
 	int err = counters_init(&d->c, &cfg);
 
 	if (err) {
@@ -253,6 +255,13 @@ static int daemon_open_counters(struct daemon *d)
 		err = counters_open_task(&d->c, d->child.pid, true, true);
 		break;
 	case MODE_PID:
+		/* a counter per thread and CPU: a big process needs many
+		 * descriptors (a command keeps the limits it was given) */
+		if (!getrlimit(RLIMIT_NOFILE, &rl) &&
+		    rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
 		err = session_open_pid(&d->c, d->o->pid);
 		break;
 	case MODE_SYSTEM:
@@ -357,8 +366,8 @@ static int daemon_finish(struct daemon *d)
 	ops_writer_free(d->w);
 	d->w = NULL;
 	if (d->r.throttles)
-		fprintf(stderr, "oprofiled: the kernel throttled sampling %llu "
-			"times; a lower --frequency would be steadier\n",
+		fprintf(stderr, "oprofiled: the kernel throttled sampling "
+			"%llu times; a lower --frequency would be steadier\n",
 			(unsigned long long)d->r.throttles);
 	fprintf(stderr, "oprofiled: %llu samples, %llu lost (%.1f%%), "
 		"%llu unattributed (%.1f%%), %u processes, session %s\n",
