@@ -63,6 +63,25 @@ golden symbols_exclude -l -n -m all -e rt_alpha,do_work
 golden symbols_long -l -f -n -m all
 golden csv_symbols -l --format=csv
 golden csv_summary --format=csv
+# a session separated by process and CPU, merged step by step
+S=$TMP/cpus
+"$MKSESSION" "$S" <<EOS
+separate process,cpu
+image app file $APP
+ctx a app app tgid 5 cpu 0
+ctx b app app tgid 5 cpu 1
+ctx c app app tgid 6 cpu 1
+hist a $(off "$APP" rt_alpha) 3
+hist b $(off "$APP" rt_alpha) 1
+hist b $(off "$APP" rt_gamma) 2
+hist c $(off "$APP" rt_gamma) 2
+EOS
+golden cpu_summary -n
+golden cpu_symbols -l -n
+golden cpu_merge_cpu -l -n -m cpu
+golden cpu_merge_all -l -n -m tgid,cpu
+S=$TMP/s
+
 # -o writes what stdout would have shown
 "$OPREPORT" --session-dir="$S" -l -o "$TMP/o.txt" >"$TMP/o.stdout" 2>&1 ||
 	fail "-o: opreport exited $?"
