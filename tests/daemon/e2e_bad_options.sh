@@ -44,4 +44,11 @@ for o in --pid --system-wide --duration --separate --session-dir --frequency \
 	--period --event --no-kernel --no-archive-maps; do
 	grep -q -- "$o" help.txt || fail "--help does not mention $o"
 done
+# the man page documents every option --help lists
+man=${OPJIT_SOURCE:?}/daemon/oprofiled.1
+[ -f "$man" ] || fail "no man page at $man"
+for o in $(grep -oE -- '--[a-z][a-z-]+' help.txt | sort -u); do
+	[ "$o" = --usage ] && continue
+	grep -q -- "$(sed 's/-/\\\\-/g' <<<"$o")" "$man" || fail "the man page does not document $o"
+done
 echo pass
