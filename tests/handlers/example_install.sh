@@ -55,4 +55,19 @@ if grep -q "libexample.so" "$tmp/err"; then
 	cat "$tmp/err" >&2
 	fail "opreport refused the example handler"
 fi
+
+# run from the build tree, opreport finds the handlers built next to it;
+# installed, it never looks there
+out=$(env -u OPJIT_HANDLER_PATH "$opreport" --list-handlers 2>/dev/null)
+printf '%s\n' "$out" |
+	grep -q "^perfmap[[:space:]]$OPJIT_BUILD/lib/opjit/handlers/" ||
+	{ printf '%s\n' "$out" >&2;
+	  fail "opreport run uninstalled does not list the built perfmap"; }
+installed=$(find "$tmp/prefix" -path '*/bin/opreport' | head -n 1)
+[ -x "$installed" ] || fail "opreport was not installed under $tmp/prefix"
+out=$(env -u OPJIT_HANDLER_PATH "$installed" --list-handlers 2>&1 || true)
+if printf '%s\n' "$out" | grep -q -- "$OPJIT_BUILD"; then
+	printf '%s\n' "$out" >&2
+	fail "an installed opreport looks into the build tree"
+fi
 echo "example handler built out of tree against $tmp/prefix and listed"
