@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The recorder calls ops_writer_hist_add and ops_writer_anon for every
+ * sample: in the steady state (keys and processes already seen) they
+ * must not allocate.  Linked with -Wl,--wrap=malloc,calloc,realloc, so
+ * every allocation made by the library is counted here.
+ */
+#include <check.h>
+#include <stdlib.h>
+
+#include "helpers.h"
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t m);
+void *__wrap_realloc(void *p, size_t n);
+
+static unsigned long allocations;
+
+void *__wrap_malloc(size_t n)
+{
+	allocations++;
+	return __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t m)
+{
+	allocations++;
+	return __real_calloc(n, m);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+	allocations++;
+	return __real_realloc(p, n);
+}
+
+#define KEYS 20000
+#define PROCS 50
+
+/* One interval of recording: every key counted, samples for every
+ * process, with the same shape each time.  Returns the number of calls
+ * that failed (Check's own assertions allocate, so none are used here). */
+static int one_interval(struct ops_writer *w, uint32_t ctx,
+			const uint32_t *procs, uint64_t *t)
+{
+	uint32_t k, p;
+	int bad = 0;
+
+	for (k = 0; k < KEYS; k++)
+		bad += ops_writer_hist_add(w, ctx, k * 4, 1) != 0;
+	for (k = 0; k < 2000; k++)
+		for (p = 0; p < PROCS; p++) {
+			*t += 250000;
+			bad += ops_writer_anon(w, procs[p], *t,
+					       0x7f0000000000ull +
+					       (k * 7919u) % 65536,
+					       1000 + p + k % 3) != 0;
+		}
+	return bad;
+}
+
+START_TEST(test_steady_state)
+{
+	struct ops_session_info info = info_example();
+	struct ops_image img = { .path = "/usr/bin/x" };
+	struct ops_context c = { 0 };
+	char *tmp = tmp_make(), *dir = tmp_path(tmp, "session");
+	uint32_t procs[PROCS], id, ctx, p;
+	struct ops_writer *w;
+	unsigned long before, during;
+	uint64_t t = 1;
+	int round, bad;
+
+	ck_assert_int_eq(ops_writer_open(&w, dir, &info), 0);
+	ck_assert_int_eq(ops_writer_image(w, &img, &id), 0);
+	c.app = c.image = id;
+	ck_assert_int_eq(ops_writer_context(w, &c, &ctx), 0);
+	for (p = 0; p < PROCS; p++) {
+		struct ops_process proc = { .tgid = 1000 + p, .comm = "x" };
+
+		ck_assert_int_eq(ops_writer_process(w, &proc, &procs[p]), 0);
+	}
+	/* warm up: tables and buffers reach their size */
+	for (round = 0; round < 2; round++) {
+		ck_assert_int_eq(one_interval(w, ctx, procs, &t), 0);
+		ck_assert_int_eq(ops_writer_flush(w), 0);
+	}
+	before = allocations;
+	bad = one_interval(w, ctx, procs, &t);
+	during = allocations - before;
+	ck_assert_int_eq(bad, 0);
+	ck_assert_uint_eq(during, 0);
+	/* the counter does see the library's allocations */
+	for (p = 0; p < 100000; p++)
+		if (ops_writer_hist_add(w, ctx, (1ull << 40) + p, 1))
+			break;
+	ck_assert_uint_eq(p, 100000);
+	ck_assert_uint_gt(allocations - before, 0);
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+	free(dir);
+	tmp_remove(tmp);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("samples_alloc");
+	TCase *tc = tcase_create("steady_state");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_steady_state);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
