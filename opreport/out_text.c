@@ -92,12 +92,10 @@ static void summary(FILE *f, const struct report *r)
 	summary_heading(f, r, "");
 	for (i = 0; i < r->nr_apps; i++) {
 		const struct report_app *app = &r->apps[i];
-		const struct report_row *first = app->images[0].first;
-		enum row_kind kind = first->app ? ROW_FILE : first->kind;
 
 		fprintf(f, "%9" PRIu64 " %7.4f %s\n", app->count,
 			report_percent(r, app->count, 0),
-			display(r, app->app, kind, app->tgid, app->cpu));
+			display(r, app->app, app->kind, app->tgid, app->cpu));
 		if (r->opts->exclude_dependent || !has_dependents(app))
 			continue;
 		summary_heading(f, r, "\t");

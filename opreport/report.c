@@ -364,6 +364,7 @@ static int build_summary(struct report *r)
 			    !summary_key_cmp(&r->rows[i], &r->rows[j]); j++)
 			;
 		app->app = r->rows[i].app ? r->rows[i].app : r->rows[i].image;
+		app->kind = r->rows[i].app ? ROW_FILE : r->rows[i].kind;
 		app->tgid = r->rows[i].tgid;
 		app->cpu = r->rows[i].cpu;
 		app->images = calloc(j - i, sizeof(*app->images));

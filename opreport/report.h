@@ -86,6 +86,7 @@ struct report_image {
 
 struct report_app {
 	const char *app;     /* or the image itself under --merge=lib */
+	enum row_kind kind;  /* ROW_FILE, or the image's under --merge=lib */
 	uint32_t tgid;
 	int32_t cpu;
 	uint64_t count;

@@ -48,6 +48,7 @@ golden summary
 golden summary_x -x
 golden summary_merge_lib -m lib
 golden summary_anon --anon-samples
+golden summary_threshold -n -t 30
 golden symbols -l
 golden symbols_anon -l --anon-samples
 golden symbols_merge_all -l -m all
