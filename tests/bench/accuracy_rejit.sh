@@ -42,7 +42,8 @@ rejit_share() {
 }
 
 acc_rejit_record() {
-	local o od p pd n dfig="${REJIT_FIG% (truth*}: distance from the truth"
+	local o od p pd n='' dfig
+	dfig="${REJIT_FIG% (truth*}: distance from the truth"
 	local both="needs both figures of the run"
 	rejit_share O_WHY "$O_COUNTS" "$TMPD/acc.opjit.stdout"
 	o=$SHARE od=$DIST
