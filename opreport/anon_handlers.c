@@ -16,8 +16,10 @@
 static void host_warn(const struct opjit_host *host, const char *msg)
 {
 	const struct anon_handler *h = host->host_data;
+	char buf[1024];
 
-	fprintf(stderr, "opreport: %s: %s\n", h->name, msg ? msg : "(null)");
+	fprintf(stderr, "opreport: %s: %s\n", h->name,
+		handler_text_clean(msg, buf, sizeof(buf)));
 }
 
 static void host_init(struct anon_handler *h)

@@ -53,6 +53,10 @@ int handler_open(struct anon_handler *h, const char *path, const char *name,
 		 char *reason, size_t reasonlen);
 void handler_close(struct anon_handler *h);
 
+/* S with control characters blanked, cut to fit BUF: a handler's text
+ * made safe to print as part of one line. */
+const char *handler_text_clean(const char *s, char *buf, size_t len);
+
 /* Report-owned memory, freed all at once. */
 void *handler_arena_alloc(struct handler_arena **a, size_t size);
 char *handler_arena_strdup(struct handler_arena **a, const char *s);

@@ -107,9 +107,11 @@ static void proc_build(struct opjit_process *op, const struct ops_process *p,
 
 static const char *handler_error(const struct anon_handler *h, void *state)
 {
+	static char buf[512];
 	const char *e = h->tab.last_error ? h->tab.last_error(state) : NULL;
 
-	return e && e[0] ? e : "no reason given";
+	return e && e[0] ? handler_text_clean(e, buf, sizeof(buf)) :
+	       "no reason given";
 }
 
 /* Pointer-keyed table: one report copy per handler symbol, so that the

@@ -54,7 +54,8 @@ static int fake_claim(const struct opjit_host *host,
 		return -EIO;
 	}
 	if (strcmp(proc->comm, FAKE_NAME) && strcmp(proc->comm, "any") &&
-	    strcmp(proc->comm, "cands") && strcmp(proc->comm, "badresolve"))
+	    strcmp(proc->comm, "cands") && strcmp(proc->comm, "badresolve") &&
+	    strcmp(proc->comm, "noisy"))
 		return 0;
 	st = calloc(1, sizeof(*st));
 	if (!st)
@@ -73,7 +74,8 @@ static int fake_claim(const struct opjit_host *host,
 	}
 	st->ncand = !strcmp(proc->comm, "cands") ? i : 0;
 	st->fail_resolve = !strcmp(proc->comm, "badresolve");
-	host->warn(host, "claimed");
+	host->warn(host, strcmp(proc->comm, "noisy") ? "claimed" :
+		   "two\nlines\033[31m");
 	*state = st;
 	return 1;
 }

@@ -450,6 +450,20 @@ START_TEST(resolve_error_reported)
 }
 END_TEST
 
+START_TEST(handler_text_kept_to_one_line)
+{
+	static const struct ops_anon_sample smp[] = { { 1, 0x1000, 1 } };
+	struct anon_resolved r;
+
+	load_two();
+	memset(&sess, 0, sizeof(sess));
+	session_proc(0, 100, "noisy");
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_resolve(hs, &sess, 0, smp, 1, &r), 1);
+	ck_assert_str_eq(capture_end(), "opreport: alpha: two lines [31m\n");
+}
+END_TEST
+
 START_TEST(big_process_in_batches)
 {
 	const size_t n = 200000;
@@ -559,6 +573,7 @@ static Suite *loader_suite(void)
 	tcase_add_test(res, second_handler_gets_what_first_declines);
 	tcase_add_test(res, claim_error_goes_on);
 	tcase_add_test(res, resolve_error_reported);
+	tcase_add_test(res, handler_text_kept_to_one_line);
 	tcase_add_test(res, big_process_in_batches);
 	tcase_add_test(res, candidates_archived_first);
 	tcase_add_test(res, candidates_plain_process);
