@@ -67,7 +67,11 @@ bench_build_churn() {
 	fi
 }
 
-version_of() { "$@" 2>&1 | grep -v '^\s*$' | head -n 1; }
+# version_of CMD ARGS...: the first line CMD prints about its version
+version_of() {
+	command -v "$1" >/dev/null || { echo "not installed"; return; }
+	"$@" 2>&1 | grep -v '^\s*$' | head -n 1
+}
 
 bench_meta() {
 	local commit cpu mem os mode
