@@ -17,29 +17,51 @@ static char *opt_pid, *opt_duration, *opt_separate, *opt_session_dir;
 static char *opt_frequency, *opt_period, *opt_event, *opt_archive_max;
 static int opt_system, opt_no_kernel, opt_no_archive;
 
+enum {
+	OPT_PID = 1, OPT_DURATION, OPT_SEPARATE, OPT_SESSION_DIR,
+	OPT_FREQUENCY, OPT_PERIOD, OPT_EVENT, OPT_ARCHIVE_MAX,
+};
+
+/* String options come back through poptGetOptArg so that one given
+ * twice replaces, and frees, the first. */
+static char **options_slot(int val)
+{
+	switch (val) {
+	case OPT_PID: return &opt_pid;
+	case OPT_DURATION: return &opt_duration;
+	case OPT_SEPARATE: return &opt_separate;
+	case OPT_SESSION_DIR: return &opt_session_dir;
+	case OPT_FREQUENCY: return &opt_frequency;
+	case OPT_PERIOD: return &opt_period;
+	case OPT_EVENT: return &opt_event;
+	case OPT_ARCHIVE_MAX: return &opt_archive_max;
+	}
+	return NULL;
+}
+
 static const struct poptOption options_table[] = {
-	{ "pid", 'p', POPT_ARG_STRING, &opt_pid, 0,
+	{ "pid", 'p', POPT_ARG_STRING, NULL, OPT_PID,
 	  "profile all threads of the running process PID", "PID" },
 	{ "system-wide", 'a', POPT_ARG_NONE, &opt_system, 0,
 	  "profile all CPUs (needs root or CAP_PERFMON)", NULL },
-	{ "duration", 'd', POPT_ARG_STRING, &opt_duration, 0,
+	{ "duration", 'd', POPT_ARG_STRING, NULL, OPT_DURATION,
 	  "stop after SECONDS", "SECONDS" },
-	{ "separate", 's', POPT_ARG_STRING, &opt_separate, 0,
+	{ "separate", 's', POPT_ARG_STRING, NULL, OPT_SEPARATE,
 	  "keep histograms per process and/or per CPU (comma list)",
 	  "process,cpu,none" },
-	{ "session-dir", 0, POPT_ARG_STRING, &opt_session_dir, 0,
+	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR,
 	  "write the session to DIR (default ./oprofile_data)", "DIR" },
-	{ "frequency", 'F', POPT_ARG_STRING, &opt_frequency, 0,
+	{ "frequency", 'F', POPT_ARG_STRING, NULL, OPT_FREQUENCY,
 	  "sample HZ times a second per CPU (default 4000)", "HZ" },
-	{ "period", 'c', POPT_ARG_STRING, &opt_period, 0,
+	{ "period", 'c', POPT_ARG_STRING, NULL, OPT_PERIOD,
 	  "sample once every N events instead", "N" },
-	{ "event", 'e', POPT_ARG_STRING, &opt_event, 0,
+	{ "event", 'e', POPT_ARG_STRING, NULL, OPT_EVENT,
 	  "the event to sample (default cpu-clock)", "NAME" },
 	{ "no-kernel", 0, POPT_ARG_NONE, &opt_no_kernel, 0,
 	  "do not record kernel samples", NULL },
 	{ "no-archive-maps", 0, POPT_ARG_NONE, &opt_no_archive, 0,
 	  "do not copy JIT map files into the session", NULL },
-	{ "archive-max", 0, POPT_ARG_STRING, &opt_archive_max, 0,
+	{ "archive-max", 0, POPT_ARG_STRING, NULL, OPT_ARCHIVE_MAX,
 	  "copy no JIT map file larger than MIB (default 64)", "MIB" },
 	POPT_AUTOHELP
 	POPT_TABLEEND
@@ -209,8 +231,14 @@ int options_parse(struct options *o, int argc, const char **argv)
 			    POPT_CONTEXT_POSIXMEHARDER);
 	o->popt = pc;
 	poptSetOtherOptionHelp(pc, "[OPTION...] [--] COMMAND [ARGS...]");
-	while ((rc = poptGetNextOpt(pc)) >= 0)
-		;
+	while ((rc = poptGetNextOpt(pc)) >= 0) {
+		char **slot = options_slot(rc);
+
+		if (slot) {
+			free(*slot);
+			*slot = poptGetOptArg(pc);
+		}
+	}
 	if (rc < -1) {
 		fprintf(stderr, "oprofiled: %s: %s\n", poptStrerror(rc),
 			poptBadOption(pc, POPT_BADOPTION_NOALIAS));
