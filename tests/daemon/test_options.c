@@ -91,6 +91,11 @@ START_TEST(test_modes_and_values)
 	ck_assert_uint_eq(o.archive_max_bytes, 2u << 20);
 	ck_assert_str_eq(o.event->name, "task-clock");
 	options_free(&o);
+	/* the last of a repeated option wins */
+	ck_assert_int_eq(PARSE(&o, "--session-dir=a", "--session-dir=b",
+			       "-a"), 0);
+	ck_assert_str_eq(o.session_dir, "b");
+	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "-a", "-F", "99"), 0);
 	ck_assert_int_eq(o.mode, MODE_SYSTEM);
 	ck_assert_uint_eq(o.frequency, 99);
