@@ -121,24 +121,46 @@ static void fake_release(void *state)
 	free(state);
 }
 
-__attribute__((unused))
-static const struct opjit_handler fake_handler = {
-#ifdef FAKE_TINY
-	.struct_size = 8,
-#else
-	.struct_size = sizeof(struct opjit_handler),
-#endif
-	.abi_major = FAKE_MAJOR,
-	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
-	.name = FAKE_TABLE_NAME,
-	.description = FAKE_DESCRIPTION,
-#ifndef FAKE_NO_CLAIM
-	.claim = fake_claim,
-#endif
-	.resolve = fake_resolve,
-	.last_error = fake_last_error,
-	.release = fake_release,
+/* A table as a later minor version would lay it out: the 1.0 fields,
+ * then slots this host has never heard of. */
+struct fake_table {
+	struct opjit_handler v1;
+	void (*later_slot[2])(void);
 };
+
+#if defined(FAKE_TINY)
+#define FAKE_TABLE_SIZE 8
+#elif defined(FAKE_FUTURE)
+#define FAKE_TABLE_SIZE sizeof(struct fake_table)
+#else
+#define FAKE_TABLE_SIZE sizeof(struct opjit_handler)
+#endif
+#ifndef FAKE_MINOR
+#define FAKE_MINOR OPJIT_HANDLER_ABI_MINOR
+#endif
+
+static void fake_later(void)
+{
+}
+
+__attribute__((unused))
+static const struct fake_table fake_table = {
+	.v1 = {
+		.struct_size = FAKE_TABLE_SIZE,
+		.abi_major = FAKE_MAJOR,
+		.abi_minor = FAKE_MINOR,
+		.name = FAKE_TABLE_NAME,
+		.description = FAKE_DESCRIPTION,
+#ifndef FAKE_NO_CLAIM
+		.claim = fake_claim,
+#endif
+		.resolve = fake_resolve,
+		.last_error = fake_last_error,
+		.release = fake_release,
+	},
+	.later_slot = { fake_later, fake_later },
+};
+#define fake_handler (fake_table.v1)
 
 #ifdef FAKE_NO_ENTRY
 /* exports something, but not the entry point */

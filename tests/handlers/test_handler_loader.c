@@ -165,6 +165,20 @@ START_TEST(null_table_refused)
 }
 END_TEST
 
+START_TEST(later_minor_accepted)
+{
+	const char *names[] = { "future" };
+
+	ck_assert_int_eq(anon_handlers_load(&hs, names, 1, FAKE_DIR2), 0);
+	ck_assert_uint_eq(hs->n, 1);
+	ck_assert_uint_eq(hs->v[0].tab.abi_minor, 7);
+	/* only the fields this host knows were taken */
+	ck_assert_uint_gt(hs->v[0].tab.struct_size,
+			  sizeof(struct opjit_handler));
+	ck_assert_ptr_nonnull(hs->v[0].tab.claim);
+}
+END_TEST
+
 START_TEST(missing_handler_refused)
 {
 	assert_refused("nosuch", "opreport: skipping handler nosuch: "
@@ -332,6 +346,8 @@ START_TEST(list_handlers)
 		"beta\t" FAKE_DIR "/libbeta.so\tABI 1.0\tfake handler beta\n"
 		"alpha\t" FAKE_DIR2 "/libalpha.so\tABI 1.0\tsecond alpha "
 		"(shadowed by an earlier directory)\n"
+		"future\t" FAKE_DIR2 "/libfuture.so\tABI 1.7\tfake handler "
+		"future\n"
 		"gamma\t" FAKE_DIR2 "/libgamma.so\tABI 1.0\tfake handler "
 		"gamma\n");
 	/* the six broken handlers in FAKE_DIR, one line each */
@@ -561,6 +577,7 @@ static Suite *loader_suite(void)
 	tcase_add_test(load, name_mismatch_refused);
 	tcase_add_test(load, short_table_refused);
 	tcase_add_test(load, null_table_refused);
+	tcase_add_test(load, later_minor_accepted);
 	tcase_add_test(load, missing_handler_refused);
 	tcase_add_test(load, bad_names_refused_before_lookup);
 	tcase_add_test(load, directory_refused);
