@@ -78,4 +78,13 @@ rm -f "$map"
 tgid2=$(awk '$1 == "process" { print $3; exit }' <(dump n))
 rm -f "/tmp/anon.$tgid2"
 dump n | grep -q '^archived' && fail "--no-archive-maps still archived a map"
+
+# the size cap: a map above it is left out, with a note naming it
+"$OPROFILED" --session-dir=c --archive-max=0 -- "$jit" --seconds 0.5 >out3.txt 2>err3.txt ||
+	fail "oprofiled --archive-max=0 exited $?: $(cat err3.txt)"
+tgid3=$(awk '$1 == "process" { print $3; exit }' <(dump c))
+rm -f "/tmp/anon.$tgid3"
+grep -qx "oprofiled: not archiving /tmp/anon.$tgid3: larger than 0 MiB" err3.txt ||
+	fail "no note about the map above the cap: $(cat err3.txt)"
+dump c | grep -q '^archived' && fail "a map above --archive-max was archived"
 echo pass
