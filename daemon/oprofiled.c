@@ -304,22 +304,30 @@ static int daemon_setup_fds(struct daemon *d, const sigset_t *mask)
 
 static int daemon_start(struct daemon *d)
 {
-	int err;
+	int err = 0;
 
-	err = d->o->mode == MODE_SYSTEM ? recorder_scan_all(&d->r) : 0;
-	if (!err && d->o->mode == MODE_PID)
+	if (d->o->mode == MODE_COMMAND)
+		return 0;
+	/* counting first, /proc second: a mapping made in between is in
+	 * one or the other, never in neither */
+	err = counters_enable(&d->c);
+	if (err) {
+		session_report_open_error(d->o, err);
+		return err;
+	}
+	if (d->o->mode == MODE_SYSTEM)
+		err = recorder_scan_all(&d->r);
+	else
 		err = recorder_scan_pid(&d->r, d->o->pid);
-	if (err == -ENOENT || err == -ESRCH) {
+	if (d->o->mode == MODE_PID && (err == -ENOENT || err == -ESRCH)) {
 		fprintf(stderr, "oprofiled: no process with pid %d\n",
 			(int)d->o->pid);
 		return err;
 	}
-	if (d->o->mode != MODE_COMMAND) {
-		err = counters_enable(&d->c);
-		if (err) {
-			session_report_open_error(d->o, err);
-			return err;
-		}
+	if (err && !d->r.err) {
+		fprintf(stderr, "oprofiled: cannot read /proc: %s\n",
+			strerror(-err));
+		return err;
 	}
 	return 0;
 }
