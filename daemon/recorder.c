@@ -208,15 +208,16 @@ static void recorder_sample(struct recorder *r, const struct record_sample *rs)
 
 static void recorder_mmap2(struct recorder *r, const struct record_mmap2 *m)
 {
-	size_t room = m->h.size - sizeof(*m) - sizeof(struct record_sample_id);
 	bool has_build_id = m->h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID;
 	char name[4096];
 	struct proc *p;
+	size_t room;
 
 	if (m->h.size < sizeof(*m) + sizeof(struct record_sample_id) ||
 	    !(m->prot & PROT_EXEC) || !m->len ||
 	    m->addr + m->len < m->addr)
 		return;
+	room = m->h.size - sizeof(*m) - sizeof(struct record_sample_id);
 	if (room >= sizeof(name))
 		room = sizeof(name) - 1;
 	memcpy(name, m->filename, room);
@@ -235,11 +236,12 @@ static void recorder_mmap2(struct recorder *r, const struct record_mmap2 *m)
 
 static void recorder_comm(struct recorder *r, const struct record_comm *c)
 {
-	size_t room = c->h.size - sizeof(*c) - sizeof(struct record_sample_id);
 	struct proc *p;
+	size_t room;
 
 	if (c->h.size < sizeof(*c) + sizeof(struct record_sample_id))
 		return;
+	room = c->h.size - sizeof(*c) - sizeof(struct record_sample_id);
 	p = proctab_get(&r->procs, c->pid);
 	if (c->h.misc & PERF_RECORD_MISC_COMM_EXEC) {
 		bool sampled = p && !p->exited && p->sampled;
