@@ -181,5 +181,6 @@ bench_accuracy() {
 	acc_jitdemo
 	acc_node
 	acc_java
+	acc_javamap_hot
 	acc_rejit
 }

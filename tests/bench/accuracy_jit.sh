@@ -76,3 +76,30 @@ acc_java() {
 		acc_record "$fig" pair "$TRUTH"
 	done
 }
+
+# tests/javamap's Hot, as the JVM runs it, inlining on: opjit must name
+# inlined code through the agent's inline records
+acc_javamap_hot() {
+	local rep fig="Java tests/javamap Hot, inlining on: alpha share of"
+	fig+=" alpha + beta (truth $TRUTH%; reference: JFR)"
+	local -a args=(-cp "$HOT_CLASSES" Hot "$ACC_SECONDS")
+	for ((rep = 0; rep < RUNS; rep++)); do
+		O_WHY='' O_COUNTS=''
+		if [ -n "$HOT_WHY" ]; then
+			O_WHY=$HOT_WHY P_WHY=$HOT_WHY
+		elif [ $((rep % 2)) = 0 ]; then
+			javamap_hot_opjit "${args[@]}"
+			acc_jfr Hot.alpha Hot.beta -- "${args[@]}"
+		else
+			acc_jfr Hot.alpha Hot.beta -- "${args[@]}"
+			javamap_hot_opjit "${args[@]}"
+		fi
+		acc_record "$fig" pair "$TRUTH"
+	done
+}
+
+javamap_hot_opjit() {
+	O_WHY=$(need_exe "$AGENT") || return 0
+	acc_opjit javamap Hot.alpha Hot.beta -- "${PID_EXEC[@]}" \
+		"$ACC_PIDFILE" java "-agentpath:$AGENT" "$@"
+}

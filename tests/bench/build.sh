@@ -30,13 +30,14 @@ bench_build() {
 }
 
 # the Java workloads are compiled here rather than by CMake, which builds
-# C: ours, and tests/javamap's re-jitting one
-JAVA_WHY='' CHURN_WHY=''
+# C: ours, and tests/javamap's two-hot-method and re-jitting ones
+JAVA_WHY='' CHURN_WHY='' HOT_WHY=''
 bench_build_java() {
 	local src=$BENCH_DIR/workloads/BenchHot.java
 	local class=$CLASSES/BenchHot.class
 	if ! command -v javac >/dev/null || ! command -v java >/dev/null; then
-		JAVA_WHY="no JDK (javac, java) on PATH" CHURN_WHY=$JAVA_WHY
+		JAVA_WHY="no JDK (javac, java) on PATH"
+		CHURN_WHY=$JAVA_WHY HOT_WHY=$JAVA_WHY
 		return
 	fi
 	if [ ! -f "$class" ] || [ "$src" -nt "$class" ]; then
@@ -47,24 +48,31 @@ bench_build_java() {
 	bench_build_churn
 }
 
-bench_build_churn() {
-	local src=$SRC/tests/javamap/java f
-	local -a srcs=("$src/Churn.java" "$src/ChurnA.java" "$src/ChurnB.java")
-	CHURN_CLASSES=$BUILD/tests/bench/churn-classes
-	for f in "${srcs[@]}"; do
-		if [ ! -f "$f" ]; then
-			CHURN_WHY="needs a re-jit workload:"
-			CHURN_WHY+=" ${f#"$SRC"/} is missing"
-			return
-		fi
+# javac_into DIR SOURCE...: compile tests/javamap workloads into DIR
+# unless up to date; print the reason and fail when they cannot be had
+javac_into() {
+	local dir=$1 f stamp
+	shift
+	for f in "$@"; do
+		[ -f "$f" ] || { echo "needs ${f#"$SRC"/}, which is missing"; \
+			return 1; }
 	done
-	f=$CHURN_CLASSES/Churn.class
-	if [ ! -f "$f" ] || [ -n "$(find "${srcs[@]}" -newer "$f")" ]; then
-		mkdir -p "$CHURN_CLASSES" &&
-			javac -d "$CHURN_CLASSES" "${srcs[@]}" \
-				2>"$LOGDIR/javac-churn.log" ||
-			CHURN_WHY=$(failure javac $? "$LOGDIR/javac-churn.log")
+	stamp=$dir/.built
+	if [ -f "$stamp" ] && [ -z "$(find "$@" -newer "$stamp")" ]; then
+		return 0
 	fi
+	mkdir -p "$dir" && javac -d "$dir" "$@" 2>"$dir.log" ||
+		{ failure javac $? "$dir.log"; return 1; }
+	touch "$stamp"
+}
+
+bench_build_churn() {
+	local src=$SRC/tests/javamap/java
+	CHURN_CLASSES=$BUILD/tests/bench/churn-classes
+	HOT_CLASSES=$BUILD/tests/bench/hot-classes
+	CHURN_WHY=$(javac_into "$CHURN_CLASSES" "$src/Churn.java" \
+		"$src/ChurnA.java" "$src/ChurnB.java")
+	HOT_WHY=$(javac_into "$HOT_CLASSES" "$src/Hot.java")
 }
 
 # version_of CMD ARGS...: the first line CMD prints about its version

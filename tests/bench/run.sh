@@ -44,6 +44,7 @@ esac
 command -v python3 >/dev/null || die "python3 is needed for the statistics"
 mkdir -p "$BUILD" || die "cannot create the build directory $BUILD"
 BUILD=$(cd "$BUILD" && pwd)
+OUT=$(realpath -m "$OUT")
 
 if [ "$SMOKE" = 1 ]; then
 	RUNS=${RUNS:-1} FREQS=(1000) REPORT_HZ=1000 MAP_SIZES=(10000)
@@ -85,6 +86,9 @@ export OPJIT_HANDLER_PATH=${OPJIT_HANDLER_PATH:-$BUILD/lib/opjit/handlers}
 bench_build
 bench_meta
 bench_perf_check
+# node --perf-basic-prof leaves V8 logs in its working directory: run the
+# workloads where the suite cleans up
+cd "$TMPD" || die "cannot enter $TMPD"
 bench_cost
 bench_report_speed
 bench_resolve
