@@ -80,7 +80,10 @@ report none --anon-samples
 pid=$(report_pids "$tmp/none.json" | head -n 1)
 [ -n "$pid" ] || fail "no anonymous bucket for the demo without a map"
 map=/tmp/perf-$pid.map
-[ ! -e "$map" ] || fail "$map exists already; not planting over it"
+for f in "$map" "/tmp/anon.$pid"; do
+	[ ! -e "$f" ] || fail "$f, left by an earlier process with the" \
+		"demo's pid, is in the way; remove it and run again"
+done
 forget_maps_of "$pid"
 printf '0 ffffffffffff0000 planted_name\n' >"$map"
 chmod 0666 "$map"
