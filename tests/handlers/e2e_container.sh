@@ -16,10 +16,16 @@ unshare --pid --mount --fork --kill-child sh -c \
 	 exec '$jitdemo' --seconds 30 --threads 1 --map-file anon" \
 	>"$tmp/demo.out" 2>&1 &
 outer=$!
-stop_demo() { kill "$outer" 2>/dev/null || true; wait "$outer" || true; }
+demo=
+# unshare --fork ignores SIGTERM while it waits, and the demo is the
+# namespace's init, which only SIGKILL stops from outside
+stop_demo() {
+	[ -z "$demo" ] || kill -KILL "$demo" 2>/dev/null || true
+	kill "$outer" 2>/dev/null || true
+	wait "$outer" || true
+}
 trap 'stop_demo; rm -rf "$tmp"' EXIT
 
-demo=
 for _ in $(seq 50); do
 	demo=$(pgrep -P "$outer" -x jitdemo || true)
 	[ -n "$demo" ] && [ -e "/proc/$demo/root/tmp/anon.1" ] && break
