@@ -322,24 +322,34 @@ static int pm_resolve(void *state, struct opjit_resolve_batch *b)
 static int pm_for_each_symbol(void *state, opjit_symbol_cb cb, void *arg)
 {
 	struct pm_state *st = state;
+	unsigned char *seen;
 	size_t i;
-	int rc;
+	int rc = 0;
 
-	for (i = 0; i < st->nsegs; i++) {
+	/* An entry split by a later one owns ranges on both sides of it:
+	 * list it once. */
+	seen = calloc(st->map.n ? st->map.n : 1, 1);
+	if (!seen) {
+		snprintf(st->err, sizeof(st->err), "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < st->nsegs && !rc; i++) {
+		uint32_t e = st->segs[i].entry;
 		const struct opjit_symbol *s;
 
-		if (i && st->segs[i].entry == st->segs[i - 1].entry)
+		if (seen[e])
 			continue;
-		s = sym_get(st, st->segs[i].entry);
+		seen[e] = 1;
+		s = sym_get(st, e);
 		if (!s) {
 			snprintf(st->err, sizeof(st->err), "out of memory");
-			return -ENOMEM;
+			rc = -ENOMEM;
+			break;
 		}
 		rc = cb(arg, s);
-		if (rc)
-			return rc;
 	}
-	return 0;
+	free(seen);
+	return rc;
 }
 
 static const char *pm_last_error(void *state)
