@@ -88,7 +88,7 @@ static int dirs_add_list(struct handler_dirs *d, const char *list)
  * built next to it, so that nothing has to be installed to try it. */
 static bool running_uninstalled(void)
 {
-	char exe[PATH_MAX];
+	char exe[PATH_MAX], build[PATH_MAX];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	char *slash;
 
@@ -99,7 +99,10 @@ static bool running_uninstalled(void)
 	if (!slash)
 		return false;
 	*slash = '\0';
-	return !strcmp(exe, OPJIT_BUILD_DIR "/opreport");
+	/* /proc/self/exe is resolved; the build path may hold symlinks */
+	if (!realpath(OPJIT_BUILD_DIR "/opreport", build))
+		return false;
+	return !strcmp(exe, build);
 }
 
 int handler_dirs_get(struct handler_dirs *d, const char *handler_path)
