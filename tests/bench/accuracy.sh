@@ -66,8 +66,7 @@ acc_perf() {
 	P_COUNTS='' P_WHY=$PERF_WHY
 	[ -z "$P_WHY" ] || return 0
 	rm -f "$t.data"
-	perf record -q -e cpu-clock -F "$REPORT_HZ" -o "$t.data" -- \
-		"$@" >/dev/null 2>"$t.err" ||
+	perf_record_data "$t.data" "$t.err" "$ACC_PIDFILE" "$@" ||
 		P_WHY=$(failure "perf record" $? "$t.err")
 	if [ -z "$P_WHY" ]; then
 		perf report -i "$t.data" --stdio --sort sym -n \

@@ -100,6 +100,23 @@ failure() {
 	fi
 }
 
+# perf_record_data DATA ERRFILE PIDFILE CMD...: perf record CMD at
+# REPORT_HZ into DATA, for a report rather than for its cost; perf 6.1
+# sometimes aborts in its build-id step on a shared machine, so a crash
+# is retried twice, after removing the JIT map of the crashed run
+perf_record_data() {
+	local data=$1 err=$2 pidfile=$3 try status
+	shift 3
+	for try in 1 2 3; do
+		perf record -q -e cpu-clock -F "$REPORT_HZ" -o "$data" -- \
+			"$@" >/dev/null 2>"$err"
+		status=$?
+		[ "$status" -gt 128 ] && [ "$status" -lt 160 ] || break
+		[ "$try" = 3 ] || map_cleanup "$pidfile"
+	done
+	return "$status"
+}
+
 # need_exe PATH: succeed when PATH is built; otherwise print the reason
 need_exe() {
 	[ -x "$1" ] && return 0

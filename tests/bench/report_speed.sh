@@ -25,8 +25,7 @@ speed_record() {
 	workload_cmd "$1" "$t.pid2"
 	SPIN_ITERS=$iters NODE_ROUNDS=$rounds
 	[ -z "$SPEED_PERF_WHY" ] || return 0
-	perf record -q -e cpu-clock -F "$REPORT_HZ" -o "$t.data" -- \
-		"${W[@]}" >/dev/null 2>"$t.err" ||
+	perf_record_data "$t.data" "$t.err" "$t.pid2" "${W[@]}" ||
 		SPEED_PERF_WHY=$(failure "perf record" $? "$t.err")
 }
 
