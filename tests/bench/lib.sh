@@ -112,6 +112,8 @@ perf_record_data() {
 			"$@" >/dev/null 2>"$err"
 		status=$?
 		[ "$status" -gt 128 ] && [ "$status" -lt 160 ] || break
+		# counted, so that the results say how often perf crashed
+		echo "$(first_error "$err")" >>"$TMPD/perf-crashes"
 		[ "$try" = 3 ] || map_cleanup "$pidfile"
 	done
 	return "$status"

@@ -94,6 +94,12 @@ bench_report_speed
 bench_resolve
 bench_accuracy
 
+if [ -s "$TMPD/perf-crashes" ]; then
+	rec_meta "perf crashes" "perf record crashed" \
+		"$(wc -l <"$TMPD/perf-crashes") time(s) recording data for" \
+		"reports, and was run again: $(sort -u "$TMPD/perf-crashes" |
+		head -n 1)"
+fi
 mkdir -p "$(dirname "$OUT")" || die "cannot create the directory of $OUT"
 cp "$RAW" "$LOGDIR/raw.tsv"
 python3 "$BENCH_DIR/stats.py" table "$RAW" "$OUT" --check ||
