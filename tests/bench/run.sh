@@ -62,7 +62,17 @@ fi
 
 TMPD=$(mktemp -d /tmp/opjit-bench.XXXXXX) ||
 	die "cannot create a temporary directory"
-trap 'rm -rf "$TMPD"' EXIT
+# on any exit, also remove the JIT maps of workloads cut short
+bench_cleanup() {
+	local p
+	for p in "$TMPD"/*.pid "$TMPD"/*.pid2; do
+		[ ! -f "$p" ] || map_cleanup "$p"
+	done
+	rm -rf "$TMPD"
+}
+trap bench_cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 RAW=$TMPD/raw.tsv
 LOGDIR=$BUILD/tests/bench/logs
 mkdir -p "$LOGDIR" || die "cannot create $LOGDIR"
