@@ -12,9 +12,10 @@ command -v unshare >/dev/null || skip "no unshare(1) to make a container"
 unshare --mount --pid --fork --mount-proc true 2>/dev/null ||
 	skip "cannot create pid and mount namespaces here"
 cd "$WORK"
-"$OPROFILED" --session-dir=s -- unshare --mount --pid --fork --mount-proc sh -c \
-	'mount -t tmpfs tmpfs /tmp && exec "$0" --seconds 1 --map-file perf' \
-	"$WORKLOADS/jitdemo" >out.txt 2>err.txt || fail "oprofiled exited $?: $(cat err.txt)"
+"$OPROFILED" --session-dir=s -- unshare --mount --pid --fork --mount-proc \
+	sh "$OPJIT_SOURCE/tests/private_tmp.sh" "$WORKLOADS/jitdemo" \
+	--seconds 1 --map-file perf >out.txt 2>err.txt ||
+	fail "oprofiled exited $?: $(cat err.txt)"
 check_summary err.txt
 read -r _ lo _ <<<"$(grep '^jit-range ' out.txt)"
 [ -n "$lo" ] || fail "jitdemo printed no range: $(cat out.txt)"

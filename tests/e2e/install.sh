@@ -11,8 +11,10 @@ trap 'rm -rf "$dest"' EXIT
 DESTDIR=$dest cmake --install "$OPJIT_BUILD" --prefix /usr >/dev/null ||
 	fail "cmake --install failed"
 
-libdir=$(cd "$dest/usr" && ls -d lib/*-linux-gnu 2>/dev/null | head -n 1)
-libdir=${libdir:-lib}
+# the build chose the library directory (lib, or lib/<multiarch> when
+# configured for /usr); read it from its cache rather than guess
+libdir=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:[A-Z]*=//p' "$OPJIT_BUILD/CMakeCache.txt")
+[ -n "$libdir" ] || fail "no CMAKE_INSTALL_LIBDIR in $OPJIT_BUILD/CMakeCache.txt"
 for f in \
 	usr/bin/oprofiled \
 	usr/bin/opreport \
@@ -35,7 +37,9 @@ PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_PATH=$dest/usr/$libdir/pkgconfig \
 
 # installed handlers export their entry point and nothing else
 for h in "$dest/usr/$libdir"/opjit/handlers/*.so; do
-	syms=$(nm -D --defined-only "$h" | awk '{print $3}' | sort -u)
+	# version nodes (type A) are not symbols a caller can bind to
+	syms=$(nm -D --defined-only --without-symbol-versions "$h" |
+		awk '$2 != "A" {print $3}' | sort -u)
 	[ "$syms" = opjit_handler_entry ] ||
 		fail "$h exports more than opjit_handler_entry: $syms"
 done

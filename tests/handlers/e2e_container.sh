@@ -11,10 +11,9 @@ jitdemo=$OPJIT_BUILD/tests/workloads/jitdemo
 unshare --pid --mount --fork true 2>/dev/null ||
 	skip "cannot create pid and mount namespaces here (needs root)"
 
-unshare --pid --mount --fork --kill-child sh -c \
-	"mount -t tmpfs opjit-test /tmp &&
-	 exec '$jitdemo' --seconds 30 --threads 1 --map-file anon" \
-	>"$tmp/demo.out" 2>&1 &
+unshare --pid --mount --fork --kill-child \
+	sh "$OPJIT_SOURCE/tests/private_tmp.sh" "$jitdemo" \
+	--seconds 30 --threads 1 --map-file anon >"$tmp/demo.out" 2>&1 &
 outer=$!
 demo=
 # unshare --fork ignores SIGTERM while it waits, and the demo is the
