@@ -5,27 +5,27 @@
 # runs), and the map's size per compiled method.  Prints figures; asserts
 # nothing about time, so it is a benchmark, not a test.
 #
-#   bench_agent.sh [--build DIR] [--runs N]
+#   javamap_agent.sh [--build DIR] [--runs N]
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "$0")/../javamap" && pwd)
 build=${OPJIT_BUILD:-$here/../../build}
 runs=7
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
-	*) echo "usage: bench_agent.sh [--build DIR] [--runs N]" >&2; exit 2 ;;
+	*) echo "usage: javamap_agent.sh [--build DIR] [--runs N]" >&2; exit 2 ;;
 	esac
 done
 agent=$build/lib/opjit/libjavamap-agent.so
 jmdump=$build/tests/javamap/jmdump
 for f in "$agent" "$jmdump"; do
 	if [ ! -e "$f" ]; then
-		echo "bench_agent.sh: $f is missing; build first" >&2
+		echo "javamap_agent.sh: $f is missing; build first" >&2
 		exit 1
 	fi
 done
-command -v javac >/dev/null || { echo "bench_agent.sh: no javac" >&2; exit 1; }
+command -v javac >/dev/null || { echo "javamap_agent.sh: no javac" >&2; exit 1; }
 
 work=$(mktemp -d /tmp/jm-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
