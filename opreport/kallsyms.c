@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <opjit/samples.h>
+
 #include "kallsyms.h"
 
 struct ksym {
@@ -36,46 +38,18 @@ static int ksym_cmp(const void *pa, const void *pb)
 	return (a->sym.vma > b->sym.vma) - (a->sym.vma < b->sym.vma);
 }
 
-static bool is_text_type(char t)
-{
-	return t == 't' || t == 'T' || t == 'w' || t == 'W';
-}
-
-/* One line: "ADDR TYPE NAME [MODULE]".  Splits it in place. */
+/* One line, split in place; *WANT when it names code. */
 static int parse_line(char *line, struct ksym *out, bool *want)
 {
-	char *end, *type, *name, *mod;
-	unsigned long long addr;
+	struct ops_ksym_line l;
 
-	errno = 0;
-	addr = strtoull(line, &end, 16);
-	if (end == line || errno || *end != ' ')
+	if (ops_kallsyms_parse_line(line, &l))
 		return -EINVAL;
-	type = end + 1;
-	if (!type[0] || type[1] != ' ')
-		return -EINVAL;
-	name = type + 2;
-	end = name + strcspn(name, " \t");
-	if (end == name)
-		return -EINVAL;
-	mod = NULL;
-	if (*end) {
-		*end++ = '\0';
-		end += strspn(end, " \t");
-		if (*end) {
-			size_t mlen = strlen(end);
-
-			if (end[0] != '[' || mlen < 3 || end[mlen - 1] != ']')
-				return -EINVAL;
-			end[mlen - 1] = '\0';
-			mod = end + 1;
-		}
-	}
-	*want = is_text_type(*type) && addr;
-	out->sym.name = name;
-	out->sym.vma = addr;
+	*want = ops_kallsyms_is_code(&l);
+	out->sym.name = l.name;
+	out->sym.vma = l.addr;
 	out->sym.has_vma = true;
-	out->module = mod;
+	out->module = l.module;
 	return 0;
 }
 

@@ -235,6 +235,10 @@ int ops_writer_finish(struct ops_writer *w, uint64_t stop_ns)
 	ret = ret ? ret : r;
 	r = writer_write_meta(w, true);
 	ret = ret ? ret : r;
+	/* the whole copy serves as well, only bigger: a failed trim is not
+	 * the session's failure */
+	if (!ret)
+		ops_writer_trim_kallsyms(w);
 	r = writer_sync_dir(w);
 	ret = ret ? ret : r;
 	ops_blockfile_close(&w->hist.bf);

@@ -95,4 +95,8 @@ int ops_context_encode(struct ops_buf *out, const struct ops_context *ctx);
 #define OPS_ANON_BLOCK_BYTES 4096 /* per-process buffer before a block */
 #define OPS_BLOCK_SOFT_MAX (1u << 20) /* split payloads beyond this */
 
+/* Cut the session's kallsyms copy down to what its kernel samples need
+ * (kallsyms.c); on failure the whole copy stays. */
+int ops_writer_trim_kallsyms(struct ops_writer *w);
+
 #endif /* OPS_WRITER_INTERNAL_H */

@@ -87,9 +87,7 @@ echo "ok: missing binary -> (no symbols)"
 # samples (no symbols), the rest of the report as usual.
 echo "not an elf" >"$TMP/text"
 head -c 3000 "$RT/rt_g_pie" >"$TMP/trunc"
-printf 'ffffffff81000000 T _stext\nnonsense\n\001\002\n' >"$TMP/kallsyms"
 "$MKSESSION" "$TMP/badimages" <<EOS
-kallsyms $TMP/kallsyms
 image a file $TMP/text
 image b file $TMP/trunc
 image k kernel [kernel.kallsyms]
@@ -100,6 +98,9 @@ hist x 0x10 1
 hist y 0x1150 2
 hist z 0xffffffff81000010 4
 EOS
+# damaged after the recording (a clean stop writes only good lines)
+printf 'ffffffff81000000 T _stext\nnonsense\n\001\002\n' \
+	>"$TMP/badimages/kallsyms"
 "$OPREPORT" --session-dir="$TMP/badimages" -l -g -d >"$TMP/out" 2>"$TMP/err" ||
 	{ cat "$TMP/err"; fail "bad images: exit $?, want 0"; }
 for f in text trunc; do

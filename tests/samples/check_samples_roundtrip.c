@@ -506,7 +506,9 @@ START_TEST(test_kallsyms)
 	ck_assert_int_lt(ops_writer_kernel_symbols(w, "/nonexistent/x", NULL),
 			 0);
 	ck_assert_ptr_nonnull(strstr(ops_writer_error(w), "/nonexistent/x"));
-	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+	/* a recorder killed before its stop: the whole copy */
+	ck_assert_int_eq(ops_writer_flush(w), 0);
+	ops_writer_free(w);
 	s = session_must_open(sdir, &wr);
 	ck_assert_ptr_nonnull(ops_session_kallsyms(s));
 	data = file_read(ops_session_kallsyms(s), &len);
@@ -536,7 +538,9 @@ START_TEST(test_kallsyms_proc)
 	FILE *f;
 
 	ck_assert_int_eq(ops_writer_kernel_symbols(w, src, NULL), 0);
-	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+	/* killed before its stop, so that nothing is trimmed */
+	ck_assert_int_eq(ops_writer_flush(w), 0);
+	ops_writer_free(w);
 	f = fopen(src, "r");
 	ck_assert_ptr_nonnull(f);
 	for (;;) {
@@ -559,6 +563,113 @@ START_TEST(test_kallsyms_proc)
 	ops_session_close(s);
 	free(copy);
 	free(direct);
+}
+END_TEST
+
+/* KALLSYMS as the session's copy after a clean stop with kernel samples
+ * at ADDRS (module sample when the name is set). */
+struct ksample {
+	const char *module;
+	uint64_t addr;
+};
+
+static char *trimmed(const char *kallsyms, const struct ksample *ks,
+		     size_t n)
+{
+	struct ops_image app = { .kind = OPS_IMAGE_FILE, .path = "/bin/a" };
+	struct ops_image kern = { .kind = OPS_IMAGE_KERNEL,
+				  .path = "[kernel.kallsyms]" };
+	struct ops_writer *w = writer_must_open(sdir);
+	char *src = tmp_path(tmp, "ks"), *data;
+	uint32_t ia, ik, ctx;
+	struct ops_session *s;
+	struct warns wr = { 0 };
+	size_t i, len;
+
+	file_write(src, kallsyms, strlen(kallsyms));
+	ck_assert_int_eq(ops_writer_kernel_symbols(w, src, NULL), 0);
+	ck_assert_int_eq(ops_writer_image(w, &app, &ia), 0);
+	ck_assert_int_eq(ops_writer_image(w, &kern, &ik), 0);
+	/* a file image's offsets are no kernel addresses */
+	ck_assert_int_eq(ops_writer_context(w, &(struct ops_context){
+		ia, ia, 0, -1 }, &ctx), 0);
+	ck_assert_int_eq(ops_writer_hist_add(w, ctx, 0xffffffff81000000, 9),
+			 0);
+	for (i = 0; i < n; i++) {
+		struct ops_image m = { .kind = OPS_IMAGE_MODULE,
+				       .path = ks[i].module };
+		uint32_t im = ik;
+
+		if (ks[i].module)
+			ck_assert_int_eq(ops_writer_image(w, &m, &im), 0);
+		ck_assert_int_eq(ops_writer_context(w, &(struct ops_context){
+			ia, im, 0, -1 }, &ctx), 0);
+		ck_assert_int_eq(ops_writer_hist_add(w, ctx, ks[i].addr, 1),
+				 0);
+	}
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+	s = session_must_open(sdir, &wr);
+	ck_assert_ptr_nonnull(ops_session_kallsyms(s));
+	data = file_read(ops_session_kallsyms(s), &len);
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+	free(src);
+	return data;
+}
+
+/* At a clean stop the copy keeps the code symbols that hold samples,
+ * their aliases and the code symbol after each, per module, in the
+ * original order: what opreport needs to name and bound them. */
+START_TEST(test_kallsyms_trim)
+{
+	const char *ks =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000100 t do_work\n"
+		"ffffffff81000100 t do_work_alias\n"
+		"ffffffff81000180 d some_data\n"
+		"ffffffff81000200 T schedule\n"
+		"ffffffff81000300 T idle\n"
+		"ffffffff81000400 T unused\n"
+		"ffffffffc0000000 t ext4_read\t[ext4]\n"
+		"ffffffffc0000100 t ext4_write\t[ext4]\n"
+		"ffffffffc0000200 t ext4_sync\t[ext4]\n"
+		"ffffffffc0001000 t xfs_read\t[xfs]\n"
+		"not a kallsyms line\n";
+	const struct ksample at[] = {
+		{ NULL, 0xffffffff81000104 },  /* do_work */
+		{ NULL, 0xffffffff81000310 },  /* idle */
+		{ NULL, 0xffffffff80000000 },  /* below every symbol */
+		{ "ext4", 0xffffffffc0000110 }, /* ext4_write */
+		{ "xfs", 0xffffffffc0000ff0 },  /* below xfs's first */
+	};
+	char *got = trimmed(ks, at, sizeof(at) / sizeof(at[0]));
+
+	ck_assert_str_eq(got, "ffffffff81000100 t do_work\n"
+			      "ffffffff81000100 t do_work_alias\n"
+			      "ffffffff81000200 T schedule\n"
+			      "ffffffff81000300 T idle\n"
+			      "ffffffff81000400 T unused\n"
+			      "ffffffffc0000100 t ext4_write\t[ext4]\n"
+			      "ffffffffc0000200 t ext4_sync\t[ext4]\n");
+	free(got);
+}
+END_TEST
+
+/* Nothing to trim by: no kernel samples leave no lines; a table whose
+ * addresses were hidden (kptr_restrict) is kept as it was. */
+START_TEST(test_kallsyms_trim_edges)
+{
+	const char *ks = "ffffffff81000000 T _stext\n";
+	const char *hidden = "0000000000000000 T _stext\n"
+			     "0000000000000000 t do_work\n";
+	const struct ksample at = { NULL, 0xffffffff81000004 };
+	char *got = trimmed(ks, NULL, 0);
+
+	ck_assert_str_eq(got, "");
+	free(got);
+	got = trimmed(hidden, &at, 1);
+	ck_assert_str_eq(got, hidden);
+	free(got);
 }
 END_TEST
 
@@ -659,6 +770,8 @@ static Suite *roundtrip_suite(void)
 		{ "archive_maps", test_archive_maps },
 		{ "kallsyms", test_kallsyms },
 		{ "kallsyms_proc", test_kallsyms_proc },
+		{ "kallsyms_trim", test_kallsyms_trim },
+		{ "kallsyms_trim_edges", test_kallsyms_trim_edges },
 		{ "previous", test_previous },
 		{ "finish", test_finish },
 	};

@@ -247,9 +247,27 @@ int ops_session_anon(struct ops_session *s, uint32_t proc_id,
 size_t ops_session_archived_maps(const struct ops_session *s,
 				 uint32_t proc_id, const char *const **paths);
 
-/* Paths of the session's kallsyms and modules copies, or NULL. */
+/* Paths of the session's kallsyms and modules copies, or NULL.  After a
+ * clean stop the kallsyms copy holds only the code symbols that kernel
+ * samples fall in, each with the code symbol after it (FORMAT.md). */
 const char *ops_session_kallsyms(const struct ops_session *s);
 const char *ops_session_modules(const struct ops_session *s);
+
+/* One line of a kallsyms table: "ADDR TYPE NAME [MODULE]". */
+struct ops_ksym_line {
+	uint64_t addr;
+	char type;
+	const char *name;
+	const char *module; /* NULL for the kernel itself */
+};
+
+/* Parse LINE (NUL-terminated, without its newline), splitting it in
+ * place: NAME and MODULE point into it.  0, or -EINVAL when malformed. */
+int ops_kallsyms_parse_line(char *line, struct ops_ksym_line *out);
+
+/* Whether the line names code a sample can fall in: a text symbol with
+ * an address (a reader not allowed to see addresses is shown zeros). */
+bool ops_kallsyms_is_code(const struct ops_ksym_line *l);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The session's copy of /proc/kallsyms: its line format, and the trim at
+ * a clean stop.  The whole table is 5 MB and more, while a report needs
+ * only the symbols its kernel samples fall in; so at the stop the copy
+ * keeps just those lines, each with the code symbol after it, which
+ * bounds it.  A recorder killed before its stop leaves the whole copy,
+ * which reports the same.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+#include "writer_internal.h"
+
+int ops_kallsyms_parse_line(char *line, struct ops_ksym_line *out)
+{
+	char *end, *type, *name, *mod;
+	unsigned long long addr;
+
+	errno = 0;
+	addr = strtoull(line, &end, 16);
+	if (end == line || errno || *end != ' ')
+		return -EINVAL;
+	type = end + 1;
+	if (!type[0] || type[1] != ' ')
+		return -EINVAL;
+	name = type + 2;
+	end = name + strcspn(name, " \t");
+	if (end == name)
+		return -EINVAL;
+	mod = NULL;
+	if (*end) {
+		*end++ = '\0';
+		end += strspn(end, " \t");
+		if (*end) {
+			size_t mlen = strlen(end);
+
+			if (end[0] != '[' || mlen < 3 || end[mlen - 1] != ']')
+				return -EINVAL;
+			end[mlen - 1] = '\0';
+			mod = end + 1;
+		}
+	}
+	out->addr = addr;
+	out->type = *type;
+	out->name = name;
+	out->module = mod;
+	return 0;
+}
+
+bool ops_kallsyms_is_code(const struct ops_ksym_line *l)
+{
+	return l->addr &&
+	       (l->type == 't' || l->type == 'T' || l->type == 'w' ||
+		l->type == 'W');
+}
+
+/* A code symbol of the copy, or a kernel sample: ordered by module (the
+ * kernel itself first), then address, then place in the file. */
+struct ksym_key {
+	const char *module;
+	uint64_t addr;
+	size_t line;  /* index of the line, for symbols */
+	bool keep;
+};
+
+static int module_cmp(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+static int key_cmp(const void *pa, const void *pb)
+{
+	const struct ksym_key *a = pa, *b = pb;
+	int c = module_cmp(a->module, b->module);
+
+	if (c)
+		return c;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return (a->line > b->line) - (a->line < b->line);
+}
+
+/* A module image's path is its name, which a writer may have put in
+ * brackets as kallsyms shows it; stripped in place. */
+static const char *module_name(char *path)
+{
+	size_t len = strlen(path);
+
+	if (len >= 2 && path[0] == '[' && path[len - 1] == ']') {
+		memmove(path, path + 1, len - 2);
+		path[len - 2] = '\0';
+	}
+	return path;
+}
+
+/* The kernel samples' (module, address) keys, from samples.hist as
+ * written: its reader decodes what the writer only holds encoded. */
+static int kernel_samples(const char *dir, struct ops_hist_data *h,
+			  struct ksym_key **out, size_t *n)
+{
+	char *path = ops_strfmt("%s/samples.hist", dir);
+	uint8_t *buf = NULL;
+	struct ksym_key *keys;
+	size_t len, i;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = path ? ops_read_file(path, &buf, &len) : -ENOMEM;
+	ret = ret ? ret : ops_hist_parse(h, buf, len, path, NULL, NULL);
+	free(buf);
+	free(path);
+	if (ret)
+		return ret;
+	keys = calloc(h->nr_entries ? h->nr_entries : 1, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	for (i = 0; i < h->nr_entries; i++) {
+		uint32_t c = h->entries[i].ctx, im;
+		const struct ops_image *img;
+
+		if (c >= h->nr_contexts)
+			continue;
+		im = h->contexts[c].image;
+		img = im < h->nr_images ? &h->images[im] : NULL;
+		if (!img || img->kind == OPS_IMAGE_FILE)
+			continue;
+		keys[*n].module = img->kind == OPS_IMAGE_MODULE ?
+					  module_name((char *)img->path) : NULL;
+		keys[(*n)++].addr = h->entries[i].offset;
+	}
+	qsort(keys, *n, sizeof(*keys), key_cmp);
+	*out = keys;
+	return 0;
+}
+
+/* Mark the symbol holding each sample, its aliases, and the symbol after
+ * them in the same module. */
+static void mark_needed(struct ksym_key *syms, size_t nsyms,
+			const struct ksym_key *samples, size_t nsamples)
+{
+	size_t i, lo = 0;
+
+	for (i = 0; i < nsamples; i++) {
+		struct ksym_key probe = { .module = samples[i].module,
+					  .addr = samples[i].addr,
+					  .line = (size_t)-1 };
+		size_t hi = nsyms, first, k;
+
+		/* the last symbol <= the sample; samples are sorted, so the
+		 * search can start where the last one ended */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (key_cmp(&syms[mid], &probe) <= 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!lo || module_cmp(syms[lo - 1].module, probe.module))
+			continue;
+		first = lo - 1;
+		while (first && syms[first - 1].addr == syms[lo - 1].addr &&
+		       !module_cmp(syms[first - 1].module, probe.module))
+			first--;
+		for (k = first; k < lo; k++)
+			syms[k].keep = true;
+		if (lo < nsyms && !module_cmp(syms[lo].module, probe.module))
+			syms[lo].keep = true;
+	}
+}
+
+/* Index the copy's code lines in TEXT (split in place); LINES[k] and
+ * LENS[k] say where line k was. */
+static int index_lines(char *text, size_t len, struct ksym_key **syms,
+		       size_t *nsyms, size_t **starts, size_t **lens,
+		       size_t *nlines)
+{
+	size_t cap = 1, i, pos;
+
+	for (i = 0; i < len; i++)
+		cap += text[i] == '\n';
+	*syms = calloc(cap, sizeof(**syms));
+	*starts = calloc(cap, sizeof(**starts));
+	*lens = calloc(cap, sizeof(**lens));
+	if (!*syms || !*starts || !*lens)
+		return -ENOMEM;
+	*nsyms = *nlines = 0;
+	for (pos = 0; pos < len;) {
+		char *nl = memchr(text + pos, '\n', len - pos);
+		size_t l = (size_t)((nl ? nl : text + len) - (text + pos));
+		struct ops_ksym_line kl;
+		size_t k = (*nlines)++;
+
+		(*starts)[k] = pos;
+		(*lens)[k] = l;
+		text[pos + l] = '\0'; /* the newline, or the byte past len */
+		if (!memchr(text + pos, '\0', l) &&
+		    !ops_kallsyms_parse_line(text + pos, &kl) &&
+		    ops_kallsyms_is_code(&kl)) {
+			(*syms)[*nsyms].module = kl.module;
+			(*syms)[*nsyms].addr = kl.addr;
+			(*syms)[(*nsyms)++].line = k;
+		}
+		pos += l + 1;
+	}
+	return 0;
+}
+
+int ops_writer_trim_kallsyms(struct ops_writer *w)
+{
+	char *path = ops_strfmt("%s/kallsyms", w->dir);
+	char *tmp = ops_strfmt("%s/.kallsyms.tmp", w->dir);
+	struct ops_hist_data hist = { 0 };
+	struct ksym_key *samples = NULL, *syms = NULL;
+	size_t nsamples = 0, nsyms = 0, nlines = 0, i, olen = 0;
+	size_t *starts = NULL, *lens = NULL;
+	uint8_t *orig = NULL;
+	char *text = NULL, *kept = NULL, *keep_line = NULL;
+	size_t len;
+	int ret;
+
+	if (!path || !tmp) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = ops_read_file(path, &orig, &len);
+	if (ret)
+		goto out; /* no copy (kernel not recorded): nothing to do */
+	text = malloc(len + 1);
+	ret = text ? kernel_samples(w->dir, &hist, &samples, &nsamples)
+		   : -ENOMEM;
+	if (ret)
+		goto out;
+	memcpy(text, orig, len);
+	text[len] = '\0';
+	ret = index_lines(text, len, &syms, &nsyms, &starts, &lens, &nlines);
+	/* a table without addresses (kptr_restrict) is left as it was */
+	if (ret || !nsyms)
+		goto out;
+	qsort(syms, nsyms, sizeof(*syms), key_cmp);
+	mark_needed(syms, nsyms, samples, nsamples);
+	keep_line = calloc(nlines ? nlines : 1, 1);
+	kept = malloc(len + 1);
+	if (!keep_line || !kept) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nsyms; i++)
+		keep_line[syms[i].line] = syms[i].keep;
+	/* the kept lines in their original order, from the untouched copy */
+	for (i = 0; i < nlines; i++) {
+		if (!keep_line[i])
+			continue;
+		memcpy(kept + olen, orig + starts[i], lens[i]);
+		olen += lens[i];
+		kept[olen++] = '\n';
+	}
+	ret = ops_write_atomic(path, tmp, kept, olen, true, w->err,
+			       sizeof(w->err));
+out:
+	ops_hist_data_free(&hist);
+	free(path);
+	free(tmp);
+	free(orig);
+	free(text);
+	free(kept);
+	free(keep_line);
+	free(samples);
+	free(syms);
+	free(starts);
+	free(lens);
+	return ret == -ENOENT ? 0 : ret;
+}
