@@ -13,9 +13,10 @@ COST="Recording cost"
 # on a shared machine the workload's CPU time is steadier than its wall
 # time, and it includes the kernel's work of taking the samples
 WCPU_FIG="slowdown of the workload, by its CPU time"
-# perf keeps its kallsyms copy in ~/.debug, once per kernel, so the
-# sample data alone is compared too
-DATA_FIG="bytes written, leaving out opjit's copy of /proc/kallsyms"
+# perf keeps its kallsyms copy in ~/.debug, once per kernel, and reads a
+# JIT's map from /tmp at report time, so the sample data alone is
+# compared too
+DATA_FIG="bytes written, leaving out opjit's copies of kallsyms and JIT maps"
 LOST_FIG="lost samples (% of samples)"
 BASE_FIG="alone: wall time (the baseline)"
 COST_FIGS=("slowdown of the workload" "$WCPU_FIG" "recorder's own CPU time"
@@ -65,7 +66,7 @@ khz() { awk -v f="$1" 'BEGIN { printf "%g kHz", f / 1000 }'; }
 # cost_side SIDE HZ: run the workload under the recorder of SIDE (opjit:
 # oprofiled, ref: perf record) and fill RUN[SIDE.*]
 cost_side() {
-	local s=$1 hz=$2 t=$TMPD/cost.$1 status name=oprofiled kallsyms
+	local s=$1 hz=$2 t=$TMPD/cost.$1 status name=oprofiled kallsyms maps
 	local f
 	for f in wall wcpu cpu bytes data samples lost why; do
 		RUN[$s.$f]=''
@@ -97,7 +98,9 @@ cost_side() {
 	if [ "$s" = opjit ]; then
 		RUN[$s.bytes]=$(du -sb "$t.sess" 2>/dev/null | cut -f1)
 		kallsyms=$(stat -c %s "$t.sess/kallsyms" 2>/dev/null || echo 0)
-		RUN[$s.data]=$(sub "${RUN[$s.bytes]}" "$kallsyms")
+		maps=$(du -sb "$t.sess/maps" 2>/dev/null | cut -f1)
+		RUN[$s.data]=$(sub "$(sub "${RUN[$s.bytes]}" "$kallsyms")" \
+			"${maps:-0}")
 		read -r RUN[$s.samples] RUN[$s.lost] \
 			<<<"$(oprofiled_summary "$t.err")"
 		[ -n "${RUN[$s.samples]}" ] ||
