@@ -378,13 +378,13 @@ static int daemon_finish(struct daemon *d)
 			"%llu times; a lower --frequency would be steadier\n",
 			(unsigned long long)d->r.throttles);
 	fprintf(stderr, "oprofiled: %llu samples, %llu lost (%.1f%%), "
-		"%llu unattributed (%.1f%%), %u processes, session %s\n",
+		"%llu unattributed (%.1f%%), %u process%s, session %s\n",
 		(unsigned long long)t.samples,
 		(unsigned long long)t.samples_lost,
 		percent(t.samples_lost, t.samples + t.samples_lost),
 		(unsigned long long)t.samples_unattributed,
 		percent(t.samples_unattributed, t.samples), t.processes,
-		d->o->session_dir);
+		t.processes == 1 ? "" : "es", d->o->session_dir);
 	return failed;
 }
 

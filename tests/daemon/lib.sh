@@ -81,6 +81,6 @@ samples_in() {
 
 # the one summary line oprofiled prints at exit
 check_summary() {
-	grep -Eq '^oprofiled: [0-9]+ samples, [0-9]+ lost \([0-9.]+%\), [0-9]+ unattributed \([0-9.]+%\), [0-9]+ processes, session .+$' "$1" ||
+	grep -Eq '^oprofiled: [0-9]+ samples, [0-9]+ lost \([0-9.]+%\), [0-9]+ unattributed \([0-9.]+%\), [0-9]+ process(es)?, session .+$' "$1" ||
 		fail "no summary line in: $(cat "$1")"
 }
