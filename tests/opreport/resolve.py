@@ -165,6 +165,13 @@ def main():
     dyn = os.path.join(RT, "rt_dyn")
     case("stripped-dynsym", dyn + ".stripped", dyn,
          ["main", "rt_alpha", "rt_gamma", "rt_far_delta"])
+    # a stripped image's versioned dynamic symbols ("rt_alpha@@RT_1" to
+    # nm -D) show by their names alone, as perf shows them
+    ver = os.path.join(RT, "rt_ver")
+    check("rt_alpha@@RT_1" in run(["nm", "-D", ver + ".stripped"]),
+          "versioned: rt_ver exports rt_alpha@@RT_1")
+    case("stripped-versioned", ver + ".stripped", ver,
+         ["main", "rt_alpha", "rt_gamma", "rt_far_delta"])
     split = os.path.join(RT, "rt_split")
     case("debuglink", split + ".linked", split, FUNCS, lines=True)
 
