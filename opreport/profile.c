@@ -53,17 +53,10 @@ static enum row_kind kind_of(const struct ops_image *img)
 
 static const char *module_name(struct strpool *pool, const char *path)
 {
-	size_t len = strlen(path);
-	char buf[256];
+	size_t len;
+	const char *name = ops_image_module_name(path, &len);
 
-	/* module images may be recorded as "[name]" or "name" */
-	if (len >= 2 && path[0] == '[' && path[len - 1] == ']' &&
-	    len - 2 < sizeof(buf)) {
-		memcpy(buf, path + 1, len - 2);
-		buf[len - 2] = '\0';
-		return strpool_intern(pool, buf);
-	}
-	return path;
+	return strpool_printf(pool, "%.*s", (int)len, name);
 }
 
 static int kernel_syms(struct profile *p, struct ops_session *s)

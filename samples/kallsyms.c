@@ -58,7 +58,7 @@ bool ops_kallsyms_is_code(const struct ops_ksym_line *l)
 }
 
 /* A code symbol of the copy, or a kernel sample: ordered by module (the
- * kernel itself first), then address, then place in the file. */
+ * kernel itself, "", first), then address, then place in the file. */
 struct ksym_key {
 	const char *module;
 	uint64_t addr;
@@ -66,17 +66,10 @@ struct ksym_key {
 	bool keep;
 };
 
-static int module_cmp(const char *a, const char *b)
-{
-	if (!a || !b)
-		return (a != NULL) - (b != NULL);
-	return strcmp(a, b);
-}
-
 static int key_cmp(const void *pa, const void *pb)
 {
 	const struct ksym_key *a = pa, *b = pb;
-	int c = module_cmp(a->module, b->module);
+	int c = strcmp(a->module, b->module);
 
 	if (c)
 		return c;
@@ -85,17 +78,24 @@ static int key_cmp(const void *pa, const void *pb)
 	return (a->line > b->line) - (a->line < b->line);
 }
 
-/* A module image's path is its name, which a writer may have put in
- * brackets as kallsyms shows it; stripped in place. */
-static const char *module_name(char *path)
+const char *ops_image_module_name(const char *path, size_t *len)
 {
-	size_t len = strlen(path);
-
-	if (len >= 2 && path[0] == '[' && path[len - 1] == ']') {
-		memmove(path, path + 1, len - 2);
-		path[len - 2] = '\0';
+	*len = strlen(path);
+	if (*len >= 2 && path[0] == '[' && path[*len - 1] == ']') {
+		*len -= 2;
+		return path + 1;
 	}
 	return path;
+}
+
+/* The module name of a module image's PATH, cut in place. */
+static const char *module_name(char *path)
+{
+	size_t len;
+	char *name = (char *)ops_image_module_name(path, &len);
+
+	name[len] = '\0';
+	return name;
 }
 
 /* The kernel samples' (module, address) keys, from samples.hist as
@@ -131,7 +131,7 @@ static int kernel_samples(const char *dir, struct ops_hist_data *h,
 		if (!img || img->kind == OPS_IMAGE_FILE)
 			continue;
 		keys[*n].module = img->kind == OPS_IMAGE_MODULE ?
-					  module_name((char *)img->path) : NULL;
+					  module_name((char *)img->path) : "";
 		keys[(*n)++].addr = h->entries[i].offset;
 	}
 	qsort(keys, *n, sizeof(*keys), key_cmp);
@@ -162,20 +162,20 @@ static void mark_needed(struct ksym_key *syms, size_t nsyms,
 			else
 				hi = mid;
 		}
-		if (!lo || module_cmp(syms[lo - 1].module, probe.module))
+		if (!lo || strcmp(syms[lo - 1].module, probe.module))
 			continue;
 		first = lo - 1;
 		while (first && syms[first - 1].addr == syms[lo - 1].addr &&
-		       !module_cmp(syms[first - 1].module, probe.module))
+		       !strcmp(syms[first - 1].module, probe.module))
 			first--;
 		for (k = first; k < lo; k++)
 			syms[k].keep = true;
-		if (lo < nsyms && !module_cmp(syms[lo].module, probe.module))
+		if (lo < nsyms && !strcmp(syms[lo].module, probe.module))
 			syms[lo].keep = true;
 	}
 }
 
-/* Index the copy's code lines in TEXT (split in place); LINES[k] and
+/* Index the copy's code lines in TEXT (split in place); STARTS[k] and
  * LENS[k] say where line k was. */
 static int index_lines(char *text, size_t len, struct ksym_key **syms,
 		       size_t *nsyms, size_t **starts, size_t **lens,
@@ -203,7 +203,7 @@ static int index_lines(char *text, size_t len, struct ksym_key **syms,
 		if (!memchr(text + pos, '\0', l) &&
 		    !ops_kallsyms_parse_line(text + pos, &kl) &&
 		    ops_kallsyms_is_code(&kl)) {
-			(*syms)[*nsyms].module = kl.module;
+			(*syms)[*nsyms].module = kl.module ? kl.module : "";
 			(*syms)[*nsyms].addr = kl.addr;
 			(*syms)[(*nsyms)++].line = k;
 		}

@@ -253,6 +253,11 @@ size_t ops_session_archived_maps(const struct ops_session *s,
 const char *ops_session_kallsyms(const struct ops_session *s);
 const char *ops_session_modules(const struct ops_session *s);
 
+/* The module name kallsyms gives a module image (OPS_IMAGE_MODULE): its
+ * PATH without the brackets a writer may have put around it ("[ext4]" or
+ * "ext4").  The name is the first *LEN bytes at the pointer, in PATH. */
+const char *ops_image_module_name(const char *path, size_t *len);
+
 /* One line of a kallsyms table: "ADDR TYPE NAME [MODULE]". */
 struct ops_ksym_line {
 	uint64_t addr;
