@@ -23,7 +23,8 @@ int ops_anon_writer_open(struct ops_writer *w)
 
 	if (!path)
 		return ops_writer_fail(w, -ENOMEM, "out of memory");
-	ret = ops_blockfile_create(&w->anon.bf, path, OPS_ANON_MAGIC, w->err,
+	ret = ops_blockfile_create(&w->anon.bf, w->dfd, path, "anon.samples",
+				   false, OPS_ANON_MAGIC, w->err,
 				   sizeof(w->err));
 	free(path);
 	return ret;

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,9 +15,11 @@
 #include "fileio_internal.h"
 #include "writer_internal.h"
 
-static int mkdir_p1(const char *path)
+/* mkdirat that accepts a directory already there (a previous map of the
+ * same process). */
+static int archive_mkdir(int dfd, const char *name)
 {
-	if (mkdir(path, 0755) && errno != EEXIST)
+	if (mkdirat(dfd, name, 0755) && errno != EEXIST)
 		return -errno;
 	return 0;
 }
@@ -86,29 +89,26 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 				strerror(-ret));
 		goto out;
 	}
-	dir = ops_strfmt("%s/maps", w->dir);
-	ret = dir ? mkdir_p1(dir) : -ENOMEM;
-	free(dir);
-	dir = ops_strfmt("%s/maps/%u", w->dir, proc_id);
-	ret = ret ? ret : dir ? mkdir_p1(dir) : -ENOMEM;
-	tmp = ops_strfmt("%s/.%s.tmp", dir ? dir : "", base);
-	dst = ops_strfmt("%s/%s", dir ? dir : "", base);
-	if (ret || !tmp || !dst) {
-		ret = ret ? ret : -ENOMEM;
-		ops_writer_fail(w, ret, "cannot create %s: %s",
-				dir ? dir : w->dir, strerror(-ret));
+	dir = ops_strfmt("maps/%u", proc_id);
+	tmp = ops_strfmt("maps/%u/.%s.tmp", proc_id, base);
+	dst = ops_strfmt("maps/%u/%s", proc_id, base);
+	ret = dir && tmp && dst ? archive_mkdir(w->dfd, "maps") : -ENOMEM;
+	ret = ret ? ret : archive_mkdir(w->dfd, dir);
+	if (ret) {
+		ops_writer_fail(w, ret, "cannot create %s/%s: %s", w->dir,
+				dir ? dir : "maps", strerror(-ret));
 		goto out;
 	}
-	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	ret = out < 0 ? -errno : archive_write_copy(out, &st, data, len);
+	out = ops_create_at(w->dfd, tmp, 0600, true);
+	ret = out < 0 ? out : archive_write_copy(out, &st, data, len);
 	if (out >= 0 && close(out) && !ret)
 		ret = -errno;
-	if (!ret && rename(tmp, dst))
+	if (!ret && renameat(w->dfd, tmp, w->dfd, dst))
 		ret = -errno;
 	if (ret) {
-		ops_writer_fail(w, ret, "cannot write %s: %s", dst,
+		ops_writer_fail(w, ret, "cannot write %s/%s: %s", w->dir, dst,
 				strerror(-ret));
-		unlink(tmp);
+		unlinkat(w->dfd, tmp, 0);
 	}
 out:
 	if (fd >= 0)
@@ -123,7 +123,7 @@ out:
 static int archive_copy(struct ops_writer *w, const char *src,
 			const char *name)
 {
-	char *dst = NULL, *tmp = NULL;
+	char *tmp = NULL;
 	uint8_t *data = NULL;
 	size_t len;
 	int ret;
@@ -132,15 +132,13 @@ static int archive_copy(struct ops_writer *w, const char *src,
 	if (ret)
 		return ops_writer_fail(w, ret, "cannot read %s: %s", src,
 				       strerror(-ret));
-	dst = ops_strfmt("%s/%s", w->dir, name);
-	tmp = ops_strfmt("%s/.%s.tmp", w->dir, name);
-	if (!dst || !tmp)
+	tmp = ops_strfmt(".%s.tmp", name);
+	if (!tmp)
 		ret = ops_writer_fail(w, -ENOMEM, "out of memory");
 	else
-		ret = ops_write_atomic(dst, tmp, data, len, false, w->err,
-				       sizeof(w->err));
+		ret = ops_write_atomic(w->dfd, w->dir, name, tmp, data, len,
+				       false, w->err, sizeof(w->err));
 	free(data);
-	free(dst);
 	free(tmp);
 	return ret;
 }

@@ -24,7 +24,8 @@ void ops_warnf(ops_warn_fn warn, void *arg, const char *fmt, ...)
 	warn(arg, msg);
 }
 
-int ops_blockfile_create(struct ops_blockfile *bf, const char *path,
+int ops_blockfile_create(struct ops_blockfile *bf, int dfd, const char *path,
+			 const char *name, bool replace_leftover,
 			 const char magic[8], char *err, size_t errlen)
 {
 	uint8_t hdr[OPS_FILE_HEADER_SIZE];
@@ -35,9 +36,9 @@ int ops_blockfile_create(struct ops_blockfile *bf, const char *path,
 	bf->path = strdup(path);
 	if (!bf->path)
 		return -ENOMEM;
-	bf->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	bf->fd = ops_create_at(dfd, name, 0644, replace_leftover);
 	if (bf->fd < 0) {
-		ret = -errno;
+		ret = bf->fd;
 		snprintf(err, errlen, "cannot create %s: %s", path,
 			 strerror(-ret));
 		return ret;

@@ -39,9 +39,12 @@ struct ops_blockfile {
 	uint64_t size; /* bytes known good on disk */
 };
 
-/* Create PATH (truncated) with its file header.  On failure ERR holds one
- * line naming the file. */
-int ops_blockfile_create(struct ops_blockfile *bf, const char *path,
+/* Create NAME in the directory DFD with its file header (PATH is its
+ * full name, for messages): a new file, or a leftover temporary one
+ * replaced when REPLACE_LEFTOVER (ops_create_at).  On failure ERR holds
+ * one line naming the file. */
+int ops_blockfile_create(struct ops_blockfile *bf, int dfd, const char *path,
+			 const char *name, bool replace_leftover,
 			 const char magic[8], char *err, size_t errlen);
 void ops_blockfile_close(struct ops_blockfile *bf);
 

@@ -85,15 +85,27 @@ int ops_read_file(const char *path, uint8_t **out, size_t *len)
 	return ret;
 }
 
-int ops_write_atomic(const char *path, const char *tmp, const void *data,
-		     size_t len, bool sync, char *err, size_t errlen)
+int ops_create_at(int dfd, const char *name, int mode, bool replace_leftover)
+{
+	int fd;
+
+	if (replace_leftover && unlinkat(dfd, name, 0) && errno != ENOENT)
+		return -errno;
+	fd = openat(dfd, name,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	return fd < 0 ? -errno : fd;
+}
+
+int ops_write_atomic(int dfd, const char *dir, const char *name,
+		     const char *tmp, const void *data, size_t len, bool sync,
+		     char *err, size_t errlen)
 {
 	int fd, ret = 0;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = ops_create_at(dfd, tmp, 0644, true);
 	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot create %s: %s", tmp,
+		ret = fd;
+		snprintf(err, errlen, "cannot create %s/%s: %s", dir, tmp,
 			 strerror(-ret));
 		return ret;
 	}
@@ -103,18 +115,18 @@ int ops_write_atomic(const char *path, const char *tmp, const void *data,
 	if (close(fd) && !ret)
 		ret = -errno;
 	if (ret) {
-		snprintf(err, errlen, "cannot write %s: %s", tmp,
+		snprintf(err, errlen, "cannot write %s/%s: %s", dir, tmp,
 			 strerror(-ret));
 		goto out;
 	}
-	if (rename(tmp, path)) {
+	if (renameat(dfd, tmp, dfd, name)) {
 		ret = -errno;
-		snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path,
-			 strerror(-ret));
+		snprintf(err, errlen, "cannot rename %s/%s to %s/%s: %s", dir,
+			 tmp, dir, name, strerror(-ret));
 	}
 out:
 	if (ret)
-		unlink(tmp);
+		unlinkat(dfd, tmp, 0);
 	return ret;
 }
 

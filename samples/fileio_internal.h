@@ -14,10 +14,20 @@ int ops_write_all(int fd, const void *data, size_t len);
 int ops_read_fd(int fd, uint64_t max, uint8_t **out, size_t *len);
 int ops_read_file(const char *path, uint8_t **out, size_t *len);
 
-/* Replace PATH by DATA: write TMP, optionally fsync, rename.  ERR names
- * the file on failure. */
-int ops_write_atomic(const char *path, const char *tmp, const void *data,
-		     size_t len, bool sync, char *err, size_t errlen);
+/*
+ * Create NAME (relative to the directory DFD) for writing, never through
+ * a symbolic link and never into a file that exists: the session
+ * directory may sit where another user can plant names.  With
+ * REPLACE_LEFTOVER a file of that name (a writer's temporary file left by
+ * a crash) is removed first.  A descriptor, or a negative errno.
+ */
+int ops_create_at(int dfd, const char *name, int mode, bool replace_leftover);
+
+/* Replace DFD/NAME by DATA: write DFD/TMP, optionally fsync, rename.
+ * DIR is DFD's path, for ERR, which names the file on failure. */
+int ops_write_atomic(int dfd, const char *dir, const char *name,
+		     const char *tmp, const void *data, size_t len, bool sync,
+		     char *err, size_t errlen);
 
 /* printf into a fresh malloc'ed string, NULL on failure. */
 char *ops_strfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -6,6 +6,8 @@
  * one small block per second, and close rewrites the file compactly.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -288,7 +290,8 @@ int ops_hist_writer_open(struct ops_writer *w)
 
 	if (!path)
 		return ops_writer_fail(w, -ENOMEM, "out of memory");
-	ret = ops_blockfile_create(&w->hist.bf, path, OPS_HIST_MAGIC, w->err,
+	ret = ops_blockfile_create(&w->hist.bf, w->dfd, path, "samples.hist",
+				   false, OPS_HIST_MAGIC, w->err,
 				   sizeof(w->err));
 	free(path);
 	return ret;
@@ -349,8 +352,8 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 		ret = ops_writer_fail(w, -ENOMEM, "out of memory");
 		goto out;
 	}
-	ret = ops_blockfile_create(&bf, tmp, OPS_HIST_MAGIC, w->err,
-				   sizeof(w->err));
+	ret = ops_blockfile_create(&bf, w->dfd, tmp, ".samples.hist.tmp", true,
+				   OPS_HIST_MAGIC, w->err, sizeof(w->err));
 	if (ret)
 		goto out;
 	w->out.len = 0;
@@ -380,7 +383,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 				      strerror(errno));
 		goto out;
 	}
-	if (rename(tmp, path)) {
+	if (renameat(w->dfd, ".samples.hist.tmp", w->dfd, "samples.hist")) {
 		ret = ops_writer_fail(w, -errno, "cannot rename %s to %s: %s",
 				      tmp, path, strerror(errno));
 		goto out;
@@ -401,7 +404,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 out:
 	if (bf.fd >= 0) {
 		ops_blockfile_close(&bf);
-		unlink(tmp);
+		unlinkat(w->dfd, ".samples.hist.tmp", 0);
 	}
 	free(bf.path);
 	free(tmp);

@@ -215,7 +215,6 @@ static int index_lines(char *text, size_t len, struct ksym_key **syms,
 int ops_writer_trim_kallsyms(struct ops_writer *w)
 {
 	char *path = ops_strfmt("%s/kallsyms", w->dir);
-	char *tmp = ops_strfmt("%s/.kallsyms.tmp", w->dir);
 	struct ops_hist_data hist = { 0 };
 	struct ksym_key *samples = NULL, *syms = NULL;
 	size_t nsamples = 0, nsyms = 0, nlines = 0, i, olen = 0;
@@ -225,7 +224,7 @@ int ops_writer_trim_kallsyms(struct ops_writer *w)
 	size_t len;
 	int ret;
 
-	if (!path || !tmp) {
+	if (!path) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -261,12 +260,11 @@ int ops_writer_trim_kallsyms(struct ops_writer *w)
 		olen += lens[i];
 		kept[olen++] = '\n';
 	}
-	ret = ops_write_atomic(path, tmp, kept, olen, true, w->err,
-			       sizeof(w->err));
+	ret = ops_write_atomic(w->dfd, w->dir, "kallsyms", ".kallsyms.tmp",
+			       kept, olen, true, w->err, sizeof(w->err));
 out:
 	ops_hist_data_free(&hist);
 	free(path);
-	free(tmp);
 	free(orig);
 	free(text);
 	free(kept);

@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <sys/file.h>
+#include <stdio.h>
 
 #include "fileio_internal.h"
 #include "writer_internal.h"
@@ -29,21 +31,39 @@ int ops_writer_fail(struct ops_writer *w, int ret, const char *fmt, ...)
 	return ret;
 }
 
-/* 1 when DIR holds a session, 0 when it is empty, else -ENOTEMPTY. */
-static int writer_dir_kind(const char *dir)
+/* Names the writer itself leaves in a session directory: the lock and
+ * temporary files (FORMAT.md). */
+static bool writer_own_dotfile(const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strcmp(name, OPS_LOCK_NAME) ||
+	       (name[0] == '.' && n > 4 && !strcmp(name + n - 4, ".tmp"));
+}
+
+/* 1 when the directory DFD holds a session, 0 when it is empty (but for
+ * the writer's own dot files), else -ENOTEMPTY. */
+static int writer_dir_kind(int dfd)
 {
 	static const char *const ours[] = { "session.meta", "samples.hist",
 					    "anon.samples" };
 	struct dirent *de;
 	bool empty = true;
+	int fd = dup(dfd);
 	DIR *d;
 	size_t i;
 
-	d = opendir(dir);
-	if (!d)
-		return -errno;
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		int ret = -errno;
+
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
 	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    writer_own_dotfile(de->d_name))
 			continue;
 		empty = false;
 		for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
@@ -56,29 +76,130 @@ static int writer_dir_kind(const char *dir)
 	return empty ? 0 : -ENOTEMPTY;
 }
 
-static int writer_move_aside(struct ops_writer *w)
+/*
+ * A session directory is written only when nobody else can plant names in
+ * it: owned by the user who runs the recorder or by root, and writable by
+ * nobody else.  Otherwise a symbolic link planted there could make a
+ * recorder run by root write over any file.
+ */
+static int writer_check_dir(struct ops_writer *w, int dfd)
+{
+	uid_t me = getuid();
+	struct stat st;
+
+	if (fstat(dfd, &st))
+		return ops_writer_fail(w, -errno, "cannot use %s: %s", w->dir,
+				       strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return ops_writer_fail(w, -ENOTDIR,
+				       "cannot use %s: exists and is not an opjit session",
+				       w->dir);
+	if (st.st_uid != me && st.st_uid != 0)
+		return ops_writer_fail(w, -EPERM,
+				       "cannot use %s: owned by uid %u, not by uid %u or root",
+				       w->dir, (unsigned int)st.st_uid,
+				       (unsigned int)me);
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return ops_writer_fail(w, -EPERM,
+				       "cannot use %s: writable by %s",
+				       w->dir,
+				       st.st_mode & S_IWOTH ? "others"
+							    : "its group");
+	return 0;
+}
+
+/* 0 when no recorder holds DFD's session lock, else -EBUSY with the line
+ * naming the process that does. */
+static int writer_check_unlocked(struct ops_writer *w, int dfd)
+{
+	char buf[32] = "";
+	ssize_t n;
+	int fd, ret = 0;
+
+	fd = openat(dfd, OPS_LOCK_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno == EWOULDBLOCK) {
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		ret = ops_writer_fail(w, -EBUSY,
+				      "session directory %s is in use by process %s",
+				      w->dir, *buf ? buf : "(unknown)");
+	}
+	close(fd);
+	return ret;
+}
+
+/* Hold DFD's session lock for the writer's life, with our pid in it. */
+static int writer_lock(struct ops_writer *w)
+{
+	char buf[32];
+	int n, ret;
+
+	w->lockfd = openat(w->dfd, OPS_LOCK_NAME,
+			   O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (w->lockfd < 0)
+		return ops_writer_fail(w, -errno, "cannot create %s/%s: %s",
+				       w->dir, OPS_LOCK_NAME, strerror(errno));
+	if (flock(w->lockfd, LOCK_EX | LOCK_NB)) {
+		close(w->lockfd);
+		w->lockfd = -1;
+		return writer_check_unlocked(w, w->dfd) ?:
+		       ops_writer_fail(w, -EBUSY,
+				       "session directory %s is in use",
+				       w->dir);
+	}
+	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	ret = ftruncate(w->lockfd, 0) ? -errno
+				      : ops_write_all(w->lockfd, buf, (size_t)n);
+	if (ret)
+		return ops_writer_fail(w, ret, "cannot write %s/%s: %s",
+				       w->dir, OPS_LOCK_NAME, strerror(-ret));
+	return 0;
+}
+
+/* Open an existing DIR, check it, and move an earlier session aside.
+ * Leaves w->dfd open when DIR is to be used as it is. */
+static int writer_take_dir(struct ops_writer *w)
 {
 	struct stat st;
 	unsigned int n;
-	char *p;
-	int kind;
+	char *p = NULL;
+	int dfd, kind, ret;
 
-	if (stat(w->dir, &st)) {
+	dfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
 		if (errno == ENOENT)
 			return 0;
 		return ops_writer_fail(w, -errno, "cannot use %s: %s", w->dir,
 				       strerror(errno));
 	}
-	kind = S_ISDIR(st.st_mode) ? writer_dir_kind(w->dir) : -ENOTDIR;
-	if (kind == -ENOTEMPTY || kind == -ENOTDIR)
-		return ops_writer_fail(w, kind,
-				       "cannot use %s: exists and is not an opjit session",
-				       w->dir);
-	if (kind < 0)
-		return ops_writer_fail(w, kind, "cannot read %s: %s", w->dir,
-				       strerror(-kind));
-	if (kind == 0)
+	ret = writer_check_dir(w, dfd);
+	ret = ret ? ret : writer_check_unlocked(w, dfd);
+	kind = ret ? 0 : writer_dir_kind(dfd);
+	if (ret)
+		goto fail;
+	if (kind == -ENOTEMPTY) {
+		ret = ops_writer_fail(w, kind,
+				      "cannot use %s: exists and is not an opjit session",
+				      w->dir);
+		goto fail;
+	}
+	if (kind < 0) {
+		ret = ops_writer_fail(w, kind, "cannot read %s: %s", w->dir,
+				      strerror(-kind));
+		goto fail;
+	}
+	if (kind == 0) {
+		w->dfd = dfd;
 		return 0;
+	}
+	close(dfd);
 	for (n = 1; n < 100000; n++) {
 		p = ops_strfmt("%s.previous-%u", w->dir, n);
 		if (!p)
@@ -93,8 +214,7 @@ static int writer_move_aside(struct ops_writer *w)
 				       "cannot move %s aside: too many previous sessions",
 				       w->dir);
 	if (rename(w->dir, p)) {
-		int ret = -errno;
-
+		ret = -errno;
 		ops_writer_fail(w, ret, "cannot move %s to %s: %s", w->dir, p,
 				strerror(-ret));
 		free(p);
@@ -102,28 +222,45 @@ static int writer_move_aside(struct ops_writer *w)
 	}
 	w->previous = p;
 	return 0;
+fail:
+	close(dfd);
+	return ret;
+}
+
+/* Make DIR afresh and open it, checking that the directory opened is the
+ * one made, not something planted in its place. */
+static int writer_make_dir(struct ops_writer *w)
+{
+	int ret;
+
+	if (mkdir(w->dir, 0755) && errno != EEXIST)
+		return ops_writer_fail(w, -errno, "cannot create %s: %s",
+				       w->dir, strerror(errno));
+	w->dfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (w->dfd < 0)
+		return ops_writer_fail(w, -errno, "cannot use %s: %s", w->dir,
+				       errno == ELOOP ? "is a symbolic link"
+						      : strerror(errno));
+	ret = writer_check_dir(w, w->dfd);
+	ret = ret ? ret : writer_dir_kind(w->dfd);
+	if (ret > 0 || ret == -ENOTEMPTY)
+		ret = ops_writer_fail(w, -EEXIST,
+				      "cannot use %s: made by someone else while it was being created",
+				      w->dir);
+	return ret;
 }
 
 static int writer_write_meta(struct ops_writer *w, bool sync)
 {
-	char *path = ops_strfmt("%s/session.meta", w->dir);
-	char *tmp = ops_strfmt("%s/.session.meta.tmp", w->dir);
 	int ret;
 
-	if (!path || !tmp) {
-		ret = ops_writer_fail(w, -ENOMEM, "out of memory");
-		goto out;
-	}
 	ret = ops_meta_format(&w->meta.info, &w->payload);
-	if (ret) {
-		ops_writer_fail(w, ret, "%s: out of memory", path);
-		goto out;
-	}
-	ret = ops_write_atomic(path, tmp, w->payload.data, w->payload.len,
-			       sync, w->err, sizeof(w->err));
-out:
-	free(path);
-	free(tmp);
+	if (ret)
+		return ops_writer_fail(w, ret, "%s/session.meta: out of memory",
+				       w->dir);
+	ret = ops_write_atomic(w->dfd, w->dir, "session.meta",
+			       ".session.meta.tmp", w->payload.data,
+			       w->payload.len, sync, w->err, sizeof(w->err));
 	return ret;
 }
 
@@ -141,6 +278,7 @@ int ops_writer_open(struct ops_writer **out, const char *dir,
 	if (!w)
 		return -ENOMEM;
 	w->hist.bf.fd = w->anon.bf.fd = -1;
+	w->dfd = w->lockfd = -1;
 	*out = w;
 	n = strlen(dir);
 	while (n > 1 && dir[n - 1] == '/')
@@ -155,12 +293,12 @@ int ops_writer_open(struct ops_writer **out, const char *dir,
 	if (ret)
 		return ops_writer_fail(w, ret, "out of memory");
 	w->meta.info.stop_ns = 0;
-	ret = writer_move_aside(w);
+	ret = writer_take_dir(w);
+	if (!ret && w->dfd < 0)
+		ret = writer_make_dir(w);
+	ret = ret ? ret : writer_lock(w);
 	if (ret)
 		return ret;
-	if (mkdir(w->dir, 0755) && errno != EEXIST)
-		return ops_writer_fail(w, -errno, "cannot create %s: %s",
-				       w->dir, strerror(errno));
 	/* the data files first: a session.meta always has them beside it */
 	ret = ops_hist_writer_open(w);
 	ret = ret ? ret : ops_anon_writer_open(w);
@@ -207,14 +345,10 @@ int ops_writer_flush(struct ops_writer *w)
 
 static int writer_sync_dir(struct ops_writer *w)
 {
-	int fd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0 || fsync(fd))
-		ret = ops_writer_fail(w, -errno, "cannot sync %s: %s", w->dir,
-				      strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	return ret;
+	if (fsync(w->dfd))
+		return ops_writer_fail(w, -errno, "cannot sync %s: %s", w->dir,
+				       strerror(errno));
+	return 0;
 }
 
 int ops_writer_finish(struct ops_writer *w, uint64_t stop_ns)
@@ -267,6 +401,10 @@ void ops_writer_free(struct ops_writer *w)
 	ops_buf_free(&w->out);
 	ops_buf_free(&w->payload);
 	ops_buf_free(&w->records);
+	if (w->dfd >= 0)
+		close(w->dfd);
+	if (w->lockfd >= 0)
+		close(w->lockfd); /* releases the session lock */
 	free(w->dir);
 	free(w->previous);
 	free(w);

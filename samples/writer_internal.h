@@ -65,6 +65,8 @@ struct ops_anon_writer {
 
 struct ops_writer {
 	char *dir;
+	int dfd;    /* DIR, opened once: every file is made relative to it */
+	int lockfd; /* DIR/.lock, flock'ed while the session is recorded */
 	char *previous;
 	char err[1024];
 	struct ops_meta meta;
@@ -90,6 +92,9 @@ void ops_anon_writer_free(struct ops_anon_writer *a);
 /* Serialise an image or context record (without id) into OUT. */
 int ops_image_encode(struct ops_buf *out, const struct ops_image *img);
 int ops_context_encode(struct ops_buf *out, const struct ops_context *ctx);
+
+/* The session lock file (FORMAT.md "The session lock"). */
+#define OPS_LOCK_NAME ".lock"
 
 /* Tuning, in one place so that tests can reason about it. */
 #define OPS_ANON_BLOCK_BYTES 4096 /* per-process buffer before a block */
