@@ -269,11 +269,13 @@ static int report_print(const struct opreport_opts *o,
 	int ret;
 
 	if (o->output_file) {
-		f = fopen(o->output_file, "we");
+		const char *why;
+
+		f = out_file_open(o->output_file, &why);
 		if (!f) {
 			fprintf(stderr, "opreport: cannot write %s: %s\n",
-				o->output_file, strerror(errno));
-			return -errno;
+				o->output_file, why);
+			return -EPERM;
 		}
 	}
 	ret = o->format == OUT_JSON ? out_json(f, r) :

@@ -15,6 +15,13 @@ int out_text(FILE *f, const struct report *r);
 int out_csv(FILE *f, const struct report *r);
 int out_json(FILE *f, const struct report *r);
 
+/*
+ * Open the -o file PATH for writing, refusing what another user could
+ * have planted there: a symbolic link in a sticky directory, a file with
+ * other hard links, a FIFO nobody reads.  NULL with *WHY saying why.
+ */
+FILE *out_file_open(const char *path, const char **why);
+
 /* Shared by the formats. */
 const char *out_event_desc(const char *event);
 const char *out_kind_name(enum row_kind kind);
