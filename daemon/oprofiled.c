@@ -371,6 +371,7 @@ static int daemon_finish(struct daemon *d)
 		fprintf(stderr, "oprofiled: %s\n", ops_writer_error(d->w));
 		failed = 1;
 	}
+	t.samples_lost += ops_writer_unwritten(d->w);
 	ops_writer_free(d->w);
 	d->w = NULL;
 	if (d->r.throttles)

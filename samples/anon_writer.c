@@ -59,6 +59,7 @@ static int anon_put_process(struct ops_writer *w, uint32_t id,
 							p->ranges[i].start);
 	}
 	w->out.len = 0;
+	w->anon_framed = 0;
 	ret = ret ? ret : ops_block_frame(&w->out, OPS_ANON_PROCESS, b->data,
 					  b->len);
 	return ret;
@@ -123,9 +124,23 @@ static int anon_put_samples(struct ops_writer *w, uint32_t id,
 	ret = ret ? ret : ops_block_frame(&w->out, OPS_ANON_SAMPLES, b->data,
 					  b->len);
 	if (!ret) {
+		w->anon_framed += pr->count;
 		pr->count = 0;
 		pr->enc.len = 0;
 	}
+	return ret;
+}
+
+/* Append the blocks framed in w->out, counting their samples as on disk
+ * only when the write succeeded. */
+static int anon_append(struct ops_writer *w)
+{
+	int ret = ops_blockfile_append(&w->anon.bf, w->out.data, w->out.len,
+				       w->err, sizeof(w->err));
+
+	if (!ret)
+		w->anon_on_disk += w->anon_framed;
+	w->anon_framed = 0;
 	return ret;
 }
 
@@ -144,10 +159,9 @@ int ops_writer_process_update(struct ops_writer *w, uint32_t proc_id,
 		return ret;
 	/* an exited process sends nothing more: give its buffer back */
 	w->out.len = 0;
+	w->anon_framed = 0;
 	ret = anon_put_samples(w, proc_id, pr);
-	ret = ret ? ret : ops_blockfile_append(&w->anon.bf, w->out.data,
-					       w->out.len, w->err,
-					       sizeof(w->err));
+	ret = ret ? ret : anon_append(w);
 	if (!ret)
 		ops_buf_free(&pr->enc);
 	return ret;
@@ -215,14 +229,16 @@ int ops_writer_anon(struct ops_writer *w, uint32_t proc_id, uint64_t time_ns,
 			  dt >= TIME_STEP_MAX || dt < -TIME_STEP_MAX ||
 			  pr->count == UINT32_MAX)) {
 		w->out.len = 0;
+		w->anon_framed = 0;
+	w->anon_framed = 0;
 		ret = anon_put_samples(w, proc_id, pr);
 		if (ret)
 			goto fail;
-		ret = ops_blockfile_append(&w->anon.bf, w->out.data,
-					   w->out.len, w->err, sizeof(w->err));
+		ret = anon_append(w);
 		if (ret)
 			return ret;
 	}
+	w->samples_added++;
 	if (!pr->count) {
 		pr->t0 = pr->pt = time_ns;
 		pr->a0 = pr->mru_addr[0] = addr;
@@ -253,13 +269,13 @@ int ops_anon_writer_flush(struct ops_writer *w)
 	int ret = 0;
 
 	w->out.len = 0;
+	w->anon_framed = 0;
 	for (i = 0; i < a->nr_procs && !ret; i++)
 		ret = anon_put_samples(w, i, &a->procs[i]);
 	if (ret)
 		return ops_writer_fail(w, ret, "%s/anon.samples: cannot flush: %s",
 				       w->dir, strerror(-ret));
-	return ops_blockfile_append(&a->bf, w->out.data, w->out.len, w->err,
-				    sizeof(w->err));
+	return anon_append(w);
 }
 
 void ops_anon_writer_free(struct ops_anon_writer *a)

@@ -189,6 +189,7 @@ found:
 	}
 	c->total = add_sat(c->total, count);
 	c->pending = add_sat(c->pending, count);
+	w->samples_added += count;
 	return 0;
 fail:
 	return ops_writer_fail(w, ret, "%s/samples.hist: cannot count: %s",
@@ -326,6 +327,8 @@ int ops_hist_writer_flush(struct ops_writer *w)
 				   sizeof(w->err));
 	if (ret)
 		return ret;
+	for (i = 0; i < h->nr_dirty; i++)
+		w->hist_on_disk += h->sorted[i].count;
 	h->images_on_disk = h->images.nr;
 	h->contexts_on_disk = h->contexts.nr;
 	for (i = 0; i < h->nr_dirty; i++)
@@ -390,6 +393,9 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 	}
 	ops_blockfile_close(&h->bf);
 	h->bf = bf;
+	w->hist_on_disk = 0;
+	for (i = 0; i < n; i++)
+		w->hist_on_disk += h->sorted[i].count;
 	free(h->bf.path);
 	h->bf.path = path;
 	path = NULL;

@@ -306,6 +306,13 @@ int ops_writer_open(struct ops_writer **out, const char *dir,
 	return ret;
 }
 
+uint64_t ops_writer_unwritten(const struct ops_writer *w)
+{
+	uint64_t on_disk = w->hist_on_disk + w->anon_on_disk;
+
+	return w->samples_added > on_disk ? w->samples_added - on_disk : 0;
+}
+
 const char *ops_writer_previous(const struct ops_writer *w)
 {
 	return w->previous;
@@ -367,6 +374,8 @@ int ops_writer_finish(struct ops_writer *w, uint64_t stop_ns)
 				      w->anon.bf.path, strerror(errno));
 	r = ops_hist_writer_compact(w, true);
 	ret = ret ? ret : r;
+	/* what a failed write kept off the disk is lost, and says so */
+	w->meta.info.samples_lost += ops_writer_unwritten(w);
 	r = writer_write_meta(w, true);
 	ret = ret ? ret : r;
 	/* the whole copy serves as well, only bigger: a failed trim is not

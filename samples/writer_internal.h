@@ -73,6 +73,11 @@ struct ops_writer {
 	struct ops_hist_writer hist;
 	struct ops_anon_writer anon;
 	struct ops_buf out, payload, records;
+	/* samples given to the writer, and those a write() put on disk:
+	 * the difference is what a failed write lost (FORMAT.md) */
+	uint64_t samples_added;
+	uint64_t hist_on_disk, anon_on_disk;
+	uint64_t anon_framed; /* in w->out, not yet appended */
 };
 
 /* Set the writer's error line and return RET. */

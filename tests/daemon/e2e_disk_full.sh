@@ -26,4 +26,17 @@ awk '$1 == "process" { print "/tmp/anon." $3 }' d.txt | xargs -r rm -f
 n=$(awk '$1 == "anon" { n++ } END { print n + 0 }' d.txt)
 echo "$n anonymous samples kept on the full disk"
 [ "$n" -gt 0 ] || fail "nothing kept of what was written before the disk filled"
+# what could not be written is counted as lost, in the summary and in the
+# session: nothing is silently missing
+read -r total lost unattr < <(sed -nE 's/^oprofiled: ([0-9]+) samples, ([0-9]+) lost \([0-9.]+%\), ([0-9]+) unattributed.*/\1 \2 \3/p' err.txt)
+[ -n "$total" ] || fail "no summary line: $(cat err.txt)"
+held=$(awk '$1 == "anon" { n++ } $1 == "hist" { n += $4 } END { print n + 0 }' d.txt)
+echo "summary: $total samples, $lost lost, $unattr unattributed; the session holds $held"
+[ $((held + lost + unattr)) -ge "$total" ] ||
+	fail "$((total - held - lost - unattr)) samples are neither in the session nor counted as lost"
+# the session's own totals agree when its last metadata write got through
+if [ "$(info d.txt stop_ns)" != 0 ]; then
+	[ "$(info d.txt lost)" = "$lost" ] ||
+		fail "the session says $(info d.txt lost) lost, the summary $lost"
+fi
 echo pass

@@ -132,6 +132,11 @@ struct ops_writer;
 int ops_writer_open(struct ops_writer **out, const char *dir,
 		    const struct ops_session_info *info);
 
+/* Samples given to the writer that a failed write kept off the disk (a
+ * full disk).  ops_writer_finish adds them to the session's
+ * samples_lost, so a recorder's summary should count them as lost too. */
+uint64_t ops_writer_unwritten(const struct ops_writer *w);
+
 /* Path a previous session was moved to, or NULL. */
 const char *ops_writer_previous(const struct ops_writer *w);
 
