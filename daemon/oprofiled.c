@@ -23,6 +23,7 @@
 #include "counters.h"
 #include "launch.h"
 #include "options.h"
+#include "procinfo.h"
 #include "record.h"
 #include "recorder.h"
 #include "session.h"
@@ -308,6 +309,11 @@ static int daemon_start(struct daemon *d)
 
 	if (d->o->mode == MODE_COMMAND)
 		return 0;
+	if (d->o->mode == MODE_PID && procinfo_is_kthread(d->o->pid)) {
+		fprintf(stderr, "oprofiled: pid %d is a kernel thread: it runs no user code; use --system-wide to see the kernel's share\n",
+			(int)d->o->pid);
+		return -EINVAL;
+	}
 	/* counting first, /proc second: a mapping made in between is in
 	 * one or the other, never in neither */
 	err = counters_enable(&d->c);
@@ -322,6 +328,11 @@ static int daemon_start(struct daemon *d)
 	if (d->o->mode == MODE_PID && (err == -ENOENT || err == -ESRCH)) {
 		fprintf(stderr, "oprofiled: no process with pid %d\n",
 			(int)d->o->pid);
+		return err;
+	}
+	if (d->o->mode == MODE_PID && (err == -EACCES || err == -EPERM)) {
+		fprintf(stderr, "oprofiled: cannot read /proc/%d/maps: %s; profile the process as its owner, or as root where /proc is not restricted (hidepid, a container's masked /proc)\n",
+			(int)d->o->pid, strerror(-err));
 		return err;
 	}
 	if (err && !d->r.err) {

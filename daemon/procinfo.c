@@ -35,7 +35,8 @@ void procinfo_convert_start(uint64_t ticks, long hz, uint64_t boot_now,
 	*unix_ns = real_now - (int64_t)(boot_now - boot_ns);
 }
 
-int procinfo_parse_starttime(const char *stat, uint64_t *ticks)
+/* Field N (from 1, as proc(5) counts) of /proc/PID/stat's text. */
+static int procinfo_stat_field(const char *stat, int n, uint64_t *out)
 {
 	/* comm may hold spaces and parentheses: fields follow the last ')' */
 	const char *p = strrchr(stat, ')');
@@ -45,7 +46,7 @@ int procinfo_parse_starttime(const char *stat, uint64_t *ticks)
 	if (!p)
 		return -EINVAL;
 	p++;
-	while (*p && field < 22) {
+	while (*p && field < n) {
 		if (*p == ' ') {
 			field++;
 			while (*p == ' ')
@@ -54,12 +55,27 @@ int procinfo_parse_starttime(const char *stat, uint64_t *ticks)
 		}
 		p++;
 	}
-	if (field != 22)
+	if (field != n)
 		return -EINVAL;
 	if (*p < '0' || *p > '9' || sscanf(p, "%llu", &v) != 1)
 		return -EINVAL;
-	*ticks = v;
+	*out = v;
 	return 0;
+}
+
+int procinfo_parse_starttime(const char *stat, uint64_t *ticks)
+{
+	return procinfo_stat_field(stat, 22, ticks);
+}
+
+#define PROCINFO_PF_KTHREAD 0x00200000u /* include/linux/sched.h */
+
+bool procinfo_parse_kthread(const char *stat)
+{
+	uint64_t flags;
+
+	return !procinfo_stat_field(stat, 9, &flags) &&
+	       (flags & PROCINFO_PF_KTHREAD);
 }
 
 static int procinfo_slurp(const char *path, char *buf, size_t size)
@@ -184,4 +200,13 @@ int procinfo_read(struct proc *p)
 		procinfo_exe((pid_t)p->tgid, &p->exe);
 	procinfo_mntns(p);
 	return 0;
+}
+
+bool procinfo_is_kthread(pid_t pid)
+{
+	char path[64], buf[1024];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	return procinfo_slurp(path, buf, sizeof(buf)) >= 0 &&
+	       procinfo_parse_kthread(buf);
 }

@@ -3,6 +3,7 @@
 #ifndef OPROFILED_PROCINFO_H
 #define OPROFILED_PROCINFO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -23,5 +24,9 @@ void procinfo_convert_start(uint64_t ticks, long hz, uint64_t boot_now,
 			    uint64_t *mono_ns, int64_t *unix_ns);
 /* Parse the text of /proc/PID/stat: starttime (field 22). */
 int procinfo_parse_starttime(const char *stat, uint64_t *ticks);
+/* Whether /proc/PID/stat's text is a kernel thread's (PF_KTHREAD). */
+bool procinfo_parse_kthread(const char *stat);
+/* Whether PID is a kernel thread, which runs no user code. */
+bool procinfo_is_kthread(pid_t pid);
 
 #endif

@@ -37,4 +37,10 @@ if [ "$(uname -m)" = x86_64 ]; then
 	wait "$jpid"
 	rm -f "/tmp/anon.$jpid"
 fi
+# a kernel thread runs no user code: say so, rather than record nothing
+rc=0
+"$OPROFILED" --session-dir=k --pid=2 --duration=1 2>kerr.txt || rc=$?
+[ "$rc" -eq 1 ] || fail "--pid=2 exited $rc, not 1"
+grep -qx 'oprofiled: pid 2 is a kernel thread: it runs no user code; use --system-wide to see the kernel.s share' kerr.txt ||
+	fail "--pid=2 said: $(cat kerr.txt)"
 echo pass

@@ -2,6 +2,7 @@
 /* The recorder's smaller parts: held samples, the image cache, process
  * ranges, record times, build-ids and /proc/PID/stat. */
 #include <check.h>
+#include <unistd.h>
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +198,19 @@ START_TEST(test_proc_stat_starttime)
 }
 END_TEST
 
+START_TEST(test_proc_stat_kthread)
+{
+	/* kthreadd: flags 0x208040 has PF_KTHREAD; a shell's 0x400000 not */
+	ck_assert(procinfo_parse_kthread(
+		"2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1"));
+	ck_assert(!procinfo_parse_kthread(
+		"77 (b (a) sh) S 1 77 77 0 -1 4194560 0 0 0 0 0 0 0 0 20"));
+	ck_assert(!procinfo_parse_kthread("2 (x) S 0 0"));
+	ck_assert(procinfo_is_kthread(2));
+	ck_assert(!procinfo_is_kthread(getpid()));
+}
+END_TEST
+
 static Suite *parts_suite(void)
 {
 	Suite *s = suite_create("recorder parts");
@@ -210,6 +224,7 @@ static Suite *parts_suite(void)
 	tcase_add_test(parse, test_record_time);
 	tcase_add_test(parse, test_buildid);
 	tcase_add_test(parse, test_proc_stat_starttime);
+	tcase_add_test(parse, test_proc_stat_kthread);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, tables);
 	suite_add_tcase(s, parse);

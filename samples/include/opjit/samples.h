@@ -47,7 +47,8 @@ struct ops_session_info {
 	bool kernel_excluded;      /* kernel samples were not recorded */
 	/* totals */
 	uint64_t samples;          /* samples delivered by the kernel */
-	uint64_t samples_lost;     /* samples the kernel reported as lost */
+	uint64_t samples_lost;     /* reported lost by the kernel, or kept off
+				    * the disk by a failed write */
 	uint64_t samples_unattributed; /* no mapping found, even after retry */
 	uint64_t samples_anon;     /* samples written to anonymous streams */
 	uint64_t samples_kernel;   /* samples in the kernel or its modules */
