@@ -36,7 +36,7 @@ cleanup_maps=()
 trap 'rm -rf "$w" "${cleanup_maps[@]}"' EXIT
 
 # 1. a stale map of our own, from an earlier process with this pid
-run_planted 'echo stale-bytes >"$map"; chmod 600 "$map"'
+run_planted 'printf "OPJITJMPstale" >"$map"; chmod 600 "$map"'
 cleanup_maps+=("$map")
 [ ! -s "$w/err" ] ||
 	fail "replacing our own stale map warned: $(cat "$w/err")"
@@ -71,4 +71,20 @@ cleanup_maps+=("$map")
 [ "$(cat "$map")" = theirs ] || fail "the agent changed another user's file"
 one_warning "owned by uid 65534, not 0; not recording$" \
 	"the warning for another user's file"
+# 5. file=PATH naming a file of our own that is not a map (a user's
+# document): left as it was, one warning, the JVM runs on
+echo "my thesis" >"$w/thesis.txt"
+java -agentpath:"$JM_AGENT=file=$w/thesis.txt" -cp "$w/classes" Hot 0.3 \
+	>"$w/out" 2>"$w/err" || fail "java exited with $? (stderr: $(cat "$w/err"))"
+expect_grep '^hot done$' "$w/out" "the JVM did not run to its end"
+[ "$(cat "$w/thesis.txt")" = "my thesis" ] || fail "the agent replaced $w/thesis.txt"
+one_warning "^javamap-agent: $w/thesis.txt exists and is not a javamap map; leaving it alone and not recording$" \
+	"the warning for a file that is not a map"
+
+# 6. file=PATH naming a stale map of ours: replaced
+printf 'OPJITJMPstale' >"$w/old.map"
+java -agentpath:"$JM_AGENT=file=$w/old.map" -cp "$w/classes" Hot 0.3 \
+	>"$w/out" 2>"$w/err" || fail "java exited with $? (stderr: $(cat "$w/err"))"
+[ ! -s "$w/err" ] || fail "replacing our own stale map warned: $(cat "$w/err")"
+"$JM_DUMP" "$w/old.map" >/dev/null 2>&1 || fail "the stale map named by file= was not replaced"
 echo "$JM_NAME: ok"

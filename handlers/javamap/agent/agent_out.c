@@ -119,8 +119,28 @@ void agent_out_record(unsigned kind, unsigned flags, const void *p1,
 	agent_unlock();
 }
 
-/* Remove a file we own that an earlier process with our pid left, and
- * refuse to touch one that belongs to someone else. */
+/* Whether PATH is a map an earlier agent wrote: a regular file that
+ * starts with our magic.  Anything else (file=PATH naming a user's
+ * document) is not ours to replace. */
+static int out_is_our_map(const char *path)
+{
+	char magic[JM_MAGIC_LEN];
+	struct stat st;
+	int fd, ours;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ours = !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	       pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+	       !memcmp(magic, JM_MAGIC, JM_MAGIC_LEN);
+	close(fd);
+	return ours;
+}
+
+/* Remove a map we own that an earlier process with our pid left, and
+ * refuse to touch anything else: a file of someone else's, or one of
+ * ours that is not a map. */
 static int out_clear_stale(const char *path)
 {
 	struct stat st;
@@ -136,6 +156,12 @@ static int out_clear_stale(const char *path)
 		fprintf(stderr, "javamap-agent: %s exists and is owned by uid "
 			"%u, not %u; not recording\n", path,
 			(unsigned)st.st_uid, (unsigned)geteuid());
+		return -EEXIST;
+	}
+	/* removing a symbolic link of ours touches nothing it points at */
+	if (!S_ISLNK(st.st_mode) && !out_is_our_map(path)) {
+		fprintf(stderr, "javamap-agent: %s exists and is not a javamap "
+			"map; leaving it alone and not recording\n", path);
 		return -EEXIST;
 	}
 	if (unlink(path)) {
