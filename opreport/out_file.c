@@ -38,8 +38,15 @@ FILE *out_file_open(const char *path, const char **why)
 	int fd;
 
 	*why = NULL;
-	if (out_dir_sticky(path))
+	if (out_dir_sticky(path)) {
+		/* the kernel's protected_symlinks may answer EACCES before
+		 * O_NOFOLLOW says ELOOP: name the real reason */
+		if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
+			*why = "is a symbolic link in a sticky directory";
+			return NULL;
+		}
 		flags |= O_NOFOLLOW;
+	}
 	fd = open(path, flags, 0644);
 	if (fd < 0) {
 		*why = errno == ELOOP ? "is a symbolic link in a sticky directory"
