@@ -308,9 +308,9 @@ static int rec_move(struct jd_dump *d, const uint8_t *p, uint32_t total,
 	struct jd_event *e;
 	int rc;
 
-	if (total < JD_RECORD_HEADER_SIZE + 56) {
+	if (total < JD_RECORD_HEADER_SIZE + 48) {
 		bad(d, JD_CODE_MOVE, at, "%u bytes, at least %u expected",
-		    total, JD_RECORD_HEADER_SIZE + 56);
+		    total, JD_RECORD_HEADER_SIZE + 48);
 		return 0;
 	}
 	rc = grow((void **)&d->move, &d->capmove, d->nmove, sizeof(*m));
