@@ -124,9 +124,13 @@ static int index_lives(struct jd_index *x, const struct jd_dump *d)
 		goto out;
 	for (i = 0; i < d->nev; i++)
 		order[i] = (uint32_t)i;
-	if (!x->by_address) {
-		sort_dump = d;
-		qsort(order, d->nev, sizeof(*order), ev_cmp);
+	/* most writers append in time order: sort only when needed */
+	for (i = 1; i < d->nev && !x->by_address; i++) {
+		if (ev_time(d, &d->ev[i - 1]) > ev_time(d, &d->ev[i])) {
+			sort_dump = d;
+			qsort(order, d->nev, sizeof(*order), ev_cmp);
+			break;
+		}
 	}
 	cur = calloc(d->ncode ? d->ncode : 1, sizeof(*cur));
 	if (!cur || idx_init(&idx, d->ncode))
