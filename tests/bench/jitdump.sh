@@ -6,7 +6,8 @@
 # and by perf in the same run, then reported both ways:
 #   opjit:  opreport -l --anon-handler=jitdump
 #   perf:   perf inject --jit, then perf report --stdio
-# Prints wall time, peak RSS and the files each report step wrote (in the
+# The same opreport without a handler is timed too, to show what the
+# handler itself adds.  Prints wall time, peak RSS and the files each report step wrote (in the
 # node's working directory and ~/.debug), the share each gives the hot
 # function, and the ratios; then the jitdump handler's own load time and
 # resolution rate on a synthetic dump of 1 M code loads.
@@ -59,6 +60,9 @@ sleep 1.1
 "$rusage" -o "$tmp/op.ru" -- "$opreport" --session-dir="$tmp/op/s" -l \
 	--anon-handler=jitdump >"$tmp/op.txt" 2>"$tmp/op.err"
 op_files=$(files_since "$tmp/mark-op" "$tmp/op" "$HOME/.debug")
+# the same report without the handler: what the ELF side costs alone
+"$rusage" -o "$tmp/base.ru" -- "$opreport" --session-dir="$tmp/op/s" -l \
+	--anon-samples >/dev/null 2>&1
 
 touch "$tmp/mark-perf"
 sleep 1.1
@@ -81,6 +85,7 @@ def ru(name):
         sys.exit(f"jitdump.sh: {name} failed (status {f[4]})")
     return float(f[0]), int(f[3])
 op_w, op_rss = ru("op")
+bs_w, bs_rss = ru("base")
 in_w, in_rss = ru("inject")
 rp_w, rp_rss = ru("report")
 pf_w, pf_rss = in_w + rp_w, max(in_rss, rp_rss)
@@ -103,6 +108,8 @@ print(f"| step | wall s | peak RSS MiB | files written | fib share |")
 print(f"| --- | --- | --- | --- | --- |")
 print(f"| opreport -l --anon-handler=jitdump | {op_w:.2f} | "
       f"{op_rss/1024:.0f} | {op_files} | {share_op():.1f}% |")
+print(f"| (opreport -l --anon-samples, no handler) | {bs_w:.2f} | "
+      f"{bs_rss/1024:.0f} | | |")
 print(f"| perf inject --jit | {in_w:.2f} | {in_rss/1024:.0f} | | |")
 print(f"| perf report | {rp_w:.2f} | {rp_rss/1024:.0f} | | |")
 print(f"| perf inject + report | {pf_w:.2f} | {pf_rss/1024:.0f} | "
