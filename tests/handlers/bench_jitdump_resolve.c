@@ -121,6 +121,16 @@ static bool expected(uint64_t addr, uint64_t t, char *buf, size_t len)
 	return true;
 }
 
+static void report_bad(uint64_t addr, uint64_t t,
+		       const struct opjit_symbol *got, const char *file,
+		       uint32_t line, const char *want)
+{
+	fprintf(stderr, "bench_jitdump_resolve: %#" PRIx64 " at %" PRIu64
+		": got '%s' (%s:%u), want '%s'\n", addr, t,
+		got ? got->name : "(unknown)", file ? file : "-", line,
+		want ? want : "(unknown)");
+}
+
 static int u64_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -220,15 +230,9 @@ int main(int argc, char **argv)
 			    (have && (!files[j] || !lines[j]) &&
 			     ((addrs[i + j] - BASE) / STRIDE + 1) % 1000)) {
 				if (!bad++)
-					fprintf(stderr, "bench_jitdump_resolve:"
-						" %#" PRIx64 " at %" PRIu64
-						": got '%s' (%s:%u), want '%s'\n",
-						addrs[i + j], times[i + j],
-						syms[j] ? syms[j]->name :
-							  "(unknown)",
-						files[j] ? files[j] : "-",
-						lines[j],
-						have ? want : "(unknown)");
+					report_bad(addrs[i + j], times[i + j],
+						   syms[j], files[j], lines[j],
+						   have ? want : NULL);
 			}
 		}
 	}

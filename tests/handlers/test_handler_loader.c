@@ -346,14 +346,18 @@ START_TEST(list_handlers)
 	out[n] = '\0';
 	fclose(f);
 	ck_assert_str_eq(out,
-		"alpha\t" FAKE_DIR "/libalpha.so\tABI 1." MINOR "\tfake handler "
+		"alpha\t" FAKE_DIR "/libalpha.so\tABI 1." MINOR
+		"\tfake handler "
 		"alpha\n"
-		"beta\t" FAKE_DIR "/libbeta.so\tABI 1." MINOR "\tfake handler beta\n"
-		"alpha\t" FAKE_DIR2 "/libalpha.so\tABI 1." MINOR "\tsecond alpha "
+		"beta\t" FAKE_DIR "/libbeta.so\tABI 1." MINOR
+		"\tfake handler beta\n"
+		"alpha\t" FAKE_DIR2 "/libalpha.so\tABI 1." MINOR
+		"\tsecond alpha "
 		"(shadowed by an earlier directory)\n"
 		"future\t" FAKE_DIR2 "/libfuture.so\tABI 1.7\tfake handler "
 		"future\n"
-		"gamma\t" FAKE_DIR2 "/libgamma.so\tABI 1." MINOR "\tfake handler "
+		"gamma\t" FAKE_DIR2 "/libgamma.so\tABI 1." MINOR
+		"\tfake handler "
 		"gamma\n");
 	/* the six broken handlers in FAKE_DIR, one line each */
 	ck_assert_int_eq(count_lines(err), 6);

@@ -129,8 +129,8 @@ static void emit_load(uintptr_t addr, size_t size, int fn)
 	put(name, strlen(name) + 1);
 	put((const void *)addr, size);
 	if (map_file) {
-		fprintf(map_file, "%lx %zx map:%s\n", (unsigned long)addr, size,
-			name);
+		fprintf(map_file, "%lx %zx map:%s\n", (unsigned long)addr,
+			size, name);
 		fflush(map_file);
 	}
 }
