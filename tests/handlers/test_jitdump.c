@@ -376,6 +376,23 @@ START_TEST(reused_address)
 }
 END_TEST
 
+/* Writers on several threads may append out of time order: the record
+ * times decide, not the file order. */
+START_TEST(out_of_order)
+{
+	struct w w;
+
+	memset(&w, 0, sizeof(w));
+	w_header(&w, 1, 40, 0);
+	w_load(&w, 300000000, 0x1000, 0x100, 2, "gamma");
+	w_load(&w, 100000000, 0x1000, 0x100, 1, "alpha");
+	ck_assert_int_eq(parse_mem(&w, w.len), 0);
+	ck_assert_int_eq(jd_index_build(&x, &d, false), 0);
+	ck_assert_str_eq(name_at(0x1010, 200000000), "alpha");
+	ck_assert_str_eq(name_at(0x1010, 350000000), "gamma");
+}
+END_TEST
+
 /* After a move, the old address no longer names the code; the new one
  * does, found by code_index. */
 START_TEST(move)
@@ -668,6 +685,7 @@ static Suite *suite(void)
 		{ "bad_records", bad_records },
 		{ "early_sample", early_sample },
 		{ "reused_address", reused_address },
+		{ "out_of_order", out_of_order },
 		{ "move", move },
 		{ "by_address", by_address },
 		{ "lines", lines },
