@@ -82,6 +82,19 @@ int maptab_insert(struct maptab *t, uint64_t start, uint64_t end,
 	return 0;
 }
 
+int maptab_remove(struct maptab *t, uint64_t start, uint64_t end)
+{
+	size_t i;
+	int err = maptab_insert(t, start, end, 0, MAPTAB_ANON);
+
+	if (err)
+		return err;
+	i = maptab_first_after(t, start);
+	memmove(t->v + i, t->v + i + 1, (t->n - i - 1) * sizeof(*t->v));
+	t->n--;
+	return 0;
+}
+
 struct maptab_entry *maptab_find(const struct maptab *t, uint64_t addr)
 {
 	size_t i = maptab_first_after(t, addr);

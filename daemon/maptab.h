@@ -30,6 +30,9 @@ struct maptab {
  * overlapped it, as mmap does. */
 int maptab_insert(struct maptab *t, uint64_t start, uint64_t end,
 		  uint64_t pgoff, uint32_t image);
+/* Forget whatever was mapped in [START, END), as a mapping of data
+ * over it would. */
+int maptab_remove(struct maptab *t, uint64_t start, uint64_t end);
 struct maptab_entry *maptab_find(const struct maptab *t, uint64_t addr);
 int maptab_copy(struct maptab *dst, const struct maptab *src);
 void maptab_forget_contexts(struct maptab *t);

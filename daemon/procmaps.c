@@ -92,6 +92,27 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
+bool mapname_is_jitdump(const char *name, size_t *len)
+{
+	const char *base = strrchr(name, '/'), *p;
+	size_t n = strlen(name);
+
+	if (!base || name[0] != '/')
+		return false;
+	if (ends_with(name, " (deleted)"))
+		n -= strlen(" (deleted)");
+	base++;
+	if (strncmp(base, "jit-", 4))
+		return false;
+	for (p = base + 4; *p >= '0' && *p <= '9'; p++)
+		;
+	if (p == base + 4 || (size_t)(p - name) + 5 != n ||
+	    strncmp(p, ".dump", 5))
+		return false;
+	*len = n;
+	return true;
+}
+
 enum mapkind mapname_classify(const char *name)
 {
 	if (!*name || !strcmp(name, "//anon") ||

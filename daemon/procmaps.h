@@ -7,6 +7,7 @@
 #define OPROFILED_PROCMAPS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct procmaps_line {
@@ -27,5 +28,9 @@ enum mapkind {
 };
 
 enum mapkind mapname_classify(const char *name);
+/* Whether NAME is a perf jitdump file (/any/dir/jit-<pid>.dump, perhaps
+ * deleted since): a runtime maps it only so that profilers see where it
+ * is.  *LEN is the length of the path without " (deleted)". */
+bool mapname_is_jitdump(const char *name, size_t *len);
 
 #endif

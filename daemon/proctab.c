@@ -39,6 +39,7 @@ static void proc_release(struct proc *p)
 {
 	maptab_free(&p->maps);
 	free(p->exe);
+	free(p->jitdump);
 	free(p->ranges);
 	if (p->tmpfd >= 0)
 		close(p->tmpfd);

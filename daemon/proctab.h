@@ -36,6 +36,7 @@ struct proc {
 	struct ops_range *ranges;
 	uint32_t cap_ranges;
 	int tmpfd;		/* its /tmp, when in another mount namespace */
+	char *jitdump;		/* the jit-<pid>.dump it mapped */
 };
 
 struct proctab {

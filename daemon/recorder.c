@@ -119,6 +119,7 @@ static void recorder_sync_ident(struct proc *p)
 	p->ident.comm = p->comm;
 	p->ident.exe = p->exe;
 	p->ident.ranges = p->ranges;
+	p->ident.jitdump = p->jitdump;
 }
 
 static void recorder_anon(struct recorder *r, struct proc *p,

@@ -127,13 +127,47 @@ int recorder_image_special(struct recorder *r, const char *name,
 	return err;
 }
 
+/* A runtime that writes a jitdump maps it executable only so that the
+ * profiler learns where it is: note the path with the process, and
+ * take the mapping for the data it is, never for code or an image. */
+static int recorder_jitdump(struct recorder *r, struct proc *p,
+			    const char *name, size_t len, uint64_t start,
+			    uint64_t end)
+{
+	int err;
+
+	if (!p->jitdump || strlen(p->jitdump) != len ||
+	    strncmp(p->jitdump, name, len)) {
+		char *s = strndup(name, len);
+
+		if (!s) {
+			recorder_fail(r, -ENOMEM, false);
+			return -ENOMEM;
+		}
+		free(p->jitdump);
+		p->jitdump = s;
+		p->ident.jitdump = s;
+		p->dirty = true;
+	}
+	/* identity now, while the process surely exists */
+	if (!p->ident_read)
+		procinfo_read(p);
+	err = maptab_remove(&p->maps, start, end);
+	if (err == -ENOMEM)
+		recorder_fail(r, err, false);
+	return err;
+}
+
 int recorder_map(struct recorder *r, struct proc *p, uint64_t start,
 		 uint64_t end, uint64_t pgoff, const char *name, uint64_t dev,
 		 uint64_t ino, const uint8_t *build_id, uint8_t build_id_size)
 {
 	uint32_t image = MAPTAB_ANON;
+	size_t len;
 	int err = 0;
 
+	if (mapname_is_jitdump(name, &len))
+		return recorder_jitdump(r, p, name, len, start, end);
 	switch (mapname_classify(name)) {
 	case MAPKIND_ANON:
 		/* identity now, while the process surely exists */
@@ -247,11 +281,21 @@ static void recorder_archive_one(struct recorder *r, struct proc *p,
 /* Copy the JIT's map files into the session, as the process saw them. */
 void recorder_archive(struct recorder *r, struct proc *p)
 {
-	char src[128];
+	char src[128], dump[4200];
 
 	if (!r->cfg.archive_maps || p->archived || p->proc_id == PROC_NO_ID)
 		return;
 	p->archived = true;
+	if (p->jitdump) {
+		/* a dump may live anywhere; in another mount namespace it
+		 * is reached through the process's root while it runs */
+		if (p->ident.flags & OPS_PROC_OTHER_MNTNS)
+			snprintf(dump, sizeof(dump), "/proc/%u/root%s",
+				 p->tgid, p->jitdump);
+		else
+			snprintf(dump, sizeof(dump), "%s", p->jitdump);
+		recorder_archive_one(r, p, dump);
+	}
 	if (p->tmpfd >= 0) {
 		snprintf(src, sizeof(src), "/proc/self/fd/%d/anon.%u",
 			 p->tmpfd, p->ident.nspid);

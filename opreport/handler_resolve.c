@@ -23,6 +23,7 @@ struct candidates {
 	struct opjit_map_candidate c[MAX_CANDIDATES];
 	const struct opjit_map_candidate *p[MAX_CANDIDATES];
 	char buf[4][128];
+	char dump[4200];
 	size_t n;
 };
 
@@ -54,6 +55,9 @@ static uint32_t archived_kind(const char *path)
 	if (!strncmp(base, "perf-", 5) && len > 9 &&
 	    !strcmp(base + len - 4, ".map"))
 		return OPJIT_MAP_PERF;
+	if (!strncmp(base, "jit-", 4) && len > 9 &&
+	    !strcmp(base + len - 5, ".dump"))
+		return OPJIT_MAP_JITDUMP;
 	return 0;
 }
 
@@ -72,6 +76,15 @@ static void cand_build(struct candidates *cs, struct ops_session *s,
 
 		if (kind)
 			cand_add(cs, arch[i], kind, OPJIT_MAP_ARCHIVED);
+	}
+	/* the jitdump where the process mapped it, seen from its root */
+	if (p->jitdump && p->jitdump[0] == '/') {
+		if (p->flags & OPS_PROC_OTHER_MNTNS)
+			snprintf(cs->dump, sizeof(cs->dump), "/proc/%u/root%s",
+				 p->tgid, p->jitdump);
+		else
+			snprintf(cs->dump, sizeof(cs->dump), "%s", p->jitdump);
+		cand_add(cs, cs->dump, OPJIT_MAP_JITDUMP, 0);
 	}
 	snprintf(cs->buf[0], sizeof(cs->buf[0]), "/tmp/anon.%u", p->tgid);
 	snprintf(cs->buf[1], sizeof(cs->buf[1]), "/tmp/perf-%u.map", p->tgid);

@@ -18,6 +18,7 @@ static void rproc_clear(struct ops_anon_rproc *r)
 {
 	free((char *)r->p.comm);
 	free((char *)r->p.exe);
+	free((char *)r->p.jitdump);
 	free((struct ops_range *)r->p.ranges);
 	memset(&r->p, 0, sizeof(r->p));
 }
@@ -28,7 +29,7 @@ static const char *anon_process(struct ops_anon_data *a, struct ops_cur *c)
 	struct ops_range *ranges = NULL;
 	uint32_t id = ops_cur_varint32(c), i;
 	const char *why = "bad process record";
-	char *comm = NULL, *exe = NULL;
+	char *comm = NULL, *exe = NULL, *jitdump = NULL;
 	struct ops_anon_rproc *r;
 
 	if (!c->ok || id > a->nr_procs)
@@ -60,6 +61,8 @@ static const char *anon_process(struct ops_anon_data *a, struct ops_cur *c)
 			goto bad;
 		}
 	}
+	if (c->ok && ops_cur_left(c))
+		ops_cur_str(c, &jitdump);
 	if (!c->ok)
 		goto bad;
 	if (ops_cur_left(c)) {
@@ -89,11 +92,13 @@ static const char *anon_process(struct ops_anon_data *a, struct ops_cur *c)
 	p.comm = comm;
 	p.exe = exe;
 	p.ranges = ranges;
+	p.jitdump = jitdump;
 	r->p = p;
 	return NULL;
 bad:
 	free(comm);
 	free(exe);
+	free(jitdump);
 	free(ranges);
 	return why;
 }

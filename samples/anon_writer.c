@@ -58,6 +58,9 @@ static int anon_put_process(struct ops_writer *w, uint32_t id,
 		ret = ret ? ret : ops_buf_put_varint(b, p->ranges[i].end -
 							p->ranges[i].start);
 	}
+	/* optional, so that a process without one is written as before */
+	if (!ret && p->jitdump && *p->jitdump)
+		ret = ops_buf_put_str(b, p->jitdump);
 	w->out.len = 0;
 	w->anon_framed = 0;
 	ret = ret ? ret : ops_block_frame(&w->out, OPS_ANON_PROCESS, b->data,

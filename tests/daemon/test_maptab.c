@@ -126,6 +126,23 @@ START_TEST(test_copy_and_clear)
 }
 END_TEST
 
+/* A mapping of data over code: whatever it covered is forgotten, the
+ * rest of a split entry stays. */
+START_TEST(test_remove_punches_a_hole)
+{
+	ck_assert_int_eq(maptab_insert(&t, 0x1000, 0x5000, 0, 7), 0);
+	ck_assert_int_eq(maptab_insert(&t, 0x8000, 0x9000, 0, 8), 0);
+	ck_assert_int_eq(maptab_remove(&t, 0x2000, 0x3000), 0);
+	ck_assert_ptr_nonnull(maptab_find(&t, 0x1fff));
+	ck_assert_ptr_null(maptab_find(&t, 0x2000));
+	ck_assert_ptr_null(maptab_find(&t, 0x2fff));
+	ck_assert_uint_eq(maptab_find(&t, 0x3000)->pgoff, 0x2000);
+	ck_assert_int_eq(maptab_remove(&t, 0x6000, 0x7000), 0);
+	ck_assert_uint_eq(t.n, 3);
+	ck_assert_uint_eq(maptab_find(&t, 0x8000)->image, 8);
+}
+END_TEST
+
 static Suite *maptab_suite(void)
 {
 	Suite *s = suite_create("maptab");
@@ -138,6 +155,7 @@ static Suite *maptab_suite(void)
 	tcase_add_test(tc, test_overlap_replaces_several);
 	tcase_add_test(tc, test_empty_range_refused);
 	tcase_add_test(tc, test_copy_and_clear);
+	tcase_add_test(tc, test_remove_punches_a_hole);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -105,6 +105,25 @@ START_TEST(test_classify)
 }
 END_TEST
 
+START_TEST(test_jitdump_names)
+{
+	size_t len;
+
+	ck_assert(mapname_is_jitdump("/tmp/jit-42.dump", &len));
+	ck_assert_uint_eq(len, strlen("/tmp/jit-42.dump"));
+	ck_assert(mapname_is_jitdump("/home/u/app/jit-1234567.dump", &len));
+	ck_assert(mapname_is_jitdump("/tmp/jit-42.dump (deleted)", &len));
+	ck_assert_uint_eq(len, strlen("/tmp/jit-42.dump"));
+	ck_assert(!mapname_is_jitdump("/tmp/jit-.dump", &len));
+	ck_assert(!mapname_is_jitdump("/tmp/jit-42.dumps", &len));
+	ck_assert(!mapname_is_jitdump("/tmp/jit-4x2.dump", &len));
+	ck_assert(!mapname_is_jitdump("/tmp/xjit-42.dump", &len));
+	ck_assert(!mapname_is_jitdump("jit-42.dump", &len));
+	ck_assert(!mapname_is_jitdump("//anon", &len));
+	ck_assert(!mapname_is_jitdump("/usr/lib/libjit-1.so", &len));
+}
+END_TEST
+
 static Suite *procmaps_suite(void)
 {
 	Suite *s = suite_create("procmaps");
@@ -116,6 +135,7 @@ static Suite *procmaps_suite(void)
 	tcase_add_test(parse, test_parse_path_with_spaces);
 	tcase_add_test(parse, test_parse_rejects_damage);
 	tcase_add_test(classify, test_classify);
+	tcase_add_test(classify, test_jitdump_names);
 	suite_add_tcase(s, parse);
 	suite_add_tcase(s, classify);
 	return s;

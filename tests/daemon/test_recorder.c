@@ -313,6 +313,56 @@ START_TEST(test_exited_process_forgotten)
 }
 END_TEST
 
+/* A runtime maps its jit-<pid>.dump executable only to be seen: the
+ * recorder notes the path with the process and archives the dump, and
+ * the mapping is neither an image nor code, so no sample is lost or
+ * filed under it. */
+START_TEST(test_jitdump_mapping_is_data)
+{
+	uint32_t me = (uint32_t)getpid();
+	const struct ops_process *p;
+	const char *const *maps;
+	char dump[128], *slash;
+	struct ops_session *s;
+	size_t n, i;
+	uint32_t k;
+	FILE *f;
+
+	snprintf(dump, sizeof(dump), "%s", dir);
+	slash = strrchr(dump, '/');
+	snprintf(slash, sizeof(dump) - (size_t)(slash - dump),
+		 "/jit-%u.dump", me);
+	f = fopen(dump, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("JiTD", f);
+	fclose(f);
+	r.cfg.archive_maps = true;
+	r.cfg.archive_max_bytes = 1 << 20;
+	feed_mmap(me, 0x7f0000000000, 0x1000, 0, "//anon");
+	feed_mmap(me, 0x7f0000020000, 0x1000, 0, dump);
+	feed_sample(me, me, 0x7f0000000010, PERF_RECORD_MISC_USER);
+	feed_sample(me, me, 0x7f0000000020, PERF_RECORD_MISC_USER);
+	recorder_end_round(&r);
+	ck_assert_int_eq(recorder_flush(&r), 0);
+	s = reopen();
+	ck_assert_uint_eq(ops_session_info(s)->samples_anon, 2);
+	ck_assert_uint_eq(ops_session_info(s)->samples_unattributed, 0);
+	p = ops_session_process(s, 0);
+	ck_assert_ptr_nonnull(p->jitdump);
+	ck_assert_str_eq(p->jitdump, dump);
+	for (k = 0; k < ops_session_nr_images(s); k++)
+		ck_assert_ptr_null(strstr(ops_session_image(s, k)->path,
+					  "jit-"));
+	n = ops_session_archived_maps(s, 0, &maps);
+	for (i = 0; i < n; i++)
+		if (strstr(maps[i], slash + 1))
+			break;
+	ck_assert_uint_lt(i, n);
+	ops_session_close(s);
+	unlink(dump);
+}
+END_TEST
+
 static Suite *recorder_suite(void)
 {
 	Suite *s = suite_create("recorder");
@@ -325,6 +375,7 @@ static Suite *recorder_suite(void)
 	tcase_add_test(tc, test_anonymous_stream);
 	tcase_add_test(tc, test_kernel_samples);
 	tcase_add_test(tc, test_exited_process_forgotten);
+	tcase_add_test(tc, test_jitdump_mapping_is_data);
 	tcase_add_checked_fixture(sep, setup_process, teardown);
 	tcase_add_test(sep, test_fork_copies_exec_resets);
 	suite_add_tcase(s, tc);

@@ -421,6 +421,32 @@ START_TEST(test_anon_stream)
 }
 END_TEST
 
+/* The jitdump path is optional: written only when there is one, and
+ * read back as NULL from a process without it. */
+START_TEST(test_process_jitdump)
+{
+	struct ops_process p = { .tgid = 7, .comm = "node", .exe = "/n" };
+	struct ops_writer *w = writer_must_open(sdir);
+	struct ops_session *s;
+	struct warns wr = { 0 };
+	uint32_t a, b;
+
+	ck_assert_int_eq(ops_writer_process(w, &p, &a), 0);
+	p.tgid = 8;
+	p.jitdump = "/srv/app/jit-8.dump";
+	ck_assert_int_eq(ops_writer_process(w, &p, &b), 0);
+	p.jitdump = "/srv/app/jit-8.dump (moved)";
+	ck_assert_int_eq(ops_writer_process_update(w, b, &p), 0);
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+	s = session_must_open(sdir, &wr);
+	ck_assert_ptr_null(ops_session_process(s, a)->jitdump);
+	ck_assert_str_eq(ops_session_process(s, b)->jitdump,
+			 "/srv/app/jit-8.dump (moved)");
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+}
+END_TEST
+
 START_TEST(test_archive_maps)
 {
 	struct ops_process p = { .tgid = 4242, .comm = "java" };
@@ -767,6 +793,7 @@ static Suite *roundtrip_suite(void)
 		{ "hist_compaction", test_hist_compaction },
 		{ "processes", test_processes },
 		{ "anon_stream", test_anon_stream },
+		{ "process_jitdump", test_process_jitdump },
 		{ "archive_maps", test_archive_maps },
 		{ "kallsyms", test_kallsyms },
 		{ "kallsyms_proc", test_kallsyms_proc },

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define OPJIT_HANDLER_ABI_MAJOR 1
-#define OPJIT_HANDLER_ABI_MINOR 0
+#define OPJIT_HANDLER_ABI_MINOR 1
 
 /* The name of the one exported function. */
 #define OPJIT_HANDLER_ENTRY_NAME "opjit_handler_entry"
@@ -52,6 +52,7 @@ struct opjit_host {
 /* opjit_map_candidate.kind */
 #define OPJIT_MAP_ANON 1u /* anon.<pid>: any format, e.g. javamap or perf map */
 #define OPJIT_MAP_PERF 2u /* perf-<pid>.map: perf map text */
+#define OPJIT_MAP_JITDUMP 3u /* jit-<pid>.dump: perf jitdump (ABI 1.1) */
 
 /* opjit_map_candidate.flags */
 #define OPJIT_MAP_ARCHIVED 0x1u /* a copy kept in the session */

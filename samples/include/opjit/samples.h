@@ -110,6 +110,7 @@ struct ops_process {
 	const char *exe;
 	const struct ops_range *ranges; /* anonymous executable ranges seen */
 	uint32_t nr_ranges;
+	const char *jitdump;  /* the jit-<pid>.dump it mapped, or NULL */
 };
 
 struct ops_anon_sample {

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Which code held an address at a moment.  Each load starts a life of
+ * its code at its address; a move ends the life at the old address and
+ * starts one at the new.  A later load over the same addresses takes
+ * them over from that moment (memory reused by a re-JIT), so within one
+ * address segment the newest life that had started by the sample's time
+ * is the one that ran.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jitdump.h"
+
+/* code_index -> the code's newest load, open addressing. */
+struct idx_map {
+	uint64_t *key;
+	uint32_t *val;  /* code + 1, 0 = empty */
+	size_t mask;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static int idx_init(struct idx_map *m, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < n * 2)
+		cap *= 2;
+	m->key = calloc(cap, sizeof(*m->key));
+	m->val = calloc(cap, sizeof(*m->val));
+	m->mask = cap - 1;
+	return m->key && m->val ? 0 : -ENOMEM;
+}
+
+static uint32_t *idx_slot(struct idx_map *m, uint64_t key)
+{
+	size_t i = (size_t)mix(key) & m->mask;
+
+	while (m->val[i] && m->key[i] != key)
+		i = (i + 1) & m->mask;
+	m->key[i] = key;
+	return &m->val[i];
+}
+
+static void idx_free(struct idx_map *m)
+{
+	free(m->key);
+	free(m->val);
+}
+
+static int life_add(struct jd_index *x, size_t *cap, uint64_t start,
+		    uint64_t size, uint64_t from, uint64_t delta,
+		    uint32_t code)
+{
+	struct jd_life *l;
+
+	if (x->nlife == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+
+		l = realloc(x->life, c * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		x->life = l;
+		*cap = c;
+	}
+	l = &x->life[x->nlife++];
+	l->start = start;
+	l->end = start + size;
+	l->from = from;
+	l->to = UINT64_MAX;
+	l->delta = delta;
+	l->code = code;
+	return 0;
+}
+
+static const struct jd_dump *sort_dump;
+
+static uint64_t ev_time(const struct jd_dump *d, const struct jd_event *e)
+{
+	return e->kind == JD_CODE_LOAD ? d->code[e->i].time :
+					 d->move[e->i].time;
+}
+
+/* Event numbers by time, then file order: writers on several threads
+ * may append a little out of order. */
+static int ev_cmp(const void *a, const void *b)
+{
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	uint64_t ti = ev_time(sort_dump, &sort_dump->ev[i]);
+	uint64_t tj = ev_time(sort_dump, &sort_dump->ev[j]);
+
+	if (ti != tj)
+		return ti < tj ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Lives from the events, each with its start time (or its place in
+ * the file, when times do not count). */
+static int index_lives(struct jd_index *x, const struct jd_dump *d)
+{
+	uint32_t *order = NULL;
+	struct idx_map idx = { 0 };
+	uint32_t *cur = NULL;   /* code -> its newest life + 1 */
+	size_t cap = 0, i;
+	int rc = -ENOMEM;
+
+	order = malloc((d->nev ? d->nev : 1) * sizeof(*order));
+	if (!order)
+		goto out;
+	for (i = 0; i < d->nev; i++)
+		order[i] = (uint32_t)i;
+	/* most writers append in time order: sort only when needed */
+	for (i = 1; i < d->nev && !x->by_address; i++) {
+		if (ev_time(d, &d->ev[i - 1]) > ev_time(d, &d->ev[i])) {
+			sort_dump = d;
+			qsort(order, d->nev, sizeof(*order), ev_cmp);
+			break;
+		}
+	}
+	cur = calloc(d->ncode ? d->ncode : 1, sizeof(*cur));
+	if (!cur || idx_init(&idx, d->ncode))
+		goto out;
+	for (i = 0; i < d->nev; i++) {
+		const struct jd_event *e = &d->ev[order[i]];
+		uint64_t t = x->by_address ? i : ev_time(d, e);
+
+		if (e->kind == JD_CODE_LOAD) {
+			const struct jd_code *c = &d->code[e->i];
+
+			*idx_slot(&idx, c->index) = e->i + 1;
+			if (!c->size)
+				continue;
+			rc = life_add(x, &cap, c->addr, c->size, t, 0, e->i);
+			if (rc)
+				goto out;
+			cur[e->i] = (uint32_t)x->nlife;
+		} else {
+			const struct jd_move *m = &d->move[e->i];
+			uint32_t code = *idx_slot(&idx, m->index);
+			uint64_t size;
+
+			if (!code) {
+				x->unknown_moves++;
+				continue;
+			}
+			code--;
+			if (cur[code])
+				x->life[cur[code] - 1].to = t;
+			size = m->size ? m->size : d->code[code].size;
+			if (!size || m->new_addr + size < m->new_addr)
+				continue;
+			rc = life_add(x, &cap, m->new_addr, size, t,
+				      m->new_addr - d->code[code].addr, code);
+			if (rc)
+				goto out;
+			cur[code] = (uint32_t)x->nlife;
+		}
+	}
+	rc = 0;
+out:
+	free(order);
+	free(cur);
+	idx_free(&idx);
+	return rc;
+}
+
+static size_t bound_find(const uint64_t *b, size_t n, uint64_t v)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Cut the lives' ranges into disjoint segments listing, oldest first,
+ * the lives that cover them. */
+static int index_segments(struct jd_index *x)
+{
+	uint64_t *b = NULL;
+	uint32_t *cnt = NULL, *fill = NULL;
+	size_t nb = 0, i, j, total = 0;
+	int rc = -ENOMEM;
+
+	if (!x->nlife)
+		return 0;
+	b = malloc(2 * x->nlife * sizeof(*b));
+	if (!b)
+		goto out;
+	for (i = 0; i < x->nlife; i++) {
+		b[nb++] = x->life[i].start;
+		b[nb++] = x->life[i].end;
+	}
+	qsort(b, nb, sizeof(*b), u64_cmp);
+	for (i = 0, j = 0; i < nb; i++)
+		if (!j || b[j - 1] != b[i])
+			b[j++] = b[i];
+	nb = j;
+	/* elementary interval k is [b[k], b[k + 1]) */
+	cnt = calloc(nb, sizeof(*cnt));
+	if (!cnt)
+		goto out;
+	for (i = 0; i < x->nlife; i++) {
+		size_t k = bound_find(b, nb, x->life[i].start);
+
+		for (; k + 1 < nb && b[k] < x->life[i].end; k++) {
+			if (++total > JD_MAX_LIST) {
+				rc = -E2BIG;
+				goto out;
+			}
+			cnt[k]++;
+		}
+	}
+	x->list = malloc((total ? total : 1) * sizeof(*x->list));
+	fill = calloc(nb, sizeof(*fill));
+	if (!x->list || !fill)
+		goto out;
+	x->nlist = total;
+	for (i = 0, j = 0; i < nb; i++) {
+		fill[i] = (uint32_t)j;
+		j += cnt[i];
+	}
+	/* lives were made in time order: each list comes out sorted */
+	for (i = 0; i < x->nlife; i++) {
+		size_t k = bound_find(b, nb, x->life[i].start);
+
+		for (; k + 1 < nb && b[k] < x->life[i].end; k++)
+			x->list[fill[k]++] = (uint32_t)i;
+	}
+	x->seg = calloc(nb, sizeof(*x->seg));
+	if (!x->seg)
+		goto out;
+	for (i = 0, j = 0; i + 1 < nb; i++) {
+		if (!cnt[i])
+			continue;
+		x->seg[x->nseg].start = b[i];
+		x->seg[x->nseg].end = b[i + 1];
+		x->seg[x->nseg].first = (uint32_t)j;
+		x->seg[x->nseg].n = cnt[i];
+		x->nseg++;
+		j += cnt[i];
+	}
+	rc = 0;
+out:
+	free(b);
+	free(cnt);
+	free(fill);
+	return rc;
+}
+
+int jd_index_build(struct jd_index *x, const struct jd_dump *d,
+		   bool by_address)
+{
+	int rc;
+
+	memset(x, 0, sizeof(*x));
+	x->by_address = by_address;
+	rc = index_lives(x, d);
+	if (!rc)
+		rc = index_segments(x);
+	if (rc)
+		jd_index_free(x);
+	return rc;
+}
+
+void jd_index_free(struct jd_index *x)
+{
+	free(x->life);
+	free(x->seg);
+	free(x->list);
+	x->life = NULL;
+	x->seg = NULL;
+	x->list = NULL;
+	x->nlife = x->nseg = x->nlist = 0;
+}
+
+size_t jd_index_seg(const struct jd_index *x, uint64_t addr)
+{
+	size_t lo = 0, hi = x->nseg;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->seg[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < x->nseg && x->seg[lo].start <= addr)
+		return lo;
+	return SIZE_MAX;
+}
+
+uint32_t jd_index_life(const struct jd_index *x, size_t seg, uint64_t time)
+{
+	const struct jd_seg *s = &x->seg[seg];
+	const uint32_t *v = x->list + s->first;
+	size_t lo = 0, hi = s->n;
+
+	if (x->by_address)
+		return v[s->n - 1];
+	/* the newest life that had started by TIME */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->life[v[mid]].from <= time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && x->life[v[lo - 1]].to > time)
+		return v[lo - 1];
+	/* nothing was there (yet, or any more): code whose load record
+	 * was stamped just after it began to run */
+	if (lo < s->n && x->life[v[lo]].from - time <= JD_EARLY_NS)
+		return v[lo];
+	return UINT32_MAX;
+}
+
+const struct jd_line *jd_line_at(const struct jd_dump *d,
+				 const struct jd_index *x, uint32_t l,
+				 uint64_t addr)
+{
+	const struct jd_life *life = &x->life[l];
+	const struct jd_code *c = &d->code[life->code];
+	const struct jd_line *v = d->lines + c->first_line;
+	uint64_t a = addr - life->delta;
+	size_t lo = 0, hi = c->nlines;
+
+	if (!c->nlines)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &v[lo - 1] : &v[0];
+}

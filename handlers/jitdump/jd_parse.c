@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The jitdump parser.  A dump holds a 40-byte header and then records,
+ * each led by (id, total_size, timestamp); a reader that does not know
+ * a record type skips it by its size.  The file comes from the runtime
+ * being profiled, so every size is checked against the bytes that are
+ * really there before anything is read or allocated.
+ */
+#define _GNU_SOURCE
+#include <byteswap.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jitdump.h"
+
+/* Bytes read at a time from a descriptor. */
+#define JD_CHUNK (1u << 20)
+/* The longest name looked for in a record that also carries code. */
+#define JD_NAME_MAX 65536u
+
+/* ------------------------------------------------------------------ */
+/* Sources */
+
+void jd_src_mem(struct jd_src *s, const uint8_t *data, size_t len)
+{
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	s->buf = (uint8_t *)data;
+	s->len = len;
+	s->size = len;
+}
+
+void jd_src_fd(struct jd_src *s, int fd)
+{
+	struct stat st;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = fd;
+	s->own = true;
+	/* a live runtime may still append: read what is there now */
+	if (!fstat(fd, &st) && st.st_size > 0)
+		s->size = (uint64_t)st.st_size;
+}
+
+void jd_src_free(struct jd_src *s)
+{
+	if (s->own)
+		free(s->buf);
+	s->buf = NULL;
+}
+
+static uint64_t src_at(const struct jd_src *s)
+{
+	return s->off + s->pos;
+}
+
+/* Make N bytes from the current position readable.  0, -EIO when the
+ * file ended early, or a negative errno. */
+static int src_need(struct jd_src *s, size_t n)
+{
+	if (s->len - s->pos >= n)
+		return 0;
+	if (s->fd < 0)
+		return -EIO;
+	if (s->pos) {
+		memmove(s->buf, s->buf + s->pos, s->len - s->pos);
+		s->off += s->pos;
+		s->len -= s->pos;
+		s->pos = 0;
+	}
+	if (s->cap < n || s->cap < JD_CHUNK) {
+		size_t cap = n > JD_CHUNK ? n : JD_CHUNK;
+		uint8_t *b = realloc(s->buf, cap);
+
+		if (!b)
+			return -ENOMEM;
+		s->buf = b;
+		s->cap = cap;
+	}
+	while (s->len < n) {
+		uint64_t left = s->size - (s->off + s->len);
+		size_t want = s->cap - s->len;
+		ssize_t r;
+
+		if (!left)
+			return -EIO;
+		if (want > left)
+			want = (size_t)left;
+		r = read(s->fd, s->buf + s->len, want);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -EIO;
+		s->len += (size_t)r;
+	}
+	return 0;
+}
+
+/* Move past N bytes, reading over whatever is not held. */
+static int src_skip(struct jd_src *s, uint64_t n)
+{
+	uint64_t held = s->len - s->pos;
+
+	if (n <= held) {
+		s->pos += (size_t)n;
+		return 0;
+	}
+	if (s->fd < 0)
+		return -EIO;
+	n -= held;
+	s->off += s->len;
+	s->pos = s->len = 0;
+	if (lseek(s->fd, (off_t)(s->off + n), SEEK_SET) < 0)
+		return -errno;
+	s->off += n;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fields */
+
+static uint32_t rd32(const struct jd_dump *d, const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return d->swapped ? bswap_32(v) : v;
+}
+
+static uint64_t rd64(const struct jd_dump *d, const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return d->swapped ? bswap_64(v) : v;
+}
+
+static const char *type_name(uint32_t id)
+{
+	switch (id) {
+	case JD_CODE_LOAD: return "JIT_CODE_LOAD";
+	case JD_CODE_MOVE: return "JIT_CODE_MOVE";
+	case JD_CODE_DEBUG_INFO: return "JIT_CODE_DEBUG_INFO";
+	}
+	return "record";
+}
+
+__attribute__((format(printf, 4, 5)))
+static void bad(struct jd_dump *d, uint32_t id, uint64_t at,
+		const char *fmt, ...)
+{
+	char why[96];
+	va_list ap;
+
+	if (d->nbad < JD_MAX_REPORTED) {
+		va_start(ap, fmt);
+		vsnprintf(why, sizeof(why), fmt, ap);
+		va_end(ap);
+		snprintf(d->bad[d->nbad], sizeof(d->bad[0]),
+			 "malformed %s at offset %llu: %s", type_name(id),
+			 (unsigned long long)at, why);
+	}
+	d->nbad++;
+}
+
+static int grow(void **v, size_t *cap, size_t n, size_t elem)
+{
+	size_t c;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 64;
+	p = realloc(*v, c * elem);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
+/* Copy a name of LEN bytes into the pool; its offset in *OFF. */
+static int name_add(struct jd_dump *d, const char *s, size_t len,
+		    uint32_t *off)
+{
+	if (d->names_len + len + 1 > UINT32_MAX)
+		return -EFBIG;
+	if (d->names_len + len + 1 > d->names_cap) {
+		size_t cap = d->names_cap ? d->names_cap : 4096;
+		char *p;
+
+		while (cap < d->names_len + len + 1)
+			cap *= 2;
+		p = realloc(d->names, cap);
+		if (!p)
+			return -ENOMEM;
+		d->names = p;
+		d->names_cap = cap;
+	}
+	memcpy(d->names + d->names_len, s, len);
+	d->names[d->names_len + len] = '\0';
+	*off = (uint32_t)d->names_len;
+	d->names_len += len + 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Header */
+
+enum jd_header_result jd_header(struct jd_dump *d, const uint8_t *buf,
+				size_t len, uint32_t *hdr_size)
+{
+	uint32_t magic;
+
+	if (len < 4)
+		return JD_HDR_SHORT;
+	memcpy(&magic, buf, sizeof(magic));
+	if (magic == JD_MAGIC)
+		d->swapped = false;
+	else if (magic == bswap_32(JD_MAGIC))
+		d->swapped = true;
+	else
+		return JD_HDR_NOT_JITDUMP;
+	if (len < JD_HEADER_SIZE)
+		return JD_HDR_SHORT;
+	d->version = rd32(d, buf + 4);
+	*hdr_size = rd32(d, buf + 8);
+	d->elf_mach = rd32(d, buf + 12);
+	d->pid = rd32(d, buf + 20);
+	/* buf + 24 holds the writer's own timestamp, in whatever clock it
+	 * liked (wall time, for some): the records' times are used */
+	d->flags = rd64(d, buf + 32);
+	/* version 2 is Mono's: the same layout, but its header size field
+	 * holds the size of a pointer, not of the header */
+	if (d->version != 1 && d->version != 2)
+		return JD_HDR_VERSION;
+	if (*hdr_size < JD_HEADER_SIZE)
+		*hdr_size = JD_HEADER_SIZE;
+	return JD_HDR_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Records */
+
+static int rec_load(struct jd_dump *d, const uint8_t *p, size_t have,
+		    uint32_t total, uint64_t time, uint64_t at)
+{
+	const size_t fixed = JD_RECORD_HEADER_SIZE + 40;
+	const char *name;
+	const uint8_t *nul;
+	struct jd_code *c;
+	struct jd_event *e;
+	uint32_t off;
+	int rc;
+
+	if (total < fixed + 1 || have < fixed + 1) {
+		bad(d, JD_CODE_LOAD, at, "%u bytes, at least %zu expected",
+		    total, fixed + 1);
+		return 0;
+	}
+	name = (const char *)p + fixed;
+	nul = memchr(name, '\0', have - fixed);
+	if (!nul) {
+		bad(d, JD_CODE_LOAD, at, "name not terminated");
+		return 0;
+	}
+	if (rd64(d, p + 32) + rd64(d, p + 40) < rd64(d, p + 32)) {
+		bad(d, JD_CODE_LOAD, at, "code wraps the address space");
+		return 0;
+	}
+	rc = grow((void **)&d->code, &d->capcode, d->ncode, sizeof(*c));
+	rc = rc ? rc : grow((void **)&d->ev, &d->capev, d->nev, sizeof(*e));
+	rc = rc ? rc : name_add(d, name, (size_t)((const char *)nul - name),
+				&off);
+	if (rc)
+		return rc;
+	c = &d->code[d->ncode];
+	memset(c, 0, sizeof(*c));
+	/* pid, tid, vma at +16 .. +32 */
+	c->addr = rd64(d, p + 32);
+	c->size = rd64(d, p + 40);
+	c->index = rd64(d, p + 48);
+	c->time = time;
+	c->name = off;
+	/* the line table comes before the load of its code */
+	if (d->has_pending && d->pending_addr == c->addr) {
+		c->first_line = d->pending_first;
+		c->nlines = d->pending_n;
+		d->has_pending = false;
+	}
+	e = &d->ev[d->nev++];
+	e->kind = JD_CODE_LOAD;
+	e->i = (uint32_t)d->ncode++;
+	return 0;
+}
+
+static int rec_move(struct jd_dump *d, const uint8_t *p, uint32_t total,
+		    uint64_t time, uint64_t at)
+{
+	struct jd_move *m;
+	struct jd_event *e;
+	int rc;
+
+	if (total < JD_RECORD_HEADER_SIZE + 48) {
+		bad(d, JD_CODE_MOVE, at, "%u bytes, at least %u expected",
+		    total, JD_RECORD_HEADER_SIZE + 48);
+		return 0;
+	}
+	rc = grow((void **)&d->move, &d->capmove, d->nmove, sizeof(*m));
+	rc = rc ? rc : grow((void **)&d->ev, &d->capev, d->nev, sizeof(*e));
+	if (rc)
+		return rc;
+	m = &d->move[d->nmove];
+	/* pid, tid, vma at +16 .. +32 */
+	m->old_addr = rd64(d, p + 32);
+	m->new_addr = rd64(d, p + 40);
+	m->size = rd64(d, p + 48);
+	m->index = rd64(d, p + 56);
+	m->time = time;
+	if (m->new_addr + m->size < m->new_addr) {
+		bad(d, JD_CODE_MOVE, at, "code wraps the address space");
+		return 0;
+	}
+	e = &d->ev[d->nev++];
+	e->kind = JD_CODE_MOVE;
+	e->i = (uint32_t)d->nmove++;
+	return 0;
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+	const struct jd_line *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int rec_debug(struct jd_dump *d, const uint8_t *p, uint32_t total,
+		     uint64_t at)
+{
+	const size_t fixed = JD_RECORD_HEADER_SIZE + 16;
+	uint64_t addr, nr, i;
+	size_t pos = fixed, first = d->nlines;
+	uint32_t prev = UINT32_MAX;
+	int rc;
+
+	if (total < fixed) {
+		bad(d, JD_CODE_DEBUG_INFO, at,
+		    "%u bytes, at least %zu expected", total, fixed);
+		return 0;
+	}
+	addr = rd64(d, p + 16);
+	nr = rd64(d, p + 24);
+	/* an entry is at least 17 bytes: addr, line, discriminator, NUL */
+	if (nr > (total - fixed) / 17) {
+		bad(d, JD_CODE_DEBUG_INFO, at,
+		    "%llu entries do not fit in %u bytes",
+		    (unsigned long long)nr, total);
+		return 0;
+	}
+	for (i = 0; i < nr; i++) {
+		const char *name;
+		const uint8_t *nul;
+		struct jd_line *l;
+		uint32_t off;
+
+		if (total - pos < 17) {
+			rc = 1;
+			goto malformed;
+		}
+		name = (const char *)p + pos + 16;
+		nul = memchr(name, '\0', total - pos - 16);
+		if (!nul) {
+			rc = 2;
+			goto malformed;
+		}
+		rc = grow((void **)&d->lines, &d->caplines, d->nlines,
+			  sizeof(*l));
+		if (rc)
+			return rc;
+		/* "\xff" alone: the same file as the entry before */
+		if ((const char *)nul - name == 1 &&
+		    (uint8_t)name[0] == 0xff && prev != UINT32_MAX) {
+			off = prev;
+		} else if (prev != UINT32_MAX &&
+			   !strcmp(d->names + prev, name)) {
+			off = prev;
+		} else {
+			rc = name_add(d, name,
+				      (size_t)((const char *)nul - name),
+				      &off);
+			if (rc)
+				return rc;
+		}
+		l = &d->lines[d->nlines++];
+		l->addr = rd64(d, p + pos);
+		l->line = rd32(d, p + pos + 8);
+		l->file = off;
+		prev = off;
+		pos = (size_t)((const uint8_t *)nul - p) + 1;
+	}
+	qsort(d->lines + first, d->nlines - first, sizeof(*d->lines),
+	      line_cmp);
+	d->has_pending = true;
+	d->pending_addr = addr;
+	d->pending_first = (uint32_t)first;
+	d->pending_n = (uint32_t)(d->nlines - first);
+	return 0;
+malformed:
+	d->nlines = first;
+	bad(d, JD_CODE_DEBUG_INFO, at, "entry %llu %s",
+	    (unsigned long long)i,
+	    rc == 1 ? "runs past the record" : "has no terminated file name");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+int jd_parse(struct jd_dump *d, struct jd_src *s)
+{
+	uint32_t hdr_size;
+	int rc;
+
+	rc = src_need(s, JD_HEADER_SIZE);
+	if (rc == -ENOMEM || (rc && rc != -EIO))
+		return rc;
+	switch (jd_header(d, s->buf + s->pos, s->len - s->pos, &hdr_size)) {
+	case JD_HDR_OK:
+		break;
+	case JD_HDR_NOT_JITDUMP:
+		snprintf(d->bad[0], sizeof(d->bad[0]), "not a jitdump file");
+		return 1;
+	case JD_HDR_SHORT:
+		snprintf(d->bad[0], sizeof(d->bad[0]),
+			 "shorter than a jitdump header");
+		return 1;
+	case JD_HDR_VERSION:
+		snprintf(d->bad[0], sizeof(d->bad[0]),
+			 "jitdump version %u, 1 and 2 are known", d->version);
+		return 1;
+	}
+	if (s->size > JD_MAX_BYTES)
+		return -EFBIG;
+	if (hdr_size > s->size)
+		hdr_size = (uint32_t)s->size;
+	rc = src_skip(s, hdr_size);
+	if (rc)
+		return rc;
+	for (;;) {
+		uint64_t at = src_at(s), left = s->size - at;
+		uint32_t id, total;
+		uint64_t time;
+		size_t need;
+		const uint8_t *p;
+
+		if (!left)
+			break;
+		if (left < JD_RECORD_HEADER_SIZE) {
+			d->torn = true;
+			d->torn_at = at;
+			break;
+		}
+		rc = src_need(s, JD_RECORD_HEADER_SIZE);
+		if (rc)
+			return rc == -EIO ? 0 : rc;
+		p = s->buf + s->pos;
+		id = rd32(d, p);
+		total = rd32(d, p + 4);
+		time = rd64(d, p + 8);
+		if (total < JD_RECORD_HEADER_SIZE || total > JD_MAX_RECORD) {
+			/* no way to find the next record */
+			d->broken = true;
+			d->broken_at = at;
+			d->broken_size = total;
+			break;
+		}
+		if (total > left) {
+			d->torn = true;
+			d->torn_at = at;
+			break;
+		}
+		d->records++;
+		need = total;
+		/* a load's code bytes are not needed, only its name */
+		if (id == JD_CODE_LOAD && need > JD_RECORD_HEADER_SIZE + 40 +
+						 JD_NAME_MAX)
+			need = JD_RECORD_HEADER_SIZE + 40 + JD_NAME_MAX;
+		if (id == JD_CODE_LOAD || id == JD_CODE_MOVE ||
+		    id == JD_CODE_DEBUG_INFO) {
+			rc = src_need(s, need);
+			if (rc)
+				return rc == -EIO ? 0 : rc;
+			p = s->buf + s->pos;
+		}
+		switch (id) {
+		case JD_CODE_LOAD:
+			rc = rec_load(d, p, need, total, time, at);
+			break;
+		case JD_CODE_MOVE:
+			rc = rec_move(d, p, total, time, at);
+			break;
+		case JD_CODE_DEBUG_INFO:
+			rc = rec_debug(d, p, total, at);
+			break;
+		case JD_CODE_CLOSE:
+			d->closed = true;
+			break;
+		default:
+			/* unwinding tables, and types newer than us */
+			d->skipped++;
+			break;
+		}
+		if (rc)
+			return rc;
+		rc = src_skip(s, total);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+void jd_free(struct jd_dump *d)
+{
+	free(d->code);
+	free(d->move);
+	free(d->ev);
+	free(d->lines);
+	free(d->names);
+	d->code = NULL;
+	d->move = NULL;
+	d->ev = NULL;
+	d->lines = NULL;
+	d->names = NULL;
+}

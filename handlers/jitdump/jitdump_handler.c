@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The jitdump handler: names anonymous samples from the jit-<pid>.dump
+ * files that node (--perf-prof), .NET, Mono, wasmtime, Julia, LLVM's
+ * JIT listeners and others write for perf, by address and time, with no
+ * inject step.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <opjit/anon_handler.h>
+
+#include "jitdump.h"
+#include "maptrust.h"
+
+#define SYM_POOL 4096u
+
+struct jdh_state {
+	struct jd_dump d;
+	struct jd_index x;
+	struct opjit_symbol **sym; /* per code, made when first hit */
+	struct opjit_symbol **pools;
+	size_t npools, pool_used;
+	char err[512];
+};
+
+static __thread char claim_err[512];
+
+static void warnf(const struct opjit_host *host, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void warnf(const struct opjit_host *host, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	if (!host || !host->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	host->warn(host, msg);
+}
+
+/* The one place the trust rules are applied to a dump. */
+static int jdh_open(const struct opjit_host *host,
+		    const struct opjit_process *proc, const char *path)
+{
+	return maptrust_open(host, proc, path);
+}
+
+static void jdh_release(void *state)
+{
+	struct jdh_state *st = state;
+	size_t i;
+
+	if (!st)
+		return;
+	jd_index_free(&st->x);
+	jd_free(&st->d);
+	free(st->sym);
+	for (i = 0; i < st->npools; i++)
+		free(st->pools[i]);
+	free(st->pools);
+	free(st);
+}
+
+/* Everything a user should know about a dump that was read: one line
+ * per malformed record (a few), one for a torn or broken tail, one for
+ * a clock we cannot compare. */
+static void jdh_report(const struct opjit_host *host, const char *path,
+		       const struct jd_dump *d, const struct jd_index *x)
+{
+	size_t i;
+
+	for (i = 0; i < d->nbad && i < JD_MAX_REPORTED; i++)
+		warnf(host, "%s: %s", path, d->bad[i]);
+	if (d->nbad > JD_MAX_REPORTED)
+		warnf(host, "%s: %zu more malformed records skipped", path,
+		      d->nbad - JD_MAX_REPORTED);
+	if (d->torn)
+		warnf(host, "%s: record cut off at offset %llu, keeping the "
+		      "%llu records before it", path,
+		      (unsigned long long)d->torn_at,
+		      (unsigned long long)d->records);
+	if (d->broken)
+		warnf(host, "%s: record size %u at offset %llu cannot be, "
+		      "keeping the %llu records before it", path,
+		      d->broken_size, (unsigned long long)d->broken_at,
+		      (unsigned long long)d->records);
+	if (x->by_address)
+		warnf(host, "%s: records are stamped with the CPU's own "
+		      "counter, not CLOCK_MONOTONIC: naming code by address "
+		      "only", path);
+	if (x->unknown_moves)
+		warnf(host, "%s: %zu moves of code that was never loaded",
+		      path, x->unknown_moves);
+}
+
+/* 1 when PATH is a jitdump we read, 0 when it is not one (said in one
+ * line), or a negative errno. */
+static int jdh_load(const struct opjit_host *host,
+		    const struct opjit_process *proc, const char *path,
+		    struct jdh_state **out)
+{
+	struct jdh_state *st = NULL;
+	struct jd_src src;
+	int fd, rc;
+
+	*out = NULL;
+	fd = jdh_open(host, proc, path);
+	if (fd < 0)
+		return 0;
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		close(fd);
+		rc = -ENOMEM;
+		goto fail;
+	}
+	st->d.path = path;
+	jd_src_fd(&src, fd);
+	rc = jd_parse(&st->d, &src);
+	jd_src_free(&src);
+	close(fd);
+	if (rc == 1) {
+		warnf(host, "%s: %s", path, st->d.bad[0]);
+		jdh_release(st);
+		return 0;
+	}
+	if (rc < 0)
+		goto fail;
+	rc = jd_index_build(&st->x, &st->d,
+			    st->d.flags & JD_FLAGS_ARCH_TIMESTAMP);
+	if (rc < 0)
+		goto fail;
+	st->sym = calloc(st->d.ncode ? st->d.ncode : 1, sizeof(*st->sym));
+	if (!st->sym) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	jdh_report(host, path, &st->d, &st->x);
+	*out = st;
+	return 1;
+fail:
+	snprintf(claim_err, sizeof(claim_err), "cannot read %s: %s", path,
+		 rc == -EFBIG ? "larger than 4 GiB" :
+		 rc == -E2BIG ? "too much overlapping code" : strerror(-rc));
+	jdh_release(st);
+	return rc;
+}
+
+static int jdh_claim(const struct opjit_host *host,
+		     const struct opjit_process *proc, void **state)
+{
+	const size_t need = OPJIT_SIZE_THROUGH(struct opjit_map_candidate,
+					       kind);
+	size_t i;
+	int rc;
+
+	*state = NULL;
+	claim_err[0] = '\0';
+	if (proc->struct_size < OPJIT_SIZE_THROUGH(struct opjit_process,
+						   nr_maps))
+		return 0;
+	for (i = 0; i < proc->nr_maps; i++) {
+		const struct opjit_map_candidate *c = proc->maps[i];
+		struct jdh_state *st;
+
+		if (!c || c->struct_size < need || !c->path ||
+		    c->kind != OPJIT_MAP_JITDUMP)
+			continue;
+		rc = jdh_load(host, proc, c->path, &st);
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			*state = st;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static const struct opjit_symbol *sym_get(struct jdh_state *st, uint32_t c)
+{
+	const struct jd_code *code = &st->d.code[c];
+	struct opjit_symbol *s = st->sym[c];
+
+	if (s)
+		return s;
+	if (!st->npools || st->pool_used == SYM_POOL) {
+		struct opjit_symbol **pv;
+
+		pv = realloc(st->pools, (st->npools + 1) * sizeof(*pv));
+		if (!pv)
+			return NULL;
+		st->pools = pv;
+		pv[st->npools] = calloc(SYM_POOL, sizeof(**pv));
+		if (!pv[st->npools])
+			return NULL;
+		st->npools++;
+		st->pool_used = 0;
+	}
+	s = &st->pools[st->npools - 1][st->pool_used++];
+	s->struct_size = sizeof(*s);
+	s->name = jd_name(&st->d, code->name);
+	s->start = code->addr;
+	s->size = code->size;
+	if (code->nlines) {
+		const struct jd_line *l = &st->d.lines[code->first_line];
+
+		s->file = jd_name(&st->d, l->file);
+		s->line = l->line;
+	}
+	st->sym[c] = s;
+	return s;
+}
+
+static int jdh_resolve(void *state, struct opjit_resolve_batch *b)
+{
+	struct jdh_state *st = state;
+	bool lines = b->struct_size >= OPJIT_SIZE_THROUGH(
+			     struct opjit_resolve_batch, lines) &&
+		     b->files && b->lines;
+	size_t i, seg = SIZE_MAX;
+
+	if (b->struct_size < OPJIT_SIZE_THROUGH(struct opjit_resolve_batch,
+						symbols)) {
+		snprintf(st->err, sizeof(st->err),
+			 "resolve batch of %zu bytes is too small",
+			 b->struct_size);
+		return -EINVAL;
+	}
+	for (i = 0; i < b->count; i++) {
+		uint64_t a = b->addrs[i];
+		const struct opjit_symbol *s;
+		const struct jd_line *l;
+		uint32_t life;
+
+		/* sorted addresses mostly land in the segment just found */
+		if (seg == SIZE_MAX || a < st->x.seg[seg].start ||
+		    a >= st->x.seg[seg].end)
+			seg = jd_index_seg(&st->x, a);
+		if (seg == SIZE_MAX)
+			continue;
+		life = jd_index_life(&st->x, seg, b->times ? b->times[i] : 0);
+		if (life == UINT32_MAX)
+			continue;
+		s = sym_get(st, st->x.life[life].code);
+		if (!s) {
+			snprintf(st->err, sizeof(st->err), "out of memory");
+			return -ENOMEM;
+		}
+		b->symbols[i] = s;
+		if (!lines)
+			continue;
+		l = jd_line_at(&st->d, &st->x, life, a);
+		if (l) {
+			b->files[i] = jd_name(&st->d, l->file);
+			b->lines[i] = l->line;
+		}
+	}
+	return 0;
+}
+
+static int jdh_for_each_symbol(void *state, opjit_symbol_cb cb, void *arg)
+{
+	struct jdh_state *st = state;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < st->d.ncode && !rc; i++) {
+		const struct opjit_symbol *s = sym_get(st, (uint32_t)i);
+
+		if (!s) {
+			snprintf(st->err, sizeof(st->err), "out of memory");
+			return -ENOMEM;
+		}
+		rc = cb(arg, s);
+	}
+	return rc;
+}
+
+static const char *jdh_last_error(void *state)
+{
+	struct jdh_state *st = state;
+
+	return st ? st->err : claim_err;
+}
+
+static const struct opjit_handler jitdump_handler = {
+	.struct_size = sizeof(struct opjit_handler),
+	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
+	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
+	.name = "jitdump",
+	.description = "perf jitdump files (jit-PID.dump) from node "
+		       "--perf-prof, .NET, Mono, wasmtime, Julia, LLVM",
+	.claim = jdh_claim,
+	.resolve = jdh_resolve,
+	.for_each_symbol = jdh_for_each_symbol,
+	.last_error = jdh_last_error,
+	.release = jdh_release,
+};
+
+OPJIT_HANDLER_EXPORT const struct opjit_handler *
+opjit_handler_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
+{
+	(void)host_abi_minor;
+	if (host_abi_major != OPJIT_HANDLER_ABI_MAJOR)
+		return NULL;
+	return &jitdump_handler;
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# node --perf-prof, whose jitdump (./jit-<pid>.dump, mmapped executable)
+# opjit reads directly: the hot JS function fib must be named by the
+# jitdump handler, with a share within 3 points of what the perfmap
+# handler gives on node --perf-basic-prof for the same workload, and the
+# dump must be kept in the session and read without a warning.
+. "$(dirname "$0")/e2e_lib.sh"
+need_cmd node nodejs
+
+# run MODE FLAG HANDLER: profile fib.js with FLAG, report with HANDLER
+run() {
+	(cd "$tmp/$1" && "$oprofiled" --session-dir="$tmp/$1/s" -- \
+		node "$2" "$here/fib.js" 4) >"$tmp/$1.out" 2>&1 ||
+		show_fail "$tmp/$1.out" "oprofiled failed on node $2"
+	"$opreport" --session-dir="$tmp/$1/s" -l --format=json \
+		--anon-handler="$3" >"$tmp/$1.json" 2>"$tmp/$1.err" ||
+		show_fail "$tmp/$1.err" "opreport failed on node $2"
+	forget_maps_of $(report_pids "$tmp/$1.json")
+}
+
+# fib_share MODE HANDLER: "FIB_SAMPLES TOTAL PERCENT"
+fib_share() {
+	python3 - "$tmp/$1.json" "$2" <<'PY'
+import json, re, sys
+# V8's names for fib at any tier: JS:*fib (optimised), JS:~fib, ...
+pat = re.compile(r'^(JS|LazyCompile|Function):[*~^+]?fib( |$)')
+with open(sys.argv[1], encoding="utf-8", errors="replace") as f:
+    rep = json.load(f)
+n = sum(r["samples"] for r in rep["symbols"]
+        if r.get("handler") == sys.argv[2] and pat.search(r["symbol"] or ""))
+total = rep["total_samples"]
+print(n, total, f"{100.0 * n / total if total else 0:.2f}")
+PY
+}
+
+mkdir -p "$tmp/prof" "$tmp/basic"
+run prof --perf-prof jitdump
+ls "$tmp/prof"/jit-*.dump >/dev/null 2>&1 ||
+	fail "node --perf-prof wrote no jit-<pid>.dump in its working directory"
+ls "$tmp/prof/s/maps"/*/jit-*.dump >/dev/null 2>&1 ||
+	fail "the session kept no copy of node's jitdump"
+[ ! -s "$tmp/prof.err" ] || show_fail "$tmp/prof.err" \
+	"warnings about node's jitdump"
+run basic --perf-basic-prof perfmap
+read -r jd_n jd_total jd_pct < <(fib_share prof jitdump)
+read -r pm_n pm_total pm_pct < <(fib_share basic perfmap)
+echo "fib share: jitdump $jd_pct% ($jd_n of $jd_total)," \
+	"perfmap $pm_pct% ($pm_n of $pm_total)"
+[ "$jd_n" -gt 0 ] || fail "the jitdump handler named no fib rows"
+[ "$pm_n" -gt 0 ] || fail "the perfmap handler named no fib rows"
+python3 - "$jd_pct" "$pm_pct" <<'PY'
+import sys
+jd, pm = float(sys.argv[1]), float(sys.argv[2])
+if abs(jd - pm) > 3.0:
+    sys.exit(f"FAIL: fib at {jd:.2f}% through jitdump, {pm:.2f}% "
+             "through perfmap: more than 3 points apart")
+PY
+echo "node --perf-prof: fib named, within 3 points of --perf-basic-prof"
