@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include <opjit/anon_handler.h>
 
@@ -19,6 +20,7 @@ struct anon_handler {
 	void *dl;
 	struct opjit_handler tab;   /* the fields this host knows, copied */
 	struct opjit_host host;
+	unsigned maps_refused;      /* by open_map, since the last claim */
 };
 
 struct anon_handlers {
@@ -52,6 +54,25 @@ int handler_dir_find(const char *dir, const char *name, char **path);
 int handler_open(struct anon_handler *h, const char *path, const char *name,
 		 char *reason, size_t reasonlen);
 void handler_close(struct anon_handler *h);
+
+/*
+ * The trust rules (handler_trust.c).  handler_trust_check() gives the
+ * reason ST may not be used as a map of PROC, naming the rule, or NULL;
+ * LIVE says the file is the live one in /tmp rather than a session copy.
+ * BUF (LEN bytes) may hold the reason.  handler_trust_open_map() is the
+ * host's open_map service.
+ */
+const char *handler_trust_check(const struct stat *st,
+				const struct opjit_process *proc, bool live,
+				char *buf, size_t len);
+int handler_trust_open_map(const struct opjit_host *host,
+			   const struct opjit_process *proc,
+			   const struct opjit_map_candidate *c, char *why,
+			   size_t whylen);
+
+/* Whether the bytes of P from KNOWN up to SIZE are all zero, and SIZE is
+ * plausible for a structure of the handler ABI at all. */
+bool handler_tail_zero(const void *p, size_t known, size_t size);
 
 /* S with control characters blanked, cut to fit BUF: a handler's text
  * made safe to print as part of one line. */

@@ -33,6 +33,13 @@ static int check_table(const struct opjit_handler *t, const char *name,
 			 t->abi_major, OPJIT_HANDLER_ABI_MAJOR);
 		return -EPROTO;
 	}
+	if (!handler_tail_zero(t, OPJIT_HANDLER_SIZE_1_0, t->struct_size)) {
+		snprintf(reason, len, "handler table of %zu bytes sets fields "
+			 "past ABI %u.%u, which this opreport cannot honour",
+			 t->struct_size, OPJIT_HANDLER_ABI_MAJOR,
+			 OPJIT_HANDLER_ABI_MINOR);
+		return -EPROTO;
+	}
 	if (!t->name || strcmp(t->name, name)) {
 		snprintf(reason, len, "calls itself '%.64s', expected '%s'",
 			 t->name ? t->name : "(null)", name);

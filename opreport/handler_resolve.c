@@ -34,7 +34,7 @@ static void cand_add(struct candidates *cs, const char *path, uint32_t kind,
 	if (cs->n == MAX_CANDIDATES)
 		return;
 	c = &cs->c[cs->n];
-	c->struct_size = sizeof(*c);
+	c->struct_size = OPJIT_MAP_CANDIDATE_SIZE_1_0;
 	c->path = path;
 	c->kind = kind;
 	c->flags = flags;
@@ -91,7 +91,7 @@ static void proc_build(struct opjit_process *op, const struct ops_process *p,
 		       const struct candidates *cs)
 {
 	memset(op, 0, sizeof(*op));
-	op->struct_size = sizeof(*op);
+	op->struct_size = OPJIT_PROCESS_SIZE_1_0;
 	op->tgid = p->tgid;
 	op->nspid = p->nspid;
 	op->uid = p->uid;
@@ -112,6 +112,40 @@ static const char *handler_error(const struct anon_handler *h, void *state)
 
 	return e && e[0] ? handler_text_clean(e, buf, sizeof(buf)) :
 	       "no reason given";
+}
+
+_Static_assert(ANON_REASON_MAP_REFUSED == OPJIT_UNRESOLVED_MAP_REFUSED &&
+	       ANON_NR_REASONS == OPJIT_UNRESOLVED_MAP_REFUSED + 1,
+	       "the report's reasons are the ABI's");
+
+const char *anon_reason_text(uint32_t r)
+{
+	static const char *const text[ANON_NR_REASONS] = {
+		[OPJIT_UNRESOLVED_UNKNOWN] = "no reason given",
+		[OPJIT_UNRESOLVED_NO_ENTRY] = "no entry",
+		[OPJIT_UNRESOLVED_BEFORE_LOAD] = "before load",
+		[OPJIT_UNRESOLVED_UNLOADED] = "after unload",
+		[OPJIT_UNRESOLVED_MAP_REFUSED] = "map refused",
+	};
+
+	return r < ANON_NR_REASONS ? text[r] : text[0];
+}
+
+/* The most a host reads of a structure a handler hands back, to see that
+ * the bytes past what it knows are zero: far more than any minor adds. */
+#define HANDLER_STRUCT_MAX 1024u
+
+bool handler_tail_zero(const void *p, size_t known, size_t size)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	if (size > HANDLER_STRUCT_MAX)
+		return false;
+	for (i = known; i < size; i++)
+		if (b[i])
+			return false;
+	return true;
 }
 
 /* Pointer-keyed table: one report copy per handler symbol, so that the
@@ -187,13 +221,24 @@ static void sym_map_free(struct sym_map *m)
 	free(m->val);
 }
 
+/* Whether OS is a symbol this host can honour: every 1.0 field there,
+ * the reserved field zero, and nothing set past what it knows. */
+static bool sym_valid(const struct opjit_symbol *os)
+{
+	if (os->struct_size < OPJIT_SIZE_THROUGH(struct opjit_symbol, size) ||
+	    !os->name)
+		return false;
+	if (os->struct_size >= OPJIT_SYMBOL_SIZE_1_0 && os->reserved)
+		return false;
+	return handler_tail_zero(os, OPJIT_SYMBOL_SIZE_1_0, os->struct_size);
+}
+
 /* Copy only the fields the handler's symbol has. */
 static const struct anon_symbol *sym_copy(struct anon_handlers *hs,
 					  struct sym_map *m,
 					  const struct opjit_symbol *os,
 					  int *rc)
 {
-	const size_t need = OPJIT_SIZE_THROUGH(struct opjit_symbol, size);
 	struct anon_symbol *as;
 	void **slot = sym_map_slot(m, os, rc);
 
@@ -205,7 +250,7 @@ static const struct anon_symbol *sym_copy(struct anon_handlers *hs,
 	if (!as)
 		goto nomem;
 	memset(as, 0, sizeof(*as));
-	if (os->struct_size < need || !os->name) {
+	if (!sym_valid(os)) {
 		as->name = "(malformed symbol)";
 		*slot = as;
 		return as;
@@ -239,6 +284,7 @@ struct resolve_ctx {
 	const struct opjit_symbol **osyms;
 	const char **ofiles;
 	uint32_t *olines;
+	uint32_t *oreasons;
 };
 
 static int batch_copy(struct resolve_ctx *c, size_t base, size_t n,
@@ -268,6 +314,10 @@ static int batch_copy(struct resolve_ctx *c, size_t base, size_t n,
 			res->files[base + i] = *slot;
 		}
 		res->lines[base + i] = c->olines[i];
+		if (!c->osyms[i])
+			res->reasons[base + i] =
+				c->oreasons[i] < ANON_NR_REASONS ?
+				c->oreasons[i] : OPJIT_UNRESOLVED_UNKNOWN;
 	}
 	return 0;
 }
@@ -285,7 +335,9 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 	c->osyms = malloc((chunk ? chunk : 1) * sizeof(*c->osyms));
 	c->ofiles = malloc((chunk ? chunk : 1) * sizeof(*c->ofiles));
 	c->olines = malloc((chunk ? chunk : 1) * sizeof(*c->olines));
-	if (!c->addrs || !c->times || !c->osyms || !c->ofiles || !c->olines)
+	c->oreasons = malloc((chunk ? chunk : 1) * sizeof(*c->oreasons));
+	if (!c->addrs || !c->times || !c->osyms || !c->ofiles || !c->olines ||
+	    !c->oreasons)
 		return -ENOMEM;
 	for (base = 0; base < n; base += chunk) {
 		size_t m = n - base < chunk ? n - base : chunk;
@@ -297,14 +349,16 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 		memset(c->osyms, 0, m * sizeof(*c->osyms));
 		memset(c->ofiles, 0, m * sizeof(*c->ofiles));
 		memset(c->olines, 0, m * sizeof(*c->olines));
+		memset(c->oreasons, 0, m * sizeof(*c->oreasons));
 		memset(&b, 0, sizeof(b));
-		b.struct_size = sizeof(b);
+		b.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_0;
 		b.count = m;
 		b.addrs = c->addrs;
 		b.times = c->times;
 		b.symbols = c->osyms;
 		b.files = c->ofiles;
 		b.lines = c->olines;
+		b.reasons = c->oreasons;
 		rc = c->h->tab.resolve(c->state, &b);
 		if (rc < 0) {
 			fprintf(stderr, "opreport: %s: cannot name the "
@@ -328,11 +382,14 @@ static int resolved_alloc(struct anon_handlers *hs, size_t n,
 	res->syms = handler_arena_alloc(&hs->arena, k * sizeof(*res->syms));
 	res->files = handler_arena_alloc(&hs->arena, k * sizeof(*res->files));
 	res->lines = handler_arena_alloc(&hs->arena, k * sizeof(*res->lines));
-	if (!res->syms || !res->files || !res->lines)
+	res->reasons = handler_arena_alloc(&hs->arena,
+					   k * sizeof(*res->reasons));
+	if (!res->syms || !res->files || !res->lines || !res->reasons)
 		return -ENOMEM;
 	memset(res->syms, 0, k * sizeof(*res->syms));
 	memset(res->files, 0, k * sizeof(*res->files));
 	memset(res->lines, 0, k * sizeof(*res->lines));
+	memset(res->reasons, 0, k * sizeof(*res->reasons));
 	return 0;
 }
 
@@ -343,13 +400,17 @@ static int claim_by(struct anon_handlers *hs, const struct anon_handler *h,
 		    struct anon_resolved *res)
 {
 	struct resolve_ctx c = { .hs = hs, .h = h };
+	char err[512] = "", clean[512];
 	int rc;
 
-	rc = h->tab.claim(&h->host, op, &c.state);
+	rc = h->tab.claim(&h->host, op, &c.state, err, sizeof(err));
 	if (rc < 0) {
+		/* the handler's text, however it ended */
+		err[sizeof(err) - 1] = '\0';
 		fprintf(stderr, "opreport: %s: cannot read the map of process "
 			"%u (%s): %s\n", h->name, p->tgid, op->comm,
-			handler_error(h, NULL));
+			err[0] ? handler_text_clean(err, clean, sizeof(clean)) :
+			"no reason given");
 		return 0;
 	}
 	if (rc == 0)
@@ -367,6 +428,7 @@ static int claim_by(struct anon_handlers *hs, const struct anon_handler *h,
 	free(c.osyms);
 	free(c.ofiles);
 	free(c.olines);
+	free(c.oreasons);
 	if (rc == -ENOMEM)
 		fprintf(stderr, "opreport: cannot name the samples of process "
 			"%u: out of memory\n", p->tgid);
@@ -391,10 +453,14 @@ int anon_handlers_resolve(struct anon_handlers *hs, struct ops_session *s,
 		return 0;
 	cand_build(&cs, s, proc_id, p);
 	proc_build(&op, p, &cs);
+	memset(res, 0, sizeof(*res));
 	for (i = 0; i < hs->n; i++) {
+		hs->v[i].maps_refused = 0;
 		rc = claim_by(hs, &hs->v[i], p, &op, samples, n, res);
 		if (rc != 0)
 			return rc;
+		if (hs->v[i].maps_refused)
+			res->map_refused = true;
 	}
 	return 0;
 }

@@ -39,18 +39,17 @@ struct fake_state {
 	char err[64];
 };
 
-static char claim_err[64];
-
 __attribute__((unused))
 static int fake_claim(const struct opjit_host *host,
-		      const struct opjit_process *proc, void **state)
+		      const struct opjit_process *proc, void **state,
+		      char *err, size_t errlen)
 {
 	struct fake_state *st;
 	size_t i;
 
 	*state = NULL;
 	if (!strcmp(proc->comm, "fail-" FAKE_NAME)) {
-		snprintf(claim_err, sizeof(claim_err), "fake map unreadable");
+		snprintf(err, errlen, "fake map unreadable");
 		return -EIO;
 	}
 	if (strcmp(proc->comm, FAKE_NAME) && strcmp(proc->comm, "any") &&
@@ -60,16 +59,16 @@ static int fake_claim(const struct opjit_host *host,
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
-	st->lo = (struct opjit_symbol){ sizeof(st->lo), FAKE_NAME ":lo",
-					0x1000, 0x1000, "lo.c", 7 };
-	st->hi = (struct opjit_symbol){ sizeof(st->hi), FAKE_NAME ":hi",
-					0x2000, 0x1000, NULL, 0 };
+	st->lo = (struct opjit_symbol){ OPJIT_SYMBOL_SIZE_1_0, FAKE_NAME ":lo",
+					0x1000, 0x1000, "lo.c", 7, 0 };
+	st->hi = (struct opjit_symbol){ OPJIT_SYMBOL_SIZE_1_0, FAKE_NAME ":hi",
+					0x2000, 0x1000, NULL, 0, 0 };
 	for (i = 0; i < proc->nr_maps && i < MAX_CANDS; i++) {
 		const struct opjit_map_candidate *c = proc->maps[i];
 
 		snprintf(st->cand_name[i], sizeof(st->cand_name[i]),
 			 "%u:%u:%s", c->kind, c->flags, c->path);
-		st->cand[i].struct_size = sizeof(st->cand[i]);
+		st->cand[i].struct_size = OPJIT_SYMBOL_SIZE_1_0;
 		st->cand[i].name = st->cand_name[i];
 	}
 	st->ncand = !strcmp(proc->comm, "cands") ? i : 0;
@@ -113,7 +112,7 @@ static const char *fake_last_error(void *state)
 {
 	struct fake_state *st = state;
 
-	return st ? st->err : claim_err;
+	return st->err;
 }
 
 static void fake_release(void *state)
@@ -133,7 +132,7 @@ struct fake_table {
 #elif defined(FAKE_FUTURE)
 #define FAKE_TABLE_SIZE sizeof(struct fake_table)
 #else
-#define FAKE_TABLE_SIZE sizeof(struct opjit_handler)
+#define FAKE_TABLE_SIZE OPJIT_HANDLER_SIZE_1_0
 #endif
 #ifndef FAKE_MINOR
 #define FAKE_MINOR OPJIT_HANDLER_ABI_MINOR
@@ -143,22 +142,33 @@ static void fake_later(void)
 {
 }
 
+#ifndef FAKE_NO_CLAIM
+#define FAKE_CLAIM fake_claim
+#else
+#define FAKE_CLAIM NULL
+#endif
+#define FAKE_V1 {                                                            \
+		.struct_size = FAKE_TABLE_SIZE,                              \
+		.abi_major = FAKE_MAJOR,                                     \
+		.abi_minor = FAKE_MINOR,                                     \
+		.name = FAKE_TABLE_NAME,                                     \
+		.description = FAKE_DESCRIPTION,                             \
+		.claim = FAKE_CLAIM,                                         \
+		.resolve = fake_resolve,                                     \
+		.last_error = fake_last_error,                               \
+		.release = fake_release,                                     \
+	}
+
 __attribute__((unused))
 static const struct fake_table fake_table = {
-	.v1 = {
-		.struct_size = FAKE_TABLE_SIZE,
-		.abi_major = FAKE_MAJOR,
-		.abi_minor = FAKE_MINOR,
-		.name = FAKE_TABLE_NAME,
-		.description = FAKE_DESCRIPTION,
-#ifndef FAKE_NO_CLAIM
-		.claim = fake_claim,
-#endif
-		.resolve = fake_resolve,
-		.last_error = fake_last_error,
-		.release = fake_release,
-	},
+	.v1 = FAKE_V1,
 	.later_slot = { fake_later, fake_later },
+};
+/* What a later handler hands a host older than its minor: the new slots
+ * left zero, as the growth rules ask, so that the older host loads it. */
+__attribute__((unused))
+static const struct fake_table fake_table_for_older = {
+	.v1 = FAKE_V1,
 };
 #define fake_handler (fake_table.v1)
 
@@ -173,8 +183,12 @@ OPJIT_HANDLER_EXPORT const struct opjit_handler *opjit_handler_entry_v0(void)
 OPJIT_HANDLER_EXPORT const struct opjit_handler *
 opjit_handler_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
 {
-#ifdef FAKE_NULL_TABLE
+#if defined(FAKE_NULL_TABLE)
 	return NULL;
+#elif defined(FAKE_FUTURE) && !defined(FAKE_IGNORES_HOST_MINOR)
+	if (host_abi_minor < FAKE_MINOR)
+		return &fake_table_for_older.v1;
+	return &fake_handler;
 #else
 	return &fake_handler;
 #endif
