@@ -17,6 +17,13 @@
 struct anon_handlers;
 
 /*
+ * The one rule for handler names, for the option parser and the loader:
+ * 0, or -EINVAL with ERR (ERRLEN bytes) saying
+ * "bad handler name 'NAME': REASON".
+ */
+int anon_handler_name_check(const char *name, char *err, size_t errlen);
+
+/*
  * Load the handlers NAMES, in claim order.  The search path is
  * HANDLER_PATH (--handler-path, may be NULL), then $OPJIT_HANDLER_PATH,
  * then the installed handler directory, then the build tree when opreport

@@ -29,7 +29,9 @@ struct anon_handlers {
 	struct handler_arena *arena; /* what anon_resolved points into */
 };
 
-/* NAME is [a-z0-9_-]+ (and not absurdly long). */
+/* NAME is [a-z0-9_-]+, 1 to HANDLER_NAME_MAX characters (the one rule,
+ * which anon_handler_name_check() states). */
+#define HANDLER_NAME_MAX 64
 bool handler_name_valid(const char *name);
 
 /* The search path as a NULL-terminated array of directories, in order. */
@@ -73,6 +75,18 @@ int handler_trust_open_map(const struct opjit_host *host,
 /* Whether the bytes of P from KNOWN up to SIZE are all zero, and SIZE is
  * plausible for a structure of the handler ABI at all. */
 bool handler_tail_zero(const void *p, size_t known, size_t size);
+
+/*
+ * The rules for handler code: a directory on the search path, and a
+ * library (after symbolic links, and the directory that really holds
+ * it), owned by root or OWNER, the invoking user, and not writable by
+ * group or others.  NULL when trusted, or the reason naming the rule
+ * (possibly in BUF, LEN bytes).
+ */
+const char *handler_trust_dir(const struct stat *st, uid_t owner, char *buf,
+			      size_t len);
+const char *handler_trust_lib(const char *path, uid_t owner, char *buf,
+			      size_t len);
 
 /* S with control characters blanked, cut to fit BUF: a handler's text
  * made safe to print as part of one line. */

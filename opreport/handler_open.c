@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "handler_internal.h"
 
@@ -59,19 +59,18 @@ int handler_open(struct anon_handler *h, const char *path, const char *name,
 {
 	const struct opjit_handler *t;
 	opjit_handler_entry_fn entry;
-	struct stat st;
+	const char *why;
+	char buf[256];
 	void *dl = NULL;
 	int rc;
 
 	memset(h, 0, sizeof(*h));
-	if (stat(path, &st) < 0) {
-		rc = -errno;
-		snprintf(reason, len, "%s", strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rc = -EINVAL;
-		snprintf(reason, len, "not a regular file");
+	/* its constructor runs as whoever runs opreport: check who could
+	 * have put it there before dlopen runs any of it */
+	why = handler_trust_lib(path, geteuid(), buf, sizeof(buf));
+	if (why) {
+		rc = -EPERM;
+		snprintf(reason, len, "%s", why);
 		goto out;
 	}
 	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);

@@ -237,7 +237,7 @@ static bool sym_valid(const struct opjit_symbol *os)
 static const struct anon_symbol *sym_copy(struct anon_handlers *hs,
 					  struct sym_map *m,
 					  const struct opjit_symbol *os,
-					  int *rc)
+					  size_t *malformed, int *rc)
 {
 	struct anon_symbol *as;
 	void **slot = sym_map_slot(m, os, rc);
@@ -251,6 +251,7 @@ static const struct anon_symbol *sym_copy(struct anon_handlers *hs,
 		goto nomem;
 	memset(as, 0, sizeof(*as));
 	if (!sym_valid(os)) {
+		(*malformed)++;
 		as->name = "(malformed symbol)";
 		*slot = as;
 		return as;
@@ -285,6 +286,7 @@ struct resolve_ctx {
 	const char **ofiles;
 	uint32_t *olines;
 	uint32_t *oreasons;
+	size_t malformed; /* distinct symbols this host could not honour */
 };
 
 static int batch_copy(struct resolve_ctx *c, size_t base, size_t n,
@@ -296,7 +298,8 @@ static int batch_copy(struct resolve_ctx *c, size_t base, size_t n,
 	for (i = 0; i < n; i++) {
 		if (c->osyms[i]) {
 			res->syms[base + i] = sym_copy(c->hs, &c->syms,
-						       c->osyms[i], &rc);
+						       c->osyms[i],
+						       &c->malformed, &rc);
 			if (rc < 0)
 				return rc;
 		}
@@ -371,6 +374,13 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 		if (rc < 0)
 			return rc;
 	}
+	if (c->malformed)
+		fprintf(stderr, "opreport: %s: %zu malformed symbol%s for "
+			"process %u (%s): no name, a reserved field set, or "
+			"fields past ABI %u.%u; counted as (malformed symbol)\n",
+			c->h->name, c->malformed, c->malformed == 1 ? "" : "s",
+			p->tgid, p->comm ? p->comm : "?",
+			OPJIT_HANDLER_ABI_MAJOR, OPJIT_HANDLER_ABI_MINOR);
 	return 0;
 }
 

@@ -187,3 +187,75 @@ int handler_trust_open_map(const struct opjit_host *host,
 	}
 	return fd;
 }
+
+/*
+ * Handler directories and libraries run as code of whoever runs opreport,
+ * often root: only root or that user may have put them there.  OWNER is
+ * the invoking user.
+ */
+static const char *trust_code_owner(const struct stat *st, uid_t owner,
+				    char *buf, size_t len)
+{
+	if (st->st_uid != 0 && st->st_uid != owner) {
+		snprintf(buf, len, "owned by uid %u, not by root or uid %u "
+			 "(trust rule: owner)", (unsigned)st->st_uid,
+			 (unsigned)owner);
+		return buf;
+	}
+	/* a sticky bit does not help: anyone may still add a library */
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return "writable by group or others (trust rule: mode)";
+	return NULL;
+}
+
+const char *handler_trust_dir(const struct stat *st, uid_t owner, char *buf,
+			      size_t len)
+{
+	if (!S_ISDIR(st->st_mode))
+		return "not a directory (trust rule: directory)";
+	return trust_code_owner(st, owner, buf, len);
+}
+
+const char *handler_trust_lib(const char *path, uid_t owner, char *buf,
+			      size_t len)
+{
+	char *real = NULL, *slash;
+	const char *why = NULL;
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		snprintf(buf, len, "%s", strerror(errno));
+		return buf;
+	}
+	if (!S_ISREG(st.st_mode))
+		return "not a regular file (trust rule: regular file)";
+	why = trust_code_owner(&st, owner, buf, len);
+	if (why)
+		return why;
+	/* a symbolic link may lead out of the checked directory: the
+	 * directory that really holds the library must pass too */
+	real = realpath(path, NULL);
+	if (!real) {
+		snprintf(buf, len, "%s", strerror(errno));
+		return buf;
+	}
+	slash = strrchr(real, '/');
+	if (slash && slash != real)
+		*slash = '\0';
+	else
+		snprintf(real, 2, "/");
+	if (stat(real, &st) < 0) {
+		snprintf(buf, len, "%s: %s", real, strerror(errno));
+		why = buf;
+	} else {
+		char sub[160];
+
+		why = handler_trust_dir(&st, owner, sub, sizeof(sub));
+		if (why) {
+			snprintf(buf, len, "in %s, which is %s", real, why);
+			why = buf;
+		}
+	}
+	free(real);
+	return why;
+}

@@ -18,6 +18,9 @@
 #ifndef FAKE_NAME
 #error "FAKE_NAME must be defined"
 #endif
+#if defined(FAKE_FROZEN_1_0) && !defined(OPJIT_ANON_HANDLER_FROZEN_1_0)
+#error "FAKE_FROZEN_1_0: not built against the frozen 1.0 header"
+#endif
 #ifndef FAKE_TABLE_NAME
 #define FAKE_TABLE_NAME FAKE_NAME
 #endif
@@ -30,8 +33,25 @@
 
 #define MAX_CANDS 16
 
+/* A symbol as a later minor would lay it out: the 1.0 fields, then one
+ * this host has never heard of.  Explicit padding makes the appended
+ * field start right where 1.0's struct_size ends. */
+struct fake_sym {
+	struct opjit_symbol s;
+	uint64_t later;
+};
+
+#if defined(FAKE_FUTURE)
+#define FAKE_SYM_SIZE sizeof(struct fake_sym)
+#else
+#define FAKE_SYM_SIZE OPJIT_SYMBOL_SIZE_1_0
+#endif
+#ifndef FAKE_MINOR
+#define FAKE_MINOR OPJIT_HANDLER_ABI_MINOR
+#endif
+
 struct fake_state {
-	struct opjit_symbol lo, hi;
+	struct fake_sym lo, hi;
 	struct opjit_symbol cand[MAX_CANDS];
 	char cand_name[MAX_CANDS][256];
 	size_t ncand;
@@ -59,10 +79,21 @@ static int fake_claim(const struct opjit_host *host,
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
-	st->lo = (struct opjit_symbol){ OPJIT_SYMBOL_SIZE_1_0, FAKE_NAME ":lo",
-					0x1000, 0x1000, "lo.c", 7, 0 };
-	st->hi = (struct opjit_symbol){ OPJIT_SYMBOL_SIZE_1_0, FAKE_NAME ":hi",
-					0x2000, 0x1000, NULL, 0, 0 };
+	st->lo.s = (struct opjit_symbol){ FAKE_SYM_SIZE, FAKE_NAME ":lo",
+					  0x1000, 0x1000, "lo.c", 7, 0 };
+	st->hi.s = (struct opjit_symbol){ FAKE_SYM_SIZE, FAKE_NAME ":hi",
+					  0x2000, 0x1000, NULL, 0, 0 };
+#ifdef FAKE_BAD_RESERVED
+	st->hi.s.reserved = 1;
+#endif
+#if defined(FAKE_FUTURE)
+	/* the later field is set only for a host that knows it, unless
+	 * this handler breaks the rule on purpose */
+# if !defined(FAKE_IGNORES_HOST_MINOR) && !defined(FAKE_RUDE_SYMBOLS)
+	if (host->abi_minor >= FAKE_MINOR)
+# endif
+		st->lo.later = st->hi.later = 42;
+#endif
 	for (i = 0; i < proc->nr_maps && i < MAX_CANDS; i++) {
 		const struct opjit_map_candidate *c = proc->maps[i];
 
@@ -98,11 +129,16 @@ static int fake_resolve(void *state, struct opjit_resolve_batch *b)
 		if (st->ncand) {
 			b->symbols[i] = i < st->ncand ? &st->cand[i] : NULL;
 		} else if (a >= 0x1000 && a < 0x2000) {
-			b->symbols[i] = &st->lo;
+			b->symbols[i] = &st->lo.s;
 			b->files[i] = "lo.c";
 			b->lines[i] = (uint32_t)(a - 0x1000);
 		} else if (a >= 0x2000 && a < 0x3000) {
-			b->symbols[i] = &st->hi;
+			b->symbols[i] = &st->hi.s;
+		} else if (b->struct_size >= OPJIT_RESOLVE_BATCH_SIZE_1_0 &&
+			   b->reasons) {
+			b->reasons[i] = a < 0x1000 ?
+					OPJIT_UNRESOLVED_BEFORE_LOAD :
+					OPJIT_UNRESOLVED_NO_ENTRY;
 		}
 	}
 	return 0;
@@ -133,9 +169,6 @@ struct fake_table {
 #define FAKE_TABLE_SIZE sizeof(struct fake_table)
 #else
 #define FAKE_TABLE_SIZE OPJIT_HANDLER_SIZE_1_0
-#endif
-#ifndef FAKE_MINOR
-#define FAKE_MINOR OPJIT_HANDLER_ABI_MINOR
 #endif
 
 static void fake_later(void)
