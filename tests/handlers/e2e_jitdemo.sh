@@ -111,7 +111,7 @@ chmod 0644 "$map"
 touch -d '2 hours ago' "$map"
 report none --anon-handler=perfmap
 one_line none "opreport: perfmap: $map: last modified before the process \
-started, pid reused\? (trust rule: map older than the process)" \
+started, pid reused? (trust rule: map older than the process)" \
 	"refusing the stale $map"
 unnamed_line none "$pid" "map refused" >/dev/null
 [ "$(named none planted_name)" -eq 0 ] ||
