@@ -9,6 +9,7 @@
  * the I-th map candidate, so a test can see the list the host built.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,8 @@ struct fake_table {
 
 #if defined(FAKE_TINY)
 #define FAKE_TABLE_SIZE 8
+#elif defined(FAKE_HUGE)
+#define FAKE_TABLE_SIZE SIZE_MAX
 #elif defined(FAKE_FUTURE)
 #define FAKE_TABLE_SIZE sizeof(struct fake_table)
 #else
