@@ -373,7 +373,8 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 	if (c->malformed)
 		fprintf(stderr, "opreport: %s: %zu malformed symbol%s for "
 			"process %u (%s): no name, a reserved field set, or "
-			"fields past ABI %u.%u; counted as (malformed symbol)\n",
+			"fields past ABI %u.%u; counted as (malformed "
+			"symbol)\n",
 			c->h->name, c->malformed, c->malformed == 1 ? "" : "s",
 			p->tgid, p->comm ? p->comm : "?",
 			OPJIT_HANDLER_ABI_MAJOR, OPJIT_HANDLER_ABI_MINOR);
@@ -415,8 +416,9 @@ static int claim_by(struct anon_handlers *hs, const struct anon_handler *h,
 		err[sizeof(err) - 1] = '\0';
 		fprintf(stderr, "opreport: %s: cannot read the map of process "
 			"%u (%s): %s\n", h->name, p->tgid, op->comm,
-			err[0] ? handler_text_clean(err, clean, sizeof(clean)) :
-			"no reason given");
+			err[0] ? handler_text_clean(err, clean,
+						    sizeof(clean)) :
+				 "no reason given");
 		return 0;
 	}
 	if (rc == 0)

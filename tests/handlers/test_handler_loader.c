@@ -818,7 +818,8 @@ static void assert_malformed(const char *name)
 			 1);
 	err = capture_end();
 	snprintf(want, sizeof(want), "opreport: %s: claimed\nopreport: %s: %d "
-		 "malformed symbol%s for process 100 (%s): no name, a reserved "
+		 "malformed symbol%s for process 100 (%s): no name, a "
+		 "reserved "
 		 "field set, or fields past ABI 1.0; counted as (malformed "
 		 "symbol)\n", name, name, strcmp(name, "badsym") ? 2 : 1,
 		 strcmp(name, "badsym") ? "s" : "", name);
