@@ -26,8 +26,8 @@
  *  - a NULL function slot means "not supported".
  *
  * Concurrency: the host may call claim() for different processes at the
- * same time from different threads, and resolve() and release() for
- * different states at the same time.  Calls for one state never overlap.
+ * same time from different threads, and resolve(), last_error() and
+ * release() for different states at the same time.  Calls for one state never overlap.
  * A handler therefore keeps nothing mutable outside its states.  The
  * host's services (warn, open_map) may be called from any thread.
  */
@@ -63,9 +63,8 @@ struct opjit_host {
 	uint32_t abi_major;
 	uint32_t abi_minor;
 	/* Report one warning line about an outside input, e.g.
-	 * "/tmp/perf-42.map: 3 malformed lines (first at line 7)".  No
-	 * newline.
-	 * The host prefixes it with the handler's name. */
+	 * "/tmp/perf-42.map: 3 malformed lines (first at line 7)", with no
+	 * newline.  The host prefixes it with the handler's name. */
 	void (*warn)(const struct opjit_host *host, const char *msg);
 	void *host_data; /* for the host's own use */
 	/*
