@@ -222,9 +222,13 @@ static const char *trust_code_owner(const struct stat *st, uid_t owner,
 				    char *buf, size_t len)
 {
 	if (st->st_uid != 0 && st->st_uid != owner) {
-		snprintf(buf, len, "owned by uid %u, not by root or uid %u "
-			 "(trust rule: owner)", (unsigned)st->st_uid,
-			 (unsigned)owner);
+		if (owner == 0)
+			snprintf(buf, len, "owned by uid %u, not by root "
+				 "(trust rule: owner)", (unsigned)st->st_uid);
+		else
+			snprintf(buf, len, "owned by uid %u, not by root or "
+				 "uid %u (trust rule: owner)",
+				 (unsigned)st->st_uid, (unsigned)owner);
 		return buf;
 	}
 	/* a sticky bit does not help: anyone may still add a library */
