@@ -22,13 +22,29 @@ static void host_warn(const struct opjit_host *host, const char *msg)
 		handler_text_clean(msg, buf, sizeof(buf)));
 }
 
+/* The trust rules, counted so that a process no handler could claim
+ * because its map was refused says so in its summary line. */
+static int host_open_map(const struct opjit_host *host,
+			 const struct opjit_process *proc,
+			 const struct opjit_map_candidate *c, char *why,
+			 size_t whylen)
+{
+	struct anon_handler *h = host->host_data;
+	int rc = handler_trust_open_map(host, proc, c, why, whylen);
+
+	if (rc < 0 && rc != -ENOENT && rc != -EINVAL)
+		h->maps_refused++;
+	return rc;
+}
+
 static void host_init(struct anon_handler *h)
 {
-	h->host.struct_size = sizeof(h->host);
+	h->host.struct_size = OPJIT_HOST_SIZE_1_0;
 	h->host.abi_major = OPJIT_HANDLER_ABI_MAJOR;
 	h->host.abi_minor = OPJIT_HANDLER_ABI_MINOR;
 	h->host.warn = host_warn;
 	h->host.host_data = h;
+	h->host.open_map = host_open_map;
 }
 
 static bool already_loaded(const struct anon_handlers *hs, const char *name)
@@ -51,9 +67,8 @@ static int load_one(struct anon_handlers *hs, const struct handler_dirs *d,
 	size_t i;
 	int rc = -ENOENT;
 
-	if (!handler_name_valid(name)) {
-		fprintf(stderr, "opreport: bad handler name '%s': use letters "
-			"a-z, digits, '-' and '_'\n", name);
+	if (anon_handler_name_check(name, reason, sizeof(reason))) {
+		fprintf(stderr, "opreport: %s\n", reason);
 		return 0;
 	}
 	if (already_loaded(hs, name))

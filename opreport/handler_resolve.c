@@ -35,7 +35,7 @@ static void cand_add(struct candidates *cs, const char *path, uint32_t kind,
 	if (cs->n == MAX_CANDIDATES)
 		return;
 	c = &cs->c[cs->n];
-	c->struct_size = sizeof(*c);
+	c->struct_size = OPJIT_MAP_CANDIDATE_SIZE_1_0;
 	c->path = path;
 	c->kind = kind;
 	c->flags = flags;
@@ -104,7 +104,7 @@ static void proc_build(struct opjit_process *op, const struct ops_process *p,
 		       const struct candidates *cs)
 {
 	memset(op, 0, sizeof(*op));
-	op->struct_size = sizeof(*op);
+	op->struct_size = OPJIT_PROCESS_SIZE_1_0;
 	op->tgid = p->tgid;
 	op->nspid = p->nspid;
 	op->uid = p->uid;
@@ -125,6 +125,36 @@ static const char *handler_error(const struct anon_handler *h, void *state)
 
 	return e && e[0] ? handler_text_clean(e, buf, sizeof(buf)) :
 	       "no reason given";
+}
+
+_Static_assert(ANON_REASON_MAP_REFUSED == OPJIT_UNRESOLVED_MAP_REFUSED &&
+	       ANON_NR_REASONS == OPJIT_UNRESOLVED_MAP_REFUSED + 1,
+	       "the report's reasons are the ABI's");
+
+const char *anon_reason_text(uint32_t r)
+{
+	static const char *const text[ANON_NR_REASONS] = {
+		[OPJIT_UNRESOLVED_UNKNOWN] = "no reason given",
+		[OPJIT_UNRESOLVED_NO_ENTRY] = "no entry",
+		[OPJIT_UNRESOLVED_BEFORE_LOAD] = "before load",
+		[OPJIT_UNRESOLVED_UNLOADED] = "after unload",
+		[OPJIT_UNRESOLVED_MAP_REFUSED] = "map refused",
+	};
+
+	return r < ANON_NR_REASONS ? text[r] : text[0];
+}
+
+bool handler_tail_zero(const void *p, size_t known, size_t size)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	if (size > HANDLER_STRUCT_MAX)
+		return false;
+	for (i = known; i < size; i++)
+		if (b[i])
+			return false;
+	return true;
 }
 
 /* Pointer-keyed table: one report copy per handler symbol, so that the
@@ -200,13 +230,24 @@ static void sym_map_free(struct sym_map *m)
 	free(m->val);
 }
 
+/* Whether OS is a symbol this host can honour: every 1.0 field there,
+ * the reserved field zero, and nothing set past what it knows. */
+static bool sym_valid(const struct opjit_symbol *os)
+{
+	if (os->struct_size < OPJIT_SIZE_THROUGH(struct opjit_symbol, size) ||
+	    !os->name)
+		return false;
+	if (os->struct_size >= OPJIT_SYMBOL_SIZE_1_0 && os->reserved)
+		return false;
+	return handler_tail_zero(os, OPJIT_SYMBOL_SIZE_1_0, os->struct_size);
+}
+
 /* Copy only the fields the handler's symbol has. */
 static const struct anon_symbol *sym_copy(struct anon_handlers *hs,
 					  struct sym_map *m,
 					  const struct opjit_symbol *os,
-					  int *rc)
+					  size_t *malformed, int *rc)
 {
-	const size_t need = OPJIT_SIZE_THROUGH(struct opjit_symbol, size);
 	struct anon_symbol *as;
 	void **slot = sym_map_slot(m, os, rc);
 
@@ -218,7 +259,8 @@ static const struct anon_symbol *sym_copy(struct anon_handlers *hs,
 	if (!as)
 		goto nomem;
 	memset(as, 0, sizeof(*as));
-	if (os->struct_size < need || !os->name) {
+	if (!sym_valid(os)) {
+		(*malformed)++;
 		as->name = "(malformed symbol)";
 		*slot = as;
 		return as;
@@ -252,6 +294,8 @@ struct resolve_ctx {
 	const struct opjit_symbol **osyms;
 	const char **ofiles;
 	uint32_t *olines;
+	uint32_t *oreasons;
+	size_t malformed; /* distinct symbols this host could not honour */
 };
 
 static int batch_copy(struct resolve_ctx *c, size_t base, size_t n,
@@ -263,7 +307,8 @@ static int batch_copy(struct resolve_ctx *c, size_t base, size_t n,
 	for (i = 0; i < n; i++) {
 		if (c->osyms[i]) {
 			res->syms[base + i] = sym_copy(c->hs, &c->syms,
-						       c->osyms[i], &rc);
+						       c->osyms[i],
+						       &c->malformed, &rc);
 			if (rc < 0)
 				return rc;
 		}
@@ -281,6 +326,10 @@ static int batch_copy(struct resolve_ctx *c, size_t base, size_t n,
 			res->files[base + i] = *slot;
 		}
 		res->lines[base + i] = c->olines[i];
+		if (!c->osyms[i])
+			res->reasons[base + i] =
+				c->oreasons[i] < ANON_NR_REASONS ?
+				c->oreasons[i] : OPJIT_UNRESOLVED_UNKNOWN;
 	}
 	return 0;
 }
@@ -298,7 +347,9 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 	c->osyms = malloc((chunk ? chunk : 1) * sizeof(*c->osyms));
 	c->ofiles = malloc((chunk ? chunk : 1) * sizeof(*c->ofiles));
 	c->olines = malloc((chunk ? chunk : 1) * sizeof(*c->olines));
-	if (!c->addrs || !c->times || !c->osyms || !c->ofiles || !c->olines)
+	c->oreasons = malloc((chunk ? chunk : 1) * sizeof(*c->oreasons));
+	if (!c->addrs || !c->times || !c->osyms || !c->ofiles || !c->olines ||
+	    !c->oreasons)
 		return -ENOMEM;
 	for (base = 0; base < n; base += chunk) {
 		size_t m = n - base < chunk ? n - base : chunk;
@@ -310,14 +361,16 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 		memset(c->osyms, 0, m * sizeof(*c->osyms));
 		memset(c->ofiles, 0, m * sizeof(*c->ofiles));
 		memset(c->olines, 0, m * sizeof(*c->olines));
+		memset(c->oreasons, 0, m * sizeof(*c->oreasons));
 		memset(&b, 0, sizeof(b));
-		b.struct_size = sizeof(b);
+		b.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_0;
 		b.count = m;
 		b.addrs = c->addrs;
 		b.times = c->times;
 		b.symbols = c->osyms;
 		b.files = c->ofiles;
 		b.lines = c->olines;
+		b.reasons = c->oreasons;
 		rc = c->h->tab.resolve(c->state, &b);
 		if (rc < 0) {
 			fprintf(stderr, "opreport: %s: cannot name the "
@@ -330,6 +383,14 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 		if (rc < 0)
 			return rc;
 	}
+	if (c->malformed)
+		fprintf(stderr, "opreport: %s: %zu malformed symbol%s for "
+			"process %u (%s): no name, a reserved field set, or "
+			"fields past ABI %u.%u; counted as (malformed "
+			"symbol)\n",
+			c->h->name, c->malformed, c->malformed == 1 ? "" : "s",
+			p->tgid, p->comm ? p->comm : "?",
+			OPJIT_HANDLER_ABI_MAJOR, OPJIT_HANDLER_ABI_MINOR);
 	return 0;
 }
 
@@ -341,11 +402,14 @@ static int resolved_alloc(struct anon_handlers *hs, size_t n,
 	res->syms = handler_arena_alloc(&hs->arena, k * sizeof(*res->syms));
 	res->files = handler_arena_alloc(&hs->arena, k * sizeof(*res->files));
 	res->lines = handler_arena_alloc(&hs->arena, k * sizeof(*res->lines));
-	if (!res->syms || !res->files || !res->lines)
+	res->reasons = handler_arena_alloc(&hs->arena,
+					   k * sizeof(*res->reasons));
+	if (!res->syms || !res->files || !res->lines || !res->reasons)
 		return -ENOMEM;
 	memset(res->syms, 0, k * sizeof(*res->syms));
 	memset(res->files, 0, k * sizeof(*res->files));
 	memset(res->lines, 0, k * sizeof(*res->lines));
+	memset(res->reasons, 0, k * sizeof(*res->reasons));
 	return 0;
 }
 
@@ -356,13 +420,18 @@ static int claim_by(struct anon_handlers *hs, const struct anon_handler *h,
 		    struct anon_resolved *res)
 {
 	struct resolve_ctx c = { .hs = hs, .h = h };
+	char err[512] = "", clean[512];
 	int rc;
 
-	rc = h->tab.claim(&h->host, op, &c.state);
+	rc = h->tab.claim(&h->host, op, &c.state, err, sizeof(err));
 	if (rc < 0) {
+		/* the handler's text, however it ended */
+		err[sizeof(err) - 1] = '\0';
 		fprintf(stderr, "opreport: %s: cannot read the map of process "
 			"%u (%s): %s\n", h->name, p->tgid, op->comm,
-			handler_error(h, NULL));
+			err[0] ? handler_text_clean(err, clean,
+						    sizeof(clean)) :
+				 "no reason given");
 		return 0;
 	}
 	if (rc == 0)
@@ -380,6 +449,7 @@ static int claim_by(struct anon_handlers *hs, const struct anon_handler *h,
 	free(c.osyms);
 	free(c.ofiles);
 	free(c.olines);
+	free(c.oreasons);
 	if (rc == -ENOMEM)
 		fprintf(stderr, "opreport: cannot name the samples of process "
 			"%u: out of memory\n", p->tgid);
@@ -404,10 +474,14 @@ int anon_handlers_resolve(struct anon_handlers *hs, struct ops_session *s,
 		return 0;
 	cand_build(&cs, s, proc_id, p);
 	proc_build(&op, p, &cs);
+	memset(res, 0, sizeof(*res));
 	for (i = 0; i < hs->n; i++) {
+		hs->v[i].maps_refused = 0;
 		rc = claim_by(hs, &hs->v[i], p, &op, samples, n, res);
 		if (rc != 0)
 			return rc;
+		if (hs->v[i].maps_refused)
+			res->map_refused = true;
 	}
 	return 0;
 }

@@ -17,7 +17,6 @@
 #include <opjit/anon_handler.h>
 
 #include "jitdump.h"
-#include "maptrust.h"
 
 #define SYM_POOL 4096u
 
@@ -29,8 +28,6 @@ struct jdh_state {
 	size_t npools, pool_used;
 	char err[512];
 };
-
-static __thread char claim_err[512];
 
 static void warnf(const struct opjit_host *host, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -48,11 +45,13 @@ static void warnf(const struct opjit_host *host, const char *fmt, ...)
 	host->warn(host, msg);
 }
 
-/* The one place the trust rules are applied to a dump. */
+/* The one place a dump is opened: the host applies the trust rules and
+ * says why it refused. */
 static int jdh_open(const struct opjit_host *host,
-		    const struct opjit_process *proc, const char *path)
+		    const struct opjit_process *proc,
+		    const struct opjit_map_candidate *c)
 {
-	return maptrust_open(host, proc, path);
+	return host->open_map(host, proc, c, NULL, 0);
 }
 
 static void jdh_release(void *state)
@@ -106,15 +105,17 @@ static void jdh_report(const struct opjit_host *host, const char *path,
 /* 1 when PATH is a jitdump we read, 0 when it is not one (said in one
  * line), or a negative errno. */
 static int jdh_load(const struct opjit_host *host,
-		    const struct opjit_process *proc, const char *path,
-		    struct jdh_state **out)
+		    const struct opjit_process *proc,
+		    const struct opjit_map_candidate *c, struct jdh_state **out,
+		    char *err, size_t errlen)
 {
+	const char *path = c->path;
 	struct jdh_state *st = NULL;
 	struct jd_src src;
 	int fd, rc;
 
 	*out = NULL;
-	fd = jdh_open(host, proc, path);
+	fd = jdh_open(host, proc, c);
 	if (fd < 0)
 		return 0;
 	st = calloc(1, sizeof(*st));
@@ -148,7 +149,7 @@ static int jdh_load(const struct opjit_host *host,
 	*out = st;
 	return 1;
 fail:
-	snprintf(claim_err, sizeof(claim_err), "cannot read %s: %s", path,
+	snprintf(err, errlen, "cannot read %s: %s", path,
 		 rc == -EFBIG ? "larger than 4 GiB" :
 		 rc == -E2BIG ? "too much overlapping code" : strerror(-rc));
 	jdh_release(st);
@@ -156,7 +157,8 @@ fail:
 }
 
 static int jdh_claim(const struct opjit_host *host,
-		     const struct opjit_process *proc, void **state)
+		     const struct opjit_process *proc, void **state,
+		     char *err, size_t errlen)
 {
 	const size_t need = OPJIT_SIZE_THROUGH(struct opjit_map_candidate,
 					       kind);
@@ -164,8 +166,8 @@ static int jdh_claim(const struct opjit_host *host,
 	int rc;
 
 	*state = NULL;
-	claim_err[0] = '\0';
-	if (proc->struct_size < OPJIT_SIZE_THROUGH(struct opjit_process,
+	if (host->struct_size < OPJIT_HOST_SIZE_1_0 || !host->open_map ||
+	    proc->struct_size < OPJIT_SIZE_THROUGH(struct opjit_process,
 						   nr_maps))
 		return 0;
 	for (i = 0; i < proc->nr_maps; i++) {
@@ -175,7 +177,7 @@ static int jdh_claim(const struct opjit_host *host,
 		if (!c || c->struct_size < need || !c->path ||
 		    c->kind != OPJIT_MAP_JITDUMP)
 			continue;
-		rc = jdh_load(host, proc, c->path, &st);
+		rc = jdh_load(host, proc, c, &st, err, errlen);
 		if (rc < 0)
 			return rc;
 		if (rc == 1) {
@@ -207,7 +209,7 @@ static const struct opjit_symbol *sym_get(struct jdh_state *st, uint32_t c)
 		st->pool_used = 0;
 	}
 	s = &st->pools[st->npools - 1][st->pool_used++];
-	s->struct_size = sizeof(*s);
+	s->struct_size = OPJIT_SYMBOL_SIZE_1_0;
 	s->name = jd_name(&st->d, code->name);
 	s->start = code->addr;
 	s->size = code->size;
@@ -221,12 +223,28 @@ static const struct opjit_symbol *sym_get(struct jdh_state *st, uint32_t c)
 	return s;
 }
 
+/* Why no code lived in segment SEG at TIME: it came later, or it had
+ * gone (an unload or a move). */
+static uint32_t jdh_why_no_life(const struct jdh_state *st, size_t seg,
+				uint64_t time)
+{
+	const struct jd_seg *sg = &st->x.seg[seg];
+	const uint32_t *v = st->x.list + sg->first;
+
+	if (sg->n && time < st->x.life[v[0]].from)
+		return OPJIT_UNRESOLVED_BEFORE_LOAD;
+	return OPJIT_UNRESOLVED_UNLOADED;
+}
+
 static int jdh_resolve(void *state, struct opjit_resolve_batch *b)
 {
 	struct jdh_state *st = state;
 	bool lines = b->struct_size >= OPJIT_SIZE_THROUGH(
 			     struct opjit_resolve_batch, lines) &&
 		     b->files && b->lines;
+	uint32_t *reasons = b->struct_size >=
+				    OPJIT_SIZE_THROUGH(struct opjit_resolve_batch,
+						       reasons) ? b->reasons : NULL;
 	size_t i, seg = SIZE_MAX;
 
 	if (b->struct_size < OPJIT_SIZE_THROUGH(struct opjit_resolve_batch,
@@ -246,11 +264,18 @@ static int jdh_resolve(void *state, struct opjit_resolve_batch *b)
 		if (seg == SIZE_MAX || a < st->x.seg[seg].start ||
 		    a >= st->x.seg[seg].end)
 			seg = jd_index_seg(&st->x, a);
-		if (seg == SIZE_MAX)
+		if (seg == SIZE_MAX) {
+			if (reasons)
+				reasons[i] = OPJIT_UNRESOLVED_NO_ENTRY;
 			continue;
+		}
 		life = jd_index_life(&st->x, seg, b->times ? b->times[i] : 0);
-		if (life == UINT32_MAX)
+		if (life == UINT32_MAX) {
+			if (reasons)
+				reasons[i] = jdh_why_no_life(st, seg,
+							     b->times[i]);
 			continue;
+		}
 		s = sym_get(st, st->x.life[life].code);
 		if (!s) {
 			snprintf(st->err, sizeof(st->err), "out of memory");
@@ -268,33 +293,15 @@ static int jdh_resolve(void *state, struct opjit_resolve_batch *b)
 	return 0;
 }
 
-static int jdh_for_each_symbol(void *state, opjit_symbol_cb cb, void *arg)
-{
-	struct jdh_state *st = state;
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; i < st->d.ncode && !rc; i++) {
-		const struct opjit_symbol *s = sym_get(st, (uint32_t)i);
-
-		if (!s) {
-			snprintf(st->err, sizeof(st->err), "out of memory");
-			return -ENOMEM;
-		}
-		rc = cb(arg, s);
-	}
-	return rc;
-}
-
 static const char *jdh_last_error(void *state)
 {
 	struct jdh_state *st = state;
 
-	return st ? st->err : claim_err;
+	return st ? st->err : "";
 }
 
 static const struct opjit_handler jitdump_handler = {
-	.struct_size = sizeof(struct opjit_handler),
+	.struct_size = OPJIT_HANDLER_SIZE_1_0,
 	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
 	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
 	.name = "jitdump",
@@ -302,7 +309,6 @@ static const struct opjit_handler jitdump_handler = {
 		       "--perf-prof, .NET, Mono, wasmtime, Julia, LLVM",
 	.claim = jdh_claim,
 	.resolve = jdh_resolve,
-	.for_each_symbol = jdh_for_each_symbol,
 	.last_error = jdh_last_error,
 	.release = jdh_release,
 };

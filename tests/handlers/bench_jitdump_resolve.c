@@ -22,6 +22,8 @@
 
 #include <opjit/anon_handler.h>
 
+#include "handler_internal.h"
+
 #include "jitdump.h"
 
 #define BASE UINT64_C(0x7f0000000000)
@@ -146,7 +148,8 @@ static uint64_t rnd(void)
 int main(int argc, char **argv)
 {
 	uint64_t nsamples = argc > 2 ? strtoull(argv[2], NULL, 0) : 10000000;
-	const struct opjit_host host = { sizeof(host), 1, 1, bench_warn, 0 };
+	const struct opjit_host host = { sizeof(host), 1, 1, bench_warn, 0,
+					 handler_trust_open_map };
 	char path[] = "/tmp/jit-bench-XXXXXX";
 	struct opjit_map_candidate cand = { sizeof(cand), path,
 					    OPJIT_MAP_JITDUMP, 0 };
@@ -196,7 +199,7 @@ int main(int argc, char **argv)
 	h = opjit_handler_entry(OPJIT_HANDLER_ABI_MAJOR,
 				OPJIT_HANDLER_ABI_MINOR);
 	t0 = now();
-	if (!h || h->claim(&host, &proc, &state) != 1) {
+	if (!h || h->claim(&host, &proc, &state, want, sizeof(want)) != 1) {
 		fprintf(stderr, "bench_jitdump_resolve: %s: not claimed\n",
 			path);
 		goto out;
@@ -206,6 +209,7 @@ int main(int argc, char **argv)
 		uint64_t n = nsamples - i < BATCH ? nsamples - i : BATCH, j;
 		struct opjit_resolve_batch b = {
 			sizeof(b), n, addrs + i, times + i, syms, files, lines,
+			NULL,
 		};
 
 		memset(syms, 0, n * sizeof(*syms));

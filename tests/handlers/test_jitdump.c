@@ -15,6 +15,8 @@
 
 #include <opjit/anon_handler.h>
 
+#include "handler_internal.h"
+
 #include "jitdump.h"
 
 /* ------------------------------------------------------------------ */
@@ -470,6 +472,7 @@ static const struct opjit_host host = {
 	.struct_size = sizeof(struct opjit_host),
 	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
 	.warn = record_warn,
+	.open_map = handler_trust_open_map,
 };
 
 static struct opjit_map_candidate cand[2];
@@ -477,6 +480,7 @@ static const struct opjit_map_candidate *candp[2];
 static struct opjit_process proc;
 static char path[128];
 static void *state;
+static char claim_err[256];
 
 static void hsetup(void)
 {
@@ -555,7 +559,7 @@ START_TEST(handler_claims_and_names)
 
 	w_story(&w, false, 1, 40, 0);
 	put_file(&w, w.len, 0644);
-	ck_assert_int_eq(h->claim(&host, &proc, &state), 1);
+	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 1);
 	ck_assert_int_eq(nwarned, 0);
 	ck_assert_str_eq(resolve_one(0x1018, 150000000, &file, &line),
 			 "alpha");
@@ -575,7 +579,7 @@ START_TEST(handler_other_kinds_ignored)
 	w_story(&w, false, 1, 40, 0);
 	put_file(&w, w.len, 0644);
 	cand[1].kind = OPJIT_MAP_PERF;
-	ck_assert_int_eq(h->claim(&host, &proc, &state), 0);
+	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 0);
 	ck_assert_int_eq(nwarned, 0);
 }
 END_TEST
@@ -587,7 +591,7 @@ START_TEST(handler_trust)
 
 	w_story(&w, false, 1, 40, 0);
 	put_file(&w, w.len, 0666);
-	ck_assert_int_eq(h->claim(&host, &proc, &state), 0);
+	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 0);
 	ck_assert_int_eq(nwarned, 1);
 	snprintf(want, sizeof(want), "%s: writable by group or others", path);
 	ck_assert_str_eq(warned[0], want);
@@ -606,7 +610,7 @@ START_TEST(handler_torn_one_line)
 	cut = w.len;
 	w_load(&w, 200, 0x2000, 0x100, 2, "beta");
 	put_file(&w, w.len - 3, 0644);
-	ck_assert_int_eq(h->claim(&host, &proc, &state), 1);
+	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 1);
 	ck_assert_int_eq(nwarned, 1);
 	snprintf(want, sizeof(want), "%s: record cut off at offset %zu, "
 		 "keeping the 1 records before it", path, cut);
@@ -622,7 +626,7 @@ START_TEST(handler_arch_timestamp)
 
 	w_story(&w, false, 1, 40, JD_FLAGS_ARCH_TIMESTAMP);
 	put_file(&w, w.len, 0644);
-	ck_assert_int_eq(h->claim(&host, &proc, &state), 1);
+	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 1);
 	ck_assert_int_eq(nwarned, 1);
 	snprintf(want, sizeof(want), "%s: records are stamped with the CPU's "
 		 "own counter, not CLOCK_MONOTONIC: naming code by address "
@@ -640,7 +644,7 @@ START_TEST(handler_not_a_dump)
 	memset(&w, 0, sizeof(w));
 	memcpy(w.buf, "7f00 10 not a dump\n", 19);
 	put_file(&w, 19, 0644);
-	ck_assert_int_eq(h->claim(&host, &proc, &state), 0);
+	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 0);
 	ck_assert_int_eq(nwarned, 1);
 	snprintf(want, sizeof(want), "%s: not a jitdump file", path);
 	ck_assert_str_eq(warned[0], want);
@@ -658,7 +662,7 @@ START_TEST(handler_many_bad_records)
 	for (i = 0; i < 20; i++)
 		w_raw(&w, JD_CODE_MOVE, 20);
 	put_file(&w, w.len, 0644);
-	ck_assert_int_eq(h->claim(&host, &proc, &state), 1);
+	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 1);
 	ck_assert_int_eq(nwarned, JD_MAX_REPORTED + 1);
 	snprintf(want, sizeof(want), "%s: malformed JIT_CODE_MOVE at offset "
 		 "40: 20 bytes, at least 64 expected", path);
