@@ -786,7 +786,7 @@ START_TEST(later_table_with_unknown_fields_refused)
 
 	snprintf(want, sizeof(want), "opreport: skipping handler " FAKE_DIR3
 		 "/libfuturerude.so: handler table of %zu bytes sets fields "
-		 "past ABI 1.0, which this opreport cannot honour\n",
+		 "past ABI 1.1, which this opreport cannot honour\n",
 		 (size_t)OPJIT_HANDLER_SIZE_1_0 + 2 * sizeof(void *));
 	capture_begin();
 	{
@@ -831,7 +831,7 @@ static void assert_malformed(const char *name)
 	snprintf(want, sizeof(want), "opreport: %s: claimed\nopreport: %s: %d "
 		 "malformed symbol%s for process 100 (%s): no name, a "
 		 "reserved "
-		 "field set, or fields past ABI 1.0; counted as (malformed "
+		 "field set, or fields past ABI 1.1; counted as (malformed "
 		 "symbol)\n", name, name, strcmp(name, "badsym") ? 2 : 1,
 		 strcmp(name, "badsym") ? "s" : "", name);
 	ck_assert_str_eq(err, want);

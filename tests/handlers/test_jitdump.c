@@ -559,7 +559,8 @@ START_TEST(handler_claims_and_names)
 
 	w_story(&w, false, 1, 40, 0);
 	put_file(&w, w.len, 0644);
-	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 1);
+	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err,
+				  sizeof(claim_err)), 1);
 	ck_assert_int_eq(nwarned, 0);
 	ck_assert_str_eq(resolve_one(0x1018, 150000000, &file, &line),
 			 "alpha");
@@ -579,7 +580,8 @@ START_TEST(handler_other_kinds_ignored)
 	w_story(&w, false, 1, 40, 0);
 	put_file(&w, w.len, 0644);
 	cand[1].kind = OPJIT_MAP_PERF;
-	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 0);
+	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err,
+				  sizeof(claim_err)), 0);
 	ck_assert_int_eq(nwarned, 0);
 }
 END_TEST
@@ -591,9 +593,11 @@ START_TEST(handler_trust)
 
 	w_story(&w, false, 1, 40, 0);
 	put_file(&w, w.len, 0666);
-	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 0);
+	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err,
+				  sizeof(claim_err)), 0);
 	ck_assert_int_eq(nwarned, 1);
-	snprintf(want, sizeof(want), "%s: writable by group or others", path);
+	snprintf(want, sizeof(want),
+		 "%s: writable by group or others (trust rule: mode)", path);
 	ck_assert_str_eq(warned[0], want);
 }
 END_TEST
@@ -610,7 +614,8 @@ START_TEST(handler_torn_one_line)
 	cut = w.len;
 	w_load(&w, 200, 0x2000, 0x100, 2, "beta");
 	put_file(&w, w.len - 3, 0644);
-	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 1);
+	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err,
+				  sizeof(claim_err)), 1);
 	ck_assert_int_eq(nwarned, 1);
 	snprintf(want, sizeof(want), "%s: record cut off at offset %zu, "
 		 "keeping the 1 records before it", path, cut);
@@ -626,7 +631,8 @@ START_TEST(handler_arch_timestamp)
 
 	w_story(&w, false, 1, 40, JD_FLAGS_ARCH_TIMESTAMP);
 	put_file(&w, w.len, 0644);
-	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 1);
+	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err,
+				  sizeof(claim_err)), 1);
 	ck_assert_int_eq(nwarned, 1);
 	snprintf(want, sizeof(want), "%s: records are stamped with the CPU's "
 		 "own counter, not CLOCK_MONOTONIC: naming code by address "
@@ -644,7 +650,8 @@ START_TEST(handler_not_a_dump)
 	memset(&w, 0, sizeof(w));
 	memcpy(w.buf, "7f00 10 not a dump\n", 19);
 	put_file(&w, 19, 0644);
-	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 0);
+	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err,
+				  sizeof(claim_err)), 0);
 	ck_assert_int_eq(nwarned, 1);
 	snprintf(want, sizeof(want), "%s: not a jitdump file", path);
 	ck_assert_str_eq(warned[0], want);
@@ -662,7 +669,8 @@ START_TEST(handler_many_bad_records)
 	for (i = 0; i < 20; i++)
 		w_raw(&w, JD_CODE_MOVE, 20);
 	put_file(&w, w.len, 0644);
-	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 1);
+	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err,
+				  sizeof(claim_err)), 1);
 	ck_assert_int_eq(nwarned, JD_MAX_REPORTED + 1);
 	snprintf(want, sizeof(want), "%s: malformed JIT_CODE_MOVE at offset "
 		 "40: 20 bytes, at least 64 expected", path);
