@@ -151,17 +151,49 @@ static char *image_find(const struct opreport_opts *o, const char *path)
 	return strdup(path);
 }
 
-static bfd *bfd_open_object(const char *path)
+/*
+ * PATH as an object file, or NULL with *ERR a negative errno (0 when
+ * libbfd refused it; bfd_get_error says why).  The file goes through the
+ * session reader's gate first, so a FIFO or device under an image's name
+ * is refused instead of hanging the report, and libbfd reads from that
+ * very descriptor.
+ */
+static bfd *bfd_open_object(const char *path, int *err)
 {
-	bfd *abfd = bfd_openr(path, NULL);
+	struct stat st;
+	bfd *abfd;
+	int fd;
 
+	*err = 0;
+	fd = ops_file_open(path, UINT64_MAX, &st);
+	if (fd < 0) {
+		*err = fd;
+		return NULL;
+	}
+	abfd = bfd_fdopenr(path, NULL, fd); /* closes FD when it fails */
 	if (!abfd)
 		return NULL;
+	/* a big session may hold more images than descriptors */
+	bfd_set_cacheable(abfd, true);
 	if (!bfd_check_format(abfd, bfd_object)) {
 		bfd_close(abfd);
 		return NULL;
 	}
 	return abfd;
+}
+
+/* A debug file that exists but cannot be read is worth a line; one that
+ * is missing is the usual case. */
+static bfd *debug_open_object(const char *path)
+{
+	int err;
+	bfd *dbg = bfd_open_object(path, &err);
+
+	if (!dbg && err && err != -ENOENT && err != -ENOTDIR)
+		fprintf(stderr,
+			"opreport: warning: cannot read %s: %s; its debug information is not used\n",
+			path, ops_file_strerror(err));
+	return dbg;
 }
 
 /* The GNU build-id note, if any: returns its size, 0 when none. */
@@ -234,13 +266,13 @@ static bfd *debug_open(struct image_bfd *img)
 		if (asprintf(&path, "%s/.build-id/%.2s/%s.debug", root, hex,
 			     hex + 2) < 0)
 			path = NULL;
-		dbg = path ? bfd_open_object(path) : NULL;
+		dbg = path ? debug_open_object(path) : NULL;
 		free(path);
 		path = NULL;
 	}
 	if (!dbg) {
 		path = bfd_follow_gnu_debuglink(img->abfd, root);
-		dbg = path ? bfd_open_object(path) : NULL;
+		dbg = path ? debug_open_object(path) : NULL;
 		free(path);
 	}
 	/* a debug file for another build names the wrong code */
@@ -481,14 +513,16 @@ static void image_lines(void *arg, const uint64_t *vmas, size_t n,
 static void image_open(struct image_bfd *img, const struct ops_image *rec)
 {
 	const char *why;
+	int err;
 
 	if (rec->path[0] == '[')
 		return; /* [vdso] and friends have no file */
-	img->abfd = bfd_open_object(img->path);
+	img->abfd = bfd_open_object(img->path, &err);
 	if (!img->abfd) {
 		fprintf(stderr,
 			"opreport: warning: cannot read %s: %s; its samples show as (no symbols)\n",
-			img->path, bfd_get_error() == bfd_error_system_call ?
+			img->path, err ? ops_file_strerror(err) :
+			bfd_get_error() == bfd_error_system_call ?
 			strerror(errno) : bfd_errmsg(bfd_get_error()));
 		return;
 	}

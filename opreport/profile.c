@@ -63,7 +63,8 @@ static int kernel_syms(struct profile *p, struct ops_session *s)
 {
 	if (p->ks)
 		return 0;
-	return kallsyms_load(&p->ks, ops_session_kallsyms(s),
+	return kallsyms_load(&p->ks, ops_session_dir(s),
+			     ops_session_kallsyms(s),
 			     ops_session_modules(s));
 }
 
