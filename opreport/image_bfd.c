@@ -10,6 +10,7 @@
 
 #include "bfd_inc.h"
 #include "image_bfd.h"
+#include "out.h"
 
 /* libiberty's demangle.h is not installed with binutils-dev */
 #define OPJIT_DMGL_PARAMS (1 << 0)
@@ -190,9 +191,8 @@ static bfd *debug_open_object(const char *path)
 	bfd *dbg = bfd_open_object(path, &err);
 
 	if (!dbg && err && err != -ENOENT && err != -ENOTDIR)
-		fprintf(stderr,
-			"opreport: warning: cannot read %s: %s; its debug information is not used\n",
-			path, ops_file_strerror(err));
+		out_warnf("cannot read %s: %s; its debug information is not used",
+			  path, ops_file_strerror(err));
 	return dbg;
 }
 
@@ -519,24 +519,21 @@ static void image_open(struct image_bfd *img, const struct ops_image *rec)
 		return; /* [vdso] and friends have no file */
 	img->abfd = bfd_open_object(img->path, &err);
 	if (!img->abfd) {
-		fprintf(stderr,
-			"opreport: warning: cannot read %s: %s; its samples show as (no symbols)\n",
-			img->path, err ? ops_file_strerror(err) :
-			bfd_get_error() == bfd_error_system_call ?
-			strerror(errno) : bfd_errmsg(bfd_get_error()));
+		out_warnf("cannot read %s: %s; its samples show as (no symbols)",
+			  img->path, err ? ops_file_strerror(err) :
+			  bfd_get_error() == bfd_error_system_call ?
+			  strerror(errno) : bfd_errmsg(bfd_get_error()));
 		return;
 	}
 	why = image_changed(img->abfd, img->path, rec);
 	if (why) {
-		fprintf(stderr,
-			"opreport: warning: %s changed since the session was recorded (%s); its samples show as (no symbols)\n",
-			img->path, why);
+		out_warnf("%s changed since the session was recorded (%s); its samples show as (no symbols)",
+			  img->path, why);
 		goto unusable;
 	}
 	img->dbg = debug_open(img);
 	if (build_symtab(img) || build_sections(img)) {
-		fprintf(stderr, "opreport: warning: %s: out of memory\n",
-			img->path);
+		out_warnf("%s: out of memory", img->path);
 		goto unusable;
 	}
 	return;

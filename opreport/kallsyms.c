@@ -8,6 +8,7 @@
 #include <opjit/samples.h>
 
 #include "kallsyms.h"
+#include "out.h"
 
 struct ksym {
 	struct report_sym sym;
@@ -180,8 +181,8 @@ static int read_whole(const char *file, uint64_t max, const char *what,
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret)
-		fprintf(stderr, "opreport: warning: cannot read %s: %s; %s\n",
-			file, ops_file_strerror(ret), what);
+		out_warnf("cannot read %s: %s; %s", file,
+			  ops_file_strerror(ret), what);
 	return 0;
 }
 
@@ -199,22 +200,19 @@ int kallsyms_load(struct kallsyms **out, const char *dir, const char *file,
 		if (ret)
 			return ret;
 	} else {
-		fprintf(stderr,
-			"opreport: warning: cannot read %s/kallsyms: missing from the session; kernel samples show as (no symbols)\n",
-			dir);
+		out_warnf("cannot read %s/kallsyms: missing from the session; kernel samples show as (no symbols)",
+			  dir);
 	}
 	ret = kallsyms_parse(out, buf ? buf : "", len, &nr_bad, &first_bad);
 	free(buf);
 	if (ret)
 		return ret;
 	if (nr_bad)
-		fprintf(stderr,
-			"opreport: warning: %s: %zu malformed lines (first at line %zu)\n",
-			file, nr_bad, first_bad);
+		out_warnf("%s: %zu malformed lines (first at line %zu)",
+			  file, nr_bad, first_bad);
 	if (!(*out)->nr && len)
-		fprintf(stderr,
-			"opreport: warning: %s: no kernel addresses (recorded without privilege?); kernel samples show as (no symbols)\n",
-			file);
+		out_warnf("%s: no kernel addresses (recorded without privilege?); kernel samples show as (no symbols)",
+			  file);
 	if (!modules)
 		return 0;
 	ret = read_whole(modules, OPS_MODULES_MAX,
@@ -224,9 +222,8 @@ int kallsyms_load(struct kallsyms **out, const char *dir, const char *file,
 	kallsyms_parse_modules(*out, buf, len, &nr_bad, &first_bad);
 	free(buf);
 	if (nr_bad)
-		fprintf(stderr,
-			"opreport: warning: %s: %zu malformed lines (first at line %zu)\n",
-			modules, nr_bad, first_bad);
+		out_warnf("%s: %zu malformed lines (first at line %zu)",
+			  modules, nr_bad, first_bad);
 	return 0;
 }
 

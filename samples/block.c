@@ -225,7 +225,8 @@ int ops_blocks_read(const char *path, const char magic[8], uint8_t **out,
 			break;
 		h = buf + n - OPS_BLOCK_HEADER_SIZE;
 		plen = ops_le32_load(h + 8);
-		if (ops_le32_load(h) != OPS_BLOCK_MAGIC || plen > OPS_BLOCK_MAX)
+		if (ops_le32_load(h) != OPS_BLOCK_MAGIC ||
+		    plen > OPS_BLOCK_MAX)
 			break;
 		ret = blocks_read_more(fd, &buf, &n, &cap, plen, &got);
 		if (ret || got < plen)
