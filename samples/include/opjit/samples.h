@@ -247,9 +247,11 @@ int ops_session_anon(struct ops_session *s, uint32_t proc_id,
 size_t ops_session_archived_maps(const struct ops_session *s,
 				 uint32_t proc_id, const char *const **paths);
 
-/* Paths of the session's kallsyms and modules copies, or NULL.  After a
- * clean stop the kallsyms copy holds only the code symbols that kernel
- * samples fall in, each with the code symbol after it (FORMAT.md). */
+/* Paths of the session's kallsyms and modules copies when something by
+ * that name exists (its reader checks what it is), NULL when missing.
+ * After a clean stop the kallsyms copy holds only the code symbols that
+ * kernel samples fall in, each with the code symbol after it
+ * (FORMAT.md). */
 const char *ops_session_kallsyms(const struct ops_session *s);
 const char *ops_session_modules(const struct ops_session *s);
 
