@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bfd_inc.h"
 #include "image_bfd.h"
@@ -249,6 +250,73 @@ static const char *image_changed(bfd *abfd, const char *path,
 	return NULL;
 }
 
+/* Whether the file at FD has the .gnu_debuglink checksum CRC. */
+static bool debuglink_crc_matches(int fd, unsigned long crc)
+{
+	unsigned char buf[65536];
+	unsigned long c = 0;
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return false;
+		c = bfd_calc_gnu_debuglink_crc32(c, buf, (bfd_size_type)n);
+	}
+	return c == crc;
+}
+
+/*
+ * The debug file .gnu_debuglink names, searched where GDB and
+ * bfd_follow_gnu_debuglink look (the image's directory, its .debug
+ * subdirectory, the same path under ROOT), or NULL.  Not that function
+ * itself: it opens each candidate with fopen, which waits forever on a
+ * FIFO planted under the name in a directory the image's owner controls.
+ * Here every candidate goes through the gate first.
+ */
+static char *debuglink_find(bfd *abfd, const char *image, const char *root)
+{
+	const char *slash = strrchr(image, '/');
+	int dlen = slash ? (int)(slash - image) : 1, i, fd;
+	const char *dir = slash ? image : ".";
+	unsigned long crc = 0;
+	char *name, *path = NULL;
+	struct stat st;
+	bool found = false;
+
+	name = bfd_get_debug_link_info(abfd, &crc);
+	if (!name || !name[0] || strchr(name, '/')) {
+		free(name);
+		return NULL;
+	}
+	for (i = 0; i < 3 && !found; i++) {
+		free(path);
+		if (asprintf(&path, i == 0 ? "%s%.*s/%s" :
+				    i == 1 ? "%s%.*s/.debug/%s" :
+					     "%s%.*s/%s",
+			     i == 2 ? root : "", dlen, dir, name) < 0) {
+			path = NULL;
+			break;
+		}
+		fd = ops_file_open(path, UINT64_MAX, &st);
+		if (fd < 0) {
+			if (fd != -ENOENT && fd != -ENOTDIR)
+				out_warnf("cannot read %s: %s; its debug information is not used",
+					  path, ops_file_strerror(fd));
+			continue;
+		}
+		found = debuglink_crc_matches(fd, crc);
+		close(fd);
+	}
+	free(name);
+	if (!found) {
+		free(path);
+		path = NULL;
+	}
+	return path;
+}
+
 static bfd *debug_open(struct image_bfd *img)
 {
 	const char *root = img->opts->debug_dir ? img->opts->debug_dir :
@@ -271,7 +339,7 @@ static bfd *debug_open(struct image_bfd *img)
 		path = NULL;
 	}
 	if (!dbg) {
-		path = bfd_follow_gnu_debuglink(img->abfd, root);
+		path = debuglink_find(img->abfd, img->path, root);
 		dbg = path ? debug_open_object(path) : NULL;
 		free(path);
 	}

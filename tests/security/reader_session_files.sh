@@ -120,4 +120,23 @@ for fmt in text json csv; do
 	one_line "max2_$fmt" 1 "opreport: cannot read session $S: impossible sample counts (their sum exceeds 2^64-1)"
 	[ ! -s "$tmp/max2_$fmt.out" ] || fail "max2_$fmt: a report was printed"
 done
+# A FIFO planted where .gnu_debuglink sends the search, beside a stripped
+# image: one line, and the image's samples without symbols.
+mkdir "$tmp/dl"
+cp "$RT/rt_split.linked" "$tmp/dl/app"
+mkfifo "$tmp/dl/rt_split.debug"
+S=$tmp/debuglink
+"$MKSESSION" "$S" <<EOS
+image app file $tmp/dl/app
+ctx a app app
+hist a $(off "$RT/rt_split" rt_alpha) 10
+EOS
+report debuglink -l -g --session-dir="$S"
+one_line debuglink 0 "opreport: warning: cannot read $tmp/dl/rt_split.debug: not a regular file; its debug information is not used"
+rm "$tmp/dl/rt_split.debug"
+cp "$RT/rt_split.debug" "$tmp/dl/"
+report debuglink_ok -l -g --session-dir="$S"
+one_line debuglink_ok 0 ""
+grep -q 'rtarget.c:[0-9]* *app *rt_alpha' "$tmp/debuglink_ok.out" ||
+	{ cat "$tmp/debuglink_ok.out"; fail "debuglink_ok: rt_alpha not named from its debug file"; }
 echo PASS
