@@ -5,20 +5,20 @@
 # (reader_mutate.py) and run opreport built with ASan+UBSan on each under
 # a time limit: no crash, no hang, no sanitizer report, and a warning for
 # every damaged checksummed file.  OPJIT_MUTANTS sets how many per session
-# (default 150), OPJIT_MUTATE_SEED the seed (default: a new one, printed).
+# (default 120), OPJIT_MUTATE_SEED the seed (default: a new one, printed).
 . "$(dirname "$0")/reader_lib.sh"
 command -v node >/dev/null || skip "node is not installed (apt-get install nodejs)"
 command -v javac >/dev/null || skip "javac is not installed (apt-get install openjdk-17-jdk-headless)"
 AGENT=$OPJIT_BUILD/lib/opjit/libjavamap-agent.so
 [ -f "$AGENT" ] || skip "$AGENT was not built (no JDK headers at configure time)"
-ldd "$OPREPORT" | grep -q libasan ||
+ldd "$OPREPORT" | grep libasan >/dev/null ||
 	skip "$OPREPORT is not built with ASan (configure with -DOPJIT_SANITIZE=ON)"
 # the agent is built with ASan too: the JVM needs the runtime first, and
 # handles its own SIGSEGVs
 asan_rt=$(ldd "$AGENT" | awk '/libasan/ { print $3 }')
 [ -f "$asan_rt" ] || fail "cannot find the ASan runtime the agent links"
 
-n=${OPJIT_MUTANTS:-150}
+n=${OPJIT_MUTANTS:-120}
 seed=${OPJIT_MUTATE_SEED:-$RANDOM}
 echo "seed $seed (OPJIT_MUTATE_SEED=$seed repeats this run)"
 
