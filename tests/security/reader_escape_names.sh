@@ -13,6 +13,8 @@ bin="$udir/spin${esc}[2J${esc}[H"
 cp "$OPJIT_SOURCE/tests/handlers/fib.js" "$js"
 cp "$OPJIT_BUILD/tests/workloads/threetoone" "$bin"
 chown "$user": "$js" "$bin"
+# node may leave a V8 log in its working directory
+cd "$udir"
 "$OPROFILED" --session-dir="$tmp/s" -- runuser -u "$user" -- \
 	sh -c '"$1" 2 & node --perf-basic-prof "$2" 2 >/dev/null; wait' \
 	sh "$bin" "$js" >"$tmp/rec.out" 2>&1 ||

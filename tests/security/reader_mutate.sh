@@ -27,6 +27,8 @@ record() {
 	"$OPROFILED" --session-dir="$s" -- "$@" >"$s.out" 2>&1 ||
 		{ cat "$s.out"; fail "oprofiled $* failed"; }
 }
+# node may leave a V8 log in its working directory
+cd "$tmp"
 record "$tmp/node" node --perf-basic-prof \
 	"$OPJIT_SOURCE/tests/handlers/fib.js" 1
 mkdir "$tmp/classes"
