@@ -7,6 +7,7 @@
 # every damaged checksummed file.  OPJIT_MUTANTS sets how many per session
 # (default 120), OPJIT_MUTATE_SEED the seed (default: a new one, printed).
 . "$(dirname "$0")/reader_lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
 command -v node >/dev/null || skip "node is not installed (apt-get install nodejs)"
 command -v javac >/dev/null || skip "javac is not installed (apt-get install openjdk-17-jdk-headless)"
 AGENT=$OPJIT_BUILD/lib/opjit/libjavamap-agent.so
@@ -54,7 +55,7 @@ for s in node java; do
 	# ASan, and no session file changes what it reads); every session
 	# file is still read, the kallsyms copy and the maps through the
 	# kernel and JIT rows
-	python3 "$(dirname "$0")/reader_mutate.py" "$tmp/$s" "$tmp" "$n" \
+	python3 "$here/reader_mutate.py" "$tmp/$s" "$tmp" "$n" \
 		"$seed" -- "$OPREPORT" -l --anon-handler=perfmap,javamap \
 		'image:anon,?kernel.kallsyms?' || status=1
 done
