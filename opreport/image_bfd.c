@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,12 +65,20 @@ int image_cache_new(struct image_cache **out, const struct opreport_opts *o,
 		    uint32_t nr_images)
 {
 	struct image_cache *c;
+	struct rlimit rl;
 
 	if (bfd_init() != BFD_INIT_MAGIC) {
 		fprintf(stderr, "opreport: libbfd does not match bfd.h\n");
 		return -ENOTSUP;
 	}
 	bfd_set_error_handler(bfd_quiet);
+	/* every image (and debug file) holds its descriptor open, so that
+	 * libbfd never reopens it by name (bfd_open_object): allow as many
+	 * as the hard limit does */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
@@ -172,11 +181,12 @@ static bfd *bfd_open_object(const char *path, int *err)
 		*err = fd;
 		return NULL;
 	}
-	abfd = bfd_fdopenr(path, NULL, fd); /* closes FD when it fails */
+	/* closes FD when it fails; the bfd is not cacheable, so libbfd
+	 * never closes FD to reopen PATH later, when PATH may have been
+	 * replaced by something the gate would refuse */
+	abfd = bfd_fdopenr(path, NULL, fd);
 	if (!abfd)
 		return NULL;
-	/* a big session may hold more images than descriptors */
-	bfd_set_cacheable(abfd, true);
 	if (!bfd_check_format(abfd, bfd_object)) {
 		bfd_close(abfd);
 		return NULL;
