@@ -129,7 +129,8 @@ static int fold_rows(struct report *r)
 {
 	size_t i, j;
 
-	qsort(r->hits, r->nr_hits, sizeof(*r->hits), hit_cmp);
+	if (r->nr_hits) /* an empty session has no array to sort */
+		qsort(r->hits, r->nr_hits, sizeof(*r->hits), hit_cmp);
 	r->rows = calloc(r->nr_hits ? r->nr_hits : 1, sizeof(*r->rows));
 	if (!r->rows)
 		return -ENOMEM;

@@ -57,7 +57,7 @@ report() {
 	timeout 60 "$OPREPORT" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" ||
 		rc=$?
 	[ "$rc" != 124 ] || fail "$name: opreport $* did not finish in 60 s"
-	[ "$rc" -lt 128 ] || { cat "$tmp/$name.err" >&2;
+	[ "$rc" -lt 128 ] || { tail -40 "$tmp/$name.err" >&2;
 		fail "$name: opreport $* died of signal $((rc - 128))"; }
 }
 
