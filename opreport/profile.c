@@ -175,8 +175,10 @@ static int add_hist(struct profile *p, struct report *r,
 					  NULL;
 		if (!img)
 			continue;
-		if (report_count_add(&r->session_total, h[i].count))
+		if (report_count_add(&r->session_total, h[i].count)) {
+			free(pk);
 			return -EOVERFLOW;
+		}
 		if (!ctx_selected(r, img, app, ctx))
 			continue;
 		/* a part of the session total: cannot overflow */
