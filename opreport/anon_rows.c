@@ -290,12 +290,14 @@ int anon_rows_add(struct report *r, struct ops_session *s,
 			ret = p ? -ENOMEM : 0;
 			continue;
 		}
-		r->session_total += n;
+		if (report_count_add(&r->session_total, n))
+			return -EOVERFLOW;
 		if (!n || !process_selected(r, p))
 			continue;
-		r->total += n;
+		/* parts of the session total: cannot overflow */
+		report_count_add(&r->total, n);
 		if (!r->opts->anon_samples) {
-			r->anon_hidden += n;
+			report_count_add(&r->anon_hidden, n);
 			continue;
 		}
 		sorted = malloc(n * sizeof(*sorted));

@@ -4,20 +4,15 @@
  * it holds must not break the line or drive the terminal.
  */
 #include "handler_internal.h"
+#include "escape.h"
 
+/* The report's one escape (escape.h), cut to LEN bytes. */
 const char *handler_text_clean(const char *s, char *buf, size_t len)
 {
-	size_t i;
-
 	if (!s)
 		return "(null)";
 	if (!len)
 		return "";
-	for (i = 0; s[i] && i + 1 < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		buf[i] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
-	}
-	buf[i] = '\0';
+	escape_text(buf, len, s);
 	return buf;
 }

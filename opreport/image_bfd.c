@@ -6,10 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bfd_inc.h"
 #include "image_bfd.h"
+#include "out.h"
 
 /* libiberty's demangle.h is not installed with binutils-dev */
 #define OPJIT_DMGL_PARAMS (1 << 0)
@@ -62,12 +65,20 @@ int image_cache_new(struct image_cache **out, const struct opreport_opts *o,
 		    uint32_t nr_images)
 {
 	struct image_cache *c;
+	struct rlimit rl;
 
 	if (bfd_init() != BFD_INIT_MAGIC) {
 		fprintf(stderr, "opreport: libbfd does not match bfd.h\n");
 		return -ENOTSUP;
 	}
 	bfd_set_error_handler(bfd_quiet);
+	/* every image (and debug file) holds its descriptor open, so that
+	 * libbfd never reopens it by name (bfd_open_object): allow as many
+	 * as the hard limit does */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
@@ -151,10 +162,29 @@ static char *image_find(const struct opreport_opts *o, const char *path)
 	return strdup(path);
 }
 
-static bfd *bfd_open_object(const char *path)
+/*
+ * PATH as an object file, or NULL with *ERR a negative errno (0 when
+ * libbfd refused it; bfd_get_error says why).  The file goes through the
+ * session reader's gate first, so a FIFO or device under an image's name
+ * is refused instead of hanging the report, and libbfd reads from that
+ * very descriptor.
+ */
+static bfd *bfd_open_object(const char *path, int *err)
 {
-	bfd *abfd = bfd_openr(path, NULL);
+	struct stat st;
+	bfd *abfd;
+	int fd;
 
+	*err = 0;
+	fd = ops_file_open(path, UINT64_MAX, &st);
+	if (fd < 0) {
+		*err = fd;
+		return NULL;
+	}
+	/* closes FD when it fails; the bfd is not cacheable, so libbfd
+	 * never closes FD to reopen PATH later, when PATH may have been
+	 * replaced by something the gate would refuse */
+	abfd = bfd_fdopenr(path, NULL, fd);
 	if (!abfd)
 		return NULL;
 	if (!bfd_check_format(abfd, bfd_object)) {
@@ -162,6 +192,19 @@ static bfd *bfd_open_object(const char *path)
 		return NULL;
 	}
 	return abfd;
+}
+
+/* A debug file that exists but cannot be read is worth a line; one that
+ * is missing is the usual case. */
+static bfd *debug_open_object(const char *path)
+{
+	int err;
+	bfd *dbg = bfd_open_object(path, &err);
+
+	if (!dbg && err && err != -ENOENT && err != -ENOTDIR)
+		out_warnf("cannot read %s: %s; its debug information is not used",
+			  path, ops_file_strerror(err));
+	return dbg;
 }
 
 /* The GNU build-id note, if any: returns its size, 0 when none. */
@@ -217,6 +260,73 @@ static const char *image_changed(bfd *abfd, const char *path,
 	return NULL;
 }
 
+/* Whether the file at FD has the .gnu_debuglink checksum CRC. */
+static bool debuglink_crc_matches(int fd, unsigned long crc)
+{
+	unsigned char buf[65536];
+	unsigned long c = 0;
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return false;
+		c = bfd_calc_gnu_debuglink_crc32(c, buf, (bfd_size_type)n);
+	}
+	return c == crc;
+}
+
+/*
+ * The debug file .gnu_debuglink names, searched where GDB and
+ * bfd_follow_gnu_debuglink look (the image's directory, its .debug
+ * subdirectory, the same path under ROOT), or NULL.  Not that function
+ * itself: it opens each candidate with fopen, which waits forever on a
+ * FIFO planted under the name in a directory the image's owner controls.
+ * Here every candidate goes through the gate first.
+ */
+static char *debuglink_find(bfd *abfd, const char *image, const char *root)
+{
+	const char *slash = strrchr(image, '/');
+	int dlen = slash ? (int)(slash - image) : 1, i, fd;
+	const char *dir = slash ? image : ".";
+	unsigned long crc = 0;
+	char *name, *path = NULL;
+	struct stat st;
+	bool found = false;
+
+	name = bfd_get_debug_link_info(abfd, &crc);
+	if (!name || !name[0] || strchr(name, '/')) {
+		free(name);
+		return NULL;
+	}
+	for (i = 0; i < 3 && !found; i++) {
+		free(path);
+		if (asprintf(&path, i == 0 ? "%s%.*s/%s" :
+				    i == 1 ? "%s%.*s/.debug/%s" :
+					     "%s%.*s/%s",
+			     i == 2 ? root : "", dlen, dir, name) < 0) {
+			path = NULL;
+			break;
+		}
+		fd = ops_file_open(path, UINT64_MAX, &st);
+		if (fd < 0) {
+			if (fd != -ENOENT && fd != -ENOTDIR)
+				out_warnf("cannot read %s: %s; its debug information is not used",
+					  path, ops_file_strerror(fd));
+			continue;
+		}
+		found = debuglink_crc_matches(fd, crc);
+		close(fd);
+	}
+	free(name);
+	if (!found) {
+		free(path);
+		path = NULL;
+	}
+	return path;
+}
+
 static bfd *debug_open(struct image_bfd *img)
 {
 	const char *root = img->opts->debug_dir ? img->opts->debug_dir :
@@ -234,13 +344,13 @@ static bfd *debug_open(struct image_bfd *img)
 		if (asprintf(&path, "%s/.build-id/%.2s/%s.debug", root, hex,
 			     hex + 2) < 0)
 			path = NULL;
-		dbg = path ? bfd_open_object(path) : NULL;
+		dbg = path ? debug_open_object(path) : NULL;
 		free(path);
 		path = NULL;
 	}
 	if (!dbg) {
-		path = bfd_follow_gnu_debuglink(img->abfd, root);
-		dbg = path ? bfd_open_object(path) : NULL;
+		path = debuglink_find(img->abfd, img->path, root);
+		dbg = path ? debug_open_object(path) : NULL;
 		free(path);
 	}
 	/* a debug file for another build names the wrong code */
@@ -481,28 +591,27 @@ static void image_lines(void *arg, const uint64_t *vmas, size_t n,
 static void image_open(struct image_bfd *img, const struct ops_image *rec)
 {
 	const char *why;
+	int err;
 
 	if (rec->path[0] == '[')
 		return; /* [vdso] and friends have no file */
-	img->abfd = bfd_open_object(img->path);
+	img->abfd = bfd_open_object(img->path, &err);
 	if (!img->abfd) {
-		fprintf(stderr,
-			"opreport: warning: cannot read %s: %s; its samples show as (no symbols)\n",
-			img->path, bfd_get_error() == bfd_error_system_call ?
-			strerror(errno) : bfd_errmsg(bfd_get_error()));
+		out_warnf("cannot read %s: %s; its samples show as (no symbols)",
+			  img->path, err ? ops_file_strerror(err) :
+			  bfd_get_error() == bfd_error_system_call ?
+			  strerror(errno) : bfd_errmsg(bfd_get_error()));
 		return;
 	}
 	why = image_changed(img->abfd, img->path, rec);
 	if (why) {
-		fprintf(stderr,
-			"opreport: warning: %s changed since the session was recorded (%s); its samples show as (no symbols)\n",
-			img->path, why);
+		out_warnf("%s changed since the session was recorded (%s); its samples show as (no symbols)",
+			  img->path, why);
 		goto unusable;
 	}
 	img->dbg = debug_open(img);
 	if (build_symtab(img) || build_sections(img)) {
-		fprintf(stderr, "opreport: warning: %s: out of memory\n",
-			img->path);
+		out_warnf("%s: out of memory", img->path);
 		goto unusable;
 	}
 	return;

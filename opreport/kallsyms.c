@@ -8,6 +8,7 @@
 #include <opjit/samples.h>
 
 #include "kallsyms.h"
+#include "out.h"
 
 struct ksym {
 	struct report_sym sym;
@@ -169,47 +170,23 @@ void kallsyms_parse_modules(struct kallsyms *ks, const char *buf, size_t len,
 	}
 }
 
-/* The whole of FILE, NUL-terminated; a warning names it when unreadable. */
-static int read_whole(const char *file, const char *what, char **buf,
-		      size_t *len)
+/* The whole of FILE, NUL-terminated, through the session reader's gate
+ * (a regular file no larger than MAX); a warning names it when it cannot
+ * be read. */
+static int read_whole(const char *file, uint64_t max, const char *what,
+		      char **buf, size_t *len)
 {
-	size_t cap = 0;
-	char *grown;
-	FILE *f;
+	int ret = ops_file_read(file, max, buf, len);
 
-	*buf = NULL;
-	*len = 0;
-	f = fopen(file, "re");
-	if (!f) {
-		fprintf(stderr, "opreport: warning: cannot read %s: %s; %s\n",
-			file, strerror(errno), what);
-		return 0;
-	}
-	for (;;) {
-		size_t got;
-
-		if (cap - *len < 65536) {
-			cap = cap ? cap * 2 : 1 << 20;
-			grown = realloc(*buf, cap);
-			if (!grown) {
-				free(*buf);
-				*buf = NULL;
-				fclose(f);
-				return -ENOMEM;
-			}
-			*buf = grown;
-		}
-		got = fread(*buf + *len, 1, cap - *len - 1, f);
-		*len += got;
-		if (!got)
-			break;
-	}
-	fclose(f);
-	(*buf)[*len] = '\0';
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret)
+		out_warnf("cannot read %s: %s; %s", file,
+			  ops_file_strerror(ret), what);
 	return 0;
 }
 
-int kallsyms_load(struct kallsyms **out, const char *file,
+int kallsyms_load(struct kallsyms **out, const char *dir, const char *file,
 		  const char *modules)
 {
 	size_t len = 0, nr_bad, first_bad;
@@ -217,35 +194,36 @@ int kallsyms_load(struct kallsyms **out, const char *file,
 	int ret;
 
 	if (file) {
-		ret = read_whole(file, "kernel samples show as (no symbols)",
-				 &buf, &len);
+		ret = read_whole(file, OPS_KALLSYMS_MAX,
+				 "kernel samples show as (no symbols)", &buf,
+				 &len);
 		if (ret)
 			return ret;
+	} else {
+		out_warnf("cannot read %s/kallsyms: missing from the session; kernel samples show as (no symbols)",
+			  dir);
 	}
 	ret = kallsyms_parse(out, buf ? buf : "", len, &nr_bad, &first_bad);
 	free(buf);
 	if (ret)
 		return ret;
 	if (nr_bad)
-		fprintf(stderr,
-			"opreport: warning: %s: %zu malformed lines (first at line %zu)\n",
-			file, nr_bad, first_bad);
+		out_warnf("%s: %zu malformed lines (first at line %zu)",
+			  file, nr_bad, first_bad);
 	if (!(*out)->nr && len)
-		fprintf(stderr,
-			"opreport: warning: %s: no kernel addresses (recorded without privilege?); kernel samples show as (no symbols)\n",
-			file);
+		out_warnf("%s: no kernel addresses (recorded without privilege?); kernel samples show as (no symbols)",
+			  file);
 	if (!modules)
 		return 0;
-	ret = read_whole(modules, "module symbols are not bounded", &buf,
-			 &len);
+	ret = read_whole(modules, OPS_MODULES_MAX,
+			 "module symbols are not bounded", &buf, &len);
 	if (ret || !buf)
 		return ret;
 	kallsyms_parse_modules(*out, buf, len, &nr_bad, &first_bad);
 	free(buf);
 	if (nr_bad)
-		fprintf(stderr,
-			"opreport: warning: %s: %zu malformed lines (first at line %zu)\n",
-			modules, nr_bad, first_bad);
+		out_warnf("%s: %zu malformed lines (first at line %zu)",
+			  modules, nr_bad, first_bad);
 	return 0;
 }
 

@@ -25,9 +25,10 @@ int kallsyms_parse(struct kallsyms **out, const char *buf, size_t len,
 void kallsyms_parse_modules(struct kallsyms *ks, const char *buf, size_t len,
 			    size_t *nr_bad, size_t *first_bad);
 
-/* Read FILE and MODULES (either may be NULL: no symbols, no bounds);
- * problems are one warning line each.  0 or -ENOMEM. */
-int kallsyms_load(struct kallsyms **out, const char *file,
+/* Read FILE and MODULES of the session in DIR (either may be NULL: no
+ * symbols, no bounds); problems, a missing FILE included, are one
+ * warning line each.  0 or -ENOMEM. */
+int kallsyms_load(struct kallsyms **out, const char *dir, const char *file,
 		  const char *modules);
 void kallsyms_free(struct kallsyms *ks);
 

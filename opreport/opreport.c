@@ -255,7 +255,7 @@ out:
 
 static void session_warn(void *arg, const char *msg)
 {
-	fprintf(stderr, "opreport: warning: %s\n", msg);
+	out_warnf("%s", msg);
 }
 
 static int report_print(const struct opreport_opts *o,

@@ -30,4 +30,11 @@ const char *out_file_name(const struct report *r, const char *file);
 /* UTC date of the session's start, "YYYY-MM-DD HH:MM:SS UTC". */
 void out_date(const struct report *r, char *buf, size_t len);
 
+/* The report's escape (escape.h) on S: S itself when nothing needs
+ * escaping, else an escaped copy in POOL.  out_warnf prints "opreport:
+ * warning: MESSAGE" on stderr, escaped the same way. */
+struct strpool;
+const char *out_safe(struct strpool *pool, const char *s);
+void out_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
 #include <time.h>
 
+#include "escape.h"
 #include "out.h"
+#include "strpool.h"
 
 const char *out_event_desc(const char *event)
 {
@@ -49,4 +53,36 @@ void out_date(const struct report *r, char *buf, size_t len)
 	if (!r->info->start_unix_ns || !gmtime_r(&t, &tm) ||
 	    !strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
 		snprintf(buf, len, "at an unknown time");
+}
+
+const char *out_safe(struct strpool *pool, const char *s)
+{
+	size_t len;
+	char *d;
+
+	if (!s || !escape_needed(s))
+		return s;
+	len = escape_text(NULL, 0, s);
+	d = strpool_alloc(pool, len + 1);
+	if (!d)
+		return "(out of memory)";
+	escape_text(d, len + 1, s);
+	return d;
+}
+
+void out_warnf(const char *fmt, ...)
+{
+	char msg[2048], *safe;
+	va_list ap;
+	size_t len;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	len = escape_text(NULL, 0, msg);
+	safe = malloc(len + 1);
+	if (safe)
+		escape_text(safe, len + 1, msg);
+	fprintf(stderr, "opreport: warning: %s\n", safe ? safe : msg);
+	free(safe);
 }

@@ -32,7 +32,8 @@ static void header(FILE *f, const struct report *r)
 
 	if (r->opts->no_header)
 		return;
-	fprintf(f, "Counted %s events%s", in->event ? in->event : "unknown",
+	fprintf(f, "Counted %s events%s",
+		in->event ? out_safe(r->pool, in->event) : "unknown",
 		out_event_desc(in->event));
 	if (in->frequency)
 		fprintf(f, " at %" PRIu64 " Hz\n", in->frequency);
@@ -40,8 +41,9 @@ static void header(FILE *f, const struct report *r)
 		fprintf(f, " every %" PRIu64 " events\n", in->period);
 	out_date(r, date, sizeof(date));
 	fprintf(f, "Session: %s, recorded %s, command: %s%s\n",
-		r->session_dir, date,
-		in->command_line ? in->command_line : "unknown",
+		out_safe(r->pool, r->session_dir), date,
+		in->command_line ? out_safe(r->pool, in->command_line) :
+				   "unknown",
 		in->stop_ns ? "" : " (did not stop cleanly)");
 }
 
@@ -50,7 +52,7 @@ static void header(FILE *f, const struct report *r)
 static const char *display(const struct report *r, const char *path,
 			   enum row_kind kind, uint32_t tgid, int32_t cpu)
 {
-	const char *name = report_image_name(r, path);
+	const char *name = out_safe(r->pool, report_image_name(r, path));
 	char buf[64] = "";
 	size_t len = 0;
 
@@ -68,7 +70,8 @@ static const char *display(const struct report *r, const char *path,
 static void summary_heading(FILE *f, const struct report *r,
 			    const char *indent)
 {
-	const char *ev = r->info->event ? r->info->event : "samples";
+	const char *ev = r->info->event ? out_safe(r->pool, r->info->event) :
+					  "samples";
 
 	if (strlen(ev) > 17)
 		fprintf(f, "%s%.14s...|\n", indent, ev);
@@ -133,7 +136,8 @@ static const char *linenr(const struct report *r, const char *file,
 
 	if (!file || !line)
 		return "(no location information)";
-	s = strpool_printf(r->pool, "%s:%u", out_file_name(r, file), line);
+	s = strpool_printf(r->pool, "%s:%u",
+			   out_safe(r->pool, out_file_name(r, file)), line);
 	return s ? s : "(no location information)";
 }
 
@@ -174,9 +178,10 @@ static void symbols(FILE *f, const struct report *r)
 		col(f, display(r, row->image, row->kind, row->tgid, row->cpu),
 		    W_IMAGE);
 		if (apps)
-			col(f, row->app ? report_image_name(r, row->app) : "",
-			    W_APP);
-		fprintf(f, "%s\n", s ? s->name : "(no symbols)");
+			col(f, row->app ? out_safe(r->pool,
+				report_image_name(r, row->app)) : "", W_APP);
+		fprintf(f, "%s\n", s ? out_safe(r->pool, s->name) :
+				       "(no symbols)");
 		for (k = 0; k < row->nr_details; k++) {
 			const struct report_detail *d = &row->details[k];
 

@@ -63,7 +63,8 @@ static int kernel_syms(struct profile *p, struct ops_session *s)
 {
 	if (p->ks)
 		return 0;
-	return kallsyms_load(&p->ks, ops_session_kallsyms(s),
+	return kallsyms_load(&p->ks, ops_session_dir(s),
+			     ops_session_kallsyms(s),
 			     ops_session_modules(s));
 }
 
@@ -174,10 +175,14 @@ static int add_hist(struct profile *p, struct report *r,
 					  NULL;
 		if (!img)
 			continue;
-		r->session_total += h[i].count;
+		if (report_count_add(&r->session_total, h[i].count)) {
+			free(pk);
+			return -EOVERFLOW;
+		}
 		if (!ctx_selected(r, img, app, ctx))
 			continue;
-		r->total += h[i].count;
+		/* a part of the session total: cannot overflow */
+		report_count_add(&r->total, h[i].count);
 		pk[np++] = (struct pick){ ctx->image, h[i].offset, &h[i] };
 	}
 	qsort(pk, np, sizeof(*pk), pick_cmp);
@@ -221,10 +226,14 @@ int profile_build(struct profile **out, struct report *r,
 	ret = add_hist(p, r, s);
 	if (!ret)
 		ret = anon_rows_add(r, s, handlers);
-	if (ret) {
+	if (ret == -EOVERFLOW)
+		fprintf(stderr,
+			"opreport: cannot read session %s: impossible sample counts (their sum exceeds 2^64-1)\n",
+			r->session_dir);
+	else if (ret)
 		fprintf(stderr, "opreport: %s\n", strerror(-ret));
+	if (ret)
 		return ret;
-	}
 	image_cache_finish(p->images, o->debug_info);
 	return 0;
 }

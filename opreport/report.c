@@ -119,7 +119,7 @@ static int fold_details(struct report_row *row, const struct report_hit *h,
 			d->file = h[i].file;
 			d->line = h[i].line;
 		}
-		d->count += h[i].count;
+		report_count_add(&d->count, h[i].count);
 	}
 	row->nr_details = nd;
 	return 0;
@@ -129,7 +129,8 @@ static int fold_rows(struct report *r)
 {
 	size_t i, j;
 
-	qsort(r->hits, r->nr_hits, sizeof(*r->hits), hit_cmp);
+	if (r->nr_hits) /* an empty session has no array to sort */
+		qsort(r->hits, r->nr_hits, sizeof(*r->hits), hit_cmp);
 	r->rows = calloc(r->nr_hits ? r->nr_hits : 1, sizeof(*r->rows));
 	if (!r->rows)
 		return -ENOMEM;
@@ -148,7 +149,7 @@ static int fold_rows(struct report *r)
 		for (j = i; j < r->nr_hits; j++) {
 			if (hit_key_cmp(h, &r->hits[j]))
 				break;
-			row->count += r->hits[j].count;
+			report_count_add(&row->count, r->hits[j].count);
 		}
 		if (r->opts->details && fold_details(row, h, j - i))
 			return -ENOMEM;
@@ -381,8 +382,8 @@ static int build_summary(struct report *r)
 				img = &app->images[app->nr_images++];
 				img->first = row;
 			}
-			img->count += row->count;
-			app->count += row->count;
+			report_count_add(&img->count, row->count);
+			report_count_add(&app->count, row->count);
 		}
 	}
 	for (i = j = 0; i < r->nr_apps; i++) {

@@ -13,6 +13,7 @@
 #ifndef OPREPORT_REPORT_H
 #define OPREPORT_REPORT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -112,6 +113,21 @@ struct report {
 	struct report_app *apps;
 	size_t nr_apps;
 };
+
+/*
+ * Add N samples to *SUM; -EOVERFLOW (and *SUM saturated) when the sum no
+ * longer fits, which only damaged counts can make.  The session totals
+ * are summed with it and refused on overflow, so that every smaller sum
+ * (a row, an image, a detail) fits as well.
+ */
+static inline int report_count_add(uint64_t *sum, uint64_t n)
+{
+	if (__builtin_add_overflow(*sum, n, sum)) {
+		*sum = UINT64_MAX;
+		return -EOVERFLOW;
+	}
+	return 0;
+}
 
 int report_init(struct report *r, const struct opreport_opts *opts);
 void report_release(struct report *r);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "block_internal.h"
@@ -162,4 +163,83 @@ uint64_t ops_blocks_parse(const uint8_t *buf, size_t len,
 		ops_warnf(warn, warn_arg, "%s: offset %llu: %s", path,
 			  (unsigned long long)off, why);
 	return off;
+}
+
+/* Read up to WANT bytes at the end of the buffer; fewer only at EOF. */
+static int blocks_read_more(int fd, uint8_t **buf, size_t *len, size_t *cap,
+			    size_t want, size_t *got)
+{
+	size_t need = *len + want;
+	uint8_t *p;
+	ssize_t r;
+
+	if (need > *cap) {
+		size_t c = *cap ? *cap : 65536;
+
+		while (c < need)
+			c *= 2;
+		p = realloc(*buf, c);
+		if (!p)
+			return -ENOMEM;
+		*buf = p;
+		*cap = c;
+	}
+	*got = 0;
+	while (*got < want) {
+		r = read(fd, *buf + *len + *got, want - *got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (!r)
+			break;
+		*got += (size_t)r;
+	}
+	*len += *got;
+	return 0;
+}
+
+int ops_blocks_read(const char *path, const char magic[8], uint8_t **out,
+		    size_t *len)
+{
+	size_t cap = 0, n = 0, got;
+	uint8_t *buf = NULL, *h;
+	struct stat st;
+	uint32_t plen;
+	int fd, ret;
+
+	*out = NULL;
+	*len = 0;
+	fd = ops_file_open(path, UINT64_MAX, &st);
+	if (fd < 0)
+		return fd;
+	ret = blocks_read_more(fd, &buf, &n, &cap, OPS_FILE_HEADER_SIZE, &got);
+	if (ret || got < OPS_FILE_HEADER_SIZE || memcmp(buf, magic, 8))
+		goto out;
+	/* Stop after the first block header that is damage: the parser
+	 * reports it at the same offset, and a sparse or hostile file is
+	 * never read past it. */
+	for (;;) {
+		ret = blocks_read_more(fd, &buf, &n, &cap,
+				       OPS_BLOCK_HEADER_SIZE, &got);
+		if (ret || got < OPS_BLOCK_HEADER_SIZE)
+			break;
+		h = buf + n - OPS_BLOCK_HEADER_SIZE;
+		plen = ops_le32_load(h + 8);
+		if (ops_le32_load(h) != OPS_BLOCK_MAGIC ||
+		    plen > OPS_BLOCK_MAX)
+			break;
+		ret = blocks_read_more(fd, &buf, &n, &cap, plen, &got);
+		if (ret || got < plen)
+			break;
+	}
+out:
+	close(fd);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
 }

@@ -77,6 +77,16 @@ uint64_t ops_blocks_parse(const uint8_t *buf, size_t len,
 			  ops_block_fn fn, void *arg, ops_warn_fn warn,
 			  void *warn_arg);
 
+/*
+ * Read the container file PATH (through ops_file_open) up to and
+ * including the first block header that is damage, so that a sparse or
+ * hostile file costs what its good blocks hold, not its size.
+ * ops_blocks_parse over the result reports the same damage at the same
+ * offset as over the whole file.  Returns 0 or a negative errno.
+ */
+int ops_blocks_read(const char *path, const char magic[8], uint8_t **buf,
+		    size_t *len);
+
 void ops_warnf(ops_warn_fn warn, void *arg, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <opjit/samples.h>
+
 #include "fileio_internal.h"
 
 int ops_write_all(int fd, const void *data, size_t len)
@@ -140,4 +142,71 @@ char *ops_strfmt(const char *fmt, ...)
 	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
 	return n < 0 ? NULL : s;
+}
+
+int ops_file_open(const char *path, uint64_t max, struct stat *st)
+{
+	int fd, ret;
+
+	/* O_NONBLOCK: opening a FIFO for reading must not wait for a
+	 * writer before fstat can refuse it. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st)) {
+		ret = -errno;
+		goto fail;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		ret = -ESPIPE;
+		goto fail;
+	}
+	if ((uint64_t)st->st_size > max) {
+		ret = -EFBIG;
+		goto fail;
+	}
+	/* a regular file never blocks, but a reader should not see EAGAIN
+	 * from a file system that honours the flag */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+fail:
+	close(fd);
+	return ret;
+}
+
+int ops_file_read(const char *path, uint64_t max, char **out, size_t *len)
+{
+	uint8_t *buf = NULL, *p;
+	struct stat st;
+	size_t n = 0;
+	int fd, ret;
+
+	*out = NULL;
+	*len = 0;
+	fd = ops_file_open(path, max, &st);
+	if (fd < 0)
+		return fd;
+	/* st_size is only a hint (/proc files say 0, a live file grows) */
+	ret = ops_read_fd(fd, max, &buf, &n);
+	close(fd);
+	if (ret)
+		return ret;
+	p = realloc(buf, n + 1);
+	if (!p) {
+		free(buf);
+		return -ENOMEM;
+	}
+	p[n] = '\0';
+	*out = (char *)p;
+	*len = n;
+	return 0;
+}
+
+const char *ops_file_strerror(int err)
+{
+	if (err == -ESPIPE)
+		return "not a regular file";
+	if (err == -EFBIG)
+		return "larger than its format allows";
+	return strerror(err < 0 ? -err : err);
 }

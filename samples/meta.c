@@ -265,7 +265,7 @@ int ops_meta_parse(const char *buf, size_t len, const char *path,
 		   struct ops_meta *m, char *err, size_t errlen)
 {
 	const char *p = buf, *end = buf + len, *nl, *sp, *nul;
-	unsigned long lineno = 0;
+	unsigned long lineno = 0, event_line = 0;
 	size_t i, n, klen;
 	int ret = 0;
 
@@ -302,6 +302,8 @@ int ops_meta_parse(const char *buf, size_t len, const char *path,
 				if (strlen(k->name) != klen ||
 				    memcmp(k->name, p, klen))
 					continue;
+				if (!strcmp(k->name, "event"))
+					event_line = lineno;
 				ret = meta_parse_value(m, k, sp + 1,
 						       n - klen - 1);
 				if (ret == -ENOMEM) {
@@ -322,6 +324,26 @@ int ops_meta_parse(const char *buf, size_t len, const char *path,
 	}
 	if (!lineno) {
 		snprintf(err, errlen, "%s: offset 0: empty file", path);
+		ret = -EINVAL;
+		goto out;
+	}
+	/* the writer ends every line: a last line without its newline is
+	 * a file cut short, whose last value may be cut too */
+	if (buf[len - 1] != '\n') {
+		snprintf(err, errlen,
+			 "%s: line %lu: truncated (no newline at the end)",
+			 path, lineno);
+		ret = -EINVAL;
+		goto out;
+	}
+	/* without it no count in the session means anything */
+	if (!m->event || !*m->event) {
+		if (event_line)
+			snprintf(err, errlen,
+				 "%s: line %lu: empty value for event", path,
+				 event_line);
+		else
+			snprintf(err, errlen, "%s: no event line", path);
 		ret = -EINVAL;
 		goto out;
 	}

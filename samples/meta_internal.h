@@ -10,6 +10,9 @@
 #include "bytes_internal.h"
 
 #define OPS_META_MAGIC "opjit-session"
+/* The largest session.meta read: room for the longest command line the
+ * kernel passes, escaped. */
+#define OPS_META_MAX (16u << 20)
 
 /* Parsed metadata; the strings of info point at the owned copies. */
 struct ops_meta {

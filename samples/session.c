@@ -32,10 +32,11 @@ struct ops_session {
 	struct ops_maplist *maps; /* one per process */
 };
 
-/* Read DIR/NAME whole; a missing file is a warning, not an error. */
+/* Read the container file DIR/NAME up to its first damage; a missing or
+ * unreadable file is a warning, not an error. */
 static int session_read(struct ops_session *s, const char *name,
-			ops_warn_fn warn, void *warn_arg, uint8_t **buf,
-			size_t *len, char **path)
+			const char magic[8], ops_warn_fn warn, void *warn_arg,
+			uint8_t **buf, size_t *len, char **path)
 {
 	int ret;
 
@@ -44,20 +45,23 @@ static int session_read(struct ops_session *s, const char *name,
 	*path = ops_strfmt("%s/%s", s->dir, name);
 	if (!*path)
 		return -ENOMEM;
-	ret = ops_read_file(*path, buf, len);
+	ret = ops_blocks_read(*path, magic, buf, len);
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret)
 		ops_warnf(warn, warn_arg, "cannot read %s: %s", *path,
-			  strerror(-ret));
+			  ops_file_strerror(ret));
 	return 0;
 }
 
+/* DIR/NAME when it exists, whatever it is: its reader says what is wrong
+ * with it, and only a missing file reads as absent. */
 static char *session_optional(struct ops_session *s, const char *name)
 {
 	char *p = ops_strfmt("%s/%s", s->dir, name);
+	struct stat st;
 
-	if (p && access(p, R_OK)) {
+	if (p && lstat(p, &st) && errno == ENOENT) {
 		free(p);
 		p = NULL;
 	}
@@ -128,11 +132,11 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 	path = ops_strfmt("%s/session.meta", s->dir);
 	if (!path)
 		goto nomem;
-	ret = ops_read_file(path, &buf, &len);
+	ret = ops_file_read(path, OPS_META_MAX, (char **)&buf, &len);
 	if (ret) {
 		snprintf(err, errlen, "cannot read %s: %s", path,
 			 ret == -ENOENT ? "not an opjit session (no session.meta)"
-					: strerror(-ret));
+					: ops_file_strerror(ret));
 		goto out;
 	}
 	ret = ops_meta_parse((const char *)buf, len, path, &s->meta, err,
@@ -143,8 +147,8 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 		goto out;
 	free(path);
 
-	ret = session_read(s, "samples.hist", warn, warn_arg, &buf, &len,
-			   &path);
+	ret = session_read(s, "samples.hist", OPS_HIST_MAGIC, warn, warn_arg,
+			   &buf, &len, &path);
 	if (!ret && buf)
 		ret = ops_hist_parse(&s->hist, buf, len, path, warn, warn_arg);
 	free(buf);
@@ -154,8 +158,8 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 	if (ret)
 		goto nomem;
 
-	ret = session_read(s, "anon.samples", warn, warn_arg, &s->anon_buf,
-			   &len, &path);
+	ret = session_read(s, "anon.samples", OPS_ANON_MAGIC, warn, warn_arg,
+			   &s->anon_buf, &len, &path);
 	/* a missing file has had its warning already */
 	if (!ret)
 		ret = ops_anon_parse(&s->anon, s->anon_buf, len, path,

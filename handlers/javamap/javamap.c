@@ -52,6 +52,8 @@ static int jm_read_all(int fd, const struct stat *st, unsigned char **out,
 	size_t cap = (size_t)st->st_size + 1, n = 0;
 	unsigned char *buf;
 
+	if (!S_ISREG(st->st_mode))
+		return -ESPIPE;
 	if ((unsigned long long)st->st_size > JM_MAX_FILE)
 		return -EFBIG;
 	buf = malloc(cap);
@@ -96,7 +98,8 @@ static int jm_open_candidate(const struct opjit_host *host,
 	fd = host->open_map(host, proc, c, NULL, 0);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, st) ||
+	/* nothing is read from a FIFO or device, whoever vouched for it */
+	if (fstat(fd, st) || !S_ISREG(st->st_mode) ||
 	    pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
 	    !jm_is_javamap(magic, sizeof(magic))) {
 		close(fd);
@@ -159,6 +162,8 @@ static int jm_load(const struct opjit_host *host,
 	ret = jm_read_all(fd, &sb, &buf, &len);
 	if (ret) {
 		snprintf(err, errlen, "cannot read %s: %s", path,
+			 ret == -ESPIPE ? "not a regular file" :
+			 ret == -EFBIG ? "larger than 2 GiB" :
 			 strerror(-ret));
 		goto out;
 	}

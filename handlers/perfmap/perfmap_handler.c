@@ -38,9 +38,28 @@ struct pm_state {
 struct map_reader {
 	char *buf;
 	size_t len, cap;  /* bytes held: the tail of an unfinished line */
+	size_t scanned;   /* of them, known to hold no newline */
 	uint64_t total;
 	int checked;      /* -1 not yet, 0 not perf map text, 1 it is */
+	bool skipping;    /* dropping the rest of an over-long line */
 };
+
+/* No runtime writes a line this long; a longer one is a bad line, and
+ * is dropped as it is read instead of being held whole. */
+#define MAX_LINE (1u << 20)
+
+/* Drop the held bytes up to the end of the over-long line being
+ * skipped. */
+static void reader_skip(struct map_reader *r)
+{
+	const char *nl = memchr(r->buf, '\n', r->len);
+	size_t upto = nl ? (size_t)(nl - r->buf) + 1 : r->len;
+
+	memmove(r->buf, r->buf + upto, r->len - upto);
+	r->len -= upto;
+	r->scanned = 0;
+	r->skipping = !nl;
+}
 
 /* Parse the complete lines held (all of them at EOF), keep the rest. */
 static int reader_parse(struct map_reader *r, struct perfmap *m, bool eof,
@@ -50,12 +69,30 @@ static int reader_parse(struct map_reader *r, struct perfmap *m, bool eof,
 	size_t upto;
 	int rc;
 
+	if (r->skipping)
+		reader_skip(r);
+	if (r->skipping)
+		return 0;
 	if (eof) {
 		upto = r->len;
 	} else {
-		nl = memrchr(r->buf, '\n', r->len);
-		if (!nl)
+		/* only the new bytes: a map without newlines must not be
+		 * scanned again at every read */
+		nl = memrchr(r->buf + r->scanned, '\n', r->len - r->scanned);
+		if (!nl && r->len > MAX_LINE) {
+			m->lines++;
+			if (!m->bad_lines++)
+				m->first_bad = m->lines;
+			if (need_check && r->checked < 0)
+				r->checked = 0;
+			r->skipping = true;
+			reader_skip(r);
 			return 0;
+		}
+		if (!nl) {
+			r->scanned = r->len;
+			return 0;
+		}
 		upto = (size_t)(nl - r->buf) + 1;
 	}
 	if (need_check && r->checked < 0) {
@@ -75,6 +112,7 @@ static int reader_parse(struct map_reader *r, struct perfmap *m, bool eof,
 		return rc;
 	memmove(r->buf, r->buf + upto, r->len - upto);
 	r->len -= upto;
+	r->scanned = r->len; /* after the last newline */
 	return 0;
 }
 
@@ -87,13 +125,23 @@ static int reader_parse(struct map_reader *r, struct perfmap *m, bool eof,
 static int read_map(int fd, struct perfmap *m, bool need_check)
 {
 	struct map_reader r = { .checked = -1 };
+	struct stat st;
 	int rc = 0;
 
+	/* refuse what fstat already knows is too big before reading it */
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -ESPIPE;
+	if ((uint64_t)st.st_size > PERFMAP_MAX_BYTES)
+		return -EFBIG;
 	for (;;) {
 		ssize_t n;
 
 		if (r.cap - r.len < READ_CHUNK) {
-			size_t cap = r.len + READ_CHUNK;
+			/* doubling: one long line costs linear time */
+			size_t cap = r.len + READ_CHUNK > 2 * r.cap ?
+				     r.len + READ_CHUNK : 2 * r.cap;
 			char *b = realloc(r.buf, cap);
 
 			if (!b) {
@@ -210,6 +258,7 @@ fail:
 	if (rc < 0)
 		snprintf(err, errlen, "cannot read %s: %s",
 			 c->path, rc == -EFBIG ? "larger than 1 GiB" :
+			 rc == -ESPIPE ? "not a regular file" :
 			 strerror(-rc));
 	pm_release(st);
 	return rc;

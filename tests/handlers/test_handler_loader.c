@@ -632,7 +632,8 @@ START_TEST(handler_text_kept_to_one_line)
 	session_proc(0, 100, "noisy");
 	capture_begin();
 	ck_assert_int_eq(anon_handlers_resolve(hs, &sess, 0, smp, 1, &r), 1);
-	ck_assert_str_eq(capture_end(), "opreport: alpha: two lines [31m\n");
+	ck_assert_str_eq(capture_end(),
+			 "opreport: alpha: two\\nlines\\x1b[31m\n");
 }
 END_TEST
 

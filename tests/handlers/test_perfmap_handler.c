@@ -376,6 +376,36 @@ START_TEST(anon_judged_past_leading_blanks)
 }
 END_TEST
 
+/* A sparse map over the limit is refused from its size alone. */
+START_TEST(oversize_map_refused)
+{
+	const char *path = add_cand("perf-4242.map", OPJIT_MAP_PERF, 0,
+				    "1000 10 a\n", 0644);
+
+	ck_assert_int_eq(truncate(path, 3ll << 30), 0);
+	ck_assert_int_lt(claim(), 0);
+	ck_assert_ptr_nonnull(strstr(claim_err, "larger than 1 GiB"));
+	ck_assert_ptr_nonnull(strstr(claim_err, path));
+}
+END_TEST
+
+/* A map that is one long line with no newline is one bad line. */
+START_TEST(no_newline_map_one_bad_line)
+{
+	const size_t len = 24u << 20;
+	char *text = malloc(len + 1);
+
+	ck_assert_ptr_nonnull(text);
+	memset(text, 'x', len);
+	text[len] = '\0';
+	add_cand("perf-4242.map", OPJIT_MAP_PERF, 0, text, 0644);
+	free(text);
+	ck_assert_int_eq(claim(), 1);
+	ck_assert_int_eq(nwarned, 1);
+	ck_assert_ptr_nonnull(strstr(warned[0], "1 malformed line"));
+}
+END_TEST
+
 static Suite *handler_suite(void)
 {
 	Suite *s = suite_create("perfmap_handler");
@@ -395,6 +425,8 @@ static Suite *handler_suite(void)
 	tcase_add_test(t, overlaps_resolved_and_reasons_given);
 	tcase_add_test(t, big_map_read_whole);
 	tcase_add_test(t, anon_judged_past_leading_blanks);
+	tcase_add_test(t, oversize_map_refused);
+	tcase_add_test(t, no_newline_map_one_bad_line);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -389,6 +389,14 @@ START_TEST(test_meta_damage)
 	expect_open_error(sdir, meta, "empty");
 	file_write(meta, "opjit-session 1\n\0", 17);
 	expect_open_error(sdir, meta, "NUL");
+	/* cut short, or without the one key every count depends on */
+	file_write(meta, "opjit-session 1\nevent ", 22);
+	expect_open_error(sdir, meta,
+			  "line 2: truncated (no newline at the end)");
+	file_write(meta, "opjit-session 1\nevent \n", 23);
+	expect_open_error(sdir, meta, "line 2: empty value for event");
+	file_write(meta, "opjit-session 1\nhost h\n", 23);
+	expect_open_error(sdir, meta, "no event line");
 	/* keys a later version adds are skipped */
 	file_write(meta, unknown_key, strlen(unknown_key));
 	s = session_must_open(sdir, &w);

@@ -254,11 +254,33 @@ int ops_session_anon(struct ops_session *s, uint32_t proc_id,
 size_t ops_session_archived_maps(const struct ops_session *s,
 				 uint32_t proc_id, const char *const **paths);
 
-/* Paths of the session's kallsyms and modules copies, or NULL.  After a
- * clean stop the kallsyms copy holds only the code symbols that kernel
- * samples fall in, each with the code symbol after it (FORMAT.md). */
+/* Paths of the session's kallsyms and modules copies when something by
+ * that name exists (its reader checks what it is), NULL when missing.
+ * After a clean stop the kallsyms copy holds only the code symbols that
+ * kernel samples fall in, each with the code symbol after it
+ * (FORMAT.md). */
 const char *ops_session_kallsyms(const struct ops_session *s);
 const char *ops_session_modules(const struct ops_session *s);
+
+/*
+ * Every file a report reads (session files, the kallsyms copy, images) is
+ * opened through this gate: without blocking and checked with fstat before
+ * anything is read, so a FIFO, a device or a file over MAX bytes is
+ * refused at once.  ops_file_open returns a descriptor (blocking again)
+ * or a negative errno: -ESPIPE when PATH is not a regular file, -EFBIG
+ * when it is larger than MAX.  ops_file_read reads the file whole,
+ * NUL-terminated, at most MAX bytes.  ops_file_strerror says either in
+ * words for a "cannot read PATH: WHY" line.
+ */
+struct stat;
+int ops_file_open(const char *path, uint64_t max, struct stat *st);
+int ops_file_read(const char *path, uint64_t max, char **buf, size_t *len);
+const char *ops_file_strerror(int err);
+
+/* The largest kallsyms and modules copies a report reads: many times a
+ * real /proc/kallsyms (a few MiB) and /proc/modules. */
+#define OPS_KALLSYMS_MAX (256ull << 20)
+#define OPS_MODULES_MAX (16ull << 20)
 
 /* The module name kallsyms gives a module image (OPS_IMAGE_MODULE): its
  * PATH without the brackets a writer may have put around it ("[ext4]" or

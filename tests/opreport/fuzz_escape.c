@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* Any name another user can choose goes through escape_text before a
+ * terminal sees it: whatever the bytes, the result holds no byte a
+ * terminal acts on, and the sized and unsized calls agree. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *in = malloc(size + 1), *out;
+	size_t len, i;
+
+	if (!in)
+		return 0;
+	memcpy(in, data, size);
+	in[size] = '\0';
+	len = escape_text(NULL, 0, in);
+	out = malloc(len + 1);
+	if (!out) {
+		free(in);
+		return 0;
+	}
+	if (escape_text(out, len + 1, in) != len || strlen(out) != len)
+		abort();
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)out[i];
+
+		if (c < 0x20 || c == 0x7f)
+			abort();
+		/* U+0080..U+009F written in UTF-8 */
+		if (c == 0xc2 && i + 1 < len &&
+		    (unsigned char)out[i + 1] >= 0x80 &&
+		    (unsigned char)out[i + 1] <= 0x9f)
+			abort();
+	}
+	/* escaped once is escaped; clean text is left as it is */
+	if (escape_needed(out) || (!escape_needed(in) && strcmp(out, in)))
+		abort();
+	free(out);
+	free(in);
+	return 0;
+}

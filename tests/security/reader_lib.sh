@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Shared by the reader_*.sh tests: what opreport does with files and names
+# other users control.  Sourced, not run.
+set -euo pipefail
+: "${OPJIT_BUILD:?OPJIT_BUILD must name the build directory}"
+: "${OPJIT_SOURCE:?OPJIT_SOURCE must name the source directory}"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+ok() { echo "ok: $*"; }
+
+OPREPORT=${OPREPORT:-$OPJIT_BUILD/opreport/opreport}
+OPROFILED=$OPJIT_BUILD/daemon/oprofiled
+MKSESSION=$OPJIT_BUILD/tests/opreport/mksession
+RT=$OPJIT_BUILD/tests/opreport
+for f in "$OPREPORT" "$OPROFILED" "$MKSESSION" "$RT/rt_g_pie"; do
+	[ -x "$f" ] || fail "$f is not built"
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/opjit-reader.XXXXXX")
+users=()
+cleanup=()
+reader_cleanup() {
+	local u
+	rm -rf "$tmp" "${cleanup[@]}"
+	for u in "${users[@]}"; do
+		userdel "$u" 2>/dev/null || true
+	done
+}
+trap reader_cleanup EXIT
+
+# make_user: a throwaway unprivileged user, removed on exit; its name in
+# $user and a directory it owns (world-readable, as a home would be) in
+# $udir.
+make_user() {
+	[ "$(id -u)" = 0 ] || skip "making a throwaway user needs root"
+	command -v useradd >/dev/null || skip "useradd is not installed (apt-get install passwd)"
+	user=opjit-rd$$-${#users[@]}
+	useradd --system --no-create-home --shell /usr/sbin/nologin \
+		"$user" || fail "cannot create user $user"
+	users+=("$user")
+	udir=$(mktemp -d /tmp/opjit-rd-home.XXXXXX)
+	cleanup+=("$udir")
+	chmod 755 "$udir"
+	chown "$user": "$udir"
+}
+
+# as_user CMD...: run CMD as $user
+as_user() { runuser -u "$user" -- "$@"; }
+
+# report NAME ARGS...: opreport ARGS under a time limit; stdout in
+# $tmp/NAME.out, stderr in $tmp/NAME.err, exit status in $rc.  A hang is
+# a failure.
+report() {
+	local name=$1; shift
+	rc=0
+	timeout 60 "$OPREPORT" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" ||
+		rc=$?
+	[ "$rc" != 124 ] || fail "$name: opreport $* did not finish in 60 s"
+	[ "$rc" -lt 128 ] || { tail -40 "$tmp/$name.err" >&2;
+		fail "$name: opreport $* died of signal $((rc - 128))"; }
+}
+
+# one_line NAME STATUS LINE: opreport exited STATUS and said exactly LINE
+# on stderr, and nothing else.
+one_line() {
+	local name=$1 status=$2 want=$3 got
+	got=$(cat "$tmp/$name.err")
+	[ "$rc" = "$status" ] || { echo "$got" >&2;
+		fail "$name: exit status $rc, expected $status"; }
+	[ "$got" = "$want" ] || fail "$name: stderr is
+$got
+expected exactly
+$want"
+	ok "$name: $want"
+}
+
+# no_raw_control FILE...: not one byte a terminal could act on (C0 but
+# newline, DEL, C1 in UTF-8) in FILEs
+no_raw_control() {
+	local f
+	for f in "$@"; do
+		python3 - "$f" <<'PY' || fail "$f holds raw control bytes"
+import re, sys
+data = open(sys.argv[1], "rb").read()
+bad = re.search(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]", data)
+if bad:
+    start = max(0, bad.start() - 40)
+    print(f"{sys.argv[1]}: byte {bad.start()}: {data[start:bad.end() + 20]!r}")
+    sys.exit(1)
+PY
+	done
+}
