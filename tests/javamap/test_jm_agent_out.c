@@ -143,7 +143,9 @@ START_TEST(test_mode_and_stale)
 	int fd = open(path, O_WRONLY | O_CREAT, 0666);
 
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, "stale", 5), 5);
+	/* a stale map of ours (our magic) is replaced ... */
+	ck_assert_int_eq(write(fd, JM_MAGIC "stale", JM_MAGIC_LEN + 5),
+			 JM_MAGIC_LEN + 5);
 	close(fd);
 	umask(0);
 	ck_assert_int_eq(agent_out_open(path, NULL), 0);
@@ -153,6 +155,23 @@ START_TEST(test_mode_and_stale)
 	ck_assert(S_ISREG(st.st_mode));
 	ck_assert_uint_eq(st.st_mode & 07777, 0644);
 	ck_assert_int_eq(st.st_size, JM_HEADER_SIZE);
+}
+END_TEST
+
+/* ... anything else of ours is somebody's document, left alone */
+START_TEST(test_not_a_map_left_alone)
+{
+	int fd = open(path, O_WRONLY | O_CREAT, 0644);
+	char buf[16] = "";
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "my thesis", 9), 9);
+	close(fd);
+	ck_assert_int_eq(agent_out_open(path, NULL), -EEXIST);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_eq(read(fd, buf, sizeof(buf) - 1), 9);
+	close(fd);
+	ck_assert_str_eq(buf, "my thesis");
 }
 END_TEST
 
@@ -197,6 +216,7 @@ static Suite *out_suite(void)
 	tc = tcase_create("create");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_mode_and_stale);
+	tcase_add_test(tc, test_not_a_map_left_alone);
 	tcase_add_test(tc, test_other_users_file);
 	suite_add_tcase(s, tc);
 	return s;
