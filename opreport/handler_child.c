@@ -28,6 +28,25 @@ struct child {
 	char *comm, *exe;
 };
 
+static struct child *child_self;
+
+/* The handler's warnings go to opreport, which prints them as its own
+ * lines, in order with everything else it says. */
+static void child_warn(const struct opjit_host *host, const char *msg)
+{
+	struct wire *w = &child_self->w;
+
+	(void)host;
+	if (!msg)
+		return;
+	size_t len = strnlen(msg, 1024);
+
+	wire_put_u32(w, WIRE_WARN);
+	wire_put_u32(w, (uint32_t)len);
+	wire_put(w, msg, len);
+	wire_flush(w);
+}
+
 static void child_forget(struct child *c)
 {
 	size_t i;
@@ -191,6 +210,8 @@ void handler_child_main(int fd, const char *path, const char *name)
 	if (wire_flush(&c.w) < 0 || rc < 0)
 		_exit(0);
 	handler_host_init(&c.h);
+	child_self = &c;
+	c.h.host.warn = child_warn;
 	for (;;) {
 		uint32_t call = wire_get_u32(&c.w);
 

@@ -232,6 +232,26 @@ out:
 	return rc;
 }
 
+/* The helper's answer code, after printing the warnings before it. */
+static int32_t proc_answer(struct anon_handler *h)
+{
+	struct wire *w = &h->proc->w;
+	uint32_t v = wire_get_u32(w);
+
+	while (!w->err && v == WIRE_WARN) {
+		char buf[1100], *msg = NULL;
+
+		wire_get_str(w, &msg, 1024, NULL, NULL);
+		if (!w->err)
+			fprintf(stderr, "opreport: %s: %s\n", h->name,
+				handler_text_clean(msg ? msg : "", buf,
+						   sizeof(buf)));
+		free(msg);
+		v = wire_get_u32(w);
+	}
+	return (int32_t)v;
+}
+
 /* -HANDLER_BROKE with WHY, the helper gone. */
 static int proc_broke(struct anon_handler *h, char *why, size_t len)
 {
@@ -277,7 +297,7 @@ static int proc_claim(struct anon_handler *h, const struct opjit_process *op,
 		wire_put_u32(w, op->maps[i]->flags);
 	}
 	wire_flush(w);
-	rc = (int32_t)wire_get_u32(w);
+	rc = proc_answer(h);
 	if (!w->err && rc < 0) {
 		char *e = NULL;
 
@@ -362,7 +382,7 @@ static int proc_resolve(struct anon_handler *h, struct handler_arena **arena,
 	wire_put(w, addrs, n * sizeof(*addrs));
 	wire_put(w, times, n * sizeof(*times));
 	wire_flush(w);
-	rc = (int32_t)wire_get_u32(w);
+	rc = proc_answer(h);
 	if (!w->err && rc < 0) {
 		char *e = NULL;
 
@@ -400,7 +420,7 @@ static int proc_release(struct anon_handler *h, char *why, size_t len)
 	wire_deadline(w, handler_isolation.timeout_ms);
 	wire_put_u32(w, WIRE_RELEASE);
 	wire_flush(w);
-	if (wire_get_u32(w) != 0 && !w->err)
+	if (proc_answer(h) != 0 && !w->err)
 		w->err = -EPROTO;
 	if (w->err)
 		return proc_broke(h, why, len);

@@ -29,6 +29,9 @@
  *          |  i32 -HANDLER_* and str why
  *  RELEASE -> i32 0
  */
+/* Before any answer, the helper may send warnings: u32 WIRE_WARN, str. */
+#define WIRE_WARN 0x4e524157u
+
 enum wire_call {
 	WIRE_CLAIM = 1,
 	WIRE_BATCH,

@@ -81,6 +81,8 @@ static void setup(void)
 {
 	hs = NULL;
 	unsetenv("OPJIT_HANDLER_PATH");
+	anon_handlers_isolate(&(struct anon_isolation){
+		.none = 0, .timeout_ms = ANON_HANDLER_TIMEOUT_MS });
 }
 
 static void teardown(void)
@@ -175,6 +177,13 @@ START_TEST(later_minor_accepted)
 	/* only the fields this host knows were taken */
 	ck_assert_uint_gt(hs->v[0].tab.struct_size,
 			  sizeof(struct opjit_handler));
+	/* in-process, the table itself is what the host keeps */
+	anon_handlers_free(hs);
+	hs = NULL;
+	anon_handlers_isolate(&(struct anon_isolation){
+		.none = 1, .timeout_ms = ANON_HANDLER_TIMEOUT_MS });
+	ck_assert_int_eq(anon_handlers_load(&hs, names, 1, FAKE_DIR2), 0);
+	ck_assert_uint_eq(hs->n, 1);
 	ck_assert_ptr_nonnull(hs->v[0].tab.claim);
 }
 END_TEST
