@@ -63,9 +63,8 @@ static int load_one(struct anon_handlers *hs, const struct handler_dirs *d,
 	size_t i;
 	int rc = -ENOENT;
 
-	if (!handler_name_valid(name)) {
-		fprintf(stderr, "opreport: bad handler name '%s': use letters "
-			"a-z, digits, '-' and '_'\n", name);
+	if (anon_handler_name_check(name, reason, sizeof(reason))) {
+		fprintf(stderr, "opreport: %s\n", reason);
 		return 0;
 	}
 	if (already_loaded(hs, name))

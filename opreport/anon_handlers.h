@@ -7,6 +7,7 @@
 #ifndef OPREPORT_ANON_HANDLERS_H
 #define OPREPORT_ANON_HANDLERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +15,13 @@
 #include <opjit/samples.h>
 
 struct anon_handlers;
+
+/*
+ * The one rule for handler names, for the option parser and the loader:
+ * 0, or -EINVAL with ERR (ERRLEN bytes) saying
+ * "bad handler name 'NAME': REASON".
+ */
+int anon_handler_name_check(const char *name, char *err, size_t errlen);
 
 /*
  * Load the handlers NAMES, in claim order.  The search path is
@@ -51,6 +59,14 @@ struct anon_symbol {
 	uint32_t line;    /* 0 when unknown */
 };
 
+/* Why a sample has no name: the handler ABI's OPJIT_UNRESOLVED_* codes,
+ * any code past the last one known counted as OPJIT_UNRESOLVED_UNKNOWN. */
+#define ANON_NR_REASONS 5u
+#define ANON_REASON_MAP_REFUSED 4u /* OPJIT_UNRESOLVED_MAP_REFUSED */
+
+/* The words the summary line uses for reason R. */
+const char *anon_reason_text(uint32_t r);
+
 /* How one process's samples were named.  Arrays are parallel to the
  * samples passed in; everything stays valid until anon_handlers_free(). */
 struct anon_resolved {
@@ -58,12 +74,16 @@ struct anon_resolved {
 	const struct anon_symbol **syms;  /* NULL entry: (unknown) */
 	const char **files;               /* source file at the sample, or NULL */
 	uint32_t *lines;                  /* line at the sample, or 0 */
+	uint32_t *reasons;                /* where syms[i] is NULL: why */
+	bool map_refused;                 /* unclaimed, and some handler's
+					   * map was refused by a trust rule */
 };
 
 /*
  * Offer process PROC_ID of session S to each handler in order; the first
  * that claims it names SAMPLES, which are sorted by address.  Returns 1
- * and fills RES when a handler claimed it, 0 when none did, or a negative
+ * and fills RES when a handler claimed it, 0 when none did (RES then says
+ * only whether a map was refused), or a negative
  * errno (already reported on stderr) when the claiming handler failed.
  * Equal symbols come back as equal pointers, so the core can group by
  * pointer.

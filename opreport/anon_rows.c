@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +99,41 @@ static int add_runs(struct report *r, struct report_hit *proto,
 			return ret;
 	}
 	return 0;
+}
+
+/*
+ * One line per process whose JIT samples were not all named, with the
+ * handler's reasons, so that an "(unknown)" row is never silent:
+ * "opreport: tgid 4242 (node): 120 of 5000 JIT samples unnamed: 100 no
+ * entry, 20 before load".  REASONS may be NULL: all are REASON.
+ */
+static void summary_unnamed(const struct ops_process *p, size_t n,
+			    const struct anon_resolved *res, uint32_t reason)
+{
+	size_t count[ANON_NR_REASONS] = { 0 }, unnamed = 0, i;
+	bool first = true;
+
+	for (i = 0; i < n; i++) {
+		if (res->syms && res->syms[i])
+			continue;
+		unnamed++;
+		count[res->reasons ? res->reasons[i] : reason]++;
+	}
+	if (!unnamed)
+		return;
+	fprintf(stderr, "opreport: tgid %u (%s): %zu of %zu JIT samples "
+		"unnamed:", p->tgid, p->comm ? p->comm : "?", unnamed, n);
+	/* the handler's reasons first, "no reason given" last */
+	for (i = 1; i <= ANON_NR_REASONS; i++) {
+		uint32_t r = (uint32_t)(i % ANON_NR_REASONS);
+
+		if (!count[r])
+			continue;
+		fprintf(stderr, "%s %zu %s", first ? "" : ",", count[r],
+			anon_reason_text(r));
+		first = false;
+	}
+	fputc('\n', stderr);
 }
 
 static int add_claimed(struct report *r, const struct ops_process *p,
@@ -246,7 +282,7 @@ int anon_rows_add(struct report *r, struct ops_session *s,
 	for (id = 0; id < nr && !ret; id++) {
 		const struct ops_process *p = ops_session_process(s, id);
 		const struct ops_anon_sample *smp;
-		struct anon_resolved res = { 0 };
+		struct anon_resolved res = { 0 }, none = { 0 };
 		size_t n;
 		int claimed = 0;
 
@@ -271,10 +307,15 @@ int anon_rows_add(struct report *r, struct ops_session *s,
 			claimed = anon_handlers_resolve(handlers, s, id,
 							sorted, n, &res);
 		/* a handler that failed has said why; keep the samples */
-		if (claimed == 1)
+		if (claimed == 1) {
+			summary_unnamed(p, n, &res, 0);
 			ret = add_claimed(r, p, sorted, n, &res);
-		else
+		} else {
+			if (claimed == 0 && res.map_refused)
+				summary_unnamed(p, n, &none,
+						ANON_REASON_MAP_REFUSED);
 			ret = add_buckets(r, p, sorted, n);
+		}
 		free(sorted);
 		sorted = NULL;
 	}

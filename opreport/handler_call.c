@@ -22,13 +22,29 @@ static void host_warn(const struct opjit_host *host, const char *msg)
 		handler_text_clean(msg, buf, sizeof(buf)));
 }
 
+/* The trust rules, counted so that a process no handler could claim
+ * because its map was refused says so in its summary line. */
+static int host_open_map(const struct opjit_host *host,
+			 const struct opjit_process *proc,
+			 const struct opjit_map_candidate *c, char *why,
+			 size_t whylen)
+{
+	struct anon_handler *h = host->host_data;
+	int rc = handler_trust_open_map(host, proc, c, why, whylen);
+
+	if (rc < 0 && rc != -ENOENT && rc != -EINVAL)
+		h->maps_refused++;
+	return rc;
+}
+
 void handler_host_init(struct anon_handler *h)
 {
-	h->host.struct_size = sizeof(h->host);
+	h->host.struct_size = OPJIT_HOST_SIZE_1_0;
 	h->host.abi_major = OPJIT_HANDLER_ABI_MAJOR;
 	h->host.abi_minor = OPJIT_HANDLER_ABI_MINOR;
 	h->host.warn = host_warn;
 	h->host.host_data = h;
+	h->host.open_map = host_open_map;
 }
 
 static void said(const struct anon_handler *h, void *state, char *why,
@@ -45,12 +61,19 @@ static void said(const struct anon_handler *h, void *state, char *why,
 int handler_call_claim(struct anon_handler *h,
 		       const struct opjit_process *op, char *why, size_t len)
 {
+	char err[HANDLER_WHY_LEN] = "";
 	void *state = NULL;
 	int rc;
 
-	rc = h->tab.claim(&h->host, op, &state);
+	h->maps_refused = 0;
+	rc = h->tab.claim(&h->host, op, &state, err, sizeof(err));
 	if (rc < 0) {
-		said(h, NULL, why, len);
+		/* the handler's text, however it ended */
+		err[sizeof(err) - 1] = '\0';
+		if (err[0])
+			handler_text_clean(err, why, len);
+		else
+			snprintf(why, len, "no reason given");
 		return -HANDLER_SAID;
 	}
 	if (rc == 0)
@@ -67,38 +90,41 @@ int handler_call_resolve(struct anon_handler *h, struct handler_collect *c,
 	struct opjit_resolve_batch b;
 	const struct opjit_symbol **osyms;
 	const char **ofiles;
-	uint32_t *olines;
+	uint32_t *olines, *oreasons;
 	size_t k = n ? n : 1;
 	int rc;
 
 	osyms = calloc(k, sizeof(*osyms));
 	ofiles = calloc(k, sizeof(*ofiles));
 	olines = calloc(k, sizeof(*olines));
-	if (!osyms || !ofiles || !olines) {
+	oreasons = calloc(k, sizeof(*oreasons));
+	if (!osyms || !ofiles || !olines || !oreasons) {
 		snprintf(why, len, "out of memory");
 		rc = -HANDLER_NOMEM;
 		goto out;
 	}
 	memset(&b, 0, sizeof(b));
-	b.struct_size = sizeof(b);
+	b.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_0;
 	b.count = n;
 	b.addrs = addrs;
 	b.times = times;
 	b.symbols = osyms;
 	b.files = ofiles;
 	b.lines = olines;
+	b.reasons = oreasons;
 	rc = h->tab.resolve(h->state, &b);
 	if (rc < 0) {
 		said(h, h->state, why, len);
 		rc = -HANDLER_SAID;
 		goto out;
 	}
-	rc = handler_collect_batch(c, osyms, ofiles, olines, n, ans, why,
-				   len);
+	rc = handler_collect_batch(c, osyms, ofiles, olines, oreasons, n, ans,
+				   why, len);
 out:
 	free(osyms);
 	free(ofiles);
 	free(olines);
+	free(oreasons);
 	return rc;
 }
 
@@ -143,6 +169,7 @@ static int inproc_resolve(struct anon_handler *h,
 	for (i = t->nfile; i < ct->nfile; i++)
 		if (handler_table_add_file(t, ct->file[i]) < 0)
 			goto nomem;
+	t->malformed = ct->malformed;
 	return 0;
 nomem:
 	snprintf(why, len, "out of memory");

@@ -116,6 +116,7 @@ static void child_claim(struct child *c)
 		_exit(0);
 	rc = handler_call_claim(&c->h, &c->op, why, sizeof(why));
 	wire_put_u32(&c->w, (uint32_t)rc);
+	wire_put_u32(&c->w, c->h.maps_refused);
 	if (rc < 0)
 		wire_put_str(&c->w, why);
 	wire_flush(&c->w);
@@ -135,6 +136,7 @@ static void child_send_new(struct child *c)
 		wire_put_str(w, t->sym[i]->name);
 		wire_put_str(w, t->sym[i]->file);
 	}
+	wire_put_u64(w, t->malformed);
 	wire_put_u32(w, (uint32_t)(t->nfile - c->sent_file));
 	for (i = c->sent_file; i < t->nfile; i++)
 		wire_put_str(w, t->file[i]);
@@ -158,10 +160,11 @@ static void child_batch(struct child *c)
 	ans.sym = malloc(k * sizeof(*ans.sym));
 	ans.file = malloc(k * sizeof(*ans.file));
 	ans.line = malloc(k * sizeof(*ans.line));
+	ans.reason = malloc(k * sizeof(*ans.reason));
 	if (!c->collect)
 		c->collect = handler_collect_new(&c->arena);
 	if (!addrs || !times || !ans.sym || !ans.file || !ans.line ||
-	    !c->collect)
+	    !ans.reason || !c->collect)
 		goto out;
 	if (wire_get(w, addrs, n * sizeof(*addrs)) ||
 	    wire_get(w, times, n * sizeof(*times)))
@@ -179,6 +182,7 @@ out:
 		wire_put(w, ans.sym, n * sizeof(*ans.sym));
 		wire_put(w, ans.file, n * sizeof(*ans.file));
 		wire_put(w, ans.line, n * sizeof(*ans.line));
+		wire_put(w, ans.reason, n * sizeof(*ans.reason));
 	}
 	wire_flush(w);
 	free(addrs);
@@ -186,6 +190,7 @@ out:
 	free(ans.sym);
 	free(ans.file);
 	free(ans.line);
+	free(ans.reason);
 }
 
 void handler_child_main(int fd, const char *path, const char *name)

@@ -32,6 +32,7 @@ struct handler_collect {
 	struct handler_arena **arena;
 	struct handler_table t;
 	struct ptr_map psym, pfile;
+	struct ptr_map pmalformed; /* for the whole process */
 	struct idx_set ssym, sfile;
 };
 
@@ -216,6 +217,8 @@ void handler_collect_free(struct handler_collect *c)
 	free(c->psym.val);
 	free(c->pfile.key);
 	free(c->pfile.val);
+	free(c->pmalformed.key);
+	free(c->pmalformed.val);
 	free(c->ssym.v);
 	free(c->sfile.v);
 	free(c);
@@ -315,15 +318,23 @@ static int file_intern(struct handler_collect *c, const char *f,
 	return 0;
 }
 
-/* Only the fields the handler's symbol has. */
+/* Only the fields the handler's symbol has.  One whose layout this host
+ * cannot honour (too short, the reserved field set, fields set past what
+ * it knows) is kept, as "(malformed symbol)"; one with no name or an
+ * impossible size is garbage, and fails the batch. */
 static int sym_take(const struct opjit_symbol *os, struct anon_symbol *s,
-		    char *why, size_t len)
+		    bool *malformed, char *why, size_t len)
 {
 	memset(s, 0, sizeof(*s));
-	if (os->struct_size < OPJIT_SIZE_THROUGH(struct opjit_symbol, size)) {
-		snprintf(why, len, "returned a symbol with struct_size %zu",
-			 os->struct_size);
-		return -HANDLER_BROKE;
+	*malformed = os->struct_size < OPJIT_SIZE_THROUGH(struct opjit_symbol,
+							  size) ||
+		     (os->struct_size >= OPJIT_SYMBOL_SIZE_1_0 &&
+		      os->reserved) ||
+		     !handler_tail_zero(os, OPJIT_SYMBOL_SIZE_1_0,
+					os->struct_size);
+	if (*malformed) {
+		s->name = "(malformed symbol)";
+		return 0;
 	}
 	s->name = os->name;
 	s->start = os->start;
@@ -344,10 +355,11 @@ static int nomem(char *why, size_t len)
 int handler_collect_batch(struct handler_collect *c,
 			  const struct opjit_symbol *const *syms,
 			  const char *const *files, const uint32_t *lines,
-			  size_t n, struct handler_answer *ans,
-			  char *why, size_t whylen)
+			  const uint32_t *reasons, size_t n,
+			  struct handler_answer *ans, char *why, size_t whylen)
 {
 	struct anon_symbol s;
+	bool malformed;
 	size_t i;
 	int rc;
 
@@ -359,16 +371,28 @@ int handler_collect_batch(struct handler_collect *c,
 		ans->sym[i] = 0;
 		ans->file[i] = 0;
 		ans->line[i] = lines[i];
+		ans->reason[i] = !syms[i] && reasons[i] < ANON_NR_REASONS ?
+				 reasons[i] : 0;
 		if (syms[i]) {
 			slot = ptr_map_slot(&c->psym, syms[i]);
 			if (!slot)
 				return nomem(why, whylen);
 			if (!*slot) {
-				rc = sym_take(syms[i], &s, why, whylen);
+				rc = sym_take(syms[i], &s, &malformed, why,
+					      whylen);
 				if (rc < 0)
 					return rc;
 				if (sym_intern(c, &s, slot) < 0)
 					return nomem(why, whylen);
+				if (malformed) {
+					uint32_t *m = ptr_map_slot(
+						&c->pmalformed, syms[i]);
+
+					if (!m)
+						return nomem(why, whylen);
+					c->t.malformed += !*m;
+					*m = 1;
+				}
 			}
 			ans->sym[i] = *slot;
 		}

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include <opjit/anon_handler.h>
 
@@ -28,6 +29,7 @@ struct anon_handler {
 	bool broken;                /* the helper cannot even load it */
 	void *state;                /* in-process: the claimed state */
 	struct handler_collect *collect; /* in-process: of that state */
+	unsigned maps_refused;      /* by open_map, since the last claim */
 };
 
 struct anon_handlers {
@@ -36,7 +38,9 @@ struct anon_handlers {
 	struct handler_arena *arena; /* what anon_resolved points into */
 };
 
-/* NAME is [a-z0-9_-]+ (and not absurdly long). */
+/* NAME is [a-z0-9_-]+, 1 to HANDLER_NAME_MAX characters (the one rule,
+ * which anon_handler_name_check() states). */
+#define HANDLER_NAME_MAX 64
 bool handler_name_valid(const char *name);
 
 /* The search path as a NULL-terminated array of directories, in order. */
@@ -62,6 +66,37 @@ int handler_open(struct anon_handler *h, const char *path, const char *name,
 		 char *reason, size_t reasonlen);
 void handler_close(struct anon_handler *h);
 
+/*
+ * The trust rules (handler_trust.c).  handler_trust_check() gives the
+ * reason ST may not be used as a map of PROC, naming the rule, or NULL;
+ * LIVE says the file is the live one in /tmp rather than a session copy.
+ * BUF (LEN bytes) may hold the reason.  handler_trust_open_map() is the
+ * host's open_map service.
+ */
+const char *handler_trust_check(const struct stat *st,
+				const struct opjit_process *proc, bool live,
+				char *buf, size_t len);
+int handler_trust_open_map(const struct opjit_host *host,
+			   const struct opjit_process *proc,
+			   const struct opjit_map_candidate *c, char *why,
+			   size_t whylen);
+
+/* Whether the bytes of P from KNOWN up to SIZE are all zero, and SIZE is
+ * plausible for a structure of the handler ABI at all. */
+bool handler_tail_zero(const void *p, size_t known, size_t size);
+
+/*
+ * The rules for handler code: a directory on the search path, and a
+ * library (after symbolic links, and the directory that really holds
+ * it), owned by root or OWNER, the invoking user, and not writable by
+ * group or others.  NULL when trusted, or the reason naming the rule
+ * (possibly in BUF, LEN bytes).
+ */
+const char *handler_trust_dir(const struct stat *st, uid_t owner, char *buf,
+			      size_t len);
+const char *handler_trust_lib(const char *path, uid_t owner, char *buf,
+			      size_t len);
+
 /* S with control characters blanked, cut to fit BUF: a handler's text
  * made safe to print as part of one line. */
 const char *handler_text_clean(const char *s, char *buf, size_t len);
@@ -79,12 +114,14 @@ struct handler_table {
 	size_t nsym, capsym;
 	const char **file;
 	size_t nfile, capfile;
+	size_t malformed; /* symbols with fields this host cannot honour */
 };
 
 struct handler_answer {
 	uint32_t *sym;   /* per sample: index + 1 into table.sym, or 0 */
 	uint32_t *file;  /* per sample: index + 1 into table.file, or 0 */
 	uint32_t *line;  /* per sample: source line, or 0 */
+	uint32_t *reason; /* per sample without a symbol: why, < ANON_NR_REASONS */
 };
 
 /* Why a call into a handler failed. */
@@ -113,7 +150,8 @@ const struct handler_table *handler_collect_table(struct handler_collect *c);
 int handler_collect_batch(struct handler_collect *c,
 			  const struct opjit_symbol *const *syms,
 			  const char *const *files, const uint32_t *lines,
-			  size_t n, struct handler_answer *ans,
+			  const uint32_t *reasons, size_t n,
+			  struct handler_answer *ans,
 			  char *why, size_t whylen);
 /* Checks every table entry must pass, on either side of a helper. */
 int handler_sym_check(const struct anon_symbol *s, char *why, size_t len);

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "handler_internal.h"
 
@@ -33,6 +33,13 @@ static int check_table(const struct opjit_handler *t, const char *name,
 			 t->abi_major, OPJIT_HANDLER_ABI_MAJOR);
 		return -EPROTO;
 	}
+	if (!handler_tail_zero(t, OPJIT_HANDLER_SIZE_1_0, t->struct_size)) {
+		snprintf(reason, len, "handler table of %zu bytes sets fields "
+			 "past ABI %u.%u, which this opreport cannot honour",
+			 t->struct_size, OPJIT_HANDLER_ABI_MAJOR,
+			 OPJIT_HANDLER_ABI_MINOR);
+		return -EPROTO;
+	}
 	if (!t->name || strcmp(t->name, name)) {
 		snprintf(reason, len, "calls itself '%.64s', expected '%s'",
 			 t->name ? t->name : "(null)", name);
@@ -52,19 +59,18 @@ int handler_open(struct anon_handler *h, const char *path, const char *name,
 {
 	const struct opjit_handler *t;
 	opjit_handler_entry_fn entry;
-	struct stat st;
+	const char *why;
+	char buf[256];
 	void *dl = NULL;
 	int rc;
 
 	memset(h, 0, sizeof(*h));
-	if (stat(path, &st) < 0) {
-		rc = -errno;
-		snprintf(reason, len, "%s", strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rc = -EINVAL;
-		snprintf(reason, len, "not a regular file");
+	/* its constructor runs as whoever runs opreport: check who could
+	 * have put it there before dlopen runs any of it */
+	why = handler_trust_lib(path, geteuid(), buf, sizeof(buf));
+	if (why) {
+		rc = -EPERM;
+		snprintf(reason, len, "%s", why);
 		goto out;
 	}
 	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);

@@ -298,6 +298,7 @@ static int proc_claim(struct anon_handler *h, const struct opjit_process *op,
 	}
 	wire_flush(w);
 	rc = proc_answer(h);
+	h->maps_refused = wire_get_u32(w);
 	if (!w->err && rc < 0) {
 		char *e = NULL;
 
@@ -351,6 +352,7 @@ static int proc_read_new(struct wire *w, struct handler_arena **arena,
 		    handler_table_add_sym(t, s) < 0)
 			w->err = -EPROTO;
 	}
+	t->malformed = (size_t)wire_get_u64(w);
 	k = wire_get_u32(w);
 	if (!w->err && k > n)
 		w->err = -EPROTO;
@@ -402,8 +404,11 @@ static int proc_resolve(struct anon_handler *h, struct handler_arena **arena,
 	wire_get(w, ans->sym, n * sizeof(*ans->sym));
 	wire_get(w, ans->file, n * sizeof(*ans->file));
 	wire_get(w, ans->line, n * sizeof(*ans->line));
+	wire_get(w, ans->reason, n * sizeof(*ans->reason));
 	for (i = 0; i < n && !w->err; i++)
-		if (ans->sym[i] > t->nsym || ans->file[i] > t->nfile)
+		if (ans->sym[i] > t->nsym || ans->file[i] > t->nfile ||
+		    ans->reason[i] >= ANON_NR_REASONS ||
+		    (ans->sym[i] && ans->reason[i]))
 			w->err = -EPROTO;
 	if (w->err)
 		return proc_broke(h, why, len);

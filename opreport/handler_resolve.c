@@ -34,7 +34,7 @@ static void cand_add(struct candidates *cs, const char *path, uint32_t kind,
 	if (cs->n == MAX_CANDIDATES)
 		return;
 	c = &cs->c[cs->n];
-	c->struct_size = sizeof(*c);
+	c->struct_size = OPJIT_MAP_CANDIDATE_SIZE_1_0;
 	c->path = path;
 	c->kind = kind;
 	c->flags = flags;
@@ -91,7 +91,7 @@ static void proc_build(struct opjit_process *op, const struct ops_process *p,
 		       const struct candidates *cs)
 {
 	memset(op, 0, sizeof(*op));
-	op->struct_size = sizeof(*op);
+	op->struct_size = OPJIT_PROCESS_SIZE_1_0;
 	op->tgid = p->tgid;
 	op->nspid = p->nspid;
 	op->uid = p->uid;
@@ -103,6 +103,40 @@ static void proc_build(struct opjit_process *op, const struct ops_process *p,
 	op->exe = p->exe ? p->exe : "";
 	op->maps = cs->p;
 	op->nr_maps = cs->n;
+}
+
+_Static_assert(ANON_REASON_MAP_REFUSED == OPJIT_UNRESOLVED_MAP_REFUSED &&
+	       ANON_NR_REASONS == OPJIT_UNRESOLVED_MAP_REFUSED + 1,
+	       "the report's reasons are the ABI's");
+
+const char *anon_reason_text(uint32_t r)
+{
+	static const char *const text[ANON_NR_REASONS] = {
+		[OPJIT_UNRESOLVED_UNKNOWN] = "no reason given",
+		[OPJIT_UNRESOLVED_NO_ENTRY] = "no entry",
+		[OPJIT_UNRESOLVED_BEFORE_LOAD] = "before load",
+		[OPJIT_UNRESOLVED_UNLOADED] = "after unload",
+		[OPJIT_UNRESOLVED_MAP_REFUSED] = "map refused",
+	};
+
+	return r < ANON_NR_REASONS ? text[r] : text[0];
+}
+
+/* The most a host reads of a structure a handler hands back, to see that
+ * the bytes past what it knows are zero: far more than any minor adds. */
+#define HANDLER_STRUCT_MAX 1024u
+
+bool handler_tail_zero(const void *p, size_t known, size_t size)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	if (size > HANDLER_STRUCT_MAX)
+		return false;
+	for (i = known; i < size; i++)
+		if (b[i])
+			return false;
+	return true;
 }
 
 static const struct handler_ops *ops(void)
@@ -144,6 +178,7 @@ static void answer_apply(const struct resolve_ctx *c, size_t base, size_t n,
 		res->syms[base + i] = s ? c->t.sym[s - 1] : NULL;
 		res->files[base + i] = f ? c->t.file[f - 1] : NULL;
 		res->lines[base + i] = c->ans.line[i];
+		res->reasons[base + i] = c->ans.reason[i];
 	}
 }
 
@@ -160,8 +195,9 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 	c->ans.sym = malloc(k * sizeof(*c->ans.sym));
 	c->ans.file = malloc(k * sizeof(*c->ans.file));
 	c->ans.line = malloc(k * sizeof(*c->ans.line));
+	c->ans.reason = malloc(k * sizeof(*c->ans.reason));
 	if (!c->addrs || !c->times || !c->ans.sym || !c->ans.file ||
-	    !c->ans.line)
+	    !c->ans.line || !c->ans.reason)
 		return -HANDLER_NOMEM;
 	for (base = 0; base < n; base += chunk) {
 		size_t m = n - base < chunk ? n - base : chunk;
@@ -177,6 +213,14 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 			return rc;
 		answer_apply(c, base, m, res);
 	}
+	if (c->t.malformed)
+		fprintf(stderr, "opreport: %s: %zu malformed symbol%s for "
+			"process %u (%s): a reserved field set, or fields "
+			"past ABI %u.%u; counted as (malformed symbol)\n",
+			c->h->name, c->t.malformed,
+			c->t.malformed == 1 ? "" : "s",
+			p->tgid, p->comm ? p->comm : "?",
+			OPJIT_HANDLER_ABI_MAJOR, OPJIT_HANDLER_ABI_MINOR);
 	return 0;
 }
 
@@ -188,11 +232,14 @@ static int resolved_alloc(struct anon_handlers *hs, size_t n,
 	res->syms = handler_arena_alloc(&hs->arena, k * sizeof(*res->syms));
 	res->files = handler_arena_alloc(&hs->arena, k * sizeof(*res->files));
 	res->lines = handler_arena_alloc(&hs->arena, k * sizeof(*res->lines));
-	if (!res->syms || !res->files || !res->lines)
+	res->reasons = handler_arena_alloc(&hs->arena,
+					   k * sizeof(*res->reasons));
+	if (!res->syms || !res->files || !res->lines || !res->reasons)
 		return -HANDLER_NOMEM;
 	memset(res->syms, 0, k * sizeof(*res->syms));
 	memset(res->files, 0, k * sizeof(*res->files));
 	memset(res->lines, 0, k * sizeof(*res->lines));
+	memset(res->reasons, 0, k * sizeof(*res->reasons));
 	return 0;
 }
 
@@ -239,6 +286,7 @@ out:
 	free(c.ans.sym);
 	free(c.ans.file);
 	free(c.ans.line);
+	free(c.ans.reason);
 	if (rc == -HANDLER_NOMEM) {
 		fprintf(stderr, "opreport: cannot name the samples of process "
 			"%u: out of memory\n", p->tgid);
@@ -265,10 +313,14 @@ int anon_handlers_resolve(struct anon_handlers *hs, struct ops_session *s,
 		return 0;
 	cand_build(&cs, s, proc_id, p);
 	proc_build(&op, p, &cs);
+	memset(res, 0, sizeof(*res));
 	for (i = 0; i < hs->n; i++) {
+		hs->v[i].maps_refused = 0;
 		rc = claim_by(hs, &hs->v[i], p, &op, samples, n, res);
 		if (rc != 0)
 			return rc;
+		if (hs->v[i].maps_refused)
+			res->map_refused = true;
 	}
 	return 0;
 }

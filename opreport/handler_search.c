@@ -11,8 +11,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "anon_handlers.h"
 #include "handler_internal.h"
 
 #ifndef OPJIT_HANDLER_DIR
@@ -26,24 +28,38 @@
 #endif
 
 /* Long enough for any real name, short enough to print in one line. */
-#define HANDLER_NAME_MAX 64
-
-bool handler_name_valid(const char *name)
+static const char *name_problem(const char *name)
 {
 	size_t i;
 
 	if (!name || !name[0])
-		return false;
+		return "empty; use letters a-z, digits, '-' and '_'";
 	for (i = 0; name[i]; i++) {
 		char c = name[i];
 
-		if (i >= HANDLER_NAME_MAX)
-			return false;
 		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
 		      c == '_' || c == '-'))
-			return false;
+			return "use letters a-z, digits, '-' and '_'";
 	}
-	return true;
+	if (i > HANDLER_NAME_MAX)
+		return "longer than 64 characters";
+	return NULL;
+}
+
+int anon_handler_name_check(const char *name, char *err, size_t errlen)
+{
+	const char *why = name_problem(name);
+
+	if (!why)
+		return 0;
+	snprintf(err, errlen, "bad handler name '%s': %s", name ? name : "",
+		 why);
+	return -EINVAL;
+}
+
+bool handler_name_valid(const char *name)
+{
+	return !name_problem(name);
 }
 
 static int dirs_add(struct handler_dirs *d, const char *dir, size_t len)
@@ -105,6 +121,37 @@ static bool running_uninstalled(void)
 	return !strcmp(exe, build);
 }
 
+/*
+ * Drop every directory that fails the trust rules, with one line each.
+ * A directory that does not exist is kept: it holds nothing anyway.  The
+ * others keep their order, so a refused directory never hides a good
+ * handler in another.
+ */
+static void dirs_trust(struct handler_dirs *d)
+{
+	char buf[160];
+	size_t i, k = 0;
+
+	for (i = 0; i < d->n; i++) {
+		const char *why = NULL;
+		struct stat st;
+
+		if (stat(d->dir[i], &st) == 0)
+			why = handler_trust_dir(&st, geteuid(), buf,
+						sizeof(buf));
+		if (why) {
+			fprintf(stderr, "opreport: ignoring handler directory "
+				"%s: %s\n", d->dir[i], why);
+			free(d->dir[i]);
+			continue;
+		}
+		d->dir[k++] = d->dir[i];
+	}
+	d->n = k;
+	if (d->dir)
+		d->dir[k] = NULL;
+}
+
 int handler_dirs_get(struct handler_dirs *d, const char *handler_path)
 {
 	int rc;
@@ -120,6 +167,8 @@ int handler_dirs_get(struct handler_dirs *d, const char *handler_path)
 		rc = dirs_add_list(d, OPJIT_BUILD_HANDLER_DIR);
 	if (rc < 0)
 		handler_dirs_free(d);
+	else
+		dirs_trust(d);
 	return rc;
 }
 

@@ -21,11 +21,12 @@
  * helper answers, one call at a time:
  *  CLAIM   u32 tgid nspid uid flags, u64 start_ns start_unix_ns,
  *          str comm exe, u32 nr_maps, each: str path, u32 kind flags
- *          -> i32 1 | 0 | -HANDLER_* and str why
+ *          -> i32 1 | 0 | -HANDLER_*, u32 maps refused, and str why
+ *             when negative
  *  BATCH   u32 n, u64 addrs[n], u64 times[n]
  *          -> i32 0, u32 new symbols, each: u64 start size, u32 line,
- *             str name file; u32 new files, each: str; u32 sym[n],
- *             u32 file[n], u32 line[n]
+ *             str name file; u64 malformed symbols so far; u32 new
+ *             files, each: str; u32 sym[n], file[n], line[n], reason[n]
  *          |  i32 -HANDLER_* and str why
  *  RELEASE -> i32 0
  */

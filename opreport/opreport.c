@@ -162,12 +162,8 @@ static int option(struct run *run, int rc, char *arg, char *err,
 		for (; !ret && i < o->nr_anon_handlers; i++)
 			ret = options_check_handler_name(o->anon_handlers[i],
 							 err, errlen);
-		if (!ret && o->nr_anon_handlers == 0) {
-			snprintf(err, errlen,
-				 "bad handler name '%s': expected letters a-z, digits, '_' or '-'",
-				 arg);
-			ret = -EINVAL;
-		}
+		if (!ret && o->nr_anon_handlers == 0)
+			ret = options_check_handler_name(arg, err, errlen);
 		o->anon_samples = true;
 		break;
 	}

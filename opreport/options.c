@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anon_handlers.h"
 #include "options.h"
 
 int options_parse_threshold(const char *s, double *out, char *err,
@@ -212,18 +213,6 @@ void options_list_free(char **list)
 
 int options_check_handler_name(const char *s, char *err, size_t errlen)
 {
-	const char *p;
-
-	for (p = s; *p; p++) {
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-		      *p == '_' || *p == '-'))
-			break;
-	}
-	if (!*s || *p) {
-		snprintf(err, errlen,
-			 "bad handler name '%s': expected letters a-z, digits, '_' or '-'",
-			 s);
-		return -EINVAL;
-	}
-	return 0;
+	/* the loader owns the rule, so the two can never disagree */
+	return anon_handler_name_check(s, err, errlen);
 }

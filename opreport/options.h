@@ -27,7 +27,7 @@ int options_parse_demangle(const char *s, enum opreport_demangle *out,
 int options_list_append(char ***list, size_t *nr, const char *s);
 void options_list_free(char **list);
 
-/* A handler name as the loader accepts it: [a-z0-9_-]+. */
+/* A handler name as the loader accepts it (anon_handler_name_check()). */
 int options_check_handler_name(const char *s, char *err, size_t errlen);
 
 #endif

@@ -8,12 +8,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <opjit/anon_handler.h>
@@ -24,43 +22,22 @@ struct example_state {
 	char err[256];
 };
 
-static char claim_err[256];
-
-/* The trust rules every handler applies to a file in /tmp: no symlink, a
- * regular file owned by the process's user or root, writable only by its
- * owner, and not older than the process (a reused pid). */
+/* Open PATH for reading through the host, which applies the trust rules
+ * every handler must apply to a file in /tmp and warns about a refusal,
+ * naming the file and the rule.  NULL when missing or refused. */
 static FILE *open_trusted(const struct opjit_host *host,
 			  const struct opjit_process *proc, const char *path)
 {
-	char msg[512];
-	const char *why = NULL;
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	struct opjit_map_candidate c = {
+		.struct_size = OPJIT_MAP_CANDIDATE_SIZE_1_0,
+		.path = path,
+	};
+	int fd = host->open_map(host, proc, &c, NULL, 0);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
 
-	if (fd < 0) {
-		if (errno != ENOENT) {
-			snprintf(msg, sizeof(msg), "%s: %s", path,
-				 strerror(errno));
-			host->warn(host, msg);
-		}
-		return NULL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		why = "not a regular file";
-	else if (st.st_uid != proc->uid && st.st_uid != 0)
-		why = "not owned by the process's user or root";
-	else if (st.st_mode & (S_IWGRP | S_IWOTH))
-		why = "writable by group or others";
-	else if (proc->start_unix_ns > 0 &&
-		 (int64_t)st.st_mtime + 1 < proc->start_unix_ns / 1000000000)
-		why = "last modified before the process started";
-	if (why) {
-		snprintf(msg, sizeof(msg), "%s: %s", path, why);
-		host->warn(host, msg);
+	if (!f && fd >= 0)
 		close(fd);
-		return NULL;
-	}
-	return fdopen(fd, "r");
+	return f;
 }
 
 static void example_release(void *state)
@@ -77,7 +54,8 @@ static void example_release(void *state)
 }
 
 static int example_claim(const struct opjit_host *host,
-			 const struct opjit_process *proc, void **state)
+			 const struct opjit_process *proc, void **state,
+			 char *err, size_t errlen)
 {
 	struct example_state *st;
 	char path[64], name[256];
@@ -85,6 +63,9 @@ static int example_claim(const struct opjit_host *host,
 	FILE *f;
 
 	*state = NULL;
+	/* a host older than the one this was built for has no open_map */
+	if (host->struct_size < OPJIT_HOST_SIZE_1_0 || !host->open_map)
+		return 0;
 	snprintf(path, sizeof(path), "/tmp/example-%u.syms", proc->tgid);
 	f = open_trusted(host, proc, path);
 	if (!f)
@@ -103,7 +84,7 @@ static int example_claim(const struct opjit_host *host,
 			goto nomem;
 		st->syms = v;
 		memset(&v[st->n], 0, sizeof(v[st->n]));
-		v[st->n].struct_size = sizeof(v[st->n]);
+		v[st->n].struct_size = OPJIT_SYMBOL_SIZE_1_0;
 		v[st->n].name = strdup(name);
 		v[st->n].start = start;
 		v[st->n].size = end - start;
@@ -117,7 +98,7 @@ static int example_claim(const struct opjit_host *host,
 nomem:
 	fclose(f);
 	example_release(st);
-	snprintf(claim_err, sizeof(claim_err), "%s: out of memory", path);
+	snprintf(err, errlen, "%s: out of memory", path);
 	return -ENOMEM;
 }
 
@@ -126,10 +107,16 @@ static int example_resolve(void *state, struct opjit_resolve_batch *b)
 	struct example_state *st = state;
 	size_t i, j;
 
-	for (i = 0; i < b->count; i++)
+	for (i = 0; i < b->count; i++) {
 		for (j = 0; j < st->n; j++)
 			if (b->addrs[i] - st->syms[j].start < st->syms[j].size)
 				b->symbols[i] = &st->syms[j];
+		/* say why a sample stays unnamed, when the host asks */
+		if (!b->symbols[i] &&
+		    b->struct_size >= OPJIT_RESOLVE_BATCH_SIZE_1_0 &&
+		    b->reasons)
+			b->reasons[i] = OPJIT_UNRESOLVED_NO_ENTRY;
+	}
 	return 0;
 }
 
@@ -137,18 +124,17 @@ static const char *example_last_error(void *state)
 {
 	struct example_state *st = state;
 
-	return st ? st->err : claim_err;
+	return st->err[0] ? st->err : NULL;
 }
 
 static const struct opjit_handler example_handler = {
-	.struct_size = sizeof(struct opjit_handler),
+	.struct_size = OPJIT_HANDLER_SIZE_1_0,
 	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
 	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
 	.name = "example",
 	.description = "example: /tmp/example-PID.syms (START END NAME)",
 	.claim = example_claim,
 	.resolve = example_resolve,
-	.for_each_symbol = NULL, /* not supported */
 	.last_error = example_last_error,
 	.release = example_release,
 };

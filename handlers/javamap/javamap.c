@@ -15,14 +15,19 @@
 
 #include <opjit/anon_handler.h>
 
-#include "../common/maptrust.h"
 #include "jm_format.h"
 #include "jm_resolve.h"
 
 /* a map larger than this is not one a JVM wrote */
 #define JM_MAX_FILE (1ull << 31)
 
-static __thread char jm_claim_error[256];
+/*
+ * The agent starts inside the JVM, after the process did; the recorder
+ * knows the process's start to a clock tick.  An agent that started
+ * earlier than this before the process belongs to an earlier process
+ * that had the same pid: a JVM takes far longer than this to start.
+ */
+#define JM_START_SLACK_NS 50000000ull
 
 static __attribute__((format(printf, 2, 3))) void
 jm_warn(const struct opjit_host *host, const char *fmt, ...)
@@ -76,18 +81,19 @@ static int jm_read_all(int fd, const struct stat *st, unsigned char **out,
 }
 
 /*
- * Open PATH when it may be trusted and is a javamap.  Returns a
- * descriptor, or -1 to go on to the next candidate: missing, refused
- * (maptrust warns), or another format, which is another handler's.
+ * Open C when it may be trusted and is a javamap.  Returns a descriptor,
+ * or -1 to go on to the next candidate: missing, refused (the host has
+ * warned), or another format, which is another handler's.
  */
 static int jm_open_candidate(const struct opjit_host *host,
 			     const struct opjit_process *proc,
-			     const char *path, struct stat *st)
+			     const struct opjit_map_candidate *c,
+			     struct stat *st)
 {
 	char magic[JM_MAGIC_LEN];
 	int fd;
 
-	fd = maptrust_open(host, proc, path);
+	fd = host->open_map(host, proc, c, NULL, 0);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, st) ||
@@ -107,43 +113,69 @@ static uint32_t jm_proc_pid(const struct opjit_process *proc)
 	return proc->tgid;
 }
 
-/* 1 and *OUT when PATH is a usable javamap, 0 to try the next, or a
- * negative errno when it is ours but cannot be read. */
-static int jm_load(const struct opjit_host *host,
-		   const struct opjit_process *proc, const char *path,
-		   struct jm_state **out)
+/*
+ * The map's own word on whose it is, against the process: the pid the
+ * writer had, and when its agent started.  NULL when it is PROC's, or the
+ * reason, naming the rule.
+ */
+static const char *jm_identity(const struct jm_map *map,
+			       const struct opjit_process *proc, char *buf,
+			       size_t len)
 {
+	if (map->pid != jm_proc_pid(proc)) {
+		snprintf(buf, len, "written by pid %u, not %u (trust rule: "
+			 "writer's pid)", map->pid, jm_proc_pid(proc));
+		return buf;
+	}
+	if (proc->start_ns && map->start_ns + JM_START_SLACK_NS <
+	    proc->start_ns) {
+		snprintf(buf, len, "written by a JVM that started %.3f s "
+			 "before the process, pid reused? (trust rule: "
+			 "writer's start time)",
+			 (double)(proc->start_ns - map->start_ns) / 1e9);
+		return buf;
+	}
+	return NULL;
+}
+
+/* 1 and *OUT when C is a usable javamap, 0 to try the next, or a
+ * negative errno when it is ours but cannot be read (ERR says why). */
+static int jm_load(const struct opjit_host *host,
+		   const struct opjit_process *proc,
+		   const struct opjit_map_candidate *c, struct jm_state **out,
+		   char *err, size_t errlen)
+{
+	const char *path = c->path, *why;
+	char whybuf[160];
 	struct jm_state *st = NULL;
 	unsigned char *buf = NULL;
 	struct stat sb;
 	size_t len = 0;
 	int fd, ret;
 
-	fd = jm_open_candidate(host, proc, path, &sb);
+	fd = jm_open_candidate(host, proc, c, &sb);
 	if (fd < 0)
 		return 0;
 	ret = jm_read_all(fd, &sb, &buf, &len);
 	if (ret) {
-		snprintf(jm_claim_error, sizeof(jm_claim_error),
-			 "cannot read %s: %s", path, strerror(-ret));
+		snprintf(err, errlen, "cannot read %s: %s", path,
+			 strerror(-ret));
 		goto out;
 	}
 	st = malloc(sizeof(*st));
 	if (!st) {
 		ret = -ENOMEM;
-		snprintf(jm_claim_error, sizeof(jm_claim_error),
-			 "cannot load %s: out of memory", path);
+		snprintf(err, errlen, "cannot load %s: out of memory", path);
 		goto out;
 	}
 	ret = jm_state_init(st, buf, len);
 	if (ret) {
-		snprintf(jm_claim_error, sizeof(jm_claim_error),
-			 "cannot use %s: %s", path, st->error);
+		snprintf(err, errlen, "cannot use %s: %s", path, st->error);
 		goto out;
 	}
-	if (st->map.pid != jm_proc_pid(proc)) {
-		jm_warn(host, "%s: written by pid %u, not %u", path,
-			st->map.pid, jm_proc_pid(proc));
+	why = jm_identity(&st->map, proc, whybuf, sizeof(whybuf));
+	if (why) {
+		jm_warn(host, "%s: %s", path, why);
 		goto out;
 	}
 	if (st->map.damage[0])
@@ -163,16 +195,17 @@ out:
 }
 
 static int jm_claim(const struct opjit_host *host,
-		    const struct opjit_process *proc, void **state)
+		    const struct opjit_process *proc, void **state,
+		    char *err, size_t errlen)
 {
 	size_t csize = OPJIT_SIZE_THROUGH(struct opjit_map_candidate, kind);
 	struct jm_state *st = NULL;
 
-	jm_claim_error[0] = '\0';
 	if (!proc || proc->struct_size < OPJIT_SIZE_THROUGH(struct
 							    opjit_process,
 							    nr_maps) ||
-	    !proc->maps)
+	    !proc->maps || host->struct_size < OPJIT_HOST_SIZE_1_0 ||
+	    !host->open_map)
 		return 0;
 	for (size_t i = 0; i < proc->nr_maps; i++) {
 		const struct opjit_map_candidate *c = proc->maps[i];
@@ -181,7 +214,7 @@ static int jm_claim(const struct opjit_host *host,
 		if (!c || c->struct_size < csize || !c->path ||
 		    c->kind != OPJIT_MAP_ANON)
 			continue;
-		ret = jm_load(host, proc, c->path, &st);
+		ret = jm_load(host, proc, c, &st, err, errlen);
 		if (ret < 0)
 			return ret;
 		if (ret) {
@@ -197,18 +230,11 @@ static int jm_resolve(void *state, struct opjit_resolve_batch *batch)
 	return jm_state_resolve(state, batch);
 }
 
-static int jm_for_each_symbol(void *state, opjit_symbol_cb cb, void *arg)
-{
-	return jm_state_for_each(state, cb, arg);
-}
-
 static const char *jm_last_error(void *state)
 {
 	struct jm_state *st = state;
 
-	if (!st)
-		return jm_claim_error[0] ? jm_claim_error : NULL;
-	return st->error[0] ? st->error : NULL;
+	return st && st->error[0] ? st->error : NULL;
 }
 
 static void jm_release(void *state)
@@ -222,7 +248,7 @@ static void jm_release(void *state)
 }
 
 static const struct opjit_handler jm_handler = {
-	.struct_size = sizeof(struct opjit_handler),
+	.struct_size = OPJIT_HANDLER_SIZE_1_0,
 	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
 	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
 	.name = "javamap",
@@ -230,7 +256,6 @@ static const struct opjit_handler jm_handler = {
 		       "libjavamap-agent.so's time-stamped maps",
 	.claim = jm_claim,
 	.resolve = jm_resolve,
-	.for_each_symbol = jm_for_each_symbol,
 	.last_error = jm_last_error,
 	.release = jm_release,
 };

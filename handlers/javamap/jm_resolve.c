@@ -6,6 +6,7 @@
  * code-cache memory cost a short scan rather than a tree.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,36 @@ const struct jm_code *jm_state_find_code(const struct jm_state *st,
 		}
 	}
 	return live ? live : later;
+}
+
+uint32_t jm_state_why_unknown(const struct jm_state *st, uint64_t addr,
+			      uint64_t t)
+{
+	size_t lo = 0, hi = st->map.nr_codes;
+	bool later = false, earlier = false;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->map.codes[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (hi-- > 0 && st->maxend[hi] > addr) {
+		const struct jm_code *co = &st->map.codes[hi];
+
+		if (code_end(co) <= addr)
+			continue;
+		if (co->t_load > t)
+			later = true;
+		else if (co->t_unload <= t)
+			earlier = true;
+	}
+	/* code that had gone says more than code still to come */
+	if (earlier)
+		return OPJIT_UNRESOLVED_UNLOADED;
+	return later ? OPJIT_UNRESOLVED_BEFORE_LOAD : OPJIT_UNRESOLVED_NO_ENTRY;
 }
 
 const struct jm_pc *jm_code_pc(const struct jm_map *map,
@@ -263,6 +294,9 @@ int jm_state_resolve(struct jm_state *st, struct opjit_resolve_batch *b)
 
 		state_resolve_one(st, b->addrs[i], b->times[i], &a);
 		b->symbols[i] = a.sym;
+		if (!a.sym && BATCH_HAS(b, reasons))
+			b->reasons[i] = jm_state_why_unknown(st, b->addrs[i],
+							     b->times[i]);
 		if (BATCH_HAS(b, files))
 			b->files[i] = a.sym ? a.file : NULL;
 		if (BATCH_HAS(b, lines))
@@ -271,7 +305,7 @@ int jm_state_resolve(struct jm_state *st, struct opjit_resolve_batch *b)
 	return 0;
 }
 
-int jm_state_for_each(struct jm_state *st, opjit_symbol_cb cb, void *arg)
+int jm_state_for_each(struct jm_state *st, jm_symbol_cb cb, void *arg)
 {
 	/* every piece of code has a symbol, sampled or not */
 	for (size_t i = 0; i < st->map.nr_codes; i++)

@@ -39,6 +39,9 @@ void jm_state_free(struct jm_state *st);
 /* The code at ADDR at time T, or NULL. */
 const struct jm_code *jm_state_find_code(const struct jm_state *st,
 					 uint64_t addr, uint64_t t);
+/* Why nothing is found at ADDR at time T: OPJIT_UNRESOLVED_*. */
+uint32_t jm_state_why_unknown(const struct jm_state *st, uint64_t addr,
+			      uint64_t t);
 const struct jm_method *jm_state_method(const struct jm_state *st,
 					uint64_t id);
 /* The pc descriptor that covers ADDR in CO, or NULL. */
@@ -47,15 +50,19 @@ const struct jm_pc *jm_code_pc(const struct jm_map *map,
 /* Source line of BCI in ME, 0 when unknown. */
 uint32_t jm_method_line(const struct jm_method *me, int32_t bci);
 
-/* The host's resolve() and for_each_symbol(). */
+/* The host's resolve(). */
 int jm_state_resolve(struct jm_state *st, struct opjit_resolve_batch *b);
-int jm_state_for_each(struct jm_state *st, opjit_symbol_cb cb, void *arg);
+
+/* Every symbol of the map, sampled or not, for the fuzz target and the
+ * unit tests: CB's non-zero return stops the walk and is returned. */
+typedef int (*jm_symbol_cb)(void *arg, const struct opjit_symbol *sym);
+int jm_state_for_each(struct jm_state *st, jm_symbol_cb cb, void *arg);
 
 /* jm_syms.c: the symbol named NAME, made on first use. */
 const struct opjit_symbol *jm_syms_get(struct jm_state *st, const char *name,
 				       const char *file, uint32_t line,
 				       uint64_t start, uint64_t size);
-int jm_syms_for_each(struct jm_state *st, opjit_symbol_cb cb, void *arg);
+int jm_syms_for_each(struct jm_state *st, jm_symbol_cb cb, void *arg);
 void jm_syms_free(struct jm_state *st);
 
 #endif

@@ -69,7 +69,7 @@ const struct opjit_symbol *jm_syms_get(struct jm_state *st, const char *name,
 	if (!s)
 		return NULL;
 	memcpy(s->name, name, n + 1);
-	s->sym.struct_size = sizeof(s->sym);
+	s->sym.struct_size = OPJIT_SYMBOL_SIZE_1_0;
 	s->sym.name = s->name;
 	s->sym.start = start;
 	s->sym.size = size;
@@ -80,7 +80,7 @@ const struct opjit_symbol *jm_syms_get(struct jm_state *st, const char *name,
 	return &s->sym;
 }
 
-int jm_syms_for_each(struct jm_state *st, opjit_symbol_cb cb, void *arg)
+int jm_syms_for_each(struct jm_state *st, jm_symbol_cb cb, void *arg)
 {
 	for (size_t i = 0; i < st->shash_cap; i++) {
 		int ret;

@@ -15,7 +15,6 @@
 
 #include <opjit/anon_handler.h>
 
-#include "maptrust.h"
 #include "perfmap.h"
 
 struct pm_state {
@@ -31,8 +30,6 @@ struct pm_state {
 	size_t npools;
 	char err[512];
 };
-
-static __thread char claim_err[512];
 
 /* Bytes read at a time: the map is parsed as it is read, so a big map
  * never sits in memory twice. */
@@ -176,13 +173,15 @@ static void pm_release(void *state)
  * file in another format), 1 when claimed, or a negative errno. */
 static int load_map(const struct opjit_host *host,
 		    const struct opjit_process *proc,
-		    const struct opjit_map_candidate *c, struct pm_state **out)
+		    const struct opjit_map_candidate *c, struct pm_state **out,
+		    char *err, size_t errlen)
 {
 	struct pm_state *st;
 	int fd, rc;
 
 	*out = NULL;
-	fd = maptrust_open(host, proc, c->path);
+	/* the host applies the trust rules and says why it refused */
+	fd = host->open_map(host, proc, c, NULL, 0);
 	if (fd < 0)
 		return 0;
 	st = calloc(1, sizeof(*st));
@@ -209,7 +208,7 @@ static int load_map(const struct opjit_host *host,
 	return 1;
 fail:
 	if (rc < 0)
-		snprintf(claim_err, sizeof(claim_err), "cannot read %s: %s",
+		snprintf(err, errlen, "cannot read %s: %s",
 			 c->path, rc == -EFBIG ? "larger than 1 GiB" :
 			 strerror(-rc));
 	pm_release(st);
@@ -217,7 +216,8 @@ fail:
 }
 
 static int pm_claim(const struct opjit_host *host,
-		    const struct opjit_process *proc, void **state)
+		    const struct opjit_process *proc, void **state,
+		    char *err, size_t errlen)
 {
 	const size_t need = OPJIT_SIZE_THROUGH(struct opjit_map_candidate,
 					       kind);
@@ -225,8 +225,8 @@ static int pm_claim(const struct opjit_host *host,
 	int rc;
 
 	*state = NULL;
-	claim_err[0] = '\0';
-	if (proc->struct_size < OPJIT_SIZE_THROUGH(struct opjit_process,
+	if (host->struct_size < OPJIT_HOST_SIZE_1_0 || !host->open_map ||
+	    proc->struct_size < OPJIT_SIZE_THROUGH(struct opjit_process,
 						   nr_maps))
 		return 0;
 	for (i = 0; i < proc->nr_maps; i++) {
@@ -237,7 +237,7 @@ static int pm_claim(const struct opjit_host *host,
 			continue;
 		if (c->kind != OPJIT_MAP_ANON && c->kind != OPJIT_MAP_PERF)
 			continue;
-		rc = load_map(host, proc, c, &st);
+		rc = load_map(host, proc, c, &st, err, errlen);
 		if (rc < 0)
 			return rc;
 		if (rc == 1) {
@@ -279,7 +279,7 @@ static const struct opjit_symbol *sym_get(struct pm_state *st, uint32_t e)
 	s = sym_new(st);
 	if (!s)
 		return NULL;
-	s->struct_size = sizeof(*s);
+	s->struct_size = OPJIT_SYMBOL_SIZE_1_0;
 	s->name = perfmap_name(&st->map, e);
 	s->start = st->map.e[e].start;
 	s->size = st->map.e[e].size;
@@ -291,6 +291,9 @@ static int pm_resolve(void *state, struct opjit_resolve_batch *b)
 {
 	struct pm_state *st = state;
 	size_t i, hint = SIZE_MAX;
+	uint32_t *reasons = b->struct_size >=
+			    OPJIT_SIZE_THROUGH(struct opjit_resolve_batch,
+					       reasons) ? b->reasons : NULL;
 
 	if (b->struct_size < OPJIT_SIZE_THROUGH(struct opjit_resolve_batch,
 						symbols)) {
@@ -307,8 +310,12 @@ static int pm_resolve(void *state, struct opjit_resolve_batch *b)
 		if (hint == SIZE_MAX || a < st->segs[hint].start ||
 		    a >= st->segs[hint].end)
 			hint = perfmap_lookup(st->segs, st->nsegs, a);
-		if (hint == SIZE_MAX)
+		if (hint == SIZE_MAX) {
+			/* a perf map has no times: all it can say */
+			if (reasons)
+				reasons[i] = OPJIT_UNRESOLVED_NO_ENTRY;
 			continue;
+		}
 		s = sym_get(st, st->segs[hint].entry);
 		if (!s) {
 			snprintf(st->err, sizeof(st->err), "out of memory");
@@ -319,48 +326,15 @@ static int pm_resolve(void *state, struct opjit_resolve_batch *b)
 	return 0;
 }
 
-static int pm_for_each_symbol(void *state, opjit_symbol_cb cb, void *arg)
-{
-	struct pm_state *st = state;
-	unsigned char *seen;
-	size_t i;
-	int rc = 0;
-
-	/* An entry split by a later one owns ranges on both sides of it:
-	 * list it once. */
-	seen = calloc(st->map.n ? st->map.n : 1, 1);
-	if (!seen) {
-		snprintf(st->err, sizeof(st->err), "out of memory");
-		return -ENOMEM;
-	}
-	for (i = 0; i < st->nsegs && !rc; i++) {
-		uint32_t e = st->segs[i].entry;
-		const struct opjit_symbol *s;
-
-		if (seen[e])
-			continue;
-		seen[e] = 1;
-		s = sym_get(st, e);
-		if (!s) {
-			snprintf(st->err, sizeof(st->err), "out of memory");
-			rc = -ENOMEM;
-			break;
-		}
-		rc = cb(arg, s);
-	}
-	free(seen);
-	return rc;
-}
-
 static const char *pm_last_error(void *state)
 {
 	struct pm_state *st = state;
 
-	return st ? st->err : claim_err;
+	return st && st->err[0] ? st->err : NULL;
 }
 
 static const struct opjit_handler perfmap_handler = {
-	.struct_size = sizeof(struct opjit_handler),
+	.struct_size = OPJIT_HANDLER_SIZE_1_0,
 	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
 	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
 	.name = "perfmap",
@@ -368,7 +342,6 @@ static const struct opjit_handler perfmap_handler = {
 		       "from node, .NET, Mono, the JDK and Python",
 	.claim = pm_claim,
 	.resolve = pm_resolve,
-	.for_each_symbol = pm_for_each_symbol,
 	.last_error = pm_last_error,
 	.release = pm_release,
 };

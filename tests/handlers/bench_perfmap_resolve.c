@@ -21,6 +21,8 @@
 
 #include <opjit/anon_handler.h>
 
+#include "handler_internal.h"
+
 #define BASE UINT64_C(0x7f0000000000)
 #define STRIDE 0x100u  /* one function per STRIDE bytes */
 #define FN_SIZE 0x80u  /* the rest of the stride is a gap */
@@ -95,7 +97,8 @@ int main(int argc, char **argv)
 {
 	uint64_t entries = argc > 1 ? strtoull(argv[1], NULL, 0) : 1000000;
 	uint64_t nsamples = argc > 2 ? strtoull(argv[2], NULL, 0) : 10000000;
-	const struct opjit_host host = { sizeof(host), 1, 0, bench_warn, 0 };
+	const struct opjit_host host = { OPJIT_HOST_SIZE_1_0, 1, 0, bench_warn,
+					 0, handler_trust_open_map };
 	char path[] = "/tmp/perf-bench-XXXXXX";
 	struct opjit_map_candidate cand = { sizeof(cand), path,
 					    OPJIT_MAP_PERF, 0 };
@@ -143,7 +146,7 @@ int main(int argc, char **argv)
 	pm = opjit_handler_entry(OPJIT_HANDLER_ABI_MAJOR,
 				 OPJIT_HANDLER_ABI_MINOR);
 	t0 = now();
-	if (!pm || pm->claim(&host, &proc, &state) != 1) {
+	if (!pm || pm->claim(&host, &proc, &state, want, sizeof(want)) != 1) {
 		fprintf(stderr, "bench_perfmap_resolve: %s: not claimed\n",
 			path);
 		goto out;
@@ -153,6 +156,7 @@ int main(int argc, char **argv)
 		uint64_t n = nsamples - i < BATCH ? nsamples - i : BATCH, j;
 		struct opjit_resolve_batch b = {
 			sizeof(b), n, addrs + i, times, syms, files, lines,
+			NULL,
 		};
 
 		memset(syms, 0, n * sizeof(*syms));

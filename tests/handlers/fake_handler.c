@@ -21,6 +21,9 @@
 #ifndef FAKE_NAME
 #error "FAKE_NAME must be defined"
 #endif
+#if defined(FAKE_FROZEN_1_0) && !defined(OPJIT_ANON_HANDLER_FROZEN_1_0)
+#error "FAKE_FROZEN_1_0: not built against the frozen 1.0 header"
+#endif
 #ifndef FAKE_TABLE_NAME
 #define FAKE_TABLE_NAME FAKE_NAME
 #endif
@@ -72,9 +75,25 @@ __attribute__((constructor)) static void fake_ctor(void)
 	defined(FAKE_BAD_SOCKET) || defined(FAKE_BAD_WRITE_FILE)
 #define FAKE_BAD 1
 #endif
+/* A symbol as a later minor would lay it out: the 1.0 fields, then one
+ * this host has never heard of.  Explicit padding makes the appended
+ * field start right where 1.0's struct_size ends. */
+struct fake_sym {
+	struct opjit_symbol s;
+	uint64_t later;
+};
+
+#if defined(FAKE_FUTURE)
+#define FAKE_SYM_SIZE sizeof(struct fake_sym)
+#else
+#define FAKE_SYM_SIZE OPJIT_SYMBOL_SIZE_1_0
+#endif
+#ifndef FAKE_MINOR
+#define FAKE_MINOR OPJIT_HANDLER_ABI_MINOR
+#endif
 
 struct fake_state {
-	struct opjit_symbol lo, hi;
+	struct fake_sym lo, hi;
 	struct opjit_symbol cand[MAX_CANDS];
 	char cand_name[MAX_CANDS][256];
 	size_t ncand;
@@ -84,18 +103,17 @@ struct fake_state {
 	size_t nfresh;
 };
 
-static char claim_err[64];
-
 __attribute__((unused))
 static int fake_claim(const struct opjit_host *host,
-		      const struct opjit_process *proc, void **state)
+		      const struct opjit_process *proc, void **state,
+		      char *err, size_t errlen)
 {
 	struct fake_state *st;
 	size_t i;
 
 	*state = NULL;
 	if (!strcmp(proc->comm, "fail-" FAKE_NAME)) {
-		snprintf(claim_err, sizeof(claim_err), "fake map unreadable");
+		snprintf(err, errlen, "fake map unreadable");
 		return -EIO;
 	}
 	if (strcmp(proc->comm, FAKE_NAME) && strcmp(proc->comm, "any") &&
@@ -136,16 +154,27 @@ static int fake_claim(const struct opjit_host *host,
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
-	st->lo = (struct opjit_symbol){ sizeof(st->lo), FAKE_NAME ":lo",
-					0x1000, 0x1000, "lo.c", 7 };
-	st->hi = (struct opjit_symbol){ sizeof(st->hi), FAKE_NAME ":hi",
-					0x2000, 0x1000, NULL, 0 };
+	st->lo.s = (struct opjit_symbol){ FAKE_SYM_SIZE, FAKE_NAME ":lo",
+					  0x1000, 0x1000, "lo.c", 7, 0 };
+	st->hi.s = (struct opjit_symbol){ FAKE_SYM_SIZE, FAKE_NAME ":hi",
+					  0x2000, 0x1000, NULL, 0, 0 };
+#ifdef FAKE_BAD_RESERVED
+	st->hi.s.reserved = 1;
+#endif
+#if defined(FAKE_FUTURE)
+	/* the later field is set only for a host that knows it, unless
+	 * this handler breaks the rule on purpose */
+# if !defined(FAKE_IGNORES_HOST_MINOR) && !defined(FAKE_RUDE_SYMBOLS)
+	if (host->abi_minor >= FAKE_MINOR)
+# endif
+		st->lo.later = st->hi.later = 42;
+#endif
 	for (i = 0; i < proc->nr_maps && i < MAX_CANDS; i++) {
 		const struct opjit_map_candidate *c = proc->maps[i];
 
 		snprintf(st->cand_name[i], sizeof(st->cand_name[i]),
 			 "%u:%u:%s", c->kind, c->flags, c->path);
-		st->cand[i].struct_size = sizeof(st->cand[i]);
+		st->cand[i].struct_size = OPJIT_SYMBOL_SIZE_1_0;
 		st->cand[i].name = st->cand_name[i];
 	}
 	st->ncand = !strcmp(proc->comm, "cands") ? i : 0;
@@ -175,10 +204,10 @@ static int fake_resolve(void *state, struct opjit_resolve_batch *b)
 	fake_loop();
 #endif
 #ifdef FAKE_BAD_NULL_NAME
-	st->hi.name = NULL;
+	st->hi.s.name = NULL;
 #endif
 #ifdef FAKE_BAD_HUGE_SIZE
-	st->hi.size = UINT64_MAX;
+	st->hi.s.size = UINT64_MAX;
 #endif
 #ifdef FAKE_BAD_FRESH_PTRS
 	{
@@ -187,8 +216,8 @@ static int fake_resolve(void *state, struct opjit_resolve_batch *b)
 
 		if (!fresh)
 			return -ENOMEM;
-		fresh[0] = st->lo;
-		fresh[1] = st->hi;
+		fresh[0] = st->lo.s;
+		fresh[1] = st->hi.s;
 		st->fresh = realloc(st->fresh, (st->nfresh + 1) *
 				    sizeof(*st->fresh));
 		if (!st->fresh)
@@ -206,24 +235,28 @@ static int fake_resolve(void *state, struct opjit_resolve_batch *b)
 		if (st->ncand) {
 			b->symbols[i] = i < st->ncand ? &st->cand[i] : NULL;
 		} else if (a >= 0x1000 && a < 0x2000) {
-			b->symbols[i] = &st->lo;
+			b->symbols[i] = &st->lo.s;
 #ifdef FAKE_BAD_FRESH_PTRS
 			b->symbols[i] = &st->fresh[st->nfresh - 1][0];
 #endif
 			b->files[i] = "lo.c";
 			b->lines[i] = (uint32_t)(a - 0x1000);
 		} else if (a >= 0x2000 && a < 0x3000) {
-			b->symbols[i] = &st->hi;
+			b->symbols[i] = &st->hi.s;
 #ifdef FAKE_BAD_FRESH_PTRS
 			b->symbols[i] = &st->fresh[st->nfresh - 1][1];
 #endif
-		}
 #ifdef FAKE_BAD
-		else {
-			/* any other address: jitdemo's code, all one symbol */
-			b->symbols[i] = &st->hi;
-		}
+		} else if (a >= 0x3000) {
+			/* jitdemo's code, all one symbol */
+			b->symbols[i] = &st->hi.s;
 #endif
+		} else if (b->struct_size >= OPJIT_RESOLVE_BATCH_SIZE_1_0 &&
+			   b->reasons) {
+			b->reasons[i] = a < 0x1000 ?
+					OPJIT_UNRESOLVED_BEFORE_LOAD :
+					OPJIT_UNRESOLVED_NO_ENTRY;
+		}
 	}
 	return 0;
 }
@@ -232,7 +265,7 @@ static const char *fake_last_error(void *state)
 {
 	struct fake_state *st = state;
 
-	return st ? st->err : claim_err;
+	return st->err;
 }
 
 static void fake_release(void *state)
@@ -262,32 +295,40 @@ struct fake_table {
 #elif defined(FAKE_FUTURE)
 #define FAKE_TABLE_SIZE sizeof(struct fake_table)
 #else
-#define FAKE_TABLE_SIZE sizeof(struct opjit_handler)
-#endif
-#ifndef FAKE_MINOR
-#define FAKE_MINOR OPJIT_HANDLER_ABI_MINOR
+#define FAKE_TABLE_SIZE OPJIT_HANDLER_SIZE_1_0
 #endif
 
 static void fake_later(void)
 {
 }
 
+#ifndef FAKE_NO_CLAIM
+#define FAKE_CLAIM fake_claim
+#else
+#define FAKE_CLAIM NULL
+#endif
+#define FAKE_V1 {                                                            \
+		.struct_size = FAKE_TABLE_SIZE,                              \
+		.abi_major = FAKE_MAJOR,                                     \
+		.abi_minor = FAKE_MINOR,                                     \
+		.name = FAKE_TABLE_NAME,                                     \
+		.description = FAKE_DESCRIPTION,                             \
+		.claim = FAKE_CLAIM,                                         \
+		.resolve = fake_resolve,                                     \
+		.last_error = fake_last_error,                               \
+		.release = fake_release,                                     \
+	}
+
 __attribute__((unused))
 static const struct fake_table fake_table = {
-	.v1 = {
-		.struct_size = FAKE_TABLE_SIZE,
-		.abi_major = FAKE_MAJOR,
-		.abi_minor = FAKE_MINOR,
-		.name = FAKE_TABLE_NAME,
-		.description = FAKE_DESCRIPTION,
-#ifndef FAKE_NO_CLAIM
-		.claim = fake_claim,
-#endif
-		.resolve = fake_resolve,
-		.last_error = fake_last_error,
-		.release = fake_release,
-	},
+	.v1 = FAKE_V1,
 	.later_slot = { fake_later, fake_later },
+};
+/* What a later handler hands a host older than its minor: the new slots
+ * left zero, as the growth rules ask, so that the older host loads it. */
+__attribute__((unused))
+static const struct fake_table fake_table_for_older = {
+	.v1 = FAKE_V1,
 };
 #define fake_handler (fake_table.v1)
 
@@ -302,8 +343,12 @@ OPJIT_HANDLER_EXPORT const struct opjit_handler *opjit_handler_entry_v0(void)
 OPJIT_HANDLER_EXPORT const struct opjit_handler *
 opjit_handler_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
 {
-#ifdef FAKE_NULL_TABLE
+#if defined(FAKE_NULL_TABLE)
 	return NULL;
+#elif defined(FAKE_FUTURE) && !defined(FAKE_IGNORES_HOST_MINOR)
+	if (host_abi_minor < FAKE_MINOR)
+		return &fake_table_for_older.v1;
+	return &fake_handler;
 #else
 	return &fake_handler;
 #endif

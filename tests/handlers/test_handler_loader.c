@@ -196,22 +196,27 @@ START_TEST(missing_handler_refused)
 }
 END_TEST
 
+#define CHARS "use letters a-z, digits, '-' and '_'"
+
 START_TEST(bad_names_refused_before_lookup)
 {
-	static const char *const bad[] = {
-		"../x", "Perf", "", "a/b", "x.so", "perf map", "-/", "é",
+	static const char *const bad[][2] = {
+		{ "../x", CHARS }, { "Perf", CHARS }, { "a/b", CHARS },
+		{ "x.so", CHARS }, { "perf map", CHARS }, { "-/", CHARS },
+		{ "\xc3\xa9", CHARS },
+		{ "", "empty; use letters a-z, digits, '-' and '_'" },
 		/* 65 characters: longer than any name is allowed */
-		("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-		 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		  "longer than 64 characters" },
 	};
 	char want[256];
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(want, sizeof(want), "opreport: bad handler name "
-			 "'%s': use letters a-z, digits, '-' and '_'\n",
-			 bad[i]);
-		assert_refused(bad[i], want);
+			 "'%s': %s\n", bad[i][0], bad[i][1]);
+		assert_refused(bad[i][0], want);
 	}
 	ck_assert(handler_name_valid("perf-map_2"));
 }
@@ -260,7 +265,8 @@ START_TEST(directory_refused)
 	scratch_make();
 	snprintf(p, sizeof(p), "%s/libx.so", scratch);
 	ck_assert_int_eq(mkdir(p, 0755), 0);
-	assert_scratch_refused("x", "not a regular file");
+	assert_scratch_refused("x", "not a regular file (trust rule: regular "
+			       "file)");
 	scratch_remove();
 }
 END_TEST
@@ -272,7 +278,8 @@ START_TEST(fifo_refused)
 	scratch_make();
 	snprintf(p, sizeof(p), "%s/libx.so", scratch);
 	ck_assert_int_eq(mkfifo(p, 0644), 0);
-	assert_scratch_refused("x", "not a regular file");
+	assert_scratch_refused("x", "not a regular file (trust rule: regular "
+			       "file)");
 	scratch_remove();
 }
 END_TEST
@@ -291,6 +298,144 @@ START_TEST(not_elf_refused)
 	fclose(f);
 	/* the reason is dlopen's own text, which names the file */
 	assert_scratch_refused("x", p);
+	scratch_remove();
+}
+END_TEST
+
+/* Copy FAKE_DIR's libNAME.so into the scratch directory, with MODE. */
+static void scratch_copy(const char *name, mode_t mode)
+{
+	char cmd[512], p[160];
+
+	snprintf(p, sizeof(p), "%s/lib%s.so", scratch, name);
+	snprintf(cmd, sizeof(cmd), "cp '%s/lib%s.so' '%s'", FAKE_DIR, name,
+		 p);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(chmod(p, mode), 0);
+}
+
+/* A directory others may write, sticky or not, is not looked in: one
+ * line, and the handler comes from the next directory. */
+static void assert_dir_ignored(mode_t mode, uid_t owner, const char *why)
+{
+	const char *names[] = { "alpha" };
+	char path[256], want[512];
+	const char *err;
+
+	scratch_make();
+	scratch_copy("alpha", 0644);
+	ck_assert_int_eq(chmod(scratch, mode), 0);
+	if (owner)
+		ck_assert_int_eq(chown(scratch, owner, owner), 0);
+	snprintf(path, sizeof(path), "%s:%s", scratch, FAKE_DIR);
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_load(&hs, names, 1, path), 0);
+	err = capture_end();
+	snprintf(want, sizeof(want), "opreport: ignoring handler directory "
+		 "%s: %s\n", scratch, why);
+	ck_assert_str_eq(err, want);
+	ck_assert_uint_eq(hs->n, 1);
+	ck_assert_str_eq(hs->v[0].path, FAKE_DIR "/libalpha.so");
+	anon_handlers_free(hs);
+	hs = NULL;
+	scratch_remove();
+}
+
+START_TEST(writable_dir_ignored)
+{
+	assert_dir_ignored(0777, 0, "writable by group or others (trust "
+			   "rule: mode)");
+	assert_dir_ignored(01777, 0, "writable by group or others (trust "
+			   "rule: mode)");
+	assert_dir_ignored(0775, 0, "writable by group or others (trust "
+			   "rule: mode)");
+}
+END_TEST
+
+START_TEST(other_users_dir_ignored)
+{
+	char want[128];
+
+	if (geteuid() != 0)
+		return; /* cannot give a directory away */
+	snprintf(want, sizeof(want), "owned by uid 12345, not by root or uid "
+		 "%u (trust rule: owner)", (unsigned)geteuid());
+	assert_dir_ignored(0755, 12345, want);
+}
+END_TEST
+
+/* A refused directory after the one that has the handler changes
+ * nothing but its own line. */
+START_TEST(later_refusal_hides_nothing)
+{
+	const char *names[] = { "alpha", "beta" };
+	char path[256];
+	const char *err;
+
+	scratch_make();
+	scratch_copy("alpha", 0644);
+	ck_assert_int_eq(chmod(scratch, 0777), 0);
+	snprintf(path, sizeof(path), "%s:%s", FAKE_DIR, scratch);
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_load(&hs, names, 2, path), 0);
+	err = capture_end();
+	ck_assert_int_eq(count_lines(err), 1);
+	ck_assert_ptr_nonnull(strstr(err, "ignoring handler directory"));
+	ck_assert_uint_eq(hs->n, 2);
+	ck_assert_str_eq(hs->v[0].path, FAKE_DIR "/libalpha.so");
+	ck_assert_str_eq(hs->v[1].path, FAKE_DIR "/libbeta.so");
+	scratch_remove();
+}
+END_TEST
+
+START_TEST(writable_library_refused)
+{
+	scratch_make();
+	scratch_copy("alpha", 0666);
+	assert_scratch_refused("alpha", "writable by group or others (trust "
+			       "rule: mode)");
+	scratch_remove();
+}
+END_TEST
+
+START_TEST(other_users_library_refused)
+{
+	char p[160], want[160];
+
+	if (geteuid() != 0)
+		return; /* cannot give a file away */
+	scratch_make();
+	scratch_copy("alpha", 0644);
+	snprintf(p, sizeof(p), "%s/libalpha.so", scratch);
+	ck_assert_int_eq(chown(p, 12345, 12345), 0);
+	snprintf(want, sizeof(want), "owned by uid 12345, not by root or uid "
+		 "%u (trust rule: owner)", (unsigned)geteuid());
+	assert_scratch_refused("alpha", want);
+	scratch_remove();
+}
+END_TEST
+
+/* A link out of a trusted directory into one others may write: the
+ * library could be swapped after the check. */
+START_TEST(library_linked_from_writable_dir_refused)
+{
+	char p[160], sub[160], target[200], want[400];
+	char cmd[512];
+
+	scratch_make();
+	snprintf(sub, sizeof(sub), "%s/drop", scratch);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	ck_assert_int_eq(chmod(sub, 01777), 0);
+	snprintf(target, sizeof(target), "%s/libalpha.so", sub);
+	snprintf(cmd, sizeof(cmd), "cp '%s/libalpha.so' '%s'", FAKE_DIR,
+		 target);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(chmod(target, 0644), 0);
+	snprintf(p, sizeof(p), "%s/libalpha.so", scratch);
+	ck_assert_int_eq(symlink(target, p), 0);
+	snprintf(want, sizeof(want), "in %s, which is writable by group or "
+		 "others (trust rule: mode)", sub);
+	assert_scratch_refused("alpha", want);
 	scratch_remove();
 }
 END_TEST
@@ -809,12 +954,141 @@ START_TEST(list_survives_bad_constructor)
 }
 END_TEST
 
+/* ---- the growth rules, across versions ---- */
+
+static const struct ops_anon_sample grow_smp[] = {
+	{ 1, 0x0800, 1 }, { 2, 0x1000, 1 }, { 3, 0x2000, 1 },
+	{ 4, 0x3000, 1 },
+};
+
+static void load_one_from(const char *dir, const char *name)
+{
+	const char *names[] = { name };
+	const char *err;
+
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_load(&hs, names, 1, dir), 0);
+	err = capture_end();
+	ck_assert_str_eq(err, "");
+	ck_assert_uint_eq(hs->n, 1);
+}
+
+/* A handler built against the frozen 1.0 header loads into this host and
+ * names samples, with its reasons for the rest. */
+START_TEST(handler_built_for_1_0_works)
+{
+	struct anon_resolved r;
+
+	load_one_from(FAKE_DIR3, "v10");
+	ck_assert_uint_eq(hs->v[0].tab.abi_minor, 0);
+	memset(&sess, 0, sizeof(sess));
+	session_proc(0, 100, "v10");
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_resolve(hs, &sess, 0, grow_smp, 4, &r),
+			 1);
+	ck_assert_str_eq(capture_end(), "opreport: v10: claimed\n");
+	ck_assert_ptr_null(r.syms[0]);
+	ck_assert_uint_eq(r.reasons[0], OPJIT_UNRESOLVED_BEFORE_LOAD);
+	ck_assert_str_eq(r.syms[1]->name, "v10:lo");
+	ck_assert_str_eq(r.syms[2]->name, "v10:hi");
+	ck_assert_ptr_null(r.syms[3]);
+	ck_assert_uint_eq(r.reasons[3], OPJIT_UNRESOLVED_NO_ENTRY);
+}
+END_TEST
+
+/* A handler of a later minor, told this host's minor, leaves its new
+ * fields zero: its longer table and longer symbols are taken. */
+START_TEST(later_handler_works_in_this_host)
+{
+	struct anon_resolved r;
+
+	load_one_from(FAKE_DIR2, "future");
+	memset(&sess, 0, sizeof(sess));
+	session_proc(0, 100, "future");
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_resolve(hs, &sess, 0, grow_smp, 4, &r),
+			 1);
+	ck_assert_str_eq(capture_end(), "opreport: future: claimed\n");
+	ck_assert_str_eq(r.syms[1]->name, "future:lo");
+	ck_assert_str_eq(r.syms[2]->name, "future:hi");
+}
+END_TEST
+
+/* One that sets fields this host does not know is refused: the host
+ * could not honour them. */
+START_TEST(later_table_with_unknown_fields_refused)
+{
+	char want[256];
+
+	snprintf(want, sizeof(want), "opreport: skipping handler " FAKE_DIR3
+		 "/libfuturerude.so: handler table of %zu bytes sets fields "
+		 "past ABI 1.0, which this opreport cannot honour\n",
+		 (size_t)OPJIT_HANDLER_SIZE_1_0 + 2 * sizeof(void *));
+	capture_begin();
+	{
+		const char *names[] = { "futurerude" };
+
+		ck_assert_int_eq(anon_handlers_load(&hs, names, 1, FAKE_DIR3),
+				 0);
+	}
+	ck_assert_str_eq(capture_end(), want);
+	ck_assert_uint_eq(hs->n, 0);
+}
+END_TEST
+
+static void assert_malformed(const char *name)
+{
+	struct anon_resolved r;
+	char want[512];
+	const char *err;
+
+	load_one_from(FAKE_DIR3, name);
+	memset(&sess, 0, sizeof(sess));
+	session_proc(0, 100, name);
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_resolve(hs, &sess, 0, grow_smp, 4, &r),
+			 1);
+	err = capture_end();
+	snprintf(want, sizeof(want), "opreport: %s: claimed\nopreport: %s: %d "
+		 "malformed symbol%s for process 100 (%s): a reserved "
+		 "field set, or fields past ABI 1.0; counted as (malformed "
+		 "symbol)\n", name, name, strcmp(name, "badsym") ? 2 : 1,
+		 strcmp(name, "badsym") ? "s" : "", name);
+	ck_assert_str_eq(err, want);
+	ck_assert_str_eq(r.syms[2]->name, "(malformed symbol)");
+}
+
+START_TEST(symbol_with_reserved_set_is_malformed)
+{
+	assert_malformed("badsym");
+}
+END_TEST
+
+START_TEST(symbol_with_unknown_fields_set_is_malformed)
+{
+	assert_malformed("rudesyms");
+}
+END_TEST
+
+/* The trust rules reach a handler as the host's open_map. */
+START_TEST(host_offers_open_map)
+{
+	/* the host table lives where the handler runs: look in-process */
+	anon_handlers_isolate(&(struct anon_isolation){
+		.none = 1, .timeout_ms = ANON_HANDLER_TIMEOUT_MS });
+	load_one_from(FAKE_DIR, "alpha");
+	ck_assert_uint_eq(hs->v[0].host.struct_size, OPJIT_HOST_SIZE_1_0);
+	ck_assert_ptr_nonnull(hs->v[0].host.open_map);
+	ck_assert_ptr_nonnull(hs->v[0].host.warn);
+}
+END_TEST
+
 static Suite *loader_suite(void)
 {
 	Suite *s = suite_create("handler_loader");
 	TCase *load = tcase_create("refusals");
 	TCase *res = tcase_create("claim");
-	TCase *inproc, *iso;
+	TCase *inproc, *iso, *grow;
 
 	tcase_add_checked_fixture(load, setup, teardown);
 	tcase_add_checked_fixture(res, setup, teardown);
@@ -831,6 +1105,12 @@ static Suite *loader_suite(void)
 	tcase_add_test(load, directory_refused);
 	tcase_add_test(load, fifo_refused);
 	tcase_add_test(load, not_elf_refused);
+	tcase_add_test(load, writable_dir_ignored);
+	tcase_add_test(load, other_users_dir_ignored);
+	tcase_add_test(load, later_refusal_hides_nothing);
+	tcase_add_test(load, writable_library_refused);
+	tcase_add_test(load, other_users_library_refused);
+	tcase_add_test(load, library_linked_from_writable_dir_refused);
 	tcase_add_test(load, bad_ones_do_not_stop_the_others);
 	tcase_add_test(load, search_order);
 	tcase_add_test(load, list_handlers);
@@ -874,6 +1154,15 @@ static Suite *loader_suite(void)
 	tcase_add_test(iso, segv_in_constructor);
 	tcase_add_test(iso, list_survives_bad_constructor);
 	suite_add_tcase(s, iso);
+	grow = tcase_create("growth");
+	tcase_add_checked_fixture(grow, setup, teardown);
+	tcase_add_test(grow, handler_built_for_1_0_works);
+	tcase_add_test(grow, later_handler_works_in_this_host);
+	tcase_add_test(grow, later_table_with_unknown_fields_refused);
+	tcase_add_test(grow, symbol_with_reserved_set_is_malformed);
+	tcase_add_test(grow, symbol_with_unknown_fields_set_is_malformed);
+	tcase_add_test(grow, host_offers_open_map);
+	suite_add_tcase(s, grow);
 	return s;
 }
 

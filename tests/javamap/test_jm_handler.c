@@ -12,6 +12,8 @@
 
 #include <opjit/anon_handler.h>
 
+#include "handler_internal.h"
+
 #include "jm_build.h"
 #include "jm_format.h"
 
@@ -28,16 +30,23 @@ static void host_warn(const struct opjit_host *host, const char *msg)
 }
 
 static const struct opjit_host host = {
-	.struct_size = sizeof(host),
+	.struct_size = OPJIT_HOST_SIZE_1_0,
 	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
 	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
 	.warn = host_warn,
+	.open_map = handler_trust_open_map,
 };
+
+/* what claim() said when it failed; the process's recorded start */
+static char claim_err[256];
+static uint64_t proc_start_ns;
 
 static void setup(void)
 {
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	nr_warns = 0;
+	proc_start_ns = 0;
+	claim_err[0] = '\0';
 	h = opjit_handler_entry(OPJIT_HANDLER_ABI_MAJOR,
 				OPJIT_HANDLER_ABI_MINOR);
 	ck_assert_ptr_nonnull(h);
@@ -85,8 +94,10 @@ static int claim_paths(const char *const *paths, const uint32_t *kinds,
 	const struct opjit_map_candidate *cp[4];
 	struct opjit_process proc = {
 		.struct_size = sizeof(proc),
-		.tgid = 4242,
+		/* a pid no process holds (above any pid_max) */
+		.tgid = 4194305,
 		.nspid = 4242,
+		.start_ns = proc_start_ns,
 		.uid = (uint32_t)getuid(),
 		.comm = "java",
 		.exe = "/usr/bin/java",
@@ -102,7 +113,7 @@ static int claim_paths(const char *const *paths, const uint32_t *kinds,
 		cp[i] = &c[i];
 	}
 	*state = NULL;
-	return h->claim(&host, &proc, state);
+	return h->claim(&host, &proc, state, claim_err, sizeof(claim_err));
 }
 
 static int claim_one(const char *path, void **state)
@@ -122,7 +133,6 @@ START_TEST(test_entry)
 	ck_assert_ptr_nonnull(h->claim);
 	ck_assert_ptr_nonnull(h->resolve);
 	ck_assert_ptr_nonnull(h->release);
-	ck_assert_ptr_nonnull(h->for_each_symbol);
 	ck_assert_ptr_nonnull(h->last_error);
 }
 END_TEST
@@ -211,7 +221,8 @@ START_TEST(test_refuses_symlink)
 	ck_assert_int_eq(symlink(target, path), 0);
 	ck_assert_int_eq(claim_one(path, &state), 0);
 	ck_assert_int_eq(nr_warns, 1);
-	snprintf(want, sizeof(want), "%s: is a symbolic link", path);
+	snprintf(want, sizeof(want), "%s: is a symbolic link "
+		 "(trust rule: no symlinks)", path);
 	ck_assert_str_eq(warns[0], want);
 	jmb_free(&b);
 }
@@ -228,7 +239,8 @@ START_TEST(test_refuses_writable)
 	write_file(path, b.buf, b.len, 0666);
 	ck_assert_int_eq(claim_one(path, &state), 0);
 	ck_assert_int_eq(nr_warns, 1);
-	snprintf(want, sizeof(want), "%s: writable by group or others", path);
+	snprintf(want, sizeof(want), "%s: writable by group or others "
+		 "(trust rule: mode)", path);
 	ck_assert_str_eq(warns[0], want);
 	jmb_free(&b);
 }
@@ -245,7 +257,8 @@ START_TEST(test_refuses_other_pid)
 	write_file(path, b.buf, b.len, 0644);
 	ck_assert_int_eq(claim_one(path, &state), 0);
 	ck_assert_int_eq(nr_warns, 1);
-	snprintf(want, sizeof(want), "%s: written by pid 999, not 4242", path);
+	snprintf(want, sizeof(want), "%s: written by pid 999, not 4242 "
+		 "(trust rule: writer's pid)", path);
 	ck_assert_str_eq(warns[0], want);
 	jmb_free(&b);
 }
@@ -297,7 +310,7 @@ START_TEST(test_other_major_fails)
 	ck_assert_int_eq(claim_one(path, &state), -EPROTONOSUPPORT);
 	snprintf(want, sizeof(want), "cannot use %s: javamap version 9.0, "
 		 "this reader knows 1.x", path);
-	ck_assert_str_eq(h->last_error(NULL), want);
+	ck_assert_str_eq(claim_err, want);
 	jmb_free(&b);
 }
 END_TEST
@@ -332,6 +345,89 @@ START_TEST(test_candidate_order)
 }
 END_TEST
 
+/* The agent of the map started (at 1000 ns) a second before the process:
+ * an earlier JVM that had the same pid wrote it. */
+START_TEST(test_refuses_earlier_jvm)
+{
+	char path[256], want[600];
+	struct jmb b;
+	void *state;
+
+	proc_start_ns = 1000 + 1000000000ull;
+	small_map(&b, 4242);
+	path_in(path, sizeof(path), "anon.4242");
+	write_file(path, b.buf, b.len, 0644);
+	ck_assert_int_eq(claim_one(path, &state), 0);
+	ck_assert_int_eq(nr_warns, 1);
+	snprintf(want, sizeof(want), "%s: written by a JVM that started "
+		 "1.000 s before the process, pid reused? (trust rule: "
+		 "writer's start time)", path);
+	ck_assert_str_eq(warns[0], want);
+	jmb_free(&b);
+}
+END_TEST
+
+/* An agent starts after its process did: that map is the process's. */
+START_TEST(test_agent_after_process_claimed)
+{
+	char path[256];
+	struct jmb b;
+	void *state;
+
+	proc_start_ns = 999;
+	small_map(&b, 4242);
+	path_in(path, sizeof(path), "anon.4242");
+	write_file(path, b.buf, b.len, 0644);
+	ck_assert_int_eq(claim_one(path, &state), 1);
+	ck_assert_int_eq(nr_warns, 0);
+	h->release(state);
+	jmb_free(&b);
+}
+END_TEST
+
+/* Each unnamed sample says why: before the code's load, after its
+ * unload, or nothing there at all. */
+START_TEST(test_unresolved_reasons)
+{
+	const uint64_t s = 1000000000ull; /* one second */
+	uint64_t addr[4] = { 0x1010, 0x1010, 0x1010, 0x5000 };
+	uint64_t t[4] = { 2 * s, 5 * s, 9 * s, 5 * s };
+	const struct opjit_symbol *sym[4] = { 0 };
+	uint32_t reasons[4] = { 0 };
+	const char *files[4] = { 0 };
+	uint32_t lines[4] = { 0 };
+	struct opjit_resolve_batch batch = {
+		.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_0, .count = 4,
+		.addrs = addr, .times = t, .symbols = sym, .files = files,
+		.lines = lines, .reasons = reasons,
+	};
+	static const uint32_t lt[] = { 0, 7 };
+	char path[256];
+	struct jmb b;
+	void *state;
+
+	jmb_init(&b, 4242, 0);
+	jmb_method(&b, 4 * s, 10, "t.C.run()", "t/C.java", lt, 1);
+	jmb_code_load(&b, 4 * s, 0, 10, 0x1000, 0x40, NULL, NULL, NULL, 0);
+	jmb_code_unload(&b, 8 * s, 10, 0x1000);
+	path_in(path, sizeof(path), "anon.4242");
+	write_file(path, b.buf, b.len, 0644);
+	ck_assert_int_eq(claim_one(path, &state), 1);
+	ck_assert_int_eq(h->resolve(state, &batch), 0);
+	ck_assert_ptr_null(sym[0]);
+	ck_assert_uint_eq(reasons[0], OPJIT_UNRESOLVED_BEFORE_LOAD);
+	ck_assert_ptr_nonnull(sym[1]);
+	ck_assert_str_eq(sym[1]->name, "t.C.run()");
+	ck_assert_uint_eq(reasons[1], 0);
+	ck_assert_ptr_null(sym[2]);
+	ck_assert_uint_eq(reasons[2], OPJIT_UNRESOLVED_UNLOADED);
+	ck_assert_ptr_null(sym[3]);
+	ck_assert_uint_eq(reasons[3], OPJIT_UNRESOLVED_NO_ENTRY);
+	h->release(state);
+	jmb_free(&b);
+}
+END_TEST
+
 static Suite *jm_handler_suite(void)
 {
 	Suite *s = suite_create("jm_handler");
@@ -348,12 +444,15 @@ static Suite *jm_handler_suite(void)
 	tcase_add_test(tc, test_ignores_perf_kind);
 	tcase_add_test(tc, test_missing_is_silent);
 	tcase_add_test(tc, test_candidate_order);
+	tcase_add_test(tc, test_unresolved_reasons);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("trust");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_refuses_symlink);
 	tcase_add_test(tc, test_refuses_writable);
 	tcase_add_test(tc, test_refuses_other_pid);
+	tcase_add_test(tc, test_refuses_earlier_jvm);
+	tcase_add_test(tc, test_agent_after_process_claimed);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("damage");
 	tcase_add_checked_fixture(tc, setup, teardown);

@@ -56,6 +56,10 @@ expect_error "bad sort order 'size'" --session-dir="$S" -l -s size
 expect_error "bad merge 'thread'" --session-dir="$S" -m thread
 expect_error "bad demangle mode 'fancy'" --session-dir="$S" --demangle=fancy
 expect_error "bad handler name '../evil'" --session-dir="$S" --anon-handler=../evil
+# the loader's rule, stated once: a name of 70 letters is too long
+long=$(printf 'a%.0s' $(seq 70))
+expect_error "bad handler name '$long': longer than 64 characters" \
+	--session-dir="$S" --anon-handler="perfmap,$long"
 expect_error "cannot write $TMP/nodir/out.txt" --session-dir="$S" -o "$TMP/nodir/out.txt"
 
 # Damage inside one data file: a warning naming it, and the rest reported.

@@ -26,7 +26,8 @@ struct fake_state {
 };
 
 static int fake_claim(const struct opjit_host *host,
-		      const struct opjit_process *proc, void **state)
+		      const struct opjit_process *proc, void **state,
+		      char *err, size_t errlen)
 {
 	struct fake_state *st;
 	int i;
@@ -39,7 +40,7 @@ static int fake_claim(const struct opjit_host *host,
 	st->base = UINT64_MAX;
 	for (i = 0; i < NR_FNS; i++) {
 		snprintf(st->names[i], sizeof(st->names[i]), "fake_fn_%d", i);
-		st->syms[i].struct_size = sizeof(st->syms[i]);
+		st->syms[i].struct_size = OPJIT_SYMBOL_SIZE_1_0;
 		st->syms[i].name = st->names[i];
 		st->syms[i].size = 0x100;
 		st->syms[i].file = "fake.js";
@@ -60,8 +61,10 @@ static int fake_resolve(void *state, struct opjit_resolve_batch *b)
 		uint64_t off = b->addrs[i] - st->base;
 		size_t fn = (size_t)(off >> 8);
 
-		if (b->addrs[i] < st->base || fn >= NR_FNS)
+		if (b->addrs[i] < st->base || fn >= NR_FNS) {
+			b->reasons[i] = OPJIT_UNRESOLVED_NO_ENTRY;
 			continue;
+		}
 		st->syms[fn].start = st->base + (fn << 8);
 		b->symbols[i] = &st->syms[fn];
 		b->files[i] = "fake.js";
@@ -76,7 +79,7 @@ static void fake_release(void *state)
 }
 
 static const struct opjit_handler fake_handler = {
-	.struct_size = sizeof(struct opjit_handler),
+	.struct_size = OPJIT_HANDLER_SIZE_1_0,
 	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
 	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
 	.name = "fakejit",

@@ -37,7 +37,10 @@ EOS
 "$OPREPORT" --session-dir="$S" -l -d -g --format=json --handler-path="$FAKE" \
 	--anon-handler=perfmap,fakejit >"$TMP/a.json" 2>"$TMP/a.err" ||
 	{ cat "$TMP/a.err"; fail "opreport exited $?"; }
-[ ! -s "$TMP/a.err" ] || { cat "$TMP/a.err"; fail "unexpected warnings"; }
+# the one sample fakejit cannot name is accounted for, with its reason
+want='opreport: tgid 500 (fakejit): 1 of 7 JIT samples unnamed: 1 no entry'
+[ "$(cat "$TMP/a.err")" = "$want" ] ||
+	{ cat "$TMP/a.err"; fail "expected only: $want"; }
 python3 "$HERE/json_check.py" "$OPJIT_SOURCE/opreport/report.schema.json" \
 	"$TMP/a.json" || fail "the JSON does not follow the schema"
 python3 - "$TMP/a.json" <<'EOP'
@@ -106,7 +109,8 @@ echo "ok: -g lines from the handler; unclaimed processes stay buckets"
 "$OPREPORT" --session-dir="$S" -l -n --handler-path="$FAKE" \
 	--anon-handler=nosuch,fakejit >"$TMP/d.txt" 2>"$TMP/d.err" ||
 	fail "opreport with a missing handler exited $?"
-[ "$(wc -l <"$TMP/d.err")" -eq 1 ] && grep -q nosuch "$TMP/d.err" ||
+grep -v 'JIT samples unnamed' "$TMP/d.err" >"$TMP/d.err1"
+[ "$(wc -l <"$TMP/d.err1")" -eq 1 ] && grep -q nosuch "$TMP/d.err1" ||
 	{ cat "$TMP/d.err"; fail "missing handler: want one line naming it"; }
 grep -q 'fake_fn_0$' "$TMP/d.txt" || fail "missing handler: fakejit did not run"
 echo "ok: a missing handler is one line: $(cat "$TMP/d.err")"

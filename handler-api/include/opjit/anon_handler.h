@@ -1,20 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * opjit anonymous-sample handler ABI.
+ * opjit anonymous-sample handler ABI, version 1.0 (frozen: it only grows,
+ * by the rules in handler-api/README.md).
  *
  * A handler is a shared object, found by name (libNAME.so), that exports
  * exactly one symbol: opjit_handler_entry().  opreport offers it each
  * process that ran code in anonymous memory; a handler that recognises
  * the process's JIT map claims it and then names that process's samples.
  *
- * Rules that keep the ABI stable (see handler-api/README.md):
+ * Rules that keep the ABI stable:
  *  - the major version changes only when something is removed or changes
  *    meaning; the host refuses a handler with another major;
  *  - the minor version grows when fields or function slots are appended;
- *  - every structure that crosses the boundary starts with struct_size,
- *    the size the writer of the structure knew.  A reader uses only the
- *    fields that fit in struct_size;
+ *  - every structure that crosses the boundary starts with struct_size:
+ *    the bytes from the start of the structure through its last field as
+ *    the writer of the structure knew it (OPJIT_*_SIZE_1_0 for 1.0).  A
+ *    reader uses only the fields that fit in struct_size;
+ *  - no structure has hidden padding: what would be padding is a
+ *    reserved field, and a writer sets it to zero;
+ *  - a field added in 1.N is one whose zero value means "as in 1.0", so
+ *    a handler sets it only when the host's minor (given to the entry
+ *    point) is at least N.  The host refuses a table or symbol that has
+ *    non-zero bytes past the fields it knows, or a non-zero reserved
+ *    field, because it could not honour them;
  *  - a NULL function slot means "not supported".
+ *
+ * Concurrency: the host may call claim() for different processes at the
+ * same time from different threads, and resolve() and release() for
+ * different states at the same time.  Calls for one state never overlap.
+ * A handler therefore keeps nothing mutable outside its states.  The
+ * host's services (warn, open_map) may be called from any thread.
  */
 #ifndef OPJIT_ANON_HANDLER_H
 #define OPJIT_ANON_HANDLER_H
@@ -32,10 +47,15 @@ extern "C" {
 /* The name of the one exported function. */
 #define OPJIT_HANDLER_ENTRY_NAME "opjit_handler_entry"
 
-/* struct_size up to and including MEMBER: what a writer of TYPE that knew
- * MEMBER must at least have set. */
+/* The bytes of TYPE from its start through MEMBER: the struct_size of a
+ * writer whose last field is MEMBER, and what a reader compares
+ * struct_size with before it reads MEMBER. */
 #define OPJIT_SIZE_THROUGH(type, member)                                      \
 	(offsetof(type, member) + sizeof(((type *)0)->member))
+
+struct opjit_host;
+struct opjit_process;
+struct opjit_map_candidate;
 
 /* Services the host (opreport) offers a handler. */
 struct opjit_host {
@@ -47,6 +67,21 @@ struct opjit_host {
 	 * The host prefixes it with the handler's name. */
 	void (*warn)(const struct opjit_host *host, const char *msg);
 	void *host_data; /* for the host's own use */
+	/*
+	 * Open candidate C of PROC for reading with every trust rule
+	 * applied (handler-api/README.md, "Trust"): no symbolic link, a
+	 * regular file owned by the process's uid or root, not writable by
+	 * group or others, not older than the process, not written after
+	 * the pid went to a later process.  Returns a descriptor (O_RDONLY,
+	 * O_NONBLOCK, O_CLOEXEC; the handler closes it), -ENOENT when the
+	 * file does not exist, or another negative errno when it was
+	 * refused: the host has then warned once, naming the file and the
+	 * rule, and WHY (WHYLEN bytes, may be NULL) holds the same reason.
+	 */
+	int (*open_map)(const struct opjit_host *host,
+			const struct opjit_process *proc,
+			const struct opjit_map_candidate *c, char *why,
+			size_t whylen);
 };
 
 /* opjit_map_candidate.kind */
@@ -59,8 +94,9 @@ struct opjit_host {
 /* A file that may describe the process's JIT code.  The host lists the
  * session's archived copies first, then the live files in /tmp, then the
  * same names inside the process's own root and pid namespace when it ran
- * in a container.  Candidates may not exist.  A handler applies the trust
- * rules before using any of them. */
+ * in a container.  Candidates may not exist.  A handler opens them with
+ * host->open_map(), which applies the trust rules.  A later minor may add
+ * kinds: a handler skips a kind it does not know. */
 struct opjit_map_candidate {
 	size_t struct_size;
 	const char *path;
@@ -89,13 +125,25 @@ struct opjit_process {
 /* A symbol as a handler names it.  Pointers stay valid until release().
  * The host groups samples by symbol pointer: one symbol, one pointer. */
 struct opjit_symbol {
-	size_t struct_size;
+	size_t struct_size;  /* OPJIT_SYMBOL_SIZE_1_0 */
 	const char *name;
 	uint64_t start;      /* address of the first byte */
 	uint64_t size;       /* bytes, 0 when unknown */
 	const char *file;    /* source file of the symbol, NULL when unknown */
 	uint32_t line;       /* first source line, 0 when unknown */
+	uint32_t reserved;   /* zero */
 };
+
+/* opjit_resolve_batch.reasons: why a sample has no symbol. */
+#define OPJIT_UNRESOLVED_UNKNOWN 0u     /* no reason given */
+#define OPJIT_UNRESOLVED_NO_ENTRY 1u    /* the map has nothing there */
+#define OPJIT_UNRESOLVED_BEFORE_LOAD 2u /* taken before the code there was
+					 * loaded */
+#define OPJIT_UNRESOLVED_UNLOADED 3u    /* the code there was already
+					 * unloaded */
+#define OPJIT_UNRESOLVED_MAP_REFUSED 4u /* the map that would name it was
+					 * refused */
+/* Codes past the last one a host knows are counted as UNKNOWN. */
 
 /*
  * One batch for resolve(), as parallel arrays so the batch can grow by
@@ -112,43 +160,51 @@ struct opjit_resolve_batch {
 	const struct opjit_symbol **symbols;   /* out: NULL = unknown */
 	const char **files;                    /* out: source file at the address */
 	uint32_t *lines;                       /* out: line at the address, 0 = unknown */
+	uint32_t *reasons;                     /* out: OPJIT_UNRESOLVED_* where
+						* symbols[i] is NULL */
 };
 
-typedef int (*opjit_symbol_cb)(void *arg, const struct opjit_symbol *sym);
-
 struct opjit_handler {
-	size_t struct_size;
+	size_t struct_size;      /* OPJIT_HANDLER_SIZE_1_0 */
 	uint32_t abi_major;
 	uint32_t abi_minor;
 	const char *name;        /* equals NAME in libNAME.so */
 	const char *description; /* one line */
 
 	/*
-	 * Offer a process.  Return 1 and set *state to claim it, 0 to decline,
-	 * or a negative errno when the process is the handler's but cannot be
-	 * read (last_error(NULL) then says why).  Mandatory.
+	 * Offer a process.  Return 1 and set *state to claim it, 0 to
+	 * decline, or a negative errno when the process is the handler's
+	 * but cannot be read; then write one line saying why into ERRMSG
+	 * (ERRMSG_SIZE bytes, NUL-terminated, no newline).  Mandatory.
 	 */
 	int (*claim)(const struct opjit_host *host,
-		     const struct opjit_process *proc, void **state);
+		     const struct opjit_process *proc, void **state,
+		     char *errmsg, size_t errmsg_size);
 
 	/* Name a batch of samples of a claimed process.  0 or a negative
-	 * errno.  Mandatory. */
+	 * errno (last_error(state) then says why).  Mandatory. */
 	int (*resolve)(void *state, struct opjit_resolve_batch *batch);
 
-	/* Call CB for every symbol known for the process; stop early and
-	 * return CB's value when it is non-zero.  Optional. */
-	int (*for_each_symbol)(void *state, opjit_symbol_cb cb, void *arg);
-
-	/* Text of the last error for STATE, or of the last failed claim when
-	 * STATE is NULL.  Optional. */
+	/* Text of the last error of STATE, or NULL.  Optional. */
 	const char *(*last_error)(void *state);
 
 	/* Free everything claim() made.  Mandatory. */
 	void (*release)(void *state);
 };
 
-/* The smallest table a host accepts: everything through release. */
-#define OPJIT_HANDLER_V1_SIZE OPJIT_SIZE_THROUGH(struct opjit_handler, release)
+/* Every struct_size of version 1.0: through the structure's last field. */
+#define OPJIT_HOST_SIZE_1_0 OPJIT_SIZE_THROUGH(struct opjit_host, open_map)
+#define OPJIT_MAP_CANDIDATE_SIZE_1_0                                          \
+	OPJIT_SIZE_THROUGH(struct opjit_map_candidate, flags)
+#define OPJIT_PROCESS_SIZE_1_0 OPJIT_SIZE_THROUGH(struct opjit_process, nr_maps)
+#define OPJIT_SYMBOL_SIZE_1_0 OPJIT_SIZE_THROUGH(struct opjit_symbol, reserved)
+#define OPJIT_RESOLVE_BATCH_SIZE_1_0                                          \
+	OPJIT_SIZE_THROUGH(struct opjit_resolve_batch, reasons)
+#define OPJIT_HANDLER_SIZE_1_0                                                \
+	OPJIT_SIZE_THROUGH(struct opjit_handler, release)
+
+/* The smallest table a 1.x host accepts: everything through release. */
+#define OPJIT_HANDLER_V1_SIZE OPJIT_HANDLER_SIZE_1_0
 
 /*
  * The entry point.  The host passes its ABI version; a handler returns its

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The 1.0 handler ABI, frozen: every offset, size and constant a 1.0
+ * handler or host was compiled with.  Built twice, against the current
+ * header and against the frozen 1.0 copy, so a later header that moves,
+ * resizes or renumbers anything fails to compile here.  The numbers are
+ * those of LP64 Linux (x86_64, aarch64), where opjit runs.
+ */
+#include <check.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <opjit/anon_handler.h>
+
+#if __SIZEOF_POINTER__ != 8 || __SIZEOF_SIZE_T__ != 8
+#error "the frozen layout below is that of LP64"
+#endif
+
+#define AT(type, member, off)                                                 \
+	_Static_assert(offsetof(struct type, member) == (off),                \
+		       #type "." #member " moved")
+#define SIZE(type, n, last)                                                   \
+	_Static_assert(sizeof(struct type) == (n) &&                          \
+			       OPJIT_SIZE_THROUGH(struct type, last) == (n),  \
+		       "struct " #type " changed size or has tail padding")
+
+AT(opjit_host, struct_size, 0);
+AT(opjit_host, abi_major, 8);
+AT(opjit_host, abi_minor, 12);
+AT(opjit_host, warn, 16);
+AT(opjit_host, host_data, 24);
+AT(opjit_host, open_map, 32);
+SIZE(opjit_host, 40, open_map);
+
+AT(opjit_map_candidate, struct_size, 0);
+AT(opjit_map_candidate, path, 8);
+AT(opjit_map_candidate, kind, 16);
+AT(opjit_map_candidate, flags, 20);
+SIZE(opjit_map_candidate, 24, flags);
+
+AT(opjit_process, struct_size, 0);
+AT(opjit_process, tgid, 8);
+AT(opjit_process, nspid, 12);
+AT(opjit_process, uid, 16);
+AT(opjit_process, flags, 20);
+AT(opjit_process, start_ns, 24);
+AT(opjit_process, start_unix_ns, 32);
+AT(opjit_process, comm, 40);
+AT(opjit_process, exe, 48);
+AT(opjit_process, maps, 56);
+AT(opjit_process, nr_maps, 64);
+SIZE(opjit_process, 72, nr_maps);
+
+AT(opjit_symbol, struct_size, 0);
+AT(opjit_symbol, name, 8);
+AT(opjit_symbol, start, 16);
+AT(opjit_symbol, size, 24);
+AT(opjit_symbol, file, 32);
+AT(opjit_symbol, line, 40);
+AT(opjit_symbol, reserved, 44);
+SIZE(opjit_symbol, 48, reserved);
+
+AT(opjit_resolve_batch, struct_size, 0);
+AT(opjit_resolve_batch, count, 8);
+AT(opjit_resolve_batch, addrs, 16);
+AT(opjit_resolve_batch, times, 24);
+AT(opjit_resolve_batch, symbols, 32);
+AT(opjit_resolve_batch, files, 40);
+AT(opjit_resolve_batch, lines, 48);
+AT(opjit_resolve_batch, reasons, 56);
+SIZE(opjit_resolve_batch, 64, reasons);
+
+AT(opjit_handler, struct_size, 0);
+AT(opjit_handler, abi_major, 8);
+AT(opjit_handler, abi_minor, 12);
+AT(opjit_handler, name, 16);
+AT(opjit_handler, description, 24);
+AT(opjit_handler, claim, 32);
+AT(opjit_handler, resolve, 40);
+AT(opjit_handler, last_error, 48);
+AT(opjit_handler, release, 56);
+SIZE(opjit_handler, 64, release);
+
+_Static_assert(OPJIT_HOST_SIZE_1_0 == 40 &&
+		       OPJIT_MAP_CANDIDATE_SIZE_1_0 == 24 &&
+		       OPJIT_PROCESS_SIZE_1_0 == 72 &&
+		       OPJIT_SYMBOL_SIZE_1_0 == 48 &&
+		       OPJIT_RESOLVE_BATCH_SIZE_1_0 == 64 &&
+		       OPJIT_HANDLER_SIZE_1_0 == 64 &&
+		       OPJIT_HANDLER_V1_SIZE == 64,
+	       "the 1.0 struct sizes are fixed for ever");
+_Static_assert(OPJIT_HANDLER_ABI_MAJOR == 1, "major 1");
+_Static_assert(OPJIT_MAP_ANON == 1 && OPJIT_MAP_PERF == 2 &&
+		       OPJIT_MAP_ARCHIVED == 1 && OPJIT_PROC_OTHER_MNTNS == 1,
+	       "candidate kinds and flags keep their numbers");
+_Static_assert(OPJIT_UNRESOLVED_UNKNOWN == 0 &&
+		       OPJIT_UNRESOLVED_NO_ENTRY == 1 &&
+		       OPJIT_UNRESOLVED_BEFORE_LOAD == 2 &&
+		       OPJIT_UNRESOLVED_UNLOADED == 3 &&
+		       OPJIT_UNRESOLVED_MAP_REFUSED == 4,
+	       "unresolved reasons keep their numbers");
+
+/* Every function keeps its type. */
+#define TYPE(expr, type)                                                      \
+	_Static_assert(__builtin_types_compatible_p(__typeof__(expr), type), \
+		       #expr " changed type")
+#define SLOT(s, f) (((struct s *)0)->f)
+
+TYPE(opjit_handler_entry, const struct opjit_handler *(uint32_t, uint32_t));
+TYPE(SLOT(opjit_host, warn),
+     void (*)(const struct opjit_host *, const char *));
+TYPE(SLOT(opjit_host, open_map),
+     int (*)(const struct opjit_host *, const struct opjit_process *,
+	     const struct opjit_map_candidate *, char *, size_t));
+TYPE(SLOT(opjit_handler, claim),
+     int (*)(const struct opjit_host *, const struct opjit_process *,
+	     void **, char *, size_t));
+TYPE(SLOT(opjit_handler, resolve),
+     int (*)(void *, struct opjit_resolve_batch *));
+TYPE(SLOT(opjit_handler, last_error), const char *(*)(void *));
+TYPE(SLOT(opjit_handler, release), void (*)(void *));
+TYPE(SLOT(opjit_resolve_batch, reasons), uint32_t *);
+TYPE(SLOT(opjit_resolve_batch, symbols), const struct opjit_symbol **);
+
+START_TEST(minor_only_grows)
+{
+	/* a header may only be the frozen 1.0 or a later 1.x */
+	ck_assert_uint_eq(OPJIT_HANDLER_ABI_MAJOR, 1);
+	ck_assert_uint_ge(OPJIT_HANDLER_ABI_MINOR, 0);
+	ck_assert_str_eq(OPJIT_HANDLER_ENTRY_NAME, "opjit_handler_entry");
+}
+END_TEST
+
+START_TEST(size_through_counts_to_the_end_of_a_member)
+{
+	ck_assert_uint_eq(OPJIT_SIZE_THROUGH(struct opjit_symbol, line), 44);
+	ck_assert_uint_eq(OPJIT_SIZE_THROUGH(struct opjit_symbol, name), 16);
+	ck_assert_uint_eq(OPJIT_SIZE_THROUGH(struct opjit_process, nr_maps),
+			  sizeof(struct opjit_process));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("abi_layout");
+	TCase *t = tcase_create("frozen");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(t, minor_only_grows);
+	tcase_add_test(t, size_through_counts_to_the_end_of_a_member);
+	suite_add_tcase(s, t);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
