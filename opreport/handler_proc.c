@@ -69,7 +69,15 @@ static int proc_spawn(struct handler_proc *p, const char *path,
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(0);
+		/* a fault ends the helper with its signal, whatever opreport
+		 * (or a sanitizer in it) had installed, so the signal can be
+		 * named */
 		signal(SIGPIPE, SIG_DFL);
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGFPE, SIG_DFL);
+		signal(SIGILL, SIG_DFL);
+		signal(SIGABRT, SIG_DFL);
 		setrlimit(RLIMIT_CORE, &core);
 		child_fds(sv[1]);
 		handler_child_main(3, path, name);
