@@ -22,7 +22,7 @@ hp=${OPJIT_HANDLER_PATH:-$OPJIT_BUILD/lib/opjit/handlers}
 # run NAME ARGS...: opreport, bounded in time, status 0, output kept
 run() {
 	local name=$1; shift
-	timeout 120 "$real" --session-dir="$tmp/s" --handler-timeout=1 \
+	timeout 120 "$real" --session-dir="$tmp/s" --handler-timeout=2 \
 		--handler-path="$bad_dir:$hp" "$@" >"$tmp/$name.out" \
 		2>"$tmp/$name.err"
 	local rc=$?
@@ -56,7 +56,7 @@ one_line() {
 }
 
 # broke while claiming: the next handler, perfmap, names the code
-for b in "segv-claim:killed by SIGSEGV" "loop-claim:took longer than 1 s" \
+for b in "segv-claim:killed by SIGSEGV" "loop-claim:took longer than 2 s" \
 	"exit-claim:exited with status [0-9]+" "socket:killed by SIGSYS" \
 	"write-file:killed by SIGSYS"; do
 	name=${b%%:*} what=${b#*:}
@@ -73,7 +73,7 @@ done
 # report is the one without handlers, byte for byte
 for b in "segv-resolve:killed by SIGSEGV:resolving" \
 	"abort-resolve:killed by SIGABRT:resolving" \
-	"loop-resolve:took longer than 1 s:resolving" \
+	"loop-resolve:took longer than 2 s:resolving" \
 	"null-name:returned a symbol with no name:resolving" \
 	"huge-size:returned a symbol of 18446744073709551615 bytes at \
 0x[0-9a-f]+:resolving" \

@@ -39,7 +39,9 @@
 #if defined(FAKE_BAD_SEGV_CLAIM) || defined(FAKE_BAD_SEGV_RESOLVE) ||          \
 	defined(FAKE_BAD_SEGV_CTOR) || defined(FAKE_BAD_SEGV_RELEASE)
 #include <signal.h>
-/* a real fault, not a raise(): what a bad pointer does */
+/* a real fault, not a raise(): what a bad pointer does (and not one the
+ * sanitizers would catch first) */
+__attribute__((no_sanitize("undefined", "address")))
 static void fake_segv(void)
 {
 	volatile int *volatile p = NULL;

@@ -652,12 +652,12 @@ START_TEST(big_process_in_batches)
 	capture_begin();
 	ck_assert_int_eq(anon_handlers_resolve(hs, &sess, 0, smp, n, &r), 1);
 	capture_end();
-	for (i = 0; i < n; i++) {
-		if (i < n / 2)
-			ck_assert_ptr_eq(r.syms[i], r.syms[0]);
-		else
-			ck_assert_ptr_null(r.syms[i]);
-	}
+	/* one assertion for the lot: each one is a message to Check's
+	 * parent, too slow 200000 times under the sanitizers */
+	for (i = 0; i < n; i++)
+		if (i < n / 2 ? r.syms[i] != r.syms[0] : r.syms[i] != NULL)
+			break;
+	ck_assert_uint_eq(i, n);
 	ck_assert_str_eq(r.syms[0]->name, "alpha:lo");
 	free(smp);
 }
@@ -721,7 +721,7 @@ END_TEST
 static void isolate_fast(void)
 {
 	anon_handlers_isolate(&(struct anon_isolation){
-		.none = 0, .timeout_ms = 500 });
+		.none = 0, .timeout_ms = 3000 });
 }
 
 static void setup_inprocess(void)
@@ -829,13 +829,13 @@ END_TEST
 
 START_TEST(loop_in_claim)
 {
-	assert_claim_broke("loop-claim", "took longer than 0.5 s");
+	assert_claim_broke("loop-claim", "took longer than 3 s");
 }
 END_TEST
 
 START_TEST(loop_in_resolve)
 {
-	assert_resolve_broke("loop-resolve", "took longer than 0.5 s",
+	assert_resolve_broke("loop-resolve", "took longer than 3 s",
 			     "resolving");
 }
 END_TEST
