@@ -70,13 +70,13 @@ const char *anon_reason_text(uint32_t r);
 /* How one process's samples were named.  Arrays are parallel to the
  * samples passed in; everything stays valid until anon_handlers_free(). */
 struct anon_resolved {
-	const char *handler;              /* name of the handler that claimed it */
-	const struct anon_symbol **syms;  /* NULL entry: (unknown) */
-	const char **files;               /* source file at the sample, or NULL */
-	uint32_t *lines;                  /* line at the sample, or 0 */
-	uint32_t *reasons;                /* where syms[i] is NULL: why */
-	bool map_refused;                 /* unclaimed, and some handler's
-					   * map was refused by a trust rule */
+	const char *handler;             /* the handler that claimed it */
+	const struct anon_symbol **syms; /* NULL entry: (unknown) */
+	const char **files;              /* source file there, or NULL */
+	uint32_t *lines;                 /* line at the sample, or 0 */
+	uint32_t *reasons;               /* where syms[i] is NULL: why */
+	bool map_refused;                /* unclaimed, and some handler's
+					  * map was refused by a trust rule */
 };
 
 /*

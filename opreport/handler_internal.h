@@ -81,8 +81,12 @@ int handler_trust_open_map(const struct opjit_host *host,
 			   const struct opjit_map_candidate *c, char *why,
 			   size_t whylen);
 
+/* The most a host reads of a structure a handler hands back, to see that
+ * the bytes past what it knows are zero: far more than any minor adds. */
+#define HANDLER_STRUCT_MAX 1024u
+
 /* Whether the bytes of P from KNOWN up to SIZE are all zero, and SIZE is
- * plausible for a structure of the handler ABI at all. */
+ * plausible (at most HANDLER_STRUCT_MAX) for a structure of the ABI. */
 bool handler_tail_zero(const void *p, size_t known, size_t size);
 
 /*

@@ -33,6 +33,11 @@ static int check_table(const struct opjit_handler *t, const char *name,
 			 t->abi_major, OPJIT_HANDLER_ABI_MAJOR);
 		return -EPROTO;
 	}
+	if (t->struct_size > HANDLER_STRUCT_MAX) {
+		snprintf(reason, len, "handler table of %zu bytes, more than "
+			 "any 1.x table can be", t->struct_size);
+		return -EPROTO;
+	}
 	if (!handler_tail_zero(t, OPJIT_HANDLER_SIZE_1_0, t->struct_size)) {
 		snprintf(reason, len, "handler table of %zu bytes sets fields "
 			 "past ABI %u.%u, which this opreport cannot honour",

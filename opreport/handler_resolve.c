@@ -122,10 +122,6 @@ const char *anon_reason_text(uint32_t r)
 	return r < ANON_NR_REASONS ? text[r] : text[0];
 }
 
-/* The most a host reads of a structure a handler hands back, to see that
- * the bytes past what it knows are zero: far more than any minor adds. */
-#define HANDLER_STRUCT_MAX 1024u
-
 bool handler_tail_zero(const void *p, size_t known, size_t size)
 {
 	const unsigned char *b = p;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,11 +43,12 @@ static int64_t clock_now_ns(clockid_t id)
 }
 
 /*
- * The wall-clock start of the process that holds pid TGID now, or 0 when
- * there is none (or it cannot be read).  /proc/PID/stat counts from boot
- * in clock ticks; the age it gives is subtracted from now.
+ * When the process that holds pid TGID now started, on CLOCK_MONOTONIC
+ * (as the recorder stamps process starts) and on the wall clock; false
+ * when there is none or it cannot be read.  /proc/PID/stat counts from
+ * boot in clock ticks, suspend included, as the recorder converts it.
  */
-static int64_t live_start_unix_ns(uint32_t tgid)
+static bool live_start(uint32_t tgid, int64_t *mono_ns, int64_t *unix_ns)
 {
 	char path[64], buf[1024];
 	unsigned long long ticks;
@@ -54,31 +56,54 @@ static int64_t live_start_unix_ns(uint32_t tgid)
 	ssize_t n;
 	long hz = sysconf(_SC_CLK_TCK);
 	int fd, field = 2;
-	int64_t boot_ns;
+	int64_t boot_ns, boot_now;
 
 	snprintf(path, sizeof(path), "/proc/%u/stat", tgid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return false;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0 || hz <= 0)
-		return 0;
+		return false;
 	buf[n] = '\0';
 	/* comm may hold spaces and parentheses: fields follow the last ')' */
 	p = strrchr(buf, ')');
 	if (!p)
-		return 0;
+		return false;
 	for (p++; *p && field < 22; p++)
 		if (*p == ' ' && p[1] != ' ')
 			field++;
 	if (field != 22 || sscanf(p, "%llu", &ticks) != 1)
-		return 0;
+		return false;
 	boot_ns = (int64_t)(ticks / (unsigned long long)hz) * 1000000000LL +
 		  (int64_t)(ticks % (unsigned long long)hz * 1000000000ULL /
 			    (unsigned long long)hz);
-	return clock_now_ns(CLOCK_REALTIME) -
-	       (clock_now_ns(CLOCK_BOOTTIME) - boot_ns);
+	boot_now = clock_now_ns(CLOCK_BOOTTIME);
+	*mono_ns = boot_ns - (boot_now - clock_now_ns(CLOCK_MONOTONIC));
+	*unix_ns = clock_now_ns(CLOCK_REALTIME) - (boot_now - boot_ns);
+	return true;
+}
+
+/*
+ * Whether pid TGID now belongs to a process that started after PROC, and
+ * when (wall clock).  The monotonic clock decides when the recorder knew
+ * it: time suspended since only makes the live start look earlier, so a
+ * process is never taken for a later one; the wall clock, which may be
+ * stepped, decides only when nothing else is known.
+ */
+static bool pid_taken_later(const struct opjit_process *proc,
+			    int64_t *later_unix_ns)
+{
+	int64_t mono, wall;
+
+	if (!proc->tgid || !live_start(proc->tgid, &mono, &wall))
+		return false;
+	*later_unix_ns = wall;
+	if (proc->start_ns)
+		return mono > (int64_t)proc->start_ns + TRUST_SLACK_NS;
+	return proc->start_unix_ns > 0 &&
+	       wall > proc->start_unix_ns + TRUST_SLACK_NS;
 }
 
 const char *handler_trust_check(const struct stat *st,
@@ -109,11 +134,11 @@ const char *handler_trust_check(const struct stat *st,
 	 * the later process's map.  Only a live file can be that; a copy
 	 * in the session was taken while our process ran.
 	 */
-	if (live && start > 0 && proc->tgid) {
-		int64_t now_start = live_start_unix_ns(proc->tgid);
+	if (live) {
+		int64_t later;
 
-		if (now_start > start + TRUST_SLACK_NS &&
-		    mtime_ns + TRUST_SLACK_NS >= now_start) {
+		if (pid_taken_later(proc, &later) &&
+		    mtime_ns + TRUST_SLACK_NS >= later) {
 			snprintf(buf, len, "written after pid %u went to a "
 				 "later process (trust rule: map newer than "
 				 "the process)", proc->tgid);

@@ -155,7 +155,8 @@ uint32_t jm_state_why_unknown(const struct jm_state *st, uint64_t addr,
 	/* code that had gone says more than code still to come */
 	if (earlier)
 		return OPJIT_UNRESOLVED_UNLOADED;
-	return later ? OPJIT_UNRESOLVED_BEFORE_LOAD : OPJIT_UNRESOLVED_NO_ENTRY;
+	return later ? OPJIT_UNRESOLVED_BEFORE_LOAD :
+		       OPJIT_UNRESOLVED_NO_ENTRY;
 }
 
 const struct jm_pc *jm_code_pc(const struct jm_map *map,

@@ -49,11 +49,24 @@ if abs(pct - 75.0) > 3.0:
 PY
 }
 
-# one_line NAME PATTERN WHAT: NAME's stderr is exactly one line, PATTERN
+# one_line NAME PATTERN WHAT: NAME's stderr is exactly one line, PATTERN,
+# besides the summary of unnamed samples (see unnamed_line)
 one_line() {
-	grep -qx -- "$2" "$tmp/$1.err" || show_fail "$tmp/$1.err" "no line $3"
-	[ "$(wc -l <"$tmp/$1.err")" -eq 1 ] ||
+	grep -v ' JIT samples unnamed: ' "$tmp/$1.err" >"$tmp/$1.err1" || true
+	grep -qx -- "$2" "$tmp/$1.err1" || show_fail "$tmp/$1.err" "no line $3"
+	[ "$(wc -l <"$tmp/$1.err1")" -eq 1 ] ||
 		show_fail "$tmp/$1.err" "more than one line $3"
+}
+
+# unnamed_line NAME PID REASON: the one summary line for PID says all its
+# unnamed samples were left so for REASON; prints how many
+unnamed_line() {
+	local line n
+	line=$(grep -E "^opreport: tgid $2 \(jitdemo\): [0-9]+ of [0-9]+ JIT \
+samples unnamed: [0-9]+ $3\$" "$tmp/$1.err") ||
+		show_fail "$tmp/$1.err" "$1: no summary '... unnamed: N $3'"
+	n=${line##*unnamed: }
+	echo "${n%% *}"
 }
 
 for kind in anon perf; do
@@ -88,8 +101,9 @@ forget_maps_of "$pid"
 printf '0 ffffffffffff0000 planted_name\n' >"$map"
 chmod 0666 "$map"
 report none --anon-handler=perfmap
-one_line none "opreport: perfmap: $map: writable by group or others" \
-	"refusing the world-writable $map"
+one_line none "opreport: perfmap: $map: writable by group or others \
+(trust rule: mode)" "refusing the world-writable $map"
+unnamed_line none "$pid" "map refused" >/dev/null
 [ "$(named none planted_name)" -eq 0 ] ||
 	fail "samples were named from the world-writable $map"
 
@@ -97,7 +111,9 @@ chmod 0644 "$map"
 touch -d '2 hours ago' "$map"
 report none --anon-handler=perfmap
 one_line none "opreport: perfmap: $map: last modified before the process \
-started (pid reused?)" "refusing the stale $map"
+started, pid reused? (trust rule: map older than the process)" \
+	"refusing the stale $map"
+unnamed_line none "$pid" "map refused" >/dev/null
 [ "$(named none planted_name)" -eq 0 ] ||
 	fail "samples were named from the stale $map"
 # nobody claimed the process: its samples stay an anonymous bucket
@@ -112,12 +128,16 @@ read -r _ start end < <(grep -m1 '^jit-range ' "$tmp/none.out")
 [ -n "$end" ] || show_fail "$tmp/none.out" "the demo printed no jit-range"
 printf '%x %x half_named\n' "$((start))" "$(((end - start) / 2))" >"$map"
 report none --anon-handler=perfmap
-[ ! -s "$tmp/none.err" ] ||
+# no warning, only the summary: every unnamed sample had no map entry
+no_entry=$(unnamed_line none "$pid" "no entry")
+[ "$(wc -l <"$tmp/none.err")" -eq 1 ] ||
 	show_fail "$tmp/none.err" "warnings about a trusted map"
 half=$(named none '^half_named$')
 unknown=$(named none '^\(unknown\)$')
 [ "$half" -gt 0 ] && [ "$unknown" -gt 0 ] ||
 	fail "half map: half_named ($half), (unknown) ($unknown)"
+[ "$no_entry" -eq "$unknown" ] ||
+	fail "half map: summary says $no_entry without an entry, report $unknown"
 python3 - "$half" "$unknown" <<'PY'
 import sys
 half, unknown = int(sys.argv[1]), int(sys.argv[2])

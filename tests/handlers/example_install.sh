@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # A JIT vendor's view: install opjit into a fresh prefix, build the
 # example handler out of tree from the installed header and pkg-config
-# file alone, check it exports only its entry point, and that opreport
-# lists it.
+# file alone, check it exports only its entry point, that opreport lists
+# it, and that the installed opreport names samples through it, with the
+# host's trust rules in front of its file.
 set -euo pipefail
 : "${OPJIT_BUILD:?}" "${OPJIT_SOURCE:?}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -70,4 +71,42 @@ if printf '%s\n' "$out" | grep -q -- "$OPJIT_BUILD"; then
 	printf '%s\n' "$out" >&2
 	fail "an installed opreport looks into the build tree"
 fi
-echo "example handler built out of tree against $tmp/prefix and listed"
+# a report through it: a process whose pid no process can hold (above any
+# pid_max), three samples, a symbol file naming two of them
+mksession=$OPJIT_BUILD/tests/opreport/mksession
+[ -x "$mksession" ] || fail "$mksession is not built"
+pid=4194300
+syms=/tmp/example-$pid.syms
+[ ! -e "$syms" ] || fail "$syms is in the way; remove it and run again"
+trap 'rm -rf "$tmp"; rm -f "$syms"' EXIT
+"$mksession" "$tmp/session" <<EOS
+process a $pid $(id -u) exjit /usr/bin/exjit start_unix_ns 1 range 0x7e0000000000-0x7e0000010000
+anon a 1 0x7e0000000010 $pid
+anon a 2 0x7e0000000020 $pid
+anon a 3 0x7e0000000900 $pid
+EOS
+printf '7e0000000000 7e0000000100 ex_fn\n' >"$syms"
+chmod 0644 "$syms"
+"$installed" --session-dir="$tmp/session" -l --handler-path="$tmp/src" \
+	--anon-handler=example >"$tmp/rep.txt" 2>"$tmp/rep.err" ||
+	show_fail "$tmp/rep.err" "the installed opreport failed with the example"
+grep -Eq "^2 .* jit:example \(tgid:$pid exjit\) +ex_fn$" "$tmp/rep.txt" ||
+	show_fail "$tmp/rep.txt" "the example did not name its two samples"
+want="opreport: tgid $pid (exjit): 1 of 3 JIT samples unnamed: 1 no entry"
+[ "$(cat "$tmp/rep.err")" = "$want" ] ||
+	show_fail "$tmp/rep.err" "want only: $want"
+# the host's trust rules guard the example's file too
+chmod 0666 "$syms"
+"$installed" --session-dir="$tmp/session" -l --handler-path="$tmp/src" \
+	--anon-handler=example >"$tmp/rep.txt" 2>"$tmp/rep.err" ||
+	show_fail "$tmp/rep.err" "the installed opreport failed with the example"
+grep -qx "opreport: example: $syms: writable by group or others \
+(trust rule: mode)" "$tmp/rep.err" ||
+	show_fail "$tmp/rep.err" "no refusal of the world-writable $syms"
+grep -qx "opreport: tgid $pid (exjit): 3 of 3 JIT samples unnamed: 3 map \
+refused" "$tmp/rep.err" ||
+	show_fail "$tmp/rep.err" "no summary line for the refused map"
+grep -q ex_fn "$tmp/rep.txt" &&
+	show_fail "$tmp/rep.txt" "samples named from the world-writable $syms"
+echo "example handler built out of tree against $tmp/prefix, listed, and" \
+	"named samples through the installed opreport"

@@ -12,6 +12,7 @@
  * and "jitdemo" too, and then does the one wrong thing it is named for.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,6 +295,8 @@ struct fake_table {
 
 #if defined(FAKE_TINY)
 #define FAKE_TABLE_SIZE 8
+#elif defined(FAKE_HUGE)
+#define FAKE_TABLE_SIZE SIZE_MAX
 #elif defined(FAKE_FUTURE)
 #define FAKE_TABLE_SIZE sizeof(struct fake_table)
 #else

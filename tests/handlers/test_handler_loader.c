@@ -1036,6 +1036,21 @@ START_TEST(later_table_with_unknown_fields_refused)
 }
 END_TEST
 
+/* A size no table can have is refused before a byte past 1.0 is read. */
+START_TEST(table_of_absurd_size_refused)
+{
+	const char *names[] = { "huge" };
+
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_load(&hs, names, 1, FAKE_DIR3), 0);
+	ck_assert_str_eq(capture_end(), "opreport: skipping handler "
+			 FAKE_DIR3 "/libhuge.so: handler table of "
+			 "18446744073709551615 bytes, more than any 1.x table "
+			 "can be\n");
+	ck_assert_uint_eq(hs->n, 0);
+}
+END_TEST
+
 static void assert_malformed(const char *name)
 {
 	struct anon_resolved r;
@@ -1159,6 +1174,7 @@ static Suite *loader_suite(void)
 	tcase_add_test(grow, handler_built_for_1_0_works);
 	tcase_add_test(grow, later_handler_works_in_this_host);
 	tcase_add_test(grow, later_table_with_unknown_fields_refused);
+	tcase_add_test(grow, table_of_absurd_size_refused);
 	tcase_add_test(grow, symbol_with_reserved_set_is_malformed);
 	tcase_add_test(grow, symbol_with_unknown_fields_set_is_malformed);
 	tcase_add_test(grow, host_offers_open_map);

@@ -282,6 +282,43 @@ START_TEST(map_of_a_later_process_refused)
 }
 END_TEST
 
+static int64_t now_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The same, with the monotonic start the recorder stamps: it decides. */
+START_TEST(map_of_a_later_process_refused_by_monotonic_start)
+{
+	const char *p = make_file("perf-4242.map", 0644);
+	char want[256];
+
+	proc.tgid = (uint32_t)getpid();
+	proc.uid = (uint32_t)geteuid();
+	proc.start_ns = (uint64_t)(now_mono_ns() - 600LL * 1000000000LL);
+	/* a wall clock that was stepped since says nothing against it */
+	proc.start_unix_ns = now_unix_ns() - 2LL * 1000000000LL;
+	snprintf(want, sizeof(want), "written after pid %u went to a later "
+		 "process (trust rule: map newer than the process)",
+		 proc.tgid);
+	assert_open_refused(p, want);
+	/* recorded as starting now: the live process is the same one */
+	nwarned = 0;
+	proc.start_ns = (uint64_t)now_mono_ns();
+	proc.start_unix_ns = now_unix_ns() - 3600LL * 1000000000LL;
+	{
+		int fd = trust_open(p, 0);
+
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+	}
+	ck_assert_int_eq(nwarned, 0);
+}
+END_TEST
+
 START_TEST(map_of_the_same_live_process_trusted)
 {
 	const char *p = make_file("perf-4242.map", 0644);
@@ -317,6 +354,7 @@ static Suite *trust_suite(void)
 	tcase_add_test(t, missing_file_is_silent);
 	tcase_add_test(t, map_of_a_later_process_refused);
 	tcase_add_test(t, map_of_the_same_live_process_trusted);
+	tcase_add_test(t, map_of_a_later_process_refused_by_monotonic_start);
 	suite_add_tcase(s, t);
 	return s;
 }

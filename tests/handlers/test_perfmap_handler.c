@@ -34,12 +34,17 @@ static const struct opjit_host host = {
 	.open_map = handler_trust_open_map,
 };
 static char claim_err[256];
+static struct opjit_process proc;
+static void *state;
+
+static int claim(void)
+{
+	return pm->claim(&host, &proc, &state, claim_err, sizeof(claim_err));
+}
 
 static struct opjit_map_candidate cand[4];
 static const struct opjit_map_candidate *candp[4];
 static char cpath[4][128];
-static struct opjit_process proc;
-static void *state;
 
 static void setup(void)
 {
@@ -146,7 +151,7 @@ START_TEST(claims_perf_map_and_names_samples)
 	add_cand("perf-4242.map", OPJIT_MAP_PERF, 0,
 		 "1000 40 JS:*fib /w/fib.js:1\n2000 10 LazyCompile:~main\n",
 		 0644);
-	ck_assert_int_eq(pm->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 1);
+	ck_assert_int_eq(claim(), 1);
 	resolve(a, 5, n, s);
 	ck_assert_ptr_null(n[0]);
 	ck_assert_str_eq(n[1], "JS:*fib /w/fib.js:1");
@@ -166,7 +171,7 @@ START_TEST(empty_perf_map_is_still_claimed)
 	const char *n[1];
 
 	add_cand("perf-4242.map", OPJIT_MAP_PERF, 0, "", 0644);
-	ck_assert_int_eq(pm->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 1);
+	ck_assert_int_eq(claim(), 1);
 	resolve(a, 1, n, s);
 	ck_assert_ptr_null(n[0]);
 }
@@ -176,7 +181,7 @@ START_TEST(anon_file_in_other_format_declined)
 {
 	add_cand("anon.4242", OPJIT_MAP_ANON, 0,
 		 "# opjit javamap 1\nload 1000 40 123 Foo.bar()\n", 0644);
-	ck_assert_int_eq(pm->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 0);
+	ck_assert_int_eq(claim(), 0);
 	ck_assert_ptr_null(state);
 	ck_assert_int_eq(nwarned, 0);
 }
@@ -192,7 +197,7 @@ START_TEST(anon_file_with_perf_text_claimed)
 		 0644);
 	add_cand("perf-4242.map", OPJIT_MAP_PERF, 0, "1000 10 not_me\n",
 		 0644);
-	ck_assert_int_eq(pm->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 1);
+	ck_assert_int_eq(claim(), 1);
 	resolve(a, 1, n, s);
 	ck_assert_str_eq(n[0], "jit_hot");
 }
@@ -208,7 +213,7 @@ START_TEST(archived_copy_preferred)
 		 "1000 10 from_session\n", 0644);
 	add_cand("perf-4242.map", OPJIT_MAP_PERF, 0, "1000 10 from_tmp\n",
 		 0644);
-	ck_assert_int_eq(pm->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 1);
+	ck_assert_int_eq(claim(), 1);
 	resolve(a, 1, n, s);
 	ck_assert_str_eq(n[0], "from_session");
 }
@@ -226,7 +231,7 @@ START_TEST(untrusted_map_skipped_with_warning)
 		       0666);
 	add_cand("perf-4242.map", OPJIT_MAP_PERF, 0, "1000 10 genuine\n",
 		 0644);
-	ck_assert_int_eq(pm->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 1);
+	ck_assert_int_eq(claim(), 1);
 	resolve(a, 1, n, s);
 	ck_assert_str_eq(n[0], "genuine");
 	ck_assert_int_eq(nwarned, 1);
@@ -240,7 +245,7 @@ START_TEST(nothing_there_declined)
 {
 	add_cand("anon.4242", OPJIT_MAP_ANON, 0, NULL, 0);
 	add_cand("perf-4242.map", OPJIT_MAP_PERF, 0, NULL, 0);
-	ck_assert_int_eq(pm->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 0);
+	ck_assert_int_eq(claim(), 0);
 	ck_assert_int_eq(nwarned, 0);
 }
 END_TEST
@@ -255,7 +260,7 @@ START_TEST(bad_lines_one_warning)
 
 	p = add_cand("perf-4242.map", OPJIT_MAP_PERF, 0,
 		     "1000 10 a\r\nbogus\r\n\r\n2000 zz b\n3000 10 c", 0644);
-	ck_assert_int_eq(pm->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 1);
+	ck_assert_int_eq(claim(), 1);
 	resolve(a, 2, n, s);
 	ck_assert_str_eq(n[0], "a");
 	ck_assert_str_eq(n[1], "c");
@@ -274,7 +279,7 @@ START_TEST(later_entry_wins_through_handler)
 
 	add_cand("perf-4242.map", OPJIT_MAP_PERF, 0,
 		 "1000 40 Interp:old\n1020 10 Opt:new\n", 0644);
-	ck_assert_int_eq(pm->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 1);
+	ck_assert_int_eq(claim(), 1);
 	resolve(a, 3, n, s);
 	ck_assert_str_eq(n[0], "Interp:old");
 	ck_assert_str_eq(n[1], "Opt:new");
@@ -339,7 +344,7 @@ START_TEST(big_map_read_whole)
 	add_cand("perf-4242.map", OPJIT_MAP_PERF, 0, text, 0644);
 	ck_assert_uint_gt(strlen(text), 3u << 20);
 	free(text);
-	ck_assert_int_eq(pm->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 1);
+	ck_assert_int_eq(claim(), 1);
 	ck_assert_int_eq(nwarned, 0);
 	a[0] = 0x100000;
 	a[1] = 0x100000 + 31337 * 0x10 + 5;
@@ -365,7 +370,7 @@ START_TEST(anon_judged_past_leading_blanks)
 	strcpy(text + blanks, "1000 10 far_down\n");
 	add_cand("anon.4242", OPJIT_MAP_ANON, 0, text, 0644);
 	free(text);
-	ck_assert_int_eq(pm->claim(&host, &proc, &state, claim_err, sizeof(claim_err)), 1);
+	ck_assert_int_eq(claim(), 1);
 	/* the blank lines are reported, once */
 	ck_assert_int_eq(nwarned, 1);
 }

@@ -30,8 +30,8 @@
  *  - a NULL function slot means "not supported".
  *
  * Concurrency: the host may call claim() for different processes at the
- * same time from different threads, and resolve() and release() for
- * different states at the same time.  Calls for one state never overlap.
+ * same time from different threads, and resolve(), last_error() and
+ * release() for different states at the same time.  Calls for one state never overlap.
  * A handler therefore keeps nothing mutable outside its states.  The
  * host's services (warn, open_map) may be called from any thread.
  */
@@ -67,8 +67,8 @@ struct opjit_host {
 	uint32_t abi_major;
 	uint32_t abi_minor;
 	/* Report one warning line about an outside input, e.g.
-	 * "/tmp/perf-42.map: 3 malformed lines (first at line 7)".  No newline.
-	 * The host prefixes it with the handler's name. */
+	 * "/tmp/perf-42.map: 3 malformed lines (first at line 7)", with no
+	 * newline.  The host prefixes it with the handler's name. */
 	void (*warn)(const struct opjit_host *host, const char *msg);
 	void *host_data; /* for the host's own use */
 	/*
@@ -89,7 +89,7 @@ struct opjit_host {
 };
 
 /* opjit_map_candidate.kind */
-#define OPJIT_MAP_ANON 1u /* anon.<pid>: any format, e.g. javamap or perf map */
+#define OPJIT_MAP_ANON 1u /* anon.<pid>: any format, javamap or perf map */
 #define OPJIT_MAP_PERF 2u /* perf-<pid>.map: perf map text */
 
 /* opjit_map_candidate.flags */
@@ -119,10 +119,11 @@ struct opjit_process {
 	uint32_t uid;
 	uint32_t flags;          /* OPJIT_PROC_* */
 	uint64_t start_ns;       /* CLOCK_MONOTONIC */
-	int64_t start_unix_ns;   /* wall clock, to compare with a map's mtime */
+	int64_t start_unix_ns;   /* wall clock, to compare with mtimes */
 	const char *comm;
 	const char *exe;
-	const struct opjit_map_candidate *const *maps; /* in preference order */
+	/* in preference order */
+	const struct opjit_map_candidate *const *maps;
 	size_t nr_maps;
 };
 
@@ -162,8 +163,8 @@ struct opjit_resolve_batch {
 	const uint64_t *addrs;                 /* in */
 	const uint64_t *times;                 /* in */
 	const struct opjit_symbol **symbols;   /* out: NULL = unknown */
-	const char **files;                    /* out: source file at the address */
-	uint32_t *lines;                       /* out: line at the address, 0 = unknown */
+	const char **files;                    /* out: source file there */
+	uint32_t *lines;                       /* out: line there, or 0 */
 	uint32_t *reasons;                     /* out: OPJIT_UNRESOLVED_* where
 						* symbols[i] is NULL */
 };
@@ -200,7 +201,8 @@ struct opjit_handler {
 #define OPJIT_HOST_SIZE_1_0 OPJIT_SIZE_THROUGH(struct opjit_host, open_map)
 #define OPJIT_MAP_CANDIDATE_SIZE_1_0                                          \
 	OPJIT_SIZE_THROUGH(struct opjit_map_candidate, flags)
-#define OPJIT_PROCESS_SIZE_1_0 OPJIT_SIZE_THROUGH(struct opjit_process, nr_maps)
+#define OPJIT_PROCESS_SIZE_1_0                                                \
+	OPJIT_SIZE_THROUGH(struct opjit_process, nr_maps)
 #define OPJIT_SYMBOL_SIZE_1_0 OPJIT_SIZE_THROUGH(struct opjit_symbol, reserved)
 #define OPJIT_RESOLVE_BATCH_SIZE_1_0                                          \
 	OPJIT_SIZE_THROUGH(struct opjit_resolve_batch, reasons)
