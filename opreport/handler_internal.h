@@ -125,13 +125,13 @@ struct handler_answer {
 	uint32_t *sym;   /* per sample: index + 1 into table.sym, or 0 */
 	uint32_t *file;  /* per sample: index + 1 into table.file, or 0 */
 	uint32_t *line;  /* per sample: source line, or 0 */
-	uint32_t *reason; /* per sample without a symbol: why, < ANON_NR_REASONS */
+	uint32_t *reason; /* per sample without a symbol: why (reason code) */
 };
 
 /* Why a call into a handler failed. */
 enum handler_fail {
 	HANDLER_SAID = 1, /* the handler returned an error; WHY is its text */
-	HANDLER_BROKE,    /* it crashed, hung or answered garbage; WHY says so */
+	HANDLER_BROKE,    /* it crashed, hung or answered garbage (WHY) */
 	HANDLER_NOMEM,
 };
 

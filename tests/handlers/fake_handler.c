@@ -37,7 +37,7 @@
 
 #define MAX_CANDS 16
 
-#if defined(FAKE_BAD_SEGV_CLAIM) || defined(FAKE_BAD_SEGV_RESOLVE) ||          \
+#if defined(FAKE_BAD_SEGV_CLAIM) || defined(FAKE_BAD_SEGV_RESOLVE) ||         \
 	defined(FAKE_BAD_SEGV_CTOR) || defined(FAKE_BAD_SEGV_RELEASE)
 #include <signal.h>
 /* a real fault, not a raise(): what a bad pointer does (and not one the
@@ -70,11 +70,11 @@ __attribute__((constructor)) static void fake_ctor(void)
 	fake_segv();
 }
 #endif
-#if defined(FAKE_BAD_SEGV_CLAIM) || defined(FAKE_BAD_SEGV_RESOLVE) ||          \
-	defined(FAKE_BAD_SEGV_RELEASE) || defined(FAKE_BAD_ABORT_RESOLVE) ||   \
-	defined(FAKE_BAD_LOOP_CLAIM) || defined(FAKE_BAD_LOOP_RESOLVE) ||      \
-	defined(FAKE_BAD_EXIT_CLAIM) || defined(FAKE_BAD_NULL_NAME) ||         \
-	defined(FAKE_BAD_HUGE_SIZE) || defined(FAKE_BAD_FRESH_PTRS) ||         \
+#if defined(FAKE_BAD_SEGV_CLAIM) || defined(FAKE_BAD_SEGV_RESOLVE) ||         \
+	defined(FAKE_BAD_SEGV_RELEASE) || defined(FAKE_BAD_ABORT_RESOLVE) ||  \
+	defined(FAKE_BAD_LOOP_CLAIM) || defined(FAKE_BAD_LOOP_RESOLVE) ||     \
+	defined(FAKE_BAD_EXIT_CLAIM) || defined(FAKE_BAD_NULL_NAME) ||        \
+	defined(FAKE_BAD_HUGE_SIZE) || defined(FAKE_BAD_FRESH_PTRS) ||        \
 	defined(FAKE_BAD_SOCKET) || defined(FAKE_BAD_WRITE_FILE)
 #define FAKE_BAD 1
 #endif
