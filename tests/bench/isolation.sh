@@ -52,6 +52,7 @@ PY
 }
 
 # node, with the perfmap handler on node's own map
+cd "$tmp"
 if command -v node >/dev/null; then
 	"$oprofiled" --session-dir="$tmp/node" --frequency=4000 -- \
 		node --perf-basic-prof "$src/tests/handlers/fib.js" 8 \
