@@ -13,38 +13,34 @@
 #include "anon_handlers.h"
 #include "handler_internal.h"
 
-static void host_warn(const struct opjit_host *host, const char *msg)
-{
-	const struct anon_handler *h = host->host_data;
-	char buf[1024];
+struct anon_isolation handler_isolation = {
+	.none = 0,
+	.timeout_ms = ANON_HANDLER_TIMEOUT_MS,
+};
 
-	fprintf(stderr, "opreport: %s: %s\n", h->name,
-		handler_text_clean(msg, buf, sizeof(buf)));
+void anon_handlers_isolate(const struct anon_isolation *iso)
+{
+	handler_isolation = *iso;
 }
 
-/* The trust rules, counted so that a process no handler could claim
- * because its map was refused says so in its summary line. */
-static int host_open_map(const struct opjit_host *host,
-			 const struct opjit_process *proc,
-			 const struct opjit_map_candidate *c, char *why,
-			 size_t whylen)
+/* Open a handler where it will run: inside opreport, or in a helper. */
+static int open_where(struct anon_handler *h, const char *path,
+		      const char *name, char *reason, size_t len)
 {
-	struct anon_handler *h = host->host_data;
-	int rc = handler_trust_open_map(host, proc, c, why, whylen);
+	int rc;
 
-	if (rc < 0 && rc != -ENOENT && rc != -EINVAL)
-		h->maps_refused++;
+	if (!handler_isolation.none)
+		return handler_proc_load(h, path, name, reason, len);
+	rc = handler_open(h, path, name, reason, len);
+	if (rc == 0)
+		handler_host_init(h);
 	return rc;
 }
 
-static void host_init(struct anon_handler *h)
+static void close_where(struct anon_handler *h)
 {
-	h->host.struct_size = OPJIT_HOST_SIZE_1_0;
-	h->host.abi_major = OPJIT_HANDLER_ABI_MAJOR;
-	h->host.abi_minor = OPJIT_HANDLER_ABI_MINOR;
-	h->host.warn = host_warn;
-	h->host.host_data = h;
-	h->host.open_map = host_open_map;
+	handler_proc_close(h);
+	handler_close(h);
 }
 
 static bool already_loaded(const struct anon_handlers *hs, const char *name)
@@ -86,7 +82,7 @@ static int load_one(struct anon_handlers *hs, const struct handler_dirs *d,
 		rc = 0;
 		goto out;
 	}
-	rc = handler_open(&hs->v[hs->n], path, name, reason, sizeof(reason));
+	rc = open_where(&hs->v[hs->n], path, name, reason, sizeof(reason));
 	if (rc == -ENOMEM)
 		goto out;
 	if (rc < 0) {
@@ -95,7 +91,6 @@ static int load_one(struct anon_handlers *hs, const struct handler_dirs *d,
 		rc = 0;
 		goto out;
 	}
-	host_init(&hs->v[hs->n]);
 	hs->n++;
 out:
 	free(path);
@@ -144,7 +139,7 @@ void anon_handlers_free(struct anon_handlers *hs)
 	if (!hs)
 		return;
 	for (i = 0; i < hs->n; i++)
-		handler_close(&hs->v[i]);
+		close_where(&hs->v[i]);
 	free(hs->v);
 	handler_arena_free(hs->arena);
 	free(hs);
@@ -231,8 +226,8 @@ static size_t list_dir(FILE *out, const struct handler_dirs *d, size_t di,
 		}
 		if (handler_dir_find(d->dir[di], names[i], &path) < 0)
 			continue;
-		if (handler_open(&h, path, names[i], reason,
-				 sizeof(reason)) < 0) {
+		if (open_where(&h, path, names[i], reason,
+			       sizeof(reason)) < 0) {
 			fprintf(stderr, "opreport: skipping handler %s: %s\n",
 				path, reason);
 			free(path);
@@ -243,7 +238,7 @@ static size_t list_dir(FILE *out, const struct handler_dirs *d, size_t di,
 			h.tab.description ? h.tab.description :
 			"(no description)",
 			shadowed ? " (shadowed by an earlier directory)" : "");
-		handler_close(&h);
+		close_where(&h);
 		free(path);
 		listed++;
 	}

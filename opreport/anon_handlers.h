@@ -35,6 +35,17 @@ int anon_handlers_load(struct anon_handlers **out, const char *const *names,
 		       size_t nr_names, const char *handler_path);
 void anon_handlers_free(struct anon_handlers *h);
 
+/* Where handlers run: in a helper process each (the default), with
+ * TIMEOUT_MS for each call, or inside opreport (for debugging one). */
+struct anon_isolation {
+	int none;
+	unsigned timeout_ms;
+};
+#define ANON_HANDLER_TIMEOUT_MS 30000u
+
+/* Set before anon_handlers_load() and anon_handlers_list(). */
+void anon_handlers_isolate(const struct anon_isolation *iso);
+
 /* --list-handlers: every handler found on the search path, with its path,
  * ABI version and description. */
 int anon_handlers_list(FILE *out, const char *handler_path);

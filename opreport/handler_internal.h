@@ -14,12 +14,21 @@
 
 struct handler_arena;
 
+struct handler_proc;
+
 struct anon_handler {
 	char *name;
 	char *path;
 	void *dl;
 	struct opjit_handler tab;   /* the fields this host knows, copied */
 	struct opjit_host host;
+	/* Isolated: the helper process that runs the handler (NULL until it
+	 * is started), and the description it sent, which tab points to. */
+	struct handler_proc *proc;
+	char *description;
+	bool broken;                /* the helper cannot even load it */
+	void *state;                /* in-process: the claimed state */
+	struct handler_collect *collect; /* in-process: of that state */
 	unsigned maps_refused;      /* by open_map, since the last claim */
 };
 
@@ -95,6 +104,105 @@ const char *handler_trust_lib(const char *path, uid_t owner, char *buf,
 /* S with control characters blanked, cut to fit BUF: a handler's text
  * made safe to print as part of one line. */
 const char *handler_text_clean(const char *s, char *buf, size_t len);
+
+/* The isolation settings of anon_handlers_isolate(). */
+extern struct anon_isolation handler_isolation;
+
+/*
+ * How one process's symbols come back from a handler, by either path:
+ * the process's symbol and file tables grow batch by batch, and each
+ * sample names its entries by index + 1 (0: unknown).
+ */
+struct handler_table {
+	const struct anon_symbol **sym;
+	size_t nsym, capsym;
+	const char **file;
+	size_t nfile, capfile;
+	size_t malformed; /* symbols with fields this host cannot honour */
+};
+
+struct handler_answer {
+	uint32_t *sym;   /* per sample: index + 1 into table.sym, or 0 */
+	uint32_t *file;  /* per sample: index + 1 into table.file, or 0 */
+	uint32_t *line;  /* per sample: source line, or 0 */
+	uint32_t *reason; /* per sample without a symbol: why (reason code) */
+};
+
+/* Why a call into a handler failed. */
+enum handler_fail {
+	HANDLER_SAID = 1, /* the handler returned an error; WHY is its text */
+	HANDLER_BROKE,    /* it crashed, hung or answered garbage (WHY) */
+	HANDLER_NOMEM,
+};
+
+#define HANDLER_WHY_LEN 512
+
+/* Longest name or file a symbol may carry, and the largest size. */
+#define HANDLER_MAX_TEXT 65536u
+#define HANDLER_MAX_SYM_SIZE (1ULL << 56)
+
+/*
+ * The collector turns what resolve() returned into table entries: one
+ * entry per distinct symbol (by content, so a handler that hands out a
+ * new pointer per call, or reuses one buffer, still groups right), each
+ * checked once.  Entries are copied into *ARENA.
+ */
+struct handler_collect;
+struct handler_collect *handler_collect_new(struct handler_arena **arena);
+void handler_collect_free(struct handler_collect *c);
+const struct handler_table *handler_collect_table(struct handler_collect *c);
+int handler_collect_batch(struct handler_collect *c,
+			  const struct opjit_symbol *const *syms,
+			  const char *const *files, const uint32_t *lines,
+			  const uint32_t *reasons, size_t n,
+			  struct handler_answer *ans,
+			  char *why, size_t whylen);
+/* Checks every table entry must pass, on either side of a helper. */
+int handler_sym_check(const struct anon_symbol *s, char *why, size_t len);
+int handler_table_add_sym(struct handler_table *t,
+			  const struct anon_symbol *s);
+int handler_table_add_file(struct handler_table *t, const char *f);
+void handler_table_free(struct handler_table *t);
+
+/*
+ * The calls of one handler on one process, in-process (handler_call.c)
+ * or through its helper (handler_proc.c).  Each returns 0 (claim: 1 or
+ * 0), or -HANDLER_* with WHY filled.  resolve() appends new entries to
+ * TABLE and fills ANS for the N samples.
+ */
+struct handler_ops {
+	int (*claim)(struct anon_handler *h, const struct opjit_process *op,
+		     char *why, size_t len);
+	int (*resolve)(struct anon_handler *h, struct handler_arena **arena,
+		       struct handler_table *table, const uint64_t *addrs,
+		       const uint64_t *times, size_t n,
+		       struct handler_answer *ans, char *why, size_t len);
+	int (*release)(struct anon_handler *h, char *why, size_t len);
+};
+extern const struct handler_ops handler_call_ops;
+extern const struct handler_ops handler_proc_ops;
+
+/* In-process calls, which the helper process makes too. */
+int handler_call_claim(struct anon_handler *h,
+		       const struct opjit_process *op, char *why, size_t len);
+int handler_call_resolve(struct anon_handler *h, struct handler_collect *c,
+			 const uint64_t *addrs, const uint64_t *times,
+			 size_t n, struct handler_answer *ans, char *why,
+			 size_t len);
+void handler_call_release(struct anon_handler *h);
+void handler_host_init(struct anon_handler *h);
+
+/* The helper process of a handler (handler_proc.c). */
+int handler_proc_load(struct anon_handler *h, const char *path,
+		      const char *name, char *reason, size_t len);
+void handler_proc_close(struct anon_handler *h);
+
+/* The helper's side: never returns.  FD is its end of the channel. */
+void handler_child_main(int fd, const char *path, const char *name)
+	__attribute__((noreturn));
+
+/* Drop what a helper does not need; 0 or a negative errno. */
+int handler_sandbox_enter(int fd, char *why, size_t len);
 
 /* Report-owned memory, freed all at once. */
 void *handler_arena_alloc(struct handler_arena **a, size_t size);

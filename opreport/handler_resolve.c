@@ -118,15 +118,6 @@ static void proc_build(struct opjit_process *op, const struct ops_process *p,
 	op->nr_maps = cs->n;
 }
 
-static const char *handler_error(const struct anon_handler *h, void *state)
-{
-	static char buf[512];
-	const char *e = h->tab.last_error ? h->tab.last_error(state) : NULL;
-
-	return e && e[0] ? handler_text_clean(e, buf, sizeof(buf)) :
-	       "no reason given";
-}
-
 _Static_assert(ANON_REASON_MAP_REFUSED == OPJIT_UNRESOLVED_MAP_REFUSED &&
 	       ANON_NR_REASONS == OPJIT_UNRESOLVED_MAP_REFUSED + 1,
 	       "the report's reasons are the ABI's");
@@ -157,200 +148,66 @@ bool handler_tail_zero(const void *p, size_t known, size_t size)
 	return true;
 }
 
-/* Pointer-keyed table: one report copy per handler symbol, so that the
- * core can group samples by pointer as the handler did. */
-struct sym_map {
-	const void **key;
-	void **val;
-	size_t cap, n;
-};
-
-static size_t ptr_hash(const void *p)
+static const struct handler_ops *ops(void)
 {
-	uint64_t x = (uint64_t)(uintptr_t)p;
-
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return (size_t)x;
+	return handler_isolation.none ? &handler_call_ops : &handler_proc_ops;
 }
 
-static int sym_map_grow(struct sym_map *m)
+/* One line for a handler that broke on process P, said once. */
+static void broke(const struct anon_handler *h, const struct ops_process *p,
+		  const char *doing, const char *why, bool stays)
 {
-	size_t cap = m->cap ? m->cap * 2 : 1024, i;
-	const void **key = calloc(cap, sizeof(*key));
-	void **val = calloc(cap, sizeof(*val));
+	char comm[64];
 
-	if (!key || !val) {
-		free(key);
-		free(val);
-		return -ENOMEM;
-	}
-	for (i = 0; i < m->cap; i++) {
-		size_t j;
-
-		if (!m->key[i])
-			continue;
-		for (j = ptr_hash(m->key[i]) & (cap - 1); key[j];
-		     j = (j + 1) & (cap - 1))
-			;
-		key[j] = m->key[i];
-		val[j] = m->val[i];
-	}
-	free(m->key);
-	free(m->val);
-	m->key = key;
-	m->val = val;
-	m->cap = cap;
-	return 0;
-}
-
-static void **sym_map_slot(struct sym_map *m, const void *k, int *rc)
-{
-	size_t j;
-
-	*rc = 0;
-	if ((m->n + 1) * 2 > m->cap) {
-		*rc = sym_map_grow(m);
-		if (*rc < 0)
-			return NULL;
-	}
-	for (j = ptr_hash(k) & (m->cap - 1); m->key[j];
-	     j = (j + 1) & (m->cap - 1))
-		if (m->key[j] == k)
-			return &m->val[j];
-	m->key[j] = k;
-	m->n++;
-	return &m->val[j];
-}
-
-static void sym_map_free(struct sym_map *m)
-{
-	free(m->key);
-	free(m->val);
-}
-
-/* Whether OS is a symbol this host can honour: every 1.0 field there,
- * the reserved field zero, and nothing set past what it knows. */
-static bool sym_valid(const struct opjit_symbol *os)
-{
-	if (os->struct_size < OPJIT_SIZE_THROUGH(struct opjit_symbol, size) ||
-	    !os->name)
-		return false;
-	if (os->struct_size >= OPJIT_SYMBOL_SIZE_1_0 && os->reserved)
-		return false;
-	return handler_tail_zero(os, OPJIT_SYMBOL_SIZE_1_0, os->struct_size);
-}
-
-/* Copy only the fields the handler's symbol has. */
-static const struct anon_symbol *sym_copy(struct anon_handlers *hs,
-					  struct sym_map *m,
-					  const struct opjit_symbol *os,
-					  size_t *malformed, int *rc)
-{
-	struct anon_symbol *as;
-	void **slot = sym_map_slot(m, os, rc);
-
-	if (!slot)
-		return NULL;
-	if (*slot)
-		return *slot;
-	as = handler_arena_alloc(&hs->arena, sizeof(*as));
-	if (!as)
-		goto nomem;
-	memset(as, 0, sizeof(*as));
-	if (!sym_valid(os)) {
-		(*malformed)++;
-		as->name = "(malformed symbol)";
-		*slot = as;
-		return as;
-	}
-	as->name = handler_arena_strdup(&hs->arena, os->name);
-	if (!as->name)
-		goto nomem;
-	as->start = os->start;
-	as->size = os->size;
-	if (os->struct_size >= OPJIT_SIZE_THROUGH(struct opjit_symbol, file) &&
-	    os->file) {
-		as->file = handler_arena_strdup(&hs->arena, os->file);
-		if (!as->file)
-			goto nomem;
-	}
-	if (os->struct_size >= OPJIT_SIZE_THROUGH(struct opjit_symbol, line))
-		as->line = os->line;
-	*slot = as;
-	return as;
-nomem:
-	*rc = -ENOMEM;
-	return NULL;
+	fprintf(stderr, "opreport: handler %s %s while %s tgid %u (%s)%s\n",
+		h->name, why, doing, p->tgid,
+		handler_text_clean(p->comm ? p->comm : "?", comm,
+				   sizeof(comm)),
+		stays ? "; its samples stay anonymous" : "");
 }
 
 struct resolve_ctx {
 	struct anon_handlers *hs;
-	const struct anon_handler *h;
-	void *state;
-	struct sym_map syms, files;
+	struct anon_handler *h;
+	struct handler_table t;
 	uint64_t *addrs, *times;
-	const struct opjit_symbol **osyms;
-	const char **ofiles;
-	uint32_t *olines;
-	uint32_t *oreasons;
-	size_t malformed; /* distinct symbols this host could not honour */
+	struct handler_answer ans;
+	char why[HANDLER_WHY_LEN];
 };
 
-static int batch_copy(struct resolve_ctx *c, size_t base, size_t n,
-		      struct anon_resolved *res)
+/* Point the report's arrays at the table entries the answer names. */
+static void answer_apply(const struct resolve_ctx *c, size_t base, size_t n,
+			 struct anon_resolved *res)
 {
 	size_t i;
-	int rc = 0;
 
 	for (i = 0; i < n; i++) {
-		if (c->osyms[i]) {
-			res->syms[base + i] = sym_copy(c->hs, &c->syms,
-						       c->osyms[i],
-						       &c->malformed, &rc);
-			if (rc < 0)
-				return rc;
-		}
-		if (c->ofiles[i]) {
-			void **slot = sym_map_slot(&c->files, c->ofiles[i],
-						   &rc);
+		uint32_t s = c->ans.sym[i], f = c->ans.file[i];
 
-			if (!slot)
-				return rc;
-			if (!*slot)
-				*slot = handler_arena_strdup(&c->hs->arena,
-							     c->ofiles[i]);
-			if (!*slot)
-				return -ENOMEM;
-			res->files[base + i] = *slot;
-		}
-		res->lines[base + i] = c->olines[i];
-		if (!c->osyms[i])
-			res->reasons[base + i] =
-				c->oreasons[i] < ANON_NR_REASONS ?
-				c->oreasons[i] : OPJIT_UNRESOLVED_UNKNOWN;
+		res->syms[base + i] = s ? c->t.sym[s - 1] : NULL;
+		res->files[base + i] = f ? c->t.file[f - 1] : NULL;
+		res->lines[base + i] = c->ans.line[i];
+		res->reasons[base + i] = c->ans.reason[i];
 	}
-	return 0;
 }
 
 static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 		       const struct ops_anon_sample *samples, size_t n,
 		       struct anon_resolved *res)
 {
-	struct opjit_resolve_batch b;
 	size_t base, i, chunk = n < RESOLVE_BATCH ? n : RESOLVE_BATCH;
+	size_t k = chunk ? chunk : 1;
 	int rc;
 
-	c->addrs = malloc((chunk ? chunk : 1) * sizeof(*c->addrs));
-	c->times = malloc((chunk ? chunk : 1) * sizeof(*c->times));
-	c->osyms = malloc((chunk ? chunk : 1) * sizeof(*c->osyms));
-	c->ofiles = malloc((chunk ? chunk : 1) * sizeof(*c->ofiles));
-	c->olines = malloc((chunk ? chunk : 1) * sizeof(*c->olines));
-	c->oreasons = malloc((chunk ? chunk : 1) * sizeof(*c->oreasons));
-	if (!c->addrs || !c->times || !c->osyms || !c->ofiles || !c->olines ||
-	    !c->oreasons)
-		return -ENOMEM;
+	c->addrs = malloc(k * sizeof(*c->addrs));
+	c->times = malloc(k * sizeof(*c->times));
+	c->ans.sym = malloc(k * sizeof(*c->ans.sym));
+	c->ans.file = malloc(k * sizeof(*c->ans.file));
+	c->ans.line = malloc(k * sizeof(*c->ans.line));
+	c->ans.reason = malloc(k * sizeof(*c->ans.reason));
+	if (!c->addrs || !c->times || !c->ans.sym || !c->ans.file ||
+	    !c->ans.line || !c->ans.reason)
+		return -HANDLER_NOMEM;
 	for (base = 0; base < n; base += chunk) {
 		size_t m = n - base < chunk ? n - base : chunk;
 
@@ -358,37 +215,19 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 			c->addrs[i] = samples[base + i].addr;
 			c->times[i] = samples[base + i].time_ns;
 		}
-		memset(c->osyms, 0, m * sizeof(*c->osyms));
-		memset(c->ofiles, 0, m * sizeof(*c->ofiles));
-		memset(c->olines, 0, m * sizeof(*c->olines));
-		memset(c->oreasons, 0, m * sizeof(*c->oreasons));
-		memset(&b, 0, sizeof(b));
-		b.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_0;
-		b.count = m;
-		b.addrs = c->addrs;
-		b.times = c->times;
-		b.symbols = c->osyms;
-		b.files = c->ofiles;
-		b.lines = c->olines;
-		b.reasons = c->oreasons;
-		rc = c->h->tab.resolve(c->state, &b);
-		if (rc < 0) {
-			fprintf(stderr, "opreport: %s: cannot name the "
-				"samples of process %u (%s): %s\n",
-				c->h->name, p->tgid, p->comm ? p->comm : "?",
-				handler_error(c->h, c->state));
-			return rc;
-		}
-		rc = batch_copy(c, base, m, res);
+		rc = ops()->resolve(c->h, &c->hs->arena, &c->t, c->addrs,
+				    c->times, m, &c->ans, c->why,
+				    sizeof(c->why));
 		if (rc < 0)
 			return rc;
+		answer_apply(c, base, m, res);
 	}
-	if (c->malformed)
+	if (c->t.malformed)
 		fprintf(stderr, "opreport: %s: %zu malformed symbol%s for "
-			"process %u (%s): no name, a reserved field set, or "
-			"fields past ABI %u.%u; counted as (malformed "
-			"symbol)\n",
-			c->h->name, c->malformed, c->malformed == 1 ? "" : "s",
+			"process %u (%s): a reserved field set, or fields "
+			"past ABI %u.%u; counted as (malformed symbol)\n",
+			c->h->name, c->t.malformed,
+			c->t.malformed == 1 ? "" : "s",
 			p->tgid, p->comm ? p->comm : "?",
 			OPJIT_HANDLER_ABI_MAJOR, OPJIT_HANDLER_ABI_MINOR);
 	return 0;
@@ -405,7 +244,7 @@ static int resolved_alloc(struct anon_handlers *hs, size_t n,
 	res->reasons = handler_arena_alloc(&hs->arena,
 					   k * sizeof(*res->reasons));
 	if (!res->syms || !res->files || !res->lines || !res->reasons)
-		return -ENOMEM;
+		return -HANDLER_NOMEM;
 	memset(res->syms, 0, k * sizeof(*res->syms));
 	memset(res->files, 0, k * sizeof(*res->files));
 	memset(res->lines, 0, k * sizeof(*res->lines));
@@ -413,47 +252,56 @@ static int resolved_alloc(struct anon_handlers *hs, size_t n,
 	return 0;
 }
 
-static int claim_by(struct anon_handlers *hs, const struct anon_handler *h,
+static int claim_by(struct anon_handlers *hs, struct anon_handler *h,
 		    const struct ops_process *p,
 		    const struct opjit_process *op,
 		    const struct ops_anon_sample *samples, size_t n,
 		    struct anon_resolved *res)
 {
 	struct resolve_ctx c = { .hs = hs, .h = h };
-	char err[512] = "", clean[512];
-	int rc;
+	char rwhy[HANDLER_WHY_LEN];
+	int rc, rrc;
 
-	rc = h->tab.claim(&h->host, op, &c.state, err, sizeof(err));
-	if (rc < 0) {
-		/* the handler's text, however it ended */
-		err[sizeof(err) - 1] = '\0';
+	rc = ops()->claim(h, op, c.why, sizeof(c.why));
+	if (rc == -HANDLER_SAID)
 		fprintf(stderr, "opreport: %s: cannot read the map of process "
-			"%u (%s): %s\n", h->name, p->tgid, op->comm,
-			err[0] ? handler_text_clean(err, clean,
-						    sizeof(clean)) :
-				 "no reason given");
-		return 0;
-	}
-	if (rc == 0)
+			"%u (%s): %s\n", h->name, p->tgid, op->comm, c.why);
+	else if (rc == -HANDLER_BROKE)
+		broke(h, p, "claiming", c.why, false);
+	if (rc == -HANDLER_NOMEM)
+		goto out;
+	if (rc <= 0)
 		return 0;
 	memset(res, 0, sizeof(*res));
 	res->handler = h->name;
 	rc = resolved_alloc(hs, n, res);
 	if (rc == 0)
 		rc = resolve_all(&c, p, samples, n, res);
-	h->tab.release(c.state);
-	sym_map_free(&c.syms);
-	sym_map_free(&c.files);
+	if (rc == -HANDLER_SAID)
+		fprintf(stderr, "opreport: %s: cannot name the samples of "
+			"process %u (%s): %s\n", h->name, p->tgid,
+			p->comm ? p->comm : "?", c.why);
+	else if (rc == -HANDLER_BROKE)
+		broke(h, p, "resolving", c.why, true);
+	rrc = ops()->release(h, rwhy, sizeof(rwhy));
+	if (rc == 0 && rrc == -HANDLER_BROKE)
+		broke(h, p, "releasing", rwhy, true);
+	if (rc == 0)
+		rc = rrc;
+out:
+	handler_table_free(&c.t);
 	free(c.addrs);
 	free(c.times);
-	free(c.osyms);
-	free(c.ofiles);
-	free(c.olines);
-	free(c.oreasons);
-	if (rc == -ENOMEM)
+	free(c.ans.sym);
+	free(c.ans.file);
+	free(c.ans.line);
+	free(c.ans.reason);
+	if (rc == -HANDLER_NOMEM) {
 		fprintf(stderr, "opreport: cannot name the samples of process "
 			"%u: out of memory\n", p->tgid);
-	return rc < 0 ? rc : 1;
+		return -ENOMEM;
+	}
+	return rc < 0 ? -EIO : 1;
 }
 
 int anon_handlers_resolve(struct anon_handlers *hs, struct ops_session *s,

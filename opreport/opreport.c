@@ -28,6 +28,8 @@ enum {
 	OPT_ANON_HANDLER,
 	OPT_LIST_HANDLERS,
 	OPT_VERSION,
+	OPT_ISOLATION,
+	OPT_HANDLER_TIMEOUT,
 };
 
 static int flag_symbols, flag_debug, flag_details, flag_address,
@@ -86,6 +88,12 @@ static const struct poptOption options[] = {
 	  "look for handlers in DIR first", "DIR" },
 	{ "list-handlers", 0, POPT_ARG_NONE, NULL, OPT_LIST_HANDLERS,
 	  "list the handlers found and exit", NULL },
+	{ "handler-isolation", 0, POPT_ARG_STRING, NULL, OPT_ISOLATION,
+	  "process (default): each handler in a sandboxed helper process; "
+	  "none: inside opreport, for debugging a handler", "MODE" },
+	{ "handler-timeout", 0, POPT_ARG_STRING, NULL, OPT_HANDLER_TIMEOUT,
+	  "give up on a handler call after SECONDS (default 30)",
+	  "SECONDS" },
 	{ "version", 'v', POPT_ARG_NONE, NULL, OPT_VERSION,
 	  "show the version and exit", NULL },
 	POPT_AUTOHELP POPT_TABLEEND
@@ -94,6 +102,7 @@ static const struct poptOption options[] = {
 struct run {
 	struct opreport_opts o;
 	bool list_handlers;
+	struct anon_isolation isolation;
 	char *strings[8]; /* option values popt handed over */
 	size_t nr_strings;
 	size_t nr_include, nr_exclude, nr_image_path;
@@ -161,6 +170,33 @@ static int option(struct run *run, int rc, char *arg, char *err,
 	case OPT_LIST_HANDLERS:
 		run->list_handlers = true;
 		break;
+	case OPT_ISOLATION:
+		if (!strcmp(arg, "process") || !strcmp(arg, "none")) {
+			run->isolation.none = !strcmp(arg, "none");
+		} else {
+			snprintf(err, errlen, "bad handler isolation '%s': "
+				 "expected process or none", arg);
+			ret = -EINVAL;
+		}
+		break;
+	case OPT_HANDLER_TIMEOUT: {
+		char *end;
+		double sec;
+
+		errno = 0;
+		sec = strtod(arg, &end);
+		if (errno || end == arg || *end || !(sec > 0) ||
+		    sec > 86400) {
+			snprintf(err, errlen, "bad handler timeout '%s': "
+				 "expected seconds, more than 0 and at most "
+				 "86400", arg);
+			ret = -EINVAL;
+		} else {
+			run->isolation.timeout_ms = sec * 1000 < 1 ? 1 :
+				(unsigned)(sec * 1000);
+		}
+		break;
+	}
 	case 'o':
 		o->output_file = keep(run, arg);
 		return 0;
@@ -204,6 +240,7 @@ static int parse_args(struct run *run, int argc, const char **argv)
 
 	poptSetOtherOptionHelp(pc, "[OPTION...] [image:PATTERN,...] [tgid:N,...]");
 	run->o.session_dir = "./oprofile_data";
+	run->isolation.timeout_ms = ANON_HANDLER_TIMEOUT_MS;
 	run->o.demangle = DEMANGLE_SMART;
 	run->o.spec = profile_spec_new();
 	if (!run->o.spec)
@@ -346,6 +383,7 @@ int main(int argc, char **argv)
 		run_free(&run);
 		return ret > 0 ? 0 : 1;
 	}
+	anon_handlers_isolate(&run.isolation);
 	if (run.list_handlers)
 		ret = anon_handlers_list(stdout, run.o.handler_path);
 	else

@@ -89,6 +89,39 @@ speed_pair() {
 	rec_val "$SPEED" "$fig: peak RSS" cmp "$(ratio "$o_rss" "$p_rss")" x
 }
 
+# speed_isolation REP FIGURE WHY OPREPORT-ARGS...: opreport with its
+# handlers in helper processes (opjit column) against the same report
+# with --handler-isolation=none (ref column): what isolation costs
+speed_isolation() {
+	local rep=$1 fig=$2 why=$3 side i_wall='' i_rss='' n_wall='' n_rss=''
+	local -a order=(iso none)
+	shift 3
+	[ -n "$why" ] || why=$(need_exe "$OPREPORT")
+	if [ -n "$why" ]; then
+		speed_skip "$fig" opjit "$why"
+		speed_skip "$fig" ref "$why"
+		speed_skip "$fig" cmp "$why"
+		return
+	fi
+	[ $((rep % 2)) = 0 ] || order=(none iso)
+	for side in "${order[@]}"; do
+		if [ "$side" = iso ]; then
+			speed_time "$fig" opjit "$OPREPORT" "$@"
+			i_wall=$T_WALL i_rss=$T_RSS
+		else
+			speed_time "$fig" ref "$OPREPORT" "$@" \
+				--handler-isolation=none
+			n_wall=$T_WALL n_rss=$T_RSS
+		fi
+	done
+	if [ -z "$i_wall" ] || [ -z "$n_wall" ]; then
+		speed_skip "$fig" cmp "needs both figures of the run"
+		return
+	fi
+	rec_val "$SPEED" "$fig: wall time" cmp "$(ratio "$i_wall" "$n_wall")" x
+	rec_val "$SPEED" "$fig: peak RSS" cmp "$(ratio "$i_rss" "$n_rss")" x
+}
+
 bench_report_speed() {
 	local rep c=$TMPD/speed.C n=$TMPD/speed.node
 	local c_owhy c_pwhy n_owhy n_pwhy f1 f2 f3 secs
@@ -112,6 +145,8 @@ bench_report_speed() {
 	f2+=" \`perf report --stdio --sort sym,srcline\`"
 	f3="node: \`opreport -l --anon-handler=perfmap\`"
 	f3+=" vs \`perf report --stdio\`"
+	f4="node: handlers isolated (opjit column) vs"
+	f4+=" \`--handler-isolation=none\` (reference column)"
 	for ((rep = 0; rep < RUNS; rep++)); do
 		speed_pair "$rep" "$f1" "$c_owhy" "$c_pwhy" \
 			--session-dir="$c.sess" -l -- \
@@ -122,6 +157,8 @@ bench_report_speed() {
 		speed_pair "$rep" "$f3" "$n_owhy" "$n_pwhy" \
 			--session-dir="$n.sess" -l --anon-handler=perfmap -- \
 			report -i "$n.data" --stdio
+		speed_isolation "$rep" "$f4" "$n_owhy" \
+			--session-dir="$n.sess" -l --anon-handler=perfmap
 	done
 	map_cleanup "$n.pid"
 	map_cleanup "$n.pid2"

@@ -13,7 +13,7 @@ unshare --pid --mount --fork true 2>/dev/null ||
 
 unshare --pid --mount --fork --kill-child \
 	sh "$OPJIT_SOURCE/tests/private_tmp.sh" "$jitdemo" \
-	--seconds 30 --threads 1 --map-file anon >"$tmp/demo.out" 2>&1 &
+	--seconds 120 --threads 1 --map-file anon >"$tmp/demo.out" 2>&1 &
 outer=$!
 demo=
 # unshare --fork ignores SIGTERM while it waits, and the demo is the

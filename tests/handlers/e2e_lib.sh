@@ -14,11 +14,14 @@ need_cmd() {
 }
 
 oprofiled=$OPJIT_BUILD/daemon/oprofiled
-opreport=$OPJIT_BUILD/opreport/opreport
 here=$OPJIT_SOURCE/tests/handlers
-for f in "$oprofiled" "$opreport"; do
+for f in "$oprofiled" "$OPJIT_BUILD/opreport/opreport"; do
 	[ -x "$f" ] || fail "$f is not built"
 done
+# every report runs with handlers isolated and in-process, and must come
+# out the same both ways (opreport_both.sh)
+export OPJIT_OPREPORT=$OPJIT_BUILD/opreport/opreport
+opreport=$here/opreport_both.sh
 
 tmp=$(mktemp -d)
 # files in /tmp our own workloads left behind (their maps)

@@ -7,6 +7,9 @@
  * [0x1000,0x2000) "NAME:lo" (with source file and line) and
  * [0x2000,0x3000) "NAME:hi"; and for comm "cands" names sample I after
  * the I-th map candidate, so a test can see the list the host built.
+ *
+ * A misbehaving build (FAKE_BAD_*) claims the processes a good one does
+ * and "jitdemo" too, and then does the one wrong thing it is named for.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -34,6 +37,47 @@
 
 #define MAX_CANDS 16
 
+#if defined(FAKE_BAD_SEGV_CLAIM) || defined(FAKE_BAD_SEGV_RESOLVE) ||         \
+	defined(FAKE_BAD_SEGV_CTOR) || defined(FAKE_BAD_SEGV_RELEASE)
+#include <signal.h>
+/* a real fault, not a raise(): what a bad pointer does (and not one the
+ * sanitizers would catch first) */
+__attribute__((no_sanitize("undefined", "address")))
+static void fake_segv(void)
+{
+	volatile int *volatile p = NULL;
+
+	*p = 1;
+}
+#endif
+#if defined(FAKE_BAD_LOOP_CLAIM) || defined(FAKE_BAD_LOOP_RESOLVE)
+static void fake_loop(void)
+{
+	volatile unsigned long n = 0;
+
+	for (;;)
+		n++;
+}
+#endif
+#if defined(FAKE_BAD_SOCKET) || defined(FAKE_BAD_WRITE_FILE)
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#endif
+#ifdef FAKE_BAD_SEGV_CTOR
+__attribute__((constructor)) static void fake_ctor(void)
+{
+	fake_segv();
+}
+#endif
+#if defined(FAKE_BAD_SEGV_CLAIM) || defined(FAKE_BAD_SEGV_RESOLVE) ||         \
+	defined(FAKE_BAD_SEGV_RELEASE) || defined(FAKE_BAD_ABORT_RESOLVE) ||  \
+	defined(FAKE_BAD_LOOP_CLAIM) || defined(FAKE_BAD_LOOP_RESOLVE) ||     \
+	defined(FAKE_BAD_EXIT_CLAIM) || defined(FAKE_BAD_NULL_NAME) ||        \
+	defined(FAKE_BAD_HUGE_SIZE) || defined(FAKE_BAD_FRESH_PTRS) ||        \
+	defined(FAKE_BAD_SOCKET) || defined(FAKE_BAD_WRITE_FILE)
+#define FAKE_BAD 1
+#endif
 /* A symbol as a later minor would lay it out: the 1.0 fields, then one
  * this host has never heard of.  Explicit padding makes the appended
  * field start right where 1.0's struct_size ends. */
@@ -58,6 +102,8 @@ struct fake_state {
 	size_t ncand;
 	int fail_resolve;
 	char err[64];
+	struct opjit_symbol **fresh;
+	size_t nfresh;
 };
 
 __attribute__((unused))
@@ -75,8 +121,39 @@ static int fake_claim(const struct opjit_host *host,
 	}
 	if (strcmp(proc->comm, FAKE_NAME) && strcmp(proc->comm, "any") &&
 	    strcmp(proc->comm, "cands") && strcmp(proc->comm, "badresolve") &&
-	    strcmp(proc->comm, "noisy"))
+	    strcmp(proc->comm, "noisy")
+#ifdef FAKE_BAD
+	    && strcmp(proc->comm, "jitdemo")
+#endif
+	    )
 		return 0;
+#ifdef FAKE_BAD_SEGV_CLAIM
+	fake_segv();
+#endif
+#ifdef FAKE_BAD_LOOP_CLAIM
+	fake_loop();
+#endif
+#ifdef FAKE_BAD_EXIT_CLAIM
+	exit(0);
+#endif
+#ifdef FAKE_BAD_SOCKET
+	{
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+		if (fd >= 0)
+			close(fd);
+	}
+#endif
+#ifdef FAKE_BAD_WRITE_FILE
+	{
+		const char *path = getenv("FAKE_WRITE_PATH");
+		int fd = open(path ? path : "/tmp/opjit-fake-write",
+			      O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd >= 0)
+			close(fd);
+	}
+#endif
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
@@ -120,6 +197,37 @@ static int fake_resolve(void *state, struct opjit_resolve_batch *b)
 		snprintf(st->err, sizeof(st->err), "fake resolve failure");
 		return -EIO;
 	}
+#ifdef FAKE_BAD_SEGV_RESOLVE
+	fake_segv();
+#endif
+#ifdef FAKE_BAD_ABORT_RESOLVE
+	abort();
+#endif
+#ifdef FAKE_BAD_LOOP_RESOLVE
+	fake_loop();
+#endif
+#ifdef FAKE_BAD_NULL_NAME
+	st->hi.s.name = NULL;
+#endif
+#ifdef FAKE_BAD_HUGE_SIZE
+	st->hi.s.size = UINT64_MAX;
+#endif
+#ifdef FAKE_BAD_FRESH_PTRS
+	{
+		/* a new copy of each symbol per call, kept until release */
+		struct opjit_symbol *fresh = malloc(2 * sizeof(*fresh));
+
+		if (!fresh)
+			return -ENOMEM;
+		fresh[0] = st->lo.s;
+		fresh[1] = st->hi.s;
+		st->fresh = realloc(st->fresh, (st->nfresh + 1) *
+				    sizeof(*st->fresh));
+		if (!st->fresh)
+			return -ENOMEM;
+		st->fresh[st->nfresh++] = fresh;
+	}
+#endif
 	for (i = 0; i < b->count; i++) {
 		uint64_t a = b->addrs[i];
 
@@ -131,10 +239,21 @@ static int fake_resolve(void *state, struct opjit_resolve_batch *b)
 			b->symbols[i] = i < st->ncand ? &st->cand[i] : NULL;
 		} else if (a >= 0x1000 && a < 0x2000) {
 			b->symbols[i] = &st->lo.s;
+#ifdef FAKE_BAD_FRESH_PTRS
+			b->symbols[i] = &st->fresh[st->nfresh - 1][0];
+#endif
 			b->files[i] = "lo.c";
 			b->lines[i] = (uint32_t)(a - 0x1000);
 		} else if (a >= 0x2000 && a < 0x3000) {
 			b->symbols[i] = &st->hi.s;
+#ifdef FAKE_BAD_FRESH_PTRS
+			b->symbols[i] = &st->fresh[st->nfresh - 1][1];
+#endif
+#ifdef FAKE_BAD
+		} else if (a >= 0x3000) {
+			/* jitdemo's code, all one symbol */
+			b->symbols[i] = &st->hi.s;
+#endif
 		} else if (b->struct_size >= OPJIT_RESOLVE_BATCH_SIZE_1_0 &&
 			   b->reasons) {
 			b->reasons[i] = a < 0x1000 ?
@@ -154,6 +273,16 @@ static const char *fake_last_error(void *state)
 
 static void fake_release(void *state)
 {
+	struct fake_state *st = state;
+	size_t i;
+
+#ifdef FAKE_BAD_SEGV_RELEASE
+	fake_segv();
+#endif
+	for (i = 0; st && i < st->nfresh; i++)
+		free(st->fresh[i]);
+	if (st)
+		free(st->fresh);
 	free(state);
 }
 

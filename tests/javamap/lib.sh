@@ -66,6 +66,9 @@ jm_need_profiler() {
 	[ -x "$JM_OPREPORT" ] || skip "$JM_OPREPORT was not built"
 	[ -f "$OPJIT_HANDLER_PATH/libjavamap.so" ] ||
 		fail "$OPJIT_HANDLER_PATH/libjavamap.so was not built"
+	# every report, isolated and in-process, must come out the same
+	export OPJIT_OPREPORT=$JM_OPREPORT
+	JM_OPREPORT=$OPJIT_SOURCE/tests/handlers/opreport_both.sh
 }
 
 # jm_profile SESSION CMD...: record CMD under oprofiled; a machine

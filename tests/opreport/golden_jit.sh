@@ -4,6 +4,9 @@
 # "jit:perfmap (tgid:N COMM)" rows and an (unknown) row; a process nobody
 # claims stays an anon bucket.  Golden files in tests/opreport/golden/.
 . "$(dirname "$0")/lib.sh"
+# every report, isolated and in-process, must come out the same
+export OPJIT_OPREPORT=$OPREPORT
+OPREPORT=$OPJIT_SOURCE/tests/handlers/opreport_both.sh
 HP=${OPJIT_HANDLER_PATH:-$OPJIT_BUILD/lib/opjit/handlers}
 [ -f "$HP/libperfmap.so" ] ||
 	{ echo "SKIP: $HP/libperfmap.so is not built (target perfmap)"; exit 77; }

@@ -6,6 +6,9 @@
 # unclaimed processes stay buckets.  Uses the test handler libfakejit.so
 # and, when built, perfmap.
 . "$(dirname "$0")/lib.sh"
+# every report, isolated and in-process, must come out the same
+export OPJIT_OPREPORT=$OPREPORT
+OPREPORT=$OPJIT_SOURCE/tests/handlers/opreport_both.sh
 FAKE=$RT/handlers
 HP=${OPJIT_HANDLER_PATH:-$OPJIT_BUILD/lib/opjit/handlers}
 [ -f "$FAKE/libfakejit.so" ] || fail "$FAKE/libfakejit.so is not built"

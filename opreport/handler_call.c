@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The calls into a handler's table, made where the handler runs: inside
+ * opreport with --handler-isolation=none, or inside its helper process.
+ * This file and handler_open.c are the loader's only users of the
+ * handler's function slots.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anon_handlers.h"
+#include "handler_internal.h"
+
+static void host_warn(const struct opjit_host *host, const char *msg)
+{
+	const struct anon_handler *h = host->host_data;
+	char buf[1024];
+
+	fprintf(stderr, "opreport: %s: %s\n", h->name,
+		handler_text_clean(msg, buf, sizeof(buf)));
+}
+
+/* The trust rules, counted so that a process no handler could claim
+ * because its map was refused says so in its summary line. */
+static int host_open_map(const struct opjit_host *host,
+			 const struct opjit_process *proc,
+			 const struct opjit_map_candidate *c, char *why,
+			 size_t whylen)
+{
+	struct anon_handler *h = host->host_data;
+	int rc = handler_trust_open_map(host, proc, c, why, whylen);
+
+	if (rc < 0 && rc != -ENOENT && rc != -EINVAL)
+		h->maps_refused++;
+	return rc;
+}
+
+void handler_host_init(struct anon_handler *h)
+{
+	h->host.struct_size = OPJIT_HOST_SIZE_1_0;
+	h->host.abi_major = OPJIT_HANDLER_ABI_MAJOR;
+	h->host.abi_minor = OPJIT_HANDLER_ABI_MINOR;
+	h->host.warn = host_warn;
+	h->host.host_data = h;
+	h->host.open_map = host_open_map;
+}
+
+static void said(const struct anon_handler *h, void *state, char *why,
+		 size_t len)
+{
+	const char *e = h->tab.last_error ? h->tab.last_error(state) : NULL;
+
+	if (e && e[0])
+		handler_text_clean(e, why, len);
+	else
+		snprintf(why, len, "no reason given");
+}
+
+int handler_call_claim(struct anon_handler *h,
+		       const struct opjit_process *op, char *why, size_t len)
+{
+	char err[HANDLER_WHY_LEN] = "";
+	void *state = NULL;
+	int rc;
+
+	h->maps_refused = 0;
+	rc = h->tab.claim(&h->host, op, &state, err, sizeof(err));
+	if (rc < 0) {
+		/* the handler's text, however it ended */
+		err[sizeof(err) - 1] = '\0';
+		if (err[0])
+			handler_text_clean(err, why, len);
+		else
+			snprintf(why, len, "no reason given");
+		return -HANDLER_SAID;
+	}
+	if (rc == 0)
+		return 0;
+	h->state = state;
+	return 1;
+}
+
+int handler_call_resolve(struct anon_handler *h, struct handler_collect *c,
+			 const uint64_t *addrs, const uint64_t *times,
+			 size_t n, struct handler_answer *ans, char *why,
+			 size_t len)
+{
+	struct opjit_resolve_batch b;
+	const struct opjit_symbol **osyms;
+	const char **ofiles;
+	uint32_t *olines, *oreasons;
+	size_t k = n ? n : 1;
+	int rc;
+
+	osyms = calloc(k, sizeof(*osyms));
+	ofiles = calloc(k, sizeof(*ofiles));
+	olines = calloc(k, sizeof(*olines));
+	oreasons = calloc(k, sizeof(*oreasons));
+	if (!osyms || !ofiles || !olines || !oreasons) {
+		snprintf(why, len, "out of memory");
+		rc = -HANDLER_NOMEM;
+		goto out;
+	}
+	memset(&b, 0, sizeof(b));
+	b.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_0;
+	b.count = n;
+	b.addrs = addrs;
+	b.times = times;
+	b.symbols = osyms;
+	b.files = ofiles;
+	b.lines = olines;
+	b.reasons = oreasons;
+	rc = h->tab.resolve(h->state, &b);
+	if (rc < 0) {
+		said(h, h->state, why, len);
+		rc = -HANDLER_SAID;
+		goto out;
+	}
+	rc = handler_collect_batch(c, osyms, ofiles, olines, oreasons, n, ans,
+				   why, len);
+out:
+	free(osyms);
+	free(ofiles);
+	free(olines);
+	free(oreasons);
+	return rc;
+}
+
+void handler_call_release(struct anon_handler *h)
+{
+	h->tab.release(h->state);
+	h->state = NULL;
+}
+
+/* ---- the in-process path ---- */
+
+static int inproc_claim(struct anon_handler *h,
+			const struct opjit_process *op, char *why, size_t len)
+{
+	return handler_call_claim(h, op, why, len);
+}
+
+static int inproc_resolve(struct anon_handler *h,
+			  struct handler_arena **arena,
+			  struct handler_table *t, const uint64_t *addrs,
+			  const uint64_t *times, size_t n,
+			  struct handler_answer *ans, char *why, size_t len)
+{
+	const struct handler_table *ct;
+	size_t i;
+	int rc;
+
+	if (!h->collect) {
+		h->collect = handler_collect_new(arena);
+		if (!h->collect)
+			goto nomem;
+	}
+	rc = handler_call_resolve(h, h->collect, addrs, times, n, ans, why,
+				  len);
+	if (rc < 0)
+		return rc;
+	/* the caller's table mirrors the collector's, as a helper's does */
+	ct = handler_collect_table(h->collect);
+	for (i = t->nsym; i < ct->nsym; i++)
+		if (handler_table_add_sym(t, ct->sym[i]) < 0)
+			goto nomem;
+	for (i = t->nfile; i < ct->nfile; i++)
+		if (handler_table_add_file(t, ct->file[i]) < 0)
+			goto nomem;
+	t->malformed = ct->malformed;
+	return 0;
+nomem:
+	snprintf(why, len, "out of memory");
+	return -HANDLER_NOMEM;
+}
+
+static int inproc_release(struct anon_handler *h, char *why, size_t len)
+{
+	handler_call_release(h);
+	handler_collect_free(h->collect);
+	h->collect = NULL;
+	return 0;
+}
+
+const struct handler_ops handler_call_ops = {
+	.claim = inproc_claim,
+	.resolve = inproc_resolve,
+	.release = inproc_release,
+};

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The helper process's side: sandbox itself, load the handler, then
+ * answer opreport's calls (handler_wire.h) with the same calls and the
+ * same checks as the in-process path.  Whatever the handler does here,
+ * opreport only ever sees bytes it checks again.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "anon_handlers.h"
+#include "handler_internal.h"
+#include "handler_wire.h"
+
+struct child {
+	struct wire w;
+	struct anon_handler h;
+	struct handler_arena *arena;   /* the claimed process's symbols */
+	struct handler_collect *collect;
+	size_t sent_sym, sent_file;
+	/* the claimed process, kept until release */
+	struct opjit_process op;
+	struct opjit_map_candidate *cand;
+	const struct opjit_map_candidate **candp;
+	char *comm, *exe;
+};
+
+static struct child *child_self;
+
+/* The handler's warnings go to opreport, which prints them as its own
+ * lines, in order with everything else it says. */
+static void child_warn(const struct opjit_host *host, const char *msg)
+{
+	struct wire *w = &child_self->w;
+
+	(void)host;
+	if (!msg)
+		return;
+	size_t len = strnlen(msg, 1024);
+
+	wire_put_u32(w, WIRE_WARN);
+	wire_put_u32(w, (uint32_t)len);
+	wire_put(w, msg, len);
+	wire_flush(w);
+}
+
+static void child_forget(struct child *c)
+{
+	size_t i;
+
+	handler_collect_free(c->collect);
+	c->collect = NULL;
+	handler_arena_free(c->arena);
+	c->arena = NULL;
+	c->sent_sym = c->sent_file = 0;
+	for (i = 0; c->cand && i < c->op.nr_maps; i++)
+		free((char *)c->cand[i].path);
+	free(c->cand);
+	free(c->candp);
+	free(c->comm);
+	free(c->exe);
+	c->cand = NULL;
+	c->candp = NULL;
+	c->comm = c->exe = NULL;
+	memset(&c->op, 0, sizeof(c->op));
+}
+
+static int child_read_proc(struct child *c)
+{
+	struct wire *w = &c->w;
+	struct opjit_process *op = &c->op;
+	size_t i;
+
+	child_forget(c);
+	op->struct_size = sizeof(*op);
+	op->tgid = wire_get_u32(w);
+	op->nspid = wire_get_u32(w);
+	op->uid = wire_get_u32(w);
+	op->flags = wire_get_u32(w);
+	op->start_ns = wire_get_u64(w);
+	op->start_unix_ns = (int64_t)wire_get_u64(w);
+	wire_get_str(w, &c->comm, 4096, NULL, NULL);
+	wire_get_str(w, &c->exe, 4096, NULL, NULL);
+	op->nr_maps = wire_get_u32(w);
+	if (w->err || op->nr_maps > 64)
+		return -EPROTO;
+	c->cand = calloc(op->nr_maps + 1, sizeof(*c->cand));
+	c->candp = calloc(op->nr_maps + 1, sizeof(*c->candp));
+	if (!c->cand || !c->candp)
+		return -ENOMEM;
+	for (i = 0; i < op->nr_maps; i++) {
+		char *path = NULL;
+
+		c->cand[i].struct_size = sizeof(c->cand[i]);
+		wire_get_str(w, &path, 4096, NULL, NULL);
+		c->cand[i].path = path ? path : strdup("");
+		c->cand[i].kind = wire_get_u32(w);
+		c->cand[i].flags = wire_get_u32(w);
+		c->candp[i] = &c->cand[i];
+	}
+	op->comm = c->comm ? c->comm : "";
+	op->exe = c->exe ? c->exe : "";
+	op->maps = c->candp;
+	return w->err;
+}
+
+static void child_claim(struct child *c)
+{
+	char why[HANDLER_WHY_LEN];
+	int rc;
+
+	if (child_read_proc(c) < 0)
+		_exit(0);
+	rc = handler_call_claim(&c->h, &c->op, why, sizeof(why));
+	wire_put_u32(&c->w, (uint32_t)rc);
+	wire_put_u32(&c->w, c->h.maps_refused);
+	if (rc < 0)
+		wire_put_str(&c->w, why);
+	wire_flush(&c->w);
+}
+
+static void child_send_new(struct child *c)
+{
+	const struct handler_table *t = handler_collect_table(c->collect);
+	struct wire *w = &c->w;
+	size_t i;
+
+	wire_put_u32(w, (uint32_t)(t->nsym - c->sent_sym));
+	for (i = c->sent_sym; i < t->nsym; i++) {
+		wire_put_u64(w, t->sym[i]->start);
+		wire_put_u64(w, t->sym[i]->size);
+		wire_put_u32(w, t->sym[i]->line);
+		wire_put_str(w, t->sym[i]->name);
+		wire_put_str(w, t->sym[i]->file);
+	}
+	wire_put_u64(w, t->malformed);
+	wire_put_u32(w, (uint32_t)(t->nfile - c->sent_file));
+	for (i = c->sent_file; i < t->nfile; i++)
+		wire_put_str(w, t->file[i]);
+	c->sent_sym = t->nsym;
+	c->sent_file = t->nfile;
+}
+
+static void child_batch(struct child *c)
+{
+	char why[HANDLER_WHY_LEN];
+	struct handler_answer ans = { 0 };
+	uint64_t *addrs = NULL, *times = NULL;
+	struct wire *w = &c->w;
+	uint32_t n = wire_get_u32(w);
+	size_t k = n ? n : 1;
+	int rc = -HANDLER_NOMEM;
+
+	snprintf(why, sizeof(why), "ran out of memory");
+	addrs = malloc(k * sizeof(*addrs));
+	times = malloc(k * sizeof(*times));
+	ans.sym = malloc(k * sizeof(*ans.sym));
+	ans.file = malloc(k * sizeof(*ans.file));
+	ans.line = malloc(k * sizeof(*ans.line));
+	ans.reason = malloc(k * sizeof(*ans.reason));
+	if (!c->collect)
+		c->collect = handler_collect_new(&c->arena);
+	if (!addrs || !times || !ans.sym || !ans.file || !ans.line ||
+	    !ans.reason || !c->collect)
+		goto out;
+	if (wire_get(w, addrs, n * sizeof(*addrs)) ||
+	    wire_get(w, times, n * sizeof(*times)))
+		_exit(0);
+	rc = handler_call_resolve(&c->h, c->collect, addrs, times, n, &ans,
+				  why, sizeof(why));
+	if (rc == -HANDLER_NOMEM)
+		rc = -HANDLER_BROKE;
+out:
+	wire_put_u32(w, (uint32_t)rc);
+	if (rc < 0) {
+		wire_put_str(w, why);
+	} else {
+		child_send_new(c);
+		wire_put(w, ans.sym, n * sizeof(*ans.sym));
+		wire_put(w, ans.file, n * sizeof(*ans.file));
+		wire_put(w, ans.line, n * sizeof(*ans.line));
+		wire_put(w, ans.reason, n * sizeof(*ans.reason));
+	}
+	wire_flush(w);
+	free(addrs);
+	free(times);
+	free(ans.sym);
+	free(ans.file);
+	free(ans.line);
+	free(ans.reason);
+}
+
+void handler_child_main(int fd, const char *path, const char *name)
+{
+	static struct child c;
+	char reason[512];
+	int rc;
+
+	wire_init(&c.w, fd, false);
+	rc = handler_sandbox_enter(fd, reason, sizeof(reason));
+	if (rc == 0)
+		rc = handler_open(&c.h, path, name, reason, sizeof(reason));
+	wire_put_u32(&c.w, (uint32_t)rc);
+	if (rc < 0) {
+		wire_put_str(&c.w, reason);
+	} else {
+		wire_put_u32(&c.w, c.h.tab.abi_major);
+		wire_put_u32(&c.w, c.h.tab.abi_minor);
+		wire_put_u64(&c.w, c.h.tab.struct_size);
+		wire_put_str(&c.w, c.h.tab.description);
+	}
+	if (wire_flush(&c.w) < 0 || rc < 0)
+		_exit(0);
+	handler_host_init(&c.h);
+	child_self = &c;
+	c.h.host.warn = child_warn;
+	for (;;) {
+		uint32_t call = wire_get_u32(&c.w);
+
+		if (c.w.err)
+			_exit(0);
+		switch (call) {
+		case WIRE_CLAIM:
+			child_claim(&c);
+			break;
+		case WIRE_BATCH:
+			child_batch(&c);
+			break;
+		case WIRE_RELEASE:
+			if (c.h.state)
+				handler_call_release(&c.h);
+			child_forget(&c);
+			wire_put_u32(&c.w, 0);
+			wire_flush(&c.w);
+			break;
+		default:
+			_exit(0);
+		}
+		if (c.w.err)
+			_exit(0);
+	}
+}

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * What a handler's helper process may still do once it has loaded
+ * nothing yet: read files, map memory, talk to opreport over its one
+ * channel, write warnings to stderr, make threads and exit.  Opening a
+ * file for writing, sockets and running programs kill the helper (opreport
+ * then names the handler and SIGSYS); anything else not listed fails with
+ * EPERM.  No new privileges first, so the filter cannot be shed by
+ * exec'ing something setuid, and so that an unprivileged user may set it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "handler_internal.h"
+
+/* Calls a helper needs with any arguments. */
+static const int sandbox_allowed[] = {
+	SCMP_SYS(read), SCMP_SYS(readv), SCMP_SYS(pread64), SCMP_SYS(preadv),
+	SCMP_SYS(lseek), SCMP_SYS(close), SCMP_SYS(fstat),
+	SCMP_SYS(newfstatat), SCMP_SYS(stat), SCMP_SYS(lstat),
+	SCMP_SYS(statx), SCMP_SYS(access), SCMP_SYS(faccessat),
+	SCMP_SYS(faccessat2), SCMP_SYS(readlink), SCMP_SYS(readlinkat),
+	SCMP_SYS(getdents64), SCMP_SYS(getcwd), SCMP_SYS(fcntl),
+	SCMP_SYS(dup), SCMP_SYS(poll), SCMP_SYS(ppoll),
+	SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mprotect),
+	SCMP_SYS(mremap), SCMP_SYS(madvise), SCMP_SYS(brk),
+	SCMP_SYS(mincore), SCMP_SYS(futex), SCMP_SYS(set_robust_list),
+	SCMP_SYS(get_robust_list), SCMP_SYS(rseq),
+	SCMP_SYS(set_tid_address), SCMP_SYS(sched_yield),
+	SCMP_SYS(sched_getaffinity), SCMP_SYS(exit), SCMP_SYS(exit_group),
+	SCMP_SYS(rt_sigaction), SCMP_SYS(rt_sigprocmask),
+	SCMP_SYS(rt_sigreturn), SCMP_SYS(sigaltstack), SCMP_SYS(getpid),
+	SCMP_SYS(gettid), SCMP_SYS(getppid), SCMP_SYS(getuid),
+	SCMP_SYS(geteuid), SCMP_SYS(getgid), SCMP_SYS(getegid),
+	SCMP_SYS(clock_gettime), SCMP_SYS(clock_getres),
+	SCMP_SYS(clock_nanosleep), SCMP_SYS(nanosleep),
+	SCMP_SYS(gettimeofday), SCMP_SYS(time), SCMP_SYS(getrandom),
+	SCMP_SYS(prlimit64), SCMP_SYS(getrlimit), SCMP_SYS(uname),
+	SCMP_SYS(sysinfo), SCMP_SYS(membarrier),
+};
+
+/* Calls that only something hostile makes: kill on sight. */
+static const int sandbox_killed[] = {
+	SCMP_SYS(socket), SCMP_SYS(socketpair), SCMP_SYS(connect),
+	SCMP_SYS(bind), SCMP_SYS(listen), SCMP_SYS(accept),
+	SCMP_SYS(accept4), SCMP_SYS(execve), SCMP_SYS(execveat),
+	SCMP_SYS(creat), SCMP_SYS(process_vm_writev),
+	SCMP_SYS(process_vm_readv), SCMP_SYS(memfd_create),
+};
+
+/* O_TMPFILE carries O_DIRECTORY, which a plain opendir() sets too */
+#define TMPFILE_BIT (O_TMPFILE & ~O_DIRECTORY)
+#define WRITE_FLAGS (O_ACCMODE | O_CREAT | O_TRUNC | TMPFILE_BIT)
+
+/* SYS takes its open flags as argument ARG. */
+static int sandbox_open_rules(scmp_filter_ctx ctx, int sys, unsigned arg)
+{
+	static const scmp_datum_t kill[][2] = {
+		{ O_ACCMODE, O_WRONLY }, { O_ACCMODE, O_RDWR },
+		{ O_CREAT, O_CREAT }, { O_TRUNC, O_TRUNC },
+		{ TMPFILE_BIT, TMPFILE_BIT },
+	};
+	struct scmp_arg_cmp cmp = {
+		.arg = arg, .op = SCMP_CMP_MASKED_EQ,
+		.datum_a = WRITE_FLAGS, .datum_b = 0,
+	};
+	size_t i;
+	int rc;
+
+	rc = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, sys, 1, &cmp);
+	for (i = 0; i < sizeof(kill) / sizeof(kill[0]) && !rc; i++) {
+		cmp.datum_a = kill[i][0];
+		cmp.datum_b = kill[i][1];
+		rc = seccomp_rule_add_array(ctx, SCMP_ACT_KILL_PROCESS, sys, 1,
+					    &cmp);
+	}
+	return rc;
+}
+
+static int sandbox_rules(scmp_filter_ctx ctx, int fd)
+{
+	const size_t na = sizeof(sandbox_allowed) / sizeof(int);
+	const size_t nk = sizeof(sandbox_killed) / sizeof(int);
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < na && !rc; i++)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, sandbox_allowed[i],
+				      0);
+	for (i = 0; i < nk && !rc; i++)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS,
+				      sandbox_killed[i], 0);
+	/* files: read-only opens pass, opens that could write kill */
+	if (!rc)
+		rc = sandbox_open_rules(ctx, SCMP_SYS(openat), 2);
+	if (!rc)
+		rc = sandbox_open_rules(ctx, SCMP_SYS(open), 1);
+	/* openat2 hides its flags behind a pointer: glibc falls back */
+	if (!rc)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
+				      SCMP_SYS(openat2), 0);
+	/* writes: the channel and stderr only */
+	if (!rc)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1,
+				      SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fd));
+	if (!rc)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1,
+				      SCMP_A0(SCMP_CMP_EQ, 2));
+	if (!rc)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(writev), 1,
+				      SCMP_A0(SCMP_CMP_EQ, 2));
+	/* threads, not processes; clone3 hides its flags, so glibc is
+	 * sent back to clone */
+	if (!rc)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+				      SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD,
+					      CLONE_THREAD));
+	if (!rc)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
+				      SCMP_SYS(clone3), 0);
+	/* abort() and raise() signal the helper itself */
+	if (!rc)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
+				      SCMP_A0(SCMP_CMP_EQ,
+					      (scmp_datum_t)getpid()));
+	if (!rc)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(kill), 1,
+				      SCMP_A0(SCMP_CMP_EQ,
+					      (scmp_datum_t)getpid()));
+	return rc;
+}
+
+int handler_sandbox_enter(int fd, char *why, size_t len)
+{
+	scmp_filter_ctx ctx;
+	int rc;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		rc = -errno;
+		snprintf(why, len, "cannot drop privileges: %s",
+			 strerror(errno));
+		return rc;
+	}
+	ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
+	if (!ctx) {
+		snprintf(why, len, "cannot set up a seccomp filter");
+		return -ENOMEM;
+	}
+	rc = sandbox_rules(ctx, fd);
+	if (!rc)
+		rc = seccomp_load(ctx);
+	seccomp_release(ctx);
+	if (rc < 0)
+		snprintf(why, len, "cannot load the seccomp filter: %s",
+			 strerror(-rc));
+	return rc;
+}

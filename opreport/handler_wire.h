@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The channel between opreport and a handler's helper process: a byte
+ * stream of little fixed-size fields and length-prefixed strings, read
+ * and written with a deadline on opreport's side.  Errors are sticky, so
+ * a message is read field by field and checked once at its end.
+ */
+#ifndef OPREPORT_HANDLER_WIRE_H
+#define OPREPORT_HANDLER_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define WIRE_NULL_STR 0xffffffffu
+
+/*
+ * The conversation.  The helper speaks first, once: i32 0 and the
+ * handler's u32 abi_major, u32 abi_minor, u64 struct_size, str
+ * description; or i32 < 0 and str reason.  Then opreport asks and the
+ * helper answers, one call at a time:
+ *  CLAIM   u32 tgid nspid uid flags, u64 start_ns start_unix_ns,
+ *          str comm exe, u32 nr_maps, each: str path, u32 kind flags
+ *          -> i32 1 | 0 | -HANDLER_*, u32 maps refused, and str why
+ *             when negative
+ *  BATCH   u32 n, u64 addrs[n], u64 times[n]
+ *          -> i32 0, u32 new symbols, each: u64 start size, u32 line,
+ *             str name file; u64 malformed symbols so far; u32 new
+ *             files, each: str; u32 sym[n], file[n], line[n], reason[n]
+ *          |  i32 -HANDLER_* and str why
+ *  RELEASE -> i32 0
+ */
+/* Before any answer, the helper may send warnings: u32 WIRE_WARN, str. */
+#define WIRE_WARN 0x4e524157u
+
+enum wire_call {
+	WIRE_CLAIM = 1,
+	WIRE_BATCH,
+	WIRE_RELEASE,
+};
+
+struct wire {
+	int fd;
+	bool host;          /* opreport's end: non-blocking, with deadline */
+	int64_t deadline;   /* CLOCK_MONOTONIC ms; 0: none */
+	int err;            /* first error: -ETIMEDOUT, -EPIPE, -EPROTO .. */
+	char *out;
+	size_t olen, ocap;
+	char in[65536];
+	size_t ipos, ilen;
+};
+
+void wire_init(struct wire *w, int fd, bool host);
+void wire_free(struct wire *w);
+/* Everything sent or received from now on must be done in TIMEOUT_MS. */
+void wire_deadline(struct wire *w, unsigned timeout_ms);
+
+void wire_put(struct wire *w, const void *p, size_t n);
+void wire_put_u32(struct wire *w, uint32_t v);
+void wire_put_u64(struct wire *w, uint64_t v);
+void wire_put_str(struct wire *w, const char *s); /* NULL allowed */
+int wire_flush(struct wire *w);
+
+int wire_get(struct wire *w, void *p, size_t n);
+uint32_t wire_get_u32(struct wire *w);
+uint64_t wire_get_u64(struct wire *w);
+/* A string of at most MAX bytes with no NUL in it, into memory from
+ * ALLOC (malloc when NULL); *S is NULL for a NULL string. */
+int wire_get_str(struct wire *w, char **s, size_t max,
+		 void *(*alloc)(void *ctx, size_t n), void *ctx);
+
+#endif
