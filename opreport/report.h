@@ -123,6 +123,13 @@ int report_add_hit(struct report *r, const struct report_hit *h);
  * (-i, -e, -t, -x) and sort.  0 or -ENOMEM. */
 int report_finish(struct report *r);
 
+/* Whether -i, -e and -x keep ROW. */
+bool report_row_kept(const struct report *r, const struct report_row *row);
+
+/* Sort ROWS as the symbol list is sorted (--sort, -r). */
+void report_sort_rows(const struct report *r, struct report_row *rows,
+		      size_t n);
+
 /* Percent of COUNT against the report's denominator (or PARENT when the
  * percentage is relative to an enclosing entry and not -%). */
 double report_percent(const struct report *r, uint64_t count,

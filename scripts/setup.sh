@@ -39,7 +39,7 @@ need_packages() {
 }
 
 OPJIT_BUILD_PACKAGES=(gcc make cmake pkg-config binutils-dev libpopt-dev check
-	openjdk-17-jdk-headless)
+	openjdk-17-jdk-headless libprotobuf-c-dev protobuf-c-compiler zlib1g-dev)
 
 # configure_and_build DIR [CMAKE ARGS...]
 configure_and_build() {
