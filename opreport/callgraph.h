@@ -109,6 +109,9 @@ struct cg_sources {
 	struct anon_handlers *handlers; /* may be NULL */
 };
 
+/* Whether session S recorded call chains (oprofiled -g). */
+bool callgraph_session_has_stacks(const struct ops_session *s);
+
 /* Name every frame and build the model.  0 or -ENOMEM. */
 int callgraph_resolve(struct callgraph *cg, const struct cg_sources *src);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "anon_rows.h"
+#include "callgraph.h"
 #include "image_bfd.h"
 #include "kallsyms.h"
 #include "profile.h"
@@ -14,6 +15,7 @@
 struct profile {
 	struct image_cache *images;
 	struct kallsyms *ks;
+	struct callgraph *cg;
 };
 
 /* A selected histogram entry, to be resolved with the others of its
@@ -190,6 +192,88 @@ static int add_hist(struct profile *p, struct report *r,
 	return ret;
 }
 
+/* A flat sample as a stack of one frame: what folded and pprof show of a
+ * session recorded without call chains. */
+static int cg_add_flat(struct profile *p, struct report *r,
+		       struct ops_session *s)
+{
+	size_t n, i;
+	const struct ops_hist_entry *h = ops_session_hist(s, &n);
+	uint32_t nr_img = ops_session_nr_images(s);
+	uint32_t id, nr = ops_session_nr_processes(s);
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		const struct ops_context *ctx = ops_session_context(s, h[i].ctx);
+		const struct ops_image *img, *app;
+		struct cg_raw_frame fr;
+		struct cg_raw_ctx c;
+
+		if (!ctx || ctx->image >= nr_img)
+			continue;
+		img = ops_session_image(s, ctx->image);
+		app = ctx->app < nr_img ? ops_session_image(s, ctx->app) :
+					  NULL;
+		if (!img || !ctx_selected(r, img, app, ctx))
+			continue;
+		c = (struct cg_raw_ctx){ app ? ctx->app : CG_NONE, CG_NONE,
+					 ctx->tgid };
+		fr = (struct cg_raw_frame){ ctx->image, h[i].offset };
+		ret = callgraph_add(p->cg, &c, &fr, 1, 0, h[i].count, false);
+	}
+	for (id = 0; id < nr && !ret && r->opts->anon_samples; id++) {
+		const struct ops_process *pr = ops_session_process(s, id);
+		const struct ops_anon_sample *smp;
+		size_t k, ns;
+
+		if (!pr || ops_session_anon(s, id, &smp, &ns) ||
+		    !anon_rows_selected(r, pr))
+			continue;
+		for (k = 0; k < ns && !ret; k++) {
+			struct cg_raw_ctx c = { CG_NONE, id, pr->tgid };
+			struct cg_raw_frame fr = { CG_ANON, smp[k].addr };
+
+			ret = callgraph_add(p->cg, &c, &fr, 1, smp[k].time_ns,
+					    1, false);
+		}
+	}
+	return ret;
+}
+
+/* folded and pprof show a session without call chains as stacks of one
+ * frame; -c and json show only recorded call chains */
+static bool want_callgraph(const struct report *r)
+{
+	const struct opreport_opts *o = r->opts;
+
+	return o->format == OUT_FOLDED || o->format == OUT_PPROF ||
+	       (r->has_stacks && (o->callgraph || o->format == OUT_JSON));
+}
+
+static int cg_build(struct profile *p, struct report *r,
+		    struct ops_session *s, struct anon_handlers *handlers)
+{
+	struct cg_sources src = { s, p->images, NULL, handlers };
+	int ret;
+
+	ret = callgraph_new(&p->cg, r);
+	if (ret)
+		return ret;
+	if (r->has_stacks)
+		ret = -ENOSYS;
+	else
+		ret = cg_add_flat(p, r, s);
+	if (!ret)
+		ret = kernel_syms(p, s);
+	if (ret)
+		return ret;
+	src.ks = p->ks;
+	ret = callgraph_resolve(p->cg, &src);
+	if (!ret)
+		r->cg = p->cg;
+	return ret;
+}
+
 int profile_build(struct profile **out, struct report *r,
 		  struct ops_session *s, struct anon_handlers *handlers)
 {
@@ -203,6 +287,7 @@ int profile_build(struct profile **out, struct report *r,
 		return -ENOMEM;
 	*out = p;
 	r->info = info;
+	r->session = s;
 	r->session_dir = ops_session_dir(s);
 	r->tgid_separated = (info->separate & OPS_SEPARATE_PROCESS) &&
 			    !(o->merge & MERGE_TGID);
@@ -221,11 +306,15 @@ int profile_build(struct profile **out, struct report *r,
 	ret = add_hist(p, r, s);
 	if (!ret)
 		ret = anon_rows_add(r, s, handlers);
+	if (!ret && want_callgraph(r))
+		ret = cg_build(p, r, s, handlers);
 	if (ret) {
 		fprintf(stderr, "opreport: %s\n", strerror(-ret));
 		return ret;
 	}
-	image_cache_finish(p->images, o->debug_info);
+	/* pprof carries each function's file and line */
+	image_cache_finish(p->images, o->debug_info ||
+				      o->format == OUT_PPROF);
 	return 0;
 }
 
@@ -233,6 +322,7 @@ void profile_free(struct profile *p)
 {
 	if (!p)
 		return;
+	callgraph_free(p->cg);
 	image_cache_free(p->images);
 	kallsyms_free(p->ks);
 	free(p);

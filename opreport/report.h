@@ -22,6 +22,7 @@
 #include "opreport.h"
 
 struct strpool;
+struct callgraph;
 
 enum row_kind { ROW_FILE, ROW_KERNEL, ROW_JIT, ROW_ANON };
 
@@ -76,6 +77,7 @@ struct report_row {
 	struct report_detail *details; /* sorted by vma, -d only */
 	size_t nr_details;
 	const struct report_line_src *line_src;
+	uint32_t node;       /* -c: the call graph node of the row */
 };
 
 /* The image summary: applications with their dependent images. */
@@ -98,6 +100,7 @@ struct report {
 	const struct opreport_opts *opts;
 	const char *session_dir;
 	const struct ops_session_info *info;
+	const struct ops_session *session;
 	struct strpool *pool;
 	bool tgid_separated;   /* rows carry processes */
 	bool cpu_separated;
@@ -111,6 +114,10 @@ struct report {
 	size_t nr_rows;
 	struct report_app *apps;
 	size_t nr_apps;
+	/* the call graph, when the session has one and the output
+	 * shows it (-c, folded, pprof, json) */
+	const struct callgraph *cg;
+	bool has_stacks;       /* the session recorded call chains */
 };
 
 int report_init(struct report *r, const struct opreport_opts *opts);
