@@ -108,7 +108,8 @@ perf_record_data() {
 	local data=$1 err=$2 pidfile=$3 try status
 	shift 3
 	for try in 1 2 3; do
-		perf record -q -e cpu-clock -F "$REPORT_HZ" -o "$data" -- \
+		perf record -q -e cpu-clock -F "$REPORT_HZ" \
+			${PERF_RECORD_CALLGRAPH:+-g} -o "$data" -- \
 			"$@" >/dev/null 2>"$err"
 		status=$?
 		[ "$status" -gt 128 ] && [ "$status" -lt 160 ] || break

@@ -53,11 +53,11 @@ OUT=$(realpath -m "$OUT")
 if [ "$SMOKE" = 1 ]; then
 	RUNS=${RUNS:-1} FREQS=(1000) REPORT_HZ=1000 MAP_SIZES=(10000)
 	RESOLVE_SAMPLES=100000 SPEED_SCALE=1
-	COST_SECONDS=0.3 ACC_SECONDS=1
+	COST_SECONDS=0.3 ACC_SECONDS=1 CG_SECONDS=1
 else
 	RUNS=${RUNS:-5} FREQS=(1000 4000 10000) REPORT_HZ=4000
 	MAP_SIZES=(10000 100000 1000000) RESOLVE_SAMPLES=10000000
-	COST_SECONDS=2 ACC_SECONDS=3 SPEED_SCALE=5
+	COST_SECONDS=2 ACC_SECONDS=3 SPEED_SCALE=5 CG_SECONDS=30
 fi
 
 TMPD=$(mktemp -d /tmp/opjit-bench.XXXXXX) ||
@@ -92,6 +92,7 @@ export OPJIT_HANDLER_PATH=${OPJIT_HANDLER_PATH:-$BUILD/lib/opjit/handlers}
 . "$BENCH_DIR/build.sh"
 . "$BENCH_DIR/cost.sh"
 . "$BENCH_DIR/report_speed.sh"
+. "$BENCH_DIR/callgraph_speed.sh"
 . "$BENCH_DIR/resolve.sh"
 . "$BENCH_DIR/accuracy.sh"
 . "$BENCH_DIR/accuracy_jit.sh"
@@ -105,6 +106,7 @@ bench_perf_check
 cd "$TMPD" || die "cannot enter $TMPD"
 bench_cost
 bench_report_speed
+bench_callgraph_speed
 bench_resolve
 bench_accuracy
 
