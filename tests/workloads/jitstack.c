@@ -13,7 +13,8 @@
  * CLOCK_MONOTONIC time it took over the address).  A profiler that names
  * caller frames by the time of each sample puts about 75% of hot() under
  * jit_outer_a and 25% under jit_outer_b; one that knows only the last
- * name at the address puts them all under one.  At the end it prints
+ * name at the address puts them all under one.  It prints "jitstack pid
+ * N" first (whose map to remove after the report) and at the end
  * "jitstack ran A NS B NS", the time each version ran.
  */
 #include <errno.h>
@@ -139,6 +140,8 @@ int main(int argc, char **argv)
 	fd = map_open();
 	if (fd < 0)
 		return 1;
+	printf("jitstack pid %d\n", (int)getpid());
+	fflush(stdout);
 	jmb_init(&b, (uint32_t)getpid(), 0);
 	if (map_flush(fd, &b))
 		return 1;
