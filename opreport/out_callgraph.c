@@ -193,9 +193,6 @@ int out_callgraph(FILE *f, const struct report *r)
 	free(rows);
 	if (ret)
 		return ret;
-	if (cg->truncated)
-		fprintf(f, "\nnote: %" PRIu64 " samples (%.1f%%) have a call chain cut at the recording's depth limit\n",
-			cg->truncated, pct(cg->truncated, cg->total));
 	if (r->anon_hidden)
 		fprintf(f,
 			"\nnote: %" PRIu64 " samples (%.1f%%) in anonymous memory are not shown; use --anon-samples or --anon-handler=NAME\n",

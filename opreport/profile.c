@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,9 +270,14 @@ static int cg_build(struct profile *p, struct report *r,
 		return ret;
 	src.ks = p->ks;
 	ret = callgraph_resolve(p->cg, &src);
-	if (!ret)
-		r->cg = p->cg;
-	return ret;
+	if (ret)
+		return ret;
+	r->cg = p->cg;
+	if (p->cg->truncated)
+		fprintf(stderr, "opreport: warning: session %s: %" PRIu64
+			" samples have a call chain cut at the recording's depth limit; their stacks start below the root\n",
+			r->session_dir, p->cg->truncated);
+	return 0;
 }
 
 int profile_build(struct profile **out, struct report *r,
