@@ -114,30 +114,43 @@ static int sorted_arcs(const struct callgraph *cg, const struct cg_arc *v,
 	return 0;
 }
 
+/* As OProfile: a caller's share is of all the caller arcs, a callee's
+ * (and [self]'s) of [self] and all the callee arcs; under -% both are of
+ * the whole profile. */
 static int entry(FILE *f, const struct report *r, const struct callgraph *cg,
 		 bool apps, uint32_t id)
 {
 	const struct cg_node *n = &cg->nodes[id];
+	bool global = r->opts->global_percent;
 	const struct cg_arc *v;
 	struct cg_arc *s;
+	uint64_t denom;
 	size_t nv, i;
 
 	v = callgraph_callers(cg, id, &nv);
 	if (sorted_arcs(cg, v, nv, &s))
 		return -ENOMEM;
+	for (i = denom = 0; i < nv; i++)
+		denom += s[i].count;
+	if (global)
+		denom = cg->total;
 	for (i = 0; i < nv; i++)
-		line(f, r, apps, "  ", s[i].count, pct(s[i].count, n->total),
+		line(f, r, apps, "  ", s[i].count, pct(s[i].count, denom),
 		     &cg->nodes[s[i].from], "");
 	free(s);
 	line(f, r, apps, "", n->self, pct(n->self, cg->total), n, "");
-	if (n->self)
-		line(f, r, apps, "  ", n->self, pct(n->self, n->total), n,
-		     " [self]");
 	v = callgraph_callees(cg, id, &nv);
 	if (sorted_arcs(cg, v, nv, &s))
 		return -ENOMEM;
+	for (i = 0, denom = n->self; i < nv; i++)
+		denom += s[i].count;
+	if (global)
+		denom = cg->total;
+	if (n->self)
+		line(f, r, apps, "  ", n->self, pct(n->self, denom), n,
+		     " [self]");
 	for (i = 0; i < nv; i++)
-		line(f, r, apps, "  ", s[i].count, pct(s[i].count, n->total),
+		line(f, r, apps, "  ", s[i].count, pct(s[i].count, denom),
 		     &cg->nodes[s[i].to], "");
 	free(s);
 	return 0;
