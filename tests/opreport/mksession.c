@@ -13,6 +13,11 @@
  *   anon PROCESS TIME ADDR TID
  *   kallsyms PATH | modules PATH
  *   archive PROCESS PATH
+ *   callgraph DEPTH            (before any other data: a version 2 session)
+ *   stack NAME [kernel N] [truncated] FRAME...   leaf first, where FRAME
+ *           is IMAGE:OFFSET, anon:ADDR or unknown:ADDR
+ *   stackhist CTX STACK COUNT
+ *   anonstack PROCESS TIME STACK TID
  *
  * Numbers take C prefixes (0x...).  Errors name the line and exit 1.
  */
