@@ -39,8 +39,8 @@ struct cg_ref {
 
 bool callgraph_session_has_stacks(const struct ops_session *s)
 {
-	(void)s;
-	return false;
+	return ops_session_info(s)->callgraph_depth ||
+	       ops_session_nr_stacks(s);
 }
 
 int callgraph_new(struct callgraph **out, struct report *r)
@@ -241,10 +241,23 @@ out:
 static int resolve_frames(struct callgraph *cg, const struct cg_sources *src,
 			  struct cg_res *res)
 {
+	struct cg_res unknown = { .kind = ROW_FILE, .image_id = CG_UNKNOWN };
+	struct report_sym *usym;
 	struct cg_ref *refs;
 	size_t i, j, k, nr = 0;
 	int ret = 0;
 
+	/* frames in no mapping the recorder knew: one node, as perf's
+	 * [unknown] */
+	usym = strpool_alloc(cg->r->pool, sizeof(*usym));
+	unknown.image = strpool_intern(cg->r->pool, "[unknown]");
+	if (!usym || !unknown.image)
+		return -ENOMEM;
+	usym->name = "[unknown]";
+	unknown.sym = usym;
+	for (i = 0; i < cg->nr_raw; i++)
+		if (cg->raw[i].image == CG_UNKNOWN)
+			res[i] = unknown;
 	refs = malloc((cg->nr_raw ? cg->nr_raw : 1) * sizeof(*refs));
 	if (!refs)
 		return -ENOMEM;
@@ -262,9 +275,13 @@ static int resolve_frames(struct callgraph *cg, const struct cg_sources *src,
 				uint64_t a = fr->addr;
 				bool anon = fr->image == CG_ANON;
 
-				if (anon != (k == 1) ||
-				    (anon && rs->ctx.proc == CG_NONE))
+				if (anon != (k == 1) || fr->image == CG_UNKNOWN)
 					continue;
+				if (anon && rs->ctx.proc == CG_NONE) {
+					/* no process to ask: not namable */
+					res[rs->first + f] = unknown;
+					continue;
+				}
 				if (f && a)
 					a--; /* a return address */
 				refs[nr++] = (struct cg_ref){

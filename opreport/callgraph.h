@@ -30,12 +30,14 @@
 struct image_cache;
 struct kallsyms;
 
-/* cg_raw_frame.image for an address in anonymous memory */
+/* cg_raw_frame.image for an address in anonymous memory, and for one in
+ * no mapping the recorder knew */
 #define CG_ANON UINT32_MAX
+#define CG_UNKNOWN (UINT32_MAX - 1)
 #define CG_NONE UINT32_MAX
 
 struct cg_raw_frame {
-	uint32_t image; /* session image id, or CG_ANON */
+	uint32_t image; /* session image id, CG_ANON or CG_UNKNOWN */
 	uint64_t addr;  /* file offset, kernel address, or virtual address */
 };
 
@@ -52,7 +54,8 @@ struct cg_node {
 	const char *app;     /* NULL under --merge=lib */
 	const char *handler; /* ROW_JIT: the handler that named it */
 	uint32_t tgid;       /* 0 when not separated */
-	uint32_t image_id;   /* session image, or CG_NONE (anon, jit) */
+	uint32_t image_id;   /* session image, CG_NONE (anon, jit) or
+			      * CG_UNKNOWN (in no known mapping) */
 	const struct report_sym *sym;
 	uint64_t self;       /* samples with this node as leaf */
 	uint64_t total;      /* samples with this node anywhere on the stack */

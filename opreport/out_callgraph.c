@@ -238,6 +238,10 @@ static size_t folded_len(const struct report *r, const struct cg_node *n)
 static void folded_frame(char **p, const struct report *r,
 			 const struct cg_node *n)
 {
+	if (n->image_id == CG_UNKNOWN) {
+		folded_put(p, "[unknown]");
+		return;
+	}
 	switch (n->kind) {
 	case ROW_FILE:
 		folded_put(p, node_name(n));

@@ -243,6 +243,119 @@ static int cg_add_flat(struct profile *p, struct report *r,
 
 /* folded and pprof show a session without call chains as stacks of one
  * frame; -c and json show only recorded call chains */
+/* A stack as the model takes it, leaf first; NULL when the table has no
+ * such stack. */
+static const struct ops_stack *stack_frames(struct ops_session *s,
+					    uint32_t id, struct cg_raw_frame *fr)
+{
+	const struct ops_stack *st = ops_session_stack(s, id);
+	uint32_t i;
+
+	if (!st || !st->nr_frames || st->nr_frames > OPS_STACK_MAX_FRAMES)
+		return NULL;
+	for (i = 0; i < st->nr_frames; i++) {
+		const struct ops_frame *f = &st->frames[i];
+
+		fr[i].addr = f->addr;
+		fr[i].image = f->kind == OPS_FRAME_IMAGE ? f->image :
+			      f->kind == OPS_FRAME_ANON  ? CG_ANON :
+							   CG_UNKNOWN;
+	}
+	return st;
+}
+
+/* Whether a stack of process P whose leaf is LEAF is selected: by the
+ * leaf, as the flat sample of the same instruction is. */
+static bool anon_stack_selected(struct report *r, struct ops_session *s,
+				const struct ops_process *p,
+				const struct ops_frame *leaf)
+{
+	const struct profile_spec *spec = r->opts->spec;
+	const struct ops_image *img;
+
+	if (leaf->kind != OPS_FRAME_IMAGE)
+		return r->opts->anon_samples && anon_rows_selected(r, p);
+	img = ops_session_image(s, leaf->image);
+	if (!img || !profile_spec_match_tgid(spec, p->tgid))
+		return false;
+	return profile_spec_match_image(spec, img->path) ||
+	       profile_spec_match_image(spec, p->exe ? p->exe : "");
+}
+
+/* The recorded call chains: (context, stack) counts, and each process's
+ * samples with anonymous frames, each with its time. */
+static int cg_add_stacks(struct profile *p, struct report *r,
+			 struct ops_session *s)
+{
+	struct cg_raw_frame *fr;
+	const struct ops_stack_count *sc;
+	uint32_t id, nr = ops_session_nr_processes(s);
+	uint32_t nr_img = ops_session_nr_images(s);
+	uint64_t missing = 0;
+	size_t n, i;
+	int ret = 0;
+
+	fr = malloc(OPS_STACK_MAX_FRAMES * sizeof(*fr));
+	if (!fr)
+		return -ENOMEM;
+	sc = ops_session_stack_hist(s, &n);
+	for (i = 0; i < n && !ret; i++) {
+		const struct ops_context *ctx = ops_session_context(s,
+								   sc[i].ctx);
+		const struct ops_image *img, *app;
+		const struct ops_stack *st;
+		struct cg_raw_ctx c;
+
+		if (!ctx || ctx->image >= nr_img)
+			continue;
+		img = ops_session_image(s, ctx->image);
+		app = ctx->app < nr_img ? ops_session_image(s, ctx->app) :
+					  NULL;
+		if (!img || !ctx_selected(r, img, app, ctx))
+			continue;
+		st = stack_frames(s, sc[i].stack, fr);
+		if (!st) {
+			missing += sc[i].count;
+			continue;
+		}
+		c = (struct cg_raw_ctx){ app ? ctx->app : CG_NONE, CG_NONE,
+					 ctx->tgid };
+		ret = callgraph_add(p->cg, &c, fr, st->nr_frames, 0,
+				    sc[i].count,
+				    st->flags & OPS_STACK_TRUNCATED);
+	}
+	for (id = 0; id < nr && !ret; id++) {
+		const struct ops_process *pr = ops_session_process(s, id);
+		const struct ops_anon_stack_sample *smp;
+		struct cg_raw_ctx c = { CG_NONE, id, 0 };
+
+		if (!pr)
+			continue;
+		ret = ops_session_anon_stacks(s, id, &smp, &n);
+		c.tgid = pr->tgid;
+		for (i = 0; i < n && !ret; i++) {
+			const struct ops_stack *st =
+				stack_frames(s, smp[i].stack, fr);
+
+			if (!st) {
+				missing++;
+				continue;
+			}
+			if (!anon_stack_selected(r, s, pr, &st->frames[0]))
+				continue;
+			ret = callgraph_add(p->cg, &c, fr, st->nr_frames,
+					    smp[i].time_ns, 1,
+					    st->flags & OPS_STACK_TRUNCATED);
+		}
+	}
+	free(fr);
+	if (missing)
+		fprintf(stderr, "opreport: warning: session %s: %" PRIu64
+			" samples name a stack the stack table does not hold; they are left out of the call graph\n",
+			r->session_dir, missing);
+	return ret;
+}
+
 static bool want_callgraph(const struct report *r)
 {
 	const struct opreport_opts *o = r->opts;
@@ -261,7 +374,7 @@ static int cg_build(struct profile *p, struct report *r,
 	if (ret)
 		return ret;
 	if (r->has_stacks)
-		ret = -ENOSYS;
+		ret = cg_add_stacks(p, r, s);
 	else
 		ret = cg_add_flat(p, r, s);
 	if (!ret)
