@@ -18,21 +18,24 @@ struct cg_raw_stack {
 	bool truncated;
 };
 
-/* A frame as resolved: what its node is made of. */
-struct cg_res {
-	enum row_kind kind;
-	const char *image;
-	const char *handler;
-	uint32_t image_id;
-	const struct report_sym *sym;
-};
-
 /* One frame to name, sorted with the others of its image or process. */
 struct cg_ref {
 	uint32_t key;   /* image id, or process id for anonymous frames */
+	uint32_t stack; /* index into cg->rstacks */
 	uint64_t addr;  /* caller frames already at return address - 1 */
 	uint64_t time;
 	size_t idx;     /* into cg->raw */
+};
+
+/* What naming the frames needs: the sources, each stack's application,
+ * the node table, and each frame's node id as it is found. */
+struct cg_resolve {
+	struct callgraph *cg;
+	const struct cg_sources *src;
+	const char **apps;      /* per raw stack */
+	uint32_t *ids;          /* per raw frame */
+	uint32_t *slots;        /* open addressing: node id + 1, 0 empty */
+	size_t cap_slots, cap_nodes;
 };
 
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
@@ -118,22 +121,110 @@ static int ref_cmp(const void *pa, const void *pb)
 	       CMP(a->time, b->time);
 }
 
-/* Name the frames of one image, REFS[0..n) sorted by address. */
-static int resolve_image(struct callgraph *cg, const struct cg_sources *src,
-			 const struct cg_ref *refs, size_t n,
-			 struct cg_res *res)
+static bool node_eq(const struct cg_node *a, const struct cg_node *b)
 {
-	struct report *r = cg->r;
+	return a->kind == b->kind && a->image == b->image &&
+	       a->app == b->app && a->tgid == b->tgid && a->sym == b->sym;
+}
+
+static size_t node_hash(const struct cg_node *n)
+{
+	uint64_t h = (uint64_t)(uintptr_t)n->sym * 0x9e3779b97f4a7c15ull;
+
+	h ^= (uint64_t)(uintptr_t)n->image * 0xc2b2ae3d27d4eb4full;
+	h ^= (uint64_t)(uintptr_t)n->app * 0x165667b19e3779f9ull;
+	h ^= ((uint64_t)n->tgid << 3 | (uint64_t)n->kind) *
+	     0x27d4eb2f165667c5ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static int slots_grow(struct cg_resolve *rs)
+{
+	size_t cap = rs->cap_slots ? rs->cap_slots * 2 : 1024, i;
+	uint32_t *s = calloc(cap, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < rs->cg->nr_nodes; i++) {
+		size_t k = node_hash(&rs->cg->nodes[i]) & (cap - 1);
+
+		while (s[k])
+			k = (k + 1) & (cap - 1);
+		s[k] = (uint32_t)i + 1;
+	}
+	free(rs->slots);
+	rs->slots = s;
+	rs->cap_slots = cap;
+	return 0;
+}
+
+/* The id of the node N describes, added when new. */
+static int node_intern(struct cg_resolve *rs, const struct cg_node *n,
+		       uint32_t *id)
+{
+	struct callgraph *cg = rs->cg;
+	size_t k;
+
+	if (2 * (cg->nr_nodes + 1) > rs->cap_slots && slots_grow(rs))
+		return -ENOMEM;
+	for (k = node_hash(n) & (rs->cap_slots - 1); rs->slots[k];
+	     k = (k + 1) & (rs->cap_slots - 1)) {
+		if (node_eq(&cg->nodes[rs->slots[k] - 1], n)) {
+			*id = rs->slots[k] - 1;
+			return 0;
+		}
+	}
+	if (cg->nr_nodes == rs->cap_nodes) {
+		size_t cap = rs->cap_nodes ? rs->cap_nodes * 2 : 256;
+		struct cg_node *g = realloc(cg->nodes, cap * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		cg->nodes = g;
+		rs->cap_nodes = cap;
+	}
+	cg->nodes[cg->nr_nodes] = *n;
+	*id = (uint32_t)cg->nr_nodes++;
+	rs->slots[k] = *id + 1;
+	return 0;
+}
+
+/* Give the frame of REF the node PROTO (its kind, image, handler) with
+ * symbol SYM, separated as the frame's stack says. */
+static int frame_node(struct cg_resolve *rs, const struct cg_ref *ref,
+		      const struct cg_node *proto,
+		      const struct report_sym *sym)
+{
+	const struct cg_raw_stack *st = &rs->cg->rstacks[ref->stack];
+	struct cg_node n = *proto;
+
+	n.sym = sym;
+	n.app = rs->apps[ref->stack];
+	if (!n.app && !(rs->cg->r->opts->merge & MERGE_LIB))
+		n.app = n.image;
+	/* JIT and anonymous images name their process; files and the
+	 * kernel only when the profile separates processes */
+	n.tgid = rs->cg->r->tgid_separated || n.kind == ROW_JIT ||
+			 n.kind == ROW_ANON ? st->ctx.tgid : 0;
+	return node_intern(rs, &n, &rs->ids[ref->idx]);
+}
+
+/* Name the frames of one image, REFS[0..n) sorted by address. */
+static int resolve_image(struct cg_resolve *rs, const struct cg_ref *refs,
+			 size_t n)
+{
+	struct report *r = rs->cg->r;
+	const struct cg_sources *src = rs->src;
 	const struct ops_image *img = ops_session_image(src->s, refs[0].key);
 	const struct report_sym **syms = NULL;
 	uint64_t *offs = NULL, *vmas = NULL;
-	struct cg_res proto = { 0 };
+	struct cg_node proto = { 0 };
 	const char *module = NULL;
 	size_t i, u, nu = 0;
 	int ret = -ENOMEM;
 
 	if (!img)
-		return 0;
+		return -EINVAL;
 	proto.image = strpool_intern(r->pool, img->path);
 	proto.image_id = refs[0].key;
 	proto.kind = img->kind == OPS_IMAGE_FILE ? ROW_FILE : ROW_KERNEL;
@@ -164,13 +255,12 @@ static int resolve_image(struct callgraph *cg, const struct cg_sources *src,
 		for (i = 0; i < nu && src->ks; i++)
 			syms[i] = kallsyms_resolve(src->ks, module, offs[i]);
 	}
-	for (i = u = 0; i < n; i++) {
+	ret = 0;
+	for (i = u = 0; i < n && !ret; i++) {
 		while (offs[u] != refs[i].addr)
 			u++;
-		res[refs[i].idx] = proto;
-		res[refs[i].idx].sym = syms[u];
+		ret = frame_node(rs, &refs[i], &proto, syms[u]);
 	}
-	ret = 0;
 out:
 	free(offs);
 	free(vmas);
@@ -180,22 +270,22 @@ out:
 
 /* Name one process's anonymous frames, REFS[0..n) sorted by (address,
  * time), in one batch through the handler that claims the process. */
-static int resolve_anon(struct callgraph *cg, const struct cg_sources *src,
-			const struct cg_ref *refs, size_t n,
-			struct cg_res *res)
+static int resolve_anon(struct cg_resolve *rs, const struct cg_ref *refs,
+			size_t n)
 {
-	struct report *r = cg->r;
+	struct report *r = rs->cg->r;
+	const struct cg_sources *src = rs->src;
 	const struct ops_process *p = ops_session_process(src->s, refs[0].key);
 	struct ops_anon_sample *smp = NULL;
 	const struct report_sym **syms = NULL;
 	struct anon_resolved ar = { 0 };
 	struct report_sym *bucket;
-	struct cg_res proto = { .kind = ROW_ANON, .image_id = CG_NONE };
+	struct cg_node proto = { .kind = ROW_ANON, .image_id = CG_NONE };
 	size_t i;
 	int claimed = 0, ret = -ENOMEM;
 
 	if (!p)
-		return 0;
+		return -EINVAL;
 	bucket = strpool_alloc(r->pool, sizeof(*bucket));
 	smp = malloc(n * sizeof(*smp));
 	syms = malloc(n * sizeof(*syms));
@@ -227,175 +317,110 @@ static int resolve_anon(struct callgraph *cg, const struct cg_sources *src,
 	}
 	if (!proto.image)
 		goto out;
-	for (i = 0; i < n; i++) {
-		res[refs[i].idx] = proto;
-		res[refs[i].idx].sym = syms[i];
-	}
 	ret = 0;
+	for (i = 0; i < n && !ret; i++)
+		ret = frame_node(rs, &refs[i], &proto, syms[i]);
 out:
 	free(smp);
 	free(syms);
 	return ret;
 }
 
-static int resolve_frames(struct callgraph *cg, const struct cg_sources *src,
-			  struct cg_res *res)
+/* The application of each raw stack, interned (NULL under
+ * --merge=lib, or when the session does not say). */
+static int stack_apps(struct cg_resolve *rs)
 {
-	struct cg_res unknown = { .kind = ROW_FILE, .image_id = CG_UNKNOWN };
+	struct callgraph *cg = rs->cg;
+	struct ops_session *s = rs->src->s;
+	size_t i;
+
+	for (i = 0; i < cg->nr_rstacks; i++) {
+		const struct cg_raw_ctx *c = &cg->rstacks[i].ctx;
+		const struct ops_image *img;
+		const struct ops_process *p;
+		const char *path = NULL;
+
+		if (cg->r->opts->merge & MERGE_LIB)
+			continue;
+		if (c->app != CG_NONE && (img = ops_session_image(s, c->app)))
+			path = img->path;
+		else if (c->proc != CG_NONE &&
+			 (p = ops_session_process(s, c->proc)))
+			path = p->exe ? p->exe : p->comm ? p->comm : "?";
+		if (path && !(rs->apps[i] = strpool_intern(cg->r->pool, path)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int resolve_frames(struct cg_resolve *rs)
+{
+	struct callgraph *cg = rs->cg;
 	struct report_sym *usym;
+	struct cg_node unknown = { .kind = ROW_FILE,
+				   .image_id = CG_UNKNOWN };
+	uint32_t nr_img = ops_session_nr_images(rs->src->s);
 	struct cg_ref *refs;
 	size_t i, j, k, nr = 0;
-	int ret = 0;
+	int ret;
 
-	/* frames in no mapping the recorder knew: one node, as perf's
-	 * [unknown] */
+	ret = stack_apps(rs);
+	if (ret)
+		return ret;
+	/* frames in no mapping the recorder knew, or in anonymous memory
+	 * of no known process: one node, as perf's [unknown] */
 	usym = strpool_alloc(cg->r->pool, sizeof(*usym));
 	unknown.image = strpool_intern(cg->r->pool, "[unknown]");
 	if (!usym || !unknown.image)
 		return -ENOMEM;
 	usym->name = "[unknown]";
-	unknown.sym = usym;
-	for (i = 0; i < cg->nr_raw; i++)
-		if (cg->raw[i].image == CG_UNKNOWN)
-			res[i] = unknown;
 	refs = malloc((cg->nr_raw ? cg->nr_raw : 1) * sizeof(*refs));
 	if (!refs)
 		return -ENOMEM;
-	/* two passes over the same array: file and kernel images, then
-	 * anonymous memory keyed by process */
+	/* two passes: file and kernel images, then anonymous memory keyed
+	 * by process */
 	for (k = 0; k < 2 && !ret; k++) {
 		nr = 0;
-		for (i = 0; i < cg->nr_rstacks; i++) {
-			const struct cg_raw_stack *rs = &cg->rstacks[i];
+		for (i = 0; i < cg->nr_rstacks && !ret; i++) {
+			const struct cg_raw_stack *st = &cg->rstacks[i];
 			uint32_t f;
 
-			for (f = 0; f < rs->n; f++) {
+			for (f = 0; f < st->n && !ret; f++) {
 				const struct cg_raw_frame *fr =
-					&cg->raw[rs->first + f];
-				uint64_t a = fr->addr;
+					&cg->raw[st->first + f];
+				struct cg_ref ref = { fr->image, (uint32_t)i,
+						      fr->addr, 0,
+						      st->first + f };
 				bool anon = fr->image == CG_ANON;
 
-				if (anon != (k == 1) || fr->image == CG_UNKNOWN)
+				if (anon != (k == 1))
 					continue;
-				if (anon && rs->ctx.proc == CG_NONE) {
-					/* no process to ask: not namable */
-					res[rs->first + f] = unknown;
+				if (f && ref.addr)
+					ref.addr--; /* a return address */
+				if (fr->image == CG_UNKNOWN ||
+				    (anon && st->ctx.proc == CG_NONE) ||
+				    (!anon && fr->image >= nr_img)) {
+					ret = frame_node(rs, &ref, &unknown,
+							 usym);
 					continue;
 				}
-				if (f && a)
-					a--; /* a return address */
-				refs[nr++] = (struct cg_ref){
-					anon ? rs->ctx.proc : fr->image, a,
-					anon ? rs->time_ns : 0,
-					rs->first + f };
+				if (anon) {
+					ref.key = st->ctx.proc;
+					ref.time = st->time_ns;
+				}
+				refs[nr++] = ref;
 			}
 		}
 		qsort(refs, nr, sizeof(*refs), ref_cmp);
 		for (i = 0; i < nr && !ret; i = j) {
 			for (j = i; j < nr && refs[j].key == refs[i].key; j++)
 				;
-			ret = k == 0 ?
-				resolve_image(cg, src, refs + i, j - i, res) :
-				resolve_anon(cg, src, refs + i, j - i, res);
+			ret = k == 0 ? resolve_image(rs, refs + i, j - i) :
+				       resolve_anon(rs, refs + i, j - i);
 		}
 	}
 	free(refs);
 	return ret;
-}
-
-/* Frames sorted by node key, to give equal nodes equal ids. */
-struct cg_key {
-	struct cg_node n;
-	size_t idx;
-};
-
-static int ptr_cmp(const void *a, const void *b)
-{
-	return CMP((uintptr_t)a, (uintptr_t)b);
-}
-
-static int node_cmp(const struct cg_node *a, const struct cg_node *b)
-{
-	return CMP(a->kind, b->kind) ?: ptr_cmp(a->image, b->image) ?:
-	       ptr_cmp(a->app, b->app) ?: CMP(a->tgid, b->tgid) ?:
-	       ptr_cmp(a->sym, b->sym);
-}
-
-static int key_cmp(const void *pa, const void *pb)
-{
-	const struct cg_key *a = pa, *b = pb;
-
-	return node_cmp(&a->n, &b->n);
-}
-
-static const char *stack_app(struct callgraph *cg,
-			     const struct cg_sources *src,
-			     const struct cg_raw_stack *rs)
-{
-	const struct ops_image *img;
-	const struct ops_process *p;
-
-	if (cg->r->opts->merge & MERGE_LIB)
-		return NULL;
-	if (rs->ctx.app != CG_NONE &&
-	    (img = ops_session_image(src->s, rs->ctx.app)))
-		return strpool_intern(cg->r->pool, img->path);
-	if (rs->ctx.proc != CG_NONE &&
-	    (p = ops_session_process(src->s, rs->ctx.proc)))
-		return strpool_intern(cg->r->pool, p->exe ? p->exe :
-						p->comm ? p->comm : "?");
-	return NULL;
-}
-
-/* Give each frame its node id (in place of its address). */
-static int intern_nodes(struct callgraph *cg, const struct cg_sources *src,
-			const struct cg_res *res, uint32_t *ids)
-{
-	struct cg_key *keys;
-	size_t i, nk = 0;
-	uint32_t f;
-
-	keys = malloc((cg->nr_raw ? cg->nr_raw : 1) * sizeof(*keys));
-	if (!keys)
-		return -ENOMEM;
-	for (i = 0; i < cg->nr_rstacks; i++) {
-		const struct cg_raw_stack *rs = &cg->rstacks[i];
-		const char *app = stack_app(cg, src, rs);
-
-		for (f = 0; f < rs->n; f++) {
-			const struct cg_res *x = &res[rs->first + f];
-			struct cg_key *k = &keys[nk++];
-
-			memset(k, 0, sizeof(*k));
-			k->idx = rs->first + f;
-			k->n.kind = x->kind;
-			k->n.image = x->image;
-			k->n.handler = x->handler;
-			k->n.image_id = x->image_id;
-			k->n.sym = x->sym;
-			k->n.app = app ? app : x->image;
-			if (cg->r->opts->merge & MERGE_LIB)
-				k->n.app = NULL;
-			k->n.tgid = cg->r->tgid_separated ||
-					    x->kind == ROW_JIT ||
-					    x->kind == ROW_ANON ?
-					    rs->ctx.tgid : 0;
-		}
-	}
-	qsort(keys, nk, sizeof(*keys), key_cmp);
-	cg->nodes = calloc(nk ? nk : 1, sizeof(*cg->nodes));
-	if (!cg->nodes) {
-		free(keys);
-		return -ENOMEM;
-	}
-	for (i = 0; i < nk; i++) {
-		if (!cg->nr_nodes ||
-		    node_cmp(&cg->nodes[cg->nr_nodes - 1], &keys[i].n))
-			cg->nodes[cg->nr_nodes++] = keys[i].n;
-		ids[keys[i].idx] = (uint32_t)(cg->nr_nodes - 1);
-	}
-	free(keys);
-	return 0;
 }
 
 static int stack_cmp(const void *pa, const void *pb)
@@ -503,22 +528,21 @@ out:
 
 int callgraph_resolve(struct callgraph *cg, const struct cg_sources *src)
 {
-	struct cg_res *res;
-	uint32_t *ids;
+	struct cg_resolve rs = { .cg = cg, .src = src };
 	int ret = -ENOMEM;
 
-	res = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*res));
-	ids = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*ids));
-	if (!res || !ids)
+	rs.apps = calloc(cg->nr_rstacks ? cg->nr_rstacks : 1,
+			 sizeof(*rs.apps));
+	rs.ids = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*rs.ids));
+	if (!rs.apps || !rs.ids)
 		goto out;
-	ret = resolve_frames(cg, src, res);
+	ret = resolve_frames(&rs);
 	if (!ret)
-		ret = intern_nodes(cg, src, res, ids);
-	if (!ret)
-		ret = build_model(cg, ids);
+		ret = build_model(cg, rs.ids);
 out:
-	free(res);
-	free(ids);
+	free(rs.apps);
+	free(rs.ids);
+	free(rs.slots);
 	return ret;
 }
 
