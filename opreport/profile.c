@@ -399,6 +399,7 @@ int profile_build(struct profile **out, struct report *r,
 	const struct ops_session_info *info = ops_session_info(s);
 	const struct opreport_opts *o = r->opts;
 	struct profile *p;
+	bool cg_only;
 	int ret;
 
 	p = calloc(1, sizeof(*p));
@@ -412,8 +413,12 @@ int profile_build(struct profile **out, struct report *r,
 			    !(o->merge & MERGE_TGID);
 	r->cpu_separated = (info->separate & OPS_SEPARATE_CPU) &&
 			   !(o->merge & MERGE_CPU);
-	r->want_syms = o->symbols || o->details || o->include_symbols ||
-		       o->exclude_symbols;
+	/* an output of the call graph alone needs the flat samples only
+	 * counted: their names would be looked up for nothing */
+	cg_only = o->format == OUT_FOLDED || o->format == OUT_PPROF ||
+		  (o->callgraph && o->format == OUT_TEXT);
+	r->want_syms = !cg_only && (o->symbols || o->details ||
+				    o->include_symbols || o->exclude_symbols);
 	if (profile_spec_has_tgid(o->spec) &&
 	    !(info->separate & OPS_SEPARATE_PROCESS))
 		fprintf(stderr,
@@ -424,7 +429,7 @@ int profile_build(struct profile **out, struct report *r,
 		return ret;
 	ret = add_hist(p, r, s);
 	if (!ret)
-		ret = anon_rows_add(r, s, handlers);
+		ret = anon_rows_add(r, s, cg_only ? NULL : handlers);
 	if (!ret && want_callgraph(r))
 		ret = cg_build(p, r, s, handlers);
 	if (ret) {
