@@ -136,16 +136,22 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 int ops_writer_hist_add(struct ops_writer *w, uint32_t ctx, uint64_t offset,
 			uint64_t count)
 {
+	if (ctx >= w->hist.contexts.nr)
+		return ops_writer_fail(w, -EINVAL,
+				       "%s/samples.hist: unknown context %u",
+				       w->dir, ctx);
+	return ops_hist_count(w, ctx, offset, count);
+}
+
+int ops_hist_count(struct ops_writer *w, uint32_t ctx, uint64_t offset,
+		   uint64_t count)
+{
 	struct ops_hist_writer *h = &w->hist;
 	struct ops_hist_cell *c;
 	uint64_t k;
 	uint32_t slot;
 	int ret;
 
-	if (ctx >= h->contexts.nr)
-		return ops_writer_fail(w, -EINVAL,
-				       "%s/samples.hist: unknown context %u",
-				       w->dir, ctx);
 	if (!count)
 		return 0;
 	for (k = hist_hash(ctx, offset);; k++) {
@@ -193,8 +199,7 @@ fail:
 			       w->dir, strerror(-ret));
 }
 
-/* Definitions FROM..TO of KS as blocks of TYPE, appended to W->out. */
-static int hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
+int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
 			 uint32_t from, uint32_t to, uint16_t type)
 {
 	uint32_t first = from, i;
@@ -247,21 +252,30 @@ static int hist_put_counts(struct ops_writer *w, uint32_t n)
 		uint32_t pctx = 0;
 		uint64_t poff = 0;
 
+		uint32_t kind = d[i].ctx & OPS_STACK_CTX;
+
 		end = n - i > COUNTS_PER_BLOCK ? i + COUNTS_PER_BLOCK : n;
+		/* stack counts sort after the flat ones: one kind a block */
+		for (j = i; j < end; j++)
+			if ((d[j].ctx & OPS_STACK_CTX) != kind)
+				end = j;
 		w->payload.len = 0;
 		ret = ops_buf_put_varint(&w->payload, end - i);
 		for (j = i; j < end && !ret; j++) {
-			bool same = j > i && d[j].ctx == pctx;
+			uint32_t ctx = d[j].ctx & ~OPS_STACK_CTX;
+			bool same = j > i && ctx == pctx;
 			uint64_t off = same ? d[j].offset - poff : d[j].offset;
 
-			ret = ops_buf_put_varint(&w->payload, d[j].ctx - pctx);
+			ret = ops_buf_put_varint(&w->payload, ctx - pctx);
 			ret = ret ? ret : ops_buf_put_varint(&w->payload, off);
 			ret = ret ? ret : ops_buf_put_varint(&w->payload,
 							     d[j].count);
-			pctx = d[j].ctx;
+			pctx = ctx;
 			poff = d[j].offset;
 		}
-		ret = ret ? ret : ops_block_frame(&w->out, OPS_HIST_COUNTS,
+		ret = ret ? ret : ops_block_frame(&w->out,
+						  kind ? OPS_HIST_STACK_COUNTS
+						       : OPS_HIST_COUNTS,
 						  w->payload.data,
 						  w->payload.len);
 	}
@@ -288,6 +302,7 @@ int ops_hist_writer_open(struct ops_writer *w)
 
 	if (!path)
 		return ops_writer_fail(w, -ENOMEM, "out of memory");
+	w->hist.bf.version = w->callgraph ? OPS_FORMAT_VERSION : 0;
 	ret = ops_blockfile_create(&w->hist.bf, path, OPS_HIST_MAGIC, w->err,
 				   sizeof(w->err));
 	free(path);
@@ -301,10 +316,12 @@ int ops_hist_writer_flush(struct ops_writer *w)
 	int ret;
 
 	w->out.len = 0;
-	ret = hist_put_defs(w, &h->images, h->images_on_disk, h->images.nr,
+	ret = ops_hist_put_defs(w, &h->images, h->images_on_disk, h->images.nr,
 			    OPS_HIST_IMAGES);
-	ret = ret ? ret : hist_put_defs(w, &h->contexts, h->contexts_on_disk,
+	ret = ret ? ret : ops_hist_put_defs(w, &h->contexts, h->contexts_on_disk,
 					h->contexts.nr, OPS_HIST_CONTEXTS);
+	ret = ret ? ret : ops_hist_put_defs(w, &h->stacks, h->stacks_on_disk,
+					    h->stacks.nr, OPS_HIST_STACKS);
 	ret = ret ? ret : hist_reserve_sorted(h, h->nr_dirty);
 	if (ret)
 		return ops_writer_fail(w, ret, "%s/samples.hist: cannot flush: %s",
@@ -325,6 +342,7 @@ int ops_hist_writer_flush(struct ops_writer *w)
 		return ret;
 	h->images_on_disk = h->images.nr;
 	h->contexts_on_disk = h->contexts.nr;
+	h->stacks_on_disk = h->stacks.nr;
 	for (i = 0; i < h->nr_dirty; i++)
 		h->cells[h->dirty[i]].pending = 0;
 	h->records_on_disk += h->nr_dirty;
@@ -349,14 +367,17 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 		ret = ops_writer_fail(w, -ENOMEM, "out of memory");
 		goto out;
 	}
+	bf.version = w->callgraph ? OPS_FORMAT_VERSION : 0;
 	ret = ops_blockfile_create(&bf, tmp, OPS_HIST_MAGIC, w->err,
 				   sizeof(w->err));
 	if (ret)
 		goto out;
 	w->out.len = 0;
-	ret = hist_put_defs(w, &h->images, 0, h->images.nr, OPS_HIST_IMAGES);
-	ret = ret ? ret : hist_put_defs(w, &h->contexts, 0, h->contexts.nr,
+	ret = ops_hist_put_defs(w, &h->images, 0, h->images.nr, OPS_HIST_IMAGES);
+	ret = ret ? ret : ops_hist_put_defs(w, &h->contexts, 0, h->contexts.nr,
 					OPS_HIST_CONTEXTS);
+	ret = ret ? ret : ops_hist_put_defs(w, &h->stacks, 0, h->stacks.nr,
+					    OPS_HIST_STACKS);
 	ret = ret ? ret : hist_reserve_sorted(h, h->nr_cells);
 	if (!ret) {
 		for (i = 0; i < h->nr_cells; i++)
@@ -394,6 +415,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 	bf.path = NULL;
 	h->images_on_disk = h->images.nr;
 	h->contexts_on_disk = h->contexts.nr;
+	h->stacks_on_disk = h->stacks.nr;
 	for (i = 0; i < h->nr_dirty; i++)
 		h->cells[h->dirty[i]].pending = 0;
 	h->nr_dirty = 0;
@@ -414,6 +436,7 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	ops_blockfile_close(&h->bf);
 	ops_keyset_free(&h->images);
 	ops_keyset_free(&h->contexts);
+	ops_keyset_free(&h->stacks);
 	free(h->cells);
 	free(h->table);
 	free(h->dirty);

@@ -155,6 +155,7 @@ int ops_writer_open(struct ops_writer **out, const char *dir,
 	if (ret)
 		return ops_writer_fail(w, ret, "out of memory");
 	w->meta.info.stop_ns = 0;
+	w->callgraph = info->callgraph_depth != 0;
 	ret = writer_move_aside(w);
 	if (ret)
 		return ret;

@@ -40,7 +40,14 @@ struct ops_hist_writer {
 	struct ops_hist_delta *sorted;
 	uint32_t cap_sorted;
 	uint64_t records_on_disk; /* count records in the file */
+	struct ops_keyset stacks; /* keys are STACKS records as on disk */
+	uint32_t stacks_on_disk;
 };
+
+/* Cells of (context, stack) counts share the table with (context,
+ * offset) cells: their ctx has this bit, their offset is the stack id.
+ * Context ids stay below it (ops_keyset ids are below 2^31). */
+#define OPS_STACK_CTX 0x80000000u
 
 /* Threads a sample record can name by position (FORMAT.md, SAMPLES). */
 #define OPS_ANON_MRU 3
@@ -55,6 +62,9 @@ struct ops_anon_proc {
 	uint32_t mru_tid[OPS_ANON_MRU];
 	uint64_t mru_addr[OPS_ANON_MRU];
 	uint32_t nr_mru;
+	/* the stream of stack samples, the same encoding with a stack id
+	 * for the address; allocated at the process's first one */
+	struct ops_anon_proc *stacks;
 };
 
 struct ops_anon_writer {
@@ -71,6 +81,7 @@ struct ops_writer {
 	struct ops_hist_writer hist;
 	struct ops_anon_writer anon;
 	struct ops_buf out, payload, records;
+	bool callgraph; /* a version 2 session */
 };
 
 /* Set the writer's error line and return RET. */
@@ -78,6 +89,15 @@ int ops_writer_fail(struct ops_writer *w, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 int ops_hist_writer_open(struct ops_writer *w);
+/* Count without checking CTX (which may carry OPS_STACK_CTX). */
+int ops_hist_count(struct ops_writer *w, uint32_t ctx, uint64_t offset,
+		   uint64_t count);
+/* Definitions as blocks appended to W->out (hist_writer.c). */
+int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
+		      uint32_t from, uint32_t to, uint16_t type);
+/* Append to samples.hist the definitions not on disk yet, so that a
+ * block of anon.samples may name them (stack_writer.c).  Uses W->out. */
+int ops_hist_writer_defs(struct ops_writer *w);
 int ops_hist_writer_flush(struct ops_writer *w);
 /* Rewrite samples.hist with one set of definitions and totals. */
 int ops_hist_writer_compact(struct ops_writer *w, bool sync);
