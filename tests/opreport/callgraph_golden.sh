@@ -76,5 +76,36 @@ echo "ok: json call graph"
 [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "cut at the recording's depth limit" "$TMP/err" ||
 	{ cat "$TMP/err"; fail "a cut call chain: not one warning line"; }
 echo "ok: a cut chain is one warning"
+# a corrupt stack table: the block is dropped with one warning, the
+# anonymous stack samples that name its stacks with one more, and the
+# flat anonymous samples still read
+cp -r "$S" "$TMP/bad"
+python3 - "$TMP/bad/samples.hist" <<'EOP'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+off = 16
+while off + 16 <= len(data):
+    magic, kind, size = data[off:off + 4], *struct.unpack_from("<II", data, off + 4)
+    if magic != b"OBLK":
+        sys.exit("no block at %d" % off)
+    if kind == 4:  # STACKS
+        data[off + 16] ^= 0xff
+        open(sys.argv[1], "wb").write(data)
+        sys.exit(0)
+    off += 16 + size
+sys.exit("no STACKS block")
+EOP
+"$OPREPORT" --session-dir="$TMP/bad" -c >"$TMP/bad.txt" 2>"$TMP/bad.err" ||
+	{ cat "$TMP/bad.err"; fail "-c on a corrupt stack table exited $?"; }
+cat "$TMP/bad.err"
+[ "$(wc -l <"$TMP/bad.err")" = 2 ] &&
+	grep -q 'samples.hist: offset [0-9]*: ' "$TMP/bad.err" &&
+	grep -q 'anon.samples: .*no entry' "$TMP/bad.err" ||
+	fail "a corrupt stack table: not one warning for each file"
+"$OPREPORT" --session-dir="$TMP/bad" -l --anon-handler=perfmap \
+	>"$TMP/bad_l.txt" 2>/dev/null || fail "-l on a corrupt stack table exited $?"
+grep -q 'JS:\*fib$' "$TMP/bad_l.txt" ||
+	{ cat "$TMP/bad_l.txt"; fail "a corrupt stack table lost the flat anonymous samples"; }
+echo "ok: a corrupt stack table and stack ids with no entry"
 [ "$status" -eq 0 ] && echo PASS
 exit "$status"
