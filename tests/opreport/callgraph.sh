@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# The known call tree (callchain: main -> a -> hot 75%, main -> b -> hot
-# 25%) recorded with call chains by oprofiled -g and by perf record -g in
+# The known call tree (callchain: main -> path_a -> hot 75%, main ->
+# path_b -> hot 25%) recorded with call chains by oprofiled -g and by perf record -g in
 # the same run.  opreport -c, --format=folded and --format=pprof (read by
 # go tool pprof) must each put 75/25 of hot's samples under a and b within
 # 2 points, and agree with perf; pprof's top functions are opreport -l's.
@@ -57,16 +57,17 @@ tmp = sys.argv[1]
 bad = 0
 
 def shares(name, a, b):
-    """a's and b's percentages of hot's samples, checked and printed."""
+    """path_a's and path_b's percentages of hot's samples."""
     global bad
     t = a + b
     if t < 1000:
-        print("FAIL: %s: only %d samples of hot under a and b" % (name, t))
+        print("FAIL: %s: only %d samples of hot under path_a and path_b"
+              % (name, t))
         bad = 1
         return None
     pa, pb = 100.0 * a / t, 100.0 * b / t
     ok = abs(pa - 75) <= 2 and abs(pb - 25) <= 2
-    print("%s: %s a %.2f%% b %.2f%% (%d samples)"
+    print("%s: %s path_a %.2f%% path_b %.2f%% (%d samples)"
           % ("ok" if ok else "FAIL", name, pa, pb, t))
     bad |= not ok
     return pa
@@ -83,16 +84,16 @@ for line in open(tmp + "/c.txt"):
     if not m.group(1) and m.group(3) == "hot":
         callers = {n: c for ind, c, n in block}
     block.append((m.group(1), int(m.group(2)), m.group(3)))
-c = shares("opreport -c", callers.get("a", 0), callers.get("b", 0))
+c = shares("opreport -c", callers.get("path_a", 0), callers.get("path_b", 0))
 
 # folded: stacks ending in a;hot and b;hot
 fa = fb = 0
 for line in open(tmp + "/folded.txt"):
     stack, count = line.rsplit(" ", 1)
     frames = [re.sub(r" \[[^]]*\]$", "", f) for f in stack.split(";")]
-    if frames[-2:] == ["a", "hot"] and "main" in frames:
+    if frames[-2:] == ["path_a", "hot"] and "main" in frames:
         fa += int(count)
-    if frames[-2:] == ["b", "hot"] and "main" in frames:
+    if frames[-2:] == ["path_b", "hot"] and "main" in frames:
         fb += int(count)
 f = shares("folded", fa, fb)
 
@@ -106,14 +107,14 @@ for trace in open(tmp + "/traces.txt").read().split("-----------+"):
             value, frames = int(m.group(1)), [m.group(2)]
         elif value is not None and l.strip():
             frames.append(l.strip())
-    if frames[:2] == ["hot", "a"]:
+    if frames[:2] == ["hot", "path_a"]:
         pa += value
-    if frames[:2] == ["hot", "b"]:
+    if frames[:2] == ["hot", "path_b"]:
         pb += value
 shares("go tool pprof -traces", pa, pb)
 
 # perf script: sample header line, then frames leaf first
-perf = {"a": 0, "b": 0}
+perf = {"path_a": 0, "path_b": 0}
 frames = []
 for line in open(tmp + "/perf.txt").read().split("\n") + [""]:
     if line.strip() == "":
@@ -124,7 +125,7 @@ for line in open(tmp + "/perf.txt").read().split("\n") + [""]:
         p = line.split()
         if len(p) >= 2:
             frames.append(re.sub(r"\+0x[0-9a-f]+$", "", p[1]))
-p = shares("perf script", perf["a"], perf["b"])
+p = shares("perf script", perf["path_a"], perf["path_b"])
 if c is not None and p is not None and abs(c - p) > 2:
     print("FAIL: opreport -c %.2f%% and perf %.2f%% differ" % (c, p))
     bad = 1

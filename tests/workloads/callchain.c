@@ -1,38 +1,38 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * callchain [SECONDS]: a known call tree.  main calls a() three times for
- * each call of b(); both call the one hot() with the same work, so a
- * profiler with call graphs should put 75% of hot's samples under a and
- * 25% under b.  Built with frame pointers and without inlining, so the
- * kernel's frame-pointer walk sees main -> a -> hot and main -> b -> hot.
+ * callchain [SECONDS]: a known call tree for call graphs.  main calls
+ * path_a three times for each call of path_b, and both call hot, which
+ * does all the work: of hot's samples 75% come through path_a and 25%
+ * through path_b.  Built with frame pointers and without sibling calls,
+ * so every frame is on the stack a frame-pointer walk sees.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-#define ITERATIONS 200000
+#define HOT_ITERATIONS 200000
 
 static volatile uint64_t sink;
 
-__attribute__((noinline)) void hot(void);
-__attribute__((noinline)) void a(void);
-__attribute__((noinline)) void b(void);
+/* global, so that nm and every report name them */
+void hot(void);
+void path_a(void);
+void path_b(void);
 
 __attribute__((noinline)) void hot(void)
 {
-	for (uint64_t i = 0; i < ITERATIONS; i++)
+	for (uint64_t i = 0; i < HOT_ITERATIONS; i++)
 		sink += i ^ (sink >> 3);
 }
 
-/* the calls are not tail calls, so a and b stay on the stack */
-__attribute__((noinline)) void a(void)
+__attribute__((noinline)) void path_a(void)
 {
 	hot();
-	sink++;
+	sink++; /* work after the call: no tail call */
 }
 
-__attribute__((noinline)) void b(void)
+__attribute__((noinline)) void path_b(void)
 {
 	hot();
 	sink++;
@@ -48,27 +48,19 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-	double seconds = 2, end;
-	char *tail;
+	double seconds = argc > 1 ? atof(argv[1]) : 2.0, end;
 
-	if (argc > 2) {
+	if (seconds <= 0) {
 		fprintf(stderr, "usage: callchain [SECONDS]\n");
 		return 2;
 	}
-	if (argc == 2) {
-		seconds = strtod(argv[1], &tail);
-		if (tail == argv[1] || *tail || seconds <= 0) {
-			fprintf(stderr, "callchain: bad SECONDS '%s'\n",
-				argv[1]);
-			return 2;
-		}
-	}
 	end = now() + seconds;
 	while (now() < end) {
-		a();
-		a();
-		a();
-		b();
+		path_a();
+		path_a();
+		path_a();
+		path_b();
 	}
+	printf("callchain: done\n");
 	return 0;
 }
