@@ -19,7 +19,7 @@ perf record -q -e cpu-clock -F 1000 -g -o "$TMP/probe.data" -- true \
 
 # perf launches the workload; oprofiled attaches to the same process
 # (perf 6.1 cannot be the parent of oprofiled, see vs_perf.sh).
-perf record -q -e cpu-clock -F 1000 -g -o "$TMP/perf.data" -- "$WORKLOAD" 4 \
+perf record -q -e cpu-clock -F 4000 -g -o "$TMP/perf.data" -- "$WORKLOAD" 4 \
 	>"$TMP/perf.out" 2>&1 &
 perf_pid=$!
 pid=
