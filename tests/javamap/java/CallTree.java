@@ -16,11 +16,11 @@ public class CallTree {
 	}
 
 	static long a() {
-		return hot(1_000_000);
+		return hot(20_000);
 	}
 
 	static long b() {
-		return hot(1_000_000);
+		return hot(20_000);
 	}
 
 	public static void main(String[] args) {
