@@ -237,9 +237,9 @@ static int resolve_image(struct cg_resolve *rs, const struct cg_ref *refs,
 		if (!nu || offs[nu - 1] != refs[i].addr)
 			offs[nu++] = refs[i].addr;
 	if (img->kind == OPS_IMAGE_FILE) {
-		struct image_bfd *ib = image_cache_get(src->images, refs[0].key,
-						       img);
+		struct image_bfd *ib;
 
+		ib = image_cache_get(src->images, refs[0].key, img);
 		if (!ib)
 			goto out;
 		image_bfd_resolve(ib, offs, nu, syms, vmas);

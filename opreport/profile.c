@@ -205,7 +205,8 @@ static int cg_add_flat(struct profile *p, struct report *r,
 	int ret = 0;
 
 	for (i = 0; i < n && !ret; i++) {
-		const struct ops_context *ctx = ops_session_context(s, h[i].ctx);
+		const struct ops_context *ctx =
+			ops_session_context(s, h[i].ctx);
 		const struct ops_image *img, *app;
 		struct cg_raw_frame fr;
 		struct cg_raw_ctx c;
@@ -246,7 +247,8 @@ static int cg_add_flat(struct profile *p, struct report *r,
 /* A stack as the model takes it, leaf first; NULL when the table has no
  * such stack. */
 static const struct ops_stack *stack_frames(struct ops_session *s,
-					    uint32_t id, struct cg_raw_frame *fr)
+					    uint32_t id,
+					    struct cg_raw_frame *fr)
 {
 	const struct ops_stack *st = ops_session_stack(s, id);
 	uint32_t i;

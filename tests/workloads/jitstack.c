@@ -126,8 +126,9 @@ int main(int argc, char **argv)
 		"x86-64\n");
 	return 77;
 #endif
-	if (argc > 2 || (argc == 2 && ((seconds = strtod(argv[1], &tail)) <= 0 ||
-				       *tail))) {
+	if (argc == 2)
+		seconds = strtod(argv[1], &tail);
+	if (argc > 2 || (argc == 2 && (seconds <= 0 || *tail))) {
 		fprintf(stderr, "usage: jitstack [SECONDS]\n");
 		return 2;
 	}
