@@ -327,13 +327,13 @@ int ops_anon_decode_stacks(struct ops_anon_data *a, uint32_t proc_id,
 			m = anon_decode_block(a, blk, tmp, &whole);
 			for (k = 0; k < m; k++) {
 				if (tmp[k].addr >= a->nr_stacks) {
-					if (!a->swarned)
+					if (!a->warned)
 						ops_warnf(a->warn, a->warn_arg,
 							  "%s: offset %llu: stack id %llu with no entry",
 							  a->path,
 							  (unsigned long long)blk->off,
 							  (unsigned long long)tmp[k].addr);
-					a->swarned = true;
+					a->warned = true;
 					continue;
 				}
 				r->ssamples[got++] = (struct ops_anon_stack_sample){

@@ -239,10 +239,14 @@ static int delta_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* W->hist.sorted[0..N) as COUNTS blocks appended to W->out. */
-static int hist_put_counts(struct ops_writer *w, uint32_t n)
+/* W->hist.sorted[0..N) as COUNTS blocks appended to W->out, then the
+ * stacks from STACKS_FROM on and the STACK_COUNTS blocks: damage to the
+ * stack table leaves the flat counts before it readable. */
+static int hist_put_counts(struct ops_writer *w, uint32_t n,
+			   uint32_t stacks_from)
 {
 	struct ops_hist_delta *d = w->hist.sorted;
+	bool stacks_put = false;
 	uint32_t i, j, end;
 	int ret = 0;
 
@@ -251,8 +255,16 @@ static int hist_put_counts(struct ops_writer *w, uint32_t n)
 	for (i = 0; i < n && !ret; i = end) {
 		uint32_t pctx = 0;
 		uint64_t poff = 0;
-
 		uint32_t kind = d[i].ctx & OPS_STACK_CTX;
+
+		if (kind && !stacks_put) {
+			ret = ops_hist_put_defs(w, &w->hist.stacks,
+						stacks_from, w->hist.stacks.nr,
+						OPS_HIST_STACKS);
+			stacks_put = true;
+			if (ret)
+				break;
+		}
 
 		end = n - i > COUNTS_PER_BLOCK ? i + COUNTS_PER_BLOCK : n;
 		/* stack counts sort after the flat ones: one kind a block */
@@ -279,6 +291,9 @@ static int hist_put_counts(struct ops_writer *w, uint32_t n)
 						  w->payload.data,
 						  w->payload.len);
 	}
+	if (!ret && !stacks_put)
+		ret = ops_hist_put_defs(w, &w->hist.stacks, stacks_from,
+					w->hist.stacks.nr, OPS_HIST_STACKS);
 	return ret;
 }
 
@@ -320,8 +335,6 @@ int ops_hist_writer_flush(struct ops_writer *w)
 			    OPS_HIST_IMAGES);
 	ret = ret ? ret : ops_hist_put_defs(w, &h->contexts, h->contexts_on_disk,
 					h->contexts.nr, OPS_HIST_CONTEXTS);
-	ret = ret ? ret : ops_hist_put_defs(w, &h->stacks, h->stacks_on_disk,
-					    h->stacks.nr, OPS_HIST_STACKS);
 	ret = ret ? ret : hist_reserve_sorted(h, h->nr_dirty);
 	if (ret)
 		return ops_writer_fail(w, ret, "%s/samples.hist: cannot flush: %s",
@@ -332,7 +345,7 @@ int ops_hist_writer_flush(struct ops_writer *w)
 		h->sorted[i] = (struct ops_hist_delta){ c->offset, c->pending,
 							c->ctx };
 	}
-	ret = hist_put_counts(w, h->nr_dirty);
+	ret = hist_put_counts(w, h->nr_dirty, h->stacks_on_disk);
 	if (ret)
 		return ops_writer_fail(w, ret, "%s/samples.hist: cannot flush: %s",
 				       w->dir, strerror(-ret));
@@ -376,8 +389,6 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 	ret = ops_hist_put_defs(w, &h->images, 0, h->images.nr, OPS_HIST_IMAGES);
 	ret = ret ? ret : ops_hist_put_defs(w, &h->contexts, 0, h->contexts.nr,
 					OPS_HIST_CONTEXTS);
-	ret = ret ? ret : ops_hist_put_defs(w, &h->stacks, 0, h->stacks.nr,
-					    OPS_HIST_STACKS);
 	ret = ret ? ret : hist_reserve_sorted(h, h->nr_cells);
 	if (!ret) {
 		for (i = 0; i < h->nr_cells; i++)
@@ -385,7 +396,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 				h->sorted[n++] = (struct ops_hist_delta){
 					h->cells[i].offset, h->cells[i].total,
 					h->cells[i].ctx };
-		ret = hist_put_counts(w, n);
+		ret = hist_put_counts(w, n, 0);
 	}
 	if (ret) {
 		ops_writer_fail(w, ret, "%s: cannot compact: %s", tmp,

@@ -79,7 +79,6 @@ struct ops_anon_data {
 	struct ops_anon_block *blocks;
 	uint32_t nr_blocks, cap_blocks;
 	uint32_t nr_stacks; /* stack ids below it have an entry */
-	bool swarned;       /* one warning for stack ids with no entry */
 };
 
 /* Index a whole anon.samples held in BUF (which must stay valid until
