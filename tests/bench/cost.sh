@@ -10,6 +10,7 @@
 # recorder's cost shows as a longer run.
 
 COST="Recording cost"
+COST_CG="Recording cost with call graphs"
 # on a shared machine the workload's CPU time is steadier than its wall
 # time, and it includes the kernel's work of taking the samples
 WCPU_FIG="slowdown of the workload, by its CPU time"
@@ -262,7 +263,7 @@ bench_cost() {
 # bench_cost_callgraph: the recording cost again, with call graphs
 bench_cost_callgraph() {
 	local saved=$COST
-	COST="Recording cost with call graphs" CG=-g
+	COST=$COST_CG CG=-g
 	bench_cost
 	COST=$saved CG=''
 }

@@ -127,9 +127,14 @@ mkdir -p "$(dirname "$OUT")" || die "cannot create the directory of $OUT"
 cp "$RAW" "$LOGDIR/raw.tsv"
 python3 "$BENCH_DIR/stats.py" table "$RAW" "$OUT" --check ||
 	die "the table is incomplete (see above); records in $LOGDIR/raw.tsv"
-for s in "$COST" "$SPEED" "$RESOLVE_SECTION" "$ACC"; do
-	grep -q "^[vwn]	$s	" "$RAW" || die "section '$s' produced no rows"
-done
+check_rows() {
+	grep -q "^[vwn]	$1	" "$RAW" || die "section '$1' produced no rows"
+}
+section cost && check_rows "$COST"
+section callgraph && check_rows "$COST_CG"
+section report && check_rows "$SPEED"
+section resolve && check_rows "$RESOLVE_SECTION"
+section accuracy && check_rows "$ACC"
 # A part that is not built yet, a tool this machine lacks, or perf itself
 # crashing (its bug, not ours, and the table says so) is a reason; any
 # other command that ran and broke fails the smoke test, and is reported
