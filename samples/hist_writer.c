@@ -448,6 +448,9 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	ops_keyset_free(&h->images);
 	ops_keyset_free(&h->contexts);
 	ops_keyset_free(&h->stacks);
+	ops_keyset_free(&h->full);
+	free(h->full_node);
+	ops_buf_free(&h->key);
 	free(h->cells);
 	free(h->table);
 	free(h->dirty);

@@ -11,15 +11,17 @@
 #include "block_internal.h"
 #include "reader_internal.h"
 
-/* The fewest bytes a stack record and a count record take. */
-#define STACK_MIN 5
-#define FRAME_MIN 2
+/* The fewest bytes a stack node and a count record take. */
+#define STACK_MIN 4
 #define COUNT_MIN 3
 
 #define TAG_SAME 0
 #define TAG_ANON 1
 #define TAG_UNKNOWN 2
 #define TAG_IMAGE 3
+
+#define NODE_KERNEL 0x1
+#define NODE_CUT 0x2
 
 static int stack_grow(void **p, size_t *cap, size_t need, size_t size)
 {
@@ -40,7 +42,7 @@ static int stack_grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-/* One frame record after PREV (NULL for the first); false on damage. */
+/* One frame record after PREV (NULL at a root); false on damage. */
 static bool stack_frame(const struct ops_hist_data *h, struct ops_cur *c,
 			const struct ops_frame *prev, struct ops_frame *f)
 {
@@ -70,11 +72,17 @@ static bool stack_frame(const struct ops_hist_data *h, struct ops_cur *c,
 	return c->ok;
 }
 
+/* Each node is read as its whole stack, leaf first: its frame, then its
+ * parent's frames.  A crafted chain of deep nodes would make that
+ * quadratic, so the expanded table is bounded. */
+#define FRAMES_MAX (1u << 24)
+
 const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 			    size_t len, bool *oom)
 {
-	uint32_t first, n, i, j, start = h->nr_stacks;
+	uint32_t first, n, i, start = h->nr_stacks;
 	size_t fstart = h->nr_frames, cap;
+	const char *why = "bad stack record";
 	struct ops_cur c;
 
 	ops_cur_init(&c, p, len);
@@ -96,24 +104,43 @@ const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 	h->cap_stacks = (uint32_t)(cap > UINT32_MAX ? UINT32_MAX : cap);
 	for (i = 0; i < n; i++) {
 		struct ops_stack *st = &h->stacks[first + i];
-		uint32_t nf = ops_cur_varint32(&c);
+		uint32_t parent = ops_cur_varint32(&c);
+		uint32_t flags = ops_cur_varint32(&c);
+		const struct ops_stack *up = NULL;
+		struct ops_frame *f;
+		uint32_t nf = 1;
 
-		st->nr_kernel = ops_cur_varint32(&c);
-		st->flags = ops_cur_varint32(&c);
-		st->nr_frames = nf;
-		st->frames = NULL;
-		if (!c.ok || !nf || nf > OPS_STACK_MAX_FRAMES ||
-		    st->nr_kernel > nf || nf > ops_cur_left(&c) / FRAME_MIN)
+		if (!c.ok || parent > first + i)
 			goto bad;
+		if (parent) {
+			up = &h->stacks[parent - 1];
+			nf = up->nr_frames + 1;
+			/* user frames are the outer ones */
+			if (!(flags & NODE_KERNEL) && up->nr_kernel)
+				goto bad;
+		}
+		if (nf > OPS_STACK_MAX_FRAMES)
+			goto bad;
+		if (h->nr_frames + nf > FRAMES_MAX) {
+			why = "stack table too large";
+			goto bad;
+		}
 		if (stack_grow((void **)&h->frames, &h->cap_frames,
 			       h->nr_frames + nf, sizeof(*h->frames)))
 			goto nomem;
-		for (j = 0; j < nf; j++) {
-			struct ops_frame *f = &h->frames[h->nr_frames + j];
-
-			if (!stack_frame(h, &c, j ? f - 1 : NULL, f))
-				goto bad;
-		}
+		f = &h->frames[h->nr_frames];
+		if (!stack_frame(h, &c, up ? &h->frames[h->stack_first[parent - 1]]
+					   : NULL, f))
+			goto bad;
+		if (up)
+			memcpy(f + 1, &h->frames[h->stack_first[parent - 1]],
+			       up->nr_frames * sizeof(*f));
+		st->nr_frames = nf;
+		st->nr_kernel = (up ? up->nr_kernel : 0) +
+				!!(flags & NODE_KERNEL);
+		st->flags = up ? up->flags :
+			    (flags & NODE_CUT) ? OPS_STACK_TRUNCATED : 0;
+		st->frames = NULL;
 		h->stack_first[first + i] = h->nr_frames;
 		h->nr_frames += nf;
 	}
@@ -125,7 +152,7 @@ const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 	return NULL;
 bad:
 	h->nr_frames = fstart;
-	return "bad stack record";
+	return why;
 nomem:
 	h->nr_frames = fstart;
 	*oom = true;

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * The stack table of samples.hist and its counts (FORMAT.md, STACKS and
- * STACK_COUNTS).  A stack is interned by its record as it goes on disk:
- * encoding one per sample costs less than the frames' own lookups in the
- * recorder, and the bytes then serve as hash key and as definition.
- * Counts share the histogram's table, marked by OPS_STACK_CTX.
+ * STACK_COUNTS).  The table is a tree of frames, so that a stack that
+ * differs from a known one in its leaf alone costs one node: JIT code
+ * gives a new leaf address at almost every sample.  Per sample the whole
+ * stack is looked up at once by its encoding; only a stack not seen
+ * before walks the tree.  Counts share the histogram's table, marked by
+ * OPS_STACK_CTX.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "writer_internal.h"
@@ -36,16 +39,34 @@ static int stack_check(const struct ops_writer *w, const struct ops_stack *st)
 	return 0;
 }
 
-/* The STACKS record of ST into OUT (emptied first). */
-static int stack_encode(struct ops_buf *out, const struct ops_stack *st)
+/* Node flags (FORMAT.md, STACKS). */
+#define NODE_KERNEL 0x1
+#define NODE_CUT 0x2
+
+/* The frame of a node after its parent's frame PREV (NULL at a root). */
+static uint8_t *frame_encode(uint8_t *p, const struct ops_frame *f,
+			     const struct ops_frame *prev)
 {
-	const struct ops_frame *f, *prev = NULL;
+	if (prev && prev->kind == f->kind &&
+	    (f->kind != OPS_FRAME_IMAGE || prev->image == f->image)) {
+		p += ops_varint_encode(p, TAG_SAME);
+		return p + ops_varint_encode(
+			p, ops_zigzag((int64_t)(f->addr - prev->addr)));
+	}
+	p += ops_varint_encode(p, f->kind == OPS_FRAME_ANON ? TAG_ANON :
+			       f->kind == OPS_FRAME_UNKNOWN ? TAG_UNKNOWN :
+			       (uint64_t)TAG_IMAGE + f->image);
+	return p + ops_varint_encode(p, f->addr);
+}
+
+/* The whole stack as a lookup key into OUT: the per-sample fast path. */
+static int stack_key(struct ops_buf *out, const struct ops_stack *st)
+{
 	uint8_t *p;
 	uint32_t i;
 	int ret;
 
 	out->len = 0;
-	/* three varints of header, a tag and a value per frame */
 	ret = ops_buf_reserve(out, (size_t)(3 + 2 * st->nr_frames) *
 					   OPS_VARINT_MAX);
 	if (ret)
@@ -54,28 +75,46 @@ static int stack_encode(struct ops_buf *out, const struct ops_stack *st)
 	p += ops_varint_encode(p, st->nr_frames);
 	p += ops_varint_encode(p, st->nr_kernel);
 	p += ops_varint_encode(p, st->flags);
-	for (i = 0; i < st->nr_frames; i++, prev = f) {
-		f = &st->frames[i];
-		if (prev && prev->kind == f->kind &&
-		    (f->kind != OPS_FRAME_IMAGE || prev->image == f->image)) {
-			p += ops_varint_encode(p, TAG_SAME);
-			p += ops_varint_encode(
-				p, ops_zigzag((int64_t)(f->addr - prev->addr)));
-			continue;
-		}
-		p += ops_varint_encode(p, f->kind == OPS_FRAME_ANON ? TAG_ANON :
-				       f->kind == OPS_FRAME_UNKNOWN ?
-				       TAG_UNKNOWN :
-				       (uint64_t)TAG_IMAGE + f->image);
-		p += ops_varint_encode(p, f->addr);
-	}
+	for (i = 0; i < st->nr_frames; i++)
+		p = frame_encode(p, &st->frames[i],
+				 i ? &st->frames[i - 1] : NULL);
 	out->len = (size_t)(p - out->data);
+	return 0;
+}
+
+/* Add the nodes of a stack seen for the first time, outermost first;
+ * *ID is its leaf's node. */
+static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
+		       uint32_t *id)
+{
+	uint8_t rec[4 * OPS_VARINT_MAX], *p;
+	uint32_t i, parent = 0; /* node id + 1, 0 for none */
+	int ret;
+
+	for (i = st->nr_frames; i-- > 0;) {
+		uint32_t flags = i < st->nr_kernel ? NODE_KERNEL : 0;
+
+		if (i == st->nr_frames - 1 && (st->flags & OPS_STACK_TRUNCATED))
+			flags |= NODE_CUT;
+		p = rec;
+		p += ops_varint_encode(p, parent);
+		p += ops_varint_encode(p, flags);
+		p = frame_encode(p, &st->frames[i],
+				 parent ? &st->frames[i + 1] : NULL);
+		ret = ops_keyset_add(&w->hist.stacks, rec, (size_t)(p - rec),
+				     id);
+		if (ret)
+			return ret;
+		parent = *id + 1;
+	}
 	return 0;
 }
 
 int ops_writer_stack(struct ops_writer *w, const struct ops_stack *st,
 		     uint32_t *id)
 {
+	struct ops_hist_writer *h = &w->hist;
+	uint32_t fid, nr = h->full.nr;
 	int ret;
 
 	if (!w->callgraph)
@@ -86,13 +125,33 @@ int ops_writer_stack(struct ops_writer *w, const struct ops_stack *st,
 		return ops_writer_fail(w, -EINVAL,
 				       "%s/samples.hist: invalid stack",
 				       w->dir);
-	ret = stack_encode(&w->records, st);
+	ret = stack_key(&h->key, st);
 	if (!ret)
-		ret = ops_keyset_add(&w->hist.stacks, w->records.data,
-				     w->records.len, id);
-	if (ret)
+		ret = ops_keyset_add(&h->full, h->key.data, h->key.len, &fid);
+	if (!ret && h->full.nr == nr) {
+		*id = h->full_node[fid];
+		return 0;
+	}
+	if (!ret && fid >= h->cap_full_node) {
+		uint32_t cap = h->cap_full_node ? h->cap_full_node * 2 : 1024;
+		uint32_t *v = realloc(h->full_node, cap * sizeof(*v));
+
+		ret = v ? 0 : -ENOMEM;
+		if (v) {
+			h->full_node = v;
+			h->cap_full_node = cap;
+		}
+	}
+	if (!ret)
+		ret = stack_nodes(w, st, id);
+	if (!ret)
+		h->full_node[fid] = *id;
+	if (ret) {
+		/* a key without its node would answer wrong later */
+		ops_keyset_free(&h->full);
 		return ops_writer_fail(w, ret, "%s/samples.hist: cannot add stack: %s",
 				       w->dir, strerror(-ret));
+	}
 	return 0;
 }
 

@@ -40,8 +40,15 @@ struct ops_hist_writer {
 	struct ops_hist_delta *sorted;
 	uint32_t cap_sorted;
 	uint64_t records_on_disk; /* count records in the file */
-	struct ops_keyset stacks; /* keys are STACKS records as on disk */
+	/* the stack table is a tree: node keys are STACKS records as on
+	 * disk (parent, flags, frame); whole stacks, leaf first, map to
+	 * their leaf's node through full_node */
+	struct ops_keyset stacks;
 	uint32_t stacks_on_disk;
+	struct ops_keyset full;
+	uint32_t *full_node;
+	uint32_t cap_full_node;
+	struct ops_buf key;
 };
 
 /* Cells of (context, stack) counts share the table with (context,

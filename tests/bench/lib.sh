@@ -135,7 +135,9 @@ oprofiled_summary() {
 
 # perf_counts FILE: "SAMPLES LOST" of a perf.data, from perf report
 perf_counts() {
-	perf report -i "$1" --stdio --sort sym -n 2>/dev/null >"$1.report" ||
+	# a call graph recording is counted flat, each sample once
+	perf report -i "$1" --stdio --sort sym -n ${CG:+--no-children -g none} \
+		2>/dev/null >"$1.report" ||
 		return 1
 	python3 "$BENCH_DIR/shares.py" perf "$1.report" |
 		awk '{ print $(NF - 1), $NF }'

@@ -140,12 +140,16 @@ static void cg_check(const struct cg *c, struct ops_session *s)
 
 	ck_assert_uint_eq(ops_session_info(s)->format_version, 2);
 	ck_assert_uint_eq(ops_session_info(s)->callgraph_depth, 64);
-	ck_assert_uint_eq(ops_session_nr_stacks(s), 3);
+	/* the table holds the outer parts of each stack as stacks too: 4
+	 * + 4 + 2 (the JIT stack shares its outermost frame) */
+	ck_assert_uint_eq(ops_session_nr_stacks(s), 10);
 	frames_eq(ops_session_stack(s, c->s_native), native, 4, 0, 0);
 	frames_eq(ops_session_stack(s, c->s_kernel), kernel, 4, 2,
 		  OPS_STACK_TRUNCATED);
 	frames_eq(ops_session_stack(s, c->s_anon), jit, 3, 0, 0);
-	ck_assert_ptr_null(ops_session_stack(s, 3));
+	ck_assert_ptr_null(ops_session_stack(s, 10));
+	/* the caller of the native stack's leaf: its other three frames */
+	frames_eq(ops_session_stack(s, 2), native + 1, 3, 0, 0);
 	e = ops_session_stack_hist(s, &n);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_uint_eq(e[0].ctx, c->ctx);
@@ -331,7 +335,8 @@ START_TEST(test_truncated_stack)
 	struct warns wr = { 0 };
 	struct ops_session *s;
 	uint8_t *buf;
-	size_t len, off, n;
+	size_t len, off, n, end;
+	uint32_t plen;
 	struct cg c;
 
 	cg_open(&c, 64);
@@ -340,11 +345,13 @@ START_TEST(test_truncated_stack)
 	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
 	buf = file_read(hist, &len);
 	off = block_of(buf, len, OPS_HIST_STACKS);
-	/* first stack: first_id, n, then nr_frames 4 becomes 9 */
-	ck_assert_uint_eq(buf[off + OPS_BLOCK_HEADER_SIZE + 2], 4);
-	buf[off + OPS_BLOCK_HEADER_SIZE + 2] = 9;
+	/* the block loses its last byte: its last record runs out */
+	plen = ops_le32_load(buf + off + 8);
+	end = off + OPS_BLOCK_HEADER_SIZE + plen;
+	memmove(buf + end - 1, buf + end, len - end);
+	ops_le32_store(buf + off + 8, plen - 1);
 	fix_crc(buf, off);
-	file_write(hist, buf, len);
+	file_write(hist, buf, len - 1);
 	free(buf);
 	s = session_must_open(sdir, &wr);
 	check_one_warning(&wr, hist, "bad stack record");

@@ -130,7 +130,8 @@ struct ops_anon_sample {
  * instruction) first, then return addresses of its callers outwards.
  * The first nr_kernel frames ran in the kernel, the rest in user space,
  * as the kernel's PERF_CONTEXT_KERNEL/USER markers divided them.  Stacks
- * are stored once each in a table (ids dense from 0).  A stack with no
+ * are stored once each in a table (ids dense from 0), which also holds
+ * the outer part of every stack (its callers' stacks) as stacks.  A stack with no
  * OPS_FRAME_ANON frame is counted per (context, stack id), the context
  * being the leaf's; a stack with one is appended, with the sample's
  * time and thread, to its process's anonymous stream, so that every JIT
