@@ -99,6 +99,11 @@ static void counters_attr(const struct counters *c,
 	}
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	if (c->cfg.callgraph_depth) {
+		/* the kernel walks frame pointers; the chain follows CPU */
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->sample_max_stack = c->cfg.callgraph_depth;
+	}
 	a->disabled = 1;
 	a->inherit = inherit;
 	a->enable_on_exec = enable_on_exec;

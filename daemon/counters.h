@@ -23,6 +23,7 @@ struct counters_config {
 	/* when the kernel refuses kernel samples (perf_event_paranoid),
 	 * exclude them instead of failing */
 	bool kernel_fallback;
+	uint16_t callgraph_depth; /* PERF_SAMPLE_CALLCHAIN frames, 0: none */
 };
 
 struct counters {

@@ -192,6 +192,7 @@ static int daemon_writer_open(struct daemon *d)
 		.command_line = d->o->command_line,
 		.separate = d->o->separate,
 		.kernel_excluded = d->o->no_kernel || d->c.kernel_refused,
+		.callgraph_depth = d->o->callgraph_depth,
 	};
 	int err;
 
@@ -243,6 +244,7 @@ static int daemon_open_counters(struct daemon *d)
 		.period = d->o->period,
 		.exclude_kernel = d->o->no_kernel,
 		.kernel_fallback = true,
+		.callgraph_depth = (uint16_t)d->o->callgraph_depth,
 	};
 	struct rlimit rl;
 	int err = counters_init(&d->c, &cfg);
@@ -465,6 +467,7 @@ static int daemon_run(struct daemon *d)
 		.separate = d->o->separate,
 		.archive_maps = d->o->archive_maps,
 		.archive_max_bytes = d->o->archive_max_bytes,
+		.callgraph_depth = d->o->callgraph_depth,
 	});
 	if (err) {
 		fprintf(stderr, "oprofiled: %s\n", strerror(-err));

@@ -12,14 +12,18 @@
 
 #define DEFAULT_FREQUENCY 4000
 #define DEFAULT_ARCHIVE_MIB 64
+/* the kernel's own default, kernel.perf_event_max_stack */
+#define DEFAULT_CALLGRAPH_DEPTH 127
 
 static char *opt_pid, *opt_duration, *opt_separate, *opt_session_dir;
 static char *opt_frequency, *opt_period, *opt_event, *opt_archive_max;
-static int opt_system, opt_no_kernel, opt_no_archive;
+static char *opt_callgraph_depth;
+static int opt_system, opt_no_kernel, opt_no_archive, opt_callgraph;
 
 enum {
 	OPT_PID = 1, OPT_DURATION, OPT_SEPARATE, OPT_SESSION_DIR,
 	OPT_FREQUENCY, OPT_PERIOD, OPT_EVENT, OPT_ARCHIVE_MAX,
+	OPT_CALLGRAPH_DEPTH,
 };
 
 /* String options come back through poptGetOptArg so that one given
@@ -35,6 +39,7 @@ static char **options_slot(int val)
 	case OPT_PERIOD: return &opt_period;
 	case OPT_EVENT: return &opt_event;
 	case OPT_ARCHIVE_MAX: return &opt_archive_max;
+	case OPT_CALLGRAPH_DEPTH: return &opt_callgraph_depth;
 	}
 	return NULL;
 }
@@ -63,6 +68,11 @@ static const struct poptOption options_table[] = {
 	  "do not copy JIT map files into the session", NULL },
 	{ "archive-max", 0, POPT_ARG_STRING, NULL, OPT_ARCHIVE_MAX,
 	  "copy no JIT map file larger than MIB (default 64)", "MIB" },
+	{ "callgraph", 'g', POPT_ARG_NONE, &opt_callgraph, 0,
+	  "record a call chain with each sample (frame pointers)", NULL },
+	{ "callgraph-depth", 0, POPT_ARG_STRING, NULL, OPT_CALLGRAPH_DEPTH,
+	  "record at most N frames a sample (default 127); implies -g",
+	  "N" },
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };
@@ -206,6 +216,16 @@ static int options_check(struct options *o)
 					 "empty path");
 		o->session_dir = opt_session_dir;
 	}
+	if (opt_callgraph_depth) {
+		if (parse_u64(opt_callgraph_depth, &v) || v == 0 ||
+		    v >= OPS_STACK_MAX_FRAMES)
+			return bad_value("--callgraph-depth",
+					 opt_callgraph_depth,
+					 "not a number of frames from 1 to 1023");
+		o->callgraph_depth = (uint32_t)v;
+	} else if (opt_callgraph) {
+		o->callgraph_depth = DEFAULT_CALLGRAPH_DEPTH;
+	}
 	o->no_kernel = opt_no_kernel;
 	o->archive_maps = !opt_no_archive;
 	return 0;
@@ -218,7 +238,7 @@ int options_parse(struct options *o, int argc, const char **argv)
 	int rc, err = -EINVAL;
 
 	memset(o, 0, sizeof(*o));
-	opt_system = opt_no_kernel = opt_no_archive = 0;
+	opt_system = opt_no_kernel = opt_no_archive = opt_callgraph = 0;
 	o->session_dir = "./oprofile_data";
 	o->frequency = DEFAULT_FREQUENCY;
 	o->event = evname_find("cpu-clock");
@@ -255,7 +275,8 @@ void options_free(struct options *o)
 {
 	char **strs[] = { &opt_pid, &opt_duration, &opt_separate,
 			  &opt_session_dir, &opt_frequency, &opt_period,
-			  &opt_event, &opt_archive_max };
+			  &opt_event, &opt_archive_max,
+			  &opt_callgraph_depth };
 
 	if (o->popt)
 		poptFreeContext(o->popt);

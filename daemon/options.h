@@ -28,6 +28,7 @@ struct options {
 	bool no_kernel;
 	bool archive_maps;
 	uint64_t archive_max_bytes;
+	uint32_t callgraph_depth;	/* frames per sample, 0: no call graph */
 	char *command_line;	/* oprofiled's own, for the session */
 	void *popt;		/* owns the strings above */
 };

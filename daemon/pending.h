@@ -17,14 +17,23 @@ struct pending_sample {
 	int32_t cpu;
 	uint16_t misc;
 	uint16_t tries;
+	/* the call chain as the kernel gave it (PERF_CONTEXT_* markers
+	 * included), or NULL; a held sample's points into the ring */
+	const uint64_t *chain;
+	uint32_t nr_chain;
 };
 
 struct pending {
 	struct pending_sample *v;
 	size_t cap, head, n;
+	uint64_t *chains;	/* CHAIN_MAX entries per slot, or NULL */
+	size_t chain_max;
 };
 
 int pending_init(struct pending *p, size_t cap);
+/* Room for a call chain of up to CHAIN_MAX entries in every slot: held
+ * samples keep their chains without allocating. */
+int pending_init_chains(struct pending *p, size_t chain_max);
 void pending_free(struct pending *p);
 /* Hold S; when the ring is full the oldest sample is pushed out into
  * *EVICTED and true is returned. */

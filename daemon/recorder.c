@@ -32,6 +32,14 @@ int recorder_init(struct recorder *r, struct ops_writer *w,
 		err = imgcache_init(&r->images);
 	if (!err)
 		err = pending_init(&r->pending, PENDING_CAP);
+	if (!err && cfg->callgraph_depth) {
+		/* the kernel adds a context marker or a few to the frames */
+		err = pending_init_chains(&r->pending,
+					  cfg->callgraph_depth + 16);
+		r->frames = calloc(OPS_STACK_MAX_FRAMES, sizeof(*r->frames));
+		if (!err && !r->frames)
+			err = -ENOMEM;
+	}
 	return err;
 }
 
@@ -40,6 +48,8 @@ void recorder_free(struct recorder *r)
 	proctab_free(&r->procs);
 	imgcache_free(&r->images);
 	pending_free(&r->pending);
+	free(r->frames);
+	r->frames = NULL;
 	free(r->exits);
 	r->exits = NULL;
 }
@@ -96,6 +106,7 @@ static void recorder_kernel(struct recorder *r, const struct pending_sample *s)
 		}
 		r->kernel++;
 		recorder_hist(r, p->kctx, s->ip);
+		recorder_stack(r, p, s, p->kctx);
 		return;
 	}
 	/* the idle task, or a task gone before we knew it: the kernel is
@@ -110,6 +121,7 @@ static void recorder_kernel(struct recorder *r, const struct pending_sample *s)
 	}
 	r->kernel++;
 	recorder_hist(r, r->kctx_idle, s->ip);
+	recorder_stack(r, NULL, s, r->kctx_idle);
 }
 
 /* The identity points into the process's own strings, which exec and
@@ -122,9 +134,8 @@ static void recorder_sync_ident(struct proc *p)
 	p->ident.jitdump = p->jitdump;
 }
 
-static void recorder_anon(struct recorder *r, struct proc *p,
-			  struct maptab_entry *e,
-			  const struct pending_sample *s)
+int recorder_anon_note(struct recorder *r, struct proc *p,
+		       struct maptab_entry *e)
 {
 	int err;
 
@@ -139,14 +150,27 @@ static void recorder_anon(struct recorder *r, struct proc *p,
 		if (err) {
 			p->proc_id = PROC_NO_ID;
 			recorder_fail(r, err, true);
-			return;
+			return -1;
 		}
 	}
 	if (!e->seen) {
 		e->seen = 1;
-		if (proc_add_range(p, e->start, e->end))
+		if (proc_add_range(p, e->start, e->end)) {
 			recorder_fail(r, -ENOMEM, false);
+			return -1;
+		}
 	}
+	return 0;
+}
+
+static void recorder_anon(struct recorder *r, struct proc *p,
+			  struct maptab_entry *e,
+			  const struct pending_sample *s)
+{
+	int err;
+
+	if (recorder_anon_note(r, p, e))
+		return;
 	r->anon++;
 	err = ops_writer_anon(r->w, p->proc_id, s->time, s->ip, s->tid);
 	if (err)
@@ -172,6 +196,7 @@ static int recorder_resolve(struct recorder *r, const struct pending_sample *s)
 	}
 	if (e->image == MAPTAB_ANON) {
 		recorder_anon(r, p, e, s);
+		recorder_stack(r, p, s, MAPTAB_NO_CTX);
 		return 0;
 	}
 	cpu = (r->cfg.separate & OPS_SEPARATE_CPU) ? s->cpu : -1;
@@ -183,6 +208,7 @@ static int recorder_resolve(struct recorder *r, const struct pending_sample *s)
 		e->ctx_cpu = cpu;
 	}
 	recorder_hist(r, e->ctx, maptab_offset(e, s->ip));
+	recorder_stack(r, p, s, e->ctx);
 	return 0;
 }
 
@@ -193,6 +219,17 @@ static void recorder_sample(struct recorder *r, const struct record_sample *rs)
 		.tid = rs->tid, .cpu = (int32_t)rs->cpu, .misc = rs->h.misc,
 	}, evicted;
 
+	/* PERF_SAMPLE_CALLCHAIN: nr, then nr entries */
+	if (r->cfg.callgraph_depth &&
+	    rs->h.size >= sizeof(*rs) + sizeof(uint64_t)) {
+		const uint64_t *cc = (const uint64_t *)(rs + 1);
+		uint64_t room = (rs->h.size - sizeof(*rs)) / sizeof(*cc) - 1;
+
+		if (cc[0] <= room) {
+			s.chain = cc + 1;
+			s.nr_chain = (uint32_t)cc[0];
+		}
+	}
 	r->samples++;
 	switch (rs->h.misc & PERF_RECORD_MISC_CPUMODE_MASK) {
 	case PERF_RECORD_MISC_KERNEL:

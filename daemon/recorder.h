@@ -21,6 +21,7 @@ struct recorder_config {
 	uint32_t separate;		/* OPS_SEPARATE_* */
 	bool archive_maps;
 	uint64_t archive_max_bytes;
+	uint32_t callgraph_depth;	/* frames asked of the kernel, 0: none */
 };
 
 struct recorder_exit {
@@ -45,6 +46,7 @@ struct recorder {
 	size_t exits_head, nr_exits, cap_exits;
 	uint64_t samples, lost, unattributed, anon, kernel, throttles;
 	uint32_t processes;
+	struct ops_frame *frames;	/* a stack being built, with -g */
 	int err;			/* first failure: recording stops */
 	bool err_from_writer;
 };
@@ -77,5 +79,16 @@ int recorder_map(struct recorder *r, struct proc *p, uint64_t start,
 void recorder_fail(struct recorder *r, int err, bool from_writer);
 void recorder_archive(struct recorder *r, struct proc *p);
 struct proc *recorder_proc_new(struct recorder *r, uint32_t tgid);
+/* Give P an anonymous stream and note the anonymous mapping E; 0, or
+ * -1 when recording failed. */
+int recorder_anon_note(struct recorder *r, struct proc *p,
+		       struct maptab_entry *e);
+
+/* recorder_stack.c: the call chain of a sample as a stack of the
+ * session, counted in CTX (the leaf's context) unless it holds an
+ * anonymous frame, then appended to P's stream.  P may be NULL (a
+ * kernel sample of an unknown task). */
+void recorder_stack(struct recorder *r, struct proc *p,
+		    const struct pending_sample *s, uint32_t ctx);
 
 #endif

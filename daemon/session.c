@@ -136,6 +136,11 @@ void session_report_open_error(const struct options *o, int err)
 		fprintf(stderr, "oprofiled: no process with pid %d\n",
 			(int)o->pid);
 		return;
+	case EOVERFLOW:
+		fprintf(stderr, "oprofiled: --callgraph-depth=%u is above the "
+			"kernel's limit (kernel.perf_event_max_stack)\n",
+			o->callgraph_depth);
+		return;
 	case EINVAL:
 		max = session_max_rate();
 		if (o->frequency && max > 0 && o->frequency > (uint64_t)max) {

@@ -136,20 +136,16 @@ static void summary_unnamed(const struct ops_process *p, size_t n,
 	fputc('\n', stderr);
 }
 
-static int add_claimed(struct report *r, const struct ops_process *p,
-		       const struct ops_anon_sample *smp, size_t n,
-		       const struct anon_resolved *res)
+int anon_rows_syms(struct report *r, const struct anon_resolved *res,
+		   size_t n, const struct report_sym **syms)
 {
-	const struct report_sym **syms = NULL;
 	struct report_sym *unknown;
 	struct sym_map map = { 0 };
-	struct report_hit proto = { 0 };
 	size_t i;
 	int ret = -ENOMEM;
 
 	unknown = strpool_alloc(r->pool, sizeof(*unknown));
-	syms = malloc((n ? n : 1) * sizeof(*syms));
-	if (!unknown || !syms || sym_map_build(&map, r->pool, res->syms, n))
+	if (!unknown || sym_map_build(&map, r->pool, res->syms, n))
 		goto out;
 	unknown->name = "(unknown)";
 	for (i = 0; i < n; i++) {
@@ -158,12 +154,27 @@ static int add_claimed(struct report *r, const struct ops_process *p,
 
 		syms[i] = s ? s : unknown;
 	}
+	ret = 0;
+out:
+	free(map.keys);
+	return ret;
+}
+
+static int add_claimed(struct report *r, const struct ops_process *p,
+		       const struct ops_anon_sample *smp, size_t n,
+		       const struct anon_resolved *res)
+{
+	const struct report_sym **syms = NULL;
+	struct report_hit proto = { 0 };
+	int ret = -ENOMEM;
+
+	syms = malloc((n ? n : 1) * sizeof(*syms));
+	if (!syms || anon_rows_syms(r, res, n, syms))
+		goto out;
 	proto.kind = ROW_JIT;
 	proto.handler = strpool_intern(r->pool, res->handler ? res->handler :
 					       "?");
-	proto.image = strpool_printf(r->pool, "jit:%s (tgid:%u %s)",
-				     proto.handler, p->tgid,
-				     p->comm ? p->comm : "?");
+	proto.image = anon_rows_jit_label(r, p, proto.handler);
 	proto.app = strpool_intern(r->pool, p->exe ? p->exe :
 					    p->comm ? p->comm : "?");
 	proto.tgid = p->tgid;
@@ -172,9 +183,15 @@ static int add_claimed(struct report *r, const struct ops_process *p,
 		goto out;
 	ret = add_runs(r, &proto, smp, n, syms, res->files, res->lines);
 out:
-	free(map.keys);
 	free(syms);
 	return ret;
+}
+
+const char *anon_rows_jit_label(struct report *r, const struct ops_process *p,
+				const char *handler)
+{
+	return strpool_printf(r->pool, "jit:%s (tgid:%u %s)", handler,
+			      p->tgid, p->comm ? p->comm : "?");
 }
 
 static int range_cmp(const void *pa, const void *pb)
@@ -270,6 +287,11 @@ static bool process_selected(const struct report *r,
 	return !profile_spec_has_image(spec) ||
 	       profile_spec_match_image(spec, p->exe ? p->exe : "") ||
 	       profile_spec_match_image(spec, "anon");
+}
+
+bool anon_rows_selected(const struct report *r, const struct ops_process *p)
+{
+	return process_selected(r, p);
 }
 
 int anon_rows_add(struct report *r, struct ops_session *s,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "anon_handlers.h"
+#include "callgraph.h"
 #include "options.h"
 #include "out.h"
 #include "profile.h"
@@ -32,13 +33,16 @@ enum {
 	OPT_HANDLER_TIMEOUT,
 };
 
-static int flag_symbols, flag_debug, flag_details, flag_address,
+static int flag_callgraph, flag_symbols, flag_debug, flag_details, flag_address,
 	flag_reverse, flag_exclude_dep, flag_no_header, flag_long,
 	flag_global, flag_anon;
 
 static const struct poptOption options[] = {
 	{ "symbols", 'l', POPT_ARG_NONE, &flag_symbols, 0,
 	  "list the symbols: samples, %, image name, symbol name", NULL },
+	{ "callgraph", 'c', POPT_ARG_NONE, &flag_callgraph, 0,
+	  "show the callers and callees of each symbol (a session recorded "
+	  "with oprofiled -g)", NULL },
 	{ "debug-info", 'g', POPT_ARG_NONE, &flag_debug, 0,
 	  "show the source file and line of each symbol", NULL },
 	{ "details", 'd', POPT_ARG_NONE, &flag_details, 0,
@@ -78,7 +82,8 @@ static const struct poptOption options[] = {
 	{ "debug-dir", 0, POPT_ARG_STRING, NULL, 'G',
 	  "root of separate debug files (default /usr/lib/debug)", "DIR" },
 	{ "format", 0, POPT_ARG_STRING, NULL, OPT_FORMAT,
-	  "text (default), csv or json", "FORMAT" },
+	  "text (default), csv, json, folded (flame graphs) or pprof "
+	  "(needs -o)", "FORMAT" },
 	{ "anon-samples", 0, POPT_ARG_NONE, &flag_anon, 0,
 	  "show anonymous samples, one bucket per process and range", NULL },
 	{ "anon-handler", 0, POPT_ARG_STRING, NULL, OPT_ANON_HANDLER,
@@ -271,6 +276,7 @@ static int parse_args(struct run *run, int argc, const char **argv)
 			goto out;
 		}
 	}
+	run->o.callgraph = flag_callgraph;
 	run->o.symbols = flag_symbols;
 	run->o.debug_info = flag_debug;
 	run->o.details = flag_details;
@@ -281,6 +287,10 @@ static int parse_args(struct run *run, int argc, const char **argv)
 	run->o.long_filenames = flag_long;
 	run->o.global_percent = flag_global;
 	run->o.anon_samples |= flag_anon;
+	if (run->o.format == OUT_PPROF && !run->o.output_file) {
+		fprintf(stderr, "opreport: --format=pprof writes a compressed binary file: give it with -o FILE\n");
+		goto out;
+	}
 	ret = 0;
 	goto out;
 nomem:
@@ -311,9 +321,12 @@ static int report_print(const struct opreport_opts *o,
 			return -EPERM;
 		}
 	}
-	ret = o->format == OUT_JSON ? out_json(f, r) :
-	      o->format == OUT_CSV  ? out_csv(f, r) :
-				      out_text(f, r);
+	ret = o->format == OUT_JSON   ? out_json(f, r) :
+	      o->format == OUT_CSV    ? out_csv(f, r) :
+	      o->format == OUT_FOLDED ? out_folded(f, r) :
+	      o->format == OUT_PPROF  ? out_pprof(f, r) :
+	      r->cg                   ? out_callgraph(f, r) :
+					out_text(f, r);
 	if (f != stdout && fclose(f))
 		ret = -EIO;
 	if (ret)
@@ -354,6 +367,15 @@ static int run_report(const struct opreport_opts *o)
 		if (ret)
 			goto out;
 	}
+	if (o->callgraph && !callgraph_session_has_stacks(s)) {
+		/* OProfile prints nothing but this; saying it on stderr and
+		 * failing lets a script tell it from an empty graph */
+		fprintf(stderr, "opreport: session %s has no call graph: record with oprofiled -g\n",
+			o->session_dir);
+		ret = -ENOENT;
+		goto out;
+	}
+	r.has_stacks = callgraph_session_has_stacks(s);
 	ret = profile_build(&prof, &r, s, handlers);
 	if (ret)
 		goto out;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum opreport_format { OUT_TEXT, OUT_CSV, OUT_JSON };
+enum opreport_format { OUT_TEXT, OUT_CSV, OUT_JSON, OUT_FOLDED, OUT_PPROF };
 
 enum opreport_sort {
 	SORT_SAMPLE,
@@ -44,6 +44,7 @@ struct opreport_opts {
 	bool long_filenames;    /* -f */
 	bool global_percent;    /* -% */
 	bool reverse_sort;      /* -r */
+	bool callgraph;         /* -c */
 	double threshold;       /* percent, 0 = none */
 	enum opreport_sort sort[8];
 	size_t nr_sort;

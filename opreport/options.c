@@ -142,9 +142,14 @@ int options_parse_format(const char *s, enum opreport_format *out,
 		*out = OUT_CSV;
 	else if (!strcmp(s, "json"))
 		*out = OUT_JSON;
+	else if (!strcmp(s, "folded"))
+		*out = OUT_FOLDED;
+	else if (!strcmp(s, "pprof"))
+		*out = OUT_PPROF;
 	else {
 		snprintf(err, errlen,
-			 "bad format '%s': expected text, csv or json", s);
+			 "bad format '%s': expected text, csv, json, folded or pprof",
+			 s);
 		return -EINVAL;
 	}
 	return 0;

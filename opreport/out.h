@@ -14,6 +14,14 @@
 int out_text(FILE *f, const struct report *r);
 int out_csv(FILE *f, const struct report *r);
 int out_json(FILE *f, const struct report *r);
+/* -c: OProfile's call-graph layout. */
+int out_callgraph(FILE *f, const struct report *r);
+/* One line per unique stack, "root;...;leaf COUNT" (flamegraph.pl). */
+int out_folded(FILE *f, const struct report *r);
+/* gzip-compressed profile.proto; F must be a file, not a terminal. */
+int out_pprof(FILE *f, const struct report *r);
+/* The header lines of the text formats. */
+void out_text_header(FILE *f, const struct report *r);
 
 /*
  * Open the -o file PATH for writing, refusing what another user could

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "callgraph.h"
 #include "out.h"
 
 #define JSON_VERSION 1
@@ -203,6 +204,59 @@ static void symbols(FILE *f, const struct report *r)
 	fputs("\n],", f);
 }
 
+/* The call graph model as it is: nodes, and unique stacks of node ids
+ * root first; null when the session has no call chains. */
+static void callgraph(FILE *f, const struct report *r)
+{
+	const struct callgraph *cg = r->cg;
+	size_t i, j;
+
+	jkey(f, "callgraph");
+	if (!cg) {
+		fputs("null,", f);
+		return;
+	}
+	fputc('{', f);
+	jnum(f, "total_samples", cg->total);
+	jnum(f, "truncated_samples", cg->truncated);
+	jkey(f, "nodes");
+	fputc('[', f);
+	for (i = 0; i < cg->nr_nodes; i++) {
+		const struct cg_node *n = &cg->nodes[i];
+		const struct report_sym *s = n->sym;
+
+		fputs(i ? ",\n{" : "\n{", f);
+		jnum(f, "id", i);
+		jskv(f, "symbol", s && s->name ? s->name : "(no symbols)");
+		jskv(f, "image", n->image ? n->image : "(unknown)");
+		jskv(f, "kind", out_kind_name(n->kind));
+		jskv(f, "handler", n->handler);
+		jskv(f, "app", n->app);
+		jkey(f, "tgid");
+		fprintf(f, n->tgid ? "%u," : "null,", n->tgid);
+		jhex(f, "vma", s && s->has_vma, s ? s->vma : 0);
+		jnum(f, "self", n->self);
+		jkey(f, "total");
+		fprintf(f, "%" PRIu64 "}", n->total);
+	}
+	fputs("\n],", f);
+	jkey(f, "stacks");
+	fputc('[', f);
+	for (i = 0; i < cg->nr_stacks; i++) {
+		const struct cg_stack *st = &cg->stacks[i];
+
+		fputs(i ? ",\n{" : "\n{", f);
+		jkey(f, "frames");
+		fputc('[', f);
+		for (j = 0; j < st->depth; j++)
+			fprintf(f, j ? ",%u" : "%u", st->frames[j]);
+		fputs("],", f);
+		jkey(f, "samples");
+		fprintf(f, "%" PRIu64 "}", st->count);
+	}
+	fputs("\n]},", f);
+}
+
 int out_json(FILE *f, const struct report *r)
 {
 	bool syms = r->opts->symbols || r->opts->details;
@@ -220,6 +274,7 @@ int out_json(FILE *f, const struct report *r)
 		symbols(f, r);
 	else
 		summary(f, r);
+	callgraph(f, r);
 	jkey(f, "anon_hidden");
 	fputc('{', f);
 	jnum(f, "samples", r->anon_hidden);

@@ -25,7 +25,7 @@ static void col(FILE *f, const char *text, int width)
 	fprintf(f, "%s%*s", text, len >= width ? 1 : width - len, "");
 }
 
-static void header(FILE *f, const struct report *r)
+void out_text_header(FILE *f, const struct report *r)
 {
 	const struct ops_session_info *in = r->info;
 	char date[64];
@@ -203,7 +203,7 @@ static void symbols(FILE *f, const struct report *r)
 
 int out_text(FILE *f, const struct report *r)
 {
-	header(f, r);
+	out_text_header(f, r);
 	if (r->opts->symbols || r->opts->details)
 		symbols(f, r);
 	else

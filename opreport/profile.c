@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "anon_rows.h"
+#include "callgraph.h"
 #include "image_bfd.h"
 #include "kallsyms.h"
 #include "profile.h"
@@ -14,6 +16,7 @@
 struct profile {
 	struct image_cache *images;
 	struct kallsyms *ks;
+	struct callgraph *cg;
 };
 
 /* A selected histogram entry, to be resolved with the others of its
@@ -195,12 +198,215 @@ static int add_hist(struct profile *p, struct report *r,
 	return ret;
 }
 
+/* A flat sample as a stack of one frame: what folded and pprof show of a
+ * session recorded without call chains. */
+static int cg_add_flat(struct profile *p, struct report *r,
+		       struct ops_session *s)
+{
+	size_t n, i;
+	const struct ops_hist_entry *h = ops_session_hist(s, &n);
+	uint32_t nr_img = ops_session_nr_images(s);
+	uint32_t id, nr = ops_session_nr_processes(s);
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		const struct ops_context *ctx =
+			ops_session_context(s, h[i].ctx);
+		const struct ops_image *img, *app;
+		struct cg_raw_frame fr;
+		struct cg_raw_ctx c;
+
+		if (!ctx || ctx->image >= nr_img)
+			continue;
+		img = ops_session_image(s, ctx->image);
+		app = ctx->app < nr_img ? ops_session_image(s, ctx->app) :
+					  NULL;
+		if (!img || !ctx_selected(r, img, app, ctx))
+			continue;
+		c = (struct cg_raw_ctx){ app ? ctx->app : CG_NONE, CG_NONE,
+					 ctx->tgid };
+		fr = (struct cg_raw_frame){ ctx->image, h[i].offset };
+		ret = callgraph_add(p->cg, &c, &fr, 1, 0, h[i].count, false);
+	}
+	for (id = 0; id < nr && !ret && r->opts->anon_samples; id++) {
+		const struct ops_process *pr = ops_session_process(s, id);
+		const struct ops_anon_sample *smp;
+		size_t k, ns;
+
+		if (!pr || ops_session_anon(s, id, &smp, &ns) ||
+		    !anon_rows_selected(r, pr))
+			continue;
+		for (k = 0; k < ns && !ret; k++) {
+			struct cg_raw_ctx c = { CG_NONE, id, pr->tgid };
+			struct cg_raw_frame fr = { CG_ANON, smp[k].addr };
+
+			ret = callgraph_add(p->cg, &c, &fr, 1, smp[k].time_ns,
+					    1, false);
+		}
+	}
+	return ret;
+}
+
+/* folded and pprof show a session without call chains as stacks of one
+ * frame; -c and json show only recorded call chains */
+/* A stack as the model takes it, leaf first; NULL when the table has no
+ * such stack. */
+static const struct ops_stack *stack_frames(struct ops_session *s,
+					    uint32_t id,
+					    struct cg_raw_frame *fr)
+{
+	const struct ops_stack *st = ops_session_stack(s, id);
+	uint32_t i;
+
+	if (!st || !st->nr_frames || st->nr_frames > OPS_STACK_MAX_FRAMES)
+		return NULL;
+	for (i = 0; i < st->nr_frames; i++) {
+		const struct ops_frame *f = &st->frames[i];
+
+		fr[i].addr = f->addr;
+		fr[i].image = f->kind == OPS_FRAME_IMAGE ? f->image :
+			      f->kind == OPS_FRAME_ANON  ? CG_ANON :
+							   CG_UNKNOWN;
+	}
+	return st;
+}
+
+/* Whether a stack of process P whose leaf is LEAF is selected: by the
+ * leaf, as the flat sample of the same instruction is. */
+static bool anon_stack_selected(struct report *r, struct ops_session *s,
+				const struct ops_process *p,
+				const struct ops_frame *leaf)
+{
+	const struct profile_spec *spec = r->opts->spec;
+	const struct ops_image *img;
+
+	if (leaf->kind != OPS_FRAME_IMAGE)
+		return r->opts->anon_samples && anon_rows_selected(r, p);
+	img = ops_session_image(s, leaf->image);
+	if (!img || !profile_spec_match_tgid(spec, p->tgid))
+		return false;
+	return profile_spec_match_image(spec, img->path) ||
+	       profile_spec_match_image(spec, p->exe ? p->exe : "");
+}
+
+/* The recorded call chains: (context, stack) counts, and each process's
+ * samples with anonymous frames, each with its time. */
+static int cg_add_stacks(struct profile *p, struct report *r,
+			 struct ops_session *s)
+{
+	struct cg_raw_frame *fr;
+	const struct ops_stack_count *sc;
+	uint32_t id, nr = ops_session_nr_processes(s);
+	uint32_t nr_img = ops_session_nr_images(s);
+	uint64_t missing = 0;
+	size_t n, i;
+	int ret = 0;
+
+	fr = malloc(OPS_STACK_MAX_FRAMES * sizeof(*fr));
+	if (!fr)
+		return -ENOMEM;
+	sc = ops_session_stack_hist(s, &n);
+	for (i = 0; i < n && !ret; i++) {
+		const struct ops_context *ctx = ops_session_context(s,
+								   sc[i].ctx);
+		const struct ops_image *img, *app;
+		const struct ops_stack *st;
+		struct cg_raw_ctx c;
+
+		if (!ctx || ctx->image >= nr_img)
+			continue;
+		img = ops_session_image(s, ctx->image);
+		app = ctx->app < nr_img ? ops_session_image(s, ctx->app) :
+					  NULL;
+		if (!img || !ctx_selected(r, img, app, ctx))
+			continue;
+		st = stack_frames(s, sc[i].stack, fr);
+		if (!st) {
+			missing += sc[i].count;
+			continue;
+		}
+		c = (struct cg_raw_ctx){ app ? ctx->app : CG_NONE, CG_NONE,
+					 ctx->tgid };
+		ret = callgraph_add(p->cg, &c, fr, st->nr_frames, 0,
+				    sc[i].count,
+				    st->flags & OPS_STACK_TRUNCATED);
+	}
+	for (id = 0; id < nr && !ret; id++) {
+		const struct ops_process *pr = ops_session_process(s, id);
+		const struct ops_anon_stack_sample *smp;
+		struct cg_raw_ctx c = { CG_NONE, id, 0 };
+
+		if (!pr)
+			continue;
+		ret = ops_session_anon_stacks(s, id, &smp, &n);
+		c.tgid = pr->tgid;
+		for (i = 0; i < n && !ret; i++) {
+			const struct ops_stack *st =
+				stack_frames(s, smp[i].stack, fr);
+
+			if (!st) {
+				missing++;
+				continue;
+			}
+			if (!anon_stack_selected(r, s, pr, &st->frames[0]))
+				continue;
+			ret = callgraph_add(p->cg, &c, fr, st->nr_frames,
+					    smp[i].time_ns, 1,
+					    st->flags & OPS_STACK_TRUNCATED);
+		}
+	}
+	free(fr);
+	if (missing)
+		fprintf(stderr, "opreport: warning: session %s: %" PRIu64
+			" samples name a stack the stack table does not hold; they are left out of the call graph\n",
+			r->session_dir, missing);
+	return ret;
+}
+
+static bool want_callgraph(const struct report *r)
+{
+	const struct opreport_opts *o = r->opts;
+
+	return o->format == OUT_FOLDED || o->format == OUT_PPROF ||
+	       (r->has_stacks && (o->callgraph || o->format == OUT_JSON));
+}
+
+static int cg_build(struct profile *p, struct report *r,
+		    struct ops_session *s, struct anon_handlers *handlers)
+{
+	struct cg_sources src = { s, p->images, NULL, handlers };
+	int ret;
+
+	ret = callgraph_new(&p->cg, r);
+	if (ret)
+		return ret;
+	if (r->has_stacks)
+		ret = cg_add_stacks(p, r, s);
+	else
+		ret = cg_add_flat(p, r, s);
+	if (!ret)
+		ret = kernel_syms(p, s);
+	if (ret)
+		return ret;
+	src.ks = p->ks;
+	ret = callgraph_resolve(p->cg, &src);
+	if (ret)
+		return ret;
+	r->cg = p->cg;
+	if (p->cg->truncated)
+		fprintf(stderr, "opreport: warning: session %s: %" PRIu64
+			" samples have a call chain cut at the recording's depth limit; their stacks start below the root\n",
+			r->session_dir, p->cg->truncated);
+	return 0;
+}
+
 int profile_build(struct profile **out, struct report *r,
 		  struct ops_session *s, struct anon_handlers *handlers)
 {
 	const struct ops_session_info *info = ops_session_info(s);
 	const struct opreport_opts *o = r->opts;
 	struct profile *p;
+	bool cg_only;
 	int ret;
 
 	p = calloc(1, sizeof(*p));
@@ -208,13 +414,18 @@ int profile_build(struct profile **out, struct report *r,
 		return -ENOMEM;
 	*out = p;
 	r->info = info;
+	r->session = s;
 	r->session_dir = ops_session_dir(s);
 	r->tgid_separated = (info->separate & OPS_SEPARATE_PROCESS) &&
 			    !(o->merge & MERGE_TGID);
 	r->cpu_separated = (info->separate & OPS_SEPARATE_CPU) &&
 			   !(o->merge & MERGE_CPU);
-	r->want_syms = o->symbols || o->details || o->include_symbols ||
-		       o->exclude_symbols;
+	/* an output of the call graph alone needs the flat samples only
+	 * counted: their names would be looked up for nothing */
+	cg_only = o->format == OUT_FOLDED || o->format == OUT_PPROF ||
+		  (o->callgraph && o->format == OUT_TEXT);
+	r->want_syms = !cg_only && (o->symbols || o->details ||
+				    o->include_symbols || o->exclude_symbols);
 	if (profile_spec_has_tgid(o->spec) &&
 	    !(info->separate & OPS_SEPARATE_PROCESS))
 		fprintf(stderr,
@@ -225,7 +436,9 @@ int profile_build(struct profile **out, struct report *r,
 		return ret;
 	ret = add_hist(p, r, s);
 	if (!ret)
-		ret = anon_rows_add(r, s, handlers);
+		ret = anon_rows_add(r, s, cg_only ? NULL : handlers);
+	if (!ret && want_callgraph(r))
+		ret = cg_build(p, r, s, handlers);
 	if (ret == -EOVERFLOW)
 		fprintf(stderr,
 			"opreport: cannot read session %s: impossible sample counts (their sum exceeds 2^64-1)\n",
@@ -234,7 +447,9 @@ int profile_build(struct profile **out, struct report *r,
 		fprintf(stderr, "opreport: %s\n", strerror(-ret));
 	if (ret)
 		return ret;
-	image_cache_finish(p->images, o->debug_info);
+	/* pprof carries each function's file and line */
+	image_cache_finish(p->images, o->debug_info ||
+				      o->format == OUT_PPROF);
 	return 0;
 }
 
@@ -242,6 +457,7 @@ void profile_free(struct profile *p)
 {
 	if (!p)
 		return;
+	callgraph_free(p->cg);
 	image_cache_free(p->images);
 	kallsyms_free(p->ks);
 	free(p);

@@ -407,6 +407,18 @@ static int build_summary(struct report *r)
 	return 0;
 }
 
+bool report_row_kept(const struct report *r, const struct report_row *row)
+{
+	return row_kept(r, row);
+}
+
+void report_sort_rows(const struct report *r, struct report_row *rows,
+		      size_t n)
+{
+	sort_report = r;
+	qsort(rows, n, sizeof(*rows), row_cmp);
+}
+
 int report_finish(struct report *r)
 {
 	size_t i, j;

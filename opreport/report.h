@@ -23,6 +23,7 @@
 #include "opreport.h"
 
 struct strpool;
+struct callgraph;
 
 enum row_kind { ROW_FILE, ROW_KERNEL, ROW_JIT, ROW_ANON };
 
@@ -77,6 +78,7 @@ struct report_row {
 	struct report_detail *details; /* sorted by vma, -d only */
 	size_t nr_details;
 	const struct report_line_src *line_src;
+	uint32_t node;       /* -c: the call graph node of the row */
 };
 
 /* The image summary: applications with their dependent images. */
@@ -99,6 +101,7 @@ struct report {
 	const struct opreport_opts *opts;
 	const char *session_dir;
 	const struct ops_session_info *info;
+	const struct ops_session *session;
 	struct strpool *pool;
 	bool tgid_separated;   /* rows carry processes */
 	bool cpu_separated;
@@ -112,6 +115,10 @@ struct report {
 	size_t nr_rows;
 	struct report_app *apps;
 	size_t nr_apps;
+	/* the call graph, when the session has one and the output
+	 * shows it (-c, folded, pprof, json) */
+	const struct callgraph *cg;
+	bool has_stacks;       /* the session recorded call chains */
 };
 
 /*
@@ -138,6 +145,13 @@ int report_add_hit(struct report *r, const struct report_hit *h);
 /* Fold the hits into rows, resolve per-address lines for -d -g, filter
  * (-i, -e, -t, -x) and sort.  0 or -ENOMEM. */
 int report_finish(struct report *r);
+
+/* Whether -i, -e and -x keep ROW. */
+bool report_row_kept(const struct report *r, const struct report_row *row);
+
+/* Sort ROWS as the symbol list is sorted (--sort, -r). */
+void report_sort_rows(const struct report *r, struct report_row *rows,
+		      size_t n);
 
 /* Percent of COUNT against the report's denominator (or PARENT when the
  * percentage is relative to an enclosing entry and not -%). */

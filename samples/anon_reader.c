@@ -85,6 +85,7 @@ static const char *anon_process(struct ops_anon_data *a, struct ops_cur *c)
 		r = &a->procs[a->nr_procs++];
 		memset(r, 0, sizeof(*r));
 		r->first_block = r->last_block = NO_BLOCK;
+		r->first_sblock = r->last_sblock = NO_BLOCK;
 	} else {
 		r = &a->procs[id];
 		rproc_clear(r);
@@ -104,7 +105,7 @@ bad:
 }
 
 static const char *anon_samples(struct ops_anon_data *a, struct ops_cur *c,
-				size_t len, uint64_t offset)
+				size_t len, uint64_t offset, bool stacks)
 {
 	uint32_t id = ops_cur_varint32(c);
 	uint64_t count = ops_cur_varint(c);
@@ -136,6 +137,15 @@ static const char *anon_samples(struct ops_anon_data *a, struct ops_cur *c,
 	b->len = (uint32_t)len;
 	b->next = NO_BLOCK;
 	r = &a->procs[id];
+	if (stacks) {
+		if (r->last_sblock == NO_BLOCK)
+			r->first_sblock = a->nr_blocks;
+		else
+			a->blocks[r->last_sblock].next = a->nr_blocks;
+		r->last_sblock = a->nr_blocks++;
+		r->nr_ssamples += count;
+		return NULL;
+	}
 	if (r->last_block == NO_BLOCK)
 		r->first_block = a->nr_blocks;
 	else
@@ -155,7 +165,9 @@ static const char *anon_block(void *arg, uint16_t type, const uint8_t *p,
 	case OPS_ANON_PROCESS:
 		return anon_process(arg, &c);
 	case OPS_ANON_SAMPLES:
-		return anon_samples(arg, &c, len, offset);
+		return anon_samples(arg, &c, len, offset, false);
+	case OPS_ANON_STACK_SAMPLES:
+		return anon_samples(arg, &c, len, offset, true);
 	}
 	return NULL; /* a later version's block: skip it */
 }
@@ -276,6 +288,75 @@ int ops_anon_decode(struct ops_anon_data *a, uint32_t proc_id,
 	return 0;
 }
 
+/* The stack samples of process PROC_ID: its STACK_SAMPLES blocks decode
+ * as SAMPLES blocks do, the address being the stack id. */
+int ops_anon_decode_stacks(struct ops_anon_data *a, uint32_t proc_id,
+			   const struct ops_anon_stack_sample **samples,
+			   size_t *n)
+{
+	struct ops_anon_sample *tmp = NULL;
+	struct ops_anon_rproc *r;
+	size_t got = 0, cap = 0, k, m;
+	uint32_t b;
+
+	*samples = NULL;
+	*n = 0;
+	if (proc_id >= a->nr_procs)
+		return -ENOENT;
+	r = &a->procs[proc_id];
+	if (!r->sdecoded && r->nr_ssamples) {
+		if (r->nr_ssamples > SIZE_MAX / sizeof(*r->ssamples))
+			return -ENOMEM;
+		r->ssamples = malloc(r->nr_ssamples * sizeof(*r->ssamples));
+		if (!r->ssamples)
+			return -ENOMEM;
+		for (b = r->first_sblock; b != NO_BLOCK;
+		     b = a->blocks[b].next) {
+			const struct ops_anon_block *blk = &a->blocks[b];
+			bool whole;
+
+			/* a block holds at most one sample per two bytes */
+			if (blk->len / 2 + 1 > cap) {
+				void *t = realloc(tmp, (blk->len / 2 + 1) *
+							       sizeof(*tmp));
+
+				if (!t) {
+					free(tmp);
+					free(r->ssamples);
+					r->ssamples = NULL;
+					return -ENOMEM;
+				}
+				tmp = t;
+				cap = blk->len / 2 + 1;
+			}
+			m = anon_decode_block(a, blk, tmp, &whole);
+			for (k = 0; k < m; k++) {
+				if (tmp[k].addr >= a->nr_stacks) {
+					if (!a->warned)
+						ops_warnf(a->warn, a->warn_arg,
+							  "%s: offset %llu: stack id %llu with no entry",
+							  a->path,
+							  (unsigned long long)blk->off,
+							  (unsigned long long)tmp[k].addr);
+					a->warned = true;
+					continue;
+				}
+				r->ssamples[got++] = (struct ops_anon_stack_sample){
+					tmp[k].time_ns, (uint32_t)tmp[k].addr,
+					tmp[k].tid };
+			}
+			if (!whole)
+				break;
+		}
+		free(tmp);
+		r->nr_sdecoded = got;
+	}
+	r->sdecoded = true;
+	*samples = r->ssamples;
+	*n = r->nr_sdecoded;
+	return 0;
+}
+
 void ops_anon_data_free(struct ops_anon_data *a)
 {
 	uint32_t i;
@@ -283,6 +364,7 @@ void ops_anon_data_free(struct ops_anon_data *a)
 	for (i = 0; i < a->nr_procs; i++) {
 		rproc_clear(&a->procs[i]);
 		free(a->procs[i].samples);
+		free(a->procs[i].ssamples);
 	}
 	free(a->procs);
 	free(a->blocks);

@@ -23,6 +23,7 @@ int ops_anon_writer_open(struct ops_writer *w)
 
 	if (!path)
 		return ops_writer_fail(w, -ENOMEM, "out of memory");
+	w->anon.bf.version = w->callgraph ? OPS_FORMAT_VERSION : 0;
 	ret = ops_blockfile_create(&w->anon.bf, w->dfd, path, "anon.samples",
 				   false, OPS_ANON_MAGIC, w->err,
 				   sizeof(w->err));
@@ -107,15 +108,15 @@ int ops_writer_process(struct ops_writer *w, const struct ops_process *p,
 	return 0;
 }
 
-/* Frame PR's buffered samples as one SAMPLES block at the end of
- * W->out, and empty the buffer. */
-static int anon_put_samples(struct ops_writer *w, uint32_t id,
-			    struct ops_anon_proc *pr)
+/* Frame PR's buffered samples as one SAMPLES block (STACK_SAMPLES for
+ * a stack stream) at the end of W->out, and empty the buffer. */
+static int anon_put_block(struct ops_writer *w, uint32_t id,
+			  struct ops_anon_proc *pr, uint16_t type)
 {
 	struct ops_buf *b = &w->payload;
 	int ret;
 
-	if (!pr->count)
+	if (!pr || !pr->count)
 		return 0;
 	b->len = 0;
 	ret = ops_buf_put_varint(b, id);
@@ -124,8 +125,7 @@ static int anon_put_samples(struct ops_writer *w, uint32_t id,
 	ret = ret ? ret : ops_buf_put_varint(b, pr->a0);
 	ret = ret ? ret : ops_buf_put_varint(b, pr->tid0);
 	ret = ret ? ret : ops_buf_put(b, pr->enc.data, pr->enc.len);
-	ret = ret ? ret : ops_block_frame(&w->out, OPS_ANON_SAMPLES, b->data,
-					  b->len);
+	ret = ret ? ret : ops_block_frame(&w->out, type, b->data, b->len);
 	if (!ret) {
 		w->anon_framed += pr->count;
 		pr->count = 0;
@@ -147,6 +147,23 @@ static int anon_append(struct ops_writer *w)
 	return ret;
 }
 
+/* Both streams of process ID, after the stack definitions they name
+ * (which go to samples.hist, through W->out, so first). */
+static int anon_put_samples(struct ops_writer *w, uint32_t id,
+			    struct ops_anon_proc *pr)
+{
+	int ret = 0;
+
+	if (pr->stacks && pr->stacks->count)
+		ret = ops_hist_writer_defs(w);
+	w->out.len = 0;
+	w->anon_framed = 0;
+	ret = ret ? ret : anon_put_block(w, id, pr, OPS_ANON_SAMPLES);
+	ret = ret ? ret : anon_put_block(w, id, pr->stacks,
+					 OPS_ANON_STACK_SAMPLES);
+	return ret;
+}
+
 int ops_writer_process_update(struct ops_writer *w, uint32_t proc_id,
 			      const struct ops_process *p)
 {
@@ -160,13 +177,16 @@ int ops_writer_process_update(struct ops_writer *w, uint32_t proc_id,
 	ret = anon_write_process(w, proc_id, p);
 	if (ret || !(p->flags & OPS_PROC_EXITED))
 		return ret;
-	/* an exited process sends nothing more: give its buffer back */
-	w->out.len = 0;
-	w->anon_framed = 0;
+	/* an exited process sends nothing more: give its buffers back */
 	ret = anon_put_samples(w, proc_id, pr);
 	ret = ret ? ret : anon_append(w);
-	if (!ret)
+	if (!ret) {
 		ops_buf_free(&pr->enc);
+		if (pr->stacks)
+			ops_buf_free(&pr->stacks->enc);
+		free(pr->stacks);
+		pr->stacks = NULL;
+	}
 	return ret;
 }
 
@@ -214,27 +234,26 @@ static size_t anon_encode(struct ops_anon_proc *pr, uint8_t *rec, int64_t dt,
 	return n;
 }
 
-int ops_writer_anon(struct ops_writer *w, uint32_t proc_id, uint64_t time_ns,
+/* Add a sample to stream PR of process PROC_ID (the flat one, or its
+ * stack stream when TYPE says so, ADDR then being a stack id). */
+static int anon_add(struct ops_writer *w, uint32_t proc_id,
+		    struct ops_anon_proc *pr, uint16_t type, uint64_t time_ns,
 		    uint64_t addr, uint32_t tid)
 {
 	uint8_t rec[3 * OPS_VARINT_MAX];
-	struct ops_anon_proc *pr;
 	int64_t dt;
 	size_t n;
 	int ret;
 
-	if (proc_id >= w->anon.nr_procs)
-		return ops_writer_fail(w, -EINVAL, "%s/anon.samples: unknown process id %u",
-				       w->dir, proc_id);
-	pr = &w->anon.procs[proc_id];
 	dt = (int64_t)(time_ns - pr->pt);
 	if (pr->count && (pr->enc.len + sizeof(rec) > OPS_ANON_BLOCK_BYTES ||
 			  dt >= TIME_STEP_MAX || dt < -TIME_STEP_MAX ||
 			  pr->count == UINT32_MAX)) {
+		ret = type == OPS_ANON_STACK_SAMPLES ? ops_hist_writer_defs(w)
+						     : 0;
 		w->out.len = 0;
 		w->anon_framed = 0;
-	w->anon_framed = 0;
-		ret = anon_put_samples(w, proc_id, pr);
+		ret = ret ? ret : anon_put_block(w, proc_id, pr, type);
 		if (ret)
 			goto fail;
 		ret = anon_append(w);
@@ -265,16 +284,53 @@ fail:
 			       w->dir, strerror(-ret));
 }
 
+int ops_writer_anon(struct ops_writer *w, uint32_t proc_id, uint64_t time_ns,
+		    uint64_t addr, uint32_t tid)
+{
+	if (proc_id >= w->anon.nr_procs)
+		return ops_writer_fail(w, -EINVAL, "%s/anon.samples: unknown process id %u",
+				       w->dir, proc_id);
+	return anon_add(w, proc_id, &w->anon.procs[proc_id], OPS_ANON_SAMPLES,
+			time_ns, addr, tid);
+}
+
+int ops_writer_anon_stack(struct ops_writer *w, uint32_t proc_id,
+			  uint64_t time_ns, uint32_t stack, uint32_t tid)
+{
+	struct ops_anon_proc *pr;
+
+	if (proc_id >= w->anon.nr_procs)
+		return ops_writer_fail(w, -EINVAL, "%s/anon.samples: unknown process id %u",
+				       w->dir, proc_id);
+	if (stack >= w->hist.stacks.nr)
+		return ops_writer_fail(w, -EINVAL, "%s/anon.samples: unknown stack %u",
+				       w->dir, stack);
+	pr = &w->anon.procs[proc_id];
+	if (!pr->stacks) {
+		pr->stacks = calloc(1, sizeof(*pr->stacks));
+		if (!pr->stacks)
+			return ops_writer_fail(w, -ENOMEM, "%s/anon.samples: cannot add sample: %s",
+					       w->dir, strerror(ENOMEM));
+	}
+	return anon_add(w, proc_id, pr->stacks, OPS_ANON_STACK_SAMPLES,
+			time_ns, stack, tid);
+}
+
 int ops_anon_writer_flush(struct ops_writer *w)
 {
 	struct ops_anon_writer *a = &w->anon;
 	uint32_t i;
 	int ret = 0;
 
+	if (w->callgraph)
+		ret = ops_hist_writer_defs(w);
 	w->out.len = 0;
 	w->anon_framed = 0;
-	for (i = 0; i < a->nr_procs && !ret; i++)
-		ret = anon_put_samples(w, i, &a->procs[i]);
+	for (i = 0; i < a->nr_procs && !ret; i++) {
+		ret = anon_put_block(w, i, &a->procs[i], OPS_ANON_SAMPLES);
+		ret = ret ? ret : anon_put_block(w, i, a->procs[i].stacks,
+						 OPS_ANON_STACK_SAMPLES);
+	}
 	if (ret)
 		return ops_writer_fail(w, ret, "%s/anon.samples: cannot flush: %s",
 				       w->dir, strerror(-ret));
@@ -286,8 +342,12 @@ void ops_anon_writer_free(struct ops_anon_writer *a)
 	uint32_t i;
 
 	ops_blockfile_close(&a->bf);
-	for (i = 0; i < a->nr_procs; i++)
+	for (i = 0; i < a->nr_procs; i++) {
 		ops_buf_free(&a->procs[i].enc);
+		if (a->procs[i].stacks)
+			ops_buf_free(&a->procs[i].stacks->enc);
+		free(a->procs[i].stacks);
+	}
 	free(a->procs);
 	memset(a, 0, sizeof(*a));
 }

@@ -45,7 +45,8 @@ int ops_blockfile_create(struct ops_blockfile *bf, int dfd, const char *path,
 		return ret;
 	}
 	memcpy(hdr, magic, 8);
-	ops_le32_store(hdr + 8, OPS_FORMAT_VERSION);
+	ops_le32_store(hdr + 8, bf->version ? bf->version
+					     : OPS_FORMAT_VERSION_FLAT);
 	ops_le32_store(hdr + 12, 0);
 	return ops_blockfile_append(bf, hdr, sizeof(hdr), err, errlen);
 }
@@ -121,7 +122,8 @@ uint64_t ops_blocks_parse(const uint8_t *buf, size_t len,
 		return 0;
 	}
 	version = ops_le32_load(buf + 8);
-	if (version != OPS_FORMAT_VERSION) {
+	if (version < OPS_FORMAT_VERSION_FLAT ||
+	    version > OPS_FORMAT_VERSION) {
 		ops_warnf(warn, warn_arg,
 			  "%s: offset 8: unknown version %u (this reader knows %u)",
 			  path, version, OPS_FORMAT_VERSION);

@@ -27,16 +27,20 @@
 #define OPS_HIST_IMAGES 1
 #define OPS_HIST_CONTEXTS 2
 #define OPS_HIST_COUNTS 3
+#define OPS_HIST_STACKS 4
+#define OPS_HIST_STACK_COUNTS 5
 
 /* anon.samples block types */
 #define OPS_ANON_PROCESS 1
 #define OPS_ANON_SAMPLES 2
+#define OPS_ANON_STACK_SAMPLES 3
 
 /* One container file being appended to. */
 struct ops_blockfile {
 	int fd;
 	char *path;
 	uint64_t size; /* bytes known good on disk */
+	uint32_t version; /* for the header; 0: OPS_FORMAT_VERSION_FLAT */
 };
 
 /* Create NAME in the directory DFD with its file header (PATH is its

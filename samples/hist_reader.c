@@ -196,6 +196,13 @@ static const char *hist_block(void *arg, uint16_t type, const uint8_t *p,
 		return hist_contexts(arg, &c);
 	case OPS_HIST_COUNTS:
 		return hist_counts(arg, &c);
+	case OPS_HIST_STACKS:
+		return ops_hist_stacks(((struct hist_parse *)arg)->h, p, len,
+				       &((struct hist_parse *)arg)->oom);
+	case OPS_HIST_STACK_COUNTS:
+		return ops_hist_stack_counts(((struct hist_parse *)arg)->h, p,
+					     len,
+					     &((struct hist_parse *)arg)->oom);
 	}
 	return NULL; /* a later version's block: skip it */
 }
@@ -240,6 +247,7 @@ int ops_hist_parse(struct ops_hist_data *h, const uint8_t *buf, size_t len,
 	ops_blocks_parse(buf, len, OPS_HIST_MAGIC, path, hist_block, &hp,
 			 warn, warn_arg);
 	hist_merge(h);
+	ops_hist_stacks_finish(h);
 	return hp.oom ? -ENOMEM : 0;
 }
 
@@ -252,5 +260,6 @@ void ops_hist_data_free(struct ops_hist_data *h)
 	free(h->images);
 	free(h->contexts);
 	free(h->entries);
+	ops_hist_stacks_free(h);
 	memset(h, 0, sizeof(*h));
 }

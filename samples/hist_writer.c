@@ -138,16 +138,22 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 int ops_writer_hist_add(struct ops_writer *w, uint32_t ctx, uint64_t offset,
 			uint64_t count)
 {
+	if (ctx >= w->hist.contexts.nr)
+		return ops_writer_fail(w, -EINVAL,
+				       "%s/samples.hist: unknown context %u",
+				       w->dir, ctx);
+	return ops_hist_count(w, ctx, offset, count);
+}
+
+int ops_hist_count(struct ops_writer *w, uint32_t ctx, uint64_t offset,
+		   uint64_t count)
+{
 	struct ops_hist_writer *h = &w->hist;
 	struct ops_hist_cell *c;
 	uint64_t k;
 	uint32_t slot;
 	int ret;
 
-	if (ctx >= h->contexts.nr)
-		return ops_writer_fail(w, -EINVAL,
-				       "%s/samples.hist: unknown context %u",
-				       w->dir, ctx);
 	if (!count)
 		return 0;
 	for (k = hist_hash(ctx, offset);; k++) {
@@ -196,8 +202,7 @@ fail:
 			       w->dir, strerror(-ret));
 }
 
-/* Definitions FROM..TO of KS as blocks of TYPE, appended to W->out. */
-static int hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
+int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
 			 uint32_t from, uint32_t to, uint16_t type)
 {
 	uint32_t first = from, i;
@@ -237,10 +242,14 @@ static int delta_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* W->hist.sorted[0..N) as COUNTS blocks appended to W->out. */
-static int hist_put_counts(struct ops_writer *w, uint32_t n)
+/* W->hist.sorted[0..N) as COUNTS blocks appended to W->out, then the
+ * stacks from STACKS_FROM on and the STACK_COUNTS blocks: damage to the
+ * stack table leaves the flat counts before it readable. */
+static int hist_put_counts(struct ops_writer *w, uint32_t n,
+			   uint32_t stacks_from)
 {
 	struct ops_hist_delta *d = w->hist.sorted;
+	bool stacks_put = false;
 	uint32_t i, j, end;
 	int ret = 0;
 
@@ -249,25 +258,45 @@ static int hist_put_counts(struct ops_writer *w, uint32_t n)
 	for (i = 0; i < n && !ret; i = end) {
 		uint32_t pctx = 0;
 		uint64_t poff = 0;
+		uint32_t kind = d[i].ctx & OPS_STACK_CTX;
+
+		if (kind && !stacks_put) {
+			ret = ops_hist_put_defs(w, &w->hist.stacks,
+						stacks_from, w->hist.stacks.nr,
+						OPS_HIST_STACKS);
+			stacks_put = true;
+			if (ret)
+				break;
+		}
 
 		end = n - i > COUNTS_PER_BLOCK ? i + COUNTS_PER_BLOCK : n;
+		/* stack counts sort after the flat ones: one kind a block */
+		for (j = i; j < end; j++)
+			if ((d[j].ctx & OPS_STACK_CTX) != kind)
+				end = j;
 		w->payload.len = 0;
 		ret = ops_buf_put_varint(&w->payload, end - i);
 		for (j = i; j < end && !ret; j++) {
-			bool same = j > i && d[j].ctx == pctx;
+			uint32_t ctx = d[j].ctx & ~OPS_STACK_CTX;
+			bool same = j > i && ctx == pctx;
 			uint64_t off = same ? d[j].offset - poff : d[j].offset;
 
-			ret = ops_buf_put_varint(&w->payload, d[j].ctx - pctx);
+			ret = ops_buf_put_varint(&w->payload, ctx - pctx);
 			ret = ret ? ret : ops_buf_put_varint(&w->payload, off);
 			ret = ret ? ret : ops_buf_put_varint(&w->payload,
 							     d[j].count);
-			pctx = d[j].ctx;
+			pctx = ctx;
 			poff = d[j].offset;
 		}
-		ret = ret ? ret : ops_block_frame(&w->out, OPS_HIST_COUNTS,
+		ret = ret ? ret : ops_block_frame(&w->out,
+						  kind ? OPS_HIST_STACK_COUNTS
+						       : OPS_HIST_COUNTS,
 						  w->payload.data,
 						  w->payload.len);
 	}
+	if (!ret && !stacks_put)
+		ret = ops_hist_put_defs(w, &w->hist.stacks, stacks_from,
+					w->hist.stacks.nr, OPS_HIST_STACKS);
 	return ret;
 }
 
@@ -291,6 +320,7 @@ int ops_hist_writer_open(struct ops_writer *w)
 
 	if (!path)
 		return ops_writer_fail(w, -ENOMEM, "out of memory");
+	w->hist.bf.version = w->callgraph ? OPS_FORMAT_VERSION : 0;
 	ret = ops_blockfile_create(&w->hist.bf, w->dfd, path, "samples.hist",
 				   false, OPS_HIST_MAGIC, w->err,
 				   sizeof(w->err));
@@ -305,9 +335,9 @@ int ops_hist_writer_flush(struct ops_writer *w)
 	int ret;
 
 	w->out.len = 0;
-	ret = hist_put_defs(w, &h->images, h->images_on_disk, h->images.nr,
+	ret = ops_hist_put_defs(w, &h->images, h->images_on_disk, h->images.nr,
 			    OPS_HIST_IMAGES);
-	ret = ret ? ret : hist_put_defs(w, &h->contexts, h->contexts_on_disk,
+	ret = ret ? ret : ops_hist_put_defs(w, &h->contexts, h->contexts_on_disk,
 					h->contexts.nr, OPS_HIST_CONTEXTS);
 	ret = ret ? ret : hist_reserve_sorted(h, h->nr_dirty);
 	if (ret)
@@ -319,7 +349,7 @@ int ops_hist_writer_flush(struct ops_writer *w)
 		h->sorted[i] = (struct ops_hist_delta){ c->offset, c->pending,
 							c->ctx };
 	}
-	ret = hist_put_counts(w, h->nr_dirty);
+	ret = hist_put_counts(w, h->nr_dirty, h->stacks_on_disk);
 	if (ret)
 		return ops_writer_fail(w, ret, "%s/samples.hist: cannot flush: %s",
 				       w->dir, strerror(-ret));
@@ -331,6 +361,7 @@ int ops_hist_writer_flush(struct ops_writer *w)
 		w->hist_on_disk += h->sorted[i].count;
 	h->images_on_disk = h->images.nr;
 	h->contexts_on_disk = h->contexts.nr;
+	h->stacks_on_disk = h->stacks.nr;
 	for (i = 0; i < h->nr_dirty; i++)
 		h->cells[h->dirty[i]].pending = 0;
 	h->records_on_disk += h->nr_dirty;
@@ -355,13 +386,14 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 		ret = ops_writer_fail(w, -ENOMEM, "out of memory");
 		goto out;
 	}
+	bf.version = w->callgraph ? OPS_FORMAT_VERSION : 0;
 	ret = ops_blockfile_create(&bf, w->dfd, tmp, ".samples.hist.tmp", true,
 				   OPS_HIST_MAGIC, w->err, sizeof(w->err));
 	if (ret)
 		goto out;
 	w->out.len = 0;
-	ret = hist_put_defs(w, &h->images, 0, h->images.nr, OPS_HIST_IMAGES);
-	ret = ret ? ret : hist_put_defs(w, &h->contexts, 0, h->contexts.nr,
+	ret = ops_hist_put_defs(w, &h->images, 0, h->images.nr, OPS_HIST_IMAGES);
+	ret = ret ? ret : ops_hist_put_defs(w, &h->contexts, 0, h->contexts.nr,
 					OPS_HIST_CONTEXTS);
 	ret = ret ? ret : hist_reserve_sorted(h, h->nr_cells);
 	if (!ret) {
@@ -370,7 +402,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 				h->sorted[n++] = (struct ops_hist_delta){
 					h->cells[i].offset, h->cells[i].total,
 					h->cells[i].ctx };
-		ret = hist_put_counts(w, n);
+		ret = hist_put_counts(w, n, 0);
 	}
 	if (ret) {
 		ops_writer_fail(w, ret, "%s: cannot compact: %s", tmp,
@@ -403,6 +435,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 	bf.path = NULL;
 	h->images_on_disk = h->images.nr;
 	h->contexts_on_disk = h->contexts.nr;
+	h->stacks_on_disk = h->stacks.nr;
 	for (i = 0; i < h->nr_dirty; i++)
 		h->cells[h->dirty[i]].pending = 0;
 	h->nr_dirty = 0;
@@ -423,6 +456,10 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	ops_blockfile_close(&h->bf);
 	ops_keyset_free(&h->images);
 	ops_keyset_free(&h->contexts);
+	ops_keyset_free(&h->stacks);
+	ops_keyset_free(&h->full);
+	free(h->full_node);
+	ops_buf_free(&h->key);
 	free(h->cells);
 	free(h->table);
 	free(h->dirty);

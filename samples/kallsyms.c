@@ -117,9 +117,21 @@ static int kernel_samples(const char *dir, struct ops_hist_data *h,
 	free(path);
 	if (ret)
 		return ret;
-	keys = calloc(h->nr_entries ? h->nr_entries : 1, sizeof(*keys));
+	/* kernel frames of call graphs need their symbols as well */
+	keys = calloc(h->nr_entries + h->nr_frames + 1, sizeof(*keys));
 	if (!keys)
 		return -ENOMEM;
+	for (i = 0; i < h->nr_frames; i++) {
+		const struct ops_frame *f = &h->frames[i];
+		const struct ops_image *img = f->kind == OPS_FRAME_IMAGE ?
+					      &h->images[f->image] : NULL;
+
+		if (!img || img->kind == OPS_IMAGE_FILE)
+			continue;
+		keys[*n].module = img->kind == OPS_IMAGE_MODULE ?
+					  module_name((char *)img->path) : "";
+		keys[(*n)++].addr = f->addr;
+	}
 	for (i = 0; i < h->nr_entries; i++) {
 		uint32_t c = h->entries[i].ctx, im;
 		const struct ops_image *img;

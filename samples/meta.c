@@ -38,6 +38,8 @@ static const struct meta_key meta_keys[] = {
 	{ "samples_anon", T_U64, INFO(samples_anon), 0 },
 	{ "samples_kernel", T_U64, INFO(samples_kernel), 0 },
 	{ "processes", T_U32, INFO(processes), 0 },
+	/* written only when not 0: a flat session stays as it was */
+	{ "callgraph_depth", T_U32, INFO(callgraph_depth), 0 },
 };
 
 #define NR_KEYS (sizeof(meta_keys) / sizeof(meta_keys[0]))
@@ -74,13 +76,17 @@ int ops_meta_format(const struct ops_session_info *info, struct ops_buf *out)
 	int ret;
 
 	out->len = 0;
-	snprintf(num, sizeof(num), "%s %d\n", OPS_META_MAGIC,
-		 OPS_FORMAT_VERSION);
+	snprintf(num, sizeof(num), "%s %u\n", OPS_META_MAGIC,
+		 info->callgraph_depth ? OPS_FORMAT_VERSION
+				       : OPS_FORMAT_VERSION_FLAT);
 	ret = ops_buf_put(out, num, strlen(num));
 	for (i = 0; i < NR_KEYS && !ret; i++) {
 		const struct meta_key *k = &meta_keys[i];
 		const void *f = base + k->off;
 
+		if (f == (const void *)&info->callgraph_depth &&
+		    !info->callgraph_depth)
+			continue;
 		ret = ops_buf_put(out, k->name, strlen(k->name));
 		ret = ret ? ret : ops_buf_put_u8(out, ' ');
 		if (ret)
@@ -240,7 +246,7 @@ static void meta_point_strings(struct ops_meta *m)
 }
 
 static int meta_parse_header(const char *line, size_t n, const char *path,
-			     char *err, size_t errlen)
+			     uint32_t *version, char *err, size_t errlen)
 {
 	size_t ml = strlen(OPS_META_MAGIC);
 	uint64_t v;
@@ -251,13 +257,14 @@ static int meta_parse_header(const char *line, size_t n, const char *path,
 			 path);
 		return -EINVAL;
 	}
-	if (v != OPS_FORMAT_VERSION) {
+	if (v < OPS_FORMAT_VERSION_FLAT || v > OPS_FORMAT_VERSION) {
 		snprintf(err, errlen,
 			 "%s: line 1: unknown version %" PRIu64
 			 " (this reader knows %d)",
 			 path, v, OPS_FORMAT_VERSION);
 		return -EPROTONOSUPPORT;
 	}
+	*version = (uint32_t)v;
 	return 0;
 }
 
@@ -283,7 +290,9 @@ int ops_meta_parse(const char *buf, size_t len, const char *path,
 		n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		lineno++;
 		if (lineno == 1) {
-			ret = meta_parse_header(p, n, path, err, errlen);
+			ret = meta_parse_header(p, n, path,
+						&m->info.format_version, err,
+						errlen);
 			if (ret)
 				goto out;
 		} else if (n) {
@@ -378,7 +387,8 @@ int ops_meta_copy(struct ops_meta *m, const struct ops_session_info *info)
 	size_t i;
 
 	m->info = *info;
-	m->info.format_version = OPS_FORMAT_VERSION;
+	m->info.format_version = info->callgraph_depth ?
+		OPS_FORMAT_VERSION : OPS_FORMAT_VERSION_FLAT;
 	for (i = 0; i < 5; i++) {
 		free(*dst[i]);
 		*dst[i] = strdup(src[i] ? src[i] : "");

@@ -6,6 +6,7 @@
 #ifndef OPS_READER_INTERNAL_H
 #define OPS_READER_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,7 +19,26 @@ struct ops_hist_data {
 	uint32_t nr_contexts, cap_contexts;
 	struct ops_hist_entry *entries; /* sorted, equal keys summed */
 	size_t nr_entries, cap_entries;
+	/* call graphs: frames of stack i start at frames[stack_first[i]]
+	 * (the pointers are set once the file is read) */
+	struct ops_stack *stacks;
+	size_t *stack_first;
+	uint32_t nr_stacks, cap_stacks;
+	struct ops_frame *frames;
+	size_t nr_frames, cap_frames;
+	struct ops_stack_count *stack_counts; /* sorted, equal keys summed */
+	size_t nr_stack_counts, cap_stack_counts;
 };
+
+/* STACKS and STACK_COUNTS payloads (stack_reader.c): NULL, or why the
+ * block is damage; *OOM set on memory failure. */
+const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
+			    size_t len, bool *oom);
+const char *ops_hist_stack_counts(struct ops_hist_data *h, const uint8_t *p,
+				  size_t len, bool *oom);
+/* Once the whole file is read: frame pointers, counts sorted. */
+void ops_hist_stacks_finish(struct ops_hist_data *h);
+void ops_hist_stacks_free(struct ops_hist_data *h);
 
 /* Parse a whole samples.hist held in BUF.  Damage is reported through
  * WARN; only memory failure returns an error. */
@@ -33,6 +53,12 @@ struct ops_anon_rproc {
 	struct ops_anon_sample *samples;  /* decoded on first use */
 	size_t nr_decoded;
 	bool decoded;
+	/* the same for STACK_SAMPLES blocks */
+	uint32_t first_sblock, last_sblock;
+	uint64_t nr_ssamples;
+	struct ops_anon_stack_sample *ssamples;
+	size_t nr_sdecoded;
+	bool sdecoded;
 };
 
 struct ops_anon_block {
@@ -52,6 +78,7 @@ struct ops_anon_data {
 	uint32_t nr_procs, cap_procs;
 	struct ops_anon_block *blocks;
 	uint32_t nr_blocks, cap_blocks;
+	uint32_t nr_stacks; /* stack ids below it have an entry */
 };
 
 /* Index a whole anon.samples held in BUF (which must stay valid until
@@ -61,6 +88,11 @@ int ops_anon_parse(struct ops_anon_data *a, const uint8_t *buf, size_t len,
 /* Decode one process's samples (cached). */
 int ops_anon_decode(struct ops_anon_data *a, uint32_t proc_id,
 		    const struct ops_anon_sample **samples, size_t *n);
+/* Decode one process's stack samples (cached), leaving out those whose
+ * stack id is A->nr_stacks or above. */
+int ops_anon_decode_stacks(struct ops_anon_data *a, uint32_t proc_id,
+			   const struct ops_anon_stack_sample **samples,
+			   size_t *n);
 void ops_anon_data_free(struct ops_anon_data *a);
 
 #endif /* OPS_READER_INTERNAL_H */

@@ -166,6 +166,7 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 				     s->anon_buf ? warn : NULL, warn_arg);
 	if (ret)
 		goto nomem;
+	s->anon.nr_stacks = s->hist.nr_stacks;
 
 	s->kallsyms = session_optional(s, "kallsyms");
 	s->modules = session_optional(s, "modules");
@@ -301,6 +302,31 @@ int ops_session_anon(struct ops_session *s, uint32_t proc_id,
 		     const struct ops_anon_sample **samples, size_t *n)
 {
 	return ops_anon_decode(&s->anon, proc_id, samples, n);
+}
+
+uint32_t ops_session_nr_stacks(const struct ops_session *s)
+{
+	return s->hist.nr_stacks;
+}
+
+const struct ops_stack *ops_session_stack(const struct ops_session *s,
+					  uint32_t id)
+{
+	return id < s->hist.nr_stacks ? &s->hist.stacks[id] : NULL;
+}
+
+const struct ops_stack_count *ops_session_stack_hist(
+	const struct ops_session *s, size_t *n)
+{
+	*n = s->hist.nr_stack_counts;
+	return s->hist.stack_counts;
+}
+
+int ops_session_anon_stacks(struct ops_session *s, uint32_t proc_id,
+			    const struct ops_anon_stack_sample **samples,
+			    size_t *n)
+{
+	return ops_anon_decode_stacks(&s->anon, proc_id, samples, n);
 }
 
 size_t ops_session_archived_maps(const struct ops_session *s,

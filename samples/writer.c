@@ -293,6 +293,7 @@ int ops_writer_open(struct ops_writer **out, const char *dir,
 	if (ret)
 		return ops_writer_fail(w, ret, "out of memory");
 	w->meta.info.stop_ns = 0;
+	w->callgraph = info->callgraph_depth != 0;
 	ret = writer_take_dir(w);
 	if (!ret && w->dfd < 0)
 		ret = writer_make_dir(w);

@@ -40,7 +40,21 @@ struct ops_hist_writer {
 	struct ops_hist_delta *sorted;
 	uint32_t cap_sorted;
 	uint64_t records_on_disk; /* count records in the file */
+	/* the stack table is a tree: node keys are STACKS records as on
+	 * disk (parent, flags, frame); whole stacks, leaf first, map to
+	 * their leaf's node through full_node */
+	struct ops_keyset stacks;
+	uint32_t stacks_on_disk;
+	struct ops_keyset full;
+	uint32_t *full_node;
+	uint32_t cap_full_node;
+	struct ops_buf key;
 };
+
+/* Cells of (context, stack) counts share the table with (context,
+ * offset) cells: their ctx has this bit, their offset is the stack id.
+ * Context ids stay below it (ops_keyset ids are below 2^31). */
+#define OPS_STACK_CTX 0x80000000u
 
 /* Threads a sample record can name by position (FORMAT.md, SAMPLES). */
 #define OPS_ANON_MRU 3
@@ -55,6 +69,9 @@ struct ops_anon_proc {
 	uint32_t mru_tid[OPS_ANON_MRU];
 	uint64_t mru_addr[OPS_ANON_MRU];
 	uint32_t nr_mru;
+	/* the stream of stack samples, the same encoding with a stack id
+	 * for the address; allocated at the process's first one */
+	struct ops_anon_proc *stacks;
 };
 
 struct ops_anon_writer {
@@ -78,6 +95,7 @@ struct ops_writer {
 	uint64_t samples_added;
 	uint64_t hist_on_disk, anon_on_disk;
 	uint64_t anon_framed; /* in w->out, not yet appended */
+	bool callgraph; /* a version 2 session */
 };
 
 /* Set the writer's error line and return RET. */
@@ -85,6 +103,15 @@ int ops_writer_fail(struct ops_writer *w, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 int ops_hist_writer_open(struct ops_writer *w);
+/* Count without checking CTX (which may carry OPS_STACK_CTX). */
+int ops_hist_count(struct ops_writer *w, uint32_t ctx, uint64_t offset,
+		   uint64_t count);
+/* Definitions as blocks appended to W->out (hist_writer.c). */
+int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
+		      uint32_t from, uint32_t to, uint16_t type);
+/* Append to samples.hist the definitions not on disk yet, so that a
+ * block of anon.samples may name them (stack_writer.c).  Uses W->out. */
+int ops_hist_writer_defs(struct ops_writer *w);
 int ops_hist_writer_flush(struct ops_writer *w);
 /* Rewrite samples.hist with one set of definitions and totals. */
 int ops_hist_writer_compact(struct ops_writer *w, bool sync);

@@ -39,7 +39,8 @@ need_packages() {
 }
 
 OPJIT_BUILD_PACKAGES=(gcc make cmake pkg-config binutils-dev libpopt-dev check
-	openjdk-17-jdk-headless libseccomp-dev)
+	openjdk-17-jdk-headless libseccomp-dev libprotobuf-c-dev protobuf-c-compiler
+	zlib1g-dev)
 
 # configure_and_build DIR [CMAKE ARGS...]
 configure_and_build() {

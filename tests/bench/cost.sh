@@ -10,6 +10,7 @@
 # recorder's cost shows as a longer run.
 
 COST="Recording cost"
+COST_CG="Recording cost with call graphs"
 # on a shared machine the workload's CPU time is steadier than its wall
 # time, and it includes the kernel's work of taking the samples
 WCPU_FIG="slowdown of the workload, by its CPU time"
@@ -21,6 +22,9 @@ LOST_FIG="lost samples (% of samples)"
 BASE_FIG="alone: wall time (the baseline)"
 COST_FIGS=("slowdown of the workload" "$WCPU_FIG" "recorder's own CPU time"
 	"bytes written" "$DATA_FIG" "samples recorded" "$LOST_FIG")
+
+# -g for both recorders when set (bench_cost_callgraph)
+CG=''
 
 # this repetition's results: RUN[SIDE.FIELD], SIDE opjit or ref, FIELD
 # wall wcpu cpu bytes data samples lost why
@@ -75,7 +79,7 @@ cost_side() {
 	workload_cmd "$WL" "$t.pid"
 	if [ "$s" = opjit ]; then
 		RUN[$s.why]=$(need_exe "$OPROFILED") || return
-		"$RUSAGE" -o "$t.outer" -- "$OPROFILED" \
+		"$RUSAGE" -o "$t.outer" -- "$OPROFILED" ${CG:+-g} \
 			--session-dir="$t.sess" --frequency="$hz" -- \
 			"$RUSAGE" -o "$t.inner" -- "${W[@]}" \
 			>/dev/null 2>"$t.err"
@@ -84,7 +88,8 @@ cost_side() {
 		RUN[$s.why]=$PERF_WHY
 		[ -z "$PERF_WHY" ] || return
 		"$RUSAGE" -o "$t.outer" -- perf record -q -e cpu-clock \
-			-F "$hz" -o "$t.data" -- "$RUSAGE" -o "$t.inner" -- \
+			${CG:+-g} -F "$hz" -o "$t.data" -- \
+			"$RUSAGE" -o "$t.inner" -- \
 			"${W[@]}" >/dev/null 2>"$t.err"
 	fi
 	status=$?
@@ -225,7 +230,10 @@ cost_run() {
 
 bench_cost() {
 	local hz rep what
-	rec_section "$COST" "Each workload alone, under" \
+	[ -z "$CG" ] || rec_section "$COST" "The same runs with call graphs:" \
+"\`oprofiled -g\` beside \`perf record -g\` (frame pointers both), on" \
+"the same workloads, so that node's stacks run through JIT code."
+	[ -n "$CG" ] || rec_section "$COST" "Each workload alone, under" \
 "\`oprofiled --frequency=HZ\` and under" \
 "\`perf record -e cpu-clock -F HZ\`, interleaved, order rotated each" \
 "run. Reference: Linux perf. C is tests/bench/workloads/spin.c and" \
@@ -250,4 +258,12 @@ bench_cost() {
 			rec_why_row "$COST" "$WL $BASE_FIG" "$NODE_WHY"
 		done
 	done
+}
+
+# bench_cost_callgraph: the recording cost again, with call graphs
+bench_cost_callgraph() {
+	local saved=$COST
+	COST=$COST_CG CG=-g
+	bench_cost
+	COST=$saved CG=''
 }

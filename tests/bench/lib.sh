@@ -108,7 +108,8 @@ perf_record_data() {
 	local data=$1 err=$2 pidfile=$3 try status
 	shift 3
 	for try in 1 2 3; do
-		perf record -q -e cpu-clock -F "$REPORT_HZ" -o "$data" -- \
+		perf record -q -e cpu-clock -F "$REPORT_HZ" \
+			${PERF_RECORD_CALLGRAPH:+-g} -o "$data" -- \
 			"$@" >/dev/null 2>"$err"
 		status=$?
 		[ "$status" -gt 128 ] && [ "$status" -lt 160 ] || break
@@ -134,7 +135,9 @@ oprofiled_summary() {
 
 # perf_counts FILE: "SAMPLES LOST" of a perf.data, from perf report
 perf_counts() {
-	perf report -i "$1" --stdio --sort sym -n 2>/dev/null >"$1.report" ||
+	# a call graph recording is counted flat, each sample once
+	perf report -i "$1" --stdio --sort sym -n ${CG:+--no-children -g none} \
+		2>/dev/null >"$1.report" ||
 		return 1
 	python3 "$BENCH_DIR/shares.py" perf "$1.report" |
 		awk '{ print $(NF - 1), $NF }'

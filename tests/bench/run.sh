@@ -5,12 +5,15 @@
 # a shared machine mean little.  Builds what is missing, measures, prints
 # one table and writes it as Markdown with the machine and versions.
 #
-# usage: run.sh [--smoke] [--runs N] [--build DIR] [--out FILE]
+# usage: run.sh [--smoke] [--runs N] [--build DIR] [--sections LIST]
+#               [--out FILE]
 #   --smoke  one run of tiny workloads at one frequency: proves the suite
 #            works (every row has a figure or a reason); asserts no timing
 #   --runs   runs per figure (default 5, smoke 1); figures are medians
 #   --build  build tree (default build/ in the source tree); built first
 #            if something the suite runs is missing
+#   --sections  comma list of what to run (default all): cost,callgraph,
+#            report (with the call graph reports),resolve,accuracy
 #   --out    Markdown output (default tests/bench/RESULTS.md)
 set -uo pipefail # no -e: a failed measurement becomes a reason in the table
 
@@ -22,6 +25,7 @@ die() { printf 'run.sh: %s\n' "$*" >&2; exit 1; }
 usage() { sed -n '/^# usage:/,/^# *--out/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 SMOKE=0 RUNS='' BUILD=$SRC/build OUT=$BENCH_DIR/RESULTS.md
+SECTIONS=cost,callgraph,report,resolve,accuracy
 COMMAND_LINE="tests/bench/run.sh $*"
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -32,6 +36,8 @@ while [ $# -gt 0 ]; do
 	--build=*) BUILD=${1#*=} ;;
 	--out) [ $# -ge 2 ] || usage; OUT=$2; shift ;;
 	--out=*) OUT=${1#*=} ;;
+	--sections) [ $# -ge 2 ] || usage; SECTIONS=$2; shift ;;
+	--sections=*) SECTIONS=${1#*=} ;;
 	-h | --help) usage ;;
 	*) echo "run.sh: unknown option '$1'" >&2; usage ;;
 	esac
@@ -53,11 +59,11 @@ OUT=$(realpath -m "$OUT")
 if [ "$SMOKE" = 1 ]; then
 	RUNS=${RUNS:-1} FREQS=(1000) REPORT_HZ=1000 MAP_SIZES=(10000)
 	RESOLVE_SAMPLES=100000 SPEED_SCALE=1
-	COST_SECONDS=0.3 ACC_SECONDS=1
+	COST_SECONDS=0.3 ACC_SECONDS=1 CG_SECONDS=1
 else
 	RUNS=${RUNS:-5} FREQS=(1000 4000 10000) REPORT_HZ=4000
 	MAP_SIZES=(10000 100000 1000000) RESOLVE_SAMPLES=10000000
-	COST_SECONDS=2 ACC_SECONDS=3 SPEED_SCALE=5
+	COST_SECONDS=2 ACC_SECONDS=3 SPEED_SCALE=5 CG_SECONDS=30
 fi
 
 TMPD=$(mktemp -d /tmp/opjit-bench.XXXXXX) ||
@@ -92,6 +98,7 @@ export OPJIT_HANDLER_PATH=${OPJIT_HANDLER_PATH:-$BUILD/lib/opjit/handlers}
 . "$BENCH_DIR/build.sh"
 . "$BENCH_DIR/cost.sh"
 . "$BENCH_DIR/report_speed.sh"
+. "$BENCH_DIR/callgraph_speed.sh"
 . "$BENCH_DIR/resolve.sh"
 . "$BENCH_DIR/accuracy.sh"
 . "$BENCH_DIR/accuracy_jit.sh"
@@ -103,10 +110,14 @@ bench_perf_check
 # node --perf-basic-prof leaves V8 logs in its working directory: run the
 # workloads where the suite cleans up
 cd "$TMPD" || die "cannot enter $TMPD"
-bench_cost
-bench_report_speed
-bench_resolve
-bench_accuracy
+# section NAME: whether --sections asks for NAME
+section() { [[ ",$SECTIONS," == *",$1,"* ]]; }
+section cost && bench_cost
+section callgraph && bench_cost_callgraph
+section report && bench_report_speed
+section report && bench_callgraph_speed
+section resolve && bench_resolve
+section accuracy && bench_accuracy
 
 if [ -s "$TMPD/perf-crashes" ]; then
 	rec_meta "perf crashes" "perf record crashed" \
@@ -118,9 +129,14 @@ mkdir -p "$(dirname "$OUT")" || die "cannot create the directory of $OUT"
 cp "$RAW" "$LOGDIR/raw.tsv"
 python3 "$BENCH_DIR/stats.py" table "$RAW" "$OUT" --check ||
 	die "the table is incomplete (see above); records in $LOGDIR/raw.tsv"
-for s in "$COST" "$SPEED" "$RESOLVE_SECTION" "$ACC"; do
-	grep -q "^[vwn]	$s	" "$RAW" || die "section '$s' produced no rows"
-done
+check_rows() {
+	grep -q "^[vwn]	$1	" "$RAW" || die "section '$1' produced no rows"
+}
+section cost && check_rows "$COST"
+section callgraph && check_rows "$COST_CG"
+section report && check_rows "$SPEED"
+section resolve && check_rows "$RESOLVE_SECTION"
+section accuracy && check_rows "$ACC"
 # A part that is not built yet, a tool this machine lacks, or perf itself
 # crashing (its bug, not ours, and the table says so) is a reason; any
 # other command that ran and broke fails the smoke test, and is reported

@@ -8,6 +8,10 @@
  *   process ID TGID NSPID UID FLAGS COMM EXE NR_RANGES START_NS START_UNIX_NS
  *   range ID START END
  *   anon ID TIME ADDR TID
+ *   stack ID NR_KERNEL FLAGS FRAME...   leaf first; FRAME is IMAGE:ADDR
+ *                                       (image id), anon:ADDR, unknown:ADDR
+ *   stackhist CTX STACK COUNT
+ *   anonstack ID TIME STACK TID
  * Numbers are decimal, so that any awk can compare them; spaces in
  * names are shown as '?', so that fields stay fields.
  *   archived ID PATH
@@ -51,6 +55,8 @@ static void dump_info(const struct ops_session_info *i)
 	printf("info anon %" PRIu64 "\n", i->samples_anon);
 	printf("info kernel %" PRIu64 "\n", i->samples_kernel);
 	printf("info processes %u\n", i->processes);
+	printf("info format_version %u\n", i->format_version);
+	printf("info callgraph_depth %u\n", i->callgraph_depth);
 }
 
 int main(int argc, char **argv)
@@ -85,6 +91,30 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		printf("hist %u %" PRIu64 " %" PRIu64 "\n", h[i].ctx,
 		       h[i].offset, h[i].count);
+	for (uint32_t i = 0; i < ops_session_nr_stacks(s); i++) {
+		const struct ops_stack *st = ops_session_stack(s, i);
+
+		printf("stack %u %u %u", i, st->nr_kernel, st->flags);
+		for (uint32_t f = 0; f < st->nr_frames; f++) {
+			const struct ops_frame *fr = &st->frames[f];
+
+			if (fr->kind == OPS_FRAME_IMAGE)
+				printf(" %u:%" PRIu64, fr->image, fr->addr);
+			else
+				printf(" %s:%" PRIu64,
+				       fr->kind == OPS_FRAME_ANON ? "anon"
+								  : "unknown",
+				       fr->addr);
+		}
+		printf("\n");
+	}
+	{
+		const struct ops_stack_count *sc = ops_session_stack_hist(s, &n);
+
+		for (size_t i = 0; i < n; i++)
+			printf("stackhist %u %u %" PRIu64 "\n", sc[i].ctx,
+			       sc[i].stack, sc[i].count);
+	}
 	for (uint32_t i = 0; i < ops_session_nr_processes(s); i++) {
 		const struct ops_process *p = ops_session_process(s, i);
 		const struct ops_anon_sample *a;
@@ -109,6 +139,18 @@ int main(int argc, char **argv)
 		for (size_t k = 0; k < na; k++)
 			printf("anon %u %" PRIu64 " %" PRIu64 " %u\n", i,
 			       a[k].time_ns, a[k].addr, a[k].tid);
+		{
+			const struct ops_anon_stack_sample *as;
+
+			if (ops_session_anon_stacks(s, i, &as, &na)) {
+				fprintf(stderr, "sessiondump: out of memory\n");
+				rc = 1;
+				break;
+			}
+			for (size_t k = 0; k < na; k++)
+				printf("anonstack %u %" PRIu64 " %u %u\n", i,
+				       as[k].time_ns, as[k].stack, as[k].tid);
+		}
 		np = ops_session_archived_maps(s, i, &paths);
 		for (size_t k = 0; k < np; k++)
 			printf("archived %u %s\n", i, paths[k]);

@@ -133,11 +133,39 @@ START_TEST(test_bad_options)
 }
 END_TEST
 
+/* -g asks for the kernel's default depth; --callgraph-depth sets it
+ * (and implies -g); no option, no call graph. */
+START_TEST(test_callgraph)
+{
+	struct options o;
+
+	ck_assert_int_eq(PARSE(&o, "--", "true"), 0);
+	ck_assert_uint_eq(o.callgraph_depth, 0);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "-g", "--", "true"), 0);
+	ck_assert_uint_eq(o.callgraph_depth, 127);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--callgraph", "-a"), 0);
+	ck_assert_uint_eq(o.callgraph_depth, 127);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--callgraph-depth=2", "--", "true"), 0);
+	ck_assert_uint_eq(o.callgraph_depth, 2);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--callgraph-depth=0", "-a"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--callgraph-depth=1024", "-a"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--callgraph-depth=x", "-a"), -22);
+	options_free(&o);
+}
+END_TEST
+
 static Suite *options_suite(void)
 {
 	Suite *s = suite_create("options");
 	TCase *ev = tcase_create("events");
 	TCase *cl = tcase_create("command line");
+	TCase *cg;
 
 	tcase_add_test(ev, test_event_names);
 	tcase_add_test(cl, test_defaults_and_command);
@@ -146,6 +174,9 @@ static Suite *options_suite(void)
 	tcase_add_test(cl, test_bad_options);
 	suite_add_tcase(s, ev);
 	suite_add_tcase(s, cl);
+	cg = tcase_create("callgraph");
+	tcase_add_test(cg, test_callgraph);
+	suite_add_tcase(s, cg);
 	return s;
 }
 

@@ -32,14 +32,16 @@ static int rm_entry(const char *path, const struct stat *st, int flag,
 	return remove(path);
 }
 
-static void setup_sep(uint32_t separate)
+static void setup_cg(uint32_t separate, uint32_t depth)
 {
 	struct ops_session_info info = {
 		.event = "cpu-clock", .frequency = 4000,
 		.clock = "CLOCK_MONOTONIC", .separate = separate,
+		.callgraph_depth = depth,
 	};
 	struct recorder_config cfg = {
 		.separate = separate, .archive_maps = false,
+		.callgraph_depth = depth,
 	};
 	ssize_t n;
 
@@ -53,9 +55,19 @@ static void setup_sep(uint32_t separate)
 	exe[n] = '\0';
 }
 
+static void setup_sep(uint32_t separate)
+{
+	setup_cg(separate, 0);
+}
+
 static void setup(void)
 {
 	setup_sep(0);
+}
+
+static void setup_callgraph(void)
+{
+	setup_cg(0, 4);
 }
 
 static void setup_process(void)
@@ -132,6 +144,41 @@ static void feed_sample(uint32_t pid, uint32_t tid, uint64_t ip,
 	};
 
 	recorder_record(&r, &s.h);
+}
+
+/* A sample with its call chain (PERF_CONTEXT_* markers included). */
+static void feed_chain(uint32_t pid, uint64_t ip, uint16_t mode,
+		       const uint64_t *chain, uint64_t n)
+{
+	unsigned char buf[512] = { 0 };
+	struct record_sample *rs = (void *)buf;
+
+	rs->h.type = PERF_RECORD_SAMPLE;
+	rs->h.misc = mode;
+	rs->h.size = (uint16_t)(sizeof(*rs) + 8 * (n + 1));
+	rs->ip = ip;
+	rs->pid = rs->tid = pid;
+	rs->time = clock_now++;
+	memcpy(buf + sizeof(*rs), &n, 8);
+	memcpy(buf + sizeof(*rs) + 8, chain, 8 * n);
+	recorder_record(&r, &rs->h);
+}
+
+/* The frames of stack ID as text, "kind:image:addr" leaf first. */
+static void stack_text(struct ops_session *s, uint32_t id, char *out,
+		       size_t size)
+{
+	const struct ops_stack *st = ops_session_stack(s, id);
+	size_t len = 0;
+
+	ck_assert_ptr_nonnull(st);
+	len += (size_t)snprintf(out, size, "k%u f%u", st->nr_kernel,
+				st->flags);
+	for (uint32_t i = 0; i < st->nr_frames && len < size; i++)
+		len += (size_t)snprintf(out + len, size - len, " %u:%u:%llx",
+					st->frames[i].kind,
+					st->frames[i].image,
+					(unsigned long long)st->frames[i].addr);
 }
 
 static void feed_task(uint32_t type, uint32_t pid, uint32_t ppid)
@@ -363,10 +410,58 @@ START_TEST(test_jitdump_mapping_is_data)
 }
 END_TEST
 
+/* -g: kernel then user frames, each placed like a flat sample; a stack
+ * with a JIT frame goes to the process's stream; the depth limit flags
+ * the stack; a held sample keeps its chain. */
+START_TEST(test_callchains)
+{
+	const uint64_t kchain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ull,
+				    PERF_CONTEXT_USER, 0x400030, 0x900000,
+				    0x400040 };
+	const uint64_t achain[] = { PERF_CONTEXT_USER, 0x400010,
+				    0x7f0000000100ull, 0x400020 };
+	const uint64_t pchain[] = { PERF_CONTEXT_USER, 0x500100, 0x500200 };
+	const struct ops_anon_stack_sample *as;
+	const struct ops_stack_count *sc;
+	struct ops_session *s;
+	char text[512];
+	size_t n;
+
+	feed_mmap(100, 0x400000, 0x2000, 0x1000, exe);
+	feed_mmap(100, 0x7f0000000000ull, 0x10000, 0, "//anon");
+	feed_chain(100, 0x400010, PERF_RECORD_MISC_USER, achain, 4);
+	feed_chain(100, 0xffffffff81000010ull, PERF_RECORD_MISC_KERNEL,
+		   kchain, 6);
+	/* before its mapping: held in pending with its chain */
+	feed_chain(300, 0x500100, PERF_RECORD_MISC_USER, pchain, 3);
+	ck_assert_uint_eq(r.pending.n, 1);
+	feed_mmap(300, 0x500000, 0x1000, 0, exe);
+	recorder_end_round(&r);
+	ck_assert_uint_eq(r.pending.n, 0);
+	s = reopen();
+	ck_assert_uint_eq(ops_session_info(s)->callgraph_depth, 4);
+	sc = ops_session_stack_hist(s, &n);
+	ck_assert_uint_eq(n, 2);
+	stack_text(s, sc[0].stack, text, sizeof(text));
+	ck_assert_str_eq(text, "k0 f0 0:0:100 0:0:200");
+	stack_text(s, sc[1].stack, text, sizeof(text));
+	ck_assert_str_eq(text, "k1 f1 0:1:ffffffff81000010 0:0:1030 2:0:900000 0:0:1040");
+	ck_assert_uint_eq(ops_session_image(s, 1)->kind, OPS_IMAGE_KERNEL);
+	ck_assert_uint_eq(ops_session_nr_processes(s), 1);
+	ck_assert_int_eq(ops_session_anon_stacks(s, 0, &as, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(as[0].tid, 100);
+	stack_text(s, as[0].stack, text, sizeof(text));
+	ck_assert_str_eq(text, "k0 f0 0:0:1010 1:0:7f0000000100 0:0:1020");
+	ops_session_close(s);
+}
+END_TEST
+
 static Suite *recorder_suite(void)
 {
 	Suite *s = suite_create("recorder");
 	TCase *tc = tcase_create("records");
+	TCase *cg = tcase_create("callgraph");
 	TCase *sep = tcase_create("separate process");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -378,8 +473,11 @@ static Suite *recorder_suite(void)
 	tcase_add_test(tc, test_jitdump_mapping_is_data);
 	tcase_add_checked_fixture(sep, setup_process, teardown);
 	tcase_add_test(sep, test_fork_copies_exec_resets);
+	tcase_add_checked_fixture(cg, setup_callgraph, teardown);
+	tcase_add_test(cg, test_callchains);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, sep);
+	suite_add_tcase(s, cg);
 	return s;
 }
 

@@ -77,6 +77,30 @@ def rules(doc, errors):
         if (row["kind"] == "jit") != (row["handler"] is not None):
             errors.append("symbol %s: handler only and always on jit rows"
                           % row["symbol"])
+    cg = doc.get("callgraph")
+    if cg is not None:
+        nodes = cg["nodes"]
+        self_ = [0] * len(nodes)
+        total = [0] * len(nodes)
+        for i, n in enumerate(nodes):
+            if n["id"] != i:
+                errors.append("call graph node %d has id %d" % (i, n["id"]))
+        for st in cg["stacks"]:
+            if not st["frames"] or any(f >= len(nodes)
+                                       for f in st["frames"]):
+                errors.append("call graph stack %r: bad frames" % st)
+                continue
+            self_[st["frames"][-1]] += st["samples"]
+            for f in set(st["frames"]):
+                total[f] += st["samples"]
+        if sum(st["samples"] for st in cg["stacks"]) != cg["total_samples"]:
+            errors.append("call graph stacks do not add to total_samples")
+        for i, n in enumerate(nodes):
+            if (n["self"], n["total"]) != (self_[i], total[i]):
+                errors.append("call graph node %s: self/total %d/%d, "
+                              "stacks say %d/%d" % (n["symbol"], n["self"],
+                                                    n["total"], self_[i],
+                                                    total[i]))
     for app in doc.get("summary", []):
         got = sum(i["samples"] for i in app["images"])
         if got != app["samples"]:

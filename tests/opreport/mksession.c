@@ -13,6 +13,11 @@
  *   anon PROCESS TIME ADDR TID
  *   kallsyms PATH | modules PATH
  *   archive PROCESS PATH
+ *   callgraph DEPTH            (before any other data: a version 2 session)
+ *   stack NAME [kernel N] [truncated] FRAME...   leaf first, where FRAME
+ *           is IMAGE:OFFSET, anon:ADDR or unknown:ADDR
+ *   stackhist CTX STACK COUNT
+ *   anonstack PROCESS TIME STACK TID
  *
  * Numbers take C prefixes (0x...).  Errors name the line and exit 1.
  */
@@ -23,7 +28,7 @@
 
 #include <opjit/samples.h>
 
-#define MAX_NAMES 256
+#define MAX_NAMES 4096
 #define MAX_TOK 64
 
 struct name_id {
@@ -35,7 +40,8 @@ struct st {
 	struct ops_session_info info;
 	struct ops_writer *w;
 	struct name_id images[MAX_NAMES], ctxs[MAX_NAMES], procs[MAX_NAMES];
-	size_t nr_images, nr_ctxs, nr_procs;
+	struct name_id stacks[MAX_NAMES];
+	size_t nr_images, nr_ctxs, nr_procs, nr_stacks;
 	uint64_t stop_ns;
 	unsigned lineno;
 	char *kallsyms, *modules;
@@ -53,6 +59,8 @@ static void st_free(struct st *st)
 		free(st->ctxs[i].name);
 	for (i = 0; i < st->nr_procs; i++)
 		free(st->procs[i].name);
+	for (i = 0; i < st->nr_stacks; i++)
+		free(st->stacks[i].name);
 	free(st->kallsyms);
 	free(st->modules);
 	free(st->event);
@@ -211,6 +219,47 @@ static void stmt_process(struct st *st, char **t, int n)
 	add_name(st, st->procs, &st->nr_procs, t[1], id);
 }
 
+/* stack NAME [kernel N] [truncated] FRAME..., FRAME being IMAGE:OFFSET,
+ * anon:ADDR or unknown:ADDR */
+static void stmt_stack(struct st *st, char **t, int n)
+{
+	struct ops_frame frames[MAX_TOK];
+	struct ops_stack s = { .frames = frames };
+	uint32_t id;
+	int i = 2;
+
+	if (n < 3)
+		die(st, "stack NAME FRAME...");
+	for (; i < n; i++) {
+		struct ops_frame *f = &frames[s.nr_frames];
+		char *colon;
+
+		if (!strcmp(t[i], "kernel") && i + 1 < n) {
+			s.nr_kernel = (uint32_t)num(st, t[++i]);
+			continue;
+		}
+		if (!strcmp(t[i], "truncated")) {
+			s.flags |= OPS_STACK_TRUNCATED;
+			continue;
+		}
+		colon = strrchr(t[i], ':');
+		if (!colon)
+			die(st, "a frame is IMAGE:OFFSET, anon:ADDR or unknown:ADDR");
+		*colon = '\0';
+		memset(f, 0, sizeof(*f));
+		if (!strcmp(t[i], "anon"))
+			f->kind = OPS_FRAME_ANON;
+		else if (!strcmp(t[i], "unknown"))
+			f->kind = OPS_FRAME_UNKNOWN;
+		else
+			f->image = lookup(st, st->images, st->nr_images, t[i]);
+		f->addr = num(st, colon + 1);
+		s.nr_frames++;
+	}
+	check(st, ops_writer_stack(st->w, &s, &id));
+	add_name(st, st->stacks, &st->nr_stacks, t[1], id);
+}
+
 static void open_writer(struct st *st, const char *dir)
 {
 	if (st->w)
@@ -266,6 +315,8 @@ static void statement(struct st *st, const char *dir, char *line)
 			st->info.separate |= OPS_SEPARATE_PROCESS;
 		if (strstr(t[1], "cpu"))
 			st->info.separate |= OPS_SEPARATE_CPU;
+	} else if (!strcmp(t[0], "callgraph") && n == 2) {
+		st->info.callgraph_depth = (uint32_t)num(st, t[1]);
 	} else if (!strcmp(t[0], "kallsyms") && n == 2) {
 		st->kallsyms = strdup(t[1]);
 	} else if (!strcmp(t[0], "modules") && n == 2) {
@@ -292,6 +343,19 @@ static void statement(struct st *st, const char *dir, char *line)
 				(uint32_t)num(st, t[4])));
 			st->total++;
 			st->anon++;
+		} else if (!strcmp(t[0], "stack")) {
+			stmt_stack(st, t, n);
+		} else if (!strcmp(t[0], "stackhist") && n == 4) {
+			check(st, ops_writer_stack_add(st->w,
+				lookup(st, st->ctxs, st->nr_ctxs, t[1]),
+				lookup(st, st->stacks, st->nr_stacks, t[2]),
+				num(st, t[3])));
+		} else if (!strcmp(t[0], "anonstack") && n == 5) {
+			check(st, ops_writer_anon_stack(st->w,
+				lookup(st, st->procs, st->nr_procs, t[1]),
+				num(st, t[2]),
+				lookup(st, st->stacks, st->nr_stacks, t[3]),
+				(uint32_t)num(st, t[4])));
 		} else if (!strcmp(t[0], "archive") && n == 3) {
 			check(st, ops_writer_archive_map(st->w,
 				lookup(st, st->procs, st->nr_procs, t[1]),

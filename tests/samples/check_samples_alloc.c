@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * The recorder calls ops_writer_hist_add and ops_writer_anon for every
- * sample: in the steady state (keys and processes already seen) they
- * must not allocate.  Linked with -Wl,--wrap=malloc,calloc,realloc, so
+ * sample, and with call graphs ops_writer_stack with ops_writer_stack_add
+ * or ops_writer_anon_stack: in the steady state (keys, stacks and
+ * processes already seen) they must not allocate.  Linked with -Wl,--wrap=malloc,calloc,realloc, so
  * every allocation made by the library is counted here.
  */
 #include <check.h>
@@ -51,6 +52,25 @@ static int one_interval(struct ops_writer *w, uint32_t ctx,
 
 	for (k = 0; k < KEYS; k++)
 		bad += ops_writer_hist_add(w, ctx, k * 4, 1) != 0;
+	/* call graphs: 64 stacks of 20 frames, native and JIT */
+	for (k = 0; k < 20000; k++) {
+		struct ops_frame f[20];
+		struct ops_stack st = { f, 20, 2, 0 };
+		uint32_t i, id;
+
+		for (i = 0; i < 20; i++)
+			f[i] = (struct ops_frame){ OPS_FRAME_IMAGE, 0,
+						   0x1000 + i * 64 + k % 64 };
+		if (k % 2)
+			f[5] = (struct ops_frame){ OPS_FRAME_ANON, 0,
+						   0x7f0000000000ull + k % 64 };
+		bad += ops_writer_stack(w, &st, &id) != 0;
+		if (k % 2)
+			bad += ops_writer_anon_stack(w, procs[k % PROCS], *t,
+						     id, 1000 + k % 3) != 0;
+		else
+			bad += ops_writer_stack_add(w, ctx, id, 1) != 0;
+	}
 	for (k = 0; k < 2000; k++)
 		for (p = 0; p < PROCS; p++) {
 			*t += 250000;
@@ -74,6 +94,7 @@ START_TEST(test_steady_state)
 	uint64_t t = 1;
 	int round, bad;
 
+	info.callgraph_depth = 127;
 	ck_assert_int_eq(ops_writer_open(&w, dir, &info), 0);
 	ck_assert_int_eq(ops_writer_image(w, &img, &id), 0);
 	c.app = c.image = id;

@@ -16,6 +16,23 @@ static void count_warning(void *arg, const char *msg)
 		abort();
 }
 
+/* Stack samples name only stacks with an entry. */
+static void check_stacks(struct ops_anon_data *a, uint32_t p)
+{
+	const struct ops_anon_stack_sample *s;
+	size_t n, i, again;
+
+	if (ops_anon_decode_stacks(a, p, &s, &n))
+		return;
+	if (n > a->procs[p].nr_ssamples)
+		abort();
+	for (i = 0; i < n; i++)
+		if (s[i].stack >= a->nr_stacks)
+			abort();
+	if (ops_anon_decode_stacks(a, p, &s, &again) || again != n)
+		abort();
+}
+
 static void check_process(struct ops_anon_data *a, uint32_t p)
 {
 	const struct ops_process *proc = &a->procs[p].p;
@@ -35,6 +52,7 @@ static void check_process(struct ops_anon_data *a, uint32_t p)
 	/* cached: the same answer twice */
 	if (ops_anon_decode(a, p, &s, &again) || again != n)
 		abort();
+	check_stacks(a, p);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -48,6 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf = fuzz_blocks_input(data, size, &len);
 	if (!ops_anon_parse(&a, buf, len, "fuzz/anon.samples", count_warning,
 			    &warnings)) {
+		/* stack ids from 8 have no entry */
+		a.nr_stacks = 8;
 		for (p = 0; p < a.nr_procs; p++)
 			check_process(&a, p);
 		/* one warning per damaged file, index and decode together */

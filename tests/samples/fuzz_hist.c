@@ -37,6 +37,30 @@ static void check_hist(const struct ops_hist_data *h)
 			  (e[-1].ctx == e->ctx && e[-1].offset >= e->offset)))
 			abort();
 	}
+	for (i = 0; i < h->nr_stacks; i++) {
+		const struct ops_stack *st = &h->stacks[i];
+		uint32_t f;
+
+		if (!st->nr_frames || st->nr_frames > OPS_STACK_MAX_FRAMES ||
+		    st->nr_kernel > st->nr_frames ||
+		    st->frames < h->frames ||
+		    st->frames + st->nr_frames > h->frames + h->nr_frames)
+			abort();
+		for (f = 0; f < st->nr_frames; f++)
+			if (st->frames[f].kind > OPS_FRAME_UNKNOWN ||
+			    (st->frames[f].kind == OPS_FRAME_IMAGE &&
+			     st->frames[f].image >= h->nr_images))
+				abort();
+	}
+	for (i = 0; i < h->nr_stack_counts; i++) {
+		const struct ops_stack_count *e = &h->stack_counts[i];
+
+		if (e->ctx >= h->nr_contexts || e->stack >= h->nr_stacks)
+			abort();
+		if (i && (e[-1].ctx > e->ctx ||
+			  (e[-1].ctx == e->ctx && e[-1].stack >= e->stack)))
+			abort();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

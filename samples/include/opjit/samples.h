@@ -24,7 +24,12 @@
 extern "C" {
 #endif
 
-#define OPS_FORMAT_VERSION 1
+/* The newest version this library reads and writes.  Version 2 adds
+ * call graphs; a session recorded without them is written as version 1
+ * (OPS_FORMAT_VERSION_FLAT), byte for byte as before, and every version
+ * from 1 reads. */
+#define OPS_FORMAT_VERSION 2
+#define OPS_FORMAT_VERSION_FLAT 1
 
 /* ops_session_info.separate */
 #define OPS_SEPARATE_PROCESS 0x1u
@@ -53,6 +58,9 @@ struct ops_session_info {
 	uint64_t samples_anon;     /* samples written to anonymous streams */
 	uint64_t samples_kernel;   /* samples in the kernel or its modules */
 	uint32_t processes;        /* processes seen */
+	/* call graphs: the depth asked for (frames per sample), 0 when the
+	 * session has none */
+	uint32_t callgraph_depth;
 };
 
 enum ops_image_kind {
@@ -119,6 +127,63 @@ struct ops_anon_sample {
 	uint32_t tid;
 };
 
+/*
+ * Call graphs.  A stack is a list of frames, leaf (the sampled
+ * instruction) first, then return addresses of its callers outwards.
+ * The first nr_kernel frames ran in the kernel, the rest in user space,
+ * as the kernel's PERF_CONTEXT_KERNEL/USER markers divided them.  Stacks
+ * are stored once each in a table (ids dense from 0), which also holds
+ * the outer part of every stack (its callers' stacks) as stacks.  A stack with no
+ * OPS_FRAME_ANON frame is counted per (context, stack id), the context
+ * being the leaf's; a stack with one is appended, with the sample's
+ * time and thread, to its process's anonymous stream, so that every JIT
+ * frame can be named after the code that lived at its address at that
+ * time.  Caller frames are return addresses as recorded: a report looks
+ * them up at address - 1.
+ */
+enum ops_frame_kind {
+	OPS_FRAME_IMAGE = 0,   /* in image IMAGE: ADDR is a file offset for
+				* OPS_IMAGE_FILE, an address for the kernel
+				* and its modules */
+	OPS_FRAME_ANON = 1,    /* ADDR in the process's anonymous memory */
+	OPS_FRAME_UNKNOWN = 2, /* ADDR in no mapping the recorder knew */
+};
+
+struct ops_frame {
+	uint32_t kind;  /* enum ops_frame_kind */
+	uint32_t image; /* image id for OPS_FRAME_IMAGE, else 0 */
+	uint64_t addr;
+};
+
+/* ops_stack.flags */
+#define OPS_STACK_TRUNCATED 0x1u /* the chain reached the depth limit and
+				  * may have been cut there */
+
+/* Frames a stack may hold; the kernel's own limit is far below. */
+#define OPS_STACK_MAX_FRAMES 1024
+
+struct ops_stack {
+	const struct ops_frame *frames; /* leaf first */
+	uint32_t nr_frames;             /* 1..OPS_STACK_MAX_FRAMES */
+	uint32_t nr_kernel;             /* frames[0..nr_kernel) ran in the
+					 * kernel */
+	uint32_t flags;                 /* OPS_STACK_* */
+};
+
+/* Samples of a stack without anonymous frames. */
+struct ops_stack_count {
+	uint32_t ctx;   /* context of the leaf frame */
+	uint32_t stack; /* stack id */
+	uint64_t count;
+};
+
+/* A sample whose stack holds an anonymous frame. */
+struct ops_anon_stack_sample {
+	uint64_t time_ns;
+	uint32_t stack; /* stack id */
+	uint32_t tid;
+};
+
 /* ------------------------------------------------------------------ */
 /* Writer (oprofiled)                                                   */
 
@@ -169,6 +234,25 @@ int ops_writer_process_update(struct ops_writer *w, uint32_t proc_id,
 /* Append one raw anonymous sample to a process's stream. */
 int ops_writer_anon(struct ops_writer *w, uint32_t proc_id, uint64_t time_ns,
 		    uint64_t addr, uint32_t tid);
+
+/*
+ * Call graphs (INFO's callgraph_depth not 0 at open).  Register a stack
+ * (deduplicated: the same frames, kernel split and flags give the same
+ * id); image frames must name images already registered.  Allocates
+ * only when a new stack is seen.
+ */
+int ops_writer_stack(struct ops_writer *w, const struct ops_stack *st,
+		     uint32_t *id);
+
+/* Add COUNT samples of stack STACK (no anonymous frame) in context CTX,
+ * the context of its leaf.  Allocates only when a new key is seen. */
+int ops_writer_stack_add(struct ops_writer *w, uint32_t ctx, uint32_t stack,
+			 uint64_t count);
+
+/* Append one sample of stack STACK (with an anonymous frame) to a
+ * process's stream. */
+int ops_writer_anon_stack(struct ops_writer *w, uint32_t proc_id,
+			  uint64_t time_ns, uint32_t stack, uint32_t tid);
 
 /*
  * Copy a JIT map file of a process into the session.  The original is
@@ -248,6 +332,24 @@ const struct ops_process *ops_session_process(const struct ops_session *s,
  * use, then cached).  Returns 0, or a negative errno on memory failure. */
 int ops_session_anon(struct ops_session *s, uint32_t proc_id,
 		     const struct ops_anon_sample **samples, size_t *n);
+
+/* Call graphs.  The stack table; NULL for an id with no entry. */
+uint32_t ops_session_nr_stacks(const struct ops_session *s);
+const struct ops_stack *ops_session_stack(const struct ops_session *s,
+					  uint32_t id);
+
+/* Every (context, stack) count, equal keys summed, sorted by
+ * (ctx, stack).  Every stack id has an entry in the table. */
+const struct ops_stack_count *ops_session_stack_hist(
+	const struct ops_session *s, size_t *n);
+
+/* A process's samples with anonymous stacks in recording order (decoded
+ * on first use, then cached).  Samples naming a stack id with no entry
+ * are left out with one warning per file.  Returns 0, or a negative
+ * errno on memory failure. */
+int ops_session_anon_stacks(struct ops_session *s, uint32_t proc_id,
+			    const struct ops_anon_stack_sample **samples,
+			    size_t *n);
 
 /* Paths inside the session of the archived map copies of a process,
  * named as the originals' base names (anon.<tgid>, perf-<tgid>.map). */

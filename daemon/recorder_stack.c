@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The call chain of a sample as a stack of the session.  The kernel
+ * gives the chain leaf first, divided by PERF_CONTEXT_KERNEL/USER
+ * markers; each frame is placed as a flat sample is (kernel address,
+ * image and file offset, or anonymous address) with the same tables, and
+ * the stack is interned by the writer, which allocates only for a stack
+ * it has not seen.
+ */
+#include "recorder.h"
+
+#include <linux/perf_event.h>
+
+enum chain_part { PART_NONE, PART_KERNEL, PART_USER, PART_SKIP };
+
+/* A user frame at IP of P; true when it is in anonymous memory. */
+static bool recorder_user_frame(struct recorder *r, struct proc *p,
+				uint64_t ip, struct ops_frame *f)
+{
+	struct maptab_entry *e = p ? maptab_find(&p->maps, ip) : NULL;
+
+	f->image = 0;
+	f->addr = ip;
+	if (!e) {
+		/* a frame-pointer walk through code built without them
+		 * finds such addresses: kept, for the report to show */
+		f->kind = OPS_FRAME_UNKNOWN;
+		return false;
+	}
+	if (e->image == MAPTAB_ANON) {
+		if (recorder_anon_note(r, p, e)) {
+			f->kind = OPS_FRAME_UNKNOWN;
+			return false;
+		}
+		f->kind = OPS_FRAME_ANON;
+		return true;
+	}
+	f->kind = OPS_FRAME_IMAGE;
+	f->image = e->image;
+	f->addr = maptab_offset(e, ip);
+	return false;
+}
+
+void recorder_stack(struct recorder *r, struct proc *p,
+		    const struct pending_sample *s, uint32_t ctx)
+{
+	struct ops_stack st = { .frames = r->frames };
+	enum chain_part part = PART_NONE;
+	uint32_t i, entries = 0, id;
+	bool anon = false;
+	int err;
+
+	if (!r->frames || r->err)
+		return;
+	for (i = 0; i < s->nr_chain && st.nr_frames < OPS_STACK_MAX_FRAMES;
+	     i++) {
+		uint64_t ip = s->chain[i];
+		struct ops_frame *f = &r->frames[st.nr_frames];
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			part = ip == (uint64_t)PERF_CONTEXT_KERNEL ? PART_KERNEL :
+			       ip == (uint64_t)PERF_CONTEXT_USER ? PART_USER :
+			       PART_SKIP; /* guest or hypervisor frames */
+			continue;
+		}
+		entries++;
+		if (part == PART_KERNEL && st.nr_frames == st.nr_kernel) {
+			*f = (struct ops_frame){ OPS_FRAME_UNKNOWN, 0, ip };
+			if (r->has_kernel_image)
+				*f = (struct ops_frame){ OPS_FRAME_IMAGE,
+							 r->kernel_image, ip };
+			st.nr_kernel++;
+			st.nr_frames++;
+		} else if (part == PART_USER) {
+			anon |= recorder_user_frame(r, p, ip, f);
+			st.nr_frames++;
+		}
+	}
+	if (!st.nr_frames) {
+		/* no chain (the kernel could not walk): the leaf alone */
+		if ((s->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+		    PERF_RECORD_MISC_USER) {
+			anon = recorder_user_frame(r, p, s->ip, r->frames);
+		} else {
+			r->frames[0] = (struct ops_frame){ OPS_FRAME_UNKNOWN, 0,
+							   s->ip };
+			if (r->has_kernel_image)
+				r->frames[0] = (struct ops_frame){
+					OPS_FRAME_IMAGE, r->kernel_image,
+					s->ip };
+			st.nr_kernel = 1;
+		}
+		st.nr_frames = 1;
+	}
+	if (entries >= r->cfg.callgraph_depth)
+		st.flags |= OPS_STACK_TRUNCATED;
+	if (r->err)
+		return;
+	err = ops_writer_stack(r->w, &st, &id);
+	if (!err && anon)
+		err = ops_writer_anon_stack(r->w, p->proc_id, s->time, id,
+					    s->tid);
+	else if (!err && ctx != MAPTAB_NO_CTX)
+		err = ops_writer_stack_add(r->w, ctx, id, 1);
+	if (err)
+		recorder_fail(r, err, true);
+}

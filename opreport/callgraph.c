@@ -1,0 +1,580 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anon_rows.h"
+#include "callgraph.h"
+#include "image_bfd.h"
+#include "kallsyms.h"
+#include "strpool.h"
+
+struct cg_raw_stack {
+	struct cg_raw_ctx ctx;
+	uint64_t time_ns;
+	uint64_t count;
+	size_t first;   /* index of the leaf in cg->raw */
+	uint32_t n;
+	bool truncated;
+};
+
+/* One frame to name, sorted with the others of its image or process. */
+struct cg_ref {
+	uint32_t key;   /* image id, or process id for anonymous frames */
+	uint32_t stack; /* index into cg->rstacks */
+	uint64_t addr;  /* caller frames already at return address - 1 */
+	uint64_t time;
+	size_t idx;     /* into cg->raw */
+};
+
+/* What naming the frames needs: the sources, each stack's application,
+ * the node table, and each frame's node id as it is found. */
+struct cg_resolve {
+	struct callgraph *cg;
+	const struct cg_sources *src;
+	const char **apps;      /* per raw stack */
+	uint32_t *ids;          /* per raw frame */
+	uint32_t *slots;        /* open addressing: node id + 1, 0 empty */
+	size_t cap_slots, cap_nodes;
+};
+
+#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
+bool callgraph_session_has_stacks(const struct ops_session *s)
+{
+	return ops_session_info(s)->callgraph_depth ||
+	       ops_session_nr_stacks(s);
+}
+
+int callgraph_new(struct callgraph **out, struct report *r)
+{
+	struct callgraph *cg = calloc(1, sizeof(*cg));
+
+	if (!cg)
+		return -ENOMEM;
+	cg->r = r;
+	*out = cg;
+	return 0;
+}
+
+void callgraph_free(struct callgraph *cg)
+{
+	if (!cg)
+		return;
+	free(cg->nodes);
+	free(cg->stacks);
+	free(cg->arcs);
+	free(cg->rarcs);
+	free(cg->raw);
+	free(cg->rstacks);
+	free(cg->node_ids);
+	free(cg);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 256;
+	void *g;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	g = realloc(*p, c * size);
+	if (!g)
+		return -ENOMEM;
+	*p = g;
+	*cap = c;
+	return 0;
+}
+
+int callgraph_add(struct callgraph *cg, const struct cg_raw_ctx *ctx,
+		  const struct cg_raw_frame *frames, size_t n,
+		  uint64_t time_ns, uint64_t count, bool truncated)
+{
+	struct cg_raw_stack *rs;
+
+	if (!n || !count)
+		return 0;
+	if (grow((void **)&cg->raw, &cg->cap_raw, cg->nr_raw + n,
+		 sizeof(*cg->raw)) ||
+	    grow((void **)&cg->rstacks, &cg->cap_rstacks, cg->nr_rstacks + 1,
+		 sizeof(*cg->rstacks)))
+		return -ENOMEM;
+	rs = &cg->rstacks[cg->nr_rstacks++];
+	rs->ctx = *ctx;
+	rs->time_ns = time_ns;
+	rs->count = count;
+	rs->first = cg->nr_raw;
+	rs->n = (uint32_t)n;
+	rs->truncated = truncated;
+	memcpy(cg->raw + cg->nr_raw, frames, n * sizeof(*frames));
+	cg->nr_raw += n;
+	return 0;
+}
+
+static int ref_cmp(const void *pa, const void *pb)
+{
+	const struct cg_ref *a = pa, *b = pb;
+
+	return CMP(a->key, b->key) ?: CMP(a->addr, b->addr) ?:
+	       CMP(a->time, b->time);
+}
+
+static bool node_eq(const struct cg_node *a, const struct cg_node *b)
+{
+	return a->kind == b->kind && a->image == b->image &&
+	       a->app == b->app && a->tgid == b->tgid && a->sym == b->sym;
+}
+
+static size_t node_hash(const struct cg_node *n)
+{
+	uint64_t h = (uint64_t)(uintptr_t)n->sym * 0x9e3779b97f4a7c15ull;
+
+	h ^= (uint64_t)(uintptr_t)n->image * 0xc2b2ae3d27d4eb4full;
+	h ^= (uint64_t)(uintptr_t)n->app * 0x165667b19e3779f9ull;
+	h ^= ((uint64_t)n->tgid << 3 | (uint64_t)n->kind) *
+	     0x27d4eb2f165667c5ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static int slots_grow(struct cg_resolve *rs)
+{
+	size_t cap = rs->cap_slots ? rs->cap_slots * 2 : 1024, i;
+	uint32_t *s = calloc(cap, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < rs->cg->nr_nodes; i++) {
+		size_t k = node_hash(&rs->cg->nodes[i]) & (cap - 1);
+
+		while (s[k])
+			k = (k + 1) & (cap - 1);
+		s[k] = (uint32_t)i + 1;
+	}
+	free(rs->slots);
+	rs->slots = s;
+	rs->cap_slots = cap;
+	return 0;
+}
+
+/* The id of the node N describes, added when new. */
+static int node_intern(struct cg_resolve *rs, const struct cg_node *n,
+		       uint32_t *id)
+{
+	struct callgraph *cg = rs->cg;
+	size_t k;
+
+	if (2 * (cg->nr_nodes + 1) > rs->cap_slots && slots_grow(rs))
+		return -ENOMEM;
+	for (k = node_hash(n) & (rs->cap_slots - 1); rs->slots[k];
+	     k = (k + 1) & (rs->cap_slots - 1)) {
+		if (node_eq(&cg->nodes[rs->slots[k] - 1], n)) {
+			*id = rs->slots[k] - 1;
+			return 0;
+		}
+	}
+	if (cg->nr_nodes == rs->cap_nodes) {
+		size_t cap = rs->cap_nodes ? rs->cap_nodes * 2 : 256;
+		struct cg_node *g = realloc(cg->nodes, cap * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		cg->nodes = g;
+		rs->cap_nodes = cap;
+	}
+	cg->nodes[cg->nr_nodes] = *n;
+	*id = (uint32_t)cg->nr_nodes++;
+	rs->slots[k] = *id + 1;
+	return 0;
+}
+
+/* Give the frame of REF the node PROTO (its kind, image, handler) with
+ * symbol SYM, separated as the frame's stack says. */
+static int frame_node(struct cg_resolve *rs, const struct cg_ref *ref,
+		      const struct cg_node *proto,
+		      const struct report_sym *sym)
+{
+	const struct cg_raw_stack *st = &rs->cg->rstacks[ref->stack];
+	struct cg_node n = *proto;
+
+	n.sym = sym;
+	n.app = rs->apps[ref->stack];
+	if (!n.app && !(rs->cg->r->opts->merge & MERGE_LIB))
+		n.app = n.image;
+	/* JIT and anonymous images name their process; files and the
+	 * kernel only when the profile separates processes */
+	n.tgid = rs->cg->r->tgid_separated || n.kind == ROW_JIT ||
+			 n.kind == ROW_ANON ? st->ctx.tgid : 0;
+	return node_intern(rs, &n, &rs->ids[ref->idx]);
+}
+
+/* Name the frames of one image, REFS[0..n) sorted by address. */
+static int resolve_image(struct cg_resolve *rs, const struct cg_ref *refs,
+			 size_t n)
+{
+	struct report *r = rs->cg->r;
+	const struct cg_sources *src = rs->src;
+	const struct ops_image *img = ops_session_image(src->s, refs[0].key);
+	const struct report_sym **syms = NULL;
+	uint64_t *offs = NULL, *vmas = NULL;
+	struct cg_node proto = { 0 };
+	const char *module = NULL;
+	size_t i, u, nu = 0;
+	int ret = -ENOMEM;
+
+	if (!img)
+		return -EINVAL;
+	proto.image = strpool_intern(r->pool, img->path);
+	proto.image_id = refs[0].key;
+	proto.kind = img->kind == OPS_IMAGE_FILE ? ROW_FILE : ROW_KERNEL;
+	offs = malloc(n * sizeof(*offs));
+	vmas = malloc(n * sizeof(*vmas));
+	syms = calloc(n, sizeof(*syms));
+	if (!proto.image || !offs || !vmas || !syms)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (!nu || offs[nu - 1] != refs[i].addr)
+			offs[nu++] = refs[i].addr;
+	if (img->kind == OPS_IMAGE_FILE) {
+		struct image_bfd *ib;
+
+		ib = image_cache_get(src->images, refs[0].key, img);
+		if (!ib)
+			goto out;
+		image_bfd_resolve(ib, offs, nu, syms, vmas);
+	} else {
+		if (img->kind == OPS_IMAGE_MODULE) {
+			size_t len;
+			const char *m = ops_image_module_name(img->path, &len);
+
+			module = strpool_printf(r->pool, "%.*s", (int)len, m);
+			if (!module)
+				goto out;
+		}
+		for (i = 0; i < nu && src->ks; i++)
+			syms[i] = kallsyms_resolve(src->ks, module, offs[i]);
+	}
+	ret = 0;
+	for (i = u = 0; i < n && !ret; i++) {
+		while (offs[u] != refs[i].addr)
+			u++;
+		ret = frame_node(rs, &refs[i], &proto, syms[u]);
+	}
+out:
+	free(offs);
+	free(vmas);
+	free(syms);
+	return ret;
+}
+
+/* Name one process's anonymous frames, REFS[0..n) sorted by (address,
+ * time), in one batch through the handler that claims the process. */
+static int resolve_anon(struct cg_resolve *rs, const struct cg_ref *refs,
+			size_t n)
+{
+	struct report *r = rs->cg->r;
+	const struct cg_sources *src = rs->src;
+	const struct ops_process *p = ops_session_process(src->s, refs[0].key);
+	struct ops_anon_sample *smp = NULL;
+	const struct report_sym **syms = NULL;
+	struct anon_resolved ar = { 0 };
+	struct report_sym *bucket;
+	struct cg_node proto = { .kind = ROW_ANON, .image_id = CG_NONE };
+	size_t i;
+	int claimed = 0, ret = -ENOMEM;
+
+	if (!p)
+		return -EINVAL;
+	bucket = strpool_alloc(r->pool, sizeof(*bucket));
+	smp = malloc(n * sizeof(*smp));
+	syms = malloc(n * sizeof(*syms));
+	if (!bucket || !smp || !syms)
+		goto out;
+	for (i = 0; i < n; i++)
+		smp[i] = (struct ops_anon_sample){ refs[i].time, refs[i].addr,
+						   0 };
+	if (src->handlers)
+		claimed = anon_handlers_resolve(src->handlers, src->s,
+						refs[0].key, smp, n, &ar);
+	if (claimed == 1) {
+		proto.kind = ROW_JIT;
+		proto.handler = strpool_intern(r->pool, ar.handler ?
+							ar.handler : "?");
+		if (!proto.handler)
+			goto out;
+		proto.image = anon_rows_jit_label(r, p, proto.handler);
+		if (anon_rows_syms(r, &ar, n, syms))
+			goto out;
+	} else {
+		/* a handler that failed has said why; the frames stay
+		 * anonymous, one node per process */
+		bucket->name = "(no symbols)";
+		proto.image = strpool_printf(r->pool, "anon (tgid:%u)",
+					     p->tgid);
+		for (i = 0; i < n; i++)
+			syms[i] = bucket;
+	}
+	if (!proto.image)
+		goto out;
+	ret = 0;
+	for (i = 0; i < n && !ret; i++)
+		ret = frame_node(rs, &refs[i], &proto, syms[i]);
+out:
+	free(smp);
+	free(syms);
+	return ret;
+}
+
+/* The application of each raw stack, interned (NULL under
+ * --merge=lib, or when the session does not say). */
+static int stack_apps(struct cg_resolve *rs)
+{
+	struct callgraph *cg = rs->cg;
+	struct ops_session *s = rs->src->s;
+	size_t i;
+
+	for (i = 0; i < cg->nr_rstacks; i++) {
+		const struct cg_raw_ctx *c = &cg->rstacks[i].ctx;
+		const struct ops_image *img;
+		const struct ops_process *p;
+		const char *path = NULL;
+
+		if (cg->r->opts->merge & MERGE_LIB)
+			continue;
+		if (c->app != CG_NONE && (img = ops_session_image(s, c->app)))
+			path = img->path;
+		else if (c->proc != CG_NONE &&
+			 (p = ops_session_process(s, c->proc)))
+			path = p->exe ? p->exe : p->comm ? p->comm : "?";
+		if (path && !(rs->apps[i] = strpool_intern(cg->r->pool, path)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int resolve_frames(struct cg_resolve *rs)
+{
+	struct callgraph *cg = rs->cg;
+	struct report_sym *usym;
+	struct cg_node unknown = { .kind = ROW_FILE,
+				   .image_id = CG_UNKNOWN };
+	uint32_t nr_img = ops_session_nr_images(rs->src->s);
+	struct cg_ref *refs;
+	size_t i, j, k, nr = 0;
+	int ret;
+
+	ret = stack_apps(rs);
+	if (ret)
+		return ret;
+	/* frames in no mapping the recorder knew, or in anonymous memory
+	 * of no known process: one node, as perf's [unknown] */
+	usym = strpool_alloc(cg->r->pool, sizeof(*usym));
+	unknown.image = strpool_intern(cg->r->pool, "[unknown]");
+	if (!usym || !unknown.image)
+		return -ENOMEM;
+	usym->name = "[unknown]";
+	refs = malloc((cg->nr_raw ? cg->nr_raw : 1) * sizeof(*refs));
+	if (!refs)
+		return -ENOMEM;
+	/* two passes: file and kernel images, then anonymous memory keyed
+	 * by process */
+	for (k = 0; k < 2 && !ret; k++) {
+		nr = 0;
+		for (i = 0; i < cg->nr_rstacks && !ret; i++) {
+			const struct cg_raw_stack *st = &cg->rstacks[i];
+			uint32_t f;
+
+			for (f = 0; f < st->n && !ret; f++) {
+				const struct cg_raw_frame *fr =
+					&cg->raw[st->first + f];
+				struct cg_ref ref = { fr->image, (uint32_t)i,
+						      fr->addr, 0,
+						      st->first + f };
+				bool anon = fr->image == CG_ANON;
+
+				if (anon != (k == 1))
+					continue;
+				if (f && ref.addr)
+					ref.addr--; /* a return address */
+				if (fr->image == CG_UNKNOWN ||
+				    (anon && st->ctx.proc == CG_NONE) ||
+				    (!anon && fr->image >= nr_img)) {
+					ret = frame_node(rs, &ref, &unknown,
+							 usym);
+					continue;
+				}
+				if (anon) {
+					ref.key = st->ctx.proc;
+					ref.time = st->time_ns;
+				}
+				refs[nr++] = ref;
+			}
+		}
+		qsort(refs, nr, sizeof(*refs), ref_cmp);
+		for (i = 0; i < nr && !ret; i = j) {
+			for (j = i; j < nr && refs[j].key == refs[i].key; j++)
+				;
+			ret = k == 0 ? resolve_image(rs, refs + i, j - i) :
+				       resolve_anon(rs, refs + i, j - i);
+		}
+	}
+	free(refs);
+	return ret;
+}
+
+static int stack_cmp(const void *pa, const void *pb)
+{
+	const struct cg_stack *a = pa, *b = pb;
+	uint32_t i;
+
+	if (a->depth != b->depth)
+		return CMP(a->depth, b->depth);
+	for (i = 0; i < a->depth; i++)
+		if (a->frames[i] != b->frames[i])
+			return CMP(a->frames[i], b->frames[i]);
+	return 0;
+}
+
+static int arc_cmp(const void *pa, const void *pb)
+{
+	const struct cg_arc *a = pa, *b = pb;
+
+	return CMP(a->from, b->from) ?: CMP(a->to, b->to);
+}
+
+static int rarc_cmp(const void *pa, const void *pb)
+{
+	const struct cg_arc *a = pa, *b = pb;
+
+	return CMP(a->to, b->to) ?: CMP(a->from, b->from);
+}
+
+/* Unique stacks (root first), each node's self and total, the arcs. */
+static int build_model(struct callgraph *cg, uint32_t *ids)
+{
+	uint64_t *seen = NULL;
+	size_t i, j, na = 0;
+	int ret = -ENOMEM;
+
+	cg->node_ids = malloc((cg->nr_raw ? cg->nr_raw : 1) *
+			      sizeof(*cg->node_ids));
+	cg->stacks = calloc(cg->nr_rstacks ? cg->nr_rstacks : 1,
+			    sizeof(*cg->stacks));
+	cg->arcs = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*cg->arcs));
+	seen = calloc(cg->nr_nodes ? cg->nr_nodes : 1, sizeof(*seen));
+	if (!cg->node_ids || !cg->stacks || !cg->arcs || !seen)
+		goto out;
+	for (i = 0; i < cg->nr_rstacks; i++) {
+		const struct cg_raw_stack *rs = &cg->rstacks[i];
+		uint32_t *dst = cg->node_ids + rs->first, f;
+
+		/* the kernel gives the leaf first; the model is root first */
+		for (f = 0; f < rs->n; f++)
+			dst[f] = ids[rs->first + rs->n - 1 - f];
+		cg->stacks[i] = (struct cg_stack){ dst, rs->n, rs->count };
+		cg->total += rs->count;
+		if (rs->truncated)
+			cg->truncated += rs->count;
+	}
+	qsort(cg->stacks, cg->nr_rstacks, sizeof(*cg->stacks), stack_cmp);
+	for (i = 0; i < cg->nr_rstacks; i++) {
+		struct cg_stack *last = cg->nr_stacks ?
+			&cg->stacks[cg->nr_stacks - 1] : NULL;
+
+		if (last && !stack_cmp(last, &cg->stacks[i]))
+			last->count += cg->stacks[i].count;
+		else
+			cg->stacks[cg->nr_stacks++] = cg->stacks[i];
+	}
+	for (i = 0; i < cg->nr_stacks; i++) {
+		const struct cg_stack *st = &cg->stacks[i];
+
+		cg->nodes[st->frames[st->depth - 1]].self += st->count;
+		for (j = 0; j < st->depth; j++) {
+			uint32_t id = st->frames[j];
+
+			/* a recursive function counts once per stack */
+			if (seen[id] != i + 1) {
+				seen[id] = i + 1;
+				cg->nodes[id].total += st->count;
+			}
+			if (j + 1 < st->depth)
+				cg->arcs[na++] = (struct cg_arc){
+					id, st->frames[j + 1], st->count };
+		}
+	}
+	qsort(cg->arcs, na, sizeof(*cg->arcs), arc_cmp);
+	for (i = 0; i < na; i++) {
+		struct cg_arc *last = cg->nr_arcs ?
+			&cg->arcs[cg->nr_arcs - 1] : NULL;
+
+		if (last && !arc_cmp(last, &cg->arcs[i]))
+			last->count += cg->arcs[i].count;
+		else
+			cg->arcs[cg->nr_arcs++] = cg->arcs[i];
+	}
+	cg->rarcs = malloc((cg->nr_arcs ? cg->nr_arcs : 1) *
+			   sizeof(*cg->rarcs));
+	if (!cg->rarcs)
+		goto out;
+	memcpy(cg->rarcs, cg->arcs, cg->nr_arcs * sizeof(*cg->rarcs));
+	qsort(cg->rarcs, cg->nr_arcs, sizeof(*cg->rarcs), rarc_cmp);
+	ret = 0;
+out:
+	free(seen);
+	return ret;
+}
+
+int callgraph_resolve(struct callgraph *cg, const struct cg_sources *src)
+{
+	struct cg_resolve rs = { .cg = cg, .src = src };
+	int ret = -ENOMEM;
+
+	rs.apps = calloc(cg->nr_rstacks ? cg->nr_rstacks : 1,
+			 sizeof(*rs.apps));
+	rs.ids = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*rs.ids));
+	if (!rs.apps || !rs.ids)
+		goto out;
+	ret = resolve_frames(&rs);
+	if (!ret)
+		ret = build_model(cg, rs.ids);
+out:
+	free(rs.apps);
+	free(rs.ids);
+	free(rs.slots);
+	return ret;
+}
+
+static const struct cg_arc *arcs_of(const struct cg_arc *v, size_t nv,
+				    uint32_t id, bool by_to, size_t *n)
+{
+	size_t lo = 0, hi = nv, first;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint32_t k = by_to ? v[mid].to : v[mid].from;
+
+		if (k < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
+	while (lo < nv && (by_to ? v[lo].to : v[lo].from) == id)
+		lo++;
+	*n = lo - first;
+	return v + first;
+}
+
+const struct cg_arc *callgraph_callers(const struct callgraph *cg,
+				       uint32_t id, size_t *n)
+{
+	return arcs_of(cg->rarcs, cg->nr_arcs, id, true, n);
+}
+
+const struct cg_arc *callgraph_callees(const struct callgraph *cg,
+				       uint32_t id, size_t *n)
+{
+	return arcs_of(cg->arcs, cg->nr_arcs, id, false, n);
+}

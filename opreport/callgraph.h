@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The resolved call graph: one model that -c, --format=folded, pprof and
+ * json are views of.  Raw stacks (frames as the session keeps them:
+ * image and file offset, kernel address, or an address in a process's
+ * anonymous memory with the sample's time) are added, then every frame
+ * is named by the machinery that names a flat sample: each ELF image in
+ * one sorted batch through image_bfd, the kernel through kallsyms, each
+ * process's anonymous frames in one sorted (address, time) batch through
+ * the handler that claims it.  Caller frames are looked up at their
+ * return address - 1, so that a call at the very end of a function is not
+ * named after the next one.
+ *
+ * A node is a function as the outputs show it: (kind, image, app,
+ * process, symbol), separated as --merge says.  Stacks are unique lists
+ * of nodes, root first, with their sample counts.
+ */
+#ifndef OPREPORT_CALLGRAPH_H
+#define OPREPORT_CALLGRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <opjit/samples.h>
+
+#include "anon_handlers.h"
+#include "report.h"
+
+struct image_cache;
+struct kallsyms;
+
+/* cg_raw_frame.image for an address in anonymous memory, and for one in
+ * no mapping the recorder knew */
+#define CG_ANON UINT32_MAX
+#define CG_UNKNOWN (UINT32_MAX - 1)
+#define CG_NONE UINT32_MAX
+
+struct cg_raw_frame {
+	uint32_t image; /* session image id, CG_ANON or CG_UNKNOWN */
+	uint64_t addr;  /* file offset, kernel address, or virtual address */
+};
+
+/* Whose stack it is. */
+struct cg_raw_ctx {
+	uint32_t app;  /* image id of the application, or CG_NONE */
+	uint32_t proc; /* process id of anonymous frames, or CG_NONE */
+	uint32_t tgid;
+};
+
+struct cg_node {
+	enum row_kind kind;
+	const char *image;   /* interned: path, or the anon/jit label */
+	const char *app;     /* NULL under --merge=lib */
+	const char *handler; /* ROW_JIT: the handler that named it */
+	uint32_t tgid;       /* 0 when not separated */
+	uint32_t image_id;   /* session image, CG_NONE (anon, jit) or
+			      * CG_UNKNOWN (in no known mapping) */
+	const struct report_sym *sym;
+	uint64_t self;       /* samples with this node as leaf */
+	uint64_t total;      /* samples with this node anywhere on the stack */
+};
+
+struct cg_stack {
+	const uint32_t *frames; /* node ids, root first */
+	uint32_t depth;
+	uint64_t count;
+};
+
+struct cg_arc {
+	uint32_t from, to; /* caller, callee node ids */
+	uint64_t count;
+};
+
+struct callgraph {
+	struct report *r;
+	/* the model, after callgraph_resolve */
+	struct cg_node *nodes;
+	size_t nr_nodes;
+	struct cg_stack *stacks;
+	size_t nr_stacks;
+	struct cg_arc *arcs;     /* sorted by (from, to) */
+	size_t nr_arcs;
+	struct cg_arc *rarcs;    /* the same, sorted by (to, from) */
+	uint64_t total;          /* samples of the stacks kept */
+	uint64_t truncated;      /* samples whose stack was cut */
+	/* raw input */
+	struct cg_raw_frame *raw;
+	size_t nr_raw, cap_raw;
+	struct cg_raw_stack *rstacks;
+	size_t nr_rstacks, cap_rstacks;
+	uint32_t *node_ids;      /* storage of cg_stack.frames */
+};
+
+int callgraph_new(struct callgraph **out, struct report *r);
+void callgraph_free(struct callgraph *cg);
+
+/*
+ * Add one stack of COUNT samples: FRAMES leaf first, as the kernel gave
+ * them (return addresses for all but the leaf).  TIME_NS is the sample's
+ * time (anonymous frames are named by it).  0 or -ENOMEM.
+ */
+int callgraph_add(struct callgraph *cg, const struct cg_raw_ctx *ctx,
+		  const struct cg_raw_frame *frames, size_t n,
+		  uint64_t time_ns, uint64_t count, bool truncated);
+
+/* What names the frames. */
+struct cg_sources {
+	struct ops_session *s;
+	struct image_cache *images;
+	struct kallsyms *ks;          /* may be NULL: no kernel frames */
+	struct anon_handlers *handlers; /* may be NULL */
+};
+
+/* Whether session S recorded call chains (oprofiled -g). */
+bool callgraph_session_has_stacks(const struct ops_session *s);
+
+/* Name every frame and build the model.  0 or -ENOMEM. */
+int callgraph_resolve(struct callgraph *cg, const struct cg_sources *src);
+
+/* Arcs into node ID (its callers) and out of it (its callees). */
+const struct cg_arc *callgraph_callers(const struct callgraph *cg,
+				       uint32_t id, size_t *n);
+const struct cg_arc *callgraph_callees(const struct callgraph *cg,
+				       uint32_t id, size_t *n);
+
+#endif

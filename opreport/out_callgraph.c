@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Two text views of the call graph model: OProfile's -c layout (callers
+ * indented above each symbol, the symbol with its own samples, then
+ * "[self]" and its callees indented below) and the folded stacks that
+ * flamegraph.pl and speedscope read.
+ *
+ * Folded frame names say where the code came from, in the suffixes
+ * flamegraph.pl --color=java colours by: "NAME [IMAGE]" for native code
+ * of a file, "NAME_[k]" for the kernel ("NAME [MODULE]_[k]" for a
+ * module), "NAME [HANDLER]_[j]" for JIT code a handler named and
+ * "[anon]_[j]" for anonymous code nobody named.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "callgraph.h"
+#include "out.h"
+#include "strpool.h"
+
+#define W_SAMPLES 9
+#define W_PERCENT 9
+#define W_IMAGE 25
+#define W_APP 25
+
+static void col(FILE *f, const char *text, int width)
+{
+	int len = (int)strlen(text);
+
+	fprintf(f, "%s%*s", text, len >= width ? 1 : width - len, "");
+}
+
+static double pct(uint64_t count, uint64_t denom)
+{
+	return denom ? 100.0 * (double)count / (double)denom : 0.0;
+}
+
+static const char *node_name(const struct cg_node *n)
+{
+	return n->sym && n->sym->name ? n->sym->name : "(no symbols)";
+}
+
+static const char *node_image(const struct report *r, const struct cg_node *n)
+{
+	const char *name = report_image_name(r, n->image ? n->image :
+						      "(unknown)");
+	const char *s;
+
+	if (!n->tgid || n->kind == ROW_JIT || n->kind == ROW_ANON)
+		return name;
+	s = strpool_printf(r->pool, "%s (tgid:%u)", name, n->tgid);
+	return s ? s : name;
+}
+
+static bool app_column(const struct report *r, const struct callgraph *cg)
+{
+	size_t i;
+
+	if (r->opts->merge & MERGE_LIB)
+		return false;
+	for (i = 0; i < cg->nr_nodes; i++) {
+		const struct cg_node *n = &cg->nodes[i];
+
+		if (n->app && n->app != n->image &&
+		    (n->kind == ROW_FILE || n->kind == ROW_KERNEL))
+			return true;
+	}
+	return false;
+}
+
+static void line(FILE *f, const struct report *r, bool apps,
+		 const char *indent, uint64_t count, double percent,
+		 const struct cg_node *n, const char *suffix)
+{
+	char buf[32];
+
+	fputs(indent, f);
+	snprintf(buf, sizeof(buf), "%" PRIu64, count);
+	col(f, buf, W_SAMPLES);
+	snprintf(buf, sizeof(buf), "%.4f", percent);
+	col(f, buf, W_PERCENT);
+	col(f, node_image(r, n), W_IMAGE);
+	if (apps)
+		col(f, n->app ? report_image_name(r, n->app) : "", W_APP);
+	fprintf(f, "%s%s\n", node_name(n), suffix);
+}
+
+static const struct callgraph *arc_sort_cg; /* qsort has no argument */
+
+/* Heaviest first, then by name, so that the output is stable. */
+static int arc_count_cmp(const void *pa, const void *pb)
+{
+	const struct cg_arc *a = pa, *b = pb;
+	const struct cg_node *an, *bn;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	an = &arc_sort_cg->nodes[a->from == b->from ? a->to : a->from];
+	bn = &arc_sort_cg->nodes[a->from == b->from ? b->to : b->from];
+	return strcmp(node_name(an), node_name(bn));
+}
+
+static int sorted_arcs(const struct callgraph *cg, const struct cg_arc *v,
+		       size_t n, struct cg_arc **out)
+{
+	*out = malloc((n ? n : 1) * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	memcpy(*out, v, n * sizeof(**out));
+	arc_sort_cg = cg;
+	qsort(*out, n, sizeof(**out), arc_count_cmp);
+	return 0;
+}
+
+/* As OProfile: a caller's share is of all the caller arcs, a callee's
+ * (and [self]'s) of [self] and all the callee arcs; under -% both are of
+ * the whole profile. */
+static int entry(FILE *f, const struct report *r, const struct callgraph *cg,
+		 bool apps, uint32_t id)
+{
+	const struct cg_node *n = &cg->nodes[id];
+	bool global = r->opts->global_percent;
+	const struct cg_arc *v;
+	struct cg_arc *s;
+	uint64_t denom;
+	size_t nv, i;
+
+	v = callgraph_callers(cg, id, &nv);
+	if (sorted_arcs(cg, v, nv, &s))
+		return -ENOMEM;
+	for (i = denom = 0; i < nv; i++)
+		denom += s[i].count;
+	if (global)
+		denom = cg->total;
+	for (i = 0; i < nv; i++)
+		line(f, r, apps, "  ", s[i].count, pct(s[i].count, denom),
+		     &cg->nodes[s[i].from], "");
+	free(s);
+	line(f, r, apps, "", n->self, pct(n->self, cg->total), n, "");
+	v = callgraph_callees(cg, id, &nv);
+	if (sorted_arcs(cg, v, nv, &s))
+		return -ENOMEM;
+	for (i = 0, denom = n->self; i < nv; i++)
+		denom += s[i].count;
+	if (global)
+		denom = cg->total;
+	if (n->self)
+		line(f, r, apps, "  ", n->self, pct(n->self, denom), n,
+		     " [self]");
+	for (i = 0; i < nv; i++)
+		line(f, r, apps, "  ", s[i].count, pct(s[i].count, denom),
+		     &cg->nodes[s[i].to], "");
+	free(s);
+	return 0;
+}
+
+static void rule(FILE *f)
+{
+	fputs("-------------------------------------------------------------"
+	      "------------------\n", f);
+}
+
+int out_callgraph(FILE *f, const struct report *r)
+{
+	const struct callgraph *cg = r->cg;
+	struct report_row *rows;
+	size_t i, nr = 0;
+	bool apps;
+	int ret = 0;
+
+	rows = calloc(cg->nr_nodes ? cg->nr_nodes : 1, sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	for (i = 0; i < cg->nr_nodes; i++) {
+		const struct cg_node *n = &cg->nodes[i];
+		struct report_row row = {
+			.kind = n->kind, .image = n->image, .app = n->app,
+			.handler = n->handler, .tgid = n->tgid, .cpu = -1,
+			.sym = n->sym, .count = n->self, .node = (uint32_t)i,
+		};
+
+		/* a caller with no samples of its own is an entry too, so
+		 * the threshold looks at the samples under it */
+		if (r->opts->threshold > 0 &&
+		    pct(n->total, cg->total) < r->opts->threshold)
+			continue;
+		if (report_row_kept(r, &row))
+			rows[nr++] = row;
+	}
+	report_sort_rows(r, rows, nr);
+	apps = app_column(r, cg);
+	out_text_header(f, r);
+	col(f, "samples", W_SAMPLES);
+	col(f, "%", W_PERCENT);
+	col(f, "image name", W_IMAGE);
+	if (apps)
+		col(f, "app name", W_APP);
+	fputs("symbol name\n", f);
+	rule(f);
+	for (i = 0; i < nr && !ret; i++) {
+		ret = entry(f, r, cg, apps, rows[i].node);
+		rule(f);
+	}
+	free(rows);
+	if (ret)
+		return ret;
+	if (r->anon_hidden)
+		fprintf(f,
+			"\nnote: %" PRIu64 " samples (%.1f%%) in anonymous memory are not shown; use --anon-samples or --anon-handler=NAME\n",
+			r->anon_hidden, report_percent(r, r->anon_hidden, 0));
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* A name as one folded frame: ';' separates frames and the last space
+ * the count, so ';' and line breaks become ':' and '?'. */
+static void folded_put(char **p, const char *s)
+{
+	char *d = *p;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		*d++ = c == ';' ? ':' : c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	*p = d;
+}
+
+static size_t folded_len(const struct report *r, const struct cg_node *n)
+{
+	return strlen(node_name(n)) +
+	       strlen(report_image_name(r, n->image ? n->image : "?")) +
+	       (n->handler ? strlen(n->handler) : 0) + 16;
+}
+
+static void folded_frame(char **p, const struct report *r,
+			 const struct cg_node *n)
+{
+	if (n->image_id == CG_UNKNOWN) {
+		folded_put(p, "[unknown]");
+		return;
+	}
+	switch (n->kind) {
+	case ROW_FILE:
+		folded_put(p, node_name(n));
+		folded_put(p, " [");
+		folded_put(p, report_image_name(r, n->image ? n->image :
+							      "unknown"));
+		folded_put(p, "]");
+		break;
+	case ROW_KERNEL:
+		folded_put(p, node_name(n));
+		if (n->image && strcmp(n->image, "[kernel.kallsyms]")) {
+			folded_put(p, " [");
+			folded_put(p, n->image);
+			folded_put(p, "]");
+		}
+		folded_put(p, "_[k]");
+		break;
+	case ROW_JIT:
+		folded_put(p, node_name(n));
+		folded_put(p, " [");
+		folded_put(p, n->handler ? n->handler : "jit");
+		folded_put(p, "]_[j]");
+		break;
+	case ROW_ANON:
+		folded_put(p, "[anon]_[j]");
+		break;
+	}
+}
+
+struct folded_line {
+	char *text;
+	uint64_t count;
+};
+
+static int folded_cmp(const void *pa, const void *pb)
+{
+	const struct folded_line *a = pa, *b = pb;
+
+	return strcmp(a->text, b->text);
+}
+
+int out_folded(FILE *f, const struct report *r)
+{
+	const struct callgraph *cg = r->cg;
+	struct folded_line *lines;
+	size_t i, j, nl = 0;
+	int ret = -ENOMEM;
+
+	lines = calloc(cg->nr_stacks ? cg->nr_stacks : 1, sizeof(*lines));
+	if (!lines)
+		return -ENOMEM;
+	for (i = 0; i < cg->nr_stacks; i++) {
+		const struct cg_stack *st = &cg->stacks[i];
+		size_t len = 1;
+		char *p;
+
+		for (j = 0; j < st->depth; j++)
+			len += folded_len(r, &cg->nodes[st->frames[j]]) + 1;
+		p = lines[nl].text = malloc(len);
+		if (!p)
+			goto out;
+		lines[nl++].count = st->count;
+		for (j = 0; j < st->depth; j++) {
+			if (j)
+				*p++ = ';';
+			folded_frame(&p, r, &cg->nodes[st->frames[j]]);
+		}
+		*p = '\0';
+	}
+	/* stacks of different processes can read the same: one line each */
+	qsort(lines, nl, sizeof(*lines), folded_cmp);
+	for (i = 0; i < nl; i = j) {
+		uint64_t count = 0;
+
+		for (j = i; j < nl && !strcmp(lines[i].text, lines[j].text);
+		     j++)
+			count += lines[j].count;
+		fprintf(f, "%s %" PRIu64 "\n", lines[i].text, count);
+	}
+	fflush(f);
+	ret = ferror(f) ? -EIO : 0;
+out:
+	for (i = 0; i < nl; i++)
+		free(lines[i].text);
+	free(lines);
+	return ret;
+}

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * --format=pprof: the call graph model as a gzip-compressed profile.proto
+ * (profile.proto, google/pprof's, compiled by protoc-c), the format
+ * `go tool pprof`, Pyroscope, Parca and Google Cloud Profiler read.
+ *
+ * One function and one location per node of the model (the location at
+ * the symbol's start; source file and line of the symbol when known);
+ * one mapping per image, JIT label or anonymous bucket; one sample per
+ * unique stack, leaf first, valued in samples and in the session's
+ * event (nanoseconds of a clock event: the period, or 1e9 / frequency).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "profile.pb-c.h"
+
+#include "callgraph.h"
+#include "out.h"
+#include "strpool.h"
+
+typedef Perftools__Profiles__Profile pb_profile;
+typedef Perftools__Profiles__ValueType pb_value_type;
+typedef Perftools__Profiles__Sample pb_sample;
+typedef Perftools__Profiles__Mapping pb_mapping;
+typedef Perftools__Profiles__Location pb_location;
+typedef Perftools__Profiles__Line pb_line;
+typedef Perftools__Profiles__Function pb_function;
+
+/* The string table; equal strings may repeat, which readers allow. */
+struct strtab {
+	char **v;
+	size_t n, cap;
+};
+
+static int64_t str_add(struct strtab *t, const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		char **g = realloc(t->v, cap * sizeof(*g));
+
+		if (!g)
+			return -1;
+		t->v = g;
+		t->cap = cap;
+	}
+	t->v[t->n] = (char *)s;
+	return (int64_t)t->n++;
+}
+
+struct pp {
+	const struct report *r;
+	const struct callgraph *cg;
+	struct strtab st;
+	bool nomem;
+	pb_profile prof;
+	pb_value_type types[2], period_type;
+	pb_value_type *type_ptrs[2];
+	pb_mapping *maps;
+	pb_mapping **map_ptrs;
+	uint32_t *map_of;       /* node -> mapping index */
+	pb_function *funcs;
+	pb_function **func_ptrs;
+	pb_location *locs;
+	pb_location **loc_ptrs;
+	pb_line *lines;
+	pb_line **line_ptrs;
+	pb_sample *samples;
+	pb_sample **sample_ptrs;
+	uint64_t *loc_ids;      /* storage of the samples' location ids */
+	int64_t *values;
+	int64_t comment;
+};
+
+static int64_t S(struct pp *pp, const char *s)
+{
+	int64_t i = str_add(&pp->st, s);
+
+	if (i < 0) {
+		pp->nomem = true;
+		return 0;
+	}
+	return i;
+}
+
+static bool clock_event(const char *ev)
+{
+	return ev && (!strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock"));
+}
+
+static void header(struct pp *pp)
+{
+	const struct ops_session_info *in = pp->r->info;
+	int64_t period = (int64_t)in->period;
+
+	if (!period && in->frequency && clock_event(in->event))
+		period = (int64_t)(1000000000ull / in->frequency);
+	if (!period)
+		period = 1;
+	perftools__profiles__value_type__init(&pp->types[0]);
+	perftools__profiles__value_type__init(&pp->types[1]);
+	perftools__profiles__value_type__init(&pp->period_type);
+	pp->types[0].type = S(pp, "samples");
+	pp->types[0].unit = S(pp, "count");
+	pp->types[1].type = S(pp, in->event ? in->event : "events");
+	pp->types[1].unit = S(pp, clock_event(in->event) ? "nanoseconds" :
+							   "count");
+	pp->period_type = pp->types[1];
+	pp->type_ptrs[0] = &pp->types[0];
+	pp->type_ptrs[1] = &pp->types[1];
+	pp->prof.n_sample_type = 2;
+	pp->prof.sample_type = pp->type_ptrs;
+	pp->prof.period_type = &pp->period_type;
+	pp->prof.period = period;
+	pp->prof.time_nanos = in->start_unix_ns;
+	if (in->stop_ns > in->start_ns)
+		pp->prof.duration_nanos = (int64_t)(in->stop_ns -
+						    in->start_ns);
+	if (in->command_line) {
+		pp->comment = S(pp, in->command_line);
+		pp->prof.n_comment = 1;
+		pp->prof.comment = &pp->comment;
+	}
+}
+
+static int node_image_cmp_cg(const struct callgraph *cg, uint32_t a,
+			     uint32_t b)
+{
+	const char *x = cg->nodes[a].image, *y = cg->nodes[b].image;
+
+	return ((uintptr_t)x > (uintptr_t)y) - ((uintptr_t)x < (uintptr_t)y);
+}
+
+static const struct callgraph *sort_cg; /* qsort has no argument */
+
+static int by_image(const void *pa, const void *pb)
+{
+	return node_image_cmp_cg(sort_cg, *(const uint32_t *)pa,
+				 *(const uint32_t *)pb);
+}
+
+static const char *build_id_hex(struct pp *pp, uint32_t image_id)
+{
+	const struct ops_image *img;
+	char hex[2 * OPS_BUILD_ID_MAX + 1];
+	size_t i;
+
+	if (image_id == CG_NONE || !pp->r->session ||
+	    !(img = ops_session_image(pp->r->session, image_id)) ||
+	    !img->build_id_size)
+		return NULL;
+	for (i = 0; i < img->build_id_size && i < OPS_BUILD_ID_MAX; i++)
+		snprintf(hex + 2 * i, 3, "%02x", img->build_id[i]);
+	return strpool_intern(pp->r->pool, hex);
+}
+
+/* One mapping per image: nodes grouped by their interned image. */
+static int mappings(struct pp *pp)
+{
+	const struct callgraph *cg = pp->cg;
+	size_t i, j, nm = 0, nn = cg->nr_nodes;
+	uint32_t *order;
+
+	order = malloc((nn ? nn : 1) * sizeof(*order));
+	pp->maps = calloc(nn ? nn : 1, sizeof(*pp->maps));
+	pp->map_ptrs = calloc(nn ? nn : 1, sizeof(*pp->map_ptrs));
+	pp->map_of = calloc(nn ? nn : 1, sizeof(*pp->map_of));
+	if (!order || !pp->maps || !pp->map_ptrs || !pp->map_of) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nn; i++)
+		order[i] = (uint32_t)i;
+	sort_cg = cg;
+	qsort(order, nn, sizeof(*order), by_image);
+	for (i = 0; i < nn; i = j) {
+		const struct cg_node *n = &cg->nodes[order[i]];
+		pb_mapping *m = &pp->maps[nm];
+		uint64_t lo = UINT64_MAX, hi = 0;
+		bool lines = false;
+
+		perftools__profiles__mapping__init(m);
+		for (j = i; j < nn && !node_image_cmp_cg(cg, order[i],
+							 order[j]); j++) {
+			const struct report_sym *s = cg->nodes[order[j]].sym;
+
+			pp->map_of[order[j]] = (uint32_t)nm;
+			if (s && s->has_vma) {
+				lo = s->vma < lo ? s->vma : lo;
+				hi = s->vma + 1 > hi ? s->vma + 1 : hi;
+			}
+			lines |= s && s->file && s->line;
+		}
+		m->id = nm + 1;
+		m->memory_start = lo == UINT64_MAX ? 0 : lo;
+		m->memory_limit = hi;
+		m->filename = S(pp, n->image ? n->image : "[unknown]");
+		m->build_id = S(pp, build_id_hex(pp, n->image_id));
+		m->has_functions = 1;
+		m->has_filenames = lines;
+		m->has_line_numbers = lines;
+		pp->map_ptrs[nm++] = m;
+	}
+	free(order);
+	pp->prof.n_mapping = nm;
+	pp->prof.mapping = pp->map_ptrs;
+	return 0;
+}
+
+/* A function, a location and its one line per node; ids are node + 1. */
+static int functions(struct pp *pp)
+{
+	const struct callgraph *cg = pp->cg;
+	size_t i, nn = cg->nr_nodes ? cg->nr_nodes : 1;
+
+	pp->funcs = calloc(nn, sizeof(*pp->funcs));
+	pp->func_ptrs = calloc(nn, sizeof(*pp->func_ptrs));
+	pp->locs = calloc(nn, sizeof(*pp->locs));
+	pp->loc_ptrs = calloc(nn, sizeof(*pp->loc_ptrs));
+	pp->lines = calloc(nn, sizeof(*pp->lines));
+	pp->line_ptrs = calloc(nn, sizeof(*pp->line_ptrs));
+	if (!pp->funcs || !pp->func_ptrs || !pp->locs || !pp->loc_ptrs ||
+	    !pp->lines || !pp->line_ptrs)
+		return -ENOMEM;
+	for (i = 0; i < cg->nr_nodes; i++) {
+		const struct cg_node *n = &cg->nodes[i];
+		const struct report_sym *s = n->sym;
+		const char *name = s && s->name ? s->name : "(no symbols)";
+		pb_function *fn = &pp->funcs[i];
+		pb_location *loc = &pp->locs[i];
+		pb_line *ln = &pp->lines[i];
+
+		perftools__profiles__function__init(fn);
+		fn->id = i + 1;
+		fn->name = S(pp, name);
+		fn->system_name = fn->name;
+		if (s && s->file && s->line) {
+			fn->filename = S(pp, s->file);
+			fn->start_line = s->line;
+		}
+		pp->func_ptrs[i] = fn;
+		perftools__profiles__line__init(ln);
+		ln->function_id = fn->id;
+		ln->line = fn->start_line;
+		pp->line_ptrs[i] = ln;
+		perftools__profiles__location__init(loc);
+		loc->id = i + 1;
+		loc->mapping_id = pp->map_of[i] + 1;
+		loc->address = s && s->has_vma ? s->vma : 0;
+		loc->n_line = 1;
+		loc->line = &pp->line_ptrs[i];
+		pp->loc_ptrs[i] = loc;
+	}
+	pp->prof.n_function = cg->nr_nodes;
+	pp->prof.function = pp->func_ptrs;
+	pp->prof.n_location = cg->nr_nodes;
+	pp->prof.location = pp->loc_ptrs;
+	return 0;
+}
+
+static int samples(struct pp *pp)
+{
+	const struct callgraph *cg = pp->cg;
+	size_t i, j, nf = 0, ns = cg->nr_stacks ? cg->nr_stacks : 1;
+	uint64_t *ids;
+
+	for (i = 0; i < cg->nr_stacks; i++)
+		nf += cg->stacks[i].depth;
+	pp->samples = calloc(ns, sizeof(*pp->samples));
+	pp->sample_ptrs = calloc(ns, sizeof(*pp->sample_ptrs));
+	pp->loc_ids = calloc(nf ? nf : 1, sizeof(*pp->loc_ids));
+	pp->values = calloc(2 * ns, sizeof(*pp->values));
+	if (!pp->samples || !pp->sample_ptrs || !pp->loc_ids || !pp->values)
+		return -ENOMEM;
+	ids = pp->loc_ids;
+	for (i = 0; i < cg->nr_stacks; i++) {
+		const struct cg_stack *st = &cg->stacks[i];
+		pb_sample *s = &pp->samples[i];
+
+		perftools__profiles__sample__init(s);
+		/* pprof wants the leaf first */
+		for (j = 0; j < st->depth; j++)
+			ids[j] = st->frames[st->depth - 1 - j] + 1;
+		s->n_location_id = st->depth;
+		s->location_id = ids;
+		ids += st->depth;
+		s->n_value = 2;
+		s->value = &pp->values[2 * i];
+		s->value[0] = (int64_t)st->count;
+		s->value[1] = (int64_t)st->count * pp->prof.period;
+		pp->sample_ptrs[i] = s;
+	}
+	pp->prof.n_sample = cg->nr_stacks;
+	pp->prof.sample = pp->sample_ptrs;
+	return 0;
+}
+
+static int gzip_write(FILE *f, const uint8_t *buf, size_t len)
+{
+	uint8_t out[65536];
+	z_stream z;
+	int zr;
+
+	memset(&z, 0, sizeof(z));
+	/* 15 + 16: a gzip header and trailer, as pprof expects */
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (uint8_t *)buf;
+	z.avail_in = (uInt)len;
+	do {
+		z.next_out = out;
+		z.avail_out = sizeof(out);
+		zr = deflate(&z, Z_FINISH);
+		if (zr == Z_STREAM_ERROR)
+			break;
+		if (fwrite(out, 1, sizeof(out) - z.avail_out, f) !=
+		    sizeof(out) - z.avail_out) {
+			zr = Z_ERRNO;
+			break;
+		}
+	} while (zr != Z_STREAM_END);
+	deflateEnd(&z);
+	return zr == Z_STREAM_END ? 0 : -EIO;
+}
+
+static void pp_free(struct pp *pp)
+{
+	free(pp->st.v);
+	free(pp->maps);
+	free(pp->map_ptrs);
+	free(pp->map_of);
+	free(pp->funcs);
+	free(pp->func_ptrs);
+	free(pp->locs);
+	free(pp->loc_ptrs);
+	free(pp->lines);
+	free(pp->line_ptrs);
+	free(pp->samples);
+	free(pp->sample_ptrs);
+	free(pp->loc_ids);
+	free(pp->values);
+}
+
+int out_pprof(FILE *f, const struct report *r)
+{
+	struct pp pp = { .r = r, .cg = r->cg };
+	uint8_t *buf = NULL;
+	size_t len;
+	int ret;
+
+	perftools__profiles__profile__init(&pp.prof);
+	/* index 0 of the string table is always "" */
+	if (str_add(&pp.st, "-") < 0)
+		return -ENOMEM;
+	pp.st.v[0] = "";
+	header(&pp);
+	ret = mappings(&pp);
+	if (!ret)
+		ret = functions(&pp);
+	if (!ret)
+		ret = samples(&pp);
+	if (!ret && pp.nomem)
+		ret = -ENOMEM;
+	if (ret)
+		goto out;
+	pp.prof.n_string_table = pp.st.n;
+	pp.prof.string_table = pp.st.v;
+	len = perftools__profiles__profile__get_packed_size(&pp.prof);
+	buf = malloc(len ? len : 1);
+	if (!buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	perftools__profiles__profile__pack(&pp.prof, buf);
+	ret = gzip_write(f, buf, len);
+	if (!ret && (fflush(f) || ferror(f)))
+		ret = -EIO;
+out:
+	free(buf);
+	pp_free(&pp);
+	return ret;
+}

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The stack table of samples.hist and its counts (FORMAT.md, STACKS and
+ * STACK_COUNTS).  The table is a tree of frames, so that a stack that
+ * differs from a known one in its leaf alone costs one node: JIT code
+ * gives a new leaf address at almost every sample.  Per sample the whole
+ * stack is looked up at once by its encoding; only a stack not seen
+ * before walks the tree.  Counts share the histogram's table, marked by
+ * OPS_STACK_CTX.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "writer_internal.h"
+
+/* Tags of a frame record: 0 continues the previous frame's place. */
+#define TAG_SAME 0
+#define TAG_ANON 1
+#define TAG_UNKNOWN 2
+#define TAG_IMAGE 3
+
+static int stack_check(const struct ops_writer *w, const struct ops_stack *st)
+{
+	uint32_t i;
+
+	if (!st->frames || !st->nr_frames ||
+	    st->nr_frames > OPS_STACK_MAX_FRAMES ||
+	    st->nr_kernel > st->nr_frames)
+		return -EINVAL;
+	for (i = 0; i < st->nr_frames; i++) {
+		const struct ops_frame *f = &st->frames[i];
+
+		if (f->kind > OPS_FRAME_UNKNOWN ||
+		    (f->kind == OPS_FRAME_IMAGE &&
+		     f->image >= w->hist.images.nr))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* Node flags (FORMAT.md, STACKS). */
+#define NODE_KERNEL 0x1
+#define NODE_CUT 0x2
+
+/* The frame of a node after its parent's frame PREV (NULL at a root). */
+static uint8_t *frame_encode(uint8_t *p, const struct ops_frame *f,
+			     const struct ops_frame *prev)
+{
+	if (prev && prev->kind == f->kind &&
+	    (f->kind != OPS_FRAME_IMAGE || prev->image == f->image)) {
+		p += ops_varint_encode(p, TAG_SAME);
+		return p + ops_varint_encode(
+			p, ops_zigzag((int64_t)(f->addr - prev->addr)));
+	}
+	p += ops_varint_encode(p, f->kind == OPS_FRAME_ANON ? TAG_ANON :
+			       f->kind == OPS_FRAME_UNKNOWN ? TAG_UNKNOWN :
+			       (uint64_t)TAG_IMAGE + f->image);
+	return p + ops_varint_encode(p, f->addr);
+}
+
+/* The whole stack as a lookup key into OUT: the per-sample fast path. */
+static int stack_key(struct ops_buf *out, const struct ops_stack *st)
+{
+	uint8_t *p;
+	uint32_t i;
+	int ret;
+
+	out->len = 0;
+	ret = ops_buf_reserve(out, (size_t)(3 + 2 * st->nr_frames) *
+					   OPS_VARINT_MAX);
+	if (ret)
+		return ret;
+	p = out->data;
+	p += ops_varint_encode(p, st->nr_frames);
+	p += ops_varint_encode(p, st->nr_kernel);
+	p += ops_varint_encode(p, st->flags);
+	for (i = 0; i < st->nr_frames; i++)
+		p = frame_encode(p, &st->frames[i],
+				 i ? &st->frames[i - 1] : NULL);
+	out->len = (size_t)(p - out->data);
+	return 0;
+}
+
+/* Add the nodes of a stack seen for the first time, outermost first;
+ * *ID is its leaf's node. */
+static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
+		       uint32_t *id)
+{
+	uint8_t rec[4 * OPS_VARINT_MAX], *p;
+	uint32_t i, parent = 0; /* node id + 1, 0 for none */
+	int ret;
+
+	for (i = st->nr_frames; i-- > 0;) {
+		uint32_t flags = i < st->nr_kernel ? NODE_KERNEL : 0;
+
+		if (i == st->nr_frames - 1 && (st->flags & OPS_STACK_TRUNCATED))
+			flags |= NODE_CUT;
+		p = rec;
+		p += ops_varint_encode(p, parent);
+		p += ops_varint_encode(p, flags);
+		p = frame_encode(p, &st->frames[i],
+				 parent ? &st->frames[i + 1] : NULL);
+		ret = ops_keyset_add(&w->hist.stacks, rec, (size_t)(p - rec),
+				     id);
+		if (ret)
+			return ret;
+		parent = *id + 1;
+	}
+	return 0;
+}
+
+int ops_writer_stack(struct ops_writer *w, const struct ops_stack *st,
+		     uint32_t *id)
+{
+	struct ops_hist_writer *h = &w->hist;
+	uint32_t fid, nr = h->full.nr;
+	int ret;
+
+	if (!w->callgraph)
+		return ops_writer_fail(w, -EINVAL,
+				       "%s/samples.hist: stacks in a session opened without call graphs",
+				       w->dir);
+	if (stack_check(w, st))
+		return ops_writer_fail(w, -EINVAL,
+				       "%s/samples.hist: invalid stack",
+				       w->dir);
+	ret = stack_key(&h->key, st);
+	if (!ret)
+		ret = ops_keyset_add(&h->full, h->key.data, h->key.len, &fid);
+	if (!ret && h->full.nr == nr) {
+		*id = h->full_node[fid];
+		return 0;
+	}
+	if (!ret && fid >= h->cap_full_node) {
+		uint32_t cap = h->cap_full_node ? h->cap_full_node * 2 : 1024;
+		uint32_t *v = realloc(h->full_node, cap * sizeof(*v));
+
+		ret = v ? 0 : -ENOMEM;
+		if (v) {
+			h->full_node = v;
+			h->cap_full_node = cap;
+		}
+	}
+	if (!ret)
+		ret = stack_nodes(w, st, id);
+	if (!ret)
+		h->full_node[fid] = *id;
+	if (ret) {
+		/* a key without its node would answer wrong later */
+		ops_keyset_free(&h->full);
+		return ops_writer_fail(w, ret, "%s/samples.hist: cannot add stack: %s",
+				       w->dir, strerror(-ret));
+	}
+	return 0;
+}
+
+int ops_writer_stack_add(struct ops_writer *w, uint32_t ctx, uint32_t stack,
+			 uint64_t count)
+{
+	if (ctx >= w->hist.contexts.nr)
+		return ops_writer_fail(w, -EINVAL,
+				       "%s/samples.hist: unknown context %u",
+				       w->dir, ctx);
+	if (stack >= w->hist.stacks.nr)
+		return ops_writer_fail(w, -EINVAL,
+				       "%s/samples.hist: unknown stack %u",
+				       w->dir, stack);
+	return ops_hist_count(w, ctx | OPS_STACK_CTX, stack, count);
+}
+
+int ops_hist_writer_defs(struct ops_writer *w)
+{
+	struct ops_hist_writer *h = &w->hist;
+	int ret;
+
+	if (h->images_on_disk == h->images.nr &&
+	    h->contexts_on_disk == h->contexts.nr &&
+	    h->stacks_on_disk == h->stacks.nr)
+		return 0;
+	w->out.len = 0;
+	ret = ops_hist_put_defs(w, &h->images, h->images_on_disk,
+				h->images.nr, OPS_HIST_IMAGES);
+	ret = ret ? ret : ops_hist_put_defs(w, &h->contexts,
+					    h->contexts_on_disk,
+					    h->contexts.nr, OPS_HIST_CONTEXTS);
+	ret = ret ? ret : ops_hist_put_defs(w, &h->stacks, h->stacks_on_disk,
+					    h->stacks.nr, OPS_HIST_STACKS);
+	if (ret)
+		return ops_writer_fail(w, ret, "%s/samples.hist: cannot flush: %s",
+				       w->dir, strerror(-ret));
+	ret = ops_blockfile_append(&h->bf, w->out.data, w->out.len, w->err,
+				   sizeof(w->err));
+	if (ret)
+		return ret;
+	h->images_on_disk = h->images.nr;
+	h->contexts_on_disk = h->contexts.nr;
+	h->stacks_on_disk = h->stacks.nr;
+	return 0;
+}

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The known call tree in JavaScript: main calls a() three times for each
+// call of b(), both call hot() with the same work.  Run with
+// --no-turbo-inlining so that a and b stay frames of their own.
+'use strict';
+
+let sink = 0;
+
+function hot() {
+	let s = 0;
+	for (let i = 0; i < 200000; i++)
+		s = (s + i * 7) % 1000003;
+	sink += s;
+}
+
+function a() {
+	hot();
+}
+
+function b() {
+	hot();
+}
+
+function main(seconds) {
+	const end = Date.now() + seconds * 1000;
+	while (Date.now() < end) {
+		a();
+		a();
+		a();
+		b();
+	}
+}
+
+main(Number(process.argv[2]) || 3);
+console.log(sink > 0 ? 'calltree done' : 'impossible');

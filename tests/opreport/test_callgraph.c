@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The call graph model: stacks of frames in this very test binary (its
+ * own functions, at the file offsets /proc/self/maps gives) are named
+ * through image_bfd and folded into nodes, self and total counts, arcs
+ * and unique stacks.  One TCase per behaviour.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "callgraph.h"
+#include "image_bfd.h"
+#include "report.h"
+#include "spec.h"
+
+#define FN __attribute__((noinline, used))
+
+void cg_hot(void);
+void cg_mid_a(void);
+void cg_mid_b(void);
+void cg_root(void);
+
+volatile unsigned long cg_sink;
+
+FN void cg_hot(void)
+{
+	cg_sink = cg_sink * 3 + 1;
+}
+
+FN void cg_mid_a(void)
+{
+	cg_hot();
+	cg_sink ^= 5;
+}
+
+FN void cg_mid_b(void)
+{
+	cg_hot();
+	cg_sink ^= 7;
+}
+
+FN void cg_root(void)
+{
+	cg_mid_a();
+	cg_mid_b();
+	cg_sink += 11;
+}
+
+/* The file offset of CODE in this binary, from /proc/self/maps. */
+static uint64_t self_offset(const void *code)
+{
+	uintptr_t a = (uintptr_t)code;
+	unsigned long lo, hi, off;
+	char line[512], perm[8];
+	FILE *f = fopen("/proc/self/maps", "re");
+	uint64_t ret = 0;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %7s %lx", &lo, &hi, perm, &off) != 4)
+			continue;
+		if (a >= lo && a < hi) {
+			ret = a - lo + off;
+			break;
+		}
+	}
+	fclose(f);
+	ck_assert_uint_ne(ret, 0);
+	return ret;
+}
+
+struct fixture {
+	char dir[64];
+	struct ops_session *s;
+	struct opreport_opts o;
+	struct report r;
+	struct image_cache *images;
+	struct callgraph *cg;
+};
+
+static void fixture_open(struct fixture *fx)
+{
+	struct ops_session_info info = { .event = "cpu-clock",
+					 .frequency = 1000 };
+	struct ops_image img = { .kind = OPS_IMAGE_FILE };
+	struct ops_writer *w;
+	char exe[512], err[256];
+	ssize_t n;
+	uint32_t id;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ck_assert_int_gt(n, 0);
+	exe[n] = '\0';
+	img.path = exe;
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/opjit-cg-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(fx->dir));
+	ck_assert_int_eq(ops_writer_open(&w, fx->dir, &info), 0);
+	ck_assert_int_eq(ops_writer_image(w, &img, &id), 0);
+	ck_assert_int_eq(id, 0);
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+	ck_assert_int_eq(ops_session_open(&fx->s, fx->dir, NULL, NULL, err,
+					  sizeof(err)), 0);
+	fx->o.demangle = DEMANGLE_NONE;
+	fx->o.spec = profile_spec_new();
+	ck_assert_int_eq(report_init(&fx->r, &fx->o), 0);
+	fx->r.session = fx->s;
+	fx->r.info = ops_session_info(fx->s);
+	ck_assert_int_eq(image_cache_new(&fx->images, &fx->o, 1), 0);
+	ck_assert_int_eq(callgraph_new(&fx->cg, &fx->r), 0);
+}
+
+static void fixture_resolve(struct fixture *fx)
+{
+	struct cg_sources src = { fx->s, fx->images, NULL, NULL };
+
+	ck_assert_int_eq(callgraph_resolve(fx->cg, &src), 0);
+}
+
+static void fixture_close(struct fixture *fx)
+{
+	char cmd[128];
+
+	callgraph_free(fx->cg);
+	image_cache_free(fx->images);
+	report_release(&fx->r);
+	profile_spec_free(fx->o.spec);
+	ops_session_close(fx->s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", fx->dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Add a stack of COUNT samples, leaf first: a leaf offset, then return
+ * addresses (offsets of code inside the callers). */
+static void add(struct fixture *fx, uint64_t count, size_t n, ...)
+{
+	struct cg_raw_ctx ctx = { CG_NONE, CG_NONE, 0 };
+	struct cg_raw_frame fr[16];
+	va_list ap;
+	size_t i;
+
+	va_start(ap, n);
+	for (i = 0; i < n; i++)
+		fr[i] = (struct cg_raw_frame){ 0, va_arg(ap, uint64_t) };
+	va_end(ap);
+	ck_assert_int_eq(callgraph_add(fx->cg, &ctx, fr, n, 0, count, false),
+			 0);
+}
+
+static int64_t find(const struct callgraph *cg, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cg->nr_nodes; i++)
+		if (cg->nodes[i].sym && !strcmp(cg->nodes[i].sym->name, name))
+			return (int64_t)i;
+	return -1;
+}
+
+/* an address inside each function: its start + 4, past any prologue */
+#define IN(fn) (self_offset((const void *)(fn)) + 4)
+
+START_TEST(self_total_and_arcs)
+{
+	struct fixture fx = { 0 };
+	int64_t hot, a, b, root;
+	const struct cg_arc *v;
+	size_t n;
+
+	fixture_open(&fx);
+	add(&fx, 3, 3, IN(cg_hot), IN(cg_mid_a), IN(cg_root));
+	add(&fx, 1, 3, IN(cg_hot), IN(cg_mid_b), IN(cg_root));
+	add(&fx, 2, 2, IN(cg_mid_a), IN(cg_root));
+	fixture_resolve(&fx);
+	hot = find(fx.cg, "cg_hot");
+	a = find(fx.cg, "cg_mid_a");
+	b = find(fx.cg, "cg_mid_b");
+	root = find(fx.cg, "cg_root");
+	ck_assert(hot >= 0 && a >= 0 && b >= 0 && root >= 0);
+	ck_assert_uint_eq(fx.cg->nr_nodes, 4);
+	ck_assert_uint_eq(fx.cg->total, 6);
+	ck_assert_uint_eq(fx.cg->nodes[hot].self, 4);
+	ck_assert_uint_eq(fx.cg->nodes[hot].total, 4);
+	ck_assert_uint_eq(fx.cg->nodes[a].self, 2);
+	ck_assert_uint_eq(fx.cg->nodes[a].total, 5);
+	ck_assert_uint_eq(fx.cg->nodes[root].self, 0);
+	ck_assert_uint_eq(fx.cg->nodes[root].total, 6);
+	v = callgraph_callers(fx.cg, (uint32_t)hot, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(v[0].from == (uint32_t)a ? v[0].count : v[1].count,
+			  3);
+	ck_assert_uint_eq(v[0].from == (uint32_t)b ? v[0].count : v[1].count,
+			  1);
+	v = callgraph_callees(fx.cg, (uint32_t)root, &n);
+	ck_assert_uint_eq(n, 2);
+	/* stacks come out root first */
+	ck_assert_uint_eq(fx.cg->nr_stacks, 3);
+	ck_assert_uint_eq(fx.cg->stacks[0].frames[0], (uint32_t)root);
+	fixture_close(&fx);
+}
+END_TEST
+
+START_TEST(equal_stacks_merge)
+{
+	struct fixture fx = { 0 };
+
+	fixture_open(&fx);
+	/* different addresses in the same functions: one stack */
+	add(&fx, 2, 2, IN(cg_hot), IN(cg_mid_a));
+	add(&fx, 5, 2, IN(cg_hot) + 1, IN(cg_mid_a) + 2);
+	fixture_resolve(&fx);
+	ck_assert_uint_eq(fx.cg->nr_stacks, 1);
+	ck_assert_uint_eq(fx.cg->stacks[0].count, 7);
+	ck_assert_uint_eq(fx.cg->stacks[0].depth, 2);
+	fixture_close(&fx);
+}
+END_TEST
+
+START_TEST(caller_at_return_address_minus_one)
+{
+	struct fixture fx = { 0 };
+	uint64_t b = self_offset((const void *)cg_mid_b);
+	int64_t id;
+
+	fixture_open(&fx);
+	/* A return address equal to the first byte of cg_mid_b belongs to
+	 * a call that ended the code before it: the caller frame must not
+	 * be named cg_mid_b, while a leaf at the same address is. */
+	add(&fx, 1, 2, IN(cg_hot), b);
+	add(&fx, 1, 1, b);
+	fixture_resolve(&fx);
+	id = find(fx.cg, "cg_mid_b");
+	ck_assert(id >= 0);
+	ck_assert_uint_eq(fx.cg->nodes[id].self, 1);
+	ck_assert_uint_eq(fx.cg->nodes[id].total, 1);
+	fixture_close(&fx);
+}
+END_TEST
+
+START_TEST(recursion_counts_once)
+{
+	struct fixture fx = { 0 };
+	int64_t a;
+	const struct cg_arc *v;
+	size_t n;
+
+	fixture_open(&fx);
+	add(&fx, 4, 4, IN(cg_hot), IN(cg_mid_a), IN(cg_mid_a), IN(cg_root));
+	fixture_resolve(&fx);
+	a = find(fx.cg, "cg_mid_a");
+	ck_assert(a >= 0);
+	ck_assert_uint_eq(fx.cg->nodes[a].total, 4);
+	v = callgraph_callers(fx.cg, (uint32_t)a, &n);
+	ck_assert_uint_eq(n, 2); /* cg_root and itself */
+	ck_assert(v[0].from == (uint32_t)a || v[1].from == (uint32_t)a);
+	fixture_close(&fx);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("callgraph");
+	struct {
+		const char *name;
+		const TTest *test;
+	} cases[] = {
+		{ "self_total_arcs", self_total_and_arcs },
+		{ "equal_stacks_merge", equal_stacks_merge },
+		{ "return_address", caller_at_return_address_minus_one },
+		{ "recursion", recursion_counts_once },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		TCase *tc = tcase_create(cases[i].name);
+
+		tcase_add_test(tc, cases[i].test);
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	cg_root(); /* the functions are real code that ran */
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

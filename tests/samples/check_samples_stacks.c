@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Call graphs in a session: the stack table, (context, stack) counts and
+ * anonymous stack streams written and read back; the versions a session
+ * is written in; and damage to any of them, which the reader reports
+ * once per file while keeping the rest.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "block_internal.h"
+#include "crc32c_internal.h"
+#include "helpers.h"
+
+static char *tmp, *sdir, *hist, *anon, *meta;
+
+static void setup(void)
+{
+	tmp = tmp_make();
+	sdir = tmp_path(tmp, "session");
+	hist = tmp_path(sdir, "samples.hist");
+	anon = tmp_path(sdir, "anon.samples");
+	meta = tmp_path(sdir, "session.meta");
+}
+
+static void teardown(void)
+{
+	free(hist);
+	free(anon);
+	free(meta);
+	free(sdir);
+	tmp_remove(tmp);
+}
+
+/* The ids a test session is made of. */
+struct cg {
+	struct ops_writer *w;
+	uint32_t app, libc, kernel, ctx, kctx, proc;
+	uint32_t s_native, s_kernel, s_anon;
+};
+
+static const struct ops_frame native[] = {
+	{ OPS_FRAME_IMAGE, 0, 0x1234 },
+	{ OPS_FRAME_IMAGE, 0, 0x1300 },
+	{ OPS_FRAME_IMAGE, 0, 0x1100 },
+	{ OPS_FRAME_IMAGE, 1, 0x29d90 },
+};
+
+static const struct ops_frame kernel[] = {
+	{ OPS_FRAME_IMAGE, 2, 0xffffffff81000100ull },
+	{ OPS_FRAME_IMAGE, 2, 0xffffffff81000000ull },
+	{ OPS_FRAME_IMAGE, 0, 0x1234 },
+	{ OPS_FRAME_UNKNOWN, 0, 0x42 },
+};
+
+static const struct ops_frame jit[] = {
+	{ OPS_FRAME_ANON, 0, 0x7f0000001000ull },
+	{ OPS_FRAME_ANON, 0, 0x7f0000000800ull },
+	{ OPS_FRAME_IMAGE, 1, 0x29d90 },
+};
+
+static void cg_open(struct cg *c, uint32_t depth)
+{
+	struct ops_session_info info = info_example();
+	struct ops_image app = { .path = "/usr/bin/app" };
+	struct ops_image libc = { .path = "/lib/libc.so.6" };
+	struct ops_image k = { .kind = OPS_IMAGE_KERNEL,
+			       .path = "[kernel.kallsyms]" };
+	struct ops_range r = { 0x7f0000000000ull, 0x7f0000010000ull };
+	struct ops_process p = { .tgid = 42, .nspid = 42, .comm = "app",
+				 .exe = "/usr/bin/app", .ranges = &r,
+				 .nr_ranges = 1 };
+	struct ops_context ctx = { .cpu = -1 };
+
+	info.callgraph_depth = depth;
+	ck_assert_int_eq(ops_writer_open(&c->w, sdir, &info), 0);
+	ck_assert_int_eq(ops_writer_image(c->w, &app, &c->app), 0);
+	ck_assert_int_eq(ops_writer_image(c->w, &libc, &c->libc), 0);
+	ck_assert_int_eq(ops_writer_image(c->w, &k, &c->kernel), 0);
+	ctx.app = ctx.image = c->app;
+	ck_assert_int_eq(ops_writer_context(c->w, &ctx, &c->ctx), 0);
+	ctx.image = c->kernel;
+	ck_assert_int_eq(ops_writer_context(c->w, &ctx, &c->kctx), 0);
+	ck_assert_int_eq(ops_writer_process(c->w, &p, &c->proc), 0);
+}
+
+/* Three stacks, counted and streamed, over two flushes. */
+static void cg_write(struct cg *c)
+{
+	struct ops_stack s1 = { native, 4, 0, 0 };
+	struct ops_stack s2 = { kernel, 4, 2, OPS_STACK_TRUNCATED };
+	struct ops_stack s3 = { jit, 3, 0, 0 };
+	uint32_t again;
+
+	ck_assert_int_eq(ops_writer_stack(c->w, &s1, &c->s_native), 0);
+	ck_assert_int_eq(ops_writer_stack(c->w, &s2, &c->s_kernel), 0);
+	ck_assert_int_eq(ops_writer_stack_add(c->w, c->ctx, c->s_native, 3),
+			 0);
+	ck_assert_int_eq(ops_writer_stack_add(c->w, c->kctx, c->s_kernel, 1),
+			 0);
+	ck_assert_int_eq(ops_writer_flush(c->w), 0);
+	/* the same frames are the same stack */
+	ck_assert_int_eq(ops_writer_stack(c->w, &s1, &again), 0);
+	ck_assert_uint_eq(again, c->s_native);
+	ck_assert_int_eq(ops_writer_stack_add(c->w, c->ctx, again, 2), 0);
+	ck_assert_int_eq(ops_writer_stack(c->w, &s3, &c->s_anon), 0);
+	ck_assert_int_eq(ops_writer_anon_stack(c->w, c->proc, 1000,
+					       c->s_anon, 43), 0);
+	ck_assert_int_eq(ops_writer_anon_stack(c->w, c->proc, 900,
+					       c->s_anon, 44), 0);
+	ck_assert_int_eq(ops_writer_anon_stack(c->w, c->proc, 2000,
+					       c->s_native, 43), 0);
+	ck_assert_int_eq(ops_writer_flush(c->w), 0);
+}
+
+static void frames_eq(const struct ops_stack *got, const struct ops_frame *f,
+		      uint32_t n, uint32_t nr_kernel, uint32_t flags)
+{
+	uint32_t i;
+
+	ck_assert_ptr_nonnull(got);
+	ck_assert_uint_eq(got->nr_frames, n);
+	ck_assert_uint_eq(got->nr_kernel, nr_kernel);
+	ck_assert_uint_eq(got->flags, flags);
+	for (i = 0; i < n; i++) {
+		ck_assert_uint_eq(got->frames[i].kind, f[i].kind);
+		ck_assert_uint_eq(got->frames[i].image, f[i].image);
+		ck_assert_uint_eq(got->frames[i].addr, f[i].addr);
+	}
+}
+
+static void cg_check(const struct cg *c, struct ops_session *s)
+{
+	const struct ops_anon_stack_sample *a;
+	const struct ops_stack_count *e;
+	size_t n;
+
+	ck_assert_uint_eq(ops_session_info(s)->format_version, 2);
+	ck_assert_uint_eq(ops_session_info(s)->callgraph_depth, 64);
+	/* the table holds the outer parts of each stack as stacks too: 4
+	 * + 4 + 2 (the JIT stack shares its outermost frame) */
+	ck_assert_uint_eq(ops_session_nr_stacks(s), 10);
+	frames_eq(ops_session_stack(s, c->s_native), native, 4, 0, 0);
+	frames_eq(ops_session_stack(s, c->s_kernel), kernel, 4, 2,
+		  OPS_STACK_TRUNCATED);
+	frames_eq(ops_session_stack(s, c->s_anon), jit, 3, 0, 0);
+	ck_assert_ptr_null(ops_session_stack(s, 10));
+	/* the caller of the native stack's leaf: its other three frames */
+	frames_eq(ops_session_stack(s, 2), native + 1, 3, 0, 0);
+	e = ops_session_stack_hist(s, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(e[0].ctx, c->ctx);
+	ck_assert_uint_eq(e[0].stack, c->s_native);
+	ck_assert_uint_eq(e[0].count, 5);
+	ck_assert_uint_eq(e[1].ctx, c->kctx);
+	ck_assert_uint_eq(e[1].stack, c->s_kernel);
+	ck_assert_uint_eq(e[1].count, 1);
+	ck_assert_int_eq(ops_session_anon_stacks((struct ops_session *)s,
+						 c->proc, &a, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(a[0].time_ns, 1000);
+	ck_assert_uint_eq(a[0].stack, c->s_anon);
+	ck_assert_uint_eq(a[0].tid, 43);
+	ck_assert_uint_eq(a[1].time_ns, 900);
+	ck_assert_uint_eq(a[1].tid, 44);
+	ck_assert_uint_eq(a[2].time_ns, 2000);
+	ck_assert_uint_eq(a[2].stack, c->s_native);
+	ck_assert_uint_eq(a[2].tid, 43);
+}
+
+/* Read while recording (what a kill -9 leaves), then after close. */
+START_TEST(test_roundtrip)
+{
+	struct warns wr = { 0 };
+	struct ops_session *s;
+	struct cg c;
+
+	cg_open(&c, 64);
+	cg_write(&c);
+	s = session_must_open(sdir, &wr);
+	cg_check(&c, s);
+	ops_session_close(s);
+	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
+	s = session_must_open(sdir, &wr);
+	cg_check(&c, s);
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+}
+END_TEST
+
+/* A stack sample's definition reaches samples.hist before the block of
+ * anon.samples that names it, even when the block is written because
+ * its buffer filled, between flushes. */
+START_TEST(test_definitions_first)
+{
+	struct ops_frame f[2] = { { OPS_FRAME_ANON, 0, 0 },
+				  { OPS_FRAME_IMAGE, 0, 0x10 } };
+	struct ops_stack st = { f, 2, 0, 0 };
+	const struct ops_anon_stack_sample *a;
+	struct warns wr = { 0 };
+	struct ops_session *s;
+	uint32_t i, id;
+	size_t n;
+	struct cg c;
+
+	cg_open(&c, 127);
+	for (i = 0; i < 5000; i++) {
+		f[0].addr = 0x7f0000000000ull + i * 16;
+		ck_assert_int_eq(ops_writer_stack(c.w, &st, &id), 0);
+		ck_assert_int_eq(ops_writer_anon_stack(c.w, c.proc, i, id, 43),
+				 0);
+	}
+	/* no flush: what is on disk is what full buffers wrote */
+	s = session_must_open(sdir, &wr);
+	ck_assert_int_eq(ops_session_anon_stacks(s, 0, &a, &n), 0);
+	ck_assert_uint_gt(n, 0);
+	ck_assert_uint_lt(n, 5000);
+	for (i = 0; i < n; i++)
+		ck_assert_ptr_nonnull(ops_session_stack(s, a[i].stack));
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+	ops_writer_free(c.w);
+}
+END_TEST
+
+/* Without call graphs: version 1 everywhere, no stack, and the writer
+ * refuses stacks. */
+START_TEST(test_flat_is_version_1)
+{
+	struct ops_session_info info = info_example();
+	struct ops_stack st = { native, 1, 0, 0 };
+	struct ops_image img = { .path = "/usr/bin/app" };
+	struct ops_writer *w;
+	struct warns wr = { 0 };
+	struct ops_session *s;
+	const char *files[] = { hist, anon };
+	uint8_t *buf;
+	size_t len, n;
+	uint32_t id;
+	char *text;
+	int i;
+
+	ck_assert_int_eq(ops_writer_open(&w, sdir, &info), 0);
+	ck_assert_int_eq(ops_writer_image(w, &img, &id), 0);
+	ck_assert_int_eq(ops_writer_stack(w, &st, &id), -EINVAL);
+	ck_assert_int_eq(ops_writer_close(w, 5), 0);
+	for (i = 0; i < 2; i++) {
+		buf = file_read(files[i], &len);
+		ck_assert_uint_ge(len, 16);
+		ck_assert_uint_eq(ops_le32_load(buf + 8), 1);
+		free(buf);
+	}
+	text = file_read(meta, &len);
+	ck_assert_int_eq(strncmp(text, "opjit-session 1\n", 16), 0);
+	ck_assert_ptr_null(memmem(text, len, "callgraph", 9));
+	free(text);
+	s = session_must_open(sdir, &wr);
+	ck_assert_uint_eq(ops_session_info(s)->format_version, 1);
+	ck_assert_uint_eq(ops_session_info(s)->callgraph_depth, 0);
+	ck_assert_uint_eq(ops_session_nr_stacks(s), 0);
+	ops_session_stack_hist(s, &n);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+}
+END_TEST
+
+/* The writer refuses what would not read back. */
+START_TEST(test_writer_refuses)
+{
+	struct ops_frame bad_image[] = { { OPS_FRAME_IMAGE, 9, 0 } };
+	struct ops_frame bad_kind[] = { { 7, 0, 0 } };
+	struct ops_stack st = { native, 0, 0, 0 };
+	uint32_t id;
+	struct cg c;
+
+	cg_open(&c, 127);
+	ck_assert_int_eq(ops_writer_stack(c.w, &st, &id), -EINVAL);
+	st.nr_frames = 2;
+	st.nr_kernel = 3;
+	ck_assert_int_eq(ops_writer_stack(c.w, &st, &id), -EINVAL);
+	st = (struct ops_stack){ bad_image, 1, 0, 0 };
+	ck_assert_int_eq(ops_writer_stack(c.w, &st, &id), -EINVAL);
+	st = (struct ops_stack){ bad_kind, 1, 0, 0 };
+	ck_assert_int_eq(ops_writer_stack(c.w, &st, &id), -EINVAL);
+	st = (struct ops_stack){ native, OPS_STACK_MAX_FRAMES + 1, 0, 0 };
+	ck_assert_int_eq(ops_writer_stack(c.w, &st, &id), -EINVAL);
+	ck_assert_int_eq(ops_writer_stack_add(c.w, c.ctx, 0, 1), -EINVAL);
+	ck_assert_int_eq(ops_writer_anon_stack(c.w, c.proc, 1, 0, 1),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(ops_writer_error(c.w), "unknown stack"));
+	ops_writer_free(c.w);
+}
+END_TEST
+
+/* The offset of the first block of TYPE in a container file. */
+static size_t block_of(const uint8_t *buf, size_t len, uint16_t type)
+{
+	size_t off = OPS_FILE_HEADER_SIZE;
+
+	while (off + OPS_BLOCK_HEADER_SIZE <= len) {
+		if (ops_le16_load(buf + off + 4) == type)
+			return off;
+		off += OPS_BLOCK_HEADER_SIZE + ops_le32_load(buf + off + 8);
+	}
+	ck_abort_msg("no block of type %u", type);
+	return 0;
+}
+
+static void fix_crc(uint8_t *buf, size_t off)
+{
+	uint32_t len = ops_le32_load(buf + off + 8);
+
+	ops_le32_store(buf + off + 12,
+		       ops_crc32c(buf + off + OPS_BLOCK_HEADER_SIZE, len));
+}
+
+static void check_one_warning(const struct warns *w, const char *file,
+			      const char *reason)
+{
+	ck_assert_int_eq(w->n, 1);
+	ck_assert_msg(!strncmp(w->last, file, strlen(file)) &&
+		      strstr(w->last, reason),
+		      "warning '%s' is not about %s: %s", w->last, file,
+		      reason);
+}
+
+/* A stack record cut short, with a good checksum: the block is dropped
+ * with one warning, the flat histogram before it reads. */
+START_TEST(test_truncated_stack)
+{
+	struct warns wr = { 0 };
+	struct ops_session *s;
+	uint8_t *buf;
+	size_t len, off, n, end;
+	uint32_t plen;
+	struct cg c;
+
+	cg_open(&c, 64);
+	ck_assert_int_eq(ops_writer_hist_add(c.w, c.ctx, 0x1234, 7), 0);
+	cg_write(&c);
+	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
+	buf = file_read(hist, &len);
+	off = block_of(buf, len, OPS_HIST_STACKS);
+	/* the block loses its last byte: its last record runs out */
+	plen = ops_le32_load(buf + off + 8);
+	end = off + OPS_BLOCK_HEADER_SIZE + plen;
+	memmove(buf + end - 1, buf + end, len - end);
+	ops_le32_store(buf + off + 8, plen - 1);
+	fix_crc(buf, off);
+	file_write(hist, buf, len - 1);
+	free(buf);
+	s = session_must_open(sdir, &wr);
+	check_one_warning(&wr, hist, "bad stack record");
+	ck_assert_uint_eq(ops_session_nr_stacks(s), 0);
+	ops_session_hist(s, &n);
+	ck_assert_uint_eq(n, 1);
+	ops_session_stack_hist(s, &n);
+	ck_assert_uint_eq(n, 0);
+	ops_session_close(s);
+}
+END_TEST
+
+/* A stack table whose bytes changed: the checksum says so. */
+START_TEST(test_corrupt_stack_table)
+{
+	struct warns wr = { 0 };
+	struct ops_session *s;
+	uint8_t *buf;
+	size_t len, off;
+	struct cg c;
+
+	cg_open(&c, 64);
+	cg_write(&c);
+	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
+	buf = file_read(hist, &len);
+	off = block_of(buf, len, OPS_HIST_STACKS);
+	buf[off + OPS_BLOCK_HEADER_SIZE + 5] ^= 0x40;
+	file_write(hist, buf, len);
+	free(buf);
+	s = session_must_open(sdir, &wr);
+	check_one_warning(&wr, hist, "bad checksum");
+	ck_assert_uint_eq(ops_session_nr_stacks(s), 0);
+	ops_session_close(s);
+}
+END_TEST
+
+/* Anonymous stack samples whose stacks were lost with samples.hist:
+ * left out with one warning naming anon.samples, the flat samples and
+ * other processes' data read. */
+START_TEST(test_stack_id_without_entry)
+{
+	const struct ops_anon_stack_sample *a;
+	const struct ops_anon_sample *flat;
+	struct warns wr = { 0 };
+	struct ops_session *s;
+	uint8_t *buf;
+	size_t len, n;
+	struct cg c;
+
+	cg_open(&c, 64);
+	ck_assert_int_eq(ops_writer_anon(c.w, c.proc, 1, 0x7f0000001000ull,
+					 43), 0);
+	cg_write(&c);
+	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
+	/* samples.hist cut back to its first block: no stack defined */
+	buf = file_read(hist, &len);
+	len = OPS_FILE_HEADER_SIZE + OPS_BLOCK_HEADER_SIZE +
+	      ops_le32_load(buf + OPS_FILE_HEADER_SIZE + 8);
+	file_write(hist, buf, len);
+	free(buf);
+	s = session_must_open(sdir, &wr);
+	ck_assert_int_eq(wr.n, 0);
+	ck_assert_uint_eq(ops_session_nr_stacks(s), 0);
+	ck_assert_int_eq(ops_session_anon_stacks(s, 0, &a, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	check_one_warning(&wr, anon, "with no entry");
+	ck_assert_int_eq(ops_session_anon(s, 0, &flat, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(wr.n, 1);
+	ops_session_close(s);
+}
+END_TEST
+
+/* A version 1 session, as written before call graphs, reads with no
+ * stacks and no warning; a version 2 reader refuses version 3. */
+START_TEST(test_version_1_reads)
+{
+	struct warns wr = { 0 };
+	struct ops_session *s;
+	uint8_t *buf;
+	size_t len, n;
+	struct cg c;
+
+	cg_open(&c, 64);
+	ck_assert_int_eq(ops_writer_hist_add(c.w, c.ctx, 0x1234, 7), 0);
+	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
+	/* a session with no stack block is the version 1 format */
+	buf = file_read(hist, &len);
+	ck_assert_uint_eq(ops_le32_load(buf + 8), 2);
+	ops_le32_store(buf + 8, 1);
+	file_write(hist, buf, len);
+	free(buf);
+	buf = file_read(meta, &len);
+	buf[14] = '1';
+	file_write(meta, buf, len);
+	free(buf);
+	s = session_must_open(sdir, &wr);
+	ck_assert_int_eq(wr.n, 0);
+	ck_assert_uint_eq(ops_session_info(s)->format_version, 1);
+	ops_session_hist(s, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(ops_session_nr_stacks(s), 0);
+	ops_session_close(s);
+}
+END_TEST
+
+static Suite *stacks_suite(void)
+{
+	const struct {
+		const char *name;
+		const TTest *test;
+	} cases[] = {
+		{ "roundtrip", test_roundtrip },
+		{ "definitions_first", test_definitions_first },
+		{ "flat_is_version_1", test_flat_is_version_1 },
+		{ "writer_refuses", test_writer_refuses },
+		{ "truncated_stack", test_truncated_stack },
+		{ "corrupt_stack_table", test_corrupt_stack_table },
+		{ "stack_id_without_entry", test_stack_id_without_entry },
+		{ "version_1_reads", test_version_1_reads },
+	};
+	Suite *s = suite_create("samples_stacks");
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		TCase *tc = tcase_create(cases[i].name);
+
+		tcase_add_checked_fixture(tc, setup, teardown);
+		tcase_add_test(tc, cases[i].test);
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(stacks_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
