@@ -245,6 +245,9 @@ static int anon_add(struct ops_writer *w, uint32_t proc_id,
 	size_t n;
 	int ret;
 
+	/* counted before anything can fail: a sample that does not reach
+	 * the disk is lost, not forgotten */
+	w->samples_added++;
 	dt = (int64_t)(time_ns - pr->pt);
 	if (pr->count && (pr->enc.len + sizeof(rec) > OPS_ANON_BLOCK_BYTES ||
 			  dt >= TIME_STEP_MAX || dt < -TIME_STEP_MAX ||
@@ -260,7 +263,6 @@ static int anon_add(struct ops_writer *w, uint32_t proc_id,
 		if (ret)
 			return ret;
 	}
-	w->samples_added++;
 	if (!pr->count) {
 		pr->t0 = pr->pt = time_ns;
 		pr->a0 = pr->mru_addr[0] = addr;

@@ -156,6 +156,8 @@ int ops_hist_count(struct ops_writer *w, uint32_t ctx, uint64_t offset,
 
 	if (!count)
 		return 0;
+	/* counted before anything can fail: see anon_add */
+	w->samples_added += count;
 	for (k = hist_hash(ctx, offset);; k++) {
 		slot = h->tcap ? h->table[k & (h->tcap - 1)] : 0;
 		if (!slot)
@@ -195,7 +197,6 @@ found:
 	}
 	c->total = add_sat(c->total, count);
 	c->pending = add_sat(c->pending, count);
-	w->samples_added += count;
 	return 0;
 fail:
 	return ops_writer_fail(w, ret, "%s/samples.hist: cannot count: %s",

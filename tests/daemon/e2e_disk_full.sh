@@ -7,7 +7,7 @@
 [ "$(uname -m)" = x86_64 ] || skip "jitdemo writes x86-64 code; this is $(uname -m)"
 [ "$(id -u)" -eq 0 ] || skip "needs root to mount a small tmpfs"
 mkdir "$WORK/small"
-mount -t tmpfs -o size=16k tmpfs "$WORK/small" 2>mount.err ||
+mount -t tmpfs -o size=24k tmpfs "$WORK/small" 2>mount.err ||
 	skip "cannot mount a tmpfs here: $(cat mount.err)"
 trap 'umount "$WORK/small"; cleanup' EXIT
 cd "$WORK"

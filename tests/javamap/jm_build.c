@@ -59,6 +59,14 @@ void jmb_init(struct jmb *b, uint32_t pid, uint32_t flags)
 	jmb_u64(b, 1000);
 }
 
+void jmb_set_start(struct jmb *b, uint64_t start_ns)
+{
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		((uint8_t *)b->buf)[24 + i] = (uint8_t)(start_ns >> (8 * i));
+}
+
 void jmb_free(struct jmb *b)
 {
 	free(b->buf);

@@ -19,6 +19,9 @@ struct jmb_frame {
 };
 
 void jmb_init(struct jmb *b, uint32_t pid, uint32_t flags);
+/* The header's start time (CLOCK_MONOTONIC ns), which a handler compares
+ * with the process's start; jmb_init writes 1000. */
+void jmb_set_start(struct jmb *b, uint64_t start_ns);
 void jmb_free(struct jmb *b);
 void jmb_u8(struct jmb *b, uint8_t v);
 void jmb_u16(struct jmb *b, uint16_t v);

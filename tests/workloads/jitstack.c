@@ -144,6 +144,8 @@ int main(int argc, char **argv)
 	printf("jitstack pid %d\n", (int)getpid());
 	fflush(stdout);
 	jmb_init(&b, (uint32_t)getpid(), 0);
+	/* a real start time: the handler refuses a map older than us */
+	jmb_set_start(&b, now_ns());
 	if (map_flush(fd, &b))
 		return 1;
 	end = now_ns() + (uint64_t)(seconds * 1e9);
