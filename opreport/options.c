@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <errno.h>
 #include <math.h>
+#include <popt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "options.h"
+#include "spec.h"
 
 int options_parse_threshold(const char *s, double *out, char *err,
 			    size_t errlen)
@@ -226,4 +228,254 @@ int options_check_handler_name(const char *s, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* The command line: one popt table, as oprofiled has. */
+enum {
+	OPT_THRESHOLD = 1,
+	OPT_SORT,
+	OPT_MERGE,
+	OPT_INCLUDE,
+	OPT_EXCLUDE,
+	OPT_DEMANGLE,
+	OPT_IMAGE_PATH,
+	OPT_FORMAT,
+	OPT_ANON_HANDLER,
+	OPT_LIST_HANDLERS,
+	OPT_VERSION,
+	OPT_OUTPUT_FILE,
+	OPT_SESSION_DIR,
+	OPT_DEBUG_DIR,
+	OPT_HANDLER_PATH,
+};
+
+static int flag_symbols, flag_debug, flag_details, flag_address,
+	flag_reverse, flag_exclude_dep, flag_no_header, flag_long,
+	flag_global, flag_anon;
+static char *opt_output_file, *opt_session_dir, *opt_debug_dir,
+	*opt_handler_path;
+
+/* String options that keep their value: one given twice replaces, and
+ * frees, the first. */
+static char **options_slot(int val)
+{
+	switch (val) {
+	case OPT_OUTPUT_FILE: return &opt_output_file;
+	case OPT_SESSION_DIR: return &opt_session_dir;
+	case OPT_DEBUG_DIR: return &opt_debug_dir;
+	case OPT_HANDLER_PATH: return &opt_handler_path;
+	}
+	return NULL;
+}
+
+static const struct poptOption options_table[] = {
+	{ "symbols", 'l', POPT_ARG_NONE, &flag_symbols, 0,
+	  "list the symbols: samples, %, image name, symbol name", NULL },
+	{ "debug-info", 'g', POPT_ARG_NONE, &flag_debug, 0,
+	  "show the source file and line of each symbol", NULL },
+	{ "details", 'd', POPT_ARG_NONE, &flag_details, 0,
+	  "show per-instruction rows under each symbol", NULL },
+	{ "show-address", 'w', POPT_ARG_NONE, &flag_address, 0,
+	  "show the address of each symbol", NULL },
+	{ "threshold", 't', POPT_ARG_STRING, NULL, OPT_THRESHOLD,
+	  "leave out rows under PERCENT of the samples", "PERCENT" },
+	{ "sort", 's', POPT_ARG_STRING, NULL, OPT_SORT,
+	  "sort by sample, image, app-name, symbol, debug, vma", "KEYS" },
+	{ "reverse-sort", 'r', POPT_ARG_NONE, &flag_reverse, 0,
+	  "reverse the sort order", NULL },
+	{ "merge", 'm', POPT_ARG_STRING, NULL, OPT_MERGE,
+	  "merge separated profiles: lib, tid, tgid, cpu, all", "KEYS" },
+	{ "exclude-dependent", 'x', POPT_ARG_NONE, &flag_exclude_dep, 0,
+	  "leave out libraries, the kernel and JIT code of applications",
+	  NULL },
+	{ "include-symbols", 'i', POPT_ARG_STRING, NULL, OPT_INCLUDE,
+	  "show only these symbols", "NAMES" },
+	{ "exclude-symbols", 'e', POPT_ARG_STRING, NULL, OPT_EXCLUDE,
+	  "leave out these symbols", "NAMES" },
+	{ "demangle", 'D', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL,
+	  OPT_DEMANGLE, "demangle C++ names: none, normal, smart (default)",
+	  "MODE" },
+	{ "no-header", 'n', POPT_ARG_NONE, &flag_no_header, 0,
+	  "leave out the header lines", NULL },
+	{ "long-filenames", 'f', POPT_ARG_NONE, &flag_long, 0,
+	  "show full paths of images and source files", NULL },
+	{ "global-percent", '%', POPT_ARG_NONE, &flag_global, 0,
+	  "percentages of the whole session, not of the selection", NULL },
+	{ "output-file", 'o', POPT_ARG_STRING, NULL, OPT_OUTPUT_FILE,
+	  "write the report to FILE", "FILE" },
+	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR,
+	  "the session (default ./oprofile_data)", "DIR" },
+	{ "image-path", 'p', POPT_ARG_STRING, NULL, OPT_IMAGE_PATH,
+	  "also look for images in these directories", "DIRS" },
+	{ "debug-dir", 0, POPT_ARG_STRING, NULL, OPT_DEBUG_DIR,
+	  "root of separate debug files (default /usr/lib/debug)", "DIR" },
+	{ "format", 0, POPT_ARG_STRING, NULL, OPT_FORMAT,
+	  "text (default), csv or json", "FORMAT" },
+	{ "anon-samples", 0, POPT_ARG_NONE, &flag_anon, 0,
+	  "show anonymous samples, one bucket per process and range", NULL },
+	{ "anon-handler", 0, POPT_ARG_STRING, NULL, OPT_ANON_HANDLER,
+	  "name anonymous samples with these handlers, in claim order "
+	  "(repeatable; implies --anon-samples)", "NAMES" },
+	{ "handler-path", 0, POPT_ARG_STRING, NULL, OPT_HANDLER_PATH,
+	  "look for handlers in DIR first", "DIR" },
+	{ "list-handlers", 0, POPT_ARG_NONE, NULL, OPT_LIST_HANDLERS,
+	  "list the handlers found and exit", NULL },
+	{ "version", 'v', POPT_ARG_NONE, NULL, OPT_VERSION,
+	  "show the version and exit", NULL },
+	POPT_AUTOHELP POPT_TABLEEND
+};
+
+/* One option that takes a value; ARG is the caller's. */
+static int options_value(struct opreport_opts *o, int rc, const char *arg,
+			 char *err, size_t errlen)
+{
+	size_t i;
+	int ret = 0;
+
+	switch (rc) {
+	case OPT_THRESHOLD:
+		return options_parse_threshold(arg, &o->threshold, err, errlen);
+	case OPT_SORT:
+		return options_parse_sort(arg, o, err, errlen);
+	case OPT_MERGE:
+		return options_parse_merge(arg, &o->merge, err, errlen);
+	case OPT_INCLUDE:
+		return options_list_append(&o->include_symbols,
+					   &o->nr_include_symbols, arg);
+	case OPT_EXCLUDE:
+		return options_list_append(&o->exclude_symbols,
+					   &o->nr_exclude_symbols, arg);
+	case OPT_DEMANGLE:
+		o->demangle = DEMANGLE_SMART;
+		if (arg)
+			ret = options_parse_demangle(arg, &o->demangle, err,
+						     errlen);
+		return ret;
+	case OPT_IMAGE_PATH:
+		return options_list_append(&o->image_path, &o->nr_image_path,
+					   arg);
+	case OPT_FORMAT:
+		return options_parse_format(arg, &o->format, err, errlen);
+	case OPT_ANON_HANDLER:
+		i = o->nr_anon_handlers;
+		ret = options_list_append(&o->anon_handlers,
+					  &o->nr_anon_handlers, arg);
+		for (; !ret && i < o->nr_anon_handlers; i++)
+			ret = options_check_handler_name(o->anon_handlers[i],
+							 err, errlen);
+		if (!ret && o->nr_anon_handlers == 0)
+			ret = options_check_handler_name(arg, err, errlen);
+		o->anon_samples = true;
+		return ret;
+	}
+	return 0;
+}
+
+static void options_reset(struct opreport_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	flag_symbols = flag_debug = flag_details = flag_address = 0;
+	flag_reverse = flag_exclude_dep = flag_no_header = flag_long = 0;
+	flag_global = flag_anon = 0;
+	o->session_dir = "./oprofile_data";
+	o->demangle = DEMANGLE_SMART;
+}
+
+int options_parse(struct opreport_opts *o, int argc, const char **argv)
+{
+	poptContext pc;
+	const char *word;
+	char err[512];
+	int rc, ret = -1;
+
+	options_reset(o);
+	o->spec = profile_spec_new();
+	if (!o->spec) {
+		fprintf(stderr, "opreport: out of memory\n");
+		return -1;
+	}
+	pc = poptGetContext("opreport", argc, argv, options_table, 0);
+	poptSetOtherOptionHelp(pc, "[OPTION...] [image:PATTERN,...] [tgid:N,...]");
+	while ((rc = poptGetNextOpt(pc)) > 0) {
+		char **slot = options_slot(rc);
+		char *arg;
+
+		if (rc == OPT_VERSION) {
+			printf("opreport (opjit) %s\n", PROJECT_VERSION);
+			ret = 1;
+			goto out;
+		}
+		if (rc == OPT_LIST_HANDLERS) {
+			o->list_handlers = true;
+			continue;
+		}
+		arg = poptGetOptArg(pc);
+		if (slot) {
+			free(*slot);
+			*slot = arg;
+			continue;
+		}
+		rc = options_value(o, rc, arg, err, sizeof(err));
+		free(arg);
+		if (rc == -ENOMEM)
+			snprintf(err, sizeof(err), "out of memory");
+		if (rc) {
+			fprintf(stderr, "opreport: %s\n", err);
+			goto out;
+		}
+	}
+	if (rc < -1) {
+		fprintf(stderr, "opreport: %s: %s (see opreport --help)\n",
+			poptBadOption(pc, POPT_BADOPTION_NOALIAS),
+			poptStrerror(rc));
+		goto out;
+	}
+	while ((word = poptGetArg(pc))) {
+		rc = profile_spec_parse(o->spec, word, err, sizeof(err));
+		if (rc == -ENOMEM)
+			snprintf(err, sizeof(err), "out of memory");
+		if (rc) {
+			fprintf(stderr, "opreport: %s\n", err);
+			goto out;
+		}
+	}
+	if (opt_output_file)
+		o->output_file = opt_output_file;
+	if (opt_session_dir)
+		o->session_dir = opt_session_dir;
+	if (opt_debug_dir)
+		o->debug_dir = opt_debug_dir;
+	if (opt_handler_path)
+		o->handler_path = opt_handler_path;
+	o->symbols = flag_symbols;
+	o->debug_info = flag_debug;
+	o->details = flag_details;
+	o->show_address = flag_address;
+	o->reverse_sort = flag_reverse;
+	o->exclude_dependent = flag_exclude_dep;
+	o->no_header = flag_no_header;
+	o->long_filenames = flag_long;
+	o->global_percent = flag_global;
+	o->anon_samples |= flag_anon;
+	ret = 0;
+out:
+	poptFreeContext(pc);
+	return ret;
+}
+
+void options_free(struct opreport_opts *o)
+{
+	char **strs[] = { &opt_output_file, &opt_session_dir, &opt_debug_dir,
+			  &opt_handler_path };
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(*strs); i++) {
+		free(*strs[i]);
+		*strs[i] = NULL;
+	}
+	options_list_free(o->include_symbols);
+	options_list_free(o->exclude_symbols);
+	options_list_free(o->image_path);
+	options_list_free(o->anon_handlers);
+	profile_spec_free(o->spec);
+	memset(o, 0, sizeof(*o));
 }

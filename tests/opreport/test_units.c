@@ -248,6 +248,33 @@ START_TEST(strpool_interns)
 }
 END_TEST
 
+/* A string option given many times keeps the last value, and every
+ * earlier one is freed exactly once (ASan checks both). */
+START_TEST(options_repeated_strings_keep_the_last)
+{
+	const char *argv[32] = { "opreport" };
+	char vals[12][8];
+	struct opreport_opts o;
+	int argc = 1, i;
+
+	for (i = 0; i < 12; i++) {
+		snprintf(vals[i], sizeof(vals[i]), "a%d", i + 1);
+		argv[argc++] = "-o";
+		argv[argc++] = vals[i];
+	}
+	argv[argc++] = "--session-dir=s1";
+	argv[argc++] = "--session-dir=s2";
+	ck_assert_int_eq(options_parse(&o, argc, argv), 0);
+	ck_assert_str_eq(o.output_file, "a12");
+	ck_assert_str_eq(o.session_dir, "s2");
+	options_free(&o);
+	ck_assert_int_eq(options_parse(&o, 1, argv), 0);
+	ck_assert_ptr_null(o.output_file);
+	ck_assert_str_eq(o.session_dir, "./oprofile_data");
+	options_free(&o);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("opreport");
@@ -267,6 +294,7 @@ static Suite *suite(void)
 		{ "kallsyms_zero", kallsyms_without_addresses },
 		{ "kallsyms_junk", kallsyms_binary_junk },
 		{ "strpool", strpool_interns },
+		{ "options_repeats", options_repeated_strings_keep_the_last },
 	};
 	size_t i;
 
