@@ -508,9 +508,10 @@ int main(int argc, char **argv)
 	struct daemon d;
 	int rc;
 
-	if (options_parse(&o, argc, (const char **)argv)) {
+	rc = options_parse(&o, argc, (const char **)argv);
+	if (rc) {
 		options_free(&o);
-		return 1;
+		return rc > 0 ? 0 : 1;
 	}
 	memset(&d, 0, sizeof(d));
 	d.o = &o;

@@ -52,8 +52,8 @@ static int load_one(struct anon_handlers *hs, const struct handler_dirs *d,
 	int rc = -ENOENT;
 
 	if (!handler_name_valid(name)) {
-		fprintf(stderr, "opreport: bad handler name '%s': use letters "
-			"a-z, digits, '-' and '_'\n", name);
+		fprintf(stderr, "opreport: invalid handler name '%s': %s\n",
+			name, handler_name_problem(name));
 		return 0;
 	}
 	if (already_loaded(hs, name))

@@ -15,6 +15,10 @@
 
 struct anon_handlers;
 
+/* The one rule for handler names: NULL when NAME is [a-z0-9_-]{1,64},
+ * else why it is not. */
+const char *handler_name_problem(const char *name);
+
 /*
  * Load the handlers NAMES, in claim order.  The search path is
  * HANDLER_PATH (--handler-path, may be NULL), then $OPJIT_HANDLER_PATH,

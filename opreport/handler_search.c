@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "anon_handlers.h"
 #include "handler_internal.h"
 
 #ifndef OPJIT_HANDLER_DIR
@@ -28,22 +29,27 @@
 /* Long enough for any real name, short enough to print in one line. */
 #define HANDLER_NAME_MAX 64
 
-bool handler_name_valid(const char *name)
+const char *handler_name_problem(const char *name)
 {
 	size_t i;
 
 	if (!name || !name[0])
-		return false;
+		return "empty name";
 	for (i = 0; name[i]; i++) {
 		char c = name[i];
 
-		if (i >= HANDLER_NAME_MAX)
-			return false;
 		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
 		      c == '_' || c == '-'))
-			return false;
+			return "use letters a-z, digits, '-' and '_'";
 	}
-	return true;
+	if (i > HANDLER_NAME_MAX)
+		return "longer than 64 characters";
+	return NULL;
+}
+
+bool handler_name_valid(const char *name)
+{
+	return !handler_name_problem(name);
 }
 
 static int dirs_add(struct handler_dirs *d, const char *dir, size_t len)

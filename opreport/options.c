@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <popt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "anon_handlers.h"
 #include "options.h"
 #include "spec.h"
 
@@ -23,7 +25,7 @@ int options_parse_threshold(const char *s, double *out, char *err,
 	if (end == s || *end || errno || !isfinite(v) || v < 0 || v > 100 ||
 	    strpbrk(s, "xXnNiI")) {
 		snprintf(err, errlen,
-			 "bad threshold '%s': expected a percentage between 0 and 100",
+			 "invalid --threshold '%s': expected a percentage between 0 and 100",
 			 s);
 		return -EINVAL;
 	}
@@ -31,28 +33,31 @@ int options_parse_threshold(const char *s, double *out, char *err,
 	return 0;
 }
 
-/* Calls FN for each non-empty item of the comma list S; stops at the
- * first non-zero return. */
-static int list_each(const char *s, int (*fn)(const char *item, size_t len,
-					       void *arg),
+/* Calls FN for each item of the comma list S; stops at the first
+ * non-zero return.  An empty item is skipped, or with STRICT refused
+ * with -EINVAL: in a list of keywords it is a typing mistake. */
+static int list_each(const char *s, bool strict,
+		     int (*fn)(const char *item, size_t len, void *arg),
 		     void *arg)
 {
 	const char *p = s;
 	int rc;
 
-	while (*p) {
+	for (;;) {
 		size_t len = strcspn(p, ",");
 
 		if (len) {
 			rc = fn(p, len, arg);
 			if (rc)
 				return rc;
+		} else if (strict) {
+			return -EINVAL;
 		}
 		p += len;
-		if (*p == ',')
-			p++;
+		if (!*p)
+			return 0;
+		p++;
 	}
-	return 0;
 }
 
 static int merge_item(const char *item, size_t len, void *arg)
@@ -83,9 +88,9 @@ int options_parse_merge(const char *s, unsigned *out, char *err,
 {
 	unsigned bits = 0;
 
-	if (!*s || list_each(s, merge_item, &bits) || !bits) {
+	if (!*s || list_each(s, true, merge_item, &bits) || !bits) {
 		snprintf(err, errlen,
-			 "bad merge '%s': expected a comma list of lib, tid, tgid, cpu, all",
+			 "invalid --merge '%s': expected a comma list of lib, tid, tgid, cpu, all",
 			 s);
 		return -EINVAL;
 	}
@@ -124,10 +129,10 @@ int options_parse_sort(const char *s, struct opreport_opts *o, char *err,
 	size_t saved = o->nr_sort;
 
 	o->nr_sort = 0;
-	if (!*s || list_each(s, sort_item, o)) {
+	if (!*s || list_each(s, true, sort_item, o)) {
 		o->nr_sort = saved;
 		snprintf(err, errlen,
-			 "bad sort order '%s': expected a comma list of sample, image, app-name, symbol, debug, vma",
+			 "invalid --sort '%s': expected a comma list of sample, image, app-name, symbol, debug, vma",
 			 s);
 		return -EINVAL;
 	}
@@ -145,7 +150,7 @@ int options_parse_format(const char *s, enum opreport_format *out,
 		*out = OUT_JSON;
 	else {
 		snprintf(err, errlen,
-			 "bad format '%s': expected text, csv or json", s);
+			 "invalid --format '%s': expected text, csv or json", s);
 		return -EINVAL;
 	}
 	return 0;
@@ -162,7 +167,7 @@ int options_parse_demangle(const char *s, enum opreport_demangle *out,
 		*out = DEMANGLE_SMART;
 	else {
 		snprintf(err, errlen,
-			 "bad demangle mode '%s': expected none, normal or smart",
+			 "invalid --demangle '%s': expected none, normal or smart",
 			 s);
 		return -EINVAL;
 	}
@@ -198,7 +203,7 @@ int options_list_append(char ***list, size_t *nr, const char *s)
 {
 	struct list_ctx c = { list, nr };
 
-	return list_each(s, list_item, &c);
+	return *s ? list_each(s, false, list_item, &c) : 0;
 }
 
 void options_list_free(char **list)
@@ -214,17 +219,10 @@ void options_list_free(char **list)
 
 int options_check_handler_name(const char *s, char *err, size_t errlen)
 {
-	const char *p;
+	const char *why = handler_name_problem(s);
 
-	for (p = s; *p; p++) {
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-		      *p == '_' || *p == '-'))
-			break;
-	}
-	if (!*s || *p) {
-		snprintf(err, errlen,
-			 "bad handler name '%s': expected letters a-z, digits, '_' or '-'",
-			 s);
+	if (why) {
+		snprintf(err, errlen, "invalid handler name '%s': %s", s, why);
 		return -EINVAL;
 	}
 	return 0;
@@ -371,6 +369,20 @@ static int options_value(struct opreport_opts *o, int rc, const char *arg,
 	return 0;
 }
 
+/* What popt refused, in the words git uses. */
+static void options_bad(poptContext pc, int rc)
+{
+	const char *opt = poptBadOption(pc, POPT_BADOPTION_NOALIAS);
+
+	if (rc == POPT_ERROR_BADOPT)
+		fprintf(stderr, "opreport: unknown option '%s'\n", opt);
+	else if (rc == POPT_ERROR_NOARG)
+		fprintf(stderr, "opreport: option '%s' needs a value\n", opt);
+	else
+		fprintf(stderr, "opreport: invalid option '%s': %s\n", opt,
+			poptStrerror(rc));
+}
+
 static void options_reset(struct opreport_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -425,9 +437,7 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 		}
 	}
 	if (rc < -1) {
-		fprintf(stderr, "opreport: %s: %s (see opreport --help)\n",
-			poptBadOption(pc, POPT_BADOPTION_NOALIAS),
-			poptStrerror(rc));
+		options_bad(pc, rc);
 		goto out;
 	}
 	while ((word = poptGetArg(pc))) {

@@ -24,11 +24,12 @@ int options_parse_demangle(const char *s, enum opreport_demangle *out,
 			   char *err, size_t errlen);
 
 /* Append the items of the comma list S to the NULL-terminated *LIST;
- * empty items are skipped.  0 or -ENOMEM. */
+ * empty items are skipped.  0 or -ENOMEM.  (Lists of keywords, --sort
+ * and --merge, refuse empty items instead.) */
 int options_list_append(char ***list, size_t *nr, const char *s);
 void options_list_free(char **list);
 
-/* A handler name as the loader accepts it: [a-z0-9_-]+. */
+/* A handler name as the loader accepts it (handler_name_problem). */
 int options_check_handler_name(const char *s, char *err, size_t errlen);
 
 /*

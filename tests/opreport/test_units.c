@@ -38,12 +38,12 @@ START_TEST(threshold_refuses_the_rest)
 		ck_assert_int_eq(options_parse_threshold(bad[i], &t, err,
 							 sizeof(err)),
 				 -EINVAL);
-		ck_assert_ptr_nonnull(strstr(err, "bad threshold"));
+		ck_assert_ptr_nonnull(strstr(err, "invalid --threshold"));
 		ck_assert_ptr_null(strchr(err, '\n'));
 	}
 	ck_assert_double_eq(t, 7);
 	options_parse_threshold("x", &t, err, sizeof(err));
-	ck_assert_str_eq(err, "bad threshold 'x': expected a percentage between 0 and 100");
+	ck_assert_str_eq(err, "invalid --threshold 'x': expected a percentage between 0 and 100");
 }
 END_TEST
 
@@ -65,6 +65,13 @@ START_TEST(merge_and_sort_lists)
 	ck_assert_int_eq(o.sort[1], SORT_SAMPLE);
 	ck_assert_int_eq(options_parse_sort("size", &o, err, sizeof(err)), -EINVAL);
 	ck_assert_uint_eq(o.nr_sort, 2);
+	/* an empty item in a keyword list is a mistake, not a no-op */
+	ck_assert_int_eq(options_parse_sort("image,,sample", &o, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "invalid --sort 'image,,sample': expected a comma list of sample, image, app-name, symbol, debug, vma");
+	ck_assert_int_eq(options_parse_sort("image,", &o, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(options_parse_merge("lib,,cpu", &m, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(options_parse_merge(",", &m, err, sizeof(err)), -EINVAL);
+	ck_assert_uint_eq(o.nr_sort, 2);
 }
 END_TEST
 
@@ -77,6 +84,16 @@ START_TEST(handler_names)
 	ck_assert_int_eq(options_check_handler_name("../x", err, sizeof(err)), -EINVAL);
 	ck_assert_int_eq(options_check_handler_name("Perf", err, sizeof(err)), -EINVAL);
 	ck_assert_int_eq(options_check_handler_name("", err, sizeof(err)), -EINVAL);
+	/* one rule with the loader: 64 characters pass, 65 do not */
+	ck_assert_int_eq(options_check_handler_name(
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		err, sizeof(err)), 0);
+	ck_assert_int_eq(options_check_handler_name(
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "invalid handler name "
+		"'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'"
+		": longer than 64 characters");
 }
 END_TEST
 
