@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Every test: installs what is missing, then builds and runs ctest three
 # times: the normal build (warnings as errors), an ASan+UBSan build of the
-# unit suites and the tests labelled asan, and a clang build that runs each
-# fuzz target briefly.
+# unit suites and of the end-to-end tests of opreport, the handlers and
+# oprofiled, and a clang build that runs each fuzz target briefly.
 # Ends with one line: "N passed, N failed".
 set -euo pipefail
 . "$(dirname "$0")/scripts/setup.sh"
@@ -46,7 +46,7 @@ run_ctest "$OPJIT_ROOT/build"
 
 configure_and_build "$OPJIT_ROOT/build-asan" -DOPJIT_WERROR=ON -DOPJIT_SANITIZE=ON
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	run_ctest "$OPJIT_ROOT/build-asan" -L 'unit|asan'
+	run_ctest "$OPJIT_ROOT/build-asan" -L 'unit|sanitize|asan'
 
 CC=clang configure_and_build "$OPJIT_ROOT/build-fuzz" -DOPJIT_WERROR=ON -DOPJIT_FUZZ=ON
 run_ctest "$OPJIT_ROOT/build-fuzz" -L fuzz

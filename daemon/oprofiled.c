@@ -38,6 +38,7 @@
 struct daemon {
 	struct options *o;
 	struct counters c;
+	struct ring_merge merge;	/* the CPUs' rings, oldest first */
 	struct recorder r;
 	struct ops_writer *w;
 	struct launch child;
@@ -51,40 +52,17 @@ struct daemon {
 	uint64_t deadline_ns;
 };
 
+static void daemon_record(void *arg, const struct perf_event_header *h)
+{
+	recorder_record(arg, h);
+}
+
 /* Read every buffer up to what the kernel has published, oldest record
  * first across CPUs, so that a mapping is known before its samples. */
 static void daemon_drain(struct daemon *d)
 {
-	struct counters *c = &d->c;
-
-	for (int i = 0; i < c->nr_cpus; i++)
-		if (c->rings[i].base)
-			ring_snapshot(&c->rings[i]);
-	for (;;) {
-		struct ring *best = NULL;
-		uint64_t best_t = UINT64_MAX;
-
-		for (int i = 0; i < c->nr_cpus; i++) {
-			struct ring *rg = &c->rings[i];
-			const struct perf_event_header *h;
-			uint64_t t;
-
-			if (!rg->base || !(h = ring_peek(rg)))
-				continue;
-			t = record_time(h);
-			if (!best || t < best_t) {
-				best = rg;
-				best_t = t;
-			}
-		}
-		if (!best)
-			break;
-		recorder_record(&d->r, best->cur);
-		ring_advance(best);
-	}
-	for (int i = 0; i < c->nr_cpus; i++)
-		if (c->rings[i].base)
-			ring_publish(&c->rings[i]);
+	ring_merge_drain(&d->merge, d->c.rings, (size_t)d->c.nr_cpus,
+			 daemon_record, &d->r);
 	recorder_end_round(&d->r);
 }
 
@@ -249,6 +227,8 @@ static int daemon_open_counters(struct daemon *d)
 	struct rlimit rl;
 	int err = counters_init(&d->c, &cfg);
 
+	if (!err)
+		err = ring_merge_init(&d->merge, (size_t)d->c.nr_cpus);
 	if (err) {
 		fprintf(stderr, "oprofiled: %s\n", strerror(-err));
 		return err;
@@ -508,6 +488,7 @@ out_abort:
 out:
 	recorder_free(&d->r);
 	counters_free(&d->c);
+	ring_merge_free(&d->merge);
 	if (d->sigfd >= 0)
 		close(d->sigfd);
 	if (d->timerfd >= 0)
@@ -523,9 +504,10 @@ int main(int argc, char **argv)
 	struct daemon d;
 	int rc;
 
-	if (options_parse(&o, argc, (const char **)argv)) {
+	rc = options_parse(&o, argc, (const char **)argv);
+	if (rc) {
 		options_free(&o);
-		return 1;
+		return rc > 0 ? 0 : 1;
 	}
 	memset(&d, 0, sizeof(d));
 	d.o = &o;

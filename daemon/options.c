@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <popt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +24,11 @@ static int opt_system, opt_no_kernel, opt_no_archive, opt_callgraph;
 enum {
 	OPT_PID = 1, OPT_DURATION, OPT_SEPARATE, OPT_SESSION_DIR,
 	OPT_FREQUENCY, OPT_PERIOD, OPT_EVENT, OPT_ARCHIVE_MAX,
-	OPT_CALLGRAPH_DEPTH,
+	OPT_CALLGRAPH_DEPTH, OPT_VERSION,
 };
+
+/* The kernel refuses a sample_period with bit 63 set. */
+#define PERIOD_MAX ((1ull << 63) - 1)
 
 /* String options come back through poptGetOptArg so that one given
  * twice replaces, and frees, the first. */
@@ -53,7 +57,7 @@ static const struct poptOption options_table[] = {
 	  "stop after SECONDS", "SECONDS" },
 	{ "separate", 's', POPT_ARG_STRING, NULL, OPT_SEPARATE,
 	  "keep histograms per process and/or per CPU (comma list)",
-	  "process,cpu,none" },
+	  "process,cpu,all,none" },
 	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR,
 	  "write the session to DIR (default ./oprofile_data)", "DIR" },
 	{ "frequency", 'F', POPT_ARG_STRING, NULL, OPT_FREQUENCY,
@@ -73,6 +77,8 @@ static const struct poptOption options_table[] = {
 	{ "callgraph-depth", 0, POPT_ARG_STRING, NULL, OPT_CALLGRAPH_DEPTH,
 	  "record at most N frames a sample (default 127); implies -g",
 	  "N" },
+	{ "version", 'v', POPT_ARG_NONE, NULL, OPT_VERSION,
+	  "show the version and exit", NULL },
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };
@@ -98,31 +104,71 @@ static int bad_value(const char *opt, const char *val, const char *why)
 	return -EINVAL;
 }
 
+/* --separate's values: the parser and its error line both read this
+ * table, so the line lists exactly what is accepted. */
+static const struct {
+	const char *name;
+	uint32_t bits;
+} separate_names[] = {
+	{ "process", OPS_SEPARATE_PROCESS },
+	{ "cpu", OPS_SEPARATE_CPU },
+	{ "all", OPS_SEPARATE_PROCESS | OPS_SEPARATE_CPU },
+	{ "none", 0 },
+};
+#define NR_SEPARATE (sizeof(separate_names) / sizeof(separate_names[0]))
+
+static int separate_refuse(const char *arg, bool empty_item)
+{
+	char why[128] = "expected ";
+	size_t i;
+
+	if (empty_item)
+		return bad_value("--separate", arg, "empty item in the list");
+	for (i = 0; i < NR_SEPARATE; i++)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s",
+			 separate_names[i].name, i + 2 < NR_SEPARATE ? ", " :
+			 i + 1 < NR_SEPARATE ? " or " : "");
+	return bad_value("--separate", arg, why);
+}
+
+/* A comma list of separate_names; an empty item is a mistake, not a
+ * no-op. */
 static int parse_separate(struct options *o, const char *arg)
 {
-	char *copy = strdup(arg), *tok, *save = NULL;
-	int err = 0;
+	const char *p = arg;
+	uint32_t bits = 0;
 
-	if (!copy)
-		return -ENOMEM;
-	o->separate = 0;
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "process"))
-			o->separate |= OPS_SEPARATE_PROCESS;
-		else if (!strcmp(tok, "cpu"))
-			o->separate |= OPS_SEPARATE_CPU;
-		else if (!strcmp(tok, "all"))
-			o->separate |= OPS_SEPARATE_PROCESS |
-				       OPS_SEPARATE_CPU;
-		else if (strcmp(tok, "none")) {
-			err = bad_value("--separate", arg,
-					"expected process, cpu, all or none");
+	for (;;) {
+		size_t len = strcspn(p, ","), i;
+
+		for (i = 0; i < NR_SEPARATE; i++)
+			if (strlen(separate_names[i].name) == len &&
+			    !strncmp(separate_names[i].name, p, len))
+				break;
+		if (i == NR_SEPARATE)
+			return separate_refuse(arg, !len && *arg);
+		bits |= separate_names[i].bits;
+		p += len;
+		if (!*p)
 			break;
-		}
+		p++;
 	}
-	free(copy);
-	return err;
+	o->separate = bits;
+	return 0;
+}
+
+/* What popt refused, in the words git uses. */
+static void options_bad(poptContext pc, int rc)
+{
+	const char *opt = poptBadOption(pc, POPT_BADOPTION_NOALIAS);
+
+	if (rc == POPT_ERROR_BADOPT)
+		fprintf(stderr, "oprofiled: unknown option '%s'\n", opt);
+	else if (rc == POPT_ERROR_NOARG)
+		fprintf(stderr, "oprofiled: option '%s' needs a value\n", opt);
+	else
+		fprintf(stderr, "oprofiled: invalid option '%s': %s\n", opt,
+			poptStrerror(rc));
 }
 
 static int options_join(struct options *o, int argc, const char **argv)
@@ -193,6 +239,9 @@ static int options_check(struct options *o)
 		if (parse_u64(opt_period, &v) || v == 0)
 			return bad_value("--period", opt_period,
 					 "not a positive integer");
+		if (v > PERIOD_MAX)
+			return bad_value("--period", opt_period,
+					 "larger than 2^63-1");
 		o->period = v;
 		o->frequency = 0;
 	}
@@ -251,7 +300,7 @@ int options_parse(struct options *o, int argc, const char **argv)
 			    POPT_CONTEXT_POSIXMEHARDER);
 	o->popt = pc;
 	poptSetOtherOptionHelp(pc, "[OPTION...] [--] COMMAND [ARGS...]");
-	while ((rc = poptGetNextOpt(pc)) >= 0) {
+	while ((rc = poptGetNextOpt(pc)) >= 0 && rc != OPT_VERSION) {
 		char **slot = options_slot(rc);
 
 		if (slot) {
@@ -259,9 +308,12 @@ int options_parse(struct options *o, int argc, const char **argv)
 			*slot = poptGetOptArg(pc);
 		}
 	}
+	if (rc == OPT_VERSION) {
+		printf("oprofiled (opjit) %s\n", PROJECT_VERSION);
+		return 1;
+	}
 	if (rc < -1) {
-		fprintf(stderr, "oprofiled: %s: %s\n", poptStrerror(rc),
-			poptBadOption(pc, POPT_BADOPTION_NOALIAS));
+		options_bad(pc, rc);
 		return -EINVAL;
 	}
 	rest = poptGetArgs(pc);

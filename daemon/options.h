@@ -33,8 +33,9 @@ struct options {
 	void *popt;		/* owns the strings above */
 };
 
-/* Parse ARGV; prints one line and returns -EINVAL on bad input.  --help
- * and --usage print and exit here, as popt does. */
+/* Parse ARGV; prints one line and returns -EINVAL on bad input, or 1
+ * when the run is over (--version printed).  --help and --usage print
+ * and exit here, as popt does. */
 int options_parse(struct options *o, int argc, const char **argv);
 void options_free(struct options *o);
 

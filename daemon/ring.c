@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ring.h"
+#include "record.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -103,4 +105,95 @@ void ring_publish(struct ring *r)
 	/* release: our reads of the records happen before the kernel may
 	 * overwrite them */
 	__atomic_store_n(&pg->data_tail, r->tail, __ATOMIC_RELEASE);
+}
+
+int ring_merge_init(struct ring_merge *m, size_t nr_rings)
+{
+	m->n = 0;
+	m->cap = nr_rings;
+	m->heap = calloc(nr_rings ? nr_rings : 1, sizeof(*m->heap));
+	return m->heap ? 0 : -ENOMEM;
+}
+
+void ring_merge_free(struct ring_merge *m)
+{
+	free(m->heap);
+	m->heap = NULL;
+	m->n = m->cap = 0;
+}
+
+static inline bool slot_before(const struct ring_merge_slot *a,
+			       const struct ring_merge_slot *b)
+{
+	return a->time < b->time || (a->time == b->time && a->idx < b->idx);
+}
+
+static void merge_sift_down(struct ring_merge *m, size_t i)
+{
+	struct ring_merge_slot *h = m->heap, x = h[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= m->n)
+			break;
+		if (c + 1 < m->n && slot_before(&h[c + 1], &h[c]))
+			c++;
+		if (!slot_before(&h[c], &x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+/* Refill the top slot from its ring's next record, or drop it. */
+static void merge_top_next(struct ring_merge *m)
+{
+	struct ring_merge_slot *top = &m->heap[0];
+	const struct perf_event_header *h = ring_peek(top->ring);
+
+	if (h) {
+		top->time = record_time(h);
+	} else {
+		*top = m->heap[--m->n];
+		if (!m->n)
+			return;
+	}
+	merge_sift_down(m, 0);
+}
+
+void ring_merge_drain(struct ring_merge *m, struct ring *rings, size_t nr,
+		      void (*fn)(void *arg, const struct perf_event_header *h),
+		      void *arg)
+{
+	size_t i;
+
+	m->n = 0;
+	for (i = 0; i < nr; i++) {
+		const struct perf_event_header *h;
+
+		if (!rings[i].base)
+			continue;
+		ring_snapshot(&rings[i]);
+		h = ring_peek(&rings[i]);
+		if (!h)
+			continue;
+		m->heap[m->n++] = (struct ring_merge_slot){
+			.time = record_time(h), .idx = (uint32_t)i,
+			.ring = &rings[i],
+		};
+	}
+	for (i = m->n / 2; i-- > 0;)
+		merge_sift_down(m, i);
+	while (m->n) {
+		struct ring *r = m->heap[0].ring;
+
+		fn(arg, r->cur);
+		ring_advance(r);
+		merge_top_next(m);
+	}
+	for (i = 0; i < nr; i++)
+		if (rings[i].base)
+			ring_publish(&rings[i]);
 }

@@ -30,4 +30,33 @@ void ring_advance(struct ring *r);
 /* Give the space read so far back to the kernel. */
 void ring_publish(struct ring *r);
 
+/*
+ * Merging the records of many rings oldest first.  A binary heap holds
+ * each ring that has a record before its snapshot, keyed by that record's
+ * time (then by the ring's place, so equal times come out in CPU order):
+ * one record costs O(log CPUs), not a scan of every CPU.
+ */
+struct ring_merge_slot {
+	uint64_t time;
+	uint32_t idx;
+	struct ring *ring;
+};
+
+struct ring_merge {
+	struct ring_merge_slot *heap;
+	size_t n, cap;
+};
+
+/* Room for NR_RINGS rings: ring_merge_drain's NR is at most that. */
+int ring_merge_init(struct ring_merge *m, size_t nr_rings);
+void ring_merge_free(struct ring_merge *m);
+/*
+ * Snapshot every open ring of RINGS[NR] (base set), hand each record to
+ * FN oldest first, then publish what was read.  Records without a time
+ * (time 0) come out first, as they did when they arrived.
+ */
+void ring_merge_drain(struct ring_merge *m, struct ring *rings, size_t nr,
+		      void (*fn)(void *arg, const struct perf_event_header *h),
+		      void *arg);
+
 #endif

@@ -16,10 +16,14 @@
 
 struct anon_handlers;
 
+/* The one rule for handler names: NULL when NAME is [a-z0-9_-]{1,64},
+ * else why it is not. */
+const char *handler_name_problem(const char *name);
+
 /*
  * The one rule for handler names, for the option parser and the loader:
  * 0, or -EINVAL with ERR (ERRLEN bytes) saying
- * "bad handler name 'NAME': REASON".
+ * "invalid handler name 'NAME': REASON".
  */
 int anon_handler_name_check(const char *name, char *err, size_t errlen);
 

@@ -28,12 +28,13 @@
 #endif
 
 /* Long enough for any real name, short enough to print in one line. */
-static const char *name_problem(const char *name)
+
+const char *handler_name_problem(const char *name)
 {
 	size_t i;
 
 	if (!name || !name[0])
-		return "empty; use letters a-z, digits, '-' and '_'";
+		return "empty name";
 	for (i = 0; name[i]; i++) {
 		char c = name[i];
 
@@ -48,18 +49,18 @@ static const char *name_problem(const char *name)
 
 int anon_handler_name_check(const char *name, char *err, size_t errlen)
 {
-	const char *why = name_problem(name);
+	const char *why = handler_name_problem(name);
 
 	if (!why)
 		return 0;
-	snprintf(err, errlen, "bad handler name '%s': %s", name ? name : "",
-		 why);
+	snprintf(err, errlen, "invalid handler name '%s': %s",
+		 name ? name : "", why);
 	return -EINVAL;
 }
 
 bool handler_name_valid(const char *name)
 {
-	return !name_problem(name);
+	return !handler_name_problem(name);
 }
 
 static int dirs_add(struct handler_dirs *d, const char *dir, size_t len)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bfd_inc.h"
+#include "elf_symsize.h"
 #include "image_bfd.h"
 #include "out.h"
 
@@ -389,27 +390,6 @@ struct cand {
 	int prio;
 };
 
-/*
- * The head of libbfd's elf_symbol_type (elf-bfd.h, not installed by
- * binutils-dev): the asymbol, then Elf_Internal_Sym's st_value and
- * st_size.  Its layout has not changed since binutils 2.9.  The ELF size
- * keeps a sample in a static function of a stripped image from landing
- * on the exported function before it.
- */
-struct opjit_elf_sym_head {
-	asymbol symbol;
-	bfd_vma st_value;
-	bfd_vma st_size;
-};
-
-static uint64_t elf_size(bfd *abfd, asymbol *s)
-{
-	if (bfd_get_flavour(abfd) != bfd_target_elf_flavour ||
-	    (s->flags & BSF_SYNTHETIC))
-		return 0;
-	return ((const struct opjit_elf_sym_head *)s)->st_size;
-}
-
 static int cand_cmp(const void *pa, const void *pb)
 {
 	const struct cand *a = pa, *b = pb;
@@ -444,8 +424,11 @@ static int sym_prio(asymbol *s)
 	       ((s->flags & BSF_WEAK) ? 1 : 0);
 }
 
-static void add_cands(struct cand *c, size_t *n, bfd *abfd, asymbol **syms,
-		      long nr)
+/* SIZES: the ELF sizes of SYMS' table, which keep a sample in a static
+ * function of a stripped image from landing on the exported function
+ * before it; NULL when unknown. */
+static void add_cands(struct cand *c, size_t *n, asymbol **syms, long nr,
+		      const struct elf_symsize *sizes)
 {
 	long i;
 
@@ -457,7 +440,9 @@ static void add_cands(struct cand *c, size_t *n, bfd *abfd, asymbol **syms,
 		c[*n].vma = bfd_asymbol_value(s);
 		c[*n].end = bfd_section_vma(s->section) +
 			    bfd_section_size(s->section);
-		c[*n].size = elf_size(abfd, s);
+		c[*n].size = (s->flags & BSF_SYNTHETIC) ? 0 :
+			     elf_symsize_find(sizes, c[*n].vma,
+					      bfd_asymbol_name(s));
 		c[*n].name = bfd_asymbol_name(s);
 		c[*n].prio = sym_prio(s);
 		(*n)++;
@@ -467,6 +452,7 @@ static void add_cands(struct cand *c, size_t *n, bfd *abfd, asymbol **syms,
 static int build_symtab(struct image_bfd *img)
 {
 	long na, nd = 0, ndyn, nsyn = 0, i;
+	struct elf_symsize *sizes = NULL;
 	struct cand *c = NULL;
 	size_t n = 0, k, next;
 	int ret = -ENOMEM;
@@ -485,16 +471,15 @@ static int build_symtab(struct image_bfd *img)
 	if (!c)
 		goto out;
 	/* the fullest table wins: debug file, static, then dynamic */
-	if (nd) {
-		img->symbfd = img->dbg;
-		add_cands(c, &n, img->dbg, img->syms_d, nd);
-	} else if (na) {
-		img->symbfd = img->abfd;
-		add_cands(c, &n, img->abfd, img->syms_a, na);
-	} else {
-		img->symbfd = img->abfd;
-		add_cands(c, &n, img->abfd, img->dyn_a, ndyn);
-	}
+	img->symbfd = nd ? img->dbg : img->abfd;
+	if (elf_symsize_read(&sizes, img->symbfd, !nd && !na))
+		goto out;
+	if (nd)
+		add_cands(c, &n, img->syms_d, nd, sizes);
+	else if (na)
+		add_cands(c, &n, img->syms_a, na, sizes);
+	else
+		add_cands(c, &n, img->dyn_a, ndyn, sizes);
 	for (i = 0; i < nsyn; i++) {
 		asymbol *s = &img->synth[i];
 
@@ -532,6 +517,7 @@ static int build_symtab(struct image_bfd *img)
 	}
 	ret = 0;
 out:
+	elf_symsize_free(sizes);
 	free(c);
 	return ret;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * The options of one opreport run, as opreport.c parsed them.  Every
+ * The options of one opreport run, as options.c parsed them.  Every
  * other file of the report reads them and none changes them.
  */
 #ifndef OPREPORT_OPREPORT_H
@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "anon_handlers.h"
 
 enum opreport_format { OUT_TEXT, OUT_CSV, OUT_JSON, OUT_FOLDED, OUT_PPROF };
 
@@ -51,14 +53,19 @@ struct opreport_opts {
 	unsigned merge;         /* MERGE_* */
 	enum opreport_demangle demangle;
 	char **include_symbols; /* NULL-terminated, or NULL */
+	size_t nr_include_symbols;
 	char **exclude_symbols;
+	size_t nr_exclude_symbols;
 	char **image_path;      /* -p directories, NULL-terminated, or NULL */
+	size_t nr_image_path;
 	bool anon_samples;
 	char **anon_handlers;   /* claim order, NULL-terminated, or NULL */
 	size_t nr_anon_handlers;
 	const char *handler_path;
 	const char *debug_dir;  /* root of separate debug files */
 	struct profile_spec *spec;
+	bool list_handlers;     /* --list-handlers: list and exit */
+	struct anon_isolation isolation; /* --handler-isolation, -timeout */
 };
 
 #endif

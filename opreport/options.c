@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
+#include <popt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "anon_handlers.h"
 #include "options.h"
+#include "spec.h"
 
 int options_parse_threshold(const char *s, double *out, char *err,
 			    size_t errlen)
@@ -22,7 +25,7 @@ int options_parse_threshold(const char *s, double *out, char *err,
 	if (end == s || *end || errno || !isfinite(v) || v < 0 || v > 100 ||
 	    strpbrk(s, "xXnNiI")) {
 		snprintf(err, errlen,
-			 "bad threshold '%s': expected a percentage between 0 and 100",
+			 "invalid --threshold '%s': expected a percentage between 0 and 100",
 			 s);
 		return -EINVAL;
 	}
@@ -30,28 +33,31 @@ int options_parse_threshold(const char *s, double *out, char *err,
 	return 0;
 }
 
-/* Calls FN for each non-empty item of the comma list S; stops at the
- * first non-zero return. */
-static int list_each(const char *s, int (*fn)(const char *item, size_t len,
-					       void *arg),
+/* Calls FN for each item of the comma list S; stops at the first
+ * non-zero return.  An empty item is skipped, or with STRICT refused
+ * with -EINVAL: in a list of keywords it is a typing mistake. */
+static int list_each(const char *s, bool strict,
+		     int (*fn)(const char *item, size_t len, void *arg),
 		     void *arg)
 {
 	const char *p = s;
 	int rc;
 
-	while (*p) {
+	for (;;) {
 		size_t len = strcspn(p, ",");
 
 		if (len) {
 			rc = fn(p, len, arg);
 			if (rc)
 				return rc;
+		} else if (strict) {
+			return -EINVAL;
 		}
 		p += len;
-		if (*p == ',')
-			p++;
+		if (!*p)
+			return 0;
+		p++;
 	}
-	return 0;
 }
 
 static int merge_item(const char *item, size_t len, void *arg)
@@ -82,9 +88,9 @@ int options_parse_merge(const char *s, unsigned *out, char *err,
 {
 	unsigned bits = 0;
 
-	if (!*s || list_each(s, merge_item, &bits) || !bits) {
+	if (!*s || list_each(s, true, merge_item, &bits) || !bits) {
 		snprintf(err, errlen,
-			 "bad merge '%s': expected a comma list of lib, tid, tgid, cpu, all",
+			 "invalid --merge '%s': expected a comma list of lib, tid, tgid, cpu, all",
 			 s);
 		return -EINVAL;
 	}
@@ -123,10 +129,10 @@ int options_parse_sort(const char *s, struct opreport_opts *o, char *err,
 	size_t saved = o->nr_sort;
 
 	o->nr_sort = 0;
-	if (!*s || list_each(s, sort_item, o)) {
+	if (!*s || list_each(s, true, sort_item, o)) {
 		o->nr_sort = saved;
 		snprintf(err, errlen,
-			 "bad sort order '%s': expected a comma list of sample, image, app-name, symbol, debug, vma",
+			 "invalid --sort '%s': expected a comma list of sample, image, app-name, symbol, debug, vma",
 			 s);
 		return -EINVAL;
 	}
@@ -148,7 +154,7 @@ int options_parse_format(const char *s, enum opreport_format *out,
 		*out = OUT_PPROF;
 	else {
 		snprintf(err, errlen,
-			 "bad format '%s': expected text, csv, json, folded or pprof",
+			 "invalid --format '%s': expected text, csv, json, folded or pprof",
 			 s);
 		return -EINVAL;
 	}
@@ -166,7 +172,7 @@ int options_parse_demangle(const char *s, enum opreport_demangle *out,
 		*out = DEMANGLE_SMART;
 	else {
 		snprintf(err, errlen,
-			 "bad demangle mode '%s': expected none, normal or smart",
+			 "invalid --demangle '%s': expected none, normal or smart",
 			 s);
 		return -EINVAL;
 	}
@@ -202,7 +208,7 @@ int options_list_append(char ***list, size_t *nr, const char *s)
 {
 	struct list_ctx c = { list, nr };
 
-	return list_each(s, list_item, &c);
+	return *s ? list_each(s, false, list_item, &c) : 0;
 }
 
 void options_list_free(char **list)
@@ -220,4 +226,309 @@ int options_check_handler_name(const char *s, char *err, size_t errlen)
 {
 	/* the loader owns the rule, so the two can never disagree */
 	return anon_handler_name_check(s, err, errlen);
+}
+
+/* The command line: one popt table, as oprofiled has. */
+enum {
+	OPT_THRESHOLD = 1,
+	OPT_SORT,
+	OPT_MERGE,
+	OPT_INCLUDE,
+	OPT_EXCLUDE,
+	OPT_DEMANGLE,
+	OPT_IMAGE_PATH,
+	OPT_FORMAT,
+	OPT_ANON_HANDLER,
+	OPT_LIST_HANDLERS,
+	OPT_VERSION,
+	OPT_OUTPUT_FILE,
+	OPT_SESSION_DIR,
+	OPT_DEBUG_DIR,
+	OPT_HANDLER_PATH,
+	OPT_ISOLATION,
+	OPT_HANDLER_TIMEOUT,
+};
+
+static int flag_callgraph, flag_symbols, flag_debug, flag_details, flag_address,
+	flag_reverse, flag_exclude_dep, flag_no_header, flag_long,
+	flag_global, flag_anon;
+static char *opt_output_file, *opt_session_dir, *opt_debug_dir,
+	*opt_handler_path;
+
+/* String options that keep their value: one given twice replaces, and
+ * frees, the first. */
+static char **options_slot(int val)
+{
+	switch (val) {
+	case OPT_OUTPUT_FILE: return &opt_output_file;
+	case OPT_SESSION_DIR: return &opt_session_dir;
+	case OPT_DEBUG_DIR: return &opt_debug_dir;
+	case OPT_HANDLER_PATH: return &opt_handler_path;
+	}
+	return NULL;
+}
+
+static const struct poptOption options_table[] = {
+	{ "symbols", 'l', POPT_ARG_NONE, &flag_symbols, 0,
+	  "list the symbols: samples, %, image name, symbol name", NULL },
+	{ "callgraph", 'c', POPT_ARG_NONE, &flag_callgraph, 0,
+	  "show the callers and callees of each symbol (a session recorded "
+	  "with oprofiled -g)", NULL },
+	{ "debug-info", 'g', POPT_ARG_NONE, &flag_debug, 0,
+	  "show the source file and line of each symbol", NULL },
+	{ "details", 'd', POPT_ARG_NONE, &flag_details, 0,
+	  "show per-instruction rows under each symbol", NULL },
+	{ "show-address", 'w', POPT_ARG_NONE, &flag_address, 0,
+	  "show the address of each symbol", NULL },
+	{ "threshold", 't', POPT_ARG_STRING, NULL, OPT_THRESHOLD,
+	  "leave out rows under PERCENT of the samples", "PERCENT" },
+	{ "sort", 's', POPT_ARG_STRING, NULL, OPT_SORT,
+	  "sort by sample, image, app-name, symbol, debug, vma", "KEYS" },
+	{ "reverse-sort", 'r', POPT_ARG_NONE, &flag_reverse, 0,
+	  "reverse the sort order", NULL },
+	{ "merge", 'm', POPT_ARG_STRING, NULL, OPT_MERGE,
+	  "merge separated profiles: lib, tid, tgid, cpu, all", "KEYS" },
+	{ "exclude-dependent", 'x', POPT_ARG_NONE, &flag_exclude_dep, 0,
+	  "leave out libraries, the kernel and JIT code of applications",
+	  NULL },
+	{ "include-symbols", 'i', POPT_ARG_STRING, NULL, OPT_INCLUDE,
+	  "show only these symbols", "NAMES" },
+	{ "exclude-symbols", 'e', POPT_ARG_STRING, NULL, OPT_EXCLUDE,
+	  "leave out these symbols", "NAMES" },
+	{ "demangle", 'D', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL,
+	  OPT_DEMANGLE, "demangle C++ names: none, normal, smart (default)",
+	  "MODE" },
+	{ "no-header", 'n', POPT_ARG_NONE, &flag_no_header, 0,
+	  "leave out the header lines", NULL },
+	{ "long-filenames", 'f', POPT_ARG_NONE, &flag_long, 0,
+	  "show full paths of images and source files", NULL },
+	{ "global-percent", '%', POPT_ARG_NONE, &flag_global, 0,
+	  "percentages of the whole session, not of the selection", NULL },
+	{ "output-file", 'o', POPT_ARG_STRING, NULL, OPT_OUTPUT_FILE,
+	  "write the report to FILE", "FILE" },
+	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR,
+	  "the session (default ./oprofile_data)", "DIR" },
+	{ "image-path", 'p', POPT_ARG_STRING, NULL, OPT_IMAGE_PATH,
+	  "also look for images in these directories", "DIRS" },
+	{ "debug-dir", 0, POPT_ARG_STRING, NULL, OPT_DEBUG_DIR,
+	  "root of separate debug files (default /usr/lib/debug)", "DIR" },
+	{ "format", 0, POPT_ARG_STRING, NULL, OPT_FORMAT,
+	  "text (default), csv, json, folded (flame graphs) or pprof "
+	  "(needs -o)", "FORMAT" },
+	{ "anon-samples", 0, POPT_ARG_NONE, &flag_anon, 0,
+	  "show anonymous samples, one bucket per process and range", NULL },
+	{ "anon-handler", 0, POPT_ARG_STRING, NULL, OPT_ANON_HANDLER,
+	  "name anonymous samples with these handlers, in claim order "
+	  "(repeatable; implies --anon-samples)", "NAMES" },
+	{ "handler-path", 0, POPT_ARG_STRING, NULL, OPT_HANDLER_PATH,
+	  "look for handlers in DIR first", "DIR" },
+	{ "list-handlers", 0, POPT_ARG_NONE, NULL, OPT_LIST_HANDLERS,
+	  "list the handlers found and exit", NULL },
+	{ "handler-isolation", 0, POPT_ARG_STRING, NULL, OPT_ISOLATION,
+	  "process (default): each handler in a sandboxed helper process; "
+	  "none: inside opreport, for debugging a handler", "MODE" },
+	{ "handler-timeout", 0, POPT_ARG_STRING, NULL, OPT_HANDLER_TIMEOUT,
+	  "give up on a handler call after SECONDS (default 30)",
+	  "SECONDS" },
+	{ "version", 'v', POPT_ARG_NONE, NULL, OPT_VERSION,
+	  "show the version and exit", NULL },
+	POPT_AUTOHELP POPT_TABLEEND
+};
+
+/* One option that takes a value; ARG is the caller's. */
+static int options_value(struct opreport_opts *o, int rc, const char *arg,
+			 char *err, size_t errlen)
+{
+	size_t i;
+	int ret = 0;
+
+	switch (rc) {
+	case OPT_ISOLATION:
+		if (strcmp(arg, "process") && strcmp(arg, "none")) {
+			snprintf(err, errlen, "invalid --handler-isolation "
+				 "'%s': expected process or none", arg);
+			return -EINVAL;
+		}
+		o->isolation.none = !strcmp(arg, "none");
+		return 0;
+	case OPT_HANDLER_TIMEOUT: {
+		char *end;
+		double sec;
+
+		errno = 0;
+		sec = strtod(arg, &end);
+		if (errno || end == arg || *end || !(sec > 0) || sec > 86400) {
+			snprintf(err, errlen, "invalid --handler-timeout '%s': "
+				 "expected seconds, more than 0 and at most "
+				 "86400", arg);
+			return -EINVAL;
+		}
+		o->isolation.timeout_ms = sec * 1000 < 1 ? 1 :
+					  (unsigned)(sec * 1000);
+		return 0;
+	}
+	case OPT_THRESHOLD:
+		return options_parse_threshold(arg, &o->threshold, err, errlen);
+	case OPT_SORT:
+		return options_parse_sort(arg, o, err, errlen);
+	case OPT_MERGE:
+		return options_parse_merge(arg, &o->merge, err, errlen);
+	case OPT_INCLUDE:
+		return options_list_append(&o->include_symbols,
+					   &o->nr_include_symbols, arg);
+	case OPT_EXCLUDE:
+		return options_list_append(&o->exclude_symbols,
+					   &o->nr_exclude_symbols, arg);
+	case OPT_DEMANGLE:
+		o->demangle = DEMANGLE_SMART;
+		if (arg)
+			ret = options_parse_demangle(arg, &o->demangle, err,
+						     errlen);
+		return ret;
+	case OPT_IMAGE_PATH:
+		return options_list_append(&o->image_path, &o->nr_image_path,
+					   arg);
+	case OPT_FORMAT:
+		return options_parse_format(arg, &o->format, err, errlen);
+	case OPT_ANON_HANDLER:
+		i = o->nr_anon_handlers;
+		ret = options_list_append(&o->anon_handlers,
+					  &o->nr_anon_handlers, arg);
+		for (; !ret && i < o->nr_anon_handlers; i++)
+			ret = options_check_handler_name(o->anon_handlers[i],
+							 err, errlen);
+		if (!ret && o->nr_anon_handlers == 0)
+			ret = options_check_handler_name(arg, err, errlen);
+		o->anon_samples = true;
+		return ret;
+	}
+	return 0;
+}
+
+/* What popt refused, in the words git uses. */
+static void options_bad(poptContext pc, int rc)
+{
+	const char *opt = poptBadOption(pc, POPT_BADOPTION_NOALIAS);
+
+	if (rc == POPT_ERROR_BADOPT)
+		fprintf(stderr, "opreport: unknown option '%s'\n", opt);
+	else if (rc == POPT_ERROR_NOARG)
+		fprintf(stderr, "opreport: option '%s' needs a value\n", opt);
+	else
+		fprintf(stderr, "opreport: invalid option '%s': %s\n", opt,
+			poptStrerror(rc));
+}
+
+static void options_reset(struct opreport_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	flag_callgraph = flag_symbols = flag_debug = flag_details = 0;
+	flag_address = 0;
+	flag_reverse = flag_exclude_dep = flag_no_header = flag_long = 0;
+	flag_global = flag_anon = 0;
+	o->session_dir = "./oprofile_data";
+	o->demangle = DEMANGLE_SMART;
+	o->isolation.timeout_ms = ANON_HANDLER_TIMEOUT_MS;
+}
+
+int options_parse(struct opreport_opts *o, int argc, const char **argv)
+{
+	poptContext pc;
+	const char *word;
+	char err[512];
+	int rc, ret = -1;
+
+	options_reset(o);
+	o->spec = profile_spec_new();
+	if (!o->spec) {
+		fprintf(stderr, "opreport: out of memory\n");
+		return -1;
+	}
+	pc = poptGetContext("opreport", argc, argv, options_table, 0);
+	poptSetOtherOptionHelp(pc, "[OPTION...] [image:PATTERN,...] [tgid:N,...]");
+	while ((rc = poptGetNextOpt(pc)) > 0) {
+		char **slot = options_slot(rc);
+		char *arg;
+
+		if (rc == OPT_VERSION) {
+			printf("opreport (opjit) %s\n", PROJECT_VERSION);
+			ret = 1;
+			goto out;
+		}
+		if (rc == OPT_LIST_HANDLERS) {
+			o->list_handlers = true;
+			continue;
+		}
+		arg = poptGetOptArg(pc);
+		if (slot) {
+			free(*slot);
+			*slot = arg;
+			continue;
+		}
+		rc = options_value(o, rc, arg, err, sizeof(err));
+		free(arg);
+		if (rc == -ENOMEM)
+			snprintf(err, sizeof(err), "out of memory");
+		if (rc) {
+			fprintf(stderr, "opreport: %s\n", err);
+			goto out;
+		}
+	}
+	if (rc < -1) {
+		options_bad(pc, rc);
+		goto out;
+	}
+	while ((word = poptGetArg(pc))) {
+		rc = profile_spec_parse(o->spec, word, err, sizeof(err));
+		if (rc == -ENOMEM)
+			snprintf(err, sizeof(err), "out of memory");
+		if (rc) {
+			fprintf(stderr, "opreport: %s\n", err);
+			goto out;
+		}
+	}
+	if (opt_output_file)
+		o->output_file = opt_output_file;
+	if (opt_session_dir)
+		o->session_dir = opt_session_dir;
+	if (opt_debug_dir)
+		o->debug_dir = opt_debug_dir;
+	if (opt_handler_path)
+		o->handler_path = opt_handler_path;
+	o->callgraph = flag_callgraph;
+	o->symbols = flag_symbols;
+	o->debug_info = flag_debug;
+	o->details = flag_details;
+	o->show_address = flag_address;
+	o->reverse_sort = flag_reverse;
+	o->exclude_dependent = flag_exclude_dep;
+	o->no_header = flag_no_header;
+	o->long_filenames = flag_long;
+	o->global_percent = flag_global;
+	o->anon_samples |= flag_anon;
+	if (o->format == OUT_PPROF && !o->output_file) {
+		fprintf(stderr, "opreport: --format=pprof writes a compressed binary file: give it with -o FILE\n");
+		goto out;
+	}
+	ret = 0;
+out:
+	poptFreeContext(pc);
+	return ret;
+}
+
+void options_free(struct opreport_opts *o)
+{
+	char **strs[] = { &opt_output_file, &opt_session_dir, &opt_debug_dir,
+			  &opt_handler_path };
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(*strs); i++) {
+		free(*strs[i]);
+		*strs[i] = NULL;
+	}
+	options_list_free(o->include_symbols);
+	options_list_free(o->exclude_symbols);
+	options_list_free(o->image_path);
+	options_list_free(o->anon_handlers);
+	profile_spec_free(o->spec);
+	memset(o, 0, sizeof(*o));
 }

@@ -124,6 +124,20 @@ START_TEST(test_bad_options)
 	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "--separate=process,foo", "-a"), -22);
 	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--separate=", "-a"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--separate=process,,cpu", "-a"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--separate=,cpu", "-a"), -22);
+	options_free(&o);
+	/* the kernel refuses bit 63: say so before perf_event_open does */
+	ck_assert_int_eq(PARSE(&o, "-c", "18446744073709551615", "-a"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "-c", "9223372036854775808", "-a"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "-c", "9223372036854775807", "-a"), 0);
+	ck_assert_uint_eq(o.period, 9223372036854775807ull);
+	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "--session-dir=", "-a"), -22);
 	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "-a", "--", "true"), -22);

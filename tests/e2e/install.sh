@@ -19,8 +19,6 @@ for f in \
 	usr/bin/oprofiled \
 	usr/bin/opreport \
 	usr/include/opjit/anon_handler.h \
-	usr/include/opjit/samples.h \
-	"usr/$libdir/libopsamples.a" \
 	"usr/$libdir/pkgconfig/opjit-handler.pc" \
 	"usr/$libdir/opjit/handlers/libperfmap.so" \
 	"usr/$libdir/opjit/handlers/libjavamap.so" \
@@ -28,6 +26,10 @@ for f in \
 	usr/share/man/man1/oprofiled.1 \
 	usr/share/man/man1/opreport.1; do
 	[ -e "$dest/$f" ] || fail "$f is not installed"
+done
+# libopsamples is internal: no header or library of it is installed
+for f in usr/include/opjit/samples.h "usr/$libdir/libopsamples.a"; do
+	[ ! -e "$dest/$f" ] || fail "$f is installed, but libopsamples is internal"
 done
 
 # the pkg-config file points into the prefix it was installed to

@@ -157,7 +157,7 @@ check_truth perf
 # may treat it as an option error and stop, or skip it and go on)
 "$opreport" --session-dir="$tmp/perf" -l --anon-handler=../x \
 	>"$tmp/bad.out" 2>"$tmp/bad.err" || true
-one_line bad "opreport: bad handler name '\.\./x': .*" \
+one_line bad "opreport: invalid handler name '\.\./x': .*" \
 	"for the bad handler name ../x"
 echo "jitdemo: 75/25 within 3 points, from /tmp and from the session;" \
 	"untrusted maps refused"

@@ -205,11 +205,17 @@ END_TEST
 
 START_TEST(bad_names_refused_before_lookup)
 {
-	static const char *const bad[][2] = {
-		{ "../x", CHARS }, { "Perf", CHARS }, { "a/b", CHARS },
-		{ "x.so", CHARS }, { "perf map", CHARS }, { "-/", CHARS },
-		{ "\xc3\xa9", CHARS },
-		{ "", "empty; use letters a-z, digits, '-' and '_'" },
+	static const struct {
+		const char *name, *why;
+	} bad[] = {
+		{ "../x", "use letters a-z, digits, '-' and '_'" },
+		{ "Perf", "use letters a-z, digits, '-' and '_'" },
+		{ "", "empty name" },
+		{ "a/b", "use letters a-z, digits, '-' and '_'" },
+		{ "x.so", "use letters a-z, digits, '-' and '_'" },
+		{ "perf map", "use letters a-z, digits, '-' and '_'" },
+		{ "-/", "use letters a-z, digits, '-' and '_'" },
+		{ "é", "use letters a-z, digits, '-' and '_'" },
 		/* 65 characters: longer than any name is allowed */
 		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
@@ -219,9 +225,9 @@ START_TEST(bad_names_refused_before_lookup)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(want, sizeof(want), "opreport: bad handler name "
-			 "'%s': %s\n", bad[i][0], bad[i][1]);
-		assert_refused(bad[i][0], want);
+		snprintf(want, sizeof(want), "opreport: invalid handler name "
+			 "'%s': %s\n", bad[i].name, bad[i].why);
+		assert_refused(bad[i].name, want);
 	}
 	ck_assert(handler_name_valid("perf-map_2"));
 }

@@ -41,24 +41,28 @@ cp -r "$S" "$TMP/badmeta"
 printf 'garbage\n' >"$TMP/badmeta/session.meta"
 expect_error "$TMP/badmeta/session.meta" --session-dir="$TMP/badmeta"
 
-expect_error "--no-such-option: unknown option" --session-dir="$S" --no-such-option
-expect_error "bad threshold 'x': expected a percentage between 0 and 100" \
+expect_error "opreport: unknown option '--no-such-option'" --session-dir="$S" --no-such-option
+expect_error "opreport: option '--threshold' needs a value" --session-dir="$S" --threshold
+expect_error "opreport: invalid --threshold 'x': expected a percentage between 0 and 100" \
 	--session-dir="$S" -t x
-expect_error "bad threshold '150'" --session-dir="$S" --threshold=150
+expect_error "invalid --threshold '150'" --session-dir="$S" --threshold=150
 expect_error "bad profile specification 'foo:bar': unknown tag 'foo'" \
 	--session-dir="$S" foo:bar
 expect_error "bad profile specification 'tgid:abc': expected process ids" \
 	--session-dir="$S" tgid:abc
 expect_error "bad profile specification 'nocolon': expected tag:value" \
 	--session-dir="$S" nocolon
-expect_error "bad format 'xml'" --session-dir="$S" --format=xml
-expect_error "bad sort order 'size'" --session-dir="$S" -l -s size
-expect_error "bad merge 'thread'" --session-dir="$S" -m thread
-expect_error "bad demangle mode 'fancy'" --session-dir="$S" --demangle=fancy
-expect_error "bad handler name '../evil'" --session-dir="$S" --anon-handler=../evil
-# the loader's rule, stated once: a name of 70 letters is too long
-long=$(printf 'a%.0s' $(seq 70))
-expect_error "bad handler name '$long': longer than 64 characters" \
+expect_error "invalid --format 'xml'" --session-dir="$S" --format=xml
+expect_error "invalid --sort 'size'" --session-dir="$S" -l -s size
+expect_error "invalid --sort ''" --session-dir="$S" -l -s ''
+expect_error "invalid --sort 'image,,sample'" --session-dir="$S" -l -s image,,sample
+expect_error "invalid --merge 'thread'" --session-dir="$S" -m thread
+expect_error "invalid --merge 'lib,,cpu'" --session-dir="$S" -m lib,,cpu
+expect_error "invalid --demangle 'fancy'" --session-dir="$S" --demangle=fancy
+expect_error "opreport: invalid handler name '../evil': use letters a-z, digits, '-' and '_'" \
+	--session-dir="$S" --anon-handler=../evil
+long=$(printf 'h%.0s' $(seq 70))
+expect_error "opreport: invalid handler name '$long': longer than 64 characters" \
 	--session-dir="$S" --anon-handler="perfmap,$long"
 expect_error "cannot write $TMP/nodir/out.txt" --session-dir="$S" -o "$TMP/nodir/out.txt"
 

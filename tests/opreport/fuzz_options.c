@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* Option strings come from users: every value parser, on anything. */
+/*
+ * Command lines come from users: opreport's whole popt table, with every
+ * value parser and profile specifications behind it.  The input is split
+ * into words at newlines; each word is one argv entry.
+ */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,38 +11,49 @@
 #include "options.h"
 #include "spec.h"
 
+#define MAX_WORDS 64
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* --help and --usage print and exit inside popt, which would end the
+ * run; the version and handler listing are harmless. */
+static int word_exits(const char *w)
+{
+	if (w[0] != '-')
+		return 0;
+	if (w[1] != '-')
+		return strchr(w, '?') != NULL;
+	return !strncmp(w, "--help", 6) || !strncmp(w, "--usage", 7);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct opreport_opts o = { 0 };
-	struct profile_spec *spec;
-	char *s = malloc(size + 1), err[256];
-	enum opreport_format fmt;
-	enum opreport_demangle dm;
-	size_t nr = 0;
-	char **list = NULL;
-	double t;
-	unsigned m = 0;
+	const char *argv[MAX_WORDS + 2];
+	struct opreport_opts o;
+	char *s, *p, *nl;
+	int argc = 0;
 
+	s = malloc(size + 1);
 	if (!s)
 		return 0;
 	memcpy(s, data, size);
 	s[size] = '\0';
-	options_parse_threshold(s, &t, err, sizeof(err));
-	options_parse_merge(s, &m, err, sizeof(err));
-	options_parse_sort(s, &o, err, sizeof(err));
-	options_parse_format(s, &fmt, err, sizeof(err));
-	options_parse_demangle(s, &dm, err, sizeof(err));
-	options_check_handler_name(s, err, sizeof(err));
-	options_list_append(&list, &nr, s);
-	options_list_free(list);
-	spec = profile_spec_new();
-	if (spec && !profile_spec_parse(spec, s, err, sizeof(err))) {
-		profile_spec_match_image(spec, "/usr/lib/libc.so.6");
-		profile_spec_match_tgid(spec, 42);
+	argv[argc++] = "opreport";
+	for (p = s; p && argc <= MAX_WORDS; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		if (word_exits(p))
+			goto out;
+		argv[argc++] = p;
 	}
-	profile_spec_free(spec);
+	argv[argc] = NULL;
+	if (options_parse(&o, argc, argv) == 0 && o.spec) {
+		profile_spec_match_image(o.spec, "/usr/lib/libc.so.6");
+		profile_spec_match_tgid(o.spec, 42);
+	}
+	options_free(&o);
+out:
 	free(s);
 	return 0;
 }
