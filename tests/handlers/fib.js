@@ -18,7 +18,7 @@ const seconds = Number(process.argv[2]) || 3;
 const end = Date.now() + seconds * 1000;
 let acc = 0;
 while (Date.now() < end) {
-	acc += fib(25);
+	acc += fib(28);
 	acc += cold(30000);
 }
 console.log(acc > 0 ? 'done' : 'impossible');
