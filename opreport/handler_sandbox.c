@@ -22,6 +22,17 @@
 #include "handler_internal.h"
 
 /* Calls a helper needs with any arguments. */
+/* A comparison of argument ARG with every field set: libseccomp's
+ * SCMP_A0() leaves datum_b to the compiler, which clang warns about. */
+static struct scmp_arg_cmp sandbox_arg(unsigned int arg, enum scmp_compare op,
+				       scmp_datum_t a, scmp_datum_t b)
+{
+	struct scmp_arg_cmp c = { .arg = arg, .op = op, .datum_a = a,
+				  .datum_b = b };
+
+	return c;
+}
+
 static const int sandbox_allowed[] = {
 	SCMP_SYS(read), SCMP_SYS(readv), SCMP_SYS(pread64), SCMP_SYS(preadv),
 	SCMP_SYS(lseek), SCMP_SYS(close), SCMP_SYS(fstat),
@@ -110,31 +121,32 @@ static int sandbox_rules(scmp_filter_ctx ctx, int fd)
 	/* writes: the channel and stderr only */
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1,
-				      SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fd));
+				      sandbox_arg(0, SCMP_CMP_EQ,
+					  (scmp_datum_t)fd, 0));
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1,
-				      SCMP_A0(SCMP_CMP_EQ, 2));
+				      sandbox_arg(0, SCMP_CMP_EQ, 2, 0));
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(writev), 1,
-				      SCMP_A0(SCMP_CMP_EQ, 2));
+				      sandbox_arg(0, SCMP_CMP_EQ, 2, 0));
 	/* threads, not processes; clone3 hides its flags, so glibc is
 	 * sent back to clone */
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
-				      SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD,
-					      CLONE_THREAD));
+				      sandbox_arg(0, SCMP_CMP_MASKED_EQ, CLONE_THREAD,
+					  CLONE_THREAD));
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
 				      SCMP_SYS(clone3), 0);
 	/* abort() and raise() signal the helper itself */
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
-				      SCMP_A0(SCMP_CMP_EQ,
-					      (scmp_datum_t)getpid()));
+				      sandbox_arg(0, SCMP_CMP_EQ,
+					  (scmp_datum_t)getpid(), 0));
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(kill), 1,
-				      SCMP_A0(SCMP_CMP_EQ,
-					      (scmp_datum_t)getpid()));
+				      sandbox_arg(0, SCMP_CMP_EQ,
+					  (scmp_datum_t)getpid(), 0));
 	return rc;
 }
 
