@@ -193,12 +193,23 @@ out:
 	free(ans.reason);
 }
 
+/* A handler that calls exit() ends the helper with its status and
+ * nothing else: the exit handlers the helper inherited (a sanitizer's
+ * leak check, which needs ptrace, among them) must not run inside the
+ * sandbox and turn the status into a signal. */
+static void child_on_exit(int status, void *arg)
+{
+	(void)arg;
+	_exit(status);
+}
+
 void handler_child_main(int fd, const char *path, const char *name)
 {
 	static struct child c;
 	char reason[512];
 	int rc;
 
+	on_exit(child_on_exit, NULL);
 	wire_init(&c.w, fd, false);
 	rc = handler_sandbox_enter(fd, reason, sizeof(reason));
 	if (rc == 0)
