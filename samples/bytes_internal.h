@@ -33,6 +33,12 @@ int ops_buf_put_str(struct ops_buf *b, const char *s);
 #define OPS_VARINT_MAX 10
 size_t ops_varint_encode(uint8_t *p, uint64_t v);
 
+/* A + B, held at UINT64_MAX: sample counts saturate rather than wrap. */
+static inline uint64_t ops_add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 static inline uint64_t ops_zigzag(int64_t v)
 {
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);

@@ -227,13 +227,10 @@ static void hist_merge(struct ops_hist_data *h)
 		return;
 	qsort(e, h->nr_entries, sizeof(*e), entry_cmp);
 	for (i = 1; i < h->nr_entries; i++) {
-		if (e[i].ctx == e[n].ctx && e[i].offset == e[n].offset) {
-			uint64_t s = e[n].count + e[i].count;
-
-			e[n].count = s < e[n].count ? UINT64_MAX : s;
-		} else {
+		if (e[i].ctx == e[n].ctx && e[i].offset == e[n].offset)
+			e[n].count = ops_add_sat(e[n].count, e[i].count);
+		else
 			e[++n] = e[i];
-		}
 	}
 	h->nr_entries = n + 1;
 }

@@ -130,11 +130,6 @@ static int grow_array(void **p, uint32_t *cap, size_t size)
 	return 0;
 }
 
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
-
 int ops_writer_hist_add(struct ops_writer *w, uint32_t ctx, uint64_t offset,
 			uint64_t count)
 {
@@ -195,8 +190,8 @@ found:
 		}
 		h->dirty[h->nr_dirty++] = (uint32_t)(c - h->cells);
 	}
-	c->total = add_sat(c->total, count);
-	c->pending = add_sat(c->pending, count);
+	c->total = ops_add_sat(c->total, count);
+	c->pending = ops_add_sat(c->pending, count);
 	return 0;
 fail:
 	return ops_writer_fail(w, ret, "%s/samples.hist: cannot count: %s",

@@ -223,13 +223,10 @@ void ops_hist_stacks_finish(struct ops_hist_data *h)
 		return;
 	qsort(e, h->nr_stack_counts, sizeof(*e), stack_count_cmp);
 	for (i = 1; i < h->nr_stack_counts; i++) {
-		if (e[i].ctx == e[n].ctx && e[i].stack == e[n].stack) {
-			uint64_t s = e[n].count + e[i].count;
-
-			e[n].count = s < e[n].count ? UINT64_MAX : s;
-		} else {
+		if (e[i].ctx == e[n].ctx && e[i].stack == e[n].stack)
+			e[n].count = ops_add_sat(e[n].count, e[i].count);
+		else
 			e[++n] = e[i];
-		}
 	}
 	h->nr_stack_counts = n + 1;
 }
