@@ -108,30 +108,33 @@ static int writer_check_dir(struct ops_writer *w, int dfd)
 	return 0;
 }
 
+/* The line for a session lock FD that another recorder holds, naming the
+ * pid it wrote there. */
+static int writer_busy(struct ops_writer *w, int fd)
+{
+	char buf[32] = "";
+	ssize_t n;
+
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return ops_writer_fail(w, -EBUSY,
+			       "session directory %s is in use by process %s",
+			       w->dir, *buf ? buf : "(unknown)");
+}
+
 /* 0 when no recorder holds DFD's session lock, else -EBUSY with the line
  * naming the process that does. */
 static int writer_check_unlocked(struct ops_writer *w, int dfd)
 {
-	char buf[32] = "";
-	ssize_t n;
 	int fd, ret = 0;
 
 	fd = openat(dfd, OPS_LOCK_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-		close(fd);
-		return 0;
-	}
-	if (errno == EWOULDBLOCK) {
-		n = pread(fd, buf, sizeof(buf) - 1, 0);
-		buf[n > 0 ? n : 0] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-		ret = ops_writer_fail(w, -EBUSY,
-				      "session directory %s is in use by process %s",
-				      w->dir, *buf ? buf : "(unknown)");
-	}
-	close(fd);
+	if (flock(fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK)
+		ret = writer_busy(w, fd);
+	close(fd); /* also drops a lock taken just to look */
 	return ret;
 }
 
@@ -147,12 +150,14 @@ static int writer_lock(struct ops_writer *w)
 		return ops_writer_fail(w, -errno, "cannot create %s/%s: %s",
 				       w->dir, OPS_LOCK_NAME, strerror(errno));
 	if (flock(w->lockfd, LOCK_EX | LOCK_NB)) {
+		ret = errno == EWOULDBLOCK
+			      ? writer_busy(w, w->lockfd)
+			      : ops_writer_fail(w, -errno,
+						"cannot lock %s/%s: %s", w->dir,
+						OPS_LOCK_NAME, strerror(errno));
 		close(w->lockfd);
 		w->lockfd = -1;
-		return writer_check_unlocked(w, w->dfd) ?:
-		       ops_writer_fail(w, -EBUSY,
-				       "session directory %s is in use",
-				       w->dir);
+		return ret;
 	}
 	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
 	ret = ftruncate(w->lockfd, 0) ? -errno
