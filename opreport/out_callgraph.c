@@ -42,10 +42,23 @@ static const char *node_name(const struct cg_node *n)
 	return n->sym && n->sym->name ? n->sym->name : "(no symbols)";
 }
 
+/* Names as printed: other users chose them, so through the report's one
+ * escape (out_safe), as every text view does. */
+static const char *shown_name(const struct report *r, const struct cg_node *n)
+{
+	return out_safe(r->pool, node_name(n));
+}
+
+static const char *shown_image(const struct report *r, const char *image,
+			       const char *fallback)
+{
+	return out_safe(r->pool, report_image_name(r, image ? image
+							    : fallback));
+}
+
 static const char *node_image(const struct report *r, const struct cg_node *n)
 {
-	const char *name = report_image_name(r, n->image ? n->image :
-						      "(unknown)");
+	const char *name = shown_image(r, n->image, "(unknown)");
 	const char *s;
 
 	if (!n->tgid || n->kind == ROW_JIT || n->kind == ROW_ANON)
@@ -83,8 +96,8 @@ static void line(FILE *f, const struct report *r, bool apps,
 	col(f, buf, W_PERCENT);
 	col(f, node_image(r, n), W_IMAGE);
 	if (apps)
-		col(f, n->app ? report_image_name(r, n->app) : "", W_APP);
-	fprintf(f, "%s%s\n", node_name(n), suffix);
+		col(f, n->app ? shown_image(r, n->app, "") : "", W_APP);
+	fprintf(f, "%s%s\n", shown_name(r, n), suffix);
 }
 
 static const struct callgraph *arc_sort_cg; /* qsort has no argument */
@@ -230,8 +243,13 @@ static void folded_put(char **p, const char *s)
 
 static size_t folded_len(const struct report *r, const struct cg_node *n)
 {
-	return strlen(node_name(n)) +
-	       strlen(report_image_name(r, n->image ? n->image : "?")) +
+	/* a kernel frame shows its module's name as recorded, the others
+	 * the image as the report names it: room for either */
+	size_t image = n->kind == ROW_KERNEL && n->image
+			       ? strlen(out_safe(r->pool, n->image))
+			       : strlen(shown_image(r, n->image, "unknown"));
+
+	return strlen(shown_name(r, n)) + image +
 	       (n->handler ? strlen(n->handler) : 0) + 16;
 }
 
@@ -244,23 +262,22 @@ static void folded_frame(char **p, const struct report *r,
 	}
 	switch (n->kind) {
 	case ROW_FILE:
-		folded_put(p, node_name(n));
+		folded_put(p, shown_name(r, n));
 		folded_put(p, " [");
-		folded_put(p, report_image_name(r, n->image ? n->image :
-							      "unknown"));
+		folded_put(p, shown_image(r, n->image, "unknown"));
 		folded_put(p, "]");
 		break;
 	case ROW_KERNEL:
-		folded_put(p, node_name(n));
+		folded_put(p, shown_name(r, n));
 		if (n->image && strcmp(n->image, "[kernel.kallsyms]")) {
 			folded_put(p, " [");
-			folded_put(p, n->image);
+			folded_put(p, out_safe(r->pool, n->image));
 			folded_put(p, "]");
 		}
 		folded_put(p, "_[k]");
 		break;
 	case ROW_JIT:
-		folded_put(p, node_name(n));
+		folded_put(p, shown_name(r, n));
 		folded_put(p, " [");
 		folded_put(p, n->handler ? n->handler : "jit");
 		folded_put(p, "]_[j]");

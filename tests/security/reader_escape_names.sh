@@ -33,6 +33,25 @@ for fmt in text csv; do
 	ok "$fmt: $(grep -F 'spin\x1b' "$tmp/$fmt.out" | head -1)"
 	ok "$fmt: $(grep -E 'fib' "$tmp/$fmt.out" | head -1)"
 done
+# the call graph views print the same names: -c and folded
+"$OPROFILED" -g --session-dir="$tmp/g" -- runuser -u "$user" -- \
+	sh -c '"$1" 2 & node --perf-basic-prof "$2" 2 >/dev/null; wait' \
+	sh "$bin" "$js" >"$tmp/recg.out" 2>&1 ||
+	{ cat "$tmp/recg.out"; fail "oprofiled -g failed"; }
+for view in -c --format=folded; do
+	name=cg${view//[^a-z]/}
+	report "$name" "$view" --anon-handler=perfmap --session-dir="$tmp/g"
+	[ "$rc" = 0 ] || { cat "$tmp/$name.err"; fail "$view: exit $rc"; }
+	no_raw_control "$tmp/$name.out" "$tmp/$name.err"
+	grep -qF 'spin\x1b[2J\x1b[H' "$tmp/$name.out" ||
+		{ cat "$tmp/$name.out"; fail "$view: the binary's name is not shown escaped"; }
+	# folded separates frames with ';', so a name's own ';' reads ':'
+	jsname='\x1b]0;owned\x1b\\x1b[31mevil.js'
+	[ "$view" = -c ] || jsname=${jsname/;/:}
+	grep -qF "$jsname" "$tmp/$name.out" ||
+		{ cat "$tmp/$name.out"; fail "$view: the JS file is not shown escaped"; }
+	ok "$view: $(grep -F 'spin\x1b' "$tmp/$name.out" | head -1 | cut -c1-120)"
+done
 # the summary and the header's command line
 report summary --session-dir="$tmp/s"
 no_raw_control "$tmp/summary.out" "$tmp/summary.err"
