@@ -36,8 +36,13 @@ struct image_bfd {
 	bfd *symbfd;             /* the one whose symbols are used */
 	asymbol **syms_a, **dyn_a, **syms_d;
 	asymbol *synth;
+	long nr_syms_a;
 	struct report_sym *syms; /* sorted by vma */
 	size_t nr_syms;
+	struct report_sym *plt;  /* PLT stubs, read on first use */
+	size_t nr_plt;
+	uint64_t plt_lo, plt_hi; /* the .plt sections' span */
+	bool plt_read;
 	struct load_sec *secs;   /* sorted by file position */
 	size_t nr_secs;
 	struct line_sec *lsecs;  /* sections of the line bfd, by vma */
@@ -104,6 +109,7 @@ static void image_free(struct image_bfd *img)
 		free(img->owned[i]);
 	free(img->owned);
 	free(img->syms);
+	free(img->plt);
 	free(img->secs);
 	free(img->lsecs);
 	free(img->syms_a);
@@ -449,58 +455,40 @@ static void add_cands(struct cand *c, size_t *n, asymbol **syms, long nr,
 	}
 }
 
-static int build_symtab(struct image_bfd *img)
+static void add_synth(struct cand *c, size_t *n, asymbol *synth, long nr)
 {
-	long na, nd = 0, ndyn, nsyn = 0, i;
-	struct elf_symsize *sizes = NULL;
-	struct cand *c = NULL;
-	size_t n = 0, k, next;
-	int ret = -ENOMEM;
+	long i;
 
-	na = read_symtab(img->abfd, &img->syms_a, false);
-	ndyn = read_symtab(img->abfd, &img->dyn_a, true);
-	if (img->dbg)
-		nd = read_symtab(img->dbg, &img->syms_d, false);
-	if (na < 0 || ndyn < 0 || nd < 0)
-		goto out;
-	nsyn = bfd_get_synthetic_symtab(img->abfd, na, img->syms_a, ndyn,
-					img->dyn_a, &img->synth);
-	if (nsyn < 0)
-		nsyn = 0;
-	c = calloc((size_t)(na + nd + ndyn + nsyn) + 1, sizeof(*c));
-	if (!c)
-		goto out;
-	/* the fullest table wins: debug file, static, then dynamic */
-	img->symbfd = nd ? img->dbg : img->abfd;
-	if (elf_symsize_read(&sizes, img->symbfd, !nd && !na))
-		goto out;
-	if (nd)
-		add_cands(c, &n, img->syms_d, nd, sizes);
-	else if (na)
-		add_cands(c, &n, img->syms_a, na, sizes);
-	else
-		add_cands(c, &n, img->dyn_a, ndyn, sizes);
-	for (i = 0; i < nsyn; i++) {
-		asymbol *s = &img->synth[i];
+	for (i = 0; i < nr; i++) {
+		asymbol *s = &synth[i];
 
-		c[n].vma = bfd_asymbol_value(s);
-		c[n].end = bfd_section_vma(s->section) +
-			   bfd_section_size(s->section);
-		c[n].name = bfd_asymbol_name(s);
-		c[n].prio = -1;
-		n++;
+		c[*n].vma = bfd_asymbol_value(s);
+		c[*n].end = bfd_section_vma(s->section) +
+			    bfd_section_size(s->section);
+		c[*n].name = bfd_asymbol_name(s);
+		c[*n].prio = -1;
+		(*n)++;
 	}
+}
+
+/* Candidates into a table sorted by address, one symbol per address,
+ * each ending at its ELF size, the next symbol or its section's end. */
+static int syms_build(struct cand *c, size_t n, struct report_sym **out,
+		      size_t *nr)
+{
+	size_t k, next;
+
 	qsort(c, n, sizeof(*c), cand_cmp);
-	img->syms = calloc(n + 1, sizeof(*img->syms));
-	if (!img->syms)
-		goto out;
+	*out = calloc(n + 1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	*nr = 0;
 	for (k = 0; k < n; k++) {
 		struct report_sym *s;
 		uint64_t end = c[k].end;
 
 		/* aliases: the best-ranked name of an address stands */
-		if (img->nr_syms &&
-		    img->syms[img->nr_syms - 1].vma == c[k].vma)
+		if (*nr && (*out)[*nr - 1].vma == c[k].vma)
 			continue;
 		for (next = k + 1; next < n && c[next].vma == c[k].vma; next++)
 			if (!c[k].size)
@@ -509,13 +497,107 @@ static int build_symtab(struct image_bfd *img)
 			end = c[k].vma + c[k].size;
 		if (next < n && c[next].vma < end)
 			end = c[next].vma;
-		s = &img->syms[img->nr_syms++];
+		s = &(*out)[(*nr)++];
 		s->name = c[k].name;
 		s->vma = c[k].vma;
 		s->size = end > c[k].vma ? end - c[k].vma : 0;
 		s->has_vma = true;
 	}
-	ret = 0;
+	return 0;
+}
+
+/* The stubs' names come from the dynamic symbol table (synthetic
+ * symbols), which in a big executable costs as much to read as the
+ * static table: node exports all of V8. */
+static int read_plt(struct image_bfd *img, struct cand **c, size_t *n)
+{
+	long ndyn, nsyn;
+
+	ndyn = read_symtab(img->abfd, &img->dyn_a, true);
+	if (ndyn < 0)
+		return -ENOMEM;
+	nsyn = bfd_get_synthetic_symtab(img->abfd, img->nr_syms_a,
+					img->syms_a, ndyn, img->dyn_a,
+					&img->synth);
+	if (nsyn < 0)
+		nsyn = 0;
+	*c = calloc((size_t)(ndyn + nsyn) + 1, sizeof(**c));
+	if (!*c)
+		return -ENOMEM;
+	add_synth(*c, n, img->synth, nsyn);
+	return (int)ndyn;
+}
+
+/* Most profiles never sample a PLT stub, so an image with a static or
+ * debug symbol table names its stubs the first time a sample lands in
+ * a .plt section, in a table of their own. */
+static void plt_span(struct image_bfd *img)
+{
+	asection *sec;
+
+	img->plt_lo = UINT64_MAX;
+	for (sec = img->abfd->sections; sec; sec = sec->next) {
+		uint64_t lo = bfd_section_vma(sec);
+
+		if (strncmp(bfd_section_name(sec), ".plt", 4) ||
+		    !bfd_section_size(sec))
+			continue;
+		if (lo < img->plt_lo)
+			img->plt_lo = lo;
+		if (lo + bfd_section_size(sec) > img->plt_hi)
+			img->plt_hi = lo + bfd_section_size(sec);
+	}
+}
+
+static void plt_load(struct image_bfd *img)
+{
+	struct cand *c = NULL;
+	size_t n = 0;
+
+	img->plt_read = true;
+	if (read_plt(img, &c, &n) < 0 ||
+	    syms_build(c, n, &img->plt, &img->nr_plt))
+		out_warnf("%s: out of memory; its PLT stubs show as (no symbols)",
+			  img->path);
+	free(c);
+}
+
+static int build_symtab(struct image_bfd *img)
+{
+	struct elf_symsize *sizes = NULL;
+	struct cand *c = NULL;
+	long na, nd = 0, ndyn;
+	size_t n = 0;
+	int ret = -ENOMEM;
+
+	na = read_symtab(img->abfd, &img->syms_a, false);
+	if (img->dbg)
+		nd = read_symtab(img->dbg, &img->syms_d, false);
+	if (na < 0 || nd < 0)
+		goto out;
+	img->nr_syms_a = na;
+	/* the fullest table wins: debug file, static, then dynamic */
+	img->symbfd = nd ? img->dbg : img->abfd;
+	if (elf_symsize_read(&sizes, img->symbfd, !nd && !na))
+		goto out;
+	if (!nd && !na) {
+		/* stripped: the dynamic table names the code and the stubs */
+		img->plt_read = true;
+		ndyn = read_plt(img, &c, &n);
+		if (ndyn < 0)
+			goto out;
+		add_cands(c, &n, img->dyn_a, ndyn, sizes);
+	} else {
+		plt_span(img);
+		c = calloc((size_t)(nd ? nd : na) + 1, sizeof(*c));
+		if (!c)
+			goto out;
+		if (nd)
+			add_cands(c, &n, img->syms_d, nd, sizes);
+		else
+			add_cands(c, &n, img->syms_a, na, sizes);
+	}
+	ret = syms_build(c, n, &img->syms, &img->nr_syms);
 out:
 	elf_symsize_free(sizes);
 	free(c);
@@ -605,6 +687,7 @@ unusable:
 	free(img->syms);
 	img->syms = NULL;
 	img->nr_syms = 0;
+	img->plt_read = true;
 	img->nr_secs = 0;
 	img->nr_lsecs = 0;
 }
@@ -654,23 +737,38 @@ static bool offset_to_vma(const struct image_bfd *img, uint64_t off,
 	return true;
 }
 
-static struct report_sym *sym_at(struct image_bfd *img, uint64_t vma)
+static struct report_sym *sym_in(struct report_sym *syms, size_t n,
+				 uint64_t vma)
 {
-	size_t lo = 0, hi = img->nr_syms;
+	size_t lo = 0, hi = n;
 	struct report_sym *s;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (img->syms[mid].vma <= vma)
+		if (syms[mid].vma <= vma)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
 		return NULL;
-	s = &img->syms[lo - 1];
+	s = &syms[lo - 1];
 	return vma - s->vma < s->size ? s : NULL;
+}
+
+static struct report_sym *sym_at(struct image_bfd *img, uint64_t vma)
+{
+	struct report_sym *s;
+
+	if (vma >= img->plt_lo && vma < img->plt_hi) {
+		if (!img->plt_read)
+			plt_load(img);
+		s = sym_in(img->plt, img->nr_plt, vma);
+		if (s)
+			return s;
+	}
+	return sym_in(img->syms, img->nr_syms, vma);
 }
 
 void image_bfd_resolve(struct image_bfd *img, const uint64_t *offsets,
@@ -757,31 +855,40 @@ static void sym_demangle(struct image_bfd *img, struct report_sym *s)
 	s->name = d;
 }
 
+static void syms_finish(struct image_bfd *img, struct report_sym *syms,
+			size_t n, bool demangle, bool lines)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		struct report_sym *s = &syms[k];
+		const char *file = NULL;
+		uint32_t line = 0;
+
+		if (!s->referenced)
+			continue;
+		if (demangle)
+			sym_demangle(img, s);
+		/* symbols are in address order: one sorted batch */
+		if (lines && img->nr_lsecs) {
+			image_lines(img, &s->vma, 1, &file, &line);
+			s->file = file;
+			s->line = line;
+		}
+	}
+}
+
 void image_cache_finish(struct image_cache *c, bool lines)
 {
+	bool demangle = c->opts->demangle != DEMANGLE_NONE;
 	uint32_t i;
-	size_t k;
 
 	for (i = 0; i < c->nr_images; i++) {
 		struct image_bfd *img = c->images[i];
 
 		if (!img)
 			continue;
-		for (k = 0; k < img->nr_syms; k++) {
-			struct report_sym *s = &img->syms[k];
-			const char *file = NULL;
-			uint32_t line = 0;
-
-			if (!s->referenced)
-				continue;
-			if (c->opts->demangle != DEMANGLE_NONE)
-				sym_demangle(img, s);
-			/* symbols are in address order: one sorted batch */
-			if (lines && img->nr_lsecs) {
-				image_lines(img, &s->vma, 1, &file, &line);
-				s->file = file;
-				s->line = line;
-			}
-		}
+		syms_finish(img, img->plt, img->nr_plt, demangle, lines);
+		syms_finish(img, img->syms, img->nr_syms, demangle, lines);
 	}
 }
