@@ -40,6 +40,7 @@ static int open_where(struct anon_handler *h, const char *path,
 static void close_where(struct anon_handler *h)
 {
 	handler_proc_close(h);
+	handler_warn_end(h);
 	handler_close(h);
 }
 

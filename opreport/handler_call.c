@@ -15,11 +15,7 @@
 
 static void host_warn(const struct opjit_host *host, const char *msg)
 {
-	const struct anon_handler *h = host->host_data;
-	char buf[1024];
-
-	fprintf(stderr, "opreport: %s: %s\n", h->name,
-		handler_text_clean(msg, buf, sizeof(buf)));
+	handler_warn(host->host_data, msg);
 }
 
 /* The trust rules, counted so that a process no handler could claim

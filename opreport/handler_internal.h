@@ -30,6 +30,7 @@ struct anon_handler {
 	void *state;                /* in-process: the claimed state */
 	struct handler_collect *collect; /* in-process: of that state */
 	unsigned maps_refused;      /* by open_map, since the last claim */
+	unsigned long warnings;     /* printed or not, see handler_warn() */
 };
 
 struct anon_handlers {
@@ -104,6 +105,10 @@ const char *handler_trust_lib(const char *path, uid_t owner, char *buf,
 /* S with control characters blanked, cut to fit BUF: a handler's text
  * made safe to print as part of one line. */
 const char *handler_text_clean(const char *s, char *buf, size_t len);
+/* A warning from the handler, as a line of ours: the first few are
+ * printed, and handler_warn_end() counts the rest once. */
+void handler_warn(struct anon_handler *h, const char *msg);
+void handler_warn_end(struct anon_handler *h);
 
 /* The isolation settings of anon_handlers_isolate(). */
 extern struct anon_isolation handler_isolation;

@@ -247,13 +247,11 @@ static int32_t proc_answer(struct anon_handler *h)
 	uint32_t v = wire_get_u32(w);
 
 	while (!w->err && v == WIRE_WARN) {
-		char buf[1100], *msg = NULL;
+		char *msg = NULL;
 
 		wire_get_str(w, &msg, 1024, NULL, NULL);
 		if (!w->err)
-			fprintf(stderr, "opreport: %s: %s\n", h->name,
-				handler_text_clean(msg ? msg : "", buf,
-						   sizeof(buf)));
+			handler_warn(h, msg);
 		free(msg);
 		v = wire_get_u32(w);
 	}

@@ -121,7 +121,7 @@ static int fake_claim(const struct opjit_host *host,
 	}
 	if (strcmp(proc->comm, FAKE_NAME) && strcmp(proc->comm, "any") &&
 	    strcmp(proc->comm, "cands") && strcmp(proc->comm, "badresolve") &&
-	    strcmp(proc->comm, "noisy")
+	    strcmp(proc->comm, "noisy") && strcmp(proc->comm, "flood")
 #ifdef FAKE_BAD
 	    && strcmp(proc->comm, "jitdemo")
 #endif
@@ -184,6 +184,8 @@ static int fake_claim(const struct opjit_host *host,
 	st->fail_resolve = !strcmp(proc->comm, "badresolve");
 	host->warn(host, strcmp(proc->comm, "noisy") ? "claimed" :
 		   "two\nlines\033[31m");
+	for (i = 0; !strcmp(proc->comm, "flood") && i < 30; i++)
+		host->warn(host, "flood");
 	*state = st;
 	return 1;
 }

@@ -652,6 +652,29 @@ START_TEST(handler_text_kept_to_one_line)
 }
 END_TEST
 
+/* A flood: the first 20 warnings, then one count when the handler is
+ * closed, whether it runs in its helper or in-process. */
+START_TEST(warning_flood_capped)
+{
+	static const struct ops_anon_sample smp[] = { { 1, 0x1000, 1 } };
+	struct anon_resolved r;
+	char want[2048] = "opreport: alpha: claimed\n";
+	int i;
+
+	for (i = 0; i < 20 - 1; i++)
+		strcat(want, "opreport: alpha: flood\n");
+	strcat(want, "opreport: alpha: 11 more warnings not shown\n");
+	load_two();
+	memset(&sess, 0, sizeof(sess));
+	session_proc(0, 100, "flood");
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_resolve(hs, &sess, 0, smp, 1, &r), 1);
+	anon_handlers_free(hs);
+	hs = NULL;
+	ck_assert_str_eq(capture_end(), want);
+}
+END_TEST
+
 START_TEST(big_process_in_batches)
 {
 	const size_t n = 200000;
@@ -1152,6 +1175,7 @@ static Suite *loader_suite(void)
 	tcase_add_test(res, claim_error_goes_on);
 	tcase_add_test(res, resolve_error_reported);
 	tcase_add_test(res, handler_text_kept_to_one_line);
+	tcase_add_test(res, warning_flood_capped);
 	tcase_add_test(res, big_process_in_batches);
 	tcase_add_test(res, candidates_archived_first);
 	tcase_add_test(res, candidates_plain_process);
@@ -1165,6 +1189,7 @@ static Suite *loader_suite(void)
 	tcase_add_test(inproc, claim_error_goes_on);
 	tcase_add_test(inproc, resolve_error_reported);
 	tcase_add_test(inproc, handler_text_kept_to_one_line);
+	tcase_add_test(inproc, warning_flood_capped);
 	tcase_add_test(inproc, big_process_in_batches);
 	tcase_add_test(inproc, candidates_archived_first);
 	tcase_add_test(inproc, candidates_plain_process);
