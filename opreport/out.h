@@ -35,6 +35,9 @@ const char *out_event_desc(const char *event);
 const char *out_kind_name(enum row_kind kind);
 /* "file:line" text of a location, or NULL when unknown. */
 const char *out_file_name(const struct report *r, const char *file);
+/* The note that anonymous samples were left out, after PREFIX. */
+void out_anon_hidden_note(FILE *f, const struct report *r,
+			  const char *prefix);
 /* UTC date of the session's start, "YYYY-MM-DD HH:MM:SS UTC". */
 void out_date(const struct report *r, char *buf, size_t len);
 

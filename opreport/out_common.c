@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,13 @@ const char *out_file_name(const struct report *r, const char *file)
 		return file;
 	base = strrchr(file, '/');
 	return base && base[1] ? base + 1 : file;
+}
+
+void out_anon_hidden_note(FILE *f, const struct report *r,
+			  const char *prefix)
+{
+	fprintf(f, "%snote: %" PRIu64 " samples (%.1f%%) in anonymous memory are not shown; use --anon-samples or --anon-handler=NAME\n",
+		prefix, r->anon_hidden, report_percent(r, r->anon_hidden, 0));
 }
 
 void out_date(const struct report *r, char *buf, size_t len)

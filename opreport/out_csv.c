@@ -130,9 +130,7 @@ int out_csv(FILE *f, const struct report *r)
 		summary(f, r);
 	/* a note line would break the table, so it goes to stderr */
 	if (r->anon_hidden)
-		fprintf(stderr,
-			"opreport: note: %" PRIu64 " samples (%.1f%%) in anonymous memory are not shown; use --anon-samples or --anon-handler=NAME\n",
-			r->anon_hidden, report_percent(r, r->anon_hidden, 0));
+		out_anon_hidden_note(stderr, r, "opreport: ");
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

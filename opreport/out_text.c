@@ -209,9 +209,7 @@ int out_text(FILE *f, const struct report *r)
 	else
 		summary(f, r);
 	if (r->anon_hidden)
-		fprintf(f,
-			"\nnote: %" PRIu64 " samples (%.1f%%) in anonymous memory are not shown; use --anon-samples or --anon-handler=NAME\n",
-			r->anon_hidden, report_percent(r, r->anon_hidden, 0));
+		out_anon_hidden_note(f, r, "\n");
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }
