@@ -11,13 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include <oputil/clock.h>
 
 /* starttime counts from boot including suspend (CLOCK_BOOTTIME); the
  * session's clock is CLOCK_MONOTONIC, which stops during suspend, so
@@ -191,9 +185,9 @@ int procinfo_read(struct proc *p)
 	if (!procinfo_slurp(path, buf, sizeof(buf)) &&
 	    !procinfo_parse_starttime(buf, &ticks))
 		procinfo_convert_start(ticks, sysconf(_SC_CLK_TCK),
-				       clock_ns(CLOCK_BOOTTIME),
-				       clock_ns(CLOCK_MONOTONIC),
-				       (int64_t)clock_ns(CLOCK_REALTIME),
+				       oputil_clock_ns(CLOCK_BOOTTIME),
+				       oputil_clock_ns(CLOCK_MONOTONIC),
+				       (int64_t)oputil_clock_ns(CLOCK_REALTIME),
 				       &p->ident.start_ns,
 				       &p->ident.start_unix_ns);
 	if (!p->exe)

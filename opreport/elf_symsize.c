@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <oputil/search.h>
 
 /* No real table comes near this; a damaged header must not make us
  * allocate gigabytes. */
@@ -191,19 +192,11 @@ static bool name_same(const char *tab, size_t max, const char *name)
 uint64_t elf_symsize_find(const struct elf_symsize *t, uint64_t value,
 			  const char *name)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!t)
 		return 0;
-	hi = t->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].value < value)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = oputil_partition(0, t->n, m, t->v[m].value < value);
 	for (; lo < t->n && t->v[lo].value == value; lo++)
 		if (name_same(t->strtab + t->v[lo].name,
 			      t->strtab_len - t->v[lo].name, name))

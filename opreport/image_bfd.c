@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <oputil/search.h>
 
 #include "bfd_inc.h"
 #include "elf_symsize.h"
@@ -721,16 +722,9 @@ struct image_bfd *image_cache_get(struct image_cache *c, uint32_t id,
 static bool offset_to_vma(const struct image_bfd *img, uint64_t off,
 			  uint64_t *vma)
 {
-	size_t lo = 0, hi = img->nr_secs;
+	size_t lo = oputil_partition(0, img->nr_secs, m,
+				     img->secs[m].filepos <= off);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (img->secs[mid].filepos <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || off - img->secs[lo - 1].filepos >= img->secs[lo - 1].size)
 		return false;
 	*vma = img->secs[lo - 1].vma + (off - img->secs[lo - 1].filepos);
@@ -740,17 +734,9 @@ static bool offset_to_vma(const struct image_bfd *img, uint64_t off,
 static struct report_sym *sym_in(struct report_sym *syms, size_t n,
 				 uint64_t vma)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = oputil_partition(0, n, m, syms[m].vma <= vma);
 	struct report_sym *s;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (syms[mid].vma <= vma)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	s = &syms[lo - 1];
@@ -800,16 +786,9 @@ const struct report_line_src *image_bfd_line_src(struct image_bfd *img)
 static const struct line_sec *lsec_at(const struct image_bfd *img,
 				      uint64_t vma)
 {
-	size_t lo = 0, hi = img->nr_lsecs;
+	size_t lo = oputil_partition(0, img->nr_lsecs, m,
+				     img->lsecs[m].vma <= vma);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (img->lsecs[mid].vma <= vma)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || vma - img->lsecs[lo - 1].vma >= img->lsecs[lo - 1].size)
 		return NULL;
 	return &img->lsecs[lo - 1];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <opjit/samples.h>
+#include <oputil/search.h>
 
 #include "kallsyms.h"
 #include "out.h"
@@ -122,16 +123,9 @@ nomem:
 /* The last symbol of MODULE, or NULL. */
 static struct ksym *module_last(struct kallsyms *ks, const char *module)
 {
-	size_t lo = 0, hi = ks->nr;
+	size_t lo = oputil_partition(0, ks->nr, m,
+				     mod_cmp(ks->syms[m].module, module) <= 0);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (mod_cmp(ks->syms[mid].module, module) <= 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || mod_cmp(ks->syms[lo - 1].module, module))
 		return NULL;
 	return &ks->syms[lo - 1];
@@ -244,19 +238,12 @@ size_t kallsyms_count(const struct kallsyms *ks)
 const struct report_sym *kallsyms_resolve(struct kallsyms *ks,
 					  const char *module, uint64_t addr)
 {
-	size_t lo = 0, hi = ks->nr;
 	struct ksym key = { .sym.vma = addr, .module = module };
 	struct ksym *s;
-
 	/* last symbol not after (module, addr) */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	size_t lo = oputil_partition(0, ks->nr, m,
+				     ksym_cmp(&ks->syms[m], &key) <= 0);
 
-		if (ksym_cmp(&ks->syms[mid], &key) <= 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return &ks->nosyms;
 	s = &ks->syms[lo - 1];

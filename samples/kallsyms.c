@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <oputil/search.h>
 
 #include "reader_internal.h"
 #include "writer_internal.h"
@@ -162,18 +163,12 @@ static void mark_needed(struct ksym_key *syms, size_t nsyms,
 		struct ksym_key probe = { .module = samples[i].module,
 					  .addr = samples[i].addr,
 					  .line = (size_t)-1 };
-		size_t hi = nsyms, first, k;
+		size_t first, k;
 
 		/* the last symbol <= the sample; samples are sorted, so the
 		 * search can start where the last one ended */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (key_cmp(&syms[mid], &probe) <= 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		lo = oputil_partition(lo, nsyms, m,
+				      key_cmp(&syms[m], &probe) <= 0);
 		if (!lo || strcmp(syms[lo - 1].module, probe.module))
 			continue;
 		first = lo - 1;
