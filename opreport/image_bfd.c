@@ -12,7 +12,7 @@
 #include <oputil/search.h>
 
 #include "bfd_inc.h"
-#include "elf_symsize.h"
+#include "elf_symtab.h"
 #include "image_bfd.h"
 #include "out.h"
 
@@ -38,6 +38,7 @@ struct image_bfd {
 	asymbol **syms_a, **dyn_a, **syms_d;
 	asymbol *synth;
 	long nr_syms_a;
+	struct elf_symtab *symtab; /* holds the names of syms, when ELF */
 	struct report_sym *syms; /* sorted by vma */
 	size_t nr_syms;
 	struct report_sym *plt;  /* PLT stubs, read on first use */
@@ -50,6 +51,7 @@ struct image_bfd {
 	size_t nr_lsecs;
 	bfd *linebfd;
 	asymbol **linesyms;
+	bool linesyms_read;
 	char **owned;            /* demangled names */
 	size_t nr_owned;
 	struct report_sym nosyms;
@@ -117,6 +119,7 @@ static void image_free(struct image_bfd *img)
 	free(img->dyn_a);
 	free(img->syms_d);
 	free(img->synth);
+	elf_symtab_free(img->symtab);
 	if (img->dbg)
 		bfd_close(img->dbg);
 	if (img->abfd)
@@ -391,15 +394,10 @@ static long read_symtab(bfd *abfd, asymbol ***out, bool dynamic)
 	return n;
 }
 
-struct cand {
-	uint64_t vma, end, size; /* size 0: up to the next symbol */
-	const char *name;
-	int prio;
-};
 
 static int cand_cmp(const void *pa, const void *pb)
 {
-	const struct cand *a = pa, *b = pb;
+	const struct elf_code_sym *a = pa, *b = pb;
 
 	if (a->vma != b->vma)
 		return a->vma < b->vma ? -1 : 1;
@@ -434,8 +432,8 @@ static int sym_prio(asymbol *s)
 /* SIZES: the ELF sizes of SYMS' table, which keep a sample in a static
  * function of a stripped image from landing on the exported function
  * before it; NULL when unknown. */
-static void add_cands(struct cand *c, size_t *n, asymbol **syms, long nr,
-		      const struct elf_symsize *sizes)
+static void add_cands(struct elf_code_sym *c, size_t *n, asymbol **syms,
+		      long nr, struct elf_symtab *sizes)
 {
 	long i;
 
@@ -448,7 +446,7 @@ static void add_cands(struct cand *c, size_t *n, asymbol **syms, long nr,
 		c[*n].end = bfd_section_vma(s->section) +
 			    bfd_section_size(s->section);
 		c[*n].size = (s->flags & BSF_SYNTHETIC) ? 0 :
-			     elf_symsize_find(sizes, c[*n].vma,
+			     elf_symtab_size(sizes, c[*n].vma,
 					      bfd_asymbol_name(s));
 		c[*n].name = bfd_asymbol_name(s);
 		c[*n].prio = sym_prio(s);
@@ -456,7 +454,8 @@ static void add_cands(struct cand *c, size_t *n, asymbol **syms, long nr,
 	}
 }
 
-static void add_synth(struct cand *c, size_t *n, asymbol *synth, long nr)
+static void add_synth(struct elf_code_sym *c, size_t *n, asymbol *synth,
+		      long nr)
 {
 	long i;
 
@@ -474,8 +473,8 @@ static void add_synth(struct cand *c, size_t *n, asymbol *synth, long nr)
 
 /* Candidates into a table sorted by address, one symbol per address,
  * each ending at its ELF size, the next symbol or its section's end. */
-static int syms_build(struct cand *c, size_t n, struct report_sym **out,
-		      size_t *nr)
+static int syms_build(struct elf_code_sym *c, size_t n,
+		      struct report_sym **out, size_t *nr)
 {
 	size_t k, next;
 
@@ -510,7 +509,8 @@ static int syms_build(struct cand *c, size_t n, struct report_sym **out,
 /* The stubs' names come from the dynamic symbol table (synthetic
  * symbols), which in a big executable costs as much to read as the
  * static table: node exports all of V8. */
-static int read_plt(struct image_bfd *img, struct cand **c, size_t *n)
+static int read_plt(struct image_bfd *img, struct elf_code_sym **c,
+		    size_t *n)
 {
 	long ndyn, nsyn;
 
@@ -552,7 +552,7 @@ static void plt_span(struct image_bfd *img)
 
 static void plt_load(struct image_bfd *img)
 {
-	struct cand *c = NULL;
+	struct elf_code_sym *c = NULL;
 	size_t n = 0;
 
 	img->plt_read = true;
@@ -563,26 +563,57 @@ static void plt_load(struct image_bfd *img)
 	free(c);
 }
 
+/* The ELF static table, read directly: of the debug file when it has
+ * one (the fullest), else of the image.  1 when there is one. */
+static int elf_static_symtab(struct image_bfd *img)
+{
+	struct elf_code_sym *c;
+	size_t n;
+	int err = 0;
+
+	if (img->dbg)
+		err = elf_symtab_read(&img->symtab, img->dbg, false);
+	img->symbfd = img->dbg;
+	if (!err && !img->symtab) {
+		err = elf_symtab_read(&img->symtab, img->abfd, false);
+		img->symbfd = img->abfd;
+	}
+	if (err || !img->symtab)
+		return err;
+	c = calloc(elf_symtab_count(img->symtab) + 1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	n = elf_symtab_code(img->symtab, c);
+	plt_span(img);
+	err = syms_build(c, n, &img->syms, &img->nr_syms);
+	free(c);
+	return err ? err : 1;
+}
+
 static int build_symtab(struct image_bfd *img)
 {
-	struct elf_symsize *sizes = NULL;
-	struct cand *c = NULL;
+	struct elf_symtab *sizes = NULL;
+	struct elf_code_sym *c = NULL;
 	long na, nd = 0, ndyn;
 	size_t n = 0;
-	int ret = -ENOMEM;
+	int ret = elf_static_symtab(img);
 
+	if (ret)
+		return ret < 0 ? ret : 0;
+	/* libbfd's tables: a format other than ELF, or a stripped image */
+	ret = -ENOMEM;
 	na = read_symtab(img->abfd, &img->syms_a, false);
 	if (img->dbg)
 		nd = read_symtab(img->dbg, &img->syms_d, false);
 	if (na < 0 || nd < 0)
 		goto out;
 	img->nr_syms_a = na;
-	/* the fullest table wins: debug file, static, then dynamic */
+	img->linesyms_read = true;
 	img->symbfd = nd ? img->dbg : img->abfd;
-	if (elf_symsize_read(&sizes, img->symbfd, !nd && !na))
-		goto out;
 	if (!nd && !na) {
 		/* stripped: the dynamic table names the code and the stubs */
+		if (elf_symtab_read(&sizes, img->abfd, true))
+			goto out;
 		img->plt_read = true;
 		ndyn = read_plt(img, &c, &n);
 		if (ndyn < 0)
@@ -594,13 +625,13 @@ static int build_symtab(struct image_bfd *img)
 		if (!c)
 			goto out;
 		if (nd)
-			add_cands(c, &n, img->syms_d, nd, sizes);
+			add_cands(c, &n, img->syms_d, nd, NULL);
 		else
-			add_cands(c, &n, img->syms_a, na, sizes);
+			add_cands(c, &n, img->syms_a, na, NULL);
 	}
 	ret = syms_build(c, n, &img->syms, &img->nr_syms);
 out:
-	elf_symsize_free(sizes);
+	elf_symtab_free(sizes);
 	free(c);
 	return ret;
 }
@@ -650,7 +681,6 @@ static int build_sections(struct image_bfd *img)
 			bfd_section_vma(sec), bfd_section_size(sec), sec };
 	}
 	qsort(img->lsecs, img->nr_lsecs, sizeof(*img->lsecs), lsec_cmp);
-	img->linesyms = img->linebfd == img->dbg ? img->syms_d : img->syms_a;
 	return 0;
 }
 
@@ -783,6 +813,21 @@ const struct report_line_src *image_bfd_line_src(struct image_bfd *img)
 	return img->nr_lsecs ? &img->line_src : NULL;
 }
 
+/* libbfd's line lookup takes its own symbols (for a function name
+ * when the DWARF has none); read them only when lines are asked for. */
+static void lines_syms(struct image_bfd *img)
+{
+	asymbol ***syms = img->linebfd == img->dbg ? &img->syms_d :
+						     &img->syms_a;
+
+	if (!img->linesyms_read) {
+		img->linesyms_read = true;
+		if (!*syms && read_symtab(img->linebfd, syms, false) < 0)
+			*syms = NULL;
+	}
+	img->linesyms = *syms;
+}
+
 static const struct line_sec *lsec_at(const struct image_bfd *img,
 				      uint64_t vma)
 {
@@ -800,6 +845,7 @@ static void image_lines(void *arg, const uint64_t *vmas, size_t n,
 	struct image_bfd *img = arg;
 	size_t i;
 
+	lines_syms(img);
 	for (i = 0; i < n; i++) {
 		const struct line_sec *ls = lsec_at(img, vmas[i]);
 		const char *file = NULL, *func = NULL;

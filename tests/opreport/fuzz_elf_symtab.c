@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* Any file can be named as an image in a session (or planted where one
+ * was): opreport reads its ELF symbol tables itself.  Parse anything. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "elf_symtab.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void walk(bfd *abfd, bool dynamic)
+{
+	struct elf_symtab *t = NULL;
+	struct elf_code_sym *c;
+	size_t i, n;
+
+	if (elf_symtab_read(&t, abfd, dynamic) || !t)
+		return;
+	c = calloc(elf_symtab_count(t) + 1, sizeof(*c));
+	if (c) {
+		n = elf_symtab_code(t, c);
+		/* every name is a string the report may print, and a
+		 * size lookup by it stays in the table */
+		for (i = 0; i < n; i++) {
+			if (!strlen(c[i].name))
+				abort(); /* empty names are not code symbols */
+			elf_symtab_size(t, c[i].vma, c[i].name);
+		}
+		free(c);
+	}
+	elf_symtab_free(t);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static bool ready;
+	char path[64];
+	bfd *abfd;
+	int fd;
+
+	if (!ready) {
+		bfd_init();
+		ready = true;
+	}
+	fd = memfd_create("image", MFD_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	/* the ELF target named, so that only our reader looks at the
+	 * bytes: libbfd's own format checks are not ours to fuzz */
+	abfd = bfd_openr(path, "elf64-x86-64");
+	if (abfd) {
+		walk(abfd, false);
+		walk(abfd, true);
+		bfd_close(abfd);
+	}
+	close(fd);
+	return 0;
+}
