@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "elf_symtab.h"
+#include "elf_read.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -8,10 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <oputil/search.h>
-
-/* No real table comes near this; a damaged header must not make us
- * allocate gigabytes. */
-#define SYMTAB_MAX_BYTES (256u << 20)
 
 struct symtab_ent {
 	uint64_t value, size;
@@ -36,32 +33,6 @@ struct elf_symtab {
 	bool relocatable;     /* ET_REL: values are section offsets */
 };
 
-/* Read LEN bytes at OFF of ABFD into a new buffer with EXTRA zero bytes
- * after them, or NULL. */
-static void *read_at(bfd *abfd, uint64_t off, uint64_t len, size_t extra,
-		     int *err)
-{
-	ufile_ptr fsize = bfd_get_file_size(abfd);
-	char *buf;
-
-	*err = 0;
-	if (!len || len > SYMTAB_MAX_BYTES || (fsize && (off > fsize ||
-						      len > fsize - off)))
-		return NULL;
-	buf = malloc(len + extra);
-	if (!buf) {
-		*err = -ENOMEM;
-		return NULL;
-	}
-	if (bfd_seek(abfd, (file_ptr)off, SEEK_SET) ||
-	    bfd_bread(buf, len, abfd) != len) {
-		free(buf);
-		return NULL;
-	}
-	memset(buf + len, 0, extra);
-	return buf;
-}
-
 static int ent_cmp(const void *pa, const void *pb)
 {
 	const struct symtab_ent *a = pa, *b = pb;
@@ -70,39 +41,6 @@ static int ent_cmp(const void *pa, const void *pb)
 		return a->value < b->value ? -1 : 1;
 	/* the file's order among equal values, for a stable table */
 	return (a->name > b->name) - (a->name < b->name);
-}
-
-/* The section headers' fields we need, in either class. */
-struct shdr {
-	uint32_t type, link;
-	uint64_t flags, addr, offset, size, entsize;
-};
-
-#define SHDR_FIELD(abfd, p, cls, f)                                           \
-	(sizeof(((Elf##cls##_Shdr *)0)->f) == 8 ?                             \
-		 bfd_get_64(abfd, (p) + offsetof(Elf##cls##_Shdr, f)) :       \
-		 bfd_get_32(abfd, (p) + offsetof(Elf##cls##_Shdr, f)))
-
-static void shdr_get(bfd *abfd, const unsigned char *p, bool is64,
-		     struct shdr *s)
-{
-	if (is64) {
-		s->type = SHDR_FIELD(abfd, p, 64, sh_type);
-		s->link = SHDR_FIELD(abfd, p, 64, sh_link);
-		s->flags = SHDR_FIELD(abfd, p, 64, sh_flags);
-		s->addr = SHDR_FIELD(abfd, p, 64, sh_addr);
-		s->offset = SHDR_FIELD(abfd, p, 64, sh_offset);
-		s->size = SHDR_FIELD(abfd, p, 64, sh_size);
-		s->entsize = SHDR_FIELD(abfd, p, 64, sh_entsize);
-	} else {
-		s->type = SHDR_FIELD(abfd, p, 32, sh_type);
-		s->link = SHDR_FIELD(abfd, p, 32, sh_link);
-		s->flags = SHDR_FIELD(abfd, p, 32, sh_flags);
-		s->addr = SHDR_FIELD(abfd, p, 32, sh_addr);
-		s->offset = SHDR_FIELD(abfd, p, 32, sh_offset);
-		s->size = SHDR_FIELD(abfd, p, 32, sh_size);
-		s->entsize = SHDR_FIELD(abfd, p, 32, sh_entsize);
-	}
 }
 
 static void sym_get(bfd *abfd, const unsigned char *p, bool is64,
@@ -123,76 +61,30 @@ static void sym_get(bfd *abfd, const unsigned char *p, bool is64,
 	}
 }
 
-struct ehdr {
-	bool is64, relocatable;
-	uint64_t shoff;
-	unsigned shentsize, shnum;
-};
-
-static bool ehdr_get(bfd *abfd, struct ehdr *h)
-{
-	unsigned char b[sizeof(Elf64_Ehdr)];
-
-	if (bfd_get_flavour(abfd) != bfd_target_elf_flavour ||
-	    bfd_seek(abfd, 0, SEEK_SET) ||
-	    bfd_bread(b, sizeof(Elf32_Ehdr), abfd) != sizeof(Elf32_Ehdr) ||
-	    memcmp(b, ELFMAG, SELFMAG))
-		return false;
-	h->is64 = b[EI_CLASS] == ELFCLASS64;
-	if (h->is64 && bfd_bread(b + sizeof(Elf32_Ehdr),
-				 sizeof(Elf64_Ehdr) - sizeof(Elf32_Ehdr),
-				 abfd) != sizeof(Elf64_Ehdr) - sizeof(Elf32_Ehdr))
-		return false;
-	if (h->is64) {
-		h->shoff = bfd_get_64(abfd, b + offsetof(Elf64_Ehdr, e_shoff));
-		h->shentsize = bfd_get_16(abfd, b + offsetof(Elf64_Ehdr,
-							     e_shentsize));
-		h->shnum = bfd_get_16(abfd, b + offsetof(Elf64_Ehdr, e_shnum));
-		h->relocatable = bfd_get_16(abfd, b + offsetof(Elf64_Ehdr,
-							       e_type)) ==
-				 ET_REL;
-	} else {
-		h->shoff = bfd_get_32(abfd, b + offsetof(Elf32_Ehdr, e_shoff));
-		h->shentsize = bfd_get_16(abfd, b + offsetof(Elf32_Ehdr,
-							     e_shentsize));
-		h->shnum = bfd_get_16(abfd, b + offsetof(Elf32_Ehdr, e_shnum));
-		h->relocatable = bfd_get_16(abfd, b + offsetof(Elf32_Ehdr,
-							       e_type)) ==
-				 ET_REL;
-	}
-	return h->shentsize == (h->is64 ? sizeof(Elf64_Shdr) :
-					  sizeof(Elf32_Shdr)) &&
-	       h->shnum;
-}
-
 int elf_symtab_read(struct elf_symtab **out, bfd *abfd, bool dynamic)
 {
-	unsigned char *shdrs = NULL, *syms = NULL;
+	struct elf_shdr *shdrs = NULL, *tab = NULL, *str;
 	struct elf_symtab *t = NULL;
-	struct shdr tab, str, s;
-	struct ehdr h;
+	unsigned char *syms = NULL;
+	struct elf_ehdr h;
 	uint64_t i, nsyms;
 	int err = 0;
 
 	*out = NULL;
-	if (!ehdr_get(abfd, &h))
+	if (!elf_read_ehdr(abfd, &h))
 		return 0;
-	shdrs = read_at(abfd, h.shoff, (uint64_t)h.shnum * h.shentsize, 0,
-			&err);
+	shdrs = elf_read_shdrs(abfd, &h, &err);
 	if (!shdrs)
 		return err;
-	for (i = 0; i < h.shnum; i++) {
-		shdr_get(abfd, shdrs + i * h.shentsize, h.is64, &tab);
-		if (tab.type == (dynamic ? SHT_DYNSYM : SHT_SYMTAB))
-			break;
-	}
-	if (i == h.shnum || tab.link >= h.shnum ||
-	    tab.entsize != (h.is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym)))
+	for (i = 0; i < h.shnum && !tab; i++)
+		if (shdrs[i].type == (dynamic ? SHT_DYNSYM : SHT_SYMTAB))
+			tab = &shdrs[i];
+	if (!tab || tab->link >= h.shnum ||
+	    tab->entsize != (h.is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym)))
 		goto out;
-	nsyms = tab.size / tab.entsize;
-	shdr_get(abfd, shdrs + (uint64_t)tab.link * h.shentsize, h.is64,
-		 &str);
-	if (str.type != SHT_STRTAB || nsyms < 2)
+	nsyms = tab->size / tab->entsize;
+	str = &shdrs[tab->link];
+	if (str->type != SHT_STRTAB || nsyms < 2)
 		goto out;
 	t = calloc(1, sizeof(*t));
 	if (!t) {
@@ -205,19 +97,18 @@ int elf_symtab_read(struct elf_symtab **out, bfd *abfd, bool dynamic)
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < h.shnum; i++) {
-		shdr_get(abfd, shdrs + i * h.shentsize, h.is64, &s);
-		t->secs[i] = (struct symtab_sec){ s.addr, s.size,
-						  !!(s.flags & SHF_EXECINSTR) };
-	}
+	for (i = 0; i < h.shnum; i++)
+		t->secs[i] = (struct symtab_sec){
+			shdrs[i].addr, shdrs[i].size,
+			!!(shdrs[i].flags & SHF_EXECINSTR) };
 	t->nr_secs = h.shnum;
-	syms = read_at(abfd, tab.offset, tab.size, 0, &err);
+	syms = elf_read_at(abfd, tab->offset, tab->size, 0, &err);
 	if (!syms)
 		goto out;
-	t->strtab = read_at(abfd, str.offset, str.size, 1, &err);
+	t->strtab = elf_read_section(abfd, str, &err);
 	if (!t->strtab)
 		goto out;
-	t->strtab_len = str.size;
+	t->strtab_len = str->size;
 	t->v = calloc(nsyms, sizeof(*t->v));
 	if (!t->v) {
 		err = -ENOMEM;
@@ -227,7 +118,7 @@ int elf_symtab_read(struct elf_symtab **out, bfd *abfd, bool dynamic)
 	for (i = 1; i < nsyms; i++) {
 		struct symtab_ent *e = &t->v[t->n];
 
-		sym_get(abfd, syms + i * tab.entsize, h.is64, e);
+		sym_get(abfd, syms + i * tab->entsize, h.is64, e);
 		if (e->name < t->strtab_len)
 			t->n++;
 	}

@@ -12,6 +12,7 @@
 #include <oputil/search.h>
 
 #include "bfd_inc.h"
+#include "elf_plt.h"
 #include "elf_symtab.h"
 #include "image_bfd.h"
 #include "out.h"
@@ -42,6 +43,7 @@ struct image_bfd {
 	struct report_sym *syms; /* sorted by vma */
 	size_t nr_syms;
 	struct report_sym *plt;  /* PLT stubs, read on first use */
+	struct elf_plt elf_plt;  /* holds the names of plt, when ELF */
 	size_t nr_plt;
 	uint64_t plt_lo, plt_hi; /* the .plt sections' span */
 	bool plt_read;
@@ -120,6 +122,7 @@ static void image_free(struct image_bfd *img)
 	free(img->syms_d);
 	free(img->synth);
 	elf_symtab_free(img->symtab);
+	elf_plt_free(&img->elf_plt);
 	if (img->dbg)
 		bfd_close(img->dbg);
 	if (img->abfd)
@@ -478,7 +481,8 @@ static int syms_build(struct elf_code_sym *c, size_t n,
 {
 	size_t k, next;
 
-	qsort(c, n, sizeof(*c), cand_cmp);
+	if (n)
+		qsort(c, n, sizeof(*c), cand_cmp);
 	*out = calloc(n + 1, sizeof(**out));
 	if (!*out)
 		return -ENOMEM;
@@ -554,10 +558,18 @@ static void plt_load(struct image_bfd *img)
 {
 	struct elf_code_sym *c = NULL;
 	size_t n = 0;
+	int rc;
 
 	img->plt_read = true;
-	if (read_plt(img, &c, &n) < 0 ||
-	    syms_build(c, n, &img->plt, &img->nr_plt))
+	rc = elf_plt_read(&img->elf_plt, img->abfd);
+	if (rc > 0)
+		rc = syms_build(img->elf_plt.v, img->elf_plt.n, &img->plt,
+				&img->nr_plt);
+	else if (!rc && read_plt(img, &c, &n) >= 0)
+		rc = syms_build(c, n, &img->plt, &img->nr_plt);
+	else
+		rc = -ENOMEM;
+	if (rc)
 		out_warnf("%s: out of memory; its PLT stubs show as (no symbols)",
 			  img->path);
 	free(c);

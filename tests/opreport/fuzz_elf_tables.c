@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* Any file can be named as an image in a session (or planted where one
- * was): opreport reads its ELF symbol tables itself.  Parse anything. */
+ * was): opreport reads its ELF symbol tables and PLT stubs itself.
+ * Parse anything. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "elf_plt.h"
 #include "elf_symtab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -59,8 +61,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * bytes: libbfd's own format checks are not ours to fuzz */
 	abfd = bfd_openr(path, "elf64-x86-64");
 	if (abfd) {
+		struct elf_plt plt;
+
 		walk(abfd, false);
 		walk(abfd, true);
+		if (elf_plt_read(&plt, abfd) > 0)
+			elf_plt_free(&plt);
 		bfd_close(abfd);
 	}
 	close(fd);
