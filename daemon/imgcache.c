@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <oputil/hash.h>
 
 struct imgcache_entry {
 	struct imgcache_entry *next;
@@ -15,15 +16,11 @@ struct imgcache_entry {
 
 static uint64_t imgcache_hash(const struct imgcache_key *k)
 {
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+	uint64_t h = oputil_hash_str(OPUTIL_HASH_SEED, k->path);
 
-	for (const char *s = k->path; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	h = (h ^ k->dev) * 1099511628211ull;
-	h = (h ^ k->ino) * 1099511628211ull;
-	for (int i = 0; i < k->build_id_size; i++)
-		h = (h ^ k->build_id[i]) * 1099511628211ull;
-	return h;
+	h = (h ^ k->dev) * 0x100000001b3ull;
+	h = (h ^ k->ino) * 0x100000001b3ull;
+	return oputil_hash_bytes(h, k->build_id, k->build_id_size);
 }
 
 static int imgcache_equal(const struct imgcache_key *a,

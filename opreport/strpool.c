@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <oputil/hash.h>
 
 #include "strpool.h"
 
@@ -62,15 +63,6 @@ void *strpool_alloc(struct strpool *p, size_t size)
 	return mem;
 }
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 static int grow(struct strpool *p)
 {
 	size_t n = p->nr_slots ? p->nr_slots * 2 : 256;
@@ -85,7 +77,7 @@ static int grow(struct strpool *p)
 
 		if (!s)
 			continue;
-		j = hash_str(s) & (n - 1);
+		j = oputil_hash_str(OPUTIL_HASH_SEED, s) & (n - 1);
 		while (slots[j])
 			j = (j + 1) & (n - 1);
 		slots[j] = s;
@@ -103,7 +95,8 @@ const char *strpool_intern(struct strpool *p, const char *s)
 
 	if ((p->nr_used + 1) * 2 > p->nr_slots && grow(p))
 		return NULL;
-	for (i = hash_str(s) & (p->nr_slots - 1); p->slots[i];
+	for (i = oputil_hash_str(OPUTIL_HASH_SEED, s) & (p->nr_slots - 1);
+	     p->slots[i];
 	     i = (i + 1) & (p->nr_slots - 1))
 		if (!strcmp(p->slots[i], s))
 			return p->slots[i];

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <oputil/hash.h>
 
 #include "writer_internal.h"
 
@@ -84,12 +85,7 @@ int ops_writer_context(struct ops_writer *w, const struct ops_context *ctx,
 
 static uint64_t hist_hash(uint32_t ctx, uint64_t offset)
 {
-	uint64_t h = offset ^ ((uint64_t)ctx * 0x9e3779b97f4a7c15ull);
-
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return h;
+	return oputil_hash_u64(offset ^ ((uint64_t)ctx * 0x9e3779b97f4a7c15ull));
 }
 
 static int hist_grow_table(struct ops_hist_writer *h)

@@ -2,15 +2,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <oputil/hash.h>
 
 #include "keyset_internal.h"
 
 static uint64_t keyset_hash(const uint8_t *p, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = oputil_hash_bytes(OPUTIL_HASH_SEED, p, n);
 
-	while (n--)
-		h = (h ^ *p++) * 0x100000001b3ull;
 	return h ^ (h >> 29);
 }
 
