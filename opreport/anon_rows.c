@@ -6,16 +6,8 @@
 
 #include "anon_rows.h"
 #include "spec.h"
+#include "anon_sort.h"
 #include "strpool.h"
-
-static int sample_cmp(const void *pa, const void *pb)
-{
-	const struct ops_anon_sample *a = pa, *b = pb;
-
-	if (a->addr != b->addr)
-		return a->addr < b->addr ? -1 : 1;
-	return (a->time_ns > b->time_ns) - (a->time_ns < b->time_ns);
-}
 
 static int ptr_cmp(const void *pa, const void *pb)
 {
@@ -303,30 +295,36 @@ int anon_rows_add(struct report *r, struct ops_session *s,
 
 	for (id = 0; id < nr && !ret; id++) {
 		const struct ops_process *p = ops_session_process(s, id);
-		const struct ops_anon_sample *smp;
 		struct anon_resolved res = { 0 }, none = { 0 };
+		bool shown;
 		size_t n;
 		int claimed = 0;
 
-		if (!p || ops_session_anon(s, id, &smp, &n)) {
-			ret = p ? -ENOMEM : 0;
+		if (!p)
+			continue;
+		/* hidden samples are only counted: no memory for them */
+		shown = r->opts->anon_samples && process_selected(r, p);
+		if (shown ? ops_session_anon_take(s, id, &sorted, &n) :
+			    ops_session_anon_count(s, id, &n)) {
+			ret = -ENOMEM;
 			continue;
 		}
-		if (report_count_add(&r->session_total, n))
+		if (report_count_add(&r->session_total, n)) {
+			free(sorted);
 			return -EOVERFLOW;
-		if (!n || !process_selected(r, p))
+		}
+		if (!n || !process_selected(r, p)) {
+			free(sorted);
+			sorted = NULL;
 			continue;
+		}
 		/* parts of the session total: cannot overflow */
 		report_count_add(&r->total, n);
-		if (!r->opts->anon_samples) {
+		if (!shown) {
 			report_count_add(&r->anon_hidden, n);
 			continue;
 		}
-		sorted = malloc(n * sizeof(*sorted));
-		if (!sorted)
-			return -ENOMEM;
-		memcpy(sorted, smp, n * sizeof(*sorted));
-		qsort(sorted, n, sizeof(*sorted), sample_cmp);
+		anon_sort(sorted, n);
 		if (handlers)
 			claimed = anon_handlers_resolve(handlers, s, id,
 							sorted, n, &res);

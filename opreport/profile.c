@@ -233,8 +233,8 @@ static int cg_add_flat(struct profile *p, struct report *r,
 		const struct ops_anon_sample *smp;
 		size_t k, ns;
 
-		if (!pr || ops_session_anon(s, id, &smp, &ns) ||
-		    !anon_rows_selected(r, pr))
+		if (!pr || !anon_rows_selected(r, pr) ||
+		    ops_session_anon(s, id, &smp, &ns))
 			continue;
 		for (k = 0; k < ns && !ret; k++) {
 			struct cg_raw_ctx c = { CG_NONE, id, pr->tgid };
@@ -243,6 +243,7 @@ static int cg_add_flat(struct profile *p, struct report *r,
 			ret = callgraph_add(p->cg, &c, &fr, 1, smp[k].time_ns,
 					    1, false);
 		}
+		ops_session_anon_release(s, id);
 	}
 	return ret;
 }

@@ -136,6 +136,7 @@ static const char *anon_samples(struct ops_anon_data *a, struct ops_cur *c,
 	b->off = offset;
 	b->len = (uint32_t)len;
 	b->next = NO_BLOCK;
+	b->count = (uint32_t)count; /* at most len / 2 + 1 */
 	r = &a->procs[id];
 	if (stacks) {
 		if (r->last_sblock == NO_BLOCK)
@@ -286,6 +287,73 @@ int ops_anon_decode(struct ops_anon_data *a, uint32_t proc_id,
 	*samples = r->samples;
 	*n = r->nr_decoded;
 	return 0;
+}
+
+int ops_anon_count(struct ops_anon_data *a, uint32_t proc_id, size_t *n)
+{
+	struct ops_anon_sample *scratch = NULL;
+	struct ops_anon_rproc *r;
+	uint32_t b, cap = 0;
+
+	*n = 0;
+	if (proc_id >= a->nr_procs)
+		return -ENOENT;
+	r = &a->procs[proc_id];
+	if (r->decoded) {
+		*n = r->nr_decoded;
+		return 0;
+	}
+	/* one block at a time, in memory the size of the largest */
+	for (b = r->first_block; b != NO_BLOCK; b = a->blocks[b].next) {
+		const struct ops_anon_block *blk = &a->blocks[b];
+		bool whole;
+
+		if (blk->count > cap) {
+			void *grown = realloc(scratch,
+					      blk->count * sizeof(*scratch));
+
+			if (!grown) {
+				free(scratch);
+				return -ENOMEM;
+			}
+			scratch = grown;
+			cap = blk->count;
+		}
+		*n += anon_decode_block(a, blk, scratch, &whole);
+		if (!whole)
+			break;
+	}
+	free(scratch);
+	return 0;
+}
+
+int ops_anon_take(struct ops_anon_data *a, uint32_t proc_id,
+		  struct ops_anon_sample **samples, size_t *n)
+{
+	const struct ops_anon_sample *s;
+	int err = ops_anon_decode(a, proc_id, &s, n);
+
+	*samples = NULL;
+	if (err)
+		return err;
+	*samples = a->procs[proc_id].samples;
+	a->procs[proc_id].samples = NULL;
+	a->procs[proc_id].nr_decoded = 0;
+	a->procs[proc_id].decoded = false;
+	return 0;
+}
+
+void ops_anon_release(struct ops_anon_data *a, uint32_t proc_id)
+{
+	struct ops_anon_rproc *r;
+
+	if (proc_id >= a->nr_procs)
+		return;
+	r = &a->procs[proc_id];
+	free(r->samples);
+	r->samples = NULL;
+	r->nr_decoded = 0;
+	r->decoded = false;
 }
 
 /* The stack samples of process PROC_ID: its STACK_SAMPLES blocks decode

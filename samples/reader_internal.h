@@ -65,6 +65,7 @@ struct ops_anon_block {
 	uint64_t off;  /* of the block header in the file */
 	uint32_t len;  /* payload length */
 	uint32_t next; /* next block of the same process, or UINT32_MAX */
+	uint32_t count; /* samples, as its header says */
 };
 
 struct ops_anon_data {
@@ -88,6 +89,13 @@ int ops_anon_parse(struct ops_anon_data *a, const uint8_t *buf, size_t len,
 /* Decode one process's samples (cached). */
 int ops_anon_decode(struct ops_anon_data *a, uint32_t proc_id,
 		    const struct ops_anon_sample **samples, size_t *n);
+/* How many samples of one process decode, without keeping them. */
+int ops_anon_count(struct ops_anon_data *a, uint32_t proc_id, size_t *n);
+/* One process's samples, decoded, handed to the caller to free. */
+int ops_anon_take(struct ops_anon_data *a, uint32_t proc_id,
+		  struct ops_anon_sample **samples, size_t *n);
+/* Forget one process's decoded samples; they decode again when asked. */
+void ops_anon_release(struct ops_anon_data *a, uint32_t proc_id);
 /* Decode one process's stack samples (cached), leaving out those whose
  * stack id is A->nr_stacks or above. */
 int ops_anon_decode_stacks(struct ops_anon_data *a, uint32_t proc_id,

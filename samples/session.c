@@ -304,6 +304,23 @@ int ops_session_anon(struct ops_session *s, uint32_t proc_id,
 	return ops_anon_decode(&s->anon, proc_id, samples, n);
 }
 
+int ops_session_anon_count(struct ops_session *s, uint32_t proc_id,
+			   size_t *n)
+{
+	return ops_anon_count(&s->anon, proc_id, n);
+}
+
+int ops_session_anon_take(struct ops_session *s, uint32_t proc_id,
+			  struct ops_anon_sample **samples, size_t *n)
+{
+	return ops_anon_take(&s->anon, proc_id, samples, n);
+}
+
+void ops_session_anon_release(struct ops_session *s, uint32_t proc_id)
+{
+	ops_anon_release(&s->anon, proc_id);
+}
+
 uint32_t ops_session_nr_stacks(const struct ops_session *s)
 {
 	return s->hist.nr_stacks;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anon_sort.h"
 #include "kallsyms.h"
 #include "options.h"
 #include "spec.h"
@@ -292,6 +293,59 @@ START_TEST(options_repeated_strings_keep_the_last)
 }
 END_TEST
 
+static int by_addr_time(const void *pa, const void *pb)
+{
+	const struct ops_anon_sample *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return (a->time_ns > b->time_ns) - (a->time_ns < b->time_ns);
+}
+
+/* Every shape a session can hold, against qsort: random, few distinct
+ * keys, sorted, reversed, all equal, and the organ-pipe that defeats
+ * median-of-three (heapsort takes over). */
+START_TEST(anon_sort_as_qsort)
+{
+	static const size_t sizes[] = { 0, 1, 2, 17, 1000, 100000 };
+	size_t k, i, n;
+	int shape;
+
+	srand(7);
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		n = sizes[k];
+		for (shape = 0; shape < 6; shape++) {
+			struct ops_anon_sample *a = calloc(n + 1, sizeof(*a));
+			struct ops_anon_sample *b = calloc(n + 1, sizeof(*b));
+
+			for (i = 0; i < n; i++) {
+				uint64_t v = shape == 0 ? (uint64_t)rand() :
+					     shape == 1 ? (uint64_t)(rand() % 5) :
+					     shape == 2 ? i :
+					     shape == 3 ? n - i :
+					     shape == 4 ? 42 :
+					     i < n / 2 ? i : n - i;
+
+				a[i] = (struct ops_anon_sample){
+					(uint64_t)(rand() % 3), v, (uint32_t)i };
+			}
+			memcpy(b, a, n * sizeof(*a));
+			anon_sort(a, n);
+			qsort(b, n, sizeof(*b), by_addr_time);
+			/* one assertion for the lot: Check's are slow */
+			for (i = 0; i < n; i++)
+				if (a[i].addr != b[i].addr ||
+				    a[i].time_ns != b[i].time_ns)
+					break;
+			ck_assert_msg(i == n, "size %zu shape %d: differs at %zu",
+				      n, shape, i);
+			free(a);
+			free(b);
+		}
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("opreport");
@@ -312,6 +366,7 @@ static Suite *suite(void)
 		{ "kallsyms_junk", kallsyms_binary_junk },
 		{ "strpool", strpool_interns },
 		{ "options_repeats", options_repeated_strings_keep_the_last },
+		{ "anon_sort", anon_sort_as_qsort },
 	};
 	size_t i;
 

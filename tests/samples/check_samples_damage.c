@@ -130,6 +130,9 @@ static void check_anon_prefix(struct ops_session *s, size_t want)
 	size_t n, i;
 
 	ck_assert_uint_eq(ops_session_nr_processes(s), 1);
+	/* counting stops where decoding stops */
+	ck_assert_int_eq(ops_session_anon_count(s, proc_id, &n), 0);
+	ck_assert_uint_eq(n, want);
 	ck_assert_int_eq(ops_session_anon(s, proc_id, &a, &n), 0);
 	ck_assert_uint_eq(n, want);
 	for (i = 0; i < n; i++) {

@@ -379,6 +379,7 @@ START_TEST(test_anon_stream)
 	uint64_t t = 1000000;
 	uint32_t id, other;
 	size_t n, i;
+	int round;
 
 	ck_assert_int_eq(ops_writer_process(w, &p, &id), 0);
 	ck_assert_int_eq(ops_writer_process(w, &p, &other), 0);
@@ -407,13 +408,25 @@ START_TEST(test_anon_stream)
 	ck_assert_int_eq(ops_writer_close(w, 1), 0);
 
 	s = session_must_open(sdir, &wr);
-	ck_assert_int_eq(ops_session_anon(s, id, &got, &n), 0);
+	/* counted without decoding into memory, then decoded, released
+	 * and decoded again: the same samples each time */
+	ck_assert_int_eq(ops_session_anon_count(s, id, &n), 0);
 	ck_assert_uint_eq(n, NR_ANON);
-	for (i = 0; i < n; i++) {
-		ck_assert_uint_eq(got[i].time_ns, want[i].time_ns);
-		ck_assert_uint_eq(got[i].addr, want[i].addr);
-		ck_assert_uint_eq(got[i].tid, want[i].tid);
+	for (round = 0; round < 2; round++) {
+		ck_assert_int_eq(ops_session_anon(s, id, &got, &n), 0);
+		ck_assert_uint_eq(n, NR_ANON);
+		for (i = 0; i < n; i++) {
+			ck_assert_uint_eq(got[i].time_ns, want[i].time_ns);
+			ck_assert_uint_eq(got[i].addr, want[i].addr);
+			ck_assert_uint_eq(got[i].tid, want[i].tid);
+		}
+		ck_assert_int_eq(ops_session_anon_count(s, id, &n), 0);
+		ck_assert_uint_eq(n, NR_ANON);
+		ops_session_anon_release(s, id);
 	}
+	ck_assert_int_eq(ops_session_anon_count(s, other, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(ops_session_anon_count(s, 2, &n), -ENOENT);
 	ck_assert_int_eq(ops_session_anon(s, other, &got, &n), 0);
 	ck_assert_uint_eq(n, 0);
 	ck_assert_int_eq(ops_session_anon(s, 2, &got, &n), -ENOENT);

@@ -332,6 +332,17 @@ const struct ops_process *ops_session_process(const struct ops_session *s,
  * use, then cached).  Returns 0, or a negative errno on memory failure. */
 int ops_session_anon(struct ops_session *s, uint32_t proc_id,
 		     const struct ops_anon_sample **samples, size_t *n);
+/* How many of them ops_session_anon() would give, in memory bounded by
+ * one block, keeping nothing. */
+int ops_session_anon_count(struct ops_session *s, uint32_t proc_id,
+			   size_t *n);
+/* The same samples as ops_session_anon(), in memory the caller now owns
+ * and frees (NULL when there are none); the session forgets them. */
+int ops_session_anon_take(struct ops_session *s, uint32_t proc_id,
+			  struct ops_anon_sample **samples, size_t *n);
+/* Free a process's decoded samples; the pointer ops_session_anon() gave
+ * is no longer valid, and a later call decodes them again. */
+void ops_session_anon_release(struct ops_session *s, uint32_t proc_id);
 
 /* Call graphs.  The stack table; NULL for an id with no entry. */
 uint32_t ops_session_nr_stacks(const struct ops_session *s);
