@@ -10,6 +10,7 @@
 
 #include "anon_handlers.h"
 #include "callgraph.h"
+#include "diff.h"
 #include "options.h"
 #include "out.h"
 #include "profile.h"
@@ -51,21 +52,27 @@ static int report_print(const struct opreport_opts *o,
 	return ret;
 }
 
-static int run_report(const struct opreport_opts *o)
-{
-	struct anon_handlers *handlers = NULL;
-	struct ops_session *s = NULL;
-	struct profile *prof = NULL;
+/* One profile: a session read into a finished report. */
+struct side {
+	struct ops_session *s;
+	struct profile *prof;
 	struct report r;
+	bool ready;
+};
+
+static int side_build(struct side *sd, const struct opreport_opts *o,
+		      struct anon_handlers *handlers)
+{
 	char err[512] = "";
 	int ret;
 
-	ret = report_init(&r, o);
+	ret = report_init(&sd->r, o);
 	if (ret) {
 		fprintf(stderr, "opreport: out of memory\n");
 		return ret;
 	}
-	ret = ops_session_open(&s, o->session_dir, session_warn, NULL, err,
+	sd->ready = true;
+	ret = ops_session_open(&sd->s, o->session_dir, session_warn, NULL, err,
 			       sizeof(err));
 	if (ret) {
 		if (err[0])
@@ -73,40 +80,118 @@ static int run_report(const struct opreport_opts *o)
 		else
 			fprintf(stderr, "opreport: cannot open session %s: %s\n",
 				o->session_dir, strerror(-ret));
-		goto out;
+		return ret;
 	}
-	if (o->nr_anon_handlers) {
-		ret = anon_handlers_load(&handlers,
-					 (const char *const *)o->anon_handlers,
-					 o->nr_anon_handlers, o->handler_path);
-		if (ret)
-			goto out;
-	}
-	if (o->callgraph && !callgraph_session_has_stacks(s)) {
+	if (o->callgraph && !callgraph_session_has_stacks(sd->s)) {
 		/* OProfile prints nothing but this; saying it on stderr and
 		 * failing lets a script tell it from an empty graph */
 		fprintf(stderr, "opreport: session %s has no call graph: record with oprofiled -g\n",
 			o->session_dir);
-		ret = -ENOENT;
-		goto out;
+		return -ENOENT;
 	}
-	r.has_stacks = callgraph_session_has_stacks(s);
-	ret = profile_build(&prof, &r, s, handlers);
+	sd->r.has_stacks = callgraph_session_has_stacks(sd->s);
+	ret = profile_build(&sd->prof, &sd->r, sd->s, handlers);
 	if (ret)
-		goto out;
-	ret = report_finish(&r);
+		return ret;
+	ret = report_finish(&sd->r);
+	if (ret)
+		fprintf(stderr, "opreport: out of memory\n");
+	return ret;
+}
+
+static void side_free(struct side *sd)
+{
+	if (sd->ready)
+		report_release(&sd->r);
+	profile_free(sd->prof);
+	if (sd->s)
+		ops_session_close(sd->s);
+}
+
+/* pprof compares two files: -o FILE is the profile, FILE.base the
+ * baseline, as go tool pprof -diff_base takes them. */
+static int diff_pprof(const struct opreport_opts *o, const struct side *sd)
+{
+	struct opreport_opts base = *o;
+	size_t len = strlen(o->output_file) + sizeof(".base");
+	char *path = malloc(len);
+	int ret;
+
+	if (!path) {
+		fprintf(stderr, "opreport: out of memory\n");
+		return -ENOMEM;
+	}
+	snprintf(path, len, "%s.base", o->output_file);
+	base.output_file = path;
+	ret = report_print(&base, &sd[0].r);
+	if (!ret)
+		ret = report_print(o, &sd[1].r);
+	if (!ret)
+		fprintf(stderr, "opreport: compare with: go tool pprof -diff_base=%s %s\n",
+			path, o->output_file);
+	free(path);
+	return ret;
+}
+
+static int diff_print(const struct opreport_opts *o, const struct side *sd)
+{
+	struct diff d;
+	FILE *f = stdout;
+	int ret;
+
+	if (o->format == OUT_PPROF)
+		return diff_pprof(o, sd);
+	ret = diff_build(&d, &sd[0].r, &sd[1].r);
 	if (ret) {
 		fprintf(stderr, "opreport: out of memory\n");
-		goto out;
+		return ret;
 	}
-	ret = report_print(o, &r);
-out:
-	report_release(&r);
-	profile_free(prof);
+	if (o->output_file) {
+		const char *why;
+
+		f = out_file_open(o->output_file, &why);
+		if (!f) {
+			fprintf(stderr, "opreport: cannot write %s: %s\n",
+				o->output_file, why);
+			diff_free(&d);
+			return -EPERM;
+		}
+	}
+	ret = out_diff(f, &d);
+	if (f != stdout && fclose(f))
+		ret = -EIO;
+	if (ret)
+		fprintf(stderr, "opreport: cannot write %s: %s\n",
+			o->output_file ? o->output_file : "the report",
+			strerror(-ret));
+	diff_free(&d);
+	return ret;
+}
+
+static int run_report(const struct opreport_opts *o)
+{
+	struct anon_handlers *handlers = NULL;
+	struct opreport_opts base = *o;
+	struct side sd[2] = { { 0 }, { 0 } };
+	int ret = 0;
+
+	if (o->nr_anon_handlers)
+		ret = anon_handlers_load(&handlers,
+					 (const char *const *)o->anon_handlers,
+					 o->nr_anon_handlers, o->handler_path);
+	if (!ret && o->base_dir) {
+		base.session_dir = o->base_dir;
+		base.spec = o->base_spec;
+		ret = side_build(&sd[0], &base, handlers);
+	}
+	if (!ret)
+		ret = side_build(&sd[1], o, handlers);
+	if (!ret)
+		ret = o->base_dir ? diff_print(o, sd) : report_print(o, &sd[1].r);
+	side_free(&sd[0]);
+	side_free(&sd[1]);
 	if (handlers)
 		anon_handlers_free(handlers);
-	if (s)
-		ops_session_close(s);
 	return ret;
 }
 

@@ -64,6 +64,11 @@ struct opreport_opts {
 	const char *handler_path;
 	const char *debug_dir;  /* root of separate debug files */
 	struct profile_spec *spec;
+	/* A differential profile: the baseline's session and spec (from
+	 * --diff=DIR or the first of "{ ... } { ... }"); session_dir and
+	 * spec are then the new profile's.  NULL base_dir: no diff. */
+	const char *base_dir;
+	struct profile_spec *base_spec;
 	bool list_handlers;     /* --list-handlers: list and exit */
 	struct anon_isolation isolation; /* --handler-isolation, -timeout */
 };

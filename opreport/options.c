@@ -247,13 +247,14 @@ enum {
 	OPT_HANDLER_PATH,
 	OPT_ISOLATION,
 	OPT_HANDLER_TIMEOUT,
+	OPT_DIFF,
 };
 
 static int flag_callgraph, flag_symbols, flag_debug, flag_details, flag_address,
 	flag_reverse, flag_exclude_dep, flag_no_header, flag_long,
 	flag_global, flag_anon;
 static char *opt_output_file, *opt_session_dir, *opt_debug_dir,
-	*opt_handler_path;
+	*opt_handler_path, *opt_diff, *opt_side_dir[2];
 
 /* String options that keep their value: one given twice replaces, and
  * frees, the first. */
@@ -264,6 +265,7 @@ static char **options_slot(int val)
 	case OPT_SESSION_DIR: return &opt_session_dir;
 	case OPT_DEBUG_DIR: return &opt_debug_dir;
 	case OPT_HANDLER_PATH: return &opt_handler_path;
+	case OPT_DIFF: return &opt_diff;
 	}
 	return NULL;
 }
@@ -308,6 +310,9 @@ static const struct poptOption options_table[] = {
 	  "write the report to FILE", "FILE" },
 	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR,
 	  "the session (default ./oprofile_data)", "DIR" },
+	{ "diff", 0, POPT_ARG_STRING, NULL, OPT_DIFF,
+	  "a differential profile: the session against the baseline "
+	  "session DIR (or give \"{ session:A } { session:B }\")", "DIR" },
 	{ "image-path", 'p', POPT_ARG_STRING, NULL, OPT_IMAGE_PATH,
 	  "also look for images in these directories", "DIRS" },
 	{ "debug-dir", 0, POPT_ARG_STRING, NULL, OPT_DEBUG_DIR,
@@ -431,10 +436,82 @@ static void options_reset(struct opreport_opts *o)
 	o->isolation.timeout_ms = ANON_HANDLER_TIMEOUT_MS;
 }
 
+/*
+ * The words after the options: a profile specification, or OProfile's
+ * differential form "{ WORDS } { WORDS }", the baseline first, where
+ * WORDS may name a side's session:DIR and an empty side is the same as
+ * the other.
+ */
+static int options_specs(struct opreport_opts *o, poptContext pc, char *err,
+			 size_t errlen)
+{
+	struct profile_spec *side[2] = { NULL, NULL };
+	const char *word;
+	int n = -1, open = 0, outside = 0, rc;
+
+	while ((word = poptGetArg(pc))) {
+		if (!strcmp(word, "{") || !strcmp(word, "{}")) {
+			if (open || n == 1 || outside) {
+				snprintf(err, errlen, "bad differential profile: expected \"{ ... } { ... }\"");
+				return -EINVAL;
+			}
+			n++;
+			open = strcmp(word, "{}") != 0;
+			if (!n) {
+				o->base_spec = profile_spec_new();
+				if (!o->base_spec)
+					return -ENOMEM;
+			}
+			side[0] = o->base_spec;
+			side[1] = o->spec;
+			continue;
+		}
+		if (!strcmp(word, "}")) {
+			if (!open) {
+				snprintf(err, errlen, "bad differential profile: '}' without '{'");
+				return -EINVAL;
+			}
+			open = 0;
+			continue;
+		}
+		if (n >= 0 && !open) {
+			snprintf(err, errlen, "bad differential profile: '%s' outside \"{ }\"",
+				 word);
+			return -EINVAL;
+		}
+		if (n >= 0 && !strncmp(word, "session:", 8)) {
+			if (!word[8]) {
+				snprintf(err, errlen, "bad profile specification '%s': empty value",
+					 word);
+				return -EINVAL;
+			}
+			free(opt_side_dir[n]);
+			opt_side_dir[n] = strdup(word + 8);
+			if (!opt_side_dir[n])
+				return -ENOMEM;
+			continue;
+		}
+		outside += n < 0;
+		rc = profile_spec_parse(n >= 0 ? side[n] : o->spec, word, err,
+					errlen);
+		if (rc)
+			return rc;
+	}
+	if (n >= 0 && (open || n != 1)) {
+		snprintf(err, errlen, "bad differential profile: expected \"{ ... } { ... }\"");
+		return -EINVAL;
+	}
+	/* a side with no image: or tgid: words takes the other's */
+	if (n == 1 && profile_spec_is_empty(o->base_spec))
+		return profile_spec_copy(o->base_spec, o->spec);
+	if (n == 1 && profile_spec_is_empty(o->spec))
+		return profile_spec_copy(o->spec, o->base_spec);
+	return 0;
+}
+
 int options_parse(struct opreport_opts *o, int argc, const char **argv)
 {
 	poptContext pc;
-	const char *word;
 	char err[512];
 	int rc, ret = -1;
 
@@ -478,14 +555,12 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 		options_bad(pc, rc);
 		goto out;
 	}
-	while ((word = poptGetArg(pc))) {
-		rc = profile_spec_parse(o->spec, word, err, sizeof(err));
-		if (rc == -ENOMEM)
-			snprintf(err, sizeof(err), "out of memory");
-		if (rc) {
-			fprintf(stderr, "opreport: %s\n", err);
-			goto out;
-		}
+	rc = options_specs(o, pc, err, sizeof(err));
+	if (rc == -ENOMEM)
+		snprintf(err, sizeof(err), "out of memory");
+	if (rc) {
+		fprintf(stderr, "opreport: %s\n", err);
+		goto out;
 	}
 	if (opt_output_file)
 		o->output_file = opt_output_file;
@@ -495,6 +570,27 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 		o->debug_dir = opt_debug_dir;
 	if (opt_handler_path)
 		o->handler_path = opt_handler_path;
+	if (opt_diff && o->base_spec) {
+		fprintf(stderr, "opreport: --diff and \"{ } { }\" are two ways to say the same: give one\n");
+		goto out;
+	}
+	if (opt_diff) {
+		o->base_dir = opt_diff;
+		o->base_spec = profile_spec_new();
+		if (!o->base_spec || profile_spec_copy(o->base_spec, o->spec)) {
+			fprintf(stderr, "opreport: out of memory\n");
+			goto out;
+		}
+	} else if (o->base_spec) {
+		/* "{}" or no session: word: the same as the other side */
+		o->base_dir = opt_side_dir[0] ? opt_side_dir[0] :
+			      opt_side_dir[1] ? opt_side_dir[1] :
+						o->session_dir;
+		if (opt_side_dir[1])
+			o->session_dir = opt_side_dir[1];
+		else if (opt_side_dir[0] && !opt_session_dir)
+			o->session_dir = opt_side_dir[0];
+	}
 	o->callgraph = flag_callgraph;
 	o->symbols = flag_symbols;
 	o->debug_info = flag_debug;
@@ -506,6 +602,10 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 	o->long_filenames = flag_long;
 	o->global_percent = flag_global;
 	o->anon_samples |= flag_anon;
+	if (o->base_dir && (o->callgraph || o->details)) {
+		fprintf(stderr, "opreport: a differential profile compares symbols: -c and -d do not apply\n");
+		goto out;
+	}
 	if (o->format == OUT_PPROF && !o->output_file) {
 		fprintf(stderr, "opreport: --format=pprof writes a compressed binary file: give it with -o FILE\n");
 		goto out;
@@ -519,7 +619,8 @@ out:
 void options_free(struct opreport_opts *o)
 {
 	char **strs[] = { &opt_output_file, &opt_session_dir, &opt_debug_dir,
-			  &opt_handler_path };
+			  &opt_handler_path, &opt_diff, &opt_side_dir[0],
+			  &opt_side_dir[1] };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(*strs); i++) {
 		free(*strs[i]);
@@ -530,5 +631,6 @@ void options_free(struct opreport_opts *o)
 	options_list_free(o->image_path);
 	options_list_free(o->anon_handlers);
 	profile_spec_free(o->spec);
+	profile_spec_free(o->base_spec);
 	memset(o, 0, sizeof(*o));
 }

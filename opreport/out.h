@@ -18,6 +18,14 @@ int out_json(FILE *f, const struct report *r);
 int out_callgraph(FILE *f, const struct report *r);
 /* One line per unique stack, "root;...;leaf COUNT" (flamegraph.pl). */
 int out_folded(FILE *f, const struct report *r);
+/* The folded lines, one per distinct stack, sorted by text. */
+struct out_folded_line {
+	char *text;
+	uint64_t count;
+};
+int out_folded_lines(const struct report *r, struct out_folded_line **lines,
+		     size_t *n);
+void out_folded_lines_free(struct out_folded_line *lines, size_t n);
 /* gzip-compressed profile.proto; F must be a file, not a terminal. */
 int out_pprof(FILE *f, const struct report *r);
 /* The header lines of the text formats. */
@@ -35,6 +43,17 @@ const char *out_event_desc(const char *event);
 const char *out_kind_name(enum row_kind kind);
 /* "file:line" text of a location, or NULL when unknown. */
 const char *out_file_name(const struct report *r, const char *file);
+/* S as a JSON string (null for NULL), and as one CSV field followed by
+ * a comma or, when LAST, the end of the line. */
+void out_json_str(FILE *f, const char *s);
+void out_csv_field(FILE *f, const struct report *r, const char *s,
+		   bool last);
+
+/* A differential profile (diff.h) in the format OPTS ask for, to F; the
+ * pprof format is written by out_pprof() once a side. */
+struct diff;
+int out_diff(FILE *f, const struct diff *d);
+
 /* The note that anonymous samples were left out, after PREFIX. */
 void out_anon_hidden_note(FILE *f, const struct report *r,
 			  const char *prefix);

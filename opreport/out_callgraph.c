@@ -286,25 +286,22 @@ static void folded_frame(char **p, const struct report *r,
 	}
 }
 
-struct folded_line {
-	char *text;
-	uint64_t count;
-};
-
 static int folded_cmp(const void *pa, const void *pb)
 {
-	const struct folded_line *a = pa, *b = pb;
+	const struct out_folded_line *a = pa, *b = pb;
 
 	return strcmp(a->text, b->text);
 }
 
-int out_folded(FILE *f, const struct report *r)
+int out_folded_lines(const struct report *r, struct out_folded_line **out,
+		     size_t *n)
 {
 	const struct callgraph *cg = r->cg;
-	struct folded_line *lines;
-	size_t i, j, nl = 0;
-	int ret = -ENOMEM;
+	struct out_folded_line *lines;
+	size_t i, j, nl = 0, nu = 0;
 
+	*out = NULL;
+	*n = 0;
 	lines = calloc(cg->nr_stacks ? cg->nr_stacks : 1, sizeof(*lines));
 	if (!lines)
 		return -ENOMEM;
@@ -316,8 +313,10 @@ int out_folded(FILE *f, const struct report *r)
 		for (j = 0; j < st->depth; j++)
 			len += folded_len(r, &cg->nodes[st->frames[j]]) + 1;
 		p = lines[nl].text = malloc(len);
-		if (!p)
-			goto out;
+		if (!p) {
+			out_folded_lines_free(lines, nl);
+			return -ENOMEM;
+		}
 		lines[nl++].count = st->count;
 		for (j = 0; j < st->depth; j++) {
 			if (j)
@@ -332,15 +331,39 @@ int out_folded(FILE *f, const struct report *r)
 		uint64_t count = 0;
 
 		for (j = i; j < nl && !strcmp(lines[i].text, lines[j].text);
-		     j++)
+		     j++) {
 			count += lines[j].count;
-		fprintf(f, "%s %" PRIu64 "\n", lines[i].text, count);
+			if (j > i)
+				free(lines[j].text);
+		}
+		lines[nu].text = lines[i].text;
+		lines[nu++].count = count;
 	}
-	fflush(f);
-	ret = ferror(f) ? -EIO : 0;
-out:
-	for (i = 0; i < nl; i++)
+	*out = lines;
+	*n = nu;
+	return 0;
+}
+
+void out_folded_lines_free(struct out_folded_line *lines, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
 		free(lines[i].text);
 	free(lines);
-	return ret;
+}
+
+int out_folded(FILE *f, const struct report *r)
+{
+	struct out_folded_line *lines;
+	size_t i, n;
+	int ret = out_folded_lines(r, &lines, &n);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s %" PRIu64 "\n", lines[i].text, lines[i].count);
+	out_folded_lines_free(lines, n);
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
 }

@@ -10,7 +10,8 @@
 
 #include "out.h"
 
-static void field(FILE *f, const struct report *r, const char *s, bool last)
+void out_csv_field(FILE *f, const struct report *r, const char *s,
+		   bool last)
 {
 	s = out_safe(r->pool, s);
 	if (s && strpbrk(s, ",\"\r\n")) {
@@ -60,8 +61,8 @@ static void summary(FILE *f, const struct report *r)
 		pct(f, report_percent(r, app->count, 0));
 		sep(f, app->tgid, app->cpu);
 		fputs(",,", f);
-		field(f, r, app->app, false);
-		field(f, r, "", true);
+		out_csv_field(f, r, app->app, false);
+		out_csv_field(f, r, "", true);
 		for (k = 0; k < app->nr_images; k++) {
 			const struct report_image *img = &app->images[k];
 
@@ -69,10 +70,11 @@ static void summary(FILE *f, const struct report *r)
 			num(f, img->count);
 			pct(f, report_percent(r, img->count, app->count));
 			sep(f, img->first->tgid, img->first->cpu);
-			field(f, r, out_kind_name(img->first->kind), false);
-			field(f, r, img->first->handler, false);
-			field(f, r, app->app, false);
-			field(f, r, img->first->image, true);
+			out_csv_field(f, r, out_kind_name(img->first->kind),
+				      false);
+			out_csv_field(f, r, img->first->handler, false);
+			out_csv_field(f, r, app->app, false);
+			out_csv_field(f, r, img->first->image, true);
 		}
 	}
 }
@@ -91,16 +93,16 @@ static void symbols(FILE *f, const struct report *r)
 		num(f, row->count);
 		pct(f, report_percent(r, row->count, 0));
 		snprintf(vma, sizeof(vma), "0x%" PRIx64, s ? s->vma : 0);
-		field(f, r, s && s->has_vma ? vma : "", false);
+		out_csv_field(f, r, s && s->has_vma ? vma : "", false);
 		snprintf(line, sizeof(line), "%u", s ? s->line : 0);
-		field(f, r, s && s->line ? s->file : NULL, false);
-		field(f, r, s && s->line ? line : NULL, false);
+		out_csv_field(f, r, s && s->line ? s->file : NULL, false);
+		out_csv_field(f, r, s && s->line ? line : NULL, false);
 		sep(f, row->tgid, row->cpu);
-		field(f, r, out_kind_name(row->kind), false);
-		field(f, r, row->handler, false);
-		field(f, r, row->app, false);
-		field(f, r, row->image, false);
-		field(f, r, s ? s->name : "(no symbols)", true);
+		out_csv_field(f, r, out_kind_name(row->kind), false);
+		out_csv_field(f, r, row->handler, false);
+		out_csv_field(f, r, row->app, false);
+		out_csv_field(f, r, row->image, false);
+		out_csv_field(f, r, s ? s->name : "(no symbols)", true);
 		for (k = 0; k < row->nr_details; k++) {
 			const struct report_detail *d = &row->details[k];
 
@@ -108,16 +110,16 @@ static void symbols(FILE *f, const struct report *r)
 			num(f, d->count);
 			pct(f, report_percent(r, d->count, row->count));
 			snprintf(vma, sizeof(vma), "0x%" PRIx64, d->vma);
-			field(f, r, vma, false);
+			out_csv_field(f, r, vma, false);
 			snprintf(line, sizeof(line), "%u", d->line);
-			field(f, r, d->line ? d->file : NULL, false);
-			field(f, r, d->line ? line : NULL, false);
+			out_csv_field(f, r, d->line ? d->file : NULL, false);
+			out_csv_field(f, r, d->line ? line : NULL, false);
 			sep(f, row->tgid, row->cpu);
-			field(f, r, out_kind_name(row->kind), false);
-			field(f, r, row->handler, false);
-			field(f, r, row->app, false);
-			field(f, r, row->image, false);
-			field(f, r, s ? s->name : "(no symbols)", true);
+			out_csv_field(f, r, out_kind_name(row->kind), false);
+			out_csv_field(f, r, row->handler, false);
+			out_csv_field(f, r, row->app, false);
+			out_csv_field(f, r, row->image, false);
+			out_csv_field(f, r, s ? s->name : "(no symbols)", true);
 		}
 	}
 }

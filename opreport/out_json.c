@@ -13,7 +13,7 @@
 
 #define JSON_VERSION 1
 
-static void jstr(FILE *f, const char *s)
+void out_json_str(FILE *f, const char *s)
 {
 	if (!s) {
 		fputs("null", f);
@@ -39,7 +39,7 @@ static void jstr(FILE *f, const char *s)
 
 static void jkey(FILE *f, const char *key)
 {
-	jstr(f, key);
+	out_json_str(f, key);
 	fputc(':', f);
 }
 
@@ -58,7 +58,7 @@ static void jpct(FILE *f, const char *key, double v)
 static void jskv(FILE *f, const char *key, const char *v)
 {
 	jkey(f, key);
-	jstr(f, v);
+	out_json_str(f, v);
 	fputc(',', f);
 }
 

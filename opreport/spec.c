@@ -89,6 +89,34 @@ int profile_spec_parse(struct profile_spec *spec, const char *word,
 	return -EINVAL;
 }
 
+bool profile_spec_is_empty(const struct profile_spec *spec)
+{
+	return !spec || (!spec->nr_images && !spec->nr_tgids);
+}
+
+int profile_spec_copy(struct profile_spec *dst,
+		      const struct profile_spec *src)
+{
+	size_t i;
+
+	options_list_free(dst->images);
+	free(dst->tgids);
+	memset(dst, 0, sizeof(*dst));
+	for (i = 0; i < src->nr_images; i++)
+		if (options_list_append(&dst->images, &dst->nr_images,
+					src->images[i]))
+			return -ENOMEM;
+	if (src->nr_tgids) {
+		dst->tgids = malloc(src->nr_tgids * sizeof(*dst->tgids));
+		if (!dst->tgids)
+			return -ENOMEM;
+		memcpy(dst->tgids, src->tgids,
+		       src->nr_tgids * sizeof(*dst->tgids));
+		dst->nr_tgids = src->nr_tgids;
+	}
+	return 0;
+}
+
 bool profile_spec_has_image(const struct profile_spec *spec)
 {
 	return spec && spec->nr_images;

@@ -21,6 +21,11 @@ void profile_spec_free(struct profile_spec *spec);
 int profile_spec_parse(struct profile_spec *spec, const char *word,
 		       char *err, size_t errlen);
 
+/* No word at all: everything matches. */
+bool profile_spec_is_empty(const struct profile_spec *spec);
+/* DST's words become SRC's.  0 or -ENOMEM. */
+int profile_spec_copy(struct profile_spec *dst,
+		      const struct profile_spec *src);
 bool profile_spec_has_image(const struct profile_spec *spec);
 bool profile_spec_has_tgid(const struct profile_spec *spec);
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * threetoone [SECONDS]: the 3:1 truth.  heavy_work runs the same loop as
- * light_work three times as long, so a profiler should give them 75% and
- * 25% of the samples (of the two).
+ * threetoone [SECONDS [RATIO]]: the 3:1 truth.  heavy_work runs the same
+ * loop as light_work three times as long (RATIO times: 1 gives 50/50), so
+ * a profiler should give them 75% and 25% of the samples (of the two).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #define LIGHT_ITERATIONS 200000
 
 static volatile uint64_t sink;
+static uint64_t ratio = 3;
 
 /* one body, so that an iteration costs the same in both functions */
 #define SPIN(n)                                                         \
@@ -22,7 +23,7 @@ static volatile uint64_t sink;
 
 __attribute__((noinline)) static void heavy_work(void)
 {
-	SPIN(3 * LIGHT_ITERATIONS);
+	SPIN(ratio * LIGHT_ITERATIONS);
 }
 
 __attribute__((noinline)) static void light_work(void)
@@ -43,11 +44,19 @@ int main(int argc, char **argv)
 	double seconds = 2, end;
 	char *tail;
 
-	if (argc > 2) {
-		fprintf(stderr, "usage: threetoone [SECONDS]\n");
+	if (argc > 3) {
+		fprintf(stderr, "usage: threetoone [SECONDS [RATIO]]\n");
 		return 2;
 	}
-	if (argc == 2) {
+	if (argc == 3) {
+		ratio = strtoull(argv[2], &tail, 10);
+		if (*tail || tail == argv[2] || !ratio || ratio > 100) {
+			fprintf(stderr, "threetoone: invalid ratio '%s'\n",
+				argv[2]);
+			return 2;
+		}
+	}
+	if (argc >= 2) {
 		seconds = strtod(argv[1], &tail);
 		if (*tail || tail == argv[1] || !(seconds > 0)) {
 			fprintf(stderr, "threetoone: invalid seconds '%s'\n",
