@@ -296,14 +296,15 @@ int anon_rows_add(struct report *r, struct ops_session *s,
 	for (id = 0; id < nr && !ret; id++) {
 		const struct ops_process *p = ops_session_process(s, id);
 		struct anon_resolved res = { 0 }, none = { 0 };
-		bool shown;
+		bool selected, shown;
 		size_t n;
 		int claimed = 0;
 
 		if (!p)
 			continue;
 		/* hidden samples are only counted: no memory for them */
-		shown = r->opts->anon_samples && process_selected(r, p);
+		selected = process_selected(r, p);
+		shown = r->opts->anon_samples && selected;
 		if (shown ? ops_session_anon_take(s, id, &sorted, &n) :
 			    ops_session_anon_count(s, id, &n)) {
 			ret = -ENOMEM;
@@ -313,7 +314,7 @@ int anon_rows_add(struct report *r, struct ops_session *s,
 			free(sorted);
 			return -EOVERFLOW;
 		}
-		if (!n || !process_selected(r, p)) {
+		if (!n || !selected) {
 			free(sorted);
 			sorted = NULL;
 			continue;

@@ -10,6 +10,7 @@
 
 struct diff_entry {
 	const char *key;     /* interned in the profile's pool */
+	const char *image;   /* row_image(), interned there too */
 	const struct report_row *row;
 	enum diff_side side;
 };
@@ -92,7 +93,7 @@ static int add_side(struct diff_entry *e, size_t *n, const struct report *r,
 				     image, sym ? sym : "");
 		if (!key)
 			return -ENOMEM;
-		e[(*n)++] = (struct diff_entry){ key, row, side };
+		e[(*n)++] = (struct diff_entry){ key, image, row, side };
 	}
 	return 0;
 }
@@ -119,16 +120,14 @@ int diff_build(struct diff *d, const struct report *base,
 	qsort(e, n, sizeof(*e), entry_cmp);
 	for (i = 0; i < n; i = j) {
 		struct diff_row *row = &d->rows[d->nr_rows];
-		const struct report *r = side[e[i].side];
+		const char *sym = row_symbol(side[e[i].side], e[i].row);
 		int s;
 
 		memset(row, 0, sizeof(*row));
 		row->kind = e[i].row->kind;
-		row->image = row_image(r, e[i].row, pool);
-		row->symbol = row_symbol(r, e[i].row);
-		if (row->symbol)
-			row->symbol = strpool_intern(pool, row->symbol);
-		if (!row->image || (row_symbol(r, e[i].row) && !row->symbol))
+		row->image = e[i].image;
+		row->symbol = sym ? strpool_intern(pool, sym) : NULL;
+		if (sym && !row->symbol)
 			goto out;
 		/* one key can have several rows a side (processes, CPUs) */
 		for (j = i; j < n && e[j].key == e[i].key; j++)

@@ -21,8 +21,10 @@ static void session_warn(void *arg, const char *msg)
 	out_warnf("%s", msg);
 }
 
-static int report_print(const struct opreport_opts *o,
-			const struct report *r)
+/* Write with WRITE(F, ARG) to -o FILE or stdout; a failure to open or
+ * write is reported here, once. */
+static int output(const struct opreport_opts *o,
+		  int (*write)(FILE *f, const void *arg), const void *arg)
 {
 	FILE *f = stdout;
 	int ret;
@@ -37,12 +39,7 @@ static int report_print(const struct opreport_opts *o,
 			return -EPERM;
 		}
 	}
-	ret = o->format == OUT_JSON   ? out_json(f, r) :
-	      o->format == OUT_CSV    ? out_csv(f, r) :
-	      o->format == OUT_FOLDED ? out_folded(f, r) :
-	      o->format == OUT_PPROF  ? out_pprof(f, r) :
-	      r->cg                   ? out_callgraph(f, r) :
-					out_text(f, r);
+	ret = write(f, arg);
 	if (f != stdout && fclose(f))
 		ret = -EIO;
 	if (ret)
@@ -50,6 +47,24 @@ static int report_print(const struct opreport_opts *o,
 			o->output_file ? o->output_file : "the report",
 			strerror(-ret));
 	return ret;
+}
+
+static int write_report(FILE *f, const void *arg)
+{
+	const struct report *r = arg;
+	enum opreport_format format = r->opts->format;
+
+	return format == OUT_JSON   ? out_json(f, r) :
+	       format == OUT_CSV    ? out_csv(f, r) :
+	       format == OUT_FOLDED ? out_folded(f, r) :
+	       format == OUT_PPROF  ? out_pprof(f, r) :
+	       r->cg                ? out_callgraph(f, r) :
+				      out_text(f, r);
+}
+
+static int write_diff(FILE *f, const void *arg)
+{
+	return out_diff(f, arg);
 }
 
 /* One profile: a session read into a finished report. */
@@ -123,9 +138,9 @@ static int diff_pprof(const struct opreport_opts *o, const struct side *sd)
 	}
 	snprintf(path, len, "%s.base", o->output_file);
 	base.output_file = path;
-	ret = report_print(&base, &sd[0].r);
+	ret = output(&base, write_report, &sd[0].r);
 	if (!ret)
-		ret = report_print(o, &sd[1].r);
+		ret = output(o, write_report, &sd[1].r);
 	if (!ret)
 		fprintf(stderr, "opreport: compare with: go tool pprof -diff_base=%s %s\n",
 			path, o->output_file);
@@ -136,7 +151,6 @@ static int diff_pprof(const struct opreport_opts *o, const struct side *sd)
 static int diff_print(const struct opreport_opts *o, const struct side *sd)
 {
 	struct diff d;
-	FILE *f = stdout;
 	int ret;
 
 	if (o->format == OUT_PPROF)
@@ -146,24 +160,7 @@ static int diff_print(const struct opreport_opts *o, const struct side *sd)
 		fprintf(stderr, "opreport: out of memory\n");
 		return ret;
 	}
-	if (o->output_file) {
-		const char *why;
-
-		f = out_file_open(o->output_file, &why);
-		if (!f) {
-			fprintf(stderr, "opreport: cannot write %s: %s\n",
-				o->output_file, why);
-			diff_free(&d);
-			return -EPERM;
-		}
-	}
-	ret = out_diff(f, &d);
-	if (f != stdout && fclose(f))
-		ret = -EIO;
-	if (ret)
-		fprintf(stderr, "opreport: cannot write %s: %s\n",
-			o->output_file ? o->output_file : "the report",
-			strerror(-ret));
+	ret = output(o, write_diff, &d);
 	diff_free(&d);
 	return ret;
 }
@@ -187,7 +184,8 @@ static int run_report(const struct opreport_opts *o)
 	if (!ret)
 		ret = side_build(&sd[1], o, handlers);
 	if (!ret)
-		ret = o->base_dir ? diff_print(o, sd) : report_print(o, &sd[1].r);
+		ret = o->base_dir ? diff_print(o, sd) :
+				    output(o, write_report, &sd[1].r);
 	side_free(&sd[0]);
 	side_free(&sd[1]);
 	if (handlers)
