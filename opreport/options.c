@@ -303,7 +303,7 @@ static const struct poptOption options_table[] = {
 	{ "no-header", 'n', POPT_ARG_NONE, &flag_no_header, 0,
 	  "leave out the header lines", NULL },
 	{ "long-filenames", 'f', POPT_ARG_NONE, &flag_long, 0,
-	  "show full paths of images and source files", NULL },
+	  "show full paths of images and source files; never cut names", NULL },
 	{ "global-percent", '%', POPT_ARG_NONE, &flag_global, 0,
 	  "percentages of the whole session, not of the selection", NULL },
 	{ "output-file", 'o', POPT_ARG_STRING, NULL, OPT_OUTPUT_FILE,

@@ -57,6 +57,9 @@ int out_diff(FILE *f, const struct diff *d);
 /* The note that anonymous samples were left out, after PREFIX. */
 void out_anon_hidden_note(FILE *f, const struct report *r,
 			  const char *prefix);
+/* The width F's lines keep within: a terminal's, unless -f asked for
+ * whole names; 0 for no limit. */
+int out_line_limit(FILE *f, const struct report *r);
 /* UTC date of the session's start, "YYYY-MM-DD HH:MM:SS UTC". */
 void out_date(const struct report *r, char *buf, size_t len);
 

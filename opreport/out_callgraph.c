@@ -19,18 +19,25 @@
 #include "callgraph.h"
 #include "out.h"
 #include "strpool.h"
+#include "table.h"
 
 #define W_SAMPLES 9
 #define W_PERCENT 9
 #define W_IMAGE 25
 #define W_APP 25
 
-static void col(FILE *f, const char *text, int width)
-{
-	int len = (int)strlen(text);
-
-	fprintf(f, "%s%*s", text, len >= width ? 1 : width - len, "");
-}
+static const struct table_col cg_cols[] = {
+	{ W_SAMPLES, false }, { W_PERCENT, false }, { W_IMAGE, true },
+	{ W_APP, true },      { 0, false },
+};
+static const struct table_col cols_no_app[] = {
+	{ W_SAMPLES, false }, { W_PERCENT, false }, { W_IMAGE, true },
+	{ 0, false },
+};
+static const char *const heading[] = { "samples", "%", "image name",
+				       "app name", "symbol name" };
+static const char *const heading_no_app[] = { "samples", "%", "image name",
+					       "symbol name" };
 
 static double pct(uint64_t count, uint64_t denom)
 {
@@ -83,21 +90,27 @@ static bool app_column(const struct report *r, const struct callgraph *cg)
 	return false;
 }
 
-static void line(FILE *f, const struct report *r, bool apps,
-		 const char *indent, uint64_t count, double percent,
-		 const struct cg_node *n, const char *suffix)
+/* One row: the app column (third of the four before the name) only
+ * when some row needs it. */
+static int line(struct table *t, const struct report *r, bool apps,
+		const char *indent, uint64_t count, double percent,
+		const struct cg_node *n, const char *suffix)
 {
-	char buf[32];
+	const char *cell[5];
+	unsigned c = 0;
 
-	fputs(indent, f);
-	snprintf(buf, sizeof(buf), "%" PRIu64, count);
-	col(f, buf, W_SAMPLES);
-	snprintf(buf, sizeof(buf), "%.4f", percent);
-	col(f, buf, W_PERCENT);
-	col(f, node_image(r, n), W_IMAGE);
+	cell[c++] = strpool_printf(r->pool, "%" PRIu64, count);
+	cell[c++] = strpool_printf(r->pool, "%.4f", percent);
+	cell[c++] = node_image(r, n);
 	if (apps)
-		col(f, n->app ? shown_image(r, n->app, "") : "", W_APP);
-	fprintf(f, "%s%s\n", shown_name(r, n), suffix);
+		cell[c++] = n->app ? shown_image(r, n->app, "") : "";
+	cell[c++] = *suffix ? strpool_printf(r->pool, "%s%s",
+					     shown_name(r, n), suffix) :
+			      shown_name(r, n);
+	while (c--)
+		if (!cell[c])
+			return -ENOMEM;
+	return table_row(t, indent, cell);
 }
 
 static const struct callgraph *arc_sort_cg; /* qsort has no argument */
@@ -130,7 +143,7 @@ static int sorted_arcs(const struct callgraph *cg, const struct cg_arc *v,
 /* As OProfile: a caller's share is of all the caller arcs, a callee's
  * (and [self]'s) of [self] and all the callee arcs; under -% both are of
  * the whole profile. */
-static int entry(FILE *f, const struct report *r, const struct callgraph *cg,
+static int entry(struct table *t, const struct report *r, const struct callgraph *cg,
 		 bool apps, uint32_t id)
 {
 	const struct cg_node *n = &cg->nodes[id];
@@ -139,6 +152,7 @@ static int entry(FILE *f, const struct report *r, const struct callgraph *cg,
 	struct cg_arc *s;
 	uint64_t denom;
 	size_t nv, i;
+	int err = 0;
 
 	v = callgraph_callers(cg, id, &nv);
 	if (sorted_arcs(cg, v, nv, &s))
@@ -147,11 +161,15 @@ static int entry(FILE *f, const struct report *r, const struct callgraph *cg,
 		denom += s[i].count;
 	if (global)
 		denom = cg->total;
-	for (i = 0; i < nv; i++)
-		line(f, r, apps, "  ", s[i].count, pct(s[i].count, denom),
-		     &cg->nodes[s[i].from], "");
+	for (i = 0; i < nv && !err; i++)
+		err = line(t, r, apps, "  ", s[i].count,
+			   pct(s[i].count, denom), &cg->nodes[s[i].from], "");
 	free(s);
-	line(f, r, apps, "", n->self, pct(n->self, cg->total), n, "");
+	if (!err)
+		err = line(t, r, apps, "", n->self, pct(n->self, cg->total),
+			   n, "");
+	if (err)
+		return err;
 	v = callgraph_callees(cg, id, &nv);
 	if (sorted_arcs(cg, v, nv, &s))
 		return -ENOMEM;
@@ -160,25 +178,24 @@ static int entry(FILE *f, const struct report *r, const struct callgraph *cg,
 	if (global)
 		denom = cg->total;
 	if (n->self)
-		line(f, r, apps, "  ", n->self, pct(n->self, denom), n,
-		     " [self]");
-	for (i = 0; i < nv; i++)
-		line(f, r, apps, "  ", s[i].count, pct(s[i].count, denom),
-		     &cg->nodes[s[i].to], "");
+		err = line(t, r, apps, "  ", n->self, pct(n->self, denom), n,
+			   " [self]");
+	for (i = 0; i < nv && !err; i++)
+		err = line(t, r, apps, "  ", s[i].count,
+			   pct(s[i].count, denom), &cg->nodes[s[i].to], "");
 	free(s);
-	return 0;
+	return err;
 }
 
-static void rule(FILE *f)
-{
-	fputs("-------------------------------------------------------------"
-	      "------------------\n", f);
-}
+#define RULE                                                                  \
+	"-------------------------------------------------------------"        \
+	"------------------"
 
 int out_callgraph(FILE *f, const struct report *r)
 {
 	const struct callgraph *cg = r->cg;
 	struct report_row *rows;
+	struct table *t;
 	size_t i, nr = 0;
 	bool apps;
 	int ret = 0;
@@ -205,17 +222,18 @@ int out_callgraph(FILE *f, const struct report *r)
 	report_sort_rows(r, rows, nr);
 	apps = app_column(r, cg);
 	out_text_header(f, r);
-	col(f, "samples", W_SAMPLES);
-	col(f, "%", W_PERCENT);
-	col(f, "image name", W_IMAGE);
-	if (apps)
-		col(f, "app name", W_APP);
-	fputs("symbol name\n", f);
-	rule(f);
+	t = table_new(apps ? cg_cols : cols_no_app, apps ? 5 : 4);
+	ret = t ? table_row(t, "", apps ? heading : heading_no_app) : -ENOMEM;
+	if (!ret)
+		ret = table_text(t, RULE);
 	for (i = 0; i < nr && !ret; i++) {
-		ret = entry(f, r, cg, apps, rows[i].node);
-		rule(f);
+		ret = entry(t, r, cg, apps, rows[i].node);
+		if (!ret)
+			ret = table_text(t, RULE);
 	}
+	if (!ret)
+		table_print(t, f, out_line_limit(f, r));
+	table_free(t);
 	free(rows);
 	if (ret)
 		return ret;

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "escape.h"
 #include "out.h"
@@ -93,4 +95,19 @@ void out_warnf(const char *fmt, ...)
 		escape_text(safe, len + 1, msg);
 	fprintf(stderr, "opreport: warning: %s\n", safe ? safe : msg);
 	free(safe);
+}
+
+int out_line_limit(FILE *f, const struct report *r)
+{
+	struct winsize ws;
+	const char *env;
+
+	if (r->opts->long_filenames || !isatty(fileno(f)))
+		return 0;
+	if (!ioctl(fileno(f), TIOCGWINSZ, &ws) && ws.ws_col)
+		return ws.ws_col;
+	env = getenv("COLUMNS");
+	if (env && atoi(env) > 0)
+		return atoi(env);
+	return 80;
 }

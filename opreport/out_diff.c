@@ -13,19 +13,13 @@
 
 #include "diff.h"
 #include "out.h"
+#include "strpool.h"
+#include "table.h"
 
 #define W_SAMPLES 9
 #define W_PERCENT 9
 #define W_CHANGE 10
 #define W_IMAGE 25
-
-static void col(FILE *f, const char *text, int width)
-{
-	int len = fprintf(f, "%s", text);
-
-	/* a long name keeps one space before the next column */
-	fprintf(f, "%*s", len < width ? width - len : 1, "");
-}
 
 static const char *change_text(const struct diff_row *row, char *buf,
 			       size_t len)
@@ -44,49 +38,74 @@ static void text_header(FILE *f, const struct diff *d)
 			out_safe(d->side[s]->pool, d->side[s]->session_dir),
 			d->side[s]->total);
 	fprintf(f, "change: the profile's %% minus the baseline's, in points\n\n");
-	col(f, "samples", W_SAMPLES);
-	col(f, "%", W_PERCENT);
-	col(f, "samples", W_SAMPLES);
-	col(f, "%", W_PERCENT);
-	col(f, "change", W_CHANGE);
-	if (d->side[1]->want_syms) {
-		col(f, "image name", W_IMAGE);
-		fprintf(f, "symbol name\n");
-	} else {
-		fprintf(f, "image name\n");
+}
+
+static const struct table_col diff_cols[] = {
+	{ W_SAMPLES, false }, { W_PERCENT, false }, { W_SAMPLES, false },
+	{ W_PERCENT, false }, { W_CHANGE, false },  { W_IMAGE, true },
+	{ 0, false },
+};
+
+/* The row's cells; without symbols the image is the last column. */
+static int diff_cells(const struct report *r, const struct diff_row *row,
+		      const char **cell)
+{
+	const char *status = diff_status(row);
+	char buf[64];
+	unsigned c = 0;
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		cell[c++] = strpool_printf(r->pool, "%" PRIu64, row->count[s]);
+		cell[c++] = strpool_printf(r->pool, "%.4f", row->percent[s]);
 	}
+	cell[c++] = strpool_intern(r->pool, change_text(row, buf, sizeof(buf)));
+	if (!row->symbol)
+		cell[c++] = strpool_printf(r->pool, "%s%s%s",
+					   out_safe(r->pool, row->image),
+					   status ? " " : "",
+					   status ? status : "");
+	else {
+		cell[c++] = out_safe(r->pool, row->image);
+		cell[c++] = strpool_printf(r->pool, "%s%s%s",
+					   out_safe(r->pool, row->symbol),
+					   status ? "  " : "",
+					   status ? status : "");
+	}
+	while (c--)
+		if (!cell[c])
+			return -ENOMEM;
+	return 0;
 }
 
 static int diff_text(FILE *f, const struct diff *d)
 {
+	static const char *const heading[] = { "samples", "%", "samples",
+						"%", "change", "image name",
+						"symbol name" };
 	const struct report *r = d->side[1];
-	char buf[64];
+	unsigned n = r->want_syms ? 7 : 6;
+	const char *cell[7];
+	struct table *t;
 	size_t i;
-	int s;
+	int err = 0;
 
 	if (!r->opts->no_header)
 		text_header(f, d);
-	for (i = 0; i < d->nr_rows; i++) {
-		const struct diff_row *row = &d->rows[i];
-		const char *status = diff_status(row);
-
-		for (s = 0; s < 2; s++) {
-			snprintf(buf, sizeof(buf), "%" PRIu64, row->count[s]);
-			col(f, buf, W_SAMPLES);
-			snprintf(buf, sizeof(buf), "%.4f", row->percent[s]);
-			col(f, buf, W_PERCENT);
-		}
-		col(f, change_text(row, buf, sizeof(buf)), W_CHANGE);
-		if (!row->symbol) {
-			fprintf(f, "%s%s%s\n", out_safe(r->pool, row->image),
-				status ? " " : "", status ? status : "");
-			continue;
-		}
-		col(f, out_safe(r->pool, row->image), W_IMAGE);
-		fprintf(f, "%s%s%s\n", out_safe(r->pool, row->symbol),
-			status ? "  " : "", status ? status : "");
+	t = table_new(diff_cols, n);
+	if (!t)
+		return -ENOMEM;
+	if (!r->opts->no_header)
+		err = table_row(t, "", heading);
+	for (i = 0; i < d->nr_rows && !err; i++) {
+		err = diff_cells(r, &d->rows[i], cell);
+		if (!err)
+			err = table_row(t, "", cell);
 	}
-	return 0;
+	if (!err)
+		table_print(t, f, out_line_limit(f, r));
+	table_free(t);
+	return err;
 }
 
 static int diff_csv(FILE *f, const struct diff *d)

@@ -10,6 +10,7 @@
 
 #include "out.h"
 #include "strpool.h"
+#include "table.h"
 
 #define W_VMA 17
 #define W_SAMPLES 9
@@ -17,13 +18,6 @@
 #define W_LINENR 28
 #define W_IMAGE 25
 #define W_APP 25
-
-static void col(FILE *f, const char *text, int width)
-{
-	int len = (int)strlen(text);
-
-	fprintf(f, "%s%*s", text, len >= width ? 1 : width - len, "");
-}
 
 void out_text_header(FILE *f, const struct report *r)
 {
@@ -141,73 +135,127 @@ static const char *linenr(const struct report *r, const char *file,
 	return s ? s : "(no location information)";
 }
 
-static void symbols(FILE *f, const struct report *r)
+/* The -d lines under a symbol keep OProfile's fixed, indented columns. */
+static int detail_lines(struct table *t, const struct report *r,
+			const struct report_row *row)
+{
+	char line[512];
+	size_t k;
+	int err = 0;
+
+	for (k = 0; k < row->nr_details && !err; k++) {
+		const struct report_detail *d = &row->details[k];
+		char count[32], pct[32];
+
+		snprintf(count, sizeof(count), "%" PRIu64, d->count);
+		snprintf(pct, sizeof(pct), "%.4f",
+			 report_percent(r, d->count, row->count));
+		if (r->opts->debug_info)
+			snprintf(line, sizeof(line), "  %016" PRIx64 " %-*s %-*s %s",
+				 d->vma, W_SAMPLES - 1, count, W_PERCENT - 1,
+				 pct, linenr(r, d->file, d->line));
+		else
+			snprintf(line, sizeof(line), "  %016" PRIx64 " %-*s %s",
+				 d->vma, W_SAMPLES - 1, count, pct);
+		err = table_text(t, line);
+	}
+	return err;
+}
+
+enum { C_VMA, C_SAMPLES, C_PERCENT, C_LINENR, C_IMAGE, C_APP, C_SYMBOL,
+       NR_C };
+
+static const struct table_col symbol_cols[NR_C] = {
+	[C_VMA] = { W_VMA, false },	  [C_SAMPLES] = { W_SAMPLES, false },
+	[C_PERCENT] = { W_PERCENT, false }, [C_LINENR] = { W_LINENR, true },
+	[C_IMAGE] = { W_IMAGE, true },	  [C_APP] = { W_APP, true },
+	[C_SYMBOL] = { 0, false },
+};
+
+/* The columns this report shows, in OProfile's order. */
+static unsigned symbol_columns(const struct report *r, unsigned *which)
 {
 	const struct opreport_opts *o = r->opts;
-	bool vma = o->show_address || o->details, apps = app_column(r);
-	size_t i, k;
-	char buf[32];
+	unsigned n = 0;
 
-	if (vma)
-		col(f, "vma", W_VMA);
-	col(f, "samples", W_SAMPLES);
-	col(f, "%", W_PERCENT);
+	if (o->show_address || o->details)
+		which[n++] = C_VMA;
+	which[n++] = C_SAMPLES;
+	which[n++] = C_PERCENT;
 	if (o->debug_info)
-		col(f, "linenr info", W_LINENR);
-	col(f, "image name", W_IMAGE);
-	if (apps)
-		col(f, "app name", W_APP);
-	fprintf(f, "symbol name\n");
-	for (i = 0; i < r->nr_rows; i++) {
-		const struct report_row *row = &r->rows[i];
-		const struct report_sym *s = row->sym;
+		which[n++] = C_LINENR;
+	which[n++] = C_IMAGE;
+	if (app_column(r))
+		which[n++] = C_APP;
+	which[n++] = C_SYMBOL;
+	return n;
+}
 
-		if (vma) {
-			snprintf(buf, sizeof(buf), "%016" PRIx64,
-				 s && s->has_vma ? s->vma : 0);
-			col(f, buf, W_VMA);
-		}
-		snprintf(buf, sizeof(buf), "%" PRIu64, row->count);
-		col(f, buf, W_SAMPLES);
-		snprintf(buf, sizeof(buf), "%.4f",
-			 report_percent(r, row->count, 0));
-		col(f, buf, W_PERCENT);
-		if (o->debug_info)
-			col(f, linenr(r, s ? s->file : NULL, s ? s->line : 0),
-			    W_LINENR);
-		col(f, display(r, row->image, row->kind, row->tgid, row->cpu),
-		    W_IMAGE);
-		if (apps)
-			col(f, row->app ? out_safe(r->pool,
-				report_image_name(r, row->app)) : "", W_APP);
-		fprintf(f, "%s\n", s ? out_safe(r->pool, s->name) :
-				       "(no symbols)");
-		for (k = 0; k < row->nr_details; k++) {
-			const struct report_detail *d = &row->details[k];
+static void symbol_cells(const struct report *r, const struct report_row *row,
+			 const char **cell)
+{
+	const struct report_sym *s = row->sym;
 
-			snprintf(buf, sizeof(buf), "  %016" PRIx64, d->vma);
-			col(f, buf, W_VMA + 2);
-			snprintf(buf, sizeof(buf), "%" PRIu64, d->count);
-			col(f, buf, W_SAMPLES);
-			snprintf(buf, sizeof(buf), "%.4f",
-				 report_percent(r, d->count, row->count));
-			if (o->debug_info) {
-				col(f, buf, W_PERCENT);
-				fprintf(f, "%s\n", linenr(r, d->file, d->line));
-			} else {
-				fprintf(f, "%s\n", buf);
-			}
-		}
+	cell[C_VMA] = strpool_printf(r->pool, "%016" PRIx64,
+				     s && s->has_vma ? s->vma : 0);
+	cell[C_SAMPLES] = strpool_printf(r->pool, "%" PRIu64, row->count);
+	cell[C_PERCENT] = strpool_printf(r->pool, "%.4f",
+					 report_percent(r, row->count, 0));
+	cell[C_LINENR] = linenr(r, s ? s->file : NULL, s ? s->line : 0);
+	cell[C_IMAGE] = display(r, row->image, row->kind, row->tgid, row->cpu);
+	cell[C_APP] = row->app ? out_safe(r->pool,
+					  report_image_name(r, row->app)) : "";
+	cell[C_SYMBOL] = s ? out_safe(r->pool, s->name) : "(no symbols)";
+}
+
+static int symbols(FILE *f, const struct report *r)
+{
+	static const char *const heading[NR_C] = {
+		"vma", "samples", "%", "linenr info", "image name",
+		"app name", "symbol name",
+	};
+	struct table_col cols[NR_C];
+	const char *cell[NR_C], *shown[NR_C];
+	unsigned which[NR_C], n, c;
+	struct table *t;
+	size_t i;
+	int err;
+
+	n = symbol_columns(r, which);
+	for (c = 0; c < n; c++) {
+		cols[c] = symbol_cols[which[c]];
+		shown[c] = heading[which[c]];
 	}
+	t = table_new(cols, n);
+	if (!t)
+		return -ENOMEM;
+	err = table_row(t, "", shown);
+	for (i = 0; i < r->nr_rows && !err; i++) {
+		symbol_cells(r, &r->rows[i], cell);
+		for (c = 0; c < n; c++)
+			shown[c] = cell[which[c]] ? cell[which[c]] :
+						    "(out of memory)";
+		err = table_row(t, "", shown);
+		if (!err)
+			err = detail_lines(t, r, &r->rows[i]);
+	}
+	if (!err)
+		table_print(t, f, out_line_limit(f, r));
+	table_free(t);
+	return err;
 }
 
 int out_text(FILE *f, const struct report *r)
 {
+	int err = 0;
+
 	out_text_header(f, r);
 	if (r->opts->symbols || r->opts->details)
-		symbols(f, r);
+		err = symbols(f, r);
 	else
 		summary(f, r);
+	if (err)
+		return err;
 	if (r->anon_hidden)
 		out_anon_hidden_note(f, r, "\n");
 	fflush(f);

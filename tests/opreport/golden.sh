@@ -61,7 +61,7 @@ golden symbols_details -l -d -w tgid:100
 golden symbols_global -l -% -n image:rt_nog_nopie
 golden symbols_include -l -n -i rt_alpha,main
 golden symbols_exclude -l -n -m all -e rt_alpha,do_work
-golden symbols_long -l -f -n -m all
+GOLDEN_SQUEEZE=1 golden symbols_long -l -f -n -m all
 golden csv_symbols -l --format=csv
 golden csv_summary --format=csv
 # a session separated by process and CPU, merged step by step

@@ -44,5 +44,35 @@ golden jit_buckets -l -n --anon-samples
 grep -q "^perfmap[[:space:]].*libperfmap.so" "$TMP/list" ||
 	{ cat "$TMP/list"; fail "--list-handlers does not list perfmap"; }
 echo "ok: --list-handlers"
+
+# On a terminal, lines keep within its width: the image column gives up
+# space first, its names cut in the middle, then the symbol is cut at the
+# end; -f keeps every name whole.  Piped, nothing is cut.
+command -v script >/dev/null ||
+	fail "script (util-linux) is needed to give opreport a terminal"
+on_tty() {
+	script -qec "stty cols $1 && '$OPJIT_OPREPORT' --session-dir='$S' -n -l --anon-handler=perfmap $2 2>/dev/null" \
+		/dev/null </dev/null | tr -d '\r'
+}
+on_tty 60 "" >"$TMP/tty60.txt"
+awk 'length($0) > 60 { print; bad = 1 } END { exit bad }' "$TMP/tty60.txt" ||
+	fail "opreport -l on a 60-column terminal wrote longer lines"
+grep -Eq '^1 +8\.3333 +anon \(tgid:4.*\.\.\..*\) +\(no symbols\)$' "$TMP/tty60.txt" ||
+	{ cat "$TMP/tty60.txt"; fail "the anon range is not cut in the middle on a 60-column terminal"; }
+grep -Eq '^6 +50\.0000 +rt_g_pie \(tgid:100\) +rt_alpha$' "$TMP/tty60.txt" ||
+	{ cat "$TMP/tty60.txt"; fail "a short row changed on a 60-column terminal"; }
+on_tty 30 "" >"$TMP/tty30.txt"
+grep -Eq '^6 +50\.0000 +rt_g_pie \(tgid:100\) +rt_alpha$' "$TMP/tty30.txt" ||
+	{ cat "$TMP/tty30.txt"; fail "on a 30-column terminal a short symbol name was cut"; }
+on_tty 60 -f >"$TMP/tty60f.txt"
+grep -q 'anon (tgid:400 range:0x7e0000000000-0x7e0000001000) (no symbols)$' "$TMP/tty60f.txt" ||
+	{ cat "$TMP/tty60f.txt"; fail "-f on a terminal cut a name"; }
+on_tty 200 "" >"$TMP/tty200.txt"
+"$OPJIT_OPREPORT" --session-dir="$S" -n -l --anon-handler=perfmap >"$TMP/piped.txt"
+diff -u "$TMP/piped.txt" "$TMP/tty200.txt" ||
+	fail "on a terminal wide enough, the report is not the piped one"
+COLUMNS=20 "$OPJIT_OPREPORT" --session-dir="$S" -n -l --anon-handler=perfmap >"$TMP/piped20.txt"
+diff -u "$TMP/piped.txt" "$TMP/piped20.txt" || fail "COLUMNS cut a piped report"
+echo "ok: terminal widths 60, 30, 200, -f and piped"
 [ "$status" -eq 0 ] && echo PASS
 exit "$status"

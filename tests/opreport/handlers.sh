@@ -92,8 +92,8 @@ for args in "--anon-handler=fakejit,perfmap" \
 	# shellcheck disable=SC2086
 	"$OPREPORT" --session-dir="$S" -l -n --handler-path="$FAKE" $args \
 		>"$TMP/b.txt" 2>"$TMP/b.err" || fail "opreport $args exited $?"
-	grep -Eq '^4 +.* jit:fakejit \(tgid:500 fakejit\) fake_fn_0$' "$TMP/b.txt" &&
-		grep -Eq '^1 +.* jit:perfmap \(tgid:300 jitdemo\) JS:\*fib$' "$TMP/b.txt" ||
+	grep -Eq '^4 +.* jit:fakejit \(tgid:500 fakejit\) +fake_fn_0$' "$TMP/b.txt" &&
+		grep -Eq '^1 +.* jit:perfmap \(tgid:300 jitdemo\) +JS:\*fib$' "$TMP/b.txt" ||
 		{ cat "$TMP/b.txt"; fail "opreport $args: wrong claims"; }
 	echo "ok: $args"
 done
@@ -101,7 +101,7 @@ done
 # -g in the text: the handler's source line in the linenr column
 "$OPREPORT" --session-dir="$S" -l -g -n --handler-path="$FAKE" \
 	--anon-handler=fakejit >"$TMP/c.txt" 2>&1 || fail "opreport -g exited $?"
-grep -Eq '^4 +[0-9.]+ +fake\.js:10 +jit:fakejit \(tgid:500 fakejit\) fake_fn_0$' \
+grep -Eq '^4 +[0-9.]+ +fake\.js:10 +jit:fakejit \(tgid:500 fakejit\) +fake_fn_0$' \
 	"$TMP/c.txt" || { cat "$TMP/c.txt"; fail "-g: no fake.js:10 on fake_fn_0"; }
 # without perfmap, jitdemo is nobody's: a bucket
 grep -q 'anon (tgid:300 range:0x7f0000000000-0x7f0000100000) (no symbols)' \

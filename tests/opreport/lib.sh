@@ -18,7 +18,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 # golden NAME ARGS...: compare "opreport --session-dir=$S ARGS" with
 # golden/NAME.txt, temporary paths and 64-bit addresses masked (not with
-# GOLDEN_MASK=0, for addresses the test chose).  Sets
+# GOLDEN_MASK=0, for addresses the test chose; with GOLDEN_SQUEEZE=1,
+# runs of spaces as one, for columns as wide as a path of this checkout).  Sets
 # status=1 on a difference.  OPJIT_UPDATE_GOLDEN=1 rewrites the file.
 GOLDEN=$HERE/golden
 status=0
@@ -28,7 +29,9 @@ golden() {
 		{ cat "$TMP/err"; fail "$name: opreport $* exited $?"; }
 	local mask='s/\b[0-9a-f]\{16\}\b/XXXXXXXXXXXXXXXX/g'
 	[ "${GOLDEN_MASK:-1}" = 1 ] || mask='s/^$//'
-	sed -e "s|$TMP|TMP|g" -e "s|$RT|RT|g" -e "$mask" \
+	local squeeze='s/^$//'
+	[ "${GOLDEN_SQUEEZE:-0}" = 0 ] || squeeze='s/  */ /g'
+	sed -e "s|$TMP|TMP|g" -e "s|$RT|RT|g" -e "$mask" -e "$squeeze" \
 		-e 's/,0x[0-9a-f]*,/,0xVMA,/' "$TMP/raw" >"$TMP/$name.txt"
 	if [ "${OPJIT_UPDATE_GOLDEN:-}" = 1 ]; then
 		cp "$TMP/$name.txt" "$GOLDEN/$name.txt"

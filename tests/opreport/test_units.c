@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* opreport's pure parts: option values, profile specs, kallsyms, the
- * string pool.  One TCase per behaviour. */
+ * string pool, the text table.  One TCase per behaviour. */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include "options.h"
 #include "spec.h"
 #include "strpool.h"
+#include "table.h"
 
 START_TEST(threshold_accepts_percentages)
 {
@@ -346,6 +347,94 @@ START_TEST(anon_sort_as_qsort)
 }
 END_TEST
 
+
+/* The table printed to a string at LIMIT. */
+static char *table_text_at(const struct table *t, int limit)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	table_print(t, f, limit);
+	fclose(f);
+	return buf;
+}
+
+static struct table *three_rows(void)
+{
+	static const struct table_col cols[] = {
+		{ 9, false }, { 10, true }, { 0, false }
+	};
+	static const char *const rows[][3] = {
+		{ "samples", "image", "symbol name" },
+		{ "5", "short", "f" },
+		{ "123", "a-very-long-image-name-indeed", "a_rather_long_symbol_name_x" },
+		{ "7", "\xc3\xa9t\xc3\xa9", "g" }, /* two 2-byte characters */
+	};
+	struct table *t = table_new(cols, 3);
+	size_t i;
+
+	ck_assert_ptr_nonnull(t);
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(table_row(t, i == 3 ? "  " : "", rows[i]), 0);
+	ck_assert_int_eq(table_text(t, "----"), 0);
+	return t;
+}
+
+/* Columns as wide as their widest cell, at least the given width; lines
+ * of text in their place; characters, not bytes, counted. */
+START_TEST(table_sizes_columns_to_content)
+{
+	struct table *t = three_rows();
+	char *out = table_text_at(t, 0);
+
+	ck_assert_str_eq(out,
+		"samples  image                         symbol name\n"
+		"5        short                         f\n"
+		"123      a-very-long-image-name-indeed a_rather_long_symbol_name_x\n"
+		"  7        \xc3\xa9t\xc3\xa9                           g\n"
+		"----\n");
+	free(out);
+	table_free(t);
+}
+END_TEST
+
+/* Within a limit the shrinkable column gives up space first, cut in the
+ * middle, down to its least width; then the last column is cut at the
+ * end, but keeps 24 characters. */
+START_TEST(table_fits_a_limit)
+{
+	struct table *t = three_rows();
+	char *out = table_text_at(t, 45);
+
+	ck_assert_str_eq(out,
+		"samples  image     symbol name\n"
+		"5        short     f\n"
+		"123      a-v...eed a_rather_long_symbol_na...\n"
+		"  7        \xc3\xa9t\xc3\xa9       g\n"
+		"----\n");
+	free(out);
+	out = table_text_at(t, 30);
+	ck_assert_str_eq(out,
+		"samples  image     symbol name\n"
+		"5        short     f\n"
+		"123      a-v...eed a_rather_long_symbol_...\n"
+		"  7        \xc3\xa9t\xc3\xa9       g\n"
+		"----\n");
+	free(out);
+	out = table_text_at(t, 200);
+	{
+		char *unlimited = table_text_at(t, 0);
+
+		ck_assert_str_eq(out, unlimited);
+		free(unlimited);
+	}
+	free(out);
+	table_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("opreport");
@@ -367,6 +456,8 @@ static Suite *suite(void)
 		{ "strpool", strpool_interns },
 		{ "options_repeats", options_repeated_strings_keep_the_last },
 		{ "anon_sort", anon_sort_as_qsort },
+		{ "table_sizes", table_sizes_columns_to_content },
+		{ "table_limit", table_fits_a_limit },
 	};
 	size_t i;
 
