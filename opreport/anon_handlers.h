@@ -81,6 +81,11 @@ struct anon_resolved {
 	uint32_t *reasons;               /* where syms[i] is NULL: why */
 	bool map_refused;                /* unclaimed, and some handler's
 					  * map was refused by a trust rule */
+	const char *refused_why;         /* the first refusal: file, rule;
+					  * valid until the next process */
+	const char *declined_why;        /* unclaimed: the first handler
+					  * that could not read its map, and
+					  * why; valid as long */
 };
 
 /*

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,35 +98,72 @@ static int add_runs(struct report *r, struct report_hit *proto,
  * One line per process whose JIT samples were not all named, with the
  * handler's reasons, so that an "(unknown)" row is never silent:
  * "opreport: tgid 4242 (node): 120 of 5000 JIT samples unnamed: 100 no
- * entry, 20 before load".  REASONS may be NULL: all are REASON.
+ * entry, 20 before load".
  */
-static void summary_unnamed(const struct ops_process *p, size_t n,
-			    const struct anon_resolved *res, uint32_t reason)
+static void warn_unnamed(const struct report_naming *nm)
 {
-	size_t count[ANON_NR_REASONS] = { 0 }, unnamed = 0, i;
+	uint64_t unnamed = nm->samples - nm->named;
 	bool first = true;
+	uint32_t i;
 
-	for (i = 0; i < n; i++) {
-		if (res->syms && res->syms[i])
-			continue;
-		unnamed++;
-		count[res->reasons ? res->reasons[i] : reason]++;
-	}
-	if (!unnamed)
-		return;
-	fprintf(stderr, "opreport: tgid %u (%s): %zu of %zu JIT samples "
-		"unnamed:", p->tgid, p->comm ? p->comm : "?", unnamed, n);
+	fprintf(stderr, "opreport: tgid %u (%s): %" PRIu64 " of %" PRIu64
+		" JIT samples unnamed:", nm->tgid, nm->comm, unnamed,
+		nm->samples);
 	/* the handler's reasons first, "no reason given" last */
-	for (i = 1; i <= ANON_NR_REASONS; i++) {
-		uint32_t r = (uint32_t)(i % ANON_NR_REASONS);
+	for (i = 1; i <= REPORT_NR_REASONS; i++) {
+		uint32_t r = i % REPORT_NR_REASONS;
 
-		if (!count[r])
+		if (!nm->unnamed[r])
 			continue;
-		fprintf(stderr, "%s %zu %s", first ? "" : ",", count[r],
-			anon_reason_text(r));
+		fprintf(stderr, "%s %" PRIu64 " %s", first ? "" : ",",
+			nm->unnamed[r], anon_reason_text(r));
 		first = false;
 	}
 	fputc('\n', stderr);
+}
+
+/* What became of the N shown anonymous samples of P: CLAIMED is
+ * anon_handlers_resolve()'s answer, or 0 without handlers. */
+static int note_naming(struct report *r, const struct ops_process *p,
+		       size_t n, int claimed, bool handlers,
+		       const struct anon_resolved *res)
+{
+	struct report_naming *nm = report_naming_add(r, p);
+	size_t i;
+
+	if (!nm)
+		return -ENOMEM;
+	nm->samples = n;
+	if (claimed == 1) {
+		nm->status = NAMING_CLAIMED;
+		nm->handler = strpool_intern(r->pool, res->handler);
+		for (i = 0; i < n; i++) {
+			if (res->syms && res->syms[i])
+				nm->named++;
+			else
+				nm->unnamed[res->reasons &&
+					    res->reasons[i] < REPORT_NR_REASONS ?
+					    res->reasons[i] : 0]++;
+		}
+	} else if (claimed < 0) {
+		nm->status = NAMING_FAILED;
+		nm->handler = res->handler ?
+			strpool_intern(r->pool, res->handler) : NULL;
+	} else if (res->map_refused) {
+		nm->status = NAMING_MAP_REFUSED;
+		nm->unnamed[ANON_REASON_MAP_REFUSED] = n;
+		nm->why = res->refused_why && res->refused_why[0] ?
+			strpool_intern(r->pool, res->refused_why) : NULL;
+	} else if (res->declined_why) {
+		nm->status = NAMING_UNREADABLE;
+		nm->why = strpool_intern(r->pool, res->declined_why);
+	} else {
+		nm->status = handlers ? NAMING_UNCLAIMED : NAMING_NO_HANDLER;
+	}
+	if (nm->named < n && (nm->status == NAMING_CLAIMED ||
+			      nm->status == NAMING_MAP_REFUSED))
+		warn_unnamed(nm);
+	return 0;
 }
 
 int anon_rows_syms(struct report *r, const struct anon_resolved *res,
@@ -295,7 +333,7 @@ int anon_rows_add(struct report *r, struct ops_session *s,
 
 	for (id = 0; id < nr && !ret; id++) {
 		const struct ops_process *p = ops_session_process(s, id);
-		struct anon_resolved res = { 0 }, none = { 0 };
+		struct anon_resolved res = { 0 };
 		bool selected, shown;
 		size_t n;
 		int claimed = 0;
@@ -329,16 +367,12 @@ int anon_rows_add(struct report *r, struct ops_session *s,
 		if (handlers)
 			claimed = anon_handlers_resolve(handlers, s, id,
 							sorted, n, &res);
+		ret = note_naming(r, p, n, claimed, handlers != NULL, &res);
 		/* a handler that failed has said why; keep the samples */
-		if (claimed == 1) {
-			summary_unnamed(p, n, &res, 0);
+		if (!ret && claimed == 1)
 			ret = add_claimed(r, p, sorted, n, &res);
-		} else {
-			if (claimed == 0 && res.map_refused)
-				summary_unnamed(p, n, &none,
-						ANON_REASON_MAP_REFUSED);
+		else if (!ret)
 			ret = add_buckets(r, p, sorted, n);
-		}
 		free(sorted);
 		sorted = NULL;
 	}

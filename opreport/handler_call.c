@@ -26,10 +26,19 @@ static int host_open_map(const struct opjit_host *host,
 			 size_t whylen)
 {
 	struct anon_handler *h = host->host_data;
-	int rc = handler_trust_open_map(host, proc, c, why, whylen);
+	char mine[HANDLER_WHY_LEN];
+	int rc;
 
-	if (rc < 0 && rc != -ENOENT && rc != -EINVAL)
-		h->maps_refused++;
+	/* the report says why, even to a handler that does not ask */
+	if (!why || !whylen) {
+		why = mine;
+		whylen = sizeof(mine);
+	}
+	rc = handler_trust_open_map(host, proc, c, why, whylen);
+
+	if (rc < 0 && rc != -ENOENT && rc != -EINVAL && !h->maps_refused++)
+		handler_text_clean(why, h->refused_why,
+				   sizeof(h->refused_why));
 	return rc;
 }
 
@@ -62,6 +71,7 @@ int handler_call_claim(struct anon_handler *h,
 	int rc;
 
 	h->maps_refused = 0;
+	h->refused_why[0] = '\0';
 	rc = h->tab.claim(&h->host, op, &state, err, sizeof(err));
 	if (rc < 0) {
 		/* the handler's text, however it ended */

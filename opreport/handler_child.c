@@ -117,6 +117,8 @@ static void child_claim(struct child *c)
 	rc = handler_call_claim(&c->h, &c->op, why, sizeof(why));
 	wire_put_u32(&c->w, (uint32_t)rc);
 	wire_put_u32(&c->w, c->h.maps_refused);
+	if (c->h.maps_refused)
+		wire_put_str(&c->w, c->h.refused_why);
 	if (rc < 0)
 		wire_put_str(&c->w, why);
 	wire_flush(&c->w);

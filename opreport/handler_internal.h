@@ -12,6 +12,9 @@
 
 #include <opjit/anon_handler.h>
 
+/* the longest reason a handler or the loader gives */
+#define HANDLER_WHY_LEN 512
+
 struct handler_arena;
 
 struct handler_proc;
@@ -30,6 +33,7 @@ struct anon_handler {
 	void *state;                /* in-process: the claimed state */
 	struct handler_collect *collect; /* in-process: of that state */
 	unsigned maps_refused;      /* by open_map, since the last claim */
+	char refused_why[HANDLER_WHY_LEN]; /* the first of them: file, rule */
 	unsigned long warnings;     /* printed or not, see handler_warn() */
 };
 
@@ -37,6 +41,7 @@ struct anon_handlers {
 	struct anon_handler *v;
 	size_t n;
 	struct handler_arena *arena; /* what anon_resolved points into */
+	char declined_why[2 * HANDLER_WHY_LEN]; /* the first failed claim */
 };
 
 /* NAME is [a-z0-9_-]+, 1 to HANDLER_NAME_MAX characters (the one rule,
@@ -140,7 +145,6 @@ enum handler_fail {
 	HANDLER_NOMEM,
 };
 
-#define HANDLER_WHY_LEN 512
 
 /* Longest name or file a symbol may carry, and the largest size. */
 #define HANDLER_MAX_TEXT 65536u

@@ -305,6 +305,16 @@ static int proc_claim(struct anon_handler *h, const struct opjit_process *op,
 	wire_flush(w);
 	rc = proc_answer(h);
 	h->maps_refused = wire_get_u32(w);
+	h->refused_why[0] = '\0';
+	if (!w->err && h->maps_refused) {
+		char *e = NULL;
+
+		wire_get_str(w, &e, HANDLER_WHY_LEN, NULL, NULL);
+		if (!w->err && e)
+			handler_text_clean(e, h->refused_why,
+					   sizeof(h->refused_why));
+		free(e);
+	}
 	if (!w->err && rc < 0) {
 		char *e = NULL;
 

@@ -268,6 +268,12 @@ static int claim_by(struct anon_handlers *hs, struct anon_handler *h,
 			"%u (%s): %s\n", h->name, p->tgid, op->comm, c.why);
 	else if (rc == -HANDLER_BROKE)
 		broke(h, p, "claiming", c.why, false);
+	if ((rc == -HANDLER_SAID || rc == -HANDLER_BROKE) &&
+	    !hs->declined_why[0]) {
+		snprintf(hs->declined_why, sizeof(hs->declined_why), "%s: %s",
+			 h->name, c.why);
+		res->declined_why = hs->declined_why;
+	}
 	if (rc == -HANDLER_NOMEM)
 		goto out;
 	if (rc <= 0)
@@ -323,13 +329,16 @@ int anon_handlers_resolve(struct anon_handlers *hs, struct ops_session *s,
 	cand_build(&cs, s, proc_id, p);
 	proc_build(&op, p, &cs);
 	memset(res, 0, sizeof(*res));
+	hs->declined_why[0] = '\0';
 	for (i = 0; i < hs->n; i++) {
 		hs->v[i].maps_refused = 0;
 		rc = claim_by(hs, &hs->v[i], p, &op, samples, n, res);
 		if (rc != 0)
 			return rc;
-		if (hs->v[i].maps_refused)
+		if (hs->v[i].maps_refused && !res->map_refused) {
 			res->map_refused = true;
+			res->refused_why = hs->v[i].refused_why;
+		}
 	}
 	return 0;
 }

@@ -54,6 +54,11 @@ void out_csv_field(FILE *f, const struct report *r, const char *s,
 struct diff;
 int out_diff(FILE *f, const struct diff *d);
 
+/* Per process, how many anonymous samples were named and why the rest
+ * were not: a block after the text report, and the words for a status. */
+void out_naming_text(FILE *f, const struct report *r);
+const char *out_naming_status(enum naming_status s);
+
 /* The note that anonymous samples were left out, after PREFIX. */
 void out_anon_hidden_note(FILE *f, const struct report *r,
 			  const char *prefix);

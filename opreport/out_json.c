@@ -257,6 +257,42 @@ static void callgraph(FILE *f, const struct report *r)
 	fputs("\n]},", f);
 }
 
+/* "naming": one object a process whose anonymous samples are shown. */
+static void naming(FILE *f, const struct report *r)
+{
+	size_t i;
+	uint32_t k;
+
+	jkey(f, "naming");
+	fputc('[', f);
+	for (i = 0; i < r->nr_naming; i++) {
+		const struct report_naming *nm = &r->naming[i];
+		bool first = true;
+
+		fputs(i ? ",\n{" : "\n{", f);
+		jnum(f, "tgid", nm->tgid);
+		jskv(f, "comm", nm->comm);
+		jskv(f, "status", out_naming_status(nm->status));
+		jskv(f, "handler", nm->handler);
+		jskv(f, "why", nm->why);
+		jnum(f, "samples", nm->samples);
+		jnum(f, "named", nm->named);
+		jkey(f, "unnamed");
+		fputc('{', f);
+		for (k = 0; k < REPORT_NR_REASONS; k++) {
+			if (!nm->unnamed[k])
+				continue;
+			if (!first)
+				fputc(',', f);
+			jkey(f, anon_reason_text(k));
+			fprintf(f, "%" PRIu64, nm->unnamed[k]);
+			first = false;
+		}
+		fputs("}}", f);
+	}
+	fputs("],", f);
+}
+
 int out_json(FILE *f, const struct report *r)
 {
 	bool syms = r->opts->symbols || r->opts->details;
@@ -275,6 +311,7 @@ int out_json(FILE *f, const struct report *r)
 	else
 		summary(f, r);
 	callgraph(f, r);
+	naming(f, r);
 	jkey(f, "anon_hidden");
 	fputc('{', f);
 	jnum(f, "samples", r->anon_hidden);

@@ -256,6 +256,8 @@ int out_text(FILE *f, const struct report *r)
 		summary(f, r);
 	if (err)
 		return err;
+	if (r->opts->nr_anon_handlers && (r->opts->symbols || r->opts->details))
+		out_naming_text(f, r);
 	if (r->anon_hidden)
 		out_anon_hidden_note(f, r, "\n");
 	fflush(f);

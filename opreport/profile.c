@@ -438,6 +438,10 @@ int profile_build(struct profile **out, struct report *r,
 	ret = add_hist(p, r, s);
 	if (!ret)
 		ret = anon_rows_add(r, s, cg_only ? NULL : handlers);
+	/* there the flat samples were only counted, not offered to the
+	 * handlers: what they say of naming does not hold */
+	if (cg_only)
+		r->nr_naming = 0;
 	if (!ret && want_callgraph(r))
 		ret = cg_build(p, r, s, handlers);
 	if (ret == -EOVERFLOW)

@@ -25,8 +25,29 @@ void report_release(struct report *r)
 	free(r->apps);
 	free(r->rows);
 	free(r->hits);
+	free(r->naming);
 	strpool_free(r->pool);
 	memset(r, 0, sizeof(*r));
+}
+
+struct report_naming *report_naming_add(struct report *r,
+					const struct ops_process *p)
+{
+	struct report_naming *n;
+
+	if (r->nr_naming == r->cap_naming) {
+		size_t cap = r->cap_naming ? r->cap_naming * 2 : 16;
+
+		n = realloc(r->naming, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		r->naming = n;
+		r->cap_naming = cap;
+	}
+	n = &r->naming[r->nr_naming++];
+	*n = (struct report_naming){ .tgid = p->tgid };
+	n->comm = strpool_intern(r->pool, p->comm ? p->comm : "?");
+	return n->comm ? n : (r->nr_naming--, NULL);
 }
 
 int report_add_hit(struct report *r, const struct report_hit *h)

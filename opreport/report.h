@@ -97,6 +97,29 @@ struct report_app {
 	size_t nr_images;
 };
 
+/* How the anonymous samples of one process came to be named, or why
+ * they were not: the handler's reasons per sample, the loader's for the
+ * process as a whole. */
+enum naming_status {
+	NAMING_CLAIMED,     /* HANDLER named what it could */
+	NAMING_UNCLAIMED,   /* no handler claimed the process */
+	NAMING_MAP_REFUSED, /* unclaimed: WHY, a trust rule, refused a map */
+	NAMING_UNREADABLE,  /* unclaimed: WHY, a handler could not read it */
+	NAMING_FAILED,      /* HANDLER failed and said why on stderr */
+	NAMING_NO_HANDLER,  /* --anon-samples without --anon-handler */
+};
+#define REPORT_NR_REASONS 5 /* anon_reason_text()'s */
+
+struct report_naming {
+	uint32_t tgid;
+	const char *comm;
+	enum naming_status status;
+	const char *handler; /* NAMING_CLAIMED, NAMING_FAILED */
+	const char *why;     /* NAMING_MAP_REFUSED, NAMING_UNREADABLE */
+	uint64_t samples, named;
+	uint64_t unnamed[REPORT_NR_REASONS]; /* NAMING_CLAIMED: by reason */
+};
+
 struct report {
 	const struct opreport_opts *opts;
 	const char *session_dir;
@@ -119,6 +142,9 @@ struct report {
 	 * shows it (-c, folded, pprof, json) */
 	const struct callgraph *cg;
 	bool has_stacks;       /* the session recorded call chains */
+	/* one a process whose anonymous samples are shown */
+	struct report_naming *naming;
+	size_t nr_naming, cap_naming;
 };
 
 /*
@@ -152,6 +178,11 @@ bool report_row_kept(const struct report *r, const struct report_row *row);
 /* Sort ROWS as the symbol list is sorted (--sort, -r). */
 void report_sort_rows(const struct report *r, struct report_row *rows,
 		      size_t n);
+
+/* A new naming entry for process P, zeroed but for its tgid and comm;
+ * NULL out of memory. */
+struct report_naming *report_naming_add(struct report *r,
+					const struct ops_process *p);
 
 /* Percent of COUNT against the report's denominator (or PARENT when the
  * percentage is relative to an enclosing entry and not -%). */
