@@ -66,7 +66,7 @@ on_tty 30 "" >"$TMP/tty30.txt"
 grep -Eq '^6 +50\.0000 +rt_g_pie \(tgid:100\) +rt_alpha$' "$TMP/tty30.txt" ||
 	{ cat "$TMP/tty30.txt"; fail "on a 30-column terminal a short symbol name was cut"; }
 on_tty 60 -f >"$TMP/tty60f.txt"
-grep -q 'anon (tgid:400 range:0x7e0000000000-0x7e0000001000) (no symbols)$' "$TMP/tty60f.txt" ||
+grep -Eq 'anon \(tgid:400 range:0x7e0000000000-0x7e0000001000\) +\(no symbols\)$' "$TMP/tty60f.txt" ||
 	{ cat "$TMP/tty60f.txt"; fail "-f on a terminal cut a name"; }
 on_tty 200 "" >"$TMP/tty200.txt"
 "$OPJIT_OPREPORT" --session-dir="$S" -n -l --anon-handler=perfmap >"$TMP/piped.txt"
