@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/grow.h>
+
 #include "anon_rows.h"
 #include "callgraph.h"
 #include "image_bfd.h"
@@ -71,23 +73,6 @@ void callgraph_free(struct callgraph *cg)
 	free(cg);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t c = *cap ? *cap : 256;
-	void *g;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	g = realloc(*p, c * size);
-	if (!g)
-		return -ENOMEM;
-	*p = g;
-	*cap = c;
-	return 0;
-}
-
 int callgraph_add(struct callgraph *cg, const struct cg_raw_ctx *ctx,
 		  const struct cg_raw_frame *frames, size_t n,
 		  uint64_t time_ns, uint64_t count, bool truncated)
@@ -96,9 +81,9 @@ int callgraph_add(struct callgraph *cg, const struct cg_raw_ctx *ctx,
 
 	if (!n || !count)
 		return 0;
-	if (grow((void **)&cg->raw, &cg->cap_raw, cg->nr_raw + n,
+	if (oputil_grow(&cg->raw, &cg->cap_raw, cg->nr_raw + n,
 		 sizeof(*cg->raw)) ||
-	    grow((void **)&cg->rstacks, &cg->cap_rstacks, cg->nr_rstacks + 1,
+	    oputil_grow(&cg->rstacks, &cg->cap_rstacks, cg->nr_rstacks + 1,
 		 sizeof(*cg->rstacks)))
 		return -ENOMEM;
 	rs = &cg->rstacks[cg->nr_rstacks++];

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/grow.h>
+
 #include "table.h"
 
 #define TABLE_MAX_COLS 8
@@ -32,30 +34,12 @@ struct table {
 	size_t nr_lines, cap_lines;
 };
 
-static int grow(void *pp, size_t *cap, size_t need, size_t size)
-{
-	void **p = pp;
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 static int add_string(struct table *t, const char *s)
 {
 	size_t n = strlen(s) + 1;
 
-	if (grow(&t->buf, &t->cap, t->len + n, 1) ||
-	    grow(&t->strings, &t->cap_strings, t->nr_strings + 1,
+	if (oputil_grow(&t->buf, &t->cap, t->len + n, 1) ||
+	    oputil_grow(&t->strings, &t->cap_strings, t->nr_strings + 1,
 		 sizeof(*t->strings)))
 		return -ENOMEM;
 	memcpy(t->buf + t->len, s, n);
@@ -66,7 +50,7 @@ static int add_string(struct table *t, const char *s)
 
 static int add_line(struct table *t, bool verbatim)
 {
-	if (grow(&t->lines, &t->cap_lines, t->nr_lines + 1,
+	if (oputil_grow(&t->lines, &t->cap_lines, t->nr_lines + 1,
 		 sizeof(*t->lines)))
 		return -ENOMEM;
 	t->lines[t->nr_lines++] = (struct table_line){ t->nr_strings,

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/grow.h>
+
 #include "block_internal.h"
 #include "reader_internal.h"
 
@@ -22,23 +24,6 @@ struct hist_parse {
 	bool oom;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 static int grow32(void **p, uint32_t *cap, size_t need, size_t size)
 {
 	size_t c = *cap;
@@ -46,7 +31,7 @@ static int grow32(void **p, uint32_t *cap, size_t need, size_t size)
 
 	if (need > UINT32_MAX)
 		return -ENOMEM;
-	ret = grow(p, &c, need, size);
+	ret = oputil_grow(p, &c, need, size);
 	*cap = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
 	return ret;
 }
@@ -149,7 +134,7 @@ static const char *hist_counts(struct hist_parse *hp, struct ops_cur *c)
 
 	if (!c->ok || n > ops_cur_left(c) / COUNT_MIN)
 		return "bad count of counts";
-	if (grow((void **)&h->entries, &h->cap_entries, start + n,
+	if (oputil_grow(&h->entries, &h->cap_entries, start + n,
 		 sizeof(*h->entries))) {
 		hp->oom = true;
 		return "out of memory";

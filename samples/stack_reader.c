@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/grow.h>
+
 #include "block_internal.h"
 #include "reader_internal.h"
 
@@ -22,25 +24,6 @@
 
 #define NODE_KERNEL 0x1
 #define NODE_CUT 0x2
-
-static int stack_grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	if (n > SIZE_MAX / size)
-		return -ENOMEM;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
 
 /* One frame record after PREV (NULL at a root); false on damage. */
 static bool stack_frame(const struct ops_hist_data *h, struct ops_cur *c,
@@ -94,11 +77,11 @@ const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 	    (uint64_t)first + n > UINT32_MAX)
 		return "bad stack count";
 	cap = h->cap_stacks;
-	if (stack_grow((void **)&h->stacks, &cap, (size_t)first + n,
+	if (oputil_grow(&h->stacks, &cap, (size_t)first + n,
 		       sizeof(*h->stacks)))
 		goto nomem;
 	cap = h->cap_stacks;
-	if (stack_grow((void **)&h->stack_first, &cap, (size_t)first + n,
+	if (oputil_grow(&h->stack_first, &cap, (size_t)first + n,
 		       sizeof(*h->stack_first)))
 		goto nomem;
 	h->cap_stacks = (uint32_t)(cap > UINT32_MAX ? UINT32_MAX : cap);
@@ -125,7 +108,7 @@ const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 			why = "stack table too large";
 			goto bad;
 		}
-		if (stack_grow((void **)&h->frames, &h->cap_frames,
+		if (oputil_grow(&h->frames, &h->cap_frames,
 			       h->nr_frames + nf, sizeof(*h->frames)))
 			goto nomem;
 		f = &h->frames[h->nr_frames];
@@ -170,7 +153,7 @@ const char *ops_hist_stack_counts(struct ops_hist_data *h, const uint8_t *p,
 	n = ops_cur_varint(&c);
 	if (!c.ok || n > ops_cur_left(&c) / COUNT_MIN)
 		return "bad count of stack counts";
-	if (stack_grow((void **)&h->stack_counts, &h->cap_stack_counts,
+	if (oputil_grow(&h->stack_counts, &h->cap_stack_counts,
 		       start + n, sizeof(*h->stack_counts))) {
 		*oom = true;
 		return "out of memory";

@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <oputil/grow.h>
+
 #include "jitdump.h"
 
 /* Bytes read at a time from a descriptor. */
@@ -170,22 +172,6 @@ static void bad(struct jd_dump *d, uint32_t id, uint64_t at,
 	d->nbad++;
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t elem)
-{
-	size_t c;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 64;
-	p = realloc(*v, c * elem);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = c;
-	return 0;
-}
-
 /* Copy a name of LEN bytes into the pool; its offset in *OFF. */
 static int name_add(struct jd_dump *d, const char *s, size_t len,
 		    uint32_t *off)
@@ -275,8 +261,8 @@ static int rec_load(struct jd_dump *d, const uint8_t *p, size_t have,
 		bad(d, JD_CODE_LOAD, at, "code wraps the address space");
 		return 0;
 	}
-	rc = grow((void **)&d->code, &d->capcode, d->ncode, sizeof(*c));
-	rc = rc ? rc : grow((void **)&d->ev, &d->capev, d->nev, sizeof(*e));
+	rc = oputil_grow(&d->code, &d->capcode, d->ncode + 1, sizeof(*c));
+	rc = rc ? rc : oputil_grow(&d->ev, &d->capev, d->nev + 1, sizeof(*e));
 	rc = rc ? rc : name_add(d, name, (size_t)((const char *)nul - name),
 				&off);
 	if (rc)
@@ -313,8 +299,8 @@ static int rec_move(struct jd_dump *d, const uint8_t *p, uint32_t total,
 		    total, JD_RECORD_HEADER_SIZE + 48);
 		return 0;
 	}
-	rc = grow((void **)&d->move, &d->capmove, d->nmove, sizeof(*m));
-	rc = rc ? rc : grow((void **)&d->ev, &d->capev, d->nev, sizeof(*e));
+	rc = oputil_grow(&d->move, &d->capmove, d->nmove + 1, sizeof(*m));
+	rc = rc ? rc : oputil_grow(&d->ev, &d->capev, d->nev + 1, sizeof(*e));
 	if (rc)
 		return rc;
 	m = &d->move[d->nmove];
@@ -380,8 +366,8 @@ static int rec_debug(struct jd_dump *d, const uint8_t *p, uint32_t total,
 			rc = 2;
 			goto malformed;
 		}
-		rc = grow((void **)&d->lines, &d->caplines, d->nlines,
-			  sizeof(*l));
+		rc = oputil_grow(&d->lines, &d->caplines, d->nlines + 1,
+				 sizeof(*l));
 		if (rc)
 			return rc;
 		/* "\xff" alone: the same file as the entry before */

@@ -113,6 +113,8 @@ cd "$TMPD" || die "cannot enter $TMPD"
 # section NAME: whether --sections asks for NAME
 section() { [[ ",$SECTIONS," == *",$1,"* ]]; }
 section cost && bench_cost
+# the report speed workloads are sized by the cost section's calibration
+section report && ! section cost && bench_calibrate
 section callgraph && bench_cost_callgraph
 section report && bench_report_speed
 section report && bench_callgraph_speed
