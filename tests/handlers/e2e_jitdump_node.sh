@@ -57,3 +57,29 @@ if abs(jd - pm) > 3.0:
              "through perfmap: more than 3 points apart")
 PY
 echo "node --perf-prof: fib named, within 3 points of --perf-basic-prof"
+
+# with call chains: fib's JIT frames, callers included, are named by the
+# dump through the same batches, so fib's recursion shows as a run of
+# named fib frames above node's own code
+mkdir -p "$tmp/cg"
+(cd "$tmp/cg" && "$oprofiled" -g --session-dir="$tmp/cg/s" -- node \
+	--perf-prof --interpreted-frames-native-stack "$here/fib.js" 2) \
+	>"$tmp/cg.out" 2>&1 || show_fail "$tmp/cg.out" "oprofiled -g failed on node --perf-prof"
+"$opreport" --session-dir="$tmp/cg/s" --format=folded --anon-handler=jitdump \
+	>"$tmp/cg.folded" 2>"$tmp/cg.err" ||
+	show_fail "$tmp/cg.err" "opreport --format=folded failed on node's jitdump"
+python3 - "$tmp/cg.folded" <<'PY' || fail "fib's callers are not named in node's stacks"
+import re, sys
+fib = re.compile(r'^(JS|LazyCompile|Function):[*~^+]?fib .*\[jitdump\]_\[j\]$')
+total = deep = 0
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    stack, _, count = line.rstrip("\n").rpartition(" ")
+    frames = stack.split(";")
+    total += int(count)
+    # the leaf and at least two of its callers are fib, named by the dump
+    if len(frames) >= 3 and all(fib.match(f) for f in frames[-3:]):
+        deep += int(count)
+print(f"stacks with fib and two fib callers named: {deep} of {total}")
+sys.exit(0 if total and deep * 100 >= total * 20 else 1)
+PY
+echo "node --perf-prof -g: fib's JIT callers named through the dump"
