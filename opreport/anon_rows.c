@@ -66,20 +66,24 @@ static const struct report_sym *sym_map_get(const struct sym_map *m,
 	return hit ? &m->syms[hit - m->keys] : NULL;
 }
 
-/* Add runs of equal (symbol, address, line) as one hit each. */
+/* Add runs of equal (symbol, address, line) as one hit each; without
+ * -d, only the symbol matters: a row of a million addresses is then one
+ * hit, not a million. */
 static int add_runs(struct report *r, struct report_hit *proto,
 		    const struct ops_anon_sample *smp, size_t n,
 		    const struct report_sym *const *syms, const char **files,
 		    const uint32_t *lines)
 {
+	bool by_addr = r->opts->details;
 	size_t i, j;
 	int ret;
 
 	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && smp[j].addr == smp[i].addr &&
-				syms[j] == syms[i] &&
-				(!files || files[j] == files[i]) &&
-				(!lines || lines[j] == lines[i]);
+		for (j = i + 1; j < n && syms[j] == syms[i] &&
+				(!by_addr ||
+				 (smp[j].addr == smp[i].addr &&
+				  (!files || files[j] == files[i]) &&
+				  (!lines || lines[j] == lines[i])));
 		     j++)
 			;
 		proto->sym = r->want_syms ? syms[i] : NULL;
@@ -231,37 +235,43 @@ static int range_cmp(const void *pa, const void *pb)
 	return (a->start > b->start) - (a->start < b->start);
 }
 
+/* The bucket of address ADDR: the index of the range of RANGES[0..NR)
+ * (sorted) that holds it, else NR.  *LO moves forward only, so that a
+ * walk over sorted samples costs one pass. */
+static size_t bucket_of(const struct ops_range *ranges, size_t nr,
+			size_t *lo, uint64_t addr)
+{
+	while (*lo < nr && ranges[*lo].end <= addr)
+		(*lo)++;
+	return *lo < nr && ranges[*lo].start <= addr ? *lo : nr;
+}
+
 /* One bucket per anonymous range the process had; samples outside every
- * known range share one more bucket spanning them. */
+ * known range share one more bucket spanning them.  Without -d, a
+ * bucket's samples are one hit. */
 static int add_buckets(struct report *r, const struct ops_process *p,
 		       const struct ops_anon_sample *smp, size_t n)
 {
 	struct ops_range *ranges = NULL;
-	size_t *bucket = NULL;
 	const char **labels = NULL;
 	struct report_sym *syms = NULL;
 	struct report_hit proto = { 0 };
-	size_t i, j, nr = p->nr_ranges, lo = 0;
+	size_t i, j, b, nr = p->nr_ranges, lo = 0;
 	uint64_t out_min = UINT64_MAX, out_max = 0;
+	bool by_addr = r->opts->details;
 	int ret = -ENOMEM;
 
 	ranges = malloc((nr + 1) * sizeof(*ranges));
-	bucket = malloc(n * sizeof(*bucket));
 	labels = calloc(nr + 1, sizeof(*labels));
 	syms = strpool_alloc(r->pool, (nr + 1) * sizeof(*syms));
-	if (!ranges || !bucket || !labels || !syms)
+	if (!ranges || !labels || !syms)
 		goto out;
 	if (nr)
 		memcpy(ranges, p->ranges, nr * sizeof(*ranges));
 	qsort(ranges, nr, sizeof(*ranges), range_cmp);
 	for (i = 0; i < n; i++) {
-		while (lo < nr && ranges[lo].end <= smp[i].addr)
-			lo++;
-		if (lo < nr && ranges[lo].start <= smp[i].addr) {
-			bucket[i] = lo;
+		if (bucket_of(ranges, nr, &lo, smp[i].addr) < nr)
 			continue;
-		}
-		bucket[i] = nr;
 		if (smp[i].addr < out_min)
 			out_min = smp[i].addr;
 		if (smp[i].addr >= out_max)
@@ -275,9 +285,11 @@ static int add_buckets(struct report *r, const struct ops_process *p,
 	proto.cpu = -1;
 	if (!proto.app)
 		goto out;
+	lo = 0;
 	for (i = 0; i < n; i = j) {
-		size_t b = bucket[i];
+		size_t lo_next;
 
+		b = bucket_of(ranges, nr, &lo, smp[i].addr);
 		if (!labels[b]) {
 			labels[b] = strpool_printf(
 				r->pool, "anon (tgid:%u range:0x%llx-0x%llx)",
@@ -287,10 +299,12 @@ static int add_buckets(struct report *r, const struct ops_process *p,
 				goto out;
 			syms[b].name = "(no symbols)";
 		}
-		for (j = i + 1; j < n && bucket[j] == b &&
-				smp[j].addr == smp[i].addr;
-		     j++)
-			;
+		for (j = i + 1, lo_next = lo; j < n; j++) {
+			if (by_addr && smp[j].addr != smp[i].addr)
+				break;
+			if (bucket_of(ranges, nr, &lo_next, smp[j].addr) != b)
+				break;
+		}
 		proto.image = labels[b];
 		proto.sym = r->want_syms ? &syms[b] : NULL;
 		proto.vma = smp[i].addr;
@@ -302,7 +316,6 @@ static int add_buckets(struct report *r, const struct ops_process *p,
 	ret = 0;
 out:
 	free(ranges);
-	free(bucket);
 	free(labels);
 	return ret;
 }

@@ -126,7 +126,9 @@ for line in open(tmp + "/perf.txt").read().split("\n") + [""]:
         if len(p) >= 2:
             frames.append(re.sub(r"\+0x[0-9a-f]+$", "", p[1]))
 p = shares("perf script", perf["path_a"], perf["path_b"])
-if c is not None and p is not None and abs(c - p) > 2:
+# two recorders of one process, each with its own sampling noise: within
+# 3 points of each other (each is checked against the truth above)
+if c is not None and p is not None and abs(c - p) > 3:
     print("FAIL: opreport -c %.2f%% and perf %.2f%% differ" % (c, p))
     bad = 1
 
