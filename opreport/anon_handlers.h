@@ -71,8 +71,9 @@ struct anon_symbol {
 /* The words the summary line uses for reason R. */
 const char *anon_reason_text(uint32_t r);
 
-/* How one process's samples were named.  Arrays are parallel to the
- * samples passed in; everything stays valid until anon_handlers_free(). */
+/* How one process's samples were named.  The arrays are those of one
+ * batch (see anon_batch_fn), valid during the call; the symbols and file
+ * names they point to stay valid until anon_handlers_free(). */
 struct anon_resolved {
 	const char *handler;             /* the handler that claimed it */
 	const struct anon_symbol **syms; /* NULL entry: (unknown) */
@@ -88,18 +89,28 @@ struct anon_resolved {
 					  * why; valid as long */
 };
 
+/* Where the names go, a batch at a time, in order: BATCH names the N
+ * samples from index BASE of those passed in, its arrays indexed from 0.
+ * Batches are bounded, so that naming a process costs memory for its
+ * samples and a batch, not for a name per sample.  0, or -ENOMEM, which
+ * stops the naming. */
+typedef int (*anon_batch_fn)(void *ctx, const struct anon_resolved *batch,
+			     size_t base, size_t n);
+
 /*
  * Offer process PROC_ID of session S to each handler in order; the first
- * that claims it names SAMPLES, which are sorted by address.  Returns 1
- * and fills RES when a handler claimed it, 0 when none did (RES then says
- * only whether a map was refused), or a negative
- * errno (already reported on stderr) when the claiming handler failed.
- * Equal symbols come back as equal pointers, so the core can group by
- * pointer.
+ * that claims it names SAMPLES, which are sorted by address, through
+ * SINK.  Returns 1 when a handler claimed it (RES says which), 0 when
+ * none did (RES then says only whether a map was refused or could not be
+ * read, and why), or a negative errno (already reported on stderr) when
+ * the claiming handler failed or SINK ran out of memory.  Equal symbols
+ * come back as equal pointers, in every batch, so the core can group by
+ * pointer.  RES's arrays stay NULL.
  */
 int anon_handlers_resolve(struct anon_handlers *h, struct ops_session *s,
 			  uint32_t proc_id,
 			  const struct ops_anon_sample *samples, size_t n,
+			  anon_batch_fn sink, void *sink_ctx,
 			  struct anon_resolved *res);
 
 #endif

@@ -5,66 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/grow.h>
+
 #include "anon_rows.h"
+#include "anon_symcache.h"
 #include "spec.h"
 #include "anon_sort.h"
 #include "strpool.h"
-
-static int ptr_cmp(const void *pa, const void *pb)
-{
-	uintptr_t a = (uintptr_t) * (const void *const *)pa;
-	uintptr_t b = (uintptr_t) * (const void *const *)pb;
-
-	return (a > b) - (a < b);
-}
-
-struct sym_map {
-	const struct anon_symbol **keys; /* sorted, unique */
-	struct report_sym *syms;
-	size_t n;
-};
-
-static int sym_map_build(struct sym_map *m, struct strpool *pool,
-			 const struct anon_symbol **in, size_t n)
-{
-	size_t i, k = 0;
-
-	m->keys = malloc((n ? n : 1) * sizeof(*m->keys));
-	if (!m->keys)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		if (in[i])
-			m->keys[k++] = in[i];
-	qsort(m->keys, k, sizeof(*m->keys), ptr_cmp);
-	for (i = m->n = 0; i < k; i++)
-		if (!m->n || m->keys[m->n - 1] != m->keys[i])
-			m->keys[m->n++] = m->keys[i];
-	m->syms = strpool_alloc(pool, (m->n + 1) * sizeof(*m->syms));
-	if (!m->syms)
-		return -ENOMEM;
-	for (i = 0; i < m->n; i++) {
-		const struct anon_symbol *a = m->keys[i];
-		struct report_sym *s = &m->syms[i];
-
-		s->name = a->name ? a->name : "(unknown)";
-		s->vma = a->start;
-		s->size = a->size;
-		s->file = a->file;
-		s->line = a->line;
-		s->has_vma = true;
-		s->referenced = true;
-	}
-	return 0;
-}
-
-static const struct report_sym *sym_map_get(const struct sym_map *m,
-					    const struct anon_symbol *key)
-{
-	const struct anon_symbol **hit =
-		bsearch(&key, m->keys, m->n, sizeof(*m->keys), ptr_cmp);
-
-	return hit ? &m->syms[hit - m->keys] : NULL;
-}
 
 /* Add runs of equal (symbol, address, line) as one hit each; without
  * -d, only the symbol matters: a row of a million addresses is then one
@@ -98,6 +45,19 @@ static int add_runs(struct report *r, struct report_hit *proto,
 	return 0;
 }
 
+/* Where a claimed process's names go, batch by batch: straight into
+ * hits, with the naming counts kept on the way. */
+struct flat_sink {
+	struct report *r;
+	const struct ops_process *p;
+	const struct ops_anon_sample *smp;
+	struct anon_symcache *cache;
+	const struct report_sym **syms; /* a batch's */
+	size_t cap_syms;
+	struct report_hit proto;
+	uint64_t named, unnamed[REPORT_NR_REASONS];
+};
+
 /*
  * One line per process whose JIT samples were not all named, with the
  * handler's reasons, so that an "(unknown)" row is never silent:
@@ -130,10 +90,10 @@ static void warn_unnamed(const struct report_naming *nm)
  * anon_handlers_resolve()'s answer, or 0 without handlers. */
 static int note_naming(struct report *r, const struct ops_process *p,
 		       size_t n, int claimed, bool handlers,
-		       const struct anon_resolved *res)
+		       const struct anon_resolved *res,
+		       const struct flat_sink *fs)
 {
 	struct report_naming *nm = report_naming_add(r, p);
-	size_t i;
 
 	if (!nm)
 		return -ENOMEM;
@@ -141,14 +101,8 @@ static int note_naming(struct report *r, const struct ops_process *p,
 	if (claimed == 1) {
 		nm->status = NAMING_CLAIMED;
 		nm->handler = strpool_intern(r->pool, res->handler);
-		for (i = 0; i < n; i++) {
-			if (res->syms && res->syms[i])
-				nm->named++;
-			else
-				nm->unnamed[res->reasons &&
-					    res->reasons[i] < REPORT_NR_REASONS ?
-					    res->reasons[i] : 0]++;
-		}
+		nm->named = fs->named;
+		memcpy(nm->unnamed, fs->unnamed, sizeof(nm->unnamed));
 	} else if (claimed < 0) {
 		nm->status = NAMING_FAILED;
 		nm->handler = res->handler ?
@@ -170,55 +124,44 @@ static int note_naming(struct report *r, const struct ops_process *p,
 	return 0;
 }
 
-int anon_rows_syms(struct report *r, const struct anon_resolved *res,
-		   size_t n, const struct report_sym **syms)
+static int flat_proto(struct flat_sink *fs, const char *handler)
 {
-	struct report_sym *unknown;
-	struct sym_map map = { 0 };
-	size_t i;
-	int ret = -ENOMEM;
+	struct report *r = fs->r;
+	struct report_hit *proto = &fs->proto;
 
-	unknown = strpool_alloc(r->pool, sizeof(*unknown));
-	if (!unknown || sym_map_build(&map, r->pool, res->syms, n))
-		goto out;
-	unknown->name = "(unknown)";
-	for (i = 0; i < n; i++) {
-		const struct report_sym *s =
-			res->syms[i] ? sym_map_get(&map, res->syms[i]) : NULL;
-
-		syms[i] = s ? s : unknown;
-	}
-	ret = 0;
-out:
-	free(map.keys);
-	return ret;
+	proto->kind = ROW_JIT;
+	proto->handler = strpool_intern(r->pool, handler ? handler : "?");
+	proto->image = proto->handler ?
+		anon_rows_jit_label(r, fs->p, proto->handler) : NULL;
+	proto->app = strpool_intern(r->pool, fs->p->exe ? fs->p->exe :
+					     fs->p->comm ? fs->p->comm : "?");
+	proto->tgid = fs->p->tgid;
+	proto->cpu = -1;
+	return proto->handler && proto->image && proto->app ? 0 : -ENOMEM;
 }
 
-static int add_claimed(struct report *r, const struct ops_process *p,
-		       const struct ops_anon_sample *smp, size_t n,
-		       const struct anon_resolved *res)
+static int flat_batch(void *ctx, const struct anon_resolved *b, size_t base,
+		      size_t n)
 {
-	const struct report_sym **syms = NULL;
-	struct report_hit proto = { 0 };
-	int ret = -ENOMEM;
+	struct flat_sink *fs = ctx;
+	size_t i;
 
-	syms = malloc((n ? n : 1) * sizeof(*syms));
-	if (!syms || anon_rows_syms(r, res, n, syms))
-		goto out;
-	proto.kind = ROW_JIT;
-	proto.handler = strpool_intern(r->pool, res->handler ? res->handler :
-					       "?");
-	proto.image = anon_rows_jit_label(r, p, proto.handler);
-	proto.app = strpool_intern(r->pool, p->exe ? p->exe :
-					    p->comm ? p->comm : "?");
-	proto.tgid = p->tgid;
-	proto.cpu = -1;
-	if (!proto.handler || !proto.image || !proto.app)
-		goto out;
-	ret = add_runs(r, &proto, smp, n, syms, res->files, res->lines);
-out:
-	free(syms);
-	return ret;
+	if (!fs->proto.image && flat_proto(fs, b->handler))
+		return -ENOMEM;
+	if (oputil_grow(&fs->syms, &fs->cap_syms, n, sizeof(*fs->syms)))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		fs->syms[i] = anon_symcache_get(fs->cache, fs->r, b->syms[i]);
+		if (!fs->syms[i])
+			return -ENOMEM;
+		if (b->syms[i])
+			fs->named++;
+		else
+			fs->unnamed[b->reasons[i] < REPORT_NR_REASONS ?
+				    b->reasons[i] : 0]++;
+	}
+	return add_runs(fs->r, &fs->proto, fs->smp + base, n, fs->syms,
+			b->files, b->lines);
 }
 
 const char *anon_rows_jit_label(struct report *r, const struct ops_process *p,
@@ -347,6 +290,8 @@ int anon_rows_add(struct report *r, struct ops_session *s,
 	for (id = 0; id < nr && !ret; id++) {
 		const struct ops_process *p = ops_session_process(s, id);
 		struct anon_resolved res = { 0 };
+		struct flat_sink fs;
+		size_t hits_before;
 		bool selected, shown;
 		size_t n;
 		int claimed = 0;
@@ -377,15 +322,26 @@ int anon_rows_add(struct report *r, struct ops_session *s,
 			continue;
 		}
 		anon_sort(sorted, n);
-		if (handlers)
-			claimed = anon_handlers_resolve(handlers, s, id,
-							sorted, n, &res);
-		ret = note_naming(r, p, n, claimed, handlers != NULL, &res);
-		/* a handler that failed has said why; keep the samples */
-		if (!ret && claimed == 1)
-			ret = add_claimed(r, p, sorted, n, &res);
-		else if (!ret)
+		fs = (struct flat_sink){ .r = r, .p = p, .smp = sorted };
+		fs.cache = anon_symcache_new();
+		hits_before = r->nr_hits;
+		if (!fs.cache)
+			ret = -ENOMEM;
+		else if (handlers)
+			claimed = anon_handlers_resolve(handlers, s, id, sorted,
+							n, flat_batch, &fs,
+							&res);
+		/* a handler that failed has said why; its batches' hits go
+		 * and the samples stay anonymous */
+		if (claimed != 1)
+			r->nr_hits = hits_before;
+		if (!ret)
+			ret = note_naming(r, p, n, claimed, handlers != NULL,
+					  &res, &fs);
+		if (!ret && claimed != 1)
 			ret = add_buckets(r, p, sorted, n);
+		anon_symcache_free(fs.cache);
+		free(fs.syms);
 		free(sorted);
 		sorted = NULL;
 	}

@@ -19,12 +19,6 @@
 int anon_rows_add(struct report *r, struct ops_session *s,
 		  struct anon_handlers *handlers);
 
-/* The report symbols of a claimed process's N samples: RES->syms[i] as a
- * symbol in R's pool (equal symbols, equal pointers), "(unknown)" for
- * NULL.  0 or -ENOMEM. */
-int anon_rows_syms(struct report *r, const struct anon_resolved *res,
-		   size_t n, const struct report_sym **syms);
-
 /* "jit:HANDLER (tgid:N COMM)", interned, or NULL when out of memory. */
 const char *anon_rows_jit_label(struct report *r, const struct ops_process *p,
 				const char *handler);

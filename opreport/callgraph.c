@@ -6,6 +6,7 @@
 #include <oputil/grow.h>
 
 #include "anon_rows.h"
+#include "anon_symcache.h"
 #include "callgraph.h"
 #include "image_bfd.h"
 #include "kallsyms.h"
@@ -253,8 +254,31 @@ out:
 	return ret;
 }
 
+/* Where the handler's names of a process's frames go: into SYMS, the
+ * report symbol of each frame. */
+struct frame_sink {
+	struct report *r;
+	struct anon_symcache *cache;
+	const struct report_sym **syms;
+};
+
+static int frame_batch(void *ctx, const struct anon_resolved *b, size_t base,
+		       size_t n)
+{
+	struct frame_sink *fs = ctx;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		fs->syms[base + i] = anon_symcache_get(fs->cache, fs->r,
+						       b->syms[i]);
+		if (!fs->syms[base + i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Name one process's anonymous frames, REFS[0..n) sorted by (address,
- * time), in one batch through the handler that claims the process. */
+ * time), through the handler that claims the process. */
 static int resolve_anon(struct cg_resolve *rs, const struct cg_ref *refs,
 			size_t n)
 {
@@ -264,6 +288,7 @@ static int resolve_anon(struct cg_resolve *rs, const struct cg_ref *refs,
 	struct ops_anon_sample *smp = NULL;
 	const struct report_sym **syms = NULL;
 	struct anon_resolved ar = { 0 };
+	struct frame_sink fs = { .r = r };
 	struct report_sym *bucket;
 	struct cg_node proto = { .kind = ROW_ANON, .image_id = CG_NONE };
 	size_t i;
@@ -274,14 +299,17 @@ static int resolve_anon(struct cg_resolve *rs, const struct cg_ref *refs,
 	bucket = strpool_alloc(r->pool, sizeof(*bucket));
 	smp = malloc(n * sizeof(*smp));
 	syms = malloc(n * sizeof(*syms));
-	if (!bucket || !smp || !syms)
+	fs.cache = anon_symcache_new();
+	fs.syms = syms;
+	if (!bucket || !smp || !syms || !fs.cache)
 		goto out;
 	for (i = 0; i < n; i++)
 		smp[i] = (struct ops_anon_sample){ refs[i].time, refs[i].addr,
 						   0 };
 	if (src->handlers)
 		claimed = anon_handlers_resolve(src->handlers, src->s,
-						refs[0].key, smp, n, &ar);
+						refs[0].key, smp, n,
+						frame_batch, &fs, &ar);
 	if (claimed == 1) {
 		proto.kind = ROW_JIT;
 		proto.handler = strpool_intern(r->pool, ar.handler ?
@@ -289,8 +317,6 @@ static int resolve_anon(struct cg_resolve *rs, const struct cg_ref *refs,
 		if (!proto.handler)
 			goto out;
 		proto.image = anon_rows_jit_label(r, p, proto.handler);
-		if (anon_rows_syms(r, &ar, n, syms))
-			goto out;
 	} else {
 		/* a handler that failed has said why; the frames stay
 		 * anonymous, one node per process */
@@ -306,6 +332,7 @@ static int resolve_anon(struct cg_resolve *rs, const struct cg_ref *refs,
 	for (i = 0; i < n && !ret; i++)
 		ret = frame_node(rs, &refs[i], &proto, syms[i]);
 out:
+	anon_symcache_free(fs.cache);
 	free(smp);
 	free(syms);
 	return ret;

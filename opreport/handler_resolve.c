@@ -172,28 +172,30 @@ struct resolve_ctx {
 	struct handler_table t;
 	uint64_t *addrs, *times;
 	struct handler_answer ans;
+	struct anon_resolved batch; /* what the sink gets, batch-sized */
+	anon_batch_fn sink;
+	void *sink_ctx;
 	char why[HANDLER_WHY_LEN];
 };
 
-/* Point the report's arrays at the table entries the answer names. */
-static void answer_apply(const struct resolve_ctx *c, size_t base, size_t n,
-			 struct anon_resolved *res)
+/* Point the batch's arrays at the table entries the answer names. */
+static void answer_apply(struct resolve_ctx *c, size_t n)
 {
+	struct anon_resolved *b = &c->batch;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		uint32_t s = c->ans.sym[i], f = c->ans.file[i];
 
-		res->syms[base + i] = s ? c->t.sym[s - 1] : NULL;
-		res->files[base + i] = f ? c->t.file[f - 1] : NULL;
-		res->lines[base + i] = c->ans.line[i];
-		res->reasons[base + i] = c->ans.reason[i];
+		b->syms[i] = s ? c->t.sym[s - 1] : NULL;
+		b->files[i] = f ? c->t.file[f - 1] : NULL;
+		b->lines[i] = c->ans.line[i];
+		b->reasons[i] = c->ans.reason[i];
 	}
 }
 
 static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
-		       const struct ops_anon_sample *samples, size_t n,
-		       struct anon_resolved *res)
+		       const struct ops_anon_sample *samples, size_t n)
 {
 	size_t base, i, chunk = n < RESOLVE_BATCH ? n : RESOLVE_BATCH;
 	size_t k = chunk ? chunk : 1;
@@ -205,8 +207,13 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 	c->ans.file = malloc(k * sizeof(*c->ans.file));
 	c->ans.line = malloc(k * sizeof(*c->ans.line));
 	c->ans.reason = malloc(k * sizeof(*c->ans.reason));
+	c->batch.syms = malloc(k * sizeof(*c->batch.syms));
+	c->batch.files = malloc(k * sizeof(*c->batch.files));
+	c->batch.lines = malloc(k * sizeof(*c->batch.lines));
+	c->batch.reasons = malloc(k * sizeof(*c->batch.reasons));
 	if (!c->addrs || !c->times || !c->ans.sym || !c->ans.file ||
-	    !c->ans.line || !c->ans.reason)
+	    !c->ans.line || !c->ans.reason || !c->batch.syms ||
+	    !c->batch.files || !c->batch.lines || !c->batch.reasons)
 		return -HANDLER_NOMEM;
 	for (base = 0; base < n; base += chunk) {
 		size_t m = n - base < chunk ? n - base : chunk;
@@ -220,7 +227,10 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 				    sizeof(c->why));
 		if (rc < 0)
 			return rc;
-		answer_apply(c, base, m, res);
+		answer_apply(c, m);
+		/* the sink can only run out of memory */
+		if (c->sink(c->sink_ctx, &c->batch, base, m) < 0)
+			return -HANDLER_NOMEM;
 	}
 	if (c->t.malformed)
 		fprintf(stderr, "opreport: %s: %zu malformed symbol%s for "
@@ -233,32 +243,15 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 	return 0;
 }
 
-static int resolved_alloc(struct anon_handlers *hs, size_t n,
-			  struct anon_resolved *res)
-{
-	size_t k = n ? n : 1;
-
-	res->syms = handler_arena_alloc(&hs->arena, k * sizeof(*res->syms));
-	res->files = handler_arena_alloc(&hs->arena, k * sizeof(*res->files));
-	res->lines = handler_arena_alloc(&hs->arena, k * sizeof(*res->lines));
-	res->reasons = handler_arena_alloc(&hs->arena,
-					   k * sizeof(*res->reasons));
-	if (!res->syms || !res->files || !res->lines || !res->reasons)
-		return -HANDLER_NOMEM;
-	memset(res->syms, 0, k * sizeof(*res->syms));
-	memset(res->files, 0, k * sizeof(*res->files));
-	memset(res->lines, 0, k * sizeof(*res->lines));
-	memset(res->reasons, 0, k * sizeof(*res->reasons));
-	return 0;
-}
-
 static int claim_by(struct anon_handlers *hs, struct anon_handler *h,
 		    const struct ops_process *p,
 		    const struct opjit_process *op,
 		    const struct ops_anon_sample *samples, size_t n,
+		    anon_batch_fn sink, void *sink_ctx,
 		    struct anon_resolved *res)
 {
-	struct resolve_ctx c = { .hs = hs, .h = h };
+	struct resolve_ctx c = { .hs = hs, .h = h, .sink = sink,
+				 .sink_ctx = sink_ctx };
 	char rwhy[HANDLER_WHY_LEN];
 	int rc, rrc;
 
@@ -279,10 +272,8 @@ static int claim_by(struct anon_handlers *hs, struct anon_handler *h,
 	if (rc <= 0)
 		return 0;
 	memset(res, 0, sizeof(*res));
-	res->handler = h->name;
-	rc = resolved_alloc(hs, n, res);
-	if (rc == 0)
-		rc = resolve_all(&c, p, samples, n, res);
+	res->handler = c.batch.handler = h->name;
+	rc = resolve_all(&c, p, samples, n);
 	if (rc == -HANDLER_SAID)
 		fprintf(stderr, "opreport: %s: cannot name the samples of "
 			"process %u (%s): %s\n", h->name, p->tgid,
@@ -302,6 +293,10 @@ out:
 	free(c.ans.file);
 	free(c.ans.line);
 	free(c.ans.reason);
+	free(c.batch.syms);
+	free(c.batch.files);
+	free(c.batch.lines);
+	free(c.batch.reasons);
 	if (rc == -HANDLER_NOMEM) {
 		fprintf(stderr, "opreport: cannot name the samples of process "
 			"%u: out of memory\n", p->tgid);
@@ -313,6 +308,7 @@ out:
 int anon_handlers_resolve(struct anon_handlers *hs, struct ops_session *s,
 			  uint32_t proc_id,
 			  const struct ops_anon_sample *samples, size_t n,
+			  anon_batch_fn sink, void *sink_ctx,
 			  struct anon_resolved *res)
 {
 	const struct ops_process *p;
@@ -332,7 +328,8 @@ int anon_handlers_resolve(struct anon_handlers *hs, struct ops_session *s,
 	hs->declined_why[0] = '\0';
 	for (i = 0; i < hs->n; i++) {
 		hs->v[i].maps_refused = 0;
-		rc = claim_by(hs, &hs->v[i], p, &op, samples, n, res);
+		rc = claim_by(hs, &hs->v[i], p, &op, samples, n, sink,
+			      sink_ctx, res);
 		if (rc != 0)
 			return rc;
 		if (hs->v[i].maps_refused && !res->map_refused) {
