@@ -76,6 +76,14 @@ struct perfmap_seg {
 int perfmap_index(const struct perfmap *m, struct perfmap_seg **segs,
 		  size_t *nsegs);
 
+/* As perfmap_lookup(), for addresses asked in ascending order: *POS
+ * (0 before the first) keeps where the last search ended, and the search
+ * gallops forward from there, so a sorted batch costs the log of the
+ * distance between neighbours, not of the map.  An address below the
+ * last one starts over. */
+size_t perfmap_lookup_next(const struct perfmap_seg *segs, size_t nsegs,
+			   uint64_t addr, size_t *pos);
+
 /* Index into SEGS of the range holding ADDR, or SIZE_MAX. */
 size_t perfmap_lookup(const struct perfmap_seg *segs, size_t nsegs,
 		      uint64_t addr);

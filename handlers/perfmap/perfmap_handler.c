@@ -339,7 +339,7 @@ static const struct opjit_symbol *sym_get(struct pm_state *st, uint32_t e)
 static int pm_resolve(void *state, struct opjit_resolve_batch *b)
 {
 	struct pm_state *st = state;
-	size_t i, hint = SIZE_MAX;
+	size_t i, hint = SIZE_MAX, pos = 0;
 	uint32_t *reasons = b->struct_size >=
 			    OPJIT_SIZE_THROUGH(struct opjit_resolve_batch,
 					       reasons) ? b->reasons : NULL;
@@ -358,7 +358,8 @@ static int pm_resolve(void *state, struct opjit_resolve_batch *b)
 		/* Sorted addresses mostly land in the range just found. */
 		if (hint == SIZE_MAX || a < st->segs[hint].start ||
 		    a >= st->segs[hint].end)
-			hint = perfmap_lookup(st->segs, st->nsegs, a);
+			hint = perfmap_lookup_next(st->segs, st->nsegs, a,
+						   &pos);
 		if (hint == SIZE_MAX) {
 			/* a perf map has no times: all it can say */
 			if (reasons)

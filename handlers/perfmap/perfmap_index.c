@@ -186,3 +186,31 @@ size_t perfmap_lookup(const struct perfmap_seg *segs, size_t nsegs,
 		return SIZE_MAX;
 	return lo - 1;
 }
+
+size_t perfmap_lookup_next(const struct perfmap_seg *segs, size_t nsegs,
+			   uint64_t addr, size_t *pos)
+{
+	size_t lo = *pos <= nsegs ? *pos : nsegs, hi = lo, step = 1;
+
+	/* every range before LO starts at or below ADDR */
+	if (lo && segs[lo - 1].start > addr)
+		lo = hi = 0;
+	while (hi < nsegs && segs[hi].start <= addr) {
+		lo = hi + 1;
+		hi = step < nsegs - hi ? hi + step : nsegs;
+		step *= 2;
+	}
+	/* the first range that starts after ADDR is in [LO, HI] */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (segs[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*pos = lo;
+	if (lo == 0 || addr >= segs[lo - 1].end)
+		return SIZE_MAX;
+	return lo - 1;
+}

@@ -11,6 +11,38 @@
 
 #include "perfmap.h"
 
+static int u64_cmp(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* The galloping search, over every edge of every range in ascending
+ * order and then once more from the start, agrees with the plain one. */
+static void check_sweep(const struct perfmap_seg *s, size_t ns)
+{
+	uint64_t *addrs = malloc((4 * ns + 1) * sizeof(*addrs));
+	size_t i, k = 0, pos = 0, round;
+
+	if (!addrs)
+		return;
+	for (i = 0; i < ns; i++) {
+		addrs[k++] = s[i].start;
+		addrs[k++] = s[i].end - 1;
+		addrs[k++] = s[i].end;
+		if (s[i].start)
+			addrs[k++] = s[i].start - 1;
+	}
+	qsort(addrs, k, sizeof(*addrs), u64_cmp);
+	for (round = 0; round < 2; round++)
+		for (i = 0; i < k; i++)
+			if (perfmap_lookup_next(s, ns, addrs[i], &pos) !=
+			    perfmap_lookup(s, ns, addrs[i]))
+				__builtin_trap();
+	free(addrs);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The last entry covering ADDR, by brute force; SIZE_MAX when none. */
@@ -59,6 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (i && s[i - 1].end > s[i].start)
 			__builtin_trap();
 	}
+	check_sweep(s, ns);
 	/* the brute-force oracle is quadratic: keep it to small maps */
 	if (m.n <= 256) {
 		for (i = 0; i < ns; i++) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* Every perf map dialect real runtimes write, and the overlap rule. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -274,6 +275,30 @@ START_TEST(segments_sorted_disjoint)
 }
 END_TEST
 
+/* Ascending addresses through the galloping search give what the plain
+ * search gives, over ranges, gaps, both ends and far jumps; a lower
+ * address starts over. */
+START_TEST(lookup_next_as_lookup)
+{
+	char text[64 * 40];
+	size_t len = 0, i, pos = 0;
+	uint64_t a;
+
+	for (i = 0; i < 64; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"%zx %x f%zu\n", 0x1000 + i * 0x100,
+					i % 3 ? 0x80 : 0x100, i);
+	parse(text);
+	index_map();
+	for (a = 0xf00; a < 0x1000 + 64 * 0x100 + 0x100; a += 0x10)
+		ck_assert_uint_eq(perfmap_lookup_next(segs, nsegs, a, &pos),
+				  perfmap_lookup(segs, nsegs, a));
+	for (a = 0x1000; a < 0x5000; a += 0x7ff)
+		ck_assert_uint_eq(perfmap_lookup_next(segs, nsegs, a, &pos),
+				  perfmap_lookup(segs, nsegs, a));
+}
+END_TEST
+
 static Suite *perfmap_suite(void)
 {
 	Suite *s = suite_create("perfmap_parse");
@@ -295,6 +320,7 @@ static Suite *perfmap_suite(void)
 	tcase_add_test(d, names_stored_once);
 	tcase_add_test(d, looks_like);
 	tcase_add_test(o, lookup_bounds);
+	tcase_add_test(o, lookup_next_as_lookup);
 	tcase_add_test(o, later_entry_wins_inside);
 	tcase_add_test(o, earlier_small_entry_is_hidden);
 	tcase_add_test(o, partial_overlaps_chain);
