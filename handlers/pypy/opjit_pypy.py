@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: MIT
+"""Name PyPy's JIT loops and bridges for opjit.
+
+    pypy3 -m opjit_pypy SCRIPT [ARGS...]
+
+or, from a sitecustomize or the program itself, ``import opjit_pypy;
+opjit_pypy.start()``.  Through PyPy's compile hook, every loop and bridge
+the JIT compiles is written with its address, size, the time it was
+compiled (CLOCK_MONOTONIC nanoseconds, the clock oprofiled stamps samples
+with) and, for a loop, its Python function, file and lines, to
+/tmp/anon.<pid>, where opreport --anon-handler=pypy finds it.  The format
+is handlers/pypy/FORMAT.md of opjit.  Under CPython, or when the file
+cannot be made safely, it says so on stderr and the program runs on.
+"""
+import os
+import sys
+import time
+
+_fd = None
+
+
+def _warn(msg):
+    sys.stderr.write("opjit_pypy: %s\n" % msg)
+
+
+def _create(path):
+    """The map file, made without following a link and never appended to
+    one another user left there; None when it cannot be."""
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW |
+             os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+    try:
+        return os.open(path, flags, 0o644)
+    except FileExistsError:
+        pass
+    except OSError as e:
+        _warn("cannot create %s: %s" % (path, e.strerror))
+        return None
+    # a file of ours with this pid is an earlier process's: replace it
+    try:
+        st = os.lstat(path)
+        if st.st_uid != os.geteuid():
+            _warn("%s belongs to uid %d; not writing a map" %
+                  (path, st.st_uid))
+            return None
+        os.unlink(path)
+        return os.open(path, flags, 0o644)
+    except OSError as e:
+        _warn("cannot create %s: %s" % (path, e.strerror))
+        return None
+
+
+def _clean(text):
+    return text.replace("\n", "?").replace("\r", "?")
+
+
+def _lines(code):
+    """First and last line of a code object."""
+    first = last = code.co_firstlineno
+    try:
+        import dis
+        for _, line in dis.findlinestarts(code):
+            if line is not None and line > last:
+                last = line
+    except Exception:
+        pass
+    return first, last
+
+
+def _record(info):
+    now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    if info.type == "bridge":
+        line = "%d bridge %x %x %d %d\n" % (
+            now, info.bridge_no, info.asmaddr, info.asmlen, info.loop_no)
+    else:
+        key = info.greenkey
+        code = key[0] if isinstance(key, tuple) and key else None
+        if hasattr(code, "co_name"):
+            first, last = _lines(code)
+            line = "%d loop %d %x %d %d %d %s %s\n" % (
+                now, info.loop_no, info.asmaddr, info.asmlen, first, last,
+                _clean(code.co_name).replace(" ", "_"),
+                _clean(code.co_filename))
+        else:
+            # a loop of another JIT driver (regular expressions, ...)
+            line = "%d loop %d %x %d 0 0 %s\n" % (
+                now, info.loop_no, info.asmaddr, info.asmlen,
+                _clean(info.jitdriver_name).replace(" ", "_") or "?")
+    return line.encode("utf-8", "replace")
+
+
+def _hook(info):
+    if _fd is None or not info.asmlen:
+        return
+    try:
+        # one write a record: the file always ends at a record's end,
+        # unless the process is killed inside the write
+        os.write(_fd, _record(info))
+    except Exception as e:
+        _warn("cannot write the map: %s" % e)
+
+
+def start():
+    """Begin writing the map; True when the compile hook is set."""
+    global _fd
+    try:
+        import pypyjit
+    except ImportError:
+        _warn("not running on PyPy: no JIT code to name")
+        return False
+    if _fd is not None:
+        return True
+    pid = os.getpid()
+    _fd = _create("/tmp/anon.%d" % pid)
+    if _fd is None:
+        return False
+    os.write(_fd, b"opjit-pypy 1 pid=%d start_ns=%d\n" %
+             (pid, time.clock_gettime_ns(time.CLOCK_MONOTONIC)))
+    pypyjit.set_compile_hook(_hook)
+    return True
+
+
+def _main(argv):
+    import runpy
+    if len(argv) < 2:
+        sys.stderr.write("usage: pypy3 -m opjit_pypy SCRIPT [ARGS...]\n")
+        return 2
+    start()
+    sys.argv = argv[1:]
+    # as "pypy3 SCRIPT" does: the script's directory comes first
+    sys.path[0] = os.path.dirname(os.path.abspath(argv[1]))
+    runpy.run_path(argv[1], run_name="__main__")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv))

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# pypy_split.py SECONDS: two hot functions, heavy and light, called in
+# turn; each call is timed by the process's own CPU clock.  Prints
+# "pypy_split heavy NS light NS".  heavy's loop takes a bridge on most
+# iterations (the odd branch), so that bridges carry a real share.
+import sys
+import time
+
+
+def heavy(n):
+    s = 0
+    for i in range(n):
+        if i % 4:
+            s += i * 3 % 7
+        else:
+            s -= i % 5
+    return s
+
+
+def light(n):
+    s = 0
+    for i in range(n):
+        s += i % 3
+    return s
+
+
+def main():
+    seconds = float(sys.argv[1])
+    clock = time.process_time_ns
+    spent = {"heavy": 0, "light": 0}
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        t0 = clock()
+        heavy(300000)
+        t1 = clock()
+        light(300000)
+        t2 = clock()
+        spent["heavy"] += t1 - t0
+        spent["light"] += t2 - t1
+    print("pypy_split heavy %d light %d" % (spent["heavy"], spent["light"]))
+
+
+main()
