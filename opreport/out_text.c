@@ -82,27 +82,49 @@ static bool has_dependents(const struct report_app *app)
 		app->images[0].first->image != app->app);
 }
 
+/* A summary line: the name last, cut in the middle to keep the line
+ * within LIMIT (a terminal's width, or 0).  INDENT is a tab or nothing;
+ * a tab takes 8 columns. */
+static void summary_line(FILE *f, const char *indent, uint64_t count,
+			 double percent, const char *name, int limit)
+{
+	int used = fprintf(f, "%s%9" PRIu64 " %7.4f ", indent, count,
+			   percent) + (*indent ? 7 : 0);
+
+	if (limit > 0)
+		table_put_fitted(f, name, limit - used > TABLE_NAME_MIN ?
+					  limit - used : TABLE_NAME_MIN,
+				 true);
+	else
+		fputs(name, f);
+	fputc('\n', f);
+}
+
 static void summary(FILE *f, const struct report *r)
 {
+	int limit = out_line_limit(f, r);
 	size_t i, k;
 
 	summary_heading(f, r, "");
 	for (i = 0; i < r->nr_apps; i++) {
 		const struct report_app *app = &r->apps[i];
 
-		fprintf(f, "%9" PRIu64 " %7.4f %s\n", app->count,
-			report_percent(r, app->count, 0),
-			display(r, app->app, app->kind, app->tgid, app->cpu));
+		summary_line(f, "", app->count,
+			     report_percent(r, app->count, 0),
+			     display(r, app->app, app->kind, app->tgid,
+				     app->cpu),
+			     limit);
 		if (r->opts->exclude_dependent || !has_dependents(app))
 			continue;
 		summary_heading(f, r, "\t");
 		for (k = 0; k < app->nr_images; k++) {
 			const struct report_image *img = &app->images[k];
 
-			fprintf(f, "\t%9" PRIu64 " %7.4f %s\n", img->count,
-				report_percent(r, img->count, app->count),
-				display(r, img->first->image, img->first->kind,
-					0, -1));
+			summary_line(f, "\t", img->count,
+				     report_percent(r, img->count, app->count),
+				     display(r, img->first->image,
+					     img->first->kind, 0, -1),
+				     limit);
 		}
 	}
 }

@@ -15,7 +15,7 @@
 
 #define TABLE_MAX_COLS 8
 /* what the last column keeps before the others are cut to fit */
-#define LAST_MIN 24
+#define LAST_MIN TABLE_NAME_MIN
 #define ELLIPSIS "..."
 
 struct table_line {
@@ -132,8 +132,7 @@ static size_t head_bytes(const char *s, int n)
 	return i;
 }
 
-/* S in at most W characters: whole, or its head and tail around "...". */
-static void put_fitted(FILE *f, const char *s, int w, bool middle)
+void table_put_fitted(FILE *f, const char *s, int w, bool middle)
 {
 	int len = text_width(s), keep = w - (int)strlen(ELLIPSIS), head;
 
@@ -215,7 +214,7 @@ void table_print(const struct table *t, FILE *f, int limit)
 			int w = text_width(s);
 
 			if (w >= width[i]) {
-				put_fitted(f, s, width[i] - 1, true);
+				table_put_fitted(f, s, width[i] - 1, true);
 				w = width[i] - 1;
 			} else {
 				fputs(s, f);
@@ -227,7 +226,7 @@ void table_print(const struct table *t, FILE *f, int limit)
 		 * characters even where the columns before it cannot
 		 * give up enough */
 		if (limit > 0)
-			put_fitted(f, cell(t, l, t->nr),
+			table_put_fitted(f, cell(t, l, t->nr),
 				   limit - used > LAST_MIN ? limit - used
 							   : LAST_MIN,
 				   false);

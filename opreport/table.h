@@ -32,6 +32,13 @@ int table_row(struct table *t, const char *indent, const char *const *cells);
 /* A line outside the columns, printed as it is. 0 or -ENOMEM. */
 int table_text(struct table *t, const char *line);
 
+/* S in at most W characters: whole, or cut with "..." in the middle
+ * (MIDDLE) or at the end.  What the table does to a cell. */
+void table_put_fitted(FILE *f, const char *s, int w, bool middle);
+
+/* The least a name keeps when a line is cut to a limit. */
+#define TABLE_NAME_MIN 24
+
 /* Every row and line to F, each line within LIMIT characters where the
  * shrinkable columns allow (0: no limit). */
 void table_print(const struct table *t, FILE *f, int limit);

@@ -50,11 +50,16 @@ echo "ok: --list-handlers"
 # end; -f keeps every name whole.  Piped, nothing is cut.
 command -v script >/dev/null ||
 	fail "script (util-linux) is needed to give opreport a terminal"
+# on_tty COLS [ARGS]: the report, on a terminal COLS wide (-l unless ARGS
+# say -s for the summary)
 on_tty() {
-	script -qec "stty cols $1 && '$OPJIT_OPREPORT' --session-dir='$S' -n -l --anon-handler=perfmap $2 2>/dev/null" \
+	local cols=$1 mode=-l
+	shift
+	[ "${1:-}" != -s ] || { mode=; shift; }
+	script -qec "stty cols $cols && '$OPJIT_OPREPORT' --session-dir='$S' -n $mode --anon-handler=perfmap $* 2>/dev/null" \
 		/dev/null </dev/null | tr -d '\r'
 }
-on_tty 60 "" >"$TMP/tty60.txt"
+on_tty 60 >"$TMP/tty60.txt"
 # the table, up to the notes after it
 awk '/^$/ { exit bad } length($0) > 60 { print; bad = 1 } END { exit bad }' "$TMP/tty60.txt" ||
 	fail "opreport -l on a 60-column terminal wrote longer lines"
@@ -62,18 +67,24 @@ grep -Eq '^1 +8\.3333 +anon \(tgid:4.*\.\.\..*\) +\(no symbols\)$' "$TMP/tty60.t
 	{ cat "$TMP/tty60.txt"; fail "the anon range is not cut in the middle on a 60-column terminal"; }
 grep -Eq '^6 +50\.0000 +rt_g_pie \(tgid:100\) +rt_alpha$' "$TMP/tty60.txt" ||
 	{ cat "$TMP/tty60.txt"; fail "a short row changed on a 60-column terminal"; }
-on_tty 30 "" >"$TMP/tty30.txt"
+on_tty 30 >"$TMP/tty30.txt"
 grep -Eq '^6 +50\.0000 +rt_g_pie \(tgid:100\) +rt_alpha$' "$TMP/tty30.txt" ||
 	{ cat "$TMP/tty30.txt"; fail "on a 30-column terminal a short symbol name was cut"; }
 on_tty 60 -f >"$TMP/tty60f.txt"
 grep -Eq 'anon \(tgid:400 range:0x7e0000000000-0x7e0000001000\) +\(no symbols\)$' "$TMP/tty60f.txt" ||
 	{ cat "$TMP/tty60f.txt"; fail "-f on a terminal cut a name"; }
-on_tty 200 "" >"$TMP/tty200.txt"
+on_tty 200 >"$TMP/tty200.txt"
 "$OPJIT_OPREPORT" --session-dir="$S" -n -l --anon-handler=perfmap >"$TMP/piped.txt"
 diff -u "$TMP/piped.txt" "$TMP/tty200.txt" ||
 	fail "on a terminal wide enough, the report is not the piped one"
 COLUMNS=20 "$OPJIT_OPREPORT" --session-dir="$S" -n -l --anon-handler=perfmap >"$TMP/piped20.txt"
 diff -u "$TMP/piped.txt" "$TMP/piped20.txt" || fail "COLUMNS cut a piped report"
-echo "ok: terminal widths 60, 30, 200, -f and piped"
+# the summary: the name is cut in the middle, the counts stay
+on_tty 60 -s >"$TMP/tty60s.txt"
+expand "$TMP/tty60s.txt" | awk '/^$/ { exit bad } length($0) > 60 { print; bad = 1 } END { exit bad }' ||
+	fail "the summary on a 60-column terminal wrote longer lines"
+grep -Eq '^\s+1 100\.0000 anon \(tgid.*\.\.\..*\)$' "$TMP/tty60s.txt" ||
+	{ cat "$TMP/tty60s.txt"; fail "the summary's anon range is not cut in the middle"; }
+echo "ok: terminal widths 60, 30, 200, -f, the summary at 60, and piped"
 [ "$status" -eq 0 ] && echo PASS
 exit "$status"
