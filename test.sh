@@ -9,7 +9,8 @@ set -euo pipefail
 . "$(dirname "$0")/scripts/setup.sh"
 
 need_packages "${OPJIT_BUILD_PACKAGES[@]}" clang libclang-rt-14-dev \
-	linux-perf nodejs python3 procps mono-runtime mono-mcs golang-go pypy3
+	linux-perf nodejs python3 procps mono-runtime mono-mcs golang-go pypy3 \
+	clang-format
 export CK_FORK=no
 
 passed=0 failed=0

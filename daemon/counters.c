@@ -33,7 +33,7 @@ static int counters_online_cpus(struct counters *c)
 				continue;
 			for (int cpu = lo; cpu <= hi; cpu++) {
 				int *v = realloc(c->cpus, (c->nr_cpus + 1) *
-							  sizeof(*v));
+								  sizeof(*v));
 
 				if (!v) {
 					err = -ENOMEM;
@@ -81,9 +81,8 @@ int counters_init(struct counters *c, const struct counters_config *cfg)
 	return 0;
 }
 
-static void counters_attr(const struct counters *c,
-			  struct perf_event_attr *a, bool inherit,
-			  bool enable_on_exec)
+static void counters_attr(const struct counters *c, struct perf_event_attr *a,
+			  bool inherit, bool enable_on_exec)
 {
 	long page = sysconf(_SC_PAGESIZE);
 
@@ -97,8 +96,8 @@ static void counters_attr(const struct counters *c,
 	} else {
 		a->sample_period = c->cfg.period;
 	}
-	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			 PERF_SAMPLE_CPU;
 	if (c->cfg.callgraph_depth) {
 		/* the kernel walks frame pointers; the chain follows CPU */
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;

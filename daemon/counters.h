@@ -28,11 +28,11 @@ struct counters_config {
 
 struct counters {
 	struct counters_config cfg;
-	bool build_id;		/* the kernel puts build-ids in MMAP2 */
-	bool kernel_refused;	/* kernel samples excluded by the fallback */
+	bool build_id;	     /* the kernel puts build-ids in MMAP2 */
+	bool kernel_refused; /* kernel samples excluded by the fallback */
 	int nr_cpus;
 	int *cpus;
-	struct ring *rings;	/* [nr_cpus]; fd -1 until opened */
+	struct ring *rings; /* [nr_cpus]; fd -1 until opened */
 	int *fds;
 	size_t nr_fds, cap_fds;
 	size_t data_pages;

@@ -4,8 +4,14 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
-#define SW(n, c) { n, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##c }
-#define HW(n, c) { n, PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c }
+#define SW(n, c)                                         \
+	{                                                \
+		n, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##c \
+	}
+#define HW(n, c)                                         \
+	{                                                \
+		n, PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c \
+	}
 
 static const struct evname evname_table[] = {
 	SW("cpu-clock", CPU_CLOCK),

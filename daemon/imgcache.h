@@ -11,7 +11,7 @@
 
 struct imgcache_key {
 	const char *path;
-	uint64_t dev, ino;	/* 0 when the kernel gave a build-id */
+	uint64_t dev, ino; /* 0 when the kernel gave a build-id */
 	uint8_t build_id[20];
 	uint8_t build_id_size;
 };

@@ -42,10 +42,15 @@ static size_t maptab_first_after(const struct maptab *t, uint64_t addr)
 int maptab_insert(struct maptab *t, uint64_t start, uint64_t end,
 		  uint64_t pgoff, uint32_t image)
 {
-	struct maptab_entry left, right, mid = {
-		.start = start, .end = end, .pgoff = pgoff, .image = image,
-		.ctx = MAPTAB_NO_CTX, .ctx_cpu = -1,
-	};
+	struct maptab_entry left, right,
+		mid = {
+			.start = start,
+			.end = end,
+			.pgoff = pgoff,
+			.image = image,
+			.ctx = MAPTAB_NO_CTX,
+			.ctx_cpu = -1,
+		};
 	size_t lo, hi, nr_new = 1;
 	int has_left = 0, has_right = 0, err;
 

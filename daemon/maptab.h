@@ -14,11 +14,11 @@
 
 struct maptab_entry {
 	uint64_t start, end; /* [start, end) */
-	uint64_t pgoff;      /* file offset that START maps */
-	uint32_t image;      /* writer image id, or MAPTAB_ANON */
-	uint32_t ctx;        /* cached context id, or MAPTAB_NO_CTX */
+	uint64_t pgoff;	     /* file offset that START maps */
+	uint32_t image;	     /* writer image id, or MAPTAB_ANON */
+	uint32_t ctx;	     /* cached context id, or MAPTAB_NO_CTX */
 	int32_t ctx_cpu;     /* the CPU the cached context was made for */
-	uint32_t seen;       /* anonymous range already given to the writer */
+	uint32_t seen;	     /* anonymous range already given to the writer */
 };
 
 struct maptab {

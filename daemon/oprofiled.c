@@ -32,19 +32,19 @@
 #define SYS_pidfd_open 434
 #endif
 
-#define TICK_NS 100000000ll	/* drain and retry every 100 ms */
-#define TICKS_PER_FLUSH 10	/* durable at least once a second */
+#define TICK_NS 100000000ll /* drain and retry every 100 ms */
+#define TICKS_PER_FLUSH 10  /* durable at least once a second */
 
 struct daemon {
 	struct options *o;
 	struct counters c;
-	struct ring_merge merge;	/* the CPUs' rings, oldest first */
+	struct ring_merge merge; /* the CPUs' rings, oldest first */
 	struct recorder r;
 	struct ops_writer *w;
 	struct launch child;
 	bool recording;
 	bool stop;
-	bool interrupted;	/* by SIGINT or SIGTERM */
+	bool interrupted; /* by SIGINT or SIGTERM */
 	bool child_done;
 	int child_status;
 	int sigfd, timerfd, pidfd;
@@ -117,8 +117,8 @@ static void daemon_tick(struct daemon *d)
 	if (d->deadline_ns &&
 	    session_clock_ns(CLOCK_MONOTONIC) >= d->deadline_ns)
 		d->stop = true;
-	if (d->o->mode == MODE_PID && d->pidfd < 0 &&
-	    kill(d->o->pid, 0) < 0 && errno == ESRCH)
+	if (d->o->mode == MODE_PID && d->pidfd < 0 && kill(d->o->pid, 0) < 0 &&
+	    errno == ESRCH)
 		d->stop = true;
 }
 
@@ -185,8 +185,10 @@ static int daemon_writer_open(struct daemon *d)
 		if (*why)
 			fprintf(stderr, "oprofiled: %s\n", why);
 		else
-			fprintf(stderr, "oprofiled: cannot create session "
-				"%s: %s\n", d->o->session_dir, strerror(-err));
+			fprintf(stderr,
+				"oprofiled: cannot create session "
+				"%s: %s\n",
+				d->o->session_dir, strerror(-err));
 		ops_writer_free(d->w);
 		d->w = NULL;
 		return err;
@@ -196,8 +198,8 @@ static int daemon_writer_open(struct daemon *d)
 			ops_writer_previous(d->w));
 	if (!info.kernel_excluded) {
 		/* a kernel built without modules has no list of them */
-		const char *modules = access("/proc/modules", R_OK) ?
-				      NULL : "/proc/modules";
+		const char *modules =
+			access("/proc/modules", R_OK) ? NULL : "/proc/modules";
 
 		err = ops_writer_kernel_symbols(d->w, "/proc/kallsyms",
 						modules);
@@ -207,8 +209,10 @@ static int daemon_writer_open(struct daemon *d)
 			return err;
 		}
 		if (err)
-			fprintf(stderr, "oprofiled: %s; kernel samples will "
-				"have no symbols\n", ops_writer_error(d->w));
+			fprintf(stderr,
+				"oprofiled: %s; kernel samples will "
+				"have no symbols\n",
+				ops_writer_error(d->w));
 	}
 	return 0;
 }
@@ -256,8 +260,10 @@ static int daemon_open_counters(struct daemon *d)
 		return err;
 	}
 	if (d->c.kernel_refused)
-		fprintf(stderr, "oprofiled: kernel samples excluded: "
-			"perf_event_paranoid is %d\n", session_paranoid());
+		fprintf(stderr,
+			"oprofiled: kernel samples excluded: "
+			"perf_event_paranoid is %d\n",
+			session_paranoid());
 	return 0;
 }
 
@@ -269,12 +275,14 @@ static int daemon_setup_fds(struct daemon *d, const sigset_t *mask)
 	};
 
 	d->sigfd = signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	d->timerfd = timerfd_create(CLOCK_MONOTONIC,
-				    TFD_NONBLOCK | TFD_CLOEXEC);
+	d->timerfd =
+		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (d->sigfd < 0 || d->timerfd < 0 ||
 	    timerfd_settime(d->timerfd, 0, &its, NULL) < 0) {
-		fprintf(stderr, "oprofiled: cannot set up the event loop: "
-			"%s\n", strerror(errno));
+		fprintf(stderr,
+			"oprofiled: cannot set up the event loop: "
+			"%s\n",
+			strerror(errno));
 		return -errno;
 	}
 	if (d->o->mode == MODE_PID)
@@ -292,7 +300,8 @@ static int daemon_start(struct daemon *d)
 	if (d->o->mode == MODE_COMMAND)
 		return 0;
 	if (d->o->mode == MODE_PID && procinfo_is_kthread(d->o->pid)) {
-		fprintf(stderr, "oprofiled: pid %d is a kernel thread: it runs no user code; use --system-wide to see the kernel's share\n",
+		fprintf(stderr,
+			"oprofiled: pid %d is a kernel thread: it runs no user code; use --system-wide to see the kernel's share\n",
 			(int)d->o->pid);
 		return -EINVAL;
 	}
@@ -313,7 +322,8 @@ static int daemon_start(struct daemon *d)
 		return err;
 	}
 	if (d->o->mode == MODE_PID && (err == -EACCES || err == -EPERM)) {
-		fprintf(stderr, "oprofiled: cannot read /proc/%d/maps: %s; profile the process as its owner, or as root where /proc is not restricted (hidepid, a container's masked /proc)\n",
+		fprintf(stderr,
+			"oprofiled: cannot read /proc/%d/maps: %s; profile the process as its owner, or as root where /proc is not restricted (hidepid, a container's masked /proc)\n",
 			(int)d->o->pid, strerror(-err));
 		return err;
 	}
@@ -368,10 +378,12 @@ static int daemon_finish(struct daemon *d)
 	ops_writer_free(d->w);
 	d->w = NULL;
 	if (d->r.throttles)
-		fprintf(stderr, "oprofiled: the kernel throttled sampling "
+		fprintf(stderr,
+			"oprofiled: the kernel throttled sampling "
 			"%llu times; a lower --frequency would be steadier\n",
 			(unsigned long long)d->r.throttles);
-	fprintf(stderr, "oprofiled: %llu samples, %llu lost (%.1f%%), "
+	fprintf(stderr,
+		"oprofiled: %llu samples, %llu lost (%.1f%%), "
 		"%llu unattributed (%.1f%%), %u process%s, session %s\n",
 		(unsigned long long)t.samples,
 		(unsigned long long)t.samples_lost,
@@ -443,12 +455,14 @@ static int daemon_run(struct daemon *d)
 	if (daemon_open_counters(d) || daemon_setup_fds(d, &mask) ||
 	    daemon_writer_open(d))
 		goto out_abort;
-	err = recorder_init(&d->r, d->w, &(struct recorder_config){
-		.separate = d->o->separate,
-		.archive_maps = d->o->archive_maps,
-		.archive_max_bytes = d->o->archive_max_bytes,
-		.callgraph_depth = d->o->callgraph_depth,
-	});
+	err = recorder_init(&d->r, d->w,
+			    &(struct recorder_config){
+				    .separate = d->o->separate,
+				    .archive_maps = d->o->archive_maps,
+				    .archive_max_bytes =
+					    d->o->archive_max_bytes,
+				    .callgraph_depth = d->o->callgraph_depth,
+			    });
 	if (err) {
 		fprintf(stderr, "oprofiled: %s\n", strerror(-err));
 		goto out_abort;

@@ -22,9 +22,16 @@ static char *opt_callgraph_depth;
 static int opt_system, opt_no_kernel, opt_no_archive, opt_callgraph;
 
 enum {
-	OPT_PID = 1, OPT_DURATION, OPT_SEPARATE, OPT_SESSION_DIR,
-	OPT_FREQUENCY, OPT_PERIOD, OPT_EVENT, OPT_ARCHIVE_MAX,
-	OPT_CALLGRAPH_DEPTH, OPT_VERSION,
+	OPT_PID = 1,
+	OPT_DURATION,
+	OPT_SEPARATE,
+	OPT_SESSION_DIR,
+	OPT_FREQUENCY,
+	OPT_PERIOD,
+	OPT_EVENT,
+	OPT_ARCHIVE_MAX,
+	OPT_CALLGRAPH_DEPTH,
+	OPT_VERSION,
 };
 
 /* The kernel refuses a sample_period with bit 63 set. */
@@ -35,15 +42,24 @@ enum {
 static char **options_slot(int val)
 {
 	switch (val) {
-	case OPT_PID: return &opt_pid;
-	case OPT_DURATION: return &opt_duration;
-	case OPT_SEPARATE: return &opt_separate;
-	case OPT_SESSION_DIR: return &opt_session_dir;
-	case OPT_FREQUENCY: return &opt_frequency;
-	case OPT_PERIOD: return &opt_period;
-	case OPT_EVENT: return &opt_event;
-	case OPT_ARCHIVE_MAX: return &opt_archive_max;
-	case OPT_CALLGRAPH_DEPTH: return &opt_callgraph_depth;
+	case OPT_PID:
+		return &opt_pid;
+	case OPT_DURATION:
+		return &opt_duration;
+	case OPT_SEPARATE:
+		return &opt_separate;
+	case OPT_SESSION_DIR:
+		return &opt_session_dir;
+	case OPT_FREQUENCY:
+		return &opt_frequency;
+	case OPT_PERIOD:
+		return &opt_period;
+	case OPT_EVENT:
+		return &opt_event;
+	case OPT_ARCHIVE_MAX:
+		return &opt_archive_max;
+	case OPT_CALLGRAPH_DEPTH:
+		return &opt_callgraph_depth;
 	}
 	return NULL;
 }
@@ -75,12 +91,10 @@ static const struct poptOption options_table[] = {
 	{ "callgraph", 'g', POPT_ARG_NONE, &opt_callgraph, 0,
 	  "record a call chain with each sample (frame pointers)", NULL },
 	{ "callgraph-depth", 0, POPT_ARG_STRING, NULL, OPT_CALLGRAPH_DEPTH,
-	  "record at most N frames a sample (default 127); implies -g",
-	  "N" },
+	  "record at most N frames a sample (default 127); implies -g", "N" },
 	{ "version", 'v', POPT_ARG_NONE, NULL, OPT_VERSION,
 	  "show the version and exit", NULL },
-	POPT_AUTOHELP
-	POPT_TABLEEND
+	POPT_AUTOHELP POPT_TABLEEND
 };
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -126,8 +140,10 @@ static int separate_refuse(const char *arg, bool empty_item)
 		return bad_value("--separate", arg, "empty item in the list");
 	for (i = 0; i < NR_SEPARATE; i++)
 		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s",
-			 separate_names[i].name, i + 2 < NR_SEPARATE ? ", " :
-			 i + 1 < NR_SEPARATE ? " or " : "");
+			 separate_names[i].name,
+			 i + 2 < NR_SEPARATE   ? ", "
+			 : i + 1 < NR_SEPARATE ? " or "
+					       : "");
 	return bad_value("--separate", arg, why);
 }
 
@@ -195,20 +211,18 @@ static int options_check(struct options *o)
 
 	if (modes == 0) {
 		fprintf(stderr, "oprofiled: nothing to profile: give a "
-			"COMMAND, --pid or --system-wide\n");
+				"COMMAND, --pid or --system-wide\n");
 		return -EINVAL;
 	}
 	if (modes > 1) {
 		fprintf(stderr, "oprofiled: a COMMAND, --pid and "
-			"--system-wide exclude each other\n");
+				"--system-wide exclude each other\n");
 		return -EINVAL;
 	}
-	o->mode = o->command ? MODE_COMMAND :
-		  opt_pid ? MODE_PID : MODE_SYSTEM;
+	o->mode = o->command ? MODE_COMMAND : opt_pid ? MODE_PID : MODE_SYSTEM;
 	if (opt_pid) {
 		if (parse_u64(opt_pid, &v) || v == 0 || v > INT32_MAX)
-			return bad_value("--pid", opt_pid,
-					 "not a process id");
+			return bad_value("--pid", opt_pid, "not a process id");
 		o->pid = (pid_t)v;
 	}
 	if (opt_duration) {
@@ -226,7 +240,7 @@ static int options_check(struct options *o)
 		return -EINVAL;
 	if (opt_frequency && opt_period) {
 		fprintf(stderr, "oprofiled: --frequency and --period exclude "
-			"each other\n");
+				"each other\n");
 		return -EINVAL;
 	}
 	if (opt_frequency) {
@@ -268,9 +282,9 @@ static int options_check(struct options *o)
 	if (opt_callgraph_depth) {
 		if (parse_u64(opt_callgraph_depth, &v) || v == 0 ||
 		    v >= OPS_STACK_MAX_FRAMES)
-			return bad_value("--callgraph-depth",
-					 opt_callgraph_depth,
-					 "not a number of frames from 1 to 1023");
+			return bad_value(
+				"--callgraph-depth", opt_callgraph_depth,
+				"not a number of frames from 1 to 1023");
 		o->callgraph_depth = (uint32_t)v;
 	} else if (opt_callgraph) {
 		o->callgraph_depth = DEFAULT_CALLGRAPH_DEPTH;
@@ -325,10 +339,11 @@ int options_parse(struct options *o, int argc, const char **argv)
 
 void options_free(struct options *o)
 {
-	char **strs[] = { &opt_pid, &opt_duration, &opt_separate,
-			  &opt_session_dir, &opt_frequency, &opt_period,
-			  &opt_event, &opt_archive_max,
-			  &opt_callgraph_depth };
+	char **strs[] = {
+		&opt_pid,	  &opt_duration,    &opt_separate,
+		&opt_session_dir, &opt_frequency,   &opt_period,
+		&opt_event,	  &opt_archive_max, &opt_callgraph_depth
+	};
 
 	if (o->popt)
 		poptFreeContext(o->popt);

@@ -18,19 +18,19 @@ enum options_mode {
 struct options {
 	enum options_mode mode;
 	pid_t pid;
-	char **command;		/* NULL-terminated, MODE_COMMAND only */
-	double duration;	/* seconds, 0 for none */
-	uint32_t separate;	/* OPS_SEPARATE_* */
+	char **command;	   /* NULL-terminated, MODE_COMMAND only */
+	double duration;   /* seconds, 0 for none */
+	uint32_t separate; /* OPS_SEPARATE_* */
 	const char *session_dir;
-	uint64_t frequency;	/* Hz, 0 when a period is given */
+	uint64_t frequency; /* Hz, 0 when a period is given */
 	uint64_t period;
 	const struct evname *event;
 	bool no_kernel;
 	bool archive_maps;
 	uint64_t archive_max_bytes;
-	uint32_t callgraph_depth;	/* frames per sample, 0: no call graph */
-	char *command_line;	/* oprofiled's own, for the session */
-	void *popt;		/* owns the strings above */
+	uint32_t callgraph_depth; /* frames per sample, 0: no call graph */
+	char *command_line;	  /* oprofiled's own, for the session */
+	void *popt;		  /* owns the strings above */
 };
 
 /* Parse ARGV; prints one line and returns -EINVAL on bad input, or 1

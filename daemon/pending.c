@@ -51,8 +51,9 @@ bool pending_push(struct pending *p, const struct pending_sample *s,
 	p->v[slot] = *s;
 	if (s->chain && p->chains) {
 		uint64_t *dst = p->chains + slot * p->chain_max;
-		uint32_t n = s->nr_chain < p->chain_max ? s->nr_chain
-						       : (uint32_t)p->chain_max;
+		uint32_t n = s->nr_chain < p->chain_max
+				     ? s->nr_chain
+				     : (uint32_t)p->chain_max;
 
 		/* a sample pushed back may come from this very slot */
 		memmove(dst, s->chain, n * sizeof(*dst));

@@ -26,7 +26,7 @@ struct pending_sample {
 struct pending {
 	struct pending_sample *v;
 	size_t cap, head, n;
-	uint64_t *chains;	/* CHAIN_MAX entries per slot, or NULL */
+	uint64_t *chains; /* CHAIN_MAX entries per slot, or NULL */
 	size_t chain_max;
 };
 

@@ -184,12 +184,12 @@ int procinfo_read(struct proc *p)
 	snprintf(path, sizeof(path), "/proc/%u/stat", p->tgid);
 	if (!procinfo_slurp(path, buf, sizeof(buf)) &&
 	    !procinfo_parse_starttime(buf, &ticks))
-		procinfo_convert_start(ticks, sysconf(_SC_CLK_TCK),
-				       oputil_clock_ns(CLOCK_BOOTTIME),
-				       oputil_clock_ns(CLOCK_MONOTONIC),
-				       (int64_t)oputil_clock_ns(CLOCK_REALTIME),
-				       &p->ident.start_ns,
-				       &p->ident.start_unix_ns);
+		procinfo_convert_start(
+			ticks, sysconf(_SC_CLK_TCK),
+			oputil_clock_ns(CLOCK_BOOTTIME),
+			oputil_clock_ns(CLOCK_MONOTONIC),
+			(int64_t)oputil_clock_ns(CLOCK_REALTIME),
+			&p->ident.start_ns, &p->ident.start_unix_ns);
 	if (!p->exe)
 		procinfo_exe((pid_t)p->tgid, &p->exe);
 	procinfo_mntns(p);

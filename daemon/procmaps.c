@@ -61,8 +61,8 @@ int procmaps_parse_line(char *line, struct procmaps_line *out)
 		return -EINVAL;
 	out->exec = p[2] == 'x';
 	p += 4;
-	if (expect(&p, ' ') || parse_hex(&p, &out->pgoff) ||
-	    expect(&p, ' ') || parse_hex(&p, &major) || expect(&p, ':') ||
+	if (expect(&p, ' ') || parse_hex(&p, &out->pgoff) || expect(&p, ' ') ||
+	    parse_hex(&p, &major) || expect(&p, ':') ||
 	    parse_hex(&p, &minor) || expect(&p, ' '))
 		return -EINVAL;
 	if (major > UINT32_MAX || minor > UINT32_MAX)
@@ -115,10 +115,9 @@ bool mapname_is_jitdump(const char *name, size_t *len)
 
 enum mapkind mapname_classify(const char *name)
 {
-	if (!*name || !strcmp(name, "//anon") ||
-	    !strncmp(name, "[anon:", 6) ||
-	    !strncmp(name, "[anon_shmem:", 12) ||
-	    !strcmp(name, "[heap]") || !strncmp(name, "[stack", 6))
+	if (!*name || !strcmp(name, "//anon") || !strncmp(name, "[anon:", 6) ||
+	    !strncmp(name, "[anon_shmem:", 12) || !strcmp(name, "[heap]") ||
+	    !strncmp(name, "[stack", 6))
 		return MAPKIND_ANON;
 	/* doubly-mapped JIT code, and code whose file is gone: no ELF
 	 * image is left to read, only the JIT's own map can name it */

@@ -15,28 +15,28 @@
 #define PROC_NO_ID UINT32_MAX
 
 struct proc {
-	struct proc *next;	/* hash chain */
+	struct proc *next; /* hash chain */
 	uint32_t tgid;
 	bool has_app;
 	bool exited;
-	bool sampled;		/* counted in the session's processes */
-	bool ident_read;	/* identity taken from /proc */
-	bool dirty;		/* identity or ranges changed since flush */
+	bool sampled;	 /* counted in the session's processes */
+	bool ident_read; /* identity taken from /proc */
+	bool dirty;	 /* identity or ranges changed since flush */
 	bool archived;
-	uint32_t app;		/* image id of the executable */
+	uint32_t app; /* image id of the executable */
 	uint64_t exit_round;
 	struct maptab maps;
-	uint32_t kctx;		/* cached kernel context */
+	uint32_t kctx; /* cached kernel context */
 	int32_t kctx_cpu;
 	char comm[PROC_COMM_MAX];
 	/* for processes that ran anonymous code */
-	uint32_t proc_id;	/* writer's id, PROC_NO_ID until registered */
+	uint32_t proc_id; /* writer's id, PROC_NO_ID until registered */
 	struct ops_process ident;
 	char *exe;
 	struct ops_range *ranges;
 	uint32_t cap_ranges;
-	int tmpfd;		/* its /tmp, when in another mount namespace */
-	char *jitdump;		/* the jit-<pid>.dump it mapped */
+	int tmpfd;     /* its /tmp, when in another mount namespace */
+	char *jitdump; /* the jit-<pid>.dump it mapped */
 };
 
 struct proctab {
@@ -56,8 +56,8 @@ void proc_reset(struct proc *p);
 /* Note the anonymous range [START, END) once. */
 int proc_add_range(struct proc *p, uint64_t start, uint64_t end);
 
-#define proctab_for_each(t, i, p)                                       \
-	for (size_t i = 0; i < (t)->nr_buckets; i++)                     \
+#define proctab_for_each(t, i, p)                    \
+	for (size_t i = 0; i < (t)->nr_buckets; i++) \
 		for (struct proc *p = (t)->buckets[i]; p; p = p->next)
 
 #endif

@@ -51,7 +51,7 @@ struct record_comm {
 	char comm[];
 };
 
-struct record_task {	/* FORK and EXIT */
+struct record_task { /* FORK and EXIT */
 	struct perf_event_header h;
 	uint32_t pid, ppid, tid, ptid;
 	uint64_t time;
@@ -75,17 +75,19 @@ static inline uint64_t record_time(const struct perf_event_header *h)
 
 	if (h->type == PERF_RECORD_SAMPLE) {
 		if (h->size >= sizeof(struct record_sample))
-			memcpy(&t, (const char *)h +
-				   offsetof(struct record_sample, time),
+			memcpy(&t,
+			       (const char *)h +
+				       offsetof(struct record_sample, time),
 			       sizeof(t));
 		return t;
 	}
 	if (h->type >= PERF_RECORD_MAX ||
 	    h->size < sizeof(*h) + sizeof(struct record_sample_id))
 		return 0;
-	memcpy(&t, (const char *)h + h->size -
-		   sizeof(struct record_sample_id) +
-		   offsetof(struct record_sample_id, time), sizeof(t));
+	memcpy(&t,
+	       (const char *)h + h->size - sizeof(struct record_sample_id) +
+		       offsetof(struct record_sample_id, time),
+	       sizeof(t));
 	return t;
 }
 

@@ -81,7 +81,8 @@ static void recorder_hist(struct recorder *r, uint32_t ctx, uint64_t off)
 static void recorder_kernel(struct recorder *r, const struct pending_sample *s)
 {
 	struct ops_image img = {
-		.kind = OPS_IMAGE_KERNEL, .path = "[kernel.kallsyms]",
+		.kind = OPS_IMAGE_KERNEL,
+		.path = "[kernel.kallsyms]",
 	};
 	struct proc *p = proctab_get(&r->procs, s->pid);
 	int32_t cpu = (r->cfg.separate & OPS_SEPARATE_CPU) ? s->cpu : -1;
@@ -252,8 +253,7 @@ static void recorder_mmap2(struct recorder *r, const struct record_mmap2 *m)
 	size_t room;
 
 	if (m->h.size < sizeof(*m) + sizeof(struct record_sample_id) ||
-	    !(m->prot & PROT_EXEC) || !m->len ||
-	    m->addr + m->len < m->addr)
+	    !(m->prot & PROT_EXEC) || !m->len || m->addr + m->len < m->addr)
 		return;
 	room = m->h.size - sizeof(*m) - sizeof(struct record_sample_id);
 	if (room >= sizeof(name))
@@ -313,7 +313,7 @@ static void recorder_fork(struct recorder *r, const struct record_task *t)
 {
 	struct proc *parent, *child;
 
-	if (t->pid == t->ppid)	/* a new thread */
+	if (t->pid == t->ppid) /* a new thread */
 		return;
 	child = recorder_proc_new(r, t->pid);
 	if (!child)
@@ -339,7 +339,7 @@ static void recorder_exit(struct recorder *r, const struct record_task *t)
 	struct proc *p;
 	struct recorder_exit *v;
 
-	if (t->pid != t->tid)	/* a thread, not the process */
+	if (t->pid != t->tid) /* a thread, not the process */
 		return;
 	p = proctab_get(&r->procs, t->pid);
 	if (!p || p->exited)
@@ -406,7 +406,7 @@ void recorder_record(struct recorder *r, const struct perf_event_header *h)
 	case PERF_RECORD_LOST_SAMPLES:
 		if (h->size >= sizeof(struct record_lost_samples))
 			r->lost +=
-			    ((const struct record_lost_samples *)h)->lost;
+				((const struct record_lost_samples *)h)->lost;
 		break;
 	case PERF_RECORD_THROTTLE:
 		r->throttles++;
@@ -423,8 +423,8 @@ static void recorder_retry(struct recorder *r, bool final)
 		if (recorder_resolve(r, &s) != -EAGAIN)
 			continue;
 		s.tries++;
-		if (final || (s.tries >= 2 &&
-			      r->last_time > s.time + PENDING_HOLD_NS))
+		if (final ||
+		    (s.tries >= 2 && r->last_time > s.time + PENDING_HOLD_NS))
 			r->unattributed++;
 		else
 			pending_push(&r->pending, &s, &evicted);
@@ -474,7 +474,8 @@ int recorder_flush(struct recorder *r)
 
 	if (r->err)
 		return r->err;
-	proctab_for_each(&r->procs, i, p) {
+	proctab_for_each(&r->procs, i, p)
+	{
 		if (p->proc_id == PROC_NO_ID || !p->dirty)
 			continue;
 		p->dirty = false;
@@ -496,7 +497,8 @@ int recorder_flush(struct recorder *r)
 void recorder_finish(struct recorder *r)
 {
 	recorder_retry(r, true);
-	proctab_for_each(&r->procs, i, p) {
+	proctab_for_each(&r->procs, i, p)
+	{
 		if (r->err)
 			break;
 		recorder_archive(r, p);

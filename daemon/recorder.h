@@ -18,10 +18,10 @@
 #include "proctab.h"
 
 struct recorder_config {
-	uint32_t separate;		/* OPS_SEPARATE_* */
+	uint32_t separate; /* OPS_SEPARATE_* */
 	bool archive_maps;
 	uint64_t archive_max_bytes;
-	uint32_t callgraph_depth;	/* frames asked of the kernel, 0: none */
+	uint32_t callgraph_depth; /* frames asked of the kernel, 0: none */
 };
 
 struct recorder_exit {
@@ -37,17 +37,17 @@ struct recorder {
 	struct pending pending;
 	bool has_kernel_image;
 	uint32_t kernel_image;
-	uint32_t kctx_idle;		/* kernel samples of unknown tasks */
+	uint32_t kctx_idle; /* kernel samples of unknown tasks */
 	int32_t kctx_idle_cpu;
 	uint32_t kctx_idle_tgid;
 	uint64_t round;
-	uint64_t last_time;		/* newest record time seen */
-	struct recorder_exit *exits;	/* exited, freed after a grace */
+	uint64_t last_time;	     /* newest record time seen */
+	struct recorder_exit *exits; /* exited, freed after a grace */
 	size_t exits_head, nr_exits, cap_exits;
 	uint64_t samples, lost, unattributed, anon, kernel, throttles;
 	uint32_t processes;
-	struct ops_frame *frames;	/* a stack being built, with -g */
-	int err;			/* first failure: recording stops */
+	struct ops_frame *frames; /* a stack being built, with -g */
+	int err;		  /* first failure: recording stops */
 	bool err_from_writer;
 };
 
@@ -71,8 +71,7 @@ void recorder_totals(const struct recorder *r, struct ops_session_info *t);
 int recorder_image_file(struct recorder *r, struct proc *p, const char *path,
 			uint64_t dev, uint64_t ino, const uint8_t *build_id,
 			uint8_t build_id_size, uint32_t *id);
-int recorder_image_special(struct recorder *r, const char *name,
-			   uint32_t *id);
+int recorder_image_special(struct recorder *r, const char *name, uint32_t *id);
 int recorder_map(struct recorder *r, struct proc *p, uint64_t start,
 		 uint64_t end, uint64_t pgoff, const char *name, uint64_t dev,
 		 uint64_t ino, const uint8_t *build_id, uint8_t build_id_size);

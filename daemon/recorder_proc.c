@@ -36,8 +36,8 @@ struct proc *recorder_proc_new(struct recorder *r, uint32_t tgid)
 
 /* Open PATH as the process sees it: through its root when the file we
  * see under that name is not the one it mapped. */
-static int recorder_open_image(struct proc *p, const char *path,
-			       uint64_t ino, struct stat *st)
+static int recorder_open_image(struct proc *p, const char *path, uint64_t ino,
+			       struct stat *st)
 {
 	char alt[4200];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -107,8 +107,7 @@ int recorder_image_file(struct recorder *r, struct proc *p, const char *path,
 	return err;
 }
 
-int recorder_image_special(struct recorder *r, const char *name,
-			   uint32_t *id)
+int recorder_image_special(struct recorder *r, const char *name, uint32_t *id)
 {
 	struct ops_image img = { .kind = OPS_IMAGE_FILE, .path = name };
 	struct imgcache_key key = { .path = name };
@@ -229,8 +228,8 @@ int recorder_scan_pid(struct recorder *r, pid_t pid)
 		if (procmaps_parse_line(line, &m) || !m.exec)
 			continue;
 		recorder_map(r, p, m.start, m.end, m.pgoff, m.path,
-			     makedev(m.dev_major, m.dev_minor), m.inode,
-			     NULL, 0);
+			     makedev(m.dev_major, m.dev_minor), m.inode, NULL,
+			     0);
 	}
 	free(line);
 	fclose(f);
@@ -266,8 +265,10 @@ static void recorder_archive_one(struct recorder *r, struct proc *p,
 	if (!err || err == -ENOENT)
 		return;
 	if (err == -EFBIG) {
-		fprintf(stderr, "oprofiled: not archiving %s: larger than "
-			"%llu MiB\n", src,
+		fprintf(stderr,
+			"oprofiled: not archiving %s: larger than "
+			"%llu MiB\n",
+			src,
 			(unsigned long long)(r->cfg.archive_max_bytes >> 20));
 		return;
 	}

@@ -58,9 +58,11 @@ void recorder_stack(struct recorder *r, struct proc *p,
 		struct ops_frame *f = &r->frames[st.nr_frames];
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			part = ip == (uint64_t)PERF_CONTEXT_KERNEL ? PART_KERNEL :
-			       ip == (uint64_t)PERF_CONTEXT_USER ? PART_USER :
-			       PART_SKIP; /* guest or hypervisor frames */
+			part = ip == (uint64_t)PERF_CONTEXT_KERNEL
+				       ? PART_KERNEL
+			       : ip == (uint64_t)PERF_CONTEXT_USER
+				       ? PART_USER
+				       : PART_SKIP; /* guest or hypervisor frames */
 			continue;
 		}
 		entries++;
@@ -82,12 +84,12 @@ void recorder_stack(struct recorder *r, struct proc *p,
 		    PERF_RECORD_MISC_USER) {
 			anon = recorder_user_frame(r, p, s->ip, r->frames);
 		} else {
-			r->frames[0] = (struct ops_frame){ OPS_FRAME_UNKNOWN, 0,
-							   s->ip };
+			r->frames[0] = (struct ops_frame){ OPS_FRAME_UNKNOWN,
+							   0, s->ip };
 			if (r->has_kernel_image)
 				r->frames[0] = (struct ops_frame){
-					OPS_FRAME_IMAGE, r->kernel_image,
-					s->ip };
+					OPS_FRAME_IMAGE, r->kernel_image, s->ip
+				};
 			st.nr_kernel = 1;
 		}
 		st.nr_frames = 1;

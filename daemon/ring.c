@@ -180,7 +180,8 @@ void ring_merge_drain(struct ring_merge *m, struct ring *rings, size_t nr,
 		if (!h)
 			continue;
 		m->heap[m->n++] = (struct ring_merge_slot){
-			.time = record_time(h), .idx = (uint32_t)i,
+			.time = record_time(h),
+			.idx = (uint32_t)i,
 			.ring = &rings[i],
 		};
 	}

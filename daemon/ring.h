@@ -10,12 +10,12 @@
 struct ring {
 	int fd;
 	int cpu;
-	void *base;	 /* metadata page, then the data */
+	void *base; /* metadata page, then the data */
 	size_t map_size;
 	unsigned char *data;
-	uint64_t mask;	 /* data size - 1 */
-	uint64_t head;	 /* data_head when last snapshot */
-	uint64_t tail;	 /* where we read; published by ring_publish */
+	uint64_t mask;	       /* data size - 1 */
+	uint64_t head;	       /* data_head when last snapshot */
+	uint64_t tail;	       /* where we read; published by ring_publish */
 	unsigned char *bounce; /* a record that wraps, made contiguous */
 	const struct perf_event_header *cur; /* peeked record */
 };

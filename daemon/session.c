@@ -114,21 +114,26 @@ void session_report_open_error(const struct options *o, int err)
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		fprintf(stderr, "oprofiled: event '%s' is not supported on "
-			"this machine\n", ev);
+		fprintf(stderr,
+			"oprofiled: event '%s' is not supported on "
+			"this machine\n",
+			ev);
 		return;
 	case EACCES:
 	case EPERM:
 		if (o->mode == MODE_SYSTEM)
-			fprintf(stderr, "oprofiled: --system-wide needs root "
+			fprintf(stderr,
+				"oprofiled: --system-wide needs root "
 				"or CAP_PERFMON (perf_event_paranoid is %d)\n",
 				session_paranoid());
 		else if (o->mode == MODE_PID)
-			fprintf(stderr, "oprofiled: not allowed to profile "
+			fprintf(stderr,
+				"oprofiled: not allowed to profile "
 				"pid %d (perf_event_paranoid is %d)\n",
 				(int)o->pid, session_paranoid());
 		else
-			fprintf(stderr, "oprofiled: not allowed to open "
+			fprintf(stderr,
+				"oprofiled: not allowed to open "
 				"perf events (perf_event_paranoid is %d)\n",
 				session_paranoid());
 		return;
@@ -137,14 +142,16 @@ void session_report_open_error(const struct options *o, int err)
 			(int)o->pid);
 		return;
 	case EOVERFLOW:
-		fprintf(stderr, "oprofiled: --callgraph-depth=%u is above the "
+		fprintf(stderr,
+			"oprofiled: --callgraph-depth=%u is above the "
 			"kernel's limit (kernel.perf_event_max_stack)\n",
 			o->callgraph_depth);
 		return;
 	case EINVAL:
 		max = session_max_rate();
 		if (o->frequency && max > 0 && o->frequency > (uint64_t)max) {
-			fprintf(stderr, "oprofiled: --frequency=%llu is above "
+			fprintf(stderr,
+				"oprofiled: --frequency=%llu is above "
 				"the kernel's limit of %ld "
 				"(kernel.perf_event_max_sample_rate)\n",
 				(unsigned long long)o->frequency, max);

@@ -75,8 +75,10 @@ static int load_one(struct anon_handlers *hs, const struct handler_dirs *d,
 	if (rc == -ENOMEM)
 		goto out;
 	if (rc < 0) {
-		fprintf(stderr, "opreport: skipping handler %s: lib%s.so not "
-			"found in", name, name);
+		fprintf(stderr,
+			"opreport: skipping handler %s: lib%s.so not "
+			"found in",
+			name, name);
 		for (i = 0; i < d->n; i++)
 			fprintf(stderr, "%s%s", i ? ":" : " ", d->dir[i]);
 		fputc('\n', stderr);
@@ -221,14 +223,14 @@ static size_t list_dir(FILE *out, const struct handler_dirs *d, size_t di,
 		for (j = 0; j < di && !shadowed; j++) {
 			char *p = NULL;
 
-			shadowed = handler_dir_find(d->dir[j], names[i],
-						    &p) == 0;
+			shadowed = handler_dir_find(d->dir[j], names[i], &p) ==
+				   0;
 			free(p);
 		}
 		if (handler_dir_find(d->dir[di], names[i], &path) < 0)
 			continue;
-		if (open_where(&h, path, names[i], reason,
-			       sizeof(reason)) < 0) {
+		if (open_where(&h, path, names[i], reason, sizeof(reason)) <
+		    0) {
 			fprintf(stderr, "opreport: skipping handler %s: %s\n",
 				path, reason);
 			free(path);
@@ -236,8 +238,8 @@ static size_t list_dir(FILE *out, const struct handler_dirs *d, size_t di,
 		}
 		fprintf(out, "%s\t%s\tABI %u.%u\t%s%s\n", h.name, h.path,
 			h.tab.abi_major, h.tab.abi_minor,
-			h.tab.description ? h.tab.description :
-			"(no description)",
+			h.tab.description ? h.tab.description
+					  : "(no description)",
 			shadowed ? " (shadowed by an earlier directory)" : "");
 		close_where(&h);
 		free(path);

@@ -60,7 +60,7 @@ struct anon_symbol {
 	uint64_t start;
 	uint64_t size;
 	const char *file; /* NULL when unknown */
-	uint32_t line;    /* 0 when unknown */
+	uint32_t line;	  /* 0 when unknown */
 };
 
 /* Why a sample has no name: the handler ABI's OPJIT_UNRESOLVED_* codes,
@@ -75,16 +75,16 @@ const char *anon_reason_text(uint32_t r);
  * batch (see anon_batch_fn), valid during the call; the symbols and file
  * names they point to stay valid until anon_handlers_free(). */
 struct anon_resolved {
-	const char *handler;             /* the handler that claimed it */
+	const char *handler;		 /* the handler that claimed it */
 	const struct anon_symbol **syms; /* NULL entry: (unknown) */
-	const char **files;              /* source file there, or NULL */
-	uint32_t *lines;                 /* line at the sample, or 0 */
-	uint32_t *reasons;               /* where syms[i] is NULL: why */
-	bool map_refused;                /* unclaimed, and some handler's
+	const char **files;		 /* source file there, or NULL */
+	uint32_t *lines;		 /* line at the sample, or 0 */
+	uint32_t *reasons;		 /* where syms[i] is NULL: why */
+	bool map_refused;		 /* unclaimed, and some handler's
 					  * map was refused by a trust rule */
-	const char *refused_why;         /* the first refusal: file, rule;
+	const char *refused_why;	 /* the first refusal: file, rule;
 					  * valid until the next process */
-	const char *declined_why;        /* unclaimed: the first handler
+	const char *declined_why;	 /* unclaimed: the first handler
 					  * that could not read its map, and
 					  * why; valid as long */
 };

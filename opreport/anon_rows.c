@@ -26,11 +26,11 @@ static int add_runs(struct report *r, struct report_hit *proto,
 	int ret;
 
 	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && syms[j] == syms[i] &&
-				(!by_addr ||
-				 (smp[j].addr == smp[i].addr &&
-				  (!files || files[j] == files[i]) &&
-				  (!lines || lines[j] == lines[i])));
+		for (j = i + 1;
+		     j < n && syms[j] == syms[i] &&
+		     (!by_addr || (smp[j].addr == smp[i].addr &&
+				   (!files || files[j] == files[i]) &&
+				   (!lines || lines[j] == lines[i])));
 		     j++)
 			;
 		proto->sym = r->want_syms ? syms[i] : NULL;
@@ -70,9 +70,10 @@ static void warn_unnamed(const struct report_naming *nm)
 	bool first = true;
 	uint32_t i;
 
-	fprintf(stderr, "opreport: tgid %u (%s): %" PRIu64 " of %" PRIu64
-		" JIT samples unnamed:", nm->tgid, nm->comm, unnamed,
-		nm->samples);
+	fprintf(stderr,
+		"opreport: tgid %u (%s): %" PRIu64 " of %" PRIu64
+		" JIT samples unnamed:",
+		nm->tgid, nm->comm, unnamed, nm->samples);
 	/* the handler's reasons first, "no reason given" last */
 	for (i = 1; i <= REPORT_NR_REASONS; i++) {
 		uint32_t r = i % REPORT_NR_REASONS;
@@ -88,8 +89,8 @@ static void warn_unnamed(const struct report_naming *nm)
 
 /* What became of the N shown anonymous samples of P: CLAIMED is
  * anon_handlers_resolve()'s answer, or 0 without handlers. */
-static int note_naming(struct report *r, const struct ops_process *p,
-		       size_t n, int claimed, bool handlers,
+static int note_naming(struct report *r, const struct ops_process *p, size_t n,
+		       int claimed, bool handlers,
 		       const struct anon_resolved *res,
 		       const struct flat_sink *fs)
 {
@@ -105,21 +106,23 @@ static int note_naming(struct report *r, const struct ops_process *p,
 		memcpy(nm->unnamed, fs->unnamed, sizeof(nm->unnamed));
 	} else if (claimed < 0) {
 		nm->status = NAMING_FAILED;
-		nm->handler = res->handler ?
-			strpool_intern(r->pool, res->handler) : NULL;
+		nm->handler = res->handler
+				      ? strpool_intern(r->pool, res->handler)
+				      : NULL;
 	} else if (res->map_refused) {
 		nm->status = NAMING_MAP_REFUSED;
 		nm->unnamed[ANON_REASON_MAP_REFUSED] = n;
-		nm->why = res->refused_why && res->refused_why[0] ?
-			strpool_intern(r->pool, res->refused_why) : NULL;
+		nm->why = res->refused_why && res->refused_why[0]
+				  ? strpool_intern(r->pool, res->refused_why)
+				  : NULL;
 	} else if (res->declined_why) {
 		nm->status = NAMING_UNREADABLE;
 		nm->why = strpool_intern(r->pool, res->declined_why);
 	} else {
 		nm->status = handlers ? NAMING_UNCLAIMED : NAMING_NO_HANDLER;
 	}
-	if (nm->named < n && (nm->status == NAMING_CLAIMED ||
-			      nm->status == NAMING_MAP_REFUSED))
+	if (nm->named < n &&
+	    (nm->status == NAMING_CLAIMED || nm->status == NAMING_MAP_REFUSED))
 		warn_unnamed(nm);
 	return 0;
 }
@@ -131,10 +134,12 @@ static int flat_proto(struct flat_sink *fs, const char *handler)
 
 	proto->kind = ROW_JIT;
 	proto->handler = strpool_intern(r->pool, handler ? handler : "?");
-	proto->image = proto->handler ?
-		anon_rows_jit_label(r, fs->p, proto->handler) : NULL;
-	proto->app = strpool_intern(r->pool, fs->p->exe ? fs->p->exe :
-					     fs->p->comm ? fs->p->comm : "?");
+	proto->image = proto->handler
+			       ? anon_rows_jit_label(r, fs->p, proto->handler)
+			       : NULL;
+	proto->app = strpool_intern(r->pool, fs->p->exe	   ? fs->p->exe
+					     : fs->p->comm ? fs->p->comm
+							   : "?");
 	proto->tgid = fs->p->tgid;
 	proto->cpu = -1;
 	return proto->handler && proto->image && proto->app ? 0 : -ENOMEM;
@@ -157,8 +162,9 @@ static int flat_batch(void *ctx, const struct anon_resolved *b, size_t base,
 		if (b->syms[i])
 			fs->named++;
 		else
-			fs->unnamed[b->reasons[i] < REPORT_NR_REASONS ?
-				    b->reasons[i] : 0]++;
+			fs->unnamed[b->reasons[i] < REPORT_NR_REASONS
+					    ? b->reasons[i]
+					    : 0]++;
 	}
 	return add_runs(fs->r, &fs->proto, fs->smp + base, n, fs->syms,
 			b->files, b->lines);
@@ -167,8 +173,8 @@ static int flat_batch(void *ctx, const struct anon_resolved *b, size_t base,
 const char *anon_rows_jit_label(struct report *r, const struct ops_process *p,
 				const char *handler)
 {
-	return strpool_printf(r->pool, "jit:%s (tgid:%u %s)", handler,
-			      p->tgid, p->comm ? p->comm : "?");
+	return strpool_printf(r->pool, "jit:%s (tgid:%u %s)", handler, p->tgid,
+			      p->comm ? p->comm : "?");
 }
 
 static int range_cmp(const void *pa, const void *pb)
@@ -181,8 +187,8 @@ static int range_cmp(const void *pa, const void *pb)
 /* The bucket of address ADDR: the index of the range of RANGES[0..NR)
  * (sorted) that holds it, else NR.  *LO moves forward only, so that a
  * walk over sorted samples costs one pass. */
-static size_t bucket_of(const struct ops_range *ranges, size_t nr,
-			size_t *lo, uint64_t addr)
+static size_t bucket_of(const struct ops_range *ranges, size_t nr, size_t *lo,
+			uint64_t addr)
 {
 	while (*lo < nr && ranges[*lo].end <= addr)
 		(*lo)++;
@@ -222,8 +228,9 @@ static int add_buckets(struct report *r, const struct ops_process *p,
 	}
 	ranges[nr] = (struct ops_range){ out_min, out_max };
 	proto.kind = ROW_ANON;
-	proto.app = strpool_intern(r->pool, p->exe ? p->exe :
-					    p->comm ? p->comm : "?");
+	proto.app = strpool_intern(r->pool, p->exe    ? p->exe
+					    : p->comm ? p->comm
+						      : "?");
 	proto.tgid = p->tgid;
 	proto.cpu = -1;
 	if (!proto.app)
@@ -301,8 +308,8 @@ int anon_rows_add(struct report *r, struct ops_session *s,
 		/* hidden samples are only counted: no memory for them */
 		selected = process_selected(r, p);
 		shown = r->opts->anon_samples && selected;
-		if (shown ? ops_session_anon_take(s, id, &sorted, &n) :
-			    ops_session_anon_count(s, id, &n)) {
+		if (shown ? ops_session_anon_take(s, id, &sorted, &n)
+			  : ops_session_anon_count(s, id, &n)) {
 			ret = -ENOMEM;
 			continue;
 		}
@@ -328,9 +335,9 @@ int anon_rows_add(struct report *r, struct ops_session *s,
 		if (!fs.cache)
 			ret = -ENOMEM;
 		else if (handlers)
-			claimed = anon_handlers_resolve(handlers, s, id, sorted,
-							n, flat_batch, &fs,
-							&res);
+			claimed = anon_handlers_resolve(handlers, s, id,
+							sorted, n, flat_batch,
+							&fs, &res);
 		/* a handler that failed has said why; its batches' hits go
 		 * and the samples stay anonymous */
 		if (claimed != 1)

@@ -89,8 +89,8 @@ const struct report_sym *anon_symcache_get(struct anon_symcache *c,
 
 	if (!a) {
 		if (!c->unknown) {
-			struct report_sym *u = strpool_alloc(r->pool,
-							     sizeof(*u));
+			struct report_sym *u =
+				strpool_alloc(r->pool, sizeof(*u));
 
 			if (u)
 				u->name = "(unknown)";

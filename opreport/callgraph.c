@@ -16,18 +16,18 @@ struct cg_raw_stack {
 	struct cg_raw_ctx ctx;
 	uint64_t time_ns;
 	uint64_t count;
-	size_t first;   /* index of the leaf in cg->raw */
+	size_t first; /* index of the leaf in cg->raw */
 	uint32_t n;
 	bool truncated;
 };
 
 /* One frame to name, sorted with the others of its image or process. */
 struct cg_ref {
-	uint32_t key;   /* image id, or process id for anonymous frames */
+	uint32_t key;	/* image id, or process id for anonymous frames */
 	uint32_t stack; /* index into cg->rstacks */
-	uint64_t addr;  /* caller frames already at return address - 1 */
+	uint64_t addr;	/* caller frames already at return address - 1 */
 	uint64_t time;
-	size_t idx;     /* into cg->raw */
+	size_t idx; /* into cg->raw */
 };
 
 /* What naming the frames needs: the sources, each stack's application,
@@ -35,9 +35,9 @@ struct cg_ref {
 struct cg_resolve {
 	struct callgraph *cg;
 	const struct cg_sources *src;
-	const char **apps;      /* per raw stack */
-	uint32_t *ids;          /* per raw frame */
-	uint32_t *slots;        /* open addressing: node id + 1, 0 empty */
+	const char **apps; /* per raw stack */
+	uint32_t *ids;	   /* per raw frame */
+	uint32_t *slots;   /* open addressing: node id + 1, 0 empty */
 	size_t cap_slots, cap_nodes;
 };
 
@@ -83,9 +83,9 @@ int callgraph_add(struct callgraph *cg, const struct cg_raw_ctx *ctx,
 	if (!n || !count)
 		return 0;
 	if (oputil_grow(&cg->raw, &cg->cap_raw, cg->nr_raw + n,
-		 sizeof(*cg->raw)) ||
+			sizeof(*cg->raw)) ||
 	    oputil_grow(&cg->rstacks, &cg->cap_rstacks, cg->nr_rstacks + 1,
-		 sizeof(*cg->rstacks)))
+			sizeof(*cg->rstacks)))
 		return -ENOMEM;
 	rs = &cg->rstacks[cg->nr_rstacks++];
 	rs->ctx = *ctx;
@@ -191,7 +191,9 @@ static int frame_node(struct cg_resolve *rs, const struct cg_ref *ref,
 	/* JIT and anonymous images name their process; files and the
 	 * kernel only when the profile separates processes */
 	n.tgid = rs->cg->r->tgid_separated || n.kind == ROW_JIT ||
-			 n.kind == ROW_ANON ? st->ctx.tgid : 0;
+				 n.kind == ROW_ANON
+			 ? st->ctx.tgid
+			 : 0;
 	return node_intern(rs, &n, &rs->ids[ref->idx]);
 }
 
@@ -269,8 +271,8 @@ static int frame_batch(void *ctx, const struct anon_resolved *b, size_t base,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		fs->syms[base + i] = anon_symcache_get(fs->cache, fs->r,
-						       b->syms[i]);
+		fs->syms[base + i] =
+			anon_symcache_get(fs->cache, fs->r, b->syms[i]);
 		if (!fs->syms[base + i])
 			return -ENOMEM;
 	}
@@ -312,8 +314,8 @@ static int resolve_anon(struct cg_resolve *rs, const struct cg_ref *refs,
 						frame_batch, &fs, &ar);
 	if (claimed == 1) {
 		proto.kind = ROW_JIT;
-		proto.handler = strpool_intern(r->pool, ar.handler ?
-							ar.handler : "?");
+		proto.handler =
+			strpool_intern(r->pool, ar.handler ? ar.handler : "?");
 		if (!proto.handler)
 			goto out;
 		proto.image = anon_rows_jit_label(r, p, proto.handler);
@@ -321,8 +323,8 @@ static int resolve_anon(struct cg_resolve *rs, const struct cg_ref *refs,
 		/* a handler that failed has said why; the frames stay
 		 * anonymous, one node per process */
 		bucket->name = "(no symbols)";
-		proto.image = strpool_printf(r->pool, "anon (tgid:%u)",
-					     p->tgid);
+		proto.image =
+			strpool_printf(r->pool, "anon (tgid:%u)", p->tgid);
 		for (i = 0; i < n; i++)
 			syms[i] = bucket;
 	}
@@ -369,8 +371,7 @@ static int resolve_frames(struct cg_resolve *rs)
 {
 	struct callgraph *cg = rs->cg;
 	struct report_sym *usym;
-	struct cg_node unknown = { .kind = ROW_FILE,
-				   .image_id = CG_UNKNOWN };
+	struct cg_node unknown = { .kind = ROW_FILE, .image_id = CG_UNKNOWN };
 	uint32_t nr_img = ops_session_nr_images(rs->src->s);
 	struct cg_ref *refs;
 	size_t i, j, k, nr = 0;
@@ -427,8 +428,8 @@ static int resolve_frames(struct cg_resolve *rs)
 		for (i = 0; i < nr && !ret; i = j) {
 			for (j = i; j < nr && refs[j].key == refs[i].key; j++)
 				;
-			ret = k == 0 ? resolve_image(rs, refs + i, j - i) :
-				       resolve_anon(rs, refs + i, j - i);
+			ret = k == 0 ? resolve_image(rs, refs + i, j - i)
+				     : resolve_anon(rs, refs + i, j - i);
 		}
 	}
 	free(refs);
@@ -469,8 +470,8 @@ static int build_model(struct callgraph *cg, uint32_t *ids)
 	size_t i, j, na = 0;
 	int ret = -ENOMEM;
 
-	cg->node_ids = malloc((cg->nr_raw ? cg->nr_raw : 1) *
-			      sizeof(*cg->node_ids));
+	cg->node_ids =
+		malloc((cg->nr_raw ? cg->nr_raw : 1) * sizeof(*cg->node_ids));
 	cg->stacks = calloc(cg->nr_rstacks ? cg->nr_rstacks : 1,
 			    sizeof(*cg->stacks));
 	cg->arcs = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*cg->arcs));
@@ -491,8 +492,8 @@ static int build_model(struct callgraph *cg, uint32_t *ids)
 	}
 	qsort(cg->stacks, cg->nr_rstacks, sizeof(*cg->stacks), stack_cmp);
 	for (i = 0; i < cg->nr_rstacks; i++) {
-		struct cg_stack *last = cg->nr_stacks ?
-			&cg->stacks[cg->nr_stacks - 1] : NULL;
+		struct cg_stack *last =
+			cg->nr_stacks ? &cg->stacks[cg->nr_stacks - 1] : NULL;
 
 		if (last && !stack_cmp(last, &cg->stacks[i]))
 			last->count += cg->stacks[i].count;
@@ -512,22 +513,23 @@ static int build_model(struct callgraph *cg, uint32_t *ids)
 				cg->nodes[id].total += st->count;
 			}
 			if (j + 1 < st->depth)
-				cg->arcs[na++] = (struct cg_arc){
-					id, st->frames[j + 1], st->count };
+				cg->arcs[na++] =
+					(struct cg_arc){ id, st->frames[j + 1],
+							 st->count };
 		}
 	}
 	qsort(cg->arcs, na, sizeof(*cg->arcs), arc_cmp);
 	for (i = 0; i < na; i++) {
-		struct cg_arc *last = cg->nr_arcs ?
-			&cg->arcs[cg->nr_arcs - 1] : NULL;
+		struct cg_arc *last = cg->nr_arcs ? &cg->arcs[cg->nr_arcs - 1]
+						  : NULL;
 
 		if (last && !arc_cmp(last, &cg->arcs[i]))
 			last->count += cg->arcs[i].count;
 		else
 			cg->arcs[cg->nr_arcs++] = cg->arcs[i];
 	}
-	cg->rarcs = malloc((cg->nr_arcs ? cg->nr_arcs : 1) *
-			   sizeof(*cg->rarcs));
+	cg->rarcs =
+		malloc((cg->nr_arcs ? cg->nr_arcs : 1) * sizeof(*cg->rarcs));
 	if (!cg->rarcs)
 		goto out;
 	memcpy(cg->rarcs, cg->arcs, cg->nr_arcs * sizeof(*cg->rarcs));
@@ -543,8 +545,8 @@ int callgraph_resolve(struct callgraph *cg, const struct cg_sources *src)
 	struct cg_resolve rs = { .cg = cg, .src = src };
 	int ret = -ENOMEM;
 
-	rs.apps = calloc(cg->nr_rstacks ? cg->nr_rstacks : 1,
-			 sizeof(*rs.apps));
+	rs.apps =
+		calloc(cg->nr_rstacks ? cg->nr_rstacks : 1, sizeof(*rs.apps));
 	rs.ids = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*rs.ids));
 	if (!rs.apps || !rs.ids)
 		goto out;
@@ -579,14 +581,14 @@ static const struct cg_arc *arcs_of(const struct cg_arc *v, size_t nv,
 	return v + first;
 }
 
-const struct cg_arc *callgraph_callers(const struct callgraph *cg,
-				       uint32_t id, size_t *n)
+const struct cg_arc *callgraph_callers(const struct callgraph *cg, uint32_t id,
+				       size_t *n)
 {
 	return arcs_of(cg->rarcs, cg->nr_arcs, id, true, n);
 }
 
-const struct cg_arc *callgraph_callees(const struct callgraph *cg,
-				       uint32_t id, size_t *n)
+const struct cg_arc *callgraph_callees(const struct callgraph *cg, uint32_t id,
+				       size_t *n)
 {
 	return arcs_of(cg->arcs, cg->nr_arcs, id, false, n);
 }

@@ -38,7 +38,7 @@ struct kallsyms;
 
 struct cg_raw_frame {
 	uint32_t image; /* session image id, CG_ANON or CG_UNKNOWN */
-	uint64_t addr;  /* file offset, kernel address, or virtual address */
+	uint64_t addr;	/* file offset, kernel address, or virtual address */
 };
 
 /* Whose stack it is. */
@@ -53,12 +53,12 @@ struct cg_node {
 	const char *image;   /* interned: path, or the anon/jit label */
 	const char *app;     /* NULL under --merge=lib */
 	const char *handler; /* ROW_JIT: the handler that named it */
-	uint32_t tgid;       /* 0 when not separated */
+	uint32_t tgid;	     /* 0 when not separated */
 	uint32_t image_id;   /* session image, CG_NONE (anon, jit) or
 			      * CG_UNKNOWN (in no known mapping) */
 	const struct report_sym *sym;
-	uint64_t self;       /* samples with this node as leaf */
-	uint64_t total;      /* samples with this node anywhere on the stack */
+	uint64_t self;	/* samples with this node as leaf */
+	uint64_t total; /* samples with this node anywhere on the stack */
 };
 
 struct cg_stack {
@@ -79,17 +79,17 @@ struct callgraph {
 	size_t nr_nodes;
 	struct cg_stack *stacks;
 	size_t nr_stacks;
-	struct cg_arc *arcs;     /* sorted by (from, to) */
+	struct cg_arc *arcs; /* sorted by (from, to) */
 	size_t nr_arcs;
-	struct cg_arc *rarcs;    /* the same, sorted by (to, from) */
-	uint64_t total;          /* samples of the stacks kept */
-	uint64_t truncated;      /* samples whose stack was cut */
+	struct cg_arc *rarcs; /* the same, sorted by (to, from) */
+	uint64_t total;	      /* samples of the stacks kept */
+	uint64_t truncated;   /* samples whose stack was cut */
 	/* raw input */
 	struct cg_raw_frame *raw;
 	size_t nr_raw, cap_raw;
 	struct cg_raw_stack *rstacks;
 	size_t nr_rstacks, cap_rstacks;
-	uint32_t *node_ids;      /* storage of cg_stack.frames */
+	uint32_t *node_ids; /* storage of cg_stack.frames */
 };
 
 int callgraph_new(struct callgraph **out, struct report *r);
@@ -108,7 +108,7 @@ int callgraph_add(struct callgraph *cg, const struct cg_raw_ctx *ctx,
 struct cg_sources {
 	struct ops_session *s;
 	struct image_cache *images;
-	struct kallsyms *ks;          /* may be NULL: no kernel frames */
+	struct kallsyms *ks;		/* may be NULL: no kernel frames */
 	struct anon_handlers *handlers; /* may be NULL */
 };
 
@@ -119,9 +119,9 @@ bool callgraph_session_has_stacks(const struct ops_session *s);
 int callgraph_resolve(struct callgraph *cg, const struct cg_sources *src);
 
 /* Arcs into node ID (its callers) and out of it (its callees). */
-const struct cg_arc *callgraph_callers(const struct callgraph *cg,
-				       uint32_t id, size_t *n);
-const struct cg_arc *callgraph_callees(const struct callgraph *cg,
-				       uint32_t id, size_t *n);
+const struct cg_arc *callgraph_callers(const struct callgraph *cg, uint32_t id,
+				       size_t *n);
+const struct cg_arc *callgraph_callees(const struct callgraph *cg, uint32_t id,
+				       size_t *n);
 
 #endif

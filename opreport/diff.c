@@ -9,8 +9,8 @@
 #include "strpool.h"
 
 struct diff_entry {
-	const char *key;     /* interned in the profile's pool */
-	const char *image;   /* row_image(), interned there too */
+	const char *key;   /* interned in the profile's pool */
+	const char *image; /* row_image(), interned there too */
 	const struct report_row *row;
 	enum diff_side side;
 };
@@ -69,7 +69,7 @@ static int change_cmp(const void *pa, const void *pb)
 		return ca > cb ? -1 : 1;
 	if (a->count[DIFF_PROFILE] != b->count[DIFF_PROFILE])
 		return a->count[DIFF_PROFILE] > b->count[DIFF_PROFILE] ? -1
-									: 1;
+								       : 1;
 	c = strcmp(a->image, b->image);
 	if (c || !a->symbol || !b->symbol)
 		return c;
@@ -112,8 +112,8 @@ int diff_build(struct diff *d, const struct report *base,
 	d->side[0] = base;
 	d->side[1] = profile;
 	e = calloc(base->nr_rows + profile->nr_rows + 1, sizeof(*e));
-	d->rows = calloc(base->nr_rows + profile->nr_rows + 1,
-			 sizeof(*d->rows));
+	d->rows =
+		calloc(base->nr_rows + profile->nr_rows + 1, sizeof(*d->rows));
 	if (!e || !d->rows || add_side(e, &n, base, DIFF_BASE, pool) ||
 	    add_side(e, &n, profile, DIFF_PROFILE, pool))
 		goto out;
@@ -133,8 +133,8 @@ int diff_build(struct diff *d, const struct report *base,
 		for (j = i; j < n && e[j].key == e[i].key; j++)
 			row->count[e[j].side] += e[j].row->count;
 		for (s = 0; s < 2; s++)
-			row->percent[s] = report_percent(side[s],
-							 row->count[s], 0);
+			row->percent[s] =
+				report_percent(side[s], row->count[s], 0);
 		row->change = row->percent[1] - row->percent[0];
 		if (min > 0 && row->percent[0] < min && row->percent[1] < min)
 			continue;

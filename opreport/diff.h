@@ -18,11 +18,11 @@ enum diff_side { DIFF_BASE, DIFF_PROFILE };
 
 struct diff_row {
 	enum row_kind kind;
-	const char *image;   /* as the user reads it, interned */
-	const char *symbol;  /* NULL in the image summary (no -l) */
-	uint64_t count[2];   /* by enum diff_side */
+	const char *image;  /* as the user reads it, interned */
+	const char *symbol; /* NULL in the image summary (no -l) */
+	uint64_t count[2];  /* by enum diff_side */
 	double percent[2];
-	double change;       /* percent[PROFILE] - percent[BASE], points */
+	double change; /* percent[PROFILE] - percent[BASE], points */
 };
 
 struct diff {

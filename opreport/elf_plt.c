@@ -11,8 +11,8 @@
 #include <oputil/search.h>
 
 struct plt_reloc {
-	uint64_t slot;   /* r_offset: the GOT slot */
-	uint32_t sym;    /* index in the dynamic table; 0: none */
+	uint64_t slot; /* r_offset: the GOT slot */
+	uint32_t sym;  /* index in the dynamic table; 0: none */
 	int64_t addend;
 };
 
@@ -28,7 +28,7 @@ struct plt_ctx {
 	const struct elf_shdr *shdrs;
 	unsigned shnum, dynsym;
 	const struct elf_shdr *syms, *strs; /* the dynamic table's */
-	struct plt_reloc *rel;  /* sorted by slot */
+	struct plt_reloc *rel;		    /* sorted by slot */
 	size_t nrel;
 	struct elf_plt *out;
 	size_t cap, names_len, names_cap;
@@ -64,15 +64,17 @@ static int read_relocs(struct plt_ctx *c)
 		c->rel = grown;
 		for (k = 0; k < n; k++) {
 			const unsigned char *p = raw + k * sizeof(Elf64_Rela);
-			uint64_t info = bfd_get_64(c->abfd, p + offsetof(
-						Elf64_Rela, r_info));
+			uint64_t info = bfd_get_64(
+				c->abfd, p + offsetof(Elf64_Rela, r_info));
 
 			c->rel[c->nrel++] = (struct plt_reloc){
 				bfd_get_64(c->abfd,
 					   p + offsetof(Elf64_Rela, r_offset)),
 				(uint32_t)ELF64_R_SYM(info),
-				(int64_t)bfd_get_64(c->abfd, p + offsetof(
-						Elf64_Rela, r_addend)) };
+				(int64_t)bfd_get_64(c->abfd,
+						    p + offsetof(Elf64_Rela,
+								 r_addend))
+			};
 		}
 		free(raw);
 	}
@@ -81,8 +83,7 @@ static int read_relocs(struct plt_ctx *c)
 	return 0;
 }
 
-static const struct plt_reloc *reloc_at(const struct plt_ctx *c,
-					uint64_t slot)
+static const struct plt_reloc *reloc_at(const struct plt_ctx *c, uint64_t slot)
 {
 	size_t i = oputil_partition(0, c->nrel, m, c->rel[m].slot < slot);
 
@@ -97,16 +98,15 @@ static const struct plt_reloc *reloc_at(const struct plt_ctx *c,
  * name a few hundred of node's 75k dynamic symbols, whose table and
  * strings are 7 MiB.  NULL when it cannot be read.
  */
-static char *dyn_name(struct plt_ctx *c, uint32_t sym, char *buf,
-		      size_t len)
+static char *dyn_name(struct plt_ctx *c, uint32_t sym, char *buf, size_t len)
 {
 	unsigned char ent[sizeof(Elf64_Sym)];
 	uint64_t off, left;
 	size_t n;
 
 	if (sym >= c->syms->size / sizeof(Elf64_Sym) ||
-	    bfd_seek(c->abfd, (file_ptr)(c->syms->offset +
-					 (uint64_t)sym * sizeof(ent)),
+	    bfd_seek(c->abfd,
+		     (file_ptr)(c->syms->offset + (uint64_t)sym * sizeof(ent)),
 		     SEEK_SET) ||
 	    bfd_bread(ent, sizeof(ent), c->abfd) != sizeof(ent))
 		return NULL;
@@ -174,7 +174,8 @@ static int name_stub(struct plt_ctx *c, const struct plt_reloc *r,
 	snprintf(c->out->names + c->names_len, len, "%s%s@plt", sym, addend);
 	/* an offset for now: the names may still move */
 	c->out->v[c->out->n++] = (struct elf_code_sym){
-		vma, end, 0, (const char *)(uintptr_t)c->names_len, -1 };
+		vma, end, 0, (const char *)(uintptr_t)c->names_len, -1
+	};
 	c->names_len += len;
 	return 0;
 }

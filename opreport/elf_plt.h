@@ -19,7 +19,7 @@
 struct elf_plt {
 	struct elf_code_sym *v; /* one per named stub, size 0 */
 	size_t n;
-	char *names;            /* what v's names point into */
+	char *names; /* what v's names point into */
 };
 
 /*

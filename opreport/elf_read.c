@@ -18,8 +18,8 @@ void *elf_read_at(bfd *abfd, uint64_t off, uint64_t len, size_t extra,
 	char *buf;
 
 	*err = 0;
-	if (!len || len > ELF_READ_MAX || (fsize && (off > fsize ||
-						  len > fsize - off)))
+	if (!len || len > ELF_READ_MAX ||
+	    (fsize && (off > fsize || len > fsize - off)))
 		return NULL;
 	buf = malloc(len + extra);
 	if (!buf) {
@@ -57,9 +57,10 @@ bool elf_read_ehdr(bfd *abfd, struct elf_ehdr *h)
 	    memcmp(b, ELFMAG, SELFMAG))
 		return false;
 	h->is64 = b[EI_CLASS] == ELFCLASS64;
-	if (h->is64 && bfd_bread(b + sizeof(Elf32_Ehdr),
-				 sizeof(Elf64_Ehdr) - sizeof(Elf32_Ehdr),
-				 abfd) != sizeof(Elf64_Ehdr) - sizeof(Elf32_Ehdr))
+	if (h->is64 &&
+	    bfd_bread(b + sizeof(Elf32_Ehdr),
+		      sizeof(Elf64_Ehdr) - sizeof(Elf32_Ehdr),
+		      abfd) != sizeof(Elf64_Ehdr) - sizeof(Elf32_Ehdr))
 		return false;
 	if (h->is64) {
 		h->shoff = EHDR(64, e_shoff);
@@ -77,27 +78,28 @@ bool elf_read_ehdr(bfd *abfd, struct elf_ehdr *h)
 		type = EHDR32(16, e_type);
 	}
 	h->relocatable = type == ET_REL;
-	return h->shentsize == (h->is64 ? sizeof(Elf64_Shdr) :
-					  sizeof(Elf32_Shdr)) &&
+	return h->shentsize ==
+		       (h->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)) &&
 	       h->shnum;
 }
 
-#define SHDR(cls, f)                                                          \
-	(sizeof(((Elf##cls##_Shdr *)0)->f) == 8 ?                             \
-		 bfd_get_64(abfd, p + offsetof(Elf##cls##_Shdr, f)) :         \
-		 bfd_get_32(abfd, p + offsetof(Elf##cls##_Shdr, f)))
-#define SHDR_ALL(cls)                                                         \
-	(struct elf_shdr){ SHDR(cls, sh_name), SHDR(cls, sh_type),            \
-			   SHDR(cls, sh_link), SHDR(cls, sh_flags),           \
-			   SHDR(cls, sh_addr), SHDR(cls, sh_offset),          \
-			   SHDR(cls, sh_size), SHDR(cls, sh_entsize) }
+#define SHDR(cls, f)                                                  \
+	(sizeof(((Elf##cls##_Shdr *)0)->f) == 8                       \
+		 ? bfd_get_64(abfd, p + offsetof(Elf##cls##_Shdr, f)) \
+		 : bfd_get_32(abfd, p + offsetof(Elf##cls##_Shdr, f)))
+#define SHDR_ALL(cls)                                                       \
+	(struct elf_shdr)                                                   \
+	{                                                                   \
+		SHDR(cls, sh_name), SHDR(cls, sh_type), SHDR(cls, sh_link), \
+			SHDR(cls, sh_flags), SHDR(cls, sh_addr),            \
+			SHDR(cls, sh_offset), SHDR(cls, sh_size),           \
+			SHDR(cls, sh_entsize)                               \
+	}
 
-struct elf_shdr *elf_read_shdrs(bfd *abfd, const struct elf_ehdr *h,
-				int *err)
+struct elf_shdr *elf_read_shdrs(bfd *abfd, const struct elf_ehdr *h, int *err)
 {
-	unsigned char *raw = elf_read_at(abfd, h->shoff,
-					 (uint64_t)h->shnum * h->shentsize, 0,
-					 err);
+	unsigned char *raw = elf_read_at(
+		abfd, h->shoff, (uint64_t)h->shnum * h->shentsize, 0, err);
 	struct elf_shdr *s;
 	unsigned i;
 

@@ -16,7 +16,7 @@
 
 struct elf_ehdr {
 	bool is64, relocatable;
-	unsigned machine;       /* e_machine */
+	unsigned machine; /* e_machine */
 	uint64_t shoff;
 	unsigned shentsize, shnum, shstrndx;
 };
@@ -30,8 +30,7 @@ struct elf_shdr {
 bool elf_read_ehdr(bfd *abfd, struct elf_ehdr *h);
 /* Its H->shnum section headers, in a new array; NULL when they cannot
  * be read, with *ERR -ENOMEM when that was the reason. */
-struct elf_shdr *elf_read_shdrs(bfd *abfd, const struct elf_ehdr *h,
-				int *err);
+struct elf_shdr *elf_read_shdrs(bfd *abfd, const struct elf_ehdr *h, int *err);
 /* LEN bytes at OFF of ABFD in a new buffer, followed by EXTRA zero
  * bytes; NULL as above. */
 void *elf_read_at(bfd *abfd, uint64_t off, uint64_t len, size_t extra,

@@ -12,25 +12,25 @@
 
 struct symtab_ent {
 	uint64_t value, size;
-	uint32_t name;  /* offset in strtab */
+	uint32_t name; /* offset in strtab */
 	uint16_t shndx;
-	uint8_t info;   /* st_info: binding and type */
+	uint8_t info; /* st_info: binding and type */
 };
 
 struct symtab_sec {
 	uint64_t addr, size;
-	bool code;      /* SHF_EXECINSTR */
+	bool code; /* SHF_EXECINSTR */
 };
 
 struct elf_symtab {
 	struct symtab_ent *v; /* in file order until sorted by value */
 	size_t n;
 	bool sorted;
-	char *strtab;         /* NUL-terminated at strtab_len */
+	char *strtab; /* NUL-terminated at strtab_len */
 	size_t strtab_len;
 	struct symtab_sec *secs;
 	size_t nr_secs;
-	bool relocatable;     /* ET_REL: values are section offsets */
+	bool relocatable; /* ET_REL: values are section offsets */
 };
 
 static int ent_cmp(const void *pa, const void *pb)
@@ -98,9 +98,9 @@ int elf_symtab_read(struct elf_symtab **out, bfd *abfd, bool dynamic)
 		goto out;
 	}
 	for (i = 0; i < h.shnum; i++)
-		t->secs[i] = (struct symtab_sec){
-			shdrs[i].addr, shdrs[i].size,
-			!!(shdrs[i].flags & SHF_EXECINSTR) };
+		t->secs[i] = (struct symtab_sec){ shdrs[i].addr, shdrs[i].size,
+						  !!(shdrs[i].flags &
+						     SHF_EXECINSTR) };
 	t->nr_secs = h.shnum;
 	syms = elf_read_at(abfd, tab->offset, tab->size, 0, &err);
 	if (!syms)

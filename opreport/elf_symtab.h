@@ -20,10 +20,10 @@ struct elf_symtab;
 
 /* A symbol in a code section, as image_bfd ranks them. */
 struct elf_code_sym {
-	uint64_t vma, end;  /* address; end of its section */
-	uint64_t size;      /* st_size; 0: up to the next symbol */
-	const char *name;   /* in the table's string table */
-	int prio;           /* function 4, + global 2, + weak 1 */
+	uint64_t vma, end; /* address; end of its section */
+	uint64_t size;	   /* st_size; 0: up to the next symbol */
+	const char *name;  /* in the table's string table */
+	int prio;	   /* function 4, + global 2, + weak 1 */
 };
 
 /*

@@ -69,8 +69,9 @@ size_t escape_text(char *dst, size_t cap, const char *s)
 				tmp[0] = (char)p[i], tmp[1] = '\0';
 			else if (p[i] == '\n' || p[i] == '\t' || p[i] == '\r')
 				snprintf(tmp, sizeof(tmp), "\\%c",
-					 p[i] == '\n' ? 'n' :
-					 p[i] == '\t' ? 't' : 'r');
+					 p[i] == '\n'	? 'n'
+					 : p[i] == '\t' ? 't'
+							: 'r');
 			else
 				snprintf(tmp, sizeof(tmp), "\\x%02x", p[i]);
 			for (n = 0; tmp[n]; n++, len++)
@@ -93,4 +94,3 @@ bool escape_needed(const char *s)
 			return true;
 	return false;
 }
-

@@ -63,8 +63,8 @@ static void said(const struct anon_handler *h, void *state, char *why,
 		snprintf(why, len, "no reason given");
 }
 
-int handler_call_claim(struct anon_handler *h,
-		       const struct opjit_process *op, char *why, size_t len)
+int handler_call_claim(struct anon_handler *h, const struct opjit_process *op,
+		       char *why, size_t len)
 {
 	char err[HANDLER_WHY_LEN] = "";
 	void *state = NULL;
@@ -142,14 +142,13 @@ void handler_call_release(struct anon_handler *h)
 
 /* ---- the in-process path ---- */
 
-static int inproc_claim(struct anon_handler *h,
-			const struct opjit_process *op, char *why, size_t len)
+static int inproc_claim(struct anon_handler *h, const struct opjit_process *op,
+			char *why, size_t len)
 {
 	return handler_call_claim(h, op, why, len);
 }
 
-static int inproc_resolve(struct anon_handler *h,
-			  struct handler_arena **arena,
+static int inproc_resolve(struct anon_handler *h, struct handler_arena **arena,
 			  struct handler_table *t, const uint64_t *addrs,
 			  const uint64_t *times, size_t n,
 			  struct handler_answer *ans, char *why, size_t len)

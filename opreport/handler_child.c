@@ -18,7 +18,7 @@
 struct child {
 	struct wire w;
 	struct anon_handler h;
-	struct handler_arena *arena;   /* the claimed process's symbols */
+	struct handler_arena *arena; /* the claimed process's symbols */
 	struct handler_collect *collect;
 	size_t sent_sym, sent_file;
 	/* the claimed process, kept until release */

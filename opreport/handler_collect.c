@@ -138,8 +138,7 @@ static void ptr_map_clear(struct ptr_map *m)
 	m->n = 0;
 }
 
-int handler_table_add_sym(struct handler_table *t,
-			  const struct anon_symbol *s)
+int handler_table_add_sym(struct handler_table *t, const struct anon_symbol *s)
 {
 	if (t->nsym == t->capsym) {
 		size_t cap = t->capsym ? t->capsym * 2 : 256;
@@ -185,15 +184,19 @@ int handler_sym_check(const struct anon_symbol *s, char *why, size_t len)
 		return -HANDLER_BROKE;
 	}
 	if (strnlen(s->name, HANDLER_MAX_TEXT + 1) > HANDLER_MAX_TEXT ||
-	    (s->file && strnlen(s->file, HANDLER_MAX_TEXT + 1) >
-	     HANDLER_MAX_TEXT)) {
-		snprintf(why, len, "returned a symbol text longer than %u "
-			 "bytes", HANDLER_MAX_TEXT);
+	    (s->file &&
+	     strnlen(s->file, HANDLER_MAX_TEXT + 1) > HANDLER_MAX_TEXT)) {
+		snprintf(why, len,
+			 "returned a symbol text longer than %u "
+			 "bytes",
+			 HANDLER_MAX_TEXT);
 		return -HANDLER_BROKE;
 	}
 	if (s->size > HANDLER_MAX_SYM_SIZE || s->start + s->size < s->start) {
-		snprintf(why, len, "returned a symbol of %" PRIu64 " bytes at "
-			 "0x%" PRIx64, s->size, s->start);
+		snprintf(why, len,
+			 "returned a symbol of %" PRIu64 " bytes at "
+			 "0x%" PRIx64,
+			 s->size, s->start);
 		return -HANDLER_BROKE;
 	}
 	return 0;
@@ -237,8 +240,8 @@ static uint64_t file_hash(const char *f)
 static uint64_t entry_hash(const struct handler_collect *c, bool file,
 			   uint32_t idx)
 {
-	return file ? file_hash(c->t.file[idx - 1]) :
-	       sym_hash(c->t.sym[idx - 1]);
+	return file ? file_hash(c->t.file[idx - 1])
+		    : sym_hash(c->t.sym[idx - 1]);
 }
 
 static int idx_set_grow(struct handler_collect *c, struct idx_set *set,
@@ -294,8 +297,7 @@ static int sym_intern(struct handler_collect *c, const struct anon_symbol *s,
 	return 0;
 }
 
-static int file_intern(struct handler_collect *c, const char *f,
-		       uint32_t *idx)
+static int file_intern(struct handler_collect *c, const char *f, uint32_t *idx)
 {
 	struct idx_set *set = &c->sfile;
 	const char *copy;
@@ -326,12 +328,11 @@ static int sym_take(const struct opjit_symbol *os, struct anon_symbol *s,
 		    bool *malformed, char *why, size_t len)
 {
 	memset(s, 0, sizeof(*s));
-	*malformed = os->struct_size < OPJIT_SIZE_THROUGH(struct opjit_symbol,
-							  size) ||
-		     (os->struct_size >= OPJIT_SYMBOL_SIZE_1_0 &&
-		      os->reserved) ||
-		     !handler_tail_zero(os, OPJIT_SYMBOL_SIZE_1_0,
-					os->struct_size);
+	*malformed =
+		os->struct_size <
+			OPJIT_SIZE_THROUGH(struct opjit_symbol, size) ||
+		(os->struct_size >= OPJIT_SYMBOL_SIZE_1_0 && os->reserved) ||
+		!handler_tail_zero(os, OPJIT_SYMBOL_SIZE_1_0, os->struct_size);
 	if (*malformed) {
 		s->name = "(malformed symbol)";
 		return 0;
@@ -371,8 +372,9 @@ int handler_collect_batch(struct handler_collect *c,
 		ans->sym[i] = 0;
 		ans->file[i] = 0;
 		ans->line[i] = lines[i];
-		ans->reason[i] = !syms[i] && reasons[i] < ANON_NR_REASONS ?
-				 reasons[i] : 0;
+		ans->reason[i] = !syms[i] && reasons[i] < ANON_NR_REASONS
+					 ? reasons[i]
+					 : 0;
 		if (syms[i]) {
 			slot = ptr_map_slot(&c->psym, syms[i]);
 			if (!slot)
@@ -403,9 +405,11 @@ int handler_collect_batch(struct handler_collect *c,
 			if (!*slot) {
 				if (strnlen(files[i], HANDLER_MAX_TEXT + 1) >
 				    HANDLER_MAX_TEXT) {
-					snprintf(why, whylen, "returned a "
+					snprintf(why, whylen,
+						 "returned a "
 						 "file name longer than %u "
-						 "bytes", HANDLER_MAX_TEXT);
+						 "bytes",
+						 HANDLER_MAX_TEXT);
 					return -HANDLER_BROKE;
 				}
 				if (file_intern(c, files[i], slot) < 0)

@@ -23,18 +23,18 @@ struct anon_handler {
 	char *name;
 	char *path;
 	void *dl;
-	struct opjit_handler tab;   /* the fields this host knows, copied */
+	struct opjit_handler tab; /* the fields this host knows, copied */
 	struct opjit_host host;
 	/* Isolated: the helper process that runs the handler (NULL until it
 	 * is started), and the description it sent, which tab points to. */
 	struct handler_proc *proc;
 	char *description;
-	bool broken;                /* the helper cannot even load it */
-	void *state;                /* in-process: the claimed state */
+	bool broken;			 /* the helper cannot even load it */
+	void *state;			 /* in-process: the claimed state */
 	struct handler_collect *collect; /* in-process: of that state */
-	unsigned maps_refused;      /* by open_map, since the last claim */
+	unsigned maps_refused; /* by open_map, since the last claim */
 	char refused_why[HANDLER_WHY_LEN]; /* the first of them: file, rule */
-	unsigned long warnings;     /* printed or not, see handler_warn() */
+	unsigned long warnings; /* printed or not, see handler_warn() */
 };
 
 struct anon_handlers {
@@ -132,19 +132,18 @@ struct handler_table {
 };
 
 struct handler_answer {
-	uint32_t *sym;   /* per sample: index + 1 into table.sym, or 0 */
-	uint32_t *file;  /* per sample: index + 1 into table.file, or 0 */
-	uint32_t *line;  /* per sample: source line, or 0 */
+	uint32_t *sym;	  /* per sample: index + 1 into table.sym, or 0 */
+	uint32_t *file;	  /* per sample: index + 1 into table.file, or 0 */
+	uint32_t *line;	  /* per sample: source line, or 0 */
 	uint32_t *reason; /* per sample without a symbol: why (reason code) */
 };
 
 /* Why a call into a handler failed. */
 enum handler_fail {
 	HANDLER_SAID = 1, /* the handler returned an error; WHY is its text */
-	HANDLER_BROKE,    /* it crashed, hung or answered garbage (WHY) */
+	HANDLER_BROKE,	  /* it crashed, hung or answered garbage (WHY) */
 	HANDLER_NOMEM,
 };
-
 
 /* Longest name or file a symbol may carry, and the largest size. */
 #define HANDLER_MAX_TEXT 65536u
@@ -164,8 +163,8 @@ int handler_collect_batch(struct handler_collect *c,
 			  const struct opjit_symbol *const *syms,
 			  const char *const *files, const uint32_t *lines,
 			  const uint32_t *reasons, size_t n,
-			  struct handler_answer *ans,
-			  char *why, size_t whylen);
+			  struct handler_answer *ans, char *why,
+			  size_t whylen);
 /* Checks every table entry must pass, on either side of a helper. */
 int handler_sym_check(const struct anon_symbol *s, char *why, size_t len);
 int handler_table_add_sym(struct handler_table *t,
@@ -192,8 +191,8 @@ extern const struct handler_ops handler_call_ops;
 extern const struct handler_ops handler_proc_ops;
 
 /* In-process calls, which the helper process makes too. */
-int handler_call_claim(struct anon_handler *h,
-		       const struct opjit_process *op, char *why, size_t len);
+int handler_call_claim(struct anon_handler *h, const struct opjit_process *op,
+		       char *why, size_t len);
 int handler_call_resolve(struct anon_handler *h, struct handler_collect *c,
 			 const uint64_t *addrs, const uint64_t *times,
 			 size_t n, struct handler_answer *ans, char *why,

@@ -34,12 +34,15 @@ static int check_table(const struct opjit_handler *t, const char *name,
 		return -EPROTO;
 	}
 	if (t->struct_size > HANDLER_STRUCT_MAX) {
-		snprintf(reason, len, "handler table of %zu bytes, more than "
-			 "any 1.x table can be", t->struct_size);
+		snprintf(reason, len,
+			 "handler table of %zu bytes, more than "
+			 "any 1.x table can be",
+			 t->struct_size);
 		return -EPROTO;
 	}
 	if (!handler_tail_zero(t, OPJIT_HANDLER_SIZE_1_0, t->struct_size)) {
-		snprintf(reason, len, "handler table of %zu bytes sets fields "
+		snprintf(reason, len,
+			 "handler table of %zu bytes sets fields "
 			 "past ABI %u.%u, which this opreport cannot honour",
 			 t->struct_size, OPJIT_HANDLER_ABI_MAJOR,
 			 OPJIT_HANDLER_ABI_MINOR);
@@ -52,8 +55,9 @@ static int check_table(const struct opjit_handler *t, const char *name,
 	}
 	if (!t->claim || !t->resolve || !t->release) {
 		snprintf(reason, len, "handler table has no %s function",
-			 !t->claim ? "claim" : !t->resolve ? "resolve" :
-			 "release");
+			 !t->claim     ? "claim"
+			 : !t->resolve ? "resolve"
+				       : "release");
 		return -EPROTO;
 	}
 	return 0;
@@ -99,8 +103,9 @@ int handler_open(struct anon_handler *h, const char *path, const char *name,
 	if (rc < 0)
 		goto out;
 	/* A newer handler's table may be longer: keep what this host knows. */
-	memcpy(&h->tab, t, t->struct_size < sizeof(h->tab) ?
-	       t->struct_size : sizeof(h->tab));
+	memcpy(&h->tab, t,
+	       t->struct_size < sizeof(h->tab) ? t->struct_size
+					       : sizeof(h->tab));
 	h->name = strdup(name);
 	h->path = strdup(path);
 	if (!h->name || !h->path) {

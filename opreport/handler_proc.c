@@ -105,8 +105,7 @@ static bool proc_reaped(pid_t pid, int *status, unsigned ms)
 }
 
 /* End the helper and say why the call failed: ERR is the channel's. */
-static void proc_end(struct anon_handler *h, int err, char *why,
-		     size_t len)
+static void proc_end(struct anon_handler *h, int err, char *why, size_t len)
 {
 	struct handler_proc *p = h->proc;
 	int status = 0;
@@ -277,8 +276,8 @@ static int proc_claim(struct anon_handler *h, const struct opjit_process *op,
 	if (!h->proc) {
 		char reason[HANDLER_WHY_LEN];
 
-		if (proc_start(h, h->path, h->name, reason,
-			       sizeof(reason)) < 0) {
+		if (proc_start(h, h->path, h->name, reason, sizeof(reason)) <
+		    0) {
 			fprintf(stderr, "opreport: skipping handler %s: %s\n",
 				h->path, reason);
 			h->broken = true;

@@ -119,7 +119,7 @@ static void proc_build(struct opjit_process *op, const struct ops_process *p,
 }
 
 _Static_assert(ANON_REASON_MAP_REFUSED == OPJIT_UNRESOLVED_MAP_REFUSED &&
-	       ANON_NR_REASONS == OPJIT_UNRESOLVED_MAP_REFUSED + 1,
+		       ANON_NR_REASONS == OPJIT_UNRESOLVED_MAP_REFUSED + 1,
 	       "the report's reasons are the ABI's");
 
 const char *anon_reason_text(uint32_t r)
@@ -233,13 +233,14 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 			return -HANDLER_NOMEM;
 	}
 	if (c->t.malformed)
-		fprintf(stderr, "opreport: %s: %zu malformed symbol%s for "
+		fprintf(stderr,
+			"opreport: %s: %zu malformed symbol%s for "
 			"process %u (%s): a reserved field set, or fields "
 			"past ABI %u.%u; counted as (malformed symbol)\n",
 			c->h->name, c->t.malformed,
-			c->t.malformed == 1 ? "" : "s",
-			p->tgid, p->comm ? p->comm : "?",
-			OPJIT_HANDLER_ABI_MAJOR, OPJIT_HANDLER_ABI_MINOR);
+			c->t.malformed == 1 ? "" : "s", p->tgid,
+			p->comm ? p->comm : "?", OPJIT_HANDLER_ABI_MAJOR,
+			OPJIT_HANDLER_ABI_MINOR);
 	return 0;
 }
 
@@ -250,15 +251,19 @@ static int claim_by(struct anon_handlers *hs, struct anon_handler *h,
 		    anon_batch_fn sink, void *sink_ctx,
 		    struct anon_resolved *res)
 {
-	struct resolve_ctx c = { .hs = hs, .h = h, .sink = sink,
+	struct resolve_ctx c = { .hs = hs,
+				 .h = h,
+				 .sink = sink,
 				 .sink_ctx = sink_ctx };
 	char rwhy[HANDLER_WHY_LEN];
 	int rc, rrc;
 
 	rc = ops()->claim(h, op, c.why, sizeof(c.why));
 	if (rc == -HANDLER_SAID)
-		fprintf(stderr, "opreport: %s: cannot read the map of process "
-			"%u (%s): %s\n", h->name, p->tgid, op->comm, c.why);
+		fprintf(stderr,
+			"opreport: %s: cannot read the map of process "
+			"%u (%s): %s\n",
+			h->name, p->tgid, op->comm, c.why);
 	else if (rc == -HANDLER_BROKE)
 		broke(h, p, "claiming", c.why, false);
 	if ((rc == -HANDLER_SAID || rc == -HANDLER_BROKE) &&
@@ -275,9 +280,10 @@ static int claim_by(struct anon_handlers *hs, struct anon_handler *h,
 	res->handler = c.batch.handler = h->name;
 	rc = resolve_all(&c, p, samples, n);
 	if (rc == -HANDLER_SAID)
-		fprintf(stderr, "opreport: %s: cannot name the samples of "
-			"process %u (%s): %s\n", h->name, p->tgid,
-			p->comm ? p->comm : "?", c.why);
+		fprintf(stderr,
+			"opreport: %s: cannot name the samples of "
+			"process %u (%s): %s\n",
+			h->name, p->tgid, p->comm ? p->comm : "?", c.why);
 	else if (rc == -HANDLER_BROKE)
 		broke(h, p, "resolving", c.why, true);
 	rrc = ops()->release(h, rwhy, sizeof(rwhy));
@@ -298,8 +304,10 @@ out:
 	free(c.batch.lines);
 	free(c.batch.reasons);
 	if (rc == -HANDLER_NOMEM) {
-		fprintf(stderr, "opreport: cannot name the samples of process "
-			"%u: out of memory\n", p->tgid);
+		fprintf(stderr,
+			"opreport: cannot name the samples of process "
+			"%u: out of memory\n",
+			p->tgid);
 		return -ENOMEM;
 	}
 	return rc < 0 ? -EIO : 1;

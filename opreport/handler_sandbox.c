@@ -27,44 +27,93 @@
 static struct scmp_arg_cmp sandbox_arg(unsigned int arg, enum scmp_compare op,
 				       scmp_datum_t a, scmp_datum_t b)
 {
-	struct scmp_arg_cmp c = { .arg = arg, .op = op, .datum_a = a,
+	struct scmp_arg_cmp c = { .arg = arg,
+				  .op = op,
+				  .datum_a = a,
 				  .datum_b = b };
 
 	return c;
 }
 
 static const int sandbox_allowed[] = {
-	SCMP_SYS(read), SCMP_SYS(readv), SCMP_SYS(pread64), SCMP_SYS(preadv),
-	SCMP_SYS(lseek), SCMP_SYS(close), SCMP_SYS(fstat),
-	SCMP_SYS(newfstatat), SCMP_SYS(stat), SCMP_SYS(lstat),
-	SCMP_SYS(statx), SCMP_SYS(access), SCMP_SYS(faccessat),
-	SCMP_SYS(faccessat2), SCMP_SYS(readlink), SCMP_SYS(readlinkat),
-	SCMP_SYS(getdents64), SCMP_SYS(getcwd), SCMP_SYS(fcntl),
-	SCMP_SYS(dup), SCMP_SYS(poll), SCMP_SYS(ppoll),
-	SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mprotect),
-	SCMP_SYS(mremap), SCMP_SYS(madvise), SCMP_SYS(brk),
-	SCMP_SYS(mincore), SCMP_SYS(futex), SCMP_SYS(set_robust_list),
-	SCMP_SYS(get_robust_list), SCMP_SYS(rseq),
-	SCMP_SYS(set_tid_address), SCMP_SYS(sched_yield),
-	SCMP_SYS(sched_getaffinity), SCMP_SYS(exit), SCMP_SYS(exit_group),
-	SCMP_SYS(rt_sigaction), SCMP_SYS(rt_sigprocmask),
-	SCMP_SYS(rt_sigreturn), SCMP_SYS(sigaltstack), SCMP_SYS(getpid),
-	SCMP_SYS(gettid), SCMP_SYS(getppid), SCMP_SYS(getuid),
-	SCMP_SYS(geteuid), SCMP_SYS(getgid), SCMP_SYS(getegid),
-	SCMP_SYS(clock_gettime), SCMP_SYS(clock_getres),
-	SCMP_SYS(clock_nanosleep), SCMP_SYS(nanosleep),
-	SCMP_SYS(gettimeofday), SCMP_SYS(time), SCMP_SYS(getrandom),
-	SCMP_SYS(prlimit64), SCMP_SYS(getrlimit), SCMP_SYS(uname),
-	SCMP_SYS(sysinfo), SCMP_SYS(membarrier),
+	SCMP_SYS(read),
+	SCMP_SYS(readv),
+	SCMP_SYS(pread64),
+	SCMP_SYS(preadv),
+	SCMP_SYS(lseek),
+	SCMP_SYS(close),
+	SCMP_SYS(fstat),
+	SCMP_SYS(newfstatat),
+	SCMP_SYS(stat),
+	SCMP_SYS(lstat),
+	SCMP_SYS(statx),
+	SCMP_SYS(access),
+	SCMP_SYS(faccessat),
+	SCMP_SYS(faccessat2),
+	SCMP_SYS(readlink),
+	SCMP_SYS(readlinkat),
+	SCMP_SYS(getdents64),
+	SCMP_SYS(getcwd),
+	SCMP_SYS(fcntl),
+	SCMP_SYS(dup),
+	SCMP_SYS(poll),
+	SCMP_SYS(ppoll),
+	SCMP_SYS(mmap),
+	SCMP_SYS(munmap),
+	SCMP_SYS(mprotect),
+	SCMP_SYS(mremap),
+	SCMP_SYS(madvise),
+	SCMP_SYS(brk),
+	SCMP_SYS(mincore),
+	SCMP_SYS(futex),
+	SCMP_SYS(set_robust_list),
+	SCMP_SYS(get_robust_list),
+	SCMP_SYS(rseq),
+	SCMP_SYS(set_tid_address),
+	SCMP_SYS(sched_yield),
+	SCMP_SYS(sched_getaffinity),
+	SCMP_SYS(exit),
+	SCMP_SYS(exit_group),
+	SCMP_SYS(rt_sigaction),
+	SCMP_SYS(rt_sigprocmask),
+	SCMP_SYS(rt_sigreturn),
+	SCMP_SYS(sigaltstack),
+	SCMP_SYS(getpid),
+	SCMP_SYS(gettid),
+	SCMP_SYS(getppid),
+	SCMP_SYS(getuid),
+	SCMP_SYS(geteuid),
+	SCMP_SYS(getgid),
+	SCMP_SYS(getegid),
+	SCMP_SYS(clock_gettime),
+	SCMP_SYS(clock_getres),
+	SCMP_SYS(clock_nanosleep),
+	SCMP_SYS(nanosleep),
+	SCMP_SYS(gettimeofday),
+	SCMP_SYS(time),
+	SCMP_SYS(getrandom),
+	SCMP_SYS(prlimit64),
+	SCMP_SYS(getrlimit),
+	SCMP_SYS(uname),
+	SCMP_SYS(sysinfo),
+	SCMP_SYS(membarrier),
 };
 
 /* Calls that only something hostile makes: kill on sight. */
 static const int sandbox_killed[] = {
-	SCMP_SYS(socket), SCMP_SYS(socketpair), SCMP_SYS(connect),
-	SCMP_SYS(bind), SCMP_SYS(listen), SCMP_SYS(accept),
-	SCMP_SYS(accept4), SCMP_SYS(execve), SCMP_SYS(execveat),
-	SCMP_SYS(creat), SCMP_SYS(process_vm_writev),
-	SCMP_SYS(process_vm_readv), SCMP_SYS(memfd_create),
+	SCMP_SYS(socket),
+	SCMP_SYS(socketpair),
+	SCMP_SYS(connect),
+	SCMP_SYS(bind),
+	SCMP_SYS(listen),
+	SCMP_SYS(accept),
+	SCMP_SYS(accept4),
+	SCMP_SYS(execve),
+	SCMP_SYS(execveat),
+	SCMP_SYS(creat),
+	SCMP_SYS(process_vm_writev),
+	SCMP_SYS(process_vm_readv),
+	SCMP_SYS(memfd_create),
 };
 
 /* O_TMPFILE carries O_DIRECTORY, which a plain opendir() sets too */
@@ -75,13 +124,15 @@ static const int sandbox_killed[] = {
 static int sandbox_open_rules(scmp_filter_ctx ctx, int sys, unsigned arg)
 {
 	static const scmp_datum_t kill[][2] = {
-		{ O_ACCMODE, O_WRONLY }, { O_ACCMODE, O_RDWR },
-		{ O_CREAT, O_CREAT }, { O_TRUNC, O_TRUNC },
+		{ O_ACCMODE, O_WRONLY },      { O_ACCMODE, O_RDWR },
+		{ O_CREAT, O_CREAT },	      { O_TRUNC, O_TRUNC },
 		{ TMPFILE_BIT, TMPFILE_BIT },
 	};
 	struct scmp_arg_cmp cmp = {
-		.arg = arg, .op = SCMP_CMP_MASKED_EQ,
-		.datum_a = WRITE_FLAGS, .datum_b = 0,
+		.arg = arg,
+		.op = SCMP_CMP_MASKED_EQ,
+		.datum_a = WRITE_FLAGS,
+		.datum_b = 0,
 	};
 	size_t i;
 	int rc;
@@ -122,7 +173,7 @@ static int sandbox_rules(scmp_filter_ctx ctx, int fd)
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1,
 				      sandbox_arg(0, SCMP_CMP_EQ,
-					  (scmp_datum_t)fd, 0));
+						  (scmp_datum_t)fd, 0));
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1,
 				      sandbox_arg(0, SCMP_CMP_EQ, 2, 0));
@@ -133,8 +184,8 @@ static int sandbox_rules(scmp_filter_ctx ctx, int fd)
 	 * sent back to clone */
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
-				      sandbox_arg(0, SCMP_CMP_MASKED_EQ, CLONE_THREAD,
-					  CLONE_THREAD));
+				      sandbox_arg(0, SCMP_CMP_MASKED_EQ,
+						  CLONE_THREAD, CLONE_THREAD));
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
 				      SCMP_SYS(clone3), 0);
@@ -142,11 +193,11 @@ static int sandbox_rules(scmp_filter_ctx ctx, int fd)
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
 				      sandbox_arg(0, SCMP_CMP_EQ,
-					  (scmp_datum_t)getpid(), 0));
+						  (scmp_datum_t)getpid(), 0));
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(kill), 1,
 				      sandbox_arg(0, SCMP_CMP_EQ,
-					  (scmp_datum_t)getpid(), 0));
+						  (scmp_datum_t)getpid(), 0));
 	return rc;
 }
 

@@ -141,8 +141,10 @@ static void dirs_trust(struct handler_dirs *d)
 			why = handler_trust_dir(&st, geteuid(), buf,
 						sizeof(buf));
 		if (why) {
-			fprintf(stderr, "opreport: ignoring handler directory "
-				"%s: %s\n", d->dir[i], why);
+			fprintf(stderr,
+				"opreport: ignoring handler directory "
+				"%s: %s\n",
+				d->dir[i], why);
 			free(d->dir[i]);
 			continue;
 		}

@@ -118,9 +118,10 @@ const char *handler_trust_check(const struct stat *st,
 	if (!S_ISREG(st->st_mode))
 		return "not a regular file (trust rule: regular file)";
 	if (st->st_uid != proc->uid && st->st_uid != 0) {
-		snprintf(buf, len, "owned by uid %u, not by uid %u or root "
-			 "(trust rule: owner)", (unsigned)st->st_uid,
-			 proc->uid);
+		snprintf(buf, len,
+			 "owned by uid %u, not by uid %u or root "
+			 "(trust rule: owner)",
+			 (unsigned)st->st_uid, proc->uid);
 		return buf;
 	}
 	if (st->st_mode & (S_IWGRP | S_IWOTH))
@@ -139,9 +140,11 @@ const char *handler_trust_check(const struct stat *st,
 
 		if (pid_taken_later(proc, &later) &&
 		    mtime_ns + TRUST_SLACK_NS >= later) {
-			snprintf(buf, len, "written after pid %u went to a "
+			snprintf(buf, len,
+				 "written after pid %u went to a "
 				 "later process (trust rule: map newer than "
-				 "the process)", proc->tgid);
+				 "the process)",
+				 proc->tgid);
 			return buf;
 		}
 	}
@@ -178,10 +181,10 @@ int handler_trust_open_map(const struct opjit_host *host,
 	if (why && whylen)
 		why[0] = '\0';
 	if (!proc || !c || !c->path ||
-	    proc->struct_size < OPJIT_SIZE_THROUGH(struct opjit_process,
-						   start_unix_ns) ||
-	    c->struct_size < OPJIT_SIZE_THROUGH(struct opjit_map_candidate,
-						flags))
+	    proc->struct_size <
+		    OPJIT_SIZE_THROUGH(struct opjit_process, start_unix_ns) ||
+	    c->struct_size <
+		    OPJIT_SIZE_THROUGH(struct opjit_map_candidate, flags))
 		return -EINVAL;
 	/* O_NONBLOCK: a fifo planted under the map's name must not hang
 	 * the report before fstat can refuse it. */
@@ -191,7 +194,8 @@ int handler_trust_open_map(const struct opjit_host *host,
 		if (err == ENOENT || err == ENOTDIR)
 			return -ENOENT;
 		if (err == ELOOP)
-			return refuse(host, why, whylen, "%s: is a symbolic "
+			return refuse(host, why, whylen,
+				      "%s: is a symbolic "
 				      "link (trust rule: no symlinks)",
 				      c->path);
 		refuse(host, why, whylen, "%s: %s", c->path, strerror(err));
@@ -203,9 +207,8 @@ int handler_trust_open_map(const struct opjit_host *host,
 		refuse(host, why, whylen, "%s: %s", c->path, strerror(err));
 		return -err;
 	}
-	reason = handler_trust_check(&st, proc,
-				     !(c->flags & OPJIT_MAP_ARCHIVED), buf,
-				     sizeof(buf));
+	reason = handler_trust_check(
+		&st, proc, !(c->flags & OPJIT_MAP_ARCHIVED), buf, sizeof(buf));
 	if (reason) {
 		close(fd);
 		return refuse(host, why, whylen, "%s: %s", c->path, reason);
@@ -223,10 +226,13 @@ static const char *trust_code_owner(const struct stat *st, uid_t owner,
 {
 	if (st->st_uid != 0 && st->st_uid != owner) {
 		if (owner == 0)
-			snprintf(buf, len, "owned by uid %u, not by root "
-				 "(trust rule: owner)", (unsigned)st->st_uid);
+			snprintf(buf, len,
+				 "owned by uid %u, not by root "
+				 "(trust rule: owner)",
+				 (unsigned)st->st_uid);
 		else
-			snprintf(buf, len, "owned by uid %u, not by root or "
+			snprintf(buf, len,
+				 "owned by uid %u, not by root or "
 				 "uid %u (trust rule: owner)",
 				 (unsigned)st->st_uid, (unsigned)owner);
 		return buf;

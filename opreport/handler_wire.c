@@ -147,8 +147,8 @@ int wire_get(struct wire *w, void *p, size_t n)
 		ssize_t r;
 
 		if (w->ipos < w->ilen) {
-			size_t k = w->ilen - w->ipos < n ? w->ilen - w->ipos :
-				   n;
+			size_t k = w->ilen - w->ipos < n ? w->ilen - w->ipos
+							 : n;
 
 			memcpy(d, w->in + w->ipos, k);
 			w->ipos += k;
@@ -158,12 +158,12 @@ int wire_get(struct wire *w, void *p, size_t n)
 		}
 		/* big arrays go straight to their place */
 		if (n >= sizeof(w->in))
-			r = w->host ? recv(w->fd, d, n, MSG_DONTWAIT) :
-			    read(w->fd, d, n);
+			r = w->host ? recv(w->fd, d, n, MSG_DONTWAIT)
+				    : read(w->fd, d, n);
 		else
 			r = w->host ? recv(w->fd, w->in, sizeof(w->in),
-					   MSG_DONTWAIT) :
-			    read(w->fd, w->in, sizeof(w->in));
+					   MSG_DONTWAIT)
+				    : read(w->fd, w->in, sizeof(w->in));
 		if (r > 0 && n >= sizeof(w->in)) {
 			d += r;
 			n -= (size_t)r;

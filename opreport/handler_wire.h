@@ -41,9 +41,9 @@ enum wire_call {
 
 struct wire {
 	int fd;
-	bool host;          /* opreport's end: non-blocking, with deadline */
-	int64_t deadline;   /* CLOCK_MONOTONIC ms; 0: none */
-	int err;            /* first error: -ETIMEDOUT, -EPIPE, -EPROTO .. */
+	bool host;	  /* opreport's end: non-blocking, with deadline */
+	int64_t deadline; /* CLOCK_MONOTONIC ms; 0: none */
+	int err;	  /* first error: -ETIMEDOUT, -EPIPE, -EPROTO .. */
 	char *out;
 	size_t olen, ocap;
 	char in[65536];

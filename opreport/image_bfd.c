@@ -32,29 +32,29 @@ struct line_sec {
 
 struct image_bfd {
 	const struct opreport_opts *opts;
-	char *path;              /* the file opened */
+	char *path; /* the file opened */
 	bfd *abfd;
-	bfd *dbg;                /* separate debug file, or NULL */
-	bfd *symbfd;             /* the one whose symbols are used */
+	bfd *dbg;    /* separate debug file, or NULL */
+	bfd *symbfd; /* the one whose symbols are used */
 	asymbol **syms_a, **dyn_a, **syms_d;
 	asymbol *synth;
 	long nr_syms_a;
 	struct elf_symtab *symtab; /* holds the names of syms, when ELF */
-	struct report_sym *syms; /* sorted by vma */
+	struct report_sym *syms;   /* sorted by vma */
 	size_t nr_syms;
-	struct report_sym *plt;  /* PLT stubs, read on first use */
-	struct elf_plt elf_plt;  /* holds the names of plt, when ELF */
+	struct report_sym *plt; /* PLT stubs, read on first use */
+	struct elf_plt elf_plt; /* holds the names of plt, when ELF */
 	size_t nr_plt;
 	uint64_t plt_lo, plt_hi; /* the .plt sections' span */
 	bool plt_read;
-	struct load_sec *secs;   /* sorted by file position */
+	struct load_sec *secs; /* sorted by file position */
 	size_t nr_secs;
-	struct line_sec *lsecs;  /* sections of the line bfd, by vma */
+	struct line_sec *lsecs; /* sections of the line bfd, by vma */
 	size_t nr_lsecs;
 	bfd *linebfd;
 	asymbol **linesyms;
 	bool linesyms_read;
-	char **owned;            /* demangled names */
+	char **owned; /* demangled names */
 	size_t nr_owned;
 	struct report_sym nosyms;
 	struct report_line_src line_src;
@@ -216,8 +216,9 @@ static bfd *debug_open_object(const char *path)
 	bfd *dbg = bfd_open_object(path, &err);
 
 	if (!dbg && err && err != -ENOENT && err != -ENOTDIR)
-		out_warnf("cannot read %s: %s; its debug information is not used",
-			  path, ops_file_strerror(err));
+		out_warnf(
+			"cannot read %s: %s; its debug information is not used",
+			path, ops_file_strerror(err));
 	return dbg;
 }
 
@@ -240,8 +241,8 @@ static size_t read_build_id(bfd *abfd, uint8_t *id, size_t max)
 
 		if (desc > size || descsz > size - desc)
 			break;
-		if (type == 3 && namesz == 4 && !memcmp(buf + name, "GNU", 4) &&
-		    descsz && descsz <= max) {
+		if (type == 3 && namesz == 4 &&
+		    !memcmp(buf + name, "GNU", 4) && descsz && descsz <= max) {
 			memcpy(id, buf + desc, descsz);
 			ret = descsz;
 			break;
@@ -261,9 +262,9 @@ static const char *image_changed(bfd *abfd, const char *path,
 	struct stat st;
 
 	if (rec->build_id_size)
-		return n == rec->build_id_size &&
-		       !memcmp(id, rec->build_id, n) ? NULL :
-		       "build-id differs";
+		return n == rec->build_id_size && !memcmp(id, rec->build_id, n)
+			       ? NULL
+			       : "build-id differs";
 	if (stat(path, &st))
 		return NULL;
 	if ((rec->size && (uint64_t)st.st_size != rec->size) ||
@@ -316,9 +317,10 @@ static char *debuglink_find(bfd *abfd, const char *image, const char *root)
 	}
 	for (i = 0; i < 3 && !found; i++) {
 		free(path);
-		if (asprintf(&path, i == 0 ? "%s%.*s/%s" :
-				    i == 1 ? "%s%.*s/.debug/%s" :
-					     "%s%.*s/%s",
+		if (asprintf(&path,
+			     i == 0   ? "%s%.*s/%s"
+			     : i == 1 ? "%s%.*s/.debug/%s"
+				      : "%s%.*s/%s",
 			     i == 2 ? root : "", dlen, dir, name) < 0) {
 			path = NULL;
 			break;
@@ -326,8 +328,9 @@ static char *debuglink_find(bfd *abfd, const char *image, const char *root)
 		fd = ops_file_open(path, UINT64_MAX, &st);
 		if (fd < 0) {
 			if (fd != -ENOENT && fd != -ENOTDIR)
-				out_warnf("cannot read %s: %s; its debug information is not used",
-					  path, ops_file_strerror(fd));
+				out_warnf(
+					"cannot read %s: %s; its debug information is not used",
+					path, ops_file_strerror(fd));
 			continue;
 		}
 		found = debuglink_crc_matches(fd, crc);
@@ -343,8 +346,8 @@ static char *debuglink_find(bfd *abfd, const char *image, const char *root)
 
 static bfd *debug_open(struct image_bfd *img)
 {
-	const char *root = img->opts->debug_dir ? img->opts->debug_dir :
-			   "/usr/lib/debug";
+	const char *root = img->opts->debug_dir ? img->opts->debug_dir
+						: "/usr/lib/debug";
 	uint8_t id[64], did[64];
 	size_t n = read_build_id(img->abfd, id, sizeof(id)), i;
 	char *path = NULL;
@@ -368,8 +371,9 @@ static bfd *debug_open(struct image_bfd *img)
 		free(path);
 	}
 	/* a debug file for another build names the wrong code */
-	if (dbg && n && (read_build_id(dbg, did, sizeof(did)) != n ||
-			 memcmp(id, did, n))) {
+	if (dbg && n &&
+	    (read_build_id(dbg, did, sizeof(did)) != n ||
+	     memcmp(id, did, n))) {
 		bfd_close(dbg);
 		dbg = NULL;
 	}
@@ -383,20 +387,19 @@ static long read_symtab(bfd *abfd, asymbol ***out, bool dynamic)
 	*out = NULL;
 	if (!(bfd_get_file_flags(abfd) & HAS_SYMS) && !dynamic)
 		return 0;
-	size = dynamic ? bfd_get_dynamic_symtab_upper_bound(abfd) :
-			 bfd_get_symtab_upper_bound(abfd);
+	size = dynamic ? bfd_get_dynamic_symtab_upper_bound(abfd)
+		       : bfd_get_symtab_upper_bound(abfd);
 	if (size <= 0)
 		return 0;
 	*out = malloc((size_t)size);
 	if (!*out)
 		return -ENOMEM;
-	n = dynamic ? bfd_canonicalize_dynamic_symtab(abfd, *out) :
-		      bfd_canonicalize_symtab(abfd, *out);
+	n = dynamic ? bfd_canonicalize_dynamic_symtab(abfd, *out)
+		    : bfd_canonicalize_symtab(abfd, *out);
 	if (n < 0)
 		n = 0;
 	return n;
 }
-
 
 static int cand_cmp(const void *pa, const void *pb)
 {
@@ -448,9 +451,10 @@ static void add_cands(struct elf_code_sym *c, size_t *n, asymbol **syms,
 		c[*n].vma = bfd_asymbol_value(s);
 		c[*n].end = bfd_section_vma(s->section) +
 			    bfd_section_size(s->section);
-		c[*n].size = (s->flags & BSF_SYNTHETIC) ? 0 :
-			     elf_symtab_size(sizes, c[*n].vma,
-					      bfd_asymbol_name(s));
+		c[*n].size = (s->flags & BSF_SYNTHETIC)
+				     ? 0
+				     : elf_symtab_size(sizes, c[*n].vma,
+						       bfd_asymbol_name(s));
 		c[*n].name = bfd_asymbol_name(s);
 		c[*n].prio = sym_prio(s);
 		(*n)++;
@@ -513,17 +517,15 @@ static int syms_build(struct elf_code_sym *c, size_t n,
 /* The stubs' names come from the dynamic symbol table (synthetic
  * symbols), which in a big executable costs as much to read as the
  * static table: node exports all of V8. */
-static int read_plt(struct image_bfd *img, struct elf_code_sym **c,
-		    size_t *n)
+static int read_plt(struct image_bfd *img, struct elf_code_sym **c, size_t *n)
 {
 	long ndyn, nsyn;
 
 	ndyn = read_symtab(img->abfd, &img->dyn_a, true);
 	if (ndyn < 0)
 		return -ENOMEM;
-	nsyn = bfd_get_synthetic_symtab(img->abfd, img->nr_syms_a,
-					img->syms_a, ndyn, img->dyn_a,
-					&img->synth);
+	nsyn = bfd_get_synthetic_symtab(img->abfd, img->nr_syms_a, img->syms_a,
+					ndyn, img->dyn_a, &img->synth);
 	if (nsyn < 0)
 		nsyn = 0;
 	*c = calloc((size_t)(ndyn + nsyn) + 1, sizeof(**c));
@@ -570,8 +572,9 @@ static void plt_load(struct image_bfd *img)
 	else
 		rc = -ENOMEM;
 	if (rc)
-		out_warnf("%s: out of memory; its PLT stubs show as (no symbols)",
-			  img->path);
+		out_warnf(
+			"%s: out of memory; its PLT stubs show as (no symbols)",
+			img->path);
 	free(c);
 }
 
@@ -680,17 +683,19 @@ static int build_sections(struct image_bfd *img)
 			    (SEC_LOAD | SEC_HAS_CONTENTS) ||
 		    (f & SEC_THREAD_LOCAL) || !bfd_section_size(sec))
 			continue;
-		img->secs[img->nr_secs++] = (struct load_sec){
-			(uint64_t)sec->filepos, bfd_section_size(sec),
-			bfd_section_vma(sec) };
+		img->secs[img->nr_secs++] =
+			(struct load_sec){ (uint64_t)sec->filepos,
+					   bfd_section_size(sec),
+					   bfd_section_vma(sec) };
 	}
 	qsort(img->secs, img->nr_secs, sizeof(*img->secs), sec_cmp);
 	for (sec = img->linebfd->sections; sec; sec = sec->next) {
 		if (!(bfd_section_flags(sec) & SEC_CODE) ||
 		    !bfd_section_size(sec))
 			continue;
-		img->lsecs[img->nr_lsecs++] = (struct line_sec){
-			bfd_section_vma(sec), bfd_section_size(sec), sec };
+		img->lsecs[img->nr_lsecs++] =
+			(struct line_sec){ bfd_section_vma(sec),
+					   bfd_section_size(sec), sec };
 	}
 	qsort(img->lsecs, img->nr_lsecs, sizeof(*img->lsecs), lsec_cmp);
 	return 0;
@@ -708,16 +713,20 @@ static void image_open(struct image_bfd *img, const struct ops_image *rec)
 		return; /* [vdso] and friends have no file */
 	img->abfd = bfd_open_object(img->path, &err);
 	if (!img->abfd) {
-		out_warnf("cannot read %s: %s; its samples show as (no symbols)",
-			  img->path, err ? ops_file_strerror(err) :
-			  bfd_get_error() == bfd_error_system_call ?
-			  strerror(errno) : bfd_errmsg(bfd_get_error()));
+		out_warnf(
+			"cannot read %s: %s; its samples show as (no symbols)",
+			img->path,
+			err ? ops_file_strerror(err)
+			: bfd_get_error() == bfd_error_system_call
+				? strerror(errno)
+				: bfd_errmsg(bfd_get_error()));
 		return;
 	}
 	why = image_changed(img->abfd, img->path, rec);
 	if (why) {
-		out_warnf("%s changed since the session was recorded (%s); its samples show as (no symbols)",
-			  img->path, why);
+		out_warnf(
+			"%s changed since the session was recorded (%s); its samples show as (no symbols)",
+			img->path, why);
 		goto unusable;
 	}
 	img->dbg = debug_open(img);
@@ -829,8 +838,8 @@ const struct report_line_src *image_bfd_line_src(struct image_bfd *img)
  * when the DWARF has none); read them only when lines are asked for. */
 static void lines_syms(struct image_bfd *img)
 {
-	asymbol ***syms = img->linebfd == img->dbg ? &img->syms_d :
-						     &img->syms_a;
+	asymbol ***syms = img->linebfd == img->dbg ? &img->syms_d
+						   : &img->syms_a;
 
 	if (!img->linesyms_read) {
 		img->linesyms_read = true;
@@ -863,10 +872,10 @@ static void image_lines(void *arg, const uint64_t *vmas, size_t n,
 		const char *file = NULL, *func = NULL;
 		unsigned int line = 0;
 
-		if (!ls || !bfd_find_nearest_line(img->linebfd, ls->sec,
-						  img->linesyms,
-						  vmas[i] - ls->vma, &file,
-						  &func, &line) ||
+		if (!ls ||
+		    !bfd_find_nearest_line(img->linebfd, ls->sec,
+					   img->linesyms, vmas[i] - ls->vma,
+					   &file, &func, &line) ||
 		    !file || !line)
 			continue;
 		files[i] = file;

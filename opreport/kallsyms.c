@@ -17,8 +17,8 @@ struct ksym {
 };
 
 struct kallsyms {
-	char *text;          /* names and modules point into it */
-	struct ksym *syms;   /* sorted by (module, address) */
+	char *text;	   /* names and modules point into it */
+	struct ksym *syms; /* sorted by (module, address) */
 	size_t nr;
 	struct report_sym nosyms;
 };
@@ -194,19 +194,21 @@ int kallsyms_load(struct kallsyms **out, const char *dir, const char *file,
 		if (ret)
 			return ret;
 	} else {
-		out_warnf("cannot read %s/kallsyms: missing from the session; kernel samples show as (no symbols)",
-			  dir);
+		out_warnf(
+			"cannot read %s/kallsyms: missing from the session; kernel samples show as (no symbols)",
+			dir);
 	}
 	ret = kallsyms_parse(out, buf ? buf : "", len, &nr_bad, &first_bad);
 	free(buf);
 	if (ret)
 		return ret;
 	if (nr_bad)
-		out_warnf("%s: %zu malformed lines (first at line %zu)",
-			  file, nr_bad, first_bad);
+		out_warnf("%s: %zu malformed lines (first at line %zu)", file,
+			  nr_bad, first_bad);
 	if (!(*out)->nr && len)
-		out_warnf("%s: no kernel addresses (recorded without privilege?); kernel samples show as (no symbols)",
-			  file);
+		out_warnf(
+			"%s: no kernel addresses (recorded without privilege?); kernel samples show as (no symbols)",
+			file);
 	if (!modules)
 		return 0;
 	ret = read_whole(modules, OPS_MODULES_MAX,

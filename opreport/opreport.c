@@ -54,12 +54,12 @@ static int write_report(FILE *f, const void *arg)
 	const struct report *r = arg;
 	enum opreport_format format = r->opts->format;
 
-	return format == OUT_JSON   ? out_json(f, r) :
-	       format == OUT_CSV    ? out_csv(f, r) :
-	       format == OUT_FOLDED ? out_folded(f, r) :
-	       format == OUT_PPROF  ? out_pprof(f, r) :
-	       r->cg                ? out_callgraph(f, r) :
-				      out_text(f, r);
+	return format == OUT_JSON     ? out_json(f, r)
+	       : format == OUT_CSV    ? out_csv(f, r)
+	       : format == OUT_FOLDED ? out_folded(f, r)
+	       : format == OUT_PPROF  ? out_pprof(f, r)
+	       : r->cg		      ? out_callgraph(f, r)
+				      : out_text(f, r);
 }
 
 static int write_diff(FILE *f, const void *arg)
@@ -93,14 +93,16 @@ static int side_build(struct side *sd, const struct opreport_opts *o,
 		if (err[0])
 			fprintf(stderr, "opreport: %s\n", err);
 		else
-			fprintf(stderr, "opreport: cannot open session %s: %s\n",
+			fprintf(stderr,
+				"opreport: cannot open session %s: %s\n",
 				o->session_dir, strerror(-ret));
 		return ret;
 	}
 	if (o->callgraph && !callgraph_session_has_stacks(sd->s)) {
 		/* OProfile prints nothing but this; saying it on stderr and
 		 * failing lets a script tell it from an empty graph */
-		fprintf(stderr, "opreport: session %s has no call graph: record with oprofiled -g\n",
+		fprintf(stderr,
+			"opreport: session %s has no call graph: record with oprofiled -g\n",
 			o->session_dir);
 		return -ENOENT;
 	}
@@ -142,7 +144,8 @@ static int diff_pprof(const struct opreport_opts *o, const struct side *sd)
 	if (!ret)
 		ret = output(o, write_report, &sd[1].r);
 	if (!ret)
-		fprintf(stderr, "opreport: compare with: go tool pprof -diff_base=%s %s\n",
+		fprintf(stderr,
+			"opreport: compare with: go tool pprof -diff_base=%s %s\n",
 			path, o->output_file);
 	free(path);
 	return ret;
@@ -184,8 +187,8 @@ static int run_report(const struct opreport_opts *o)
 	if (!ret)
 		ret = side_build(&sd[1], o, handlers);
 	if (!ret)
-		ret = o->base_dir ? diff_print(o, sd) :
-				    output(o, write_report, &sd[1].r);
+		ret = o->base_dir ? diff_print(o, sd)
+				  : output(o, write_report, &sd[1].r);
 	side_free(&sd[0]);
 	side_free(&sd[1]);
 	if (handlers)

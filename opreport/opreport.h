@@ -24,9 +24,9 @@ enum opreport_sort {
 };
 
 /* --merge bits: which separations are folded together. */
-#define MERGE_LIB 0x1u  /* libraries counted once, whatever the app */
+#define MERGE_LIB 0x1u	/* libraries counted once, whatever the app */
 #define MERGE_TGID 0x2u /* processes folded together */
-#define MERGE_CPU 0x4u  /* CPUs folded together */
+#define MERGE_CPU 0x4u	/* CPUs folded together */
 #define MERGE_ALL (MERGE_LIB | MERGE_TGID | MERGE_CPU)
 
 enum opreport_demangle { DEMANGLE_NONE, DEMANGLE_NORMAL, DEMANGLE_SMART };
@@ -37,39 +37,39 @@ struct opreport_opts {
 	const char *session_dir;
 	const char *output_file;
 	enum opreport_format format;
-	bool symbols;           /* -l */
-	bool debug_info;        /* -g */
-	bool details;           /* -d */
-	bool show_address;      /* -w */
+	bool symbols;		/* -l */
+	bool debug_info;	/* -g */
+	bool details;		/* -d */
+	bool show_address;	/* -w */
 	bool exclude_dependent; /* -x */
-	bool no_header;         /* -n */
-	bool long_filenames;    /* -f */
-	bool global_percent;    /* -% */
-	bool reverse_sort;      /* -r */
-	bool callgraph;         /* -c */
-	double threshold;       /* percent, 0 = none */
+	bool no_header;		/* -n */
+	bool long_filenames;	/* -f */
+	bool global_percent;	/* -% */
+	bool reverse_sort;	/* -r */
+	bool callgraph;		/* -c */
+	double threshold;	/* percent, 0 = none */
 	enum opreport_sort sort[8];
 	size_t nr_sort;
-	unsigned merge;         /* MERGE_* */
+	unsigned merge; /* MERGE_* */
 	enum opreport_demangle demangle;
 	char **include_symbols; /* NULL-terminated, or NULL */
 	size_t nr_include_symbols;
 	char **exclude_symbols;
 	size_t nr_exclude_symbols;
-	char **image_path;      /* -p directories, NULL-terminated, or NULL */
+	char **image_path; /* -p directories, NULL-terminated, or NULL */
 	size_t nr_image_path;
 	bool anon_samples;
-	char **anon_handlers;   /* claim order, NULL-terminated, or NULL */
+	char **anon_handlers; /* claim order, NULL-terminated, or NULL */
 	size_t nr_anon_handlers;
 	const char *handler_path;
-	const char *debug_dir;  /* root of separate debug files */
+	const char *debug_dir; /* root of separate debug files */
 	struct profile_spec *spec;
 	/* A differential profile: the baseline's session and spec (from
 	 * --diff=DIR or the first of "{ ... } { ... }"); session_dir and
 	 * spec are then the new profile's.  NULL base_dir: no diff. */
 	const char *base_dir;
 	struct profile_spec *base_spec;
-	bool list_handlers;     /* --list-handlers: list and exit */
+	bool list_handlers;		 /* --list-handlers: list and exit */
 	struct anon_isolation isolation; /* --handler-isolation, -timeout */
 };
 

@@ -24,9 +24,10 @@ int options_parse_threshold(const char *s, double *out, char *err,
 	/* strtod takes "nan", "inf" and hex: refuse what is not a percentage */
 	if (end == s || *end || errno || !isfinite(v) || v < 0 || v > 100 ||
 	    strpbrk(s, "xXnNiI")) {
-		snprintf(err, errlen,
-			 "invalid --threshold '%s': expected a percentage between 0 and 100",
-			 s);
+		snprintf(
+			err, errlen,
+			"invalid --threshold '%s': expected a percentage between 0 and 100",
+			s);
 		return -EINVAL;
 	}
 	*out = v;
@@ -66,9 +67,9 @@ static int merge_item(const char *item, size_t len, void *arg)
 		const char *name;
 		unsigned bits;
 	} names[] = {
-		{ "lib", MERGE_LIB }, { "library", MERGE_LIB },
+		{ "lib", MERGE_LIB },	{ "library", MERGE_LIB },
 		{ "tgid", MERGE_TGID }, { "tid", MERGE_TGID },
-		{ "cpu", MERGE_CPU }, { "all", MERGE_ALL },
+		{ "cpu", MERGE_CPU },	{ "all", MERGE_ALL },
 	};
 	unsigned *out = arg;
 	size_t i;
@@ -83,15 +84,15 @@ static int merge_item(const char *item, size_t len, void *arg)
 	return -EINVAL;
 }
 
-int options_parse_merge(const char *s, unsigned *out, char *err,
-			size_t errlen)
+int options_parse_merge(const char *s, unsigned *out, char *err, size_t errlen)
 {
 	unsigned bits = 0;
 
 	if (!*s || list_each(s, true, merge_item, &bits) || !bits) {
-		snprintf(err, errlen,
-			 "invalid --merge '%s': expected a comma list of lib, tid, tgid, cpu, all",
-			 s);
+		snprintf(
+			err, errlen,
+			"invalid --merge '%s': expected a comma list of lib, tid, tgid, cpu, all",
+			s);
 		return -EINVAL;
 	}
 	*out |= bits;
@@ -131,16 +132,17 @@ int options_parse_sort(const char *s, struct opreport_opts *o, char *err,
 	o->nr_sort = 0;
 	if (!*s || list_each(s, true, sort_item, o)) {
 		o->nr_sort = saved;
-		snprintf(err, errlen,
-			 "invalid --sort '%s': expected a comma list of sample, image, app-name, symbol, debug, vma",
-			 s);
+		snprintf(
+			err, errlen,
+			"invalid --sort '%s': expected a comma list of sample, image, app-name, symbol, debug, vma",
+			s);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-int options_parse_format(const char *s, enum opreport_format *out,
-			 char *err, size_t errlen)
+int options_parse_format(const char *s, enum opreport_format *out, char *err,
+			 size_t errlen)
 {
 	if (!strcmp(s, "text"))
 		*out = OUT_TEXT;
@@ -153,9 +155,10 @@ int options_parse_format(const char *s, enum opreport_format *out,
 	else if (!strcmp(s, "pprof"))
 		*out = OUT_PPROF;
 	else {
-		snprintf(err, errlen,
-			 "invalid --format '%s': expected text, csv, json, folded or pprof",
-			 s);
+		snprintf(
+			err, errlen,
+			"invalid --format '%s': expected text, csv, json, folded or pprof",
+			s);
 		return -EINVAL;
 	}
 	return 0;
@@ -171,9 +174,10 @@ int options_parse_demangle(const char *s, enum opreport_demangle *out,
 	else if (!strcmp(s, "smart"))
 		*out = DEMANGLE_SMART;
 	else {
-		snprintf(err, errlen,
-			 "invalid --demangle '%s': expected none, normal or smart",
-			 s);
+		snprintf(
+			err, errlen,
+			"invalid --demangle '%s': expected none, normal or smart",
+			s);
 		return -EINVAL;
 	}
 	return 0;
@@ -250,9 +254,9 @@ enum {
 	OPT_DIFF,
 };
 
-static int flag_callgraph, flag_symbols, flag_debug, flag_details, flag_address,
-	flag_reverse, flag_exclude_dep, flag_no_header, flag_long,
-	flag_global, flag_anon;
+static int flag_callgraph, flag_symbols, flag_debug, flag_details,
+	flag_address, flag_reverse, flag_exclude_dep, flag_no_header,
+	flag_long, flag_global, flag_anon;
 static char *opt_output_file, *opt_session_dir, *opt_debug_dir,
 	*opt_handler_path, *opt_diff, *opt_side_dir[2];
 
@@ -261,11 +265,16 @@ static char *opt_output_file, *opt_session_dir, *opt_debug_dir,
 static char **options_slot(int val)
 {
 	switch (val) {
-	case OPT_OUTPUT_FILE: return &opt_output_file;
-	case OPT_SESSION_DIR: return &opt_session_dir;
-	case OPT_DEBUG_DIR: return &opt_debug_dir;
-	case OPT_HANDLER_PATH: return &opt_handler_path;
-	case OPT_DIFF: return &opt_diff;
+	case OPT_OUTPUT_FILE:
+		return &opt_output_file;
+	case OPT_SESSION_DIR:
+		return &opt_session_dir;
+	case OPT_DEBUG_DIR:
+		return &opt_debug_dir;
+	case OPT_HANDLER_PATH:
+		return &opt_handler_path;
+	case OPT_DIFF:
+		return &opt_diff;
 	}
 	return NULL;
 }
@@ -275,7 +284,8 @@ static const struct poptOption options_table[] = {
 	  "list the symbols: samples, %, image name, symbol name", NULL },
 	{ "callgraph", 'c', POPT_ARG_NONE, &flag_callgraph, 0,
 	  "show the callers and callees of each symbol (a session recorded "
-	  "with oprofiled -g)", NULL },
+	  "with oprofiled -g)",
+	  NULL },
 	{ "debug-info", 'g', POPT_ARG_NONE, &flag_debug, 0,
 	  "show the source file and line of each symbol", NULL },
 	{ "details", 'd', POPT_ARG_NONE, &flag_details, 0,
@@ -303,7 +313,8 @@ static const struct poptOption options_table[] = {
 	{ "no-header", 'n', POPT_ARG_NONE, &flag_no_header, 0,
 	  "leave out the header lines", NULL },
 	{ "long-filenames", 'f', POPT_ARG_NONE, &flag_long, 0,
-	  "show full paths of images and source files; never cut names", NULL },
+	  "show full paths of images and source files; never cut names",
+	  NULL },
 	{ "global-percent", '%', POPT_ARG_NONE, &flag_global, 0,
 	  "percentages of the whole session, not of the selection", NULL },
 	{ "output-file", 'o', POPT_ARG_STRING, NULL, OPT_OUTPUT_FILE,
@@ -312,29 +323,32 @@ static const struct poptOption options_table[] = {
 	  "the session (default ./oprofile_data)", "DIR" },
 	{ "diff", 0, POPT_ARG_STRING, NULL, OPT_DIFF,
 	  "a differential profile: the session against the baseline "
-	  "session DIR (or give \"{ session:A } { session:B }\")", "DIR" },
+	  "session DIR (or give \"{ session:A } { session:B }\")",
+	  "DIR" },
 	{ "image-path", 'p', POPT_ARG_STRING, NULL, OPT_IMAGE_PATH,
 	  "also look for images in these directories", "DIRS" },
 	{ "debug-dir", 0, POPT_ARG_STRING, NULL, OPT_DEBUG_DIR,
 	  "root of separate debug files (default /usr/lib/debug)", "DIR" },
 	{ "format", 0, POPT_ARG_STRING, NULL, OPT_FORMAT,
 	  "text (default), csv, json, folded (flame graphs) or pprof "
-	  "(needs -o)", "FORMAT" },
+	  "(needs -o)",
+	  "FORMAT" },
 	{ "anon-samples", 0, POPT_ARG_NONE, &flag_anon, 0,
 	  "show anonymous samples, one bucket per process and range", NULL },
 	{ "anon-handler", 0, POPT_ARG_STRING, NULL, OPT_ANON_HANDLER,
 	  "name anonymous samples with these handlers, in claim order "
-	  "(repeatable; implies --anon-samples)", "NAMES" },
+	  "(repeatable; implies --anon-samples)",
+	  "NAMES" },
 	{ "handler-path", 0, POPT_ARG_STRING, NULL, OPT_HANDLER_PATH,
 	  "look for handlers in DIR first", "DIR" },
 	{ "list-handlers", 0, POPT_ARG_NONE, NULL, OPT_LIST_HANDLERS,
 	  "list the handlers found and exit", NULL },
 	{ "handler-isolation", 0, POPT_ARG_STRING, NULL, OPT_ISOLATION,
 	  "process (default): each handler in a sandboxed helper process; "
-	  "none: inside opreport, for debugging a handler", "MODE" },
+	  "none: inside opreport, for debugging a handler",
+	  "MODE" },
 	{ "handler-timeout", 0, POPT_ARG_STRING, NULL, OPT_HANDLER_TIMEOUT,
-	  "give up on a handler call after SECONDS (default 30)",
-	  "SECONDS" },
+	  "give up on a handler call after SECONDS (default 30)", "SECONDS" },
 	{ "version", 'v', POPT_ARG_NONE, NULL, OPT_VERSION,
 	  "show the version and exit", NULL },
 	POPT_AUTOHELP POPT_TABLEEND
@@ -350,8 +364,10 @@ static int options_value(struct opreport_opts *o, int rc, const char *arg,
 	switch (rc) {
 	case OPT_ISOLATION:
 		if (strcmp(arg, "process") && strcmp(arg, "none")) {
-			snprintf(err, errlen, "invalid --handler-isolation "
-				 "'%s': expected process or none", arg);
+			snprintf(err, errlen,
+				 "invalid --handler-isolation "
+				 "'%s': expected process or none",
+				 arg);
 			return -EINVAL;
 		}
 		o->isolation.none = !strcmp(arg, "none");
@@ -363,17 +379,20 @@ static int options_value(struct opreport_opts *o, int rc, const char *arg,
 		errno = 0;
 		sec = strtod(arg, &end);
 		if (errno || end == arg || *end || !(sec > 0) || sec > 86400) {
-			snprintf(err, errlen, "invalid --handler-timeout '%s': "
+			snprintf(err, errlen,
+				 "invalid --handler-timeout '%s': "
 				 "expected seconds, more than 0 and at most "
-				 "86400", arg);
+				 "86400",
+				 arg);
 			return -EINVAL;
 		}
-		o->isolation.timeout_ms = sec * 1000 < 1 ? 1 :
-					  (unsigned)(sec * 1000);
+		o->isolation.timeout_ms =
+			sec * 1000 < 1 ? 1 : (unsigned)(sec * 1000);
 		return 0;
 	}
 	case OPT_THRESHOLD:
-		return options_parse_threshold(arg, &o->threshold, err, errlen);
+		return options_parse_threshold(arg, &o->threshold, err,
+					       errlen);
 	case OPT_SORT:
 		return options_parse_sort(arg, o, err, errlen);
 	case OPT_MERGE:
@@ -452,7 +471,9 @@ static int options_specs(struct opreport_opts *o, poptContext pc, char *err,
 	while ((word = poptGetArg(pc))) {
 		if (!strcmp(word, "{") || !strcmp(word, "{}")) {
 			if (open || n == 1 || outside) {
-				snprintf(err, errlen, "bad differential profile: expected \"{ ... } { ... }\"");
+				snprintf(
+					err, errlen,
+					"bad differential profile: expected \"{ ... } { ... }\"");
 				return -EINVAL;
 			}
 			n++;
@@ -468,21 +489,27 @@ static int options_specs(struct opreport_opts *o, poptContext pc, char *err,
 		}
 		if (!strcmp(word, "}")) {
 			if (!open) {
-				snprintf(err, errlen, "bad differential profile: '}' without '{'");
+				snprintf(
+					err, errlen,
+					"bad differential profile: '}' without '{'");
 				return -EINVAL;
 			}
 			open = 0;
 			continue;
 		}
 		if (n >= 0 && !open) {
-			snprintf(err, errlen, "bad differential profile: '%s' outside \"{ }\"",
-				 word);
+			snprintf(
+				err, errlen,
+				"bad differential profile: '%s' outside \"{ }\"",
+				word);
 			return -EINVAL;
 		}
 		if (n >= 0 && !strncmp(word, "session:", 8)) {
 			if (!word[8]) {
-				snprintf(err, errlen, "bad profile specification '%s': empty value",
-					 word);
+				snprintf(
+					err, errlen,
+					"bad profile specification '%s': empty value",
+					word);
 				return -EINVAL;
 			}
 			free(opt_side_dir[n]);
@@ -498,7 +525,9 @@ static int options_specs(struct opreport_opts *o, poptContext pc, char *err,
 			return rc;
 	}
 	if (n >= 0 && (open || n != 1)) {
-		snprintf(err, errlen, "bad differential profile: expected \"{ ... } { ... }\"");
+		snprintf(
+			err, errlen,
+			"bad differential profile: expected \"{ ... } { ... }\"");
 		return -EINVAL;
 	}
 	/* a side with no image: or tgid: words takes the other's */
@@ -522,7 +551,8 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 		return -1;
 	}
 	pc = poptGetContext("opreport", argc, argv, options_table, 0);
-	poptSetOtherOptionHelp(pc, "[OPTION...] [image:PATTERN,...] [tgid:N,...]");
+	poptSetOtherOptionHelp(pc,
+			       "[OPTION...] [image:PATTERN,...] [tgid:N,...]");
 	while ((rc = poptGetNextOpt(pc)) > 0) {
 		char **slot = options_slot(rc);
 		char *arg;
@@ -571,21 +601,23 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 	if (opt_handler_path)
 		o->handler_path = opt_handler_path;
 	if (opt_diff && o->base_spec) {
-		fprintf(stderr, "opreport: --diff and \"{ } { }\" are two ways to say the same: give one\n");
+		fprintf(stderr,
+			"opreport: --diff and \"{ } { }\" are two ways to say the same: give one\n");
 		goto out;
 	}
 	if (opt_diff) {
 		o->base_dir = opt_diff;
 		o->base_spec = profile_spec_new();
-		if (!o->base_spec || profile_spec_copy(o->base_spec, o->spec)) {
+		if (!o->base_spec ||
+		    profile_spec_copy(o->base_spec, o->spec)) {
 			fprintf(stderr, "opreport: out of memory\n");
 			goto out;
 		}
 	} else if (o->base_spec) {
 		/* "{}" or no session: word: the same as the other side */
-		o->base_dir = opt_side_dir[0] ? opt_side_dir[0] :
-			      opt_side_dir[1] ? opt_side_dir[1] :
-						o->session_dir;
+		o->base_dir = opt_side_dir[0]	? opt_side_dir[0]
+			      : opt_side_dir[1] ? opt_side_dir[1]
+						: o->session_dir;
 		if (opt_side_dir[1])
 			o->session_dir = opt_side_dir[1];
 		else if (opt_side_dir[0] && !opt_session_dir)
@@ -603,11 +635,13 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 	o->global_percent = flag_global;
 	o->anon_samples |= flag_anon;
 	if (o->base_dir && (o->callgraph || o->details)) {
-		fprintf(stderr, "opreport: a differential profile compares symbols: -c and -d do not apply\n");
+		fprintf(stderr,
+			"opreport: a differential profile compares symbols: -c and -d do not apply\n");
 		goto out;
 	}
 	if (o->format == OUT_PPROF && !o->output_file) {
-		fprintf(stderr, "opreport: --format=pprof writes a compressed binary file: give it with -o FILE\n");
+		fprintf(stderr,
+			"opreport: --format=pprof writes a compressed binary file: give it with -o FILE\n");
 		goto out;
 	}
 	ret = 0;
@@ -618,8 +652,9 @@ out:
 
 void options_free(struct opreport_opts *o)
 {
-	char **strs[] = { &opt_output_file, &opt_session_dir, &opt_debug_dir,
-			  &opt_handler_path, &opt_diff, &opt_side_dir[0],
+	char **strs[] = { &opt_output_file, &opt_session_dir,
+			  &opt_debug_dir,   &opt_handler_path,
+			  &opt_diff,	    &opt_side_dir[0],
 			  &opt_side_dir[1] };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(*strs); i++) {

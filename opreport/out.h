@@ -46,8 +46,7 @@ const char *out_file_name(const struct report *r, const char *file);
 /* S as a JSON string (null for NULL), and as one CSV field followed by
  * a comma or, when LAST, the end of the line. */
 void out_json_str(FILE *f, const char *s);
-void out_csv_field(FILE *f, const struct report *r, const char *s,
-		   bool last);
+void out_csv_field(FILE *f, const struct report *r, const char *s, bool last);
 
 /* A differential profile (diff.h) in the format OPTS ask for, to F; the
  * pprof format is written by out_pprof() once a side. */
@@ -60,8 +59,7 @@ void out_naming_text(FILE *f, const struct report *r);
 const char *out_naming_status(enum naming_status s);
 
 /* The note that anonymous samples were left out, after PREFIX. */
-void out_anon_hidden_note(FILE *f, const struct report *r,
-			  const char *prefix);
+void out_anon_hidden_note(FILE *f, const struct report *r, const char *prefix);
 /* The width F's lines keep within: a terminal's, unless -f asked for
  * whole names; 0 for no limit. */
 int out_line_limit(FILE *f, const struct report *r);

@@ -31,13 +31,15 @@ static const struct table_col cg_cols[] = {
 	{ W_APP, true },      { 0, false },
 };
 static const struct table_col cols_no_app[] = {
-	{ W_SAMPLES, false }, { W_PERCENT, false }, { W_IMAGE, true },
+	{ W_SAMPLES, false },
+	{ W_PERCENT, false },
+	{ W_IMAGE, true },
 	{ 0, false },
 };
 static const char *const heading[] = { "samples", "%", "image name",
 				       "app name", "symbol name" };
 static const char *const heading_no_app[] = { "samples", "%", "image name",
-					       "symbol name" };
+					      "symbol name" };
 
 static double pct(uint64_t count, uint64_t denom)
 {
@@ -59,8 +61,8 @@ static const char *shown_name(const struct report *r, const struct cg_node *n)
 static const char *shown_image(const struct report *r, const char *image,
 			       const char *fallback)
 {
-	return out_safe(r->pool, report_image_name(r, image ? image
-							    : fallback));
+	return out_safe(r->pool,
+			report_image_name(r, image ? image : fallback));
 }
 
 static const char *node_image(const struct report *r, const struct cg_node *n)
@@ -104,9 +106,9 @@ static int line(struct table *t, const struct report *r, bool apps,
 	cell[c++] = node_image(r, n);
 	if (apps)
 		cell[c++] = n->app ? shown_image(r, n->app, "") : "";
-	cell[c++] = *suffix ? strpool_printf(r->pool, "%s%s",
-					     shown_name(r, n), suffix) :
-			      shown_name(r, n);
+	cell[c++] = *suffix ? strpool_printf(r->pool, "%s%s", shown_name(r, n),
+					     suffix)
+			    : shown_name(r, n);
 	while (c--)
 		if (!cell[c])
 			return -ENOMEM;
@@ -143,8 +145,8 @@ static int sorted_arcs(const struct callgraph *cg, const struct cg_arc *v,
 /* As OProfile: a caller's share is of all the caller arcs, a callee's
  * (and [self]'s) of [self] and all the callee arcs; under -% both are of
  * the whole profile. */
-static int entry(struct table *t, const struct report *r, const struct callgraph *cg,
-		 bool apps, uint32_t id)
+static int entry(struct table *t, const struct report *r,
+		 const struct callgraph *cg, bool apps, uint32_t id)
 {
 	const struct cg_node *n = &cg->nodes[id];
 	bool global = r->opts->global_percent;
@@ -166,8 +168,8 @@ static int entry(struct table *t, const struct report *r, const struct callgraph
 			   pct(s[i].count, denom), &cg->nodes[s[i].from], "");
 	free(s);
 	if (!err)
-		err = line(t, r, apps, "", n->self, pct(n->self, cg->total),
-			   n, "");
+		err = line(t, r, apps, "", n->self, pct(n->self, cg->total), n,
+			   "");
 	if (err)
 		return err;
 	v = callgraph_callees(cg, id, &nv);
@@ -187,8 +189,8 @@ static int entry(struct table *t, const struct report *r, const struct callgraph
 	return err;
 }
 
-#define RULE                                                                  \
-	"-------------------------------------------------------------"        \
+#define RULE                                                            \
+	"-------------------------------------------------------------" \
 	"------------------"
 
 int out_callgraph(FILE *f, const struct report *r)
@@ -206,9 +208,15 @@ int out_callgraph(FILE *f, const struct report *r)
 	for (i = 0; i < cg->nr_nodes; i++) {
 		const struct cg_node *n = &cg->nodes[i];
 		struct report_row row = {
-			.kind = n->kind, .image = n->image, .app = n->app,
-			.handler = n->handler, .tgid = n->tgid, .cpu = -1,
-			.sym = n->sym, .count = n->self, .node = (uint32_t)i,
+			.kind = n->kind,
+			.image = n->image,
+			.app = n->app,
+			.handler = n->handler,
+			.tgid = n->tgid,
+			.cpu = -1,
+			.sym = n->sym,
+			.count = n->self,
+			.node = (uint32_t)i,
 		};
 
 		/* a caller with no samples of its own is an entry too, so

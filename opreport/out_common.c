@@ -48,10 +48,11 @@ const char *out_file_name(const struct report *r, const char *file)
 	return base && base[1] ? base + 1 : file;
 }
 
-void out_anon_hidden_note(FILE *f, const struct report *r,
-			  const char *prefix)
+void out_anon_hidden_note(FILE *f, const struct report *r, const char *prefix)
 {
-	fprintf(f, "%snote: %" PRIu64 " samples (%.1f%%) in anonymous memory are not shown; use --anon-samples or --anon-handler=NAME\n",
+	fprintf(f,
+		"%snote: %" PRIu64
+		" samples (%.1f%%) in anonymous memory are not shown; use --anon-samples or --anon-handler=NAME\n",
 		prefix, r->anon_hidden, report_percent(r, r->anon_hidden, 0));
 }
 

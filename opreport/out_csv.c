@@ -10,8 +10,7 @@
 
 #include "out.h"
 
-void out_csv_field(FILE *f, const struct report *r, const char *s,
-		   bool last)
+void out_csv_field(FILE *f, const struct report *r, const char *s, bool last)
 {
 	s = out_safe(r->pool, s);
 	if (s && strpbrk(s, ",\"\r\n")) {
@@ -84,7 +83,8 @@ static void symbols(FILE *f, const struct report *r)
 	char vma[32], line[16];
 	size_t i, k;
 
-	fprintf(f, "row,samples,percent,vma,file,line,tgid,cpu,kind,handler,app,image,symbol\n");
+	fprintf(f,
+		"row,samples,percent,vma,file,line,tgid,cpu,kind,handler,app,image,symbol\n");
 	for (i = 0; i < r->nr_rows; i++) {
 		const struct report_row *row = &r->rows[i];
 		const struct report_sym *s = row->sym;
@@ -119,7 +119,8 @@ static void symbols(FILE *f, const struct report *r)
 			out_csv_field(f, r, row->handler, false);
 			out_csv_field(f, r, row->app, false);
 			out_csv_field(f, r, row->image, false);
-			out_csv_field(f, r, s ? s->name : "(no symbols)", true);
+			out_csv_field(f, r, s ? s->name : "(no symbols)",
+				      true);
 		}
 	}
 }

@@ -37,7 +37,8 @@ static void text_header(FILE *f, const struct diff *d)
 		fprintf(f, "%-9s %s: %" PRIu64 " samples\n", what[s],
 			out_safe(d->side[s]->pool, d->side[s]->session_dir),
 			d->side[s]->total);
-	fprintf(f, "change: the profile's %% minus the baseline's, in points\n\n");
+	fprintf(f,
+		"change: the profile's %% minus the baseline's, in points\n\n");
 }
 
 static const struct table_col diff_cols[] = {
@@ -59,7 +60,8 @@ static int diff_cells(const struct report *r, const struct diff_row *row,
 		cell[c++] = strpool_printf(r->pool, "%" PRIu64, row->count[s]);
 		cell[c++] = strpool_printf(r->pool, "%.4f", row->percent[s]);
 	}
-	cell[c++] = strpool_intern(r->pool, change_text(row, buf, sizeof(buf)));
+	cell[c++] =
+		strpool_intern(r->pool, change_text(row, buf, sizeof(buf)));
 	if (!row->symbol)
 		cell[c++] = strpool_printf(r->pool, "%s%s%s",
 					   out_safe(r->pool, row->image),
@@ -80,9 +82,10 @@ static int diff_cells(const struct report *r, const struct diff_row *row,
 
 static int diff_text(FILE *f, const struct diff *d)
 {
-	static const char *const heading[] = { "samples", "%", "samples",
-						"%", "change", "image name",
-						"symbol name" };
+	static const char *const heading[] = { "samples",    "%",
+					       "samples",    "%",
+					       "change",     "image name",
+					       "symbol name" };
 	const struct report *r = d->side[1];
 	unsigned n = r->want_syms ? 7 : 6;
 	const char *cell[7];
@@ -115,8 +118,10 @@ static int diff_csv(FILE *f, const struct diff *d)
 	size_t i;
 	int s;
 
-	fprintf(f, "base samples,base %%,samples,%%,change,kind,image,%s"
-		   "status\n", r->want_syms ? "symbol," : "");
+	fprintf(f,
+		"base samples,base %%,samples,%%,change,kind,image,%s"
+		"status\n",
+		r->want_syms ? "symbol," : "");
 	for (i = 0; i < d->nr_rows; i++) {
 		const struct diff_row *row = &d->rows[i];
 		const char *status = diff_status(row);
@@ -185,8 +190,9 @@ static int diff_folded(FILE *f, const struct diff *d)
 	if (!ret)
 		ret = out_folded_lines(d->side[1], &l[1], &n[1]);
 	while (!ret && (i < n[0] || j < n[1])) {
-		int c = i == n[0] ? 1 : j == n[1] ? -1 :
-			strcmp(l[0][i].text, l[1][j].text);
+		int c = i == n[0]   ? 1
+			: j == n[1] ? -1
+				    : strcmp(l[0][i].text, l[1][j].text);
 
 		fprintf(f, "%s %" PRIu64 " %" PRIu64 "\n",
 			c <= 0 ? l[0][i].text : l[1][j].text,
@@ -203,10 +209,10 @@ static int diff_folded(FILE *f, const struct diff *d)
 int out_diff(FILE *f, const struct diff *d)
 {
 	const struct opreport_opts *o = d->side[1]->opts;
-	int ret = o->format == OUT_JSON   ? diff_json(f, d) :
-		  o->format == OUT_CSV    ? diff_csv(f, d) :
-		  o->format == OUT_FOLDED ? diff_folded(f, d) :
-					    diff_text(f, d);
+	int ret = o->format == OUT_JSON	    ? diff_json(f, d)
+		  : o->format == OUT_CSV    ? diff_csv(f, d)
+		  : o->format == OUT_FOLDED ? diff_folded(f, d)
+					    : diff_text(f, d);
 
 	if (ret)
 		return ret;

@@ -49,7 +49,8 @@ FILE *out_file_open(const char *path, const char **why)
 	}
 	fd = open(path, flags, 0644);
 	if (fd < 0) {
-		*why = errno == ELOOP ? "is a symbolic link in a sticky directory"
+		*why = errno == ELOOP
+			       ? "is a symbolic link in a sticky directory"
 		       : errno == ENXIO ? "a FIFO that nobody reads"
 					: strerror(errno);
 		return NULL;

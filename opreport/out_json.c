@@ -304,8 +304,8 @@ int out_json(FILE *f, const struct report *r)
 	jskv(f, "mode", syms ? "symbols" : "summary");
 	jnum(f, "total_samples", r->total);
 	jnum(f, "session_samples", r->session_total);
-	jnum(f, "percent_base", r->opts->global_percent ? r->session_total :
-						     r->total);
+	jnum(f, "percent_base",
+	     r->opts->global_percent ? r->session_total : r->total);
 	if (syms)
 		symbols(f, r);
 	else

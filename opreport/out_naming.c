@@ -39,7 +39,8 @@ static void why_none(FILE *f, const struct report *r,
 		break;
 	case NAMING_MAP_REFUSED:
 		fprintf(f, "map refused: %s",
-			nm->why ? out_safe(r->pool, nm->why) : "by a trust rule");
+			nm->why ? out_safe(r->pool, nm->why)
+				: "by a trust rule");
 		break;
 	case NAMING_UNREADABLE:
 		fprintf(f, "map unreadable: %s", out_safe(r->pool, nm->why));

@@ -63,7 +63,7 @@ struct pp {
 	pb_value_type *type_ptrs[2];
 	pb_mapping *maps;
 	pb_mapping **map_ptrs;
-	uint32_t *map_of;       /* node -> mapping index */
+	uint32_t *map_of; /* node -> mapping index */
 	pb_function *funcs;
 	pb_function **func_ptrs;
 	pb_location *locs;
@@ -72,7 +72,7 @@ struct pp {
 	pb_line **line_ptrs;
 	pb_sample *samples;
 	pb_sample **sample_ptrs;
-	uint64_t *loc_ids;      /* storage of the samples' location ids */
+	uint64_t *loc_ids; /* storage of the samples' location ids */
 	int64_t *values;
 	int64_t comment;
 };
@@ -108,8 +108,8 @@ static void header(struct pp *pp)
 	pp->types[0].type = S(pp, "samples");
 	pp->types[0].unit = S(pp, "count");
 	pp->types[1].type = S(pp, in->event ? in->event : "events");
-	pp->types[1].unit = S(pp, clock_event(in->event) ? "nanoseconds" :
-							   "count");
+	pp->types[1].unit =
+		S(pp, clock_event(in->event) ? "nanoseconds" : "count");
 	pp->period_type = pp->types[1];
 	pp->type_ptrs[0] = &pp->types[0];
 	pp->type_ptrs[1] = &pp->types[1];
@@ -119,8 +119,8 @@ static void header(struct pp *pp)
 	pp->prof.period = period;
 	pp->prof.time_nanos = in->start_unix_ns;
 	if (in->stop_ns > in->start_ns)
-		pp->prof.duration_nanos = (int64_t)(in->stop_ns -
-						    in->start_ns);
+		pp->prof.duration_nanos =
+			(int64_t)(in->stop_ns - in->start_ns);
 	if (in->command_line) {
 		pp->comment = S(pp, in->command_line);
 		pp->prof.n_comment = 1;
@@ -185,8 +185,9 @@ static int mappings(struct pp *pp)
 		bool lines = false;
 
 		perftools__profiles__mapping__init(m);
-		for (j = i; j < nn && !node_image_cmp_cg(cg, order[i],
-							 order[j]); j++) {
+		for (j = i;
+		     j < nn && !node_image_cmp_cg(cg, order[i], order[j]);
+		     j++) {
 			const struct report_sym *s = cg->nodes[order[j]].sym;
 
 			pp->map_of[order[j]] = (uint32_t)nm;

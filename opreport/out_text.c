@@ -36,8 +36,8 @@ void out_text_header(FILE *f, const struct report *r)
 	out_date(r, date, sizeof(date));
 	fprintf(f, "Session: %s, recorded %s, command: %s%s\n",
 		out_safe(r->pool, r->session_dir), date,
-		in->command_line ? out_safe(r->pool, in->command_line) :
-				   "unknown",
+		in->command_line ? out_safe(r->pool, in->command_line)
+				 : "unknown",
 		in->stop_ns ? "" : " (did not stop cleanly)");
 }
 
@@ -64,8 +64,8 @@ static const char *display(const struct report *r, const char *path,
 static void summary_heading(FILE *f, const struct report *r,
 			    const char *indent)
 {
-	const char *ev = r->info->event ? out_safe(r->pool, r->info->event) :
-					  "samples";
+	const char *ev = r->info->event ? out_safe(r->pool, r->info->event)
+					: "samples";
 
 	if (strlen(ev) > 17)
 		fprintf(f, "%s%.14s...|\n", indent, ev);
@@ -77,9 +77,8 @@ static void summary_heading(FILE *f, const struct report *r,
 
 static bool has_dependents(const struct report_app *app)
 {
-	return app->nr_images > 1 ||
-	       (app->nr_images == 1 &&
-		app->images[0].first->image != app->app);
+	return app->nr_images > 1 || (app->nr_images == 1 &&
+				      app->images[0].first->image != app->app);
 }
 
 /* A summary line: the name last, cut in the middle to keep the line
@@ -88,12 +87,15 @@ static bool has_dependents(const struct report_app *app)
 static void summary_line(FILE *f, const char *indent, uint64_t count,
 			 double percent, const char *name, int limit)
 {
-	int used = fprintf(f, "%s%9" PRIu64 " %7.4f ", indent, count,
-			   percent) + (*indent ? 7 : 0);
+	int used =
+		fprintf(f, "%s%9" PRIu64 " %7.4f ", indent, count, percent) +
+		(*indent ? 7 : 0);
 
 	if (limit > 0)
-		table_put_fitted(f, name, limit - used > TABLE_NAME_MIN ?
-					  limit - used : TABLE_NAME_MIN,
+		table_put_fitted(f, name,
+				 limit - used > TABLE_NAME_MIN
+					 ? limit - used
+					 : TABLE_NAME_MIN,
 				 true);
 	else
 		fputs(name, f);
@@ -109,11 +111,10 @@ static void summary(FILE *f, const struct report *r)
 	for (i = 0; i < r->nr_apps; i++) {
 		const struct report_app *app = &r->apps[i];
 
-		summary_line(f, "", app->count,
-			     report_percent(r, app->count, 0),
-			     display(r, app->app, app->kind, app->tgid,
-				     app->cpu),
-			     limit);
+		summary_line(
+			f, "", app->count, report_percent(r, app->count, 0),
+			display(r, app->app, app->kind, app->tgid, app->cpu),
+			limit);
 		if (r->opts->exclude_dependent || !has_dependents(app))
 			continue;
 		summary_heading(f, r, "\t");
@@ -173,24 +174,25 @@ static int detail_lines(struct table *t, const struct report *r,
 		snprintf(pct, sizeof(pct), "%.4f",
 			 report_percent(r, d->count, row->count));
 		if (r->opts->debug_info)
-			snprintf(line, sizeof(line), "  %016" PRIx64 " %-*s %-*s %s",
-				 d->vma, W_SAMPLES - 1, count, W_PERCENT - 1,
-				 pct, linenr(r, d->file, d->line));
+			snprintf(line, sizeof(line),
+				 "  %016" PRIx64 " %-*s %-*s %s", d->vma,
+				 W_SAMPLES - 1, count, W_PERCENT - 1, pct,
+				 linenr(r, d->file, d->line));
 		else
-			snprintf(line, sizeof(line), "  %016" PRIx64 " %-*s %s",
-				 d->vma, W_SAMPLES - 1, count, pct);
+			snprintf(line, sizeof(line),
+				 "  %016" PRIx64 " %-*s %s", d->vma,
+				 W_SAMPLES - 1, count, pct);
 		err = table_text(t, line);
 	}
 	return err;
 }
 
-enum { C_VMA, C_SAMPLES, C_PERCENT, C_LINENR, C_IMAGE, C_APP, C_SYMBOL,
-       NR_C };
+enum { C_VMA, C_SAMPLES, C_PERCENT, C_LINENR, C_IMAGE, C_APP, C_SYMBOL, NR_C };
 
 static const struct table_col symbol_cols[NR_C] = {
-	[C_VMA] = { W_VMA, false },	  [C_SAMPLES] = { W_SAMPLES, false },
+	[C_VMA] = { W_VMA, false },	    [C_SAMPLES] = { W_SAMPLES, false },
 	[C_PERCENT] = { W_PERCENT, false }, [C_LINENR] = { W_LINENR, true },
-	[C_IMAGE] = { W_IMAGE, true },	  [C_APP] = { W_APP, true },
+	[C_IMAGE] = { W_IMAGE, true },	    [C_APP] = { W_APP, true },
 	[C_SYMBOL] = { 0, false },
 };
 
@@ -225,16 +227,17 @@ static void symbol_cells(const struct report *r, const struct report_row *row,
 					 report_percent(r, row->count, 0));
 	cell[C_LINENR] = linenr(r, s ? s->file : NULL, s ? s->line : 0);
 	cell[C_IMAGE] = display(r, row->image, row->kind, row->tgid, row->cpu);
-	cell[C_APP] = row->app ? out_safe(r->pool,
-					  report_image_name(r, row->app)) : "";
+	cell[C_APP] =
+		row->app ? out_safe(r->pool, report_image_name(r, row->app))
+			 : "";
 	cell[C_SYMBOL] = s ? out_safe(r->pool, s->name) : "(no symbols)";
 }
 
 static int symbols(FILE *f, const struct report *r)
 {
 	static const char *const heading[NR_C] = {
-		"vma", "samples", "%", "linenr info", "image name",
-		"app name", "symbol name",
+		"vma",	      "samples",  "%",		 "linenr info",
+		"image name", "app name", "symbol name",
 	};
 	struct table_col cols[NR_C];
 	const char *cell[NR_C], *shown[NR_C];
@@ -255,8 +258,8 @@ static int symbols(FILE *f, const struct report *r)
 	for (i = 0; i < r->nr_rows && !err; i++) {
 		symbol_cells(r, &r->rows[i], cell);
 		for (c = 0; c < n; c++)
-			shown[c] = cell[which[c]] ? cell[which[c]] :
-						    "(out of memory)";
+			shown[c] = cell[which[c]] ? cell[which[c]]
+						  : "(out of memory)";
 		err = table_row(t, "", shown);
 		if (!err)
 			err = detail_lines(t, r, &r->rows[i]);
@@ -278,7 +281,8 @@ int out_text(FILE *f, const struct report *r)
 		summary(f, r);
 	if (err)
 		return err;
-	if (r->opts->nr_anon_handlers && (r->opts->symbols || r->opts->details))
+	if (r->opts->nr_anon_handlers &&
+	    (r->opts->symbols || r->opts->details))
 		out_naming_text(f, r);
 	if (r->anon_hidden)
 		out_anon_hidden_note(f, r, "\n");

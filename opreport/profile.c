@@ -67,8 +67,7 @@ static int kernel_syms(struct profile *p, struct ops_session *s)
 	if (p->ks)
 		return 0;
 	return kallsyms_load(&p->ks, ops_session_dir(s),
-			     ops_session_kallsyms(s),
-			     ops_session_modules(s));
+			     ops_session_kallsyms(s), ops_session_modules(s));
 }
 
 /* Resolve one image's picks [first, last) and add them as hits. */
@@ -123,8 +122,8 @@ static int add_image(struct profile *p, struct report *r,
 		struct report_hit h = {
 			.kind = kind_of(img),
 			.image = image,
-			.app = app ? strpool_intern(r->pool, app->path) :
-				     image,
+			.app = app ? strpool_intern(r->pool, app->path)
+				   : image,
 			.tgid = ctx->tgid,
 			.cpu = ctx->cpu,
 			.count = pk[i].e->count,
@@ -149,8 +148,7 @@ out:
 	return ret;
 }
 
-static int add_hist(struct profile *p, struct report *r,
-		    struct ops_session *s)
+static int add_hist(struct profile *p, struct report *r, struct ops_session *s)
 {
 	size_t n, i, j, np = 0;
 	const struct ops_hist_entry *h = ops_session_hist(s, &n);
@@ -174,8 +172,8 @@ static int add_hist(struct profile *p, struct report *r,
 		if (!ctx || ctx->image >= nr_img)
 			continue;
 		img = ops_session_image(s, ctx->image);
-		app = ctx->app < nr_img ? ops_session_image(s, ctx->app) :
-					  NULL;
+		app = ctx->app < nr_img ? ops_session_image(s, ctx->app)
+					: NULL;
 		if (!img)
 			continue;
 		if (report_count_add(&r->session_total, h[i].count)) {
@@ -219,8 +217,8 @@ static int cg_add_flat(struct profile *p, struct report *r,
 		if (!ctx || ctx->image >= nr_img)
 			continue;
 		img = ops_session_image(s, ctx->image);
-		app = ctx->app < nr_img ? ops_session_image(s, ctx->app) :
-					  NULL;
+		app = ctx->app < nr_img ? ops_session_image(s, ctx->app)
+					: NULL;
 		if (!img || !ctx_selected(r, img, app, ctx))
 			continue;
 		c = (struct cg_raw_ctx){ app ? ctx->app : CG_NONE, CG_NONE,
@@ -252,8 +250,7 @@ static int cg_add_flat(struct profile *p, struct report *r,
  * frame; -c and json show only recorded call chains */
 /* A stack as the model takes it, leaf first; NULL when the table has no
  * such stack. */
-static const struct ops_stack *stack_frames(struct ops_session *s,
-					    uint32_t id,
+static const struct ops_stack *stack_frames(struct ops_session *s, uint32_t id,
 					    struct cg_raw_frame *fr)
 {
 	const struct ops_stack *st = ops_session_stack(s, id);
@@ -265,9 +262,9 @@ static const struct ops_stack *stack_frames(struct ops_session *s,
 		const struct ops_frame *f = &st->frames[i];
 
 		fr[i].addr = f->addr;
-		fr[i].image = f->kind == OPS_FRAME_IMAGE ? f->image :
-			      f->kind == OPS_FRAME_ANON  ? CG_ANON :
-							   CG_UNKNOWN;
+		fr[i].image = f->kind == OPS_FRAME_IMAGE  ? f->image
+			      : f->kind == OPS_FRAME_ANON ? CG_ANON
+							  : CG_UNKNOWN;
 	}
 	return st;
 }
@@ -308,8 +305,8 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 		return -ENOMEM;
 	sc = ops_session_stack_hist(s, &n);
 	for (i = 0; i < n && !ret; i++) {
-		const struct ops_context *ctx = ops_session_context(s,
-								   sc[i].ctx);
+		const struct ops_context *ctx =
+			ops_session_context(s, sc[i].ctx);
 		const struct ops_image *img, *app;
 		const struct ops_stack *st;
 		struct cg_raw_ctx c;
@@ -317,8 +314,8 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 		if (!ctx || ctx->image >= nr_img)
 			continue;
 		img = ops_session_image(s, ctx->image);
-		app = ctx->app < nr_img ? ops_session_image(s, ctx->app) :
-					  NULL;
+		app = ctx->app < nr_img ? ops_session_image(s, ctx->app)
+					: NULL;
 		if (!img || !ctx_selected(r, img, app, ctx))
 			continue;
 		st = stack_frames(s, sc[i].stack, fr);
@@ -358,7 +355,8 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 	}
 	free(fr);
 	if (missing)
-		fprintf(stderr, "opreport: warning: session %s: %" PRIu64
+		fprintf(stderr,
+			"opreport: warning: session %s: %" PRIu64
 			" samples name a stack the stack table does not hold; they are left out of the call graph\n",
 			r->session_dir, missing);
 	return ret;
@@ -372,8 +370,8 @@ static bool want_callgraph(const struct report *r)
 	       (r->has_stacks && (o->callgraph || o->format == OUT_JSON));
 }
 
-static int cg_build(struct profile *p, struct report *r,
-		    struct ops_session *s, struct anon_handlers *handlers)
+static int cg_build(struct profile *p, struct report *r, struct ops_session *s,
+		    struct anon_handlers *handlers)
 {
 	struct cg_sources src = { s, p->images, NULL, handlers };
 	int ret;
@@ -395,7 +393,8 @@ static int cg_build(struct profile *p, struct report *r,
 		return ret;
 	r->cg = p->cg;
 	if (p->cg->truncated)
-		fprintf(stderr, "opreport: warning: session %s: %" PRIu64
+		fprintf(stderr,
+			"opreport: warning: session %s: %" PRIu64
 			" samples have a call chain cut at the recording's depth limit; their stacks start below the root\n",
 			r->session_dir, p->cg->truncated);
 	return 0;
@@ -453,8 +452,7 @@ int profile_build(struct profile **out, struct report *r,
 	if (ret)
 		return ret;
 	/* pprof carries each function's file and line */
-	image_cache_finish(p->images, o->debug_info ||
-				      o->format == OUT_PPROF);
+	image_cache_finish(p->images, o->debug_info || o->format == OUT_PPROF);
 	return 0;
 }
 

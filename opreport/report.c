@@ -76,11 +76,11 @@ int report_add_hit(struct report *r, const struct report_hit *h)
 	return 0;
 }
 
-double report_percent(const struct report *r, uint64_t count,
-		      uint64_t parent)
+double report_percent(const struct report *r, uint64_t count, uint64_t parent)
 {
-	uint64_t denom = r->opts->global_percent ? r->session_total :
-			 parent ? parent : r->total;
+	uint64_t denom = r->opts->global_percent ? r->session_total
+			 : parent		 ? parent
+						 : r->total;
 
 	return denom ? 100.0 * (double)count / (double)denom : 0.0;
 }
@@ -301,9 +301,9 @@ static int row_key_cmp(const struct report_row *a, const struct report_row *b,
 		return strcmp(an, bn);
 	case SORT_DEBUG:
 		return str_cmp0(a->sym ? a->sym->file : NULL,
-				b->sym ? b->sym->file : NULL) ?:
-		       CMP(a->sym ? a->sym->line : 0,
-			   b->sym ? b->sym->line : 0);
+				b->sym ? b->sym->file : NULL)
+			       ?: CMP(a->sym ? a->sym->line : 0,
+				      b->sym ? b->sym->line : 0);
 	case SORT_VMA:
 		return CMP(a->sym && a->sym->has_vma ? a->sym->vma : 0,
 			   b->sym && b->sym->has_vma ? b->sym->vma : 0);
@@ -341,8 +341,8 @@ static int app_cmp(const void *pa, const void *pb)
 static int image_cmp(const void *pa, const void *pb)
 {
 	const struct report_image *a = pa, *b = pb;
-	int c = CMP(b->count, a->count) ?:
-		strcmp(a->first->image, b->first->image);
+	int c = CMP(b->count, a->count)
+			?: strcmp(a->first->image, b->first->image);
 
 	return sort_report->opts->reverse_sort ? -c : c;
 }
@@ -383,7 +383,8 @@ static int build_summary(struct report *r)
 		struct report_app *app = &r->apps[r->nr_apps];
 
 		for (j = i; j < r->nr_rows &&
-			    !summary_key_cmp(&r->rows[i], &r->rows[j]); j++)
+			    !summary_key_cmp(&r->rows[i], &r->rows[j]);
+		     j++)
 			;
 		app->app = r->rows[i].app ? r->rows[i].app : r->rows[i].image;
 		app->kind = r->rows[i].app ? ROW_FILE : r->rows[i].kind;
@@ -395,8 +396,10 @@ static int build_summary(struct report *r)
 		r->nr_apps++;
 		for (k = i; k < j; k++) {
 			const struct report_row *row = &r->rows[k];
-			struct report_image *img = app->nr_images ?
-				&app->images[app->nr_images - 1] : NULL;
+			struct report_image *img =
+				app->nr_images
+					? &app->images[app->nr_images - 1]
+					: NULL;
 
 			if (!img || img->first->image != row->image ||
 			    img->first->kind != row->kind) {

@@ -29,12 +29,12 @@ enum row_kind { ROW_FILE, ROW_KERNEL, ROW_JIT, ROW_ANON };
 
 struct report_sym {
 	const char *name;
-	uint64_t vma;       /* start, when has_vma */
-	uint64_t size;      /* 0 when unknown */
-	const char *file;   /* source of the start, NULL when unknown */
+	uint64_t vma;	  /* start, when has_vma */
+	uint64_t size;	  /* 0 when unknown */
+	const char *file; /* source of the start, NULL when unknown */
 	uint32_t line;
 	bool has_vma;
-	bool referenced;    /* some sample falls in it */
+	bool referenced; /* some sample falls in it */
 };
 
 /* Where a hit's per-address source line comes from when -d -g asks. */
@@ -49,12 +49,12 @@ struct report_hit {
 	const char *image;   /* interned: path, or the anon/jit label */
 	const char *app;     /* interned: path of the application */
 	const char *handler; /* ROW_JIT: the handler that named it */
-	uint32_t tgid;       /* 0 when not separated */
-	int32_t cpu;         /* -1 when not separated */
+	uint32_t tgid;	     /* 0 when not separated */
+	int32_t cpu;	     /* -1 when not separated */
 	const struct report_sym *sym; /* NULL when symbols are not wanted */
-	uint64_t vma;        /* address of the sample, for -d */
+	uint64_t vma;		      /* address of the sample, for -d */
 	uint64_t count;
-	const char *file;    /* source line at vma, when the source knows */
+	const char *file; /* source line at vma, when the source knows */
 	uint32_t line;
 	const struct report_line_src *line_src; /* or NULL */
 };
@@ -69,7 +69,7 @@ struct report_detail {
 struct report_row {
 	enum row_kind kind;
 	const char *image;
-	const char *app;     /* NULL when --merge=lib */
+	const char *app; /* NULL when --merge=lib */
 	const char *handler;
 	uint32_t tgid;
 	int32_t cpu;
@@ -78,7 +78,7 @@ struct report_row {
 	struct report_detail *details; /* sorted by vma, -d only */
 	size_t nr_details;
 	const struct report_line_src *line_src;
-	uint32_t node;       /* -c: the call graph node of the row */
+	uint32_t node; /* -c: the call graph node of the row */
 };
 
 /* The image summary: applications with their dependent images. */
@@ -88,8 +88,8 @@ struct report_image {
 };
 
 struct report_app {
-	const char *app;     /* or the image itself under --merge=lib */
-	enum row_kind kind;  /* ROW_FILE, or the image's under --merge=lib */
+	const char *app;    /* or the image itself under --merge=lib */
+	enum row_kind kind; /* ROW_FILE, or the image's under --merge=lib */
 	uint32_t tgid;
 	int32_t cpu;
 	uint64_t count;
@@ -101,11 +101,11 @@ struct report_app {
  * they were not: the handler's reasons per sample, the loader's for the
  * process as a whole. */
 enum naming_status {
-	NAMING_CLAIMED,     /* HANDLER named what it could */
+	NAMING_CLAIMED,	    /* HANDLER named what it could */
 	NAMING_UNCLAIMED,   /* no handler claimed the process */
 	NAMING_MAP_REFUSED, /* unclaimed: WHY, a trust rule, refused a map */
 	NAMING_UNREADABLE,  /* unclaimed: WHY, a handler could not read it */
-	NAMING_FAILED,      /* HANDLER failed and said why on stderr */
+	NAMING_FAILED,	    /* HANDLER failed and said why on stderr */
 	NAMING_NO_HANDLER,  /* --anon-samples without --anon-handler */
 };
 #define REPORT_NR_REASONS 5 /* anon_reason_text()'s */
@@ -126,12 +126,12 @@ struct report {
 	const struct ops_session_info *info;
 	const struct ops_session *session;
 	struct strpool *pool;
-	bool tgid_separated;   /* rows carry processes */
+	bool tgid_separated; /* rows carry processes */
 	bool cpu_separated;
-	bool want_syms;        /* rows per symbol (-l, -d, -i, -e) */
-	uint64_t total;        /* samples of the profile the specs select */
+	bool want_syms;		/* rows per symbol (-l, -d, -i, -e) */
+	uint64_t total;		/* samples of the profile the specs select */
 	uint64_t session_total; /* samples of the whole session */
-	uint64_t anon_hidden;  /* anonymous samples left out */
+	uint64_t anon_hidden;	/* anonymous samples left out */
 	struct report_hit *hits;
 	size_t nr_hits, cap_hits;
 	struct report_row *rows;
@@ -141,7 +141,7 @@ struct report {
 	/* the call graph, when the session has one and the output
 	 * shows it (-c, folded, pprof, json) */
 	const struct callgraph *cg;
-	bool has_stacks;       /* the session recorded call chains */
+	bool has_stacks; /* the session recorded call chains */
 	/* one a process whose anonymous samples are shown */
 	struct report_naming *naming;
 	size_t nr_naming, cap_naming;
@@ -186,8 +186,7 @@ struct report_naming *report_naming_add(struct report *r,
 
 /* Percent of COUNT against the report's denominator (or PARENT when the
  * percentage is relative to an enclosing entry and not -%). */
-double report_percent(const struct report *r, uint64_t count,
-		      uint64_t parent);
+double report_percent(const struct report *r, uint64_t count, uint64_t parent);
 
 /* The name a user reads for an image path (-f: the full path). */
 const char *report_image_name(const struct report *r, const char *path);

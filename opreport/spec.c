@@ -43,9 +43,10 @@ static int parse_tgids(struct profile_spec *spec, const char *word,
 		v = (*p >= '0' && *p <= '9') ? strtoul(p, &end, 10) : 0;
 		if (!(*p >= '0' && *p <= '9') || errno || v == 0 ||
 		    v > 0x7fffffffUL || (*end && *end != ',')) {
-			snprintf(err, errlen,
-				 "bad profile specification '%s': expected process ids",
-				 word);
+			snprintf(
+				err, errlen,
+				"bad profile specification '%s': expected process ids",
+				word);
 			return -EINVAL;
 		}
 		grown = realloc(spec->tgids,
@@ -59,8 +60,8 @@ static int parse_tgids(struct profile_spec *spec, const char *word,
 	return 0;
 }
 
-int profile_spec_parse(struct profile_spec *spec, const char *word,
-		       char *err, size_t errlen)
+int profile_spec_parse(struct profile_spec *spec, const char *word, char *err,
+		       size_t errlen)
 {
 	const char *colon = strchr(word, ':');
 	size_t taglen;
@@ -84,8 +85,9 @@ int profile_spec_parse(struct profile_spec *spec, const char *word,
 					   value);
 	if (taglen == 4 && !strncmp(word, "tgid", 4))
 		return parse_tgids(spec, word, value, err, errlen);
-	snprintf(err, errlen, "bad profile specification '%s': unknown tag '%.*s'",
-		 word, (int)taglen, word);
+	snprintf(err, errlen,
+		 "bad profile specification '%s': unknown tag '%.*s'", word,
+		 (int)taglen, word);
 	return -EINVAL;
 }
 
@@ -94,8 +96,7 @@ bool profile_spec_is_empty(const struct profile_spec *spec)
 	return !spec || (!spec->nr_images && !spec->nr_tgids);
 }
 
-int profile_spec_copy(struct profile_spec *dst,
-		      const struct profile_spec *src)
+int profile_spec_copy(struct profile_spec *dst, const struct profile_spec *src)
 {
 	size_t i;
 

@@ -18,8 +18,8 @@ void profile_spec_free(struct profile_spec *spec);
 
 /* Add one command-line word.  0, -ENOMEM, or -EINVAL with one line in
  * ERR naming the word and the problem. */
-int profile_spec_parse(struct profile_spec *spec, const char *word,
-		       char *err, size_t errlen);
+int profile_spec_parse(struct profile_spec *spec, const char *word, char *err,
+		       size_t errlen);
 
 /* No word at all: everything matches. */
 bool profile_spec_is_empty(const struct profile_spec *spec);

@@ -96,8 +96,7 @@ const char *strpool_intern(struct strpool *p, const char *s)
 	if ((p->nr_used + 1) * 2 > p->nr_slots && grow(p))
 		return NULL;
 	for (i = oputil_hash_str(OPUTIL_HASH_SEED, s) & (p->nr_slots - 1);
-	     p->slots[i];
-	     i = (i + 1) & (p->nr_slots - 1))
+	     p->slots[i]; i = (i + 1) & (p->nr_slots - 1))
 		if (!strcmp(p->slots[i], s))
 			return p->slots[i];
 	len = strlen(s) + 1;

@@ -40,7 +40,7 @@ static int add_string(struct table *t, const char *s)
 
 	if (oputil_grow(&t->buf, &t->cap, t->len + n, 1) ||
 	    oputil_grow(&t->strings, &t->cap_strings, t->nr_strings + 1,
-		 sizeof(*t->strings)))
+			sizeof(*t->strings)))
 		return -ENOMEM;
 	memcpy(t->buf + t->len, s, n);
 	t->strings[t->nr_strings++] = t->len;
@@ -51,10 +51,10 @@ static int add_string(struct table *t, const char *s)
 static int add_line(struct table *t, bool verbatim)
 {
 	if (oputil_grow(&t->lines, &t->cap_lines, t->nr_lines + 1,
-		 sizeof(*t->lines)))
+			sizeof(*t->lines)))
 		return -ENOMEM;
-	t->lines[t->nr_lines++] = (struct table_line){ t->nr_strings,
-						       verbatim };
+	t->lines[t->nr_lines++] =
+		(struct table_line){ t->nr_strings, verbatim };
 	return 0;
 }
 
@@ -227,9 +227,9 @@ void table_print(const struct table *t, FILE *f, int limit)
 		 * give up enough */
 		if (limit > 0)
 			table_put_fitted(f, cell(t, l, t->nr),
-				   limit - used > LAST_MIN ? limit - used
-							   : LAST_MIN,
-				   false);
+					 limit - used > LAST_MIN ? limit - used
+								 : LAST_MIN,
+					 false);
 		else
 			fputs(cell(t, l, t->nr), f);
 		fputc('\n', f);

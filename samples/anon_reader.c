@@ -72,8 +72,9 @@ static const char *anon_process(struct ops_anon_data *a, struct ops_cur *c)
 	if (id == a->nr_procs) {
 		if (a->nr_procs == a->cap_procs) {
 			uint32_t cap = a->cap_procs ? a->cap_procs * 2 : 64;
-			void *n = cap > a->cap_procs ?
-				realloc(a->procs, cap * sizeof(*r)) : NULL;
+			void *n = cap > a->cap_procs
+					  ? realloc(a->procs, cap * sizeof(*r))
+					  : NULL;
 
 			if (!n) {
 				why = "out of memory";
@@ -124,8 +125,9 @@ static const char *anon_samples(struct ops_anon_data *a, struct ops_cur *c,
 		return "bad sample count";
 	if (a->nr_blocks == a->cap_blocks) {
 		uint32_t cap = a->cap_blocks ? a->cap_blocks * 2 : 256;
-		void *n = cap > a->cap_blocks ?
-			realloc(a->blocks, cap * sizeof(*b)) : NULL;
+		void *n = cap > a->cap_blocks
+				  ? realloc(a->blocks, cap * sizeof(*b))
+				  : NULL;
 
 		if (!n)
 			return "out of memory";
@@ -401,17 +403,24 @@ int ops_anon_decode_stacks(struct ops_anon_data *a, uint32_t proc_id,
 			for (k = 0; k < m; k++) {
 				if (tmp[k].addr >= a->nr_stacks) {
 					if (!a->warned)
-						ops_warnf(a->warn, a->warn_arg,
-							  "%s: offset %llu: stack id %llu with no entry",
-							  a->path,
-							  (unsigned long long)blk->off,
-							  (unsigned long long)tmp[k].addr);
+						ops_warnf(
+							a->warn, a->warn_arg,
+							"%s: offset %llu: stack id %llu with no entry",
+							a->path,
+							(unsigned long long)
+								blk->off,
+							(unsigned long long)
+								tmp[k]
+									.addr);
 					a->warned = true;
 					continue;
 				}
-				r->ssamples[got++] = (struct ops_anon_stack_sample){
-					tmp[k].time_ns, (uint32_t)tmp[k].addr,
-					tmp[k].tid };
+				r->ssamples[got++] =
+					(struct ops_anon_stack_sample){
+						tmp[k].time_ns,
+						(uint32_t)tmp[k].addr,
+						tmp[k].tid
+					};
 			}
 			if (!whole)
 				break;

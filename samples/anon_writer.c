@@ -56,16 +56,18 @@ static int anon_put_process(struct ops_writer *w, uint32_t id,
 	ret = ret ? ret : ops_buf_put_varint(b, p->nr_ranges);
 	for (i = 0; i < p->nr_ranges && !ret; i++) {
 		ret = ops_buf_put_varint(b, p->ranges[i].start);
-		ret = ret ? ret : ops_buf_put_varint(b, p->ranges[i].end -
-							p->ranges[i].start);
+		ret = ret ? ret
+			  : ops_buf_put_varint(b, p->ranges[i].end -
+							  p->ranges[i].start);
 	}
 	/* optional, so that a process without one is written as before */
 	if (!ret && p->jitdump && *p->jitdump)
 		ret = ops_buf_put_str(b, p->jitdump);
 	w->out.len = 0;
 	w->anon_framed = 0;
-	ret = ret ? ret : ops_block_frame(&w->out, OPS_ANON_PROCESS, b->data,
-					  b->len);
+	ret = ret ? ret
+		  : ops_block_frame(&w->out, OPS_ANON_PROCESS, b->data,
+				    b->len);
 	return ret;
 }
 
@@ -75,9 +77,10 @@ static int anon_write_process(struct ops_writer *w, uint32_t id,
 	int ret = anon_put_process(w, id, p);
 
 	if (ret)
-		return ops_writer_fail(w, ret, "%s/anon.samples: cannot record process %u: %s",
-				       w->dir, p->tgid,
-				       strerror(-ret));
+		return ops_writer_fail(
+			w, ret,
+			"%s/anon.samples: cannot record process %u: %s",
+			w->dir, p->tgid, strerror(-ret));
 	return ops_blockfile_append(&w->anon.bf, w->out.data, w->out.len,
 				    w->err, sizeof(w->err));
 }
@@ -95,8 +98,9 @@ int ops_writer_process(struct ops_writer *w, const struct ops_process *p,
 		n = cap > a->cap_procs ? realloc(a->procs, cap * sizeof(*n))
 				       : NULL;
 		if (!n)
-			return ops_writer_fail(w, -ENOMEM, "%s/anon.samples: out of memory",
-					       w->dir);
+			return ops_writer_fail(
+				w, -ENOMEM, "%s/anon.samples: out of memory",
+				w->dir);
 		a->procs = n;
 		a->cap_procs = cap;
 	}
@@ -159,8 +163,8 @@ static int anon_put_samples(struct ops_writer *w, uint32_t id,
 	w->out.len = 0;
 	w->anon_framed = 0;
 	ret = ret ? ret : anon_put_block(w, id, pr, OPS_ANON_SAMPLES);
-	ret = ret ? ret : anon_put_block(w, id, pr->stacks,
-					 OPS_ANON_STACK_SAMPLES);
+	ret = ret ? ret
+		  : anon_put_block(w, id, pr->stacks, OPS_ANON_STACK_SAMPLES);
 	return ret;
 }
 
@@ -171,8 +175,9 @@ int ops_writer_process_update(struct ops_writer *w, uint32_t proc_id,
 	int ret;
 
 	if (proc_id >= w->anon.nr_procs)
-		return ops_writer_fail(w, -EINVAL, "%s/anon.samples: unknown process id %u",
-				       w->dir, proc_id);
+		return ops_writer_fail(
+			w, -EINVAL, "%s/anon.samples: unknown process id %u",
+			w->dir, proc_id);
 	pr = &w->anon.procs[proc_id];
 	ret = anon_write_process(w, proc_id, p);
 	if (ret || !(p->flags & OPS_PROC_EXITED))
@@ -212,9 +217,9 @@ static size_t anon_encode(struct ops_anon_proc *pr, uint8_t *rec, int64_t dt,
 		code = OPS_ANON_MRU;
 	n = ops_varint_encode(rec, ops_zigzag(dt) << 2 | code);
 	if (code == OPS_ANON_MRU) {
-		n += ops_varint_encode(rec + n,
-				       ops_zigzag((int64_t)tid -
-						  (int64_t)pr->mru_tid[0]));
+		n += ops_varint_encode(
+			rec + n,
+			ops_zigzag((int64_t)tid - (int64_t)pr->mru_tid[0]));
 		base = pr->mru_addr[0];
 		if (pr->nr_mru < OPS_ANON_MRU)
 			pr->nr_mru++;
@@ -282,7 +287,8 @@ static int anon_add(struct ops_writer *w, uint32_t proc_id,
 	pr->count++;
 	return 0;
 fail:
-	return ops_writer_fail(w, ret, "%s/anon.samples: cannot add sample: %s",
+	return ops_writer_fail(w, ret,
+			       "%s/anon.samples: cannot add sample: %s",
 			       w->dir, strerror(-ret));
 }
 
@@ -290,8 +296,9 @@ int ops_writer_anon(struct ops_writer *w, uint32_t proc_id, uint64_t time_ns,
 		    uint64_t addr, uint32_t tid)
 {
 	if (proc_id >= w->anon.nr_procs)
-		return ops_writer_fail(w, -EINVAL, "%s/anon.samples: unknown process id %u",
-				       w->dir, proc_id);
+		return ops_writer_fail(
+			w, -EINVAL, "%s/anon.samples: unknown process id %u",
+			w->dir, proc_id);
 	return anon_add(w, proc_id, &w->anon.procs[proc_id], OPS_ANON_SAMPLES,
 			time_ns, addr, tid);
 }
@@ -302,17 +309,21 @@ int ops_writer_anon_stack(struct ops_writer *w, uint32_t proc_id,
 	struct ops_anon_proc *pr;
 
 	if (proc_id >= w->anon.nr_procs)
-		return ops_writer_fail(w, -EINVAL, "%s/anon.samples: unknown process id %u",
-				       w->dir, proc_id);
+		return ops_writer_fail(
+			w, -EINVAL, "%s/anon.samples: unknown process id %u",
+			w->dir, proc_id);
 	if (stack >= w->hist.stacks.nr)
-		return ops_writer_fail(w, -EINVAL, "%s/anon.samples: unknown stack %u",
+		return ops_writer_fail(w, -EINVAL,
+				       "%s/anon.samples: unknown stack %u",
 				       w->dir, stack);
 	pr = &w->anon.procs[proc_id];
 	if (!pr->stacks) {
 		pr->stacks = calloc(1, sizeof(*pr->stacks));
 		if (!pr->stacks)
-			return ops_writer_fail(w, -ENOMEM, "%s/anon.samples: cannot add sample: %s",
-					       w->dir, strerror(ENOMEM));
+			return ops_writer_fail(
+				w, -ENOMEM,
+				"%s/anon.samples: cannot add sample: %s",
+				w->dir, strerror(ENOMEM));
 	}
 	return anon_add(w, proc_id, pr->stacks, OPS_ANON_STACK_SAMPLES,
 			time_ns, stack, tid);
@@ -330,11 +341,13 @@ int ops_anon_writer_flush(struct ops_writer *w)
 	w->anon_framed = 0;
 	for (i = 0; i < a->nr_procs && !ret; i++) {
 		ret = anon_put_block(w, i, &a->procs[i], OPS_ANON_SAMPLES);
-		ret = ret ? ret : anon_put_block(w, i, a->procs[i].stacks,
-						 OPS_ANON_STACK_SAMPLES);
+		ret = ret ? ret
+			  : anon_put_block(w, i, a->procs[i].stacks,
+					   OPS_ANON_STACK_SAMPLES);
 	}
 	if (ret)
-		return ops_writer_fail(w, ret, "%s/anon.samples: cannot flush: %s",
+		return ops_writer_fail(w, ret,
+				       "%s/anon.samples: cannot flush: %s",
 				       w->dir, strerror(-ret));
 	return anon_append(w);
 }

@@ -54,13 +54,13 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 
 	base = base ? base + 1 : src_path;
 	if (proc_id >= w->anon.nr_procs)
-		return ops_writer_fail(w, -EINVAL,
-				       "cannot archive %s: unknown process id %u",
-				       src_path, proc_id);
+		return ops_writer_fail(
+			w, -EINVAL, "cannot archive %s: unknown process id %u",
+			src_path, proc_id);
 	if (!*base || *base == '.')
-		return ops_writer_fail(w, -EINVAL,
-				       "cannot archive %s: not a map file name",
-				       src_path);
+		return ops_writer_fail(
+			w, -EINVAL, "cannot archive %s: not a map file name",
+			src_path);
 	fd = open(src_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		ret = ops_writer_fail(w, -errno, "cannot archive %s: %s",
@@ -75,9 +75,9 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 				      src_path);
 		goto out;
 	}
-	ret = (uint64_t)st.st_size > max_bytes ? -EFBIG
-					       : ops_read_fd(fd, max_bytes,
-							     &data, &len);
+	ret = (uint64_t)st.st_size > max_bytes
+		      ? -EFBIG
+		      : ops_read_fd(fd, max_bytes, &data, &len);
 	if (ret == -EFBIG) {
 		ops_writer_fail(w, ret,
 				"cannot archive %s: larger than %llu bytes",

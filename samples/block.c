@@ -45,8 +45,8 @@ int ops_blockfile_create(struct ops_blockfile *bf, int dfd, const char *path,
 		return ret;
 	}
 	memcpy(hdr, magic, 8);
-	ops_le32_store(hdr + 8, bf->version ? bf->version
-					     : OPS_FORMAT_VERSION_FLAT);
+	ops_le32_store(hdr + 8,
+		       bf->version ? bf->version : OPS_FORMAT_VERSION_FLAT);
 	ops_le32_store(hdr + 12, 0);
 	return ops_blockfile_append(bf, hdr, sizeof(hdr), err, errlen);
 }
@@ -102,31 +102,32 @@ int ops_blockfile_append(struct ops_blockfile *bf, const void *data,
 	return 0;
 }
 
-uint64_t ops_blocks_parse(const uint8_t *buf, size_t len,
-			  const char magic[8], const char *path,
-			  ops_block_fn fn, void *arg, ops_warn_fn warn,
-			  void *warn_arg)
+uint64_t ops_blocks_parse(const uint8_t *buf, size_t len, const char magic[8],
+			  const char *path, ops_block_fn fn, void *arg,
+			  ops_warn_fn warn, void *warn_arg)
 {
 	uint64_t off = OPS_FILE_HEADER_SIZE;
 	const char *why = NULL;
 	uint32_t version;
 
 	if (len < OPS_FILE_HEADER_SIZE) {
-		ops_warnf(warn, warn_arg, "%s: offset %zu: truncated file header",
-			  path, len);
+		ops_warnf(warn, warn_arg,
+			  "%s: offset %zu: truncated file header", path, len);
 		return 0;
 	}
 	if (memcmp(buf, magic, 8)) {
-		ops_warnf(warn, warn_arg, "%s: offset 0: bad magic, not a %.8s file",
-			  path, magic);
+		ops_warnf(warn, warn_arg,
+			  "%s: offset 0: bad magic, not a %.8s file", path,
+			  magic);
 		return 0;
 	}
 	version = ops_le32_load(buf + 8);
 	if (version < OPS_FORMAT_VERSION_FLAT ||
 	    version > OPS_FORMAT_VERSION) {
-		ops_warnf(warn, warn_arg,
-			  "%s: offset 8: unknown version %u (this reader knows %u)",
-			  path, version, OPS_FORMAT_VERSION);
+		ops_warnf(
+			warn, warn_arg,
+			"%s: offset 8: unknown version %u (this reader knows %u)",
+			path, version, OPS_FORMAT_VERSION);
 		return 0;
 	}
 	while (off < len) {

@@ -39,7 +39,7 @@
 struct ops_blockfile {
 	int fd;
 	char *path;
-	uint64_t size; /* bytes known good on disk */
+	uint64_t size;	  /* bytes known good on disk */
 	uint32_t version; /* for the header; 0: OPS_FORMAT_VERSION_FLAT */
 };
 
@@ -76,10 +76,9 @@ typedef const char *(*ops_block_fn)(void *arg, uint16_t type,
  * block before it has been handed to FN.  Returns the offset where the
  * good data ends.
  */
-uint64_t ops_blocks_parse(const uint8_t *buf, size_t len,
-			  const char magic[8], const char *path,
-			  ops_block_fn fn, void *arg, ops_warn_fn warn,
-			  void *warn_arg);
+uint64_t ops_blocks_parse(const uint8_t *buf, size_t len, const char magic[8],
+			  const char *path, ops_block_fn fn, void *arg,
+			  ops_warn_fn warn, void *warn_arg);
 
 /*
  * Read the container file PATH (through ops_file_open) up to and

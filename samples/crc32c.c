@@ -33,9 +33,9 @@ uint32_t ops_crc32c(const void *data, size_t n)
 	uint32_t crc = 0xffffffffu;
 
 	while (n >= 8) {
-		uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 |
-				     (uint32_t)p[2] << 16 |
-				     (uint32_t)p[3] << 24);
+		uint32_t lo = crc ^
+			      ((uint32_t)p[0] | (uint32_t)p[1] << 8 |
+			       (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
 
 		crc = crc_table[7][lo & 0xff] ^
 		      crc_table[6][(lo >> 8) & 0xff] ^

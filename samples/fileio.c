@@ -94,7 +94,8 @@ int ops_create_at(int dfd, const char *name, int mode, bool replace_leftover)
 	if (replace_leftover && unlinkat(dfd, name, 0) && errno != ENOENT)
 		return -errno;
 	fd = openat(dfd, name,
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    mode);
 	return fd < 0 ? -errno : fd;
 }
 

@@ -135,7 +135,7 @@ static const char *hist_counts(struct hist_parse *hp, struct ops_cur *c)
 	if (!c->ok || n > ops_cur_left(c) / COUNT_MIN)
 		return "bad count of counts";
 	if (oputil_grow(&h->entries, &h->cap_entries, start + n,
-		 sizeof(*h->entries))) {
+			sizeof(*h->entries))) {
 		hp->oom = true;
 		return "out of memory";
 	}
@@ -226,8 +226,8 @@ int ops_hist_parse(struct ops_hist_data *h, const uint8_t *buf, size_t len,
 	struct hist_parse hp = { .h = h };
 
 	memset(h, 0, sizeof(*h));
-	ops_blocks_parse(buf, len, OPS_HIST_MAGIC, path, hist_block, &hp,
-			 warn, warn_arg);
+	ops_blocks_parse(buf, len, OPS_HIST_MAGIC, path, hist_block, &hp, warn,
+			 warn_arg);
 	hist_merge(h);
 	ops_hist_stacks_finish(h);
 	return hp.oom ? -ENOMEM : 0;

@@ -58,8 +58,9 @@ int ops_writer_image(struct ops_writer *w, const struct ops_image *img,
 		ret = ops_keyset_add(&w->hist.images, w->records.data,
 				     w->records.len, id);
 	if (ret)
-		return ops_writer_fail(w, ret, "%s/samples.hist: cannot add image %s: %s",
-				       w->dir, img->path, strerror(-ret));
+		return ops_writer_fail(
+			w, ret, "%s/samples.hist: cannot add image %s: %s",
+			w->dir, img->path, strerror(-ret));
 	return 0;
 }
 
@@ -69,23 +70,26 @@ int ops_writer_context(struct ops_writer *w, const struct ops_context *ctx,
 	int ret;
 
 	if (ctx->app >= w->hist.images.nr || ctx->image >= w->hist.images.nr)
-		return ops_writer_fail(w, -EINVAL,
-				       "%s/samples.hist: context names unknown image %u or %u",
-				       w->dir, ctx->app, ctx->image);
+		return ops_writer_fail(
+			w, -EINVAL,
+			"%s/samples.hist: context names unknown image %u or %u",
+			w->dir, ctx->app, ctx->image);
 	w->records.len = 0;
 	ret = ops_context_encode(&w->records, ctx);
 	if (!ret)
 		ret = ops_keyset_add(&w->hist.contexts, w->records.data,
 				     w->records.len, id);
 	if (ret)
-		return ops_writer_fail(w, ret, "%s/samples.hist: cannot add context: %s",
-				       w->dir, strerror(-ret));
+		return ops_writer_fail(
+			w, ret, "%s/samples.hist: cannot add context: %s",
+			w->dir, strerror(-ret));
 	return 0;
 }
 
 static uint64_t hist_hash(uint32_t ctx, uint64_t offset)
 {
-	return oputil_hash_u64(offset ^ ((uint64_t)ctx * 0x9e3779b97f4a7c15ull));
+	return oputil_hash_u64(offset ^
+			       ((uint64_t)ctx * 0x9e3779b97f4a7c15ull));
 }
 
 static int hist_grow_table(struct ops_hist_writer *h)
@@ -161,8 +165,8 @@ int ops_hist_count(struct ops_writer *w, uint32_t ctx, uint64_t offset,
 		ret = hist_grow_table(h);
 		if (ret)
 			goto fail;
-		for (k = hist_hash(ctx, offset);
-		     h->table[k & (h->tcap - 1)]; k++)
+		for (k = hist_hash(ctx, offset); h->table[k & (h->tcap - 1)];
+		     k++)
 			;
 	}
 	if (h->nr_cells == h->cap_cells) {
@@ -195,7 +199,7 @@ fail:
 }
 
 int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
-			 uint32_t from, uint32_t to, uint16_t type)
+		      uint32_t from, uint32_t to, uint16_t type)
 {
 	uint32_t first = from, i;
 	const uint8_t *k;
@@ -210,13 +214,14 @@ int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
 			continue;
 		w->payload.len = 0;
 		ret = ops_buf_put_varint(&w->payload, first);
-		ret = ret ? ret : ops_buf_put_varint(&w->payload,
-						     i + 1 - first);
-		ret = ret ? ret : ops_buf_put(&w->payload, w->records.data,
-					      w->records.len);
-		ret = ret ? ret : ops_block_frame(&w->out, type,
-						  w->payload.data,
-						  w->payload.len);
+		ret = ret ? ret
+			  : ops_buf_put_varint(&w->payload, i + 1 - first);
+		ret = ret ? ret
+			  : ops_buf_put(&w->payload, w->records.data,
+					w->records.len);
+		ret = ret ? ret
+			  : ops_block_frame(&w->out, type, w->payload.data,
+					    w->payload.len);
 		w->records.len = 0;
 		first = i + 1;
 	}
@@ -275,16 +280,17 @@ static int hist_put_counts(struct ops_writer *w, uint32_t n,
 
 			ret = ops_buf_put_varint(&w->payload, ctx - pctx);
 			ret = ret ? ret : ops_buf_put_varint(&w->payload, off);
-			ret = ret ? ret : ops_buf_put_varint(&w->payload,
-							     d[j].count);
+			ret = ret ? ret
+				  : ops_buf_put_varint(&w->payload,
+						       d[j].count);
 			pctx = ctx;
 			poff = d[j].offset;
 		}
-		ret = ret ? ret : ops_block_frame(&w->out,
-						  kind ? OPS_HIST_STACK_COUNTS
-						       : OPS_HIST_COUNTS,
-						  w->payload.data,
-						  w->payload.len);
+		ret = ret ? ret
+			  : ops_block_frame(&w->out,
+					    kind ? OPS_HIST_STACK_COUNTS
+						 : OPS_HIST_COUNTS,
+					    w->payload.data, w->payload.len);
 	}
 	if (!ret && !stacks_put)
 		ret = ops_hist_put_defs(w, &w->hist.stacks, stacks_from,
@@ -328,12 +334,14 @@ int ops_hist_writer_flush(struct ops_writer *w)
 
 	w->out.len = 0;
 	ret = ops_hist_put_defs(w, &h->images, h->images_on_disk, h->images.nr,
-			    OPS_HIST_IMAGES);
-	ret = ret ? ret : ops_hist_put_defs(w, &h->contexts, h->contexts_on_disk,
-					h->contexts.nr, OPS_HIST_CONTEXTS);
+				OPS_HIST_IMAGES);
+	ret = ret ? ret
+		  : ops_hist_put_defs(w, &h->contexts, h->contexts_on_disk,
+				      h->contexts.nr, OPS_HIST_CONTEXTS);
 	ret = ret ? ret : hist_reserve_sorted(h, h->nr_dirty);
 	if (ret)
-		return ops_writer_fail(w, ret, "%s/samples.hist: cannot flush: %s",
+		return ops_writer_fail(w, ret,
+				       "%s/samples.hist: cannot flush: %s",
 				       w->dir, strerror(-ret));
 	for (i = 0; i < h->nr_dirty; i++) {
 		const struct ops_hist_cell *c = &h->cells[h->dirty[i]];
@@ -343,7 +351,8 @@ int ops_hist_writer_flush(struct ops_writer *w)
 	}
 	ret = hist_put_counts(w, h->nr_dirty, h->stacks_on_disk);
 	if (ret)
-		return ops_writer_fail(w, ret, "%s/samples.hist: cannot flush: %s",
+		return ops_writer_fail(w, ret,
+				       "%s/samples.hist: cannot flush: %s",
 				       w->dir, strerror(-ret));
 	ret = ops_blockfile_append(&h->bf, w->out.data, w->out.len, w->err,
 				   sizeof(w->err));
@@ -384,16 +393,19 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 	if (ret)
 		goto out;
 	w->out.len = 0;
-	ret = ops_hist_put_defs(w, &h->images, 0, h->images.nr, OPS_HIST_IMAGES);
-	ret = ret ? ret : ops_hist_put_defs(w, &h->contexts, 0, h->contexts.nr,
-					OPS_HIST_CONTEXTS);
+	ret = ops_hist_put_defs(w, &h->images, 0, h->images.nr,
+				OPS_HIST_IMAGES);
+	ret = ret ? ret
+		  : ops_hist_put_defs(w, &h->contexts, 0, h->contexts.nr,
+				      OPS_HIST_CONTEXTS);
 	ret = ret ? ret : hist_reserve_sorted(h, h->nr_cells);
 	if (!ret) {
 		for (i = 0; i < h->nr_cells; i++)
 			if (h->cells[i].total)
 				h->sorted[n++] = (struct ops_hist_delta){
 					h->cells[i].offset, h->cells[i].total,
-					h->cells[i].ctx };
+					h->cells[i].ctx
+				};
 		ret = hist_put_counts(w, n, 0);
 	}
 	if (ret) {

@@ -53,9 +53,8 @@ int ops_kallsyms_parse_line(char *line, struct ops_ksym_line *out)
 
 bool ops_kallsyms_is_code(const struct ops_ksym_line *l)
 {
-	return l->addr &&
-	       (l->type == 't' || l->type == 'T' || l->type == 'w' ||
-		l->type == 'W');
+	return l->addr && (l->type == 't' || l->type == 'T' ||
+			   l->type == 'w' || l->type == 'W');
 }
 
 /* A code symbol of the copy, or a kernel sample: ordered by module (the
@@ -63,7 +62,7 @@ bool ops_kallsyms_is_code(const struct ops_ksym_line *l)
 struct ksym_key {
 	const char *module;
 	uint64_t addr;
-	size_t line;  /* index of the line, for symbols */
+	size_t line; /* index of the line, for symbols */
 	bool keep;
 };
 
@@ -124,13 +123,15 @@ static int kernel_samples(const char *dir, struct ops_hist_data *h,
 		return -ENOMEM;
 	for (i = 0; i < h->nr_frames; i++) {
 		const struct ops_frame *f = &h->frames[i];
-		const struct ops_image *img = f->kind == OPS_FRAME_IMAGE ?
-					      &h->images[f->image] : NULL;
+		const struct ops_image *img = f->kind == OPS_FRAME_IMAGE
+						      ? &h->images[f->image]
+						      : NULL;
 
 		if (!img || img->kind == OPS_IMAGE_FILE)
 			continue;
-		keys[*n].module = img->kind == OPS_IMAGE_MODULE ?
-					  module_name((char *)img->path) : "";
+		keys[*n].module = img->kind == OPS_IMAGE_MODULE
+					  ? module_name((char *)img->path)
+					  : "";
 		keys[(*n)++].addr = f->addr;
 	}
 	for (i = 0; i < h->nr_entries; i++) {
@@ -143,8 +144,9 @@ static int kernel_samples(const char *dir, struct ops_hist_data *h,
 		img = im < h->nr_images ? &h->images[im] : NULL;
 		if (!img || img->kind == OPS_IMAGE_FILE)
 			continue;
-		keys[*n].module = img->kind == OPS_IMAGE_MODULE ?
-					  module_name((char *)img->path) : "";
+		keys[*n].module = img->kind == OPS_IMAGE_MODULE
+					  ? module_name((char *)img->path)
+					  : "";
 		keys[(*n)++].addr = h->entries[i].offset;
 	}
 	qsort(keys, *n, sizeof(*keys), key_cmp);

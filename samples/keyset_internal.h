@@ -14,10 +14,10 @@
 
 struct ops_keyset {
 	struct ops_buf arena; /* the keys, back to back */
-	size_t *off;          /* key i is arena[off[i], off[i + 1]) */
+	size_t *off;	      /* key i is arena[off[i], off[i + 1]) */
 	uint32_t nr, cap;
-	uint32_t *table;      /* id + 1, 0 when empty */
-	uint32_t tcap;        /* power of two */
+	uint32_t *table; /* id + 1, 0 when empty */
+	uint32_t tcap;	 /* power of two */
 };
 
 /* Find KEY or add it; *ID is its number either way. */

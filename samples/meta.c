@@ -12,7 +12,7 @@ enum meta_type { T_STR, T_U64, T_I64, T_U32, T_BOOL };
 struct meta_key {
 	const char *name;
 	enum meta_type type;
-	size_t off;     /* in struct ops_session_info */
+	size_t off;	/* in struct ops_session_info */
 	size_t str_off; /* in struct ops_meta, for T_STR */
 };
 
@@ -144,9 +144,15 @@ static char *meta_unescape(const char *s, size_t n)
 		if (++i == n)
 			goto bad;
 		switch (s[i]) {
-		case '\\': *o++ = '\\'; break;
-		case 'n': *o++ = '\n'; break;
-		case 't': *o++ = '\t'; break;
+		case '\\':
+			*o++ = '\\';
+			break;
+		case 'n':
+			*o++ = '\n';
+			break;
+		case 't':
+			*o++ = '\t';
+			break;
 		case 'x':
 			if (n - i < 3 || hexval(s[i + 1]) < 0 ||
 			    hexval(s[i + 2]) < 0 ||
@@ -321,9 +327,10 @@ int ops_meta_parse(const char *buf, size_t len, const char *path,
 					goto out;
 				}
 				if (ret) {
-					snprintf(err, errlen,
-						 "%s: line %lu: bad value for %s",
-						 path, lineno, k->name);
+					snprintf(
+						err, errlen,
+						"%s: line %lu: bad value for %s",
+						path, lineno, k->name);
 					goto out;
 				}
 				break;
@@ -387,8 +394,9 @@ int ops_meta_copy(struct ops_meta *m, const struct ops_session_info *info)
 	size_t i;
 
 	m->info = *info;
-	m->info.format_version = info->callgraph_depth ?
-		OPS_FORMAT_VERSION : OPS_FORMAT_VERSION_FLAT;
+	m->info.format_version = info->callgraph_depth
+					 ? OPS_FORMAT_VERSION
+					 : OPS_FORMAT_VERSION_FLAT;
 	for (i = 0; i < 5; i++) {
 		free(*dst[i]);
 		*dst[i] = strdup(src[i] ? src[i] : "");

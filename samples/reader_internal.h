@@ -47,9 +47,9 @@ int ops_hist_parse(struct ops_hist_data *h, const uint8_t *buf, size_t len,
 void ops_hist_data_free(struct ops_hist_data *h);
 
 struct ops_anon_rproc {
-	struct ops_process p; /* comm, exe, ranges owned */
+	struct ops_process p;		  /* comm, exe, ranges owned */
 	uint32_t first_block, last_block; /* UINT32_MAX when none */
-	uint64_t nr_samples;              /* as the block headers say */
+	uint64_t nr_samples;		  /* as the block headers say */
 	struct ops_anon_sample *samples;  /* decoded on first use */
 	size_t nr_decoded;
 	bool decoded;
@@ -62,9 +62,9 @@ struct ops_anon_rproc {
 };
 
 struct ops_anon_block {
-	uint64_t off;  /* of the block header in the file */
-	uint32_t len;  /* payload length */
-	uint32_t next; /* next block of the same process, or UINT32_MAX */
+	uint64_t off;	/* of the block header in the file */
+	uint32_t len;	/* payload length */
+	uint32_t next;	/* next block of the same process, or UINT32_MAX */
 	uint32_t count; /* samples, as its header says */
 };
 

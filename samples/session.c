@@ -135,8 +135,9 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 	ret = ops_file_read(path, OPS_META_MAX, (char **)&buf, &len);
 	if (ret) {
 		snprintf(err, errlen, "cannot read %s: %s", path,
-			 ret == -ENOENT ? "not an opjit session (no session.meta)"
-					: ops_file_strerror(ret));
+			 ret == -ENOENT
+				 ? "not an opjit session (no session.meta)"
+				 : ops_file_strerror(ret));
 		goto out;
 	}
 	ret = ops_meta_parse((const char *)buf, len, path, &s->meta, err,
@@ -304,8 +305,7 @@ int ops_session_anon(struct ops_session *s, uint32_t proc_id,
 	return ops_anon_decode(&s->anon, proc_id, samples, n);
 }
 
-int ops_session_anon_count(struct ops_session *s, uint32_t proc_id,
-			   size_t *n)
+int ops_session_anon_count(struct ops_session *s, uint32_t proc_id, size_t *n)
 {
 	return ops_anon_count(&s->anon, proc_id, n);
 }
@@ -332,8 +332,8 @@ const struct ops_stack *ops_session_stack(const struct ops_session *s,
 	return id < s->hist.nr_stacks ? &s->hist.stacks[id] : NULL;
 }
 
-const struct ops_stack_count *ops_session_stack_hist(
-	const struct ops_session *s, size_t *n)
+const struct ops_stack_count *
+ops_session_stack_hist(const struct ops_session *s, size_t *n)
 {
 	*n = s->hist.nr_stack_counts;
 	return s->hist.stack_counts;
@@ -346,8 +346,8 @@ int ops_session_anon_stacks(struct ops_session *s, uint32_t proc_id,
 	return ops_anon_decode_stacks(&s->anon, proc_id, samples, n);
 }
 
-size_t ops_session_archived_maps(const struct ops_session *s,
-				 uint32_t proc_id, const char *const **paths)
+size_t ops_session_archived_maps(const struct ops_session *s, uint32_t proc_id,
+				 const char *const **paths)
 {
 	if (proc_id >= s->anon.nr_procs || !s->maps[proc_id].n) {
 		*paths = NULL;

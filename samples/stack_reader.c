@@ -78,11 +78,11 @@ const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 		return "bad stack count";
 	cap = h->cap_stacks;
 	if (oputil_grow(&h->stacks, &cap, (size_t)first + n,
-		       sizeof(*h->stacks)))
+			sizeof(*h->stacks)))
 		goto nomem;
 	cap = h->cap_stacks;
 	if (oputil_grow(&h->stack_first, &cap, (size_t)first + n,
-		       sizeof(*h->stack_first)))
+			sizeof(*h->stack_first)))
 		goto nomem;
 	h->cap_stacks = (uint32_t)(cap > UINT32_MAX ? UINT32_MAX : cap);
 	for (i = 0; i < n; i++) {
@@ -108,21 +108,24 @@ const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 			why = "stack table too large";
 			goto bad;
 		}
-		if (oputil_grow(&h->frames, &h->cap_frames,
-			       h->nr_frames + nf, sizeof(*h->frames)))
+		if (oputil_grow(&h->frames, &h->cap_frames, h->nr_frames + nf,
+				sizeof(*h->frames)))
 			goto nomem;
 		f = &h->frames[h->nr_frames];
-		if (!stack_frame(h, &c, up ? &h->frames[h->stack_first[parent - 1]]
-					   : NULL, f))
+		if (!stack_frame(h, &c,
+				 up ? &h->frames[h->stack_first[parent - 1]]
+				    : NULL,
+				 f))
 			goto bad;
 		if (up)
 			memcpy(f + 1, &h->frames[h->stack_first[parent - 1]],
 			       up->nr_frames * sizeof(*f));
 		st->nr_frames = nf;
-		st->nr_kernel = (up ? up->nr_kernel : 0) +
-				!!(flags & NODE_KERNEL);
-		st->flags = up ? up->flags :
-			    (flags & NODE_CUT) ? OPS_STACK_TRUNCATED : 0;
+		st->nr_kernel =
+			(up ? up->nr_kernel : 0) + !!(flags & NODE_KERNEL);
+		st->flags = up			 ? up->flags
+			    : (flags & NODE_CUT) ? OPS_STACK_TRUNCATED
+						 : 0;
 		st->frames = NULL;
 		h->stack_first[first + i] = h->nr_frames;
 		h->nr_frames += nf;
@@ -153,8 +156,8 @@ const char *ops_hist_stack_counts(struct ops_hist_data *h, const uint8_t *p,
 	n = ops_cur_varint(&c);
 	if (!c.ok || n > ops_cur_left(&c) / COUNT_MIN)
 		return "bad count of stack counts";
-	if (oputil_grow(&h->stack_counts, &h->cap_stack_counts,
-		       start + n, sizeof(*h->stack_counts))) {
+	if (oputil_grow(&h->stack_counts, &h->cap_stack_counts, start + n,
+			sizeof(*h->stack_counts))) {
 		*oom = true;
 		return "out of memory";
 	}

@@ -50,12 +50,14 @@ static uint8_t *frame_encode(uint8_t *p, const struct ops_frame *f,
 	if (prev && prev->kind == f->kind &&
 	    (f->kind != OPS_FRAME_IMAGE || prev->image == f->image)) {
 		p += ops_varint_encode(p, TAG_SAME);
-		return p + ops_varint_encode(
-			p, ops_zigzag((int64_t)(f->addr - prev->addr)));
+		return p +
+		       ops_varint_encode(
+			       p, ops_zigzag((int64_t)(f->addr - prev->addr)));
 	}
-	p += ops_varint_encode(p, f->kind == OPS_FRAME_ANON ? TAG_ANON :
-			       f->kind == OPS_FRAME_UNKNOWN ? TAG_UNKNOWN :
-			       (uint64_t)TAG_IMAGE + f->image);
+	p += ops_varint_encode(p, f->kind == OPS_FRAME_ANON ? TAG_ANON
+				  : f->kind == OPS_FRAME_UNKNOWN
+					  ? TAG_UNKNOWN
+					  : (uint64_t)TAG_IMAGE + f->image);
 	return p + ops_varint_encode(p, f->addr);
 }
 
@@ -94,7 +96,8 @@ static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 	for (i = st->nr_frames; i-- > 0;) {
 		uint32_t flags = i < st->nr_kernel ? NODE_KERNEL : 0;
 
-		if (i == st->nr_frames - 1 && (st->flags & OPS_STACK_TRUNCATED))
+		if (i == st->nr_frames - 1 &&
+		    (st->flags & OPS_STACK_TRUNCATED))
 			flags |= NODE_CUT;
 		p = rec;
 		p += ops_varint_encode(p, parent);
@@ -118,13 +121,13 @@ int ops_writer_stack(struct ops_writer *w, const struct ops_stack *st,
 	int ret;
 
 	if (!w->callgraph)
-		return ops_writer_fail(w, -EINVAL,
-				       "%s/samples.hist: stacks in a session opened without call graphs",
-				       w->dir);
+		return ops_writer_fail(
+			w, -EINVAL,
+			"%s/samples.hist: stacks in a session opened without call graphs",
+			w->dir);
 	if (stack_check(w, st))
-		return ops_writer_fail(w, -EINVAL,
-				       "%s/samples.hist: invalid stack",
-				       w->dir);
+		return ops_writer_fail(
+			w, -EINVAL, "%s/samples.hist: invalid stack", w->dir);
 	ret = stack_key(&h->key, st);
 	if (!ret)
 		ret = ops_keyset_add(&h->full, h->key.data, h->key.len, &fid);
@@ -149,7 +152,8 @@ int ops_writer_stack(struct ops_writer *w, const struct ops_stack *st,
 	if (ret) {
 		/* a key without its node would answer wrong later */
 		ops_keyset_free(&h->full);
-		return ops_writer_fail(w, ret, "%s/samples.hist: cannot add stack: %s",
+		return ops_writer_fail(w, ret,
+				       "%s/samples.hist: cannot add stack: %s",
 				       w->dir, strerror(-ret));
 	}
 	return 0;
@@ -179,15 +183,17 @@ int ops_hist_writer_defs(struct ops_writer *w)
 	    h->stacks_on_disk == h->stacks.nr)
 		return 0;
 	w->out.len = 0;
-	ret = ops_hist_put_defs(w, &h->images, h->images_on_disk,
-				h->images.nr, OPS_HIST_IMAGES);
-	ret = ret ? ret : ops_hist_put_defs(w, &h->contexts,
-					    h->contexts_on_disk,
-					    h->contexts.nr, OPS_HIST_CONTEXTS);
-	ret = ret ? ret : ops_hist_put_defs(w, &h->stacks, h->stacks_on_disk,
-					    h->stacks.nr, OPS_HIST_STACKS);
+	ret = ops_hist_put_defs(w, &h->images, h->images_on_disk, h->images.nr,
+				OPS_HIST_IMAGES);
+	ret = ret ? ret
+		  : ops_hist_put_defs(w, &h->contexts, h->contexts_on_disk,
+				      h->contexts.nr, OPS_HIST_CONTEXTS);
+	ret = ret ? ret
+		  : ops_hist_put_defs(w, &h->stacks, h->stacks_on_disk,
+				      h->stacks.nr, OPS_HIST_STACKS);
 	if (ret)
-		return ops_writer_fail(w, ret, "%s/samples.hist: cannot flush: %s",
+		return ops_writer_fail(w, ret,
+				       "%s/samples.hist: cannot flush: %s",
 				       w->dir, strerror(-ret));
 	ret = ops_blockfile_append(&h->bf, w->out.data, w->out.len, w->err,
 				   sizeof(w->err));

@@ -91,20 +91,19 @@ static int writer_check_dir(struct ops_writer *w, int dfd)
 		return ops_writer_fail(w, -errno, "cannot use %s: %s", w->dir,
 				       strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return ops_writer_fail(w, -ENOTDIR,
-				       "cannot use %s: exists and is not an opjit session",
-				       w->dir);
+		return ops_writer_fail(
+			w, -ENOTDIR,
+			"cannot use %s: exists and is not an opjit session",
+			w->dir);
 	if (st.st_uid != me && st.st_uid != 0)
-		return ops_writer_fail(w, -EPERM,
-				       "cannot use %s: owned by uid %u, not by uid %u or root",
-				       w->dir, (unsigned int)st.st_uid,
-				       (unsigned int)me);
+		return ops_writer_fail(
+			w, -EPERM,
+			"cannot use %s: owned by uid %u, not by uid %u or root",
+			w->dir, (unsigned int)st.st_uid, (unsigned int)me);
 	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return ops_writer_fail(w, -EPERM,
-				       "cannot use %s: writable by %s",
-				       w->dir,
-				       st.st_mode & S_IWOTH ? "others"
-							    : "its group");
+		return ops_writer_fail(
+			w, -EPERM, "cannot use %s: writable by %s", w->dir,
+			st.st_mode & S_IWOTH ? "others" : "its group");
 	return 0;
 }
 
@@ -153,15 +152,17 @@ static int writer_lock(struct ops_writer *w)
 		ret = errno == EWOULDBLOCK
 			      ? writer_busy(w, w->lockfd)
 			      : ops_writer_fail(w, -errno,
-						"cannot lock %s/%s: %s", w->dir,
-						OPS_LOCK_NAME, strerror(errno));
+						"cannot lock %s/%s: %s",
+						w->dir, OPS_LOCK_NAME,
+						strerror(errno));
 		close(w->lockfd);
 		w->lockfd = -1;
 		return ret;
 	}
 	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-	ret = ftruncate(w->lockfd, 0) ? -errno
-				      : ops_write_all(w->lockfd, buf, (size_t)n);
+	ret = ftruncate(w->lockfd, 0)
+		      ? -errno
+		      : ops_write_all(w->lockfd, buf, (size_t)n);
 	if (ret)
 		return ops_writer_fail(w, ret, "cannot write %s/%s: %s",
 				       w->dir, OPS_LOCK_NAME, strerror(-ret));
@@ -190,9 +191,10 @@ static int writer_take_dir(struct ops_writer *w)
 	if (ret)
 		goto fail;
 	if (kind == -ENOTEMPTY) {
-		ret = ops_writer_fail(w, kind,
-				      "cannot use %s: exists and is not an opjit session",
-				      w->dir);
+		ret = ops_writer_fail(
+			w, kind,
+			"cannot use %s: exists and is not an opjit session",
+			w->dir);
 		goto fail;
 	}
 	if (kind < 0) {
@@ -215,9 +217,10 @@ static int writer_take_dir(struct ops_writer *w)
 		p = NULL;
 	}
 	if (!p)
-		return ops_writer_fail(w, -EEXIST,
-				       "cannot move %s aside: too many previous sessions",
-				       w->dir);
+		return ops_writer_fail(
+			w, -EEXIST,
+			"cannot move %s aside: too many previous sessions",
+			w->dir);
 	if (rename(w->dir, p)) {
 		ret = -errno;
 		ops_writer_fail(w, ret, "cannot move %s to %s: %s", w->dir, p,
@@ -249,9 +252,10 @@ static int writer_make_dir(struct ops_writer *w)
 	ret = writer_check_dir(w, w->dfd);
 	ret = ret ? ret : writer_dir_kind(w->dfd);
 	if (ret > 0 || ret == -ENOTEMPTY)
-		ret = ops_writer_fail(w, -EEXIST,
-				      "cannot use %s: made by someone else while it was being created",
-				      w->dir);
+		ret = ops_writer_fail(
+			w, -EEXIST,
+			"cannot use %s: made by someone else while it was being created",
+			w->dir);
 	return ret;
 }
 
@@ -261,8 +265,8 @@ static int writer_write_meta(struct ops_writer *w, bool sync)
 
 	ret = ops_meta_format(&w->meta.info, &w->payload);
 	if (ret)
-		return ops_writer_fail(w, ret, "%s/session.meta: out of memory",
-				       w->dir);
+		return ops_writer_fail(
+			w, ret, "%s/session.meta: out of memory", w->dir);
 	ret = ops_write_atomic(w->dfd, w->dir, "session.meta",
 			       ".session.meta.tmp", w->payload.data,
 			       w->payload.len, sync, w->err, sizeof(w->err));
@@ -290,10 +294,9 @@ int ops_writer_open(struct ops_writer **out, const char *dir,
 		n--;
 	w->dir = strndup(dir, n);
 	if (!w->dir || !n)
-		return ops_writer_fail(w, n ? -ENOMEM : -EINVAL,
-				       "cannot create session: %s",
-				       n ? "out of memory"
-					 : "empty directory name");
+		return ops_writer_fail(
+			w, n ? -ENOMEM : -EINVAL, "cannot create session: %s",
+			n ? "out of memory" : "empty directory name");
 	ret = ops_meta_copy(&w->meta, info);
 	if (ret)
 		return ops_writer_fail(w, ret, "out of memory");

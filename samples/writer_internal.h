@@ -95,7 +95,7 @@ struct ops_writer {
 	uint64_t samples_added;
 	uint64_t hist_on_disk, anon_on_disk;
 	uint64_t anon_framed; /* in w->out, not yet appended */
-	bool callgraph; /* a version 2 session */
+	bool callgraph;	      /* a version 2 session */
 };
 
 /* Set the writer's error line and return RET. */
@@ -129,7 +129,7 @@ int ops_context_encode(struct ops_buf *out, const struct ops_context *ctx);
 #define OPS_LOCK_NAME ".lock"
 
 /* Tuning, in one place so that tests can reason about it. */
-#define OPS_ANON_BLOCK_BYTES 4096 /* per-process buffer before a block */
+#define OPS_ANON_BLOCK_BYTES 4096     /* per-process buffer before a block */
 #define OPS_BLOCK_SOFT_MAX (1u << 20) /* split payloads beyond this */
 
 /* Cut the session's kallsyms copy down to what its kernel samples need

@@ -35,8 +35,8 @@ jm_warn(const struct opjit_host *host, const char *fmt, ...)
 	char msg[512];
 	va_list ap;
 
-	if (!host || host->struct_size < OPJIT_SIZE_THROUGH(struct opjit_host,
-							    warn) ||
+	if (!host ||
+	    host->struct_size < OPJIT_SIZE_THROUGH(struct opjit_host, warn) ||
 	    !host->warn)
 		return;
 	va_start(ap, fmt);
@@ -110,8 +110,9 @@ static int jm_open_candidate(const struct opjit_host *host,
 
 static uint32_t jm_proc_pid(const struct opjit_process *proc)
 {
-	if (proc->struct_size >= OPJIT_SIZE_THROUGH(struct opjit_process,
-						    nspid) && proc->nspid)
+	if (proc->struct_size >=
+		    OPJIT_SIZE_THROUGH(struct opjit_process, nspid) &&
+	    proc->nspid)
 		return proc->nspid;
 	return proc->tgid;
 }
@@ -126,13 +127,16 @@ static const char *jm_identity(const struct jm_map *map,
 			       size_t len)
 {
 	if (map->pid != jm_proc_pid(proc)) {
-		snprintf(buf, len, "written by pid %u, not %u (trust rule: "
-			 "writer's pid)", map->pid, jm_proc_pid(proc));
+		snprintf(buf, len,
+			 "written by pid %u, not %u (trust rule: "
+			 "writer's pid)",
+			 map->pid, jm_proc_pid(proc));
 		return buf;
 	}
-	if (proc->start_ns && map->start_ns + JM_START_SLACK_NS <
-	    proc->start_ns) {
-		snprintf(buf, len, "written by a JVM that started %.3f s "
+	if (proc->start_ns &&
+	    map->start_ns + JM_START_SLACK_NS < proc->start_ns) {
+		snprintf(buf, len,
+			 "written by a JVM that started %.3f s "
 			 "before the process, pid reused? (trust rule: "
 			 "writer's start time)",
 			 (double)(proc->start_ns - map->start_ns) / 1e9);
@@ -162,9 +166,9 @@ static int jm_load(const struct opjit_host *host,
 	ret = jm_read_all(fd, &sb, &buf, &len);
 	if (ret) {
 		snprintf(err, errlen, "cannot read %s: %s", path,
-			 ret == -ESPIPE ? "not a regular file" :
-			 ret == -EFBIG ? "larger than 2 GiB" :
-			 strerror(-ret));
+			 ret == -ESPIPE	 ? "not a regular file"
+			 : ret == -EFBIG ? "larger than 2 GiB"
+					 : strerror(-ret));
 		goto out;
 	}
 	st = malloc(sizeof(*st));
@@ -200,15 +204,15 @@ out:
 }
 
 static int jm_claim(const struct opjit_host *host,
-		    const struct opjit_process *proc, void **state,
-		    char *err, size_t errlen)
+		    const struct opjit_process *proc, void **state, char *err,
+		    size_t errlen)
 {
 	size_t csize = OPJIT_SIZE_THROUGH(struct opjit_map_candidate, kind);
 	struct jm_state *st = NULL;
 
-	if (!proc || proc->struct_size < OPJIT_SIZE_THROUGH(struct
-							    opjit_process,
-							    nr_maps) ||
+	if (!proc ||
+	    proc->struct_size <
+		    OPJIT_SIZE_THROUGH(struct opjit_process, nr_maps) ||
 	    !proc->maps || host->struct_size < OPJIT_HOST_SIZE_1_0 ||
 	    !host->open_map)
 		return 0;

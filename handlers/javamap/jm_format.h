@@ -22,9 +22,9 @@
 #define JM_REC_HEADER_SIZE 16
 
 enum jm_rec_kind {
-	JM_REC_METHOD = 1,       /* a method's name, source file, line table */
-	JM_REC_CODE_LOAD = 2,    /* compiled code and its per-pc frames */
-	JM_REC_CODE_UNLOAD = 3,  /* compiled code freed */
+	JM_REC_METHOD = 1,	 /* a method's name, source file, line table */
+	JM_REC_CODE_LOAD = 2,	 /* compiled code and its per-pc frames */
+	JM_REC_CODE_UNLOAD = 3,	 /* compiled code freed */
 	JM_REC_DYNAMIC_CODE = 4, /* interpreter and stubs */
 };
 
@@ -32,11 +32,12 @@ enum jm_rec_kind {
 #define JM_REC_REPLAYED 0x1u /* sent by GenerateEvents: older than its time */
 
 /* fixed part of each payload, before its variable part */
-#define JM_METHOD_FIXED 24     /* u64 id u32 name_len u32 file_len
+#define JM_METHOD_FIXED \
+	24		       /* u64 id u32 name_len u32 file_len
 				  u32 nr_lines u32 reserved */
-#define JM_LINE_SIZE 8         /* u32 bci u32 line */
+#define JM_LINE_SIZE 8	       /* u32 bci u32 line */
 #define JM_CODE_LOAD_FIXED 24  /* u64 id u64 addr u32 size u32 nr_pcs */
-#define JM_PC_FIXED 8          /* u32 offset u16 nr_frames u16 reserved */
+#define JM_PC_FIXED 8	       /* u32 offset u16 nr_frames u16 reserved */
 #define JM_FRAME_SIZE 12       /* u64 method id, i32 bci */
 #define JM_CODE_UNLOAD_SIZE 16 /* u64 id u64 addr */
 #define JM_DYNAMIC_FIXED 16    /* u64 addr u32 size u32 name_len */

@@ -55,8 +55,8 @@ static int arr_reserve(void **arr, size_t *cap, size_t nr, size_t elem)
 	return 0;
 }
 
-#define ARR_PUSH(m, field, cap, nr)                                          \
-	arr_reserve((void **)&(m)->field, &(m)->cap, (m)->nr,                \
+#define ARR_PUSH(m, field, cap, nr)                           \
+	arr_reserve((void **)&(m)->field, &(m)->cap, (m)->nr, \
 		    sizeof(*(m)->field))
 
 static __attribute__((format(printf, 2, 3))) int
@@ -139,8 +139,8 @@ static int pc_cmp(const void *a, const void *b)
 	return (x->off > y->off) - (x->off < y->off);
 }
 
-static int parse_code_load(struct jm_map *m, struct cursor *c,
-			   unsigned flags, uint64_t t)
+static int parse_code_load(struct jm_map *m, struct cursor *c, unsigned flags,
+			   uint64_t t)
 {
 	const unsigned char *f, *pf, *fr;
 	struct jm_code *co;
@@ -358,21 +358,25 @@ static int parse_records(struct jm_map *m, struct cursor *c,
 		uint64_t t;
 
 		if (c->left < JM_REC_HEADER_SIZE)
-			return parse_damage(m, "record at offset %zu cut "
-					    "short after %zu bytes", at,
-					    c->left);
+			return parse_damage(m,
+					    "record at offset %zu cut "
+					    "short after %zu bytes",
+					    at, c->left);
 		h = c->p;
 		kind = (unsigned)get_le(h, 2);
 		flags = (unsigned)get_le(h + 2, 2);
 		rlen = (size_t)get_le(h + 4, 4);
 		t = get_le(h + 8, 8);
 		if (rlen < JM_REC_HEADER_SIZE)
-			return parse_damage(m, "record at offset %zu has "
-					    "impossible length %zu", at, rlen);
+			return parse_damage(m,
+					    "record at offset %zu has "
+					    "impossible length %zu",
+					    at, rlen);
 		if (rlen > c->left)
-			return parse_damage(m, "record at offset %zu runs %zu "
-					    "bytes past the end", at,
-					    rlen - c->left);
+			return parse_damage(m,
+					    "record at offset %zu runs %zu "
+					    "bytes past the end",
+					    at, rlen - c->left);
 		cur_take(c, rlen, &body);
 		rc.p = body + JM_REC_HEADER_SIZE;
 		rc.left = rlen - JM_REC_HEADER_SIZE;
@@ -415,9 +419,10 @@ static int parse_records(struct jm_map *m, struct cursor *c,
 		if (ret) {
 			c->left += rlen;
 			c->p -= rlen;
-			return parse_damage(m, "record at offset %zu "
-					    "(kind %u) is malformed", at,
-					    kind);
+			return parse_damage(m,
+					    "record at offset %zu "
+					    "(kind %u) is malformed",
+					    at, kind);
 		}
 		m->nr_records++;
 		m->valid_len = len - c->left;
@@ -443,8 +448,7 @@ int jm_parse(const void *buf, size_t len, struct jm_map *m)
 	if (ret)
 		goto out;
 	if (m->nr_codes > 1)
-		qsort(m->codes, m->nr_codes, sizeof(*m->codes),
-		      code_cmp);
+		qsort(m->codes, m->nr_codes, sizeof(*m->codes), code_cmp);
 	codes_drop_replays(m);
 	for (size_t i = 0; i < nr_unl; i++)
 		codes_apply_unload(m, &unl[i]);

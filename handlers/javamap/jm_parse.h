@@ -20,8 +20,8 @@ struct jm_line {
 struct jm_method {
 	uint64_t id;
 	char *name;
-	char *file;             /* NULL when unknown */
-	struct jm_line *lines;  /* sorted by bci */
+	char *file;	       /* NULL when unknown */
+	struct jm_line *lines; /* sorted by bci */
 	uint32_t nr_lines;
 };
 
@@ -31,9 +31,9 @@ struct jm_frame {
 };
 
 struct jm_pc {
-	uint32_t off;       /* from the start of the code */
+	uint32_t off;	    /* from the start of the code */
 	uint32_t nr_frames; /* innermost first */
-	size_t frame;       /* index of the first in jm_map.frames */
+	size_t frame;	    /* index of the first in jm_map.frames */
 };
 
 enum jm_code_kind {
@@ -42,22 +42,22 @@ enum jm_code_kind {
 };
 
 struct jm_code {
-	uint32_t kind;     /* enum jm_code_kind */
-	uint32_t flags;    /* JM_REC_* record flags */
-	uint64_t method;   /* JM_CODE_COMPILED */
-	char *name;        /* JM_CODE_DYNAMIC */
+	uint32_t kind;	 /* enum jm_code_kind */
+	uint32_t flags;	 /* JM_REC_* record flags */
+	uint64_t method; /* JM_CODE_COMPILED */
+	char *name;	 /* JM_CODE_DYNAMIC */
 	uint64_t addr;
 	uint64_t size;
 	uint64_t t_load;
 	uint64_t t_unload; /* JM_NEVER while loaded */
-	size_t pc;         /* first in jm_map.pcs */
-	size_t nr_pcs;     /* sorted by off */
+	size_t pc;	   /* first in jm_map.pcs */
+	size_t nr_pcs;	   /* sorted by off */
 };
 
 struct jm_map {
 	uint16_t major, minor;
 	uint32_t pid;
-	uint32_t flags;     /* JM_HDR_* */
+	uint32_t flags; /* JM_HDR_* */
 	uint64_t start_ns;
 
 	struct jm_method *methods;
@@ -72,7 +72,7 @@ struct jm_map {
 	size_t nr_records;
 	size_t nr_unknown;   /* records of kinds this reader does not know */
 	size_t nr_unmatched; /* unloads of code never seen loaded */
-	size_t nr_dups;      /* replayed loads already known */
+	size_t nr_dups;	     /* replayed loads already known */
 	size_t valid_len;    /* bytes up to the first damage */
 	/* why the tail was dropped, "" when the map is whole */
 	char damage[160];

@@ -67,7 +67,7 @@ int jm_state_init(struct jm_state *st, const void *buf, size_t len)
 		uint64_t e = code_end(&st->map.codes[i]);
 
 		st->maxend[i] = i && st->maxend[i - 1] > e ? st->maxend[i - 1]
-							    : e;
+							   : e;
 	}
 	return 0;
 }
@@ -81,8 +81,7 @@ void jm_state_free(struct jm_state *st)
 	memset(st, 0, sizeof(*st));
 }
 
-const struct jm_method *jm_state_method(const struct jm_state *st,
-					uint64_t id)
+const struct jm_method *jm_state_method(const struct jm_state *st, uint64_t id)
 {
 	size_t j;
 
@@ -155,8 +154,8 @@ uint32_t jm_state_why_unknown(const struct jm_state *st, uint64_t addr,
 	/* code that had gone says more than code still to come */
 	if (earlier)
 		return OPJIT_UNRESOLVED_UNLOADED;
-	return later ? OPJIT_UNRESOLVED_BEFORE_LOAD :
-		       OPJIT_UNRESOLVED_NO_ENTRY;
+	return later ? OPJIT_UNRESOLVED_BEFORE_LOAD
+		     : OPJIT_UNRESOLVED_NO_ENTRY;
 }
 
 const struct jm_pc *jm_code_pc(const struct jm_map *map,
@@ -212,9 +211,9 @@ static uint32_t method_first_line(const struct jm_method *me)
 	return best;
 }
 
-static const struct opjit_symbol *
-method_sym(struct jm_state *st, const struct jm_method *me,
-	   const struct jm_code *co)
+static const struct opjit_symbol *method_sym(struct jm_state *st,
+					     const struct jm_method *me,
+					     const struct jm_code *co)
 {
 	int own = co && co->method == me->id;
 
@@ -277,9 +276,9 @@ static void state_resolve_one(struct jm_state *st, uint64_t addr, uint64_t t,
 	a->file = me ? me->file : NULL;
 }
 
-#define BATCH_HAS(b, f)                                                      \
-	((b)->struct_size >=                                                 \
-		 OPJIT_SIZE_THROUGH(struct opjit_resolve_batch, f) &&        \
+#define BATCH_HAS(b, f)                                               \
+	((b)->struct_size >=                                          \
+		 OPJIT_SIZE_THROUGH(struct opjit_resolve_batch, f) && \
 	 (b)->f)
 
 int jm_state_resolve(struct jm_state *st, struct opjit_resolve_batch *b)

@@ -23,10 +23,10 @@ struct jm_sym;
 
 struct jm_state {
 	struct jm_map map;
-	uint64_t *maxend;        /* max code end over codes[0..i] */
-	size_t *mhash;           /* method id -> index + 1, open addressing */
+	uint64_t *maxend; /* max code end over codes[0..i] */
+	size_t *mhash;	  /* method id -> index + 1, open addressing */
 	size_t mhash_cap;
-	struct jm_sym **shash;   /* name -> symbol */
+	struct jm_sym **shash; /* name -> symbol */
 	size_t shash_cap, nr_syms;
 	char error[200];
 };

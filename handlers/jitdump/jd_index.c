@@ -16,7 +16,7 @@
 /* code_index -> the code's newest load, open addressing. */
 struct idx_map {
 	uint64_t *key;
-	uint32_t *val;  /* code + 1, 0 = empty */
+	uint32_t *val; /* code + 1, 0 = empty */
 	size_t mask;
 };
 
@@ -85,8 +85,8 @@ static const struct jd_dump *sort_dump;
 
 static uint64_t ev_time(const struct jd_dump *d, const struct jd_event *e)
 {
-	return e->kind == JD_CODE_LOAD ? d->code[e->i].time :
-					 d->move[e->i].time;
+	return e->kind == JD_CODE_LOAD ? d->code[e->i].time
+				       : d->move[e->i].time;
 }
 
 /* Event numbers by time, then file order: writers on several threads
@@ -115,7 +115,7 @@ static int index_lives(struct jd_index *x, const struct jd_dump *d)
 {
 	uint32_t *order = NULL;
 	struct idx_map idx = { 0 };
-	uint32_t *cur = NULL;   /* code -> its newest life + 1 */
+	uint32_t *cur = NULL; /* code -> its newest life + 1 */
 	size_t cap = 0, i;
 	int rc = -ENOMEM;
 

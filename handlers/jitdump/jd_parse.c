@@ -147,16 +147,18 @@ static uint64_t rd64(const struct jd_dump *d, const uint8_t *p)
 static const char *type_name(uint32_t id)
 {
 	switch (id) {
-	case JD_CODE_LOAD: return "JIT_CODE_LOAD";
-	case JD_CODE_MOVE: return "JIT_CODE_MOVE";
-	case JD_CODE_DEBUG_INFO: return "JIT_CODE_DEBUG_INFO";
+	case JD_CODE_LOAD:
+		return "JIT_CODE_LOAD";
+	case JD_CODE_MOVE:
+		return "JIT_CODE_MOVE";
+	case JD_CODE_DEBUG_INFO:
+		return "JIT_CODE_DEBUG_INFO";
 	}
 	return "record";
 }
 
-__attribute__((format(printf, 4, 5)))
-static void bad(struct jd_dump *d, uint32_t id, uint64_t at,
-		const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static void
+bad(struct jd_dump *d, uint32_t id, uint64_t at, const char *fmt, ...)
 {
 	char why[96];
 	va_list ap;
@@ -263,8 +265,8 @@ static int rec_load(struct jd_dump *d, const uint8_t *p, size_t have,
 	}
 	rc = oputil_grow(&d->code, &d->capcode, d->ncode + 1, sizeof(*c));
 	rc = rc ? rc : oputil_grow(&d->ev, &d->capev, d->nev + 1, sizeof(*e));
-	rc = rc ? rc : name_add(d, name, (size_t)((const char *)nul - name),
-				&off);
+	rc = rc ? rc
+		: name_add(d, name, (size_t)((const char *)nul - name), &off);
 	if (rc)
 		return rc;
 	c = &d->code[d->ncode];
@@ -400,8 +402,7 @@ static int rec_debug(struct jd_dump *d, const uint8_t *p, uint32_t total,
 	return 0;
 malformed:
 	d->nlines = first;
-	bad(d, JD_CODE_DEBUG_INFO, at, "entry %llu %s",
-	    (unsigned long long)i,
+	bad(d, JD_CODE_DEBUG_INFO, at, "entry %llu %s", (unsigned long long)i,
 	    rc == 1 ? "runs past the record" : "has no terminated file name");
 	return 0;
 }
@@ -474,8 +475,8 @@ int jd_parse(struct jd_dump *d, struct jd_src *s)
 		d->records++;
 		need = total;
 		/* a load's code bytes are not needed, only its name */
-		if (id == JD_CODE_LOAD && need > JD_RECORD_HEADER_SIZE + 40 +
-						 JD_NAME_MAX)
+		if (id == JD_CODE_LOAD &&
+		    need > JD_RECORD_HEADER_SIZE + 40 + JD_NAME_MAX)
 			need = JD_RECORD_HEADER_SIZE + 40 + JD_NAME_MAX;
 		if (id == JD_CODE_LOAD || id == JD_CODE_MOVE ||
 		    id == JD_CODE_DEBUG_INFO) {

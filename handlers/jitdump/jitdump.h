@@ -18,7 +18,8 @@
 #define JD_RECORD_HEADER_SIZE 16u
 
 /* Header flags. */
-#define JD_FLAGS_ARCH_TIMESTAMP 0x1ull /* records stamped by the CPU's
+#define JD_FLAGS_ARCH_TIMESTAMP \
+	0x1ull /* records stamped by the CPU's
 					* counter, not CLOCK_MONOTONIC */
 
 /* Record types. */
@@ -47,7 +48,7 @@ struct jd_line {
 /* One JIT_CODE_LOAD. */
 struct jd_code {
 	uint64_t addr, size, index, time;
-	uint32_t name;   /* offset in the name pool */
+	uint32_t name;	 /* offset in the name pool */
 	uint32_t nlines; /* lines[first_line .. first_line + nlines) */
 	uint32_t first_line;
 	uint32_t pad;
@@ -65,8 +66,8 @@ struct jd_event {
 };
 
 struct jd_dump {
-	const char *path;        /* for messages */
-	bool swapped;            /* written in the other byte order */
+	const char *path; /* for messages */
+	bool swapped;	  /* written in the other byte order */
 	uint32_t version;
 	uint32_t elf_mach;
 	uint32_t pid;
@@ -85,7 +86,7 @@ struct jd_dump {
 	uint64_t pending_addr;
 	uint32_t pending_first, pending_n;
 	bool has_pending;
-	bool closed;             /* a JIT_CODE_CLOSE was read */
+	bool closed; /* a JIT_CODE_CLOSE was read */
 	uint64_t records, skipped;
 	/* malformed records: count, the first messages */
 	size_t nbad;
@@ -103,8 +104,8 @@ struct jd_dump {
 enum jd_header_result {
 	JD_HDR_OK = 0,
 	JD_HDR_NOT_JITDUMP, /* no magic: someone else's file */
-	JD_HDR_SHORT,       /* shorter than a header */
-	JD_HDR_VERSION,     /* a version we do not know */
+	JD_HDR_SHORT,	    /* shorter than a header */
+	JD_HDR_VERSION,	    /* a version we do not know */
 };
 
 /*
@@ -116,12 +117,12 @@ enum jd_header_result jd_header(struct jd_dump *d, const uint8_t *buf,
 
 /* A source of bytes: a descriptor read in chunks, or one buffer. */
 struct jd_src {
-	int fd;              /* -1: BUF holds the whole input */
+	int fd; /* -1: BUF holds the whole input */
 	uint8_t *buf;
 	size_t len, pos, cap;
-	uint64_t off;        /* file offset of buf[0] */
-	uint64_t size;       /* bytes in the input when it was opened */
-	bool own;            /* BUF is ours to free */
+	uint64_t off;  /* file offset of buf[0] */
+	uint64_t size; /* bytes in the input when it was opened */
+	bool own;      /* BUF is ours to free */
 };
 
 void jd_src_mem(struct jd_src *s, const uint8_t *data, size_t len);
@@ -149,15 +150,15 @@ static inline const char *jd_name(const struct jd_dump *d, uint32_t off)
  * the lives that covered it, oldest first.
  */
 struct jd_life {
-	uint64_t start, end;    /* [start, end) */
-	uint64_t from, to;      /* [from, to) in record time */
-	uint64_t delta;         /* start minus the code's load address */
-	uint32_t code;          /* index into jd_dump.code */
+	uint64_t start, end; /* [start, end) */
+	uint64_t from, to;   /* [from, to) in record time */
+	uint64_t delta;	     /* start minus the code's load address */
+	uint32_t code;	     /* index into jd_dump.code */
 };
 
 struct jd_seg {
 	uint64_t start, end;
-	uint32_t first, n;      /* into jd_index.list */
+	uint32_t first, n; /* into jd_index.list */
 };
 
 struct jd_index {
@@ -167,8 +168,8 @@ struct jd_index {
 	size_t nseg;
 	uint32_t *list;
 	size_t nlist;
-	bool by_address;        /* times not comparable: address only */
-	size_t unknown_moves;   /* moves of code never loaded */
+	bool by_address;      /* times not comparable: address only */
+	size_t unknown_moves; /* moves of code never loaded */
 };
 
 /* How far a sample may precede the load record of the code it hit and

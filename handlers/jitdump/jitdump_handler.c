@@ -84,19 +84,23 @@ static void jdh_report(const struct opjit_host *host, const char *path,
 		warnf(host, "%s: %zu more malformed records skipped", path,
 		      d->nbad - JD_MAX_REPORTED);
 	if (d->torn)
-		warnf(host, "%s: record cut off at offset %llu, keeping the "
-		      "%llu records before it", path,
-		      (unsigned long long)d->torn_at,
+		warnf(host,
+		      "%s: record cut off at offset %llu, keeping the "
+		      "%llu records before it",
+		      path, (unsigned long long)d->torn_at,
 		      (unsigned long long)d->records);
 	if (d->broken)
-		warnf(host, "%s: record size %u at offset %llu cannot be, "
-		      "keeping the %llu records before it", path,
-		      d->broken_size, (unsigned long long)d->broken_at,
+		warnf(host,
+		      "%s: record size %u at offset %llu cannot be, "
+		      "keeping the %llu records before it",
+		      path, d->broken_size, (unsigned long long)d->broken_at,
 		      (unsigned long long)d->records);
 	if (x->by_address)
-		warnf(host, "%s: records are stamped with the CPU's own "
+		warnf(host,
+		      "%s: records are stamped with the CPU's own "
 		      "counter, not CLOCK_MONOTONIC: naming code by address "
-		      "only", path);
+		      "only",
+		      path);
 	if (x->unknown_moves)
 		warnf(host, "%s: %zu moves of code that was never loaded",
 		      path, x->unknown_moves);
@@ -106,8 +110,8 @@ static void jdh_report(const struct opjit_host *host, const char *path,
  * line), or a negative errno. */
 static int jdh_load(const struct opjit_host *host,
 		    const struct opjit_process *proc,
-		    const struct opjit_map_candidate *c, struct jdh_state **out,
-		    char *err, size_t errlen)
+		    const struct opjit_map_candidate *c,
+		    struct jdh_state **out, char *err, size_t errlen)
 {
 	const char *path = c->path;
 	struct jdh_state *st = NULL;
@@ -150,25 +154,26 @@ static int jdh_load(const struct opjit_host *host,
 	return 1;
 fail:
 	snprintf(err, errlen, "cannot read %s: %s", path,
-		 rc == -EFBIG ? "larger than 4 GiB" :
-		 rc == -E2BIG ? "too much overlapping code" : strerror(-rc));
+		 rc == -EFBIG	? "larger than 4 GiB"
+		 : rc == -E2BIG ? "too much overlapping code"
+				: strerror(-rc));
 	jdh_release(st);
 	return rc;
 }
 
 static int jdh_claim(const struct opjit_host *host,
-		     const struct opjit_process *proc, void **state,
-		     char *err, size_t errlen)
+		     const struct opjit_process *proc, void **state, char *err,
+		     size_t errlen)
 {
-	const size_t need = OPJIT_SIZE_THROUGH(struct opjit_map_candidate,
-					       kind);
+	const size_t need =
+		OPJIT_SIZE_THROUGH(struct opjit_map_candidate, kind);
 	size_t i;
 	int rc;
 
 	*state = NULL;
 	if (host->struct_size < OPJIT_HOST_SIZE_1_0 || !host->open_map ||
-	    proc->struct_size < OPJIT_SIZE_THROUGH(struct opjit_process,
-						   nr_maps))
+	    proc->struct_size <
+		    OPJIT_SIZE_THROUGH(struct opjit_process, nr_maps))
 		return 0;
 	for (i = 0; i < proc->nr_maps; i++) {
 		const struct opjit_map_candidate *c = proc->maps[i];
@@ -239,16 +244,19 @@ static uint32_t jdh_why_no_life(const struct jdh_state *st, size_t seg,
 static int jdh_resolve(void *state, struct opjit_resolve_batch *b)
 {
 	struct jdh_state *st = state;
-	bool lines = b->struct_size >= OPJIT_SIZE_THROUGH(
-			     struct opjit_resolve_batch, lines) &&
+	bool lines = b->struct_size >=
+			     OPJIT_SIZE_THROUGH(struct opjit_resolve_batch,
+						lines) &&
 		     b->files && b->lines;
-	uint32_t *reasons = b->struct_size >=
-				    OPJIT_SIZE_THROUGH(struct opjit_resolve_batch,
-						       reasons) ? b->reasons : NULL;
+	uint32_t *reasons =
+		b->struct_size >= OPJIT_SIZE_THROUGH(
+					  struct opjit_resolve_batch, reasons)
+			? b->reasons
+			: NULL;
 	size_t i, seg = SIZE_MAX;
 
-	if (b->struct_size < OPJIT_SIZE_THROUGH(struct opjit_resolve_batch,
-						symbols)) {
+	if (b->struct_size <
+	    OPJIT_SIZE_THROUGH(struct opjit_resolve_batch, symbols)) {
 		snprintf(st->err, sizeof(st->err),
 			 "resolve batch of %zu bytes is too small",
 			 b->struct_size);
@@ -272,8 +280,8 @@ static int jdh_resolve(void *state, struct opjit_resolve_batch *b)
 		life = jd_index_life(&st->x, seg, b->times ? b->times[i] : 0);
 		if (life == UINT32_MAX) {
 			if (reasons)
-				reasons[i] = jdh_why_no_life(st, seg,
-							     b->times[i]);
+				reasons[i] =
+					jdh_why_no_life(st, seg, b->times[i]);
 			continue;
 		}
 		s = sym_get(st, st->x.life[life].code);

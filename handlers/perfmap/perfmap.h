@@ -21,8 +21,8 @@ struct perfmap_entry {
 struct perfmap_names {
 	char *buf;
 	size_t len, cap;
-	uint32_t *slot;   /* hash table of name offset + 1, 0 = empty */
-	uint32_t *hash;   /* each slot's hash, to rehash and compare fast */
+	uint32_t *slot; /* hash table of name offset + 1, 0 = empty */
+	uint32_t *hash; /* each slot's hash, to rehash and compare fast */
 	size_t nslots, count;
 };
 
@@ -30,10 +30,10 @@ struct perfmap {
 	struct perfmap_entry *e;
 	size_t n, cap;
 	struct perfmap_names names;
-	size_t lines;      /* lines seen, blank ones included */
-	size_t bad_lines;  /* lines that are not `START SIZE NAME` */
+	size_t lines;	  /* lines seen, blank ones included */
+	size_t bad_lines; /* lines that are not `START SIZE NAME` */
 	size_t blank_lines;
-	size_t first_bad;  /* 1-based line number of the first bad line */
+	size_t first_bad; /* 1-based line number of the first bad line */
 };
 
 /* The largest map text read: far beyond any real runtime's, and small

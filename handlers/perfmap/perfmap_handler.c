@@ -37,11 +37,11 @@ struct pm_state {
 
 struct map_reader {
 	char *buf;
-	size_t len, cap;  /* bytes held: the tail of an unfinished line */
-	size_t scanned;   /* of them, known to hold no newline */
+	size_t len, cap; /* bytes held: the tail of an unfinished line */
+	size_t scanned;	 /* of them, known to hold no newline */
 	uint64_t total;
-	int checked;      /* -1 not yet, 0 not perf map text, 1 it is */
-	bool skipping;    /* dropping the rest of an over-long line */
+	int checked;   /* -1 not yet, 0 not perf map text, 1 it is */
+	bool skipping; /* dropping the rest of an over-long line */
 };
 
 /* No runtime writes a line this long; a longer one is a bad line, and
@@ -140,8 +140,9 @@ static int read_map(int fd, struct perfmap *m, bool need_check)
 
 		if (r.cap - r.len < READ_CHUNK) {
 			/* doubling: one long line costs linear time */
-			size_t cap = r.len + READ_CHUNK > 2 * r.cap ?
-				     r.len + READ_CHUNK : 2 * r.cap;
+			size_t cap = r.len + READ_CHUNK > 2 * r.cap
+					     ? r.len + READ_CHUNK
+					     : 2 * r.cap;
 			char *b = realloc(r.buf, cap);
 
 			if (!b) {
@@ -256,27 +257,27 @@ static int load_map(const struct opjit_host *host,
 	return 1;
 fail:
 	if (rc < 0)
-		snprintf(err, errlen, "cannot read %s: %s",
-			 c->path, rc == -EFBIG ? "larger than 1 GiB" :
-			 rc == -ESPIPE ? "not a regular file" :
-			 strerror(-rc));
+		snprintf(err, errlen, "cannot read %s: %s", c->path,
+			 rc == -EFBIG	 ? "larger than 1 GiB"
+			 : rc == -ESPIPE ? "not a regular file"
+					 : strerror(-rc));
 	pm_release(st);
 	return rc;
 }
 
 static int pm_claim(const struct opjit_host *host,
-		    const struct opjit_process *proc, void **state,
-		    char *err, size_t errlen)
+		    const struct opjit_process *proc, void **state, char *err,
+		    size_t errlen)
 {
-	const size_t need = OPJIT_SIZE_THROUGH(struct opjit_map_candidate,
-					       kind);
+	const size_t need =
+		OPJIT_SIZE_THROUGH(struct opjit_map_candidate, kind);
 	size_t i;
 	int rc;
 
 	*state = NULL;
 	if (host->struct_size < OPJIT_HOST_SIZE_1_0 || !host->open_map ||
-	    proc->struct_size < OPJIT_SIZE_THROUGH(struct opjit_process,
-						   nr_maps))
+	    proc->struct_size <
+		    OPJIT_SIZE_THROUGH(struct opjit_process, nr_maps))
 		return 0;
 	for (i = 0; i < proc->nr_maps; i++) {
 		const struct opjit_map_candidate *c = proc->maps[i];
@@ -340,12 +341,14 @@ static int pm_resolve(void *state, struct opjit_resolve_batch *b)
 {
 	struct pm_state *st = state;
 	size_t i, hint = SIZE_MAX, pos = 0;
-	uint32_t *reasons = b->struct_size >=
-			    OPJIT_SIZE_THROUGH(struct opjit_resolve_batch,
-					       reasons) ? b->reasons : NULL;
+	uint32_t *reasons =
+		b->struct_size >= OPJIT_SIZE_THROUGH(
+					  struct opjit_resolve_batch, reasons)
+			? b->reasons
+			: NULL;
 
-	if (b->struct_size < OPJIT_SIZE_THROUGH(struct opjit_resolve_batch,
-						symbols)) {
+	if (b->struct_size <
+	    OPJIT_SIZE_THROUGH(struct opjit_resolve_batch, symbols)) {
 		snprintf(st->err, sizeof(st->err),
 			 "resolve batch of %zu bytes is too small",
 			 b->struct_size);

@@ -152,8 +152,8 @@ int perfmap_index(const struct perfmap *m, struct perfmap_seg **segs,
 	if (rc < 0)
 		goto out;
 	if (w.nseg && w.nseg < w.capseg) {
-		struct perfmap_seg *fit = realloc(w.seg,
-						  w.nseg * sizeof(*fit));
+		struct perfmap_seg *fit =
+			realloc(w.seg, w.nseg * sizeof(*fit));
 
 		if (fit)
 			w.seg = fit;

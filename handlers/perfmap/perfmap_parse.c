@@ -155,8 +155,8 @@ static int names_rehash(struct perfmap_names *nm)
 }
 
 /* Offset of NAME in the name buffer, adding it the first time. */
-static int names_intern(struct perfmap_names *nm, const char *name,
-			size_t len, uint32_t *off)
+static int names_intern(struct perfmap_names *nm, const char *name, size_t len,
+			uint32_t *off)
 {
 	uint32_t h = (uint32_t)name_hash(name, len);
 	size_t j;

@@ -69,8 +69,8 @@ size_t pypy_lookup(const struct pypy_map *m, uint64_t addr, uint64_t t,
 			best = i;
 	}
 	if (best == SIZE_MAX)
-		*why = later ? OPJIT_UNRESOLVED_BEFORE_LOAD :
-			       OPJIT_UNRESOLVED_NO_ENTRY;
+		*why = later ? OPJIT_UNRESOLVED_BEFORE_LOAD
+			     : OPJIT_UNRESOLVED_NO_ENTRY;
 	return best;
 }
 

@@ -125,14 +125,15 @@ static int describe(struct pypy_map *m, const char *d, size_t len,
 	int rc;
 
 	if (!semi)
-		return add_name(m, d, len, &c->func) ?:
-		       add_name(m, "", 0, &c->where);
+		return add_name(m, d, len, &c->func)
+			       ?: add_name(m, "", 0, &c->where);
 	tilde = memchr(semi, '~', len - (size_t)(semi - d));
 	if (!tilde)
 		tilde = d + len;
 	rc = add_name(m, d, (size_t)(semi - d), &c->func);
-	return rc ?: add_name(m, semi + 1, (size_t)(tilde - semi - 1),
-			      &c->where);
+	return rc
+		       ?: add_name(m, semi + 1, (size_t)(tilde - semi - 1),
+				   &c->where);
 }
 
 /* "Loop N (DESC) has address 0xS to 0xE (bootstrap 0xB)" and "bridge out
@@ -145,8 +146,11 @@ static int log_addr_line(struct pypy_map *m, const char *l)
 	const char *open, *close;
 	int n = 0;
 
-	if (sscanf(l, "bridge out of Guard %" SCNx64 " has address %" SCNx64
-		   " to %" SCNx64 "%n", &c.guard, &s, &e, &n) == 3 && n) {
+	if (sscanf(l,
+		   "bridge out of Guard %" SCNx64 " has address %" SCNx64
+		   " to %" SCNx64 "%n",
+		   &c.guard, &s, &e, &n) == 3 &&
+	    n) {
 		if (e <= s)
 			return 0;
 		c.kind = PYPY_BRIDGE;
@@ -160,8 +164,10 @@ static int log_addr_line(struct pypy_map *m, const char *l)
 		return 0;
 	open = l + n;
 	close = strstr(open, ") has address ");
-	if (!close || sscanf(close, ") has address %" SCNx64 " to %" SCNx64
-			     " (bootstrap %" SCNx64, &s, &e, &boot) < 2)
+	if (!close || sscanf(close,
+			     ") has address %" SCNx64 " to %" SCNx64
+			     " (bootstrap %" SCNx64,
+			     &s, &e, &boot) < 2)
 		return 0;
 	if (boot && boot < s)
 		s = boot; /* the preamble runs as part of the loop */
@@ -184,12 +190,12 @@ static int log_detail_line(struct pypy_map *m, const char *l)
 	uint64_t a;
 	struct pypy_code *c = m->n ? &m->code[m->n - 1] : NULL;
 
-	if (sscanf(l, " %31[a-z ]: 0x%" SCNx64, key, &a) != 2 ||
-	    l[0] != ' ')
+	if (sscanf(l, " %31[a-z ]: 0x%" SCNx64, key, &a) != 2 || l[0] != ' ')
 		return 0;
 	if (!c || c->kind != PYPY_LOOP)
 		return 1;
-	if (!strcmp(key, "function") && a < c->start && c->start - a < (1u << 20)) {
+	if (!strcmp(key, "function") && a < c->start &&
+	    c->start - a < (1u << 20)) {
 		c->size += c->start - a;
 		c->start = a;
 	} else if (!strcmp(key, "end") && a > c->start + c->size &&
@@ -216,8 +222,7 @@ static int log_opt_line(struct parse *p, const char *l)
 		return 0;
 	}
 	g = strstr(l, "descr=<Guard0x");
-	if (g && p->owner &&
-	    sscanf(g, "descr=<Guard0x%" SCNx64, &guard) == 1)
+	if (g && p->owner && sscanf(g, "descr=<Guard0x%" SCNx64, &guard) == 1)
 		return guard_set(m, guard, p->owner);
 	return 0;
 }
@@ -232,10 +237,10 @@ static int log_line(struct parse *p, const char *l)
 		const char *name = end + 2;
 
 		if (*name == '{')
-			p->section = !strcmp(name, "{jit-backend-addr") ?
-				     S_ADDR :
-				     !strncmp(name, "{jit-log-opt", 12) ?
-				     S_OPT : S_NONE;
+			p->section =
+				!strcmp(name, "{jit-backend-addr")   ? S_ADDR
+				: !strncmp(name, "{jit-log-opt", 12) ? S_OPT
+								     : S_NONE;
 		else
 			p->section = S_NONE;
 		return 0;
@@ -262,19 +267,22 @@ static int module_line(struct pypy_map *m, const char *l)
 	int n = 0;
 	char where[MAX_LINE];
 
-	if (sscanf(l, "%" SCNu64 " bridge %" SCNx64 " %" SCNx64 " %" SCNu64
-		   " %u%n", &c.t_load, &c.guard, &c.start, &c.size, &loop,
-		   &n) == 5 && n && !l[n] && c.size &&
-	    c.start + c.size > c.start) {
+	if (sscanf(l,
+		   "%" SCNu64 " bridge %" SCNx64 " %" SCNx64 " %" SCNu64
+		   " %u%n",
+		   &c.t_load, &c.guard, &c.start, &c.size, &loop, &n) == 5 &&
+	    n && !l[n] && c.size && c.start + c.size > c.start) {
 		c.kind = PYPY_BRIDGE;
 		c.loop_no = loop;
 		return add_name(m, "", 0, &c.func) ?:
 		       add_name(m, "", 0, &c.where) ?: add_code(m, &c) ?: 1;
 	}
-	if (sscanf(l, "%" SCNu64 " loop %u %" SCNx64 " %" SCNu64 " %u %u "
-		   "%255s %n", &c.t_load, &loop, &c.start, &c.size, &first,
-		   &last, func, &n) != 7 || !n || !c.size ||
-	    c.start + c.size <= c.start)
+	if (sscanf(l,
+		   "%" SCNu64 " loop %u %" SCNx64 " %" SCNu64 " %u %u "
+		   "%255s %n",
+		   &c.t_load, &loop, &c.start, &c.size, &first, &last, func,
+		   &n) != 7 ||
+	    !n || !c.size || c.start + c.size <= c.start)
 		return 0;
 	c.kind = PYPY_LOOP;
 	c.loop_no = loop;
@@ -316,7 +324,8 @@ int pypy_parse(struct pypy_map *m, const char *text, size_t len)
 	while (pos < len && rc >= 0) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
 		size_t ll = nl ? (size_t)(nl - (text + pos)) : len - pos;
-		bool whole = ll < sizeof(line) && !memchr(text + pos, '\0', ll);
+		bool whole = ll < sizeof(line) &&
+			     !memchr(text + pos, '\0', ll);
 
 		m->lines++;
 		if (!nl)

@@ -20,26 +20,26 @@ enum pypy_kind { PYPY_LOOP, PYPY_BRIDGE };
 
 struct pypy_code {
 	uint64_t start, size;
-	uint64_t t_load; /* CLOCK_MONOTONIC ns; 0 from the log */
-	uint64_t guard;  /* a bridge: the guard it leaves */
+	uint64_t t_load;  /* CLOCK_MONOTONIC ns; 0 from the log */
+	uint64_t guard;	  /* a bridge: the guard it leaves */
 	uint32_t loop_no; /* a loop's number; a bridge's loop, 0 unknown */
-	uint32_t kind;    /* enum pypy_kind */
-	uint32_t func;    /* offsets into names: the Python function */
-	uint32_t where;   /* "file:first-last", or "" */
-	uint32_t seq;     /* its place in the text: later code wins */
+	uint32_t kind;	  /* enum pypy_kind */
+	uint32_t func;	  /* offsets into names: the Python function */
+	uint32_t where;	  /* "file:first-last", or "" */
+	uint32_t seq;	  /* its place in the text: later code wins */
 };
 
 struct pypy_map {
 	enum pypy_format format;
-	uint32_t pid;      /* the module map's header; 0 for a log */
+	uint32_t pid;	   /* the module map's header; 0 for a log */
 	uint64_t start_ns; /* the module map's header */
 	struct pypy_code *code;
 	size_t n, cap;
 	char *names;
 	size_t names_len, names_cap;
 	size_t lines, bad_lines, first_bad; /* first_bad: a line number */
-	bool torn;         /* the text ends inside a line */
-	uint64_t *maxend;  /* after pypy_index(): max end of code[0..i] */
+	bool torn;			    /* the text ends inside a line */
+	uint64_t *maxend; /* after pypy_index(): max end of code[0..i] */
 	/* a log's guards: guard id -> the loop its trace belongs to */
 	uint64_t *guard_id;
 	uint32_t *guard_loop;

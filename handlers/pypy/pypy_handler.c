@@ -22,12 +22,14 @@
 
 #ifdef PYPY_FOLD_BRIDGES
 #define HANDLER_NAME "pypy-loops"
-#define HANDLER_DESC "PyPy JIT loops, each with its bridges (opjit_pypy " \
-		     "module map or PYPYLOG)"
+#define HANDLER_DESC                                         \
+	"PyPy JIT loops, each with its bridges (opjit_pypy " \
+	"module map or PYPYLOG)"
 #else
 #define HANDLER_NAME "pypy"
-#define HANDLER_DESC "PyPy JIT loops and bridges (opjit_pypy module map " \
-		     "or PYPYLOG)"
+#define HANDLER_DESC                                         \
+	"PyPy JIT loops and bridges (opjit_pypy module map " \
+	"or PYPYLOG)"
 #endif
 
 /* a module map written this long before the process started is an
@@ -37,7 +39,7 @@
 struct pp_state {
 	struct pypy_map map;
 	struct opjit_symbol *sym; /* one per code, named when first hit */
-	char **text, **file;      /* their names and source files */
+	char **text, **file;	  /* their names and source files */
 	char err[512];
 };
 
@@ -80,8 +82,9 @@ static int read_all(int fd, char **out, size_t *len)
 		ssize_t r;
 
 		if (n == cap) {
-			char *b = cap * 2 > PYPY_MAX_BYTES ? NULL :
-				  realloc(buf, cap * 2);
+			char *b = cap * 2 > PYPY_MAX_BYTES
+					  ? NULL
+					  : realloc(buf, cap * 2);
 
 			if (!b) {
 				free(buf);
@@ -139,8 +142,10 @@ static bool map_is_of(const struct opjit_host *host,
 		return false;
 	}
 	if (proc->start_ns && m->start_ns + START_SLACK_NS < proc->start_ns) {
-		warn(host, "%s: written before process %u started: an "
-		     "earlier process with the same pid wrote it", path, pid);
+		warn(host,
+		     "%s: written before process %u started: an "
+		     "earlier process with the same pid wrote it",
+		     path, pid);
 		return false;
 	}
 	return true;
@@ -150,12 +155,14 @@ static void warn_lines(const struct opjit_host *host, const char *path,
 		       const struct pypy_map *m)
 {
 	if (m->bad_lines)
-		warn(host, "%s: %zu malformed line%s (first at line %zu)", path,
-		     m->bad_lines, m->bad_lines == 1 ? "" : "s",
+		warn(host, "%s: %zu malformed line%s (first at line %zu)",
+		     path, m->bad_lines, m->bad_lines == 1 ? "" : "s",
 		     m->first_bad);
 	if (m->torn)
-		warn(host, "%s: the last line is incomplete (the writer was "
-		     "stopped while writing); read up to it", path);
+		warn(host,
+		     "%s: the last line is incomplete (the writer was "
+		     "stopped while writing); read up to it",
+		     path);
 }
 
 /* 1 claimed with *OUT, 0 not ours, or a negative errno with ERR. */
@@ -192,9 +199,9 @@ static int load(const struct opjit_host *host,
 	if (rc <= 0) {
 		if (rc < 0)
 			snprintf(err, errlen, "cannot read %s: %s", c->path,
-				 rc == -EFBIG ? "larger than 256 MiB" :
-				 rc == -ESPIPE ? "not a regular file" :
-						 strerror(-rc));
+				 rc == -EFBIG	 ? "larger than 256 MiB"
+				 : rc == -ESPIPE ? "not a regular file"
+						 : strerror(-rc));
 		pp_release(st);
 		return rc;
 	}
@@ -204,18 +211,18 @@ static int load(const struct opjit_host *host,
 }
 
 static int pp_claim(const struct opjit_host *host,
-		    const struct opjit_process *proc, void **state,
-		    char *err, size_t errlen)
+		    const struct opjit_process *proc, void **state, char *err,
+		    size_t errlen)
 {
-	const size_t need = OPJIT_SIZE_THROUGH(struct opjit_map_candidate,
-					       kind);
+	const size_t need =
+		OPJIT_SIZE_THROUGH(struct opjit_map_candidate, kind);
 	size_t i;
 	int rc;
 
 	*state = NULL;
 	if (host->struct_size < OPJIT_HOST_SIZE_1_0 || !host->open_map ||
-	    proc->struct_size < OPJIT_SIZE_THROUGH(struct opjit_process,
-						   nr_maps))
+	    proc->struct_size <
+		    OPJIT_SIZE_THROUGH(struct opjit_process, nr_maps))
 		return 0;
 	for (i = 0; i < proc->nr_maps; i++) {
 		const struct opjit_map_candidate *c = proc->maps[i];
@@ -262,12 +269,12 @@ static char *bridge_text(const struct pypy_map *m, const struct pypy_code *c)
 	int rc;
 
 	if (loop != SIZE_MAX)
-		rc = asprintf(&s, "bridge from guard 0x%" PRIx64
-			      " in loop %u (%s)", c->guard, c->loop_no,
-			      pypy_str(m, m->code[loop].func));
+		rc = asprintf(
+			&s, "bridge from guard 0x%" PRIx64 " in loop %u (%s)",
+			c->guard, c->loop_no, pypy_str(m, m->code[loop].func));
 	else if (c->loop_no)
-		rc = asprintf(&s, "bridge from guard 0x%" PRIx64
-			      " in loop %u", c->guard, c->loop_no);
+		rc = asprintf(&s, "bridge from guard 0x%" PRIx64 " in loop %u",
+			      c->guard, c->loop_no);
 	else
 		rc = asprintf(&s, "bridge from guard 0x%" PRIx64, c->guard);
 	return rc < 0 ? NULL : s;
@@ -293,8 +300,8 @@ static const struct opjit_symbol *sym_get(struct pp_state *st, size_t i)
 	s = &st->sym[i];
 	if (s->name)
 		return s;
-	st->text[i] = c->kind == PYPY_LOOP ? loop_text(m, c) :
-					     bridge_text(m, c);
+	st->text[i] = c->kind == PYPY_LOOP ? loop_text(m, c)
+					   : bridge_text(m, c);
 	if (!st->text[i])
 		return NULL;
 	s->struct_size = OPJIT_SYMBOL_SIZE_1_0;
@@ -319,13 +326,15 @@ static const struct opjit_symbol *sym_get(struct pp_state *st, size_t i)
 static int pp_resolve(void *state, struct opjit_resolve_batch *b)
 {
 	struct pp_state *st = state;
-	uint32_t *reasons = b->struct_size >=
-			    OPJIT_SIZE_THROUGH(struct opjit_resolve_batch,
-					       reasons) ? b->reasons : NULL;
+	uint32_t *reasons =
+		b->struct_size >= OPJIT_SIZE_THROUGH(
+					  struct opjit_resolve_batch, reasons)
+			? b->reasons
+			: NULL;
 	size_t i;
 
-	if (b->struct_size < OPJIT_SIZE_THROUGH(struct opjit_resolve_batch,
-						symbols)) {
+	if (b->struct_size <
+	    OPJIT_SIZE_THROUGH(struct opjit_resolve_batch, symbols)) {
 		snprintf(st->err, sizeof(st->err),
 			 "resolve batch of %zu bytes is too small",
 			 b->struct_size);

@@ -72,14 +72,15 @@ static double now(void)
 }
 
 /* One round's records, the same for both merges. */
-static void fill(struct ring *rings, size_t nr, unsigned seed,
-		 uint64_t *t, uint64_t *ip)
+static void fill(struct ring *rings, size_t nr, unsigned seed, uint64_t *t,
+		 uint64_t *ip)
 {
 	for (int k = 0; k < PER_ROUND; k++) {
 		size_t cpu = (size_t)rand_r(&seed) % nr;
 
 		*t += 1 + (uint64_t)(rand_r(&seed) % 4);
-		if (fake_ring_sample(&rings[cpu], *t, (uint32_t)cpu, (*ip)++)) {
+		if (fake_ring_sample(&rings[cpu], *t, (uint32_t)cpu,
+				     (*ip)++)) {
 			fprintf(stderr, "bench_ring_merge: ring full\n");
 			exit(1);
 		}
@@ -97,7 +98,8 @@ static int bench(size_t nr, long records)
 	size_t pages = 1, page = (size_t)sysconf(_SC_PAGESIZE);
 
 	/* room for twice a CPU's share of a round, as the kernel's would */
-	while (pages * page < 2 * sizeof(struct record_sample) * PER_ROUND / nr)
+	while (pages * page <
+	       2 * sizeof(struct record_sample) * PER_ROUND / nr)
 		pages *= 2;
 
 	if (!rings || ring_merge_init(&m, nr)) {
@@ -119,13 +121,16 @@ static int bench(size_t nr, long records)
 		ring_merge_drain(&m, rings, nr, consume, &heap);
 		t_heap += now() - t0;
 		if (scan.hash != heap.hash || scan.n != heap.n) {
-			fprintf(stderr, "bench_ring_merge: %zu CPUs: the heap "
-				"and the scan disagree on the order\n", nr);
+			fprintf(stderr,
+				"bench_ring_merge: %zu CPUs: the heap "
+				"and the scan disagree on the order\n",
+				nr);
 			return 1;
 		}
 	}
 	printf("%4zu CPUs  %9lu records  scan %7.1f ns/record  "
-	       "heap %7.1f ns/record\n", nr, (unsigned long)heap.n,
+	       "heap %7.1f ns/record\n",
+	       nr, (unsigned long)heap.n,
 	       heap.n ? t_scan * 1e9 / (double)heap.n : 0.0,
 	       heap.n ? t_heap * 1e9 / (double)heap.n : 0.0);
 	for (size_t i = 0; i < nr; i++)

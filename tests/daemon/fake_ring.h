@@ -61,12 +61,16 @@ static inline int fake_ring_put(struct ring *r, const void *rec, size_t len)
 }
 
 /* A sample at TIME on CPU, its IP a tag the test can follow. */
-static inline int fake_ring_sample(struct ring *r, uint64_t time,
-				   uint32_t cpu, uint64_t ip)
+static inline int fake_ring_sample(struct ring *r, uint64_t time, uint32_t cpu,
+				   uint64_t ip)
 {
 	struct record_sample s = {
 		.h = { .type = PERF_RECORD_SAMPLE, .size = sizeof(s) },
-		.ip = ip, .pid = 1, .tid = 1, .time = time, .cpu = cpu,
+		.ip = ip,
+		.pid = 1,
+		.tid = 1,
+		.time = time,
+		.cpu = cpu,
 	};
 
 	return fake_ring_put(r, &s, sizeof(s));

@@ -34,8 +34,8 @@ static const char *dump_name(const char *s, char *buf, size_t size)
 	if (!s || !*s)
 		return "-";
 	for (i = 0; s[i] && i + 1 < size; i++)
-		buf[i] = (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') ?
-			 '?' : s[i];
+		buf[i] = (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') ? '?'
+								       : s[i];
 	buf[i] = '\0';
 	return buf;
 }
@@ -109,7 +109,8 @@ int main(int argc, char **argv)
 		printf("\n");
 	}
 	{
-		const struct ops_stack_count *sc = ops_session_stack_hist(s, &n);
+		const struct ops_stack_count *sc =
+			ops_session_stack_hist(s, &n);
 
 		for (size_t i = 0; i < n; i++)
 			printf("stackhist %u %u %" PRIu64 "\n", sc[i].ctx,
@@ -124,7 +125,8 @@ int main(int argc, char **argv)
 		char comm[64], exe[4096];
 
 		printf("process %u %u %u %u %u %s %s %u %" PRIu64 " %" PRId64
-		       "\n", i, p->tgid, p->nspid, p->uid, p->flags,
+		       "\n",
+		       i, p->tgid, p->nspid, p->uid, p->flags,
 		       dump_name(p->comm, comm, sizeof(comm)),
 		       dump_name(p->exe, exe, sizeof(exe)), p->nr_ranges,
 		       p->start_ns, p->start_unix_ns);
@@ -143,7 +145,8 @@ int main(int argc, char **argv)
 			const struct ops_anon_stack_sample *as;
 
 			if (ops_session_anon_stacks(s, i, &as, &na)) {
-				fprintf(stderr, "sessiondump: out of memory\n");
+				fprintf(stderr,
+					"sessiondump: out of memory\n");
 				rc = 1;
 				break;
 			}

@@ -43,9 +43,11 @@ START_TEST(test_multi_segment_offsets)
 	struct maptab_entry *e;
 
 	ck_assert_int_eq(maptab_insert(&t, 0x7f0000001000, 0x7f0000005000,
-				       0x1000, 7), 0);
+				       0x1000, 7),
+			 0);
 	ck_assert_int_eq(maptab_insert(&t, 0x7f0000009000, 0x7f000000a000,
-				       0x8000, 7), 0);
+				       0x8000, 7),
+			 0);
 	e = maptab_find(&t, 0x7f0000001234);
 	ck_assert_ptr_nonnull(e);
 	ck_assert_uint_eq(maptab_offset(e, 0x7f0000001234), 0x1234);
@@ -112,7 +114,8 @@ START_TEST(test_copy_and_clear)
 	for (int i = 0; i < 100; i++)
 		ck_assert_int_eq(maptab_insert(&t, 0x1000 * (i + 1),
 					       0x1000 * (i + 1) + 0x800, 0,
-					       (uint32_t)i), 0);
+					       (uint32_t)i),
+				 0);
 	t.v[5].ctx = 42;
 	ck_assert_int_eq(maptab_copy(&c, &t), 0);
 	maptab_forget_contexts(&c);

@@ -32,9 +32,9 @@ START_TEST(test_event_names)
 }
 END_TEST
 
-#define PARSE(o, ...)                                                   \
-	({                                                              \
-		const char *argv_[] = { "oprofiled", __VA_ARGS__ };     \
+#define PARSE(o, ...)                                                    \
+	({                                                               \
+		const char *argv_[] = { "oprofiled", __VA_ARGS__ };      \
 		options_parse(o, sizeof(argv_) / sizeof(*argv_), argv_); \
 	})
 
@@ -79,7 +79,8 @@ START_TEST(test_modes_and_values)
 	ck_assert_int_eq(PARSE(&o, "--pid=1234", "--period=10000",
 			       "--separate=process,cpu", "--duration=2.5",
 			       "--session-dir=/tmp/x", "--no-archive-maps",
-			       "--archive-max=2", "--event=task-clock"), 0);
+			       "--archive-max=2", "--event=task-clock"),
+			 0);
 	ck_assert_int_eq(o.mode, MODE_PID);
 	ck_assert_int_eq(o.pid, 1234);
 	ck_assert_uint_eq(o.period, 10000);
@@ -92,8 +93,8 @@ START_TEST(test_modes_and_values)
 	ck_assert_str_eq(o.event->name, "task-clock");
 	options_free(&o);
 	/* the last of a repeated option wins */
-	ck_assert_int_eq(PARSE(&o, "--session-dir=a", "--session-dir=b",
-			       "-a"), 0);
+	ck_assert_int_eq(PARSE(&o, "--session-dir=a", "--session-dir=b", "-a"),
+			 0);
 	ck_assert_str_eq(o.session_dir, "b");
 	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "-a", "-F", "99"), 0);
@@ -115,8 +116,8 @@ START_TEST(test_bad_options)
 	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "--frequency=0", "--", "true"), -22);
 	options_free(&o);
-	ck_assert_int_eq(PARSE(&o, "--frequency=1", "--period=1", "--",
-			       "true"), -22);
+	ck_assert_int_eq(
+		PARSE(&o, "--frequency=1", "--period=1", "--", "true"), -22);
 	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "--duration=nan", "-a"), -22);
 	options_free(&o);

@@ -89,7 +89,7 @@ START_TEST(test_proctab_and_ranges)
 	ck_assert_uint_eq(p->proc_id, PROC_NO_ID);
 	ck_assert_ptr_eq(proctab_get(&t, 42), p);
 	ck_assert_ptr_null(proctab_get(&t, 42 + 4096));
-	q = proctab_add(&t, 42 + 4096);	/* same bucket */
+	q = proctab_add(&t, 42 + 4096); /* same bucket */
 	ck_assert_ptr_eq(proctab_get(&t, 42 + 4096), q);
 	ck_assert_int_eq(proc_add_range(p, 0x1000, 0x2000), 0);
 	ck_assert_int_eq(proc_add_range(p, 0x1000, 0x2000), 0);
@@ -137,7 +137,8 @@ static size_t make_elf(unsigned char *buf, const uint8_t *id, size_t idlen)
 {
 	Elf64_Ehdr eh = { 0 };
 	Elf64_Phdr ph = { 0 };
-	Elf64_Nhdr nh = { .n_namesz = 4, .n_descsz = (Elf64_Word)idlen,
+	Elf64_Nhdr nh = { .n_namesz = 4,
+			  .n_descsz = (Elf64_Word)idlen,
 			  .n_type = NT_GNU_BUILD_ID };
 	size_t off = sizeof(eh) + sizeof(ph);
 
@@ -159,9 +160,9 @@ static size_t make_elf(unsigned char *buf, const uint8_t *id, size_t idlen)
 
 START_TEST(test_buildid)
 {
-	static const uint8_t id[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4,
-					5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
-					15, 16 };
+	static const uint8_t id[20] = { 0xde, 0xad, 0xbe, 0xef, 1,  2, 3,
+					4,    5,    6,	  7,	8,  9, 10,
+					11,   12,   13,	  14,	15, 16 };
 	unsigned char buf[512] = { 0 };
 	uint8_t got[BUILDID_MAX], n = 0;
 	size_t len = make_elf(buf, id, sizeof(id));

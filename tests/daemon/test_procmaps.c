@@ -97,8 +97,7 @@ START_TEST(test_classify)
 	ck_assert_int_eq(mapname_classify("anon_inode:[perf_event]"),
 			 MAPKIND_ANON);
 	/* files and the kernel's own pages */
-	ck_assert_int_eq(mapname_classify("/usr/lib/libc.so.6"),
-			 MAPKIND_FILE);
+	ck_assert_int_eq(mapname_classify("/usr/lib/libc.so.6"), MAPKIND_FILE);
 	ck_assert_int_eq(mapname_classify("/opt/deleted/app"), MAPKIND_FILE);
 	ck_assert_int_eq(mapname_classify("[vdso]"), MAPKIND_SPECIAL);
 	ck_assert_int_eq(mapname_classify("[vsyscall]"), MAPKIND_SPECIAL);

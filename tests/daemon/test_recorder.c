@@ -35,12 +35,15 @@ static int rm_entry(const char *path, const struct stat *st, int flag,
 static void setup_cg(uint32_t separate, uint32_t depth)
 {
 	struct ops_session_info info = {
-		.event = "cpu-clock", .frequency = 4000,
-		.clock = "CLOCK_MONOTONIC", .separate = separate,
+		.event = "cpu-clock",
+		.frequency = 4000,
+		.clock = "CLOCK_MONOTONIC",
+		.separate = separate,
 		.callgraph_depth = depth,
 	};
 	struct recorder_config cfg = {
-		.separate = separate, .archive_maps = false,
+		.separate = separate,
+		.archive_maps = false,
 		.callgraph_depth = depth,
 	};
 	ssize_t n;
@@ -101,14 +104,15 @@ static struct ops_session *reopen(void)
 	ops_writer_set_totals(w, &t);
 	ck_assert_int_eq(ops_writer_close(w, clock_now), 0);
 	w = NULL;
-	ck_assert_int_eq(ops_session_open(&s, dir, NULL, NULL, err,
-					  sizeof(err)), 0);
+	ck_assert_int_eq(
+		ops_session_open(&s, dir, NULL, NULL, err, sizeof(err)), 0);
 	return s;
 }
 
 static void put_id(unsigned char *end, uint32_t pid, uint32_t tid)
 {
-	struct record_sample_id id = { .pid = pid, .tid = tid,
+	struct record_sample_id id = { .pid = pid,
+				       .tid = tid,
 				       .time = clock_now++ };
 
 	memcpy(end, &id, sizeof(id));
@@ -134,13 +138,16 @@ static void feed_mmap(uint32_t pid, uint64_t addr, uint64_t len,
 	recorder_record(&r, &m->h);
 }
 
-static void feed_sample(uint32_t pid, uint32_t tid, uint64_t ip,
-			uint16_t mode)
+static void feed_sample(uint32_t pid, uint32_t tid, uint64_t ip, uint16_t mode)
 {
 	struct record_sample s = {
-		.h = { .type = PERF_RECORD_SAMPLE, .misc = mode,
+		.h = { .type = PERF_RECORD_SAMPLE,
+		       .misc = mode,
 		       .size = sizeof(s) },
-		.ip = ip, .pid = pid, .tid = tid, .time = clock_now++,
+		.ip = ip,
+		.pid = pid,
+		.tid = tid,
+		.time = clock_now++,
 	};
 
 	recorder_record(&r, &s.h);
@@ -175,10 +182,10 @@ static void stack_text(struct ops_session *s, uint32_t id, char *out,
 	len += (size_t)snprintf(out, size, "k%u f%u", st->nr_kernel,
 				st->flags);
 	for (uint32_t i = 0; i < st->nr_frames && len < size; i++)
-		len += (size_t)snprintf(out + len, size - len, " %u:%u:%llx",
-					st->frames[i].kind,
-					st->frames[i].image,
-					(unsigned long long)st->frames[i].addr);
+		len += (size_t)snprintf(
+			out + len, size - len, " %u:%u:%llx",
+			st->frames[i].kind, st->frames[i].image,
+			(unsigned long long)st->frames[i].addr);
 }
 
 static void feed_task(uint32_t type, uint32_t pid, uint32_t ppid)
@@ -335,8 +342,8 @@ START_TEST(test_kernel_samples)
 	feed_sample(400, 400, 0xffffffff81000123, PERF_RECORD_MISC_KERNEL);
 	recorder_end_round(&r);
 	s = reopen();
-	ck_assert_uint_eq(count_at(s, "[kernel.kallsyms]",
-				   0xffffffff81000123, NULL), 2);
+	ck_assert_uint_eq(
+		count_at(s, "[kernel.kallsyms]", 0xffffffff81000123, NULL), 2);
 	ck_assert_uint_eq(ops_session_info(s)->samples_kernel, 2);
 	ops_session_close(s);
 }
@@ -377,8 +384,8 @@ START_TEST(test_jitdump_mapping_is_data)
 
 	snprintf(dump, sizeof(dump), "%s", dir);
 	slash = strrchr(dump, '/');
-	snprintf(slash, sizeof(dump) - (size_t)(slash - dump),
-		 "/jit-%u.dump", me);
+	snprintf(slash, sizeof(dump) - (size_t)(slash - dump), "/jit-%u.dump",
+		 me);
 	f = fopen(dump, "w");
 	ck_assert_ptr_nonnull(f);
 	fputs("JiTD", f);
@@ -398,8 +405,8 @@ START_TEST(test_jitdump_mapping_is_data)
 	ck_assert_ptr_nonnull(p->jitdump);
 	ck_assert_str_eq(p->jitdump, dump);
 	for (k = 0; k < ops_session_nr_images(s); k++)
-		ck_assert_ptr_null(strstr(ops_session_image(s, k)->path,
-					  "jit-"));
+		ck_assert_ptr_null(
+			strstr(ops_session_image(s, k)->path, "jit-"));
 	n = ops_session_archived_maps(s, 0, &maps);
 	for (i = 0; i < n; i++)
 		if (strstr(maps[i], slash + 1))
@@ -415,8 +422,11 @@ END_TEST
  * the stack; a held sample keeps its chain. */
 START_TEST(test_callchains)
 {
-	const uint64_t kchain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ull,
-				    PERF_CONTEXT_USER, 0x400030, 0x900000,
+	const uint64_t kchain[] = { PERF_CONTEXT_KERNEL,
+				    0xffffffff81000010ull,
+				    PERF_CONTEXT_USER,
+				    0x400030,
+				    0x900000,
 				    0x400040 };
 	const uint64_t achain[] = { PERF_CONTEXT_USER, 0x400010,
 				    0x7f0000000100ull, 0x400020 };
@@ -430,8 +440,8 @@ START_TEST(test_callchains)
 	feed_mmap(100, 0x400000, 0x2000, 0x1000, exe);
 	feed_mmap(100, 0x7f0000000000ull, 0x10000, 0, "//anon");
 	feed_chain(100, 0x400010, PERF_RECORD_MISC_USER, achain, 4);
-	feed_chain(100, 0xffffffff81000010ull, PERF_RECORD_MISC_KERNEL,
-		   kchain, 6);
+	feed_chain(100, 0xffffffff81000010ull, PERF_RECORD_MISC_KERNEL, kchain,
+		   6);
 	/* before its mapping: held in pending with its chain */
 	feed_chain(300, 0x500100, PERF_RECORD_MISC_USER, pchain, 3);
 	ck_assert_uint_eq(r.pending.n, 1);
@@ -445,7 +455,9 @@ START_TEST(test_callchains)
 	stack_text(s, sc[0].stack, text, sizeof(text));
 	ck_assert_str_eq(text, "k0 f0 0:0:100 0:0:200");
 	stack_text(s, sc[1].stack, text, sizeof(text));
-	ck_assert_str_eq(text, "k1 f1 0:1:ffffffff81000010 0:0:1030 2:0:900000 0:0:1040");
+	ck_assert_str_eq(
+		text,
+		"k1 f1 0:1:ffffffff81000010 0:0:1030 2:0:900000 0:0:1040");
 	ck_assert_uint_eq(ops_session_image(s, 1)->kind, OPS_IMAGE_KERNEL);
 	ck_assert_uint_eq(ops_session_nr_processes(s), 1);
 	ck_assert_int_eq(ops_session_anon_stacks(s, 0, &as, &n), 0);

@@ -24,8 +24,9 @@ static void collect(void *arg, const struct perf_event_header *h)
 	ck_assert_uint_lt(s->n, MAX_SEEN);
 	s->time[s->n] = record_time(h);
 	s->type[s->n] = h->type;
-	s->ip[s->n] = h->type == PERF_RECORD_SAMPLE ?
-		      ((const struct record_sample *)h)->ip : 0;
+	s->ip[s->n] = h->type == PERF_RECORD_SAMPLE
+			      ? ((const struct record_sample *)h)->ip
+			      : 0;
 	s->n++;
 }
 
@@ -125,10 +126,10 @@ START_TEST(untimed_first_closed_skipped)
 	fake_ring_sample(&rings[2], 9, 2, 3);
 	ring_merge_drain(&m, rings, NR, collect, &seen);
 	ck_assert_uint_eq(seen.n, 4);
-	ck_assert_uint_eq(seen.ip[0], 2);  /* t=3 on CPU 2 */
+	ck_assert_uint_eq(seen.ip[0], 2); /* t=3 on CPU 2 */
 	ck_assert_uint_eq(seen.type[1], PERF_RECORD_MAX + 1); /* t=0 */
-	ck_assert_uint_eq(seen.ip[2], 1);  /* t=5 */
-	ck_assert_uint_eq(seen.ip[3], 3);  /* t=9 */
+	ck_assert_uint_eq(seen.ip[2], 1);		      /* t=5 */
+	ck_assert_uint_eq(seen.ip[3], 3);		      /* t=9 */
 	ring_merge_free(&m);
 	close_rings(rings, NR);
 }
@@ -152,7 +153,8 @@ START_TEST(wrapped_records_whole)
 		for (int k = 0; k < PER_ROUND; k++, t++, ip++)
 			ck_assert_int_eq(fake_ring_sample(&rings[k % NR], t,
 							  (uint32_t)(k % NR),
-							  ip), 0);
+							  ip),
+					 0);
 		ring_merge_drain(&m, rings, NR, collect, &seen);
 		ck_assert_uint_eq(seen.n, PER_ROUND);
 		for (size_t i = 0; i < seen.n; i++)

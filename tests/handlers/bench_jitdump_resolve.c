@@ -127,10 +127,11 @@ static void report_bad(uint64_t addr, uint64_t t,
 		       const struct opjit_symbol *got, const char *file,
 		       uint32_t line, const char *want)
 {
-	fprintf(stderr, "bench_jitdump_resolve: %#" PRIx64 " at %" PRIu64
-		": got '%s' (%s:%u), want '%s'\n", addr, t,
-		got ? got->name : "(unknown)", file ? file : "-", line,
-		want ? want : "(unknown)");
+	fprintf(stderr,
+		"bench_jitdump_resolve: %#" PRIx64 " at %" PRIu64
+		": got '%s' (%s:%u), want '%s'\n",
+		addr, t, got ? got->name : "(unknown)", file ? file : "-",
+		line, want ? want : "(unknown)");
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -148,8 +149,9 @@ static uint64_t rnd(void)
 int main(int argc, char **argv)
 {
 	uint64_t nsamples = argc > 2 ? strtoull(argv[2], NULL, 0) : 10000000;
-	const struct opjit_host host = { sizeof(host), 1, 1, bench_warn, 0,
-					 handler_trust_open_map };
+	const struct opjit_host host = {
+		sizeof(host), 1, 1, bench_warn, 0, handler_trust_open_map
+	};
 	char path[] = "/tmp/jit-bench-XXXXXX";
 	struct opjit_map_candidate cand = { sizeof(cand), path,
 					    OPJIT_MAP_JITDUMP, 0 };
@@ -168,7 +170,7 @@ int main(int argc, char **argv)
 	loads = argc > 1 ? strtoull(argv[1], NULL, 0) : 1000000;
 	if (loads == 0 || nsamples == 0) {
 		fprintf(stderr, "usage: bench_jitdump_resolve [LOADS "
-			"[SAMPLES]]\n");
+				"[SAMPLES]]\n");
 		return 2;
 	}
 	fd = mkstemp(path);
@@ -208,8 +210,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < nsamples; i += BATCH) {
 		uint64_t n = nsamples - i < BATCH ? nsamples - i : BATCH, j;
 		struct opjit_resolve_batch b = {
-			sizeof(b), n, addrs + i, times + i, syms, files, lines,
-			NULL,
+			sizeof(b), n,	  addrs + i, times + i,
+			syms,	   files, lines,     NULL,
 		};
 
 		memset(syms, 0, n * sizeof(*syms));
@@ -243,12 +245,14 @@ int main(int argc, char **argv)
 	printf("dump: %" PRIu64 " code loads read and indexed in %.3f s\n",
 	       loads + (loads + 9) / 10, t1 - t0);
 	printf("resolve: %" PRIu64 " samples (%" PRIu64 " named) in %.3f s:"
-	       " %.0f samples/s\n", nsamples, named, tr,
-	       tr > 0 ? (double)nsamples / tr : 0.0);
+	       " %.0f samples/s\n",
+	       nsamples, named, tr, tr > 0 ? (double)nsamples / tr : 0.0);
 	rc = 1;
 	if (bad) {
-		fprintf(stderr, "bench_jitdump_resolve: %" PRIu64 " samples "
-			"misnamed\n", bad);
+		fprintf(stderr,
+			"bench_jitdump_resolve: %" PRIu64 " samples "
+			"misnamed\n",
+			bad);
 		goto out;
 	}
 	rc = 0;

@@ -24,8 +24,8 @@
 #include "handler_internal.h"
 
 #define BASE UINT64_C(0x7f0000000000)
-#define STRIDE 0x100u  /* one function per STRIDE bytes */
-#define FN_SIZE 0x80u  /* the rest of the stride is a gap */
+#define STRIDE 0x100u /* one function per STRIDE bytes */
+#define FN_SIZE 0x80u /* the rest of the stride is a gap */
 #define REJIT_OFF 0x20u
 #define REJIT_SIZE 0x20u
 #define BATCH 65536u
@@ -51,7 +51,8 @@ static int write_map(const char *path, uint64_t entries)
 	if (!f)
 		return -errno;
 	for (i = 0; i < entries; i++)
-		fprintf(f, "%" PRIx64 " %x LazyCompile:*fn_%" PRIu64
+		fprintf(f,
+			"%" PRIx64 " %x LazyCompile:*fn_%" PRIu64
 			" /app/src/module_%" PRIu64 ".js:%" PRIu64 "\n",
 			BASE + i * STRIDE, FN_SIZE, i, i % 97, i % 1000);
 	for (i = 0; i < entries; i += 10)
@@ -72,17 +73,20 @@ static bool expected(uint64_t addr, char *buf, size_t len)
 	if (i % 10 == 0 && off >= REJIT_OFF && off < REJIT_OFF + REJIT_SIZE)
 		snprintf(buf, len, "Rejit:fn_%" PRIu64, i);
 	else
-		snprintf(buf, len, "LazyCompile:*fn_%" PRIu64
-			 " /app/src/module_%" PRIu64 ".js:%" PRIu64, i, i % 97,
-			 i % 1000);
+		snprintf(buf, len,
+			 "LazyCompile:*fn_%" PRIu64 " /app/src/module_%" PRIu64
+			 ".js:%" PRIu64,
+			 i, i % 97, i % 1000);
 	return true;
 }
 
 static void report_bad(uint64_t addr, const struct opjit_symbol *got,
 		       const char *want)
 {
-	fprintf(stderr, "bench_perfmap_resolve: %#" PRIx64 ": got '%s', "
-		"want '%s'\n", addr, got ? got->name : "(unknown)",
+	fprintf(stderr,
+		"bench_perfmap_resolve: %#" PRIx64 ": got '%s', "
+		"want '%s'\n",
+		addr, got ? got->name : "(unknown)",
 		want ? want : "(unknown)");
 }
 
@@ -97,11 +101,13 @@ int main(int argc, char **argv)
 {
 	uint64_t entries = argc > 1 ? strtoull(argv[1], NULL, 0) : 1000000;
 	uint64_t nsamples = argc > 2 ? strtoull(argv[2], NULL, 0) : 10000000;
-	const struct opjit_host host = { OPJIT_HOST_SIZE_1_0, 1, 0, bench_warn,
-					 0, handler_trust_open_map };
+	const struct opjit_host host = {
+		OPJIT_HOST_SIZE_1_0, 1, 0,
+		bench_warn,	     0, handler_trust_open_map
+	};
 	char path[] = "/tmp/perf-bench-XXXXXX";
-	struct opjit_map_candidate cand = { sizeof(cand), path,
-					    OPJIT_MAP_PERF, 0 };
+	struct opjit_map_candidate cand = { sizeof(cand), path, OPJIT_MAP_PERF,
+					    0 };
 	const struct opjit_map_candidate *candp = &cand;
 	struct opjit_process proc = { .struct_size = sizeof(proc) };
 	const struct opjit_handler *pm = NULL;
@@ -116,7 +122,7 @@ int main(int argc, char **argv)
 
 	if (entries == 0 || nsamples == 0) {
 		fprintf(stderr, "usage: bench_perfmap_resolve [ENTRIES "
-			"[SAMPLES]]\n");
+				"[SAMPLES]]\n");
 		return 2;
 	}
 	fd = mkstemp(path);
@@ -137,7 +143,7 @@ int main(int argc, char **argv)
 	srand(42);
 	for (i = 0; i < nsamples; i++)
 		addrs[i] = BASE + ((uint64_t)rand() << 16 ^ (uint64_t)rand()) %
-			(entries * STRIDE);
+					  (entries * STRIDE);
 	qsort(addrs, nsamples, sizeof(*addrs), u64_cmp);
 
 	proc.uid = (uint32_t)geteuid();
@@ -155,8 +161,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < nsamples; i += BATCH) {
 		uint64_t n = nsamples - i < BATCH ? nsamples - i : BATCH, j;
 		struct opjit_resolve_batch b = {
-			sizeof(b), n, addrs + i, times, syms, files, lines,
-			NULL,
+			sizeof(b), n,	  addrs + i, times,
+			syms,	   files, lines,     NULL,
 		};
 
 		memset(syms, 0, n * sizeof(*syms));
@@ -184,12 +190,14 @@ int main(int argc, char **argv)
 	printf("map: %" PRIu64 " entries loaded in %.3f s\n",
 	       entries + (entries + 9) / 10, t1 - t0);
 	printf("resolve: %" PRIu64 " samples (%" PRIu64 " named) in %.3f s:"
-	       " %.0f samples/s\n", nsamples, named, tr,
-	       tr > 0 ? (double)nsamples / tr : 0.0);
+	       " %.0f samples/s\n",
+	       nsamples, named, tr, tr > 0 ? (double)nsamples / tr : 0.0);
 	rc = 1;
 	if (bad) {
-		fprintf(stderr, "bench_perfmap_resolve: %" PRIu64 " samples "
-			"misnamed\n", bad);
+		fprintf(stderr,
+			"bench_perfmap_resolve: %" PRIu64 " samples "
+			"misnamed\n",
+			bad);
 		goto out;
 	}
 	rc = 0;

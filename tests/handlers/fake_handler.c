@@ -37,13 +37,13 @@
 
 #define MAX_CANDS 16
 
-#if defined(FAKE_BAD_SEGV_CLAIM) || defined(FAKE_BAD_SEGV_RESOLVE) ||         \
+#if defined(FAKE_BAD_SEGV_CLAIM) || defined(FAKE_BAD_SEGV_RESOLVE) || \
 	defined(FAKE_BAD_SEGV_CTOR) || defined(FAKE_BAD_SEGV_RELEASE)
 #include <signal.h>
 /* a real fault, not a raise(): what a bad pointer does (and not one the
  * sanitizers would catch first) */
-__attribute__((no_sanitize("undefined", "address")))
-static void fake_segv(void)
+__attribute__((no_sanitize("undefined", "address"))) static void
+fake_segv(void)
 {
 	volatile int *volatile p = NULL;
 
@@ -70,11 +70,11 @@ __attribute__((constructor)) static void fake_ctor(void)
 	fake_segv();
 }
 #endif
-#if defined(FAKE_BAD_SEGV_CLAIM) || defined(FAKE_BAD_SEGV_RESOLVE) ||         \
-	defined(FAKE_BAD_SEGV_RELEASE) || defined(FAKE_BAD_ABORT_RESOLVE) ||  \
-	defined(FAKE_BAD_LOOP_CLAIM) || defined(FAKE_BAD_LOOP_RESOLVE) ||     \
-	defined(FAKE_BAD_EXIT_CLAIM) || defined(FAKE_BAD_NULL_NAME) ||        \
-	defined(FAKE_BAD_HUGE_SIZE) || defined(FAKE_BAD_FRESH_PTRS) ||        \
+#if defined(FAKE_BAD_SEGV_CLAIM) || defined(FAKE_BAD_SEGV_RESOLVE) ||        \
+	defined(FAKE_BAD_SEGV_RELEASE) || defined(FAKE_BAD_ABORT_RESOLVE) || \
+	defined(FAKE_BAD_LOOP_CLAIM) || defined(FAKE_BAD_LOOP_RESOLVE) ||    \
+	defined(FAKE_BAD_EXIT_CLAIM) || defined(FAKE_BAD_NULL_NAME) ||       \
+	defined(FAKE_BAD_HUGE_SIZE) || defined(FAKE_BAD_FRESH_PTRS) ||       \
 	defined(FAKE_BAD_SOCKET) || defined(FAKE_BAD_WRITE_FILE)
 #define FAKE_BAD 1
 #endif
@@ -106,10 +106,10 @@ struct fake_state {
 	size_t nfresh;
 };
 
-__attribute__((unused))
-static int fake_claim(const struct opjit_host *host,
-		      const struct opjit_process *proc, void **state,
-		      char *err, size_t errlen)
+__attribute__((unused)) static int fake_claim(const struct opjit_host *host,
+					      const struct opjit_process *proc,
+					      void **state, char *err,
+					      size_t errlen)
 {
 	struct fake_state *st;
 	size_t i;
@@ -125,7 +125,7 @@ static int fake_claim(const struct opjit_host *host,
 #ifdef FAKE_BAD
 	    && strcmp(proc->comm, "jitdemo")
 #endif
-	    )
+	)
 		return 0;
 #ifdef FAKE_BAD_SEGV_CLAIM
 	fake_segv();
@@ -157,19 +157,21 @@ static int fake_claim(const struct opjit_host *host,
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
-	st->lo.s = (struct opjit_symbol){ FAKE_SYM_SIZE, FAKE_NAME ":lo",
-					  0x1000, 0x1000, "lo.c", 7, 0 };
-	st->hi.s = (struct opjit_symbol){ FAKE_SYM_SIZE, FAKE_NAME ":hi",
-					  0x2000, 0x1000, NULL, 0, 0 };
+	st->lo.s = (struct opjit_symbol){
+		FAKE_SYM_SIZE, FAKE_NAME ":lo", 0x1000, 0x1000, "lo.c", 7, 0
+	};
+	st->hi.s = (struct opjit_symbol){
+		FAKE_SYM_SIZE, FAKE_NAME ":hi", 0x2000, 0x1000, NULL, 0, 0
+	};
 #ifdef FAKE_BAD_RESERVED
 	st->hi.s.reserved = 1;
 #endif
 #if defined(FAKE_FUTURE)
 	/* the later field is set only for a host that knows it, unless
 	 * this handler breaks the rule on purpose */
-# if !defined(FAKE_IGNORES_HOST_MINOR) && !defined(FAKE_RUDE_SYMBOLS)
+#if !defined(FAKE_IGNORES_HOST_MINOR) && !defined(FAKE_RUDE_SYMBOLS)
 	if (host->abi_minor >= FAKE_MINOR)
-# endif
+#endif
 		st->lo.later = st->hi.later = 42;
 #endif
 	for (i = 0; i < proc->nr_maps && i < MAX_CANDS; i++) {
@@ -182,8 +184,8 @@ static int fake_claim(const struct opjit_host *host,
 	}
 	st->ncand = !strcmp(proc->comm, "cands") ? i : 0;
 	st->fail_resolve = !strcmp(proc->comm, "badresolve");
-	host->warn(host, strcmp(proc->comm, "noisy") ? "claimed" :
-		   "two\nlines\033[31m");
+	host->warn(host, strcmp(proc->comm, "noisy") ? "claimed"
+						     : "two\nlines\033[31m");
 	for (i = 0; !strcmp(proc->comm, "flood") && i < 30; i++)
 		host->warn(host, "flood");
 	*state = st;
@@ -223,8 +225,8 @@ static int fake_resolve(void *state, struct opjit_resolve_batch *b)
 			return -ENOMEM;
 		fresh[0] = st->lo.s;
 		fresh[1] = st->hi.s;
-		st->fresh = realloc(st->fresh, (st->nfresh + 1) *
-				    sizeof(*st->fresh));
+		st->fresh = realloc(st->fresh,
+				    (st->nfresh + 1) * sizeof(*st->fresh));
 		if (!st->fresh)
 			return -ENOMEM;
 		st->fresh[st->nfresh++] = fresh;
@@ -258,9 +260,9 @@ static int fake_resolve(void *state, struct opjit_resolve_batch *b)
 #endif
 		} else if (b->struct_size >= OPJIT_RESOLVE_BATCH_SIZE_1_0 &&
 			   b->reasons) {
-			b->reasons[i] = a < 0x1000 ?
-					OPJIT_UNRESOLVED_BEFORE_LOAD :
-					OPJIT_UNRESOLVED_NO_ENTRY;
+			b->reasons[i] = a < 0x1000
+						? OPJIT_UNRESOLVED_BEFORE_LOAD
+						: OPJIT_UNRESOLVED_NO_ENTRY;
 		}
 	}
 	return 0;
@@ -314,27 +316,22 @@ static void fake_later(void)
 #else
 #define FAKE_CLAIM NULL
 #endif
-#define FAKE_V1 {                                                            \
-		.struct_size = FAKE_TABLE_SIZE,                              \
-		.abi_major = FAKE_MAJOR,                                     \
-		.abi_minor = FAKE_MINOR,                                     \
-		.name = FAKE_TABLE_NAME,                                     \
-		.description = FAKE_DESCRIPTION,                             \
-		.claim = FAKE_CLAIM,                                         \
-		.resolve = fake_resolve,                                     \
-		.last_error = fake_last_error,                               \
-		.release = fake_release,                                     \
+#define FAKE_V1                                                          \
+	{                                                                \
+		.struct_size = FAKE_TABLE_SIZE, .abi_major = FAKE_MAJOR, \
+		.abi_minor = FAKE_MINOR, .name = FAKE_TABLE_NAME,        \
+		.description = FAKE_DESCRIPTION, .claim = FAKE_CLAIM,    \
+		.resolve = fake_resolve, .last_error = fake_last_error,  \
+		.release = fake_release,                                 \
 	}
 
-__attribute__((unused))
-static const struct fake_table fake_table = {
+__attribute__((unused)) static const struct fake_table fake_table = {
 	.v1 = FAKE_V1,
 	.later_slot = { fake_later, fake_later },
 };
 /* What a later handler hands a host older than its minor: the new slots
  * left zero, as the growth rules ask, so that the older host loads it. */
-__attribute__((unused))
-static const struct fake_table fake_table_for_older = {
+__attribute__((unused)) static const struct fake_table fake_table_for_older = {
 	.v1 = FAKE_V1,
 };
 #define fake_handler (fake_table.v1)

@@ -35,8 +35,7 @@ static void check(const struct jd_dump *d, const struct jd_index *x,
 		  uint64_t addr, uint64_t t)
 {
 	size_t seg = jd_index_seg(x, addr);
-	uint32_t got = seg == SIZE_MAX ? UINT32_MAX :
-					 jd_index_life(x, seg, t);
+	uint32_t got = seg == SIZE_MAX ? UINT32_MAX : jd_index_life(x, seg, t);
 
 	if (!x->by_address && got != brute(x, addr, t))
 		__builtin_trap();

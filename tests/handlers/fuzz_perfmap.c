@@ -63,8 +63,8 @@ static void check_addr(const struct perfmap *m, const struct perfmap_seg *s,
 	size_t want = brute_owner(m, addr);
 	size_t got = perfmap_lookup(s, ns, addr);
 
-	if (want == SIZE_MAX ? got != SIZE_MAX :
-	    got == SIZE_MAX || s[got].entry != want)
+	if (want == SIZE_MAX ? got != SIZE_MAX
+			     : got == SIZE_MAX || s[got].entry != want)
 		__builtin_trap();
 }
 

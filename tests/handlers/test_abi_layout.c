@@ -17,12 +17,12 @@
 #error "the frozen layout below is that of LP64"
 #endif
 
-#define AT(type, member, off)                                                 \
-	_Static_assert(offsetof(struct type, member) == (off),                \
+#define AT(type, member, off)                                  \
+	_Static_assert(offsetof(struct type, member) == (off), \
 		       #type "." #member " moved")
-#define SIZE(type, n, last)                                                   \
-	_Static_assert(sizeof(struct type) == (n) &&                          \
-			       OPJIT_SIZE_THROUGH(struct type, last) == (n),  \
+#define SIZE(type, n, last)                                                  \
+	_Static_assert(sizeof(struct type) == (n) &&                         \
+			       OPJIT_SIZE_THROUGH(struct type, last) == (n), \
 		       "struct " #type " changed size or has tail padding")
 
 AT(opjit_host, struct_size, 0);
@@ -102,7 +102,7 @@ _Static_assert(OPJIT_UNRESOLVED_UNKNOWN == 0 &&
 	       "unresolved reasons keep their numbers");
 
 /* Every function keeps its type. */
-#define TYPE(expr, type)                                                      \
+#define TYPE(expr, type)                                                     \
 	_Static_assert(__builtin_types_compatible_p(__typeof__(expr), type), \
 		       #expr " changed type")
 #define SLOT(s, f) (((struct s *)0)->f)
@@ -114,8 +114,8 @@ TYPE(SLOT(opjit_host, open_map),
      int (*)(const struct opjit_host *, const struct opjit_process *,
 	     const struct opjit_map_candidate *, char *, size_t));
 TYPE(SLOT(opjit_handler, claim),
-     int (*)(const struct opjit_host *, const struct opjit_process *,
-	     void **, char *, size_t));
+     int (*)(const struct opjit_host *, const struct opjit_process *, void **,
+	     char *, size_t));
 TYPE(SLOT(opjit_handler, resolve),
      int (*)(void *, struct opjit_resolve_batch *));
 TYPE(SLOT(opjit_handler, last_error), const char *(*)(void *));

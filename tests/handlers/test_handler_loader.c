@@ -34,8 +34,8 @@ const struct ops_process *ops_session_process(const struct ops_session *s,
 	return proc_id < 4 ? &s->proc[proc_id] : NULL;
 }
 
-size_t ops_session_archived_maps(const struct ops_session *s,
-				 uint32_t proc_id, const char *const **paths)
+size_t ops_session_archived_maps(const struct ops_session *s, uint32_t proc_id,
+				 const char *const **paths)
 {
 	*paths = s->archived;
 	return s->narchived;
@@ -87,7 +87,8 @@ static void setup(void)
 	hs = NULL;
 	unsetenv("OPJIT_HANDLER_PATH");
 	anon_handlers_isolate(&(struct anon_isolation){
-		.none = 0, .timeout_ms = ANON_HANDLER_TIMEOUT_MS });
+		.none = 0,
+		.timeout_ms = ANON_HANDLER_TIMEOUT_MS });
 }
 
 static void teardown(void)
@@ -167,14 +168,16 @@ END_TEST
 
 START_TEST(wrong_major_refused)
 {
-	assert_refused("wrongmajor", "opreport: skipping handler " FAKE_DIR
+	assert_refused("wrongmajor",
+		       "opreport: skipping handler " FAKE_DIR
 		       "/libwrongmajor.so: ABI major 2, opreport speaks 1\n");
 }
 END_TEST
 
 START_TEST(missing_entry_point_refused)
 {
-	assert_refused("noentry", "opreport: skipping handler " FAKE_DIR
+	assert_refused("noentry",
+		       "opreport: skipping handler " FAKE_DIR
 		       "/libnoentry.so: no entry point opjit_handler_entry\n");
 }
 END_TEST
@@ -182,14 +185,15 @@ END_TEST
 START_TEST(null_claim_slot_refused)
 {
 	assert_refused("noclaim", "opreport: skipping handler " FAKE_DIR
-		       "/libnoclaim.so: handler table has no claim "
-		       "function\n");
+				  "/libnoclaim.so: handler table has no claim "
+				  "function\n");
 }
 END_TEST
 
 START_TEST(name_mismatch_refused)
 {
-	assert_refused("misnamed", "opreport: skipping handler " FAKE_DIR
+	assert_refused("misnamed",
+		       "opreport: skipping handler " FAKE_DIR
 		       "/libmisnamed.so: calls itself 'other', expected "
 		       "'misnamed'\n");
 }
@@ -199,16 +203,19 @@ START_TEST(short_table_refused)
 {
 	char want[256];
 
-	snprintf(want, sizeof(want), "opreport: skipping handler " FAKE_DIR
+	snprintf(want, sizeof(want),
+		 "opreport: skipping handler " FAKE_DIR
 		 "/libtiny.so: handler table of 8 bytes, at least %zu "
-		 "expected\n", (size_t)OPJIT_HANDLER_V1_SIZE);
+		 "expected\n",
+		 (size_t)OPJIT_HANDLER_V1_SIZE);
 	assert_refused("tiny", want);
 }
 END_TEST
 
 START_TEST(null_table_refused)
 {
-	assert_refused("nulltable", "opreport: skipping handler " FAKE_DIR
+	assert_refused("nulltable",
+		       "opreport: skipping handler " FAKE_DIR
 		       "/libnulltable.so: opjit_handler_entry() returned no "
 		       "table for ABI 1." MINOR "\n");
 }
@@ -228,7 +235,8 @@ START_TEST(later_minor_accepted)
 	anon_handlers_free(hs);
 	hs = NULL;
 	anon_handlers_isolate(&(struct anon_isolation){
-		.none = 1, .timeout_ms = ANON_HANDLER_TIMEOUT_MS });
+		.none = 1,
+		.timeout_ms = ANON_HANDLER_TIMEOUT_MS });
 	ck_assert_int_eq(anon_handlers_load(&hs, names, 1, FAKE_DIR2), 0);
 	ck_assert_uint_eq(hs->n, 1);
 	ck_assert_ptr_nonnull(hs->v[0].tab.claim);
@@ -238,8 +246,8 @@ END_TEST
 START_TEST(missing_handler_refused)
 {
 	assert_refused("nosuch", "opreport: skipping handler nosuch: "
-		       "libnosuch.so not found in " FAKE_DIR ":"
-		       OPJIT_HANDLER_DIR "\n");
+				 "libnosuch.so not found in " FAKE_DIR
+				 ":" OPJIT_HANDLER_DIR "\n");
 }
 END_TEST
 
@@ -267,8 +275,10 @@ START_TEST(bad_names_refused_before_lookup)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(want, sizeof(want), "opreport: invalid handler name "
-			 "'%s': %s\n", bad[i].name, bad[i].why);
+		snprintf(want, sizeof(want),
+			 "opreport: invalid handler name "
+			 "'%s': %s\n",
+			 bad[i].name, bad[i].why);
 		assert_refused(bad[i].name, want);
 	}
 	ck_assert(handler_name_valid("perf-map_2"));
@@ -302,8 +312,10 @@ static void assert_scratch_refused(const char *name, const char *reason)
 	ck_assert_int_eq(anon_handlers_load(&hs, names, 1, scratch), 0);
 	err = capture_end();
 	ck_assert_uint_eq(hs->n, 0);
-	snprintf(want, sizeof(want), "opreport: skipping handler %s/lib%s.so:"
-		 " %s", scratch, name, reason);
+	snprintf(want, sizeof(want),
+		 "opreport: skipping handler %s/lib%s.so:"
+		 " %s",
+		 scratch, name, reason);
 	ck_assert_msg(!strncmp(err, want, strlen(want)),
 		      "got '%s', want '%s...'", err, want);
 	ck_assert_int_eq(count_lines(err), 1);
@@ -319,7 +331,7 @@ START_TEST(directory_refused)
 	snprintf(p, sizeof(p), "%s/libx.so", scratch);
 	ck_assert_int_eq(mkdir(p, 0755), 0);
 	assert_scratch_refused("x", "not a regular file (trust rule: regular "
-			       "file)");
+				    "file)");
 	scratch_remove();
 }
 END_TEST
@@ -332,7 +344,7 @@ START_TEST(fifo_refused)
 	snprintf(p, sizeof(p), "%s/libx.so", scratch);
 	ck_assert_int_eq(mkfifo(p, 0644), 0);
 	assert_scratch_refused("x", "not a regular file (trust rule: regular "
-			       "file)");
+				    "file)");
 	scratch_remove();
 }
 END_TEST
@@ -347,7 +359,8 @@ START_TEST(not_elf_refused)
 	f = fopen(p, "w");
 	ck_assert_ptr_nonnull(f);
 	fputs("this is not a shared object, but it is long enough to have "
-	      "what would be an ELF header if it were one\n", f);
+	      "what would be an ELF header if it were one\n",
+	      f);
 	fclose(f);
 	/* the reason is dlopen's own text, which names the file */
 	assert_scratch_refused("x", p);
@@ -361,8 +374,7 @@ static void scratch_copy(const char *name, mode_t mode)
 	char cmd[512], p[160];
 
 	snprintf(p, sizeof(p), "%s/lib%s.so", scratch, name);
-	snprintf(cmd, sizeof(cmd), "cp '%s/lib%s.so' '%s'", FAKE_DIR, name,
-		 p);
+	snprintf(cmd, sizeof(cmd), "cp '%s/lib%s.so' '%s'", FAKE_DIR, name, p);
 	ck_assert_int_eq(system(cmd), 0);
 	ck_assert_int_eq(chmod(p, mode), 0);
 }
@@ -384,8 +396,10 @@ static void assert_dir_ignored(mode_t mode, uid_t owner, const char *why)
 	capture_begin();
 	ck_assert_int_eq(anon_handlers_load(&hs, names, 1, path), 0);
 	err = capture_end();
-	snprintf(want, sizeof(want), "opreport: ignoring handler directory "
-		 "%s: %s\n", scratch, why);
+	snprintf(want, sizeof(want),
+		 "opreport: ignoring handler directory "
+		 "%s: %s\n",
+		 scratch, why);
 	ck_assert_str_eq(err, want);
 	ck_assert_uint_eq(hs->n, 1);
 	ck_assert_str_eq(hs->v[0].path, FAKE_DIR "/libalpha.so");
@@ -396,11 +410,14 @@ static void assert_dir_ignored(mode_t mode, uid_t owner, const char *why)
 
 START_TEST(writable_dir_ignored)
 {
-	assert_dir_ignored(0777, 0, "writable by group or others (trust "
+	assert_dir_ignored(0777, 0,
+			   "writable by group or others (trust "
 			   "rule: mode)");
-	assert_dir_ignored(01777, 0, "writable by group or others (trust "
+	assert_dir_ignored(01777, 0,
+			   "writable by group or others (trust "
 			   "rule: mode)");
-	assert_dir_ignored(0775, 0, "writable by group or others (trust "
+	assert_dir_ignored(0775, 0,
+			   "writable by group or others (trust "
 			   "rule: mode)");
 }
 END_TEST
@@ -412,7 +429,8 @@ START_TEST(other_users_dir_ignored)
 	if (geteuid() != 0)
 		return; /* cannot give a directory away */
 	/* run as root here (the test returned otherwise) */
-	snprintf(want, sizeof(want), "owned by uid 12345, not by root "
+	snprintf(want, sizeof(want),
+		 "owned by uid 12345, not by root "
 		 "(trust rule: owner)");
 	assert_dir_ignored(0755, 12345, want);
 }
@@ -447,7 +465,7 @@ START_TEST(writable_library_refused)
 	scratch_make();
 	scratch_copy("alpha", 0666);
 	assert_scratch_refused("alpha", "writable by group or others (trust "
-			       "rule: mode)");
+					"rule: mode)");
 	scratch_remove();
 }
 END_TEST
@@ -463,7 +481,8 @@ START_TEST(other_users_library_refused)
 	snprintf(p, sizeof(p), "%s/libalpha.so", scratch);
 	ck_assert_int_eq(chown(p, 12345, 12345), 0);
 	/* run as root here (the test returned otherwise) */
-	snprintf(want, sizeof(want), "owned by uid 12345, not by root "
+	snprintf(want, sizeof(want),
+		 "owned by uid 12345, not by root "
 		 "(trust rule: owner)");
 	assert_scratch_refused("alpha", want);
 	scratch_remove();
@@ -488,8 +507,10 @@ START_TEST(library_linked_from_writable_dir_refused)
 	ck_assert_int_eq(chmod(target, 0644), 0);
 	snprintf(p, sizeof(p), "%s/libalpha.so", scratch);
 	ck_assert_int_eq(symlink(target, p), 0);
-	snprintf(want, sizeof(want), "in %s, which is writable by group or "
-		 "others (trust rule: mode)", sub);
+	snprintf(want, sizeof(want),
+		 "in %s, which is writable by group or "
+		 "others (trust rule: mode)",
+		 sub);
 	assert_scratch_refused("alpha", want);
 	scratch_remove();
 }
@@ -498,7 +519,7 @@ END_TEST
 START_TEST(bad_ones_do_not_stop_the_others)
 {
 	const char *names[] = { "wrongmajor", "../x", "alpha", "nosuch",
-				"noentry", "beta", "alpha" };
+				"noentry",    "beta", "alpha" };
 	const char *err;
 
 	capture_begin();
@@ -525,7 +546,8 @@ START_TEST(search_order)
 	anon_handlers_free(hs);
 	/* a colon list, read from the environment alone */
 	ck_assert_int_eq(setenv("OPJIT_HANDLER_PATH",
-				"/nonexistent:" FAKE_DIR2 ":" FAKE_DIR, 1), 0);
+				"/nonexistent:" FAKE_DIR2 ":" FAKE_DIR, 1),
+			 0);
 	ck_assert_int_eq(anon_handlers_load(&hs, names, 1, NULL), 0);
 	ck_assert_uint_eq(hs->n, 1);
 	ck_assert_str_eq(hs->v[0].path, FAKE_DIR2 "/libalpha.so");
@@ -549,20 +571,20 @@ START_TEST(list_handlers)
 	n = fread(out, 1, sizeof(out) - 1, f);
 	out[n] = '\0';
 	fclose(f);
-	ck_assert_str_eq(out,
-		"alpha\t" FAKE_DIR "/libalpha.so\tABI 1." MINOR
-		"\tfake handler "
-		"alpha\n"
-		"beta\t" FAKE_DIR "/libbeta.so\tABI 1." MINOR
-		"\tfake handler beta\n"
-		"alpha\t" FAKE_DIR2 "/libalpha.so\tABI 1." MINOR
-		"\tsecond alpha "
-		"(shadowed by an earlier directory)\n"
-		"future\t" FAKE_DIR2 "/libfuture.so\tABI 1.7\tfake handler "
-		"future\n"
-		"gamma\t" FAKE_DIR2 "/libgamma.so\tABI 1." MINOR
-		"\tfake handler "
-		"gamma\n");
+	ck_assert_str_eq(out, "alpha\t" FAKE_DIR "/libalpha.so\tABI 1." MINOR
+			      "\tfake handler "
+			      "alpha\n"
+			      "beta\t" FAKE_DIR "/libbeta.so\tABI 1." MINOR
+			      "\tfake handler beta\n"
+			      "alpha\t" FAKE_DIR2 "/libalpha.so\tABI 1." MINOR
+			      "\tsecond alpha "
+			      "(shadowed by an earlier directory)\n"
+			      "future\t" FAKE_DIR2
+			      "/libfuture.so\tABI 1.7\tfake handler "
+			      "future\n"
+			      "gamma\t" FAKE_DIR2 "/libgamma.so\tABI 1." MINOR
+			      "\tfake handler "
+			      "gamma\n");
 	/* the six broken handlers in FAKE_DIR, one line each */
 	ck_assert_int_eq(count_lines(err), 6);
 	ck_assert_ptr_nonnull(strstr(err, "libwrongmajor.so: ABI major 2"));
@@ -656,7 +678,8 @@ START_TEST(claim_error_goes_on)
 	capture_begin();
 	ck_assert_int_eq(resolve_all(hs, &sess, 0, smp, 1, &r), 0);
 	err = capture_end();
-	ck_assert_str_eq(err, "opreport: alpha: cannot read the map of "
+	ck_assert_str_eq(err,
+			 "opreport: alpha: cannot read the map of "
 			 "process 100 (fail-alpha): fake map unreadable\n");
 }
 END_TEST
@@ -673,7 +696,8 @@ START_TEST(resolve_error_reported)
 	capture_begin();
 	ck_assert_int_lt(resolve_all(hs, &sess, 0, smp, 1, &r), 0);
 	err = capture_end();
-	ck_assert_str_eq(err, "opreport: alpha: claimed\n"
+	ck_assert_str_eq(err,
+			 "opreport: alpha: claimed\n"
 			 "opreport: alpha: cannot name the samples of "
 			 "process 100 (badresolve): fake resolve failure\n");
 }
@@ -727,8 +751,8 @@ START_TEST(big_process_in_batches)
 	ck_assert_ptr_nonnull(smp);
 	/* sorted, crossing batch boundaries, half in alpha:lo */
 	for (i = 0; i < n; i++)
-		smp[i].addr = i < n / 2 ? 0x1000 + i * 0xfff / (n / 2) :
-					   0x5000 + i;
+		smp[i].addr = i < n / 2 ? 0x1000 + i * 0xfff / (n / 2)
+					: 0x5000 + i;
 	load_two();
 	memset(&sess, 0, sizeof(sess));
 	session_proc(0, 100, "alpha");
@@ -749,7 +773,8 @@ END_TEST
 START_TEST(candidates_archived_first)
 {
 	static const char *const arch[] = {
-		"/s/maps/42/anon.100", "/s/maps/42/perf-100.map",
+		"/s/maps/42/anon.100",
+		"/s/maps/42/perf-100.map",
 		"/s/maps/42/README",
 	};
 	struct ops_anon_sample smp[8] = { { 0 } };
@@ -773,8 +798,7 @@ START_TEST(candidates_archived_first)
 	ck_assert_str_eq(r.syms[2]->name, "1:0:/tmp/anon.100");
 	ck_assert_str_eq(r.syms[3]->name, "2:0:/tmp/perf-100.map");
 	ck_assert_str_eq(r.syms[4]->name, "1:0:/proc/100/root/tmp/anon.7");
-	ck_assert_str_eq(r.syms[5]->name,
-			 "2:0:/proc/100/root/tmp/perf-7.map");
+	ck_assert_str_eq(r.syms[5]->name, "2:0:/proc/100/root/tmp/perf-7.map");
 	ck_assert_ptr_null(r.syms[6]);
 }
 END_TEST
@@ -803,15 +827,16 @@ END_TEST
 
 static void isolate_fast(void)
 {
-	anon_handlers_isolate(&(struct anon_isolation){
-		.none = 0, .timeout_ms = 3000 });
+	anon_handlers_isolate(
+		&(struct anon_isolation){ .none = 0, .timeout_ms = 3000 });
 }
 
 static void setup_inprocess(void)
 {
 	setup();
 	anon_handlers_isolate(&(struct anon_isolation){
-		.none = 1, .timeout_ms = ANON_HANDLER_TIMEOUT_MS });
+		.none = 1,
+		.timeout_ms = ANON_HANDLER_TIMEOUT_MS });
 }
 
 static const struct ops_anon_sample bad_smp[] = {
@@ -822,8 +847,7 @@ static const struct ops_anon_sample bad_smp[] = {
 /* Offer process 0 ("any", tgid 100) to BAD then good, and return what
  * was said; RC is what resolve returned.  Process 1 (comm "good") must
  * still be named by good afterwards, through a fresh helper for BAD. */
-static const char *offer_bad(const char *bad, int *rc,
-			     struct anon_resolved *r)
+static const char *offer_bad(const char *bad, int *rc, struct anon_resolved *r)
 {
 	const char *names[] = { bad, "good" };
 	static char said[8192];
@@ -839,8 +863,7 @@ static const char *offer_bad(const char *bad, int *rc,
 	*rc = resolve_all(hs, &sess, 0, bad_smp, 5, r);
 	snprintf(said, sizeof(said), "%s", capture_end());
 	capture_begin();
-	ck_assert_int_eq(resolve_all(hs, &sess, 1, bad_smp, 5,
-					       &r1), 1);
+	ck_assert_int_eq(resolve_all(hs, &sess, 1, bad_smp, 5, &r1), 1);
 	ck_assert_str_eq(capture_end(), "opreport: good: claimed\n");
 	ck_assert_str_eq(r1.handler, "good");
 	ck_assert_str_eq(r1.syms[1]->name, "good:lo");
@@ -857,9 +880,10 @@ static void assert_claim_broke(const char *bad, const char *what)
 	int rc;
 
 	said = offer_bad(bad, &rc, &r);
-	snprintf(want, sizeof(want), "opreport: handler %s %s while "
-		 "claiming tgid 100 (any)\nopreport: good: claimed\n", bad,
-		 what);
+	snprintf(want, sizeof(want),
+		 "opreport: handler %s %s while "
+		 "claiming tgid 100 (any)\nopreport: good: claimed\n",
+		 bad, what);
 	ck_assert_str_eq(said, want);
 	ck_assert_int_eq(rc, 1);
 	ck_assert_str_eq(r.handler, "good");
@@ -876,9 +900,11 @@ static void assert_resolve_broke(const char *bad, const char *what,
 	int rc;
 
 	said = offer_bad(bad, &rc, &r);
-	snprintf(want, sizeof(want), "opreport: %s: claimed\nopreport: "
+	snprintf(want, sizeof(want),
+		 "opreport: %s: claimed\nopreport: "
 		 "handler %s %s while %s tgid 100 (any); its samples stay "
-		 "anonymous\n", bad, bad, what, doing);
+		 "anonymous\n",
+		 bad, bad, what, doing);
 	ck_assert_str_eq(said, want);
 	ck_assert_int_lt(rc, 0);
 }
@@ -891,15 +917,13 @@ END_TEST
 
 START_TEST(segv_in_resolve)
 {
-	assert_resolve_broke("segv-resolve", "killed by SIGSEGV",
-			     "resolving");
+	assert_resolve_broke("segv-resolve", "killed by SIGSEGV", "resolving");
 }
 END_TEST
 
 START_TEST(segv_in_release)
 {
-	assert_resolve_broke("segv-release", "killed by SIGSEGV",
-			     "releasing");
+	assert_resolve_broke("segv-release", "killed by SIGSEGV", "releasing");
 }
 END_TEST
 
@@ -931,9 +955,13 @@ START_TEST(exit_in_claim)
 
 	said = offer_bad("exit-claim", &rc, &r);
 	/* exit(0) itself, or what a sanitizer's exit hook makes of it */
-	ck_assert_msg(!strncmp(said, "opreport: handler exit-claim exited "
-			       "with status ", 44), "said: %s", said);
-	ck_assert_ptr_nonnull(strstr(said, " while claiming tgid 100 "
+	ck_assert_msg(!strncmp(said,
+			       "opreport: handler exit-claim exited "
+			       "with status ",
+			       44),
+		      "said: %s", said);
+	ck_assert_ptr_nonnull(strstr(said,
+				     " while claiming tgid 100 "
 				     "(any)\nopreport: good: claimed\n"));
 	ck_assert_int_eq(count_lines(said), 2);
 	ck_assert_int_eq(rc, 1);
@@ -950,7 +978,8 @@ END_TEST
 
 START_TEST(huge_size)
 {
-	assert_resolve_broke("huge-size", "returned a symbol of "
+	assert_resolve_broke("huge-size",
+			     "returned a symbol of "
 			     "18446744073709551615 bytes at 0x2000",
 			     "resolving");
 }
@@ -1002,8 +1031,8 @@ START_TEST(segv_in_constructor)
 	ck_assert_int_eq(anon_handlers_load(&hs, names, 2, BAD_DIR), 0);
 	err = capture_end();
 	ck_assert_str_eq(err, "opreport: skipping handler " BAD_DIR
-			 "/libsegv-ctor.so: killed by SIGSEGV while "
-			 "loading\n");
+			      "/libsegv-ctor.so: killed by SIGSEGV while "
+			      "loading\n");
 	ck_assert_uint_eq(hs->n, 1);
 	ck_assert_str_eq(hs->v[0].name, "good");
 }
@@ -1026,10 +1055,10 @@ START_TEST(list_survives_bad_constructor)
 	out[n] = '\0';
 	fclose(f);
 	ck_assert_str_eq(err, "opreport: skipping handler " BAD_DIR
-			 "/libsegv-ctor.so: killed by SIGSEGV while "
-			 "loading\n");
+			      "/libsegv-ctor.so: killed by SIGSEGV while "
+			      "loading\n");
 	ck_assert_ptr_nonnull(strstr(out, "good\t" BAD_DIR "/libgood.so\t"
-				     "ABI 1.1\tfake handler good\n"));
+					  "ABI 1.1\tfake handler good\n"));
 	ck_assert_ptr_nonnull(strstr(out, "\nsegv-resolve\t"));
 	ck_assert_ptr_null(strstr(out, "segv-ctor"));
 	/* every handler but the one that crashed */
@@ -1040,7 +1069,9 @@ END_TEST
 /* ---- the growth rules, across versions ---- */
 
 static const struct ops_anon_sample grow_smp[] = {
-	{ 1, 0x0800, 1 }, { 2, 0x1000, 1 }, { 3, 0x2000, 1 },
+	{ 1, 0x0800, 1 },
+	{ 2, 0x1000, 1 },
+	{ 3, 0x2000, 1 },
 	{ 4, 0x3000, 1 },
 };
 
@@ -1067,8 +1098,7 @@ START_TEST(handler_built_for_1_0_works)
 	memset(&sess, 0, sizeof(sess));
 	session_proc(0, 100, "v10");
 	capture_begin();
-	ck_assert_int_eq(resolve_all(hs, &sess, 0, grow_smp, 4, &r),
-			 1);
+	ck_assert_int_eq(resolve_all(hs, &sess, 0, grow_smp, 4, &r), 1);
 	ck_assert_str_eq(capture_end(), "opreport: v10: claimed\n");
 	ck_assert_ptr_null(r.syms[0]);
 	ck_assert_uint_eq(r.reasons[0], OPJIT_UNRESOLVED_BEFORE_LOAD);
@@ -1089,8 +1119,7 @@ START_TEST(later_handler_works_in_this_host)
 	memset(&sess, 0, sizeof(sess));
 	session_proc(0, 100, "future");
 	capture_begin();
-	ck_assert_int_eq(resolve_all(hs, &sess, 0, grow_smp, 4, &r),
-			 1);
+	ck_assert_int_eq(resolve_all(hs, &sess, 0, grow_smp, 4, &r), 1);
 	ck_assert_str_eq(capture_end(), "opreport: future: claimed\n");
 	ck_assert_str_eq(r.syms[1]->name, "future:lo");
 	ck_assert_str_eq(r.syms[2]->name, "future:hi");
@@ -1103,7 +1132,8 @@ START_TEST(later_table_with_unknown_fields_refused)
 {
 	char want[256];
 
-	snprintf(want, sizeof(want), "opreport: skipping handler " FAKE_DIR3
+	snprintf(want, sizeof(want),
+		 "opreport: skipping handler " FAKE_DIR3
 		 "/libfuturerude.so: handler table of %zu bytes sets fields "
 		 "past ABI 1.1, which this opreport cannot honour\n",
 		 (size_t)OPJIT_HANDLER_SIZE_1_0 + 2 * sizeof(void *));
@@ -1126,8 +1156,9 @@ START_TEST(table_of_absurd_size_refused)
 
 	capture_begin();
 	ck_assert_int_eq(anon_handlers_load(&hs, names, 1, FAKE_DIR3), 0);
-	ck_assert_str_eq(capture_end(), "opreport: skipping handler "
-			 FAKE_DIR3 "/libhuge.so: handler table of "
+	ck_assert_str_eq(capture_end(),
+			 "opreport: skipping handler " FAKE_DIR3
+			 "/libhuge.so: handler table of "
 			 "18446744073709551615 bytes, more than any 1.x table "
 			 "can be\n");
 	ck_assert_uint_eq(hs->n, 0);
@@ -1144,13 +1175,14 @@ static void assert_malformed(const char *name)
 	memset(&sess, 0, sizeof(sess));
 	session_proc(0, 100, name);
 	capture_begin();
-	ck_assert_int_eq(resolve_all(hs, &sess, 0, grow_smp, 4, &r),
-			 1);
+	ck_assert_int_eq(resolve_all(hs, &sess, 0, grow_smp, 4, &r), 1);
 	err = capture_end();
-	snprintf(want, sizeof(want), "opreport: %s: claimed\nopreport: %s: %d "
+	snprintf(want, sizeof(want),
+		 "opreport: %s: claimed\nopreport: %s: %d "
 		 "malformed symbol%s for process 100 (%s): a reserved "
 		 "field set, or fields past ABI 1.1; counted as (malformed "
-		 "symbol)\n", name, name, strcmp(name, "badsym") ? 2 : 1,
+		 "symbol)\n",
+		 name, name, strcmp(name, "badsym") ? 2 : 1,
 		 strcmp(name, "badsym") ? "s" : "", name);
 	ck_assert_str_eq(err, want);
 	ck_assert_str_eq(r.syms[2]->name, "(malformed symbol)");
@@ -1173,7 +1205,8 @@ START_TEST(host_offers_open_map)
 {
 	/* the host table lives where the handler runs: look in-process */
 	anon_handlers_isolate(&(struct anon_isolation){
-		.none = 1, .timeout_ms = ANON_HANDLER_TIMEOUT_MS });
+		.none = 1,
+		.timeout_ms = ANON_HANDLER_TIMEOUT_MS });
 	load_one_from(FAKE_DIR, "alpha");
 	ck_assert_uint_eq(hs->v[0].host.struct_size, OPJIT_HOST_SIZE_1_0);
 	ck_assert_ptr_nonnull(hs->v[0].host.open_map);

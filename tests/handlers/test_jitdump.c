@@ -317,7 +317,7 @@ START_TEST(bad_records)
 	memset(w.buf + a + 56, 'n', w.len - a - 56); /* no NUL */
 	b = w.len;
 	w_move(&w, 150, 0x1000, 0x5000, 0x100, 1);
-	w.buf[b + 4] = 40;  /* too short for a move */
+	w.buf[b + 4] = 40; /* too short for a move */
 	w.len = b + 40;
 	c = w.len;
 	w_debug(&w, 0x2000);
@@ -325,15 +325,20 @@ START_TEST(bad_records)
 	w_load(&w, 200, 0x2000, 0x100, 2, "beta");
 	ck_assert_int_eq(parse_mem(&w, w.len), 0);
 	ck_assert_int_eq(d.nbad, 3);
-	snprintf(want, sizeof(want), "malformed JIT_CODE_LOAD at offset %zu: "
-		 "name not terminated", a);
+	snprintf(want, sizeof(want),
+		 "malformed JIT_CODE_LOAD at offset %zu: "
+		 "name not terminated",
+		 a);
 	ck_assert_str_eq(d.bad[0], want);
-	snprintf(want, sizeof(want), "malformed JIT_CODE_MOVE at offset %zu: "
-		 "40 bytes, at least 64 expected", b);
+	snprintf(want, sizeof(want),
+		 "malformed JIT_CODE_MOVE at offset %zu: "
+		 "40 bytes, at least 64 expected",
+		 b);
 	ck_assert_str_eq(d.bad[1], want);
-	snprintf(want, sizeof(want), "malformed JIT_CODE_DEBUG_INFO at "
-		 "offset %zu: 200 entries do not fit in %u bytes", c,
-		 (unsigned)(16 + 16 + 3 * 16 + 7 + 2 + 9));
+	snprintf(want, sizeof(want),
+		 "malformed JIT_CODE_DEBUG_INFO at "
+		 "offset %zu: 200 entries do not fit in %u bytes",
+		 c, (unsigned)(16 + 16 + 3 * 16 + 7 + 2 + 9));
 	ck_assert_str_eq(d.bad[2], want);
 	ck_assert_int_eq(d.ncode, 1);
 	ck_assert_str_eq(jd_name(&d, d.code[0].name), "beta");
@@ -539,8 +544,13 @@ static const char *resolve_one(uint64_t addr, uint64_t t, const char **file,
 	const char *f = NULL;
 	uint32_t l = 0;
 	struct opjit_resolve_batch b = {
-		.struct_size = sizeof(b), .count = 1, .addrs = &addr,
-		.times = &t, .symbols = &sym, .files = &f, .lines = &l,
+		.struct_size = sizeof(b),
+		.count = 1,
+		.addrs = &addr,
+		.times = &t,
+		.symbols = &sym,
+		.files = &f,
+		.lines = &l,
 	};
 
 	ck_assert_int_eq(h->resolve(state, &b), 0);
@@ -560,14 +570,14 @@ START_TEST(handler_claims_and_names)
 	w_story(&w, false, 1, 40, 0);
 	put_file(&w, w.len, 0644);
 	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err,
-				  sizeof(claim_err)), 1);
+				  sizeof(claim_err)),
+			 1);
 	ck_assert_int_eq(nwarned, 0);
 	ck_assert_str_eq(resolve_one(0x1018, 150000000, &file, &line),
 			 "alpha");
 	ck_assert_str_eq(file, "app.js");
 	ck_assert_uint_eq(line, 12);
-	ck_assert_str_eq(resolve_one(0x1018, 350000000, NULL, NULL),
-			 "gamma");
+	ck_assert_str_eq(resolve_one(0x1018, 350000000, NULL, NULL), "gamma");
 	ck_assert_str_eq(resolve_one(0x3000, 450000000, NULL, NULL), "beta");
 	ck_assert_ptr_null(resolve_one(0x9000, 450000000, NULL, NULL));
 }
@@ -581,7 +591,8 @@ START_TEST(handler_other_kinds_ignored)
 	put_file(&w, w.len, 0644);
 	cand[1].kind = OPJIT_MAP_PERF;
 	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err,
-				  sizeof(claim_err)), 0);
+				  sizeof(claim_err)),
+			 0);
 	ck_assert_int_eq(nwarned, 0);
 }
 END_TEST
@@ -594,7 +605,8 @@ START_TEST(handler_trust)
 	w_story(&w, false, 1, 40, 0);
 	put_file(&w, w.len, 0666);
 	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err,
-				  sizeof(claim_err)), 0);
+				  sizeof(claim_err)),
+			 0);
 	ck_assert_int_eq(nwarned, 1);
 	snprintf(want, sizeof(want),
 		 "%s: writable by group or others (trust rule: mode)", path);
@@ -615,10 +627,13 @@ START_TEST(handler_torn_one_line)
 	w_load(&w, 200, 0x2000, 0x100, 2, "beta");
 	put_file(&w, w.len - 3, 0644);
 	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err,
-				  sizeof(claim_err)), 1);
+				  sizeof(claim_err)),
+			 1);
 	ck_assert_int_eq(nwarned, 1);
-	snprintf(want, sizeof(want), "%s: record cut off at offset %zu, "
-		 "keeping the 1 records before it", path, cut);
+	snprintf(want, sizeof(want),
+		 "%s: record cut off at offset %zu, "
+		 "keeping the 1 records before it",
+		 path, cut);
 	ck_assert_str_eq(warned[0], want);
 	ck_assert_str_eq(resolve_one(0x1000, 100, NULL, NULL), "alpha");
 }
@@ -632,11 +647,14 @@ START_TEST(handler_arch_timestamp)
 	w_story(&w, false, 1, 40, JD_FLAGS_ARCH_TIMESTAMP);
 	put_file(&w, w.len, 0644);
 	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err,
-				  sizeof(claim_err)), 1);
+				  sizeof(claim_err)),
+			 1);
 	ck_assert_int_eq(nwarned, 1);
-	snprintf(want, sizeof(want), "%s: records are stamped with the CPU's "
+	snprintf(want, sizeof(want),
+		 "%s: records are stamped with the CPU's "
 		 "own counter, not CLOCK_MONOTONIC: naming code by address "
-		 "only", path);
+		 "only",
+		 path);
 	ck_assert_str_eq(warned[0], want);
 	ck_assert_str_eq(resolve_one(0x1018, 1, NULL, NULL), "gamma");
 }
@@ -651,7 +669,8 @@ START_TEST(handler_not_a_dump)
 	memcpy(w.buf, "7f00 10 not a dump\n", 19);
 	put_file(&w, 19, 0644);
 	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err,
-				  sizeof(claim_err)), 0);
+				  sizeof(claim_err)),
+			 0);
 	ck_assert_int_eq(nwarned, 1);
 	snprintf(want, sizeof(want), "%s: not a jitdump file", path);
 	ck_assert_str_eq(warned[0], want);
@@ -670,10 +689,13 @@ START_TEST(handler_many_bad_records)
 		w_raw(&w, JD_CODE_MOVE, 20);
 	put_file(&w, w.len, 0644);
 	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err,
-				  sizeof(claim_err)), 1);
+				  sizeof(claim_err)),
+			 1);
 	ck_assert_int_eq(nwarned, JD_MAX_REPORTED + 1);
-	snprintf(want, sizeof(want), "%s: malformed JIT_CODE_MOVE at offset "
-		 "40: 20 bytes, at least 64 expected", path);
+	snprintf(want, sizeof(want),
+		 "%s: malformed JIT_CODE_MOVE at offset "
+		 "40: 20 bytes, at least 64 expected",
+		 path);
 	ck_assert_str_eq(warned[0], want);
 	snprintf(want, sizeof(want), "%s: %d more malformed records skipped",
 		 path, 20 - JD_MAX_REPORTED);

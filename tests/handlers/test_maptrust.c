@@ -164,7 +164,7 @@ START_TEST(other_owner_refused)
 	p = make_file("anon.4242", 0644);
 	ck_assert_int_eq(chown(p, 12345, 12345), 0);
 	assert_open_refused(p, "owned by uid 12345, not by uid 1000 or root "
-			 "(trust rule: owner)");
+			       "(trust rule: owner)");
 }
 END_TEST
 
@@ -173,9 +173,9 @@ START_TEST(world_writable_refused)
 	const char *p = make_file("perf-4242.map", 0666);
 
 	ck_assert_str_eq(check_path(p), "writable by group or others "
-			 "(trust rule: mode)");
+					"(trust rule: mode)");
 	assert_open_refused(p, "writable by group or others "
-			 "(trust rule: mode)");
+			       "(trust rule: mode)");
 }
 END_TEST
 
@@ -184,14 +184,15 @@ START_TEST(group_writable_refused)
 	const char *p = make_file("perf-4242.map", 0620);
 
 	ck_assert_str_eq(check_path(p), "writable by group or others "
-			 "(trust rule: mode)");
+					"(trust rule: mode)");
 	assert_open_refused(p, "writable by group or others "
-			 "(trust rule: mode)");
+			       "(trust rule: mode)");
 }
 END_TEST
 
-#define OLDER "last modified before the process started, pid reused? " \
-	      "(trust rule: map older than the process)"
+#define OLDER                                                    \
+	"last modified before the process started, pid reused? " \
+	"(trust rule: map older than the process)"
 
 START_TEST(older_than_process_refused)
 {
@@ -217,9 +218,9 @@ START_TEST(symlink_refused)
 	snprintf(link, sizeof(link), "%s/perf-4242.map", dir);
 	ck_assert_int_eq(symlink(p, link), 0);
 	ck_assert_str_eq(check_path(link), "is a symbolic link "
-			 "(trust rule: no symlinks)");
+					   "(trust rule: no symlinks)");
 	assert_open_refused(link, "is a symbolic link "
-			 "(trust rule: no symlinks)");
+				  "(trust rule: no symlinks)");
 }
 END_TEST
 
@@ -230,9 +231,9 @@ START_TEST(directory_refused)
 	snprintf(d, sizeof(d), "%s/anon.4242", dir);
 	ck_assert_int_eq(mkdir(d, 0755), 0);
 	ck_assert_str_eq(check_path(d), "not a regular file "
-			 "(trust rule: regular file)");
+					"(trust rule: regular file)");
 	assert_open_refused(d, "not a regular file "
-			 "(trust rule: regular file)");
+			       "(trust rule: regular file)");
 }
 END_TEST
 
@@ -243,7 +244,7 @@ START_TEST(fifo_refused_without_blocking)
 	snprintf(f, sizeof(f), "%s/anon.4242", dir);
 	ck_assert_int_eq(mkfifo(f, 0644), 0);
 	assert_open_refused(f, "not a regular file "
-			 "(trust rule: regular file)");
+			       "(trust rule: regular file)");
 }
 END_TEST
 
@@ -269,7 +270,8 @@ START_TEST(map_of_a_later_process_refused)
 	proc.tgid = (uint32_t)getpid();
 	proc.uid = (uint32_t)geteuid();
 	proc.start_unix_ns = now_unix_ns() - 600LL * 1000000000LL;
-	snprintf(want, sizeof(want), "written after pid %u went to a later "
+	snprintf(want, sizeof(want),
+		 "written after pid %u went to a later "
 		 "process (trust rule: map newer than the process)",
 		 proc.tgid);
 	assert_open_refused(p, want);
@@ -301,7 +303,8 @@ START_TEST(map_of_a_later_process_refused_by_monotonic_start)
 	proc.start_ns = (uint64_t)(now_mono_ns() - 600LL * 1000000000LL);
 	/* a wall clock that was stepped since says nothing against it */
 	proc.start_unix_ns = now_unix_ns() - 2LL * 1000000000LL;
-	snprintf(want, sizeof(want), "written after pid %u went to a later "
+	snprintf(want, sizeof(want),
+		 "written after pid %u went to a later "
 		 "process (trust rule: map newer than the process)",
 		 proc.tgid);
 	assert_open_refused(p, want);

@@ -114,8 +114,12 @@ static void resolve(const uint64_t *addrs, size_t n, const char **names,
 	const char *files[16] = { 0 };
 	uint32_t lines[16] = { 0 };
 	struct opjit_resolve_batch b = {
-		.struct_size = sizeof(b), .count = n, .addrs = addrs,
-		.times = times, .symbols = syms, .files = files,
+		.struct_size = sizeof(b),
+		.count = n,
+		.addrs = addrs,
+		.times = times,
+		.symbols = syms,
+		.files = files,
 		.lines = lines,
 	};
 	size_t i;
@@ -137,8 +141,8 @@ START_TEST(table_is_well_formed)
 	ck_assert_ptr_nonnull(pm->claim);
 	ck_assert_ptr_nonnull(pm->resolve);
 	ck_assert_ptr_nonnull(pm->release);
-	ck_assert_ptr_null(opjit_handler_entry(OPJIT_HANDLER_ABI_MAJOR + 1,
-					       0));
+	ck_assert_ptr_null(
+		opjit_handler_entry(OPJIT_HANDLER_ABI_MAJOR + 1, 0));
 }
 END_TEST
 
@@ -195,8 +199,7 @@ START_TEST(anon_file_with_perf_text_claimed)
 
 	add_cand("anon.4242", OPJIT_MAP_ANON, 0, "\n0x1000 0x10 jit_hot\n",
 		 0644);
-	add_cand("perf-4242.map", OPJIT_MAP_PERF, 0, "1000 10 not_me\n",
-		 0644);
+	add_cand("perf-4242.map", OPJIT_MAP_PERF, 0, "1000 10 not_me\n", 0644);
 	ck_assert_int_eq(claim(), 1);
 	resolve(a, 1, n, s);
 	ck_assert_str_eq(n[0], "jit_hot");
@@ -235,8 +238,10 @@ START_TEST(untrusted_map_skipped_with_warning)
 	resolve(a, 1, n, s);
 	ck_assert_str_eq(n[0], "genuine");
 	ck_assert_int_eq(nwarned, 1);
-	snprintf(want, sizeof(want), "%s: writable by group or others "
-		 "(trust rule: mode)", bad);
+	snprintf(want, sizeof(want),
+		 "%s: writable by group or others "
+		 "(trust rule: mode)",
+		 bad);
 	ck_assert_str_eq(warned[0], want);
 }
 END_TEST
@@ -297,16 +302,23 @@ START_TEST(overlaps_resolved_and_reasons_given)
 	uint32_t lines[7] = { 0 }, reasons[7] = { 0 };
 	const struct opjit_symbol *s[7] = { 0 };
 	struct opjit_resolve_batch b = {
-		.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_0, .count = 7,
-		.addrs = a, .times = times, .symbols = s, .files = files,
-		.lines = lines, .reasons = reasons,
+		.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_0,
+		.count = 7,
+		.addrs = a,
+		.times = times,
+		.symbols = s,
+		.files = files,
+		.lines = lines,
+		.reasons = reasons,
 	};
 
 	add_cand("perf-4242.map", OPJIT_MAP_PERF, 0,
 		 "3000 10 c\n1000 10 a\n2000 10 b\n2000 10 b2\n"
-		 "4000 100 split\n4040 10 middle\n", 0644);
+		 "4000 100 split\n4040 10 middle\n",
+		 0644);
 	ck_assert_int_eq(pm->claim(&host, &proc, &state, claim_err,
-				   sizeof(claim_err)), 1);
+				   sizeof(claim_err)),
+			 1);
 	ck_assert_int_eq(pm->resolve(state, &b), 0);
 	/* b is hidden by b2; split owns ranges around middle but is one
 	 * symbol */
@@ -338,9 +350,10 @@ START_TEST(big_map_read_whole)
 	ck_assert_ptr_nonnull(text);
 	p = text;
 	for (i = 0; i < n; i++)
-		p += sprintf(p, "%zx 10 JS:*function_number_%06zu "
-			     "/srv/app/lib/file.js:%zu\n", 0x100000 + i * 0x10,
-			     i, i % 977);
+		p += sprintf(p,
+			     "%zx 10 JS:*function_number_%06zu "
+			     "/srv/app/lib/file.js:%zu\n",
+			     0x100000 + i * 0x10, i, i % 977);
 	add_cand("perf-4242.map", OPJIT_MAP_PERF, 0, text, 0644);
 	ck_assert_uint_gt(strlen(text), 3u << 20);
 	free(text);
@@ -351,11 +364,11 @@ START_TEST(big_map_read_whole)
 	a[2] = 0x100000 + (n - 1) * 0x10 + 0xf;
 	resolve(a, 3, nm, sy);
 	ck_assert_str_eq(nm[0], "JS:*function_number_000000 "
-			 "/srv/app/lib/file.js:0");
+				"/srv/app/lib/file.js:0");
 	ck_assert_str_eq(nm[1], "JS:*function_number_031337 "
-			 "/srv/app/lib/file.js:73");
+				"/srv/app/lib/file.js:73");
 	ck_assert_str_eq(nm[2], "JS:*function_number_059999 "
-			 "/srv/app/lib/file.js:402");
+				"/srv/app/lib/file.js:402");
 }
 END_TEST
 

@@ -26,8 +26,12 @@ static void fuzz_lookups(struct jm_state *st)
 	const char *files[6];
 	uint32_t lines[6];
 	struct opjit_resolve_batch b = {
-		.struct_size = sizeof(b), .count = 6, .addrs = addrs,
-		.times = times, .symbols = syms, .files = files,
+		.struct_size = sizeof(b),
+		.count = 6,
+		.addrs = addrs,
+		.times = times,
+		.symbols = syms,
+		.files = files,
 		.lines = lines,
 	};
 	size_t n = 0;

@@ -10,7 +10,7 @@
 struct jmb {
 	unsigned char *buf;
 	size_t len, cap;
-	size_t rec;	/* start of the record being built */
+	size_t rec; /* start of the record being built */
 };
 
 struct jmb_frame {

@@ -83,9 +83,9 @@ static void dump(const struct jm_state *st, int pcs)
 	       (m->flags & JM_HDR_INLINE) ? "yes" : "no",
 	       (unsigned long long)m->start_ns);
 	printf("records=%zu methods=%zu codes=%zu unknown=%zu "
-	       "unmatched_unloads=%zu replay_dups=%zu\n", m->nr_records,
-	       m->nr_methods, m->nr_codes, m->nr_unknown, m->nr_unmatched,
-	       m->nr_dups);
+	       "unmatched_unloads=%zu replay_dups=%zu\n",
+	       m->nr_records, m->nr_methods, m->nr_codes, m->nr_unknown,
+	       m->nr_unmatched, m->nr_dups);
 	for (size_t i = 0; i < m->nr_methods; i++) {
 		const struct jm_method *me = &m->methods[i];
 
@@ -138,9 +138,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "jmdump: %s: %s\n", path, st.error);
 	} else {
 		if (st.map.damage[0])
-			fprintf(stderr, "jmdump: %s: %s; keeping the %zu "
-				"records before it\n", path, st.map.damage,
-				st.map.nr_records);
+			fprintf(stderr,
+				"jmdump: %s: %s; keeping the %zu "
+				"records before it\n",
+				path, st.map.damage, st.map.nr_records);
 		dump(&st, pcs);
 	}
 	jm_state_free(&st);

@@ -93,8 +93,8 @@ START_TEST(test_threads)
 	ck_assert_int_eq(agent_out_open(path, NULL), 0);
 	ck_assert_int_eq(agent_out_start_flusher(), 0);
 	for (uintptr_t i = 0; i < THREADS; i++)
-		ck_assert_int_eq(pthread_create(&th[i], NULL, writer,
-						(void *)i), 0);
+		ck_assert_int_eq(
+			pthread_create(&th[i], NULL, writer, (void *)i), 0);
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(th[i], NULL);
 	agent_out_close();
@@ -183,7 +183,7 @@ START_TEST(test_other_users_file)
 	if (geteuid() != 0) {
 		/* a loud note rather than a pass that proves nothing */
 		fprintf(stderr, "test_other_users_file: needs root to chown; "
-			"covered by e2e_javamap_agent_files\n");
+				"covered by e2e_javamap_agent_files\n");
 		return;
 	}
 	fd = open(path, O_WRONLY | O_CREAT, 0644);

@@ -40,8 +40,8 @@ END_TEST
 START_TEST(test_name_truncates)
 {
 	char buf[8];
-	size_t want = agent_name_format(buf, sizeof(buf), "La/B;", "run",
-					"()V");
+	size_t want =
+		agent_name_format(buf, sizeof(buf), "La/B;", "run", "()V");
 
 	ck_assert_uint_eq(want, strlen("a.B.run()"));
 	ck_assert_str_eq(buf, "a.B.run");
@@ -69,13 +69,15 @@ START_TEST(test_opts_good)
 	ck_assert_ptr_null(o.file);
 	ck_assert_int_eq(o.inline_frames, 1);
 	ck_assert_int_eq(agent_opts_parse("file=/tmp/m,inline=no,debug", &o,
-					  err, sizeof(err)), 0);
+					  err, sizeof(err)),
+			 0);
 	ck_assert_str_eq(o.file, "/tmp/m");
 	ck_assert_int_eq(o.inline_frames, 0);
 	ck_assert_str_eq(o.debug, "-");
 	agent_opts_free(&o);
-	ck_assert_int_eq(agent_opts_parse("debug=/tmp/l,,inline=yes", &o,
-					  err, sizeof(err)), 0);
+	ck_assert_int_eq(agent_opts_parse("debug=/tmp/l,,inline=yes", &o, err,
+					  sizeof(err)),
+			 0);
 	ck_assert_str_eq(o.debug, "/tmp/l");
 	ck_assert_int_eq(o.inline_frames, 1);
 	agent_opts_free(&o);
@@ -88,13 +90,16 @@ START_TEST(test_opts_bad)
 	char err[128];
 
 	ck_assert_int_eq(agent_opts_parse("inline=maybe", &o, err,
-					  sizeof(err)), -EINVAL);
+					  sizeof(err)),
+			 -EINVAL);
 	ck_assert_str_eq(err, "inline wants yes or no, not 'maybe'");
 	ck_assert_int_eq(agent_opts_parse("file=rel/path", &o, err,
-					  sizeof(err)), -EINVAL);
+					  sizeof(err)),
+			 -EINVAL);
 	ck_assert_str_eq(err, "file wants an absolute path, not 'rel/path'");
 	ck_assert_int_eq(agent_opts_parse("file=/a,colour=red", &o, err,
-					  sizeof(err)), -EINVAL);
+					  sizeof(err)),
+			 -EINVAL);
 	ck_assert_str_eq(err, "unknown option 'colour=red' (known: file, "
 			      "inline, debug)");
 	ck_assert_ptr_null(o.file);

@@ -66,8 +66,7 @@ static void path_in(char *buf, size_t len, const char *name)
 	snprintf(buf, len, "%s/%s", dir, name);
 }
 
-static void write_file(const char *path, const void *p, size_t n,
-		       mode_t mode)
+static void write_file(const char *path, const void *p, size_t n, mode_t mode)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
 
@@ -125,8 +124,8 @@ static int claim_one(const char *path, void **state)
 
 START_TEST(test_entry)
 {
-	ck_assert_ptr_null(opjit_handler_entry(OPJIT_HANDLER_ABI_MAJOR + 1,
-					       0));
+	ck_assert_ptr_null(
+		opjit_handler_entry(OPJIT_HANDLER_ABI_MAJOR + 1, 0));
 	ck_assert_str_eq(h->name, "javamap");
 	ck_assert_uint_ge(h->struct_size, OPJIT_HANDLER_V1_SIZE);
 	ck_assert_uint_eq(h->abi_major, OPJIT_HANDLER_ABI_MAJOR);
@@ -145,8 +144,11 @@ START_TEST(test_claims_javamap)
 	uint64_t addr = 0x1010, t = 30;
 	const struct opjit_symbol *sym = NULL;
 	struct opjit_resolve_batch batch = {
-		.struct_size = sizeof(batch), .count = 1, .addrs = &addr,
-		.times = &t, .symbols = &sym,
+		.struct_size = sizeof(batch),
+		.count = 1,
+		.addrs = &addr,
+		.times = &t,
+		.symbols = &sym,
 	};
 
 	small_map(&b, 4242);
@@ -221,8 +223,10 @@ START_TEST(test_refuses_symlink)
 	ck_assert_int_eq(symlink(target, path), 0);
 	ck_assert_int_eq(claim_one(path, &state), 0);
 	ck_assert_int_eq(nr_warns, 1);
-	snprintf(want, sizeof(want), "%s: is a symbolic link "
-		 "(trust rule: no symlinks)", path);
+	snprintf(want, sizeof(want),
+		 "%s: is a symbolic link "
+		 "(trust rule: no symlinks)",
+		 path);
 	ck_assert_str_eq(warns[0], want);
 	jmb_free(&b);
 }
@@ -239,8 +243,10 @@ START_TEST(test_refuses_writable)
 	write_file(path, b.buf, b.len, 0666);
 	ck_assert_int_eq(claim_one(path, &state), 0);
 	ck_assert_int_eq(nr_warns, 1);
-	snprintf(want, sizeof(want), "%s: writable by group or others "
-		 "(trust rule: mode)", path);
+	snprintf(want, sizeof(want),
+		 "%s: writable by group or others "
+		 "(trust rule: mode)",
+		 path);
 	ck_assert_str_eq(warns[0], want);
 	jmb_free(&b);
 }
@@ -257,8 +263,10 @@ START_TEST(test_refuses_other_pid)
 	write_file(path, b.buf, b.len, 0644);
 	ck_assert_int_eq(claim_one(path, &state), 0);
 	ck_assert_int_eq(nr_warns, 1);
-	snprintf(want, sizeof(want), "%s: written by pid 999, not 4242 "
-		 "(trust rule: writer's pid)", path);
+	snprintf(want, sizeof(want),
+		 "%s: written by pid 999, not 4242 "
+		 "(trust rule: writer's pid)",
+		 path);
 	ck_assert_str_eq(warns[0], want);
 	jmb_free(&b);
 }
@@ -272,8 +280,11 @@ START_TEST(test_torn_warns_once)
 	uint64_t addr = 0x1010, t = 30;
 	const struct opjit_symbol *sym = NULL;
 	struct opjit_resolve_batch batch = {
-		.struct_size = sizeof(batch), .count = 1, .addrs = &addr,
-		.times = &t, .symbols = &sym,
+		.struct_size = sizeof(batch),
+		.count = 1,
+		.addrs = &addr,
+		.times = &t,
+		.symbols = &sym,
 	};
 	size_t whole;
 
@@ -285,9 +296,10 @@ START_TEST(test_torn_warns_once)
 	write_file(path, b.buf, whole + 5, 0644);
 	ck_assert_int_eq(claim_one(path, &state), 1);
 	ck_assert_int_eq(nr_warns, 1);
-	snprintf(want, sizeof(want), "%s: record at offset %zu cut short "
-		 "after 5 bytes; keeping the 2 records before it", path,
-		 whole);
+	snprintf(want, sizeof(want),
+		 "%s: record at offset %zu cut short "
+		 "after 5 bytes; keeping the 2 records before it",
+		 path, whole);
 	ck_assert_str_eq(warns[0], want);
 	ck_assert_int_eq(h->resolve(state, &batch), 0);
 	ck_assert_str_eq(sym->name, "t.C.run()");
@@ -308,8 +320,10 @@ START_TEST(test_other_major_fails)
 	path_in(path, sizeof(path), "anon.4242");
 	write_file(path, b.buf, b.len, 0644);
 	ck_assert_int_eq(claim_one(path, &state), -EPROTONOSUPPORT);
-	snprintf(want, sizeof(want), "cannot use %s: javamap version 9.0, "
-		 "this reader knows 1.x", path);
+	snprintf(want, sizeof(want),
+		 "cannot use %s: javamap version 9.0, "
+		 "this reader knows 1.x",
+		 path);
 	ck_assert_str_eq(claim_err, want);
 	jmb_free(&b);
 }
@@ -326,8 +340,11 @@ START_TEST(test_candidate_order)
 	const struct opjit_symbol *sym = NULL;
 	uint64_t addr = 0x9010, t = 50;
 	struct opjit_resolve_batch batch = {
-		.struct_size = sizeof(batch), .count = 1, .addrs = &addr,
-		.times = &t, .symbols = &sym,
+		.struct_size = sizeof(batch),
+		.count = 1,
+		.addrs = &addr,
+		.times = &t,
+		.symbols = &sym,
 	};
 
 	path_in(p1, sizeof(p1), "archived");
@@ -359,9 +376,11 @@ START_TEST(test_refuses_earlier_jvm)
 	write_file(path, b.buf, b.len, 0644);
 	ck_assert_int_eq(claim_one(path, &state), 0);
 	ck_assert_int_eq(nr_warns, 1);
-	snprintf(want, sizeof(want), "%s: written by a JVM that started "
+	snprintf(want, sizeof(want),
+		 "%s: written by a JVM that started "
 		 "1.000 s before the process, pid reused? (trust rule: "
-		 "writer's start time)", path);
+		 "writer's start time)",
+		 path);
 	ck_assert_str_eq(warns[0], want);
 	jmb_free(&b);
 }
@@ -397,9 +416,14 @@ START_TEST(test_unresolved_reasons)
 	const char *files[4] = { 0 };
 	uint32_t lines[4] = { 0 };
 	struct opjit_resolve_batch batch = {
-		.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_0, .count = 4,
-		.addrs = addr, .times = t, .symbols = sym, .files = files,
-		.lines = lines, .reasons = reasons,
+		.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_0,
+		.count = 4,
+		.addrs = addr,
+		.times = t,
+		.symbols = sym,
+		.files = files,
+		.lines = lines,
+		.reasons = reasons,
 	};
 	static const uint32_t lt[] = { 0, 7 };
 	char path[256];

@@ -185,8 +185,10 @@ START_TEST(test_inner_overrun)
 	ck_assert_uint_eq(m.nr_records, 1);
 	ck_assert_uint_eq(m.nr_methods, 0);
 	ck_assert_uint_eq(m.valid_len, at);
-	snprintf(want, sizeof(want), "record at offset %zu (kind 1) is "
-		 "malformed", at);
+	snprintf(want, sizeof(want),
+		 "record at offset %zu (kind 1) is "
+		 "malformed",
+		 at);
 	ck_assert_str_eq(m.damage, want);
 	jm_map_free(&m);
 	jmb_free(&b);

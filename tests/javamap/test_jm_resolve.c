@@ -29,7 +29,10 @@ static void setup(void)
 	static const uint32_t offs[] = { 0, 0x20, 0x40 };
 	static const uint16_t nf[] = { 1, 2, 1 };
 	static const struct jmb_frame fr[] = {
-		{ 1, 0 }, { 2, 3 }, { 1, 4 }, { 1, 4 },
+		{ 1, 0 },
+		{ 2, 3 },
+		{ 1, 4 },
+		{ 1, 4 },
 	};
 	static const uint32_t offs3[] = { 0 };
 	static const uint16_t nf3[] = { 1 };
@@ -100,10 +103,8 @@ END_TEST
 START_TEST(test_load_slack)
 {
 	/* the load event comes a little after the code first ran */
-	ck_assert_str_eq(name_at(0x1010, 300 * S - 50000000),
-			 "p.B.other()");
-	ck_assert_str_eq(name_at(0x1010, 300 * S - 500000000),
-			 "(unknown)");
+	ck_assert_str_eq(name_at(0x1010, 300 * S - 50000000), "p.B.other()");
+	ck_assert_str_eq(name_at(0x1010, 300 * S - 500000000), "(unknown)");
 }
 END_TEST
 
@@ -177,8 +178,12 @@ START_TEST(test_batch)
 	const char *files[5] = { 0 };
 	uint32_t lines[5] = { 0 };
 	struct opjit_resolve_batch batch = {
-		.struct_size = sizeof(batch), .count = 5, .addrs = addrs,
-		.times = times, .symbols = syms, .files = files,
+		.struct_size = sizeof(batch),
+		.count = 5,
+		.addrs = addrs,
+		.times = times,
+		.symbols = syms,
+		.files = files,
 		.lines = lines,
 	};
 
@@ -208,8 +213,12 @@ START_TEST(test_small_batch)
 	struct opjit_resolve_batch batch = {
 		.struct_size = OPJIT_SIZE_THROUGH(struct opjit_resolve_batch,
 						  symbols),
-		.count = 1, .addrs = &addr, .times = &t, .symbols = &sym,
-		.files = &file, .lines = &line,
+		.count = 1,
+		.addrs = &addr,
+		.times = &t,
+		.symbols = &sym,
+		.files = &file,
+		.lines = &line,
 	};
 
 	ck_assert_int_eq(jm_state_resolve(&st, &batch), 0);
@@ -263,13 +272,15 @@ START_TEST(test_missing_method)
 	uint64_t addr = 0x7010, t = 5 * S;
 	const struct opjit_symbol *sym = NULL;
 	struct opjit_resolve_batch batch = {
-		.struct_size = sizeof(batch), .count = 1, .addrs = &addr,
-		.times = &t, .symbols = &sym,
+		.struct_size = sizeof(batch),
+		.count = 1,
+		.addrs = &addr,
+		.times = &t,
+		.symbols = &sym,
 	};
 
 	jmb_init(&b2, 1, 0);
-	jmb_code_load(&b2, 1 * S, 0, 0x63, 0x7000, 0x40, NULL, NULL, NULL,
-		      0);
+	jmb_code_load(&b2, 1 * S, 0, 0x63, 0x7000, 0x40, NULL, NULL, NULL, 0);
 	ck_assert_int_eq(jm_state_init(&st2, b2.buf, b2.len), 0);
 	ck_assert_int_eq(jm_state_resolve(&st2, &batch), 0);
 	ck_assert_str_eq(sym->name, "(method 0x63)");
@@ -293,10 +304,8 @@ START_TEST(test_latest_live_wins)
 	jmb_code_load(&b2, 20 * S, 0, 2, 0x7000, 0x40, NULL, NULL, NULL, 0);
 	ck_assert_int_eq(jm_state_init(&st2, b2.buf, b2.len), 0);
 	ck_assert_ptr_nonnull(jm_state_find_code(&st2, 0x7000, 15 * S));
-	ck_assert_uint_eq(jm_state_find_code(&st2, 0x7000, 15 * S)->method,
-			  1);
-	ck_assert_uint_eq(jm_state_find_code(&st2, 0x703f, 25 * S)->method,
-			  2);
+	ck_assert_uint_eq(jm_state_find_code(&st2, 0x7000, 15 * S)->method, 1);
+	ck_assert_uint_eq(jm_state_find_code(&st2, 0x703f, 25 * S)->method, 2);
 	ck_assert_ptr_null(jm_state_find_code(&st2, 0x7040, 25 * S));
 	jm_state_free(&st2);
 	jmb_free(&b2);

@@ -85,8 +85,8 @@ static uint64_t num(const struct st *st, const char *s)
 	return v;
 }
 
-static uint32_t lookup(const struct st *st, const struct name_id *t,
-		       size_t n, const char *name)
+static uint32_t lookup(const struct st *st, const struct name_id *t, size_t n,
+		       const char *name)
 {
 	size_t i;
 
@@ -141,9 +141,10 @@ static void stmt_image(struct st *st, char **t, int n)
 
 	if (n < 4)
 		die(st, "image NAME KIND PATH");
-	img.kind = !strcmp(t[2], "file")   ? OPS_IMAGE_FILE :
-		   !strcmp(t[2], "kernel") ? OPS_IMAGE_KERNEL :
-		   !strcmp(t[2], "module") ? OPS_IMAGE_MODULE : 99;
+	img.kind = !strcmp(t[2], "file")     ? OPS_IMAGE_FILE
+		   : !strcmp(t[2], "kernel") ? OPS_IMAGE_KERNEL
+		   : !strcmp(t[2], "module") ? OPS_IMAGE_MODULE
+					     : 99;
 	if (img.kind == 99)
 		die(st, "bad image kind");
 	img.path = t[3];
@@ -244,7 +245,8 @@ static void stmt_stack(struct st *st, char **t, int n)
 		}
 		colon = strrchr(t[i], ':');
 		if (!colon)
-			die(st, "a frame is IMAGE:OFFSET, anon:ADDR or unknown:ADDR");
+			die(st,
+			    "a frame is IMAGE:OFFSET, anon:ADDR or unknown:ADDR");
 		*colon = '\0';
 		memset(f, 0, sizeof(*f));
 		if (!strcmp(t[i], "anon"))
@@ -330,36 +332,47 @@ static void statement(struct st *st, const char *dir, char *line)
 		} else if (!strcmp(t[0], "hist") && n == 4) {
 			uint64_t c = num(st, t[3]);
 
-			check(st, ops_writer_hist_add(st->w,
-				lookup(st, st->ctxs, st->nr_ctxs, t[1]),
-				num(st, t[2]), c));
+			check(st,
+			      ops_writer_hist_add(st->w,
+						  lookup(st, st->ctxs,
+							 st->nr_ctxs, t[1]),
+						  num(st, t[2]), c));
 			st->total += c;
 		} else if (!strcmp(t[0], "process")) {
 			stmt_process(st, t, n);
 		} else if (!strcmp(t[0], "anon") && n == 5) {
 			check(st, ops_writer_anon(st->w,
-				lookup(st, st->procs, st->nr_procs, t[1]),
-				num(st, t[2]), num(st, t[3]),
-				(uint32_t)num(st, t[4])));
+						  lookup(st, st->procs,
+							 st->nr_procs, t[1]),
+						  num(st, t[2]), num(st, t[3]),
+						  (uint32_t)num(st, t[4])));
 			st->total++;
 			st->anon++;
 		} else if (!strcmp(t[0], "stack")) {
 			stmt_stack(st, t, n);
 		} else if (!strcmp(t[0], "stackhist") && n == 4) {
-			check(st, ops_writer_stack_add(st->w,
-				lookup(st, st->ctxs, st->nr_ctxs, t[1]),
-				lookup(st, st->stacks, st->nr_stacks, t[2]),
-				num(st, t[3])));
+			check(st,
+			      ops_writer_stack_add(st->w,
+						   lookup(st, st->ctxs,
+							  st->nr_ctxs, t[1]),
+						   lookup(st, st->stacks,
+							  st->nr_stacks, t[2]),
+						   num(st, t[3])));
 		} else if (!strcmp(t[0], "anonstack") && n == 5) {
-			check(st, ops_writer_anon_stack(st->w,
-				lookup(st, st->procs, st->nr_procs, t[1]),
-				num(st, t[2]),
-				lookup(st, st->stacks, st->nr_stacks, t[3]),
-				(uint32_t)num(st, t[4])));
+			check(st, ops_writer_anon_stack(
+					  st->w,
+					  lookup(st, st->procs, st->nr_procs,
+						 t[1]),
+					  num(st, t[2]),
+					  lookup(st, st->stacks, st->nr_stacks,
+						 t[3]),
+					  (uint32_t)num(st, t[4])));
 		} else if (!strcmp(t[0], "archive") && n == 3) {
 			check(st, ops_writer_archive_map(st->w,
-				lookup(st, st->procs, st->nr_procs, t[1]),
-				t[2], 1 << 24));
+							 lookup(st, st->procs,
+								st->nr_procs,
+								t[1]),
+							 t[2], 1 << 24));
 		} else {
 			die(st, "unknown statement");
 		}

@@ -105,7 +105,8 @@ static void fixture_open(struct fixture *fx)
 	ck_assert_int_eq(id, 0);
 	ck_assert_int_eq(ops_writer_close(w, 1), 0);
 	ck_assert_int_eq(ops_session_open(&fx->s, fx->dir, NULL, NULL, err,
-					  sizeof(err)), 0);
+					  sizeof(err)),
+			 0);
 	fx->o.demangle = DEMANGLE_NONE;
 	fx->o.spec = profile_spec_new();
 	ck_assert_int_eq(report_init(&fx->r, &fx->o), 0);

@@ -65,10 +65,11 @@ static void same(const char *what, const char *path, struct entry *a,
 	for (i = 0; i < na && i < nb; i++)
 		ck_assert_msg(!entry_cmp(&a[i], &b[i]),
 			      "%s: %s: libbfd has %s at %llx (rank %d), "
-			      "opreport %s at %llx (rank %d)", path, what,
-			      a[i].name, (unsigned long long)a[i].vma,
-			      a[i].prio, b[i].name,
-			      (unsigned long long)b[i].vma, b[i].prio);
+			      "opreport %s at %llx (rank %d)",
+			      path, what, a[i].name,
+			      (unsigned long long)a[i].vma, a[i].prio,
+			      b[i].name, (unsigned long long)b[i].vma,
+			      b[i].prio);
 	ck_assert_msg(na == nb, "%s: %s: libbfd has %zu, opreport %zu", path,
 		      what, na, nb);
 }

@@ -32,8 +32,12 @@ END_TEST
 START_TEST(escape_c1_and_invalid_utf8)
 {
 	/* U+009B (CSI) in UTF-8, a lone 0x9b, a cut sequence */
-	ck_assert_str_eq(esc("a\xc2\x9b" "2J"), "a\\xc2\\x9b2J");
-	ck_assert_str_eq(esc("a\x9b" "2J"), "a\\x9b2J");
+	ck_assert_str_eq(esc("a\xc2\x9b"
+			     "2J"),
+			 "a\\xc2\\x9b2J");
+	ck_assert_str_eq(esc("a\x9b"
+			     "2J"),
+			 "a\\x9b2J");
 	ck_assert_str_eq(esc("\xe2\x98"), "\\xe2\\x98");
 	ck_assert_str_eq(esc("\xff\xc0\x80"), "\\xff\\xc0\\x80");
 }
@@ -41,9 +45,9 @@ END_TEST
 
 START_TEST(escape_keeps_text)
 {
-	const char *ok[] = { "JS:*fib /srv/app/fib.js:3", "na\xc3\xafve",
+	const char *ok[] = { "JS:*fib /srv/app/fib.js:3",     "na\xc3\xafve",
 			     "\xe2\x98\x83 \xf0\x9d\x84\x9e", "C:\\dir\\x1b",
-			     "std::vector<int>::push_back", "" };
+			     "std::vector<int>::push_back",   "" };
 	size_t i;
 
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
@@ -60,7 +64,10 @@ START_TEST(escape_cut_and_sized)
 	char small[6];
 
 	ck_assert_uint_eq(escape_text(NULL, 0, "\x1b\x1b"), 8);
-	ck_assert_uint_eq(escape_text(small, sizeof(small), "ab\x1b" "cd"), 8);
+	ck_assert_uint_eq(escape_text(small, sizeof(small),
+				      "ab\x1b"
+				      "cd"),
+			  8);
 	ck_assert_str_eq(small, "ab\\x1");
 	ck_assert_uint_eq(escape_text(small, sizeof(small), NULL), 0);
 	ck_assert_str_eq(small, "");

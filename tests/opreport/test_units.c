@@ -19,19 +19,23 @@ START_TEST(threshold_accepts_percentages)
 	char err[256];
 	double t = -1;
 
-	ck_assert_int_eq(options_parse_threshold("12.5", &t, err, sizeof(err)), 0);
+	ck_assert_int_eq(options_parse_threshold("12.5", &t, err, sizeof(err)),
+			 0);
 	ck_assert_double_eq_tol(t, 12.5, 1e-9);
-	ck_assert_int_eq(options_parse_threshold("3%", &t, err, sizeof(err)), 0);
+	ck_assert_int_eq(options_parse_threshold("3%", &t, err, sizeof(err)),
+			 0);
 	ck_assert_double_eq_tol(t, 3, 1e-9);
-	ck_assert_int_eq(options_parse_threshold("0", &t, err, sizeof(err)), 0);
-	ck_assert_int_eq(options_parse_threshold("100", &t, err, sizeof(err)), 0);
+	ck_assert_int_eq(options_parse_threshold("0", &t, err, sizeof(err)),
+			 0);
+	ck_assert_int_eq(options_parse_threshold("100", &t, err, sizeof(err)),
+			 0);
 }
 END_TEST
 
 START_TEST(threshold_refuses_the_rest)
 {
-	static const char *bad[] = { "x", "", "-1", "100.5", "nan", "inf",
-				     "0x10", "5%%", "5 ", "1e400" };
+	static const char *bad[] = { "x",   "",	    "-1",  "100.5", "nan",
+				     "inf", "0x10", "5%%", "5 ",    "1e400" };
 	char err[256];
 	double t = 7;
 	size_t i;
@@ -45,7 +49,9 @@ START_TEST(threshold_refuses_the_rest)
 	}
 	ck_assert_double_eq(t, 7);
 	options_parse_threshold("x", &t, err, sizeof(err));
-	ck_assert_str_eq(err, "invalid --threshold 'x': expected a percentage between 0 and 100");
+	ck_assert_str_eq(
+		err,
+		"invalid --threshold 'x': expected a percentage between 0 and 100");
 }
 END_TEST
 
@@ -55,24 +61,37 @@ START_TEST(merge_and_sort_lists)
 	char err[256];
 	unsigned m = 0;
 
-	ck_assert_int_eq(options_parse_merge("lib,tgid", &m, err, sizeof(err)), 0);
+	ck_assert_int_eq(options_parse_merge("lib,tgid", &m, err, sizeof(err)),
+			 0);
 	ck_assert_uint_eq(m, MERGE_LIB | MERGE_TGID);
 	ck_assert_int_eq(options_parse_merge("all", &m, err, sizeof(err)), 0);
 	ck_assert_uint_eq(m, MERGE_ALL);
-	ck_assert_int_eq(options_parse_merge("lib,bogus", &m, err, sizeof(err)), -EINVAL);
-	ck_assert_int_eq(options_parse_merge("", &m, err, sizeof(err)), -EINVAL);
-	ck_assert_int_eq(options_parse_sort("image,sample", &o, err, sizeof(err)), 0);
+	ck_assert_int_eq(options_parse_merge("lib,bogus", &m, err,
+					     sizeof(err)),
+			 -EINVAL);
+	ck_assert_int_eq(options_parse_merge("", &m, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_int_eq(
+		options_parse_sort("image,sample", &o, err, sizeof(err)), 0);
 	ck_assert_uint_eq(o.nr_sort, 2);
 	ck_assert_int_eq(o.sort[0], SORT_IMAGE);
 	ck_assert_int_eq(o.sort[1], SORT_SAMPLE);
-	ck_assert_int_eq(options_parse_sort("size", &o, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(options_parse_sort("size", &o, err, sizeof(err)),
+			 -EINVAL);
 	ck_assert_uint_eq(o.nr_sort, 2);
 	/* an empty item in a keyword list is a mistake, not a no-op */
-	ck_assert_int_eq(options_parse_sort("image,,sample", &o, err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "invalid --sort 'image,,sample': expected a comma list of sample, image, app-name, symbol, debug, vma");
-	ck_assert_int_eq(options_parse_sort("image,", &o, err, sizeof(err)), -EINVAL);
-	ck_assert_int_eq(options_parse_merge("lib,,cpu", &m, err, sizeof(err)), -EINVAL);
-	ck_assert_int_eq(options_parse_merge(",", &m, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(options_parse_sort("image,,sample", &o, err,
+					    sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(
+		err,
+		"invalid --sort 'image,,sample': expected a comma list of sample, image, app-name, symbol, debug, vma");
+	ck_assert_int_eq(options_parse_sort("image,", &o, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_int_eq(options_parse_merge("lib,,cpu", &m, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_int_eq(options_parse_merge(",", &m, err, sizeof(err)),
+			 -EINVAL);
 	ck_assert_uint_eq(o.nr_sort, 2);
 }
 END_TEST
@@ -81,19 +100,30 @@ START_TEST(handler_names)
 {
 	char err[256];
 
-	ck_assert_int_eq(options_check_handler_name("perfmap", err, sizeof(err)), 0);
-	ck_assert_int_eq(options_check_handler_name("java_map-2", err, sizeof(err)), 0);
-	ck_assert_int_eq(options_check_handler_name("../x", err, sizeof(err)), -EINVAL);
-	ck_assert_int_eq(options_check_handler_name("Perf", err, sizeof(err)), -EINVAL);
-	ck_assert_int_eq(options_check_handler_name("", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(
+		options_check_handler_name("perfmap", err, sizeof(err)), 0);
+	ck_assert_int_eq(
+		options_check_handler_name("java_map-2", err, sizeof(err)), 0);
+	ck_assert_int_eq(options_check_handler_name("../x", err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_int_eq(options_check_handler_name("Perf", err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_int_eq(options_check_handler_name("", err, sizeof(err)),
+			 -EINVAL);
 	/* one rule with the loader: 64 characters pass, 65 do not */
-	ck_assert_int_eq(options_check_handler_name(
-		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-		err, sizeof(err)), 0);
-	ck_assert_int_eq(options_check_handler_name(
-		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-		err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "invalid handler name "
+	ck_assert_int_eq(
+		options_check_handler_name(
+			"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+			err, sizeof(err)),
+		0);
+	ck_assert_int_eq(
+		options_check_handler_name(
+			"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+			err, sizeof(err)),
+		-EINVAL);
+	ck_assert_str_eq(
+		err,
+		"invalid handler name "
 		"'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'"
 		": longer than 64 characters");
 }
@@ -122,11 +152,15 @@ START_TEST(spec_image_and_tgid)
 
 	ck_assert_ptr_nonnull(s);
 	ck_assert(profile_spec_match_image(s, "/bin/anything"));
-	ck_assert_int_eq(profile_spec_parse(s, "image:/usr/bin/*,libc.so*", err, sizeof(err)), 0);
+	ck_assert_int_eq(profile_spec_parse(s, "image:/usr/bin/*,libc.so*",
+					    err, sizeof(err)),
+			 0);
 	ck_assert(profile_spec_match_image(s, "/usr/bin/bash"));
-	ck_assert(profile_spec_match_image(s, "/lib/x86_64-linux-gnu/libc.so.6"));
+	ck_assert(profile_spec_match_image(s,
+					   "/lib/x86_64-linux-gnu/libc.so.6"));
 	ck_assert(!profile_spec_match_image(s, "/usr/lib/libm.so.6"));
-	ck_assert_int_eq(profile_spec_parse(s, "tgid:42,43", err, sizeof(err)), 0);
+	ck_assert_int_eq(profile_spec_parse(s, "tgid:42,43", err, sizeof(err)),
+			 0);
 	ck_assert(profile_spec_match_tgid(s, 43));
 	ck_assert(!profile_spec_match_tgid(s, 44));
 	profile_spec_free(s);
@@ -138,28 +172,37 @@ START_TEST(spec_errors_name_the_word)
 	struct profile_spec *s = profile_spec_new();
 	char err[256];
 
-	ck_assert_int_eq(profile_spec_parse(s, "foo:bar", err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "bad profile specification 'foo:bar': unknown tag 'foo'");
-	ck_assert_int_eq(profile_spec_parse(s, "tgid:x", err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "bad profile specification 'tgid:x': expected process ids");
-	ck_assert_int_eq(profile_spec_parse(s, "tgid:1,,2", err, sizeof(err)), -EINVAL);
-	ck_assert_int_eq(profile_spec_parse(s, "tgid:0", err, sizeof(err)), -EINVAL);
-	ck_assert_int_eq(profile_spec_parse(s, "image:", err, sizeof(err)), -EINVAL);
-	ck_assert_int_eq(profile_spec_parse(s, "plain", err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "bad profile specification 'plain': expected tag:value");
+	ck_assert_int_eq(profile_spec_parse(s, "foo:bar", err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(
+		err, "bad profile specification 'foo:bar': unknown tag 'foo'");
+	ck_assert_int_eq(profile_spec_parse(s, "tgid:x", err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(
+		err,
+		"bad profile specification 'tgid:x': expected process ids");
+	ck_assert_int_eq(profile_spec_parse(s, "tgid:1,,2", err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_int_eq(profile_spec_parse(s, "tgid:0", err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_int_eq(profile_spec_parse(s, "image:", err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_int_eq(profile_spec_parse(s, "plain", err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(
+		err, "bad profile specification 'plain': expected tag:value");
 	profile_spec_free(s);
 }
 END_TEST
 
-static const char ksyms[] =
-	"ffffffff81000000 T _stext\n"
-	"ffffffff81000100 t helper\n"
-	"ffffffff81000200 D some_data\n"
-	"ffffffff81000300 T after_data\n"
-	"this is not a line\n"
-	"ffffffffc0001000 t mod_init\t[ext4]\n"
-	"ffffffffc0001080 t mod_exit\t[ext4]\n"
-	"ffffffffc0002000 t other_fn\t[xfs]\n";
+static const char ksyms[] = "ffffffff81000000 T _stext\n"
+			    "ffffffff81000100 t helper\n"
+			    "ffffffff81000200 D some_data\n"
+			    "ffffffff81000300 T after_data\n"
+			    "this is not a line\n"
+			    "ffffffffc0001000 t mod_init\t[ext4]\n"
+			    "ffffffffc0001080 t mod_exit\t[ext4]\n"
+			    "ffffffffc0002000 t other_fn\t[xfs]\n";
 
 START_TEST(kallsyms_kernel_and_modules)
 {
@@ -167,20 +210,35 @@ START_TEST(kallsyms_kernel_and_modules)
 	size_t bad, first;
 
 	ck_assert_int_eq(kallsyms_parse(&ks, ksyms, sizeof(ksyms) - 1, &bad,
-					 &first),
+					&first),
 			 0);
 	ck_assert_uint_eq(bad, 1);
 	ck_assert_uint_eq(first, 5);
 	ck_assert_uint_eq(kallsyms_count(ks), 6);
-	ck_assert_str_eq(kallsyms_resolve(ks, NULL, 0xffffffff81000004ULL)->name, "_stext");
-	ck_assert_str_eq(kallsyms_resolve(ks, NULL, 0xffffffff81000250ULL)->name, "helper");
-	ck_assert_str_eq(kallsyms_resolve(ks, NULL, 0xffffffff81000300ULL)->name, "after_data");
-	ck_assert_str_eq(kallsyms_resolve(ks, "ext4", 0xffffffffc0001010ULL)->name, "mod_init");
-	ck_assert_str_eq(kallsyms_resolve(ks, "ext4", 0xffffffffc0001090ULL)->name, "mod_exit");
-	ck_assert_str_eq(kallsyms_resolve(ks, "xfs", 0xffffffffc0002001ULL)->name, "other_fn");
+	ck_assert_str_eq(
+		kallsyms_resolve(ks, NULL, 0xffffffff81000004ULL)->name,
+		"_stext");
+	ck_assert_str_eq(
+		kallsyms_resolve(ks, NULL, 0xffffffff81000250ULL)->name,
+		"helper");
+	ck_assert_str_eq(
+		kallsyms_resolve(ks, NULL, 0xffffffff81000300ULL)->name,
+		"after_data");
+	ck_assert_str_eq(
+		kallsyms_resolve(ks, "ext4", 0xffffffffc0001010ULL)->name,
+		"mod_init");
+	ck_assert_str_eq(
+		kallsyms_resolve(ks, "ext4", 0xffffffffc0001090ULL)->name,
+		"mod_exit");
+	ck_assert_str_eq(
+		kallsyms_resolve(ks, "xfs", 0xffffffffc0002001ULL)->name,
+		"other_fn");
 	/* before every symbol, and a module's address asked of the kernel */
-	ck_assert_str_eq(kallsyms_resolve(ks, NULL, 0x1000)->name, "(no symbols)");
-	ck_assert_str_eq(kallsyms_resolve(ks, "ext4", 0xffffffff81000004ULL)->name, "(no symbols)");
+	ck_assert_str_eq(kallsyms_resolve(ks, NULL, 0x1000)->name,
+			 "(no symbols)");
+	ck_assert_str_eq(
+		kallsyms_resolve(ks, "ext4", 0xffffffff81000004ULL)->name,
+		"(no symbols)");
 	kallsyms_free(ks);
 }
 END_TEST
@@ -198,27 +256,31 @@ START_TEST(kallsyms_module_bounds)
 					&first),
 			 0);
 	/* without the module list the last symbol spans one page */
-	ck_assert_str_eq(kallsyms_resolve(ks, "ext4", 0xffffffffc0002f00ULL)->name,
-			 "(no symbols)");
+	ck_assert_str_eq(
+		kallsyms_resolve(ks, "ext4", 0xffffffffc0002f00ULL)->name,
+		"(no symbols)");
 	kallsyms_parse_modules(ks, mods, sizeof(mods) - 1, &bad, &first);
 	ck_assert_uint_eq(bad, 1);
 	ck_assert_uint_eq(first, 2);
-	ck_assert_str_eq(kallsyms_resolve(ks, "ext4", 0xffffffffc0002f00ULL)->name,
-			 "mod_exit");
-	ck_assert_str_eq(kallsyms_resolve(ks, "ext4", 0xffffffffc0003000ULL)->name,
-			 "(no symbols)");
+	ck_assert_str_eq(
+		kallsyms_resolve(ks, "ext4", 0xffffffffc0002f00ULL)->name,
+		"mod_exit");
+	ck_assert_str_eq(
+		kallsyms_resolve(ks, "ext4", 0xffffffffc0003000ULL)->name,
+		"(no symbols)");
 	kallsyms_free(ks);
 }
 END_TEST
 
 START_TEST(kallsyms_without_addresses)
 {
-	static const char zeros[] = "0000000000000000 T _stext\n0000000000000000 t x\n";
+	static const char zeros[] =
+		"0000000000000000 T _stext\n0000000000000000 t x\n";
 	struct kallsyms *ks;
 	size_t bad, first;
 
 	ck_assert_int_eq(kallsyms_parse(&ks, zeros, sizeof(zeros) - 1, &bad,
-					 &first),
+					&first),
 			 0);
 	ck_assert_uint_eq(bad, 0);
 	ck_assert_uint_eq(kallsyms_count(ks), 0);
@@ -229,17 +291,18 @@ END_TEST
 
 START_TEST(kallsyms_binary_junk)
 {
-	static const char junk[] = "ffffffff81000000 T a\0b\nffffffff81000010 T ok\n\xff\xfe";
+	static const char junk[] =
+		"ffffffff81000000 T a\0b\nffffffff81000010 T ok\n\xff\xfe";
 	struct kallsyms *ks;
 	size_t bad, first;
 
-	ck_assert_int_eq(kallsyms_parse(&ks, junk, sizeof(junk) - 1, &bad,
-					 &first),
-			 0);
+	ck_assert_int_eq(
+		kallsyms_parse(&ks, junk, sizeof(junk) - 1, &bad, &first), 0);
 	ck_assert_uint_eq(bad, 2);
 	ck_assert_uint_eq(first, 1);
 	ck_assert_uint_eq(kallsyms_count(ks), 1);
-	ck_assert_str_eq(kallsyms_resolve(ks, NULL, 0xffffffff81000011ULL)->name, "ok");
+	ck_assert_str_eq(
+		kallsyms_resolve(ks, NULL, 0xffffffff81000011ULL)->name, "ok");
 	kallsyms_free(ks);
 }
 END_TEST
@@ -320,15 +383,18 @@ START_TEST(anon_sort_as_qsort)
 			struct ops_anon_sample *b = calloc(n + 1, sizeof(*b));
 
 			for (i = 0; i < n; i++) {
-				uint64_t v = shape == 0 ? (uint64_t)rand() :
-					     shape == 1 ? (uint64_t)(rand() % 5) :
-					     shape == 2 ? i :
-					     shape == 3 ? n - i :
-					     shape == 4 ? 42 :
-					     i < n / 2 ? i : n - i;
+				uint64_t v = shape == 0 ? (uint64_t)rand()
+					     : shape == 1
+						     ? (uint64_t)(rand() % 5)
+					     : shape == 2 ? i
+					     : shape == 3 ? n - i
+					     : shape == 4 ? 42
+					     : i < n / 2  ? i
+							  : n - i;
 
 				a[i] = (struct ops_anon_sample){
-					(uint64_t)(rand() % 3), v, (uint32_t)i };
+					(uint64_t)(rand() % 3), v, (uint32_t)i
+				};
 			}
 			memcpy(b, a, n * sizeof(*a));
 			anon_sort(a, n);
@@ -338,15 +404,15 @@ START_TEST(anon_sort_as_qsort)
 				if (a[i].addr != b[i].addr ||
 				    a[i].time_ns != b[i].time_ns)
 					break;
-			ck_assert_msg(i == n, "size %zu shape %d: differs at %zu",
-				      n, shape, i);
+			ck_assert_msg(i == n,
+				      "size %zu shape %d: differs at %zu", n,
+				      shape, i);
 			free(a);
 			free(b);
 		}
 	}
 }
 END_TEST
-
 
 /* The table printed to a string at LIMIT. */
 static char *table_text_at(const struct table *t, int limit)
@@ -363,13 +429,14 @@ static char *table_text_at(const struct table *t, int limit)
 
 static struct table *three_rows(void)
 {
-	static const struct table_col cols[] = {
-		{ 9, false }, { 10, true }, { 0, false }
-	};
+	static const struct table_col cols[] = { { 9, false },
+						 { 10, true },
+						 { 0, false } };
 	static const char *const rows[][3] = {
 		{ "samples", "image", "symbol name" },
 		{ "5", "short", "f" },
-		{ "123", "a-very-long-image-name-indeed", "a_rather_long_symbol_name_x" },
+		{ "123", "a-very-long-image-name-indeed",
+		  "a_rather_long_symbol_name_x" },
 		{ "7", "\xc3\xa9t\xc3\xa9", "g" }, /* two 2-byte characters */
 	};
 	struct table *t = table_new(cols, 3);
@@ -389,7 +456,8 @@ START_TEST(table_sizes_columns_to_content)
 	struct table *t = three_rows();
 	char *out = table_text_at(t, 0);
 
-	ck_assert_str_eq(out,
+	ck_assert_str_eq(
+		out,
 		"samples  image                         symbol name\n"
 		"5        short                         f\n"
 		"123      a-very-long-image-name-indeed a_rather_long_symbol_name_x\n"
@@ -408,20 +476,18 @@ START_TEST(table_fits_a_limit)
 	struct table *t = three_rows();
 	char *out = table_text_at(t, 45);
 
-	ck_assert_str_eq(out,
-		"samples  image     symbol name\n"
-		"5        short     f\n"
-		"123      a-v...eed a_rather_long_symbol_na...\n"
-		"  7        \xc3\xa9t\xc3\xa9       g\n"
-		"----\n");
+	ck_assert_str_eq(out, "samples  image     symbol name\n"
+			      "5        short     f\n"
+			      "123      a-v...eed a_rather_long_symbol_na...\n"
+			      "  7        \xc3\xa9t\xc3\xa9       g\n"
+			      "----\n");
 	free(out);
 	out = table_text_at(t, 30);
-	ck_assert_str_eq(out,
-		"samples  image     symbol name\n"
-		"5        short     f\n"
-		"123      a-v...eed a_rather_long_symbol_...\n"
-		"  7        \xc3\xa9t\xc3\xa9       g\n"
-		"----\n");
+	ck_assert_str_eq(out, "samples  image     symbol name\n"
+			      "5        short     f\n"
+			      "123      a-v...eed a_rather_long_symbol_...\n"
+			      "  7        \xc3\xa9t\xc3\xa9       g\n"
+			      "----\n");
 	free(out);
 	out = table_text_at(t, 200);
 	{

@@ -62,8 +62,9 @@ static int one_interval(struct ops_writer *w, uint32_t ctx,
 			f[i] = (struct ops_frame){ OPS_FRAME_IMAGE, 0,
 						   0x1000 + i * 64 + k % 64 };
 		if (k % 2)
-			f[5] = (struct ops_frame){ OPS_FRAME_ANON, 0,
-						   0x7f0000000000ull + k % 64 };
+			f[5] = (struct ops_frame){
+				OPS_FRAME_ANON, 0, 0x7f0000000000ull + k % 64
+			};
 		bad += ops_writer_stack(w, &st, &id) != 0;
 		if (k % 2)
 			bad += ops_writer_anon_stack(w, procs[k % PROCS], *t,
@@ -76,7 +77,7 @@ static int one_interval(struct ops_writer *w, uint32_t ctx,
 			*t += 250000;
 			bad += ops_writer_anon(w, procs[p], *t,
 					       0x7f0000000000ull +
-					       (k * 7919u) % 65536,
+						       (k * 7919u) % 65536,
 					       1000 + p + k % 3) != 0;
 		}
 	return bad;

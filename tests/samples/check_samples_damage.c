@@ -77,14 +77,16 @@ static void write_two_flushes(void)
 	for (i = 0; i < 100; i++)
 		ck_assert_int_eq(ops_writer_anon(w, proc_id, sample_time(i),
 						 sample_addr(i),
-						 sample_tid(i)), 0);
+						 sample_tid(i)),
+				 0);
 	ck_assert_int_eq(ops_writer_flush(w), 0);
 	ck_assert_int_eq(ops_writer_hist_add(w, ctx_id, 0x100, 10), 0);
 	ck_assert_int_eq(ops_writer_hist_add(w, ctx_id, 0x300, 30), 0);
 	for (; i < 150; i++)
 		ck_assert_int_eq(ops_writer_anon(w, proc_id, sample_time(i),
 						 sample_addr(i),
-						 sample_tid(i)), 0);
+						 sample_tid(i)),
+				 0);
 	ck_assert_int_eq(ops_writer_flush(w), 0);
 	ops_writer_free(w);
 }
@@ -143,8 +145,8 @@ static void check_anon_prefix(struct ops_session *s, size_t want)
 }
 
 /* The warning names the file, the offset and REASON. */
-static void check_warning(const struct warns *w, const char *file,
-			  size_t off, const char *reason)
+static void check_warning(const struct warns *w, const char *file, size_t off,
+			  const char *reason)
 {
 	char *want;
 
@@ -361,7 +363,8 @@ static void expect_open_error(const char *dir, const char *part1,
 	char err[1024] = "";
 
 	ck_assert_int_lt(ops_session_open(&s, dir, warns_collect, &w, err,
-					  sizeof(err)), 0);
+					  sizeof(err)),
+			 0);
 	ck_assert_ptr_null(s);
 	ck_assert_msg(strstr(err, part1) && strstr(err, part2),
 		      "error '%s' lacks '%s' or '%s'", err, part1, part2);
@@ -428,8 +431,7 @@ static void killed_writer_child(int report)
 	uint32_t id, ctx, k, round;
 	uint64_t i = 0;
 
-	if (ops_writer_open(&w, sdir, &info) ||
-	    ops_writer_image(w, &img, &id))
+	if (ops_writer_open(&w, sdir, &info) || ops_writer_image(w, &img, &id))
 		_exit(2);
 	c.app = c.image = id;
 	if (ops_writer_context(w, &c, &ctx) || ops_writer_process(w, &p, &id))

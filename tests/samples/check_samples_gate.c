@@ -42,7 +42,8 @@ static void setup(void)
 	ck_assert_int_eq(ops_writer_hist_add(w, ctx_id, 0x100, 7), 0);
 	for (i = 0; i < 10; i++)
 		ck_assert_int_eq(ops_writer_anon(w, proc_id, 1000 + i,
-						 0x7f0000001000ull, 500), 0);
+						 0x7f0000001000ull, 500),
+				 0);
 	ck_assert_int_eq(ops_writer_close(w, 2000), 0);
 }
 
@@ -68,7 +69,8 @@ static void expect_open_error(const char *want)
 	char err[1024] = "";
 
 	ck_assert_int_lt(ops_session_open(&s, sdir, warns_collect, &w, err,
-					  sizeof(err)), 0);
+					  sizeof(err)),
+			 0);
 	ck_assert_ptr_null(s);
 	ck_assert_msg(strstr(err, meta) && strstr(err, want),
 		      "error '%s' lacks '%s' or '%s'", err, meta, want);

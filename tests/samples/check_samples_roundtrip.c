@@ -109,9 +109,11 @@ END_TEST
 
 START_TEST(test_images)
 {
-	struct ops_image a = { .kind = OPS_IMAGE_FILE, .path = "/usr/bin/a",
+	struct ops_image a = { .kind = OPS_IMAGE_FILE,
+			       .path = "/usr/bin/a",
 			       .build_id_size = 20 };
-	struct ops_image b = { .kind = OPS_IMAGE_FILE, .path = "/opt/b",
+	struct ops_image b = { .kind = OPS_IMAGE_FILE,
+			       .path = "/opt/b",
 			       .size = 12345,
 			       .mtime_ns = 1700000000000000001 };
 	struct ops_image k = { .kind = OPS_IMAGE_KERNEL,
@@ -292,8 +294,8 @@ START_TEST(test_hist_compaction)
 	ck_assert_int_eq(ops_writer_context(w, &c, &ci), 0);
 	for (f = 0; f < 40; f++) {
 		for (k = 0; k < 20000; k++)
-			ck_assert_int_eq(ops_writer_hist_add(w, ci, k * 16,
-							     1), 0);
+			ck_assert_int_eq(ops_writer_hist_add(w, ci, k * 16, 1),
+					 0);
 		ck_assert_int_eq(ops_writer_flush(w), 0);
 	}
 	/* 800000 delta records were flushed; compaction keeps ~20000 */
@@ -318,12 +320,20 @@ START_TEST(test_processes)
 	struct ops_range r2[] = { { 0x7f0000000000, 0x7f0000100000 },
 				  { 0x7f1000000000, 0x7f1000002000 } };
 	struct ops_process p = {
-		.tgid = 4242, .nspid = 7, .uid = 1000,
-		.flags = OPS_PROC_OTHER_MNTNS, .start_ns = 5555,
-		.start_unix_ns = 1700000000000000000, .comm = "java",
-		.exe = "/usr/lib/jvm/bin/java", .ranges = r1, .nr_ranges = 1,
+		.tgid = 4242,
+		.nspid = 7,
+		.uid = 1000,
+		.flags = OPS_PROC_OTHER_MNTNS,
+		.start_ns = 5555,
+		.start_unix_ns = 1700000000000000000,
+		.comm = "java",
+		.exe = "/usr/lib/jvm/bin/java",
+		.ranges = r1,
+		.nr_ranges = 1,
 	};
-	struct ops_process q = { .tgid = 1, .nspid = 1, .comm = "init",
+	struct ops_process q = { .tgid = 1,
+				 .nspid = 1,
+				 .comm = "init",
 				 .exe = "/sbin/init" };
 	struct ops_writer *w = writer_must_open(sdir);
 	const struct ops_process *g;
@@ -387,8 +397,8 @@ START_TEST(test_anon_stream)
 	for (i = 0; i < NR_ANON; i++) {
 		t += 250000 + (uint64_t)(rand() % 1000);
 		want[i].time_ns = t;
-		want[i].addr = 0x7f0000000000ull +
-			       (uint64_t)(rand() % (4 << 20));
+		want[i].addr =
+			0x7f0000000000ull + (uint64_t)(rand() % (4 << 20));
 		want[i].tid = 100 + (uint32_t)(rand() % 3);
 	}
 	want[100].time_ns -= 1000000;
@@ -614,8 +624,7 @@ struct ksample {
 	uint64_t addr;
 };
 
-static char *trimmed(const char *kallsyms, const struct ksample *ks,
-		     size_t n)
+static char *trimmed(const char *kallsyms, const struct ksample *ks, size_t n)
 {
 	struct ops_image app = { .kind = OPS_IMAGE_FILE, .path = "/bin/a" };
 	struct ops_image kern = { .kind = OPS_IMAGE_KERNEL,
@@ -632,8 +641,10 @@ static char *trimmed(const char *kallsyms, const struct ksample *ks,
 	ck_assert_int_eq(ops_writer_image(w, &app, &ia), 0);
 	ck_assert_int_eq(ops_writer_image(w, &kern, &ik), 0);
 	/* a file image's offsets are no kernel addresses */
-	ck_assert_int_eq(ops_writer_context(w, &(struct ops_context){
-		ia, ia, 0, -1 }, &ctx), 0);
+	ck_assert_int_eq(
+		ops_writer_context(w, &(struct ops_context){ ia, ia, 0, -1 },
+				   &ctx),
+		0);
 	ck_assert_int_eq(ops_writer_hist_add(w, ctx, 0xffffffff81000000, 9),
 			 0);
 	for (i = 0; i < n; i++) {
@@ -643,8 +654,11 @@ static char *trimmed(const char *kallsyms, const struct ksample *ks,
 
 		if (ks[i].module)
 			ck_assert_int_eq(ops_writer_image(w, &m, &im), 0);
-		ck_assert_int_eq(ops_writer_context(w, &(struct ops_context){
-			ia, im, 0, -1 }, &ctx), 0);
+		ck_assert_int_eq(ops_writer_context(w,
+						    &(struct ops_context){
+							    ia, im, 0, -1 },
+						    &ctx),
+				 0);
 		ck_assert_int_eq(ops_writer_hist_add(w, ctx, ks[i].addr, 1),
 				 0);
 	}
@@ -663,25 +677,24 @@ static char *trimmed(const char *kallsyms, const struct ksample *ks,
  * original order: what opreport needs to name and bound them. */
 START_TEST(test_kallsyms_trim)
 {
-	const char *ks =
-		"ffffffff81000000 T _stext\n"
-		"ffffffff81000100 t do_work\n"
-		"ffffffff81000100 t do_work_alias\n"
-		"ffffffff81000180 d some_data\n"
-		"ffffffff81000200 T schedule\n"
-		"ffffffff81000300 T idle\n"
-		"ffffffff81000400 T unused\n"
-		"ffffffffc0000000 t ext4_read\t[ext4]\n"
-		"ffffffffc0000100 t ext4_write\t[ext4]\n"
-		"ffffffffc0000200 t ext4_sync\t[ext4]\n"
-		"ffffffffc0001000 t xfs_read\t[xfs]\n"
-		"not a kallsyms line\n";
+	const char *ks = "ffffffff81000000 T _stext\n"
+			 "ffffffff81000100 t do_work\n"
+			 "ffffffff81000100 t do_work_alias\n"
+			 "ffffffff81000180 d some_data\n"
+			 "ffffffff81000200 T schedule\n"
+			 "ffffffff81000300 T idle\n"
+			 "ffffffff81000400 T unused\n"
+			 "ffffffffc0000000 t ext4_read\t[ext4]\n"
+			 "ffffffffc0000100 t ext4_write\t[ext4]\n"
+			 "ffffffffc0000200 t ext4_sync\t[ext4]\n"
+			 "ffffffffc0001000 t xfs_read\t[xfs]\n"
+			 "not a kallsyms line\n";
 	const struct ksample at[] = {
-		{ NULL, 0xffffffff81000104 },  /* do_work */
-		{ NULL, 0xffffffff81000310 },  /* idle */
-		{ NULL, 0xffffffff80000000 },  /* below every symbol */
+		{ NULL, 0xffffffff81000104 },	/* do_work */
+		{ NULL, 0xffffffff81000310 },	/* idle */
+		{ NULL, 0xffffffff80000000 },	/* below every symbol */
 		{ "ext4", 0xffffffffc0000110 }, /* ext4_write */
-		{ "xfs", 0xffffffffc0000ff0 },  /* below xfs's first */
+		{ "xfs", 0xffffffffc0000ff0 },	/* below xfs's first */
 	};
 	char *got = trimmed(ks, at, sizeof(at) / sizeof(at[0]));
 
@@ -755,8 +768,8 @@ START_TEST(test_previous)
 	file_write(prev1, "x", 1);
 	ck_assert_int_lt(ops_writer_open(&w, other, &info), 0);
 	ck_assert_ptr_nonnull(strstr(ops_writer_error(w), other));
-	ck_assert_ptr_nonnull(strstr(ops_writer_error(w),
-				     "not an opjit session"));
+	ck_assert_ptr_nonnull(
+		strstr(ops_writer_error(w), "not an opjit session"));
 	ops_writer_free(w);
 	ck_assert_uint_eq(file_size(prev1), 1);
 	free(prev1);

@@ -71,7 +71,8 @@ START_TEST(test_many_processes)
 
 	ck_assert_int_eq(ops_writer_image(w, &app, &img), 0);
 	for (i = 0; i < NR_PROCS; i++) {
-		struct ops_process p = { .tgid = 10000 + i, .comm = "sh",
+		struct ops_process p = { .tgid = 10000 + i,
+					 .comm = "sh",
 					 .exe = "/usr/bin/sh" };
 		struct ops_context c = { img, img, 10000 + i, -1 };
 
@@ -158,7 +159,8 @@ START_TEST(test_bytes_per_sample)
 	struct ops_writer *w = writer_must_open();
 	struct ops_process p = { .tgid = 31000, .comm = "java" };
 	struct jit_stream js = { { 5000000000ull, 5000080000ull,
-				   5000160000ull }, 1 };
+				   5000160000ull },
+				 1 };
 	struct ops_anon_sample smp;
 	char *path = tmp_path(sdir, "anon.samples");
 	const size_t total = 3 * 4000 * 60;
@@ -170,7 +172,8 @@ START_TEST(test_bytes_per_sample)
 	for (i = 0; i < total; i++) {
 		jit_next(&js, &smp);
 		ck_assert_int_eq(ops_writer_anon(w, id, smp.time_ns, smp.addr,
-						 smp.tid), 0);
+						 smp.tid),
+				 0);
 		if (i % 12000 == 11999)
 			ck_assert_int_eq(ops_writer_flush(w), 0);
 	}

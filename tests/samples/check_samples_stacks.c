@@ -70,8 +70,11 @@ static void cg_open(struct cg *c, uint32_t depth)
 	struct ops_image k = { .kind = OPS_IMAGE_KERNEL,
 			       .path = "[kernel.kallsyms]" };
 	struct ops_range r = { 0x7f0000000000ull, 0x7f0000010000ull };
-	struct ops_process p = { .tgid = 42, .nspid = 42, .comm = "app",
-				 .exe = "/usr/bin/app", .ranges = &r,
+	struct ops_process p = { .tgid = 42,
+				 .nspid = 42,
+				 .comm = "app",
+				 .exe = "/usr/bin/app",
+				 .ranges = &r,
 				 .nr_ranges = 1 };
 	struct ops_context ctx = { .cpu = -1 };
 
@@ -107,12 +110,13 @@ static void cg_write(struct cg *c)
 	ck_assert_uint_eq(again, c->s_native);
 	ck_assert_int_eq(ops_writer_stack_add(c->w, c->ctx, again, 2), 0);
 	ck_assert_int_eq(ops_writer_stack(c->w, &s3, &c->s_anon), 0);
-	ck_assert_int_eq(ops_writer_anon_stack(c->w, c->proc, 1000,
-					       c->s_anon, 43), 0);
-	ck_assert_int_eq(ops_writer_anon_stack(c->w, c->proc, 900,
-					       c->s_anon, 44), 0);
+	ck_assert_int_eq(
+		ops_writer_anon_stack(c->w, c->proc, 1000, c->s_anon, 43), 0);
+	ck_assert_int_eq(
+		ops_writer_anon_stack(c->w, c->proc, 900, c->s_anon, 44), 0);
 	ck_assert_int_eq(ops_writer_anon_stack(c->w, c->proc, 2000,
-					       c->s_native, 43), 0);
+					       c->s_native, 43),
+			 0);
 	ck_assert_int_eq(ops_writer_flush(c->w), 0);
 }
 
@@ -159,7 +163,8 @@ static void cg_check(const struct cg *c, struct ops_session *s)
 	ck_assert_uint_eq(e[1].stack, c->s_kernel);
 	ck_assert_uint_eq(e[1].count, 1);
 	ck_assert_int_eq(ops_session_anon_stacks((struct ops_session *)s,
-						 c->proc, &a, &n), 0);
+						 c->proc, &a, &n),
+			 0);
 	ck_assert_uint_eq(n, 3);
 	ck_assert_uint_eq(a[0].time_ns, 1000);
 	ck_assert_uint_eq(a[0].stack, c->s_anon);
@@ -289,8 +294,7 @@ START_TEST(test_writer_refuses)
 	st = (struct ops_stack){ native, OPS_STACK_MAX_FRAMES + 1, 0, 0 };
 	ck_assert_int_eq(ops_writer_stack(c.w, &st, &id), -EINVAL);
 	ck_assert_int_eq(ops_writer_stack_add(c.w, c.ctx, 0, 1), -EINVAL);
-	ck_assert_int_eq(ops_writer_anon_stack(c.w, c.proc, 1, 0, 1),
-			 -EINVAL);
+	ck_assert_int_eq(ops_writer_anon_stack(c.w, c.proc, 1, 0, 1), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(ops_writer_error(c.w), "unknown stack"));
 	ops_writer_free(c.w);
 }
@@ -323,7 +327,7 @@ static void check_one_warning(const struct warns *w, const char *file,
 {
 	ck_assert_int_eq(w->n, 1);
 	ck_assert_msg(!strncmp(w->last, file, strlen(file)) &&
-		      strstr(w->last, reason),
+			      strstr(w->last, reason),
 		      "warning '%s' is not about %s: %s", w->last, file,
 		      reason);
 }
@@ -402,8 +406,8 @@ START_TEST(test_stack_id_without_entry)
 	struct cg c;
 
 	cg_open(&c, 64);
-	ck_assert_int_eq(ops_writer_anon(c.w, c.proc, 1, 0x7f0000001000ull,
-					 43), 0);
+	ck_assert_int_eq(
+		ops_writer_anon(c.w, c.proc, 1, 0x7f0000001000ull, 43), 0);
 	cg_write(&c);
 	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
 	/* samples.hist cut back to its first block: no stack defined */

@@ -42,8 +42,7 @@ static void check_hist(const struct ops_hist_data *h)
 		uint32_t f;
 
 		if (!st->nr_frames || st->nr_frames > OPS_STACK_MAX_FRAMES ||
-		    st->nr_kernel > st->nr_frames ||
-		    st->frames < h->frames ||
+		    st->nr_kernel > st->nr_frames || st->frames < h->frames ||
 		    st->frames + st->nr_frames > h->frames + h->nr_frames)
 			abort();
 		for (f = 0; f < st->nr_frames; f++)

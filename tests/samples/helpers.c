@@ -17,7 +17,8 @@ char *tmp_make(void)
 	char *dir;
 
 	ck_assert_int_gt(asprintf(&dir, "%s/opsamples-XXXXXX",
-				  base && *base ? base : "/tmp"), 0);
+				  base && *base ? base : "/tmp"),
+			 0);
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	return dir;
 }

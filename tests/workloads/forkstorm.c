@@ -65,8 +65,10 @@ static int storm_threads(long n)
 		for (; k < BATCH && done + k < n; k++) {
 			err = pthread_create(&t[k], NULL, storm_thread, NULL);
 			if (err) {
-				fprintf(stderr, "forkstorm: pthread_create: "
-					"%s\n", strerror(err));
+				fprintf(stderr,
+					"forkstorm: pthread_create: "
+					"%s\n",
+					strerror(err));
 				return -1;
 			}
 		}

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #define COLD_ITERATIONS 1000000u
-#define FN_SLOT 64		/* bytes between the two functions */
+#define FN_SLOT 64 /* bytes between the two functions */
 #define CODE_SIZE (2 * FN_SLOT)
 
 typedef void (*jit_fn)(void);
@@ -84,8 +84,10 @@ static int write_map(const char *kind, uintptr_t base)
 			 (int)getpid());
 	if (!lstat(path, &st)) {
 		if (st.st_uid != getuid()) {
-			fprintf(stderr, "jitdemo: %s belongs to uid %u, not "
-				"writing a map\n", path, (unsigned)st.st_uid);
+			fprintf(stderr,
+				"jitdemo: %s belongs to uid %u, not "
+				"writing a map\n",
+				path, (unsigned)st.st_uid);
 			return -1;
 		}
 		unlink(path);
@@ -115,8 +117,7 @@ static int write_map(const char *kind, uintptr_t base)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, long *threads,
-		      const char **map)
+static int parse_args(int argc, char **argv, long *threads, const char **map)
 {
 	for (int i = 1; i < argc; i += 2) {
 		const char *a = argv[i];
@@ -145,7 +146,7 @@ static int parse_args(int argc, char **argv, long *threads,
 	return 0;
 usage:
 	fprintf(stderr, "usage: jitdemo [--seconds S] [--threads N] "
-		"[--map-file anon|perf|none]\n");
+			"[--map-file anon|perf|none]\n");
 	return -1;
 }
 
@@ -160,7 +161,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	fprintf(stderr, "jitdemo: writes x86-64 code; this machine is not "
-		"x86-64\n");
+			"x86-64\n");
 	return 77;
 #endif
 	if (parse_args(argc, argv, &threads, &map))
@@ -171,7 +172,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "jitdemo: mmap: %s\n", strerror(errno));
 		return 1;
 	}
-	memset(code, 0xcc, CODE_SIZE);	/* int3 between the functions */
+	memset(code, 0xcc, CODE_SIZE); /* int3 between the functions */
 	emit_loop(code, 3 * COLD_ITERATIONS);
 	emit_loop(code + FN_SLOT, COLD_ITERATIONS);
 	if (mprotect(code, CODE_SIZE, PROT_READ | PROT_EXEC)) {

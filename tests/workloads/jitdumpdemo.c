@@ -83,8 +83,14 @@ static void put(const void *p, size_t n)
 	}
 }
 
-static void put32(uint32_t v) { put(&v, sizeof(v)); }
-static void put64(uint64_t v) { put(&v, sizeof(v)); }
+static void put32(uint32_t v)
+{
+	put(&v, sizeof(v));
+}
+static void put64(uint64_t v)
+{
+	put(&v, sizeof(v));
+}
 
 static void record_header(uint32_t id, uint32_t size)
 {
@@ -115,8 +121,7 @@ static void emit_debug(uintptr_t addr, int fn)
 static void emit_load(uintptr_t addr, size_t size, int fn)
 {
 	const char *name = fn_name[fn];
-	uint32_t total = 16 + 40 + (uint32_t)strlen(name) + 1 +
-			 (uint32_t)size;
+	uint32_t total = 16 + 40 + (uint32_t)strlen(name) + 1 + (uint32_t)size;
 
 	emit_debug(addr, fn);
 	record_header(0, total);
@@ -249,7 +254,7 @@ int main(int argc, char **argv)
 			map_file = (FILE *)1;
 		else {
 			fprintf(stderr, "usage: jitdumpdemo [--seconds S] "
-				"[--dir DIR] [--perf-map]\n");
+					"[--dir DIR] [--perf-map]\n");
 			return 2;
 		}
 	}

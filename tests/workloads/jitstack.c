@@ -123,7 +123,7 @@ int main(int argc, char **argv)
 
 #if !defined(__x86_64__)
 	fprintf(stderr, "jitstack: writes x86-64 code; this machine is not "
-		"x86-64\n");
+			"x86-64\n");
 	return 77;
 #endif
 	if (argc == 2)

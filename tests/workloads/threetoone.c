@@ -15,10 +15,10 @@ static volatile uint64_t sink;
 static uint64_t ratio = 3;
 
 /* one body, so that an iteration costs the same in both functions */
-#define SPIN(n)                                                         \
-	do {                                                            \
-		for (uint64_t i = 0; i < (n); i++)                      \
-			sink += i ^ (sink >> 3);                        \
+#define SPIN(n)                                    \
+	do {                                       \
+		for (uint64_t i = 0; i < (n); i++) \
+			sink += i ^ (sink >> 3);   \
 	} while (0)
 
 __attribute__((noinline)) static void heavy_work(void)

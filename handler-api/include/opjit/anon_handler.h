@@ -50,7 +50,7 @@ extern "C" {
 /* The bytes of TYPE from its start through MEMBER: the struct_size of a
  * writer whose last field is MEMBER, and what a reader compares
  * struct_size with before it reads MEMBER. */
-#define OPJIT_SIZE_THROUGH(type, member)                                      \
+#define OPJIT_SIZE_THROUGH(type, member) \
 	(offsetof(type, member) + sizeof(((type *)0)->member))
 
 struct opjit_host;
@@ -85,8 +85,8 @@ struct opjit_host {
 };
 
 /* opjit_map_candidate.kind */
-#define OPJIT_MAP_ANON 1u /* anon.<pid>: any format, javamap or perf map */
-#define OPJIT_MAP_PERF 2u /* perf-<pid>.map: perf map text */
+#define OPJIT_MAP_ANON 1u    /* anon.<pid>: any format, javamap or perf map */
+#define OPJIT_MAP_PERF 2u    /* perf-<pid>.map: perf map text */
 #define OPJIT_MAP_JITDUMP 3u /* jit-<pid>.dump: perf jitdump (ABI 1.1) */
 
 /* opjit_map_candidate.flags */
@@ -101,7 +101,7 @@ struct opjit_host {
 struct opjit_map_candidate {
 	size_t struct_size;
 	const char *path;
-	uint32_t kind;  /* OPJIT_MAP_* */
+	uint32_t kind;	/* OPJIT_MAP_* */
 	uint32_t flags; /* OPJIT_MAP_ARCHIVED */
 };
 
@@ -112,11 +112,11 @@ struct opjit_map_candidate {
 struct opjit_process {
 	size_t struct_size;
 	uint32_t tgid;
-	uint32_t nspid;          /* pid inside its own pid namespace */
+	uint32_t nspid; /* pid inside its own pid namespace */
 	uint32_t uid;
-	uint32_t flags;          /* OPJIT_PROC_* */
-	uint64_t start_ns;       /* CLOCK_MONOTONIC */
-	int64_t start_unix_ns;   /* wall clock, to compare with mtimes */
+	uint32_t flags;	       /* OPJIT_PROC_* */
+	uint64_t start_ns;     /* CLOCK_MONOTONIC */
+	int64_t start_unix_ns; /* wall clock, to compare with mtimes */
 	const char *comm;
 	const char *exe;
 	/* in preference order */
@@ -127,23 +127,26 @@ struct opjit_process {
 /* A symbol as a handler names it.  Pointers stay valid until release().
  * The host groups samples by symbol pointer: one symbol, one pointer. */
 struct opjit_symbol {
-	size_t struct_size;  /* OPJIT_SYMBOL_SIZE_1_0 */
+	size_t struct_size; /* OPJIT_SYMBOL_SIZE_1_0 */
 	const char *name;
-	uint64_t start;      /* address of the first byte */
-	uint64_t size;       /* bytes, 0 when unknown */
-	const char *file;    /* source file of the symbol, NULL when unknown */
-	uint32_t line;       /* first source line, 0 when unknown */
-	uint32_t reserved;   /* zero */
+	uint64_t start;	   /* address of the first byte */
+	uint64_t size;	   /* bytes, 0 when unknown */
+	const char *file;  /* source file of the symbol, NULL when unknown */
+	uint32_t line;	   /* first source line, 0 when unknown */
+	uint32_t reserved; /* zero */
 };
 
 /* opjit_resolve_batch.reasons: why a sample has no symbol. */
-#define OPJIT_UNRESOLVED_UNKNOWN 0u     /* no reason given */
-#define OPJIT_UNRESOLVED_NO_ENTRY 1u    /* the map has nothing there */
-#define OPJIT_UNRESOLVED_BEFORE_LOAD 2u /* taken before the code there was
+#define OPJIT_UNRESOLVED_UNKNOWN 0u  /* no reason given */
+#define OPJIT_UNRESOLVED_NO_ENTRY 1u /* the map has nothing there */
+#define OPJIT_UNRESOLVED_BEFORE_LOAD \
+	2u /* taken before the code there was
 					 * loaded */
-#define OPJIT_UNRESOLVED_UNLOADED 3u    /* the code there was already
+#define OPJIT_UNRESOLVED_UNLOADED \
+	3u /* the code there was already
 					 * unloaded */
-#define OPJIT_UNRESOLVED_MAP_REFUSED 4u /* the map that would name it was
+#define OPJIT_UNRESOLVED_MAP_REFUSED \
+	4u /* the map that would name it was
 					 * refused */
 /* Codes past the last one a host knows are counted as UNKNOWN. */
 
@@ -157,20 +160,20 @@ struct opjit_symbol {
 struct opjit_resolve_batch {
 	size_t struct_size;
 	size_t count;
-	const uint64_t *addrs;                 /* in */
-	const uint64_t *times;                 /* in */
-	const struct opjit_symbol **symbols;   /* out: NULL = unknown */
-	const char **files;                    /* out: source file there */
-	uint32_t *lines;                       /* out: line there, or 0 */
-	uint32_t *reasons;                     /* out: OPJIT_UNRESOLVED_* where
+	const uint64_t *addrs;		     /* in */
+	const uint64_t *times;		     /* in */
+	const struct opjit_symbol **symbols; /* out: NULL = unknown */
+	const char **files;		     /* out: source file there */
+	uint32_t *lines;		     /* out: line there, or 0 */
+	uint32_t *reasons;		     /* out: OPJIT_UNRESOLVED_* where
 						* symbols[i] is NULL */
 };
 
 struct opjit_handler {
-	size_t struct_size;      /* OPJIT_HANDLER_SIZE_1_0 */
+	size_t struct_size; /* OPJIT_HANDLER_SIZE_1_0 */
 	uint32_t abi_major;
 	uint32_t abi_minor;
-	const char *name;        /* equals NAME in libNAME.so */
+	const char *name;	 /* equals NAME in libNAME.so */
 	const char *description; /* one line */
 
 	/*
@@ -196,14 +199,14 @@ struct opjit_handler {
 
 /* Every struct_size of version 1.0: through the structure's last field. */
 #define OPJIT_HOST_SIZE_1_0 OPJIT_SIZE_THROUGH(struct opjit_host, open_map)
-#define OPJIT_MAP_CANDIDATE_SIZE_1_0                                          \
+#define OPJIT_MAP_CANDIDATE_SIZE_1_0 \
 	OPJIT_SIZE_THROUGH(struct opjit_map_candidate, flags)
-#define OPJIT_PROCESS_SIZE_1_0                                                \
+#define OPJIT_PROCESS_SIZE_1_0 \
 	OPJIT_SIZE_THROUGH(struct opjit_process, nr_maps)
 #define OPJIT_SYMBOL_SIZE_1_0 OPJIT_SIZE_THROUGH(struct opjit_symbol, reserved)
-#define OPJIT_RESOLVE_BATCH_SIZE_1_0                                          \
+#define OPJIT_RESOLVE_BATCH_SIZE_1_0 \
 	OPJIT_SIZE_THROUGH(struct opjit_resolve_batch, reasons)
-#define OPJIT_HANDLER_SIZE_1_0                                                \
+#define OPJIT_HANDLER_SIZE_1_0 \
 	OPJIT_SIZE_THROUGH(struct opjit_handler, release)
 
 /* The smallest table a 1.x host accepts: everything through release. */

@@ -10,9 +10,9 @@
 #include <jvmti.h>
 
 struct agent_opts {
-	char *file;   /* output path, NULL: /tmp/anon.<pid> */
+	char *file; /* output path, NULL: /tmp/anon.<pid> */
 	int inline_frames;
-	char *debug;  /* debug log path, "-" for stderr, NULL: none */
+	char *debug; /* debug log path, "-" for stderr, NULL: none */
 };
 
 /* agent_opts.c: parse "file=PATH,inline=yes|no,debug[=PATH]".  0, or
@@ -34,9 +34,8 @@ size_t agent_source_format(char *buf, size_t len, const char *class_sig,
 int agent_out_open(const char *path, FILE *log);
 /* Append one record; the payload is given in up to three parts so that
  * callers need not assemble it.  Thread-safe. */
-void agent_out_record(unsigned kind, unsigned flags, const void *p1,
-		      size_t n1, const void *p2, size_t n2, const void *p3,
-		      size_t n3);
+void agent_out_record(unsigned kind, unsigned flags, const void *p1, size_t n1,
+		      const void *p2, size_t n2, const void *p3, size_t n3);
 int agent_out_start_flusher(void);
 void agent_out_flush(void);
 void agent_out_close(void);

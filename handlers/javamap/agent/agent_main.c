@@ -95,8 +95,9 @@ static void JNICALL on_compiled_load(jvmtiEnv *jvmti, jmethodID method,
 			agent_put16(p + 6, 0);
 			p += JM_PC_FIXED;
 			for (jint f = first; f < pc->numstackframes; f++) {
-				agent_put64(p, (uint64_t)(uintptr_t)
-					    pc->methods[f]);
+				agent_put64(
+					p,
+					(uint64_t)(uintptr_t)pc->methods[f]);
 				agent_put32(p + 8, (uint32_t)pc->bcis[f]);
 				p += JM_FRAME_SIZE;
 			}
@@ -104,8 +105,9 @@ static void JNICALL on_compiled_load(jvmtiEnv *jvmti, jmethodID method,
 		}
 	} else if (pcs) {
 		for (jint i = 0; i < map_length; i++) {
-			agent_put32(p, (uint32_t)((uintptr_t)
-				    map[i].start_address - base));
+			agent_put32(
+				p, (uint32_t)((uintptr_t)map[i].start_address -
+					      base));
 			agent_put16(p + 4, 1);
 			agent_put16(p + 6, 0);
 			agent_put64(p + 8, (uint64_t)(uintptr_t)method);
@@ -120,8 +122,8 @@ static void JNICALL on_compiled_load(jvmtiEnv *jvmti, jmethodID method,
 	agent_put32(fixed + 20, (uint32_t)nr_pcs);
 	agent_out_record(JM_REC_CODE_LOAD,
 			 agent_replaying ? JM_REC_REPLAYED : 0, fixed,
-			 sizeof(fixed), pcs, pcs ? (size_t)(p - pcs) : 0,
-			 NULL, 0);
+			 sizeof(fixed), pcs, pcs ? (size_t)(p - pcs) : 0, NULL,
+			 0);
 	if (agent_log)
 		fprintf(agent_log, "load %p %p+%d pcs=%zu%s\n", (void *)method,
 			code_addr, (int)code_size, nr_pcs,
@@ -231,8 +233,10 @@ static FILE *agent_open_log(const char *path)
 		return stderr;
 	f = fopen(path, "we");
 	if (!f)
-		fprintf(stderr, "javamap-agent: cannot open debug log %s: %s; "
-			"going on without it\n", path, strerror(errno));
+		fprintf(stderr,
+			"javamap-agent: cannot open debug log %s: %s; "
+			"going on without it\n",
+			path, strerror(errno));
 	return f;
 }
 
@@ -252,8 +256,10 @@ static jint agent_start(JavaVM *vm, const char *options, int live)
 	}
 	if (agent_opts_parse(options, &o, err, sizeof(err))) {
 		/* jcmd takes NAME=VALUE for itself unless quoted */
-		fprintf(stderr, "javamap-agent: bad options '%s': %s; "
-			"not recording%s\n", options, err,
+		fprintf(stderr,
+			"javamap-agent: bad options '%s': %s; "
+			"not recording%s\n",
+			options, err,
 			live ? " (with jcmd, quote them: '\"file=...\"')"
 			     : "");
 		return JNI_OK;
@@ -268,7 +274,7 @@ static jint agent_start(JavaVM *vm, const char *options, int live)
 			 (long)getpid());
 	if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
 		fprintf(stderr, "javamap-agent: this JVM offers no JVMTI 1.2; "
-			"not recording\n");
+				"not recording\n");
 		goto out;
 	}
 	if (agent_out_open(agent_path, agent_log))
@@ -276,8 +282,10 @@ static jint agent_start(JavaVM *vm, const char *options, int live)
 	agent_active = 1;
 	ret = agent_enable(jvmti, live);
 	if (ret) {
-		fprintf(stderr, "javamap-agent: cannot enable JVMTI events "
-			"(error %d); the map stays empty\n", -ret);
+		fprintf(stderr,
+			"javamap-agent: cannot enable JVMTI events "
+			"(error %d); the map stays empty\n",
+			-ret);
 		goto out;
 	}
 	agent_out_start_flusher();
@@ -288,8 +296,7 @@ out:
 	return JNI_OK;
 }
 
-JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options,
-				    void *reserved)
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
 	return agent_start(vm, options, 0);
 }

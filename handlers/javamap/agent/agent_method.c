@@ -82,7 +82,7 @@ static void method_write(jvmtiEnv *jvmti, jmethodID m)
 	if (nlen >= sizeof(name))
 		nlen = sizeof(name) - 1;
 	if (csig && (*jvmti)->GetSourceFileName(jvmti, cls, &src) ==
-	    JVMTI_ERROR_NONE) {
+			    JVMTI_ERROR_NONE) {
 		flen = agent_source_format(file, sizeof(file), csig, src);
 		if (flen >= sizeof(file))
 			flen = sizeof(file) - 1;

@@ -33,8 +33,8 @@ static const char *sb_class(struct strbuf *sb, const char *s)
 static const char *sb_type(struct strbuf *sb, const char *s)
 {
 	static const char *const prim[] = {
-		['B'] = "byte", ['C'] = "char", ['D'] = "double",
-		['F'] = "float", ['I'] = "int", ['J'] = "long",
+		['B'] = "byte",	 ['C'] = "char",    ['D'] = "double",
+		['F'] = "float", ['I'] = "int",	    ['J'] = "long",
 		['S'] = "short", ['Z'] = "boolean", ['V'] = "void",
 	};
 	unsigned dims = 0;

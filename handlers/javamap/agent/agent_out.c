@@ -59,8 +59,10 @@ static void out_write(const void *p, size_t n)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			fprintf(stderr, "javamap-agent: cannot write %s: %s; "
-				"the map stops here\n", out_path,
+			fprintf(stderr,
+				"javamap-agent: cannot write %s: %s; "
+				"the map stops here\n",
+				out_path,
 				w < 0 ? strerror(errno) : "short write");
 			close(out_fd);
 			out_fd = -1;
@@ -92,9 +94,8 @@ static void out_append(const void *p, size_t n)
 	out_used += n;
 }
 
-void agent_out_record(unsigned kind, unsigned flags, const void *p1,
-		      size_t n1, const void *p2, size_t n2, const void *p3,
-		      size_t n3)
+void agent_out_record(unsigned kind, unsigned flags, const void *p1, size_t n1,
+		      const void *p2, size_t n2, const void *p3, size_t n3)
 {
 	unsigned char hdr[JM_REC_HEADER_SIZE];
 	size_t total = sizeof(hdr) + n1 + n2 + n3;
@@ -148,25 +149,32 @@ static int out_clear_stale(const char *path)
 	if (lstat(path, &st)) {
 		if (errno == ENOENT)
 			return 0;
-		fprintf(stderr, "javamap-agent: cannot check %s: %s; "
-			"not recording\n", path, strerror(errno));
+		fprintf(stderr,
+			"javamap-agent: cannot check %s: %s; "
+			"not recording\n",
+			path, strerror(errno));
 		return -errno;
 	}
 	if (st.st_uid != geteuid()) {
-		fprintf(stderr, "javamap-agent: %s exists and is owned by uid "
-			"%u, not %u; not recording\n", path,
-			(unsigned)st.st_uid, (unsigned)geteuid());
+		fprintf(stderr,
+			"javamap-agent: %s exists and is owned by uid "
+			"%u, not %u; not recording\n",
+			path, (unsigned)st.st_uid, (unsigned)geteuid());
 		return -EEXIST;
 	}
 	/* removing a symbolic link of ours touches nothing it points at */
 	if (!S_ISLNK(st.st_mode) && !out_is_our_map(path)) {
-		fprintf(stderr, "javamap-agent: %s exists and is not a javamap "
-			"map; leaving it alone and not recording\n", path);
+		fprintf(stderr,
+			"javamap-agent: %s exists and is not a javamap "
+			"map; leaving it alone and not recording\n",
+			path);
 		return -EEXIST;
 	}
 	if (unlink(path)) {
-		fprintf(stderr, "javamap-agent: cannot remove stale %s: %s; "
-			"not recording\n", path, strerror(errno));
+		fprintf(stderr,
+			"javamap-agent: cannot remove stale %s: %s; "
+			"not recording\n",
+			path, strerror(errno));
 		return -errno;
 	}
 	return 0;
@@ -182,12 +190,15 @@ int agent_out_open(const char *path, FILE *log)
 		return ret;
 	/* O_EXCL and O_NOFOLLOW: whatever appeared since the check above is
 	 * refused, never followed or appended to */
-	out_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		      O_CLOEXEC, 0644);
+	out_fd = open(path,
+		      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		      0644);
 	if (out_fd < 0) {
 		ret = -errno;
-		fprintf(stderr, "javamap-agent: cannot create %s: %s; "
-			"not recording\n", path, strerror(errno));
+		fprintf(stderr,
+			"javamap-agent: cannot create %s: %s; "
+			"not recording\n",
+			path, strerror(errno));
 		return ret;
 	}
 	out_path = path;
@@ -238,7 +249,8 @@ int agent_out_start_flusher(void)
 	pthread_condattr_destroy(&ca);
 	err = pthread_create(&out_thread, NULL, out_flusher, NULL);
 	if (err) {
-		fprintf(stderr, "javamap-agent: cannot start the flush "
+		fprintf(stderr,
+			"javamap-agent: cannot start the flush "
 			"thread: %s; flushing only when the buffer fills\n",
 			strerror(err));
 		return -err;

@@ -37,36 +37,39 @@ extern "C" {
 
 /* Session metadata: session.meta. */
 struct ops_session_info {
-	uint32_t format_version;   /* set by the library */
-	const char *event;         /* e.g. "cpu-clock" */
-	uint64_t period;           /* sampling period, 0 when frequency is used */
-	uint64_t frequency;        /* Hz, 0 when period is used */
-	const char *clock;         /* "CLOCK_MONOTONIC" */
-	uint64_t start_ns;         /* when recording started */
-	uint64_t stop_ns;          /* when it stopped; 0 if it never stopped cleanly */
-	int64_t start_unix_ns;     /* wall-clock start, for people */
+	uint32_t format_version; /* set by the library */
+	const char *event;	 /* e.g. "cpu-clock" */
+	uint64_t period;    /* sampling period, 0 when frequency is used */
+	uint64_t frequency; /* Hz, 0 when period is used */
+	const char *clock;  /* "CLOCK_MONOTONIC" */
+	uint64_t start_ns;  /* when recording started */
+	uint64_t stop_ns; /* when it stopped; 0 if it never stopped cleanly */
+	int64_t start_unix_ns; /* wall-clock start, for people */
 	const char *host;
 	const char *kernel_release;
-	const char *command_line;  /* the recorder's command line, space separated */
-	uint32_t separate;         /* OPS_SEPARATE_* */
-	bool kernel_excluded;      /* kernel samples were not recorded */
+	const char *
+		command_line; /* the recorder's command line, space separated */
+	uint32_t separate;    /* OPS_SEPARATE_* */
+	bool kernel_excluded; /* kernel samples were not recorded */
 	/* totals */
-	uint64_t samples;          /* samples delivered by the kernel */
-	uint64_t samples_lost;     /* reported lost by the kernel, or kept off
+	uint64_t samples;      /* samples delivered by the kernel */
+	uint64_t samples_lost; /* reported lost by the kernel, or kept off
 				    * the disk by a failed write */
 	uint64_t samples_unattributed; /* no mapping found, even after retry */
-	uint64_t samples_anon;     /* samples written to anonymous streams */
-	uint64_t samples_kernel;   /* samples in the kernel or its modules */
-	uint32_t processes;        /* processes seen */
+	uint64_t samples_anon;	 /* samples written to anonymous streams */
+	uint64_t samples_kernel; /* samples in the kernel or its modules */
+	uint32_t processes;	 /* processes seen */
 	/* call graphs: the depth asked for (frames per sample), 0 when the
 	 * session has none */
 	uint32_t callgraph_depth;
 };
 
 enum ops_image_kind {
-	OPS_IMAGE_FILE = 0,   /* file-backed ELF image, key = file offset */
-	OPS_IMAGE_KERNEL = 1, /* the kernel, key = address; path "[kernel.kallsyms]" */
-	OPS_IMAGE_MODULE = 2, /* a kernel module, key = address; path = module name */
+	OPS_IMAGE_FILE = 0, /* file-backed ELF image, key = file offset */
+	OPS_IMAGE_KERNEL =
+		1, /* the kernel, key = address; path "[kernel.kallsyms]" */
+	OPS_IMAGE_MODULE =
+		2, /* a kernel module, key = address; path = module name */
 };
 
 #define OPS_BUILD_ID_MAX 20
@@ -74,11 +77,11 @@ enum ops_image_kind {
 /* An image that samples fall in.  Identified by path plus build-id, or
  * by path plus size and mtime when it has no build-id. */
 struct ops_image {
-	uint32_t kind;        /* enum ops_image_kind */
+	uint32_t kind; /* enum ops_image_kind */
 	const char *path;
 	uint8_t build_id[OPS_BUILD_ID_MAX];
 	uint8_t build_id_size; /* 0 when unknown */
-	uint64_t size;         /* bytes, 0 when unknown */
+	uint64_t size;	       /* bytes, 0 when unknown */
 	int64_t mtime_ns;      /* unix ns, 0 when unknown */
 };
 
@@ -86,15 +89,15 @@ struct ops_image {
  * that ran) was running, in which image, and, when separated, in which
  * process and on which CPU. */
 struct ops_context {
-	uint32_t app;   /* image id of the application */
+	uint32_t app;	/* image id of the application */
 	uint32_t image; /* image id the samples fall in */
-	uint32_t tgid;  /* 0 unless OPS_SEPARATE_PROCESS */
-	int32_t cpu;    /* -1 unless OPS_SEPARATE_CPU */
+	uint32_t tgid;	/* 0 unless OPS_SEPARATE_PROCESS */
+	int32_t cpu;	/* -1 unless OPS_SEPARATE_CPU */
 };
 
 struct ops_hist_entry {
-	uint32_t ctx;     /* context id */
-	uint64_t offset;  /* file offset, or address for kernel images */
+	uint32_t ctx;	 /* context id */
+	uint64_t offset; /* file offset, or address for kernel images */
 	uint64_t count;
 };
 
@@ -104,21 +107,21 @@ struct ops_range {
 
 /* ops_process.flags */
 #define OPS_PROC_OTHER_MNTNS 0x1u /* lived in another mount namespace */
-#define OPS_PROC_EXITED 0x2u      /* seen to exit during the session */
+#define OPS_PROC_EXITED 0x2u	  /* seen to exit during the session */
 
 /* The identity of a process that ran anonymous executable code. */
 struct ops_process {
 	uint32_t tgid;
-	uint32_t nspid;       /* pid inside its own pid namespace (= tgid if none) */
+	uint32_t nspid; /* pid inside its own pid namespace (= tgid if none) */
 	uint32_t uid;
-	uint32_t flags;       /* OPS_PROC_* */
-	uint64_t start_ns;    /* CLOCK_MONOTONIC start time */
+	uint32_t flags;	   /* OPS_PROC_* */
+	uint64_t start_ns; /* CLOCK_MONOTONIC start time */
 	int64_t start_unix_ns; /* wall-clock start time, compared with map mtimes */
 	const char *comm;
 	const char *exe;
 	const struct ops_range *ranges; /* anonymous executable ranges seen */
 	uint32_t nr_ranges;
-	const char *jitdump;  /* the jit-<pid>.dump it mapped, or NULL */
+	const char *jitdump; /* the jit-<pid>.dump it mapped, or NULL */
 };
 
 struct ops_anon_sample {
@@ -150,13 +153,14 @@ enum ops_frame_kind {
 };
 
 struct ops_frame {
-	uint32_t kind;  /* enum ops_frame_kind */
+	uint32_t kind;	/* enum ops_frame_kind */
 	uint32_t image; /* image id for OPS_FRAME_IMAGE, else 0 */
 	uint64_t addr;
 };
 
 /* ops_stack.flags */
-#define OPS_STACK_TRUNCATED 0x1u /* the chain reached the depth limit and
+#define OPS_STACK_TRUNCATED \
+	0x1u /* the chain reached the depth limit and
 				  * may have been cut there */
 
 /* Frames a stack may hold; the kernel's own limit is far below. */
@@ -164,15 +168,15 @@ struct ops_frame {
 
 struct ops_stack {
 	const struct ops_frame *frames; /* leaf first */
-	uint32_t nr_frames;             /* 1..OPS_STACK_MAX_FRAMES */
-	uint32_t nr_kernel;             /* frames[0..nr_kernel) ran in the
+	uint32_t nr_frames;		/* 1..OPS_STACK_MAX_FRAMES */
+	uint32_t nr_kernel;		/* frames[0..nr_kernel) ran in the
 					 * kernel */
-	uint32_t flags;                 /* OPS_STACK_* */
+	uint32_t flags;			/* OPS_STACK_* */
 };
 
 /* Samples of a stack without anonymous frames. */
 struct ops_stack_count {
-	uint32_t ctx;   /* context of the leaf frame */
+	uint32_t ctx;	/* context of the leaf frame */
 	uint32_t stack; /* stack id */
 	uint64_t count;
 };
@@ -334,8 +338,7 @@ int ops_session_anon(struct ops_session *s, uint32_t proc_id,
 		     const struct ops_anon_sample **samples, size_t *n);
 /* How many of them ops_session_anon() would give, in memory bounded by
  * one block, keeping nothing. */
-int ops_session_anon_count(struct ops_session *s, uint32_t proc_id,
-			   size_t *n);
+int ops_session_anon_count(struct ops_session *s, uint32_t proc_id, size_t *n);
 /* The same samples as ops_session_anon(), in memory the caller now owns
  * and frees (NULL when there are none); the session forgets them. */
 int ops_session_anon_take(struct ops_session *s, uint32_t proc_id,
@@ -351,8 +354,8 @@ const struct ops_stack *ops_session_stack(const struct ops_session *s,
 
 /* Every (context, stack) count, equal keys summed, sorted by
  * (ctx, stack).  Every stack id has an entry in the table. */
-const struct ops_stack_count *ops_session_stack_hist(
-	const struct ops_session *s, size_t *n);
+const struct ops_stack_count *
+ops_session_stack_hist(const struct ops_session *s, size_t *n);
 
 /* A process's samples with anonymous stacks in recording order (decoded
  * on first use, then cached).  Samples naming a stack id with no entry
@@ -364,8 +367,8 @@ int ops_session_anon_stacks(struct ops_session *s, uint32_t proc_id,
 
 /* Paths inside the session of the archived map copies of a process,
  * named as the originals' base names (anon.<tgid>, perf-<tgid>.map). */
-size_t ops_session_archived_maps(const struct ops_session *s,
-				 uint32_t proc_id, const char *const **paths);
+size_t ops_session_archived_maps(const struct ops_session *s, uint32_t proc_id,
+				 const char *const **paths);
 
 /* Paths of the session's kallsyms and modules copies when something by
  * that name exists (its reader checks what it is), NULL when missing.

@@ -13,8 +13,7 @@
 
 #define OPUTIL_HASH_SEED 0xcbf29ce484222325ull /* FNV-1a offset basis */
 
-static inline uint64_t oputil_hash_bytes(uint64_t h, const void *p,
-					 size_t n)
+static inline uint64_t oputil_hash_bytes(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *b = p;
 

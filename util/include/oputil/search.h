@@ -19,18 +19,18 @@
  *	n = oputil_partition(0, t->n, i, t->v[i].start <= addr);
  *	last = n ? &t->v[n - 1] : NULL;	// the last entry at or before addr
  */
-#define oputil_partition(lo, hi, idx, before)                                 \
-	({                                                                    \
-		size_t oputil_lo_ = (lo), oputil_hi_ = (hi);                  \
-		while (oputil_lo_ < oputil_hi_) {                             \
-			size_t idx = oputil_lo_ +                             \
-				     (oputil_hi_ - oputil_lo_) / 2;           \
-			if (before)                                           \
-				oputil_lo_ = idx + 1;                         \
-			else                                                  \
-				oputil_hi_ = idx;                             \
-		}                                                             \
-		oputil_lo_;                                                   \
+#define oputil_partition(lo, hi, idx, before)                               \
+	({                                                                  \
+		size_t oputil_lo_ = (lo), oputil_hi_ = (hi);                \
+		while (oputil_lo_ < oputil_hi_) {                           \
+			size_t idx =                                        \
+				oputil_lo_ + (oputil_hi_ - oputil_lo_) / 2; \
+			if (before)                                         \
+				oputil_lo_ = idx + 1;                       \
+			else                                                \
+				oputil_hi_ = idx;                           \
+		}                                                           \
+		oputil_lo_;                                                 \
 	})
 
 #endif
