@@ -10,13 +10,20 @@
 
 #define JM_MAGIC "OPJITJMP"
 #define JM_MAGIC_LEN 8
-#define JM_VERSION_MAJOR 1
+/* 1: records back to back (the JVMTI agent); 2: each record in a frame
+ * (the jitlog library), so that a log can be read while it is written */
+#define JM_VERSION_RECORDS 1
+#define JM_VERSION_FRAMED 2
 #define JM_VERSION_MINOR 0
 
 /* magic[8] u16 major u16 minor u32 header_size u32 pid u32 flags
  * u64 start_ns */
 #define JM_HEADER_SIZE 32
 #define JM_HDR_INLINE 0x1u /* CODE_LOAD records carry inlined frames */
+
+/* version 2: u32 seq (0: not written yet) u32 crc32c of the record; the
+ * record follows, and the frame is padded to a multiple of 8 bytes */
+#define JM_FRAME_HEADER_SIZE 8
 
 /* u16 kind u16 flags u32 length (header included) u64 time_ns */
 #define JM_REC_HEADER_SIZE 16

@@ -6,10 +6,13 @@
  * before it is kept.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <oputil/crc32c.h>
 
 #include "jm_format.h"
 #include "jm_parse.h"
@@ -328,10 +331,11 @@ static int parse_header(struct jm_map *m, struct cursor *c)
 	m->pid = (uint32_t)get_le(h + 16, 4);
 	m->flags = (uint32_t)get_le(h + 20, 4);
 	m->start_ns = get_le(h + 24, 8);
-	if (m->major != JM_VERSION_MAJOR) {
-		snprintf(m->error, sizeof(m->error),
-			 "javamap version %u.%u, this reader knows %u.x",
-			 m->major, m->minor, JM_VERSION_MAJOR);
+	if (m->major < 1 || m->major > JM_VERSION_FRAMED) {
+		snprintf(
+			m->error, sizeof(m->error),
+			"javamap version %u.%u, this reader knows 1.x and %u.x",
+			m->major, m->minor, JM_VERSION_FRAMED);
 		return -EPROTONOSUPPORT;
 	}
 	if (hsize < JM_HEADER_SIZE ||
@@ -343,26 +347,74 @@ static int parse_header(struct jm_map *m, struct cursor *c)
 	return 0;
 }
 
-static int parse_records(struct jm_map *m, struct cursor *c,
-			 struct jm_unload **unl, size_t *nr_unl, size_t len)
+struct unloads {
+	struct jm_unload *v;
+	size_t n, cap;
+};
+
+/* One record's payload RC, of KIND: 0, -EBADMSG when malformed, or
+ * -ENOMEM. */
+static int parse_record(struct jm_map *m, unsigned kind, unsigned flags,
+			uint64_t t, struct cursor *rc, struct unloads *u)
 {
-	size_t cap_unl = 0;
+	const unsigned char *p;
+
+	switch (kind) {
+	case JM_REC_METHOD:
+		return parse_method(m, rc);
+	case JM_REC_CODE_LOAD:
+		return parse_code_load(m, rc, flags, t);
+	case JM_REC_DYNAMIC_CODE:
+		return parse_dynamic(m, rc, flags, t);
+	case JM_REC_CODE_UNLOAD:
+		if (cur_take(rc, JM_CODE_UNLOAD_SIZE, &p))
+			return -EBADMSG;
+		if (arr_reserve((void **)&u->v, &u->cap, u->n, sizeof(*u->v)))
+			return -ENOMEM;
+		u->v[u->n].method = get_le(p, 8);
+		u->v[u->n].addr = get_le(p + 8, 8);
+		u->v[u->n].t = t;
+		u->n++;
+		return 0;
+	default:
+		/* how the format grows: skip what we do not know */
+		m->nr_unknown++;
+		return 0;
+	}
+}
+
+/*
+ * The records from C on.  Version 2 frames each record (FORMAT.md): a
+ * u32 sequence number, written last, and a CRC-32C of the record, the
+ * frame padded to 8 bytes.  A frame whose number is still 0 was reserved
+ * and not yet written: the log ends there for now.  A frame whose check
+ * fails was torn by a writer that died: damage, as a record cut short is
+ * in version 1.
+ */
+static int parse_records(struct jm_map *m, struct cursor *c, struct unloads *u,
+			 size_t len)
+{
+	bool framed = m->major == JM_VERSION_FRAMED;
 	int ret = 0;
 
 	while (c->left) {
-		size_t at = len - c->left;
-		const unsigned char *h, *body;
+		size_t at = len - c->left, rlen, pad = 0;
+		const unsigned char *h, *body = NULL;
 		struct cursor rc;
-		size_t rlen;
 		unsigned kind, flags;
 		uint64_t t;
 
-		if (c->left < JM_REC_HEADER_SIZE)
+		if (framed) {
+			if (c->left < JM_FRAME_HEADER_SIZE ||
+			    get_le(c->p, 4) == 0)
+				return 0;
+		}
+		h = c->p + (framed ? JM_FRAME_HEADER_SIZE : 0);
+		if (c->left - (size_t)(h - c->p) < JM_REC_HEADER_SIZE)
 			return parse_damage(m,
 					    "record at offset %zu cut "
 					    "short after %zu bytes",
 					    at, c->left);
-		h = c->p;
 		kind = (unsigned)get_le(h, 2);
 		flags = (unsigned)get_le(h + 2, 2);
 		rlen = (size_t)get_le(h + 4, 4);
@@ -372,58 +424,39 @@ static int parse_records(struct jm_map *m, struct cursor *c,
 					    "record at offset %zu has "
 					    "impossible length %zu",
 					    at, rlen);
-		if (rlen > c->left)
-			return parse_damage(m,
-					    "record at offset %zu runs %zu "
-					    "bytes past the end",
-					    at, rlen - c->left);
+		if (rlen > c->left - (size_t)(h - c->p))
+			return parse_damage(
+				m,
+				"record at offset %zu runs %zu "
+				"bytes past the end",
+				at, rlen - (c->left - (size_t)(h - c->p)));
+		if (framed) {
+			if (oputil_crc32c(0, h, rlen) !=
+			    (uint32_t)get_le(c->p + 4, 4))
+				return parse_damage(m,
+						    "frame at offset %zu is "
+						    "torn (its check fails)",
+						    at);
+			pad = (JM_FRAME_HEADER_SIZE + rlen) % 8;
+			pad = pad ? 8 - pad : 0;
+			cur_take(c, JM_FRAME_HEADER_SIZE, &body);
+		}
 		cur_take(c, rlen, &body);
+		/* the last frame's padding may not be there yet */
+		c->p += pad < c->left ? pad : c->left;
+		c->left -= pad < c->left ? pad : c->left;
 		rc.p = body + JM_REC_HEADER_SIZE;
 		rc.left = rlen - JM_REC_HEADER_SIZE;
-		switch (kind) {
-		case JM_REC_METHOD:
-			ret = parse_method(m, &rc);
-			break;
-		case JM_REC_CODE_LOAD:
-			ret = parse_code_load(m, &rc, flags, t);
-			break;
-		case JM_REC_DYNAMIC_CODE:
-			ret = parse_dynamic(m, &rc, flags, t);
-			break;
-		case JM_REC_CODE_UNLOAD: {
-			const unsigned char *u;
-
-			if (cur_take(&rc, JM_CODE_UNLOAD_SIZE, &u)) {
-				ret = -EBADMSG;
-				break;
-			}
-			ret = arr_reserve((void **)unl, &cap_unl, *nr_unl,
-					  sizeof(**unl));
-			if (ret)
-				break;
-			(*unl)[*nr_unl].method = get_le(u, 8);
-			(*unl)[*nr_unl].addr = get_le(u + 8, 8);
-			(*unl)[*nr_unl].t = t;
-			(*nr_unl)++;
-			break;
-		}
-		default:
-			/* how the format grows: skip what we do not know */
-			m->nr_unknown++;
-			break;
-		}
+		ret = parse_record(m, kind, flags, t, &rc, u);
 		if (ret == -ENOMEM) {
 			snprintf(m->error, sizeof(m->error), "out of memory");
 			return ret;
 		}
-		if (ret) {
-			c->left += rlen;
-			c->p -= rlen;
+		if (ret)
 			return parse_damage(m,
 					    "record at offset %zu "
 					    "(kind %u) is malformed",
 					    at, kind);
-		}
 		m->nr_records++;
 		m->valid_len = len - c->left;
 	}
@@ -433,8 +466,7 @@ static int parse_records(struct jm_map *m, struct cursor *c,
 int jm_parse(const void *buf, size_t len, struct jm_map *m)
 {
 	struct cursor c = { buf, len };
-	struct jm_unload *unl = NULL;
-	size_t nr_unl = 0;
+	struct unloads unl = { 0 };
 	int ret;
 
 	memset(m, 0, sizeof(*m));
@@ -442,7 +474,7 @@ int jm_parse(const void *buf, size_t len, struct jm_map *m)
 	if (ret)
 		goto out;
 	m->valid_len = len - c.left;
-	ret = parse_records(m, &c, &unl, &nr_unl, len);
+	ret = parse_records(m, &c, &unl, len);
 	if (ret == -EBADMSG)
 		ret = 0;
 	if (ret)
@@ -450,10 +482,10 @@ int jm_parse(const void *buf, size_t len, struct jm_map *m)
 	if (m->nr_codes > 1)
 		qsort(m->codes, m->nr_codes, sizeof(*m->codes), code_cmp);
 	codes_drop_replays(m);
-	for (size_t i = 0; i < nr_unl; i++)
-		codes_apply_unload(m, &unl[i]);
+	for (size_t i = 0; i < unl.n; i++)
+		codes_apply_unload(m, &unl.v[i]);
 out:
-	free(unl);
+	free(unl.v);
 	return ret;
 }
 

@@ -322,7 +322,7 @@ START_TEST(test_other_major_fails)
 	ck_assert_int_eq(claim_one(path, &state), -EPROTONOSUPPORT);
 	snprintf(want, sizeof(want),
 		 "cannot use %s: javamap version 9.0, "
-		 "this reader knows 1.x",
+		 "this reader knows 1.x and 2.x",
 		 path);
 	ck_assert_str_eq(claim_err, want);
 	jmb_free(&b);

@@ -66,10 +66,10 @@ START_TEST(test_other_major)
 	struct jm_map m;
 
 	build_small(&b);
-	b.buf[8] = 2;
+	b.buf[8] = 3;
 	ck_assert_int_eq(jm_parse(b.buf, b.len, &m), -EPROTONOSUPPORT);
 	ck_assert_str_eq(m.error,
-			 "javamap version 2.0, this reader knows 1.x");
+			 "javamap version 3.0, this reader knows 1.x and 2.x");
 	jm_map_free(&m);
 	jmb_free(&b);
 }

@@ -205,7 +205,7 @@ int agent_out_open(const char *path, FILE *log)
 	out_stopping = 0;
 	out_used = 0;
 	memcpy(hdr, JM_MAGIC, JM_MAGIC_LEN);
-	agent_put16(hdr + 8, JM_VERSION_MAJOR);
+	agent_put16(hdr + 8, JM_VERSION_RECORDS);
 	agent_put16(hdr + 10, JM_VERSION_MINOR);
 	agent_put32(hdr + 12, JM_HEADER_SIZE);
 	agent_put32(hdr + 16, (uint32_t)getpid());
