@@ -256,13 +256,25 @@ static void jm_release(void *state)
 	free(st);
 }
 
+/* Built twice: libjavamap.so for the JVM's agent, and libjitlog.so for
+ * every JIT that writes the same format through libopjit-jitlog. */
+#ifndef JM_HANDLER_NAME
+#define JM_HANDLER_NAME "javamap"
+#define JM_HANDLER_DESC                                                \
+	"Java methods, lines and inlining from libjavamap-agent.so's " \
+	"time-stamped maps"
+#else
+#define JM_HANDLER_DESC                                                     \
+	"JIT code, lines and inlining from libopjit-jitlog's time-stamped " \
+	"maps (and the JVM agent's)"
+#endif
+
 static const struct opjit_handler jm_handler = {
 	.struct_size = OPJIT_HANDLER_SIZE_1_0,
 	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
 	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
-	.name = "javamap",
-	.description = "Java methods, lines and inlining from "
-		       "libjavamap-agent.so's time-stamped maps",
+	.name = JM_HANDLER_NAME,
+	.description = JM_HANDLER_DESC,
 	.claim = jm_claim,
 	.resolve = jm_resolve,
 	.last_error = jm_last_error,

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The jitlog writer.  The log is a shared mapping of the file: a writer
+ * reserves a frame with one atomic add on the tail, copies its record in,
+ * stores the record's CRC-32C and then, with release order, the frame's
+ * sequence number, which a reader takes as the sign that the frame is
+ * whole.  The mapping covers 1 GiB of address space from the start; the
+ * file itself grows under a mutex, a few MiB at a time, which is the only
+ * lock and the only system call a load can meet.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <oputil/clock.h>
+#include <oputil/crc32c.h>
+
+#include "jm_format.h"
+#include "opjit/jitlog.h"
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "the map is little-endian, written as the CPU holds it");
+
+#define LOG_SPACE (1ull << 30) /* the most a log holds */
+#define GROW_STEP (4ull << 20)
+
+struct opjit_jitlog {
+	int fd;
+	unsigned char *base;
+	_Atomic uint64_t tail;	/* where the next frame goes */
+	_Atomic uint64_t fsize; /* the file's size: frames below it */
+	_Atomic uint64_t next_id;
+	_Atomic uint32_t seq;
+	pthread_mutex_t grow_lock;
+};
+
+static uint64_t frame_size(size_t rlen)
+{
+	return (JM_FRAME_HEADER_SIZE + rlen + 7) & ~(uint64_t)7;
+}
+
+static int grow(struct opjit_jitlog *log, uint64_t need)
+{
+	uint64_t size;
+	int rc = 0;
+
+	pthread_mutex_lock(&log->grow_lock);
+	size = atomic_load_explicit(&log->fsize, memory_order_relaxed);
+	if (size < need) {
+		size = (need + GROW_STEP) & ~(GROW_STEP - 1);
+		if (size > LOG_SPACE)
+			size = LOG_SPACE;
+		if (ftruncate(log->fd, (off_t)size))
+			rc = -errno;
+		else
+			atomic_store_explicit(&log->fsize, size,
+					      memory_order_release);
+	}
+	pthread_mutex_unlock(&log->grow_lock);
+	return rc;
+}
+
+/* Room for LEN bytes of frames, at *OFF. */
+static int reserve(struct opjit_jitlog *log, uint64_t len, uint64_t *off)
+{
+	uint64_t o = atomic_fetch_add_explicit(&log->tail, len,
+					       memory_order_relaxed);
+
+	if (o + len > LOG_SPACE)
+		return -ENOSPC;
+	if (o + len >
+	    atomic_load_explicit(&log->fsize, memory_order_acquire)) {
+		int rc = grow(log, o + len);
+
+		if (rc)
+			return rc;
+	}
+	*off = o;
+	return 0;
+}
+
+static unsigned char *put(unsigned char *p, uint64_t v, unsigned n)
+{
+	memcpy(p, &v, n); /* little-endian: the low N bytes */
+	return p + n;
+}
+
+/* The record's header at P: kind, no flags, its length, the time. */
+static unsigned char *rec_header(unsigned char *p, unsigned kind, size_t rlen,
+				 uint64_t t)
+{
+	p = put(p, kind, 2);
+	p = put(p, 0, 2);
+	p = put(p, rlen, 4);
+	return put(p, t, 8);
+}
+
+/* Seal the frame at OFF whose record of RLEN bytes is in place. */
+static void commit(struct opjit_jitlog *log, uint64_t off, size_t rlen)
+{
+	unsigned char *f = log->base + off;
+	uint32_t crc = oputil_crc32c(0, f + JM_FRAME_HEADER_SIZE, rlen);
+	uint32_t seq;
+
+	memcpy(f + 4, &crc, 4);
+	seq = atomic_fetch_add_explicit(&log->seq, 1, memory_order_relaxed);
+	if (!++seq) /* 0 means "not written": skip it when the count wraps */
+		seq = 1;
+	atomic_store_explicit((_Atomic uint32_t *)(void *)f, seq,
+			      memory_order_release);
+}
+
+static size_t method_len(const struct opjit_jitlog_code *c)
+{
+	return JM_REC_HEADER_SIZE + JM_METHOD_FIXED + strlen(c->name) +
+	       (c->file ? strlen(c->file) : 0) + c->nr_lines * JM_LINE_SIZE;
+}
+
+static size_t load_len(const struct opjit_jitlog_code *c)
+{
+	return JM_REC_HEADER_SIZE + JM_CODE_LOAD_FIXED +
+	       c->nr_lines * (JM_PC_FIXED + JM_FRAME_SIZE);
+}
+
+static void put_method(unsigned char *p, const struct opjit_jitlog_code *c,
+		       uint64_t t)
+{
+	size_t nlen = strlen(c->name), flen = c->file ? strlen(c->file) : 0;
+	size_t i;
+
+	p = rec_header(p, JM_REC_METHOD, method_len(c), t);
+	p = put(p, c->id, 8);
+	p = put(p, nlen, 4);
+	p = put(p, flen, 4);
+	p = put(p, c->nr_lines, 4);
+	p = put(p, 0, 4);
+	memcpy(p, c->name, nlen);
+	p += nlen;
+	if (flen)
+		memcpy(p, c->file, flen);
+	p += flen;
+	/* the code offset stands for the bytecode index of a JVM method */
+	for (i = 0; i < c->nr_lines; i++) {
+		p = put(p, c->lines[i].offset, 4);
+		p = put(p, c->lines[i].line, 4);
+	}
+}
+
+static void put_load(unsigned char *p, const struct opjit_jitlog_code *c,
+		     uint64_t t)
+{
+	size_t i;
+
+	p = rec_header(p, JM_REC_CODE_LOAD, load_len(c), t);
+	p = put(p, c->id, 8);
+	p = put(p, c->addr, 8);
+	p = put(p, c->size, 4);
+	p = put(p, c->nr_lines, 4);
+	/* each line starts a pc range whose one frame is the code itself */
+	for (i = 0; i < c->nr_lines; i++) {
+		p = put(p, c->lines[i].offset, 4);
+		p = put(p, 1, 2);
+		p = put(p, 0, 2);
+		p = put(p, c->id, 8);
+		p = put(p, c->lines[i].offset, 4);
+	}
+}
+
+static void put_unload(unsigned char *p, uint64_t id, uint64_t addr,
+		       uint64_t t)
+{
+	p = rec_header(p, JM_REC_CODE_UNLOAD,
+		       JM_REC_HEADER_SIZE + JM_CODE_UNLOAD_SIZE, t);
+	p = put(p, id, 8);
+	put(p, addr, 8);
+}
+
+static bool code_ok(const struct opjit_jitlog_code *c)
+{
+	return c && c->struct_size >= sizeof(*c) && c->name && c->size &&
+	       c->size <= UINT32_MAX && c->nr_lines <= UINT16_MAX &&
+	       (c->lines || !c->nr_lines) && strlen(c->name) < (1u << 20) &&
+	       (!c->file || strlen(c->file) < (1u << 20));
+}
+
+int opjit_jitlog_load(struct opjit_jitlog *log, struct opjit_jitlog_code *c)
+{
+	uint64_t t = oputil_clock_ns(CLOCK_MONOTONIC), off, fm, fl;
+	int rc;
+
+	if (!log || !code_ok(c))
+		return -EINVAL;
+	c->id = atomic_fetch_add_explicit(&log->next_id, 1,
+					  memory_order_relaxed);
+	fm = frame_size(method_len(c));
+	fl = frame_size(load_len(c));
+	rc = reserve(log, fm + fl, &off);
+	if (rc)
+		return rc;
+	put_method(log->base + off + JM_FRAME_HEADER_SIZE, c, t);
+	commit(log, off, method_len(c));
+	put_load(log->base + off + fm + JM_FRAME_HEADER_SIZE, c, t);
+	commit(log, off + fm, load_len(c));
+	return 0;
+}
+
+int opjit_jitlog_move(struct opjit_jitlog *log,
+		      const struct opjit_jitlog_code *c, uint64_t old_addr)
+{
+	uint64_t t = oputil_clock_ns(CLOCK_MONOTONIC), off, fu, fl;
+	const size_t ulen = JM_REC_HEADER_SIZE + JM_CODE_UNLOAD_SIZE;
+	int rc;
+
+	if (!log || !code_ok(c) || !c->id)
+		return -EINVAL;
+	fu = frame_size(ulen);
+	fl = frame_size(load_len(c));
+	rc = reserve(log, fu + fl, &off);
+	if (rc)
+		return rc;
+	put_unload(log->base + off + JM_FRAME_HEADER_SIZE, c->id, old_addr, t);
+	commit(log, off, ulen);
+	put_load(log->base + off + fu + JM_FRAME_HEADER_SIZE, c, t);
+	commit(log, off + fu, load_len(c));
+	return 0;
+}
+
+int opjit_jitlog_unload(struct opjit_jitlog *log,
+			const struct opjit_jitlog_code *c)
+{
+	uint64_t t = oputil_clock_ns(CLOCK_MONOTONIC), off;
+	const size_t ulen = JM_REC_HEADER_SIZE + JM_CODE_UNLOAD_SIZE;
+	int rc;
+
+	if (!log || !c || c->struct_size < sizeof(*c) || !c->id)
+		return -EINVAL;
+	rc = reserve(log, frame_size(ulen), &off);
+	if (rc)
+		return rc;
+	put_unload(log->base + off + JM_FRAME_HEADER_SIZE, c->id, c->addr, t);
+	commit(log, off, ulen);
+	return 0;
+}
+
+int opjit_jitlog_flush(struct opjit_jitlog *log)
+{
+	if (!log)
+		return -EINVAL;
+	/* each call seals its frames before it returns: what was logged
+	 * before this call is in the page cache, where readers read */
+	atomic_thread_fence(memory_order_seq_cst);
+	return 0;
+}
+
+/* The file, created afresh without following a link; a stale one of
+ * ours (an earlier process with this pid) is replaced. */
+static int create(const char *path)
+{
+	const int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	struct stat st;
+	int fd = open(path, flags, 0644);
+
+	if (fd >= 0 || errno != EEXIST)
+		return fd >= 0 ? fd : -errno;
+	if (lstat(path, &st))
+		return -errno;
+	if (st.st_uid != geteuid())
+		return -EEXIST;
+	if (unlink(path))
+		return -errno;
+	fd = open(path, flags, 0644);
+	return fd >= 0 ? fd : -errno;
+}
+
+int opjit_jitlog_open(const struct opjit_jitlog_options *opts,
+		      struct opjit_jitlog **out)
+{
+	char path[64];
+	const char *p = opts && opts->struct_size >= sizeof(*opts) ? opts->path
+								   : NULL;
+	struct opjit_jitlog *log;
+	unsigned char *h;
+	int rc;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!p) {
+		snprintf(path, sizeof(path), "/tmp/anon.%d", (int)getpid());
+		p = path;
+	}
+	log = calloc(1, sizeof(*log));
+	if (!log)
+		return -ENOMEM;
+	pthread_mutex_init(&log->grow_lock, NULL);
+	log->fd = create(p);
+	if (log->fd < 0) {
+		rc = log->fd;
+		free(log);
+		return rc;
+	}
+	log->base = mmap(NULL, LOG_SPACE, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 log->fd, 0);
+	if (log->base == MAP_FAILED) {
+		rc = -errno;
+		goto fail;
+	}
+	rc = grow(log, GROW_STEP);
+	if (rc)
+		goto fail;
+	h = log->base;
+	memcpy(h, JM_MAGIC, JM_MAGIC_LEN);
+	put(h + 8, JM_VERSION_FRAMED, 2);
+	put(h + 10, JM_VERSION_MINOR, 2);
+	put(h + 12, JM_HEADER_SIZE, 4);
+	put(h + 16, (uint64_t)getpid(), 4);
+	put(h + 20, 0, 4);
+	put(h + 24, oputil_clock_ns(CLOCK_MONOTONIC), 8);
+	atomic_store(&log->tail, JM_HEADER_SIZE);
+	atomic_store(&log->next_id, 1);
+	*out = log;
+	return 0;
+fail:
+	if (log->base && log->base != MAP_FAILED)
+		munmap(log->base, LOG_SPACE);
+	close(log->fd);
+	unlink(p);
+	free(log);
+	return rc;
+}
+
+int opjit_jitlog_close(struct opjit_jitlog *log)
+{
+	uint64_t tail;
+	int rc = 0;
+
+	if (!log)
+		return -EINVAL;
+	opjit_jitlog_flush(log);
+	/* no zeros after the last frame: the file ends where the log does */
+	tail = atomic_load(&log->tail);
+	if (tail <= LOG_SPACE && ftruncate(log->fd, (off_t)tail))
+		rc = -errno;
+	munmap(log->base, LOG_SPACE);
+	if (close(log->fd) && !rc)
+		rc = -errno;
+	pthread_mutex_destroy(&log->grow_lock);
+	free(log);
+	return rc;
+}
+
+const char *opjit_jitlog_strerror(int err)
+{
+	switch (-err) {
+	case 0:
+		return "success";
+	case EINVAL:
+		return "invalid argument (a NULL log, or a code without a "
+		       "name or size)";
+	case EEXIST:
+		return "the log's file belongs to another user";
+	case ENOSPC:
+		return "the log is full (1 GiB)";
+	default:
+		return strerror(-err);
+	}
+}

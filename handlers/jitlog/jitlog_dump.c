@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * opjit-jitlog dump FILE: a time-stamped map (any version) as text, one
+ * record a line, in file order, then one line on how the file ends.
+ * For JIT authors checking what their JIT logs, and for bug reports.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <oputil/crc32c.h>
+
+#include "jm_format.h"
+#include "jm_parse.h"
+
+static uint64_t le(const unsigned char *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+static void text(const unsigned char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		putchar(p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?');
+}
+
+/* One record: its kind, time and fields. */
+static void record(const unsigned char *r, size_t rlen)
+{
+	unsigned kind = (unsigned)le(r, 2);
+	const unsigned char *p = r + JM_REC_HEADER_SIZE;
+	size_t left = rlen - JM_REC_HEADER_SIZE;
+
+	printf("t=%" PRIu64 " ", le(r + 8, 8));
+	if (kind == JM_REC_METHOD && left >= JM_METHOD_FIXED) {
+		size_t nl = le(p + 8, 4), fl = le(p + 12, 4);
+
+		printf("method id=%" PRIu64 " lines=%" PRIu64 " name=",
+		       le(p, 8), le(p + 16, 4));
+		if (JM_METHOD_FIXED + nl + fl <= left) {
+			text(p + JM_METHOD_FIXED, nl);
+			printf(" file=");
+			text(p + JM_METHOD_FIXED + nl, fl);
+		}
+	} else if (kind == JM_REC_CODE_LOAD && left >= JM_CODE_LOAD_FIXED) {
+		printf("load id=%" PRIu64 " addr=0x%" PRIx64 " size=%" PRIu64
+		       " pcs=%" PRIu64,
+		       le(p, 8), le(p + 8, 8), le(p + 16, 4), le(p + 20, 4));
+	} else if (kind == JM_REC_CODE_UNLOAD && left >= JM_CODE_UNLOAD_SIZE) {
+		printf("unload id=%" PRIu64 " addr=0x%" PRIx64, le(p, 8),
+		       le(p + 8, 8));
+	} else if (kind == JM_REC_DYNAMIC_CODE && left >= JM_DYNAMIC_FIXED) {
+		size_t nl = le(p + 12, 4);
+
+		printf("dynamic addr=0x%" PRIx64 " size=%" PRIu64 " name=",
+		       le(p, 8), le(p + 8, 4));
+		if (JM_DYNAMIC_FIXED + nl <= left)
+			text(p + JM_DYNAMIC_FIXED, nl);
+	} else {
+		printf("kind=%u bytes=%zu", kind, rlen);
+	}
+	putchar('\n');
+}
+
+static int dump(const char *path, const unsigned char *b, size_t len)
+{
+	size_t at, n = 0;
+	unsigned major;
+	bool framed;
+
+	if (len < JM_HEADER_SIZE || !jm_is_javamap(b, len)) {
+		fprintf(stderr,
+			"opjit-jitlog: %s: not an opjit time-stamped "
+			"map\n",
+			path);
+		return 1;
+	}
+	major = (unsigned)le(b + 8, 2);
+	framed = major == JM_VERSION_FRAMED;
+	printf("version %u.%" PRIu64 " pid=%" PRIu64 " start_ns=%" PRIu64 "\n",
+	       major, le(b + 10, 2), le(b + 16, 4), le(b + 24, 8));
+	at = le(b + 12, 4);
+	while (at < len) {
+		size_t h = at + (framed ? JM_FRAME_HEADER_SIZE : 0), rlen;
+
+		if (framed &&
+		    (len - at < JM_FRAME_HEADER_SIZE || le(b + at, 4) == 0))
+			break;
+		if (h + JM_REC_HEADER_SIZE > len)
+			break;
+		rlen = le(b + h + 4, 4);
+		if (rlen < JM_REC_HEADER_SIZE || rlen > len - h)
+			break;
+		if (framed) {
+			if (oputil_crc32c(0, b + h, rlen) != le(b + at + 4, 4))
+				break;
+			printf("seq=%" PRIu64 " ", le(b + at, 4));
+		}
+		record(b + h, rlen);
+		n++;
+		at = framed ? (h + rlen + 7) / 8 * 8 : h + rlen;
+	}
+	printf("%zu records; %s at offset %zu of %zu\n", n,
+	       at >= len ? "the file ends" : "the log ends", at, len);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0, cap = 0;
+	FILE *f;
+	int rc;
+
+	if (argc != 3 || strcmp(argv[1], "dump")) {
+		fprintf(stderr, "usage: opjit-jitlog dump FILE\n");
+		return 2;
+	}
+	f = fopen(argv[2], "rb");
+	if (!f) {
+		fprintf(stderr, "opjit-jitlog: cannot open %s: %s\n", argv[2],
+			strerror(errno));
+		return 1;
+	}
+	for (;;) {
+		size_t got;
+
+		if (len == cap) {
+			unsigned char *b = realloc(buf, cap ? cap * 2 : 65536);
+
+			if (!b) {
+				fprintf(stderr,
+					"opjit-jitlog: out of memory\n");
+				fclose(f);
+				free(buf);
+				return 1;
+			}
+			buf = b;
+			cap = cap ? cap * 2 : 65536;
+		}
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		if (!got)
+			break;
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "opjit-jitlog: cannot read %s: %s\n", argv[2],
+			strerror(errno));
+		fclose(f);
+		free(buf);
+		return 1;
+	}
+	fclose(f);
+	rc = dump(argv[2], buf, len);
+	free(buf);
+	return rc;
+}

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * libopjit-jitlog against the one reader of its format: what a JIT logs
+ * is named, with lines, at the right times; eight threads logging while
+ * a reader reads never show it a torn or doubled record and lose nothing
+ * once flushed; a writer killed mid-log leaves a log that reads up to its
+ * last whole frame; the file is never made through a planted link.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <opjit/jitlog.h>
+#include <oputil/clock.h>
+
+#include "jm_resolve.h"
+
+static char dir[64], path[128];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/jitlog-test.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/anon.log", dir);
+}
+
+static void teardown(void)
+{
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static char *slurp(size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	char *buf;
+	ssize_t n;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	buf = malloc((size_t)st.st_size + 1);
+	ck_assert_ptr_nonnull(buf);
+	n = pread(fd, buf, (size_t)st.st_size, 0);
+	ck_assert_int_ge(n, 0);
+	close(fd);
+	*len = (size_t)n;
+	return buf;
+}
+
+static struct opjit_jitlog *open_log(void)
+{
+	struct opjit_jitlog_options o = { sizeof(o), path };
+	struct opjit_jitlog *log;
+
+	ck_assert_int_eq(opjit_jitlog_open(&o, &log), 0);
+	return log;
+}
+
+/* The name and line opjit gives ADDR at time T, or NULL. */
+static const char *name_at(struct jm_state *st, uint64_t addr, uint64_t t,
+			   uint32_t *line)
+{
+	const struct jm_code *co = jm_state_find_code(st, addr, t);
+	const struct jm_method *me;
+	const struct jm_pc *pc;
+
+	*line = 0;
+	if (!co)
+		return NULL;
+	me = jm_state_method(st, co->method);
+	pc = jm_code_pc(&st->map, co, addr);
+	if (me && pc && pc->nr_frames)
+		*line = jm_method_line(me, st->map.frames[pc->frame].bci);
+	return me ? me->name : NULL;
+}
+
+START_TEST(load_move_unload_are_named_by_time)
+{
+	static const struct opjit_jitlog_line lines[] = { { 0, 10 },
+							  { 0x40, 11 } };
+	struct opjit_jitlog_code a = { sizeof(a),  0x7f0000010000,
+				       0x100,	   "expr_a",
+				       "expr.txt", lines,
+				       2,	   0 };
+	struct opjit_jitlog_code b = {
+		sizeof(b), 0x7f0000020000, 0x80, "expr_b", NULL, NULL, 0, 0
+	};
+	struct opjit_jitlog *log = open_log();
+	struct jm_state st;
+	uint64_t t0, t1, t2;
+	uint32_t line;
+	size_t len;
+	char *buf;
+
+	ck_assert_int_eq(opjit_jitlog_load(log, &a), 0);
+	ck_assert_int_eq(opjit_jitlog_load(log, &b), 0);
+	ck_assert_uint_ne(a.id, b.id);
+	t0 = oputil_clock_ns(CLOCK_MONOTONIC);
+	usleep(1000);
+	b.addr = 0x7f0000030000;
+	ck_assert_int_eq(opjit_jitlog_move(log, &b, 0x7f0000020000), 0);
+	ck_assert_int_eq(opjit_jitlog_unload(log, &a), 0);
+	usleep(1000);
+	t1 = oputil_clock_ns(CLOCK_MONOTONIC);
+	ck_assert_int_eq(opjit_jitlog_close(log), 0);
+	t2 = t1 + 1000000000ull;
+
+	buf = slurp(&len);
+	ck_assert_int_eq(jm_state_init(&st, buf, len), 0);
+	ck_assert_str_eq(st.map.damage, "");
+	ck_assert_uint_eq(st.map.major, 2);
+	ck_assert_uint_eq(st.map.pid, (uint32_t)getpid());
+	ck_assert_str_eq(name_at(&st, 0x7f0000010010, t0, &line), "expr_a");
+	ck_assert_uint_eq(line, 10);
+	ck_assert_str_eq(name_at(&st, 0x7f0000010050, t0, &line), "expr_a");
+	ck_assert_uint_eq(line, 11);
+	ck_assert_str_eq(name_at(&st, 0x7f0000020010, t0, &line), "expr_b");
+	ck_assert_ptr_null(
+		name_at(&st, 0x7f0000030010, t0 - 200000000ull, &line));
+	/* after the move and the unload */
+	ck_assert_str_eq(name_at(&st, 0x7f0000030010, t1, &line), "expr_b");
+	ck_assert_ptr_null(name_at(&st, 0x7f0000020010, t2, &line));
+	ck_assert_ptr_null(name_at(&st, 0x7f0000010010, t2, &line));
+	ck_assert_uint_eq(jm_state_why_unknown(&st, 0x7f0000010010, t2),
+			  OPJIT_UNRESOLVED_UNLOADED);
+	jm_state_free(&st);
+	free(buf);
+}
+END_TEST
+
+START_TEST(bad_calls_say_why)
+{
+	struct opjit_jitlog_code nameless = {
+		sizeof(nameless), 0x1000, 16, NULL, NULL, NULL, 0, 0
+	};
+	struct opjit_jitlog *log = open_log();
+
+	ck_assert_int_eq(opjit_jitlog_load(log, &nameless), -EINVAL);
+	ck_assert_int_eq(opjit_jitlog_unload(log, &nameless), -EINVAL);
+	ck_assert_int_eq(opjit_jitlog_load(NULL, &nameless), -EINVAL);
+	ck_assert_str_eq(opjit_jitlog_strerror(-EEXIST),
+			 "the log's file belongs to another user");
+	ck_assert_int_eq(opjit_jitlog_close(log), 0);
+}
+END_TEST
+
+#define THREADS 8
+#define PER_THREAD 3000
+
+static struct opjit_jitlog *shared;
+static atomic_int writers_done;
+
+static void *writer(void *arg)
+{
+	uintptr_t k = (uintptr_t)arg;
+	char name[32];
+	int i;
+
+	for (i = 0; i < PER_THREAD; i++) {
+		struct opjit_jitlog_code c = {
+			sizeof(c),
+			0x7f0000000000 + k * 0x10000000 + (uint64_t)i * 0x100,
+			0x80,
+			name,
+			NULL,
+			NULL,
+			0,
+			0
+		};
+
+		snprintf(name, sizeof(name), "t%u_%d", (unsigned)k, i);
+		ck_assert_int_eq(opjit_jitlog_load(shared, &c), 0);
+		ck_assert_int_eq(opjit_jitlog_unload(shared, &c), 0);
+	}
+	atomic_fetch_add(&writers_done, 1);
+	return NULL;
+}
+
+/* Every record a reader ever sees is whole, each is seen once, and what
+ * one read sees, every later read sees too. */
+START_TEST(threads_and_a_reader)
+{
+	pthread_t t[THREADS];
+	size_t seen = 0, reads = 0, len;
+	uintptr_t k;
+	struct jm_map m;
+	char *buf;
+
+	shared = open_log();
+	atomic_store(&writers_done, 0);
+	for (k = 0; k < THREADS; k++)
+		ck_assert_int_eq(
+			pthread_create(&t[k], NULL, writer, (void *)k), 0);
+	while (atomic_load(&writers_done) < THREADS) {
+		buf = slurp(&len);
+		ck_assert_int_eq(jm_parse(buf, len, &m), 0);
+		ck_assert_msg(!m.damage[0], "read %zu: %s", reads, m.damage);
+		ck_assert_uint_ge(m.nr_records, seen);
+		seen = m.nr_records;
+		/* a method logged once is there once */
+		ck_assert_uint_le(m.nr_methods, THREADS * PER_THREAD);
+		jm_map_free(&m);
+		free(buf);
+		reads++;
+	}
+	for (k = 0; k < THREADS; k++)
+		pthread_join(t[k], NULL);
+	ck_assert_int_eq(opjit_jitlog_flush(shared), 0);
+	buf = slurp(&len);
+	ck_assert_int_eq(jm_parse(buf, len, &m), 0);
+	ck_assert_str_eq(m.damage, "");
+	ck_assert_uint_eq(m.nr_records, 3u * THREADS * PER_THREAD);
+	ck_assert_uint_eq(m.nr_methods, THREADS * PER_THREAD);
+	jm_map_free(&m);
+	free(buf);
+	ck_assert_int_eq(opjit_jitlog_close(shared), 0);
+	ck_assert_uint_gt(reads, 0);
+}
+END_TEST
+
+/* Killed while logging: the log reads up to its last whole frame. */
+START_TEST(killed_writer)
+{
+	struct jm_map m;
+	size_t len;
+	char *buf;
+	pid_t pid = fork();
+	int status;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct opjit_jitlog *log = open_log();
+		uint64_t i;
+
+		for (i = 0;; i++) {
+			struct opjit_jitlog_code c = {
+				sizeof(c), 0x7f0000000000 + i * 64,
+				64,	   "spin",
+				"x.c",	   NULL,
+				0,	   0
+			};
+
+			opjit_jitlog_load(log, &c);
+		}
+	}
+	usleep(100000);
+	kill(pid, SIGKILL);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	buf = slurp(&len);
+	ck_assert_int_eq(jm_parse(buf, len, &m), 0);
+	ck_assert_uint_gt(m.nr_records, 100);
+	ck_assert_msg(!m.damage[0] || strstr(m.damage, "torn"), "%s",
+		      m.damage);
+	jm_map_free(&m);
+	free(buf);
+}
+END_TEST
+
+/* A link planted where the log goes is replaced, never followed; a file
+ * of another user's is left alone and refused. */
+START_TEST(planted_files)
+{
+	struct opjit_jitlog_options o = { sizeof(o), path };
+	struct opjit_jitlog *log;
+	char victim[160];
+	struct stat st;
+	int fd;
+
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	fd = open(victim, O_CREAT | O_WRONLY, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "keep", 4), 4);
+	close(fd);
+	ck_assert_int_eq(symlink(victim, path), 0);
+	ck_assert_int_eq(opjit_jitlog_open(&o, &log), 0);
+	ck_assert_int_eq(opjit_jitlog_close(log), 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	ck_assert_int_eq(stat(victim, &st), 0);
+	ck_assert_int_eq(st.st_size, 4);
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chown(path, 65534, 65534), 0);
+		ck_assert_int_eq(opjit_jitlog_open(&o, &log), -EEXIST);
+		ck_assert_int_eq(lstat(path, &st), 0);
+		ck_assert_uint_eq(st.st_uid, 65534);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("jitlog");
+	TCase *tc = tcase_create("library");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, load_move_unload_are_named_by_time);
+	tcase_add_test(tc, bad_calls_say_why);
+	tcase_add_test(tc, threads_and_a_reader);
+	tcase_add_test(tc, killed_writer);
+	tcase_add_test(tc, planted_files);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
