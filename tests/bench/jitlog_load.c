@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * bench_jitlog_load [N]: what one code load costs a JIT to tell a
+ * profiler, in ns, the median of 5 runs of N loads each:
+ *   jitlog     opjit_jitlog_load() with a name, a file and 4 lines
+ *   perf map   one "START SIZE NAME" line with fprintf, then fflush (as
+ *              node and the JVM's agents write them, so that a profiler
+ *              reading the file sees the line)
+ *   jitdump    one JIT_CODE_LOAD record with 64 code bytes, written with
+ *              fwrite and fflush (perf's jitdump writers)
+ *   jitlog, 8 threads: 8 threads loading at once, wall time per load
+ *              of all of them (on this machine's cores)
+ * Files go to a fresh directory under /tmp and are removed.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <opjit/jitlog.h>
+#include <oputil/clock.h>
+
+static char dir[64];
+static unsigned long n = 200000;
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median5(double *v)
+{
+	qsort(v, 5, sizeof(*v), cmp);
+	return v[2];
+}
+
+static double run_jitlog(void)
+{
+	static const struct opjit_jitlog_line lines[] = { { 0, 1 },
+							  { 16, 2 },
+							  { 32, 3 },
+							  { 48, 4 } };
+	struct opjit_jitlog_options o = { sizeof(o), NULL };
+	struct opjit_jitlog *log;
+	char path[128];
+	uint64_t t0, t;
+	unsigned long i;
+
+	snprintf(path, sizeof(path), "%s/jitlog", dir);
+	o.path = path;
+	if (opjit_jitlog_open(&o, &log))
+		exit(1);
+	t0 = oputil_clock_ns(CLOCK_MONOTONIC);
+	for (i = 0; i < n; i++) {
+		struct opjit_jitlog_code c = {
+			sizeof(c), 0x7f0000000000 + i * 64,
+			64,	   "LazyCompile:*fib app.js:6",
+			"app.js",  lines,
+			4,	   0
+		};
+
+		opjit_jitlog_load(log, &c);
+	}
+	t = oputil_clock_ns(CLOCK_MONOTONIC) - t0;
+	opjit_jitlog_close(log);
+	unlink(path);
+	return (double)t / (double)n;
+}
+
+static double run_perfmap(void)
+{
+	char path[128];
+	uint64_t t0, t;
+	unsigned long i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/perf.map", dir);
+	f = fopen(path, "w");
+	if (!f)
+		exit(1);
+	t0 = oputil_clock_ns(CLOCK_MONOTONIC);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%lx %x %s\n", 0x7f0000000000ul + i * 64, 64,
+			"LazyCompile:*fib app.js:6");
+		fflush(f);
+	}
+	t = oputil_clock_ns(CLOCK_MONOTONIC) - t0;
+	fclose(f);
+	unlink(path);
+	return (double)t / (double)n;
+}
+
+static double run_jitdump(void)
+{
+	static const char name[] = "LazyCompile:*fib app.js:6";
+	unsigned char rec[40 + 16 + sizeof(name) + 64] = { 0 };
+	char path[128];
+	uint64_t t0, t;
+	unsigned long i;
+	uint32_t id = 0, size = sizeof(rec);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/jit.dump", dir);
+	f = fopen(path, "w");
+	if (!f)
+		exit(1);
+	t0 = oputil_clock_ns(CLOCK_MONOTONIC);
+	for (i = 0; i < n; i++) {
+		uint64_t ts = oputil_clock_ns(CLOCK_MONOTONIC),
+			 addr = 0x7f0000000000 + i * 64;
+
+		memcpy(rec, &id, 4);
+		memcpy(rec + 4, &size, 4);
+		memcpy(rec + 8, &ts, 8);
+		memcpy(rec + 24, &addr, 8);
+		memcpy(rec + 32, &addr, 8);
+		memcpy(rec + 56, name, sizeof(name));
+		fwrite(rec, 1, sizeof(rec), f);
+		fflush(f);
+	}
+	t = oputil_clock_ns(CLOCK_MONOTONIC) - t0;
+	fclose(f);
+	unlink(path);
+	return (double)t / (double)n;
+}
+
+static struct opjit_jitlog *shared;
+
+static void *thread_loads(void *arg)
+{
+	uint64_t base = (uintptr_t)arg << 32;
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		struct opjit_jitlog_code c = {
+			sizeof(c), base + i * 64,
+			64,	   "LazyCompile:*fib app.js:6",
+			NULL,	   NULL,
+			0,	   0
+		};
+
+		opjit_jitlog_load(shared, &c);
+	}
+	return NULL;
+}
+
+static double run_threads(void)
+{
+	struct opjit_jitlog_options o = { sizeof(o), NULL };
+	pthread_t t[8];
+	char path[128];
+	uint64_t t0, wall;
+	uintptr_t k;
+
+	snprintf(path, sizeof(path), "%s/jitlog8", dir);
+	o.path = path;
+	if (opjit_jitlog_open(&o, &shared))
+		exit(1);
+	t0 = oputil_clock_ns(CLOCK_MONOTONIC);
+	for (k = 0; k < 8; k++)
+		pthread_create(&t[k], NULL, thread_loads, (void *)(k + 1));
+	for (k = 0; k < 8; k++)
+		pthread_join(t[k], NULL);
+	wall = oputil_clock_ns(CLOCK_MONOTONIC) - t0;
+	opjit_jitlog_close(shared);
+	unlink(path);
+	return (double)wall / (double)(8 * n);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *what;
+		double (*run)(void);
+	} ways[] = {
+		{ "jitlog: opjit_jitlog_load", run_jitlog },
+		{ "perf map: fprintf + fflush", run_perfmap },
+		{ "jitdump: fwrite + fflush of a CODE_LOAD", run_jitdump },
+		{ "jitlog, 8 threads at once, wall per load", run_threads },
+	};
+	size_t w;
+	int k;
+
+	if (argc > 1)
+		n = strtoul(argv[1], NULL, 10);
+	snprintf(dir, sizeof(dir), "/tmp/bench-jitlog.XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	printf("ns per code load, median of 5 runs of %lu loads\n", n);
+	for (w = 0; w < sizeof(ways) / sizeof(ways[0]); w++) {
+		double v[5];
+
+		for (k = 0; k < 5; k++)
+			v[k] = ways[w].run();
+		printf("%-42s %8.1f\n", ways[w].what, median5(v));
+	}
+	rmdir(dir);
+	return 0;
+}
