@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <opjit/anon_handler.h>
+#include <opjit/anon_handler_claim.h>
 
 #include "jm_format.h"
 #include "jm_resolve.h"
@@ -149,8 +150,8 @@ static const char *jm_identity(const struct jm_map *map,
  * negative errno when it is ours but cannot be read (ERR says why). */
 static int jm_load(const struct opjit_host *host,
 		   const struct opjit_process *proc,
-		   const struct opjit_map_candidate *c, struct jm_state **out,
-		   char *err, size_t errlen)
+		   const struct opjit_map_candidate *c, void **out, char *err,
+		   size_t errlen)
 {
 	const char *path = c->path, *why;
 	char whybuf[160];
@@ -207,31 +208,8 @@ static int jm_claim(const struct opjit_host *host,
 		    const struct opjit_process *proc, void **state, char *err,
 		    size_t errlen)
 {
-	size_t csize = OPJIT_SIZE_THROUGH(struct opjit_map_candidate, kind);
-	struct jm_state *st = NULL;
-
-	if (!proc ||
-	    proc->struct_size <
-		    OPJIT_SIZE_THROUGH(struct opjit_process, nr_maps) ||
-	    !proc->maps || host->struct_size < OPJIT_HOST_SIZE_1_0 ||
-	    !host->open_map)
-		return 0;
-	for (size_t i = 0; i < proc->nr_maps; i++) {
-		const struct opjit_map_candidate *c = proc->maps[i];
-		int ret;
-
-		if (!c || c->struct_size < csize || !c->path ||
-		    c->kind != OPJIT_MAP_ANON)
-			continue;
-		ret = jm_load(host, proc, c, &st, err, errlen);
-		if (ret < 0)
-			return ret;
-		if (ret) {
-			*state = st;
-			return 1;
-		}
-	}
-	return 0;
+	return opjit_claim_first_map(host, proc, OPJIT_KIND(OPJIT_MAP_ANON),
+				     jm_load, state, err, errlen);
 }
 
 static int jm_resolve(void *state, struct opjit_resolve_batch *batch)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <opjit/anon_handler.h>
+#include <opjit/anon_handler_claim.h>
 
 #include "jitdump.h"
 
@@ -110,8 +111,8 @@ static void jdh_report(const struct opjit_host *host, const char *path,
  * line), or a negative errno. */
 static int jdh_load(const struct opjit_host *host,
 		    const struct opjit_process *proc,
-		    const struct opjit_map_candidate *c,
-		    struct jdh_state **out, char *err, size_t errlen)
+		    const struct opjit_map_candidate *c, void **out, char *err,
+		    size_t errlen)
 {
 	const char *path = c->path;
 	struct jdh_state *st = NULL;
@@ -165,32 +166,8 @@ static int jdh_claim(const struct opjit_host *host,
 		     const struct opjit_process *proc, void **state, char *err,
 		     size_t errlen)
 {
-	const size_t need =
-		OPJIT_SIZE_THROUGH(struct opjit_map_candidate, kind);
-	size_t i;
-	int rc;
-
-	*state = NULL;
-	if (host->struct_size < OPJIT_HOST_SIZE_1_0 || !host->open_map ||
-	    proc->struct_size <
-		    OPJIT_SIZE_THROUGH(struct opjit_process, nr_maps))
-		return 0;
-	for (i = 0; i < proc->nr_maps; i++) {
-		const struct opjit_map_candidate *c = proc->maps[i];
-		struct jdh_state *st;
-
-		if (!c || c->struct_size < need || !c->path ||
-		    c->kind != OPJIT_MAP_JITDUMP)
-			continue;
-		rc = jdh_load(host, proc, c, &st, err, errlen);
-		if (rc < 0)
-			return rc;
-		if (rc == 1) {
-			*state = st;
-			return 1;
-		}
-	}
-	return 0;
+	return opjit_claim_first_map(host, proc, OPJIT_KIND(OPJIT_MAP_JITDUMP),
+				     jdh_load, state, err, errlen);
 }
 
 static const struct opjit_symbol *sym_get(struct jdh_state *st, uint32_t c)

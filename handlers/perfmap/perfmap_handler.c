@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <opjit/anon_handler.h>
+#include <opjit/anon_handler_claim.h>
 
 #include "perfmap.h"
 
@@ -222,8 +223,8 @@ static void pm_release(void *state)
  * file in another format), 1 when claimed, or a negative errno. */
 static int load_map(const struct opjit_host *host,
 		    const struct opjit_process *proc,
-		    const struct opjit_map_candidate *c, struct pm_state **out,
-		    char *err, size_t errlen)
+		    const struct opjit_map_candidate *c, void **out, char *err,
+		    size_t errlen)
 {
 	struct pm_state *st;
 	int fd, rc;
@@ -269,33 +270,10 @@ static int pm_claim(const struct opjit_host *host,
 		    const struct opjit_process *proc, void **state, char *err,
 		    size_t errlen)
 {
-	const size_t need =
-		OPJIT_SIZE_THROUGH(struct opjit_map_candidate, kind);
-	size_t i;
-	int rc;
-
-	*state = NULL;
-	if (host->struct_size < OPJIT_HOST_SIZE_1_0 || !host->open_map ||
-	    proc->struct_size <
-		    OPJIT_SIZE_THROUGH(struct opjit_process, nr_maps))
-		return 0;
-	for (i = 0; i < proc->nr_maps; i++) {
-		const struct opjit_map_candidate *c = proc->maps[i];
-		struct pm_state *st;
-
-		if (!c || c->struct_size < need || !c->path)
-			continue;
-		if (c->kind != OPJIT_MAP_ANON && c->kind != OPJIT_MAP_PERF)
-			continue;
-		rc = load_map(host, proc, c, &st, err, errlen);
-		if (rc < 0)
-			return rc;
-		if (rc == 1) {
-			*state = st;
-			return 1;
-		}
-	}
-	return 0;
+	return opjit_claim_first_map(host, proc,
+				     OPJIT_KIND(OPJIT_MAP_ANON) |
+					     OPJIT_KIND(OPJIT_MAP_PERF),
+				     load_map, state, err, errlen);
 }
 
 static struct opjit_symbol *sym_new(struct pm_state *st)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <opjit/anon_handler.h>
+#include <opjit/anon_handler_claim.h>
 
 #include "pypy.h"
 
@@ -168,8 +169,8 @@ static void warn_lines(const struct opjit_host *host, const char *path,
 /* 1 claimed with *OUT, 0 not ours, or a negative errno with ERR. */
 static int load(const struct opjit_host *host,
 		const struct opjit_process *proc,
-		const struct opjit_map_candidate *c, struct pp_state **out,
-		char *err, size_t errlen)
+		const struct opjit_map_candidate *c, void **out, char *err,
+		size_t errlen)
 {
 	struct pp_state *st = NULL;
 	char *text = NULL;
@@ -214,32 +215,8 @@ static int pp_claim(const struct opjit_host *host,
 		    const struct opjit_process *proc, void **state, char *err,
 		    size_t errlen)
 {
-	const size_t need =
-		OPJIT_SIZE_THROUGH(struct opjit_map_candidate, kind);
-	size_t i;
-	int rc;
-
-	*state = NULL;
-	if (host->struct_size < OPJIT_HOST_SIZE_1_0 || !host->open_map ||
-	    proc->struct_size <
-		    OPJIT_SIZE_THROUGH(struct opjit_process, nr_maps))
-		return 0;
-	for (i = 0; i < proc->nr_maps; i++) {
-		const struct opjit_map_candidate *c = proc->maps[i];
-		struct pp_state *st;
-
-		if (!c || c->struct_size < need || !c->path ||
-		    c->kind != OPJIT_MAP_ANON)
-			continue;
-		rc = load(host, proc, c, &st, err, errlen);
-		if (rc < 0)
-			return rc;
-		if (rc == 1) {
-			*state = st;
-			return 1;
-		}
-	}
-	return 0;
+	return opjit_claim_first_map(host, proc, OPJIT_KIND(OPJIT_MAP_ANON),
+				     load, state, err, errlen);
 }
 
 static const char *base_name(const char *path)

@@ -3,7 +3,7 @@
 # tests/bench/pypy.sh [--runs N] [--build DIR]
 #
 # PyPy's cost under the profilers, on a fixed amount of work
-# (workloads/pypy_work.py) at 4 kHz: PyPy alone; under oprofiled through
+# (tests/handlers/pypy_split.py --rounds N) at 4 kHz: PyPy alone; under oprofiled through
 # opjit-pypy with the opjit_pypy module, and with PYPYLOG (--log); and
 # under perf record.  Prints the median wall time of each, its ratio to
 # PyPy alone, and the map's size per compiled loop or bridge.
@@ -30,7 +30,7 @@ for c in pypy3 perf; do
 	command -v $c >/dev/null ||
 		{ echo "pypy.sh: $c is not installed" >&2; exit 77; }
 done
-work=$here/workloads/pypy_work.py
+work=$src/tests/handlers/pypy_split.py
 rounds=2500
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -39,18 +39,18 @@ trap 'rm -rf "$tmp"' EXIT
 wall() {
 	local side=$1 run=$2 out=$tmp/$1.$2
 	case $side in
-	alone) "$rusage" -o "$out" -- pypy3 "$work" $rounds ;;
+	alone) "$rusage" -o "$out" -- pypy3 "$work" --rounds $rounds ;;
 	module) "$rusage" -o "$out" -- "$oprofiled" -F 4000 \
-		--session-dir="$tmp/s.$run" -- "$launcher" "$work" $rounds ;;
+		--session-dir="$tmp/s.$run" -- "$launcher" "$work" --rounds $rounds ;;
 	log) "$rusage" -o "$out" -- "$oprofiled" -F 4000 \
-		--session-dir="$tmp/l.$run" -- "$launcher" --log "$work" $rounds ;;
+		--session-dir="$tmp/l.$run" -- "$launcher" --log "$work" --rounds $rounds ;;
 	perf) "$rusage" -o "$out" -- perf record -q --no-buildid-cache \
 		-e cpu-clock -F 4000 -o "$tmp/perf.$run.data" -- \
-		pypy3 "$work" $rounds ;;
+		pypy3 "$work" --rounds $rounds ;;
 	esac >/dev/null 2>>"$tmp/err"
 }
 
-echo "PyPy $(pypy3 --version 2>&1 | tail -1 | tr -s ' '), $rounds rounds of pypy_work.py at 4 kHz, $runs runs, order rotated"
+echo "PyPy $(pypy3 --version 2>&1 | tail -1 | tr -s ' '), $rounds rounds of pypy_split.py at 4 kHz, $runs runs, order rotated"
 sides=(alone module log perf)
 for ((r = 0; r < runs; r++)); do
 	for ((k = 0; k < 4; k++)); do

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# pypy_split.py SECONDS: two hot functions, heavy and light, called in
-# turn; each call is timed by the process's own CPU clock.  Prints
-# "pypy_split heavy NS light NS".  heavy's loop takes a bridge on most
-# iterations (the odd branch), so that bridges carry a real share.
+# pypy_split.py SECONDS | --rounds N: two hot functions, heavy and light,
+# called in turn for SECONDS, or N times each (a fixed amount of work, for
+# the benchmark); each call is timed by the process's own CPU clock.
+# Prints "pypy_split heavy NS light NS".  heavy's loop takes a bridge on
+# most iterations (the odd branch), so that bridges carry a real share.
 import sys
 import time
 
@@ -25,11 +26,14 @@ def light(n):
 
 
 def main():
-    seconds = float(sys.argv[1])
+    rounds = int(sys.argv[2]) if sys.argv[1] == "--rounds" else None
+    seconds = None if rounds is not None else float(sys.argv[1])
     clock = time.process_time_ns
     spent = {"heavy": 0, "light": 0}
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
+    end = time.monotonic() + (seconds or 0)
+    done = 0
+    while (done < rounds) if rounds is not None else time.monotonic() < end:
+        done += 1
         t0 = clock()
         heavy(300000)
         t1 = clock()
