@@ -13,6 +13,25 @@
 
 enum chain_part { PART_NONE, PART_KERNEL, PART_USER, PART_SKIP };
 
+/* The part of the chain a context marker opens, or PART_NONE for a value
+ * in the markers' range that is none of them: a frame-pointer walk that
+ * ran off the stack read it, and what follows is no more a chain. */
+static enum chain_part chain_marker(uint64_t ip)
+{
+	switch (ip) {
+	case (uint64_t)PERF_CONTEXT_KERNEL:
+		return PART_KERNEL;
+	case (uint64_t)PERF_CONTEXT_USER:
+		return PART_USER;
+	case (uint64_t)PERF_CONTEXT_HV:
+	case (uint64_t)PERF_CONTEXT_GUEST:
+	case (uint64_t)PERF_CONTEXT_GUEST_KERNEL:
+	case (uint64_t)PERF_CONTEXT_GUEST_USER:
+		return PART_SKIP;
+	}
+	return PART_NONE;
+}
+
 /* A user frame at IP of P; true when it is in anonymous memory. */
 static bool recorder_user_frame(struct recorder *r, struct proc *p,
 				uint64_t ip, struct ops_frame *f)
@@ -47,7 +66,7 @@ void recorder_stack(struct recorder *r, struct proc *p,
 	struct ops_stack st = { .frames = r->frames };
 	enum chain_part part = PART_NONE;
 	uint32_t i, entries = 0, id;
-	bool anon = false;
+	bool anon = false, astray = false;
 	int err;
 
 	if (!r->frames || r->err)
@@ -58,11 +77,11 @@ void recorder_stack(struct recorder *r, struct proc *p,
 		struct ops_frame *f = &r->frames[st.nr_frames];
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			part = ip == (uint64_t)PERF_CONTEXT_KERNEL
-				       ? PART_KERNEL
-			       : ip == (uint64_t)PERF_CONTEXT_USER
-				       ? PART_USER
-				       : PART_SKIP; /* guest or hypervisor frames */
+			part = chain_marker(ip);
+			if (part == PART_NONE) {
+				astray = true;
+				break;
+			}
 			continue;
 		}
 		entries++;
@@ -94,7 +113,8 @@ void recorder_stack(struct recorder *r, struct proc *p,
 		}
 		st.nr_frames = 1;
 	}
-	if (entries >= r->cfg.callgraph_depth)
+	/* cut at the cap, not where a walk went astray */
+	if (entries >= r->cfg.callgraph_depth && !astray)
 		st.flags |= OPS_STACK_TRUNCATED;
 	if (r->err)
 		return;
