@@ -7,6 +7,7 @@
 
 #include <oputil/grow.h>
 
+#include "anon_naming.h"
 #include "anon_rows.h"
 #include "anon_symcache.h"
 #include "spec.h"
@@ -55,77 +56,8 @@ struct flat_sink {
 	const struct report_sym **syms; /* a batch's */
 	size_t cap_syms;
 	struct report_hit proto;
-	uint64_t named, unnamed[REPORT_NR_REASONS];
+	struct anon_naming_count count;
 };
-
-/*
- * One line per process whose JIT samples were not all named, with the
- * handler's reasons, so that an "(unknown)" row is never silent:
- * "opreport: tgid 4242 (node): 120 of 5000 JIT samples unnamed: 100 no
- * entry, 20 before load".
- */
-static void warn_unnamed(const struct report_naming *nm)
-{
-	uint64_t unnamed = nm->samples - nm->named;
-	bool first = true;
-	uint32_t i;
-
-	fprintf(stderr,
-		"opreport: tgid %u (%s): %" PRIu64 " of %" PRIu64
-		" JIT samples unnamed:",
-		nm->tgid, nm->comm, unnamed, nm->samples);
-	/* the handler's reasons first, "no reason given" last */
-	for (i = 1; i <= REPORT_NR_REASONS; i++) {
-		uint32_t r = i % REPORT_NR_REASONS;
-
-		if (!nm->unnamed[r])
-			continue;
-		fprintf(stderr, "%s %" PRIu64 " %s", first ? "" : ",",
-			nm->unnamed[r], anon_reason_text(r));
-		first = false;
-	}
-	fputc('\n', stderr);
-}
-
-/* What became of the N shown anonymous samples of P: CLAIMED is
- * anon_handlers_resolve()'s answer, or 0 without handlers. */
-static int note_naming(struct report *r, const struct ops_process *p, size_t n,
-		       int claimed, bool handlers,
-		       const struct anon_resolved *res,
-		       const struct flat_sink *fs)
-{
-	struct report_naming *nm = report_naming_add(r, p);
-
-	if (!nm)
-		return -ENOMEM;
-	nm->samples = n;
-	if (claimed == 1) {
-		nm->status = NAMING_CLAIMED;
-		nm->handler = strpool_intern(r->pool, res->handler);
-		nm->named = fs->named;
-		memcpy(nm->unnamed, fs->unnamed, sizeof(nm->unnamed));
-	} else if (claimed < 0) {
-		nm->status = NAMING_FAILED;
-		nm->handler = res->handler
-				      ? strpool_intern(r->pool, res->handler)
-				      : NULL;
-	} else if (res->map_refused) {
-		nm->status = NAMING_MAP_REFUSED;
-		nm->unnamed[ANON_REASON_MAP_REFUSED] = n;
-		nm->why = res->refused_why && res->refused_why[0]
-				  ? strpool_intern(r->pool, res->refused_why)
-				  : NULL;
-	} else if (res->declined_why) {
-		nm->status = NAMING_UNREADABLE;
-		nm->why = strpool_intern(r->pool, res->declined_why);
-	} else {
-		nm->status = handlers ? NAMING_UNCLAIMED : NAMING_NO_HANDLER;
-	}
-	if (nm->named < n &&
-	    (nm->status == NAMING_CLAIMED || nm->status == NAMING_MAP_REFUSED))
-		warn_unnamed(nm);
-	return 0;
-}
 
 static int flat_proto(struct flat_sink *fs, const char *handler)
 {
@@ -159,13 +91,8 @@ static int flat_batch(void *ctx, const struct anon_resolved *b, size_t base,
 		fs->syms[i] = anon_symcache_get(fs->cache, fs->r, b->syms[i]);
 		if (!fs->syms[i])
 			return -ENOMEM;
-		if (b->syms[i])
-			fs->named++;
-		else
-			fs->unnamed[b->reasons[i] < REPORT_NR_REASONS
-					    ? b->reasons[i]
-					    : 0]++;
 	}
+	anon_naming_count(&fs->count, b, n);
 	return add_runs(fs->r, &fs->proto, fs->smp + base, n, fs->syms,
 			b->files, b->lines);
 }
@@ -343,8 +270,9 @@ int anon_rows_add(struct report *r, struct ops_session *s,
 		if (claimed != 1)
 			r->nr_hits = hits_before;
 		if (!ret)
-			ret = note_naming(r, p, n, claimed, handlers != NULL,
-					  &res, &fs);
+			ret = anon_naming_note(r, p, n, claimed,
+					       handlers != NULL, &res,
+					       &fs.count);
 		if (!ret && claimed != 1)
 			ret = add_buckets(r, p, sorted, n);
 		anon_symcache_free(fs.cache);

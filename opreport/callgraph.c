@@ -5,6 +5,7 @@
 
 #include <oputil/grow.h>
 
+#include "anon_naming.h"
 #include "anon_rows.h"
 #include "anon_symcache.h"
 #include "callgraph.h"
@@ -262,6 +263,7 @@ struct frame_sink {
 	struct report *r;
 	struct anon_symcache *cache;
 	const struct report_sym **syms;
+	struct anon_naming_count count;
 };
 
 static int frame_batch(void *ctx, const struct anon_resolved *b, size_t base,
@@ -276,6 +278,7 @@ static int frame_batch(void *ctx, const struct anon_resolved *b, size_t base,
 		if (!fs->syms[base + i])
 			return -ENOMEM;
 	}
+	anon_naming_count(&fs->count, b, n);
 	return 0;
 }
 
@@ -331,6 +334,9 @@ static int resolve_anon(struct cg_resolve *rs, const struct cg_ref *refs,
 	if (!proto.image)
 		goto out;
 	ret = 0;
+	if (r->naming_frames)
+		ret = anon_naming_note(r, p, n, claimed, src->handlers != NULL,
+				       &ar, &fs.count);
 	for (i = 0; i < n && !ret; i++)
 		ret = frame_node(rs, &refs[i], &proto, syms[i]);
 out:

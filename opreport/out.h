@@ -56,7 +56,16 @@ int out_diff(FILE *f, const struct diff *d);
 /* Per process, how many anonymous samples were named and why the rest
  * were not: a block after the text report, and the words for a status. */
 void out_naming_text(FILE *f, const struct report *r);
+/* The naming of one process on one line, without its newline:
+ * "tgid 42 (node): 5000 samples, 4880 named by perfmap, 120 unnamed:
+ * 100 no entry, 20 before load". */
+void out_naming_line(FILE *f, const struct report *r,
+		     const struct report_naming *nm);
 const char *out_naming_status(enum naming_status s);
+/* Why none of a process's anonymous samples were named ("" when
+ * claimed): "map refused: FILE: RULE", ... */
+const char *out_naming_why(const struct report *r,
+			   const struct report_naming *nm);
 
 /* The note that anonymous samples were left out, after PREFIX. */
 void out_anon_hidden_note(FILE *f, const struct report *r, const char *prefix);

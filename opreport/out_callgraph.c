@@ -245,6 +245,8 @@ int out_callgraph(FILE *f, const struct report *r)
 	free(rows);
 	if (ret)
 		return ret;
+	if (r->opts->nr_anon_handlers)
+		out_naming_text(f, r);
 	if (r->anon_hidden)
 		out_anon_hidden_note(f, r, "\n");
 	fflush(f);

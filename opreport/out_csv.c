@@ -2,12 +2,15 @@
 /*
  * CSV (RFC 4180): one header line, then one line per row of the text
  * report.  The first column says which kind of row it is: "app" and
- * "image" in the summary, "symbol" and "detail" in the symbol list.
+ * "image" in the summary, "symbol" and "detail" in the symbol list, then,
+ * with --anon-handler, "naming": per process, how many anonymous samples
+ * were named (symbol "named") and how many not, by reason.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
+#include "anon_handlers.h"
 #include "out.h"
 
 void out_csv_field(FILE *f, const struct report *r, const char *s, bool last)
@@ -125,12 +128,60 @@ static void symbols(FILE *f, const struct report *r)
 	}
 }
 
+/* One "naming" row of process NM: COUNT of its anonymous samples, with
+ * STATUS in the image column and WHAT became of them in the symbol
+ * column. */
+static void naming_row(FILE *f, const struct report *r,
+		       const struct report_naming *nm, uint64_t count,
+		       enum row_kind kind, const char *what)
+{
+	fputs("naming,", f);
+	num(f, count);
+	pct(f, report_percent(r, count, nm->samples));
+	fputs(",,,", f);
+	sep(f, nm->tgid, -1);
+	out_csv_field(f, r, out_kind_name(kind), false);
+	out_csv_field(f, r, nm->handler, false);
+	out_csv_field(f, r, nm->comm, false);
+	out_csv_field(f, r, out_naming_status(nm->status), false);
+	out_csv_field(f, r, what, true);
+}
+
+/* Per process, as in the text report's block: the samples named, and
+ * those not with the reason, one row each. */
+static void naming(FILE *f, const struct report *r)
+{
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; i < r->nr_naming; i++) {
+		const struct report_naming *nm = &r->naming[i];
+
+		if (nm->status != NAMING_CLAIMED) {
+			naming_row(f, r, nm, nm->samples, ROW_ANON,
+				   out_naming_why(r, nm));
+			continue;
+		}
+		naming_row(f, r, nm, nm->named, ROW_JIT, "named");
+		for (k = 1; k <= REPORT_NR_REASONS; k++) {
+			uint32_t reason = k % REPORT_NR_REASONS;
+
+			if (nm->unnamed[reason])
+				naming_row(f, r, nm, nm->unnamed[reason],
+					   ROW_ANON, anon_reason_text(reason));
+		}
+	}
+}
+
 int out_csv(FILE *f, const struct report *r)
 {
 	if (r->opts->symbols || r->opts->details)
 		symbols(f, r);
 	else
 		summary(f, r);
+	if (r->opts->nr_anon_handlers &&
+	    (r->opts->symbols || r->opts->details))
+		naming(f, r);
 	/* a note line would break the table, so it goes to stderr */
 	if (r->anon_hidden)
 		out_anon_hidden_note(stderr, r, "opreport: ");

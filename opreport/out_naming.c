@@ -8,6 +8,7 @@
 
 #include "anon_handlers.h"
 #include "out.h"
+#include "strpool.h"
 
 const char *out_naming_status(enum naming_status s)
 {
@@ -28,69 +29,77 @@ const char *out_naming_status(enum naming_status s)
 	return "unclaimed";
 }
 
-static void why_none(FILE *f, const struct report *r,
-		     const struct report_naming *nm)
+const char *out_naming_why(const struct report *r,
+			   const struct report_naming *nm)
 {
+	const char *why = NULL;
+
 	switch (nm->status) {
 	case NAMING_CLAIMED:
-		break;
+		return "";
 	case NAMING_UNCLAIMED:
-		fputs("no handler claimed the process", f);
-		break;
+		return "no handler claimed the process";
 	case NAMING_MAP_REFUSED:
-		fprintf(f, "map refused: %s",
-			nm->why ? out_safe(r->pool, nm->why)
-				: "by a trust rule");
+		why = strpool_printf(r->pool, "map refused: %s",
+				     nm->why ? out_safe(r->pool, nm->why)
+					     : "by a trust rule");
 		break;
 	case NAMING_UNREADABLE:
-		fprintf(f, "map unreadable: %s", out_safe(r->pool, nm->why));
+		why = strpool_printf(r->pool, "map unreadable: %s",
+				     out_safe(r->pool, nm->why));
 		break;
 	case NAMING_FAILED:
-		fprintf(f, "handler %s failed (its message is above)",
+		why = strpool_printf(
+			r->pool, "handler %s failed (its message is above)",
 			nm->handler ? out_safe(r->pool, nm->handler) : "?");
 		break;
 	case NAMING_NO_HANDLER:
-		fputs("no --anon-handler given", f);
-		break;
+		return "no --anon-handler given";
+	}
+	return why ? why : out_naming_status(nm->status);
+}
+
+void out_naming_line(FILE *f, const struct report *r,
+		     const struct report_naming *nm)
+{
+	const char *unit = report_naming_unit(r);
+	bool first = true;
+	uint32_t k;
+
+	fprintf(f, "tgid %u (%s): %" PRIu64 " %s%s, ", nm->tgid,
+		out_safe(r->pool, nm->comm), nm->samples, unit,
+		nm->samples == 1 ? "" : "s");
+	if (nm->status != NAMING_CLAIMED) {
+		fprintf(f, "none named: %s", out_naming_why(r, nm));
+		return;
+	}
+	fprintf(f, "%" PRIu64 " named by %s", nm->named,
+		out_safe(r->pool, nm->handler));
+	if (nm->named < nm->samples)
+		fprintf(f, ", %" PRIu64 " unnamed:", nm->samples - nm->named);
+	/* the handler's reasons first, "no reason given" last */
+	for (k = 1; k <= REPORT_NR_REASONS; k++) {
+		uint32_t reason = k % REPORT_NR_REASONS;
+
+		if (!nm->unnamed[reason])
+			continue;
+		fprintf(f, "%s %" PRIu64 " %s", first ? "" : ",",
+			nm->unnamed[reason], anon_reason_text(reason));
+		first = false;
 	}
 }
 
 void out_naming_text(FILE *f, const struct report *r)
 {
 	size_t i;
-	uint32_t k;
 
 	if (!r->nr_naming)
 		return;
-	fputs("\nnames of anonymous samples, by process:\n", f);
+	fprintf(f, "\nnames of anonymous %ss%s, by process:\n",
+		report_naming_unit(r),
+		r->naming_frames && r->has_stacks ? " in call chains" : "");
 	for (i = 0; i < r->nr_naming; i++) {
-		const struct report_naming *nm = &r->naming[i];
-		bool first = true;
-
-		fprintf(f, "tgid %u (%s): %" PRIu64 " sample%s, ", nm->tgid,
-			out_safe(r->pool, nm->comm), nm->samples,
-			nm->samples == 1 ? "" : "s");
-		if (nm->status != NAMING_CLAIMED) {
-			fputs("none named: ", f);
-			why_none(f, r, nm);
-			fputc('\n', f);
-			continue;
-		}
-		fprintf(f, "%" PRIu64 " named by %s", nm->named,
-			out_safe(r->pool, nm->handler));
-		if (nm->named < nm->samples)
-			fprintf(f, ", %" PRIu64 " unnamed:",
-				nm->samples - nm->named);
-		/* the handler's reasons first, "no reason given" last */
-		for (k = 1; k <= REPORT_NR_REASONS; k++) {
-			uint32_t reason = k % REPORT_NR_REASONS;
-
-			if (!nm->unnamed[reason])
-				continue;
-			fprintf(f, "%s %" PRIu64 " %s", first ? "" : ",",
-				nm->unnamed[reason], anon_reason_text(reason));
-			first = false;
-		}
+		out_naming_line(f, r, &r->naming[i]);
 		fputc('\n', f);
 	}
 }

@@ -74,7 +74,7 @@ struct pp {
 	pb_sample **sample_ptrs;
 	uint64_t *loc_ids; /* storage of the samples' location ids */
 	int64_t *values;
-	int64_t comment;
+	int64_t *comments; /* the command line, then the naming */
 };
 
 static int64_t S(struct pp *pp, const char *s)
@@ -121,11 +121,43 @@ static void header(struct pp *pp)
 	if (in->stop_ns > in->start_ns)
 		pp->prof.duration_nanos =
 			(int64_t)(in->stop_ns - in->start_ns);
-	if (in->command_line) {
-		pp->comment = S(pp, in->command_line);
-		pp->prof.n_comment = 1;
-		pp->prof.comment = &pp->comment;
+}
+
+/* The command line, then one comment a process on how its anonymous
+ * frames were named (`go tool pprof -comments` shows them). */
+static int comments(struct pp *pp)
+{
+	const struct report *r = pp->r;
+	char *line = NULL;
+	size_t i, len, n = 0;
+
+	pp->comments = malloc((1 + r->nr_naming) * sizeof(*pp->comments));
+	if (!pp->comments)
+		return -ENOMEM;
+	if (r->info->command_line)
+		pp->comments[n++] = S(pp, r->info->command_line);
+	for (i = 0; i < r->nr_naming; i++) {
+		FILE *m = open_memstream(&line, &len);
+		const char *kept;
+
+		if (!m)
+			return -ENOMEM;
+		fprintf(m, "names of anonymous %ss: ", report_naming_unit(r));
+		out_naming_line(m, r, &r->naming[i]);
+		if (fclose(m)) {
+			free(line);
+			return -ENOMEM;
+		}
+		kept = strpool_intern(r->pool, line);
+		free(line);
+		line = NULL;
+		if (!kept)
+			return -ENOMEM;
+		pp->comments[n++] = S(pp, kept);
 	}
+	pp->prof.n_comment = n;
+	pp->prof.comment = pp->comments;
+	return 0;
 }
 
 static int node_image_cmp_cg(const struct callgraph *cg, uint32_t a,
@@ -346,6 +378,7 @@ static void pp_free(struct pp *pp)
 	free(pp->sample_ptrs);
 	free(pp->loc_ids);
 	free(pp->values);
+	free(pp->comments);
 }
 
 int out_pprof(FILE *f, const struct report *r)
@@ -361,7 +394,9 @@ int out_pprof(FILE *f, const struct report *r)
 		return -ENOMEM;
 	pp.st.v[0] = "";
 	header(&pp);
-	ret = mappings(&pp);
+	ret = comments(&pp);
+	if (!ret)
+		ret = mappings(&pp);
 	if (!ret)
 		ret = functions(&pp);
 	if (!ret)

@@ -439,8 +439,10 @@ int profile_build(struct profile **out, struct report *r,
 		ret = anon_rows_add(r, s, cg_only ? NULL : handlers);
 	/* there the flat samples were only counted, not offered to the
 	 * handlers: what they say of naming does not hold */
-	if (cg_only)
+	if (cg_only) {
 		r->nr_naming = 0;
+		r->naming_frames = true;
+	}
 	if (!ret && want_callgraph(r))
 		ret = cg_build(p, r, s, handlers);
 	if (ret == -EOVERFLOW)

@@ -142,9 +142,13 @@ struct report {
 	 * shows it (-c, folded, pprof, json) */
 	const struct callgraph *cg;
 	bool has_stacks; /* the session recorded call chains */
-	/* one a process whose anonymous samples are shown */
+	/* one a process whose anonymous samples are shown; under an
+	 * output of the call graph alone they come from the call graph
+	 * (NAMING_FRAMES), and count frames when the session has call
+	 * chains (see report_naming_unit()) */
 	struct report_naming *naming;
 	size_t nr_naming, cap_naming;
+	bool naming_frames;
 };
 
 /*
@@ -181,6 +185,12 @@ void report_sort_rows(const struct report *r, struct report_row *rows,
 
 /* A new naming entry for process P, zeroed but for its tgid and comm;
  * NULL out of memory. */
+/* What the naming counts count: "frame" or "sample". */
+static inline const char *report_naming_unit(const struct report *r)
+{
+	return r->naming_frames && r->has_stacks ? "frame" : "sample";
+}
+
 struct report_naming *report_naming_add(struct report *r,
 					const struct ops_process *p);
 

@@ -127,6 +127,80 @@ python3 "$HERE/json_check.py" "$OPJIT_SOURCE/opreport/report.schema.json" "$TMP/
 	fail "the JSON report does not match report.schema.json"
 echo "ok: the JSON naming array"
 
+# the same in CSV: a "naming" row per outcome of each process
+"$OPREPORT" "${args[@]}" --format=csv >"$TMP/out.csv" 2>/dev/null ||
+	fail "opreport --format=csv exited $?"
+python3 - "$TMP/out.csv" "$base" <<'EOP' || fail "the CSV naming rows are wrong"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+base = int(sys.argv[2])
+got = sorted((int(r["tgid"]) - base, r["image"], r["symbol"], int(r["samples"]),
+              r["handler"], r["kind"]) for r in rows if r["row"] == "naming")
+want = sorted([
+    (1, "claimed", "named", 2, "perfmap", "jit"),
+    (1, "claimed", "no entry", 1, "perfmap", "anon"),
+    (2, "unclaimed", "no handler claimed the process", 1, "", "anon"),
+    (5, "claimed", "named", 2, "javamap", "jit"),
+    (5, "claimed", "before load", 1, "javamap", "anon"),
+    (5, "claimed", "after unload", 1, "javamap", "anon"),
+    (6, "handler failed", "handler alpha failed (its message is above)", 1, "alpha", "anon"),
+    (7, "map unreadable", "map unreadable: alpha: fake map unreadable", 1, "", "anon"),
+])
+refused = [g for g in got if g[1] == "map refused"]
+got = [g for g in got if g[1] != "map refused"]
+bad = got != want
+if [(g[0], g[3]) for g in refused] != [(3, 1), (4, 2)] or \
+        "is a symbolic link" not in refused[0][2]:
+    print("refused:", refused); bad = True
+if bad:
+    print("got: ", got); print("want:", want)
+if any(len(r) != len(rows[0]) for r in rows):
+    print("rows of other widths"); bad = True
+sys.exit(bad)
+EOP
+echo "ok: the CSV naming rows"
+
+# A call graph names every anonymous frame, and says of the frames what
+# the flat report says of the samples: under -c in the block, in the
+# folded output on stderr, in pprof's comments.
+G=$TMP/g
+{
+	echo "callgraph 127"
+	echo "image exe file /usr/bin/jitdemo"
+	echo "process p1 $((base + 1)) $uid jitdemo /usr/bin/jitdemo start_unix_ns 1 range 0x7f0000000000-0x7f0000100000"
+	echo "process p2 $((base + 2)) $uid other /usr/bin/other start_unix_ns 1 range 0x7f0000000000-0x7f0000100000"
+	echo "stack s1 anon:0x7f0000000104 anon:0x7f0000000901 exe:0x1000"
+	echo "stack s2 anon:0x7f0000000110 exe:0x1000"
+	echo "anonstack p1 1500 s1 $((base + 1))"
+	echo "anonstack p1 1500 s2 $((base + 1))"
+	echo "anonstack p2 1500 s2 $((base + 2))"
+} | "$MKSESSION" "$G"
+cg=(--session-dir="$G" --anon-handler=perfmap)
+"$OPREPORT" "${cg[@]}" -c >"$TMP/cg.txt" 2>"$TMP/cg.err" ||
+	{ cat "$TMP/cg.err"; fail "opreport -c exited $?"; }
+sed -n '/^names of anonymous frames in call chains, by process:$/,$p' "$TMP/cg.txt" >"$TMP/block.txt"
+expect_line "tgid $((base + 1)) (jitdemo): 3 frames, 2 named by perfmap, 1 unnamed: 1 no entry"
+expect_line "tgid $((base + 2)) (other): 1 frame, none named: no handler claimed the process"
+[ "$(wc -l <"$TMP/block.txt")" -eq 3 ] ||
+	{ cat "$TMP/cg.txt"; fail "-c: the block has other lines than one a process"; }
+grep -qxF "opreport: tgid $((base + 1)) (jitdemo): 1 of 3 JIT frames unnamed: 1 no entry" "$TMP/cg.err" ||
+	{ cat "$TMP/cg.err"; fail "-c: no line on stderr for the unnamed frame"; }
+echo "ok: -c says how the frames were named"
+"$OPREPORT" "${cg[@]}" --format=folded >"$TMP/f.txt" 2>"$TMP/f.err" ||
+	fail "opreport --format=folded exited $?"
+grep -qxF "opreport: tgid $((base + 1)) (jitdemo): 1 of 3 JIT frames unnamed: 1 no entry" "$TMP/f.err" ||
+	{ cat "$TMP/f.err"; fail "folded: no line on stderr for the unnamed frame"; }
+! grep -q "names of" "$TMP/f.txt" || fail "folded: the naming got into the stacks"
+echo "ok: folded says it on stderr"
+"$OPREPORT" "${cg[@]}" --format=pprof -o "$TMP/p.pb.gz" 2>/dev/null ||
+	fail "opreport --format=pprof exited $?"
+go tool pprof -comments "$TMP/p.pb.gz" >"$TMP/comments.txt" 2>"$TMP/go.err" ||
+	{ cat "$TMP/go.err"; fail "go tool pprof cannot read the comments"; }
+grep -qxF "names of anonymous frames: tgid $((base + 1)) (jitdemo): 3 frames, 2 named by perfmap, 1 unnamed: 1 no entry" "$TMP/comments.txt" &&
+	grep -qxF "names of anonymous frames: tgid $((base + 2)) (other): 1 frame, none named: no handler claimed the process" "$TMP/comments.txt" ||
+	{ cat "$TMP/comments.txt"; fail "pprof: the comments do not say how the frames were named"; }
+echo "ok: pprof carries it in its comments"
+
 # without handlers, JSON says so; the text has no block
 "$OPREPORT" --session-dir="$S" -l --anon-samples --format=json >"$TMP/plain.json" ||
 	fail "opreport --anon-samples exited $?"
