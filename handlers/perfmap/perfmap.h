@@ -10,10 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One `START SIZE NAME` line, in file order. */
+/* One `START SIZE NAME` line, in file order.  16 bytes: a map of a
+ * million functions costs its names and 16 MB here.  No code is 4 GiB
+ * long, so a larger size makes the line malformed. */
 struct perfmap_entry {
 	uint64_t start;
-	uint64_t size;
+	uint32_t size;
 	uint32_t name; /* offset of the NUL-terminated name in names.buf */
 };
 
@@ -61,11 +63,18 @@ static inline const char *perfmap_name(const struct perfmap *m, size_t i)
 	return m->names.buf + m->e[i].name;
 }
 
-/* A range of addresses and the entry that names it. */
+/* A range of addresses, [start, start + len), and the entry that names
+ * it: a part of one entry, so its length fits as the entry's does. */
 struct perfmap_seg {
-	uint64_t start, end; /* [start, end) */
+	uint64_t start;
+	uint32_t len;
 	uint32_t entry;
 };
+
+static inline uint64_t perfmap_seg_end(const struct perfmap_seg *s)
+{
+	return s->start + s->len;
+}
 
 /*
  * Build the sorted, non-overlapping ranges of M: where entries overlap,
@@ -75,6 +84,46 @@ struct perfmap_seg {
  */
 int perfmap_index(const struct perfmap *m, struct perfmap_seg **segs,
 		  size_t *nsegs);
+
+/*
+ * The map as the handler keeps it once indexed: the ranges alone, 16
+ * bytes each, and the names.  A range that is all of its entry (the
+ * common case: no other entry overlaps it) names the entry's name
+ * directly; the entries overlaps cut into parts are kept whole in SPLIT,
+ * so that each stays one symbol.  A map then costs about its own size.
+ */
+struct perfmap_table {
+	struct perfmap_seg *segs; /* .entry: PERFMAP_WHOLE | name offset,
+				   * or an index into split */
+	size_t nsegs;
+	struct perfmap_entry *split;
+	size_t nsplit;
+	char *names;
+};
+#define PERFMAP_WHOLE 0x80000000u /* name offsets stay below: 1 GiB max */
+
+/* Build T from M and its ranges SEGS (perfmap_index()'s), taking both:
+ * M is left empty and SEGS belongs to T.  0 or -ENOMEM (then M and SEGS
+ * are freed too). */
+int perfmap_pack(struct perfmap *m, struct perfmap_seg *segs, size_t nsegs,
+		 struct perfmap_table *t);
+void perfmap_table_free(struct perfmap_table *t);
+
+/* What range I of T names: its entry's start, size and name; *KEY is
+ * the same for every range of one entry and below nsegs + nsplit. */
+static inline struct perfmap_entry
+perfmap_table_entry(const struct perfmap_table *t, size_t i, size_t *key)
+{
+	const struct perfmap_seg *s = &t->segs[i];
+
+	if (s->entry & PERFMAP_WHOLE) {
+		*key = i;
+		return (struct perfmap_entry){ s->start, s->len,
+					       s->entry & ~PERFMAP_WHOLE };
+	}
+	*key = t->nsegs + s->entry;
+	return t->split[s->entry];
+}
 
 /* As perfmap_lookup(), for addresses asked in ascending order: *POS
  * (0 before the first) keeps where the last search ended, and the search

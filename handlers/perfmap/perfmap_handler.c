@@ -19,16 +19,14 @@
 #include "perfmap.h"
 
 struct pm_state {
-	struct perfmap map;
-	struct perfmap_seg *segs;
-	size_t nsegs;
-	/* One symbol per entry, made the first time a sample hits it, so a
-	 * big map costs a pointer per entry until it is used. */
-	struct opjit_symbol **sym;
-	struct opjit_symbol *pool;
-	size_t pool_used, pool_cap;
-	struct opjit_symbol **pools;
-	size_t npools;
+	struct perfmap map; /* while loading */
+	struct perfmap_table tab;
+	/* One symbol per entry, made the first time a sample hits it, in
+	 * chunks that never move; sym_of[key] (perfmap_table_entry()'s key)
+	 * is the symbol's number + 1, 0 for none. */
+	uint32_t *sym_of;
+	struct opjit_symbol **chunks;
+	size_t nsyms, nchunks;
 	char err[512];
 };
 
@@ -211,11 +209,11 @@ static void pm_release(void *state)
 	if (!st)
 		return;
 	perfmap_free(&st->map);
-	free(st->segs);
-	free(st->sym);
-	for (i = 0; i < st->npools; i++)
-		free(st->pools[i]);
-	free(st->pools);
+	perfmap_table_free(&st->tab);
+	free(st->sym_of);
+	for (i = 0; i < st->nchunks; i++)
+		free(st->chunks[i]);
+	free(st->chunks);
 	free(st);
 }
 
@@ -227,6 +225,8 @@ static int load_map(const struct opjit_host *host,
 		    size_t errlen)
 {
 	struct pm_state *st;
+	struct perfmap_seg *segs;
+	size_t nsegs;
 	int fd, rc;
 
 	*out = NULL;
@@ -245,15 +245,12 @@ static int load_map(const struct opjit_host *host,
 	if (rc <= 0)
 		goto fail;
 	perfmap_compact(&st->map);
-	rc = perfmap_index(&st->map, &st->segs, &st->nsegs);
-	if (rc == 0 && st->map.n) {
-		st->sym = calloc(st->map.n, sizeof(*st->sym));
-		if (!st->sym)
-			rc = -ENOMEM;
-	}
+	warn_lines(host, c->path, &st->map);
+	rc = perfmap_index(&st->map, &segs, &nsegs);
+	if (rc == 0)
+		rc = perfmap_pack(&st->map, segs, nsegs, &st->tab);
 	if (rc < 0)
 		goto fail;
-	warn_lines(host, c->path, &st->map);
 	*out = st;
 	return 1;
 fail:
@@ -276,42 +273,45 @@ static int pm_claim(const struct opjit_host *host,
 				     load_map, state, err, errlen);
 }
 
-static struct opjit_symbol *sym_new(struct pm_state *st)
-{
-	if (st->pool_used == st->pool_cap) {
-		size_t cap = st->pool_cap ? st->pool_cap * 2 : 256;
-		struct opjit_symbol **pv;
+#define CHUNK_SHIFT 12 /* symbols a chunk */
 
-		if (cap > 65536)
-			cap = 65536;
-		pv = realloc(st->pools, (st->npools + 1) * sizeof(*pv));
-		if (!pv)
+static const struct opjit_symbol *sym_get(struct pm_state *st, size_t seg)
+{
+	struct opjit_symbol *s;
+	struct perfmap_entry e;
+	size_t k, key;
+
+	if (!st->sym_of) {
+		st->sym_of = calloc(st->tab.nsegs + st->tab.nsplit,
+				    sizeof(*st->sym_of));
+		if (!st->sym_of)
 			return NULL;
-		st->pools = pv;
-		st->pool = calloc(cap, sizeof(*st->pool));
-		if (!st->pool)
-			return NULL;
-		st->pools[st->npools++] = st->pool;
-		st->pool_used = 0;
-		st->pool_cap = cap;
 	}
-	return &st->pool[st->pool_used++];
-}
+	e = perfmap_table_entry(&st->tab, seg, &key);
+	if (st->sym_of[key]) {
+		k = st->sym_of[key] - 1;
+		return &st->chunks[k >> CHUNK_SHIFT]
+				  [k & ((1u << CHUNK_SHIFT) - 1)];
+	}
+	k = st->nsyms;
+	if (!(k & ((1u << CHUNK_SHIFT) - 1))) {
+		struct opjit_symbol **cv, *c;
 
-static const struct opjit_symbol *sym_get(struct pm_state *st, uint32_t e)
-{
-	struct opjit_symbol *s = st->sym[e];
-
-	if (s)
-		return s;
-	s = sym_new(st);
-	if (!s)
-		return NULL;
+		cv = realloc(st->chunks, (st->nchunks + 1) * sizeof(*cv));
+		if (!cv)
+			return NULL;
+		st->chunks = cv;
+		c = calloc(1u << CHUNK_SHIFT, sizeof(*c));
+		if (!c)
+			return NULL;
+		st->chunks[st->nchunks++] = c;
+	}
+	s = &st->chunks[k >> CHUNK_SHIFT][k & ((1u << CHUNK_SHIFT) - 1)];
 	s->struct_size = OPJIT_SYMBOL_SIZE_1_0;
-	s->name = perfmap_name(&st->map, e);
-	s->start = st->map.e[e].start;
-	s->size = st->map.e[e].size;
-	st->sym[e] = s;
+	s->name = st->tab.names + e.name;
+	s->start = e.start;
+	s->size = e.size;
+	st->sym_of[key] = (uint32_t)++st->nsyms;
 	return s;
 }
 
@@ -337,17 +337,17 @@ static int pm_resolve(void *state, struct opjit_resolve_batch *b)
 		const struct opjit_symbol *s;
 
 		/* Sorted addresses mostly land in the range just found. */
-		if (hint == SIZE_MAX || a < st->segs[hint].start ||
-		    a >= st->segs[hint].end)
-			hint = perfmap_lookup_next(st->segs, st->nsegs, a,
-						   &pos);
+		if (hint == SIZE_MAX || a < st->tab.segs[hint].start ||
+		    a >= perfmap_seg_end(&st->tab.segs[hint]))
+			hint = perfmap_lookup_next(st->tab.segs, st->tab.nsegs,
+						   a, &pos);
 		if (hint == SIZE_MAX) {
 			/* a perf map has no times: all it can say */
 			if (reasons)
 				reasons[i] = OPJIT_UNRESOLVED_NO_ENTRY;
 			continue;
 		}
-		s = sym_get(st, st->segs[hint].entry);
+		s = sym_get(st, hint);
 		if (!s) {
 			snprintf(st->err, sizeof(st->err), "out of memory");
 			return -ENOMEM;

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "perfmap.h"
 
@@ -57,8 +58,9 @@ static int seg_emit(struct sweep *w, uint64_t start, uint64_t end,
 {
 	struct perfmap_seg *last = w->nseg ? &w->seg[w->nseg - 1] : NULL;
 
-	if (last && last->entry == entry && last->end == start) {
-		last->end = end;
+	/* both parts of one entry: the sum stays within its size */
+	if (last && last->entry == entry && perfmap_seg_end(last) == start) {
+		last->len += (uint32_t)(end - start);
 		return 0;
 	}
 	if (w->nseg == w->capseg) {
@@ -71,7 +73,7 @@ static int seg_emit(struct sweep *w, uint64_t start, uint64_t end,
 		w->capseg = cap;
 	}
 	w->seg[w->nseg].start = start;
-	w->seg[w->nseg].end = end;
+	w->seg[w->nseg].len = (uint32_t)(end - start);
 	w->seg[w->nseg].entry = entry;
 	w->nseg++;
 	return 0;
@@ -168,6 +170,65 @@ out:
 	return rc;
 }
 
+int perfmap_pack(struct perfmap *m, struct perfmap_seg *segs, size_t nsegs,
+		 struct perfmap_table *t)
+{
+	/* per entry: its ranges, then its index in split + 1 (0: whole) */
+	uint32_t *of = calloc(m->n ? m->n : 1, sizeof(*of));
+	size_t i, nsplit = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (!of) {
+		free(segs);
+		perfmap_free(m);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nsegs; i++)
+		of[segs[i].entry]++;
+	for (i = 0; i < m->n; i++)
+		of[i] = of[i] > 1 ? (uint32_t)++nsplit : 0;
+	for (i = 0; i < nsegs; i++) {
+		const struct perfmap_entry *e = &m->e[segs[i].entry];
+
+		/* a single range short of its entry: the rest is overlaid */
+		if (!of[segs[i].entry] &&
+		    (segs[i].start != e->start || segs[i].len != e->size))
+			of[segs[i].entry] = (uint32_t)++nsplit;
+	}
+	t->split = malloc((nsplit ? nsplit : 1) * sizeof(*t->split));
+	if (!t->split) {
+		free(of);
+		free(segs);
+		perfmap_free(m);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->n; i++)
+		if (of[i])
+			t->split[of[i] - 1] = m->e[i];
+	for (i = 0; i < nsegs; i++) {
+		uint32_t e = segs[i].entry;
+
+		segs[i].entry = of[e] ? of[e] - 1
+				      : PERFMAP_WHOLE | m->e[e].name;
+	}
+	free(of);
+	t->segs = segs;
+	t->nsegs = nsegs;
+	t->nsplit = nsplit;
+	t->names = m->names.buf;
+	m->names.buf = NULL;
+	perfmap_free(m);
+	return 0;
+}
+
+void perfmap_table_free(struct perfmap_table *t)
+{
+	free(t->segs);
+	free(t->split);
+	free(t->names);
+	memset(t, 0, sizeof(*t));
+}
+
 size_t perfmap_lookup(const struct perfmap_seg *segs, size_t nsegs,
 		      uint64_t addr)
 {
@@ -182,7 +243,7 @@ size_t perfmap_lookup(const struct perfmap_seg *segs, size_t nsegs,
 		else
 			hi = mid;
 	}
-	if (lo == 0 || addr >= segs[lo - 1].end)
+	if (lo == 0 || addr >= perfmap_seg_end(&segs[lo - 1]))
 		return SIZE_MAX;
 	return lo - 1;
 }
@@ -210,7 +271,7 @@ size_t perfmap_lookup_next(const struct perfmap_seg *segs, size_t nsegs,
 			hi = mid;
 	}
 	*pos = lo;
-	if (lo == 0 || addr >= segs[lo - 1].end)
+	if (lo == 0 || addr >= perfmap_seg_end(&segs[lo - 1]))
 		return SIZE_MAX;
 	return lo - 1;
 }

@@ -78,7 +78,7 @@ static bool parse_line(const char *p, const char *end, uint64_t *start,
 		end--;
 	if (end == p || memchr(p, '\0', (size_t)(end - p)))
 		return false;
-	if (*size > UINT64_MAX - *start)
+	if (*size > UINT32_MAX || *size > UINT64_MAX - *start)
 		return false;
 	*name = p;
 	*nlen = (size_t)(end - p);
@@ -177,7 +177,8 @@ static int names_intern(struct perfmap_names *nm, const char *name, size_t len,
 			return 0;
 		}
 	}
-	if (nm->len + len + 1 > UINT32_MAX - 1)
+	/* below PERFMAP_WHOLE, the flag perfmap_pack() sets */
+	if (nm->len + len + 1 > PERFMAP_WHOLE)
 		return -EFBIG;
 	if (nm->len + len + 1 > nm->cap) {
 		size_t cap = nm->cap ? nm->cap : 4096;
@@ -220,7 +221,7 @@ static int entry_add(struct perfmap *m, uint64_t start, uint64_t size,
 	if (rc < 0)
 		return rc;
 	m->e[m->n].start = start;
-	m->e[m->n].size = size;
+	m->e[m->n].size = (uint32_t)size; /* parse_line() bounds it */
 	m->e[m->n].name = off;
 	m->n++;
 	return 0;

@@ -7,18 +7,25 @@ RESOLVE_SECTION="Anonymous resolution throughput"
 RS=$RESOLVE_SECTION
 RATE_FIG="samples resolved per second"
 LOAD_FIG="map load time"
+HELD_FIG="memory held once loaded, against the map's size"
+PEAK_FIG="peak memory while loading, against the map's size"
 
-# resolve_once ENTRIES: run the handlers' benchmark once; set R_LOAD (s)
-# and R_RATE (samples/s), or R_WHY
+# resolve_once ENTRIES: run the handlers' benchmark once; set R_LOAD (s),
+# R_RATE (samples/s), R_MAP, R_HELD and R_PEAK (bytes), or R_WHY
 resolve_once() {
 	local out err=$TMPD/resolve.err
-	R_LOAD='' R_RATE='' R_WHY=''
+	R_LOAD='' R_RATE='' R_WHY='' R_MAP='' R_HELD='' R_PEAK=''
 	out=$("$RESOLVE" "$1" "$RESOLVE_SAMPLES" 2>"$err") ||
 		{ R_WHY=$(failure bench_perfmap_resolve $? "$err"); return; }
 	# "map: N entries loaded in S s" and "resolve: ...: R samples/s"
 	R_LOAD=$(sed -nE 's/^map: .* loaded in ([0-9.]+) s.*/\1/p' <<<"$out")
 	R_RATE=$(sed -nE 's/^resolve: .*: ([0-9.]+) samples\/s.*/\1/p' \
 		<<<"$out")
+	# "memory: map M bytes, held after loading H bytes (...), peak
+	# while loading P bytes (...), ..."
+	R_MAP=$(sed -nE 's/^memory: map ([0-9]+) bytes.*/\1/p' <<<"$out")
+	R_HELD=$(sed -nE 's/^memory: .*held after loading ([0-9]+) bytes.*/\1/p' <<<"$out")
+	R_PEAK=$(sed -nE 's/^memory: .*peak while loading ([0-9]+) bytes.*/\1/p' <<<"$out")
 	if [ -z "$R_LOAD" ] || [ -z "$R_RATE" ]; then
 		R_WHY="bench_perfmap_resolve printed no load time or"
 		R_WHY+=" samples/s: $(rec_clean "$out")"
@@ -40,7 +47,9 @@ bench_resolve() {
 "ten), timed by tests/handlers/bench_perfmap_resolve on" \
 "$RESOLVE_SAMPLES sorted random samples; its rate includes checking" \
 "every name. perf has no separate resolver to time (it resolves perf" \
-"maps inside \`perf report\`), so there is no reference figure."
+"maps inside \`perf report\`), so there is no reference figure. The" \
+"handler's memory (malloc's bytes in use, and the peak resident set" \
+"while loading) is set against the map file's size."
 	for n in "${MAP_SIZES[@]}"; do
 		fig="map of $(size_name "$n") entries"
 		for what in "$RATE_FIG" "$LOAD_FIG"; do
@@ -59,6 +68,14 @@ bench_resolve() {
 			fi
 			rec_val "$RS" "$fig: $RATE_FIG" opjit "$R_RATE" rate
 			rec_val "$RS" "$fig: $LOAD_FIG" opjit "$R_LOAD" s
+			rec_val "$RS" "$fig: $HELD_FIG" opjit "$R_HELD" B
+			rec_val "$RS" "$fig: $HELD_FIG" ref "$R_MAP" B
+			rec_val "$RS" "$fig: $HELD_FIG" cmp \
+				"$(calc ratio "$R_HELD" "$R_MAP")" x
+			rec_val "$RS" "$fig: $PEAK_FIG" opjit "$R_PEAK" B
+			rec_val "$RS" "$fig: $PEAK_FIG" ref "$R_MAP" B
+			rec_val "$RS" "$fig: $PEAK_FIG" cmp \
+				"$(calc ratio "$R_PEAK" "$R_MAP")" x
 		done
 	done
 }

@@ -84,7 +84,7 @@ fi
 # that code built without frame pointers left in rbp (libc, the loader):
 # such a walk repeats or wanders until the cap.  hot's stacks never do.
 awk '$1 == "stack" && $4 != 0 && NF - 4 < 120 { print; exit 1 }' d.txt >short_cut.txt ||
-	fail "a stack of $(($(awk '{ print NF - 4 }' short_cut.txt))) frames says it was cut at depth 127"
+	fail "a stack of $(($(awk '{ print NF - 4 }' short_cut.txt))) frames says it was cut at depth 127: $(cat short_cut.txt)"
 awk -v p="$bin" -v hs="$hs" -v he="$he" '$1 == "image" && $4 == p { img[$2] = 1 }
 	$1 == "stack" && $4 != 0 && split($5, a, ":") == 2 && (a[1] in img) &&
 	a[2] + 0 >= hs && a[2] + 0 < he { exit 1 }' d.txt ||

@@ -4,8 +4,10 @@
  * functions (every tenth re-jitted in part, appended at the end as real
  * runtimes do), draws SAMPLES sorted addresses, claims the map through
  * the handler's table and resolves them in the host's batch size.
- * Prints load time and samples per second; checks every name, so a run
- * at a small size is a correctness test.
+ * Prints load time and samples per second, and the memory the handler
+ * holds once the map is loaded and at its peak while loading, against
+ * the map's size; checks every name, so a run at a small size is a
+ * correctness test.
  *
  * usage: bench_perfmap_resolve [ENTRIES [SAMPLES]]
  */
@@ -18,6 +20,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <malloc.h>
+#include <sys/stat.h>
 
 #include <opjit/anon_handler.h>
 
@@ -90,6 +95,41 @@ static void report_bad(uint64_t addr, const struct opjit_symbol *got,
 		want ? want : "(unknown)");
 }
 
+/* Bytes malloc hands out now. */
+static uint64_t heap_bytes(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+/* The process's resident set ("VmRSS") or its peak ("VmHWM"), in bytes. */
+static uint64_t vm_bytes(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	uint64_t kb = 0;
+	size_t n = strlen(key);
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			kb = strtoull(line + n + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return kb * 1024;
+}
+
+/* Make the peak resident set start from the current one. */
+static void vm_peak_reset(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+
+	if (f) {
+		fputs("5", f);
+		fclose(f);
+	}
+}
+
 static int u64_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -117,6 +157,8 @@ int main(int argc, char **argv)
 	uint32_t *lines = NULL;
 	void *state = NULL;
 	double t0, t1, tr = 0, tb;
+	uint64_t heap0, rss0, held, peak, used;
+	struct stat mst;
 	char want[128];
 	int fd, rc = 1;
 
@@ -131,6 +173,29 @@ int main(int argc, char **argv)
 			path);
 		return 1;
 	}
+	proc.uid = (uint32_t)geteuid();
+	proc.maps = &candp;
+	proc.nr_maps = 1;
+	pm = opjit_handler_entry(OPJIT_HANDLER_ABI_MAJOR,
+				 OPJIT_HANDLER_ABI_MINOR);
+	if (stat(path, &mst)) {
+		fprintf(stderr, "bench_perfmap_resolve: %s: %s\n", path,
+			strerror(errno));
+		goto out;
+	}
+	malloc_trim(0);
+	vm_peak_reset();
+	heap0 = heap_bytes();
+	rss0 = vm_bytes("VmRSS");
+	t0 = now();
+	if (!pm || pm->claim(&host, &proc, &state, want, sizeof(want)) != 1) {
+		fprintf(stderr, "bench_perfmap_resolve: %s: not claimed\n",
+			path);
+		goto out;
+	}
+	t1 = now();
+	held = heap_bytes() - heap0;
+	peak = vm_bytes("VmHWM") - rss0;
 	addrs = malloc(nsamples * sizeof(*addrs));
 	times = calloc(BATCH, sizeof(*times));
 	syms = malloc(BATCH * sizeof(*syms));
@@ -140,24 +205,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_perfmap_resolve: out of memory\n");
 		goto out;
 	}
+	used = heap_bytes() - heap0 - held; /* the bench's own */
 	srand(42);
 	for (i = 0; i < nsamples; i++)
 		addrs[i] = BASE + ((uint64_t)rand() << 16 ^ (uint64_t)rand()) %
 					  (entries * STRIDE);
 	qsort(addrs, nsamples, sizeof(*addrs), u64_cmp);
 
-	proc.uid = (uint32_t)geteuid();
-	proc.maps = &candp;
-	proc.nr_maps = 1;
-	pm = opjit_handler_entry(OPJIT_HANDLER_ABI_MAJOR,
-				 OPJIT_HANDLER_ABI_MINOR);
-	t0 = now();
-	if (!pm || pm->claim(&host, &proc, &state, want, sizeof(want)) != 1) {
-		fprintf(stderr, "bench_perfmap_resolve: %s: not claimed\n",
-			path);
-		goto out;
-	}
-	t1 = now();
 	for (i = 0; i < nsamples; i += BATCH) {
 		uint64_t n = nsamples - i < BATCH ? nsamples - i : BATCH, j;
 		struct opjit_resolve_batch b = {
@@ -189,6 +243,12 @@ int main(int argc, char **argv)
 	}
 	printf("map: %" PRIu64 " entries loaded in %.3f s\n",
 	       entries + (entries + 9) / 10, t1 - t0);
+	printf("memory: map %" PRIu64 " bytes, held after loading %" PRIu64
+	       " bytes (%.2fx the map), peak while loading %" PRIu64
+	       " bytes (%.2fx), held after resolving %" PRIu64 " bytes\n",
+	       (uint64_t)mst.st_size, held, (double)held / (double)mst.st_size,
+	       peak, (double)peak / (double)mst.st_size,
+	       heap_bytes() - heap0 - used);
 	printf("resolve: %" PRIu64 " samples (%" PRIu64 " named) in %.3f s:"
 	       " %.0f samples/s\n",
 	       nsamples, named, tr, tr > 0 ? (double)nsamples / tr : 0.0);

@@ -3,7 +3,7 @@
  * libFuzzer target for the perf map parser and its overlap index.  Besides
  * memory errors it checks the index against the rule it implements: at
  * every range boundary the name is that of the last entry in the file
- * covering the address.
+ * covering the address; and the packed table against the entries.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,8 +29,8 @@ static void check_sweep(const struct perfmap_seg *s, size_t ns)
 		return;
 	for (i = 0; i < ns; i++) {
 		addrs[k++] = s[i].start;
-		addrs[k++] = s[i].end - 1;
-		addrs[k++] = s[i].end;
+		addrs[k++] = perfmap_seg_end(&s[i]) - 1;
+		addrs[k++] = perfmap_seg_end(&s[i]);
 		if (s[i].start)
 			addrs[k++] = s[i].start - 1;
 	}
@@ -68,6 +68,47 @@ static void check_addr(const struct perfmap *m, const struct perfmap_seg *s,
 		__builtin_trap();
 }
 
+/* The packed table says of each range what its entry said, and gives
+ * the ranges of one entry one key: it takes M and S. */
+static void check_pack(struct perfmap *m, struct perfmap_seg *s, size_t ns)
+{
+	struct perfmap_entry *e = malloc((m->n ? m->n : 1) * sizeof(*e));
+	uint32_t *owner = malloc((ns ? ns : 1) * sizeof(*owner));
+	size_t *key_of = malloc((m->n ? m->n : 1) * sizeof(*key_of));
+	struct perfmap_table t;
+	size_t i;
+
+	if (!e || !owner || !key_of) {
+		free(s);
+		goto out;
+	}
+	memcpy(e, m->e, m->n * sizeof(*e));
+	for (i = 0; i < m->n; i++)
+		key_of[i] = SIZE_MAX;
+	for (i = 0; i < ns; i++)
+		owner[i] = s[i].entry;
+	if (perfmap_pack(m, s, ns, &t) < 0)
+		goto out;
+	for (i = 0; i < t.nsegs; i++) {
+		size_t key;
+		struct perfmap_entry got = perfmap_table_entry(&t, i, &key);
+		const struct perfmap_entry *want = &e[owner[i]];
+
+		if (got.start != want->start || got.size != want->size ||
+		    got.name != want->name || key >= t.nsegs + t.nsplit)
+			__builtin_trap();
+		if (key_of[owner[i]] == SIZE_MAX)
+			key_of[owner[i]] = key;
+		else if (key_of[owner[i]] != key)
+			__builtin_trap();
+	}
+	perfmap_table_free(&t);
+out:
+	free(e);
+	free(owner);
+	free(key_of);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct perfmap m;
@@ -86,9 +127,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (perfmap_index(&m, &s, &ns) < 0)
 		goto out;
 	for (i = 0; i < ns; i++) {
-		if (s[i].start >= s[i].end)
+		if (s[i].start >= perfmap_seg_end(&s[i]))
 			__builtin_trap();
-		if (i && s[i - 1].end > s[i].start)
+		if (i && perfmap_seg_end(&s[i - 1]) > s[i].start)
 			__builtin_trap();
 	}
 	check_sweep(s, ns);
@@ -96,16 +137,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (m.n <= 256) {
 		for (i = 0; i < ns; i++) {
 			check_addr(&m, s, ns, s[i].start);
-			check_addr(&m, s, ns, s[i].end - 1);
+			check_addr(&m, s, ns, perfmap_seg_end(&s[i]) - 1);
 			if (s[i].start)
 				check_addr(&m, s, ns, s[i].start - 1);
-			check_addr(&m, s, ns, s[i].end);
+			check_addr(&m, s, ns, perfmap_seg_end(&s[i]));
 		}
 		for (i = 0; i < m.n; i++) {
 			check_addr(&m, s, ns, m.e[i].start);
 			check_addr(&m, s, ns, m.e[i].start + m.e[i].size / 2);
 		}
 	}
+	check_pack(&m, s, ns);
+	s = NULL;
 out:
 	free(s);
 	perfmap_free(&m);

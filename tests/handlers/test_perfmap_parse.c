@@ -142,6 +142,15 @@ START_TEST(overflow_is_bad)
 }
 END_TEST
 
+START_TEST(size_of_4gib_is_bad)
+{
+	parse("1000 100000000 four gigabytes\n2000 ffffffff just under\n");
+	ck_assert_uint_eq(m.n, 1);
+	assert_entry(0, 0x2000, 0xffffffffULL, "just under");
+	ck_assert_uint_eq(m.bad_lines, 1);
+}
+END_TEST
+
 START_TEST(nul_in_name_is_bad)
 {
 	static const char text[] = "1000 20 a\0b\n2000 20 ok\n";
@@ -262,9 +271,10 @@ START_TEST(segments_sorted_disjoint)
 	parse("5000 300 a\n5100 10 b\n4000 2000 c\n5150 500 d\n7000 1 e\n");
 	index_map();
 	for (i = 0; i < nsegs; i++) {
-		ck_assert_uint_lt(segs[i].start, segs[i].end);
+		ck_assert_uint_lt(segs[i].start, perfmap_seg_end(&segs[i]));
 		if (i)
-			ck_assert_uint_le(segs[i - 1].end, segs[i].start);
+			ck_assert_uint_le(perfmap_seg_end(&segs[i - 1]),
+					  segs[i].start);
 	}
 	ck_assert_str_eq(name_at(0x4000), "c");
 	ck_assert_str_eq(name_at(0x5100), "c");
@@ -299,6 +309,49 @@ START_TEST(lookup_next_as_lookup)
 }
 END_TEST
 
+/* Packed, a whole entry is its range; one cut by a later entry keeps its
+ * own start and size, and one key for all of its ranges. */
+START_TEST(packed_table)
+{
+	struct perfmap_table t;
+	struct perfmap_entry e;
+	size_t key_a1, key_a2, key_b, key_c;
+	size_t ia1, ia2, ib, ic;
+
+	parse("1000 100 a\n1040 20 b\n2000 10 c\n");
+	index_map();
+	ck_assert_uint_eq(nsegs, 4);
+	ia1 = perfmap_lookup(segs, nsegs, 0x1000);
+	ib = perfmap_lookup(segs, nsegs, 0x1040);
+	ia2 = perfmap_lookup(segs, nsegs, 0x1060);
+	ic = perfmap_lookup(segs, nsegs, 0x2000);
+	ck_assert_int_eq(perfmap_pack(&m, segs, nsegs, &t), 0);
+	segs = NULL;
+	ck_assert_uint_eq(m.n, 0);
+	ck_assert_uint_eq(t.nsegs, 4);
+	ck_assert_uint_eq(t.nsplit, 1); /* a */
+	e = perfmap_table_entry(&t, ia1, &key_a1);
+	ck_assert_uint_eq(e.start, 0x1000);
+	ck_assert_uint_eq(e.size, 0x100);
+	ck_assert_str_eq(t.names + e.name, "a");
+	e = perfmap_table_entry(&t, ia2, &key_a2);
+	ck_assert_uint_eq(e.start, 0x1000);
+	ck_assert_uint_eq(key_a1, key_a2);
+	e = perfmap_table_entry(&t, ib, &key_b);
+	ck_assert_uint_eq(e.start, 0x1040);
+	ck_assert_uint_eq(e.size, 0x20);
+	ck_assert_str_eq(t.names + e.name, "b");
+	e = perfmap_table_entry(&t, ic, &key_c);
+	ck_assert_uint_eq(e.start, 0x2000);
+	ck_assert_str_eq(t.names + e.name, "c");
+	ck_assert_uint_ne(key_b, key_a1);
+	ck_assert_uint_ne(key_c, key_a1);
+	ck_assert_uint_ne(key_c, key_b);
+	ck_assert_uint_lt(key_a1, t.nsegs + t.nsplit);
+	perfmap_table_free(&t);
+}
+END_TEST
+
 static Suite *perfmap_suite(void)
 {
 	Suite *s = suite_create("perfmap_parse");
@@ -316,6 +369,7 @@ static Suite *perfmap_suite(void)
 	tcase_add_test(d, last_line_without_newline);
 	tcase_add_test(d, blank_and_garbage_counted);
 	tcase_add_test(d, overflow_is_bad);
+	tcase_add_test(d, size_of_4gib_is_bad);
 	tcase_add_test(d, nul_in_name_is_bad);
 	tcase_add_test(d, names_stored_once);
 	tcase_add_test(d, looks_like);
@@ -327,6 +381,7 @@ static Suite *perfmap_suite(void)
 	tcase_add_test(o, same_range_rewritten);
 	tcase_add_test(o, zero_size_names_nothing);
 	tcase_add_test(o, segments_sorted_disjoint);
+	tcase_add_test(o, packed_table);
 	suite_add_tcase(s, d);
 	suite_add_tcase(s, o);
 	return s;
