@@ -209,17 +209,7 @@ static int options_check(struct options *o)
 	uint64_t v;
 	int modes = !!o->command + !!opt_pid + !!opt_system;
 
-	if (modes == 0) {
-		fprintf(stderr, "oprofiled: nothing to profile: give a "
-				"COMMAND, --pid or --system-wide\n");
-		return -EINVAL;
-	}
-	if (modes > 1) {
-		fprintf(stderr, "oprofiled: a COMMAND, --pid and "
-				"--system-wide exclude each other\n");
-		return -EINVAL;
-	}
-	o->mode = o->command ? MODE_COMMAND : opt_pid ? MODE_PID : MODE_SYSTEM;
+	/* a bad value is named first: it is what the user just typed */
 	if (opt_pid) {
 		if (parse_u64(opt_pid, &v) || v == 0 || v > INT32_MAX)
 			return bad_value("--pid", opt_pid, "not a process id");
@@ -291,6 +281,17 @@ static int options_check(struct options *o)
 	}
 	o->no_kernel = opt_no_kernel;
 	o->archive_maps = !opt_no_archive;
+	if (modes == 0) {
+		fprintf(stderr, "oprofiled: nothing to profile: give a "
+				"COMMAND, --pid or --system-wide\n");
+		return -EINVAL;
+	}
+	if (modes > 1) {
+		fprintf(stderr, "oprofiled: a COMMAND, --pid and "
+				"--system-wide exclude each other\n");
+		return -EINVAL;
+	}
+	o->mode = o->command ? MODE_COMMAND : opt_pid ? MODE_PID : MODE_SYSTEM;
 	return 0;
 }
 

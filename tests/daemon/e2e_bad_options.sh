@@ -31,6 +31,8 @@ expect "invalid --separate '': expected process, cpu, all or none" -s '' -- true
 expect "invalid --separate 'process,,cpu': empty item in the list" -s process,,cpu -- true
 expect "invalid --separate 'cpu,': empty item in the list" -s cpu, -- true
 expect 'nothing to profile: give a COMMAND, --pid or --system-wide'
+# a bad value is named before what is missing
+expect "invalid --frequency 'abc': not a positive integer" --frequency=abc
 expect 'a COMMAND, --pid and --system-wide exclude each other' --pid=1 --system-wide
 expect 'cannot [a-z]+ /etc/passwd/s: Not a directory' --session-dir=/etc/passwd/s -- true
 expect '--frequency=[0-9]+ is above the kernel.s limit of [0-9]+ \(kernel.perf_event_max_sample_rate\)' \
