@@ -25,24 +25,14 @@
 #include <oputil/clock.h>
 #include <oputil/crc32c.h>
 
+#include "jitlog_internal.h"
 #include "jm_format.h"
-#include "opjit/jitlog.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "the map is little-endian, written as the CPU holds it");
 
 #define LOG_SPACE (1ull << 30) /* the most a log holds */
 #define GROW_STEP (4ull << 20)
-
-struct opjit_jitlog {
-	int fd;
-	unsigned char *base;
-	_Atomic uint64_t tail;	/* where the next frame goes */
-	_Atomic uint64_t fsize; /* the file's size: frames below it */
-	_Atomic uint64_t next_id;
-	_Atomic uint32_t seq;
-	pthread_mutex_t grow_lock;
-};
 
 static uint64_t frame_size(size_t rlen)
 {
@@ -120,25 +110,25 @@ static void commit(struct opjit_jitlog *log, uint64_t off, size_t rlen)
 			      memory_order_release);
 }
 
-static size_t method_len(const struct opjit_jitlog_code *c)
+size_t opjit_jl_method_len(const struct opjit_jitlog_code *c)
 {
 	return JM_REC_HEADER_SIZE + JM_METHOD_FIXED + strlen(c->name) +
 	       (c->file ? strlen(c->file) : 0) + c->nr_lines * JM_LINE_SIZE;
 }
 
-static size_t load_len(const struct opjit_jitlog_code *c)
+size_t opjit_jl_load_len(const struct opjit_jitlog_code *c)
 {
 	return JM_REC_HEADER_SIZE + JM_CODE_LOAD_FIXED +
 	       c->nr_lines * (JM_PC_FIXED + JM_FRAME_SIZE);
 }
 
-static void put_method(unsigned char *p, const struct opjit_jitlog_code *c,
-		       uint64_t t)
+void opjit_jl_put_method(unsigned char *p, const struct opjit_jitlog_code *c,
+			 uint64_t t)
 {
 	size_t nlen = strlen(c->name), flen = c->file ? strlen(c->file) : 0;
 	size_t i;
 
-	p = rec_header(p, JM_REC_METHOD, method_len(c), t);
+	p = rec_header(p, JM_REC_METHOD, opjit_jl_method_len(c), t);
 	p = put(p, c->id, 8);
 	p = put(p, nlen, 4);
 	p = put(p, flen, 4);
@@ -156,12 +146,12 @@ static void put_method(unsigned char *p, const struct opjit_jitlog_code *c,
 	}
 }
 
-static void put_load(unsigned char *p, const struct opjit_jitlog_code *c,
-		     uint64_t t)
+void opjit_jl_put_load(unsigned char *p, const struct opjit_jitlog_code *c,
+		       uint64_t t)
 {
 	size_t i;
 
-	p = rec_header(p, JM_REC_CODE_LOAD, load_len(c), t);
+	p = rec_header(p, JM_REC_CODE_LOAD, opjit_jl_load_len(c), t);
 	p = put(p, c->id, 8);
 	p = put(p, c->addr, 8);
 	p = put(p, c->size, 4);
@@ -176,8 +166,13 @@ static void put_load(unsigned char *p, const struct opjit_jitlog_code *c,
 	}
 }
 
-static void put_unload(unsigned char *p, uint64_t id, uint64_t addr,
-		       uint64_t t)
+size_t opjit_jl_unload_len(void)
+{
+	return JM_REC_HEADER_SIZE + JM_CODE_UNLOAD_SIZE;
+}
+
+void opjit_jl_put_unload(unsigned char *p, uint64_t id, uint64_t addr,
+			 uint64_t t)
 {
 	p = rec_header(p, JM_REC_CODE_UNLOAD,
 		       JM_REC_HEADER_SIZE + JM_CODE_UNLOAD_SIZE, t);
@@ -193,6 +188,19 @@ static bool code_ok(const struct opjit_jitlog_code *c)
 	       (!c->file || strlen(c->file) < (1u << 20));
 }
 
+int opjit_jl_write(struct opjit_jitlog *log, const unsigned char *rec,
+		   size_t rlen)
+{
+	uint64_t off;
+	int rc = reserve(log, frame_size(rlen), &off);
+
+	if (rc)
+		return rc;
+	memcpy(log->base + off + JM_FRAME_HEADER_SIZE, rec, rlen);
+	commit(log, off, rlen);
+	return 0;
+}
+
 int opjit_jitlog_load(struct opjit_jitlog *log, struct opjit_jitlog_code *c)
 {
 	uint64_t t = oputil_clock_ns(CLOCK_MONOTONIC), off, fm, fl;
@@ -202,15 +210,17 @@ int opjit_jitlog_load(struct opjit_jitlog *log, struct opjit_jitlog_code *c)
 		return -EINVAL;
 	c->id = atomic_fetch_add_explicit(&log->next_id, 1,
 					  memory_order_relaxed);
-	fm = frame_size(method_len(c));
-	fl = frame_size(load_len(c));
+	if (log->on_attach)
+		return opjit_jl_attach_load(log, c, t);
+	fm = frame_size(opjit_jl_method_len(c));
+	fl = frame_size(opjit_jl_load_len(c));
 	rc = reserve(log, fm + fl, &off);
 	if (rc)
 		return rc;
-	put_method(log->base + off + JM_FRAME_HEADER_SIZE, c, t);
-	commit(log, off, method_len(c));
-	put_load(log->base + off + fm + JM_FRAME_HEADER_SIZE, c, t);
-	commit(log, off + fm, load_len(c));
+	opjit_jl_put_method(log->base + off + JM_FRAME_HEADER_SIZE, c, t);
+	commit(log, off, opjit_jl_method_len(c));
+	opjit_jl_put_load(log->base + off + fm + JM_FRAME_HEADER_SIZE, c, t);
+	commit(log, off + fm, opjit_jl_load_len(c));
 	return 0;
 }
 
@@ -218,20 +228,23 @@ int opjit_jitlog_move(struct opjit_jitlog *log,
 		      const struct opjit_jitlog_code *c, uint64_t old_addr)
 {
 	uint64_t t = oputil_clock_ns(CLOCK_MONOTONIC), off, fu, fl;
-	const size_t ulen = JM_REC_HEADER_SIZE + JM_CODE_UNLOAD_SIZE;
+	const size_t ulen = opjit_jl_unload_len();
 	int rc;
 
 	if (!log || !code_ok(c) || !c->id)
 		return -EINVAL;
+	if (log->on_attach)
+		return opjit_jl_attach_move(log, c, old_addr, t);
 	fu = frame_size(ulen);
-	fl = frame_size(load_len(c));
+	fl = frame_size(opjit_jl_load_len(c));
 	rc = reserve(log, fu + fl, &off);
 	if (rc)
 		return rc;
-	put_unload(log->base + off + JM_FRAME_HEADER_SIZE, c->id, old_addr, t);
+	opjit_jl_put_unload(log->base + off + JM_FRAME_HEADER_SIZE, c->id,
+			    old_addr, t);
 	commit(log, off, ulen);
-	put_load(log->base + off + fu + JM_FRAME_HEADER_SIZE, c, t);
-	commit(log, off + fu, load_len(c));
+	opjit_jl_put_load(log->base + off + fu + JM_FRAME_HEADER_SIZE, c, t);
+	commit(log, off + fu, opjit_jl_load_len(c));
 	return 0;
 }
 
@@ -239,15 +252,18 @@ int opjit_jitlog_unload(struct opjit_jitlog *log,
 			const struct opjit_jitlog_code *c)
 {
 	uint64_t t = oputil_clock_ns(CLOCK_MONOTONIC), off;
-	const size_t ulen = JM_REC_HEADER_SIZE + JM_CODE_UNLOAD_SIZE;
+	const size_t ulen = opjit_jl_unload_len();
 	int rc;
 
 	if (!log || !c || c->struct_size < sizeof(*c) || !c->id)
 		return -EINVAL;
+	if (log->on_attach)
+		return opjit_jl_attach_unload(log, c, t);
 	rc = reserve(log, frame_size(ulen), &off);
 	if (rc)
 		return rc;
-	put_unload(log->base + off + JM_FRAME_HEADER_SIZE, c->id, c->addr, t);
+	opjit_jl_put_unload(log->base + off + JM_FRAME_HEADER_SIZE, c->id,
+			    c->addr, t);
 	commit(log, off, ulen);
 	return 0;
 }
@@ -282,37 +298,23 @@ static int create(const char *path)
 	return fd >= 0 ? fd : -errno;
 }
 
-int opjit_jitlog_open(const struct opjit_jitlog_options *opts,
-		      struct opjit_jitlog **out)
+int opjit_jl_file_open(struct opjit_jitlog *log)
 {
-	char path[64];
-	const char *p = opts && opts->struct_size >= sizeof(*opts) ? opts->path
-								   : NULL;
-	struct opjit_jitlog *log;
 	unsigned char *h;
 	int rc;
 
-	if (!out)
-		return -EINVAL;
-	*out = NULL;
-	if (!p) {
-		snprintf(path, sizeof(path), "/tmp/anon.%d", (int)getpid());
-		p = path;
-	}
-	log = calloc(1, sizeof(*log));
-	if (!log)
-		return -ENOMEM;
-	pthread_mutex_init(&log->grow_lock, NULL);
-	log->fd = create(p);
+	log->fd = create(log->path);
 	if (log->fd < 0) {
 		rc = log->fd;
-		free(log);
+		log->fd = -1;
 		return rc;
 	}
+	atomic_store(&log->fsize, 0);
 	log->base = mmap(NULL, LOG_SPACE, PROT_READ | PROT_WRITE, MAP_SHARED,
 			 log->fd, 0);
 	if (log->base == MAP_FAILED) {
 		rc = -errno;
+		log->base = NULL;
 		goto fail;
 	}
 	rc = grow(log, GROW_STEP);
@@ -327,34 +329,93 @@ int opjit_jitlog_open(const struct opjit_jitlog_options *opts,
 	put(h + 20, 0, 4);
 	put(h + 24, oputil_clock_ns(CLOCK_MONOTONIC), 8);
 	atomic_store(&log->tail, JM_HEADER_SIZE);
-	atomic_store(&log->next_id, 1);
-	*out = log;
 	return 0;
 fail:
-	if (log->base && log->base != MAP_FAILED)
+	if (log->base)
 		munmap(log->base, LOG_SPACE);
+	log->base = NULL;
 	close(log->fd);
-	unlink(p);
-	free(log);
+	log->fd = -1;
+	unlink(log->path);
 	return rc;
 }
 
-int opjit_jitlog_close(struct opjit_jitlog *log)
+int opjit_jl_file_close(struct opjit_jitlog *log)
 {
 	uint64_t tail;
 	int rc = 0;
 
-	if (!log)
-		return -EINVAL;
+	if (log->fd < 0)
+		return 0;
 	opjit_jitlog_flush(log);
 	/* no zeros after the last frame: the file ends where the log does */
 	tail = atomic_load(&log->tail);
 	if (tail <= LOG_SPACE && ftruncate(log->fd, (off_t)tail))
 		rc = -errno;
 	munmap(log->base, LOG_SPACE);
+	log->base = NULL;
 	if (close(log->fd) && !rc)
 		rc = -errno;
+	log->fd = -1;
+	return rc;
+}
+
+int opjit_jitlog_open(const struct opjit_jitlog_options *opts,
+		      struct opjit_jitlog **out)
+{
+	const char *p = opts && opts->struct_size >=
+						OPJIT_JITLOG_OPTIONS_SIZE_1_0
+				? opts->path
+				: NULL;
+	uint32_t mode = opts && opts->struct_size >= sizeof(*opts)
+				? opts->mode
+				: OPJIT_JITLOG_ALWAYS;
+	struct opjit_jitlog *log;
+	int rc;
+
+	if (!out || mode > OPJIT_JITLOG_ON_ATTACH)
+		return -EINVAL;
+	*out = NULL;
+	log = calloc(1, sizeof(*log));
+	if (!log)
+		return -ENOMEM;
+	if (p)
+		snprintf(log->path, sizeof(log->path), "%s", p);
+	else
+		snprintf(log->path, sizeof(log->path), "/tmp/anon.%d",
+			 (int)getpid());
+	if (p && strlen(p) >= sizeof(log->path)) {
+		free(log);
+		return -ENAMETOOLONG;
+	}
+	log->fd = -1;
+	pthread_mutex_init(&log->grow_lock, NULL);
+	pthread_mutex_init(&log->table_lock, NULL);
+	atomic_store(&log->next_id, 1);
+	log->on_attach = mode == OPJIT_JITLOG_ON_ATTACH;
+	rc = log->on_attach ? opjit_jl_attach_open(log)
+			    : opjit_jl_file_open(log);
+	if (rc) {
+		pthread_mutex_destroy(&log->grow_lock);
+		pthread_mutex_destroy(&log->table_lock);
+		free(log);
+		return rc;
+	}
+	*out = log;
+	return 0;
+}
+
+int opjit_jitlog_close(struct opjit_jitlog *log)
+{
+	int rc;
+
+	if (!log)
+		return -EINVAL;
+	if (log->on_attach)
+		opjit_jl_attach_close(log);
+	rc = opjit_jl_file_close(log);
 	pthread_mutex_destroy(&log->grow_lock);
+	pthread_mutex_destroy(&log->table_lock);
 	free(log);
 	return rc;
 }

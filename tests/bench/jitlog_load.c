@@ -46,7 +46,7 @@ static double run_jitlog(void)
 							  { 16, 2 },
 							  { 32, 3 },
 							  { 48, 4 } };
-	struct opjit_jitlog_options o = { sizeof(o), NULL };
+	struct opjit_jitlog_options o = { .struct_size = sizeof(o) };
 	struct opjit_jitlog *log;
 	char path[128];
 	uint64_t t0, t;
@@ -152,7 +152,7 @@ static void *thread_loads(void *arg)
 
 static double run_threads(void)
 {
-	struct opjit_jitlog_options o = { sizeof(o), NULL };
+	struct opjit_jitlog_options o = { .struct_size = sizeof(o) };
 	pthread_t t[8];
 	char path[128];
 	uint64_t t0, wall;

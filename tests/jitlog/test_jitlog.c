@@ -4,7 +4,9 @@
  * is named, with lines, at the right times; eight threads logging while
  * a reader reads never show it a torn or doubled record and lose nothing
  * once flushed; a writer killed mid-log leaves a log that reads up to its
- * last whole frame; the file is never made through a planted link.
+ * last whole frame; the file is never made through a planted link; on
+ * attach, nothing is written until a profiler attaches, and then the live
+ * code with its own times.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -63,7 +65,8 @@ static char *slurp(size_t *len)
 
 static struct opjit_jitlog *open_log(void)
 {
-	struct opjit_jitlog_options o = { sizeof(o), path };
+	struct opjit_jitlog_options o = { .struct_size = sizeof(o),
+					  .path = path };
 	struct opjit_jitlog *log;
 
 	ck_assert_int_eq(opjit_jitlog_open(&o, &log), 0);
@@ -274,7 +277,8 @@ END_TEST
  * of another user's is left alone and refused. */
 START_TEST(planted_files)
 {
-	struct opjit_jitlog_options o = { sizeof(o), path };
+	struct opjit_jitlog_options o = { .struct_size = sizeof(o),
+					  .path = path };
 	struct opjit_jitlog *log;
 	char victim[160];
 	struct stat st;
@@ -301,6 +305,118 @@ START_TEST(planted_files)
 }
 END_TEST
 
+/* The library's control block, written here as a profiler would. */
+extern struct opjit_jitlog_control opjit_jitlog_control;
+
+static void set_state(uint32_t st)
+{
+	__atomic_store_n(&opjit_jitlog_control.state, st, __ATOMIC_RELEASE);
+}
+
+/* Wait (up to 5 s) until the library moves the state to WANT. */
+static void wait_state(uint32_t want)
+{
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (__atomic_load_n(&opjit_jitlog_control.state,
+				    __ATOMIC_ACQUIRE) == want)
+			return;
+		usleep(10000);
+	}
+	ck_abort_msg("the library did not move the state to %u", want);
+}
+
+/*
+ * On attach: nothing is written until the profiler attaches; then the
+ * code loaded before, with its own load time, and every later event; at
+ * detach the log closes and later events are not written.
+ */
+START_TEST(on_attach)
+{
+	struct opjit_jitlog_options o = { .struct_size = sizeof(o),
+					  .path = path,
+					  .mode = OPJIT_JITLOG_ON_ATTACH };
+	struct opjit_jitlog_code a = { .struct_size = sizeof(a),
+				       .addr = 0x7f0000010000,
+				       .size = 0x100,
+				       .name = "before_attach" };
+	struct opjit_jitlog_code b = { .struct_size = sizeof(b),
+				       .addr = 0x7f0000020000,
+				       .size = 0x100,
+				       .name = "freed_before_attach" };
+	struct opjit_jitlog_code c = { .struct_size = sizeof(c),
+				       .addr = 0x7f0000030000,
+				       .size = 0x100,
+				       .name = "after_attach" };
+	struct opjit_jitlog_code d = { .struct_size = sizeof(d),
+				       .addr = 0x7f0000040000,
+				       .size = 0x100,
+				       .name = "after_detach" };
+	struct opjit_jitlog *log;
+	struct jm_state st;
+	uint64_t t_load, t_moved;
+	struct stat sb;
+	uint32_t line;
+	size_t len;
+	char *buf;
+
+	ck_assert_mem_eq(opjit_jitlog_control.magic,
+			 OPJIT_JITLOG_CONTROL_MAGIC, 8);
+	ck_assert_uint_eq(opjit_jitlog_control.version,
+			  OPJIT_JITLOG_CONTROL_VERSION);
+	set_state(OPJIT_JITLOG_DETACHED);
+	ck_assert_int_eq(opjit_jitlog_open(&o, &log), 0);
+	ck_assert_uint_eq(opjit_jitlog_control.on_attach_logs, 1);
+	t_load = oputil_clock_ns(CLOCK_MONOTONIC);
+	ck_assert_int_eq(opjit_jitlog_load(log, &a), 0);
+	ck_assert_int_eq(opjit_jitlog_load(log, &b), 0);
+	ck_assert_int_eq(opjit_jitlog_unload(log, &b), 0);
+	a.addr = 0x7f0000050000;
+	ck_assert_int_eq(opjit_jitlog_move(log, &a, 0x7f0000010000), 0);
+	t_moved = oputil_clock_ns(CLOCK_MONOTONIC);
+	usleep(120000);			       /* two looks of the watcher */
+	ck_assert_int_ne(lstat(path, &sb), 0); /* no file, not one byte */
+
+	set_state(OPJIT_JITLOG_ATTACH);
+	wait_state(OPJIT_JITLOG_OBSERVING);
+	ck_assert_int_eq(opjit_jitlog_load(log, &c), 0);
+	set_state(OPJIT_JITLOG_DETACH);
+	wait_state(OPJIT_JITLOG_DETACHED);
+	ck_assert_int_eq(opjit_jitlog_load(log, &d), 0);
+
+	buf = slurp(&len);
+	ck_assert_int_eq(jm_state_init(&st, buf, len), 0);
+	ck_assert_str_eq(st.map.damage, "");
+	/* the table keeps the load's own time, and the move */
+	ck_assert_str_eq(name_at(&st, 0x7f0000050010, t_moved, &line),
+			 "before_attach");
+	ck_assert_ptr_null(name_at(&st, 0x7f0000010010, t_moved, &line));
+	ck_assert_str_eq(name_at(&st, 0x7f0000030010, t_moved + 1000000000ull,
+				 &line),
+			 "after_attach");
+	ck_assert_ptr_null(name_at(&st, 0x7f0000020010, t_load, &line));
+	ck_assert_ptr_null(
+		name_at(&st, 0x7f0000040010, t_moved + 1000000000ull, &line));
+	jm_state_free(&st);
+	free(buf);
+
+	/* attached again: the log is written anew, with what lives now */
+	set_state(OPJIT_JITLOG_ATTACH);
+	wait_state(OPJIT_JITLOG_OBSERVING);
+	buf = slurp(&len);
+	ck_assert_int_eq(jm_state_init(&st, buf, len), 0);
+	ck_assert_str_eq(name_at(&st, 0x7f0000040010, t_moved + 1000000000ull,
+				 &line),
+			 "after_detach");
+	jm_state_free(&st);
+	free(buf);
+	ck_assert_int_eq(opjit_jitlog_close(log), 0);
+	ck_assert_uint_eq(opjit_jitlog_control.on_attach_logs, 0);
+	set_state(OPJIT_JITLOG_DETACHED);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("jitlog");
@@ -315,6 +431,7 @@ int main(void)
 	tcase_add_test(tc, threads_and_a_reader);
 	tcase_add_test(tc, killed_writer);
 	tcase_add_test(tc, planted_files);
+	tcase_add_test(tc, on_attach);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

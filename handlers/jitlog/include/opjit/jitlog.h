@@ -19,7 +19,9 @@
  *	}
  *
  * Every call is thread-safe.  A load, move or unload takes no lock and
- * makes no system call, except when the log must grow (every few MiB).
+ * makes no system call, except when the log must grow (every few MiB);
+ * on attach (below) it takes one uncontended lock and makes no system
+ * call.
  * Every function returns 0 or a negative errno; opjit_jitlog_strerror()
  * says it in words.  Structures carry struct_size first, so that later
  * versions can add fields at their end.
@@ -35,14 +37,64 @@ extern "C" {
 #endif
 
 #define OPJIT_JITLOG_VERSION_MAJOR 1
-#define OPJIT_JITLOG_VERSION_MINOR 0
+#define OPJIT_JITLOG_VERSION_MINOR 1
 
 struct opjit_jitlog;
+
+/* opjit_jitlog_options.mode */
+#define OPJIT_JITLOG_ALWAYS 0u	  /* write from the open on, as a perf map */
+#define OPJIT_JITLOG_ON_ATTACH 1u /* write only while a profiler observes */
 
 struct opjit_jitlog_options {
 	size_t struct_size; /* sizeof(struct opjit_jitlog_options) */
 	/* where to write; NULL for /tmp/anon.<pid>, where opreport looks */
 	const char *path;
+	/* since 1.1: OPJIT_JITLOG_ALWAYS, or OPJIT_JITLOG_ON_ATTACH: keep
+	 * only a table of the live code in memory, create no file and
+	 * write nothing until a profiler attaches (see below) */
+	uint32_t mode;
+};
+/* What a 1.0 caller passes as struct_size: the fields up to path. */
+#define OPJIT_JITLOG_OPTIONS_SIZE_1_0 \
+	(offsetof(struct opjit_jitlog_options, path) + sizeof(const char *))
+
+/*
+ * On attach.  The library holds one control block per process, exported
+ * as OPJIT_JITLOG_CONTROL_SYMBOL.  A profiler that starts on the process
+ * (oprofiled with a command, --pid or --system-wide) finds it in the
+ * library's dynamic symbols and writes its state through /proc/PID/mem:
+ *
+ *   DETACHED  -> ATTACH     the profiler, when it starts observing
+ *   ATTACH    -> OBSERVING  the library, once it has created the log and
+ *                           written its table of live code into it, each
+ *                           load with its own time
+ *   OBSERVING -> DETACH     the profiler, when it stops
+ *   DETACH    -> DETACHED   the library, which closes the log and writes
+ *                           nothing more until the next ATTACH
+ *
+ * The library looks at the state every 50 ms from a thread it starts
+ * with the first log opened on attach; a log opened while a profiler
+ * observes starts writing at once.  Logs opened OPJIT_JITLOG_ALWAYS write
+ * whatever the state.
+ */
+#define OPJIT_JITLOG_CONTROL_SYMBOL "opjit_jitlog_control"
+#define OPJIT_JITLOG_CONTROL_MAGIC "OPJITCTL"
+#define OPJIT_JITLOG_CONTROL_VERSION 1u
+
+enum opjit_jitlog_state {
+	OPJIT_JITLOG_DETACHED = 0,
+	OPJIT_JITLOG_ATTACH = 1,
+	OPJIT_JITLOG_OBSERVING = 2,
+	OPJIT_JITLOG_DETACH = 3,
+};
+
+struct opjit_jitlog_control {
+	char magic[8];		 /* OPJIT_JITLOG_CONTROL_MAGIC, no NUL */
+	uint32_t version;	 /* OPJIT_JITLOG_CONTROL_VERSION */
+	uint32_t state;		 /* enum opjit_jitlog_state */
+	uint32_t on_attach_logs; /* logs open on attach: the profiler
+				  * waits for OBSERVING only if any */
+	uint32_t reserved;
 };
 
 /* From code offset OFFSET on, until the next entry's offset, the code

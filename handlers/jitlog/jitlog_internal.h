@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared by the writer (jitlog.c) and the on-attach table and its watcher
+ * (jitlog_attach.c).
+ */
+#ifndef OPJIT_JITLOG_INTERNAL_H
+#define OPJIT_JITLOG_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "opjit/jitlog.h"
+
+/* A live piece of code while on attach: its method and load records,
+ * encoded with their times, as they would be written. */
+struct opjit_jl_live {
+	size_t mlen, llen;   /* record lengths */
+	unsigned char rec[]; /* the method record, then the load record */
+};
+
+struct opjit_jitlog {
+	int fd; /* -1 while no file is open */
+	unsigned char *base;
+	_Atomic uint64_t tail;	/* where the next frame goes */
+	_Atomic uint64_t fsize; /* the file's size: frames below it */
+	_Atomic uint64_t next_id;
+	_Atomic uint32_t seq;
+	pthread_mutex_t grow_lock;
+	char path[4096];
+	/* on attach: the live code by id - 1, and whether it is being
+	 * written, both under table_lock */
+	bool on_attach;
+	pthread_mutex_t table_lock;
+	bool observing;
+	struct opjit_jl_live **live;
+	size_t cap_live;
+	struct opjit_jitlog *next; /* the logs open on attach */
+};
+
+/* Create LOG's file anew, map it and write its header. */
+int opjit_jl_file_open(struct opjit_jitlog *log);
+/* Cut LOG's file at its last frame, unmap and close it. */
+int opjit_jl_file_close(struct opjit_jitlog *log);
+/* Write one encoded record of RLEN bytes as a frame. */
+int opjit_jl_write(struct opjit_jitlog *log, const unsigned char *rec,
+		   size_t rlen);
+
+/* Encoders: each writes a record of the length the _len function says. */
+size_t opjit_jl_method_len(const struct opjit_jitlog_code *c);
+size_t opjit_jl_load_len(const struct opjit_jitlog_code *c);
+size_t opjit_jl_unload_len(void);
+void opjit_jl_put_method(unsigned char *p, const struct opjit_jitlog_code *c,
+			 uint64_t t);
+void opjit_jl_put_load(unsigned char *p, const struct opjit_jitlog_code *c,
+		       uint64_t t);
+void opjit_jl_put_unload(unsigned char *p, uint64_t id, uint64_t addr,
+			 uint64_t t);
+
+/* On attach (jitlog_attach.c): register LOG with the watcher, and the
+ * events, which keep the table and write while observed. */
+int opjit_jl_attach_open(struct opjit_jitlog *log);
+void opjit_jl_attach_close(struct opjit_jitlog *log);
+int opjit_jl_attach_load(struct opjit_jitlog *log,
+			 const struct opjit_jitlog_code *c, uint64_t t);
+int opjit_jl_attach_move(struct opjit_jitlog *log,
+			 const struct opjit_jitlog_code *c, uint64_t old_addr,
+			 uint64_t t);
+int opjit_jl_attach_unload(struct opjit_jitlog *log,
+			   const struct opjit_jitlog_code *c, uint64_t t);
+
+#endif
