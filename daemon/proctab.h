@@ -37,6 +37,11 @@ struct proc {
 	uint32_t cap_ranges;
 	int tmpfd;     /* its /tmp, when in another mount namespace */
 	char *jitdump; /* the jit-<pid>.dump it mapped */
+	/* libopjit-jitlog's control block, when the process maps the
+	 * library (jitlog_attach.c) */
+	uint64_t jitlog_ctl;
+	uint8_t jitlog; /* enum jitlog_attach_state */
+	uint8_t jitlog_tries;
 };
 
 struct proctab {

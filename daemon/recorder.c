@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 
+#include "jitlog_attach.h"
 #include "procinfo.h"
 #include "record.h"
 
@@ -463,6 +464,7 @@ static void recorder_reap(struct recorder *r)
 void recorder_end_round(struct recorder *r)
 {
 	recorder_retry(r, false);
+	jitlog_attach_pending(r);
 	r->round++;
 	recorder_reap(r);
 }
@@ -497,12 +499,14 @@ int recorder_flush(struct recorder *r)
 void recorder_finish(struct recorder *r)
 {
 	recorder_retry(r, true);
+	jitlog_attach_settle(r);
 	proctab_for_each(&r->procs, i, p)
 	{
 		if (r->err)
 			break;
 		recorder_archive(r, p);
 	}
+	jitlog_attach_detach(r);
 }
 
 void recorder_totals(const struct recorder *r, struct ops_session_info *t)

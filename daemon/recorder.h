@@ -47,6 +47,7 @@ struct recorder {
 	uint64_t samples, lost, unattributed, anon, kernel, throttles;
 	uint32_t processes;
 	struct ops_frame *frames; /* a stack being built, with -g */
+	uint32_t jitlog_pending;  /* processes to attach to next round */
 	int err;		  /* first failure: recording stops */
 	bool err_from_writer;
 };

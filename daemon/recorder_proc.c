@@ -15,6 +15,7 @@
 
 #include "buildid.h"
 #include "procinfo.h"
+#include "jitlog_attach.h"
 #include "procmaps.h"
 
 void recorder_fail(struct recorder *r, int err, bool from_writer)
@@ -179,6 +180,8 @@ int recorder_map(struct recorder *r, struct proc *p, uint64_t start,
 	case MAPKIND_FILE:
 		err = recorder_image_file(r, p, name, dev, ino, build_id,
 					  build_id_size, &image);
+		if (!err && jitlog_attach_is_library(name))
+			jitlog_attach_found(r, p, name, start, pgoff);
 		/* after exec the executable is mapped first */
 		if (!err && !p->has_app) {
 			p->app = image;

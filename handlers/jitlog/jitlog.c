@@ -251,14 +251,16 @@ int opjit_jitlog_move(struct opjit_jitlog *log,
 int opjit_jitlog_unload(struct opjit_jitlog *log,
 			const struct opjit_jitlog_code *c)
 {
-	uint64_t t = oputil_clock_ns(CLOCK_MONOTONIC), off;
 	const size_t ulen = opjit_jl_unload_len();
+	uint64_t t, off;
 	int rc;
 
 	if (!log || !c || c->struct_size < sizeof(*c) || !c->id)
 		return -EINVAL;
+	/* unobserved, an unload needs no time */
 	if (log->on_attach)
-		return opjit_jl_attach_unload(log, c, t);
+		return opjit_jl_attach_unload(log, c, 0);
+	t = oputil_clock_ns(CLOCK_MONOTONIC);
 	rc = reserve(log, frame_size(ulen), &off);
 	if (rc)
 		return rc;

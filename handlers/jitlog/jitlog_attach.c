@@ -17,6 +17,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <oputil/clock.h>
+
 #include "jitlog_internal.h"
 
 #define WATCH_PERIOD_NS 50000000L
@@ -43,24 +45,41 @@ static void state_move(uint32_t from, uint32_t to)
 				    false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
-/* Under LOG's table lock: create the file and write the table. */
+static int by_id(const void *a, const void *b)
+{
+	const struct opjit_jl_live *x =
+		*(const struct opjit_jl_live *const *)a;
+	const struct opjit_jl_live *y =
+		*(const struct opjit_jl_live *const *)b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Under LOG's table lock: create the file and write the table, in the
+ * order the code was loaded. */
 static int observe(struct opjit_jitlog *log)
 {
-	size_t i;
+	struct opjit_jl_live **v;
+	size_t i, n = 0;
 	int rc;
 
 	if (log->observing)
 		return 0;
+	v = malloc((log->nr_live ? log->nr_live : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < log->cap_live; i++)
+		if (log->live[i])
+			v[n++] = log->live[i];
+	qsort(v, n, sizeof(*v), by_id);
 	rc = opjit_jl_file_open(log);
-	for (i = 0; i < log->cap_live && !rc; i++) {
-		const struct opjit_jl_live *l = log->live[i];
-
-		if (!l)
-			continue;
-		rc = opjit_jl_write(log, l->rec, l->mlen);
+	for (i = 0; i < n && !rc; i++) {
+		rc = opjit_jl_write(log, v[i]->rec, v[i]->mlen);
 		if (!rc)
-			rc = opjit_jl_write(log, l->rec + l->mlen, l->llen);
+			rc = opjit_jl_write(log, v[i]->rec + v[i]->mlen,
+					    v[i]->llen);
 	}
+	free(v);
 	if (rc) {
 		opjit_jl_file_close(log);
 		return rc;
@@ -166,31 +185,82 @@ void opjit_jl_attach_close(struct opjit_jitlog *log)
 		free(log->live[i]);
 	free(log->live);
 	log->live = NULL;
-	log->cap_live = 0;
+	log->cap_live = log->nr_live = 0;
 	log->observing = false;
 }
 
-/* Put L as the code of ID, freeing what was there. */
-static int table_set(struct opjit_jitlog *log, uint64_t id,
-		     struct opjit_jl_live *l)
+static size_t slot_of(const struct opjit_jitlog *log, uint64_t id)
 {
-	if (id > log->cap_live) {
-		size_t cap = log->cap_live ? log->cap_live * 2 : 256;
-		struct opjit_jl_live **g;
+	size_t i = (size_t)(id * 0x9e3779b97f4a7c15ull) & (log->cap_live - 1);
 
-		while (cap < id)
-			cap *= 2;
-		g = realloc(log->live, cap * sizeof(*g));
-		if (!g)
-			return -ENOMEM;
-		memset(g + log->cap_live, 0,
-		       (cap - log->cap_live) * sizeof(*g));
-		log->live = g;
-		log->cap_live = cap;
+	while (log->live[i] && log->live[i]->id != id)
+		i = (i + 1) & (log->cap_live - 1);
+	return i;
+}
+
+/* The live code of ID, or NULL. */
+static struct opjit_jl_live *table_get(const struct opjit_jitlog *log,
+				       uint64_t id)
+{
+	return log->cap_live ? log->live[slot_of(log, id)] : NULL;
+}
+
+static int table_grow(struct opjit_jitlog *log)
+{
+	size_t cap = log->cap_live ? log->cap_live * 2 : 256, i, old;
+	struct opjit_jl_live **was = log->live;
+
+	log->live = calloc(cap, sizeof(*log->live));
+	if (!log->live) {
+		log->live = was;
+		return -ENOMEM;
 	}
-	free(log->live[id - 1]);
-	log->live[id - 1] = l;
+	old = log->cap_live;
+	log->cap_live = cap;
+	for (i = 0; i < old; i++)
+		if (was[i])
+			log->live[slot_of(log, was[i]->id)] = was[i];
+	free(was);
 	return 0;
+}
+
+/* Put L as the code of its id, freeing what was there. */
+static int table_set(struct opjit_jitlog *log, struct opjit_jl_live *l)
+{
+	size_t i;
+
+	if ((log->nr_live + 1) * 2 > log->cap_live && table_grow(log))
+		return -ENOMEM;
+	i = slot_of(log, l->id);
+	if (log->live[i])
+		free(log->live[i]);
+	else
+		log->nr_live++;
+	log->live[i] = l;
+	return 0;
+}
+
+/* Free the code of ID; the entries after it move back over the hole, so
+ * that every search still stops at the first empty slot. */
+static void table_del(struct opjit_jitlog *log, uint64_t id)
+{
+	size_t mask = log->cap_live - 1, i, j, home;
+
+	if (!log->cap_live || !log->live[i = slot_of(log, id)])
+		return;
+	free(log->live[i]);
+	log->live[i] = NULL;
+	log->nr_live--;
+	for (j = (i + 1) & mask; log->live[j]; j = (j + 1) & mask) {
+		home = (size_t)(log->live[j]->id * 0x9e3779b97f4a7c15ull) &
+		       mask;
+		/* J may move to I unless its home lies in (I, J] */
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			log->live[i] = log->live[j];
+			log->live[j] = NULL;
+			i = j;
+		}
+	}
 }
 
 /* C's records, the method's at time MT (kept from its load when C moves)
@@ -205,6 +275,7 @@ static struct opjit_jl_live *live_new(const struct opjit_jitlog_code *c,
 
 	if (!l)
 		return NULL;
+	l->id = c->id;
 	l->mlen = mlen;
 	l->llen = llen;
 	if (was)
@@ -224,7 +295,7 @@ int opjit_jl_attach_load(struct opjit_jitlog *log,
 	if (!l)
 		return -ENOMEM;
 	pthread_mutex_lock(&log->table_lock);
-	rc = table_set(log, c->id, l);
+	rc = table_set(log, l);
 	if (rc)
 		free(l);
 	else if (log->observing) {
@@ -245,12 +316,15 @@ int opjit_jl_attach_move(struct opjit_jitlog *log,
 	int rc;
 
 	pthread_mutex_lock(&log->table_lock);
-	if (c->id > log->cap_live || !log->live[c->id - 1]) {
+	l = table_get(log, c->id);
+	if (!l) {
 		pthread_mutex_unlock(&log->table_lock);
 		return -EINVAL; /* no live code of that id */
 	}
-	l = live_new(c, log->live[c->id - 1], t, t);
-	rc = l ? table_set(log, c->id, l) : -ENOMEM;
+	l = live_new(c, l, t, t);
+	rc = l ? table_set(log, l) : -ENOMEM;
+	if (rc)
+		free(l);
 	if (!rc && log->observing) {
 		opjit_jl_put_unload(unload, c->id, old_addr, t);
 		rc = opjit_jl_write(log, unload, opjit_jl_unload_len());
@@ -268,11 +342,10 @@ int opjit_jl_attach_unload(struct opjit_jitlog *log,
 	int rc = 0;
 
 	pthread_mutex_lock(&log->table_lock);
-	if (c->id <= log->cap_live) {
-		free(log->live[c->id - 1]);
-		log->live[c->id - 1] = NULL;
-	}
+	table_del(log, c->id);
 	if (log->observing) {
+		if (!t)
+			t = oputil_clock_ns(CLOCK_MONOTONIC);
 		opjit_jl_put_unload(unload, c->id, c->addr, t);
 		rc = opjit_jl_write(log, unload, opjit_jl_unload_len());
 	}

@@ -16,6 +16,7 @@
 /* A live piece of code while on attach: its method and load records,
  * encoded with their times, as they would be written. */
 struct opjit_jl_live {
+	uint64_t id;
 	size_t mlen, llen;   /* record lengths */
 	unsigned char rec[]; /* the method record, then the load record */
 };
@@ -29,13 +30,14 @@ struct opjit_jitlog {
 	_Atomic uint32_t seq;
 	pthread_mutex_t grow_lock;
 	char path[4096];
-	/* on attach: the live code by id - 1, and whether it is being
-	 * written, both under table_lock */
+	/* on attach: the live code, an open-addressing table by id (a
+	 * power of two of slots, at most half full), and whether it is
+	 * being written; all under table_lock */
 	bool on_attach;
 	pthread_mutex_t table_lock;
 	bool observing;
 	struct opjit_jl_live **live;
-	size_t cap_live;
+	size_t cap_live, nr_live;
 	struct opjit_jitlog *next; /* the logs open on attach */
 };
 

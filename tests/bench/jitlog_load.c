@@ -10,10 +10,14 @@
  *              fwrite and fflush (perf's jitdump writers)
  *   jitlog, 8 threads: 8 threads loading at once, wall time per load
  *              of all of them (on this machine's cores)
+ *   on attach  opjit_jitlog_load() of a log opened on attach that no
+ *              profiler observes (only its table in memory; it must
+ *              leave no file), and a load with its unload
  * Files go to a fresh directory under /tmp and are removed.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +75,55 @@ static double run_jitlog(void)
 	opjit_jitlog_close(log);
 	unlink(path);
 	return (double)t / (double)n;
+}
+
+/* On attach, nobody observing: the table alone; with UNLOAD, each
+ * piece freed again, as a JIT in its steady state does. */
+static double on_attach(bool unload)
+{
+	static const struct opjit_jitlog_line lines[] = { { 0, 1 },
+							  { 16, 2 },
+							  { 32, 3 },
+							  { 48, 4 } };
+	struct opjit_jitlog_options o = { .struct_size = sizeof(o),
+					  .mode = OPJIT_JITLOG_ON_ATTACH };
+	struct opjit_jitlog *log;
+	char path[128];
+	uint64_t t0, t;
+	unsigned long i;
+
+	snprintf(path, sizeof(path), "%s/jitlog-attach", dir);
+	o.path = path;
+	if (opjit_jitlog_open(&o, &log))
+		exit(1);
+	t0 = oputil_clock_ns(CLOCK_MONOTONIC);
+	for (i = 0; i < n; i++) {
+		struct opjit_jitlog_code c = {
+			sizeof(c), 0x7f0000000000 + i * 64,
+			64,	   "LazyCompile:*fib app.js:6",
+			"app.js",  lines,
+			4,	   0
+		};
+
+		opjit_jitlog_load(log, &c);
+		if (unload)
+			opjit_jitlog_unload(log, &c);
+	}
+	t = oputil_clock_ns(CLOCK_MONOTONIC) - t0;
+	opjit_jitlog_close(log);
+	if (!access(path, F_OK))
+		exit(1); /* unobserved, it must write nothing */
+	return (double)t / (double)n;
+}
+
+static double run_on_attach(void)
+{
+	return on_attach(false);
+}
+
+static double run_on_attach_unload(void)
+{
+	return on_attach(true);
 }
 
 static double run_perfmap(void)
@@ -183,6 +236,9 @@ int main(int argc, char **argv)
 		{ "perf map: fprintf + fflush", run_perfmap },
 		{ "jitdump: fwrite + fflush of a CODE_LOAD", run_jitdump },
 		{ "jitlog, 8 threads at once, wall per load", run_threads },
+		{ "jitlog on attach, unobserved: load", run_on_attach },
+		{ "jitlog on attach, unobserved: load + unload",
+		  run_on_attach_unload },
 	};
 	size_t w;
 	int k;

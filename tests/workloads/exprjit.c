@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * exprjit SECONDS: a small JIT that links libopjit-jitlog.  It compiles
+ * exprjit [--on-attach] SECONDS: a small JIT that links libopjit-jitlog
+ * (on attach: its log is written only while a profiler observes).  It compiles
  * arithmetic expressions over n into x86-64 loops (n times: acc += n;
  * acc *= 3; once per term, then n--), each line of its made-up source
  * exprs.txt one term, and logs every piece of code it writes: name,
@@ -15,6 +16,7 @@
  * NAME PERCENT" of the time spent in all of them.  The log is left in
  * /tmp, as a JIT leaves it.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,7 +122,13 @@ int main(int argc, char **argv)
 	struct expr light = { .name = "expr_light", .terms = 2 };
 	struct expr other = { .name = "expr_other", .terms = 4 };
 	struct expr *all[] = { &heavy, &light, &other };
-	double seconds = argc > 1 ? atof(argv[1]) : 3;
+	bool on_attach = argc > 1 && !strcmp(argv[1], "--on-attach");
+	double seconds = argc > 1 + on_attach ? atof(argv[1 + on_attach]) : 3;
+	struct opjit_jitlog_options opts = {
+		.struct_size = sizeof(opts),
+		.mode = on_attach ? OPJIT_JITLOG_ON_ATTACH
+				  : OPJIT_JITLOG_ALWAYS,
+	};
 	struct opjit_jitlog *log;
 	unsigned char *mem;
 	uint64_t end, total = 0;
@@ -133,7 +141,7 @@ int main(int argc, char **argv)
 		perror("exprjit: mmap");
 		return 1;
 	}
-	check(opjit_jitlog_open(NULL, &log), "cannot open the jit log");
+	check(opjit_jitlog_open(&opts, &log), "cannot open the jit log");
 	compile(&heavy, mem, 10);
 	check(opjit_jitlog_load(log, &heavy.code), "load");
 	compile(&light, mem + SLOT, 20);
