@@ -28,28 +28,31 @@ void anon_naming_count(struct anon_naming_count *c,
  * "opreport: tgid 4242 (node): 120 of 5000 JIT samples unnamed: 100 no
  * entry, 20 before load".
  */
-static void warn_unnamed(const struct report *r,
-			 const struct report_naming *nm)
+void anon_naming_reasons(FILE *f, const struct report_naming *nm)
 {
-	uint64_t unnamed = nm->samples - nm->named;
 	bool first = true;
 	uint32_t i;
 
-	fprintf(stderr,
-		"opreport: tgid %u (%s): %" PRIu64 " of %" PRIu64
-		" JIT %ss unnamed:",
-		nm->tgid, nm->comm, unnamed, nm->samples,
-		report_naming_unit(r));
-	/* the handler's reasons first, "no reason given" last */
 	for (i = 1; i <= REPORT_NR_REASONS; i++) {
 		uint32_t k = i % REPORT_NR_REASONS;
 
 		if (!nm->unnamed[k])
 			continue;
-		fprintf(stderr, "%s %" PRIu64 " %s", first ? "" : ",",
+		fprintf(f, "%s %" PRIu64 " %s", first ? "" : ",",
 			nm->unnamed[k], anon_reason_text(k));
 		first = false;
 	}
+}
+
+static void warn_unnamed(const struct report *r,
+			 const struct report_naming *nm)
+{
+	fprintf(stderr,
+		"opreport: tgid %u (%s): %" PRIu64 " of %" PRIu64
+		" JIT %ss unnamed:",
+		nm->tgid, nm->comm, nm->samples - nm->named, nm->samples,
+		report_naming_unit(r));
+	anon_naming_reasons(stderr, nm);
 	fputc('\n', stderr);
 }
 

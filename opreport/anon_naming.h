@@ -8,6 +8,8 @@
 #ifndef OPREPORT_ANON_NAMING_H
 #define OPREPORT_ANON_NAMING_H
 
+#include <stdio.h>
+
 #include <opjit/samples.h>
 
 #include "anon_handlers.h"
@@ -21,6 +23,10 @@ struct anon_naming_count {
 /* Count the N names of one batch. */
 void anon_naming_count(struct anon_naming_count *c,
 		       const struct anon_resolved *batch, size_t n);
+
+/* NM's unnamed counts by reason, the handler's reasons first and "no
+ * reason given" last: " 100 no entry, 20 before load". */
+void anon_naming_reasons(FILE *f, const struct report_naming *nm);
 
 /* Record in R what became of the N shown anonymous samples (or frames)
  * of P: CLAIMED is anon_handlers_resolve()'s answer, or 0 when HANDLERS

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 
 #include "anon_handlers.h"
+#include "anon_naming.h"
 #include "out.h"
 #include "strpool.h"
 
@@ -63,8 +64,6 @@ void out_naming_line(FILE *f, const struct report *r,
 		     const struct report_naming *nm)
 {
 	const char *unit = report_naming_unit(r);
-	bool first = true;
-	uint32_t k;
 
 	fprintf(f, "tgid %u (%s): %" PRIu64 " %s%s, ", nm->tgid,
 		out_safe(r->pool, nm->comm), nm->samples, unit,
@@ -77,16 +76,7 @@ void out_naming_line(FILE *f, const struct report *r,
 		out_safe(r->pool, nm->handler));
 	if (nm->named < nm->samples)
 		fprintf(f, ", %" PRIu64 " unnamed:", nm->samples - nm->named);
-	/* the handler's reasons first, "no reason given" last */
-	for (k = 1; k <= REPORT_NR_REASONS; k++) {
-		uint32_t reason = k % REPORT_NR_REASONS;
-
-		if (!nm->unnamed[reason])
-			continue;
-		fprintf(f, "%s %" PRIu64 " %s", first ? "" : ",",
-			nm->unnamed[reason], anon_reason_text(reason));
-		first = false;
-	}
+	anon_naming_reasons(f, nm);
 }
 
 void out_naming_text(FILE *f, const struct report *r)

@@ -7,25 +7,13 @@
 # -g gives each its line in exprs.txt, -d -g the line of each term; the
 # session keeps the log, opjit-jitlog dump prints it, and the javamap
 # name reads it too.
-set -euo pipefail
-: "${OPJIT_BUILD:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-oprofiled=$OPJIT_BUILD/daemon/oprofiled
-opreport=$OPJIT_BUILD/opreport/opreport
-exprjit=$OPJIT_BUILD/tests/workloads/exprjit
-dump=$OPJIT_BUILD/bin/opjit-jitlog
-for f in "$oprofiled" "$opreport" "$exprjit" "$dump"; do
-	[ -x "$f" ] || fail "$f is not built"
-done
-tmp=$(mktemp -d)
-log=
-trap 'rm -rf "$tmp" ${log:+"$log"}' EXIT
+. "$(dirname "$0")/lib.sh"
 
 "$oprofiled" --session-dir="$tmp/s" -- "$exprjit" 3 >"$tmp/out" 2>"$tmp/err" ||
 	{ cat "$tmp/err"; fail "oprofiled -- exprjit failed"; }
 copy=$(ls "$tmp"/s/maps/*/anon.* 2>/dev/null | head -1)
 [ -n "$copy" ] || fail "the session kept no copy of exprjit's log"
-log=/tmp/${copy##*/}
+logs+=("/tmp/${copy##*/}")
 
 "$opreport" --session-dir="$tmp/s" -l --format=json --anon-handler=jitlog \
 	>"$tmp/r.json" 2>"$tmp/r.err" || { cat "$tmp/r.err"; fail "opreport failed"; }

@@ -6,19 +6,7 @@
 # code after, from the table the library writes with each load's own
 # time; when the session stops the library stops writing; under
 # oprofiled -- COMMAND the shares are the JIT's own within 1 point.
-set -euo pipefail
-: "${OPJIT_BUILD:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-oprofiled=$OPJIT_BUILD/daemon/oprofiled
-opreport=$OPJIT_BUILD/opreport/opreport
-exprjit=$OPJIT_BUILD/tests/workloads/exprjit
-dump=$OPJIT_BUILD/bin/opjit-jitlog
-for f in "$oprofiled" "$opreport" "$exprjit" "$dump"; do
-	[ -x "$f" ] || fail "$f is not built"
-done
-tmp=$(mktemp -d)
-logs=()
-trap 'rm -rf "$tmp" "${logs[@]}"' EXIT
+. "$(dirname "$0")/lib.sh"
 
 # shares WANT_HEAVY_MIN REPORT.json TRUTH: the JIT samples all named by
 # jitlog, at least 2000, each expression's share printed; with a truth
