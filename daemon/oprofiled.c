@@ -19,14 +19,15 @@
 #include <unistd.h>
 
 #include <opjit/samples.h>
+#include <oputil/clock.h>
 
 #include "counters.h"
+#include "counters_pid.h"
 #include "launch.h"
 #include "options.h"
 #include "procinfo.h"
 #include "record.h"
 #include "recorder.h"
-#include "session.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -115,7 +116,7 @@ static void daemon_tick(struct daemon *d)
 		recorder_flush(&d->r);
 	}
 	if (d->deadline_ns &&
-	    session_clock_ns(CLOCK_MONOTONIC) >= d->deadline_ns)
+	    oputil_clock_ns(CLOCK_MONOTONIC) >= d->deadline_ns)
 		d->stop = true;
 	if (d->o->mode == MODE_PID && d->pidfd < 0 && kill(d->o->pid, 0) < 0 &&
 	    errno == ESRCH)
@@ -165,8 +166,8 @@ static int daemon_writer_open(struct daemon *d)
 		.period = d->o->period,
 		.frequency = d->o->frequency,
 		.clock = "CLOCK_MONOTONIC",
-		.start_ns = session_clock_ns(CLOCK_MONOTONIC),
-		.start_unix_ns = (int64_t)session_clock_ns(CLOCK_REALTIME),
+		.start_ns = oputil_clock_ns(CLOCK_MONOTONIC),
+		.start_unix_ns = (int64_t)oputil_clock_ns(CLOCK_REALTIME),
 		.command_line = d->o->command_line,
 		.separate = d->o->separate,
 		.kernel_excluded = d->o->no_kernel || d->c.kernel_refused,
@@ -249,21 +250,21 @@ static int daemon_open_counters(struct daemon *d)
 			rl.rlim_cur = rl.rlim_max;
 			setrlimit(RLIMIT_NOFILE, &rl);
 		}
-		err = session_open_pid(&d->c, d->o->pid);
+		err = counters_open_pid(&d->c, d->o->pid);
 		break;
 	case MODE_SYSTEM:
 		err = counters_open_task(&d->c, -1, false, false);
 		break;
 	}
 	if (err) {
-		session_report_open_error(d->o, err);
+		counters_report_open_error(d->o, err);
 		return err;
 	}
 	if (d->c.kernel_refused)
 		fprintf(stderr,
 			"oprofiled: kernel samples excluded: "
 			"perf_event_paranoid is %d\n",
-			session_paranoid());
+			counters_paranoid());
 	return 0;
 }
 
@@ -288,7 +289,7 @@ static int daemon_setup_fds(struct daemon *d, const sigset_t *mask)
 	if (d->o->mode == MODE_PID)
 		d->pidfd = (int)syscall(SYS_pidfd_open, d->o->pid, 0);
 	if (d->o->duration > 0)
-		d->deadline_ns = session_clock_ns(CLOCK_MONOTONIC) +
+		d->deadline_ns = oputil_clock_ns(CLOCK_MONOTONIC) +
 				 (uint64_t)(d->o->duration * 1e9);
 	return 0;
 }
@@ -309,7 +310,7 @@ static int daemon_start(struct daemon *d)
 	 * one or the other, never in neither */
 	err = counters_enable(&d->c);
 	if (err) {
-		session_report_open_error(d->o, err);
+		counters_report_open_error(d->o, err);
 		return err;
 	}
 	if (d->o->mode == MODE_SYSTEM)
@@ -369,7 +370,7 @@ static int daemon_finish(struct daemon *d)
 	ops_writer_set_totals(d->w, &t);
 	if (!d->r.err || !d->r.err_from_writer)
 		recorder_flush(&d->r);
-	err = ops_writer_finish(d->w, session_clock_ns(CLOCK_MONOTONIC));
+	err = ops_writer_finish(d->w, oputil_clock_ns(CLOCK_MONOTONIC));
 	if (err && !failed) {
 		fprintf(stderr, "oprofiled: %s\n", ops_writer_error(d->w));
 		failed = 1;

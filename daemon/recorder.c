@@ -461,6 +461,14 @@ static void recorder_reap(struct recorder *r)
 		r->exits_head = r->nr_exits = 0;
 }
 
+void recorder_fail(struct recorder *r, int err, bool from_writer)
+{
+	if (r->err)
+		return;
+	r->err = err;
+	r->err_from_writer = from_writer;
+}
+
 void recorder_end_round(struct recorder *r)
 {
 	recorder_retry(r, false);

@@ -68,7 +68,7 @@ int recorder_flush(struct recorder *r);
 void recorder_finish(struct recorder *r);
 void recorder_totals(const struct recorder *r, struct ops_session_info *t);
 
-/* recorder_proc.c */
+/* recorder_maps.c */
 int recorder_image_file(struct recorder *r, struct proc *p, const char *path,
 			uint64_t dev, uint64_t ino, const uint8_t *build_id,
 			uint8_t build_id_size, uint32_t *id);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "session.h"
+#include "counters_pid.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-int session_paranoid(void)
+int counters_paranoid(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
 	int v = 2;
@@ -21,15 +21,7 @@ int session_paranoid(void)
 	return v;
 }
 
-uint64_t session_clock_ns(int clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static long session_max_rate(void)
+static long counters_max_rate(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
 	long v = -1;
@@ -42,7 +34,7 @@ static long session_max_rate(void)
 	return v;
 }
 
-static int session_has_tid(const pid_t *tids, size_t n, pid_t tid)
+static int counters_has_tid(const pid_t *tids, size_t n, pid_t tid)
 {
 	for (size_t i = 0; i < n; i++)
 		if (tids[i] == tid)
@@ -50,7 +42,7 @@ static int session_has_tid(const pid_t *tids, size_t n, pid_t tid)
 	return 0;
 }
 
-int session_open_pid(struct counters *c, pid_t pid)
+int counters_open_pid(struct counters *c, pid_t pid)
 {
 	char path[64];
 	pid_t *tids = NULL;
@@ -73,7 +65,7 @@ int session_open_pid(struct counters *c, pid_t pid)
 			char *end;
 			long tid = strtol(de->d_name, &end, 10);
 
-			if (*end || tid <= 0 || session_has_tid(tids, n, tid))
+			if (*end || tid <= 0 || counters_has_tid(tids, n, tid))
 				continue;
 			if (n == cap) {
 				pid_t *v;
@@ -105,7 +97,7 @@ out:
 	return err;
 }
 
-void session_report_open_error(const struct options *o, int err)
+void counters_report_open_error(const struct options *o, int err)
 {
 	const char *ev = o->event->name;
 	long max;
@@ -125,17 +117,17 @@ void session_report_open_error(const struct options *o, int err)
 			fprintf(stderr,
 				"oprofiled: --system-wide needs root "
 				"or CAP_PERFMON (perf_event_paranoid is %d)\n",
-				session_paranoid());
+				counters_paranoid());
 		else if (o->mode == MODE_PID)
 			fprintf(stderr,
 				"oprofiled: not allowed to profile "
 				"pid %d (perf_event_paranoid is %d)\n",
-				(int)o->pid, session_paranoid());
+				(int)o->pid, counters_paranoid());
 		else
 			fprintf(stderr,
 				"oprofiled: not allowed to open "
 				"perf events (perf_event_paranoid is %d)\n",
-				session_paranoid());
+				counters_paranoid());
 		return;
 	case ESRCH:
 		fprintf(stderr, "oprofiled: no process with pid %d\n",
@@ -148,7 +140,7 @@ void session_report_open_error(const struct options *o, int err)
 			o->callgraph_depth);
 		return;
 	case EINVAL:
-		max = session_max_rate();
+		max = counters_max_rate();
 		if (o->frequency && max > 0 && o->frequency > (uint64_t)max) {
 			fprintf(stderr,
 				"oprofiled: --frequency=%llu is above "

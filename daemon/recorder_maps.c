@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* What the recorder learns about processes outside the sample path:
- * images, mappings, /proc, and the archived JIT maps. */
+/* What the recorder learns about a process's mappings outside the sample
+ * path: its images and executable mappings, from MMAP2 records or from
+ * /proc for processes already running. */
 #include "recorder.h"
 
 #include <dirent.h>
@@ -14,17 +15,9 @@
 #include <unistd.h>
 
 #include "buildid.h"
-#include "procinfo.h"
 #include "jitlog_attach.h"
+#include "procinfo.h"
 #include "procmaps.h"
-
-void recorder_fail(struct recorder *r, int err, bool from_writer)
-{
-	if (r->err)
-		return;
-	r->err = err;
-	r->err_from_writer = from_writer;
-}
 
 struct proc *recorder_proc_new(struct recorder *r, uint32_t tgid)
 {
@@ -257,60 +250,4 @@ int recorder_scan_all(struct recorder *r)
 	}
 	closedir(d);
 	return r->err;
-}
-
-static void recorder_archive_one(struct recorder *r, struct proc *p,
-				 const char *src)
-{
-	int err = ops_writer_archive_map(r->w, p->proc_id, src,
-					 r->cfg.archive_max_bytes);
-
-	if (!err || err == -ENOENT)
-		return;
-	if (err == -EFBIG) {
-		fprintf(stderr,
-			"oprofiled: not archiving %s: larger than "
-			"%llu MiB\n",
-			src,
-			(unsigned long long)(r->cfg.archive_max_bytes >> 20));
-		return;
-	}
-	if (err == -ENOSPC || err == -EDQUOT || err == -EIO) {
-		recorder_fail(r, err, true);
-		return;
-	}
-	fprintf(stderr, "oprofiled: %s\n", ops_writer_error(r->w));
-}
-
-/* Copy the JIT's map files into the session, as the process saw them. */
-void recorder_archive(struct recorder *r, struct proc *p)
-{
-	char src[128], dump[4200];
-
-	if (!r->cfg.archive_maps || p->archived || p->proc_id == PROC_NO_ID)
-		return;
-	p->archived = true;
-	if (p->jitdump) {
-		/* a dump may live anywhere; in another mount namespace it
-		 * is reached through the process's root while it runs */
-		if (p->ident.flags & OPS_PROC_OTHER_MNTNS)
-			snprintf(dump, sizeof(dump), "/proc/%u/root%s",
-				 p->tgid, p->jitdump);
-		else
-			snprintf(dump, sizeof(dump), "%s", p->jitdump);
-		recorder_archive_one(r, p, dump);
-	}
-	if (p->tmpfd >= 0) {
-		snprintf(src, sizeof(src), "/proc/self/fd/%d/anon.%u",
-			 p->tmpfd, p->ident.nspid);
-		recorder_archive_one(r, p, src);
-		snprintf(src, sizeof(src), "/proc/self/fd/%d/perf-%u.map",
-			 p->tmpfd, p->ident.nspid);
-		recorder_archive_one(r, p, src);
-		return;
-	}
-	snprintf(src, sizeof(src), "/tmp/anon.%u", p->tgid);
-	recorder_archive_one(r, p, src);
-	snprintf(src, sizeof(src), "/tmp/perf-%u.map", p->tgid);
-	recorder_archive_one(r, p, src);
 }
