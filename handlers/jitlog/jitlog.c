@@ -392,14 +392,13 @@ int opjit_jitlog_open(const struct opjit_jitlog_options *opts,
 	}
 	log->fd = -1;
 	pthread_mutex_init(&log->grow_lock, NULL);
-	pthread_mutex_init(&log->table_lock, NULL);
+	atomic_flag_clear(&log->table_lock);
 	atomic_store(&log->next_id, 1);
 	log->on_attach = mode == OPJIT_JITLOG_ON_ATTACH;
 	rc = log->on_attach ? opjit_jl_attach_open(log)
 			    : opjit_jl_file_open(log);
 	if (rc) {
 		pthread_mutex_destroy(&log->grow_lock);
-		pthread_mutex_destroy(&log->table_lock);
 		free(log);
 		return rc;
 	}
@@ -417,7 +416,6 @@ int opjit_jitlog_close(struct opjit_jitlog *log)
 		opjit_jl_attach_close(log);
 	rc = opjit_jl_file_close(log);
 	pthread_mutex_destroy(&log->grow_lock);
-	pthread_mutex_destroy(&log->table_lock);
 	free(log);
 	return rc;
 }

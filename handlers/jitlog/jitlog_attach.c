@@ -114,13 +114,13 @@ static void *watch(void *arg)
 		}
 		st = state_load();
 		for (log = reg_logs; log; log = log->next) {
-			pthread_mutex_lock(&log->table_lock);
+			opjit_jl_lock(log);
 			if (st == OPJIT_JITLOG_ATTACH ||
 			    st == OPJIT_JITLOG_OBSERVING)
 				observe(log);
 			else
 				unobserve(log);
-			pthread_mutex_unlock(&log->table_lock);
+			opjit_jl_unlock(log);
 		}
 		pthread_mutex_unlock(&reg_lock);
 		if (st == OPJIT_JITLOG_ATTACH)
@@ -151,9 +151,9 @@ int opjit_jl_attach_open(struct opjit_jitlog *log)
 		st = state_load();
 		if (st == OPJIT_JITLOG_ATTACH ||
 		    st == OPJIT_JITLOG_OBSERVING) {
-			pthread_mutex_lock(&log->table_lock);
+			opjit_jl_lock(log);
 			rc = observe(log);
-			pthread_mutex_unlock(&log->table_lock);
+			opjit_jl_unlock(log);
 		}
 	}
 	if (!rc) {
@@ -294,7 +294,7 @@ int opjit_jl_attach_load(struct opjit_jitlog *log,
 
 	if (!l)
 		return -ENOMEM;
-	pthread_mutex_lock(&log->table_lock);
+	opjit_jl_lock(log);
 	rc = table_set(log, l);
 	if (rc)
 		free(l);
@@ -303,7 +303,7 @@ int opjit_jl_attach_load(struct opjit_jitlog *log,
 		if (!rc)
 			rc = opjit_jl_write(log, l->rec + l->mlen, l->llen);
 	}
-	pthread_mutex_unlock(&log->table_lock);
+	opjit_jl_unlock(log);
 	return rc;
 }
 
@@ -315,10 +315,10 @@ int opjit_jl_attach_move(struct opjit_jitlog *log,
 	struct opjit_jl_live *l;
 	int rc;
 
-	pthread_mutex_lock(&log->table_lock);
+	opjit_jl_lock(log);
 	l = table_get(log, c->id);
 	if (!l) {
-		pthread_mutex_unlock(&log->table_lock);
+		opjit_jl_unlock(log);
 		return -EINVAL; /* no live code of that id */
 	}
 	l = live_new(c, l, t, t);
@@ -331,7 +331,7 @@ int opjit_jl_attach_move(struct opjit_jitlog *log,
 		if (!rc)
 			rc = opjit_jl_write(log, l->rec + l->mlen, l->llen);
 	}
-	pthread_mutex_unlock(&log->table_lock);
+	opjit_jl_unlock(log);
 	return rc;
 }
 
@@ -341,7 +341,7 @@ int opjit_jl_attach_unload(struct opjit_jitlog *log,
 	unsigned char unload[64];
 	int rc = 0;
 
-	pthread_mutex_lock(&log->table_lock);
+	opjit_jl_lock(log);
 	table_del(log, c->id);
 	if (log->observing) {
 		if (!t)
@@ -349,6 +349,6 @@ int opjit_jl_attach_unload(struct opjit_jitlog *log,
 		opjit_jl_put_unload(unload, c->id, c->addr, t);
 		rc = opjit_jl_write(log, unload, opjit_jl_unload_len());
 	}
-	pthread_mutex_unlock(&log->table_lock);
+	opjit_jl_unlock(log);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #define OPJIT_JITLOG_INTERNAL_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,12 +35,36 @@ struct opjit_jitlog {
 	 * power of two of slots, at most half full), and whether it is
 	 * being written; all under table_lock */
 	bool on_attach;
-	pthread_mutex_t table_lock;
+	atomic_flag table_lock;
 	bool observing;
 	struct opjit_jl_live **live;
 	size_t cap_live, nr_live;
 	struct opjit_jitlog *next; /* the logs open on attach */
 };
+
+/* The table's lock: an event holds it for a few hundred nanoseconds, the
+ * watcher for as long as writing the table takes; a waiter spins a little,
+ * then yields. */
+static inline void opjit_jl_lock(struct opjit_jitlog *log)
+{
+	unsigned n = 0;
+
+	while (atomic_flag_test_and_set_explicit(&log->table_lock,
+						 memory_order_acquire)) {
+		if (++n < 100) {
+#if defined(__x86_64__) || defined(__i386__)
+			__builtin_ia32_pause();
+#endif
+		} else {
+			sched_yield();
+		}
+	}
+}
+
+static inline void opjit_jl_unlock(struct opjit_jitlog *log)
+{
+	atomic_flag_clear_explicit(&log->table_lock, memory_order_release);
+}
 
 /* Create LOG's file anew, map it and write its header. */
 int opjit_jl_file_open(struct opjit_jitlog *log);
