@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -417,6 +418,114 @@ START_TEST(on_attach)
 }
 END_TEST
 
+#define KEEP 5 /* pieces each writer leaves loaded */
+
+static atomic_int writers_stop;
+
+static uint64_t keep_addr(uintptr_t k, int i, bool kept)
+{
+	return 0x7f0000000000 + k * 0x10000000 + (kept ? 0x1000000 : 0) +
+	       (uint64_t)i * 0x100;
+}
+
+/* Load and unload until told to stop, then leave KEEP pieces loaded. */
+static void *writer_keep(void *arg)
+{
+	uintptr_t k = (uintptr_t)arg;
+	char name[32];
+	int i;
+
+	for (i = 0; !atomic_load(&writers_stop); i++) {
+		struct opjit_jitlog_code c = {
+			.struct_size = sizeof(c),
+			.addr = keep_addr(k, i % 1000, false),
+			.size = 0x80,
+			.name = name,
+		};
+
+		snprintf(name, sizeof(name), "t%u_%d", (unsigned)k, i);
+		ck_assert_int_eq(opjit_jitlog_load(shared, &c), 0);
+		ck_assert_int_eq(opjit_jitlog_unload(shared, &c), 0);
+	}
+	for (i = 0; i < KEEP; i++) {
+		struct opjit_jitlog_code c = {
+			.struct_size = sizeof(c),
+			.addr = keep_addr(k, i, true),
+			.size = 0x80,
+			.name = name,
+		};
+
+		snprintf(name, sizeof(name), "t%u_kept%d", (unsigned)k, i);
+		ck_assert_int_eq(opjit_jitlog_load(shared, &c), 0);
+	}
+	atomic_fetch_add(&writers_done, 1);
+	return NULL;
+}
+
+/* Eight threads load and unload while the profiler attaches, detaches and
+ * attaches again: the log the library ends with is whole, and names what
+ * lives at the end and nothing freed. */
+START_TEST(on_attach_threads)
+{
+	struct opjit_jitlog_options o = { .struct_size = sizeof(o),
+					  .path = path,
+					  .mode = OPJIT_JITLOG_ON_ATTACH };
+	pthread_t t[THREADS];
+	struct jm_state st;
+	uint64_t now;
+	uint32_t line;
+	uintptr_t k;
+	char want[32];
+	size_t len;
+	char *buf;
+	int i;
+
+	set_state(OPJIT_JITLOG_DETACHED);
+	ck_assert_int_eq(opjit_jitlog_open(&o, &shared), 0);
+	atomic_store(&writers_done, 0);
+	atomic_store(&writers_stop, 0);
+	for (k = 0; k < THREADS; k++)
+		ck_assert_int_eq(pthread_create(&t[k], NULL, writer_keep,
+						(void *)k),
+				 0);
+	set_state(OPJIT_JITLOG_ATTACH);
+	wait_state(OPJIT_JITLOG_OBSERVING);
+	usleep(5000);
+	set_state(OPJIT_JITLOG_DETACH);
+	wait_state(OPJIT_JITLOG_DETACHED);
+	set_state(OPJIT_JITLOG_ATTACH);
+	wait_state(OPJIT_JITLOG_OBSERVING);
+	usleep(5000);
+	atomic_store(&writers_stop, 1);
+	for (k = 0; k < THREADS; k++)
+		pthread_join(t[k], NULL);
+	ck_assert_int_eq(opjit_jitlog_flush(shared), 0);
+	now = oputil_clock_ns(CLOCK_MONOTONIC);
+	buf = slurp(&len);
+	ck_assert_int_eq(jm_state_init(&st, buf, len), 0);
+	ck_assert_str_eq(st.map.damage, "");
+	for (k = 0; k < THREADS; k++) {
+		for (i = 0; i < KEEP; i++) {
+			const char *got = name_at(
+				&st, keep_addr(k, i, true) + 0x10, now, &line);
+
+			snprintf(want, sizeof(want), "t%u_kept%d", (unsigned)k,
+				 i);
+			ck_assert_str_eq(got ? got : "(none)", want);
+		}
+		/* the loads and unloads: all freed by now */
+		for (i = 0; i < 1000; i += 97)
+			ck_assert_ptr_null(
+				name_at(&st, keep_addr(k, i, false) + 0x10,
+					now, &line));
+	}
+	jm_state_free(&st);
+	free(buf);
+	ck_assert_int_eq(opjit_jitlog_close(shared), 0);
+	set_state(OPJIT_JITLOG_DETACHED);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("jitlog");
@@ -432,6 +541,7 @@ int main(void)
 	tcase_add_test(tc, killed_writer);
 	tcase_add_test(tc, planted_files);
 	tcase_add_test(tc, on_attach);
+	tcase_add_test(tc, on_attach_threads);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
