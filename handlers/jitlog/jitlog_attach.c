@@ -20,6 +20,7 @@
 #include <oputil/clock.h>
 
 #include "jitlog_internal.h"
+#include "jm_format.h"
 
 #define WATCH_PERIOD_NS 50000000L
 
@@ -55,6 +56,24 @@ static int by_id(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+/* L's method and load records, as frames of LOG's file. */
+static int write_live(struct opjit_jitlog *log, const struct opjit_jl_live *l)
+{
+	int rc = opjit_jl_write(log, l->rec, l->mlen);
+
+	return rc ? rc : opjit_jl_write(log, l->rec + l->mlen, l->llen);
+}
+
+/* An unload record of ID at ADDR, time T, as a frame of LOG's file. */
+static int write_unload(struct opjit_jitlog *log, uint64_t id, uint64_t addr,
+			uint64_t t)
+{
+	unsigned char rec[JM_REC_HEADER_SIZE + JM_CODE_UNLOAD_SIZE];
+
+	opjit_jl_put_unload(rec, id, addr, t);
+	return opjit_jl_write(log, rec, opjit_jl_unload_len());
+}
+
 /* Under LOG's table lock: create the file and write the table, in the
  * order the code was loaded. */
 static int observe(struct opjit_jitlog *log)
@@ -73,12 +92,8 @@ static int observe(struct opjit_jitlog *log)
 			v[n++] = log->live[i];
 	qsort(v, n, sizeof(*v), by_id);
 	rc = opjit_jl_file_open(log);
-	for (i = 0; i < n && !rc; i++) {
-		rc = opjit_jl_write(log, v[i]->rec, v[i]->mlen);
-		if (!rc)
-			rc = opjit_jl_write(log, v[i]->rec + v[i]->mlen,
-					    v[i]->llen);
-	}
+	for (i = 0; i < n && !rc; i++)
+		rc = write_live(log, v[i]);
 	free(v);
 	if (rc) {
 		opjit_jl_file_close(log);
@@ -189,9 +204,15 @@ void opjit_jl_attach_close(struct opjit_jitlog *log)
 	log->observing = false;
 }
 
+/* Where ID's search starts. */
+static size_t home_of(const struct opjit_jitlog *log, uint64_t id)
+{
+	return (size_t)(id * 0x9e3779b97f4a7c15ull) & (log->cap_live - 1);
+}
+
 static size_t slot_of(const struct opjit_jitlog *log, uint64_t id)
 {
-	size_t i = (size_t)(id * 0x9e3779b97f4a7c15ull) & (log->cap_live - 1);
+	size_t i = home_of(log, id);
 
 	while (log->live[i] && log->live[i]->id != id)
 		i = (i + 1) & (log->cap_live - 1);
@@ -252,8 +273,7 @@ static void table_del(struct opjit_jitlog *log, uint64_t id)
 	log->live[i] = NULL;
 	log->nr_live--;
 	for (j = (i + 1) & mask; log->live[j]; j = (j + 1) & mask) {
-		home = (size_t)(log->live[j]->id * 0x9e3779b97f4a7c15ull) &
-		       mask;
+		home = home_of(log, log->live[j]->id);
 		/* J may move to I unless its home lies in (I, J] */
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			log->live[i] = log->live[j];
@@ -263,11 +283,11 @@ static void table_del(struct opjit_jitlog *log, uint64_t id)
 	}
 }
 
-/* C's records, the method's at time MT (kept from its load when C moves)
- * and the load's at LT. */
+/* C's records at time T; when C moves, its method record is WAS's, kept
+ * from its load. */
 static struct opjit_jl_live *live_new(const struct opjit_jitlog_code *c,
 				      const struct opjit_jl_live *was,
-				      uint64_t mt, uint64_t lt)
+				      uint64_t t)
 {
 	size_t mlen = was ? was->mlen : opjit_jl_method_len(c);
 	size_t llen = opjit_jl_load_len(c);
@@ -281,15 +301,15 @@ static struct opjit_jl_live *live_new(const struct opjit_jitlog_code *c,
 	if (was)
 		memcpy(l->rec, was->rec, mlen);
 	else
-		opjit_jl_put_method(l->rec, c, mt);
-	opjit_jl_put_load(l->rec + mlen, c, lt);
+		opjit_jl_put_method(l->rec, c, t);
+	opjit_jl_put_load(l->rec + mlen, c, t);
 	return l;
 }
 
 int opjit_jl_attach_load(struct opjit_jitlog *log,
 			 const struct opjit_jitlog_code *c, uint64_t t)
 {
-	struct opjit_jl_live *l = live_new(c, NULL, t, t);
+	struct opjit_jl_live *l = live_new(c, NULL, t);
 	int rc;
 
 	if (!l)
@@ -298,11 +318,8 @@ int opjit_jl_attach_load(struct opjit_jitlog *log,
 	rc = table_set(log, l);
 	if (rc)
 		free(l);
-	else if (log->observing) {
-		rc = opjit_jl_write(log, l->rec, l->mlen);
-		if (!rc)
-			rc = opjit_jl_write(log, l->rec + l->mlen, l->llen);
-	}
+	else if (log->observing)
+		rc = write_live(log, l);
 	opjit_jl_unlock(log);
 	return rc;
 }
@@ -311,7 +328,6 @@ int opjit_jl_attach_move(struct opjit_jitlog *log,
 			 const struct opjit_jitlog_code *c, uint64_t old_addr,
 			 uint64_t t)
 {
-	unsigned char unload[64];
 	struct opjit_jl_live *l;
 	int rc;
 
@@ -321,13 +337,12 @@ int opjit_jl_attach_move(struct opjit_jitlog *log,
 		opjit_jl_unlock(log);
 		return -EINVAL; /* no live code of that id */
 	}
-	l = live_new(c, l, t, t);
+	l = live_new(c, l, t);
 	rc = l ? table_set(log, l) : -ENOMEM;
 	if (rc)
 		free(l);
 	if (!rc && log->observing) {
-		opjit_jl_put_unload(unload, c->id, old_addr, t);
-		rc = opjit_jl_write(log, unload, opjit_jl_unload_len());
+		rc = write_unload(log, c->id, old_addr, t);
 		if (!rc)
 			rc = opjit_jl_write(log, l->rec + l->mlen, l->llen);
 	}
@@ -338,17 +353,13 @@ int opjit_jl_attach_move(struct opjit_jitlog *log,
 int opjit_jl_attach_unload(struct opjit_jitlog *log,
 			   const struct opjit_jitlog_code *c, uint64_t t)
 {
-	unsigned char unload[64];
 	int rc = 0;
 
 	opjit_jl_lock(log);
 	table_del(log, c->id);
-	if (log->observing) {
-		if (!t)
-			t = oputil_clock_ns(CLOCK_MONOTONIC);
-		opjit_jl_put_unload(unload, c->id, c->addr, t);
-		rc = opjit_jl_write(log, unload, opjit_jl_unload_len());
-	}
+	if (log->observing)
+		rc = write_unload(log, c->id, c->addr,
+				  t ? t : oputil_clock_ns(CLOCK_MONOTONIC));
 	opjit_jl_unlock(log);
 	return rc;
 }
