@@ -126,6 +126,17 @@ static int control_read(int fd, const struct proc *p,
 	return 0;
 }
 
+/* Set the state in P's control block through FD. */
+static int control_set(int fd, const struct proc *p, uint32_t state)
+{
+	ssize_t n = pwrite(fd, &state, sizeof(state),
+			   (off_t)(p->jitlog_ctl + STATE_OFF));
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == sizeof(state) ? 0 : -EIO;
+}
+
 static int control_open(const struct proc *p, int flags)
 {
 	char mem[64];
@@ -138,7 +149,6 @@ static int control_open(const struct proc *p, int flags)
 static int attach(struct proc *p)
 {
 	struct opjit_jitlog_control c;
-	uint32_t want = OPJIT_JITLOG_ATTACH;
 	int fd = control_open(p, O_RDWR), rc;
 
 	if (fd < 0)
@@ -149,12 +159,9 @@ static int attach(struct proc *p)
 		close(fd);
 		return ++p->jitlog_tries < MAX_TRIES ? 0 : -EIO;
 	}
-	if (!rc &&
-	    (c.state == OPJIT_JITLOG_DETACHED ||
-	     c.state == OPJIT_JITLOG_DETACH) &&
-	    pwrite(fd, &want, sizeof(want),
-		   (off_t)(p->jitlog_ctl + STATE_OFF)) != sizeof(want))
-		rc = -errno;
+	if (!rc && (c.state == OPJIT_JITLOG_DETACHED ||
+		    c.state == OPJIT_JITLOG_DETACH))
+		rc = control_set(fd, p, OPJIT_JITLOG_ATTACH);
 	close(fd);
 	if (!rc)
 		p->jitlog = JITLOG_ATTACHED;
@@ -226,10 +233,8 @@ void jitlog_attach_detach(struct recorder *r)
 {
 	proctab_for_each(&r->procs, i, p)
 	{
-		uint32_t want = OPJIT_JITLOG_DETACH;
-		int fd;
-
 		struct opjit_jitlog_control c;
+		int fd, rc;
 
 		if (p->jitlog != JITLOG_ATTACHED)
 			continue;
@@ -241,14 +246,15 @@ void jitlog_attach_detach(struct recorder *r)
 		fd = control_open(p, O_RDWR);
 		if (fd < 0)
 			continue;
-		if (control_read(fd, p, &c) == 0 &&
-		    pwrite(fd, &want, sizeof(want),
-			   (off_t)(p->jitlog_ctl + STATE_OFF)) < 0 &&
-		    errno != EIO)
+		rc = control_read(fd, p, &c)
+			     ? 0
+			     : control_set(fd, p, OPJIT_JITLOG_DETACH);
+		/* EIO: the block went with the library meanwhile */
+		if (rc && rc != -EIO)
 			fprintf(stderr,
 				"oprofiled: cannot detach from the JIT log of "
 				"pid %u (%s): %s\n",
-				p->tgid, p->comm, strerror(errno));
+				p->tgid, p->comm, strerror(-rc));
 		close(fd);
 	}
 }
