@@ -274,6 +274,13 @@ static int pm_claim(const struct opjit_host *host,
 }
 
 #define CHUNK_SHIFT 12 /* symbols a chunk */
+#define CHUNK_MASK ((1u << CHUNK_SHIFT) - 1)
+
+/* Symbol number K. */
+static struct opjit_symbol *sym_at(const struct pm_state *st, size_t k)
+{
+	return &st->chunks[k >> CHUNK_SHIFT][k & CHUNK_MASK];
+}
 
 static const struct opjit_symbol *sym_get(struct pm_state *st, size_t seg)
 {
@@ -288,13 +295,10 @@ static const struct opjit_symbol *sym_get(struct pm_state *st, size_t seg)
 			return NULL;
 	}
 	e = perfmap_table_entry(&st->tab, seg, &key);
-	if (st->sym_of[key]) {
-		k = st->sym_of[key] - 1;
-		return &st->chunks[k >> CHUNK_SHIFT]
-				  [k & ((1u << CHUNK_SHIFT) - 1)];
-	}
+	if (st->sym_of[key])
+		return sym_at(st, st->sym_of[key] - 1);
 	k = st->nsyms;
-	if (!(k & ((1u << CHUNK_SHIFT) - 1))) {
+	if (!(k & CHUNK_MASK)) {
 		struct opjit_symbol **cv, *c;
 
 		cv = realloc(st->chunks, (st->nchunks + 1) * sizeof(*cv));
@@ -306,7 +310,7 @@ static const struct opjit_symbol *sym_get(struct pm_state *st, size_t seg)
 			return NULL;
 		st->chunks[st->nchunks++] = c;
 	}
-	s = &st->chunks[k >> CHUNK_SHIFT][k & ((1u << CHUNK_SHIFT) - 1)];
+	s = sym_at(st, k);
 	s->struct_size = OPJIT_SYMBOL_SIZE_1_0;
 	s->name = st->tab.names + e.name;
 	s->start = e.start;
