@@ -33,8 +33,8 @@ void anon_naming_reasons(FILE *f, const struct report_naming *nm)
 	bool first = true;
 	uint32_t i;
 
-	for (i = 1; i <= REPORT_NR_REASONS; i++) {
-		uint32_t k = i % REPORT_NR_REASONS;
+	for (i = 0; i < REPORT_NR_REASONS; i++) {
+		uint32_t k = anon_naming_reason(i);
 
 		if (!nm->unnamed[k])
 			continue;

@@ -24,8 +24,16 @@ struct anon_naming_count {
 void anon_naming_count(struct anon_naming_count *c,
 		       const struct anon_resolved *batch, size_t n);
 
-/* NM's unnamed counts by reason, the handler's reasons first and "no
- * reason given" last: " 100 no entry, 20 before load". */
+/* The K-th reason (K from 0 to REPORT_NR_REASONS - 1) in the order every
+ * output gives them: the handler's reasons first, "no reason given"
+ * last. */
+static inline uint32_t anon_naming_reason(uint32_t k)
+{
+	return (k + 1) % REPORT_NR_REASONS;
+}
+
+/* NM's unnamed counts by reason, in that order: " 100 no entry, 20
+ * before load". */
 void anon_naming_reasons(FILE *f, const struct report_naming *nm);
 
 /* Record in R what became of the N shown anonymous samples (or frames)

@@ -10,7 +10,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "anon_handlers.h"
+#include "anon_naming.h"
 #include "out.h"
 
 void out_csv_field(FILE *f, const struct report *r, const char *s, bool last)
@@ -163,8 +163,8 @@ static void naming(FILE *f, const struct report *r)
 			continue;
 		}
 		naming_row(f, r, nm, nm->named, ROW_JIT, "named");
-		for (k = 1; k <= REPORT_NR_REASONS; k++) {
-			uint32_t reason = k % REPORT_NR_REASONS;
+		for (k = 0; k < REPORT_NR_REASONS; k++) {
+			uint32_t reason = anon_naming_reason(k);
 
 			if (nm->unnamed[reason])
 				naming_row(f, r, nm, nm->unnamed[reason],
