@@ -58,6 +58,22 @@ static int recorder_open_image(struct proc *p, const char *path, uint64_t ino,
 	return -ENOENT;
 }
 
+/* A new image: registered with the writer, *ID cached under KEY. */
+static int recorder_image_add(struct recorder *r, const struct ops_image *img,
+			      const struct imgcache_key *key, uint32_t *id)
+{
+	int err = ops_writer_image(r->w, img, id);
+
+	if (err) {
+		recorder_fail(r, err, true);
+		return err;
+	}
+	err = imgcache_put(&r->images, key, *id);
+	if (err)
+		recorder_fail(r, err, false);
+	return err;
+}
+
 int recorder_image_file(struct recorder *r, struct proc *p, const char *path,
 			uint64_t dev, uint64_t ino, const uint8_t *build_id,
 			uint8_t build_id_size, uint32_t *id)
@@ -65,7 +81,7 @@ int recorder_image_file(struct recorder *r, struct proc *p, const char *path,
 	struct imgcache_key key = { .path = path, .dev = dev, .ino = ino };
 	struct ops_image img = { .kind = OPS_IMAGE_FILE, .path = path };
 	struct stat st;
-	int fd, err;
+	int fd;
 
 	if (build_id_size > OPS_BUILD_ID_MAX)
 		build_id_size = OPS_BUILD_ID_MAX;
@@ -90,34 +106,17 @@ int recorder_image_file(struct recorder *r, struct proc *p, const char *path,
 	}
 	if (fd >= 0)
 		close(fd);
-	err = ops_writer_image(r->w, &img, id);
-	if (err) {
-		recorder_fail(r, err, true);
-		return err;
-	}
-	err = imgcache_put(&r->images, &key, *id);
-	if (err)
-		recorder_fail(r, err, false);
-	return err;
+	return recorder_image_add(r, &img, &key, id);
 }
 
 int recorder_image_special(struct recorder *r, const char *name, uint32_t *id)
 {
 	struct ops_image img = { .kind = OPS_IMAGE_FILE, .path = name };
 	struct imgcache_key key = { .path = name };
-	int err;
 
 	if (!imgcache_get(&r->images, &key, id))
 		return 0;
-	err = ops_writer_image(r->w, &img, id);
-	if (err) {
-		recorder_fail(r, err, true);
-		return err;
-	}
-	err = imgcache_put(&r->images, &key, *id);
-	if (err)
-		recorder_fail(r, err, false);
-	return err;
+	return recorder_image_add(r, &img, &key, id);
 }
 
 /* A runtime that writes a jitdump maps it executable only so that the
