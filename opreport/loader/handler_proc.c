@@ -239,6 +239,19 @@ out:
 	return rc;
 }
 
+/* A reason the helper sent, cleaned into WHY; without one, NONE (NULL:
+ * WHY is left as it is). */
+static void proc_get_why(struct wire *w, const char *none, char *why,
+			 size_t len)
+{
+	char *e = NULL;
+
+	wire_get_str(w, &e, HANDLER_WHY_LEN, NULL, NULL);
+	if (!w->err && (e || none))
+		handler_text_clean(e ? e : none, why, len);
+	free(e);
+}
+
 /* The helper's answer code, after printing the warnings before it. */
 static int32_t proc_answer(struct anon_handler *h)
 {
@@ -305,23 +318,10 @@ static int proc_claim(struct anon_handler *h, const struct opjit_process *op,
 	rc = proc_answer(h);
 	h->maps_refused = wire_get_u32(w);
 	h->refused_why[0] = '\0';
-	if (!w->err && h->maps_refused) {
-		char *e = NULL;
-
-		wire_get_str(w, &e, HANDLER_WHY_LEN, NULL, NULL);
-		if (!w->err && e)
-			handler_text_clean(e, h->refused_why,
-					   sizeof(h->refused_why));
-		free(e);
-	}
+	if (!w->err && h->maps_refused)
+		proc_get_why(w, NULL, h->refused_why, sizeof(h->refused_why));
 	if (!w->err && rc < 0) {
-		char *e = NULL;
-
-		wire_get_str(w, &e, HANDLER_WHY_LEN, NULL, NULL);
-		if (!w->err)
-			handler_text_clean(e ? e : "no reason given", why,
-					   len);
-		free(e);
+		proc_get_why(w, "no reason given", why, len);
 		if (!w->err && rc != -HANDLER_SAID && rc != -HANDLER_BROKE)
 			w->err = -EPROTO;
 	} else if (!w->err && rc > 1) {
@@ -401,13 +401,7 @@ static int proc_resolve(struct anon_handler *h, struct handler_arena **arena,
 	wire_flush(w);
 	rc = proc_answer(h);
 	if (!w->err && rc < 0) {
-		char *e = NULL;
-
-		wire_get_str(w, &e, HANDLER_WHY_LEN, NULL, NULL);
-		if (!w->err)
-			handler_text_clean(e ? e : "no reason given", why,
-					   len);
-		free(e);
+		proc_get_why(w, "no reason given", why, len);
 		if (!w->err && (rc == -HANDLER_SAID || rc == -HANDLER_BROKE))
 			return rc;
 		w->err = -EPROTO;
