@@ -11,32 +11,12 @@
 
 "$oprofiled" --session-dir="$tmp/s" -- "$exprjit" 3 >"$tmp/out" 2>"$tmp/err" ||
 	{ cat "$tmp/err"; fail "oprofiled -- exprjit failed"; }
-copy=$(ls "$tmp"/s/maps/*/anon.* 2>/dev/null | head -1)
-[ -n "$copy" ] || fail "the session kept no copy of exprjit's log"
+copy=$(archived_log "$tmp/s")
 logs+=("/tmp/${copy##*/}")
 
 "$opreport" --session-dir="$tmp/s" -l --format=json --anon-handler=jitlog \
 	>"$tmp/r.json" 2>"$tmp/r.err" || { cat "$tmp/r.err"; fail "opreport failed"; }
-python3 - "$tmp/r.json" "$tmp/out" <<'PY' || fail "the shares are not the JIT's own"
-import json, sys
-rows = json.load(open(sys.argv[1]))["symbols"]
-truth = {}
-for line in open(sys.argv[2]):
-    w = line.split()
-    if len(w) == 3 and w[0] == "truth":
-        truth[w[1]] = float(w[2])
-got = {n: sum(r["samples"] for r in rows
-              if r["kind"] == "jit" and r["handler"] == "jitlog" and r["symbol"] == n)
-       for n in truth}
-total = sum(got.values())
-bad = len(truth) != 3 or total < 2000
-for n in sorted(truth):
-    share = 100.0 * got[n] / total if total else 0
-    print("%s: %.2f%% of the JIT samples (%d), %.2f%% by the JIT's clock"
-          % (n, share, got[n], truth[n]))
-    bad |= abs(share - truth[n]) > 1.0
-sys.exit(bad)
-PY
+shares "$tmp/r.json" "$tmp/out" || fail "the shares are not the JIT's own"
 
 "$opreport" --session-dir="$tmp/s" -l -g --anon-handler=jitlog >"$tmp/g.txt" 2>/dev/null
 for want in "exprs.txt:10 .* expr_heavy" "exprs.txt:20 .* expr_light" \

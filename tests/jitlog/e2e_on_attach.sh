@@ -8,40 +8,6 @@
 # oprofiled -- COMMAND the shares are the JIT's own within 1 point.
 . "$(dirname "$0")/lib.sh"
 
-# shares WANT_HEAVY_MIN REPORT.json TRUTH: the JIT samples all named by
-# jitlog, at least 2000, each expression's share printed; with a truth
-# file, each within 1 point of it
-shares() {
-	python3 - "$@" <<'PY'
-import json, sys
-doc = json.load(open(sys.argv[1]))
-truth = {}
-if len(sys.argv) > 2:
-    for line in open(sys.argv[2]):
-        w = line.split()
-        if len(w) == 3 and w[0] == "truth":
-            truth[w[1]] = float(w[2])
-rows = [r for r in doc["symbols"] if r["kind"] in ("jit", "anon")]
-named = {}
-unnamed = 0
-for r in rows:
-    if r["kind"] == "jit" and r["handler"] == "jitlog" and r["symbol"].startswith("expr_"):
-        named[r["symbol"]] = named.get(r["symbol"], 0) + r["samples"]
-    else:
-        unnamed += r["samples"]
-total = sum(named.values())
-print("named %d, unnamed %d" % (total, unnamed))
-bad = total < 2000 or unnamed > total / 100 or len(named) != 3
-for n in sorted(named):
-    share = 100.0 * named[n] / total
-    print("%s: %.2f%% (%d)%s" % (n, share, named[n],
-          ", %.2f%% by the JIT's clock" % truth[n] if n in truth else ""))
-    if truth:
-        bad |= abs(share - truth[n]) > 1.0
-sys.exit(bad)
-PY
-}
-
 # nobody attaches: not one byte
 "$exprjit" --on-attach 0.3 >"$tmp/alone.out" &
 pid=$!
@@ -63,8 +29,7 @@ wait "$pid" || fail "exprjit failed"
 "$opreport" --session-dir="$tmp/p" -l --format=json --anon-handler=jitlog \
 	>"$tmp/p.json" 2>"$tmp/p.rerr" || { cat "$tmp/p.rerr"; fail "opreport failed"; }
 shares "$tmp/p.json" || fail "--pid: the JIT code is not all named"
-copy=$(ls "$tmp"/p/maps/*/anon.* 2>/dev/null | head -1)
-[ -n "$copy" ] || fail "the session kept no copy of the log"
+copy=$(archived_log "$tmp/p")
 "$dump" dump "$copy" >"$tmp/p.dump" || fail "opjit-jitlog dump failed"
 start=$(sed -nE 's/^version .* start_ns=([0-9]+).*/\1/p' "$tmp/p.dump")
 load=$(sed -nE 's/^seq=[0-9]+ t=([0-9]+) load id=1 .*/\1/p' "$tmp/p.dump")
@@ -82,8 +47,7 @@ echo "ok: detached at the end, nothing written after"
 # started by oprofiled: the whole run, at the JIT's own shares
 "$oprofiled" --session-dir="$tmp/c" -- "$exprjit" --on-attach 3 >"$tmp/c.out" 2>"$tmp/c.err" ||
 	{ cat "$tmp/c.err"; fail "oprofiled -- exprjit --on-attach failed"; }
-copy=$(ls "$tmp"/c/maps/*/anon.* 2>/dev/null | head -1)
-[ -n "$copy" ] || fail "the session kept no copy of the log"
+copy=$(archived_log "$tmp/c")
 logs+=("/tmp/${copy##*/}")
 "$opreport" --session-dir="$tmp/c" -l --format=json --anon-handler=jitlog \
 	>"$tmp/c.json" 2>"$tmp/c.rerr" || { cat "$tmp/c.rerr"; fail "opreport failed"; }
