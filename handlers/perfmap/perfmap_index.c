@@ -178,11 +178,8 @@ int perfmap_pack(struct perfmap *m, struct perfmap_seg *segs, size_t nsegs,
 	size_t i, nsplit = 0;
 
 	memset(t, 0, sizeof(*t));
-	if (!of) {
-		free(segs);
-		perfmap_free(m);
-		return -ENOMEM;
-	}
+	if (!of)
+		goto fail;
 	for (i = 0; i < nsegs; i++)
 		of[segs[i].entry]++;
 	for (i = 0; i < m->n; i++)
@@ -196,12 +193,8 @@ int perfmap_pack(struct perfmap *m, struct perfmap_seg *segs, size_t nsegs,
 			of[segs[i].entry] = (uint32_t)++nsplit;
 	}
 	t->split = malloc((nsplit ? nsplit : 1) * sizeof(*t->split));
-	if (!t->split) {
-		free(of);
-		free(segs);
-		perfmap_free(m);
-		return -ENOMEM;
-	}
+	if (!t->split)
+		goto fail;
 	for (i = 0; i < m->n; i++)
 		if (of[i])
 			t->split[of[i] - 1] = m->e[i];
@@ -219,6 +212,11 @@ int perfmap_pack(struct perfmap *m, struct perfmap_seg *segs, size_t nsegs,
 	m->names.buf = NULL;
 	perfmap_free(m);
 	return 0;
+fail:
+	free(of);
+	free(segs);
+	perfmap_free(m);
+	return -ENOMEM;
 }
 
 void perfmap_table_free(struct perfmap_table *t)
