@@ -85,12 +85,12 @@ static unsigned char *put(unsigned char *p, uint64_t v, unsigned n)
 	return p + n;
 }
 
-/* The record's header at P: kind, no flags, its length, the time. */
-static unsigned char *rec_header(unsigned char *p, unsigned kind, size_t rlen,
-				 uint64_t t)
+/* The record's header at P: kind, flags, its length, the time. */
+static unsigned char *rec_header(unsigned char *p, unsigned kind,
+				 unsigned flags, size_t rlen, uint64_t t)
 {
 	p = put(p, kind, 2);
-	p = put(p, 0, 2);
+	p = put(p, flags, 2);
 	p = put(p, rlen, 4);
 	return put(p, t, 8);
 }
@@ -118,8 +118,14 @@ size_t opjit_jl_method_len(const struct opjit_jitlog_code *c)
 
 size_t opjit_jl_load_len(const struct opjit_jitlog_code *c)
 {
-	return JM_REC_HEADER_SIZE + JM_CODE_LOAD_FIXED +
-	       c->nr_lines * (JM_PC_FIXED + JM_FRAME_SIZE);
+	size_t len = JM_REC_HEADER_SIZE + JM_CODE_LOAD_FIXED, i;
+
+	if (!c->pcs)
+		return len + (c->method ? 0 : c->nr_lines) *
+				     (JM_PC_FIXED + JM_FRAME_SIZE);
+	for (i = 0; i < c->nr_pcs; i++)
+		len += JM_PC_FIXED + c->pcs[i].nr_frames * JM_FRAME_SIZE;
+	return len;
 }
 
 void opjit_jl_put_method(unsigned char *p, const struct opjit_jitlog_code *c,
@@ -128,7 +134,7 @@ void opjit_jl_put_method(unsigned char *p, const struct opjit_jitlog_code *c,
 	size_t nlen = strlen(c->name), flen = c->file ? strlen(c->file) : 0;
 	size_t i;
 
-	p = rec_header(p, JM_REC_METHOD, opjit_jl_method_len(c), t);
+	p = rec_header(p, JM_REC_METHOD, 0, opjit_jl_method_len(c), t);
 	p = put(p, c->id, 8);
 	p = put(p, nlen, 4);
 	p = put(p, flen, 4);
@@ -146,24 +152,48 @@ void opjit_jl_put_method(unsigned char *p, const struct opjit_jitlog_code *c,
 	}
 }
 
-void opjit_jl_put_load(unsigned char *p, const struct opjit_jitlog_code *c,
-		       uint64_t t)
+/* A pc of code whose own method is OWN: OFFSET, then its frames. */
+static unsigned char *put_pc(unsigned char *p, uint64_t own, uint32_t offset,
+			     const struct opjit_jitlog_frame *f, size_t nr)
 {
 	size_t i;
 
-	p = rec_header(p, JM_REC_CODE_LOAD, opjit_jl_load_len(c), t);
-	p = put(p, c->id, 8);
+	p = put(p, offset, 4);
+	p = put(p, nr, 2);
+	p = put(p, 0, 2);
+	for (i = 0; i < nr; i++) {
+		p = put(p, f[i].method ? f[i].method : own, 8);
+		p = put(p, f[i].location, 4);
+	}
+	return p;
+}
+
+void opjit_jl_put_load(unsigned char *p, const struct opjit_jitlog_code *c,
+		       uint64_t t)
+{
+	const uint64_t own = opjit_jl_own(c);
+	const bool by_lines = !c->pcs && !c->method;
+	size_t i;
+
+	p = rec_header(p, JM_REC_CODE_LOAD,
+		       c->flags & OPJIT_JITLOG_CODE_OLDER ? JM_REC_REPLAYED
+							  : 0,
+		       opjit_jl_load_len(c), t);
+	p = put(p, own, 8);
 	p = put(p, c->addr, 8);
 	p = put(p, c->size, 4);
-	p = put(p, c->nr_lines, 4);
-	/* each line starts a pc range whose one frame is the code itself */
-	for (i = 0; i < c->nr_lines; i++) {
-		p = put(p, c->lines[i].offset, 4);
-		p = put(p, 1, 2);
-		p = put(p, 0, 2);
-		p = put(p, c->id, 8);
-		p = put(p, c->lines[i].offset, 4);
+	p = put(p, by_lines ? c->nr_lines : c->pcs ? c->nr_pcs : 0, 4);
+	/* each line starts a pc range whose one frame is the code itself,
+	 * at a location that is the line's own offset */
+	for (i = 0; by_lines && i < c->nr_lines; i++) {
+		const struct opjit_jitlog_frame f = { 0, c->lines[i].offset,
+						      0 };
+
+		p = put_pc(p, own, c->lines[i].offset, &f, 1);
 	}
+	for (i = 0; c->pcs && i < c->nr_pcs; i++)
+		p = put_pc(p, own, c->pcs[i].offset, c->pcs[i].frames,
+			   c->pcs[i].nr_frames);
 }
 
 size_t opjit_jl_unload_len(void)
@@ -174,18 +204,59 @@ size_t opjit_jl_unload_len(void)
 void opjit_jl_put_unload(unsigned char *p, uint64_t id, uint64_t addr,
 			 uint64_t t)
 {
-	p = rec_header(p, JM_REC_CODE_UNLOAD,
+	p = rec_header(p, JM_REC_CODE_UNLOAD, 0,
 		       JM_REC_HEADER_SIZE + JM_CODE_UNLOAD_SIZE, t);
 	p = put(p, id, 8);
 	put(p, addr, 8);
 }
 
+static bool names_ok(const char *name, const char *file,
+		     const struct opjit_jitlog_line *lines, size_t nr_lines)
+{
+	return name && strlen(name) < (1u << 20) &&
+	       (!file || strlen(file) < (1u << 20)) &&
+	       nr_lines <= UINT16_MAX && (lines || !nr_lines);
+}
+
+static bool pcs_ok(const struct opjit_jitlog_pc *pcs, size_t nr)
+{
+	size_t i, frames = 0;
+
+	if (!pcs)
+		return !nr;
+	if (nr > (1u << 24))
+		return false;
+	for (i = 0; i < nr; i++) {
+		if (pcs[i].nr_frames > UINT16_MAX ||
+		    (!pcs[i].frames && pcs[i].nr_frames))
+			return false;
+		frames += pcs[i].nr_frames;
+	}
+	/* the load record's length must fit its 32 bits */
+	return frames < (1u << 24);
+}
+
+/* C as this version sees it, in FULL: a 1.0 or 1.1 caller's struct ends
+ * at id, and what it lacks reads as 0. */
+static bool code_take(const struct opjit_jitlog_code *c,
+		      struct opjit_jitlog_code *full)
+{
+	memset(full, 0, sizeof(*full));
+	if (!c || c->struct_size < OPJIT_JITLOG_CODE_SIZE_1_0)
+		return false;
+	memcpy(full, c,
+	       c->struct_size < sizeof(*full) ? c->struct_size
+					      : sizeof(*full));
+	return true;
+}
+
+/* Whether the code FULL (as code_take gave it) can be logged. */
 static bool code_ok(const struct opjit_jitlog_code *c)
 {
-	return c && c->struct_size >= sizeof(*c) && c->name && c->size &&
-	       c->size <= UINT32_MAX && c->nr_lines <= UINT16_MAX &&
-	       (c->lines || !c->nr_lines) && strlen(c->name) < (1u << 20) &&
-	       (!c->file || strlen(c->file) < (1u << 20));
+	return c->size && c->size <= UINT32_MAX &&
+	       (c->method ||
+		names_ok(c->name, c->file, c->lines, c->nr_lines)) &&
+	       pcs_ok(c->pcs, c->nr_pcs);
 }
 
 int opjit_jl_write(struct opjit_jitlog *log, const unsigned char *rec,
@@ -201,37 +272,78 @@ int opjit_jl_write(struct opjit_jitlog *log, const unsigned char *rec,
 	return 0;
 }
 
-int opjit_jitlog_load(struct opjit_jitlog *log, struct opjit_jitlog_code *c)
+uint64_t opjit_jl_new_id(struct opjit_jitlog *log)
 {
-	uint64_t t = oputil_clock_ns(CLOCK_MONOTONIC), off, fm, fl;
+	return atomic_fetch_add_explicit(&log->next_id, 1,
+					 memory_order_relaxed);
+}
+
+int opjit_jitlog_method(struct opjit_jitlog *log,
+			struct opjit_jitlog_method *m)
+{
+	uint64_t t = oputil_clock_ns(CLOCK_MONOTONIC);
+	struct opjit_jitlog_code c = { .struct_size = sizeof(c) };
+
+	if (!log || !m || m->struct_size < sizeof(*m) ||
+	    !names_ok(m->name, m->file, m->lines, m->nr_lines))
+		return -EINVAL;
+	m->id = opjit_jl_new_id(log);
+	/* a method's record is the one a code of its own would have */
+	c.id = m->id;
+	c.name = m->name;
+	c.file = m->file;
+	c.lines = m->lines;
+	c.nr_lines = m->nr_lines;
+	return opjit_jl_put_records(log, &c, true, t);
+}
+
+int opjit_jl_put_records(struct opjit_jitlog *log,
+			 const struct opjit_jitlog_code *c, bool method_only,
+			 uint64_t t)
+{
+	const size_t mlen = c->method ? 0 : opjit_jl_method_len(c);
+	const size_t llen = method_only ? 0 : opjit_jl_load_len(c);
+	uint64_t off, fm = mlen ? frame_size(mlen) : 0;
 	int rc;
 
-	if (!log || !code_ok(c))
-		return -EINVAL;
-	c->id = atomic_fetch_add_explicit(&log->next_id, 1,
-					  memory_order_relaxed);
 	if (log->on_attach)
-		return opjit_jl_attach_load(log, c, t);
-	fm = frame_size(opjit_jl_method_len(c));
-	fl = frame_size(opjit_jl_load_len(c));
-	rc = reserve(log, fm + fl, &off);
+		return opjit_jl_attach_put(log, c, method_only, t);
+	rc = reserve(log, fm + (llen ? frame_size(llen) : 0), &off);
 	if (rc)
 		return rc;
-	opjit_jl_put_method(log->base + off + JM_FRAME_HEADER_SIZE, c, t);
-	commit(log, off, opjit_jl_method_len(c));
-	opjit_jl_put_load(log->base + off + fm + JM_FRAME_HEADER_SIZE, c, t);
-	commit(log, off + fm, opjit_jl_load_len(c));
+	if (mlen) {
+		opjit_jl_put_method(log->base + off + JM_FRAME_HEADER_SIZE, c,
+				    t);
+		commit(log, off, mlen);
+	}
+	if (llen) {
+		opjit_jl_put_load(log->base + off + fm + JM_FRAME_HEADER_SIZE,
+				  c, t);
+		commit(log, off + fm, llen);
+	}
 	return 0;
 }
 
+int opjit_jitlog_load(struct opjit_jitlog *log, struct opjit_jitlog_code *c)
+{
+	uint64_t t = oputil_clock_ns(CLOCK_MONOTONIC);
+	struct opjit_jitlog_code full;
+
+	if (!log || !code_take(c, &full) || !code_ok(&full))
+		return -EINVAL;
+	c->id = full.id = opjit_jl_new_id(log);
+	return opjit_jl_put_records(log, &full, false, t);
+}
+
 int opjit_jitlog_move(struct opjit_jitlog *log,
-		      const struct opjit_jitlog_code *c, uint64_t old_addr)
+		      const struct opjit_jitlog_code *code, uint64_t old_addr)
 {
 	uint64_t t = oputil_clock_ns(CLOCK_MONOTONIC), off, fu, fl;
 	const size_t ulen = opjit_jl_unload_len();
+	struct opjit_jitlog_code full, *c = &full;
 	int rc;
 
-	if (!log || !code_ok(c) || !c->id)
+	if (!log || !code_take(code, c) || !code_ok(c) || !c->id)
 		return -EINVAL;
 	if (log->on_attach)
 		return opjit_jl_attach_move(log, c, old_addr, t);
@@ -240,8 +352,8 @@ int opjit_jitlog_move(struct opjit_jitlog *log,
 	rc = reserve(log, fu + fl, &off);
 	if (rc)
 		return rc;
-	opjit_jl_put_unload(log->base + off + JM_FRAME_HEADER_SIZE, c->id,
-			    old_addr, t);
+	opjit_jl_put_unload(log->base + off + JM_FRAME_HEADER_SIZE,
+			    opjit_jl_own(c), old_addr, t);
 	commit(log, off, ulen);
 	opjit_jl_put_load(log->base + off + fu + JM_FRAME_HEADER_SIZE, c, t);
 	commit(log, off + fu, opjit_jl_load_len(c));
@@ -249,13 +361,14 @@ int opjit_jitlog_move(struct opjit_jitlog *log,
 }
 
 int opjit_jitlog_unload(struct opjit_jitlog *log,
-			const struct opjit_jitlog_code *c)
+			const struct opjit_jitlog_code *code)
 {
 	const size_t ulen = opjit_jl_unload_len();
+	struct opjit_jitlog_code full, *c = &full;
 	uint64_t t, off;
 	int rc;
 
-	if (!log || !c || c->struct_size < sizeof(*c) || !c->id)
+	if (!log || !code_take(code, c) || !c->id)
 		return -EINVAL;
 	/* unobserved, an unload needs no time */
 	if (log->on_attach)
@@ -264,8 +377,8 @@ int opjit_jitlog_unload(struct opjit_jitlog *log,
 	rc = reserve(log, frame_size(ulen), &off);
 	if (rc)
 		return rc;
-	opjit_jl_put_unload(log->base + off + JM_FRAME_HEADER_SIZE, c->id,
-			    c->addr, t);
+	opjit_jl_put_unload(log->base + off + JM_FRAME_HEADER_SIZE,
+			    opjit_jl_own(c), c->addr, t);
 	commit(log, off, ulen);
 	return 0;
 }
@@ -280,20 +393,46 @@ int opjit_jitlog_flush(struct opjit_jitlog *log)
 	return 0;
 }
 
-/* The file, created afresh without following a link; a stale one of
- * ours (an earlier process with this pid) is replaced. */
-static int create(const char *path)
+/* 0 when what is at PATH may be replaced: a link, an empty file or a log
+ * of ours, which an earlier process with this pid left.  Anything else
+ * is refused: another user's file (-EEXIST) or a file of ours that is
+ * not a log (-ENOTEMPTY), a document a mistyped path named. */
+static int stale_ours(const char *path)
 {
-	const int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	char magic[JM_MAGIC_LEN];
 	struct stat st;
-	int fd = open(path, flags, 0644);
+	bool log;
+	int fd;
 
-	if (fd >= 0 || errno != EEXIST)
-		return fd >= 0 ? fd : -errno;
 	if (lstat(path, &st))
 		return -errno;
 	if (st.st_uid != geteuid())
 		return -EEXIST;
+	if (S_ISLNK(st.st_mode) || (S_ISREG(st.st_mode) && !st.st_size))
+		return 0;
+	if (!S_ISREG(st.st_mode))
+		return -ENOTEMPTY;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	log = pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+	      !memcmp(magic, JM_MAGIC, JM_MAGIC_LEN);
+	close(fd);
+	return log ? 0 : -ENOTEMPTY;
+}
+
+/* The file, created afresh without following a link; a stale one of
+ * ours is replaced. */
+static int create(const char *path)
+{
+	const int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	int fd = open(path, flags, 0644), rc;
+
+	if (fd >= 0 || errno != EEXIST)
+		return fd >= 0 ? fd : -errno;
+	rc = stale_ours(path);
+	if (rc)
+		return rc;
 	if (unlink(path))
 		return -errno;
 	fd = open(path, flags, 0644);
@@ -427,9 +566,12 @@ const char *opjit_jitlog_strerror(int err)
 		return "success";
 	case EINVAL:
 		return "invalid argument (a NULL log, or a code without a "
-		       "name or size)";
+		       "name, method or size)";
 	case EEXIST:
 		return "the log's file belongs to another user";
+	case ENOTEMPTY:
+		return "a file that is not a log is in the log's place; "
+		       "left alone";
 	case ENOSPC:
 		return "the log is full (1 GiB)";
 	default:

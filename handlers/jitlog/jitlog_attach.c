@@ -59,9 +59,11 @@ static int by_id(const void *a, const void *b)
 /* L's method and load records, as frames of LOG's file. */
 static int write_live(struct opjit_jitlog *log, const struct opjit_jl_live *l)
 {
-	int rc = opjit_jl_write(log, l->rec, l->mlen);
+	int rc = l->mlen ? opjit_jl_write(log, l->rec, l->mlen) : 0;
 
-	return rc ? rc : opjit_jl_write(log, l->rec + l->mlen, l->llen);
+	if (!rc && l->llen)
+		rc = opjit_jl_write(log, l->rec + l->mlen, l->llen);
+	return rc;
 }
 
 /* An unload record of ID at ADDR, time T, as a frame of LOG's file. */
@@ -283,14 +285,14 @@ static void table_del(struct opjit_jitlog *log, uint64_t id)
 	}
 }
 
-/* C's records at time T; when C moves, its method record is WAS's, kept
- * from its load. */
+/* C's records at time T (only its method's when METHOD_ONLY); when C
+ * moves, its method record is WAS's, kept from its load. */
 static struct opjit_jl_live *live_new(const struct opjit_jitlog_code *c,
 				      const struct opjit_jl_live *was,
-				      uint64_t t)
+				      bool method_only, uint64_t t)
 {
-	size_t mlen = was ? was->mlen : opjit_jl_method_len(c);
-	size_t llen = opjit_jl_load_len(c);
+	size_t mlen = was ? was->mlen : c->method ? 0 : opjit_jl_method_len(c);
+	size_t llen = method_only ? 0 : opjit_jl_load_len(c);
 	struct opjit_jl_live *l = malloc(sizeof(*l) + mlen + llen);
 
 	if (!l)
@@ -300,16 +302,18 @@ static struct opjit_jl_live *live_new(const struct opjit_jitlog_code *c,
 	l->llen = llen;
 	if (was)
 		memcpy(l->rec, was->rec, mlen);
-	else
+	else if (mlen)
 		opjit_jl_put_method(l->rec, c, t);
-	opjit_jl_put_load(l->rec + mlen, c, t);
+	if (llen)
+		opjit_jl_put_load(l->rec + mlen, c, t);
 	return l;
 }
 
-int opjit_jl_attach_load(struct opjit_jitlog *log,
-			 const struct opjit_jitlog_code *c, uint64_t t)
+int opjit_jl_attach_put(struct opjit_jitlog *log,
+			const struct opjit_jitlog_code *c, bool method_only,
+			uint64_t t)
 {
-	struct opjit_jl_live *l = live_new(c, NULL, t);
+	struct opjit_jl_live *l = live_new(c, NULL, method_only, t);
 	int rc;
 
 	if (!l)
@@ -337,12 +341,12 @@ int opjit_jl_attach_move(struct opjit_jitlog *log,
 		opjit_jl_unlock(log);
 		return -EINVAL; /* no live code of that id */
 	}
-	l = live_new(c, l, t);
+	l = live_new(c, l, false, t);
 	rc = l ? table_set(log, l) : -ENOMEM;
 	if (rc)
 		free(l);
 	if (!rc && log->observing) {
-		rc = write_unload(log, c->id, old_addr, t);
+		rc = write_unload(log, opjit_jl_own(c), old_addr, t);
 		if (!rc)
 			rc = opjit_jl_write(log, l->rec + l->mlen, l->llen);
 	}
@@ -358,7 +362,7 @@ int opjit_jl_attach_unload(struct opjit_jitlog *log,
 	opjit_jl_lock(log);
 	table_del(log, c->id);
 	if (log->observing)
-		rc = write_unload(log, c->id, c->addr,
+		rc = write_unload(log, opjit_jl_own(c), c->addr,
 				  t ? t : oputil_clock_ns(CLOCK_MONOTONIC));
 	opjit_jl_unlock(log);
 	return rc;

@@ -14,11 +14,11 @@
 
 #include "opjit/jitlog.h"
 
-/* A live piece of code while on attach: its method and load records,
- * encoded with their times, as they would be written. */
+/* A live piece of code while on attach, or a method: its method and load
+ * records, encoded with their times, as they would be written. */
 struct opjit_jl_live {
 	uint64_t id;
-	size_t mlen, llen;   /* record lengths */
+	size_t mlen, llen;   /* record lengths: 0 for a record not there */
 	unsigned char rec[]; /* the method record, then the load record */
 };
 
@@ -66,6 +66,20 @@ static inline void opjit_jl_unlock(struct opjit_jitlog *log)
 	atomic_flag_clear_explicit(&log->table_lock, memory_order_release);
 }
 
+/* The method code C runs, as its records name it. */
+static inline uint64_t opjit_jl_own(const struct opjit_jitlog_code *c)
+{
+	return c->method ? c->method : c->id;
+}
+
+/* A fresh id for a code or a method. */
+uint64_t opjit_jl_new_id(struct opjit_jitlog *log);
+/* Log C's method record (unless C is a method's code) and, unless
+ * METHOD_ONLY, its load record, both at time T. */
+int opjit_jl_put_records(struct opjit_jitlog *log,
+			 const struct opjit_jitlog_code *c, bool method_only,
+			 uint64_t t);
+
 /* Create LOG's file anew, map it and write its header. */
 int opjit_jl_file_open(struct opjit_jitlog *log);
 /* Cut LOG's file at its last frame, unmap and close it. */
@@ -89,8 +103,9 @@ void opjit_jl_put_unload(unsigned char *p, uint64_t id, uint64_t addr,
  * events, which keep the table and write while observed. */
 int opjit_jl_attach_open(struct opjit_jitlog *log);
 void opjit_jl_attach_close(struct opjit_jitlog *log);
-int opjit_jl_attach_load(struct opjit_jitlog *log,
-			 const struct opjit_jitlog_code *c, uint64_t t);
+int opjit_jl_attach_put(struct opjit_jitlog *log,
+			const struct opjit_jitlog_code *c, bool method_only,
+			uint64_t t);
 int opjit_jl_attach_move(struct opjit_jitlog *log,
 			 const struct opjit_jitlog_code *c, uint64_t old_addr,
 			 uint64_t t);

@@ -67,10 +67,13 @@ static double jitlog_loads(uint32_t mode, bool unload)
 	t0 = oputil_clock_ns(CLOCK_MONOTONIC);
 	for (i = 0; i < n; i++) {
 		struct opjit_jitlog_code c = {
-			sizeof(c), 0x7f0000000000 + i * 64,
-			64,	   "LazyCompile:*fib app.js:6",
-			"app.js",  lines,
-			4,	   0
+			.struct_size = sizeof(c),
+			.addr = 0x7f0000000000 + i * 64,
+			.size = 64,
+			.name = "LazyCompile:*fib app.js:6",
+			.file = "app.js",
+			.lines = lines,
+			.nr_lines = 4
 		};
 
 		opjit_jitlog_load(log, &c);
@@ -166,10 +169,10 @@ static void *thread_loads(void *arg)
 
 	for (i = 0; i < n; i++) {
 		struct opjit_jitlog_code c = {
-			sizeof(c), base + i * 64,
-			64,	   "LazyCompile:*fib app.js:6",
-			NULL,	   NULL,
-			0,	   0
+			.struct_size = sizeof(c),
+			.addr = base + i * 64,
+			.size = 64,
+			.name = "LazyCompile:*fib app.js:6"
 		};
 
 		opjit_jitlog_load(shared, &c);

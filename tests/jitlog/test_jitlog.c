@@ -27,6 +27,7 @@
 #include <opjit/jitlog.h>
 #include <oputil/clock.h>
 
+#include "jm_format.h"
 #include "jm_resolve.h"
 
 static char dir[64], path[128];
@@ -96,13 +97,17 @@ START_TEST(load_move_unload_are_named_by_time)
 {
 	static const struct opjit_jitlog_line lines[] = { { 0, 10 },
 							  { 0x40, 11 } };
-	struct opjit_jitlog_code a = { sizeof(a),  0x7f0000010000,
-				       0x100,	   "expr_a",
-				       "expr.txt", lines,
-				       2,	   0 };
-	struct opjit_jitlog_code b = {
-		sizeof(b), 0x7f0000020000, 0x80, "expr_b", NULL, NULL, 0, 0
-	};
+	struct opjit_jitlog_code a = { .struct_size = sizeof(a),
+				       .addr = 0x7f0000010000,
+				       .size = 0x100,
+				       .name = "expr_a",
+				       .file = "expr.txt",
+				       .lines = lines,
+				       .nr_lines = 2 };
+	struct opjit_jitlog_code b = { .struct_size = sizeof(b),
+				       .addr = 0x7f0000020000,
+				       .size = 0x80,
+				       .name = "expr_b" };
 	struct opjit_jitlog *log = open_log();
 	struct jm_state st;
 	uint64_t t0, t1, t2;
@@ -148,9 +153,9 @@ END_TEST
 
 START_TEST(bad_calls_say_why)
 {
-	struct opjit_jitlog_code nameless = {
-		sizeof(nameless), 0x1000, 16, NULL, NULL, NULL, 0, 0
-	};
+	struct opjit_jitlog_code nameless = { .struct_size = sizeof(nameless),
+					      .addr = 0x1000,
+					      .size = 16 };
 	struct opjit_jitlog *log = open_log();
 
 	ck_assert_int_eq(opjit_jitlog_load(log, &nameless), -EINVAL);
@@ -158,6 +163,148 @@ START_TEST(bad_calls_say_why)
 	ck_assert_int_eq(opjit_jitlog_load(NULL, &nameless), -EINVAL);
 	ck_assert_str_eq(opjit_jitlog_strerror(-EEXIST),
 			 "the log's file belongs to another user");
+	ck_assert_int_eq(opjit_jitlog_close(log), 0);
+}
+END_TEST
+
+/* The frames opjit gives ADDR at time T, innermost first, as
+ * "name:line < name:line", into BUF. */
+static const char *frames_at(struct jm_state *st, uint64_t addr, uint64_t t,
+			     char *buf, size_t len)
+{
+	const struct jm_code *co = jm_state_find_code(st, addr, t);
+	const struct jm_pc *pc = co ? jm_code_pc(&st->map, co, addr) : NULL;
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (uint32_t f = 0; pc && f < pc->nr_frames; f++) {
+		const struct jm_frame *fr = &st->map.frames[pc->frame + f];
+		const struct jm_method *me = jm_state_method(st, fr->method);
+
+		n += (size_t)snprintf(buf + n, len - n, "%s%s:%u",
+				      f ? " < " : "", me ? me->name : "?",
+				      me ? jm_method_line(me, fr->bci) : 0);
+	}
+	return buf;
+}
+
+/*
+ * Methods and inline chains (1.2): code compiled from a declared method
+ * is named by it, its pcs by their inline chains; two pieces of code of
+ * one method unload apart; code found older than its load says so; and
+ * a 1.0 caller's smaller struct is read without the fields it lacks.
+ */
+START_TEST(methods_and_inline_chains)
+{
+	static const struct opjit_jitlog_line outer_lines[] = { { 0, 100 },
+								{ 5, 101 } };
+	static const struct opjit_jitlog_line inner_lines[] = { { 0, 200 },
+								{ 3, 201 } };
+	struct opjit_jitlog_method outer = { .struct_size = sizeof(outer),
+					     .name = "Outer.run()",
+					     .file = "Outer.java",
+					     .lines = outer_lines,
+					     .nr_lines = 2 };
+	struct opjit_jitlog_method inner = { .struct_size = sizeof(inner),
+					     .name = "Inner.get()",
+					     .lines = inner_lines,
+					     .nr_lines = 2 };
+	struct opjit_jitlog_frame own0 = { 0, 0, 0 },
+				  chain[2] = { { 0, 3, 0 }, { 0, 5, 0 } };
+	struct opjit_jitlog_pc pcs[2] = { { 0, 1, &own0 },
+					  { 0x20, 2, chain } };
+	struct opjit_jitlog_code hot = { .struct_size = sizeof(hot),
+					 .addr = 0x7f0000010000,
+					 .size = 0x100,
+					 .pcs = pcs,
+					 .nr_pcs = 2 };
+	struct opjit_jitlog_code osr, old10;
+	struct opjit_jitlog *log = open_log();
+	struct jm_state st;
+	uint64_t t;
+	uint32_t line;
+	char frames[256];
+	size_t len;
+	char *buf;
+
+	ck_assert_int_eq(opjit_jitlog_method(log, &outer), 0);
+	ck_assert_int_eq(opjit_jitlog_method(log, &inner), 0);
+	ck_assert_uint_ne(outer.id, inner.id);
+	chain[0].method = inner.id;
+	hot.method = outer.id;
+	osr = hot;
+	osr.addr = 0x7f0000020000;
+	osr.pcs = NULL;
+	osr.nr_pcs = 0;
+	osr.flags = OPJIT_JITLOG_CODE_OLDER;
+	ck_assert_int_eq(opjit_jitlog_load(log, &hot), 0);
+	ck_assert_int_eq(opjit_jitlog_load(log, &osr), 0);
+	ck_assert_uint_ne(hot.id, osr.id);
+	/* a 1.0 caller: what follows its id is not its, and is not read */
+	memset(&old10, 0xa5, sizeof(old10));
+	old10.struct_size = OPJIT_JITLOG_CODE_SIZE_1_0;
+	old10.addr = 0x7f0000030000;
+	old10.size = 0x40;
+	old10.name = "old_caller";
+	old10.file = NULL;
+	old10.lines = NULL;
+	old10.nr_lines = 0;
+	ck_assert_int_eq(opjit_jitlog_load(log, &old10), 0);
+	usleep(1000);
+	t = oputil_clock_ns(CLOCK_MONOTONIC);
+	usleep(1000);
+	ck_assert_int_eq(opjit_jitlog_unload(log, &hot), 0);
+	ck_assert_int_eq(opjit_jitlog_close(log), 0);
+
+	buf = slurp(&len);
+	ck_assert_int_eq(jm_state_init(&st, buf, len), 0);
+	ck_assert_str_eq(st.map.damage, "");
+	ck_assert_uint_eq(st.map.nr_methods, 3);
+	ck_assert_str_eq(name_at(&st, 0x7f0000010004, t, &line),
+			 "Outer.run()");
+	ck_assert_uint_eq(line, 100);
+	ck_assert_str_eq(frames_at(&st, 0x7f0000010030, t, frames,
+				   sizeof(frames)),
+			 "Inner.get():201 < Outer.run():101");
+	ck_assert_str_eq(name_at(&st, 0x7f0000020004, t, &line),
+			 "Outer.run()");
+	ck_assert(jm_state_find_code(&st, 0x7f0000020004, t)->flags &
+		  JM_REC_REPLAYED);
+	ck_assert(!(jm_state_find_code(&st, 0x7f0000010004, t)->flags &
+		    JM_REC_REPLAYED));
+	ck_assert_str_eq(name_at(&st, 0x7f0000030004, t, &line), "old_caller");
+	/* the unload of one piece of Outer.run() leaves the other */
+	ck_assert_ptr_null(
+		name_at(&st, 0x7f0000010004, t + 1000000000ull, &line));
+	ck_assert_str_eq(name_at(&st, 0x7f0000020004, t + 1000000000ull,
+				 &line),
+			 "Outer.run()");
+	ck_assert_uint_eq(st.map.nr_unmatched, 0);
+	jm_state_free(&st);
+	free(buf);
+}
+END_TEST
+
+START_TEST(bad_methods_and_pcs_say_why)
+{
+	struct opjit_jitlog_method nameless = { .struct_size =
+							sizeof(nameless) };
+	struct opjit_jitlog_pc frameless = { 0, 2, NULL };
+	struct opjit_jitlog_code c = { .struct_size = sizeof(c),
+				       .addr = 0x1000,
+				       .size = 16,
+				       .name = "x",
+				       .pcs = &frameless,
+				       .nr_pcs = 1 };
+	struct opjit_jitlog *log = open_log();
+
+	ck_assert_int_eq(opjit_jitlog_method(log, &nameless), -EINVAL);
+	ck_assert_int_eq(opjit_jitlog_method(log, NULL), -EINVAL);
+	ck_assert_int_eq(opjit_jitlog_load(log, &c), -EINVAL);
+	c.struct_size = OPJIT_JITLOG_CODE_SIZE_1_0 - 1;
+	c.pcs = NULL;
+	c.nr_pcs = 0;
+	ck_assert_int_eq(opjit_jitlog_load(log, &c), -EINVAL);
 	ck_assert_int_eq(opjit_jitlog_close(log), 0);
 }
 END_TEST
@@ -175,16 +322,12 @@ static void *writer(void *arg)
 	int i;
 
 	for (i = 0; i < PER_THREAD; i++) {
-		struct opjit_jitlog_code c = {
-			sizeof(c),
-			0x7f0000000000 + k * 0x10000000 + (uint64_t)i * 0x100,
-			0x80,
-			name,
-			NULL,
-			NULL,
-			0,
-			0
-		};
+		struct opjit_jitlog_code c = { .struct_size = sizeof(c),
+					       .addr = 0x7f0000000000 +
+						       k * 0x10000000 +
+						       (uint64_t)i * 0x100,
+					       .size = 0x80,
+					       .name = name };
 
 		snprintf(name, sizeof(name), "t%u_%d", (unsigned)k, i);
 		ck_assert_int_eq(opjit_jitlog_load(shared, &c), 0);
@@ -252,10 +395,11 @@ START_TEST(killed_writer)
 
 		for (i = 0;; i++) {
 			struct opjit_jitlog_code c = {
-				sizeof(c), 0x7f0000000000 + i * 64,
-				64,	   "spin",
-				"x.c",	   NULL,
-				0,	   0
+				.struct_size = sizeof(c),
+				.addr = 0x7f0000000000 + i * 64,
+				.size = 64,
+				.name = "spin",
+				.file = "x.c"
 			};
 
 			opjit_jitlog_load(log, &c);
@@ -297,6 +441,19 @@ START_TEST(planted_files)
 	ck_assert(S_ISREG(st.st_mode));
 	ck_assert_int_eq(stat(victim, &st), 0);
 	ck_assert_int_eq(st.st_size, 4);
+	/* a document of ours in the log's place is left alone; an empty
+	 * file is replaced */
+	ck_assert_int_eq(unlink(path), 0);
+	fd = open(path, O_CREAT | O_WRONLY, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "my notes", 8), 8);
+	close(fd);
+	ck_assert_int_eq(opjit_jitlog_open(&o, &log), -ENOTEMPTY);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, 8);
+	ck_assert_int_eq(truncate(path, 0), 0);
+	ck_assert_int_eq(opjit_jitlog_open(&o, &log), 0);
+	ck_assert_int_eq(opjit_jitlog_close(log), 0);
 	if (geteuid() == 0) {
 		ck_assert_int_eq(chown(path, 65534, 65534), 0);
 		ck_assert_int_eq(opjit_jitlog_open(&o, &log), -EEXIST);
@@ -354,6 +511,11 @@ START_TEST(on_attach)
 				       .addr = 0x7f0000040000,
 				       .size = 0x100,
 				       .name = "after_detach" };
+	struct opjit_jitlog_method m = { .struct_size = sizeof(m),
+					 .name = "declared_before_attach" };
+	struct opjit_jitlog_code e = { .struct_size = sizeof(e),
+				       .addr = 0x7f0000060000,
+				       .size = 0x100 };
 	struct opjit_jitlog *log;
 	struct jm_state st;
 	uint64_t t_load, t_moved;
@@ -375,6 +537,9 @@ START_TEST(on_attach)
 	ck_assert_int_eq(opjit_jitlog_unload(log, &b), 0);
 	a.addr = 0x7f0000050000;
 	ck_assert_int_eq(opjit_jitlog_move(log, &a, 0x7f0000010000), 0);
+	ck_assert_int_eq(opjit_jitlog_method(log, &m), 0);
+	e.method = m.id;
+	ck_assert_int_eq(opjit_jitlog_load(log, &e), 0);
 	t_moved = oputil_clock_ns(CLOCK_MONOTONIC);
 	usleep(120000);			       /* two looks of the watcher */
 	ck_assert_int_ne(lstat(path, &sb), 0); /* no file, not one byte */
@@ -393,6 +558,8 @@ START_TEST(on_attach)
 	ck_assert_str_eq(name_at(&st, 0x7f0000050010, t_moved, &line),
 			 "before_attach");
 	ck_assert_ptr_null(name_at(&st, 0x7f0000010010, t_moved, &line));
+	ck_assert_str_eq(name_at(&st, 0x7f0000060010, t_moved, &line),
+			 "declared_before_attach");
 	ck_assert_str_eq(name_at(&st, 0x7f0000030010, t_moved + 1000000000ull,
 				 &line),
 			 "after_attach");
@@ -537,6 +704,8 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, load_move_unload_are_named_by_time);
 	tcase_add_test(tc, bad_calls_say_why);
+	tcase_add_test(tc, methods_and_inline_chains);
+	tcase_add_test(tc, bad_methods_and_pcs_say_why);
 	tcase_add_test(tc, threads_and_a_reader);
 	tcase_add_test(tc, killed_writer);
 	tcase_add_test(tc, planted_files);

@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define OPJIT_JITLOG_VERSION_MAJOR 1
-#define OPJIT_JITLOG_VERSION_MINOR 1
+#define OPJIT_JITLOG_VERSION_MINOR 2
 
 struct opjit_jitlog;
 
@@ -104,6 +104,46 @@ struct opjit_jitlog_line {
 	uint32_t line;
 };
 
+/*
+ * Since 1.2: methods and inline chains.  A JIT that compiles functions of
+ * a source language (bytecode methods, say) and inlines them declares
+ * each function once with opjit_jitlog_method(), then logs code compiled
+ * from it with opjit_jitlog_code.method set, and, where calls were
+ * inlined, the chain of frames at each code offset in .pcs.
+ */
+struct opjit_jitlog_method {
+	size_t struct_size; /* sizeof(struct opjit_jitlog_method) */
+	const char *name;   /* what opreport shows; copied */
+	const char *file;   /* source file, or NULL; copied */
+	/* sorted by offset; here an offset is a location in the method as
+	 * its frames give it (a bytecode index, say) */
+	const struct opjit_jitlog_line *lines;
+	size_t nr_lines;
+	uint64_t id; /* set by opjit_jitlog_method() */
+};
+
+/* One frame of an inline chain: METHOD, at LOCATION in it. */
+struct opjit_jitlog_frame {
+	uint64_t method;   /* an opjit_jitlog_method id; 0: the code's own */
+	uint32_t location; /* looked up in the method's lines */
+	uint32_t reserved; /* 0 */
+};
+
+/* From code offset OFFSET on, until the next pc's offset, the code runs
+ * FRAMES: the innermost (inlined deepest) first, the code's own method
+ * last. */
+struct opjit_jitlog_pc {
+	uint32_t offset;
+	uint32_t nr_frames; /* at most 65535 */
+	const struct opjit_jitlog_frame *frames;
+};
+
+/* opjit_jitlog_code.flags */
+#define OPJIT_JITLOG_CODE_OLDER \
+	0x1u /* the code existed before this call
+				      * (found when a JIT's agent attached,
+				      * say) and may have run before it */
+
 struct opjit_jitlog_code {
 	size_t struct_size; /* sizeof(struct opjit_jitlog_code) */
 	uint64_t addr;	    /* first byte of the code */
@@ -114,14 +154,33 @@ struct opjit_jitlog_code {
 	size_t nr_lines;
 	/* set by opjit_jitlog_load(): names this code in move and unload */
 	uint64_t id;
+	/* since 1.2: the method this code was compiled from, as
+	 * opjit_jitlog_method() set it; then name, file and lines are not
+	 * used.  0: the code is its own method, named above. */
+	uint64_t method;
+	/* since 1.2: inline chains by code offset, sorted by offset, or
+	 * NULL: then LINES give the code's own lines */
+	const struct opjit_jitlog_pc *pcs;
+	size_t nr_pcs;
+	uint32_t flags; /* since 1.2: OPJIT_JITLOG_CODE_* */
+	uint32_t reserved;
 };
+/* What a 1.0 or 1.1 caller passes as struct_size: the fields up to id. */
+#define OPJIT_JITLOG_CODE_SIZE_1_0 \
+	(offsetof(struct opjit_jitlog_code, id) + sizeof(uint64_t))
 
 /* Open the log for this process: OPTIONS may be NULL.  The file is
- * created anew, never through a symbolic link; a file left by an earlier
- * process of this user with the same pid is replaced, one of another
- * user's refused (-EEXIST). */
+ * created anew, never through a symbolic link; a log left by an earlier
+ * process of this user with the same pid is replaced, a file of another
+ * user's refused (-EEXIST), and a file of this user's that is not a log
+ * left alone (-ENOTEMPTY). */
 int opjit_jitlog_open(const struct opjit_jitlog_options *options,
 		      struct opjit_jitlog **log);
+
+/* Since 1.2: declare METHOD for code to name; sets METHOD->id.  A
+ * method lives as long as the log. */
+int opjit_jitlog_method(struct opjit_jitlog *log,
+			struct opjit_jitlog_method *method);
 
 /* CODE was written at CODE->addr and may run from now on; sets
  * CODE->id. */
