@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include <oputil/clock.h>
+#include <oputil/u64map.h>
 
 #include "jitlog_internal.h"
 #include "jm_format.h"
@@ -86,12 +87,13 @@ static int observe(struct opjit_jitlog *log)
 
 	if (log->observing)
 		return 0;
-	v = malloc((log->nr_live ? log->nr_live : 1) * sizeof(*v));
+	v = malloc((log->live.nr ? log->live.nr : 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (i = 0; i < log->cap_live; i++)
-		if (log->live[i])
-			v[n++] = log->live[i];
+	for (i = 0; i < log->live.cap; i++)
+		if (log->live.keys[i])
+			v[n++] = (struct opjit_jl_live *)(uintptr_t)
+					 log->live.vals[i];
 	qsort(v, n, sizeof(*v), by_id);
 	rc = opjit_jl_file_open(log);
 	for (i = 0; i < n && !rc; i++)
@@ -198,91 +200,41 @@ void opjit_jl_attach_close(struct opjit_jitlog *log)
 			break;
 		}
 	pthread_mutex_unlock(&reg_lock);
-	for (i = 0; i < log->cap_live; i++)
-		free(log->live[i]);
-	free(log->live);
-	log->live = NULL;
-	log->cap_live = log->nr_live = 0;
+	for (i = 0; i < log->live.cap; i++)
+		if (log->live.keys[i])
+			free((void *)(uintptr_t)log->live.vals[i]);
+	oputil_u64map_free(&log->live);
 	log->observing = false;
-}
-
-/* Where ID's search starts. */
-static size_t home_of(const struct opjit_jitlog *log, uint64_t id)
-{
-	return (size_t)(id * 0x9e3779b97f4a7c15ull) & (log->cap_live - 1);
-}
-
-static size_t slot_of(const struct opjit_jitlog *log, uint64_t id)
-{
-	size_t i = home_of(log, id);
-
-	while (log->live[i] && log->live[i]->id != id)
-		i = (i + 1) & (log->cap_live - 1);
-	return i;
 }
 
 /* The live code of ID, or NULL. */
 static struct opjit_jl_live *table_get(const struct opjit_jitlog *log,
 				       uint64_t id)
 {
-	return log->cap_live ? log->live[slot_of(log, id)] : NULL;
-}
+	uint64_t v;
 
-static int table_grow(struct opjit_jitlog *log)
-{
-	size_t cap = log->cap_live ? log->cap_live * 2 : 256, i, old;
-	struct opjit_jl_live **was = log->live;
-
-	log->live = calloc(cap, sizeof(*log->live));
-	if (!log->live) {
-		log->live = was;
-		return -ENOMEM;
-	}
-	old = log->cap_live;
-	log->cap_live = cap;
-	for (i = 0; i < old; i++)
-		if (was[i])
-			log->live[slot_of(log, was[i]->id)] = was[i];
-	free(was);
-	return 0;
+	return oputil_u64map_get(&log->live, id, &v)
+		       ? (struct opjit_jl_live *)(uintptr_t)v
+		       : NULL;
 }
 
 /* Put L as the code of its id, freeing what was there. */
 static int table_set(struct opjit_jitlog *log, struct opjit_jl_live *l)
 {
-	size_t i;
+	uint64_t was;
+	int rc = oputil_u64map_put(&log->live, l->id, (uintptr_t)l, &was);
 
-	if ((log->nr_live + 1) * 2 > log->cap_live && table_grow(log))
-		return -ENOMEM;
-	i = slot_of(log, l->id);
-	if (log->live[i])
-		free(log->live[i]);
-	else
-		log->nr_live++;
-	log->live[i] = l;
-	return 0;
+	if (rc == 1)
+		free((void *)(uintptr_t)was);
+	return rc < 0 ? rc : 0;
 }
 
-/* Free the code of ID; the entries after it move back over the hole, so
- * that every search still stops at the first empty slot. */
 static void table_del(struct opjit_jitlog *log, uint64_t id)
 {
-	size_t mask = log->cap_live - 1, i, j, home;
+	uint64_t was;
 
-	if (!log->cap_live || !log->live[i = slot_of(log, id)])
-		return;
-	free(log->live[i]);
-	log->live[i] = NULL;
-	log->nr_live--;
-	for (j = (i + 1) & mask; log->live[j]; j = (j + 1) & mask) {
-		home = home_of(log, log->live[j]->id);
-		/* J may move to I unless its home lies in (I, J] */
-		if (((j - home) & mask) >= ((j - i) & mask)) {
-			log->live[i] = log->live[j];
-			log->live[j] = NULL;
-			i = j;
-		}
-	}
+	if (oputil_u64map_del(&log->live, id, &was))
+		free((void *)(uintptr_t)was);
 }
 
 /* C's records at time T (only its method's when METHOD_ONLY); when C

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <oputil/u64map.h>
+
 #include "opjit/jitlog.h"
 
 /* A live piece of code while on attach, or a method: its method and load
@@ -31,14 +33,13 @@ struct opjit_jitlog {
 	_Atomic uint32_t seq;
 	pthread_mutex_t grow_lock;
 	char path[4096];
-	/* on attach: the live code, an open-addressing table by id (a
-	 * power of two of slots, at most half full), and whether it is
-	 * being written; all under table_lock */
+	/* on attach: the live code and methods by id (values are struct
+	 * opjit_jl_live pointers), and whether they are being written;
+	 * all under table_lock */
 	bool on_attach;
 	atomic_flag table_lock;
 	bool observing;
-	struct opjit_jl_live **live;
-	size_t cap_live, nr_live;
+	struct oputil_u64map live;
 	struct opjit_jitlog *next; /* the logs open on attach */
 };
 
