@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The javamap file format, shared by the agent (which writes it) and the
- * handler (which reads it).  FORMAT.md is the normative description; this
- * header only names its constants.  All integers are little-endian and
+ * The time-stamped map format, shared by libopjit-jitlog (which writes
+ * it) and the handler (which reads it).  handlers/jitlog/FORMAT.md is the
+ * normative description; this header only names its constants.  All integers are little-endian and
  * records are packed, not aligned.
  */
 #ifndef OPJIT_JM_FORMAT_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * Reads a javamap file (FORMAT.md) record by record.  Every length comes
+ * Reads a javamap file (handlers/jitlog/FORMAT.md) record by record.  Every length comes
  * from outside, so each is checked against what is left before it is
  * used; the first record that does not fit ends the map and everything
  * before it is kept.
@@ -383,13 +383,22 @@ static int parse_record(struct jm_map *m, unsigned kind, unsigned flags,
 	}
 }
 
+/* Whether the end of the buffer cuts the frame at C, whose record is at
+ * H: its record header or its record runs past the end. */
+static bool frame_cut_by_end(const struct cursor *c, const unsigned char *h)
+{
+	size_t room = c->left - (size_t)(h - c->p);
+
+	return room < JM_REC_HEADER_SIZE || (size_t)get_le(h + 4, 4) > room;
+}
+
 /*
  * The records from C on.  Version 2 frames each record (FORMAT.md): a
  * u32 sequence number, written last, and a CRC-32C of the record, the
  * frame padded to 8 bytes.  A frame whose number is still 0 was reserved
- * and not yet written: the log ends there for now.  A frame whose check
- * fails was torn by a writer that died: damage, as a record cut short is
- * in version 1.
+ * and not yet written: the log ends there for now, as it does at a frame
+ * the end of the buffer cuts.  A frame whose check fails was torn by a
+ * writer that died: damage, as a record cut short is in version 1.
  */
 static int parse_records(struct jm_map *m, struct cursor *c, struct unloads *u,
 			 size_t len)
@@ -410,6 +419,11 @@ static int parse_records(struct jm_map *m, struct cursor *c, struct unloads *u,
 				return 0;
 		}
 		h = c->p + (framed ? JM_FRAME_HEADER_SIZE : 0);
+		/* a copy of a log taken while it grows may end inside a
+		 * frame that was whole in the log: for this reader it is
+		 * not written yet, like a frame whose number is 0 */
+		if (framed && frame_cut_by_end(c, h))
+			return 0;
 		if (c->left - (size_t)(h - c->p) < JM_REC_HEADER_SIZE)
 			return parse_damage(m,
 					    "record at offset %zu cut "

@@ -5,8 +5,9 @@
  * stores the record's CRC-32C and then, with release order, the frame's
  * sequence number, which a reader takes as the sign that the frame is
  * whole.  The mapping covers 1 GiB of address space from the start; the
- * file itself grows under a mutex, a few MiB at a time, which is the only
- * lock and the only system call a load can meet.
+ * file itself grows under a mutex, doubling from 64 KiB and then 4 MiB at
+ * a time, which is the only lock and the only system call a load can
+ * meet.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +33,7 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "the map is little-endian, written as the CPU holds it");
 
 #define LOG_SPACE (1ull << 30) /* the most a log holds */
+#define GROW_FIRST (64ull << 10)
 #define GROW_STEP (4ull << 20)
 
 static uint64_t frame_size(size_t rlen)
@@ -47,7 +49,14 @@ static int grow(struct opjit_jitlog *log, uint64_t need)
 	pthread_mutex_lock(&log->grow_lock);
 	size = atomic_load_explicit(&log->fsize, memory_order_relaxed);
 	if (size < need) {
-		size = (need + GROW_STEP) & ~(GROW_STEP - 1);
+		/* doubling while small, so that a log left unclosed (by a
+		 * JIT killed, or one that cannot close it at exit) is at most
+		 * twice its records on disk, or 4 MiB more */
+		size = size ? size : GROW_FIRST;
+		while (size < need && size < GROW_STEP)
+			size *= 2;
+		if (size < need)
+			size = (need + GROW_STEP) & ~(GROW_STEP - 1);
 		if (size > LOG_SPACE)
 			size = LOG_SPACE;
 		if (ftruncate(log->fd, (off_t)size))
@@ -458,7 +467,7 @@ int opjit_jl_file_open(struct opjit_jitlog *log)
 		log->base = NULL;
 		goto fail;
 	}
-	rc = grow(log, GROW_STEP);
+	rc = grow(log, GROW_FIRST);
 	if (rc)
 		goto fail;
 	h = log->base;
@@ -570,8 +579,8 @@ const char *opjit_jitlog_strerror(int err)
 	case EEXIST:
 		return "the log's file belongs to another user";
 	case ENOTEMPTY:
-		return "a file that is not a log is in the log's place; "
-		       "left alone";
+		return "a file that is not a log is in its place (left "
+		       "alone)";
 	case ENOSPC:
 		return "the log is full (1 GiB)";
 	default:

@@ -44,7 +44,7 @@ mode=$(stat -c %a "$map")
 [ "$mode" = 644 ] || fail "the new map has mode $mode"
 "$JM_DUMP" "$map" >"$w/dump" 2>&1 ||
 	fail "the new map does not parse: $(cat "$w/dump")"
-expect_grep "^header version=1\.0 pid=$pid " "$w/dump" \
+expect_grep "^header version=2\.0 pid=$pid " "$w/dump" \
 	"the stale map was not replaced"
 
 # 2. a symlink of our own pointing at a file that must survive
@@ -62,14 +62,14 @@ cleanup_maps+=("$map")
 [ "$(cat "$w/target")" = precious ] ||
 	fail "the agent wrote through another user's symlink"
 [ -L "$map" ] || fail "the agent removed another user's symlink"
-one_warning "^javamap-agent: /tmp/anon\.$pid exists and is owned by uid \
-65534, not 0; not recording$" "the warning for another user's symlink"
+one_warning "^javamap-agent: cannot create /tmp/anon\.$pid: the log's file \
+belongs to another user; not recording$" "the warning for another user's symlink"
 
 # 4. another user's regular file: left as it was, one warning
 run_planted "$nobody sh -c 'echo theirs >\"\$0\"' \"\$map\""
 cleanup_maps+=("$map")
 [ "$(cat "$map")" = theirs ] || fail "the agent changed another user's file"
-one_warning "owned by uid 65534, not 0; not recording$" \
+one_warning "belongs to another user; not recording$" \
 	"the warning for another user's file"
 # 5. file=PATH naming a file of our own that is not a map (a user's
 # document): left as it was, one warning, the JVM runs on
@@ -78,7 +78,7 @@ java -agentpath:"$JM_AGENT=file=$w/thesis.txt" -cp "$w/classes" Hot 0.3 \
 	>"$w/out" 2>"$w/err" || fail "java exited with $? (stderr: $(cat "$w/err"))"
 expect_grep '^hot done$' "$w/out" "the JVM did not run to its end"
 [ "$(cat "$w/thesis.txt")" = "my thesis" ] || fail "the agent replaced $w/thesis.txt"
-one_warning "^javamap-agent: $w/thesis.txt exists and is not a javamap map; leaving it alone and not recording$" \
+one_warning "^javamap-agent: cannot create $w/thesis.txt: a file that is not a log is in its place \(left alone\); not recording$" \
 	"the warning for a file that is not a map"
 
 # 6. file=PATH naming a stale map of ours: replaced

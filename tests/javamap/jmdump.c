@@ -83,9 +83,9 @@ static void dump(const struct jm_state *st, int pcs)
 	       (m->flags & JM_HDR_INLINE) ? "yes" : "no",
 	       (unsigned long long)m->start_ns);
 	printf("records=%zu methods=%zu codes=%zu unknown=%zu "
-	       "unmatched_unloads=%zu replay_dups=%zu\n",
+	       "unmatched_unloads=%zu replay_dups=%zu bytes=%zu\n",
 	       m->nr_records, m->nr_methods, m->nr_codes, m->nr_unknown,
-	       m->nr_unmatched, m->nr_dups);
+	       m->nr_unmatched, m->nr_dups, m->valid_len);
 	for (size_t i = 0; i < m->nr_methods; i++) {
 		const struct jm_method *me = &m->methods[i];
 

@@ -379,6 +379,45 @@ START_TEST(threads_and_a_reader)
 }
 END_TEST
 
+/* A copy of a log that ends inside a frame (taken while the log grew)
+ * reads up to the frame before, without a warning; a frame whose bytes
+ * changed is torn, and says so. */
+START_TEST(cut_copy_and_torn_frame)
+{
+	struct opjit_jitlog *log = open_log();
+	struct jm_map m;
+	size_t len, whole;
+	char *buf;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		struct opjit_jitlog_code c = { .struct_size = sizeof(c),
+					       .addr = 0x7f0000000000 +
+						       (uint64_t)i * 64,
+					       .size = 64,
+					       .name = "piece" };
+
+		ck_assert_int_eq(opjit_jitlog_load(log, &c), 0);
+	}
+	ck_assert_int_eq(opjit_jitlog_close(log), 0);
+	buf = slurp(&len);
+	ck_assert_int_eq(jm_parse(buf, len, &m), 0);
+	ck_assert_uint_eq(m.nr_records, 20);
+	whole = m.valid_len;
+	jm_map_free(&m);
+	ck_assert_int_eq(jm_parse(buf, whole - 9, &m), 0);
+	ck_assert_str_eq(m.damage, "");
+	ck_assert_uint_eq(m.nr_records, 19);
+	jm_map_free(&m);
+	buf[whole - 9] ^= 0x5a;
+	ck_assert_int_eq(jm_parse(buf, len, &m), 0);
+	ck_assert_ptr_nonnull(strstr(m.damage, "is torn (its check fails)"));
+	ck_assert_uint_eq(m.nr_records, 19);
+	jm_map_free(&m);
+	free(buf);
+}
+END_TEST
+
 /* Killed while logging: the log reads up to its last whole frame. */
 START_TEST(killed_writer)
 {
@@ -708,6 +747,7 @@ int main(void)
 	tcase_add_test(tc, bad_methods_and_pcs_say_why);
 	tcase_add_test(tc, threads_and_a_reader);
 	tcase_add_test(tc, killed_writer);
+	tcase_add_test(tc, cut_copy_and_torn_frame);
 	tcase_add_test(tc, planted_files);
 	tcase_add_test(tc, on_attach);
 	tcase_add_test(tc, on_attach_threads);

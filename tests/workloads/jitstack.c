@@ -9,7 +9,7 @@
  * in phases: jit_outer_a for 150 ms, then jit_outer_b for 50 ms, then a
  * again...  Each phase writes its own code at the same address (b's
  * bytes differ) and stamps it in a javamap file /tmp/anon.<pid>
- * (handlers/javamap/FORMAT.md, a DYNAMIC_CODE record with the
+ * (handlers/jitlog/FORMAT.md, a DYNAMIC_CODE record with the
  * CLOCK_MONOTONIC time it took over the address).  A profiler that names
  * caller frames by the time of each sample puts about 75% of hot() under
  * jit_outer_a and 25% under jit_outer_b; one that knows only the last

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The javamap JVMTI agent's private interface. */
+/* The javamap JVMTI agent's private interface.  The agent logs through
+ * libopjit-jitlog, as any JIT would. */
 #ifndef OPJIT_JM_AGENT_H
 #define OPJIT_JM_AGENT_H
 
@@ -8,6 +9,8 @@
 #include <stdio.h>
 
 #include <jvmti.h>
+
+struct opjit_jitlog;
 
 struct agent_opts {
 	char *file; /* output path, NULL: /tmp/anon.<pid> */
@@ -30,42 +33,30 @@ size_t agent_name_format(char *buf, size_t len, const char *class_sig,
 size_t agent_source_format(char *buf, size_t len, const char *class_sig,
 			   const char *source);
 
-/* agent_out.c: the buffered, locked map file. */
-int agent_out_open(const char *path, FILE *log);
-/* Append one record; the payload is given in up to three parts so that
- * callers need not assemble it.  Thread-safe. */
-void agent_out_record(unsigned kind, unsigned flags, const void *p1, size_t n1,
-		      const void *p2, size_t n2, const void *p3, size_t n3);
-int agent_out_start_flusher(void);
-void agent_out_flush(void);
-void agent_out_close(void);
-uint64_t agent_now_ns(void);
+/* agent_method.c: the jitlog id of method M, declared to the log the
+ * first time it is asked for; 0 when the JVM cannot name M. */
+uint64_t agent_method_id(jvmtiEnv *jvmti, jmethodID m);
+/* The id of M if it was declared, else 0; asks the JVM nothing. */
+uint64_t agent_method_find(jmethodID m);
+
+/* agent_code.c: the JVMTI events that log code. */
+void JNICALL agent_on_compiled_load(jvmtiEnv *jvmti, jmethodID method,
+				    jint code_size, const void *code_addr,
+				    jint map_length,
+				    const jvmtiAddrLocationMap *map,
+				    const void *compile_info);
+void JNICALL agent_on_compiled_unload(jvmtiEnv *jvmti, jmethodID method,
+				      const void *code_addr);
+void JNICALL agent_on_dynamic_code(jvmtiEnv *jvmti, const char *name,
+				   const void *address, jint length);
+
+/* agent_main.c: the lock of the agent's tables (methods, live code). */
 void agent_lock(void);
 void agent_unlock(void);
 
-/* agent_method.c: METHOD records, one per jmethodID. */
-void agent_method_note(jvmtiEnv *jvmti, jmethodID m);
-
-/* little-endian stores into record payloads */
-static inline void agent_put16(unsigned char *p, uint16_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-}
-
-static inline void agent_put32(unsigned char *p, uint32_t v)
-{
-	agent_put16(p, (uint16_t)v);
-	agent_put16(p + 2, (uint16_t)(v >> 16));
-}
-
-static inline void agent_put64(unsigned char *p, uint64_t v)
-{
-	agent_put32(p, (uint32_t)v);
-	agent_put32(p + 4, (uint32_t)(v >> 32));
-}
-
 extern FILE *agent_log; /* debug log, NULL when off */
 extern int agent_inline;
+extern struct opjit_jitlog *agent_jitlog; /* the log, NULL when off */
+extern __thread int agent_replaying;	  /* inside GenerateEvents */
 
 #endif
