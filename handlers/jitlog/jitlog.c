@@ -43,11 +43,11 @@ static uint64_t frame_size(size_t rlen)
 
 static int grow(struct opjit_jitlog *log, uint64_t need)
 {
-	uint64_t size;
+	uint64_t size, old;
 	int rc = 0;
 
 	pthread_mutex_lock(&log->grow_lock);
-	size = atomic_load_explicit(&log->fsize, memory_order_relaxed);
+	size = old = atomic_load_explicit(&log->fsize, memory_order_relaxed);
 	if (size < need) {
 		/* doubling while small, so that a log left unclosed (by a
 		 * JIT killed, or one that cannot close it at exit) is at most
@@ -59,11 +59,17 @@ static int grow(struct opjit_jitlog *log, uint64_t need)
 			size = (need + GROW_STEP) & ~(GROW_STEP - 1);
 		if (size > LOG_SPACE)
 			size = LOG_SPACE;
-		if (ftruncate(log->fd, (off_t)size))
+		if (ftruncate(log->fd, (off_t)size)) {
 			rc = -errno;
-		else
+		} else {
+			/* fault the new pages in now, in one call, rather
+			 * than one trap per page in the loads to come; an
+			 * old kernel without it faults them as before */
+			madvise(log->base + old, size - old,
+				MADV_POPULATE_WRITE);
 			atomic_store_explicit(&log->fsize, size,
 					      memory_order_release);
+		}
 	}
 	pthread_mutex_unlock(&log->grow_lock);
 	return rc;
@@ -250,12 +256,14 @@ static bool pcs_ok(const struct opjit_jitlog_pc *pcs, size_t nr)
 static bool code_take(const struct opjit_jitlog_code *c,
 		      struct opjit_jitlog_code *full)
 {
+	if (c && c->struct_size >= sizeof(*full)) {
+		*full = *c; /* the common case, in a few moves */
+		return true;
+	}
 	memset(full, 0, sizeof(*full));
 	if (!c || c->struct_size < OPJIT_JITLOG_CODE_SIZE_1_0)
 		return false;
-	memcpy(full, c,
-	       c->struct_size < sizeof(*full) ? c->struct_size
-					      : sizeof(*full));
+	memcpy(full, c, c->struct_size);
 	return true;
 }
 
@@ -290,12 +298,13 @@ uint64_t opjit_jl_new_id(struct opjit_jitlog *log)
 int opjit_jitlog_method(struct opjit_jitlog *log,
 			struct opjit_jitlog_method *m)
 {
-	uint64_t t = oputil_clock_ns(CLOCK_MONOTONIC);
 	struct opjit_jitlog_code c = { .struct_size = sizeof(c) };
+	uint64_t t;
 
 	if (!log || !m || m->struct_size < sizeof(*m) ||
 	    !names_ok(m->name, m->file, m->lines, m->nr_lines))
 		return -EINVAL;
+	t = log->on_attach ? 0 : oputil_clock_ns(CLOCK_MONOTONIC);
 	m->id = opjit_jl_new_id(log);
 	/* a method's record is the one a code of its own would have */
 	c.id = m->id;
@@ -316,7 +325,7 @@ int opjit_jl_put_records(struct opjit_jitlog *log,
 	int rc;
 
 	if (log->on_attach)
-		return opjit_jl_attach_put(log, c, method_only, t);
+		return opjit_jl_attach_put(log, c, method_only);
 	rc = reserve(log, fm + (llen ? frame_size(llen) : 0), &off);
 	if (rc)
 		return rc;
@@ -335,11 +344,13 @@ int opjit_jl_put_records(struct opjit_jitlog *log,
 
 int opjit_jitlog_load(struct opjit_jitlog *log, struct opjit_jitlog_code *c)
 {
-	uint64_t t = oputil_clock_ns(CLOCK_MONOTONIC);
 	struct opjit_jitlog_code full;
+	uint64_t t;
 
 	if (!log || !code_take(c, &full) || !code_ok(&full))
 		return -EINVAL;
+	/* on attach, the time is read under the table's lock, if needed */
+	t = log->on_attach ? 0 : oputil_clock_ns(CLOCK_MONOTONIC);
 	c->id = full.id = opjit_jl_new_id(log);
 	return opjit_jl_put_records(log, &full, false, t);
 }
@@ -347,15 +358,16 @@ int opjit_jitlog_load(struct opjit_jitlog *log, struct opjit_jitlog_code *c)
 int opjit_jitlog_move(struct opjit_jitlog *log,
 		      const struct opjit_jitlog_code *code, uint64_t old_addr)
 {
-	uint64_t t = oputil_clock_ns(CLOCK_MONOTONIC), off, fu, fl;
 	const size_t ulen = opjit_jl_unload_len();
 	struct opjit_jitlog_code full, *c = &full;
+	uint64_t t, off, fu, fl;
 	int rc;
 
 	if (!log || !code_take(code, c) || !code_ok(c) || !c->id)
 		return -EINVAL;
 	if (log->on_attach)
-		return opjit_jl_attach_move(log, c, old_addr, t);
+		return opjit_jl_attach_move(log, c, old_addr);
+	t = oputil_clock_ns(CLOCK_MONOTONIC);
 	fu = frame_size(ulen);
 	fl = frame_size(opjit_jl_load_len(c));
 	rc = reserve(log, fu + fl, &off);
@@ -379,9 +391,8 @@ int opjit_jitlog_unload(struct opjit_jitlog *log,
 
 	if (!log || !code_take(code, c) || !c->id)
 		return -EINVAL;
-	/* unobserved, an unload needs no time */
 	if (log->on_attach)
-		return opjit_jl_attach_unload(log, c, 0);
+		return opjit_jl_attach_unload(log, c);
 	t = oputil_clock_ns(CLOCK_MONOTONIC);
 	rc = reserve(log, frame_size(ulen), &off);
 	if (rc)
@@ -543,6 +554,7 @@ int opjit_jitlog_open(const struct opjit_jitlog_options *opts,
 	atomic_flag_clear(&log->table_lock);
 	atomic_store(&log->next_id, 1);
 	log->on_attach = mode == OPJIT_JITLOG_ON_ATTACH;
+	log->table.ids.dense = true; /* ids are handed out in order */
 	rc = log->on_attach ? opjit_jl_attach_open(log)
 			    : opjit_jl_file_open(log);
 	if (rc) {

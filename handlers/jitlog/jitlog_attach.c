@@ -18,7 +18,6 @@
 #include <time.h>
 
 #include <oputil/clock.h>
-#include <oputil/u64map.h>
 
 #include "jitlog_internal.h"
 #include "jm_format.h"
@@ -47,16 +46,6 @@ static void state_move(uint32_t from, uint32_t to)
 				    false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
-static int by_id(const void *a, const void *b)
-{
-	const struct opjit_jl_live *x =
-		*(const struct opjit_jl_live *const *)a;
-	const struct opjit_jl_live *y =
-		*(const struct opjit_jl_live *const *)b;
-
-	return (x->id > y->id) - (x->id < y->id);
-}
-
 /* L's method and load records, as frames of LOG's file. */
 static int write_live(struct opjit_jitlog *log, const struct opjit_jl_live *l)
 {
@@ -77,28 +66,22 @@ static int write_unload(struct opjit_jitlog *log, uint64_t id, uint64_t addr,
 	return opjit_jl_write(log, rec, opjit_jl_unload_len());
 }
 
+static int write_entry(void *log, const struct opjit_jl_live *l)
+{
+	return write_live(log, l);
+}
+
 /* Under LOG's table lock: create the file and write the table, in the
  * order the code was loaded. */
 static int observe(struct opjit_jitlog *log)
 {
-	struct opjit_jl_live **v;
-	size_t i, n = 0;
 	int rc;
 
 	if (log->observing)
 		return 0;
-	v = malloc((log->live.nr ? log->live.nr : 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < log->live.cap; i++)
-		if (log->live.keys[i])
-			v[n++] = (struct opjit_jl_live *)(uintptr_t)
-					 log->live.vals[i];
-	qsort(v, n, sizeof(*v), by_id);
 	rc = opjit_jl_file_open(log);
-	for (i = 0; i < n && !rc; i++)
-		rc = write_live(log, v[i]);
-	free(v);
+	if (!rc)
+		rc = opjit_jl_table_each(&log->table, write_entry, log);
 	if (rc) {
 		opjit_jl_file_close(log);
 		return rc;
@@ -188,7 +171,6 @@ int opjit_jl_attach_open(struct opjit_jitlog *log)
 void opjit_jl_attach_close(struct opjit_jitlog *log)
 {
 	struct opjit_jitlog **pp;
-	size_t i;
 
 	pthread_mutex_lock(&reg_lock);
 	for (pp = &reg_logs; *pp; pp = &(*pp)->next)
@@ -200,103 +182,56 @@ void opjit_jl_attach_close(struct opjit_jitlog *log)
 			break;
 		}
 	pthread_mutex_unlock(&reg_lock);
-	for (i = 0; i < log->live.cap; i++)
-		if (log->live.keys[i])
-			free((void *)(uintptr_t)log->live.vals[i]);
-	oputil_u64map_free(&log->live);
+	opjit_jl_table_free(&log->table);
 	log->observing = false;
 }
 
-/* The live code of ID, or NULL. */
-static struct opjit_jl_live *table_get(const struct opjit_jitlog *log,
-				       uint64_t id)
+/*
+ * The time of an event, under LOG's table lock.  Unobserved, an event
+ * needs none: the table is written when a profiler attaches, each load
+ * as code older than the attach, and no sample comes before the attach.
+ * C is then copied to *OLDER with the flag that says so.
+ */
+static uint64_t event_time(const struct opjit_jitlog *log,
+			   const struct opjit_jitlog_code **c,
+			   struct opjit_jitlog_code *older)
 {
-	uint64_t v;
-
-	return oputil_u64map_get(&log->live, id, &v)
-		       ? (struct opjit_jl_live *)(uintptr_t)v
-		       : NULL;
-}
-
-/* Put L as the code of its id, freeing what was there. */
-static int table_set(struct opjit_jitlog *log, struct opjit_jl_live *l)
-{
-	uint64_t was;
-	int rc = oputil_u64map_put(&log->live, l->id, (uintptr_t)l, &was);
-
-	if (rc == 1)
-		free((void *)(uintptr_t)was);
-	return rc < 0 ? rc : 0;
-}
-
-static void table_del(struct opjit_jitlog *log, uint64_t id)
-{
-	uint64_t was;
-
-	if (oputil_u64map_del(&log->live, id, &was))
-		free((void *)(uintptr_t)was);
-}
-
-/* C's records at time T (only its method's when METHOD_ONLY); when C
- * moves, its method record is WAS's, kept from its load. */
-static struct opjit_jl_live *live_new(const struct opjit_jitlog_code *c,
-				      const struct opjit_jl_live *was,
-				      bool method_only, uint64_t t)
-{
-	size_t mlen = was ? was->mlen : c->method ? 0 : opjit_jl_method_len(c);
-	size_t llen = method_only ? 0 : opjit_jl_load_len(c);
-	struct opjit_jl_live *l = malloc(sizeof(*l) + mlen + llen);
-
-	if (!l)
-		return NULL;
-	l->id = c->id;
-	l->mlen = mlen;
-	l->llen = llen;
-	if (was)
-		memcpy(l->rec, was->rec, mlen);
-	else if (mlen)
-		opjit_jl_put_method(l->rec, c, t);
-	if (llen)
-		opjit_jl_put_load(l->rec + mlen, c, t);
-	return l;
+	if (log->observing)
+		return oputil_clock_ns(CLOCK_MONOTONIC);
+	*older = **c;
+	older->flags |= OPJIT_JITLOG_CODE_OLDER;
+	*c = older;
+	return 0;
 }
 
 int opjit_jl_attach_put(struct opjit_jitlog *log,
-			const struct opjit_jitlog_code *c, bool method_only,
-			uint64_t t)
+			const struct opjit_jitlog_code *c, bool method_only)
 {
-	struct opjit_jl_live *l = live_new(c, NULL, method_only, t);
+	const struct opjit_jl_live *l;
+	struct opjit_jitlog_code older;
+	uint64_t t;
 	int rc;
 
-	if (!l)
-		return -ENOMEM;
 	opjit_jl_lock(log);
-	rc = table_set(log, l);
-	if (rc)
-		free(l);
-	else if (log->observing)
+	t = event_time(log, &c, &older);
+	rc = opjit_jl_table_put(&log->table, c, method_only, false, t, &l);
+	if (!rc && log->observing)
 		rc = write_live(log, l);
 	opjit_jl_unlock(log);
 	return rc;
 }
 
 int opjit_jl_attach_move(struct opjit_jitlog *log,
-			 const struct opjit_jitlog_code *c, uint64_t old_addr,
-			 uint64_t t)
+			 const struct opjit_jitlog_code *c, uint64_t old_addr)
 {
-	struct opjit_jl_live *l;
+	const struct opjit_jl_live *l;
+	struct opjit_jitlog_code older;
+	uint64_t t;
 	int rc;
 
 	opjit_jl_lock(log);
-	l = table_get(log, c->id);
-	if (!l) {
-		opjit_jl_unlock(log);
-		return -EINVAL; /* no live code of that id */
-	}
-	l = live_new(c, l, false, t);
-	rc = l ? table_set(log, l) : -ENOMEM;
-	if (rc)
-		free(l);
+	t = event_time(log, &c, &older);
+	rc = opjit_jl_table_put(&log->table, c, false, true, t, &l);
 	if (!rc && log->observing) {
 		rc = write_unload(log, opjit_jl_own(c), old_addr, t);
 		if (!rc)
@@ -307,15 +242,15 @@ int opjit_jl_attach_move(struct opjit_jitlog *log,
 }
 
 int opjit_jl_attach_unload(struct opjit_jitlog *log,
-			   const struct opjit_jitlog_code *c, uint64_t t)
+			   const struct opjit_jitlog_code *c)
 {
 	int rc = 0;
 
 	opjit_jl_lock(log);
-	table_del(log, c->id);
+	opjit_jl_table_del(&log->table, c->id);
 	if (log->observing)
 		rc = write_unload(log, opjit_jl_own(c), c->addr,
-				  t ? t : oputil_clock_ns(CLOCK_MONOTONIC));
+				  oputil_clock_ns(CLOCK_MONOTONIC));
 	opjit_jl_unlock(log);
 	return rc;
 }

@@ -20,8 +20,15 @@
  * records, encoded with their times, as they would be written. */
 struct opjit_jl_live {
 	uint64_t id;
-	size_t mlen, llen;   /* record lengths: 0 for a record not there */
+	uint32_t mlen, llen; /* record lengths: 0 for a record not there */
 	unsigned char rec[]; /* the method record, then the load record */
+};
+
+/* On attach, the live entries of a log (jitlog_table.c). */
+struct opjit_jl_table {
+	unsigned char *arena;	  /* entries back to back, 8-byte aligned */
+	size_t len, cap, dead;	  /* bytes used, allocated, of dead entries */
+	struct oputil_u64map ids; /* id -> offset of its live entry */
 };
 
 struct opjit_jitlog {
@@ -33,13 +40,12 @@ struct opjit_jitlog {
 	_Atomic uint32_t seq;
 	pthread_mutex_t grow_lock;
 	char path[4096];
-	/* on attach: the live code and methods by id (values are struct
-	 * opjit_jl_live pointers), and whether they are being written;
-	 * all under table_lock */
+	/* on attach: the live code and methods, and whether they are being
+	 * written; both under table_lock */
 	bool on_attach;
 	atomic_flag table_lock;
 	bool observing;
-	struct oputil_u64map live;
+	struct opjit_jl_table table;
 	struct opjit_jitlog *next; /* the logs open on attach */
 };
 
@@ -100,17 +106,30 @@ void opjit_jl_put_load(unsigned char *p, const struct opjit_jitlog_code *c,
 void opjit_jl_put_unload(unsigned char *p, uint64_t id, uint64_t addr,
 			 uint64_t t);
 
+/* The table (jitlog_table.c), under its log's table lock.  Put C's
+ * records at time TIME_NS (only its method's when METHOD_ONLY) as the
+ * live entry of C->id, in *OUT; a MOVE keeps the method record of the
+ * entry it replaces, and fails with -EINVAL when there is none. */
+int opjit_jl_table_put(struct opjit_jl_table *t,
+		       const struct opjit_jitlog_code *c, bool method_only,
+		       bool move, uint64_t time_ns,
+		       const struct opjit_jl_live **out);
+void opjit_jl_table_del(struct opjit_jl_table *t, uint64_t id);
+/* FN on each live entry, oldest first, until one returns nonzero. */
+int opjit_jl_table_each(const struct opjit_jl_table *t,
+			int (*fn)(void *arg, const struct opjit_jl_live *l),
+			void *arg);
+void opjit_jl_table_free(struct opjit_jl_table *t);
+
 /* On attach (jitlog_attach.c): register LOG with the watcher, and the
  * events, which keep the table and write while observed. */
 int opjit_jl_attach_open(struct opjit_jitlog *log);
 void opjit_jl_attach_close(struct opjit_jitlog *log);
 int opjit_jl_attach_put(struct opjit_jitlog *log,
-			const struct opjit_jitlog_code *c, bool method_only,
-			uint64_t t);
+			const struct opjit_jitlog_code *c, bool method_only);
 int opjit_jl_attach_move(struct opjit_jitlog *log,
-			 const struct opjit_jitlog_code *c, uint64_t old_addr,
-			 uint64_t t);
+			 const struct opjit_jitlog_code *c, uint64_t old_addr);
 int opjit_jl_attach_unload(struct opjit_jitlog *log,
-			   const struct opjit_jitlog_code *c, uint64_t t);
+			   const struct opjit_jitlog_code *c);
 
 #endif

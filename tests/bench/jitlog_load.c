@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * bench_jitlog_load [N]: what one code load costs a JIT to tell a
+ * bench_jitlog_load [N [ROW]]: what one code load costs a JIT to tell a
  * profiler, in ns, the median of 5 runs of N loads each:
  *   jitlog     opjit_jitlog_load() with a name, a file and 4 lines
  *   perf map   one "START SIZE NAME" line with fprintf, then fflush (as
@@ -12,8 +12,13 @@
  *              of all of them (on this machine's cores)
  *   on attach  opjit_jitlog_load() of a log opened on attach that no
  *              profiler observes (only its table in memory; it must
- *              leave no file), and a load with its unload
- * Files go to a fresh directory under /tmp and are removed.
+ *              leave no file): into a table that grows into memory
+ *              never touched (the cost of first touching a page shows),
+ *              warm (into memory that N earlier loads and unloads used,
+ *              as once a JIT's code cache has filled), and a load with
+ *              its unload
+ * ROW runs only the rows whose name holds it.  Files go to a fresh
+ * directory under /tmp and are removed.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -44,27 +49,16 @@ static double median5(double *v)
 	return v[2];
 }
 
-/* N loads (each followed by its unload with UNLOAD) into a log opened
- * in MODE: ns per load.  On attach, nobody observes: the log must leave
- * no file. */
-static double jitlog_loads(uint32_t mode, bool unload)
+/* N loads of code like V8's into LOG, each followed by its unload with
+ * UNLOAD; the ids in IDS when not NULL. */
+static void load_n(struct opjit_jitlog *log, bool unload, uint64_t *ids)
 {
 	static const struct opjit_jitlog_line lines[] = { { 0, 1 },
 							  { 16, 2 },
 							  { 32, 3 },
 							  { 48, 4 } };
-	struct opjit_jitlog_options o = { .struct_size = sizeof(o),
-					  .mode = mode };
-	struct opjit_jitlog *log;
-	char path[128];
-	uint64_t t0, t;
 	unsigned long i;
 
-	snprintf(path, sizeof(path), "%s/jitlog", dir);
-	o.path = path;
-	if (opjit_jitlog_open(&o, &log))
-		exit(1);
-	t0 = oputil_clock_ns(CLOCK_MONOTONIC);
 	for (i = 0; i < n; i++) {
 		struct opjit_jitlog_code c = {
 			.struct_size = sizeof(c),
@@ -79,7 +73,44 @@ static double jitlog_loads(uint32_t mode, bool unload)
 		opjit_jitlog_load(log, &c);
 		if (unload)
 			opjit_jitlog_unload(log, &c);
+		if (ids)
+			ids[i] = c.id;
 	}
+}
+
+/* N loads (each followed by its unload with UNLOAD) into a log opened
+ * in MODE: ns per load.  WARM first loads and unloads N pieces, untimed,
+ * so that the loads timed reuse memory the log already has, as a JIT's
+ * do once its code cache has filled.  On attach, nobody observes: the
+ * log must leave no file. */
+static double jitlog_loads(uint32_t mode, bool unload, bool warm)
+{
+	struct opjit_jitlog_options o = { .struct_size = sizeof(o),
+					  .mode = mode };
+	struct opjit_jitlog_code c = { .struct_size = sizeof(c), .size = 64 };
+	struct opjit_jitlog *log;
+	uint64_t t0, t, *ids = NULL;
+	char path[128];
+	unsigned long i;
+
+	snprintf(path, sizeof(path), "%s/jitlog", dir);
+	o.path = path;
+	if (opjit_jitlog_open(&o, &log))
+		exit(1);
+	if (warm) {
+		ids = malloc(n * sizeof(*ids));
+		if (!ids)
+			exit(1);
+		load_n(log, false, ids);
+		for (i = 0; i < n; i++) {
+			c.id = ids[i];
+			c.addr = 0x7f0000000000 + i * 64;
+			opjit_jitlog_unload(log, &c);
+		}
+		free(ids);
+	}
+	t0 = oputil_clock_ns(CLOCK_MONOTONIC);
+	load_n(log, unload, NULL);
 	t = oputil_clock_ns(CLOCK_MONOTONIC) - t0;
 	opjit_jitlog_close(log);
 	if (mode == OPJIT_JITLOG_ON_ATTACH && !access(path, F_OK))
@@ -90,17 +121,22 @@ static double jitlog_loads(uint32_t mode, bool unload)
 
 static double run_jitlog(void)
 {
-	return jitlog_loads(OPJIT_JITLOG_ALWAYS, false);
+	return jitlog_loads(OPJIT_JITLOG_ALWAYS, false, false);
 }
 
 static double run_on_attach(void)
 {
-	return jitlog_loads(OPJIT_JITLOG_ON_ATTACH, false);
+	return jitlog_loads(OPJIT_JITLOG_ON_ATTACH, false, false);
+}
+
+static double run_on_attach_warm(void)
+{
+	return jitlog_loads(OPJIT_JITLOG_ON_ATTACH, false, true);
 }
 
 static double run_on_attach_unload(void)
 {
-	return jitlog_loads(OPJIT_JITLOG_ON_ATTACH, true);
+	return jitlog_loads(OPJIT_JITLOG_ON_ATTACH, true, false);
 }
 
 static double run_perfmap(void)
@@ -214,14 +250,19 @@ int main(int argc, char **argv)
 		{ "jitdump: fwrite + fflush of a CODE_LOAD", run_jitdump },
 		{ "jitlog, 8 threads at once, wall per load", run_threads },
 		{ "jitlog on attach, unobserved: load", run_on_attach },
+		{ "jitlog on attach, unobserved: load, warm",
+		  run_on_attach_warm },
 		{ "jitlog on attach, unobserved: load + unload",
 		  run_on_attach_unload },
 	};
+	const char *only;
 	size_t w;
 	int k;
 
 	if (argc > 1)
 		n = strtoul(argv[1], NULL, 10);
+	/* a second argument picks the rows whose name holds it */
+	only = argc > 2 ? argv[2] : NULL;
 	snprintf(dir, sizeof(dir), "/tmp/bench-jitlog.XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;
@@ -229,6 +270,8 @@ int main(int argc, char **argv)
 	for (w = 0; w < sizeof(ways) / sizeof(ways[0]); w++) {
 		double v[5];
 
+		if (only && !strstr(ways[w].what, only))
+			continue;
 		for (k = 0; k < 5; k++)
 			v[k] = ways[w].run();
 		printf("%-42s %8.1f\n", ways[w].what, median5(v));
