@@ -39,12 +39,17 @@ bool jitlog_attach_is_library(const char *path)
 
 static void fail(struct proc *p, const char *what, int err)
 {
+	bool denied = err == EACCES || err == EPERM;
+
 	p->jitlog = JITLOG_FAILED;
 	fprintf(stderr,
 		"oprofiled: cannot attach to the JIT log of pid %u (%s): %s: "
-		"%s; its code is named only if its JIT writes the log "
+		"%s%s; its code is named only if its JIT writes the log "
 		"without a profiler\n",
-		p->tgid, p->comm, what, strerror(err));
+		p->tgid, p->comm, what, strerror(err),
+		denied ? " (attaching needs the process's uid or "
+			 "CAP_SYS_PTRACE)"
+		       : "");
 }
 
 /* The library file as the process sees it, whole. */

@@ -68,6 +68,8 @@ static void record(const unsigned char *r, size_t rlen)
 	} else {
 		printf("kind=%u bytes=%zu", kind, rlen);
 	}
+	if (le(r + 2, 2) & JM_REC_REPLAYED)
+		printf(" older");
 	putchar('\n');
 }
 

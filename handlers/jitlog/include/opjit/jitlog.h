@@ -19,9 +19,9 @@
  *	}
  *
  * Every call is thread-safe.  A load, move or unload takes no lock and
- * makes no system call, except when the log must grow (every few MiB);
- * on attach (below) it takes one uncontended lock and makes no system
- * call.
+ * makes no system call, except when the log must grow; on attach (below)
+ * it takes one uncontended lock and makes no system call, except when
+ * the table of live code must grow.
  * Every function returns 0 or a negative errno; opjit_jitlog_strerror()
  * says it in words.  Structures carry struct_size first, so that later
  * versions can add fields at their end.
@@ -67,7 +67,7 @@ struct opjit_jitlog_options {
  *   DETACHED  -> ATTACH     the profiler, when it starts observing
  *   ATTACH    -> OBSERVING  the library, once it has created the log and
  *                           written its table of live code into it, each
- *                           load with its own time
+ *                           piece flagged as older than the attach
  *   OBSERVING -> DETACH     the profiler, when it stops
  *   DETACH    -> DETACHED   the library, which closes the log and writes
  *                           nothing more until the next ATTACH
