@@ -103,7 +103,8 @@ uint64_t agent_method_id(jvmtiEnv *jvmti, jmethodID m)
 		free(mt);
 		return 0;
 	}
-	qsort(mt->lines, mt->nr_lines, sizeof(*mt->lines), line_cmp);
+	if (mt->nr_lines)
+		qsort(mt->lines, mt->nr_lines, sizeof(*mt->lines), line_cmp);
 	jm.name = mt->name;
 	jm.file = mt->file[0] ? mt->file : NULL;
 	jm.lines = mt->lines;
