@@ -16,6 +16,8 @@
 
 #include "elf_dynsym.h"
 
+#include "check_run.h"
+
 static uint8_t *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -126,15 +128,9 @@ int main(void)
 {
 	Suite *s = suite_create("elf_dynsym");
 	TCase *tc = tcase_create("lookup");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, control_block_where_the_loader_put_it);
 	tcase_add_test(tc, damaged_and_missing);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(s);
 }

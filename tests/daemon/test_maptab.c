@@ -6,6 +6,8 @@
 
 #include "maptab.h"
 
+#include "check_run.h"
+
 static struct maptab t;
 
 static void setup(void)
@@ -165,11 +167,5 @@ static Suite *maptab_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(maptab_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(maptab_suite());
 }

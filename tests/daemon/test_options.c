@@ -9,6 +9,8 @@
 #include "evname.h"
 #include "options.h"
 
+#include "check_run.h"
+
 START_TEST(test_event_names)
 {
 	const struct evname *e = evname_find("cpu-clock");
@@ -197,11 +199,5 @@ static Suite *options_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(options_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(options_suite());
 }

@@ -15,6 +15,8 @@
 #include "proctab.h"
 #include "record.h"
 
+#include "check_run.h"
+
 START_TEST(test_pending_fifo_and_eviction)
 {
 	struct pending p;
@@ -234,11 +236,5 @@ static Suite *parts_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(parts_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(parts_suite());
 }

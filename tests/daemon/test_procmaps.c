@@ -6,6 +6,8 @@
 
 #include "procmaps.h"
 
+#include "check_run.h"
+
 START_TEST(test_parse_file_line)
 {
 	char line[] = "7f1c2a400000-7f1c2a59b000 r-xp 00028000 fe:01 "
@@ -142,11 +144,5 @@ static Suite *procmaps_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(procmaps_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(procmaps_suite());
 }

@@ -17,6 +17,8 @@
 #include "record.h"
 #include "recorder.h"
 
+#include "check_run.h"
+
 static char dir[64];
 static char exe[4096];
 static struct ops_writer *w;
@@ -495,11 +497,5 @@ static Suite *recorder_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(recorder_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(recorder_suite());
 }

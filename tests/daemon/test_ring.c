@@ -6,6 +6,8 @@
 #include "fake_ring.h"
 #include "ring.h"
 
+#include "check_run.h"
+
 #define MAX_SEEN 100000
 
 struct seen {
@@ -177,8 +179,6 @@ int main(void)
 		{ "untimed and closed", untimed_first_closed_skipped },
 		{ "wrapped records", wrapped_records_whole },
 	};
-	SRunner *sr;
-	int failed;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		TCase *tc = tcase_create(cases[i].name);
@@ -186,9 +186,5 @@ int main(void)
 		tcase_add_test(tc, cases[i].test);
 		suite_add_tcase(s, tc);
 	}
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(s);
 }

@@ -13,6 +13,8 @@
 
 #include <opjit/anon_handler.h>
 
+#include "check_run.h"
+
 #if __SIZEOF_POINTER__ != 8 || __SIZEOF_SIZE_T__ != 8
 #error "the frozen layout below is that of LP64"
 #endif
@@ -145,15 +147,9 @@ int main(void)
 {
 	Suite *s = suite_create("abi_layout");
 	TCase *t = tcase_create("frozen");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(t, minor_only_grows);
 	tcase_add_test(t, size_through_counts_to_the_end_of_a_member);
 	suite_add_tcase(s, t);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(s);
 }

@@ -15,6 +15,8 @@
 #include "anon_handlers.h"
 #include "handler_internal.h"
 
+#include "check_run.h"
+
 /* The minor this host speaks, as it prints it. */
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -1302,11 +1304,5 @@ static Suite *loader_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(loader_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(loader_suite());
 }

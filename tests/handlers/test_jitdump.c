@@ -19,6 +19,8 @@
 
 #include "jitdump.h"
 
+#include "check_run.h"
+
 /* ------------------------------------------------------------------ */
 /* A small writer */
 
@@ -754,11 +756,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(suite());
 }

@@ -16,6 +16,8 @@
 
 #include "handler_internal.h"
 
+#include "check_run.h"
+
 static char dir[64];
 static char warned[8][512];
 static int nwarned;
@@ -364,11 +366,5 @@ static Suite *trust_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(trust_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(trust_suite());
 }

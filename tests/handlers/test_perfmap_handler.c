@@ -15,6 +15,8 @@
 
 #include "handler_internal.h"
 
+#include "check_run.h"
+
 static const struct opjit_handler *pm;
 static char dir[64];
 static char warned[8][768];
@@ -446,11 +448,5 @@ static Suite *handler_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(handler_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(handler_suite());
 }

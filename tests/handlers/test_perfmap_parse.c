@@ -7,6 +7,8 @@
 
 #include "perfmap.h"
 
+#include "check_run.h"
+
 static struct perfmap m;
 static struct perfmap_seg *segs;
 static size_t nsegs;
@@ -389,11 +391,5 @@ static Suite *perfmap_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(perfmap_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(perfmap_suite());
 }

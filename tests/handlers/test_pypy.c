@@ -10,6 +10,8 @@
 
 #include "pypy.h"
 
+#include "check_run.h"
+
 static struct pypy_map m;
 
 static void setup(void)
@@ -189,8 +191,6 @@ int main(void)
 {
 	Suite *s = suite_create("pypy");
 	TCase *tc = tcase_create("reader");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, module_map_reads);
@@ -199,9 +199,5 @@ int main(void)
 	tcase_add_test(tc, not_ours);
 	tcase_add_test(tc, log_reads);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(s);
 }

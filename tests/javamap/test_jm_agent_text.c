@@ -8,6 +8,8 @@
 
 #include "agent.h"
 
+#include "check_run.h"
+
 FILE *agent_log;
 int agent_inline;
 
@@ -124,11 +126,5 @@ static Suite *agent_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(agent_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(agent_suite());
 }

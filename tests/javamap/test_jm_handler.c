@@ -17,6 +17,8 @@
 #include "jm_build.h"
 #include "jm_format.h"
 
+#include "check_run.h"
+
 static char dir[] = "/tmp/jm-handler-test-XXXXXX";
 static char warns[8][512];
 static int nr_warns;
@@ -488,11 +490,5 @@ static Suite *jm_handler_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(jm_handler_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(jm_handler_suite());
 }

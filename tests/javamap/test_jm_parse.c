@@ -10,6 +10,8 @@
 #include "jm_format.h"
 #include "jm_parse.h"
 
+#include "check_run.h"
+
 static const uint32_t foo_lines[] = { 0, 10, 5, 11, 9, 12 };
 
 /* header, method foo (id 7), its code at 0x1000, a stub, an unload */
@@ -343,11 +345,5 @@ static Suite *jm_parse_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(jm_parse_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(jm_parse_suite());
 }

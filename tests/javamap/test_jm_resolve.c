@@ -10,6 +10,8 @@
 #include "jm_format.h"
 #include "jm_resolve.h"
 
+#include "check_run.h"
+
 #define S 1000000000ull /* one second in ns */
 
 static struct jmb b;
@@ -359,11 +361,5 @@ static Suite *jm_resolve_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(jm_resolve_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(jm_resolve_suite());
 }

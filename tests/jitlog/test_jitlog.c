@@ -30,6 +30,8 @@
 #include "jm_format.h"
 #include "jm_resolve.h"
 
+#include "check_run.h"
+
 static char dir[64], path[128];
 
 static void setup(void)
@@ -736,8 +738,6 @@ int main(void)
 {
 	Suite *s = suite_create("jitlog");
 	TCase *tc = tcase_create("library");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
@@ -752,9 +752,5 @@ int main(void)
 	tcase_add_test(tc, on_attach);
 	tcase_add_test(tc, on_attach_threads);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(s);
 }

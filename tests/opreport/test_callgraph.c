@@ -18,6 +18,7 @@
 #include "image_bfd.h"
 #include "report.h"
 #include "spec.h"
+#include "check_run.h"
 
 #define FN __attribute__((noinline, used))
 
@@ -288,12 +289,6 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
 	cg_root(); /* the functions are real code that ran */
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(suite());
 }

@@ -14,6 +14,8 @@
 #include "elf_plt.h"
 #include "elf_symtab.h"
 
+#include "check_run.h"
+
 static char **images;
 static int nr_images;
 
@@ -165,8 +167,6 @@ int main(int argc, char **argv)
 {
 	Suite *s = suite_create("elf_tables");
 	TCase *tc = tcase_create("as_libbfd");
-	SRunner *sr;
-	int failed;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s IMAGE...\n", argv[0]);
@@ -178,9 +178,5 @@ int main(int argc, char **argv)
 	tcase_add_loop_test(tc, static_table_as_libbfd, 0, nr_images);
 	tcase_add_loop_test(tc, plt_stubs_as_libbfd, 0, nr_images);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return opjit_check_run(s);
 }

@@ -12,6 +12,8 @@
 #include "report.h"
 #include "strpool.h"
 
+#include "check_run.h"
+
 static const char *esc(const char *s)
 {
 	static char buf[256];
@@ -129,11 +131,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(suite());
 }

@@ -14,6 +14,8 @@
 #include "strpool.h"
 #include "table.h"
 
+#include "check_run.h"
+
 START_TEST(threshold_accepts_percentages)
 {
 	char err[256];
@@ -538,11 +540,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(suite());
 }

@@ -11,6 +11,8 @@
 
 #include "helpers.h"
 
+#include "check_run.h"
+
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t m);
 void *__real_realloc(void *p, size_t n);
@@ -131,14 +133,8 @@ int main(void)
 {
 	Suite *s = suite_create("samples_alloc");
 	TCase *tc = tcase_create("steady_state");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_steady_state);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(s);
 }

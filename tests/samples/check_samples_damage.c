@@ -19,6 +19,8 @@
 #include "crc32c_internal.h"
 #include "helpers.h"
 
+#include "check_run.h"
+
 static char *tmp, *sdir, *hist, *anon, *meta;
 static uint32_t proc_id, ctx_id;
 
@@ -715,11 +717,5 @@ static Suite *damage_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(damage_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(damage_suite());
 }

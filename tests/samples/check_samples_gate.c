@@ -17,6 +17,8 @@
 #include "block_internal.h"
 #include "helpers.h"
 
+#include "check_run.h"
+
 static char *tmp, *sdir, *hist, *anon, *meta;
 
 /* A session of one image, one hist entry and 10 anonymous samples. */
@@ -231,11 +233,5 @@ static Suite *gate_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(gate_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(gate_suite());
 }

@@ -12,6 +12,8 @@
 
 #include "helpers.h"
 
+#include "check_run.h"
+
 static char *tmp;
 static char *sdir;
 
@@ -844,11 +846,5 @@ static Suite *roundtrip_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(roundtrip_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(roundtrip_suite());
 }

@@ -14,6 +14,8 @@
 
 #include "helpers.h"
 
+#include "check_run.h"
+
 static char *tmp, *sdir;
 
 static void setup(void)
@@ -268,11 +270,5 @@ static Suite *scale_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(scale_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(scale_suite());
 }

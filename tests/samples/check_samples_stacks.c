@@ -15,6 +15,8 @@
 #include "crc32c_internal.h"
 #include "helpers.h"
 
+#include "check_run.h"
+
 static char *tmp, *sdir, *hist, *anon, *meta;
 
 static void setup(void)
@@ -492,11 +494,5 @@ static Suite *stacks_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(stacks_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(stacks_suite());
 }

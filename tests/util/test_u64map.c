@@ -8,6 +8,8 @@
 
 #include <oputil/u64map.h>
 
+#include "check_run.h"
+
 #define KEYS 3000
 
 START_TEST(matches_a_plain_array)
@@ -69,14 +71,8 @@ int main(void)
 {
 	Suite *s = suite_create("u64map");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, matches_a_plain_array);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return opjit_check_run(s);
 }
