@@ -554,7 +554,6 @@ int opjit_jitlog_open(const struct opjit_jitlog_options *opts,
 	atomic_flag_clear(&log->table_lock);
 	atomic_store(&log->next_id, 1);
 	log->on_attach = mode == OPJIT_JITLOG_ON_ATTACH;
-	log->table.ids.dense = true; /* ids are handed out in order */
 	rc = log->on_attach ? opjit_jl_attach_open(log)
 			    : opjit_jl_file_open(log);
 	if (rc) {

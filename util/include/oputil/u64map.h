@@ -22,16 +22,15 @@ struct oputil_u64map {
 	uint64_t *vals;
 	size_t cap; /* a power of two, or 0 */
 	size_t nr;
-	/* set by the owner when the keys are ids handed out in order:
-	 * they then go to the slot their low bits name, so that neighbours
-	 * share cache lines and never collide while fewer than cap apart */
-	bool dense;
 };
 
 static inline size_t oputil_u64map_home(const struct oputil_u64map *m,
 					uint64_t key)
 {
-	return (size_t)(m->dense ? key : oputil_hash_u64(key)) & (m->cap - 1);
+	/* hashed even for ids handed out in order: in order they would
+	 * make one run of slots as long as the table, and a deletion walks
+	 * its run to the end */
+	return (size_t)oputil_hash_u64(key) & (m->cap - 1);
 }
 
 /* KEY's slot, or the empty slot where it would go. */
@@ -66,7 +65,7 @@ static inline int oputil_u64map_grow(struct oputil_u64map *m)
 	size_t cap = m->cap ? m->cap * 2 : 64, i, j;
 	uint64_t *keys = calloc(cap, sizeof(*keys));
 	uint64_t *vals = malloc(cap * sizeof(*vals));
-	struct oputil_u64map n = { keys, vals, cap, m->nr, m->dense };
+	struct oputil_u64map n = { keys, vals, cap, m->nr };
 
 	if (!keys || !vals) {
 		free(keys);
@@ -140,7 +139,7 @@ static inline void oputil_u64map_free(struct oputil_u64map *m)
 	free(m->keys);
 	free(m->vals);
 	m->keys = m->vals = NULL;
-	m->cap = m->nr = 0; /* still dense if it was */
+	m->cap = m->nr = 0;
 }
 
 #endif
