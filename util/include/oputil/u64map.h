@@ -17,9 +17,14 @@
 
 #include "hash.h"
 
+/* A key and its value side by side: one cache line holds both. */
+struct oputil_u64map_slot {
+	uint64_t key; /* 0: an empty slot */
+	uint64_t val;
+};
+
 struct oputil_u64map {
-	uint64_t *keys; /* 0: an empty slot */
-	uint64_t *vals;
+	struct oputil_u64map_slot *slots;
 	size_t cap; /* a power of two, or 0 */
 	size_t nr;
 };
@@ -39,7 +44,7 @@ static inline size_t oputil_u64map_slot(const struct oputil_u64map *m,
 {
 	size_t i = oputil_u64map_home(m, key);
 
-	while (m->keys[i] && m->keys[i] != key)
+	while (m->slots[i].key && m->slots[i].key != key)
 		i = (i + 1) & (m->cap - 1);
 	return i;
 }
@@ -53,34 +58,25 @@ static inline bool oputil_u64map_get(const struct oputil_u64map *m,
 	if (!m->cap || !key)
 		return false;
 	i = oputil_u64map_slot(m, key);
-	if (!m->keys[i])
+	if (!m->slots[i].key)
 		return false;
 	if (val)
-		*val = m->vals[i];
+		*val = m->slots[i].val;
 	return true;
 }
 
 static inline int oputil_u64map_grow(struct oputil_u64map *m)
 {
-	size_t cap = m->cap ? m->cap * 2 : 64, i, j;
-	uint64_t *keys = calloc(cap, sizeof(*keys));
-	uint64_t *vals = malloc(cap * sizeof(*vals));
-	struct oputil_u64map n = { keys, vals, cap, m->nr };
+	size_t cap = m->cap ? m->cap * 2 : 64, i;
+	struct oputil_u64map n = { calloc(cap, sizeof(*n.slots)), cap, m->nr };
 
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
+	if (!n.slots)
 		return -ENOMEM;
-	}
-	for (i = 0; i < m->cap; i++) {
-		if (!m->keys[i])
-			continue;
-		j = oputil_u64map_slot(&n, m->keys[i]);
-		keys[j] = m->keys[i];
-		vals[j] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
+	for (i = 0; i < m->cap; i++)
+		if (m->slots[i].key)
+			n.slots[oputil_u64map_slot(&n, m->slots[i].key)] =
+				m->slots[i];
+	free(m->slots);
 	*m = n;
 	return 0;
 }
@@ -98,14 +94,14 @@ static inline int oputil_u64map_put(struct oputil_u64map *m, uint64_t key,
 	if ((m->nr + 1) * 2 > m->cap && oputil_u64map_grow(m))
 		return -ENOMEM;
 	i = oputil_u64map_slot(m, key);
-	had = m->keys[i] != 0;
+	had = m->slots[i].key != 0;
 	if (had && old)
-		*old = m->vals[i];
+		*old = m->slots[i].val;
 	if (!had) {
-		m->keys[i] = key;
+		m->slots[i].key = key;
 		m->nr++;
 	}
-	m->vals[i] = val;
+	m->slots[i].val = val;
 	return had;
 }
 
@@ -115,19 +111,18 @@ static inline bool oputil_u64map_del(struct oputil_u64map *m, uint64_t key,
 {
 	size_t mask = m->cap - 1, i, j, home;
 
-	if (!m->cap || !key || !m->keys[i = oputil_u64map_slot(m, key)])
+	if (!m->cap || !key || !m->slots[i = oputil_u64map_slot(m, key)].key)
 		return false;
 	if (val)
-		*val = m->vals[i];
-	m->keys[i] = 0;
+		*val = m->slots[i].val;
+	m->slots[i].key = 0;
 	m->nr--;
-	for (j = (i + 1) & mask; m->keys[j]; j = (j + 1) & mask) {
-		home = oputil_u64map_home(m, m->keys[j]);
+	for (j = (i + 1) & mask; m->slots[j].key; j = (j + 1) & mask) {
+		home = oputil_u64map_home(m, m->slots[j].key);
 		/* J may move to I unless its home lies in (I, J] */
 		if (((j - home) & mask) >= ((j - i) & mask)) {
-			m->keys[i] = m->keys[j];
-			m->vals[i] = m->vals[j];
-			m->keys[j] = 0;
+			m->slots[i] = m->slots[j];
+			m->slots[j].key = 0;
 			i = j;
 		}
 	}
@@ -136,9 +131,8 @@ static inline bool oputil_u64map_del(struct oputil_u64map *m, uint64_t key,
 
 static inline void oputil_u64map_free(struct oputil_u64map *m)
 {
-	free(m->keys);
-	free(m->vals);
-	m->keys = m->vals = NULL;
+	free(m->slots);
+	m->slots = NULL;
 	m->cap = m->nr = 0;
 }
 
