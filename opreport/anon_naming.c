@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "anon_naming.h"
+#include "diag.h"
 #include "strpool.h"
 
 void anon_naming_count(struct anon_naming_count *c,
@@ -47,13 +50,19 @@ void anon_naming_reasons(FILE *f, const struct report_naming *nm)
 static void warn_unnamed(const struct report *r,
 			 const struct report_naming *nm)
 {
-	fprintf(stderr,
-		"opreport: tgid %u (%s): %" PRIu64 " of %" PRIu64
-		" JIT %ss unnamed:",
-		nm->tgid, nm->comm, nm->samples - nm->named, nm->samples,
-		report_naming_unit(r));
-	anon_naming_reasons(stderr, nm);
-	fputc('\n', stderr);
+	char *why = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&why, &len);
+
+	if (f) {
+		anon_naming_reasons(f, nm);
+		fclose(f);
+	}
+	diag("tgid %u (%s): %" PRIu64 " of %" PRIu64 " JIT %ss unnamed:%s",
+	     nm->tgid, nm->comm, nm->samples - nm->named, nm->samples,
+	     report_naming_unit(r),
+	     why ? why : " (reasons lost: out of memory)");
+	free(why);
 }
 
 int anon_naming_note(struct report *r, const struct ops_process *p, uint64_t n,

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <oputil/search.h>
 
+#include "diag.h"
 #include "bfd_inc.h"
 #include "elf_plt.h"
 #include "elf_symtab.h"
@@ -79,7 +80,7 @@ int image_cache_new(struct image_cache **out, const struct opreport_opts *o,
 	struct rlimit rl;
 
 	if (bfd_init() != BFD_INIT_MAGIC) {
-		fprintf(stderr, "opreport: libbfd does not match bfd.h\n");
+		diag("libbfd does not match bfd.h");
 		return -ENOTSUP;
 	}
 	bfd_set_error_handler(bfd_quiet);

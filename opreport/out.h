@@ -68,7 +68,8 @@ const char *out_naming_why(const struct report *r,
 			   const struct report_naming *nm);
 
 /* The note that anonymous samples were left out, after PREFIX. */
-void out_anon_hidden_note(FILE *f, const struct report *r, const char *prefix);
+/* The note that anonymous samples are not shown, into BUF. */
+void out_anon_hidden_note(char *buf, size_t len, const struct report *r);
 /* The width F's lines keep within: a terminal's, unless -f asked for
  * whole names; 0 for no limit. */
 int out_line_limit(FILE *f, const struct report *r);

@@ -197,6 +197,7 @@ int out_callgraph(FILE *f, const struct report *r)
 {
 	const struct callgraph *cg = r->cg;
 	struct report_row *rows;
+	char note[256];
 	struct table *t;
 	size_t i, nr = 0;
 	bool apps;
@@ -247,8 +248,10 @@ int out_callgraph(FILE *f, const struct report *r)
 		return ret;
 	if (r->opts->nr_anon_handlers)
 		out_naming_text(f, r);
-	if (r->anon_hidden)
-		out_anon_hidden_note(f, r, "\n");
+	if (r->anon_hidden) {
+		out_anon_hidden_note(note, sizeof(note), r);
+		fprintf(f, "\n%s\n", note);
+	}
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "escape.h"
 #include "out.h"
 #include "strpool.h"
@@ -48,12 +49,13 @@ const char *out_file_name(const struct report *r, const char *file)
 	return base && base[1] ? base + 1 : file;
 }
 
-void out_anon_hidden_note(FILE *f, const struct report *r, const char *prefix)
+void out_anon_hidden_note(char *buf, size_t len, const struct report *r)
 {
-	fprintf(f,
-		"%snote: %" PRIu64
-		" samples (%.1f%%) in anonymous memory are not shown; use --anon-samples or --anon-handler=NAME\n",
-		prefix, r->anon_hidden, report_percent(r, r->anon_hidden, 0));
+	snprintf(
+		buf, len,
+		"note: %" PRIu64
+		" samples (%.1f%%) in anonymous memory are not shown; use --anon-samples or --anon-handler=NAME",
+		r->anon_hidden, report_percent(r, r->anon_hidden, 0));
 }
 
 void out_date(const struct report *r, char *buf, size_t len)
@@ -94,7 +96,7 @@ void out_warnf(const char *fmt, ...)
 	safe = malloc(len + 1);
 	if (safe)
 		escape_text(safe, len + 1, msg);
-	fprintf(stderr, "opreport: warning: %s\n", safe ? safe : msg);
+	diag("warning: %s", safe ? safe : msg);
 	free(safe);
 }
 

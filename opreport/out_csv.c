@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "diag.h"
 #include "anon_naming.h"
 #include "out.h"
 
@@ -175,6 +176,8 @@ static void naming(FILE *f, const struct report *r)
 
 int out_csv(FILE *f, const struct report *r)
 {
+	char note[256];
+
 	if (r->opts->symbols || r->opts->details)
 		symbols(f, r);
 	else
@@ -183,8 +186,10 @@ int out_csv(FILE *f, const struct report *r)
 	    (r->opts->symbols || r->opts->details))
 		naming(f, r);
 	/* a note line would break the table, so it goes to stderr */
-	if (r->anon_hidden)
-		out_anon_hidden_note(stderr, r, "opreport: ");
+	if (r->anon_hidden) {
+		out_anon_hidden_note(note, sizeof(note), r);
+		diag("%s", note);
+	}
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -272,6 +272,7 @@ static int symbols(FILE *f, const struct report *r)
 
 int out_text(FILE *f, const struct report *r)
 {
+	char note[256];
 	int err = 0;
 
 	out_text_header(f, r);
@@ -284,8 +285,10 @@ int out_text(FILE *f, const struct report *r)
 	if (r->opts->nr_anon_handlers &&
 	    (r->opts->symbols || r->opts->details))
 		out_naming_text(f, r);
-	if (r->anon_hidden)
-		out_anon_hidden_note(f, r, "\n");
+	if (r->anon_hidden) {
+		out_anon_hidden_note(note, sizeof(note), r);
+		fprintf(f, "\n%s\n", note);
+	}
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

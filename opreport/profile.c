@@ -7,6 +7,7 @@
 
 #include "anon_rows.h"
 #include "callgraph.h"
+#include "diag.h"
 #include "image_bfd.h"
 #include "kallsyms.h"
 #include "profile.h"
@@ -355,10 +356,9 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 	}
 	free(fr);
 	if (missing)
-		fprintf(stderr,
-			"opreport: warning: session %s: %" PRIu64
-			" samples name a stack the stack table does not hold; they are left out of the call graph\n",
-			r->session_dir, missing);
+		diag("warning: session %s: %" PRIu64
+		     " samples name a stack the stack table does not hold; they are left out of the call graph",
+		     r->session_dir, missing);
 	return ret;
 }
 
@@ -393,10 +393,9 @@ static int cg_build(struct profile *p, struct report *r, struct ops_session *s,
 		return ret;
 	r->cg = p->cg;
 	if (p->cg->truncated)
-		fprintf(stderr,
-			"opreport: warning: session %s: %" PRIu64
-			" samples have a call chain cut at the recording's depth limit; their stacks start below the root\n",
-			r->session_dir, p->cg->truncated);
+		diag("warning: session %s: %" PRIu64
+		     " samples have a call chain cut at the recording's depth limit; their stacks start below the root",
+		     r->session_dir, p->cg->truncated);
 	return 0;
 }
 
@@ -428,9 +427,8 @@ int profile_build(struct profile **out, struct report *r,
 				    o->include_symbols || o->exclude_symbols);
 	if (profile_spec_has_tgid(o->spec) &&
 	    !(info->separate & OPS_SEPARATE_PROCESS))
-		fprintf(stderr,
-			"opreport: warning: session %s was recorded without per-process separation; tgid: selects only anonymous samples\n",
-			r->session_dir);
+		diag("warning: session %s was recorded without per-process separation; tgid: selects only anonymous samples",
+		     r->session_dir);
 	ret = image_cache_new(&p->images, o, ops_session_nr_images(s));
 	if (ret)
 		return ret;
@@ -446,11 +444,10 @@ int profile_build(struct profile **out, struct report *r,
 	if (!ret && want_callgraph(r))
 		ret = cg_build(p, r, s, handlers);
 	if (ret == -EOVERFLOW)
-		fprintf(stderr,
-			"opreport: cannot read session %s: impossible sample counts (their sum exceeds 2^64-1)\n",
-			r->session_dir);
+		diag("cannot read session %s: impossible sample counts (their sum exceeds 2^64-1)",
+		     r->session_dir);
 	else if (ret)
-		fprintf(stderr, "opreport: %s\n", strerror(-ret));
+		diag("%s", strerror(-ret));
 	if (ret)
 		return ret;
 	/* pprof carries each function's file and line */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../diag.h"
 #include "anon_handlers.h"
 #include "handler_internal.h"
 
@@ -54,18 +55,31 @@ static bool already_loaded(const struct anon_handlers *hs, const char *name)
 	return false;
 }
 
+/* The directories of D as a search path, into BUF. */
+static const char *dirs_text(const struct handler_dirs *d, char *buf,
+			     size_t len)
+{
+	size_t i, at = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < d->n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       i ? ":" : "", d->dir[i]);
+	return buf;
+}
+
 /* Find and open NAME; a refusal is reported here, where the file is
  * known, and is not an error for the caller. */
 static int load_one(struct anon_handlers *hs, const struct handler_dirs *d,
 		    const char *name)
 {
-	char reason[512];
+	char reason[512], dirs[4096];
 	char *path = NULL;
 	size_t i;
 	int rc = -ENOENT;
 
 	if (anon_handler_name_check(name, reason, sizeof(reason))) {
-		fprintf(stderr, "opreport: %s\n", reason);
+		diag("%s", reason);
 		return 0;
 	}
 	if (already_loaded(hs, name))
@@ -75,13 +89,8 @@ static int load_one(struct anon_handlers *hs, const struct handler_dirs *d,
 	if (rc == -ENOMEM)
 		goto out;
 	if (rc < 0) {
-		fprintf(stderr,
-			"opreport: skipping handler %s: lib%s.so not "
-			"found in",
-			name, name);
-		for (i = 0; i < d->n; i++)
-			fprintf(stderr, "%s%s", i ? ":" : " ", d->dir[i]);
-		fputc('\n', stderr);
+		diag("skipping handler %s: lib%s.so not found in %s", name,
+		     name, dirs_text(d, dirs, sizeof(dirs)));
 		rc = 0;
 		goto out;
 	}
@@ -89,8 +98,7 @@ static int load_one(struct anon_handlers *hs, const struct handler_dirs *d,
 	if (rc == -ENOMEM)
 		goto out;
 	if (rc < 0) {
-		fprintf(stderr, "opreport: skipping handler %s: %s\n", path,
-			reason);
+		diag("skipping handler %s: %s", path, reason);
 		rc = 0;
 		goto out;
 	}
@@ -131,7 +139,7 @@ int anon_handlers_load(struct anon_handlers **out, const char *const *names,
 nomem:
 	handler_dirs_free(&d);
 	anon_handlers_free(hs);
-	fprintf(stderr, "opreport: cannot load handlers: out of memory\n");
+	diag("cannot load handlers: out of memory");
 	return -ENOMEM;
 }
 
@@ -231,8 +239,7 @@ static size_t list_dir(FILE *out, const struct handler_dirs *d, size_t di,
 			continue;
 		if (open_where(&h, path, names[i], reason, sizeof(reason)) <
 		    0) {
-			fprintf(stderr, "opreport: skipping handler %s: %s\n",
-				path, reason);
+			diag("skipping handler %s: %s", path, reason);
 			free(path);
 			continue;
 		}
@@ -271,15 +278,14 @@ int anon_handlers_list(FILE *out, const char *handler_path)
 			goto out;
 	}
 	if (!listed) {
-		fprintf(stderr, "opreport: no usable handlers in");
-		for (i = 0; i < d.n; i++)
-			fprintf(stderr, "%s%s", i ? ":" : " ", d.dir[i]);
-		fputc('\n', stderr);
+		char dirs[4096];
+
+		diag("no usable handlers in %s",
+		     dirs_text(&d, dirs, sizeof(dirs)));
 	}
 out:
 	handler_dirs_free(&d);
 	if (rc < 0)
-		fprintf(stderr, "opreport: cannot list handlers: %s\n",
-			strerror(-rc));
+		diag("cannot list handlers: %s", strerror(-rc));
 	return rc;
 }

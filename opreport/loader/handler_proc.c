@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../diag.h"
 #include "anon_handlers.h"
 #include "handler_internal.h"
 #include "handler_wire.h"
@@ -291,8 +292,7 @@ static int proc_claim(struct anon_handler *h, const struct opjit_process *op,
 
 		if (proc_start(h, h->path, h->name, reason, sizeof(reason)) <
 		    0) {
-			fprintf(stderr, "opreport: skipping handler %s: %s\n",
-				h->path, reason);
+			diag("skipping handler %s: %s", h->path, reason);
 			h->broken = true;
 			return 0;
 		}

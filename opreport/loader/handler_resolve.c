@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../diag.h"
 #include "anon_handlers.h"
 #include "handler_internal.h"
 
@@ -159,11 +160,10 @@ static void broke(const struct anon_handler *h, const struct ops_process *p,
 {
 	char comm[64];
 
-	fprintf(stderr, "opreport: handler %s %s while %s tgid %u (%s)%s\n",
-		h->name, why, doing, p->tgid,
-		handler_text_clean(p->comm ? p->comm : "?", comm,
-				   sizeof(comm)),
-		stays ? "; its samples stay anonymous" : "");
+	diag("handler %s %s while %s tgid %u (%s)%s", h->name, why, doing,
+	     p->tgid,
+	     handler_text_clean(p->comm ? p->comm : "?", comm, sizeof(comm)),
+	     stays ? "; its samples stay anonymous" : "");
 }
 
 struct resolve_ctx {
@@ -233,14 +233,13 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 			return -HANDLER_NOMEM;
 	}
 	if (c->t.malformed)
-		fprintf(stderr,
-			"opreport: %s: %zu malformed symbol%s for "
-			"process %u (%s): a reserved field set, or fields "
-			"past ABI %u.%u; counted as (malformed symbol)\n",
-			c->h->name, c->t.malformed,
-			c->t.malformed == 1 ? "" : "s", p->tgid,
-			p->comm ? p->comm : "?", OPJIT_HANDLER_ABI_MAJOR,
-			OPJIT_HANDLER_ABI_MINOR);
+		diag("%s: %zu malformed symbol%s for "
+		     "process %u (%s): a reserved field set, or fields "
+		     "past ABI %u.%u; counted as (malformed symbol)",
+		     c->h->name, c->t.malformed,
+		     c->t.malformed == 1 ? "" : "s", p->tgid,
+		     p->comm ? p->comm : "?", OPJIT_HANDLER_ABI_MAJOR,
+		     OPJIT_HANDLER_ABI_MINOR);
 	return 0;
 }
 
@@ -260,10 +259,8 @@ static int claim_by(struct anon_handlers *hs, struct anon_handler *h,
 
 	rc = ops()->claim(h, op, c.why, sizeof(c.why));
 	if (rc == -HANDLER_SAID)
-		fprintf(stderr,
-			"opreport: %s: cannot read the map of process "
-			"%u (%s): %s\n",
-			h->name, p->tgid, op->comm, c.why);
+		diag("%s: cannot read the map of process %u (%s): %s", h->name,
+		     p->tgid, op->comm, c.why);
 	else if (rc == -HANDLER_BROKE)
 		broke(h, p, "claiming", c.why, false);
 	if ((rc == -HANDLER_SAID || rc == -HANDLER_BROKE) &&
@@ -280,10 +277,8 @@ static int claim_by(struct anon_handlers *hs, struct anon_handler *h,
 	res->handler = c.batch.handler = h->name;
 	rc = resolve_all(&c, p, samples, n);
 	if (rc == -HANDLER_SAID)
-		fprintf(stderr,
-			"opreport: %s: cannot name the samples of "
-			"process %u (%s): %s\n",
-			h->name, p->tgid, p->comm ? p->comm : "?", c.why);
+		diag("%s: cannot name the samples of process %u (%s): %s",
+		     h->name, p->tgid, p->comm ? p->comm : "?", c.why);
 	else if (rc == -HANDLER_BROKE)
 		broke(h, p, "resolving", c.why, true);
 	rrc = ops()->release(h, rwhy, sizeof(rwhy));
@@ -304,10 +299,8 @@ out:
 	free(c.batch.lines);
 	free(c.batch.reasons);
 	if (rc == -HANDLER_NOMEM) {
-		fprintf(stderr,
-			"opreport: cannot name the samples of process "
-			"%u: out of memory\n",
-			p->tgid);
+		diag("cannot name the samples of process %u: out of memory",
+		     p->tgid);
 		return -ENOMEM;
 	}
 	return rc < 0 ? -EIO : 1;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../diag.h"
 #include "anon_handlers.h"
 #include "handler_internal.h"
 
@@ -141,10 +142,8 @@ static void dirs_trust(struct handler_dirs *d)
 			why = handler_trust_dir(&st, geteuid(), buf,
 						sizeof(buf));
 		if (why) {
-			fprintf(stderr,
-				"opreport: ignoring handler directory "
-				"%s: %s\n",
-				d->dir[i], why);
+			diag("ignoring handler directory %s: %s", d->dir[i],
+			     why);
 			free(d->dir[i]);
 			continue;
 		}

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 
+#include "../diag.h"
 #include "handler_internal.h"
 #include "escape.h"
 
@@ -29,14 +30,14 @@ void handler_warn(struct anon_handler *h, const char *msg)
 
 	if (h->warnings++ >= HANDLER_WARN_MAX)
 		return;
-	fprintf(stderr, "opreport: %s: %s\n", h->name,
-		handler_text_clean(msg ? msg : "", buf, sizeof(buf)));
+	diag("%s: %s", h->name,
+	     handler_text_clean(msg ? msg : "", buf, sizeof(buf)));
 }
 
 void handler_warn_end(struct anon_handler *h)
 {
 	if (h->warnings > HANDLER_WARN_MAX)
-		fprintf(stderr, "opreport: %s: %lu more warnings not shown\n",
-			h->name, h->warnings - HANDLER_WARN_MAX);
+		diag("%s: %lu more warnings not shown", h->name,
+		     h->warnings - HANDLER_WARN_MAX);
 	h->warnings = 0;
 }
