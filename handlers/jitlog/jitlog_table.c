@@ -109,7 +109,8 @@ int opjit_jl_table_put(struct opjit_jl_table *t,
 		       const struct opjit_jl_live **out)
 {
 	uint64_t was_off = 0;
-	bool was = oputil_u64map_get(&t->ids, c->id, &was_off);
+	/* a load's id is new: only a move has an entry to replace */
+	bool was = move && oputil_u64map_get(&t->ids, c->id, &was_off);
 	size_t mlen, llen, off;
 	struct opjit_jl_live *l;
 	int rc;
