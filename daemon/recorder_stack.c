@@ -113,8 +113,12 @@ void recorder_stack(struct recorder *r, struct proc *p,
 		}
 		st.nr_frames = 1;
 	}
-	/* cut at the cap, not where a walk went astray */
-	if (entries >= r->cfg.callgraph_depth && !astray)
+	/* cut at the cap: the kernel gave as many entries as it may, and
+	 * they are the stack's frames; not where a walk went astray, nor
+	 * where entries this recorder keeps no frame for (a kernel part
+	 * after the user one) made up the count */
+	if (entries >= r->cfg.callgraph_depth &&
+	    st.nr_frames >= r->cfg.callgraph_depth && !astray)
 		st.flags |= OPS_STACK_TRUNCATED;
 	if (r->err)
 		return;

@@ -471,6 +471,33 @@ START_TEST(test_callchains)
 }
 END_TEST
 
+/* A chain whose entries fill the depth but are not all frames of the
+ * stack (here a kernel part after the user one, which no frame is kept
+ * for) was not cut: its one-frame stack is not flagged. */
+START_TEST(test_full_chain_of_other_parts_not_cut)
+{
+	const uint64_t chain[] = {
+		PERF_CONTEXT_USER,     0x400010,
+		PERF_CONTEXT_KERNEL,   0xffffffff81000010ull,
+		0xffffffff81000020ull, 0xffffffff81000030ull
+	};
+	const struct ops_stack_count *sc;
+	struct ops_session *s;
+	char text[512];
+	size_t n;
+
+	feed_mmap(100, 0x400000, 0x2000, 0x1000, exe);
+	feed_chain(100, 0x400010, PERF_RECORD_MISC_USER, chain, 6);
+	recorder_end_round(&r);
+	s = reopen();
+	sc = ops_session_stack_hist(s, &n);
+	ck_assert_uint_eq(n, 1);
+	stack_text(s, sc[0].stack, text, sizeof(text));
+	ck_assert_str_eq(text, "k0 f0 0:0:1010");
+	ops_session_close(s);
+}
+END_TEST
+
 static Suite *recorder_suite(void)
 {
 	Suite *s = suite_create("recorder");
@@ -489,6 +516,7 @@ static Suite *recorder_suite(void)
 	tcase_add_test(sep, test_fork_copies_exec_resets);
 	tcase_add_checked_fixture(cg, setup_callgraph, teardown);
 	tcase_add_test(cg, test_callchains);
+	tcase_add_test(cg, test_full_chain_of_other_parts_not_cut);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, sep);
 	suite_add_tcase(s, cg);
