@@ -144,12 +144,12 @@ size_t opjit_jl_load_len(const struct opjit_jitlog_code *c)
 }
 
 void opjit_jl_put_method(unsigned char *p, const struct opjit_jitlog_code *c,
-			 uint64_t t)
+			 size_t rlen, uint64_t t)
 {
 	size_t nlen = strlen(c->name), flen = c->file ? strlen(c->file) : 0;
 	size_t i;
 
-	p = rec_header(p, JM_REC_METHOD, 0, opjit_jl_method_len(c), t);
+	p = rec_header(p, JM_REC_METHOD, 0, rlen, t);
 	p = put(p, c->id, 8);
 	p = put(p, nlen, 4);
 	p = put(p, flen, 4);
@@ -184,7 +184,7 @@ static unsigned char *put_pc(unsigned char *p, uint64_t own, uint32_t offset,
 }
 
 void opjit_jl_put_load(unsigned char *p, const struct opjit_jitlog_code *c,
-		       uint64_t t)
+		       size_t rlen, uint64_t t)
 {
 	const uint64_t own = opjit_jl_own(c);
 	const bool by_lines = !c->pcs && !c->method;
@@ -193,7 +193,7 @@ void opjit_jl_put_load(unsigned char *p, const struct opjit_jitlog_code *c,
 	p = rec_header(p, JM_REC_CODE_LOAD,
 		       c->flags & OPJIT_JITLOG_CODE_OLDER ? JM_REC_REPLAYED
 							  : 0,
-		       opjit_jl_load_len(c), t);
+		       rlen, t);
 	p = put(p, own, 8);
 	p = put(p, c->addr, 8);
 	p = put(p, c->size, 4);
@@ -331,12 +331,12 @@ int opjit_jl_put_records(struct opjit_jitlog *log,
 		return rc;
 	if (mlen) {
 		opjit_jl_put_method(log->base + off + JM_FRAME_HEADER_SIZE, c,
-				    t);
+				    mlen, t);
 		commit(log, off, mlen);
 	}
 	if (llen) {
 		opjit_jl_put_load(log->base + off + fm + JM_FRAME_HEADER_SIZE,
-				  c, t);
+				  c, llen, t);
 		commit(log, off + fm, llen);
 	}
 	return 0;
@@ -360,7 +360,8 @@ int opjit_jitlog_move(struct opjit_jitlog *log,
 {
 	const size_t ulen = opjit_jl_unload_len();
 	struct opjit_jitlog_code full, *c = &full;
-	uint64_t t, off, fu, fl;
+	uint64_t t, off, fu;
+	size_t llen;
 	int rc;
 
 	if (!log || !code_take(code, c) || !code_ok(c) || !c->id)
@@ -369,15 +370,16 @@ int opjit_jitlog_move(struct opjit_jitlog *log,
 		return opjit_jl_attach_move(log, c, old_addr);
 	t = oputil_clock_ns(CLOCK_MONOTONIC);
 	fu = frame_size(ulen);
-	fl = frame_size(opjit_jl_load_len(c));
-	rc = reserve(log, fu + fl, &off);
+	llen = opjit_jl_load_len(c);
+	rc = reserve(log, fu + frame_size(llen), &off);
 	if (rc)
 		return rc;
 	opjit_jl_put_unload(log->base + off + JM_FRAME_HEADER_SIZE,
 			    opjit_jl_own(c), old_addr, t);
 	commit(log, off, ulen);
-	opjit_jl_put_load(log->base + off + fu + JM_FRAME_HEADER_SIZE, c, t);
-	commit(log, off + fu, opjit_jl_load_len(c));
+	opjit_jl_put_load(log->base + off + fu + JM_FRAME_HEADER_SIZE, c, llen,
+			  t);
+	commit(log, off + fu, llen);
 	return 0;
 }
 

@@ -95,14 +95,15 @@ int opjit_jl_file_close(struct opjit_jitlog *log);
 int opjit_jl_write(struct opjit_jitlog *log, const unsigned char *rec,
 		   size_t rlen);
 
-/* Encoders: each writes a record of the length the _len function says. */
+/* Encoders: each writes a record of RLEN bytes, the length its _len
+ * function gave the caller, who sized the room with it. */
 size_t opjit_jl_method_len(const struct opjit_jitlog_code *c);
 size_t opjit_jl_load_len(const struct opjit_jitlog_code *c);
 size_t opjit_jl_unload_len(void);
 void opjit_jl_put_method(unsigned char *p, const struct opjit_jitlog_code *c,
-			 uint64_t t);
+			 size_t rlen, uint64_t t);
 void opjit_jl_put_load(unsigned char *p, const struct opjit_jitlog_code *c,
-		       uint64_t t);
+		       size_t rlen, uint64_t t);
 void opjit_jl_put_unload(unsigned char *p, uint64_t id, uint64_t addr,
 			 uint64_t t);
 

@@ -138,9 +138,9 @@ int opjit_jl_table_put(struct opjit_jl_table *t,
 	if (move)
 		memcpy(l->rec, entry_at(t, was_off)->rec, mlen);
 	else if (mlen)
-		opjit_jl_put_method(l->rec, c, time_ns);
+		opjit_jl_put_method(l->rec, c, mlen, time_ns);
 	if (llen)
-		opjit_jl_put_load(l->rec + mlen, c, time_ns);
+		opjit_jl_put_load(l->rec + mlen, c, llen, time_ns);
 	t->len += entry_len(l);
 	if (was)
 		kill_entry(t, was_off);
