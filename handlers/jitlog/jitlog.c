@@ -62,11 +62,7 @@ static int grow(struct opjit_jitlog *log, uint64_t need)
 		if (ftruncate(log->fd, (off_t)size)) {
 			rc = -errno;
 		} else {
-			/* fault the new pages in now, in one call, rather
-			 * than one trap per page in the loads to come; an
-			 * old kernel without it faults them as before */
-			madvise(log->base + old, size - old,
-				MADV_POPULATE_WRITE);
+			opjit_jl_populate(log->base + old, log->base + size);
 			atomic_store_explicit(&log->fsize, size,
 					      memory_order_release);
 		}

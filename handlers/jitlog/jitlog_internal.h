@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/mman.h>
 
 #include <oputil/u64map.h>
 
@@ -77,6 +78,19 @@ static inline void opjit_jl_unlock(struct opjit_jitlog *log)
 static inline uint64_t opjit_jl_own(const struct opjit_jitlog_code *c)
 {
 	return c->method ? c->method : c->id;
+}
+
+/* Fault in the whole pages of [FROM, TO) in one call rather than one
+ * trap per page as records reach them (costly in a virtual machine); a
+ * kernel without MADV_POPULATE_WRITE faults them as before. */
+static inline void opjit_jl_populate(unsigned char *from, unsigned char *to)
+{
+	const uintptr_t page = 4096;
+	uintptr_t a = ((uintptr_t)from + page - 1) & ~(page - 1);
+	uintptr_t b = (uintptr_t)to & ~(page - 1);
+
+	if (a < b)
+		madvise((void *)a, b - a, MADV_POPULATE_WRITE);
 }
 
 /* A fresh id for a code or a method. */

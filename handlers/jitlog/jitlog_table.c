@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "jitlog_internal.h"
 
@@ -62,19 +61,6 @@ static void compact(struct opjit_jl_table *t)
 	t->dead = 0;
 }
 
-/* Fault in the whole pages of [FROM, TO) in one call rather than one
- * trap per page as entries reach them (costly in a virtual machine); a
- * kernel without MADV_POPULATE_WRITE faults them as before. */
-static void populate(unsigned char *from, unsigned char *to)
-{
-	const uintptr_t page = 4096;
-	uintptr_t a = ((uintptr_t)from + page - 1) & ~(page - 1);
-	uintptr_t b = (uintptr_t)to & ~(page - 1);
-
-	if (a < b)
-		madvise((void *)a, b - a, MADV_POPULATE_WRITE);
-}
-
 /* Room for N more bytes at the arena's end. */
 static int reserve(struct opjit_jl_table *t, size_t n)
 {
@@ -92,7 +78,7 @@ static int reserve(struct opjit_jl_table *t, size_t n)
 	a = realloc(t->arena, cap);
 	if (!a)
 		return -ENOMEM;
-	populate(a + t->cap, a + cap);
+	opjit_jl_populate(a + t->cap, a + cap);
 	t->arena = a;
 	t->cap = cap;
 	return 0;
@@ -109,13 +95,12 @@ int opjit_jl_table_put(struct opjit_jl_table *t,
 		       const struct opjit_jl_live **out)
 {
 	uint64_t was_off = 0;
-	/* a load's id is new: only a move has an entry to replace */
-	bool was = move && oputil_u64map_get(&t->ids, c->id, &was_off);
 	size_t mlen, llen, off;
 	struct opjit_jl_live *l;
 	int rc;
 
-	if (move && !was)
+	/* a load's id is new: only a move has an entry to replace */
+	if (move && !oputil_u64map_get(&t->ids, c->id, &was_off))
 		return -EINVAL; /* no live code of that id */
 	mlen = move	   ? entry_at(t, was_off)->mlen
 	       : c->method ? 0
@@ -125,7 +110,7 @@ int opjit_jl_table_put(struct opjit_jl_table *t,
 	rc = reserve(t, entry_size(mlen, llen));
 	if (rc)
 		return rc;
-	if (was)
+	if (move)
 		oputil_u64map_get(&t->ids, c->id, &was_off);
 	off = t->len;
 	rc = oputil_u64map_put(&t->ids, c->id, off, NULL);
@@ -142,7 +127,7 @@ int opjit_jl_table_put(struct opjit_jl_table *t,
 	if (llen)
 		opjit_jl_put_load(l->rec + mlen, c, llen, time_ns);
 	t->len += entry_len(l);
-	if (was)
+	if (move)
 		kill_entry(t, was_off);
 	*out = l;
 	return 0;
