@@ -129,13 +129,13 @@ void JNICALL agent_on_compiled_load(jvmtiEnv *jvmti, jmethodID method,
 		.struct_size = sizeof(c),
 		.addr = (uintptr_t)code_addr,
 		.size = (uint64_t)code_size,
-		.method = agent_method_id(jvmti, method),
 		.flags = agent_replaying ? OPJIT_JITLOG_CODE_OLDER : 0,
 	};
 	int rc;
 
 	if (!agent_jitlog || code_size <= 0 || already_logged(&live, c.addr))
 		return;
+	c.method = agent_method_id(jvmti, method);
 	if (!c.method)
 		c.name = "(a method the JVM could not name)";
 	if (ir)
