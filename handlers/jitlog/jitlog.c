@@ -142,7 +142,9 @@ size_t opjit_jl_load_len(const struct opjit_jitlog_code *c)
 void opjit_jl_put_method(unsigned char *p, const struct opjit_jitlog_code *c,
 			 size_t rlen, uint64_t t)
 {
-	size_t nlen = strlen(c->name), flen = c->file ? strlen(c->file) : 0;
+	const size_t flen = c->file ? strlen(c->file) : 0;
+	const size_t nlen = rlen - JM_REC_HEADER_SIZE - JM_METHOD_FIXED -
+			    flen - c->nr_lines * JM_LINE_SIZE;
 	size_t i;
 
 	p = rec_header(p, JM_REC_METHOD, 0, rlen, t);
@@ -287,8 +289,16 @@ int opjit_jl_write(struct opjit_jitlog *log, const unsigned char *rec,
 
 uint64_t opjit_jl_new_id(struct opjit_jitlog *log)
 {
-	return atomic_fetch_add_explicit(&log->next_id, 1,
-					 memory_order_relaxed);
+	uint64_t id;
+
+	if (!log->on_attach)
+		return atomic_fetch_add_explicit(&log->next_id, 1,
+						 memory_order_relaxed);
+	/* under the table's lock, which orders the ids with no atomic
+	 * operation of their own */
+	id = atomic_load_explicit(&log->next_id, memory_order_relaxed);
+	atomic_store_explicit(&log->next_id, id + 1, memory_order_relaxed);
+	return id;
 }
 
 int opjit_jitlog_method(struct opjit_jitlog *log,
@@ -296,24 +306,24 @@ int opjit_jitlog_method(struct opjit_jitlog *log,
 {
 	struct opjit_jitlog_code c = { .struct_size = sizeof(c) };
 	uint64_t t;
+	int rc;
 
 	if (!log || !m || m->struct_size < sizeof(*m) ||
 	    !names_ok(m->name, m->file, m->lines, m->nr_lines))
 		return -EINVAL;
 	t = log->on_attach ? 0 : oputil_clock_ns(CLOCK_MONOTONIC);
-	m->id = opjit_jl_new_id(log);
 	/* a method's record is the one a code of its own would have */
-	c.id = m->id;
 	c.name = m->name;
 	c.file = m->file;
 	c.lines = m->lines;
 	c.nr_lines = m->nr_lines;
-	return opjit_jl_put_records(log, &c, true, t);
+	rc = opjit_jl_put_records(log, &c, true, t);
+	m->id = c.id;
+	return rc;
 }
 
-int opjit_jl_put_records(struct opjit_jitlog *log,
-			 const struct opjit_jitlog_code *c, bool method_only,
-			 uint64_t t)
+int opjit_jl_put_records(struct opjit_jitlog *log, struct opjit_jitlog_code *c,
+			 bool method_only, uint64_t t)
 {
 	const size_t mlen = c->method ? 0 : opjit_jl_method_len(c);
 	const size_t llen = method_only ? 0 : opjit_jl_load_len(c);
@@ -321,7 +331,8 @@ int opjit_jl_put_records(struct opjit_jitlog *log,
 	int rc;
 
 	if (log->on_attach)
-		return opjit_jl_attach_put(log, c, method_only);
+		return opjit_jl_attach_put(log, c, mlen, llen);
+	c->id = opjit_jl_new_id(log);
 	rc = reserve(log, fm + (llen ? frame_size(llen) : 0), &off);
 	if (rc)
 		return rc;
@@ -342,13 +353,15 @@ int opjit_jitlog_load(struct opjit_jitlog *log, struct opjit_jitlog_code *c)
 {
 	struct opjit_jitlog_code full;
 	uint64_t t;
+	int rc;
 
 	if (!log || !code_take(c, &full) || !code_ok(&full))
 		return -EINVAL;
 	/* on attach, the time is read under the table's lock, if needed */
 	t = log->on_attach ? 0 : oputil_clock_ns(CLOCK_MONOTONIC);
-	c->id = full.id = opjit_jl_new_id(log);
-	return opjit_jl_put_records(log, &full, false, t);
+	rc = opjit_jl_put_records(log, &full, false, t);
+	c->id = full.id;
+	return rc;
 }
 
 int opjit_jitlog_move(struct opjit_jitlog *log,

@@ -190,48 +190,45 @@ void opjit_jl_attach_close(struct opjit_jitlog *log)
  * The time of an event, under LOG's table lock.  Unobserved, an event
  * needs none: the table is written when a profiler attaches, each load
  * as code older than the attach, and no sample comes before the attach.
- * C is then copied to *OLDER with the flag that says so.
+ * C is then flagged so.
  */
 static uint64_t event_time(const struct opjit_jitlog *log,
-			   const struct opjit_jitlog_code **c,
-			   struct opjit_jitlog_code *older)
+			   struct opjit_jitlog_code *c)
 {
 	if (log->observing)
 		return oputil_clock_ns(CLOCK_MONOTONIC);
-	*older = **c;
-	older->flags |= OPJIT_JITLOG_CODE_OLDER;
-	*c = older;
+	c->flags |= OPJIT_JITLOG_CODE_OLDER;
 	return 0;
 }
 
-int opjit_jl_attach_put(struct opjit_jitlog *log,
-			const struct opjit_jitlog_code *c, bool method_only)
+int opjit_jl_attach_put(struct opjit_jitlog *log, struct opjit_jitlog_code *c,
+			size_t mlen, size_t llen)
 {
 	const struct opjit_jl_live *l;
-	struct opjit_jitlog_code older;
 	uint64_t t;
 	int rc;
 
 	opjit_jl_lock(log);
-	t = event_time(log, &c, &older);
-	rc = opjit_jl_table_put(&log->table, c, method_only, false, t, &l);
+	c->id = opjit_jl_new_id(log);
+	t = event_time(log, c);
+	rc = opjit_jl_table_put(&log->table, c, mlen, llen, false, t, &l);
 	if (!rc && log->observing)
 		rc = write_live(log, l);
 	opjit_jl_unlock(log);
 	return rc;
 }
 
-int opjit_jl_attach_move(struct opjit_jitlog *log,
-			 const struct opjit_jitlog_code *c, uint64_t old_addr)
+int opjit_jl_attach_move(struct opjit_jitlog *log, struct opjit_jitlog_code *c,
+			 uint64_t old_addr)
 {
+	const size_t llen = opjit_jl_load_len(c);
 	const struct opjit_jl_live *l;
-	struct opjit_jitlog_code older;
 	uint64_t t;
 	int rc;
 
 	opjit_jl_lock(log);
-	t = event_time(log, &c, &older);
-	rc = opjit_jl_table_put(&log->table, c, false, true, t, &l);
+	t = event_time(log, c);
+	rc = opjit_jl_table_put(&log->table, c, 0, llen, true, t, &l);
 	if (!rc && log->observing) {
 		rc = write_unload(log, opjit_jl_own(c), old_addr, t);
 		if (!rc)

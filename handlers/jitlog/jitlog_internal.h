@@ -13,8 +13,6 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#include <oputil/u64map.h>
-
 #include "opjit/jitlog.h"
 
 /* A live piece of code while on attach, or a method: its method and load
@@ -25,11 +23,26 @@ struct opjit_jl_live {
 	unsigned char rec[]; /* the method record, then the load record */
 };
 
+/* On attach, an id's live entry, indexed by the id (jitlog_ids.c). */
+#define JL_IDS_PER_PAGE 511 /* a page of offsets and its count: 4 KiB */
+struct opjit_jl_ids {
+	struct opjit_jl_id_page **slot; /* slot[i] holds page base + i */
+	struct opjit_jl_id_page *spare; /* emptied, kept for the next */
+	uint64_t base;
+	size_t lo, hi, cap; /* the pages in use are slot[lo..hi) */
+};
+
+bool opjit_jl_ids_get(const struct opjit_jl_ids *x, uint64_t id, size_t *off);
+/* Set ID's offset, a new id or one live already. */
+int opjit_jl_ids_put(struct opjit_jl_ids *x, uint64_t id, size_t off);
+bool opjit_jl_ids_del(struct opjit_jl_ids *x, uint64_t id, size_t *off);
+void opjit_jl_ids_free(struct opjit_jl_ids *x);
+
 /* On attach, the live entries of a log (jitlog_table.c). */
 struct opjit_jl_table {
-	unsigned char *arena;	  /* entries back to back, 8-byte aligned */
-	size_t len, cap, dead;	  /* bytes used, allocated, of dead entries */
-	struct oputil_u64map ids; /* id -> offset of its live entry */
+	unsigned char *arena;	 /* entries back to back, 8-byte aligned */
+	size_t len, cap, dead;	 /* bytes used, allocated, of dead entries */
+	struct opjit_jl_ids ids; /* id -> offset of its live entry */
 };
 
 struct opjit_jitlog {
@@ -93,13 +106,13 @@ static inline void opjit_jl_populate(unsigned char *from, unsigned char *to)
 		madvise((void *)a, b - a, MADV_POPULATE_WRITE);
 }
 
-/* A fresh id for a code or a method. */
+/* A fresh id for a code or a method; on attach, under the table's lock. */
 uint64_t opjit_jl_new_id(struct opjit_jitlog *log);
-/* Log C's method record (unless C is a method's code) and, unless
- * METHOD_ONLY, its load record, both at time T. */
-int opjit_jl_put_records(struct opjit_jitlog *log,
-			 const struct opjit_jitlog_code *c, bool method_only,
-			 uint64_t t);
+/* Give C, a new method or code, its id and log its method record (unless
+ * C is a method's code) and, unless METHOD_ONLY, its load record, both
+ * at time T. */
+int opjit_jl_put_records(struct opjit_jitlog *log, struct opjit_jitlog_code *c,
+			 bool method_only, uint64_t t);
 
 /* Create LOG's file anew, map it and write its header. */
 int opjit_jl_file_open(struct opjit_jitlog *log);
@@ -122,12 +135,13 @@ void opjit_jl_put_unload(unsigned char *p, uint64_t id, uint64_t addr,
 			 uint64_t t);
 
 /* The table (jitlog_table.c), under its log's table lock.  Put C's
- * records at time TIME_NS (only its method's when METHOD_ONLY) as the
- * live entry of C->id, in *OUT; a MOVE keeps the method record of the
- * entry it replaces, and fails with -EINVAL when there is none. */
+ * records, of MLEN and LLEN bytes (0 for a record not there), at time
+ * TIME_NS as the live entry of C->id, in *OUT; a MOVE keeps the method
+ * record of the entry it replaces, and fails with -EINVAL when there is
+ * none. */
 int opjit_jl_table_put(struct opjit_jl_table *t,
-		       const struct opjit_jitlog_code *c, bool method_only,
-		       bool move, uint64_t time_ns,
+		       const struct opjit_jitlog_code *c, size_t mlen,
+		       size_t llen, bool move, uint64_t time_ns,
 		       const struct opjit_jl_live **out);
 void opjit_jl_table_del(struct opjit_jl_table *t, uint64_t id);
 /* FN on each live entry, oldest first, until one returns nonzero. */
@@ -140,10 +154,11 @@ void opjit_jl_table_free(struct opjit_jl_table *t);
  * events, which keep the table and write while observed. */
 int opjit_jl_attach_open(struct opjit_jitlog *log);
 void opjit_jl_attach_close(struct opjit_jitlog *log);
-int opjit_jl_attach_put(struct opjit_jitlog *log,
-			const struct opjit_jitlog_code *c, bool method_only);
-int opjit_jl_attach_move(struct opjit_jitlog *log,
-			 const struct opjit_jitlog_code *c, uint64_t old_addr);
+/* C is the caller's copy: unobserved, it is flagged older. */
+int opjit_jl_attach_put(struct opjit_jitlog *log, struct opjit_jitlog_code *c,
+			size_t mlen, size_t llen);
+int opjit_jl_attach_move(struct opjit_jitlog *log, struct opjit_jitlog_code *c,
+			 uint64_t old_addr);
 int opjit_jl_attach_unload(struct opjit_jitlog *log,
 			   const struct opjit_jitlog_code *c);
 

@@ -35,9 +35,9 @@ static size_t entry_len(const struct opjit_jl_live *l)
 /* Whether the entry at OFF is the live one of its id. */
 static bool entry_live(const struct opjit_jl_table *t, size_t off)
 {
-	uint64_t at;
+	size_t at;
 
-	return oputil_u64map_get(&t->ids, entry_at(t, off)->id, &at) &&
+	return opjit_jl_ids_get(&t->ids, entry_at(t, off)->id, &at) &&
 	       at == off;
 }
 
@@ -51,8 +51,8 @@ static void compact(struct opjit_jl_table *t)
 		if (entry_live(t, from)) {
 			if (to != from)
 				memmove(t->arena + to, t->arena + from, n);
-			oputil_u64map_put(&t->ids, entry_at(t, to)->id, to,
-					  NULL);
+			/* a live id is in the index: no room to make */
+			opjit_jl_ids_put(&t->ids, entry_at(t, to)->id, to);
 			to += n;
 		}
 		from += n;
@@ -90,31 +90,28 @@ static void kill_entry(struct opjit_jl_table *t, size_t off)
 }
 
 int opjit_jl_table_put(struct opjit_jl_table *t,
-		       const struct opjit_jitlog_code *c, bool method_only,
-		       bool move, uint64_t time_ns,
+		       const struct opjit_jitlog_code *c, size_t mlen,
+		       size_t llen, bool move, uint64_t time_ns,
 		       const struct opjit_jl_live **out)
 {
-	uint64_t was_off = 0;
-	size_t mlen, llen, off;
+	size_t was_off = 0, off;
 	struct opjit_jl_live *l;
 	int rc;
 
 	/* a load's id is new: only a move has an entry to replace */
-	if (move && !oputil_u64map_get(&t->ids, c->id, &was_off))
+	if (move && !opjit_jl_ids_get(&t->ids, c->id, &was_off))
 		return -EINVAL; /* no live code of that id */
-	mlen = move	   ? entry_at(t, was_off)->mlen
-	       : c->method ? 0
-			   : opjit_jl_method_len(c);
-	llen = method_only ? 0 : opjit_jl_load_len(c);
+	if (move)
+		mlen = entry_at(t, was_off)->mlen;
 	/* a compaction in reserve() moves the entry a move copies from */
 	rc = reserve(t, entry_size(mlen, llen));
 	if (rc)
 		return rc;
 	if (move)
-		oputil_u64map_get(&t->ids, c->id, &was_off);
+		opjit_jl_ids_get(&t->ids, c->id, &was_off);
 	off = t->len;
-	rc = oputil_u64map_put(&t->ids, c->id, off, NULL);
-	if (rc < 0)
+	rc = opjit_jl_ids_put(&t->ids, c->id, off);
+	if (rc)
 		return rc;
 	l = entry_at(t, off);
 	l->id = c->id;
@@ -135,9 +132,9 @@ int opjit_jl_table_put(struct opjit_jl_table *t,
 
 void opjit_jl_table_del(struct opjit_jl_table *t, uint64_t id)
 {
-	uint64_t off;
+	size_t off;
 
-	if (oputil_u64map_del(&t->ids, id, &off))
+	if (opjit_jl_ids_del(&t->ids, id, &off))
 		kill_entry(t, off);
 }
 
@@ -157,7 +154,7 @@ int opjit_jl_table_each(const struct opjit_jl_table *t,
 void opjit_jl_table_free(struct opjit_jl_table *t)
 {
 	free(t->arena);
-	oputil_u64map_free(&t->ids);
+	opjit_jl_ids_free(&t->ids);
 	t->arena = NULL;
 	t->len = t->cap = t->dead = 0;
 }
