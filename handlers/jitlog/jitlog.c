@@ -123,8 +123,12 @@ static void commit(struct opjit_jitlog *log, uint64_t off, size_t rlen)
 
 size_t opjit_jl_method_len(const struct opjit_jitlog_code *c)
 {
-	return JM_REC_HEADER_SIZE + JM_METHOD_FIXED + strlen(c->name) +
-	       (c->file ? strlen(c->file) : 0) + c->nr_lines * JM_LINE_SIZE;
+	size_t nlen = strlen(c->name), flen = c->file ? strlen(c->file) : 0;
+
+	if (nlen >= JL_NAME_MAX || flen >= JL_NAME_MAX)
+		return 0;
+	return JM_REC_HEADER_SIZE + JM_METHOD_FIXED + nlen + flen +
+	       c->nr_lines * JM_LINE_SIZE;
 }
 
 size_t opjit_jl_load_len(const struct opjit_jitlog_code *c)
@@ -223,12 +227,12 @@ void opjit_jl_put_unload(unsigned char *p, uint64_t id, uint64_t addr,
 	put(p, addr, 8);
 }
 
-static bool names_ok(const char *name, const char *file,
-		     const struct opjit_jitlog_line *lines, size_t nr_lines)
+/* The name's and file's lengths are checked where they are measured,
+ * once (opjit_jl_method_len()). */
+static bool names_ok(const char *name, const struct opjit_jitlog_line *lines,
+		     size_t nr_lines)
 {
-	return name && strlen(name) < (1u << 20) &&
-	       (!file || strlen(file) < (1u << 20)) &&
-	       nr_lines <= UINT16_MAX && (lines || !nr_lines);
+	return name && nr_lines <= UINT16_MAX && (lines || !nr_lines);
 }
 
 static bool pcs_ok(const struct opjit_jitlog_pc *pcs, size_t nr)
@@ -269,8 +273,7 @@ static bool code_take(const struct opjit_jitlog_code *c,
 static bool code_ok(const struct opjit_jitlog_code *c)
 {
 	return c->size && c->size <= UINT32_MAX &&
-	       (c->method ||
-		names_ok(c->name, c->file, c->lines, c->nr_lines)) &&
+	       (c->method || names_ok(c->name, c->lines, c->nr_lines)) &&
 	       pcs_ok(c->pcs, c->nr_pcs);
 }
 
@@ -309,7 +312,7 @@ int opjit_jitlog_method(struct opjit_jitlog *log,
 	int rc;
 
 	if (!log || !m || m->struct_size < sizeof(*m) ||
-	    !names_ok(m->name, m->file, m->lines, m->nr_lines))
+	    !names_ok(m->name, m->lines, m->nr_lines))
 		return -EINVAL;
 	t = log->on_attach ? 0 : oputil_clock_ns(CLOCK_MONOTONIC);
 	/* a method's record is the one a code of its own would have */
@@ -329,6 +332,9 @@ int opjit_jl_put_records(struct opjit_jitlog *log, struct opjit_jitlog_code *c,
 	const size_t llen = method_only ? 0 : opjit_jl_load_len(c);
 	uint64_t off, fm = mlen ? frame_size(mlen) : 0;
 	int rc;
+
+	if (!c->method && !mlen)
+		return -EINVAL; /* a name or file of a megabyte or more */
 
 	if (log->on_attach)
 		return opjit_jl_attach_put(log, c, mlen, llen);

@@ -124,6 +124,8 @@ int opjit_jl_write(struct opjit_jitlog *log, const unsigned char *rec,
 
 /* Encoders: each writes a record of RLEN bytes, the length its _len
  * function gave the caller, who sized the room with it. */
+#define JL_NAME_MAX (1u << 20) /* a name's or a file's length, and more */
+/* 0 when a name or file is JL_NAME_MAX bytes or longer */
 size_t opjit_jl_method_len(const struct opjit_jitlog_code *c);
 size_t opjit_jl_load_len(const struct opjit_jitlog_code *c);
 size_t opjit_jl_unload_len(void);

@@ -167,6 +167,46 @@ START_TEST(bad_calls_say_why)
 			 "the log's file belongs to another user");
 	ck_assert_int_eq(opjit_jitlog_close(log), 0);
 }
+
+/* A name or file of a megabyte is refused, by a log written or on attach,
+ * and costs nothing after: the next load is logged. */
+static void refuse_long_names(uint32_t mode)
+{
+	struct opjit_jitlog_options o = { .struct_size = sizeof(o),
+					  .path = path,
+					  .mode = mode };
+	const size_t mb = 1u << 20;
+	char *big = malloc(mb + 1);
+	struct opjit_jitlog_code c = { .struct_size = sizeof(c),
+				       .addr = 0x1000,
+				       .size = 16 };
+	struct opjit_jitlog_method m = { .struct_size = sizeof(m) };
+	struct opjit_jitlog *log;
+
+	ck_assert_ptr_nonnull(big);
+	memset(big, 'x', mb);
+	big[mb] = 0;
+	ck_assert_int_eq(opjit_jitlog_open(&o, &log), 0);
+	c.name = big;
+	ck_assert_int_eq(opjit_jitlog_load(log, &c), -EINVAL);
+	c.name = "small";
+	c.file = big;
+	ck_assert_int_eq(opjit_jitlog_load(log, &c), -EINVAL);
+	m.name = big;
+	ck_assert_int_eq(opjit_jitlog_method(log, &m), -EINVAL);
+	/* one byte less fits */
+	big[mb - 1] = 0;
+	ck_assert_int_eq(opjit_jitlog_load(log, &c), 0);
+	ck_assert_uint_ne(c.id, 0);
+	ck_assert_int_eq(opjit_jitlog_close(log), 0);
+	free(big);
+}
+
+START_TEST(names_of_a_megabyte_are_refused)
+{
+	refuse_long_names(OPJIT_JITLOG_ALWAYS);
+	refuse_long_names(OPJIT_JITLOG_ON_ATTACH);
+}
 END_TEST
 
 /* The frames opjit gives ADDR at time T, innermost first, as
@@ -743,6 +783,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, load_move_unload_are_named_by_time);
 	tcase_add_test(tc, bad_calls_say_why);
+	tcase_add_test(tc, names_of_a_megabyte_are_refused);
 	tcase_add_test(tc, methods_and_inline_chains);
 	tcase_add_test(tc, bad_methods_and_pcs_say_why);
 	tcase_add_test(tc, threads_and_a_reader);

@@ -113,8 +113,8 @@ struct opjit_jitlog_line {
  */
 struct opjit_jitlog_method {
 	size_t struct_size; /* sizeof(struct opjit_jitlog_method) */
-	const char *name;   /* what opreport shows; copied */
-	const char *file;   /* source file, or NULL; copied */
+	const char *name;   /* what opreport shows; copied, < 1 MiB */
+	const char *file;   /* source file, or NULL; copied, < 1 MiB */
 	/* sorted by offset; here an offset is a location in the method as
 	 * its frames give it (a bytecode index, say) */
 	const struct opjit_jitlog_line *lines;
@@ -148,8 +148,9 @@ struct opjit_jitlog_code {
 	size_t struct_size; /* sizeof(struct opjit_jitlog_code) */
 	uint64_t addr;	    /* first byte of the code */
 	uint64_t size;	    /* bytes; not 0 */
-	const char *name;   /* what opreport shows; copied */
-	const char *file;   /* source file, or NULL; copied */
+	/* name and file are copied, and each shorter than 1 MiB */
+	const char *name;		       /* what opreport shows */
+	const char *file;		       /* source file, or NULL */
 	const struct opjit_jitlog_line *lines; /* sorted by offset, or NULL */
 	size_t nr_lines;
 	/* set by opjit_jitlog_load(): names this code in move and unload */
