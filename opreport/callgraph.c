@@ -40,6 +40,11 @@ struct cg_resolve {
 	uint32_t *ids;	   /* per raw frame */
 	uint32_t *slots;   /* open addressing: node id + 1, 0 empty */
 	size_t cap_slots, cap_nodes;
+	/* per raw frame: the nodes its function was inlined into, caller
+	 * first, at inl_ids + inl_at[frame], inl_n[frame] of them */
+	uint32_t *inl_at, *inl_n;
+	uint32_t *inl_ids;
+	size_t nr_inl_ids, cap_inl_ids;
 };
 
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
@@ -72,6 +77,7 @@ void callgraph_free(struct callgraph *cg)
 	free(cg->raw);
 	free(cg->rstacks);
 	free(cg->node_ids);
+	free(cg->inlined);
 	free(cg);
 }
 
@@ -176,11 +182,11 @@ static int node_intern(struct cg_resolve *rs, const struct cg_node *n,
 	return 0;
 }
 
-/* Give the frame of REF the node PROTO (its kind, image, handler) with
- * symbol SYM, separated as the frame's stack says. */
-static int frame_node(struct cg_resolve *rs, const struct cg_ref *ref,
-		      const struct cg_node *proto,
-		      const struct report_sym *sym)
+/* The node, in *ID, of PROTO (kind, image, handler) with symbol SYM, for
+ * the frame of REF, separated as the frame's stack says. */
+static int frame_node_id(struct cg_resolve *rs, const struct cg_ref *ref,
+			 const struct cg_node *proto,
+			 const struct report_sym *sym, uint32_t *id)
 {
 	const struct cg_raw_stack *st = &rs->cg->rstacks[ref->stack];
 	struct cg_node n = *proto;
@@ -195,7 +201,38 @@ static int frame_node(struct cg_resolve *rs, const struct cg_ref *ref,
 				 n.kind == ROW_ANON
 			 ? st->ctx.tgid
 			 : 0;
-	return node_intern(rs, &n, &rs->ids[ref->idx]);
+	return node_intern(rs, &n, id);
+}
+
+/* Give the frame of REF its node: PROTO with symbol SYM. */
+static int frame_node(struct cg_resolve *rs, const struct cg_ref *ref,
+		      const struct cg_node *proto,
+		      const struct report_sym *sym)
+{
+	return frame_node_id(rs, ref, proto, sym, &rs->ids[ref->idx]);
+}
+
+/* The nodes of the N functions SYMS (caller first) the function of REF's
+ * frame was inlined into. */
+static int frame_inlined(struct cg_resolve *rs, const struct cg_ref *ref,
+			 const struct cg_node *proto,
+			 const struct report_sym *const *syms, uint32_t n)
+{
+	uint32_t k;
+	int ret;
+
+	if (oputil_grow(&rs->inl_ids, &rs->cap_inl_ids, rs->nr_inl_ids + n,
+			sizeof(*rs->inl_ids)))
+		return -ENOMEM;
+	rs->inl_at[ref->idx] = (uint32_t)rs->nr_inl_ids;
+	rs->inl_n[ref->idx] = n;
+	for (k = 0; k < n; k++) {
+		ret = frame_node_id(rs, ref, proto, syms[k],
+				    &rs->inl_ids[rs->nr_inl_ids++]);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* Name the frames of one image, REFS[0..n) sorted by address. */
@@ -258,11 +295,15 @@ out:
 }
 
 /* Where the handler's names of a process's frames go: into SYMS, the
- * report symbol of each frame. */
+ * report symbol of each frame, and the functions it was inlined into,
+ * INL_N[i] from INL + INL_AT[i]. */
 struct frame_sink {
 	struct report *r;
 	struct anon_symcache *cache;
 	const struct report_sym **syms;
+	uint32_t *inl_at, *inl_n;
+	const struct report_sym **inl;
+	size_t nr_inl, cap_inl;
 	struct anon_naming_count count;
 };
 
@@ -270,13 +311,24 @@ static int frame_batch(void *ctx, const struct anon_resolved *b, size_t base,
 		       size_t n)
 {
 	struct frame_sink *fs = ctx;
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; i < n; i++) {
 		fs->syms[base + i] =
 			anon_symcache_get(fs->cache, fs->r, b->syms[i]);
 		if (!fs->syms[base + i])
 			return -ENOMEM;
+		fs->inl_at[base + i] = (uint32_t)fs->nr_inl;
+		fs->inl_n[base + i] = b->nr_inl[i];
+		if (oputil_grow(&fs->inl, &fs->cap_inl,
+				fs->nr_inl + b->nr_inl[i], sizeof(*fs->inl)))
+			return -ENOMEM;
+		for (k = 0; k < b->nr_inl[i]; k++) {
+			fs->inl[fs->nr_inl] = anon_symcache_get(
+				fs->cache, fs->r, b->inl[i][k].sym);
+			if (!fs->inl[fs->nr_inl++])
+				return -ENOMEM;
+		}
 	}
 	anon_naming_count(&fs->count, b, n);
 	return 0;
@@ -306,7 +358,9 @@ static int resolve_anon(struct cg_resolve *rs, const struct cg_ref *refs,
 	syms = malloc(n * sizeof(*syms));
 	fs.cache = anon_symcache_new();
 	fs.syms = syms;
-	if (!bucket || !smp || !syms || !fs.cache)
+	fs.inl_at = calloc(n, sizeof(*fs.inl_at));
+	fs.inl_n = calloc(n, sizeof(*fs.inl_n));
+	if (!bucket || !smp || !syms || !fs.cache || !fs.inl_at || !fs.inl_n)
 		goto out;
 	for (i = 0; i < n; i++)
 		smp[i] = (struct ops_anon_sample){ refs[i].time, refs[i].addr,
@@ -337,9 +391,17 @@ static int resolve_anon(struct cg_resolve *rs, const struct cg_ref *refs,
 	if (r->naming_frames)
 		ret = anon_naming_note(r, p, n, claimed, src->handlers != NULL,
 				       &ar, &fs.count);
-	for (i = 0; i < n && !ret; i++)
+	for (i = 0; i < n && !ret; i++) {
 		ret = frame_node(rs, &refs[i], &proto, syms[i]);
+		if (!ret && claimed == 1 && fs.inl_n[i])
+			ret = frame_inlined(rs, &refs[i], &proto,
+					    fs.inl + fs.inl_at[i],
+					    fs.inl_n[i]);
+	}
 out:
+	free(fs.inl_at);
+	free(fs.inl_n);
+	free(fs.inl);
 	anon_symcache_free(fs.cache);
 	free(smp);
 	free(syms);
@@ -452,7 +514,34 @@ static int stack_cmp(const void *pa, const void *pb)
 	for (i = 0; i < a->depth; i++)
 		if (a->frames[i] != b->frames[i])
 			return CMP(a->frames[i], b->frames[i]);
-	return 0;
+	/* the same functions, inlined in one and called in the other, are
+	 * different addresses */
+	return memcmp(a->inlined, b->inlined, a->depth);
+}
+
+/* Raw stack RS root first into FRAMES and INLINED: each frame its
+ * function as the handler named it, after the functions that function
+ * was inlined into, outermost first.  Returns the depth. */
+static uint32_t stack_expand(const struct cg_resolve *res,
+			     const struct cg_raw_stack *rs, uint32_t *frames,
+			     uint8_t *inlined)
+{
+	uint32_t f, k, d = 0;
+
+	/* the kernel gives the leaf first; the model is root first */
+	for (f = rs->n; f-- > 0;) {
+		size_t idx = rs->first + f;
+		uint32_t n = res->inl_n[idx];
+		const uint32_t *chain = res->inl_ids + res->inl_at[idx];
+
+		for (k = n; k-- > 0; d++) {
+			frames[d] = chain[k];
+			inlined[d] = k + 1 < n;
+		}
+		frames[d] = res->ids[idx];
+		inlined[d++] = n > 0;
+	}
+	return d;
 }
 
 static int arc_cmp(const void *pa, const void *pb)
@@ -470,28 +559,30 @@ static int rarc_cmp(const void *pa, const void *pb)
 }
 
 /* Unique stacks (root first), each node's self and total, the arcs. */
-static int build_model(struct callgraph *cg, uint32_t *ids)
+static int build_model(struct callgraph *cg, const struct cg_resolve *res)
 {
+	const size_t nf = cg->nr_raw + res->nr_inl_ids;
 	uint64_t *seen = NULL;
-	size_t i, j, na = 0;
+	size_t i, j, na = 0, at = 0;
 	int ret = -ENOMEM;
 
-	cg->node_ids =
-		malloc((cg->nr_raw ? cg->nr_raw : 1) * sizeof(*cg->node_ids));
+	cg->node_ids = malloc((nf ? nf : 1) * sizeof(*cg->node_ids));
+	cg->inlined = malloc(nf ? nf : 1);
 	cg->stacks = calloc(cg->nr_rstacks ? cg->nr_rstacks : 1,
 			    sizeof(*cg->stacks));
-	cg->arcs = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*cg->arcs));
+	cg->arcs = calloc(nf ? nf : 1, sizeof(*cg->arcs));
 	seen = calloc(cg->nr_nodes ? cg->nr_nodes : 1, sizeof(*seen));
-	if (!cg->node_ids || !cg->stacks || !cg->arcs || !seen)
+	if (!cg->node_ids || !cg->inlined || !cg->stacks || !cg->arcs || !seen)
 		goto out;
 	for (i = 0; i < cg->nr_rstacks; i++) {
 		const struct cg_raw_stack *rs = &cg->rstacks[i];
-		uint32_t *dst = cg->node_ids + rs->first, f;
+		uint32_t d = stack_expand(res, rs, cg->node_ids + at,
+					  cg->inlined + at);
 
-		/* the kernel gives the leaf first; the model is root first */
-		for (f = 0; f < rs->n; f++)
-			dst[f] = ids[rs->first + rs->n - 1 - f];
-		cg->stacks[i] = (struct cg_stack){ dst, rs->n, rs->count };
+		cg->stacks[i] = (struct cg_stack){ cg->node_ids + at,
+						   cg->inlined + at, d,
+						   rs->count };
+		at += d;
 		cg->total += rs->count;
 		if (rs->truncated)
 			cg->truncated += rs->count;
@@ -554,14 +645,19 @@ int callgraph_resolve(struct callgraph *cg, const struct cg_sources *src)
 	rs.apps =
 		calloc(cg->nr_rstacks ? cg->nr_rstacks : 1, sizeof(*rs.apps));
 	rs.ids = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*rs.ids));
-	if (!rs.apps || !rs.ids)
+	rs.inl_at = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*rs.inl_at));
+	rs.inl_n = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*rs.inl_n));
+	if (!rs.apps || !rs.ids || !rs.inl_at || !rs.inl_n)
 		goto out;
 	ret = resolve_frames(&rs);
 	if (!ret)
-		ret = build_model(cg, rs.ids);
+		ret = build_model(cg, &rs);
 out:
 	free(rs.apps);
 	free(rs.ids);
+	free(rs.inl_at);
+	free(rs.inl_n);
+	free(rs.inl_ids);
 	free(rs.slots);
 	return ret;
 }

@@ -13,7 +13,10 @@
  *
  * A node is a function as the outputs show it: (kind, image, app,
  * process, symbol), separated as --merge says.  Stacks are unique lists
- * of nodes, root first, with their sample counts.
+ * of nodes, root first, with their sample counts.  A JIT frame whose
+ * handler knows inlining (handler ABI 1.2) becomes several: the function
+ * the code was compiled from, then each function inlined into the one
+ * before it, down to the innermost, which the flat profile names.
  */
 #ifndef OPREPORT_CALLGRAPH_H
 #define OPREPORT_CALLGRAPH_H
@@ -63,6 +66,9 @@ struct cg_node {
 
 struct cg_stack {
 	const uint32_t *frames; /* node ids, root first */
+	/* per frame: 1 when it was inlined into the frame before it, so
+	 * that both are one address (one pprof location) */
+	const uint8_t *inlined;
 	uint32_t depth;
 	uint64_t count;
 };
@@ -90,6 +96,7 @@ struct callgraph {
 	struct cg_raw_stack *rstacks;
 	size_t nr_rstacks, cap_rstacks;
 	uint32_t *node_ids; /* storage of cg_stack.frames */
+	uint8_t *inlined;   /* storage of cg_stack.inlined */
 };
 
 int callgraph_new(struct callgraph **out, struct report *r);

@@ -282,8 +282,10 @@ static size_t folded_len(const struct report *r, const struct cg_node *n)
 	       (n->handler ? strlen(n->handler) : 0) + 16;
 }
 
+/* One frame, marked as flamegraph.pl colours it: _[k] kernel, _[j] JIT,
+ * _[i] a function inlined into the frame before it. */
 static void folded_frame(char **p, const struct report *r,
-			 const struct cg_node *n)
+			 const struct cg_node *n, bool inlined)
 {
 	if (n->image_id == CG_UNKNOWN) {
 		folded_put(p, "[unknown]");
@@ -294,7 +296,7 @@ static void folded_frame(char **p, const struct report *r,
 		folded_put(p, shown_name(r, n));
 		folded_put(p, " [");
 		folded_put(p, shown_image(r, n->image, "unknown"));
-		folded_put(p, "]");
+		folded_put(p, inlined ? "]_[i]" : "]");
 		break;
 	case ROW_KERNEL:
 		folded_put(p, shown_name(r, n));
@@ -309,7 +311,7 @@ static void folded_frame(char **p, const struct report *r,
 		folded_put(p, shown_name(r, n));
 		folded_put(p, " [");
 		folded_put(p, n->handler ? n->handler : "jit");
-		folded_put(p, "]_[j]");
+		folded_put(p, inlined ? "]_[i]" : "]_[j]");
 		break;
 	case ROW_ANON:
 		folded_put(p, "[anon]_[j]");
@@ -352,7 +354,8 @@ int out_folded_lines(const struct report *r, struct out_folded_line **out,
 		for (j = 0; j < st->depth; j++) {
 			if (j)
 				*p++ = ';';
-			folded_frame(&p, r, &cg->nodes[st->frames[j]]);
+			folded_frame(&p, r, &cg->nodes[st->frames[j]],
+				     st->inlined[j]);
 		}
 		*p = '\0';
 	}

@@ -251,6 +251,18 @@ static void callgraph(FILE *f, const struct report *r)
 		for (j = 0; j < st->depth; j++)
 			fprintf(f, j ? ",%u" : "%u", st->frames[j]);
 		fputs("],", f);
+		if (memchr(st->inlined, 1, st->depth)) {
+			bool first = true;
+
+			jkey(f, "inlined");
+			fputc('[', f);
+			for (j = 0; j < st->depth; j++)
+				if (st->inlined[j]) {
+					fprintf(f, first ? "%zu" : ",%zu", j);
+					first = false;
+				}
+			fputs("],", f);
+		}
 		jkey(f, "samples");
 		fprintf(f, "%" PRIu64 "}", st->count);
 	}

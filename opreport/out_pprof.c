@@ -5,7 +5,9 @@
  * `go tool pprof`, Pyroscope, Parca and Google Cloud Profiler read.
  *
  * One function and one location per node of the model (the location at
- * the symbol's start; source file and line of the symbol when known);
+ * the symbol's start; source file and line of the symbol when known),
+ * and one location more per chain of inlined functions, with a line per
+ * function, innermost first, as profile.proto has inlining;
  * one mapping per image, JIT label or anonymous bucket; one sample per
  * unique stack, leaf first, valued in samples and in the session's
  * event (nanoseconds of a clock event: the period, or 1e9 / frequency).
@@ -17,6 +19,8 @@
 #include <zlib.h>
 
 #include "profile.pb-c.h"
+
+#include <oputil/grow.h>
 
 #include "callgraph.h"
 #include "out.h"
@@ -53,6 +57,84 @@ static int64_t str_add(struct strtab *t, const char *s)
 	return (int64_t)t->n++;
 }
 
+/* The chains of inlined functions the stacks hold, each a location of
+ * its own after the nodes' (id nr_nodes + 1 + its index): node ids
+ * outermost first, ids[v[g].at] .. ids[v[g].at + v[g].len). */
+struct inline_groups {
+	uint32_t *ids;
+	size_t nr_ids, cap_ids;
+	struct inline_group {
+		size_t at;
+		uint32_t len;
+	} * v;
+	size_t n, cap;
+	uint32_t *slots; /* open addressing: group + 1, 0 empty */
+	size_t cap_slots;
+};
+
+static uint64_t group_hash(const uint32_t *ids, uint32_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ ids[i]) * 0x100000001b3ull;
+	return h ^ (h >> 31);
+}
+
+static int groups_rehash(struct inline_groups *g)
+{
+	size_t cap = g->cap_slots ? g->cap_slots * 2 : 64, k, j;
+	uint32_t *s = calloc(cap, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (k = 0; k < g->n; k++) {
+		j = group_hash(g->ids + g->v[k].at, g->v[k].len) & (cap - 1);
+		while (s[j])
+			j = (j + 1) & (cap - 1);
+		s[j] = (uint32_t)k + 1;
+	}
+	free(g->slots);
+	g->slots = s;
+	g->cap_slots = cap;
+	return 0;
+}
+
+/* The index of the chain IDS[0..LEN), added when new; -1 out of memory. */
+static long group_intern(struct inline_groups *g, const uint32_t *ids,
+			 uint32_t len)
+{
+	const struct inline_group *e;
+	size_t j;
+
+	if (2 * (g->n + 1) > g->cap_slots && groups_rehash(g))
+		return -1;
+	for (j = group_hash(ids, len) & (g->cap_slots - 1); g->slots[j];
+	     j = (j + 1) & (g->cap_slots - 1)) {
+		e = &g->v[g->slots[j] - 1];
+		if (e->len == len &&
+		    !memcmp(g->ids + e->at, ids, len * sizeof(*ids)))
+			return (long)g->slots[j] - 1;
+	}
+	if (oputil_grow(&g->ids, &g->cap_ids, g->nr_ids + len,
+			sizeof(*g->ids)) ||
+	    oputil_grow(&g->v, &g->cap, g->n + 1, sizeof(*g->v)))
+		return -1;
+	memcpy(g->ids + g->nr_ids, ids, len * sizeof(*ids));
+	g->v[g->n] = (struct inline_group){ g->nr_ids, len };
+	g->nr_ids += len;
+	g->slots[j] = (uint32_t)g->n + 1;
+	return (long)g->n++;
+}
+
+static void groups_free(struct inline_groups *g)
+{
+	free(g->ids);
+	free(g->v);
+	free(g->slots);
+}
+
 struct pp {
 	const struct report *r;
 	const struct callgraph *cg;
@@ -70,11 +152,15 @@ struct pp {
 	pb_location **loc_ptrs;
 	pb_line *lines;
 	pb_line **line_ptrs;
+	pb_location *glocs; /* the inline chains' locations, and lines */
+	pb_line *glines;
+	pb_line **gline_ptrs;
 	pb_sample *samples;
 	pb_sample **sample_ptrs;
 	uint64_t *loc_ids; /* storage of the samples' location ids */
 	int64_t *values;
 	int64_t *comments; /* the command line, then the naming */
+	struct inline_groups groups;
 };
 
 static int64_t S(struct pp *pp, const char *s)
@@ -296,10 +382,31 @@ static int functions(struct pp *pp)
 	return 0;
 }
 
+/* The location of the frames of ST from J, a frame not inlined into the
+ * one before it, to the next such frame, which goes in *END. */
+static uint64_t location_of(struct pp *pp, const struct cg_stack *st,
+			    uint32_t j, uint32_t *end)
+{
+	uint32_t e = j + 1;
+	long g;
+
+	while (e < st->depth && st->inlined[e])
+		e++;
+	*end = e;
+	if (e - j == 1)
+		return st->frames[j] + 1;
+	g = group_intern(&pp->groups, st->frames + j, e - j);
+	if (g < 0) {
+		pp->nomem = true;
+		return 0;
+	}
+	return pp->cg->nr_nodes + 1 + (uint64_t)g;
+}
+
 static int samples(struct pp *pp)
 {
 	const struct callgraph *cg = pp->cg;
-	size_t i, j, nf = 0, ns = cg->nr_stacks ? cg->nr_stacks : 1;
+	size_t i, nf = 0, ns = cg->nr_stacks ? cg->nr_stacks : 1;
 	uint64_t *ids;
 
 	for (i = 0; i < cg->nr_stacks; i++)
@@ -314,14 +421,21 @@ static int samples(struct pp *pp)
 	for (i = 0; i < cg->nr_stacks; i++) {
 		const struct cg_stack *st = &cg->stacks[i];
 		pb_sample *s = &pp->samples[i];
+		uint32_t j, e, n = 0;
 
 		perftools__profiles__sample__init(s);
+		for (j = 0; j < st->depth; j = e)
+			ids[n++] = location_of(pp, st, j, &e);
 		/* pprof wants the leaf first */
-		for (j = 0; j < st->depth; j++)
-			ids[j] = st->frames[st->depth - 1 - j] + 1;
-		s->n_location_id = st->depth;
+		for (j = 0; j < n / 2; j++) {
+			uint64_t t = ids[j];
+
+			ids[j] = ids[n - 1 - j];
+			ids[n - 1 - j] = t;
+		}
+		s->n_location_id = n;
 		s->location_id = ids;
-		ids += st->depth;
+		ids += n;
 		s->n_value = 2;
 		s->value = &pp->values[2 * i];
 		s->value[0] = (int64_t)st->count;
@@ -330,6 +444,55 @@ static int samples(struct pp *pp)
 	}
 	pp->prof.n_sample = cg->nr_stacks;
 	pp->prof.sample = pp->sample_ptrs;
+	return 0;
+}
+
+/* A location per chain of inlined functions, after the nodes': at the
+ * outermost function's address, a line per function, innermost first
+ * (the last line is the function the others were inlined into). */
+static int inline_locations(struct pp *pp)
+{
+	const struct inline_groups *g = &pp->groups;
+	const size_t nn = pp->cg->nr_nodes;
+	pb_location **lp;
+	size_t k, i;
+
+	if (!g->n)
+		return 0;
+	lp = realloc(pp->loc_ptrs, (nn + g->n) * sizeof(*lp));
+	if (!lp)
+		return -ENOMEM;
+	pp->loc_ptrs = lp;
+	pp->glocs = calloc(g->n, sizeof(*pp->glocs));
+	pp->glines = calloc(g->nr_ids, sizeof(*pp->glines));
+	pp->gline_ptrs = calloc(g->nr_ids, sizeof(*pp->gline_ptrs));
+	if (!pp->glocs || !pp->glines || !pp->gline_ptrs)
+		return -ENOMEM;
+	for (k = 0; k < g->n; k++) {
+		const uint32_t *ids = g->ids + g->v[k].at;
+		const uint32_t len = g->v[k].len;
+		pb_location *loc = &pp->glocs[k];
+		pb_line **lines = pp->gline_ptrs + g->v[k].at;
+
+		perftools__profiles__location__init(loc);
+		loc->id = nn + 1 + k;
+		loc->mapping_id = pp->locs[ids[0]].mapping_id;
+		loc->address = pp->locs[ids[0]].address;
+		for (i = 0; i < len; i++) {
+			pb_line *ln = &pp->glines[g->v[k].at + i];
+			uint32_t node = ids[len - 1 - i];
+
+			perftools__profiles__line__init(ln);
+			ln->function_id = node + 1;
+			ln->line = pp->funcs[node].start_line;
+			lines[i] = ln;
+		}
+		loc->n_line = len;
+		loc->line = lines;
+		lp[nn + k] = loc;
+	}
+	pp->prof.n_location = nn + g->n;
+	pp->prof.location = lp;
 	return 0;
 }
 
@@ -379,6 +542,10 @@ static void pp_free(struct pp *pp)
 	free(pp->loc_ids);
 	free(pp->values);
 	free(pp->comments);
+	free(pp->glocs);
+	free(pp->glines);
+	free(pp->gline_ptrs);
+	groups_free(&pp->groups);
 }
 
 int out_pprof(FILE *f, const struct report *r)
@@ -401,6 +568,8 @@ int out_pprof(FILE *f, const struct report *r)
 		ret = functions(&pp);
 	if (!ret)
 		ret = samples(&pp);
+	if (!ret)
+		ret = inline_locations(&pp);
 	if (!ret && pp.nomem)
 		ret = -ENOMEM;
 	if (ret)

@@ -63,6 +63,14 @@ struct anon_symbol {
 	uint32_t line;	  /* 0 when unknown */
 };
 
+/* A function a sample's symbol was inlined into, and the line of the
+ * call there. */
+struct anon_inline {
+	const struct anon_symbol *sym;
+	const char *file; /* NULL when unknown */
+	uint32_t line;	  /* 0 when unknown */
+};
+
 /* Why a sample has no name: the handler ABI's OPJIT_UNRESOLVED_* codes,
  * any code past the last one known counted as OPJIT_UNRESOLVED_UNKNOWN. */
 #define ANON_NR_REASONS 5u
@@ -80,11 +88,15 @@ struct anon_resolved {
 	const char **files;		 /* source file there, or NULL */
 	uint32_t *lines;		 /* line at the sample, or 0 */
 	uint32_t *reasons;		 /* where syms[i] is NULL: why */
-	bool map_refused;		 /* unclaimed, and some handler's
+	/* the nr_inl[i] functions syms[i] was inlined into, its caller
+	 * first, out to the one whose code it is: inl[i], NULL when none */
+	const struct anon_inline **inl;
+	uint32_t *nr_inl;
+	bool map_refused;	  /* unclaimed, and some handler's
 					  * map was refused by a trust rule */
-	const char *refused_why;	 /* the first refusal: file, rule;
+	const char *refused_why;  /* the first refusal: file, rule;
 					  * valid until the next process */
-	const char *declined_why;	 /* unclaimed: the first handler
+	const char *declined_why; /* unclaimed: the first handler
 					  * that could not read its map, and
 					  * why; valid as long */
 };

@@ -94,43 +94,40 @@ int handler_call_resolve(struct anon_handler *h, struct handler_collect *c,
 			 size_t len)
 {
 	struct opjit_resolve_batch b;
-	const struct opjit_symbol **osyms;
-	const char **ofiles;
-	uint32_t *olines, *oreasons;
 	size_t k = n ? n : 1;
 	int rc;
 
-	osyms = calloc(k, sizeof(*osyms));
-	ofiles = calloc(k, sizeof(*ofiles));
-	olines = calloc(k, sizeof(*olines));
-	oreasons = calloc(k, sizeof(*oreasons));
-	if (!osyms || !ofiles || !olines || !oreasons) {
+	memset(&b, 0, sizeof(b));
+	b.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_2;
+	b.count = n;
+	b.addrs = addrs;
+	b.times = times;
+	b.symbols = calloc(k, sizeof(*b.symbols));
+	b.files = calloc(k, sizeof(*b.files));
+	b.lines = calloc(k, sizeof(*b.lines));
+	b.reasons = calloc(k, sizeof(*b.reasons));
+	b.inlined = calloc(k, sizeof(*b.inlined));
+	b.nr_inlined = calloc(k, sizeof(*b.nr_inlined));
+	if (!b.symbols || !b.files || !b.lines || !b.reasons || !b.inlined ||
+	    !b.nr_inlined) {
 		snprintf(why, len, "out of memory");
 		rc = -HANDLER_NOMEM;
 		goto out;
 	}
-	memset(&b, 0, sizeof(b));
-	b.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_0;
-	b.count = n;
-	b.addrs = addrs;
-	b.times = times;
-	b.symbols = osyms;
-	b.files = ofiles;
-	b.lines = olines;
-	b.reasons = oreasons;
 	rc = h->tab.resolve(h->state, &b);
 	if (rc < 0) {
 		said(h, h->state, why, len);
 		rc = -HANDLER_SAID;
 		goto out;
 	}
-	rc = handler_collect_batch(c, osyms, ofiles, olines, oreasons, n, ans,
-				   why, len);
+	rc = handler_collect_batch(c, &b, ans, why, len);
 out:
-	free(osyms);
-	free(ofiles);
-	free(olines);
-	free(oreasons);
+	free(b.symbols);
+	free(b.files);
+	free(b.lines);
+	free(b.reasons);
+	free(b.inlined);
+	free(b.nr_inlined);
 	return rc;
 }
 
@@ -175,6 +172,7 @@ static int inproc_resolve(struct anon_handler *h, struct handler_arena **arena,
 		if (handler_table_add_file(t, ct->file[i]) < 0)
 			goto nomem;
 	t->malformed = ct->malformed;
+	t->malformed_inl = ct->malformed_inl;
 	return 0;
 nomem:
 	snprintf(why, len, "out of memory");

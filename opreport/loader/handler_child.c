@@ -139,6 +139,7 @@ static void child_send_new(struct child *c)
 		wire_put_str(w, t->sym[i]->file);
 	}
 	wire_put_u64(w, t->malformed);
+	wire_put_u64(w, t->malformed_inl);
 	wire_put_u32(w, (uint32_t)(t->nfile - c->sent_file));
 	for (i = c->sent_file; i < t->nfile; i++)
 		wire_put_str(w, t->file[i]);
@@ -163,10 +164,11 @@ static void child_batch(struct child *c)
 	ans.file = malloc(k * sizeof(*ans.file));
 	ans.line = malloc(k * sizeof(*ans.line));
 	ans.reason = malloc(k * sizeof(*ans.reason));
+	ans.nr_inl = malloc(k * sizeof(*ans.nr_inl));
 	if (!c->collect)
 		c->collect = handler_collect_new(&c->arena);
 	if (!addrs || !times || !ans.sym || !ans.file || !ans.line ||
-	    !ans.reason || !c->collect)
+	    !ans.reason || !ans.nr_inl || !c->collect)
 		goto out;
 	if (wire_get(w, addrs, n * sizeof(*addrs)) ||
 	    wire_get(w, times, n * sizeof(*times)))
@@ -185,6 +187,9 @@ out:
 		wire_put(w, ans.file, n * sizeof(*ans.file));
 		wire_put(w, ans.line, n * sizeof(*ans.line));
 		wire_put(w, ans.reason, n * sizeof(*ans.reason));
+		wire_put(w, ans.nr_inl, n * sizeof(*ans.nr_inl));
+		wire_put_u32(w, (uint32_t)ans.len_inl);
+		wire_put(w, ans.inl, ans.len_inl * sizeof(*ans.inl));
 	}
 	wire_flush(w);
 	free(addrs);
@@ -193,6 +198,8 @@ out:
 	free(ans.file);
 	free(ans.line);
 	free(ans.reason);
+	free(ans.nr_inl);
+	free(ans.inl);
 }
 
 /* A handler that calls exit() ends the helper with its status and

@@ -33,6 +33,7 @@ struct handler_collect {
 	struct handler_table t;
 	struct ptr_map psym, pfile;
 	struct ptr_map pmalformed; /* for the whole process */
+	struct ptr_map pmalformed_inl;
 	struct idx_set ssym, sfile;
 };
 
@@ -222,6 +223,8 @@ void handler_collect_free(struct handler_collect *c)
 	free(c->pfile.val);
 	free(c->pmalformed.key);
 	free(c->pmalformed.val);
+	free(c->pmalformed_inl.key);
+	free(c->pmalformed_inl.val);
 	free(c->ssym.v);
 	free(c->sfile.v);
 	free(c);
@@ -353,70 +356,162 @@ static int nomem(char *why, size_t len)
 	return -HANDLER_NOMEM;
 }
 
-int handler_collect_batch(struct handler_collect *c,
-			  const struct opjit_symbol *const *syms,
-			  const char *const *files, const uint32_t *lines,
-			  const uint32_t *reasons, size_t n,
-			  struct handler_answer *ans, char *why, size_t whylen)
+/* The table index + 1 of the handler's symbol OS, taken and checked the
+ * first time the batch names it. */
+static int sym_index(struct handler_collect *c, const struct opjit_symbol *os,
+		     uint32_t *idx, char *why, size_t whylen)
 {
 	struct anon_symbol s;
 	bool malformed;
-	size_t i;
+	uint32_t *slot = ptr_map_slot(&c->psym, os), *m;
 	int rc;
+
+	if (!slot)
+		return nomem(why, whylen);
+	if (!*slot) {
+		rc = sym_take(os, &s, &malformed, why, whylen);
+		if (rc < 0)
+			return rc;
+		if (sym_intern(c, &s, slot) < 0)
+			return nomem(why, whylen);
+		if (malformed) {
+			m = ptr_map_slot(&c->pmalformed, os);
+			if (!m)
+				return nomem(why, whylen);
+			c->t.malformed += !*m;
+			*m = 1;
+		}
+	}
+	*idx = *slot;
+	return 0;
+}
+
+/* The table index + 1 of file name F, checked the first time. */
+static int file_index(struct handler_collect *c, const char *f, uint32_t *idx,
+		      char *why, size_t whylen)
+{
+	uint32_t *slot = ptr_map_slot(&c->pfile, f);
+
+	if (!slot)
+		return nomem(why, whylen);
+	if (!*slot) {
+		if (strnlen(f, HANDLER_MAX_TEXT + 1) > HANDLER_MAX_TEXT) {
+			snprintf(why, whylen,
+				 "returned a file name longer than %u bytes",
+				 HANDLER_MAX_TEXT);
+			return -HANDLER_BROKE;
+		}
+		if (file_intern(c, f, slot) < 0)
+			return nomem(why, whylen);
+	}
+	*idx = *slot;
+	return 0;
+}
+
+int handler_answer_inl_reserve(struct handler_answer *a, size_t n)
+{
+	size_t cap = a->cap_inl ? a->cap_inl : 256;
+	struct handler_inline *v;
+
+	if (a->len_inl + n <= a->cap_inl)
+		return 0;
+	while (cap < a->len_inl + n)
+		cap *= 2;
+	v = realloc(a->inl, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	a->inl = v;
+	a->cap_inl = cap;
+	return 0;
+}
+
+/* Whether this host can honour inline frame F: one whose layout it does
+ * not know ends the chain, and counts as a malformed symbol would. */
+static bool inline_frame_ok(const struct opjit_inline_frame *f)
+{
+	return f->struct_size >= OPJIT_INLINE_FRAME_SIZE_1_2 && !f->reserved &&
+	       handler_tail_zero(f, OPJIT_INLINE_FRAME_SIZE_1_2,
+				 f->struct_size);
+}
+
+/* Sample I's inline frames (ABI 1.2), appended to ANS. */
+static int inline_take(struct handler_collect *c,
+		       const struct opjit_resolve_batch *b, size_t i,
+		       struct handler_answer *ans, char *why, size_t whylen)
+{
+	const struct opjit_inline_frame *f = b->inlined[i];
+	uint32_t k, nr = b->nr_inlined[i];
+	int rc;
+
+	ans->nr_inl[i] = 0;
+	if (!nr || !b->symbols[i])
+		return 0;
+	if (!f) {
+		snprintf(why, whylen, "returned %u inline frames and no array",
+			 nr);
+		return -HANDLER_BROKE;
+	}
+	/* the frames nearest the sample say the most */
+	if (nr > OPJIT_INLINE_MAX)
+		nr = OPJIT_INLINE_MAX;
+	if (handler_answer_inl_reserve(ans, nr) < 0)
+		return nomem(why, whylen);
+	for (k = 0; k < nr; k++) {
+		struct handler_inline *hi = &ans->inl[ans->len_inl];
+
+		if (!inline_frame_ok(&f[k])) {
+			uint32_t *m = ptr_map_slot(&c->pmalformed_inl, &f[k]);
+
+			if (!m)
+				return nomem(why, whylen);
+			c->t.malformed_inl += !*m;
+			*m = 1;
+			break;
+		}
+		if (!f[k].symbol) {
+			snprintf(why, whylen,
+				 "returned an inline frame with no symbol");
+			return -HANDLER_BROKE;
+		}
+		rc = sym_index(c, f[k].symbol, &hi->sym, why, whylen);
+		hi->file = 0;
+		if (!rc && f[k].file)
+			rc = file_index(c, f[k].file, &hi->file, why, whylen);
+		if (rc < 0)
+			return rc;
+		hi->line = f[k].line;
+		ans->len_inl++;
+		ans->nr_inl[i]++;
+	}
+	return 0;
+}
+
+int handler_collect_batch(struct handler_collect *c,
+			  const struct opjit_resolve_batch *b,
+			  struct handler_answer *ans, char *why, size_t whylen)
+{
+	size_t i;
+	int rc = 0;
 
 	ptr_map_clear(&c->psym);
 	ptr_map_clear(&c->pfile);
-	for (i = 0; i < n; i++) {
-		uint32_t *slot;
-
+	ans->len_inl = 0;
+	for (i = 0; i < b->count && !rc; i++) {
 		ans->sym[i] = 0;
 		ans->file[i] = 0;
-		ans->line[i] = lines[i];
-		ans->reason[i] = !syms[i] && reasons[i] < ANON_NR_REASONS
-					 ? reasons[i]
+		ans->line[i] = b->lines[i];
+		ans->reason[i] = !b->symbols[i] && b->reasons[i] <
+							   ANON_NR_REASONS
+					 ? b->reasons[i]
 					 : 0;
-		if (syms[i]) {
-			slot = ptr_map_slot(&c->psym, syms[i]);
-			if (!slot)
-				return nomem(why, whylen);
-			if (!*slot) {
-				rc = sym_take(syms[i], &s, &malformed, why,
-					      whylen);
-				if (rc < 0)
-					return rc;
-				if (sym_intern(c, &s, slot) < 0)
-					return nomem(why, whylen);
-				if (malformed) {
-					uint32_t *m = ptr_map_slot(
-						&c->pmalformed, syms[i]);
-
-					if (!m)
-						return nomem(why, whylen);
-					c->t.malformed += !*m;
-					*m = 1;
-				}
-			}
-			ans->sym[i] = *slot;
-		}
-		if (files[i]) {
-			slot = ptr_map_slot(&c->pfile, files[i]);
-			if (!slot)
-				return nomem(why, whylen);
-			if (!*slot) {
-				if (strnlen(files[i], HANDLER_MAX_TEXT + 1) >
-				    HANDLER_MAX_TEXT) {
-					snprintf(why, whylen,
-						 "returned a "
-						 "file name longer than %u "
-						 "bytes",
-						 HANDLER_MAX_TEXT);
-					return -HANDLER_BROKE;
-				}
-				if (file_intern(c, files[i], slot) < 0)
-					return nomem(why, whylen);
-			}
-			ans->file[i] = *slot;
-		}
+		if (b->symbols[i])
+			rc = sym_index(c, b->symbols[i], &ans->sym[i], why,
+				       whylen);
+		if (!rc && b->files[i])
+			rc = file_index(c, b->files[i], &ans->file[i], why,
+					whylen);
+		if (!rc)
+			rc = inline_take(c, b, i, ans, why, whylen);
 	}
-	return 0;
+	return rc;
 }

@@ -128,7 +128,15 @@ struct handler_table {
 	size_t nsym, capsym;
 	const char **file;
 	size_t nfile, capfile;
-	size_t malformed; /* symbols with fields this host cannot honour */
+	size_t malformed;     /* symbols with fields this host cannot honour */
+	size_t malformed_inl; /* inline frames likewise: chains cut there */
+};
+
+/* A frame a sample's symbol was inlined into (ABI 1.2), as indexes. */
+struct handler_inline {
+	uint32_t sym;  /* index + 1 into table.sym; never 0 */
+	uint32_t file; /* index + 1 into table.file, or 0 */
+	uint32_t line; /* of the call, or 0 */
 };
 
 struct handler_answer {
@@ -136,7 +144,16 @@ struct handler_answer {
 	uint32_t *file;	  /* per sample: index + 1 into table.file, or 0 */
 	uint32_t *line;	  /* per sample: source line, or 0 */
 	uint32_t *reason; /* per sample without a symbol: why (reason code) */
+	uint32_t *nr_inl; /* per sample: its frames in inl, at most
+			   * OPJIT_INLINE_MAX */
+	/* the batch's inline frames, sample after sample, caller first;
+	 * grown by whoever fills the answer, freed by its owner */
+	struct handler_inline *inl;
+	size_t len_inl, cap_inl;
 };
+
+/* Room for N more frames in A->inl.  0 or -ENOMEM. */
+int handler_answer_inl_reserve(struct handler_answer *a, size_t n);
 
 /* Why a call into a handler failed. */
 enum handler_fail {
@@ -160,9 +177,7 @@ struct handler_collect *handler_collect_new(struct handler_arena **arena);
 void handler_collect_free(struct handler_collect *c);
 const struct handler_table *handler_collect_table(struct handler_collect *c);
 int handler_collect_batch(struct handler_collect *c,
-			  const struct opjit_symbol *const *syms,
-			  const char *const *files, const uint32_t *lines,
-			  const uint32_t *reasons, size_t n,
+			  const struct opjit_resolve_batch *b,
 			  struct handler_answer *ans, char *why,
 			  size_t whylen);
 /* Checks every table entry must pass, on either side of a helper. */

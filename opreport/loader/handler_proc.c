@@ -337,14 +337,16 @@ static void *arena_alloc(void *ctx, size_t n)
 	return handler_arena_alloc(ctx, n);
 }
 
-/* The new table entries of a batch of N samples, checked. */
+/* The new table entries of a batch of N samples, checked: a sample
+ * brings at most its symbol and the frames it was inlined into. */
 static int proc_read_new(struct wire *w, struct handler_arena **arena,
 			 struct handler_table *t, size_t n, char *why,
 			 size_t len)
 {
+	const size_t most = n * (1 + (size_t)OPJIT_INLINE_MAX);
 	uint32_t i, k = wire_get_u32(w);
 
-	if (!w->err && k > n)
+	if (!w->err && k > most)
 		w->err = -EPROTO;
 	for (i = 0; i < k && !w->err; i++) {
 		struct anon_symbol *s = handler_arena_alloc(arena, sizeof(*s));
@@ -368,8 +370,9 @@ static int proc_read_new(struct wire *w, struct handler_arena **arena,
 			w->err = -EPROTO;
 	}
 	t->malformed = (size_t)wire_get_u64(w);
+	t->malformed_inl = (size_t)wire_get_u64(w);
 	k = wire_get_u32(w);
-	if (!w->err && k > n)
+	if (!w->err && k > most)
 		w->err = -EPROTO;
 	for (i = 0; i < k && !w->err; i++) {
 		char *f = NULL;
@@ -379,6 +382,38 @@ static int proc_read_new(struct wire *w, struct handler_arena **arena,
 			w->err = -EPROTO;
 	}
 	return w->err;
+}
+
+/* The inline frames of a batch of N samples, checked against T. */
+static void proc_read_inline(struct wire *w, const struct handler_table *t,
+			     size_t n, struct handler_answer *ans)
+{
+	size_t i, total = 0;
+	uint32_t len;
+
+	wire_get(w, ans->nr_inl, n * sizeof(*ans->nr_inl));
+	for (i = 0; i < n && !w->err; i++) {
+		if (ans->nr_inl[i] > OPJIT_INLINE_MAX ||
+		    (ans->nr_inl[i] && !ans->sym[i]))
+			w->err = -EPROTO;
+		total += ans->nr_inl[i];
+	}
+	len = wire_get_u32(w);
+	if (!w->err && len != total)
+		w->err = -EPROTO;
+	if (w->err)
+		return;
+	ans->len_inl = 0;
+	if (handler_answer_inl_reserve(ans, len) < 0) {
+		w->err = -ENOMEM;
+		return;
+	}
+	wire_get(w, ans->inl, len * sizeof(*ans->inl));
+	for (i = 0; i < len && !w->err; i++)
+		if (!ans->inl[i].sym || ans->inl[i].sym > t->nsym ||
+		    ans->inl[i].file > t->nfile)
+			w->err = -EPROTO;
+	ans->len_inl = w->err ? 0 : len;
 }
 
 static int proc_resolve(struct anon_handler *h, struct handler_arena **arena,
@@ -419,6 +454,8 @@ static int proc_resolve(struct anon_handler *h, struct handler_arena **arena,
 		    ans->reason[i] >= ANON_NR_REASONS ||
 		    (ans->sym[i] && ans->reason[i]))
 			w->err = -EPROTO;
+	if (!w->err)
+		proc_read_inline(w, t, n, ans);
 	if (w->err)
 		return proc_broke(h, why, len);
 	return 0;

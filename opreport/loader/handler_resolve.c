@@ -173,17 +173,29 @@ struct resolve_ctx {
 	uint64_t *addrs, *times;
 	struct handler_answer ans;
 	struct anon_resolved batch; /* what the sink gets, batch-sized */
+	struct anon_inline *inl;    /* the batch's inline frames */
+	size_t cap_inl;
 	anon_batch_fn sink;
 	void *sink_ctx;
 	char why[HANDLER_WHY_LEN];
 };
 
 /* Point the batch's arrays at the table entries the answer names. */
-static void answer_apply(struct resolve_ctx *c, size_t n)
+static int answer_apply(struct resolve_ctx *c, size_t n)
 {
 	struct anon_resolved *b = &c->batch;
-	size_t i;
+	const struct handler_inline *hi = c->ans.inl;
+	size_t i, k, used = 0;
 
+	if (c->ans.len_inl > c->cap_inl) {
+		struct anon_inline *v =
+			realloc(c->inl, c->ans.len_inl * sizeof(*v));
+
+		if (!v)
+			return -HANDLER_NOMEM;
+		c->inl = v;
+		c->cap_inl = c->ans.len_inl;
+	}
 	for (i = 0; i < n; i++) {
 		uint32_t s = c->ans.sym[i], f = c->ans.file[i];
 
@@ -191,7 +203,17 @@ static void answer_apply(struct resolve_ctx *c, size_t n)
 		b->files[i] = f ? c->t.file[f - 1] : NULL;
 		b->lines[i] = c->ans.line[i];
 		b->reasons[i] = c->ans.reason[i];
+		b->nr_inl[i] = c->ans.nr_inl[i];
+		b->inl[i] = b->nr_inl[i] ? c->inl + used : NULL;
+		for (k = 0; k < b->nr_inl[i]; k++, used++)
+			c->inl[used] = (struct anon_inline){
+				c->t.sym[hi[used].sym - 1],
+				hi[used].file ? c->t.file[hi[used].file - 1]
+					      : NULL,
+				hi[used].line
+			};
 	}
+	return 0;
 }
 
 static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
@@ -211,9 +233,13 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 	c->batch.files = malloc(k * sizeof(*c->batch.files));
 	c->batch.lines = malloc(k * sizeof(*c->batch.lines));
 	c->batch.reasons = malloc(k * sizeof(*c->batch.reasons));
+	c->ans.nr_inl = malloc(k * sizeof(*c->ans.nr_inl));
+	c->batch.inl = malloc(k * sizeof(*c->batch.inl));
+	c->batch.nr_inl = malloc(k * sizeof(*c->batch.nr_inl));
 	if (!c->addrs || !c->times || !c->ans.sym || !c->ans.file ||
 	    !c->ans.line || !c->ans.reason || !c->batch.syms ||
-	    !c->batch.files || !c->batch.lines || !c->batch.reasons)
+	    !c->batch.files || !c->batch.lines || !c->batch.reasons ||
+	    !c->ans.nr_inl || !c->batch.inl || !c->batch.nr_inl)
 		return -HANDLER_NOMEM;
 	for (base = 0; base < n; base += chunk) {
 		size_t m = n - base < chunk ? n - base : chunk;
@@ -227,7 +253,8 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 				    sizeof(c->why));
 		if (rc < 0)
 			return rc;
-		answer_apply(c, m);
+		if (answer_apply(c, m) < 0)
+			return -HANDLER_NOMEM;
 		/* the sink can only run out of memory */
 		if (c->sink(c->sink_ctx, &c->batch, base, m) < 0)
 			return -HANDLER_NOMEM;
@@ -238,6 +265,14 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 		     "past ABI %u.%u; counted as (malformed symbol)",
 		     c->h->name, c->t.malformed,
 		     c->t.malformed == 1 ? "" : "s", p->tgid,
+		     p->comm ? p->comm : "?", OPJIT_HANDLER_ABI_MAJOR,
+		     OPJIT_HANDLER_ABI_MINOR);
+	if (c->t.malformed_inl)
+		diag("%s: %zu malformed inline frame%s for process %u (%s): "
+		     "a reserved field set, or fields past ABI %u.%u; each "
+		     "ends its chain",
+		     c->h->name, c->t.malformed_inl,
+		     c->t.malformed_inl == 1 ? "" : "s", p->tgid,
 		     p->comm ? p->comm : "?", OPJIT_HANDLER_ABI_MAJOR,
 		     OPJIT_HANDLER_ABI_MINOR);
 	return 0;
@@ -298,6 +333,11 @@ out:
 	free(c.batch.files);
 	free(c.batch.lines);
 	free(c.batch.reasons);
+	free(c.ans.nr_inl);
+	free(c.ans.inl);
+	free(c.batch.inl);
+	free(c.batch.nr_inl);
+	free(c.inl);
 	if (rc == -HANDLER_NOMEM) {
 		diag("cannot name the samples of process %u: out of memory",
 		     p->tgid);

@@ -69,7 +69,8 @@ static int wire_wait(struct wire *w, short events)
 
 void wire_put(struct wire *w, const void *p, size_t n)
 {
-	if (w->err)
+	/* an empty array may have no storage at all */
+	if (w->err || !n)
 		return;
 	if (w->olen + n > w->ocap) {
 		size_t cap = w->ocap ? w->ocap : 4096;

@@ -210,8 +210,13 @@ int main(int argc, char **argv)
 	for (i = 0; i < nsamples; i += BATCH) {
 		uint64_t n = nsamples - i < BATCH ? nsamples - i : BATCH, j;
 		struct opjit_resolve_batch b = {
-			sizeof(b), n,	  addrs + i, times + i,
-			syms,	   files, lines,     NULL,
+			.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_0,
+			.count = n,
+			.addrs = addrs + i,
+			.times = times + i,
+			.symbols = syms,
+			.files = files,
+			.lines = lines,
 		};
 
 		memset(syms, 0, n * sizeof(*syms));

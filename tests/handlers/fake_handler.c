@@ -7,6 +7,11 @@
  * [0x1000,0x2000) "NAME:lo" (with source file and line) and
  * [0x2000,0x3000) "NAME:hi"; and for comm "cands" names sample I after
  * the I-th map candidate, so a test can see the list the host built.
+ * For comm "inline" and a host of ABI 1.2, [0x1800,0x1900) is
+ * "NAME:inner", inlined into "NAME:mid" (mid.c:20) inlined into
+ * "NAME:lo" (lo.c:30); for comm "deep", into 100 frames of "NAME:mid",
+ * lines 1 to 100; for comm "badinline", into "mid" and then a frame
+ * whose reserved field is set.
  *
  * A misbehaving build (FAKE_BAD_*) claims the processes a good one does
  * and "jitdemo" too, and then does the one wrong thing it is named for.
@@ -97,6 +102,12 @@ struct fake_sym {
 
 struct fake_state {
 	struct fake_sym lo, hi;
+#ifdef OPJIT_RESOLVE_BATCH_SIZE_1_2
+	struct opjit_symbol inner, mid;
+	struct opjit_inline_frame chain[2], deep[100];
+	uint32_t nr_chain; /* 0: no inlining at all */
+	const struct opjit_inline_frame *chain_at;
+#endif
 	struct opjit_symbol cand[MAX_CANDS];
 	char cand_name[MAX_CANDS][256];
 	size_t ncand;
@@ -121,7 +132,9 @@ __attribute__((unused)) static int fake_claim(const struct opjit_host *host,
 	}
 	if (strcmp(proc->comm, FAKE_NAME) && strcmp(proc->comm, "any") &&
 	    strcmp(proc->comm, "cands") && strcmp(proc->comm, "badresolve") &&
-	    strcmp(proc->comm, "noisy") && strcmp(proc->comm, "flood")
+	    strcmp(proc->comm, "noisy") && strcmp(proc->comm, "flood") &&
+	    strcmp(proc->comm, "deep") && strcmp(proc->comm, "badinline") &&
+	    strcmp(proc->comm, "inline")
 #ifdef FAKE_BAD
 	    && strcmp(proc->comm, "jitdemo")
 #endif
@@ -183,6 +196,34 @@ __attribute__((unused)) static int fake_claim(const struct opjit_host *host,
 		st->cand[i].name = st->cand_name[i];
 	}
 	st->ncand = !strcmp(proc->comm, "cands") ? i : 0;
+#ifdef OPJIT_RESOLVE_BATCH_SIZE_1_2
+	st->inner = (struct opjit_symbol){
+		OPJIT_SYMBOL_SIZE_1_0, FAKE_NAME ":inner", 0, 0, "in.c", 3, 0
+	};
+	st->mid = (struct opjit_symbol){
+		OPJIT_SYMBOL_SIZE_1_0, FAKE_NAME ":mid", 0, 0, "mid.c", 18, 0
+	};
+	st->chain[0] =
+		(struct opjit_inline_frame){ OPJIT_INLINE_FRAME_SIZE_1_2,
+					     &st->mid, "mid.c", 20, 0 };
+	st->chain[1] =
+		(struct opjit_inline_frame){ OPJIT_INLINE_FRAME_SIZE_1_2,
+					     &st->lo.s, "lo.c", 30, 0 };
+	for (i = 0; i < 100; i++)
+		st->deep[i] = (struct opjit_inline_frame){
+			OPJIT_INLINE_FRAME_SIZE_1_2, &st->mid, "mid.c",
+			(uint32_t)i + 1, 0
+		};
+	st->chain_at = st->chain;
+	st->nr_chain = strcmp(proc->comm, "inline") ? 0 : 2;
+	if (!strcmp(proc->comm, "deep")) {
+		st->chain_at = st->deep;
+		st->nr_chain = 100;
+	} else if (!strcmp(proc->comm, "badinline")) {
+		st->nr_chain = 2;
+		st->chain[1].reserved = 1;
+	}
+#endif
 	st->fail_resolve = !strcmp(proc->comm, "badresolve");
 	host->warn(host, strcmp(proc->comm, "noisy") ? "claimed"
 						     : "two\nlines\033[31m");
@@ -241,6 +282,16 @@ static int fake_resolve(void *state, struct opjit_resolve_batch *b)
 		}
 		if (st->ncand) {
 			b->symbols[i] = i < st->ncand ? &st->cand[i] : NULL;
+#ifdef OPJIT_RESOLVE_BATCH_SIZE_1_2
+		} else if (a >= 0x1800 && a < 0x1900 && st->nr_chain &&
+			   b->struct_size >= OPJIT_RESOLVE_BATCH_SIZE_1_2 &&
+			   b->inlined && b->nr_inlined) {
+			b->symbols[i] = &st->inner;
+			b->files[i] = "in.c";
+			b->lines[i] = 5;
+			b->inlined[i] = st->chain_at;
+			b->nr_inlined[i] = st->nr_chain;
+#endif
 		} else if (a >= 0x1000 && a < 0x2000) {
 			b->symbols[i] = &st->lo.s;
 #ifdef FAKE_BAD_FRESH_PTRS

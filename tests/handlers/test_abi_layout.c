@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * The 1.0 handler ABI, frozen: every offset, size and constant a 1.0
- * handler or host was compiled with.  Built twice, against the current
+ * handler or host was compiled with, and what 1.2 appended.  Built twice, against the current
  * header and against the frozen 1.0 copy, so a later header that moves,
  * resizes or renumbers anything fails to compile here.  The numbers are
  * those of LP64 Linux (x86_64, aarch64), where opjit runs.
@@ -71,7 +71,24 @@ AT(opjit_resolve_batch, symbols, 32);
 AT(opjit_resolve_batch, files, 40);
 AT(opjit_resolve_batch, lines, 48);
 AT(opjit_resolve_batch, reasons, 56);
+#if OPJIT_HANDLER_ABI_MINOR >= 2
+/* 1.2 appended the inline chains, and their frame */
+AT(opjit_resolve_batch, inlined, 64);
+AT(opjit_resolve_batch, nr_inlined, 72);
+SIZE(opjit_resolve_batch, 80, nr_inlined);
+AT(opjit_inline_frame, struct_size, 0);
+AT(opjit_inline_frame, symbol, 8);
+AT(opjit_inline_frame, file, 16);
+AT(opjit_inline_frame, line, 24);
+AT(opjit_inline_frame, reserved, 28);
+SIZE(opjit_inline_frame, 32, reserved);
+_Static_assert(OPJIT_RESOLVE_BATCH_SIZE_1_2 == 80 &&
+		       OPJIT_INLINE_FRAME_SIZE_1_2 == 32 &&
+		       OPJIT_INLINE_MAX == 64,
+	       "the 1.2 sizes are fixed for ever");
+#else
 SIZE(opjit_resolve_batch, 64, reasons);
+#endif
 
 AT(opjit_handler, struct_size, 0);
 AT(opjit_handler, abi_major, 8);
@@ -124,6 +141,10 @@ TYPE(SLOT(opjit_handler, last_error), const char *(*)(void *));
 TYPE(SLOT(opjit_handler, release), void (*)(void *));
 TYPE(SLOT(opjit_resolve_batch, reasons), uint32_t *);
 TYPE(SLOT(opjit_resolve_batch, symbols), const struct opjit_symbol **);
+#if OPJIT_HANDLER_ABI_MINOR >= 2
+TYPE(SLOT(opjit_resolve_batch, inlined), const struct opjit_inline_frame **);
+TYPE(SLOT(opjit_resolve_batch, nr_inlined), uint32_t *);
+#endif
 
 START_TEST(minor_only_grows)
 {

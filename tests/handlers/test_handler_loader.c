@@ -650,6 +650,121 @@ START_TEST(first_claim_wins)
 }
 END_TEST
 
+static void load_one_from(const char *dir, const char *name);
+
+/* Each sample's name and the functions it was inlined into, as
+ * "inner < mid@mid.c:20 < lo@lo.c:30", for the first four samples; and
+ * the symbol of the last frame of sample 1, to compare pointers. */
+struct chain_sink {
+	char text[4][2048];
+	const struct anon_symbol *outer;
+};
+
+static int chain_collect(void *ctx, const struct anon_resolved *b, size_t base,
+			 size_t n)
+{
+	struct chain_sink *cs = ctx;
+	size_t i, k;
+
+	for (i = 0; i < n && base + i < 4; i++) {
+		char *p = cs->text[base + i], *end = p + sizeof(cs->text[0]);
+
+		p += snprintf(p, (size_t)(end - p), "%s",
+			      b->syms[i] ? b->syms[i]->name : "-");
+		for (k = 0; k < b->nr_inl[i] && p < end; k++)
+			p += snprintf(p, (size_t)(end - p), " < %s@%s:%u",
+				      b->inl[i][k].sym->name,
+				      b->inl[i][k].file ? b->inl[i][k].file
+							: "-",
+				      b->inl[i][k].line);
+		if (base + i == 1 && b->nr_inl[i])
+			cs->outer = b->inl[i][b->nr_inl[i] - 1].sym;
+		if (!b->nr_inl[i])
+			ck_assert_ptr_null(b->inl[i]);
+	}
+	return 0;
+}
+
+static const struct ops_anon_sample inline_smp[] = { { 1, 0x1000, 1 },
+						     { 2, 0x1800, 1 },
+						     { 3, 0x1880, 1 },
+						     { 4, 0x2000, 1 } };
+
+/* Inline chains (ABI 1.2) cross from the handler, by either path, with
+ * the symbols they name grouped with the samples' own. */
+START_TEST(inline_chains_reach_the_report)
+{
+	struct chain_sink cs = { 0 };
+	struct anon_resolved r;
+
+	load_one_from(FAKE_DIR, "alpha");
+	memset(&sess, 0, sizeof(sess));
+	session_proc(0, 100, "inline");
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_resolve(hs, &sess, 0, inline_smp, 4,
+					       chain_collect, &cs, &r),
+			 1);
+	ck_assert_str_eq(capture_end(), "opreport: alpha: claimed\n");
+	ck_assert_str_eq(cs.text[0], "alpha:lo");
+	ck_assert_str_eq(cs.text[1], "alpha:inner < alpha:mid@mid.c:20 < "
+				     "alpha:lo@lo.c:30");
+	ck_assert_str_eq(cs.text[2], cs.text[1]);
+	ck_assert_str_eq(cs.text[3], "alpha:hi");
+	/* the function the code was compiled from is the flat one */
+	ck_assert_ptr_nonnull(cs.outer);
+	ck_assert_uint_eq(cs.outer->start, 0x1000);
+	ck_assert_uint_eq(cs.outer->size, 0x1000);
+}
+END_TEST
+
+/* A chain longer than the host takes keeps the frames nearest the
+ * sample. */
+START_TEST(long_inline_chain_is_cut)
+{
+	struct chain_sink cs = { 0 };
+	struct anon_resolved r;
+	char want[2048], *p = want;
+	unsigned k;
+
+	load_one_from(FAKE_DIR, "alpha");
+	memset(&sess, 0, sizeof(sess));
+	session_proc(0, 100, "deep");
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_resolve(hs, &sess, 0, inline_smp, 2,
+					       chain_collect, &cs, &r),
+			 1);
+	capture_end();
+	p += sprintf(p, "alpha:inner");
+	for (k = 1; k <= OPJIT_INLINE_MAX; k++)
+		p += sprintf(p, " < alpha:mid@mid.c:%u", k);
+	ck_assert_str_eq(cs.text[1], want);
+}
+END_TEST
+
+/* A frame laid out past what this host knows ends its chain, said once
+ * however many samples show it. */
+START_TEST(malformed_inline_frame_ends_the_chain)
+{
+	struct chain_sink cs = { 0 };
+	struct anon_resolved r;
+
+	load_one_from(FAKE_DIR, "alpha");
+	memset(&sess, 0, sizeof(sess));
+	session_proc(0, 100, "badinline");
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_resolve(hs, &sess, 0, inline_smp, 4,
+					       chain_collect, &cs, &r),
+			 1);
+	ck_assert_str_eq(capture_end(),
+			 "opreport: alpha: claimed\n"
+			 "opreport: alpha: 1 malformed inline frame for "
+			 "process 100 (badinline): a reserved field set, or "
+			 "fields past ABI 1." MINOR "; each ends its chain\n");
+	ck_assert_str_eq(cs.text[1], "alpha:inner < alpha:mid@mid.c:20");
+	ck_assert_str_eq(cs.text[2], cs.text[1]);
+}
+END_TEST
+
 START_TEST(second_handler_gets_what_first_declines)
 {
 	static const struct ops_anon_sample smp[] = { { 1, 0x1000, 1 } };
@@ -1059,8 +1174,9 @@ START_TEST(list_survives_bad_constructor)
 	ck_assert_str_eq(err, "opreport: skipping handler " BAD_DIR
 			      "/libsegv-ctor.so: killed by SIGSEGV while "
 			      "loading\n");
-	ck_assert_ptr_nonnull(strstr(out, "good\t" BAD_DIR "/libgood.so\t"
-					  "ABI 1.1\tfake handler good\n"));
+	ck_assert_ptr_nonnull(strstr(out,
+				     "good\t" BAD_DIR "/libgood.so\t"
+				     "ABI 1." MINOR "\tfake handler good\n"));
 	ck_assert_ptr_nonnull(strstr(out, "\nsegv-resolve\t"));
 	ck_assert_ptr_null(strstr(out, "segv-ctor"));
 	/* every handler but the one that crashed */
@@ -1137,7 +1253,7 @@ START_TEST(later_table_with_unknown_fields_refused)
 	snprintf(want, sizeof(want),
 		 "opreport: skipping handler " FAKE_DIR3
 		 "/libfuturerude.so: handler table of %zu bytes sets fields "
-		 "past ABI 1.1, which this opreport cannot honour\n",
+		 "past ABI 1." MINOR ", which this opreport cannot honour\n",
 		 (size_t)OPJIT_HANDLER_SIZE_1_0 + 2 * sizeof(void *));
 	capture_begin();
 	{
@@ -1182,7 +1298,8 @@ static void assert_malformed(const char *name)
 	snprintf(want, sizeof(want),
 		 "opreport: %s: claimed\nopreport: %s: %d "
 		 "malformed symbol%s for process 100 (%s): a reserved "
-		 "field set, or fields past ABI 1.1; counted as (malformed "
+		 "field set, or fields past ABI 1." MINOR
+		 "; counted as (malformed "
 		 "symbol)\n",
 		 name, name, strcmp(name, "badsym") ? 2 : 1,
 		 strcmp(name, "badsym") ? "s" : "", name);
@@ -1256,6 +1373,9 @@ static Suite *loader_suite(void)
 	tcase_add_test(res, big_process_in_batches);
 	tcase_add_test(res, candidates_archived_first);
 	tcase_add_test(res, candidates_plain_process);
+	tcase_add_test(res, inline_chains_reach_the_report);
+	tcase_add_test(res, long_inline_chain_is_cut);
+	tcase_add_test(res, malformed_inline_frame_ends_the_chain);
 	suite_add_tcase(s, load);
 	suite_add_tcase(s, res);
 	/* the same claims, inside opreport: the same answers */
@@ -1270,6 +1390,9 @@ static Suite *loader_suite(void)
 	tcase_add_test(inproc, big_process_in_batches);
 	tcase_add_test(inproc, candidates_archived_first);
 	tcase_add_test(inproc, candidates_plain_process);
+	tcase_add_test(inproc, inline_chains_reach_the_report);
+	tcase_add_test(inproc, long_inline_chain_is_cut);
+	tcase_add_test(inproc, malformed_inline_frame_ends_the_chain);
 	suite_add_tcase(s, inproc);
 	iso = tcase_create("isolation");
 	tcase_add_checked_fixture(iso, setup, teardown);

@@ -10,6 +10,10 @@
  *   anything further: unknown.
  * S is the start of the process's first anonymous range, found as the
  * lowest address of the first batch rounded down to 64 KiB.
+ * For comm "fakejit-inline" and a host of ABI 1.2, the second half of
+ * fake_fn_N (low byte 0x80 and up) is fake_leaf_N (line N * 10 + 5)
+ * inlined into fake_mid_N at line N * 10 + 3, itself inlined into
+ * fake_fn_N at line N * 10 + 1.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +27,10 @@ struct fake_state {
 	uint64_t base;
 	struct opjit_symbol syms[NR_FNS];
 	char names[NR_FNS][16];
+	int inlining;
+	struct opjit_symbol leaf[NR_FNS], mid[NR_FNS];
+	char leaf_names[NR_FNS][16], mid_names[NR_FNS][16];
+	struct opjit_inline_frame chain[NR_FNS][2];
 };
 
 static int fake_claim(const struct opjit_host *host,
@@ -32,12 +40,14 @@ static int fake_claim(const struct opjit_host *host,
 	struct fake_state *st;
 	int i;
 
-	if (!proc->comm || strcmp(proc->comm, "fakejit"))
+	if (!proc->comm || (strcmp(proc->comm, "fakejit") &&
+			    strcmp(proc->comm, "fakejit-inline")))
 		return 0;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -12;
 	st->base = UINT64_MAX;
+	st->inlining = !strcmp(proc->comm, "fakejit-inline");
 	for (i = 0; i < NR_FNS; i++) {
 		snprintf(st->names[i], sizeof(st->names[i]), "fake_fn_%d", i);
 		st->syms[i].struct_size = OPJIT_SYMBOL_SIZE_1_0;
@@ -45,6 +55,32 @@ static int fake_claim(const struct opjit_host *host,
 		st->syms[i].size = 0x100;
 		st->syms[i].file = "fake.js";
 		st->syms[i].line = (uint32_t)(i + 1) * 10;
+		snprintf(st->leaf_names[i], sizeof(st->leaf_names[i]),
+			 "fake_leaf_%d", i);
+		snprintf(st->mid_names[i], sizeof(st->mid_names[i]),
+			 "fake_mid_%d", i);
+		st->leaf[i] = (struct opjit_symbol){ OPJIT_SYMBOL_SIZE_1_0,
+						     st->leaf_names[i],
+						     0,
+						     0,
+						     "fake.js",
+						     (uint32_t)i * 10 + 4,
+						     0 };
+		st->mid[i] = (struct opjit_symbol){ OPJIT_SYMBOL_SIZE_1_0,
+						    st->mid_names[i],
+						    0,
+						    0,
+						    "fake.js",
+						    (uint32_t)i * 10 + 2,
+						    0 };
+		st->chain[i][0] = (struct opjit_inline_frame){
+			OPJIT_INLINE_FRAME_SIZE_1_2, &st->mid[i], "fake.js",
+			(uint32_t)i * 10 + 3, 0
+		};
+		st->chain[i][1] = (struct opjit_inline_frame){
+			OPJIT_INLINE_FRAME_SIZE_1_2, &st->syms[i], "fake.js",
+			(uint32_t)i * 10 + 1, 0
+		};
 	}
 	*state = st;
 	return 1;
@@ -69,6 +105,14 @@ static int fake_resolve(void *state, struct opjit_resolve_batch *b)
 		b->symbols[i] = &st->syms[fn];
 		b->files[i] = "fake.js";
 		b->lines[i] = (uint32_t)((fn + 1) * 10 + (off & 0xff) / 16);
+		if (st->inlining && (off & 0xff) >= 0x80 &&
+		    b->struct_size >= OPJIT_RESOLVE_BATCH_SIZE_1_2 &&
+		    b->inlined && b->nr_inlined) {
+			b->symbols[i] = &st->leaf[fn];
+			b->lines[i] = (uint32_t)fn * 10 + 5;
+			b->inlined[i] = st->chain[fn];
+			b->nr_inlined[i] = 2;
+		}
 	}
 	return 0;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * opjit anonymous-sample handler ABI, version 1.0 (frozen: it only grows,
- * by the rules in handler-api/README.md).
+ * opjit anonymous-sample handler ABI, version 1.2 (1.0 is frozen: it only
+ * grows, by the rules in handler-api/README.md).
  *
  * A handler is a shared object, found by name (libNAME.so), that exports
  * exactly one symbol: opjit_handler_entry().  opreport offers it each
@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define OPJIT_HANDLER_ABI_MAJOR 1
-#define OPJIT_HANDLER_ABI_MINOR 1
+#define OPJIT_HANDLER_ABI_MINOR 2
 
 /* The name of the one exported function. */
 #define OPJIT_HANDLER_ENTRY_NAME "opjit_handler_entry"
@@ -151,6 +151,22 @@ struct opjit_symbol {
 /* Codes past the last one a host knows are counted as UNKNOWN. */
 
 /*
+ * A frame that code was inlined into (ABI 1.2): the function that made
+ * the call the compiler inlined, and where that call is in its source.
+ */
+struct opjit_inline_frame {
+	size_t struct_size;		   /* OPJIT_INLINE_FRAME_SIZE_1_2 */
+	const struct opjit_symbol *symbol; /* the caller; not NULL */
+	const char *file;  /* source file of the call, or NULL */
+	uint32_t line;	   /* line of the call, or 0 */
+	uint32_t reserved; /* zero */
+};
+
+/* The most frames a host takes for one sample; a longer chain is cut,
+ * keeping the frames nearest the sample. */
+#define OPJIT_INLINE_MAX 64u
+
+/*
  * One batch for resolve(), as parallel arrays so the batch can grow by
  * appending arrays.  Addresses are sorted ascending; times are CLOCK_MONOTONIC
  * ns and let a handler that knows when code was loaded name the code that
@@ -167,6 +183,16 @@ struct opjit_resolve_batch {
 	uint32_t *lines;		     /* out: line there, or 0 */
 	uint32_t *reasons;		     /* out: OPJIT_UNRESOLVED_* where
 						* symbols[i] is NULL */
+	/*
+	 * Since 1.2, out: when symbols[i] was inlined, the frames it was
+	 * inlined into, from its caller outwards to the function whose
+	 * compiled code holds the address; NULL and 0 when it was not.
+	 * symbols[i], files[i] and lines[i] stay the innermost function
+	 * and the line in it, as in 1.0.  The frames stay valid until
+	 * release().
+	 */
+	const struct opjit_inline_frame **inlined;
+	uint32_t *nr_inlined;
 };
 
 struct opjit_handler {
@@ -208,6 +234,12 @@ struct opjit_handler {
 	OPJIT_SIZE_THROUGH(struct opjit_resolve_batch, reasons)
 #define OPJIT_HANDLER_SIZE_1_0 \
 	OPJIT_SIZE_THROUGH(struct opjit_handler, release)
+
+/* The sizes version 1.2 added or grew. */
+#define OPJIT_RESOLVE_BATCH_SIZE_1_2 \
+	OPJIT_SIZE_THROUGH(struct opjit_resolve_batch, nr_inlined)
+#define OPJIT_INLINE_FRAME_SIZE_1_2 \
+	OPJIT_SIZE_THROUGH(struct opjit_inline_frame, reserved)
 
 /* The smallest table a 1.x host accepts: everything through release. */
 #define OPJIT_HANDLER_V1_SIZE OPJIT_HANDLER_SIZE_1_0
