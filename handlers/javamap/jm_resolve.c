@@ -75,6 +75,7 @@ int jm_state_init(struct jm_state *st, const void *buf, size_t len)
 void jm_state_free(struct jm_state *st)
 {
 	jm_syms_free(st);
+	free(st->inl);
 	free(st->maxend);
 	free(st->mhash);
 	jm_map_free(&st->map);
@@ -243,10 +244,76 @@ struct jm_answer {
 	const struct opjit_symbol *sym;
 	const char *file;
 	uint32_t line;
+	const struct opjit_inline_frame *inlined;
+	uint32_t nr_inlined;
 };
 
+/* 0, or -ENOENT when FR's method record was lost, or -ENOMEM. */
+static int inline_frame_make(struct jm_state *st, const struct jm_code *co,
+			     const struct jm_frame *fr,
+			     struct opjit_inline_frame *out)
+{
+	const struct jm_method *me = jm_state_method(st, fr->method);
+	const struct opjit_symbol *sym;
+
+	if (!me)
+		return -ENOENT;
+	/* given CO, the outermost frame (CO's own method) names the same
+	 * symbol, with the code's start and size, as a sample outside any
+	 * inlined code does */
+	sym = method_sym(st, me, co);
+	if (!sym)
+		return -ENOMEM;
+	out->symbol = sym;
+	out->file = me->file;
+	out->line = jm_method_line(me, fr->bci);
+	out->reserved = 0;
+	out->struct_size = OPJIT_INLINE_FRAME_SIZE_1_2;
+	return 0;
+}
+
+/*
+ * The frames PC's innermost one was inlined into, nearest first, cut at
+ * OPJIT_INLINE_MAX as the host would.  A frame whose method record was
+ * lost ends the chain: the host takes no frame without a symbol, and
+ * the frames past it would skip a caller.  Out of memory gives a
+ * shorter chain, as it gives no symbol elsewhere; the frames not made
+ * are tried again next time.
+ */
+static uint32_t state_inline_chain(struct jm_state *st,
+				   const struct jm_code *co,
+				   const struct jm_pc *pc,
+				   const struct opjit_inline_frame **chain)
+{
+	uint32_t n, max;
+
+	*chain = NULL;
+	if (pc->nr_frames < 2)
+		return 0;
+	if (!st->inl) {
+		st->inl = calloc(st->map.nr_frames, sizeof(*st->inl));
+		if (!st->inl)
+			return 0;
+	}
+	max = pc->nr_frames - 1;
+	if (max > OPJIT_INLINE_MAX)
+		max = OPJIT_INLINE_MAX;
+	for (n = 0; n < max; n++) {
+		size_t f = pc->frame + 1 + n;
+
+		if (!st->inl[f].struct_size &&
+		    inline_frame_make(st, co, &st->map.frames[f], &st->inl[f]))
+			break;
+	}
+	if (n)
+		*chain = &st->inl[pc->frame + 1];
+	return n;
+}
+
+/* The answer for ADDR at T; the inlining chain only when WANT_INLINE,
+ * so that a host that cannot take it costs no memory for it. */
 static void state_resolve_one(struct jm_state *st, uint64_t addr, uint64_t t,
-			      struct jm_answer *a)
+			      bool want_inline, struct jm_answer *a)
 {
 	const struct jm_code *co = jm_state_find_code(st, addr, t);
 	const struct jm_method *me;
@@ -266,8 +333,12 @@ static void state_resolve_one(struct jm_state *st, uint64_t addr, uint64_t t,
 			a->sym = method_sym(st, me, co);
 			a->file = me->file;
 			a->line = jm_method_line(me, fr->bci);
-			if (a->sym)
+			if (a->sym) {
+				if (want_inline)
+					a->nr_inlined = state_inline_chain(
+						st, co, pc, &a->inlined);
 				return;
+			}
 		}
 	}
 	a->sym = code_sym(st, co);
@@ -283,6 +354,9 @@ static void state_resolve_one(struct jm_state *st, uint64_t addr, uint64_t t,
 
 int jm_state_resolve(struct jm_state *st, struct opjit_resolve_batch *b)
 {
+	/* the chains are 1.2's: an older host's batch ends before them */
+	bool inl = BATCH_HAS(b, inlined) && BATCH_HAS(b, nr_inlined);
+
 	if (!BATCH_HAS(b, addrs) || !BATCH_HAS(b, times) ||
 	    !BATCH_HAS(b, symbols)) {
 		snprintf(st->error, sizeof(st->error),
@@ -292,7 +366,7 @@ int jm_state_resolve(struct jm_state *st, struct opjit_resolve_batch *b)
 	for (size_t i = 0; i < b->count; i++) {
 		struct jm_answer a;
 
-		state_resolve_one(st, b->addrs[i], b->times[i], &a);
+		state_resolve_one(st, b->addrs[i], b->times[i], inl, &a);
 		b->symbols[i] = a.sym;
 		if (!a.sym && BATCH_HAS(b, reasons))
 			b->reasons[i] = jm_state_why_unknown(st, b->addrs[i],
@@ -301,6 +375,10 @@ int jm_state_resolve(struct jm_state *st, struct opjit_resolve_batch *b)
 			b->files[i] = a.sym ? a.file : NULL;
 		if (BATCH_HAS(b, lines))
 			b->lines[i] = a.sym ? a.line : 0;
+		if (inl) {
+			b->inlined[i] = a.inlined;
+			b->nr_inlined[i] = a.nr_inlined;
+		}
 	}
 	return 0;
 }

@@ -28,6 +28,11 @@ struct jm_state {
 	size_t mhash_cap;
 	struct jm_sym **shash; /* name -> symbol */
 	size_t shash_cap, nr_syms;
+	/* parallel to map.frames, each made on first need (struct_size 0
+	 * until then): a pc's inlining chain is then the slice after its
+	 * innermost frame, handed to the host as it is, and a pc sampled
+	 * again costs no lookup and no memory */
+	struct opjit_inline_frame *inl;
 	char error[200];
 };
 
@@ -50,7 +55,8 @@ const struct jm_pc *jm_code_pc(const struct jm_map *map,
 /* Source line of BCI in ME, 0 when unknown. */
 uint32_t jm_method_line(const struct jm_method *me, int32_t bci);
 
-/* The host's resolve(). */
+/* The host's resolve().  A batch of ABI 1.2 also gets the inlining
+ * chains, which live until jm_state_free(). */
 int jm_state_resolve(struct jm_state *st, struct opjit_resolve_batch *b);
 
 /* Every symbol of the map, sampled or not, for the fuzz target and the

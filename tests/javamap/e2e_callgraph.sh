@@ -4,7 +4,9 @@
 # -XX:+PreserveFramePointer and the agent, recorded by oprofiled -g.  The
 # folded stacks ending in CallTree.hot must name its Java callers
 # (CallTree.a, CallTree.b, through the javamap handler), a three times as
-# often as b within 5 points.
+# often as b within 5 points.  Then Inline, whose square() the JIT inlines
+# into sum() and whose leaf() it may not: leaf's caller is square, marked
+# inlined (_[i]), inside sum's compiled code, in most of leaf's stacks.
 . "$(dirname "$0")/lib.sh"
 jm_need_java
 jm_need_profiler
@@ -48,5 +50,45 @@ print("CallTree.a %.1f%%, CallTree.b %.1f%% of hot's named callers"
       % (pa, 100 - pa))
 if abs(pa - 75) > 5:
     sys.exit("a's share %.1f%% is not 75%%" % pa)
+PY
+
+"$JM_OPROFILED" -g --session-dir="$JM_WORK/i" -- java -XX:+PreserveFramePointer \
+	-XX:CompileCommand=quiet '-XX:CompileCommand=dontinline,Inline::leaf' \
+	-agentpath:"$JM_AGENT" -cp classes Inline \
+	>"$JM_WORK/i.out" 2>"$JM_WORK/i.err" ||
+	fail "oprofiled -g failed: $(cat "$JM_WORK/i.err")"
+expect_grep '^inline done$' "$JM_WORK/i.out" "Inline did not run to its end"
+jm_report "$JM_WORK/i" -l --format=json >"$JM_WORK/il.json" \
+	2>"$JM_WORK/il.err" || fail "opreport -l failed: $(cat "$JM_WORK/il.err")"
+itgid=$(jm_tgid "$JM_WORK/il.json")
+[ -n "$itgid" ] || fail "opreport named no JIT code of Inline with javamap"
+trap 'rm -rf "$JM_WORK" "/tmp/anon.$tgid" "/tmp/anon.$itgid"' EXIT
+jm_report "$JM_WORK/i" --format=folded >"$JM_WORK/ifolded.txt" \
+	2>"$JM_WORK/if.err" || fail "opreport --format=folded failed: $(cat "$JM_WORK/if.err")"
+python3 - "$JM_WORK/ifolded.txt" <<'PY' || fail "the inlined caller is not in leaf's stacks"
+import sys
+leaf = "Inline.leaf(long) [javamap]_[j]"
+square = "Inline.square(long) [javamap]_[i]"
+summ = "Inline.sum(int) [javamap]_[j]"
+compiled = through = 0
+for line in open(sys.argv[1]):
+    stack, count = line.rsplit(" ", 1)
+    frames = stack.split(";")
+    if frames[-1] != leaf or len(frames) < 3:
+        continue
+    # called from sum's compiled code (not from the interpreter, as
+    # before sum is compiled, nor through a broken frame chain)
+    if summ in frames[-3:-1]:
+        compiled += int(count)
+        if frames[-2] == square and frames[-3] == summ:
+            through += int(count)
+print("leaf: %d samples called from sum's code, %d through square "
+      "inlined in sum" % (compiled, through))
+if compiled < 50:
+    sys.exit("only %d samples of Inline.leaf called from sum's code"
+             % compiled)
+if through < 0.8 * compiled:
+    sys.exit("only %d of %d of them go through square inlined in sum"
+             % (through, compiled))
 PY
 echo PASS

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* libFuzzer target: any bytes at all through the javamap parser, then
- * lookups at the edges of every piece of code it found. */
+ * lookups at the edges of every piece of code it found and at each of
+ * its pcs, through a batch of ABI 1.2 so that inlining chains are made
+ * too. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,20 +21,44 @@ static int count_cb(void *arg, const struct opjit_symbol *sym)
 	return 0;
 }
 
+/* What the host relies on in a chain; a broken promise is a crash, so
+ * that libFuzzer keeps the input. */
+static size_t check_chain(const struct opjit_inline_frame *inl, uint32_t nr)
+{
+	size_t n = 0;
+
+	if ((nr == 0) != (inl == NULL) || nr > OPJIT_INLINE_MAX)
+		__builtin_trap();
+	for (uint32_t k = 0; k < nr; k++) {
+		if (inl[k].struct_size != OPJIT_INLINE_FRAME_SIZE_1_2 ||
+		    !inl[k].symbol || inl[k].reserved)
+			__builtin_trap();
+		n += inl[k].symbol->name[0] != '\0';
+		if (inl[k].file)
+			n += inl[k].file[0] != '\0';
+	}
+	return n;
+}
+
 static void fuzz_lookups(struct jm_state *st)
 {
 	uint64_t addrs[6], times[6];
 	const struct opjit_symbol *syms[6];
 	const char *files[6];
-	uint32_t lines[6];
+	uint32_t lines[6], reasons[6];
+	const struct opjit_inline_frame *inl[6];
+	uint32_t nr_inl[6];
 	struct opjit_resolve_batch b = {
-		.struct_size = sizeof(b),
+		.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_2,
 		.count = 6,
 		.addrs = addrs,
 		.times = times,
 		.symbols = syms,
 		.files = files,
 		.lines = lines,
+		.reasons = reasons,
+		.inlined = inl,
+		.nr_inlined = nr_inl,
 	};
 	size_t n = 0;
 
@@ -52,9 +78,24 @@ static void fuzz_lookups(struct jm_state *st)
 		times[4] = co->t_load + 1;
 		times[5] = 0;
 		jm_state_resolve(st, &b);
-		for (size_t j = 0; j < 6; j++)
+		for (size_t j = 0; j < 6; j++) {
 			if (syms[j])
 				n += syms[j]->name[0] != '\0';
+			n += check_chain(inl[j], nr_inl[j]);
+		}
+		/* each pc twice: its chain made, then taken from what was
+		 * kept */
+		for (size_t p = 0; p < co->nr_pcs && p < 32; p++) {
+			addrs[0] = addrs[1] =
+				co->addr + st->map.pcs[co->pc + p].off;
+			times[0] = times[1] = co->t_load;
+			b.count = 2;
+			jm_state_resolve(st, &b);
+			if (inl[0] != inl[1] || nr_inl[0] != nr_inl[1])
+				__builtin_trap();
+			n += check_chain(inl[0], nr_inl[0]);
+			b.count = 6;
+		}
 	}
 	jm_state_for_each(st, count_cb, &n);
 }

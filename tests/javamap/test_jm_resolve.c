@@ -328,6 +328,280 @@ START_TEST(test_method_line)
 }
 END_TEST
 
+/*
+ * Inlining chains (ABI 1.2).  a() is compiled at 0x2000 (0x100 bytes):
+ *   +0x00  a() alone
+ *   +0x10  c() inlined in b() inlined in a()
+ *   +0x20  c() in b() in (lost method 99) in a()
+ *   +0x30  c() in (lost method 99) in a()
+ *   +0x40  (lost method 99) in b() in a()
+ *   +0x50  c() in 68 frames of d() in a(): a chain past OPJIT_INLINE_MAX
+ * e() is compiled at 0x3000 with one frame per pc, and a stub lives at
+ * 0x9000.
+ */
+#define CH_NR_D 68
+
+static void chain_setup(void)
+{
+	static const uint32_t a_l[] = { 0, 100, 5, 101, 9, 102 };
+	static const uint32_t b_l[] = { 0, 200, 7, 201 };
+	static const uint32_t c_l[] = { 0, 300, 2, 301 };
+	static const uint32_t e_l[] = { 0, 500 };
+	static const uint32_t offs[] = { 0, 0x10, 0x20, 0x30, 0x40, 0x50 };
+	static const uint16_t nf[] = { 1, 3, 4, 3, 3, CH_NR_D + 2 };
+	static const uint32_t e_offs[] = { 0 };
+	static const uint16_t e_nf[] = { 1 };
+	static const struct jmb_frame e_fr[] = { { 14, 0 } };
+	static const struct jmb_frame head[] = {
+		{ 10, 0 },				    /* +0x00 */
+		{ 12, 2 }, { 11, 7 }, { 10, 5 },	    /* +0x10 */
+		{ 12, 0 }, { 11, 0 }, { 99, 3 }, { 10, 9 }, /* +0x20 */
+		{ 12, 0 }, { 99, 3 }, { 10, 9 },	    /* +0x30 */
+		{ 99, 0 }, { 11, 7 }, { 10, 5 },	    /* +0x40 */
+		{ 12, 0 },				    /* +0x50 ... */
+	};
+	uint32_t d_l[2 * (CH_NR_D + 1)];
+	struct jmb_frame fr[sizeof(head) / sizeof(head[0]) + CH_NR_D + 1];
+	size_t n = sizeof(head) / sizeof(head[0]);
+
+	/* d()'s bci k is its line 400 + k, so each frame says where it is */
+	for (int k = 0; k <= CH_NR_D; k++) {
+		d_l[2 * k] = (uint32_t)k;
+		d_l[2 * k + 1] = 400 + (uint32_t)k;
+	}
+	memcpy(fr, head, sizeof(head));
+	for (int k = 1; k <= CH_NR_D; k++)
+		fr[n++] = (struct jmb_frame){ 13, k };
+	fr[n++] = (struct jmb_frame){ 10, 9 };
+
+	jmb_init(&b, 1, JM_HDR_INLINE);
+	jmb_dynamic(&b, 1 * S, 0, 0x9000, 0x1000, "Interpreter");
+	jmb_method(&b, 1 * S, 10, "p.C.a()", "p/A.java", a_l, 3);
+	jmb_method(&b, 1 * S, 11, "p.C.b(int)", "p/B.java", b_l, 2);
+	jmb_method(&b, 1 * S, 12, "p.C.c(long)", "p/C.java", c_l, 2);
+	jmb_method(&b, 1 * S, 13, "p.C.d()", "p/D.java", d_l, CH_NR_D + 1);
+	jmb_method(&b, 1 * S, 14, "p.C.e()", "p/E.java", e_l, 1);
+	jmb_code_load(&b, 2 * S, 0, 10, 0x2000, 0x100, offs, nf, fr, 6);
+	jmb_code_load(&b, 2 * S, 0, 14, 0x3000, 0x40, e_offs, e_nf, e_fr, 1);
+	ck_assert_int_eq(jm_state_init(&st, b.buf, b.len), 0);
+}
+
+#define CH_T (5 * S)
+/* stale chain outputs: a 1.2 batch must get them overwritten, an
+ * older one, which ends before them, must get them left alone */
+#define CH_STALE ((const struct opjit_inline_frame *)(uintptr_t)0x5a5a)
+#define CH_STALE_NR 0xa5a5u
+
+struct chain {
+	const struct opjit_symbol *sym;
+	const char *file;
+	uint32_t line;
+	const struct opjit_inline_frame *inl;
+	uint32_t nr;
+};
+
+/* ADDR through a batch of STRUCT_SIZE whose chain outputs start stale */
+static struct chain resolve_sized(uint64_t addr, size_t struct_size)
+{
+	uint64_t t = CH_T;
+	struct chain c = { .inl = CH_STALE, .nr = CH_STALE_NR };
+	struct opjit_resolve_batch batch = {
+		.struct_size = struct_size,
+		.count = 1,
+		.addrs = &addr,
+		.times = &t,
+		.symbols = &c.sym,
+		.files = &c.file,
+		.lines = &c.line,
+		.inlined = &c.inl,
+		.nr_inlined = &c.nr,
+	};
+
+	ck_assert_int_eq(jm_state_resolve(&st, &batch), 0);
+	return c;
+}
+
+static struct chain resolve12(uint64_t addr)
+{
+	return resolve_sized(addr, OPJIT_RESOLVE_BATCH_SIZE_1_2);
+}
+
+static void ck_frame(const struct opjit_inline_frame *f, const char *name,
+		     const char *file, uint32_t line)
+{
+	ck_assert_uint_eq(f->struct_size, OPJIT_INLINE_FRAME_SIZE_1_2);
+	ck_assert_uint_eq(f->reserved, 0);
+	ck_assert_ptr_nonnull(f->symbol);
+	ck_assert_str_eq(f->symbol->name, name);
+	ck_assert_str_eq(f->file, file);
+	ck_assert_uint_eq(f->line, line);
+}
+
+START_TEST(test_chain_three_deep)
+{
+	struct chain c = resolve12(0x2014);
+
+	/* the sample still names the innermost method, as in 1.0 */
+	ck_assert_str_eq(c.sym->name, "p.C.c(long)");
+	ck_assert_str_eq(c.file, "p/C.java");
+	ck_assert_uint_eq(c.line, 301);
+	ck_assert_uint_eq(c.nr, 2);
+	ck_assert_ptr_nonnull(c.inl);
+	/* b()'s call to c() is at b()'s bci 7, a()'s call to b() at 5 */
+	ck_frame(&c.inl[0], "p.C.b(int)", "p/B.java", 201);
+	ck_frame(&c.inl[1], "p.C.a()", "p/A.java", 101);
+	/* a() is the code's own method: its symbol is the code */
+	ck_assert_uint_eq(c.inl[1].symbol->start, 0x2000);
+	ck_assert_uint_eq(c.inl[1].symbol->size, 0x100);
+	ck_assert_uint_eq(c.inl[1].symbol->line, 100);
+	/* b() and c() have no code of their own */
+	ck_assert_uint_eq(c.inl[0].symbol->start, 0);
+	ck_assert_uint_eq(c.sym->start, 0);
+	/* one symbol per method, inlined or not */
+	ck_assert_ptr_eq(c.inl[1].symbol, resolve12(0x2000).sym);
+}
+END_TEST
+
+START_TEST(test_chain_cached)
+{
+	uint64_t addrs[] = { 0x2010, 0x2010, 0x201f, 0x2020 };
+	uint64_t times[] = { CH_T, CH_T, CH_T, CH_T };
+	const struct opjit_symbol *syms[4];
+	const struct opjit_inline_frame *inl[4];
+	uint32_t nr[4];
+	struct opjit_resolve_batch batch = {
+		.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_2,
+		.count = 4,
+		.addrs = addrs,
+		.times = times,
+		.symbols = syms,
+		.inlined = inl,
+		.nr_inlined = nr,
+	};
+	struct chain first = resolve12(0x2010), again = resolve12(0x2010);
+
+	ck_assert_ptr_nonnull(first.inl);
+	ck_assert_ptr_eq(first.inl, again.inl);
+	ck_assert_uint_eq(again.nr, 2);
+	ck_frame(&again.inl[0], "p.C.b(int)", "p/B.java", 201);
+	/* the same pc within one batch, at another address too */
+	ck_assert_int_eq(jm_state_resolve(&st, &batch), 0);
+	ck_assert_ptr_eq(inl[0], first.inl);
+	ck_assert_ptr_eq(inl[1], first.inl);
+	ck_assert_ptr_eq(inl[2], first.inl);
+	ck_assert_uint_eq(nr[2], 2);
+	/* another pc, another chain */
+	ck_assert_ptr_ne(inl[3], first.inl);
+}
+END_TEST
+
+START_TEST(test_chain_none)
+{
+	struct chain c;
+
+	/* a pc with one frame: the code's own method */
+	c = resolve12(0x2004);
+	ck_assert_str_eq(c.sym->name, "p.C.a()");
+	ck_assert_uint_eq(c.line, 100);
+	ck_assert_ptr_null(c.inl);
+	ck_assert_uint_eq(c.nr, 0);
+	c = resolve12(0x3000);
+	ck_assert_str_eq(c.sym->name, "p.C.e()");
+	ck_assert_ptr_null(c.inl);
+	ck_assert_uint_eq(c.nr, 0);
+	/* a stub, and nothing at all */
+	c = resolve12(0x9100);
+	ck_assert_str_eq(c.sym->name, "Interpreter");
+	ck_assert_ptr_null(c.inl);
+	ck_assert_uint_eq(c.nr, 0);
+	c = resolve12(0x8000);
+	ck_assert_ptr_null(c.sym);
+	ck_assert_ptr_null(c.inl);
+	ck_assert_uint_eq(c.nr, 0);
+}
+END_TEST
+
+START_TEST(test_chain_lost_method)
+{
+	struct chain c;
+
+	/* the chain stops before the lost caller: no frame without a
+	 * symbol, and none past it that would skip a caller */
+	c = resolve12(0x2020);
+	ck_assert_str_eq(c.sym->name, "p.C.c(long)");
+	ck_assert_uint_eq(c.nr, 1);
+	ck_frame(&c.inl[0], "p.C.b(int)", "p/B.java", 200);
+	/* the same again, now from what was kept */
+	c = resolve12(0x2020);
+	ck_assert_uint_eq(c.nr, 1);
+	ck_frame(&c.inl[0], "p.C.b(int)", "p/B.java", 200);
+	c = resolve12(0x2030);
+	ck_assert_str_eq(c.sym->name, "p.C.c(long)");
+	ck_assert_uint_eq(c.line, 300);
+	ck_assert_ptr_null(c.inl);
+	ck_assert_uint_eq(c.nr, 0);
+	/* the innermost method lost: the code names the sample, as in
+	 * 1.0, and nothing was inlined into it */
+	c = resolve12(0x2040);
+	ck_assert_str_eq(c.sym->name, "p.C.a()");
+	ck_assert_ptr_null(c.inl);
+	ck_assert_uint_eq(c.nr, 0);
+}
+END_TEST
+
+START_TEST(test_chain_cut)
+{
+	struct chain c = resolve12(0x2050);
+
+	ck_assert_str_eq(c.sym->name, "p.C.c(long)");
+	/* 69 frames: the 64 nearest the sample, all d(), and not a() */
+	ck_assert_uint_eq(c.nr, OPJIT_INLINE_MAX);
+	for (uint32_t k = 0; k < OPJIT_INLINE_MAX; k++)
+		ck_frame(&c.inl[k], "p.C.d()", "p/D.java", 401 + k);
+}
+END_TEST
+
+/* A host of 1.0 or 1.1 has no chain arrays: memory past its batch is
+ * not ours to write, and the chains are not made for it. */
+START_TEST(test_chain_old_host)
+{
+	struct chain c = resolve_sized(0x2010, OPJIT_RESOLVE_BATCH_SIZE_1_0);
+
+	ck_assert_str_eq(c.sym->name, "p.C.c(long)");
+	ck_assert_str_eq(c.file, "p/C.java");
+	ck_assert_uint_eq(c.line, 301);
+	ck_assert_ptr_eq(c.inl, CH_STALE);
+	ck_assert_uint_eq(c.nr, CH_STALE_NR);
+	c = resolve_sized(0x2010,
+			  OPJIT_SIZE_THROUGH(struct opjit_resolve_batch,
+					     inlined));
+	ck_assert_ptr_eq(c.inl, CH_STALE);
+	ck_assert_uint_eq(c.nr, CH_STALE_NR);
+	ck_assert_ptr_null(st.inl);
+}
+END_TEST
+
+/* A 1.2 batch that leaves one of the two arrays out gets neither. */
+START_TEST(test_chain_half_batch)
+{
+	uint64_t addr = 0x2010, t = CH_T;
+	const struct opjit_symbol *sym = NULL;
+	uint32_t nr = CH_STALE_NR;
+	struct opjit_resolve_batch batch = {
+		.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_2,
+		.count = 1,
+		.addrs = &addr,
+		.times = &t,
+		.symbols = &sym,
+		.nr_inlined = &nr,
+	};
+
+	ck_assert_int_eq(jm_state_resolve(&st, &batch), 0);
+	ck_assert_str_eq(sym->name, "p.C.c(long)");
+	ck_assert_uint_eq(nr, CH_STALE_NR);
+}
+END_TEST
+
 static Suite *jm_resolve_suite(void)
 {
 	Suite *s = suite_create("jm_resolve");
@@ -351,6 +625,16 @@ static Suite *jm_resolve_suite(void)
 	tcase_add_test(tc, test_batch);
 	tcase_add_test(tc, test_small_batch);
 	tcase_add_test(tc, test_for_each);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("inline chains");
+	tcase_add_checked_fixture(tc, chain_setup, teardown);
+	tcase_add_test(tc, test_chain_three_deep);
+	tcase_add_test(tc, test_chain_cached);
+	tcase_add_test(tc, test_chain_none);
+	tcase_add_test(tc, test_chain_lost_method);
+	tcase_add_test(tc, test_chain_cut);
+	tcase_add_test(tc, test_chain_old_host);
+	tcase_add_test(tc, test_chain_half_batch);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("damaged");
 	tcase_add_test(tc, test_missing_method);

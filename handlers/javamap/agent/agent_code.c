@@ -68,6 +68,7 @@ static void pcs_from_inline(jvmtiEnv *jvmti,
 			    uintptr_t base, struct code_pcs *out)
 {
 	size_t nr_frames = 0, k = 0;
+	uint32_t start = 0;
 
 	for (jint i = 0; i < ir->numpcs; i++)
 		nr_frames += (size_t)(ir->pcinfo[i].numstackframes -
@@ -81,7 +82,12 @@ static void pcs_from_inline(jvmtiEnv *jvmti,
 		const PCStackInfo *pc = &ir->pcinfo[i];
 		struct opjit_jitlog_pc *lp = &out->pcs[out->nr_pcs++];
 
-		lp->offset = (uint32_t)((uintptr_t)pc->pc - base);
+		/* HotSpot puts a pc's frames at the end of the code they
+		 * cover, after the pc before it (a call's at its return
+		 * address, where a caller frame points); the log's pcs
+		 * start their ranges */
+		lp->offset = start;
+		start = (uint32_t)((uintptr_t)pc->pc - base) + 1;
 		lp->frames = &out->frames[k];
 		lp->nr_frames = 0;
 		for (jint f = pc_first_frame(pc); f < pc->numstackframes;

@@ -159,8 +159,9 @@ struct opjit_jitlog_code {
 	 * opjit_jitlog_method() set it; then name, file and lines are not
 	 * used.  0: the code is its own method, named above. */
 	uint64_t method;
-	/* since 1.2: inline chains by code offset, sorted by offset, or
-	 * NULL: then LINES give the code's own lines */
+	/* since 1.2: inline chains by code offset, sorted by offset, each
+	 * covering the code from its offset to the next one's, or NULL:
+	 * then LINES give the code's own lines */
 	const struct opjit_jitlog_pc *pcs;
 	size_t nr_pcs;
 	uint32_t flags; /* since 1.2: OPJIT_JITLOG_CODE_* */
