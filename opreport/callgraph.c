@@ -45,6 +45,13 @@ struct cg_resolve {
 	uint32_t *inl_at, *inl_n;
 	uint32_t *inl_ids;
 	size_t nr_inl_ids, cap_inl_ids;
+	/* functions DWARF says were inlined, which no symbol table has:
+	 * one symbol per (image, name), both interned */
+	struct dwarf_fn {
+		const char *image, *name;
+		struct report_sym *sym;
+	} * dwarf_fns;
+	size_t cap_dwarf_fns, nr_dwarf_fns;
 };
 
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
@@ -235,6 +242,81 @@ static int frame_inlined(struct cg_resolve *rs, const struct cg_ref *ref,
 	return 0;
 }
 
+/* The symbol of function NAME of IMAGE (interned) that DWARF says was
+ * inlined; NULL when out of memory. */
+static const struct report_sym *
+dwarf_fn_sym(struct cg_resolve *rs, const char *image, const char *name)
+{
+	struct report *r = rs->cg->r;
+	struct dwarf_fn *v;
+	size_t cap, i, k;
+
+	name = strpool_intern(r->pool, name);
+	if (!name)
+		return NULL;
+	if (2 * (rs->nr_dwarf_fns + 1) > rs->cap_dwarf_fns) {
+		cap = rs->cap_dwarf_fns ? 2 * rs->cap_dwarf_fns : 64;
+		v = calloc(cap, sizeof(*v));
+		if (!v)
+			return NULL;
+		for (i = 0; i < rs->cap_dwarf_fns; i++) {
+			if (!rs->dwarf_fns[i].sym)
+				continue;
+			k = (((uintptr_t)rs->dwarf_fns[i].name >> 4) ^
+			     (uintptr_t)rs->dwarf_fns[i].image) &
+			    (cap - 1);
+			while (v[k].sym)
+				k = (k + 1) & (cap - 1);
+			v[k] = rs->dwarf_fns[i];
+		}
+		free(rs->dwarf_fns);
+		rs->dwarf_fns = v;
+		rs->cap_dwarf_fns = cap;
+	}
+	cap = rs->cap_dwarf_fns;
+	for (k = (((uintptr_t)name >> 4) ^ (uintptr_t)image) & (cap - 1);
+	     rs->dwarf_fns[k].sym; k = (k + 1) & (cap - 1))
+		if (rs->dwarf_fns[k].name == name &&
+		    rs->dwarf_fns[k].image == image)
+			return rs->dwarf_fns[k].sym;
+	v = &rs->dwarf_fns[k];
+	v->sym = strpool_alloc(r->pool, sizeof(*v->sym));
+	if (!v->sym)
+		return NULL;
+	memset(v->sym, 0, sizeof(*v->sym));
+	v->sym->name = name;
+	v->image = image;
+	v->name = name;
+	rs->nr_dwarf_fns++;
+	return v->sym;
+}
+
+/* With -g, the functions DWARF says were inlined at VMA: the innermost
+ * in *INNER, and the ones it was inlined into, caller first, in CALLERS
+ * (the last is PHYS, the symbol the code belongs to); 0 callers when
+ * nothing was. */
+static int dwarf_chain(struct cg_resolve *rs, struct image_bfd *ib,
+		       const char *image, uint64_t vma,
+		       const struct report_sym *phys,
+		       const struct report_sym **inner,
+		       const struct report_sym **callers, uint32_t *n)
+{
+	struct image_inline chain[CG_INLINE_MAX + 1];
+	size_t k, nc = image_bfd_inlines(ib, vma, chain, CG_INLINE_MAX + 1);
+
+	*n = 0;
+	*inner = phys;
+	if (nc < 2)
+		return 0;
+	*inner = dwarf_fn_sym(rs, image, chain[0].name);
+	for (k = 1; k + 1 < nc; k++)
+		if (!(callers[k - 1] = dwarf_fn_sym(rs, image, chain[k].name)))
+			return -ENOMEM;
+	callers[nc - 2] = phys;
+	*n = (uint32_t)(nc - 1);
+	return *inner ? 0 : -ENOMEM;
+}
+
 /* Name the frames of one image, REFS[0..n) sorted by address. */
 static int resolve_image(struct cg_resolve *rs, const struct cg_ref *refs,
 			 size_t n)
@@ -245,8 +327,11 @@ static int resolve_image(struct cg_resolve *rs, const struct cg_ref *refs,
 	const struct report_sym **syms = NULL;
 	uint64_t *offs = NULL, *vmas = NULL;
 	struct cg_node proto = { 0 };
+	struct image_bfd *ib = NULL;
+	const struct report_sym *inner = NULL, *callers[CG_INLINE_MAX];
 	const char *module = NULL;
-	size_t i, u, nu = 0;
+	size_t i, u, nu = 0, chain_u = SIZE_MAX;
+	uint32_t nc = 0;
 	int ret = -ENOMEM;
 
 	if (!img)
@@ -263,8 +348,6 @@ static int resolve_image(struct cg_resolve *rs, const struct cg_ref *refs,
 		if (!nu || offs[nu - 1] != refs[i].addr)
 			offs[nu++] = refs[i].addr;
 	if (img->kind == OPS_IMAGE_FILE) {
-		struct image_bfd *ib;
-
 		ib = image_cache_get(src->images, refs[0].key, img);
 		if (!ib)
 			goto out;
@@ -285,7 +368,18 @@ static int resolve_image(struct cg_resolve *rs, const struct cg_ref *refs,
 	for (i = u = 0; i < n && !ret; i++) {
 		while (offs[u] != refs[i].addr)
 			u++;
-		ret = frame_node(rs, &refs[i], &proto, syms[u]);
+		/* -g: what DWARF says was inlined there, as a JIT's
+		 * handler says it of its code; once per address */
+		if (ib && r->opts->debug_info && u != chain_u) {
+			chain_u = u;
+			ret = dwarf_chain(rs, ib, proto.image, vmas[u],
+					  syms[u], &inner, callers, &nc);
+		}
+		if (!ret)
+			ret = frame_node(rs, &refs[i], &proto,
+					 nc ? inner : syms[u]);
+		if (!ret && nc)
+			ret = frame_inlined(rs, &refs[i], &proto, callers, nc);
 	}
 out:
 	free(offs);
@@ -658,6 +752,7 @@ out:
 	free(rs.inl_at);
 	free(rs.inl_n);
 	free(rs.inl_ids);
+	free(rs.dwarf_fns);
 	free(rs.slots);
 	return ret;
 }

@@ -35,6 +35,9 @@ struct kallsyms;
 
 /* cg_raw_frame.image for an address in anonymous memory, and for one in
  * no mapping the recorder knew */
+/* the most functions one address is said to be inlined into */
+#define CG_INLINE_MAX 64
+
 #define CG_ANON UINT32_MAX
 #define CG_UNKNOWN (UINT32_MAX - 1)
 #define CG_NONE UINT32_MAX

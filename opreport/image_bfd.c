@@ -884,6 +884,31 @@ static void image_lines(void *arg, const uint64_t *vmas, size_t n,
 	}
 }
 
+size_t image_bfd_inlines(struct image_bfd *img, uint64_t vma,
+			 struct image_inline *out, size_t max)
+{
+	const struct line_sec *ls;
+	const char *file = NULL, *func = NULL;
+	unsigned int line = 0;
+	size_t n = 0;
+
+	if (!img->nr_lsecs)
+		return 0;
+	lines_syms(img);
+	ls = lsec_at(img, vma);
+	if (!ls || !bfd_find_nearest_line(img->linebfd, ls->sec, img->linesyms,
+					  vma - ls->vma, &file, &func, &line))
+		return 0;
+	/* each inliner step gives the caller and the line of its call */
+	do {
+		if (!func)
+			break;
+		out[n++] = (struct image_inline){ func, file, line };
+	} while (n < max &&
+		 bfd_find_inliner_info(img->linebfd, &file, &func, &line));
+	return n;
+}
+
 static void sym_demangle(struct image_bfd *img, struct report_sym *s)
 {
 	char *d = bfd_demangle(img->symbfd, s->name,

@@ -38,6 +38,21 @@ void image_bfd_resolve(struct image_bfd *img, const uint64_t *offsets,
 		       size_t n, const struct report_sym **syms,
 		       uint64_t *vmas);
 
+/* A function at an address, as DWARF names it: the innermost one with
+ * the line there, or a function it was inlined into with the line of the
+ * call. */
+struct image_inline {
+	const char *name; /* the image's, valid while it is open */
+	const char *file;
+	uint32_t line;
+};
+
+/* The functions at link-time address VMA, innermost first, out to the
+ * one whose code it is, at most MAX of them: fewer than 2 when nothing
+ * was inlined there, or the image has no line information. */
+size_t image_bfd_inlines(struct image_bfd *img, uint64_t vma,
+			 struct image_inline *out, size_t max);
+
 /* Source lines of link-time addresses, for -d -g. */
 const struct report_line_src *image_bfd_line_src(struct image_bfd *img);
 

@@ -7,7 +7,9 @@
 # fake_fn_1; 3 samples land where fake_leaf_1 was inlined, 2 in fake_fn_1
 # itself.  -c, folded, json and pprof (through go tool pprof) must each
 # show the inlined functions between fake_fn_1 and the leaf, marked as
-# inlined where the view can say so; the flat profile is unchanged.
+# inlined where the view can say so; the flat profile is unchanged.  Then
+# a native binary whose DWARF describes two inlined functions: with -g,
+# folded and pprof show them the same way.
 . "$(dirname "$0")/lib.sh"
 FAKE=$OPJIT_BUILD/tests/opreport/handlers
 [ -f "$FAKE/libfakejit.so" ] || fail "$FAKE/libfakejit.so is not built"
@@ -139,5 +141,70 @@ op -l >"$TMP/l.txt" || fail "-l exited $?"
 grep -q "fake_leaf_1" "$TMP/l.txt" && ! grep -q "fake_mid_1" "$TMP/l.txt" ||
 	{ cat "$TMP/l.txt"; fail "-l: not the innermost function"; }
 echo "ok: -l names fake_leaf_1, the innermost function"
+[ ! -s "$TMP/op.err" ] || { cat "$TMP/op.err"; fail "opreport warned"; }
+
+# The same from DWARF, with -g: rt_inline's rt_inl_outer holds rt_inl_mid
+# inlined, which holds rt_inl_leaf.  addr2line -i (binutils' own tool)
+# picks an address where it sees that chain; the session's samples land
+# there, called from main.
+ELF=$RT/rt_inline
+[ -x "$ELF" ] || fail "$ELF is not built"
+leaf_off=$(python3 - "$ELF" <<'EOP'
+import re, subprocess, sys
+elf = sys.argv[1]
+run = lambda *a: subprocess.run(a, check=True, capture_output=True,
+                                text=True).stdout
+start = size = None
+for l in run("nm", "-S", "--defined-only", elf).splitlines():
+    p = l.split()
+    if len(p) == 4 and p[3] == "rt_inl_outer":
+        start, size = int(p[0], 16), int(p[1], 16)
+addrs = ["%x" % a for a in range(start, start + size)]
+out = run("addr2line", "-a", "-i", "-f", "-e", elf, *addrs)
+for block in re.split(r"^0x", out, flags=re.M)[1:]:
+    lines = block.splitlines()
+    funcs = lines[1::2]
+    if funcs == ["rt_inl_leaf", "rt_inl_mid", "rt_inl_outer"]:
+        vma = int(lines[0], 16)
+        break
+else:
+    sys.exit("addr2line sees no address of rt_inl_leaf inlined twice")
+for l in run("readelf", "-SW", elf).splitlines():
+    m = re.search(r"\]\s+\S+\s+(\S+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s+"
+                  r"([0-9a-f]+)", l)
+    if m and m.group(1) != "NOBITS":
+        a, o, n = (int(m.group(i), 16) for i in (2, 3, 4))
+        if a and a <= vma < a + n:
+            print("0x%x" % (vma - a + o))
+            break
+EOP
+) || fail "no address of rt_inl_leaf inlined in rt_inl_mid in rt_inl_outer"
+main_ret=$(printf '0x%x' $(($(python3 "$HERE/offsets.py" "$ELF" main | cut -d' ' -f2) + 1)))
+E=$TMP/e
+"$MKSESSION" "$E" <<EOS
+callgraph 127
+kallsyms $TMP/kallsyms
+image app file $ELF
+ctx a app app tgid 700
+hist a $leaf_off 5
+stack s app:$leaf_off app:$main_ret
+stackhist a s 5
+EOS
+ope() { "$OPREPORT" --session-dir="$E" "$@" 2>>"$TMP/op.err"; }
+ope -g --format=folded >"$TMP/efolded.txt" || fail "-g folded exited $?"
+want="main [rt_inline];rt_inl_outer [rt_inline];rt_inl_mid [rt_inline]_[i];rt_inl_leaf [rt_inline]_[i] 5"
+grep -qxF "$want" "$TMP/efolded.txt" ||
+	{ cat "$TMP/efolded.txt"; fail "-g folded: not the DWARF inline chain"; }
+echo "ok: -g folded shows rt_inl_mid and rt_inl_leaf inlined in rt_inl_outer"
+ope --format=folded >"$TMP/efolded0.txt" || fail "folded exited $?"
+grep -qxF "main [rt_inline];rt_inl_outer [rt_inline] 5" "$TMP/efolded0.txt" ||
+	{ cat "$TMP/efolded0.txt"; fail "folded without -g: not the symbol table's function"; }
+echo "ok: without -g, the frame is the symbol table's rt_inl_outer"
+ope -g --format=pprof -o "$TMP/e.pb.gz" || fail "-g pprof exited $?"
+go tool pprof -sample_index=samples -traces "$TMP/e.pb.gz" >"$TMP/etraces.txt" 2>"$TMP/go.err" ||
+	{ cat "$TMP/go.err"; fail "go tool pprof cannot read the -g pprof file"; }
+grep -q "rt_inl_leaf (inline)" "$TMP/etraces.txt" && grep -q "rt_inl_mid (inline)" "$TMP/etraces.txt" ||
+	{ cat "$TMP/etraces.txt"; fail "pprof -traces: the DWARF inline chain is not one location"; }
+echo "ok: pprof shows rt_inl_leaf and rt_inl_mid (inline)"
 [ ! -s "$TMP/op.err" ] || { cat "$TMP/op.err"; fail "opreport warned"; }
 echo "PASS"
