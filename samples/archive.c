@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * Copies of outside files kept in the session: JIT map files (so that a
- * report works after /tmp is cleaned or a pid is reused) and the kernel's
- * symbol table and module list as they were at record time.
+ * report works after /tmp is cleaned or a pid is reused), gzip-compressed
+ * because a map is text that compresses several times over and the
+ * session is what users copy around, and the kernel's symbol table and
+ * module list as they were at record time.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "fileio_internal.h"
 #include "writer_internal.h"
@@ -24,6 +27,38 @@ static int archive_mkdir(int dfd, const char *name)
 	return 0;
 }
 
+/* DATA as a gzip stream (RFC 1952) into FD. */
+static int archive_deflate(int fd, const uint8_t *data, size_t len)
+{
+	uint8_t out[65536];
+	z_stream z;
+	int zr, ret = 0;
+
+	memset(&z, 0, sizeof(z));
+	/* 15 + 16: a gzip header and trailer, which gzip -d reads too */
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (uint8_t *)data;
+	do {
+		/* zlib counts in uInt: feed a big map in pieces */
+		if (!z.avail_in && len) {
+			z.avail_in = len > (1u << 30) ? 1u << 30 : (uInt)len;
+			len -= z.avail_in;
+		}
+		z.next_out = out;
+		z.avail_out = sizeof(out);
+		zr = deflate(&z, len ? Z_NO_FLUSH : Z_FINISH);
+		if (zr == Z_STREAM_ERROR) {
+			ret = -EIO;
+			break;
+		}
+		ret = ops_write_all(fd, out, sizeof(out) - z.avail_out);
+	} while (!ret && zr != Z_STREAM_END);
+	deflateEnd(&z);
+	return ret;
+}
+
 /* The copy must pass the same trust rules as the original, so it keeps
  * the original's owner, mode and mtime. */
 static int archive_write_copy(int fd, const struct stat *st,
@@ -32,7 +67,7 @@ static int archive_write_copy(int fd, const struct stat *st,
 	struct timespec ts[2] = { st->st_atim, st->st_mtim };
 	int ret;
 
-	ret = ops_write_all(fd, data, len);
+	ret = archive_deflate(fd, data, len);
 	if (ret)
 		return ret;
 	if (fchown(fd, st->st_uid, st->st_gid) && st->st_uid != geteuid())
@@ -91,7 +126,7 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 	}
 	dir = ops_strfmt("maps/%u", proc_id);
 	tmp = ops_strfmt("maps/%u/.%s.tmp", proc_id, base);
-	dst = ops_strfmt("maps/%u/%s", proc_id, base);
+	dst = ops_strfmt("maps/%u/%s" OPS_ARCHIVE_SUFFIX, proc_id, base);
 	ret = dir && tmp && dst ? archive_mkdir(w->dfd, "maps") : -ENOMEM;
 	ret = ret ? ret : archive_mkdir(w->dfd, dir);
 	if (ret) {

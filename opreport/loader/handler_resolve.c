@@ -46,10 +46,10 @@ static void cand_add(struct candidates *cs, const char *path, uint32_t kind,
 
 static uint32_t archived_kind(const char *path)
 {
-	const char *base = strrchr(path, '/');
+	char name[256];
+	const char *base = ops_archived_map_name(path, name, sizeof(name));
 	size_t len;
 
-	base = base ? base + 1 : path;
 	len = strlen(base);
 	if (!strncmp(base, "anon.", 5))
 		return OPJIT_MAP_ANON;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * What a handler's helper process may still do once it has loaded
- * nothing yet: read files, map memory, talk to opreport over its one
- * channel, write warnings to stderr, make threads and exit.  Opening a
+ * nothing yet: read files, map memory (and make memory a descriptor, to
+ * inflate a session's compressed map copies), talk to opreport over its
+ * one channel, write warnings to stderr, make threads and exit.  Opening a
  * file for writing, sockets and running programs kill the helper (opreport
  * then names the handler and SIGSYS); anything else not listed fails with
  * EPERM.  No new privileges first, so the filter cannot be shed by
@@ -97,6 +98,8 @@ static const int sandbox_allowed[] = {
 	SCMP_SYS(uname),
 	SCMP_SYS(sysinfo),
 	SCMP_SYS(membarrier),
+	/* memory behind a descriptor: an archived map, inflated */
+	SCMP_SYS(memfd_create),
 };
 
 /* Calls that only something hostile makes: kill on sight. */
@@ -113,7 +116,6 @@ static const int sandbox_killed[] = {
 	SCMP_SYS(creat),
 	SCMP_SYS(process_vm_writev),
 	SCMP_SYS(process_vm_readv),
-	SCMP_SYS(memfd_create),
 };
 
 /* O_TMPFILE carries O_DIRECTORY, which a plain opendir() sets too */
@@ -180,6 +182,12 @@ static int sandbox_rules(scmp_filter_ctx ctx, int fd)
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(writev), 1,
 				      sandbox_arg(0, SCMP_CMP_EQ, 2, 0));
+	/* sizing that memory: fds 0 to 3 are /dev/null, stderr and the
+	 * channel, and a file opened since is read-only, which truncation
+	 * refuses */
+	if (!rc)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ftruncate),
+				      1, sandbox_arg(0, SCMP_CMP_GE, 4, 0));
 	/* threads, not processes; clone3 hides its flags, so glibc is
 	 * sent back to clone */
 	if (!rc)

@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <opjit/samples.h>
+
 #include "handler_internal.h"
 
 /*
@@ -212,6 +214,16 @@ int handler_trust_open_map(const struct opjit_host *host,
 	if (reason) {
 		close(fd);
 		return refuse(host, why, whylen, "%s: %s", c->path, reason);
+	}
+	/* the session keeps its copies compressed: the handler reads the
+	 * map as the process wrote it */
+	if (c->flags & OPJIT_MAP_ARCHIVED) {
+		char zwhy[256];
+
+		fd = ops_archived_map_fd(fd, c->path, zwhy, sizeof(zwhy));
+		if (fd < 0)
+			return refuse(host, why, whylen, "%s: %s", c->path,
+				      zwhy);
 	}
 	return fd;
 }

@@ -96,7 +96,7 @@ if command -v node >/dev/null; then
 	"$oprofiled" -g -F 4000 --session-dir="$tmp/node.s" -- node "${node_args[@]}" >/dev/null 2>&1
 	perf record -q --no-buildid-cache -g -e cpu-clock -F 4000 -o "$tmp/node.data" -- \
 		node "${node_args[@]}" >/dev/null 2>&1
-	for f in "$tmp"/node.s/maps/*/perf-*.map; do [ -f "$f" ] && forget_maps "/tmp/${f##*/}"; done
+	for f in "$tmp"/node.s/maps/*/perf-*.map.gz; do [ -f "$f" ] && f=${f%.gz} && forget_maps "/tmp/${f##*/}"; done
 	row "node fib.js" "$(opjit_share "$tmp/node.s" perfmap)" "$(perf_share "$tmp/node.data")"
 	perf script -i "$tmp/node.data" -F pid 2>/dev/null | sort -u | while read -r p; do
 		rm -f "/tmp/perf-$p.map"; done
@@ -110,7 +110,7 @@ if [ -n "$java" ] && [ -n "$javac" ] && [ -f "$agent" ]; then
 	"$oprofiled" -g -F 4000 --session-dir="$tmp/jvm.s" -- "$java" \
 		-XX:+PreserveFramePointer -agentpath:"$agent" -cp "$tmp" Hot "$seconds" \
 		>/dev/null 2>&1
-	for f in "$tmp"/jvm.s/maps/*/anon.*; do [ -f "$f" ] && forget_maps "/tmp/${f##*/}"; done
+	for f in "$tmp"/jvm.s/maps/*/anon.*.gz; do [ -f "$f" ] && f=${f%.gz} && forget_maps "/tmp/${f##*/}"; done
 	perf record -q --no-buildid-cache -g -e cpu-clock -F 4000 -o "$tmp/jvm.data" -- \
 		"$java" -XX:+PreserveFramePointer -XX:+UnlockDiagnosticVMOptions \
 		-XX:+DumpPerfMapAtExit -cp "$tmp" Hot "$seconds" >/dev/null 2>&1

@@ -29,10 +29,11 @@ echo "jitdemo: pid $tgid, $nspid in its namespace, flags $flags"
 [ $((flags & 1)) -eq 1 ] || fail "not marked as living in another mount namespace"
 copy=$(awk -v p="$proc" '$1 == "archived" && $2 == p { print $3 }' d.txt)
 case $copy in
-*/perf-1.map) ;;
-*) fail "archived '$copy', not the container's perf-1.map" ;;
+*/perf-1.map.gz) ;;
+*) fail "archived '$copy', not the container's perf-1.map, compressed" ;;
 esac
 case $copy in /*) ;; *) copy=$WORK/$copy ;; esac
 printf '%x 40 jit_hot\n%x 40 jit_cold\n' $((lo)) $((lo + 64)) >want.map
-cmp -s want.map "$copy" || fail "archived map differs from what jitdemo wrote: $(cat "$copy")"
+gzip -dc "$copy" | cmp -s want.map - ||
+	fail "archived map differs from what jitdemo wrote: $(gzip -dc "$copy")"
 echo pass

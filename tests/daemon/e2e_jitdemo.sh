@@ -66,11 +66,13 @@ awk -v p="$proc" -v lo=$((lo)) -v hi=$((hi)) '
 	$1 == "range" && $2 == p && $3 + 0 <= lo && $4 + 0 >= hi { ok = 1 }
 	END { exit !ok }' d.txt || fail "no anonymous range covering the JIT code"
 
-# the archived map is the original, byte for byte, and the original is kept
+# the archived map is the original compressed (gzip reads it back byte
+# for byte), and the original is kept
 copy=$(awk -v p="$proc" '$1 == "archived" && $2 == p && $3 ~ /anon\./ { print $3 }' d.txt)
 [ -n "$copy" ] || fail "the JIT map was not archived"
 case $copy in /*) ;; *) copy=$WORK/$copy ;; esac
-cmp -s "$copy" "$map" || fail "archived map $copy differs from $map"
+case $copy in *.gz) ;; *) fail "archived map $copy is not compressed" ;; esac
+gzip -dc "$copy" | cmp -s - "$map" || fail "archived map $copy differs from $map"
 rm -f "$map"
 
 "$OPROFILED" --session-dir=n --no-archive-maps -- "$jit" --seconds 1 >out2.txt 2>err2.txt ||

@@ -90,8 +90,8 @@ record s
 pid=$(sed -n 's|^jitdump .*/jit-\([0-9]*\)\.dump$|\1|p' "$tmp/s.out")
 dump=$tmp/dumps/jit-$pid.dump
 [ -f "$dump" ] || fail "the demo wrote no $dump"
-[ -f "$tmp/s/maps/0/jit-$pid.dump" ] ||
-	fail "the session has no copy of jit-$pid.dump"
+[ -f "$tmp/s/maps/0/jit-$pid.dump.gz" ] ||
+	fail "the session has no (compressed) copy of jit-$pid.dump"
 
 # the dump's mapping is data: never an image of the report
 "$opreport" --session-dir="$tmp/s" -l --anon-samples >"$tmp/plain.txt" \

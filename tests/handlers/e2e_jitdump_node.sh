@@ -38,7 +38,7 @@ mkdir -p "$tmp/prof" "$tmp/basic"
 run prof --perf-prof jitdump
 ls "$tmp/prof"/jit-*.dump >/dev/null 2>&1 ||
 	fail "node --perf-prof wrote no jit-<pid>.dump in its working directory"
-ls "$tmp/prof/s/maps"/*/jit-*.dump >/dev/null 2>&1 ||
+ls "$tmp/prof/s/maps"/*/jit-*.dump.gz >/dev/null 2>&1 ||
 	fail "the session kept no copy of node's jitdump"
 [ ! -s "$tmp/prof.err" ] || show_fail "$tmp/prof.err" \
 	"warnings about node's jitdump"

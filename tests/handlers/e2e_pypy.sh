@@ -19,8 +19,9 @@ run() {
 		"$here/pypy_split.py" 4 >"$tmp/$name.out" 2>"$tmp/$name.err" ||
 		show_fail "$tmp/$name.err" "oprofiled -- opjit-pypy $* failed"
 	local f found=
-	for f in "$tmp/$name"/maps/*/anon.*; do
+	for f in "$tmp/$name"/maps/*/anon.*.gz; do
 		[ -f "$f" ] || continue
+		f=${f%.gz}
 		forget_maps_of "${f##*.}"
 		found=1
 	done

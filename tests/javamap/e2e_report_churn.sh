@@ -28,8 +28,11 @@ tgid=$(jm_tgid "$JM_WORK/d.json")
 trap 'rm -rf "$JM_WORK" "/tmp/anon.$tgid"' EXIT
 # the map the handler used: the session's copy, else the live file
 map=/tmp/anon.$tgid
-for m in "$JM_WORK"/s/maps/*/anon."$tgid"; do
-	if [ -f "$m" ]; then map=$m; fi
+for m in "$JM_WORK"/s/maps/*/anon."$tgid".gz; do
+	if [ -f "$m" ]; then
+		map=$JM_WORK/anon.$tgid
+		gzip -dc "$m" >"$map" || fail "cannot inflate $m"
+	fi
 done
 "$JM_DUMP" "$map" >"$JM_WORK/dump" 2>"$JM_WORK/dump.err" ||
 	fail "jmdump $map: $(cat "$JM_WORK/dump.err")"

@@ -15,12 +15,17 @@ tmp=$(mktemp -d)
 logs=()
 trap 'rm -rf "$tmp" "${logs[@]}"' EXIT
 
-# archived_log SESSION: the copy of the JIT's log the session kept
+# archived_log SESSION: the copy of the JIT's log the session kept,
+# inflated into $tmp under the log's own name
 archived_log() {
-	local copy
-	copy=$(ls "$1"/maps/*/anon.* 2>/dev/null | head -1)
-	[ -n "$copy" ] || fail "session $1 kept no copy of the log"
-	echo "$copy"
+	local copy name
+	copy=$(ls "$1"/maps/*/anon.*.gz 2>/dev/null | head -1)
+	[ -n "$copy" ] || fail "session $1 kept no (compressed) copy of the log"
+	name=${copy##*/}
+	mkdir -p "$tmp/inflated"
+	gzip -dc "$copy" >"$tmp/inflated/${name%.gz}" ||
+		fail "cannot inflate $copy"
+	echo "$tmp/inflated/${name%.gz}"
 }
 
 # shares REPORT.json [TRUTH]: exprjit's three expressions, all its JIT

@@ -487,9 +487,10 @@ START_TEST(test_archive_maps)
 	struct stat a, b, c;
 	struct ops_session *s;
 	struct warns wr = { 0 };
-	char *data;
+	char *data, name[64], why[256];
 	size_t len;
 	uint32_t id;
+	int fd;
 
 	ck_assert_int_eq(ops_writer_process(w, &p, &id), 0);
 	/* archiving again replaces the copy; the last one is checked */
@@ -523,22 +524,69 @@ START_TEST(test_archive_maps)
 
 	s = session_must_open(sdir, &wr);
 	ck_assert_uint_eq(ops_session_archived_maps(s, id, &paths), 1);
-	ck_assert_ptr_nonnull(strstr(paths[0], "/maps/0/perf-4242.map"));
+	ck_assert_ptr_nonnull(strstr(paths[0], "/maps/0/perf-4242.map.gz"));
+	ck_assert_str_eq(ops_archived_map_name(paths[0], name, sizeof(name)),
+			 "perf-4242.map");
 	ck_assert_int_eq(stat(paths[0], &c), 0);
 	ck_assert_uint_eq(c.st_uid, 1234);
 	ck_assert_uint_eq(c.st_gid, 5678);
 	ck_assert_uint_eq(c.st_mode & 07777, 0640);
 	ck_assert_int_eq(c.st_mtim.tv_sec, 1600000000);
 	ck_assert_int_eq(c.st_mtim.tv_nsec, 123456789);
-	data = file_read(paths[0], &len);
-	ck_assert_str_eq(data, text);
-	free(data);
+	/* compressed, and read back as the original: a descriptor of
+	 * memory of the original's size, which cannot be written */
+	ck_assert_uint_lt((size_t)c.st_size, 20 + strlen(text) + 20);
+	fd = ops_archived_map_fd(open(paths[0], O_RDONLY), paths[0], why,
+				 sizeof(why));
+	ck_assert_msg(fd >= 0, "%s", why);
+	ck_assert_int_eq(fstat(fd, &c), 0);
+	ck_assert_int_eq(c.st_size, (off_t)strlen(text));
+	ck_assert_int_eq(read(fd, name, sizeof(name)), (ssize_t)strlen(text));
+	ck_assert_int_eq(memcmp(name, text, strlen(text)), 0);
+	ck_assert_int_lt(pwrite(fd, "x", 1, 0), 0);
+	close(fd);
 	ck_assert_uint_eq(ops_session_archived_maps(s, 1, &paths), 0);
 	ck_assert_int_eq(wr.n, 0);
 	ops_session_close(s);
 	free(src);
 	free(big);
 	free(link);
+}
+END_TEST
+
+/* An archived copy as older sessions hold it (plain) reads as it is; a
+ * damaged compressed one is refused in words. */
+START_TEST(test_archive_damage)
+{
+	static const char gz_hello[] = {
+		0x1f,	    (char)0x8b, 8,	    0,	  0,	      0,
+		0,	    0,		0,	    3,	  (char)0xcb, 0x48,
+		(char)0xcd, (char)0xc9, (char)0xc9, 0x07, 0
+	};
+	char *plain = tmp_path(tmp, "perf-1.map");
+	char *cut = tmp_path(tmp, "perf-2.map.gz");
+	char *junk = tmp_path(tmp, "perf-3.map.gz");
+	char why[256];
+	int fd, in;
+
+	file_write(plain, "a 1 x\n", 6);
+	in = open(plain, O_RDONLY);
+	ck_assert_int_eq(ops_archived_map_fd(in, plain, why, sizeof(why)), in);
+	close(in);
+	/* "hello", deflated, with no trailer: cut short */
+	file_write(cut, gz_hello, sizeof(gz_hello));
+	ck_assert_int_eq(ops_archived_map_fd(open(cut, O_RDONLY), cut, why,
+					     sizeof(why)),
+			 -EINVAL);
+	ck_assert_str_eq(why, "compressed copy cut short");
+	file_write(junk, "not gzip at all\n", 16);
+	fd = ops_archived_map_fd(open(junk, O_RDONLY), junk, why, sizeof(why));
+	ck_assert_int_eq(fd, -EINVAL);
+	ck_assert_msg(!strncmp(why, "corrupt compressed copy (", 25), "%s",
+		      why);
+	free(plain);
+	free(cut);
+	free(junk);
 }
 END_TEST
 
@@ -825,6 +873,7 @@ static Suite *roundtrip_suite(void)
 		{ "anon_stream", test_anon_stream },
 		{ "process_jitdump", test_process_jitdump },
 		{ "archive_maps", test_archive_maps },
+		{ "archive_damage", test_archive_damage },
 		{ "kallsyms", test_kallsyms },
 		{ "kallsyms_proc", test_kallsyms_proc },
 		{ "kallsyms_trim", test_kallsyms_trim },

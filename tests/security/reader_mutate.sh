@@ -40,7 +40,8 @@ record "$tmp/java" env LD_PRELOAD="$asan_rt" \
 	java -agentpath:"$AGENT" -cp "$tmp/classes" Hot 1
 # the runtimes' live maps are ours; the sessions keep their copies
 rm -f $(ls "$tmp"/node/maps/*/ "$tmp"/java/maps/*/ 2>/dev/null |
-	grep -E '^(perf-[0-9]+\.map|anon\.[0-9]+)$' | sed 's|^|/tmp/|')
+	sed 's/\.gz$//' | grep -E '^(perf-[0-9]+\.map|anon\.[0-9]+)$' |
+	sed 's|^|/tmp/|')
 for s in node java; do
 	ls "$tmp/$s"/maps/*/* >/dev/null 2>&1 ||
 		fail "the $s session archived no JIT map"

@@ -366,9 +366,29 @@ int ops_session_anon_stacks(struct ops_session *s, uint32_t proc_id,
 			    size_t *n);
 
 /* Paths inside the session of the archived map copies of a process,
- * named as the originals' base names (anon.<tgid>, perf-<tgid>.map). */
+ * named as the originals' base names (anon.<tgid>, perf-<tgid>.map),
+ * with OPS_ARCHIVE_SUFFIX when compressed (all copies since the format
+ * says so; older sessions hold them plain). */
 size_t ops_session_archived_maps(const struct ops_session *s, uint32_t proc_id,
 				 const char *const **paths);
+
+#define OPS_ARCHIVE_SUFFIX ".gz"
+/* The most bytes an archived map may inflate to. */
+#define OPS_ARCHIVE_MAX_INFLATED (1ull << 32)
+
+/* The base name of archived map PATH as the original's, in BUF (LEN
+ * bytes): without OPS_ARCHIVE_SUFFIX. */
+const char *ops_archived_map_name(const char *path, char *buf, size_t len);
+
+/*
+ * The content of an archived map, FD opened on PATH (the caller has
+ * checked the file): FD itself for a plain copy, or, for a compressed
+ * one, FD closed and a new read-only descriptor of memory holding the
+ * inflated map, which a handler may read, stat and map as the original.
+ * A negative errno otherwise (FD closed), WHY (WHYLEN bytes) saying what
+ * is wrong with the file.
+ */
+int ops_archived_map_fd(int fd, const char *path, char *why, size_t whylen);
 
 /* Paths of the session's kallsyms and modules copies when something by
  * that name exists (its reader checks what it is), NULL when missing.
