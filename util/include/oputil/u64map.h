@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hash.h"
 
@@ -105,6 +106,30 @@ static inline int oputil_u64map_put(struct oputil_u64map *m, uint64_t key,
 	return had;
 }
 
+/* KEY's value, to read and set in place: one probe where a get and then
+ * a put would take two.  KEY is added with value 0 when new, and then
+ * *ADDED is set (ADDED may be NULL).  NULL for key 0 or out of memory.
+ * The pointer holds until the map next changes. */
+static inline uint64_t *oputil_u64map_ref(struct oputil_u64map *m,
+					  uint64_t key, bool *added)
+{
+	size_t i;
+
+	if (added)
+		*added = false;
+	if (!key || ((m->nr + 1) * 2 > m->cap && oputil_u64map_grow(m)))
+		return NULL;
+	i = oputil_u64map_slot(m, key);
+	if (!m->slots[i].key) {
+		m->slots[i].key = key;
+		m->slots[i].val = 0;
+		m->nr++;
+		if (added)
+			*added = true;
+	}
+	return &m->slots[i].val;
+}
+
 /* Remove KEY; whether it was there, and its value in *VAL. */
 static inline bool oputil_u64map_del(struct oputil_u64map *m, uint64_t key,
 				     uint64_t *val)
@@ -127,6 +152,14 @@ static inline bool oputil_u64map_del(struct oputil_u64map *m, uint64_t key,
 		}
 	}
 	return true;
+}
+
+/* Empty, keeping the memory: for a map filled again and again. */
+static inline void oputil_u64map_clear(struct oputil_u64map *m)
+{
+	if (m->nr)
+		memset(m->slots, 0, m->cap * sizeof(*m->slots));
+	m->nr = 0;
 }
 
 static inline void oputil_u64map_free(struct oputil_u64map *m)
