@@ -12,29 +12,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/idxset.h>
+#include <oputil/u64map.h>
+
 #include "anon_handlers.h"
 #include "handler_internal.h"
-
-/* Pointer -> index + 1, valid for one batch. */
-struct ptr_map {
-	const void **key;
-	uint32_t *val;
-	size_t cap, n;
-};
-
-/* Index + 1 of table entries, hashed by content. */
-struct idx_set {
-	uint32_t *v;
-	size_t cap, n;
-};
 
 struct handler_collect {
 	struct handler_arena **arena;
 	struct handler_table t;
-	struct ptr_map psym, pfile;
-	struct ptr_map pmalformed; /* for the whole process */
-	struct ptr_map pmalformed_inl;
-	struct idx_set ssym, sfile;
+	/* the handler's pointer -> table index + 1, for one batch */
+	struct oputil_u64map psym, pfile;
+	/* pointers already counted as malformed, for the whole process */
+	struct oputil_u64map pmalformed, pmalformed_inl;
+	/* the table's symbols and files, by content */
+	struct oputil_idxset ssym, sfile;
 };
 
 static uint64_t mix(uint64_t h, uint64_t x)
@@ -75,68 +67,6 @@ static bool sym_eq(const struct anon_symbol *a, const struct anon_symbol *b)
 	return a->start == b->start && a->size == b->size &&
 	       a->line == b->line && str_eq(a->name, b->name) &&
 	       str_eq(a->file, b->file);
-}
-
-static size_t ptr_hash(const void *p)
-{
-	uint64_t x = (uint64_t)(uintptr_t)p;
-
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return (size_t)x;
-}
-
-static int ptr_map_grow(struct ptr_map *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 256, i, j;
-	const void **key = calloc(cap, sizeof(*key));
-	uint32_t *val = calloc(cap, sizeof(*val));
-
-	if (!key || !val) {
-		free(key);
-		free(val);
-		return -ENOMEM;
-	}
-	for (i = 0; i < m->cap; i++) {
-		if (!m->key[i])
-			continue;
-		for (j = ptr_hash(m->key[i]) & (cap - 1); key[j];
-		     j = (j + 1) & (cap - 1))
-			;
-		key[j] = m->key[i];
-		val[j] = m->val[i];
-	}
-	free(m->key);
-	free(m->val);
-	m->key = key;
-	m->val = val;
-	m->cap = cap;
-	return 0;
-}
-
-/* The value slot of P (0 when new), or NULL when out of memory. */
-static uint32_t *ptr_map_slot(struct ptr_map *m, const void *p)
-{
-	size_t j;
-
-	if ((m->n + 1) * 2 > m->cap && ptr_map_grow(m) < 0)
-		return NULL;
-	for (j = ptr_hash(p) & (m->cap - 1); m->key[j];
-	     j = (j + 1) & (m->cap - 1))
-		if (m->key[j] == p)
-			return &m->val[j];
-	m->key[j] = p;
-	m->val[j] = 0;
-	m->n++;
-	return &m->val[j];
-}
-
-static void ptr_map_clear(struct ptr_map *m)
-{
-	if (m->n)
-		memset(m->key, 0, m->cap * sizeof(*m->key));
-	m->n = 0;
 }
 
 int handler_table_add_sym(struct handler_table *t, const struct anon_symbol *s)
@@ -217,16 +147,12 @@ void handler_collect_free(struct handler_collect *c)
 	if (!c)
 		return;
 	handler_table_free(&c->t);
-	free(c->psym.key);
-	free(c->psym.val);
-	free(c->pfile.key);
-	free(c->pfile.val);
-	free(c->pmalformed.key);
-	free(c->pmalformed.val);
-	free(c->pmalformed_inl.key);
-	free(c->pmalformed_inl.val);
-	free(c->ssym.v);
-	free(c->sfile.v);
+	oputil_u64map_free(&c->psym);
+	oputil_u64map_free(&c->pfile);
+	oputil_u64map_free(&c->pmalformed);
+	oputil_u64map_free(&c->pmalformed_inl);
+	oputil_idxset_free(&c->ssym);
+	oputil_idxset_free(&c->sfile);
 	free(c);
 }
 
@@ -240,51 +166,23 @@ static uint64_t file_hash(const char *f)
 	return str_hash(0xcbf29ce484222325ULL, f);
 }
 
-static uint64_t entry_hash(const struct handler_collect *c, bool file,
-			   uint32_t idx)
-{
-	return file ? file_hash(c->t.file[idx - 1])
-		    : sym_hash(c->t.sym[idx - 1]);
-}
-
-static int idx_set_grow(struct handler_collect *c, struct idx_set *set,
-			bool file)
-{
-	size_t cap = set->cap ? set->cap * 2 : 256, i, j;
-	uint32_t *v = calloc(cap, sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < set->cap; i++) {
-		if (!set->v[i])
-			continue;
-		for (j = entry_hash(c, file, set->v[i]) & (cap - 1); v[j];
-		     j = (j + 1) & (cap - 1))
-			;
-		v[j] = set->v[i];
-	}
-	free(set->v);
-	set->v = v;
-	set->cap = cap;
-	return 0;
-}
-
 /* The index + 1 of symbol S in the table, added (copied) when new. */
 static int sym_intern(struct handler_collect *c, const struct anon_symbol *s,
 		      uint32_t *idx)
 {
-	struct idx_set *set = &c->ssym;
+	struct oputil_idxset_pos pos;
 	struct anon_symbol *copy;
-	size_t j;
+	uint32_t i;
 
-	if ((set->n + 1) * 2 > set->cap && idx_set_grow(c, set, false) < 0)
+	/* room first: once the symbol is in the table, the set must take it */
+	if (oputil_idxset_reserve(&c->ssym, c->ssym.nr + 1) < 0)
 		return -ENOMEM;
-	for (j = sym_hash(s) & (set->cap - 1); set->v[j];
-	     j = (j + 1) & (set->cap - 1))
-		if (sym_eq(c->t.sym[set->v[j] - 1], s)) {
-			*idx = set->v[j];
-			return 0;
-		}
+	i = oputil_idxset_find(&c->ssym, sym_hash(s), &pos, k,
+			       sym_eq(c->t.sym[k], s));
+	if (i != OPUTIL_IDXSET_NONE) {
+		*idx = i + 1;
+		return 0;
+	}
 	copy = handler_arena_alloc(c->arena, sizeof(*copy));
 	if (!copy)
 		return -ENOMEM;
@@ -294,32 +192,30 @@ static int sym_intern(struct handler_collect *c, const struct anon_symbol *s,
 	if (!copy->name || (s->file && !copy->file) ||
 	    handler_table_add_sym(&c->t, copy) < 0)
 		return -ENOMEM;
-	set->v[j] = (uint32_t)c->t.nsym;
-	set->n++;
-	*idx = set->v[j];
+	oputil_idxset_put(&c->ssym, &pos, (uint32_t)c->t.nsym - 1);
+	*idx = (uint32_t)c->t.nsym;
 	return 0;
 }
 
 static int file_intern(struct handler_collect *c, const char *f, uint32_t *idx)
 {
-	struct idx_set *set = &c->sfile;
+	struct oputil_idxset_pos pos;
 	const char *copy;
-	size_t j;
+	uint32_t i;
 
-	if ((set->n + 1) * 2 > set->cap && idx_set_grow(c, set, true) < 0)
+	if (oputil_idxset_reserve(&c->sfile, c->sfile.nr + 1) < 0)
 		return -ENOMEM;
-	for (j = file_hash(f) & (set->cap - 1); set->v[j];
-	     j = (j + 1) & (set->cap - 1))
-		if (!strcmp(c->t.file[set->v[j] - 1], f)) {
-			*idx = set->v[j];
-			return 0;
-		}
+	i = oputil_idxset_find(&c->sfile, file_hash(f), &pos, k,
+			       !strcmp(c->t.file[k], f));
+	if (i != OPUTIL_IDXSET_NONE) {
+		*idx = i + 1;
+		return 0;
+	}
 	copy = handler_arena_strdup(c->arena, f);
 	if (!copy || handler_table_add_file(&c->t, copy) < 0)
 		return -ENOMEM;
-	set->v[j] = (uint32_t)c->t.nfile;
-	set->n++;
-	*idx = set->v[j];
+	oputil_idxset_put(&c->sfile, &pos, (uint32_t)c->t.nfile - 1);
+	*idx = (uint32_t)c->t.nfile;
 	return 0;
 }
 
@@ -363,7 +259,8 @@ static int sym_index(struct handler_collect *c, const struct opjit_symbol *os,
 {
 	struct anon_symbol s;
 	bool malformed;
-	uint32_t *slot = ptr_map_slot(&c->psym, os), *m;
+	uint64_t *slot = oputil_u64map_ref(&c->psym, (uintptr_t)os, NULL), *m;
+	uint32_t i;
 	int rc;
 
 	if (!slot)
@@ -372,17 +269,19 @@ static int sym_index(struct handler_collect *c, const struct opjit_symbol *os,
 		rc = sym_take(os, &s, &malformed, why, whylen);
 		if (rc < 0)
 			return rc;
-		if (sym_intern(c, &s, slot) < 0)
+		if (sym_intern(c, &s, &i) < 0)
 			return nomem(why, whylen);
+		*slot = i;
 		if (malformed) {
-			m = ptr_map_slot(&c->pmalformed, os);
+			m = oputil_u64map_ref(&c->pmalformed, (uintptr_t)os,
+					      NULL);
 			if (!m)
 				return nomem(why, whylen);
 			c->t.malformed += !*m;
 			*m = 1;
 		}
 	}
-	*idx = *slot;
+	*idx = (uint32_t)*slot;
 	return 0;
 }
 
@@ -390,7 +289,8 @@ static int sym_index(struct handler_collect *c, const struct opjit_symbol *os,
 static int file_index(struct handler_collect *c, const char *f, uint32_t *idx,
 		      char *why, size_t whylen)
 {
-	uint32_t *slot = ptr_map_slot(&c->pfile, f);
+	uint64_t *slot = oputil_u64map_ref(&c->pfile, (uintptr_t)f, NULL);
+	uint32_t i;
 
 	if (!slot)
 		return nomem(why, whylen);
@@ -401,10 +301,11 @@ static int file_index(struct handler_collect *c, const char *f, uint32_t *idx,
 				 HANDLER_MAX_TEXT);
 			return -HANDLER_BROKE;
 		}
-		if (file_intern(c, f, slot) < 0)
+		if (file_intern(c, f, &i) < 0)
 			return nomem(why, whylen);
+		*slot = i;
 	}
-	*idx = *slot;
+	*idx = (uint32_t)*slot;
 	return 0;
 }
 
@@ -460,7 +361,8 @@ static int inline_take(struct handler_collect *c,
 		struct handler_inline *hi = &ans->inl[ans->len_inl];
 
 		if (!inline_frame_ok(&f[k])) {
-			uint32_t *m = ptr_map_slot(&c->pmalformed_inl, &f[k]);
+			uint64_t *m = oputil_u64map_ref(
+				&c->pmalformed_inl, (uintptr_t)&f[k], NULL);
 
 			if (!m)
 				return nomem(why, whylen);
@@ -493,8 +395,8 @@ int handler_collect_batch(struct handler_collect *c,
 	size_t i;
 	int rc = 0;
 
-	ptr_map_clear(&c->psym);
-	ptr_map_clear(&c->pfile);
+	oputil_u64map_clear(&c->psym);
+	oputil_u64map_clear(&c->pfile);
 	ans->len_inl = 0;
 	for (i = 0; i < b->count && !rc; i++) {
 		ans->sym[i] = 0;
