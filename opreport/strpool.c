@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <oputil/grow.h>
 #include <oputil/hash.h>
+#include <oputil/idxset.h>
 
 #include "strpool.h"
 
@@ -16,8 +18,9 @@ struct block {
 
 struct strpool {
 	struct block *blocks;
-	const char **slots; /* open addressing, power-of-two size */
-	size_t nr_slots, nr_used;
+	const char **strs; /* the interned strings */
+	size_t nr_strs, cap_strs;
+	struct oputil_idxset set; /* of strs, by content */
 };
 
 struct strpool *strpool_new(void)
@@ -35,7 +38,8 @@ void strpool_free(struct strpool *p)
 		next = b->next;
 		free(b);
 	}
-	free(p->slots);
+	free(p->strs);
+	oputil_idxset_free(&p->set);
 	free(p);
 }
 
@@ -63,49 +67,27 @@ void *strpool_alloc(struct strpool *p, size_t size)
 	return mem;
 }
 
-static int grow(struct strpool *p)
-{
-	size_t n = p->nr_slots ? p->nr_slots * 2 : 256;
-	const char **slots = calloc(n, sizeof(*slots));
-	size_t i;
-
-	if (!slots)
-		return -1;
-	for (i = 0; i < p->nr_slots; i++) {
-		const char *s = p->slots[i];
-		size_t j;
-
-		if (!s)
-			continue;
-		j = oputil_hash_str(OPUTIL_HASH_SEED, s) & (n - 1);
-		while (slots[j])
-			j = (j + 1) & (n - 1);
-		slots[j] = s;
-	}
-	free(p->slots);
-	p->slots = slots;
-	p->nr_slots = n;
-	return 0;
-}
-
 const char *strpool_intern(struct strpool *p, const char *s)
 {
-	size_t i, len;
+	struct oputil_idxset_pos pos;
+	size_t len;
+	uint32_t i;
 	char *copy;
 
-	if ((p->nr_used + 1) * 2 > p->nr_slots && grow(p))
-		return NULL;
-	for (i = oputil_hash_str(OPUTIL_HASH_SEED, s) & (p->nr_slots - 1);
-	     p->slots[i]; i = (i + 1) & (p->nr_slots - 1))
-		if (!strcmp(p->slots[i], s))
-			return p->slots[i];
+	i = oputil_idxset_find(&p->set, oputil_hash_str(OPUTIL_HASH_SEED, s),
+			       &pos, k, !strcmp(p->strs[k], s));
+	if (i != OPUTIL_IDXSET_NONE)
+		return p->strs[i];
+	/* the copy first: once in the set, the string must be there */
 	len = strlen(s) + 1;
 	copy = strpool_alloc(p, len);
-	if (!copy)
+	if (!copy || p->nr_strs >= OPUTIL_IDXSET_NONE ||
+	    oputil_grow(&p->strs, &p->cap_strs, p->nr_strs + 1,
+			sizeof(*p->strs)) ||
+	    oputil_idxset_put(&p->set, &pos, (uint32_t)p->nr_strs) < 0)
 		return NULL;
 	memcpy(copy, s, len);
-	p->slots[i] = copy;
-	p->nr_used++;
+	p->strs[p->nr_strs++] = copy;
 	return copy;
 }
 
