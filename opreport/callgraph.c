@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include <oputil/grow.h>
+#include <oputil/hash.h>
+#include <oputil/idxset.h>
 
 #include "anon_naming.h"
 #include "anon_rows.h"
@@ -36,10 +38,10 @@ struct cg_ref {
 struct cg_resolve {
 	struct callgraph *cg;
 	const struct cg_sources *src;
-	const char **apps; /* per raw stack */
-	uint32_t *ids;	   /* per raw frame */
-	uint32_t *slots;   /* open addressing: node id + 1, 0 empty */
-	size_t cap_slots, cap_nodes;
+	const char **apps;	       /* per raw stack */
+	uint32_t *ids;		       /* per raw frame */
+	struct oputil_idxset node_set; /* cg->nodes, by what they describe */
+	size_t cap_nodes;
 	/* per raw frame: the nodes its function was inlined into, caller
 	 * first, at inl_ids + inl_at[frame], inl_n[frame] of them */
 	uint32_t *inl_at, *inl_n;
@@ -52,6 +54,7 @@ struct cg_resolve {
 		struct report_sym *sym;
 	} * dwarf_fns;
 	size_t cap_dwarf_fns, nr_dwarf_fns;
+	struct oputil_idxset dwarf_set; /* dwarf_fns, by (image, name) */
 };
 
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
@@ -138,41 +141,19 @@ static size_t node_hash(const struct cg_node *n)
 	return (size_t)(h ^ (h >> 29));
 }
 
-static int slots_grow(struct cg_resolve *rs)
-{
-	size_t cap = rs->cap_slots ? rs->cap_slots * 2 : 1024, i;
-	uint32_t *s = calloc(cap, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (i = 0; i < rs->cg->nr_nodes; i++) {
-		size_t k = node_hash(&rs->cg->nodes[i]) & (cap - 1);
-
-		while (s[k])
-			k = (k + 1) & (cap - 1);
-		s[k] = (uint32_t)i + 1;
-	}
-	free(rs->slots);
-	rs->slots = s;
-	rs->cap_slots = cap;
-	return 0;
-}
-
 /* The id of the node N describes, added when new. */
 static int node_intern(struct cg_resolve *rs, const struct cg_node *n,
 		       uint32_t *id)
 {
 	struct callgraph *cg = rs->cg;
-	size_t k;
+	struct oputil_idxset_pos pos;
+	uint32_t i;
 
-	if (2 * (cg->nr_nodes + 1) > rs->cap_slots && slots_grow(rs))
-		return -ENOMEM;
-	for (k = node_hash(n) & (rs->cap_slots - 1); rs->slots[k];
-	     k = (k + 1) & (rs->cap_slots - 1)) {
-		if (node_eq(&cg->nodes[rs->slots[k] - 1], n)) {
-			*id = rs->slots[k] - 1;
-			return 0;
-		}
+	i = oputil_idxset_find(&rs->node_set, node_hash(n), &pos, k,
+			       node_eq(&cg->nodes[k], n));
+	if (i != OPUTIL_IDXSET_NONE) {
+		*id = i;
+		return 0;
 	}
 	if (cg->nr_nodes == rs->cap_nodes) {
 		size_t cap = rs->cap_nodes ? rs->cap_nodes * 2 : 256;
@@ -183,9 +164,10 @@ static int node_intern(struct cg_resolve *rs, const struct cg_node *n,
 		cg->nodes = g;
 		rs->cap_nodes = cap;
 	}
+	if (oputil_idxset_put(&rs->node_set, &pos, (uint32_t)cg->nr_nodes) < 0)
+		return -ENOMEM;
 	cg->nodes[cg->nr_nodes] = *n;
 	*id = (uint32_t)cg->nr_nodes++;
-	rs->slots[k] = *id + 1;
 	return 0;
 }
 
@@ -248,47 +230,33 @@ static const struct report_sym *
 dwarf_fn_sym(struct cg_resolve *rs, const char *image, const char *name)
 {
 	struct report *r = rs->cg->r;
-	struct dwarf_fn *v;
-	size_t cap, i, k;
+	struct oputil_idxset_pos pos;
+	struct report_sym *sym;
+	uint64_t h;
+	uint32_t i;
 
 	name = strpool_intern(r->pool, name);
 	if (!name)
 		return NULL;
-	if (2 * (rs->nr_dwarf_fns + 1) > rs->cap_dwarf_fns) {
-		cap = rs->cap_dwarf_fns ? 2 * rs->cap_dwarf_fns : 64;
-		v = calloc(cap, sizeof(*v));
-		if (!v)
-			return NULL;
-		for (i = 0; i < rs->cap_dwarf_fns; i++) {
-			if (!rs->dwarf_fns[i].sym)
-				continue;
-			k = (((uintptr_t)rs->dwarf_fns[i].name >> 4) ^
-			     (uintptr_t)rs->dwarf_fns[i].image) &
-			    (cap - 1);
-			while (v[k].sym)
-				k = (k + 1) & (cap - 1);
-			v[k] = rs->dwarf_fns[i];
-		}
-		free(rs->dwarf_fns);
-		rs->dwarf_fns = v;
-		rs->cap_dwarf_fns = cap;
-	}
-	cap = rs->cap_dwarf_fns;
-	for (k = (((uintptr_t)name >> 4) ^ (uintptr_t)image) & (cap - 1);
-	     rs->dwarf_fns[k].sym; k = (k + 1) & (cap - 1))
-		if (rs->dwarf_fns[k].name == name &&
-		    rs->dwarf_fns[k].image == image)
-			return rs->dwarf_fns[k].sym;
-	v = &rs->dwarf_fns[k];
-	v->sym = strpool_alloc(r->pool, sizeof(*v->sym));
-	if (!v->sym)
+	h = oputil_hash_u64((uintptr_t)name ^
+			    oputil_hash_u64((uintptr_t)image));
+	i = oputil_idxset_find(&rs->dwarf_set, h, &pos, k,
+			       rs->dwarf_fns[k].name == name &&
+				       rs->dwarf_fns[k].image == image);
+	if (i != OPUTIL_IDXSET_NONE)
+		return rs->dwarf_fns[i].sym;
+	if (oputil_grow(&rs->dwarf_fns, &rs->cap_dwarf_fns,
+			rs->nr_dwarf_fns + 1, sizeof(*rs->dwarf_fns)))
 		return NULL;
-	memset(v->sym, 0, sizeof(*v->sym));
-	v->sym->name = name;
-	v->image = image;
-	v->name = name;
-	rs->nr_dwarf_fns++;
-	return v->sym;
+	sym = strpool_alloc(r->pool, sizeof(*sym));
+	if (!sym || oputil_idxset_put(&rs->dwarf_set, &pos,
+				      (uint32_t)rs->nr_dwarf_fns) < 0)
+		return NULL;
+	memset(sym, 0, sizeof(*sym));
+	sym->name = name;
+	rs->dwarf_fns[rs->nr_dwarf_fns++] =
+		(struct dwarf_fn){ .image = image, .name = name, .sym = sym };
+	return sym;
 }
 
 /* With -g, the functions DWARF says were inlined at VMA: the innermost
@@ -753,7 +721,8 @@ out:
 	free(rs.inl_n);
 	free(rs.inl_ids);
 	free(rs.dwarf_fns);
-	free(rs.slots);
+	oputil_idxset_free(&rs.dwarf_set);
+	oputil_idxset_free(&rs.node_set);
 	return ret;
 }
 
