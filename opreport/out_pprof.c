@@ -21,6 +21,7 @@
 #include "profile.pb-c.h"
 
 #include <oputil/grow.h>
+#include <oputil/idxset.h>
 
 #include "callgraph.h"
 #include "out.h"
@@ -68,8 +69,7 @@ struct inline_groups {
 		uint32_t len;
 	} * v;
 	size_t n, cap;
-	uint32_t *slots; /* open addressing: group + 1, 0 empty */
-	size_t cap_slots;
+	struct oputil_idxset set; /* of v, by their chains */
 };
 
 static uint64_t group_hash(const uint32_t *ids, uint32_t len)
@@ -82,49 +82,27 @@ static uint64_t group_hash(const uint32_t *ids, uint32_t len)
 	return h ^ (h >> 31);
 }
 
-static int groups_rehash(struct inline_groups *g)
-{
-	size_t cap = g->cap_slots ? g->cap_slots * 2 : 64, k, j;
-	uint32_t *s = calloc(cap, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (k = 0; k < g->n; k++) {
-		j = group_hash(g->ids + g->v[k].at, g->v[k].len) & (cap - 1);
-		while (s[j])
-			j = (j + 1) & (cap - 1);
-		s[j] = (uint32_t)k + 1;
-	}
-	free(g->slots);
-	g->slots = s;
-	g->cap_slots = cap;
-	return 0;
-}
-
 /* The index of the chain IDS[0..LEN), added when new; -1 out of memory. */
 static long group_intern(struct inline_groups *g, const uint32_t *ids,
 			 uint32_t len)
 {
-	const struct inline_group *e;
-	size_t j;
+	struct oputil_idxset_pos pos;
+	uint32_t i;
 
-	if (2 * (g->n + 1) > g->cap_slots && groups_rehash(g))
-		return -1;
-	for (j = group_hash(ids, len) & (g->cap_slots - 1); g->slots[j];
-	     j = (j + 1) & (g->cap_slots - 1)) {
-		e = &g->v[g->slots[j] - 1];
-		if (e->len == len &&
-		    !memcmp(g->ids + e->at, ids, len * sizeof(*ids)))
-			return (long)g->slots[j] - 1;
-	}
+	i = oputil_idxset_find(&g->set, group_hash(ids, len), &pos, k,
+			       g->v[k].len == len &&
+				       !memcmp(g->ids + g->v[k].at, ids,
+					       len * sizeof(*ids)));
+	if (i != OPUTIL_IDXSET_NONE)
+		return (long)i;
 	if (oputil_grow(&g->ids, &g->cap_ids, g->nr_ids + len,
 			sizeof(*g->ids)) ||
-	    oputil_grow(&g->v, &g->cap, g->n + 1, sizeof(*g->v)))
+	    oputil_grow(&g->v, &g->cap, g->n + 1, sizeof(*g->v)) ||
+	    oputil_idxset_put(&g->set, &pos, (uint32_t)g->n) < 0)
 		return -1;
 	memcpy(g->ids + g->nr_ids, ids, len * sizeof(*ids));
 	g->v[g->n] = (struct inline_group){ g->nr_ids, len };
 	g->nr_ids += len;
-	g->slots[j] = (uint32_t)g->n + 1;
 	return (long)g->n++;
 }
 
@@ -132,7 +110,7 @@ static void groups_free(struct inline_groups *g)
 {
 	free(g->ids);
 	free(g->v);
-	free(g->slots);
+	oputil_idxset_free(&g->set);
 }
 
 struct pp {
