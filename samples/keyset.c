@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <oputil/hash.h>
+#include <oputil/idxset.h>
 
 #include "keyset_internal.h"
 
@@ -20,56 +22,30 @@ const uint8_t *ops_keyset_key(const struct ops_keyset *ks, uint32_t id,
 	return ks->arena.data + ks->off[id];
 }
 
-static int keyset_grow_table(struct ops_keyset *ks)
+static bool keyset_eq(const struct ops_keyset *ks, uint32_t id,
+		      const void *key, size_t len)
 {
-	uint32_t cap = ks->tcap ? ks->tcap * 2 : 64, i, mask = cap - 1;
-	uint32_t *t = calloc(cap, sizeof(*t));
-	const uint8_t *k;
 	size_t n;
+	const uint8_t *k = ops_keyset_key(ks, id, &n);
 
-	if (!t || cap < ks->tcap)
-		goto nomem;
-	for (i = 0; i < ks->nr; i++) {
-		uint64_t h;
-
-		k = ops_keyset_key(ks, i, &n);
-		h = keyset_hash(k, n);
-		while (t[h & mask])
-			h++;
-		t[h & mask] = i + 1;
-	}
-	free(ks->table);
-	ks->table = t;
-	ks->tcap = cap;
-	return 0;
-nomem:
-	free(t);
-	return -ENOMEM;
+	return n == len && !memcmp(k, key, len);
 }
 
 int ops_keyset_add(struct ops_keyset *ks, const void *key, size_t len,
 		   uint32_t *id)
 {
-	uint64_t h = keyset_hash(key, len);
-	const uint8_t *k;
-	uint32_t slot;
-	size_t n;
+	struct oputil_idxset_pos pos;
+	uint32_t i;
 	int ret;
 
-	if ((uint64_t)ks->nr * 2 + 2 > ks->tcap) {
-		ret = keyset_grow_table(ks);
-		if (ret)
-			return ret;
-	}
-	for (;; h++) {
-		slot = ks->table[h & (ks->tcap - 1)];
-		if (!slot)
-			break;
-		k = ops_keyset_key(ks, slot - 1, &n);
-		if (n == len && !memcmp(k, key, len)) {
-			*id = slot - 1;
-			return 0;
-		}
+	/* room first: once the key is in the arena, the set must take it */
+	if (oputil_idxset_reserve(&ks->set, (size_t)ks->nr + 1))
+		return -ENOMEM;
+	i = oputil_idxset_find(&ks->set, keyset_hash(key, len), &pos, k,
+			       keyset_eq(ks, k, key, len));
+	if (i != OPUTIL_IDXSET_NONE) {
+		*id = i;
+		return 0;
 	}
 	if (ks->nr + 2 > ks->cap) {
 		uint32_t cap = ks->cap ? ks->cap * 2 : 64;
@@ -89,7 +65,7 @@ int ops_keyset_add(struct ops_keyset *ks, const void *key, size_t len,
 	if (ret)
 		return ret;
 	ks->off[ks->nr + 1] = ks->arena.len;
-	ks->table[h & (ks->tcap - 1)] = ks->nr + 1;
+	oputil_idxset_put(&ks->set, &pos, ks->nr);
 	*id = ks->nr++;
 	return 0;
 }
@@ -98,6 +74,6 @@ void ops_keyset_free(struct ops_keyset *ks)
 {
 	ops_buf_free(&ks->arena);
 	free(ks->off);
-	free(ks->table);
+	oputil_idxset_free(&ks->set);
 	memset(ks, 0, sizeof(*ks));
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <oputil/idxset.h>
 
 #include "bytes_internal.h"
 
@@ -16,8 +17,7 @@ struct ops_keyset {
 	struct ops_buf arena; /* the keys, back to back */
 	size_t *off;	      /* key i is arena[off[i], off[i + 1]) */
 	uint32_t nr, cap;
-	uint32_t *table; /* id + 1, 0 when empty */
-	uint32_t tcap;	 /* power of two */
+	struct oputil_idxset set; /* the ids, found by their key */
 };
 
 /* Find KEY or add it; *ID is its number either way. */
