@@ -92,29 +92,6 @@ static uint64_t hist_hash(uint32_t ctx, uint64_t offset)
 			       ((uint64_t)ctx * 0x9e3779b97f4a7c15ull));
 }
 
-static int hist_grow_table(struct ops_hist_writer *h)
-{
-	uint32_t cap = h->tcap ? h->tcap * 2 : 4096, mask = cap - 1, i;
-	uint32_t *t;
-
-	if (cap < h->tcap)
-		return -ENOSPC;
-	t = calloc(cap, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; i < h->nr_cells; i++) {
-		uint64_t k = hist_hash(h->cells[i].ctx, h->cells[i].offset);
-
-		while (t[k & mask])
-			k++;
-		t[k & mask] = i + 1;
-	}
-	free(h->table);
-	h->table = t;
-	h->tcap = cap;
-	return 0;
-}
-
 static int grow_array(void **p, uint32_t *cap, size_t size)
 {
 	uint32_t n = *cap ? *cap * 2 : 1024;
@@ -144,30 +121,21 @@ int ops_hist_count(struct ops_writer *w, uint32_t ctx, uint64_t offset,
 		   uint64_t count)
 {
 	struct ops_hist_writer *h = &w->hist;
+	struct oputil_idxset_pos pos;
 	struct ops_hist_cell *c;
-	uint64_t k;
-	uint32_t slot;
+	uint32_t i;
 	int ret;
 
 	if (!count)
 		return 0;
 	/* counted before anything can fail: see anon_add */
 	w->samples_added += count;
-	for (k = hist_hash(ctx, offset);; k++) {
-		slot = h->tcap ? h->table[k & (h->tcap - 1)] : 0;
-		if (!slot)
-			break;
-		c = &h->cells[slot - 1];
-		if (c->ctx == ctx && c->offset == offset)
-			goto found;
-	}
-	if ((uint64_t)h->nr_cells * 2 + 2 > h->tcap) {
-		ret = hist_grow_table(h);
-		if (ret)
-			goto fail;
-		for (k = hist_hash(ctx, offset); h->table[k & (h->tcap - 1)];
-		     k++)
-			;
+	i = oputil_idxset_find(&h->cell_set, hist_hash(ctx, offset), &pos, k,
+			       h->cells[k].ctx == ctx &&
+				       h->cells[k].offset == offset);
+	if (i != OPUTIL_IDXSET_NONE) {
+		c = &h->cells[i];
+		goto found;
 	}
 	if (h->nr_cells == h->cap_cells) {
 		ret = grow_array((void **)&h->cells, &h->cap_cells,
@@ -175,11 +143,13 @@ int ops_hist_count(struct ops_writer *w, uint32_t ctx, uint64_t offset,
 		if (ret)
 			goto fail;
 	}
-	c = &h->cells[h->nr_cells];
+	ret = oputil_idxset_put(&h->cell_set, &pos, h->nr_cells);
+	if (ret < 0)
+		goto fail;
+	c = &h->cells[h->nr_cells++];
 	memset(c, 0, sizeof(*c));
 	c->ctx = ctx;
 	c->offset = offset;
-	h->table[k & (h->tcap - 1)] = ++h->nr_cells;
 found:
 	if (!c->pending) {
 		if (h->nr_dirty == h->cap_dirty) {
@@ -465,7 +435,7 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	free(h->full_node);
 	ops_buf_free(&h->key);
 	free(h->cells);
-	free(h->table);
+	oputil_idxset_free(&h->cell_set);
 	free(h->dirty);
 	free(h->sorted);
 	memset(h, 0, sizeof(*h));

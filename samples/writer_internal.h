@@ -33,9 +33,8 @@ struct ops_hist_writer {
 	uint32_t images_on_disk, contexts_on_disk;
 	struct ops_hist_cell *cells;
 	uint32_t nr_cells, cap_cells;
-	uint32_t *table; /* cell index + 1, 0 when empty */
-	uint32_t tcap;
-	uint32_t *dirty; /* cells with pending != 0 */
+	struct oputil_idxset cell_set; /* the cells, by (ctx, offset) */
+	uint32_t *dirty;	       /* cells with pending != 0 */
 	uint32_t nr_dirty, cap_dirty;
 	struct ops_hist_delta *sorted;
 	uint32_t cap_sorted;
