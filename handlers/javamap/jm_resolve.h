@@ -9,6 +9,7 @@
 #define OPJIT_JM_RESOLVE_H
 
 #include <opjit/anon_handler.h>
+#include <oputil/idxset.h>
 
 #include "jm_parse.h"
 
@@ -26,8 +27,9 @@ struct jm_state {
 	uint64_t *maxend; /* max code end over codes[0..i] */
 	size_t *mhash;	  /* method id -> index + 1, open addressing */
 	size_t mhash_cap;
-	struct jm_sym **shash; /* name -> symbol */
-	size_t shash_cap, nr_syms;
+	struct jm_sym **syms; /* one per name, in the order first asked */
+	size_t nr_syms, cap_syms;
+	struct oputil_idxset sym_set; /* syms, by name */
 	/* parallel to map.frames, each made on first need (struct_size 0
 	 * until then): a pc's inlining chain is then the slice after its
 	 * innermost frame, handed to the host as it is, and a pc sampled

@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/grow.h>
+#include <oputil/hash.h>
+
 #include "jm_resolve.h"
 
 struct jm_sym {
@@ -11,52 +14,20 @@ struct jm_sym {
 	char name[];
 };
 
-static size_t syms_hash(const char *s, size_t cap)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return (size_t)h & (cap - 1);
-}
-
-static int syms_grow(struct jm_state *st)
-{
-	size_t cap = st->shash_cap ? st->shash_cap * 2 : 256;
-	struct jm_sym **t = calloc(cap, sizeof(*t));
-
-	if (!t)
-		return -1;
-	for (size_t i = 0; i < st->shash_cap; i++) {
-		size_t j;
-
-		if (!st->shash[i])
-			continue;
-		j = syms_hash(st->shash[i]->name, cap);
-		while (t[j])
-			j = (j + 1) & (cap - 1);
-		t[j] = st->shash[i];
-	}
-	free(st->shash);
-	st->shash = t;
-	st->shash_cap = cap;
-	return 0;
-}
-
 const struct opjit_symbol *jm_syms_get(struct jm_state *st, const char *name,
 				       const char *file, uint32_t line,
 				       uint64_t start, uint64_t size)
 {
+	struct oputil_idxset_pos pos;
 	struct jm_sym *s;
-	size_t j, n;
+	uint32_t i;
+	size_t n;
 
-	if ((st->nr_syms + 1) * 2 > st->shash_cap && syms_grow(st))
-		return NULL;
-	for (j = syms_hash(name, st->shash_cap); st->shash[j];
-	     j = (j + 1) & (st->shash_cap - 1)) {
-		s = st->shash[j];
-		if (strcmp(s->name, name))
-			continue;
+	i = oputil_idxset_find(&st->sym_set,
+			       oputil_hash_str(OPUTIL_HASH_SEED, name), &pos,
+			       k, !strcmp(st->syms[k]->name, name));
+	if (i != OPUTIL_IDXSET_NONE) {
+		s = st->syms[i];
 		/* first seen inlined, now as code of its own */
 		if (!s->sym.start && start) {
 			s->sym.start = start;
@@ -64,10 +35,18 @@ const struct opjit_symbol *jm_syms_get(struct jm_state *st, const char *name,
 		}
 		return &s->sym;
 	}
+	if (st->nr_syms >= OPUTIL_IDXSET_NONE ||
+	    oputil_grow(&st->syms, &st->cap_syms, st->nr_syms + 1,
+			sizeof(*st->syms)))
+		return NULL;
 	n = strlen(name);
 	s = calloc(1, sizeof(*s) + n + 1);
 	if (!s)
 		return NULL;
+	if (oputil_idxset_put(&st->sym_set, &pos, (uint32_t)st->nr_syms) < 0) {
+		free(s);
+		return NULL;
+	}
 	memcpy(s->name, name, n + 1);
 	s->sym.struct_size = OPJIT_SYMBOL_SIZE_1_0;
 	s->sym.name = s->name;
@@ -75,19 +54,15 @@ const struct opjit_symbol *jm_syms_get(struct jm_state *st, const char *name,
 	s->sym.size = size;
 	s->sym.file = file; /* owned by the map, which outlives us */
 	s->sym.line = line;
-	st->shash[j] = s;
-	st->nr_syms++;
+	st->syms[st->nr_syms++] = s;
 	return &s->sym;
 }
 
 int jm_syms_for_each(struct jm_state *st, jm_symbol_cb cb, void *arg)
 {
-	for (size_t i = 0; i < st->shash_cap; i++) {
-		int ret;
+	for (size_t i = 0; i < st->nr_syms; i++) {
+		int ret = cb(arg, &st->syms[i]->sym);
 
-		if (!st->shash[i])
-			continue;
-		ret = cb(arg, &st->shash[i]->sym);
 		if (ret)
 			return ret;
 	}
@@ -96,9 +71,10 @@ int jm_syms_for_each(struct jm_state *st, jm_symbol_cb cb, void *arg)
 
 void jm_syms_free(struct jm_state *st)
 {
-	for (size_t i = 0; i < st->shash_cap; i++)
-		free(st->shash[i]);
-	free(st->shash);
-	st->shash = NULL;
-	st->shash_cap = st->nr_syms = 0;
+	for (size_t i = 0; i < st->nr_syms; i++)
+		free(st->syms[i]);
+	free(st->syms);
+	st->syms = NULL;
+	st->nr_syms = st->cap_syms = 0;
+	oputil_idxset_free(&st->sym_set);
 }
