@@ -11,33 +11,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/hash.h>
+
 #include "jm_format.h"
 #include "jm_resolve.h"
 
-static size_t mhash_slot(uint64_t id, size_t cap)
-{
-	return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
-}
-
 static int state_index_methods(struct jm_state *st)
 {
-	size_t cap = 64;
+	struct oputil_idxset_pos pos;
 
-	while (cap < st->map.nr_methods * 2 + 2)
-		cap *= 2;
-	st->mhash = calloc(cap, sizeof(*st->mhash));
-	if (!st->mhash)
+	if (st->map.nr_methods >= OPUTIL_IDXSET_NONE ||
+	    oputil_idxset_reserve(&st->method_set, st->map.nr_methods))
 		return -ENOMEM;
-	st->mhash_cap = cap;
 	for (size_t i = 0; i < st->map.nr_methods; i++) {
 		uint64_t id = st->map.methods[i].id;
-		size_t j = mhash_slot(id, cap);
 
 		/* a later definition of the same id replaces the earlier */
-		while (st->mhash[j] &&
-		       st->map.methods[st->mhash[j] - 1].id != id)
-			j = (j + 1) & (cap - 1);
-		st->mhash[j] = i + 1;
+		(void)oputil_idxset_find(&st->method_set, oputil_hash_u64(id),
+					 &pos, k, st->map.methods[k].id == id);
+		oputil_idxset_put(&st->method_set, &pos, (uint32_t)i);
 	}
 	return 0;
 }
@@ -77,22 +69,17 @@ void jm_state_free(struct jm_state *st)
 	jm_syms_free(st);
 	free(st->inl);
 	free(st->maxend);
-	free(st->mhash);
+	oputil_idxset_free(&st->method_set);
 	jm_map_free(&st->map);
 	memset(st, 0, sizeof(*st));
 }
 
 const struct jm_method *jm_state_method(const struct jm_state *st, uint64_t id)
 {
-	size_t j;
+	uint32_t i = oputil_idxset_find(&st->method_set, oputil_hash_u64(id),
+					NULL, k, st->map.methods[k].id == id);
 
-	if (!st->mhash_cap)
-		return NULL;
-	for (j = mhash_slot(id, st->mhash_cap); st->mhash[j];
-	     j = (j + 1) & (st->mhash_cap - 1))
-		if (st->map.methods[st->mhash[j] - 1].id == id)
-			return &st->map.methods[st->mhash[j] - 1];
-	return NULL;
+	return i != OPUTIL_IDXSET_NONE ? &st->map.methods[i] : NULL;
 }
 
 const struct jm_code *jm_state_find_code(const struct jm_state *st,

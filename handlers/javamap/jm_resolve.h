@@ -25,8 +25,8 @@ struct jm_sym;
 struct jm_state {
 	struct jm_map map;
 	uint64_t *maxend; /* max code end over codes[0..i] */
-	size_t *mhash;	  /* method id -> index + 1, open addressing */
-	size_t mhash_cap;
+	/* map.methods by id, the last definition of each */
+	struct oputil_idxset method_set;
 	struct jm_sym **syms; /* one per name, in the order first asked */
 	size_t nr_syms, cap_syms;
 	struct oputil_idxset sym_set; /* syms, by name */
