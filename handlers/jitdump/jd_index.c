@@ -11,50 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/hash.h>
+#include <oputil/idxset.h>
+
 #include "jitdump.h"
-
-/* code_index -> the code's newest load, open addressing. */
-struct idx_map {
-	uint64_t *key;
-	uint32_t *val; /* code + 1, 0 = empty */
-	size_t mask;
-};
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
-static int idx_init(struct idx_map *m, size_t n)
-{
-	size_t cap = 16;
-
-	while (cap < n * 2)
-		cap *= 2;
-	m->key = calloc(cap, sizeof(*m->key));
-	m->val = calloc(cap, sizeof(*m->val));
-	m->mask = cap - 1;
-	return m->key && m->val ? 0 : -ENOMEM;
-}
-
-static uint32_t *idx_slot(struct idx_map *m, uint64_t key)
-{
-	size_t i = (size_t)mix(key) & m->mask;
-
-	while (m->val[i] && m->key[i] != key)
-		i = (i + 1) & m->mask;
-	m->key[i] = key;
-	return &m->val[i];
-}
-
-static void idx_free(struct idx_map *m)
-{
-	free(m->key);
-	free(m->val);
-}
 
 static int life_add(struct jd_index *x, size_t *cap, uint64_t start,
 		    uint64_t size, uint64_t from, uint64_t delta,
@@ -114,7 +74,9 @@ static int u64_cmp(const void *a, const void *b)
 static int index_lives(struct jd_index *x, const struct jd_dump *d)
 {
 	uint32_t *order = NULL;
-	struct idx_map idx = { 0 };
+	/* d->code by code_index, the newest load of each */
+	struct oputil_idxset idx = { 0 };
+	struct oputil_idxset_pos pos;
 	uint32_t *cur = NULL; /* code -> its newest life + 1 */
 	size_t cap = 0, i;
 	int rc = -ENOMEM;
@@ -133,7 +95,8 @@ static int index_lives(struct jd_index *x, const struct jd_dump *d)
 		}
 	}
 	cur = calloc(d->ncode ? d->ncode : 1, sizeof(*cur));
-	if (!cur || idx_init(&idx, d->ncode))
+	if (!cur || d->ncode >= OPUTIL_IDXSET_NONE ||
+	    oputil_idxset_reserve(&idx, d->ncode))
 		goto out;
 	for (i = 0; i < d->nev; i++) {
 		const struct jd_event *e = &d->ev[order[i]];
@@ -142,7 +105,14 @@ static int index_lives(struct jd_index *x, const struct jd_dump *d)
 		if (e->kind == JD_CODE_LOAD) {
 			const struct jd_code *c = &d->code[e->i];
 
-			*idx_slot(&idx, c->index) = e->i + 1;
+			(void)oputil_idxset_find(&idx,
+						 oputil_hash_u64(c->index),
+						 &pos, k,
+						 d->code[k].index == c->index);
+			if (oputil_idxset_put(&idx, &pos, e->i) < 0) {
+				rc = -ENOMEM;
+				goto out;
+			}
 			if (!c->size)
 				continue;
 			rc = life_add(x, &cap, c->addr, c->size, t, 0, e->i);
@@ -151,14 +121,15 @@ static int index_lives(struct jd_index *x, const struct jd_dump *d)
 			cur[e->i] = (uint32_t)x->nlife;
 		} else {
 			const struct jd_move *m = &d->move[e->i];
-			uint32_t code = *idx_slot(&idx, m->index);
+			uint32_t code = oputil_idxset_find(
+				&idx, oputil_hash_u64(m->index), NULL, k,
+				d->code[k].index == m->index);
 			uint64_t size;
 
-			if (!code) {
+			if (code == OPUTIL_IDXSET_NONE) {
 				x->unknown_moves++;
 				continue;
 			}
-			code--;
 			if (cur[code])
 				x->life[cur[code] - 1].to = t;
 			size = m->size ? m->size : d->code[code].size;
@@ -175,7 +146,7 @@ static int index_lives(struct jd_index *x, const struct jd_dump *d)
 out:
 	free(order);
 	free(cur);
-	idx_free(&idx);
+	oputil_idxset_free(&idx);
 	return rc;
 }
 
