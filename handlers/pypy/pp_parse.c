@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include <oputil/grow.h>
-#include <oputil/hash.h>
+#include <oputil/u64map.h>
 
 #include "pypy.h"
 
@@ -59,61 +59,19 @@ static void bad_line(struct pypy_map *m)
 		m->first_bad = m->lines;
 }
 
-/* The guard table of a log: open addressing, ids are never 0. */
-static size_t guard_slot(const struct pypy_map *m, uint64_t id)
-{
-	size_t i = (size_t)oputil_hash_u64(id) & (m->cap_guards - 1);
-
-	while (m->guard_id[i] && m->guard_id[i] != id)
-		i = (i + 1) & (m->cap_guards - 1);
-	return i;
-}
-
+/* The guard table of a log; id 0 is no guard. */
 static int guard_set(struct pypy_map *m, uint64_t id, uint32_t loop)
 {
-	size_t i;
-
 	if (!id)
 		return 0;
-	if (2 * (m->nguards + 1) > m->cap_guards) {
-		size_t cap = m->cap_guards ? 2 * m->cap_guards : 1024, k;
-		uint64_t *ids = calloc(cap, sizeof(*ids));
-		uint32_t *loops = calloc(cap, sizeof(*loops));
-		struct pypy_map old = *m;
-
-		if (!ids || !loops) {
-			free(ids);
-			free(loops);
-			return -ENOMEM;
-		}
-		m->guard_id = ids;
-		m->guard_loop = loops;
-		m->cap_guards = cap;
-		for (k = 0; k < old.cap_guards; k++)
-			if (old.guard_id[k]) {
-				i = guard_slot(m, old.guard_id[k]);
-				m->guard_id[i] = old.guard_id[k];
-				m->guard_loop[i] = old.guard_loop[k];
-			}
-		free(old.guard_id);
-		free(old.guard_loop);
-	}
-	i = guard_slot(m, id);
-	if (!m->guard_id[i])
-		m->nguards++;
-	m->guard_id[i] = id;
-	m->guard_loop[i] = loop;
-	return 0;
+	return oputil_u64map_put(&m->guards, id, loop, NULL) < 0 ? -ENOMEM : 0;
 }
 
 static uint32_t guard_loop(const struct pypy_map *m, uint64_t id)
 {
-	size_t i;
+	uint64_t loop;
 
-	if (!m->cap_guards || !id)
-		return 0;
-	i = guard_slot(m, id);
-	return m->guard_id[i] ? m->guard_loop[i] : 0;
+	return oputil_u64map_get(&m->guards, id, &loop) ? (uint32_t)loop : 0;
 }
 
 /* "collatz;/tmp/pp.py:2-4~#4 LOAD_FAST": the function, and the file and
@@ -368,7 +326,6 @@ void pypy_free(struct pypy_map *m)
 	free(m->code);
 	free(m->names);
 	free(m->maxend);
-	free(m->guard_id);
-	free(m->guard_loop);
+	oputil_u64map_free(&m->guards);
 	memset(m, 0, sizeof(*m));
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <oputil/u64map.h>
 
 /* Larger is refused: no PyPy writes a map or a log near this. */
 #define PYPY_MAX_BYTES (256ull << 20)
@@ -41,9 +42,7 @@ struct pypy_map {
 	bool torn;			    /* the text ends inside a line */
 	uint64_t *maxend; /* after pypy_index(): max end of code[0..i] */
 	/* a log's guards: guard id -> the loop its trace belongs to */
-	uint64_t *guard_id;
-	uint32_t *guard_loop;
-	size_t nguards, cap_guards;
+	struct oputil_u64map guards;
 };
 
 /* Parse TEXT (LEN bytes).  1 when it is a module map or a PyPy log (bad
