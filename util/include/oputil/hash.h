@@ -2,8 +2,8 @@
 /*
  * The hash functions of the tree's hash tables: FNV-1a over bytes and
  * strings, and MurmurHash3's 64-bit finalizer to spread integers and
- * pointers.  The tables themselves stay with their owners (each keeps
- * what it needs: ids, counts, chains); their hashes are these.
+ * pointers.  The tables themselves are oputil/u64map.h and
+ * oputil/idxset.h.
  */
 #ifndef OPUTIL_HASH_H
 #define OPUTIL_HASH_H
