@@ -22,6 +22,7 @@
 struct hist_parse {
 	struct ops_hist_data *h;
 	bool oom;
+	bool parent_ids; /* a version 2 file: stack parents as ids */
 };
 
 static int grow32(void **p, uint32_t *cap, size_t need, size_t size)
@@ -183,6 +184,7 @@ static const char *hist_block(void *arg, uint16_t type, const uint8_t *p,
 		return hist_counts(arg, &c);
 	case OPS_HIST_STACKS:
 		return ops_hist_stacks(((struct hist_parse *)arg)->h, p, len,
+				       ((struct hist_parse *)arg)->parent_ids,
 				       &((struct hist_parse *)arg)->oom);
 	case OPS_HIST_STACK_COUNTS:
 		return ops_hist_stack_counts(((struct hist_parse *)arg)->h, p,
@@ -226,6 +228,9 @@ int ops_hist_parse(struct ops_hist_data *h, const uint8_t *buf, size_t len,
 	struct hist_parse hp = { .h = h };
 
 	memset(h, 0, sizeof(*h));
+	/* the header itself is checked by the block parser */
+	hp.parent_ids = len >= OPS_FILE_HEADER_SIZE &&
+			ops_le32_load(buf + 8) <= OPS_FORMAT_VERSION_STACK_IDS;
 	ops_blocks_parse(buf, len, OPS_HIST_MAGIC, path, hist_block, &hp, warn,
 			 warn_arg);
 	hist_merge(h);

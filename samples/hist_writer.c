@@ -179,7 +179,9 @@ int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
 	w->records.len = 0;
 	for (i = from; i < to && !ret; i++) {
 		k = ops_keyset_key(ks, i, &n);
-		ret = ops_buf_put(&w->records, k, n);
+		ret = type == OPS_HIST_STACKS
+			      ? ops_stack_record_put(&w->records, k, n, i)
+			      : ops_buf_put(&w->records, k, n);
 		if (ret || (w->records.len < OPS_BLOCK_SOFT_MAX && i + 1 < to))
 			continue;
 		w->payload.len = 0;
@@ -433,6 +435,9 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	ops_keyset_free(&h->stacks);
 	ops_keyset_free(&h->full);
 	free(h->full_node);
+	free(h->path);
+	free(h->path_node);
+	free(h->path_flags);
 	ops_buf_free(&h->key);
 	free(h->cells);
 	oputil_idxset_free(&h->cell_set);

@@ -33,7 +33,7 @@ struct ops_hist_data {
 /* STACKS and STACK_COUNTS payloads (stack_reader.c): NULL, or why the
  * block is damage; *OOM set on memory failure. */
 const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
-			    size_t len, bool *oom);
+			    size_t len, bool parent_ids, bool *oom);
 const char *ops_hist_stack_counts(struct ops_hist_data *h, const uint8_t *p,
 				  size_t len, bool *oom);
 /* Once the whole file is read: frame pointers, counts sorted. */

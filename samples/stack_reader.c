@@ -61,7 +61,7 @@ static bool stack_frame(const struct ops_hist_data *h, struct ops_cur *c,
 #define FRAMES_MAX (1u << 24)
 
 const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
-			    size_t len, bool *oom)
+			    size_t len, bool parent_ids, bool *oom)
 {
 	uint32_t first, n, i, start = h->nr_stacks;
 	size_t fstart = h->nr_frames, cap;
@@ -95,6 +95,10 @@ const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 
 		if (!c.ok || parent > first + i)
 			goto bad;
+		/* from version 3 the distance back to the parent: 1 for the
+		 * node just before, as most are */
+		if (!parent_ids && parent)
+			parent = first + i - parent + 1;
 		if (parent) {
 			up = &h->stacks[parent - 1];
 			nf = up->nr_frames + 1;

@@ -84,32 +84,105 @@ static int stack_key(struct ops_buf *out, const struct ops_stack *st)
 	return 0;
 }
 
+int ops_stack_record_put(struct ops_buf *out, const uint8_t *key, size_t len,
+			 uint32_t id)
+{
+	uint8_t head[OPS_VARINT_MAX];
+	struct ops_cur c;
+	uint32_t parent;
+	size_t used;
+	int ret;
+
+	ops_cur_init(&c, key, len);
+	parent = ops_cur_varint32(&c);
+	used = len - ops_cur_left(&c);
+	/* the distance back, which stays small as the table grows */
+	ret = ops_buf_put(out, head,
+			  ops_varint_encode(head,
+					    parent ? id + 1 - parent : 0));
+	return ret ? ret : ops_buf_put(out, key + used, len - used);
+}
+
+/* The node flags of ST's frame I (leaf first). */
+static uint8_t node_flags(const struct ops_stack *st, uint32_t i)
+{
+	uint8_t flags = i < st->nr_kernel ? NODE_KERNEL : 0;
+
+	if (i == st->nr_frames - 1 && (st->flags & OPS_STACK_TRUNCATED))
+		flags |= NODE_CUT;
+	return flags;
+}
+
+static bool frame_eq(const struct ops_frame *a, const struct ops_frame *b)
+{
+	return a->addr == b->addr && a->kind == b->kind &&
+	       a->image == b->image;
+}
+
+static int path_reserve(struct ops_hist_writer *h, uint32_t n)
+{
+	uint32_t cap = h->cap_path ? h->cap_path : 64;
+	void *f, *id, *fl;
+
+	if (n <= h->cap_path)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	f = realloc(h->path, cap * sizeof(*h->path));
+	if (f)
+		h->path = f;
+	id = realloc(h->path_node, cap * sizeof(*h->path_node));
+	if (id)
+		h->path_node = id;
+	fl = realloc(h->path_flags, cap * sizeof(*h->path_flags));
+	if (fl)
+		h->path_flags = fl;
+	if (!f || !id || !fl)
+		return -ENOMEM;
+	h->cap_path = cap;
+	return 0;
+}
+
 /* Add the nodes of a stack seen for the first time, outermost first;
- * *ID is its leaf's node. */
+ * *ID is its leaf's node.  Stacks come in runs that share their outer
+ * frames (a deep recursion, an event loop): the part shared with the
+ * last stack added is its nodes, found without hashing a record each. */
 static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 		       uint32_t *id)
 {
+	struct ops_hist_writer *h = &w->hist;
 	uint8_t rec[4 * OPS_VARINT_MAX], *p;
-	uint32_t i, parent = 0; /* node id + 1, 0 for none */
-	int ret;
+	uint32_t i, d = 0, parent = 0; /* node id + 1, 0 for none */
+	int ret = path_reserve(h, st->nr_frames);
 
-	for (i = st->nr_frames; i-- > 0;) {
-		uint32_t flags = i < st->nr_kernel ? NODE_KERNEL : 0;
+	if (ret)
+		return ret;
+	while (d < st->nr_frames && d < h->path_n &&
+	       h->path_flags[d] == node_flags(st, st->nr_frames - 1 - d) &&
+	       frame_eq(&h->path[d], &st->frames[st->nr_frames - 1 - d]))
+		d++;
+	if (d)
+		parent = h->path_node[d - 1] + 1;
+	/* the path is this stack's from here on, whatever fails */
+	h->path_n = d;
+	for (i = st->nr_frames - d; i-- > 0; d++) {
+		uint8_t flags = node_flags(st, i);
 
-		if (i == st->nr_frames - 1 &&
-		    (st->flags & OPS_STACK_TRUNCATED))
-			flags |= NODE_CUT;
 		p = rec;
 		p += ops_varint_encode(p, parent);
 		p += ops_varint_encode(p, flags);
 		p = frame_encode(p, &st->frames[i],
 				 parent ? &st->frames[i + 1] : NULL);
-		ret = ops_keyset_add(&w->hist.stacks, rec, (size_t)(p - rec),
-				     id);
+		ret = ops_keyset_add(&h->stacks, rec, (size_t)(p - rec), id);
 		if (ret)
 			return ret;
+		h->path[d] = st->frames[i];
+		h->path_flags[d] = flags;
+		h->path_node[d] = *id;
+		h->path_n = d + 1;
 		parent = *id + 1;
 	}
+	*id = h->path_node[st->nr_frames - 1];
 	return 0;
 }
 

@@ -48,7 +48,19 @@ struct ops_hist_writer {
 	uint32_t *full_node;
 	uint32_t cap_full_node;
 	struct ops_buf key;
+	/* the last stack added to the tree, root first: each depth's frame,
+	 * node flags and node, so that the next new stack finds the outer
+	 * part it shares with it without a lookup per frame */
+	struct ops_frame *path;
+	uint32_t *path_node;
+	uint8_t *path_flags;
+	uint32_t path_n, cap_path;
 };
+
+/* Put stack node ID's record (as the table keys it, its parent as an
+ * id) into OUT as the file has it (FORMAT.md, STACKS). */
+int ops_stack_record_put(struct ops_buf *out, const uint8_t *key, size_t len,
+			 uint32_t id);
 
 /* Cells of (context, stack) counts share the table with (context,
  * offset) cells: their ctx has this bit, their offset is the stack id.

@@ -144,7 +144,8 @@ static void cg_check(const struct cg *c, struct ops_session *s)
 	const struct ops_stack_count *e;
 	size_t n;
 
-	ck_assert_uint_eq(ops_session_info(s)->format_version, 2);
+	ck_assert_uint_ge(ops_session_info(s)->format_version,
+			  OPS_FORMAT_VERSION_STACK_IDS);
 	ck_assert_uint_eq(ops_session_info(s)->callgraph_depth, 64);
 	/* the table holds the outer parts of each stack as stacks too: 4
 	 * + 4 + 2 (the JIT stack shares its outermost frame) */
@@ -188,6 +189,8 @@ START_TEST(test_roundtrip)
 	cg_open(&c, 64);
 	cg_write(&c);
 	s = session_must_open(sdir, &wr);
+	ck_assert_uint_eq(ops_session_info(s)->format_version,
+			  OPS_FORMAT_VERSION);
 	cg_check(&c, s);
 	ops_session_close(s);
 	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
@@ -432,7 +435,7 @@ START_TEST(test_stack_id_without_entry)
 END_TEST
 
 /* A version 1 session, as written before call graphs, reads with no
- * stacks and no warning; a version 2 reader refuses version 3. */
+ * stacks and no warning. */
 START_TEST(test_version_1_reads)
 {
 	struct warns wr = { 0 };
@@ -446,7 +449,7 @@ START_TEST(test_version_1_reads)
 	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
 	/* a session with no stack block is the version 1 format */
 	buf = file_read(hist, &len);
-	ck_assert_uint_eq(ops_le32_load(buf + 8), 2);
+	ck_assert_uint_eq(ops_le32_load(buf + 8), OPS_FORMAT_VERSION);
 	ops_le32_store(buf + 8, 1);
 	file_write(hist, buf, len);
 	free(buf);
@@ -460,6 +463,92 @@ START_TEST(test_version_1_reads)
 	ops_session_hist(s, &n);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_uint_eq(ops_session_nr_stacks(s), 0);
+	ops_session_close(s);
+}
+END_TEST
+
+/* BUF's STACKS blocks with their parents as ids, as version 2 wrote
+ * them (version 3 writes the distance back): into a new buffer. */
+static uint8_t *parents_as_ids(const uint8_t *buf, size_t len, size_t *olen)
+{
+	uint8_t *out = malloc(2 * len), *o = out;
+	size_t off = OPS_FILE_HEADER_SIZE;
+
+	ck_assert_ptr_nonnull(out);
+	memcpy(o, buf, OPS_FILE_HEADER_SIZE);
+	o += OPS_FILE_HEADER_SIZE;
+	while (off + OPS_BLOCK_HEADER_SIZE <= len) {
+		uint32_t plen = ops_le32_load(buf + off + 8);
+		const uint8_t *pay = buf + off + OPS_BLOCK_HEADER_SIZE;
+		uint8_t *ohead = o, *q = o + OPS_BLOCK_HEADER_SIZE;
+
+		memcpy(o, buf + off, OPS_BLOCK_HEADER_SIZE);
+		if (ops_le16_load(buf + off + 4) == OPS_HIST_STACKS) {
+			struct ops_cur c;
+			uint64_t first, n, k, r, j;
+
+			ops_cur_init(&c, pay, plen);
+			first = ops_cur_varint(&c);
+			n = ops_cur_varint(&c);
+			q += ops_varint_encode(q, first);
+			q += ops_varint_encode(q, n);
+			for (k = 0; k < n; k++) {
+				r = ops_cur_varint(&c);
+				q += ops_varint_encode(q, r ? first + k - r + 1
+							    : 0);
+				/* flags, tag, value */
+				for (j = 0; j < 3; j++)
+					q += ops_varint_encode(
+						q, ops_cur_varint(&c));
+			}
+			ck_assert(c.ok && !ops_cur_left(&c));
+		} else {
+			memcpy(q, pay, plen);
+			q += plen;
+		}
+		ops_le32_store(ohead + 8,
+			       (uint32_t)(q - ohead - OPS_BLOCK_HEADER_SIZE));
+		fix_crc(ohead, 0);
+		o = q;
+		off += OPS_BLOCK_HEADER_SIZE + plen;
+	}
+	ops_le32_store(out + 8, OPS_FORMAT_VERSION_STACK_IDS);
+	*olen = (size_t)(o - out);
+	return out;
+}
+
+/* A version 2 session, whose stack nodes name their parents by id,
+ * reads as it did: the same stacks. */
+START_TEST(test_version_2_reads)
+{
+	struct warns wr = { 0 };
+	struct ops_session *s;
+	uint8_t *buf, *old;
+	size_t len, olen;
+	struct cg c;
+
+	cg_open(&c, 64);
+	cg_write(&c);
+	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
+	buf = file_read(hist, &len);
+	ck_assert_uint_eq(ops_le32_load(buf + 8), OPS_FORMAT_VERSION);
+	old = parents_as_ids(buf, len, &olen);
+	ck_assert_int_ne(memcmp(old, buf, len < olen ? len : olen), 0);
+	file_write(hist, old, olen);
+	free(buf);
+	free(old);
+	buf = file_read(anon, &len);
+	ops_le32_store(buf + 8, OPS_FORMAT_VERSION_STACK_IDS);
+	file_write(anon, buf, len);
+	free(buf);
+	buf = file_read(meta, &len);
+	buf[14] = '2';
+	file_write(meta, buf, len);
+	free(buf);
+	s = session_must_open(sdir, &wr);
+	ck_assert_int_eq(wr.n, 0);
+	ck_assert_uint_eq(ops_session_info(s)->format_version, 2);
+	cg_check(&c, s);
 	ops_session_close(s);
 }
 END_TEST
@@ -478,6 +567,7 @@ static Suite *stacks_suite(void)
 		{ "corrupt_stack_table", test_corrupt_stack_table },
 		{ "stack_id_without_entry", test_stack_id_without_entry },
 		{ "version_1_reads", test_version_1_reads },
+		{ "version_2_reads", test_version_2_reads },
 	};
 	Suite *s = suite_create("samples_stacks");
 	size_t i;
