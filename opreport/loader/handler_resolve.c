@@ -216,6 +216,20 @@ static int answer_apply(struct resolve_ctx *c, size_t n)
 	return 0;
 }
 
+/* One line for N structures (WHAT) of handler H that this host could not
+ * honour, and what became of them (FATE). */
+static void malformed_note(const struct anon_handler *h,
+			   const struct ops_process *p, size_t n,
+			   const char *what, const char *fate)
+{
+	if (n)
+		diag("%s: %zu malformed %s%s for process %u (%s): a reserved "
+		     "field set, or fields past ABI %u.%u; %s",
+		     h->name, n, what, n == 1 ? "" : "s", p->tgid,
+		     p->comm ? p->comm : "?", OPJIT_HANDLER_ABI_MAJOR,
+		     OPJIT_HANDLER_ABI_MINOR, fate);
+}
+
 static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 		       const struct ops_anon_sample *samples, size_t n)
 {
@@ -259,22 +273,10 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 		if (c->sink(c->sink_ctx, &c->batch, base, m) < 0)
 			return -HANDLER_NOMEM;
 	}
-	if (c->t.malformed)
-		diag("%s: %zu malformed symbol%s for "
-		     "process %u (%s): a reserved field set, or fields "
-		     "past ABI %u.%u; counted as (malformed symbol)",
-		     c->h->name, c->t.malformed,
-		     c->t.malformed == 1 ? "" : "s", p->tgid,
-		     p->comm ? p->comm : "?", OPJIT_HANDLER_ABI_MAJOR,
-		     OPJIT_HANDLER_ABI_MINOR);
-	if (c->t.malformed_inl)
-		diag("%s: %zu malformed inline frame%s for process %u (%s): "
-		     "a reserved field set, or fields past ABI %u.%u; each "
-		     "ends its chain",
-		     c->h->name, c->t.malformed_inl,
-		     c->t.malformed_inl == 1 ? "" : "s", p->tgid,
-		     p->comm ? p->comm : "?", OPJIT_HANDLER_ABI_MAJOR,
-		     OPJIT_HANDLER_ABI_MINOR);
+	malformed_note(c->h, p, c->t.malformed, "symbol",
+		       "counted as (malformed symbol)");
+	malformed_note(c->h, p, c->t.malformed_inl, "inline frame",
+		       "each ends its chain");
 	return 0;
 }
 
