@@ -94,9 +94,15 @@ bench_meta() {
 	mode=full
 	[ "$SMOKE" = 0 ] ||
 		mode="smoke (checks the suite works; its figures mean nothing)"
+	[ "$QUICK" = 0 ] ||
+		mode="quick (small sizes, to look at while working)"
+	mode+=", $RUNS run(s) per figure"
+	# growth has a count of its own, its runs being long
+	[[ ",$SECTIONS," != *,growth,* ]] ||
+		mode+=" (growth: $GROWTH_RUNS run(s) of each size)"
 	rec_meta "date" "$(date -u '+%Y-%m-%d %H:%M UTC')"
 	rec_meta "command" "\`$COMMAND_LINE\`"
-	rec_meta "mode" "$mode, $RUNS run(s) per figure"
+	rec_meta "mode" "$mode"
 	rec_meta "machine" "$cpu, $(nproc) CPUs, $mem; shared with other" \
 "work, so read the ratios, not the times"
 	rec_meta "system" "$os, Linux $(uname -r)," \

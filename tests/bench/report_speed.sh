@@ -30,15 +30,26 @@ speed_record() {
 }
 
 # speed_time FIGURE COLUMN CMD...: time one report; set T_WALL T_RSS and
-# record them, or record why not
+# record them, or record why not.  SPEED_TIMEOUT, when set, is how many
+# seconds a report may take before it is stopped (growth.sh: perf's
+# source lines of JIT code can take hours).
 speed_time() {
 	local fig=$1 col=$2 status name why
+	local -a limit=()
 	shift 2
 	name=${1##*/}
 	[ "$name" != perf ] || name="perf report"
+	[ -z "${SPEED_TIMEOUT:-}" ] || limit=(timeout "$SPEED_TIMEOUT")
 	T_WALL='' T_RSS=''
-	"$RUSAGE" -o "$TMPD/speed.ru" -- "$@" >/dev/null 2>"$TMPD/speed.err"
+	"$RUSAGE" -o "$TMPD/speed.ru" -- "${limit[@]}" "$@" >/dev/null \
+		2>"$TMPD/speed.err"
 	status=$?
+	if [ "$status" = 124 ] && [ "${#limit[@]}" -gt 0 ]; then
+		why="$name did not finish within $SPEED_TIMEOUT s (stopped)"
+		rec_why "$SPEED" "$fig: wall time" "$col" "$why"
+		rec_why "$SPEED" "$fig: peak RSS" "$col" "$why"
+		return
+	fi
 	if [ "$status" = 0 ] && ru_read "$TMPD/speed.ru"; then
 		T_WALL=$RU_WALL T_RSS=$RU_RSS
 		rec_val "$SPEED" "$fig: wall time" "$col" "$T_WALL" s

@@ -5,15 +5,19 @@
 # a shared machine mean little.  Builds what is missing, measures, prints
 # one table and writes it as Markdown with the machine and versions.
 #
-# usage: run.sh [--smoke] [--runs N] [--build DIR] [--sections LIST]
-#               [--out FILE]
+# usage: run.sh [--smoke | --quick] [--runs N] [--build DIR]
+#               [--sections LIST] [--out FILE]
 #   --smoke  one run of tiny workloads at one frequency: proves the suite
 #            works (every row has a figure or a reason); asserts no timing
-#   --runs   runs per figure (default 5, smoke 1); figures are medians
+#   --quick  one run of every section at small sizes, in a few minutes:
+#            figures to look at while working, not for RESULTS.md
+#   --runs   runs per figure (default 5, smoke and quick 1; growth 1
+#            unless given); figures are medians
 #   --build  build tree (default build/ in the source tree); built first
 #            if something the suite runs is missing
-#   --sections  comma list of what to run (default all): cost,callgraph,
-#            report (with the call graph reports),resolve,accuracy
+#   --sections  comma list of what to run: cost,callgraph,report (with
+#            the call graph reports),resolve,accuracy,growth; default all
+#            but growth, which --smoke and --quick run too
 #   --out    Markdown output (default tests/bench/RESULTS.md)
 set -uo pipefail # no -e: a failed measurement becomes a reason in the table
 
@@ -24,12 +28,13 @@ SRC=$(cd "$BENCH_DIR/../.." && pwd)
 die() { printf 'run.sh: %s\n' "$*" >&2; exit 1; }
 usage() { sed -n '/^# usage:/,/^# *--out/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
-SMOKE=0 RUNS='' BUILD=$SRC/build OUT=$BENCH_DIR/RESULTS.md
-SECTIONS=cost,callgraph,report,resolve,accuracy
+SMOKE=0 QUICK=0 RUNS='' BUILD=$SRC/build OUT=$BENCH_DIR/RESULTS.md
+SECTIONS=''
 COMMAND_LINE="tests/bench/run.sh $*"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) SMOKE=1 ;;
+	--quick) QUICK=1 ;;
 	--runs) [ $# -ge 2 ] || usage; RUNS=$2; shift ;;
 	--runs=*) RUNS=${1#*=} ;;
 	--build) [ $# -ge 2 ] || usage; BUILD=$2; shift ;;
@@ -47,6 +52,15 @@ case $RUNS in
 '' | [1-9] | [1-9][0-9]) ;;
 *) die "--runs: '$RUNS' is not a number from 1 to 99" ;;
 esac
+[ "$SMOKE" = 0 ] || [ "$QUICK" = 0 ] || die "--smoke or --quick, not both"
+# growth at full size takes 17 to 19 minutes a run, which would take the
+# default full run past half an hour: only when asked for, one run
+# unless --runs says otherwise
+GROWTH_RUNS=${RUNS:-1}
+if [ -z "$SECTIONS" ]; then
+	SECTIONS=cost,callgraph,report,resolve,accuracy
+	[ "$SMOKE" = 0 ] && [ "$QUICK" = 0 ] || SECTIONS+=,growth
+fi
 if ! command -v python3 >/dev/null; then
 	# 77: ctest's loud skip; nothing can be summed up without it
 	echo "run.sh: skipped: python3 is needed for the statistics" >&2
@@ -60,11 +74,25 @@ if [ "$SMOKE" = 1 ]; then
 	RUNS=${RUNS:-1} FREQS=(1000) REPORT_HZ=1000 MAP_SIZES=(10000)
 	RESOLVE_SAMPLES=100000 SPEED_SCALE=1
 	COST_SECONDS=0.3 ACC_SECONDS=1 CG_SECONDS=1
+	GROWTH_C_SECONDS=(1) GROWTH_NODE_SAMPLES=(1000)
+	GROWTH_MAP_FUNCTIONS=(1000) GROWTH_MAP_SECONDS=1
+	GROWTH_IDLE_SECONDS=(1) GROWTH_REPORT_TIMEOUT=10
+elif [ "$QUICK" = 1 ]; then
+	RUNS=${RUNS:-1} FREQS=(1000 4000) REPORT_HZ=4000
+	MAP_SIZES=(10000 100000) RESOLVE_SAMPLES=1000000
+	COST_SECONDS=1 ACC_SECONDS=1 SPEED_SCALE=2 CG_SECONDS=5
+	GROWTH_C_SECONDS=(2 6) GROWTH_NODE_SAMPLES=(8000 24000)
+	GROWTH_MAP_FUNCTIONS=(10000) GROWTH_MAP_SECONDS=3
+	GROWTH_IDLE_SECONDS=(2) GROWTH_REPORT_TIMEOUT=20
 else
 	RUNS=${RUNS:-5} FREQS=(1000 4000 10000) REPORT_HZ=4000
 	MAP_SIZES=(10000 100000 1000000) RESOLVE_SAMPLES=10000000
 	COST_SECONDS=2 ACC_SECONDS=3 SPEED_SCALE=5 CG_SECONDS=30
+	GROWTH_C_SECONDS=(5 30 120) GROWTH_NODE_SAMPLES=(20000 120000 500000)
+	GROWTH_MAP_FUNCTIONS=(10000 100000) GROWTH_MAP_SECONDS=10
+	GROWTH_IDLE_SECONDS=(5 30) GROWTH_REPORT_TIMEOUT=60
 fi
+GROWTH_HZ=$REPORT_HZ
 
 TMPD=$(mktemp -d /tmp/opjit-bench.XXXXXX) ||
 	die "cannot create a temporary directory"
@@ -103,6 +131,7 @@ export OPJIT_HANDLER_PATH=${OPJIT_HANDLER_PATH:-$BUILD/lib/opjit/handlers}
 . "$BENCH_DIR/accuracy.sh"
 . "$BENCH_DIR/accuracy_jit.sh"
 . "$BENCH_DIR/accuracy_rejit.sh"
+. "$BENCH_DIR/growth.sh"
 
 bench_build
 bench_meta
@@ -120,6 +149,7 @@ section report && bench_report_speed
 section report && bench_callgraph_speed
 section resolve && bench_resolve
 section accuracy && bench_accuracy
+section growth && bench_growth
 
 if [ -s "$TMPD/perf-crashes" ]; then
 	rec_meta "perf crashes" "perf record crashed" \
@@ -139,13 +169,18 @@ section callgraph && check_rows "$COST_CG"
 section report && check_rows "$SPEED"
 section resolve && check_rows "$RESOLVE_SECTION"
 section accuracy && check_rows "$ACC"
+if section growth; then
+	for g in "${GROWTH_SECTIONS[@]}"; do check_rows "$g"; done
+fi
 # A part that is not built yet, a tool this machine lacks, or perf itself
-# crashing (its bug, not ours, and the table says so) is a reason; any
-# other command that ran and broke fails the smoke test, and is reported
-# by a full run.
+# crashing or running past growth's time limit (its bug, not ours, and
+# the table says so) is a reason, and so is a JIT map that something
+# else on this shared machine removed from /tmp; any other command that
+# ran and broke fails the smoke test, and is reported by a full run.
 ok='^(not built:|perf is not installed|perf record does not work here'
 ok+='|node is not installed|no JDK|no jfr command|needs |undefined'
-ok+='|perf (record|report) crashed)'
+ok+='|perf (record|report) crashed|ptrace is not allowed'
+ok+="|perf report did not finish within|node's /tmp/perf-PID.map was gone)"
 broken=$(awk -F '\t' -v ok="$ok" '$1 == "w" && $5 !~ ok {
 	print "  " $2 " / " $3 " (" $4 "): " $5 }' "$RAW" | sort -u)
 if [ -n "$broken" ]; then

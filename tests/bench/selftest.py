@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The suite's own arithmetic and parsers, on inputs whose answers are
 known: medians and ranges, the completeness check (which must be able to
-fail), and the sample counts read from each profiler's output."""
+fail), the sample counts read from each profiler's output, and the
+peak resident set peak_rss.py reads."""
 import os
 import subprocess
 import sys
@@ -209,6 +210,42 @@ class Stats(unittest.TestCase):
             load('v\tS\tF\topjit\n')
         with self.assertRaises(ValueError):
             load('v\tS\tF\tnowhere\t1\tx\n')
+
+
+# writes its pid, waits to be traced, fills 40 MiB, has a child fill
+# 120 MiB, exits 3
+PEAK_PARENT = """\
+import os, subprocess, sys, time
+open(sys.argv[1], 'w').write(f'{os.getpid()}\\n')
+for _ in range(2000):
+    if 'TracerPid:\\t0\\n' not in open('/proc/self/status').read():
+        break
+    time.sleep(0.005)
+own = b'x' * (40 << 20)
+subprocess.run([sys.executable, '-c', "big = b'y' * (120 << 20)"])
+sys.exit(3)
+"""
+
+
+class PeakRss(unittest.TestCase):
+    def test_own_peak_not_the_childs_and_the_parent_still_reaps(self):
+        with tempfile.TemporaryDirectory() as d:
+            pidfile, out = os.path.join(d, 'pid'), os.path.join(d, 'out')
+            tracer = subprocess.Popen(
+                [sys.executable, os.path.join(HERE, 'peak_rss.py'),
+                 pidfile, out])
+            proc = subprocess.run([sys.executable, '-c', PEAK_PARENT,
+                                   pidfile])
+            tracer.wait(timeout=60)
+            with open(out, encoding='ascii') as f:
+                text = f.read().strip()
+        if text.startswith('why: ptrace is not allowed'):
+            self.skipTest(text)
+        self.assertEqual(proc.returncode, 3)
+        self.assertEqual(tracer.returncode, 0, text)
+        kib = int(text)
+        self.assertGreaterEqual(kib, 40 << 10)
+        self.assertLess(kib, 120 << 10)
 
 
 if __name__ == '__main__':
