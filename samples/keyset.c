@@ -34,6 +34,7 @@ static bool keyset_eq(const struct ops_keyset *ks, uint32_t id,
 int ops_keyset_add(struct ops_keyset *ks, const void *key, size_t len,
 		   uint32_t *id)
 {
+	const uint32_t h = (uint32_t)keyset_hash(key, len);
 	struct oputil_idxset_pos pos;
 	uint32_t i;
 	int ret;
@@ -41,8 +42,11 @@ int ops_keyset_add(struct ops_keyset *ks, const void *key, size_t len,
 	/* room first: once the key is in the arena, the set must take it */
 	if (oputil_idxset_reserve(&ks->set, (size_t)ks->nr + 1))
 		return -ENOMEM;
-	i = oputil_idxset_find(&ks->set, keyset_hash(key, len), &pos, k,
-			       keyset_eq(ks, k, key, len));
+	/* keys are long (a whole stack, in the recorder's hot path): their
+	 * kept hashes turn almost every other key away unread */
+	i = oputil_idxset_find(&ks->set, h, &pos, k,
+			       ks->set.hash[k] == h &&
+				       keyset_eq(ks, k, key, len));
 	if (i != OPUTIL_IDXSET_NONE) {
 		*id = i;
 		return 0;
