@@ -690,21 +690,32 @@ static const struct ops_anon_sample inline_smp[] = { { 1, 0x1000, 1 },
 						     { 3, 0x1880, 1 },
 						     { 4, 0x2000, 1 } };
 
+/* The first N of inline_smp, of a process named COMM, named by alpha
+ * into CS; what opreport said, in *ERR. */
+static void resolve_chains(const char *comm, size_t n, struct chain_sink *cs,
+			   const char **err)
+{
+	struct anon_resolved r;
+
+	load_one_from(FAKE_DIR, "alpha");
+	memset(&sess, 0, sizeof(sess));
+	session_proc(0, 100, comm);
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_resolve(hs, &sess, 0, inline_smp, n,
+					       chain_collect, cs, &r),
+			 1);
+	*err = capture_end();
+}
+
 /* Inline chains (ABI 1.2) cross from the handler, by either path, with
  * the symbols they name grouped with the samples' own. */
 START_TEST(inline_chains_reach_the_report)
 {
 	struct chain_sink cs = { 0 };
-	struct anon_resolved r;
+	const char *err;
 
-	load_one_from(FAKE_DIR, "alpha");
-	memset(&sess, 0, sizeof(sess));
-	session_proc(0, 100, "inline");
-	capture_begin();
-	ck_assert_int_eq(anon_handlers_resolve(hs, &sess, 0, inline_smp, 4,
-					       chain_collect, &cs, &r),
-			 1);
-	ck_assert_str_eq(capture_end(), "opreport: alpha: claimed\n");
+	resolve_chains("inline", 4, &cs, &err);
+	ck_assert_str_eq(err, "opreport: alpha: claimed\n");
 	ck_assert_str_eq(cs.text[0], "alpha:lo");
 	ck_assert_str_eq(cs.text[1], "alpha:inner < alpha:mid@mid.c:20 < "
 				     "alpha:lo@lo.c:30");
@@ -722,18 +733,11 @@ END_TEST
 START_TEST(long_inline_chain_is_cut)
 {
 	struct chain_sink cs = { 0 };
-	struct anon_resolved r;
 	char want[2048], *p = want;
+	const char *err;
 	unsigned k;
 
-	load_one_from(FAKE_DIR, "alpha");
-	memset(&sess, 0, sizeof(sess));
-	session_proc(0, 100, "deep");
-	capture_begin();
-	ck_assert_int_eq(anon_handlers_resolve(hs, &sess, 0, inline_smp, 2,
-					       chain_collect, &cs, &r),
-			 1);
-	capture_end();
+	resolve_chains("deep", 2, &cs, &err);
 	p += sprintf(p, "alpha:inner");
 	for (k = 1; k <= OPJIT_INLINE_MAX; k++)
 		p += sprintf(p, " < alpha:mid@mid.c:%u", k);
@@ -746,16 +750,10 @@ END_TEST
 START_TEST(malformed_inline_frame_ends_the_chain)
 {
 	struct chain_sink cs = { 0 };
-	struct anon_resolved r;
+	const char *err;
 
-	load_one_from(FAKE_DIR, "alpha");
-	memset(&sess, 0, sizeof(sess));
-	session_proc(0, 100, "badinline");
-	capture_begin();
-	ck_assert_int_eq(anon_handlers_resolve(hs, &sess, 0, inline_smp, 4,
-					       chain_collect, &cs, &r),
-			 1);
-	ck_assert_str_eq(capture_end(),
+	resolve_chains("badinline", 4, &cs, &err);
+	ck_assert_str_eq(err,
 			 "opreport: alpha: claimed\n"
 			 "opreport: alpha: 1 malformed inline frame for "
 			 "process 100 (badinline): a reserved field set, or "
