@@ -433,12 +433,9 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	ops_keyset_free(&h->images);
 	ops_keyset_free(&h->contexts);
 	ops_keyset_free(&h->stacks);
-	ops_keyset_free(&h->full);
-	free(h->full_node);
 	free(h->path);
 	free(h->path_node);
 	free(h->path_flags);
-	ops_buf_free(&h->key);
 	free(h->cells);
 	oputil_idxset_free(&h->cell_set);
 	free(h->dirty);

@@ -3,10 +3,11 @@
  * The stack table of samples.hist and its counts (FORMAT.md, STACKS and
  * STACK_COUNTS).  The table is a tree of frames, so that a stack that
  * differs from a known one in its leaf alone costs one node: JIT code
- * gives a new leaf address at almost every sample.  Per sample the whole
- * stack is looked up at once by its encoding; only a stack not seen
- * before walks the tree.  Counts share the histogram's table, marked by
- * OPS_STACK_CTX.
+ * gives a new leaf address at almost every sample.  A sample's stack is
+ * found from the root: the part it shares with the stack before it by
+ * comparing frames, the rest a node at a time.  Nothing is kept per
+ * whole stack, which JIT code makes new at almost every sample too.
+ * Counts share the histogram's table, marked by OPS_STACK_CTX.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -59,29 +60,6 @@ static uint8_t *frame_encode(uint8_t *p, const struct ops_frame *f,
 					  ? TAG_UNKNOWN
 					  : (uint64_t)TAG_IMAGE + f->image);
 	return p + ops_varint_encode(p, f->addr);
-}
-
-/* The whole stack as a lookup key into OUT: the per-sample fast path. */
-static int stack_key(struct ops_buf *out, const struct ops_stack *st)
-{
-	uint8_t *p;
-	uint32_t i;
-	int ret;
-
-	out->len = 0;
-	ret = ops_buf_reserve(out, (size_t)(3 + 2 * st->nr_frames) *
-					   OPS_VARINT_MAX);
-	if (ret)
-		return ret;
-	p = out->data;
-	p += ops_varint_encode(p, st->nr_frames);
-	p += ops_varint_encode(p, st->nr_kernel);
-	p += ops_varint_encode(p, st->flags);
-	for (i = 0; i < st->nr_frames; i++)
-		p = frame_encode(p, &st->frames[i],
-				 i ? &st->frames[i - 1] : NULL);
-	out->len = (size_t)(p - out->data);
-	return 0;
 }
 
 int ops_stack_record_put(struct ops_buf *out, const uint8_t *key, size_t len,
@@ -143,10 +121,10 @@ static int path_reserve(struct ops_hist_writer *h, uint32_t n)
 	return 0;
 }
 
-/* Add the nodes of a stack seen for the first time, outermost first;
- * *ID is its leaf's node.  Stacks come in runs that share their outer
- * frames (a deep recursion, an event loop): the part shared with the
- * last stack added is its nodes, found without hashing a record each. */
+/* The node of stack ST's leaf, its nodes added where new, outermost
+ * first.  Stacks come in runs that share their outer frames (a deep
+ * recursion, an event loop): the part shared with the last stack is its
+ * nodes, found without hashing a record each. */
 static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 		       uint32_t *id)
 {
@@ -189,8 +167,6 @@ static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 int ops_writer_stack(struct ops_writer *w, const struct ops_stack *st,
 		     uint32_t *id)
 {
-	struct ops_hist_writer *h = &w->hist;
-	uint32_t fid, nr = h->full.nr;
 	int ret;
 
 	if (!w->callgraph)
@@ -201,34 +177,11 @@ int ops_writer_stack(struct ops_writer *w, const struct ops_stack *st,
 	if (stack_check(w, st))
 		return ops_writer_fail(
 			w, -EINVAL, "%s/samples.hist: invalid stack", w->dir);
-	ret = stack_key(&h->key, st);
-	if (!ret)
-		ret = ops_keyset_add(&h->full, h->key.data, h->key.len, &fid);
-	if (!ret && h->full.nr == nr) {
-		*id = h->full_node[fid];
-		return 0;
-	}
-	if (!ret && fid >= h->cap_full_node) {
-		uint32_t cap = h->cap_full_node ? h->cap_full_node * 2 : 1024;
-		uint32_t *v = realloc(h->full_node, cap * sizeof(*v));
-
-		ret = v ? 0 : -ENOMEM;
-		if (v) {
-			h->full_node = v;
-			h->cap_full_node = cap;
-		}
-	}
-	if (!ret)
-		ret = stack_nodes(w, st, id);
-	if (!ret)
-		h->full_node[fid] = *id;
-	if (ret) {
-		/* a key without its node would answer wrong later */
-		ops_keyset_free(&h->full);
+	ret = stack_nodes(w, st, id);
+	if (ret)
 		return ops_writer_fail(w, ret,
 				       "%s/samples.hist: cannot add stack: %s",
 				       w->dir, strerror(-ret));
-	}
 	return 0;
 }
 

@@ -40,17 +40,12 @@ struct ops_hist_writer {
 	uint32_t cap_sorted;
 	uint64_t records_on_disk; /* count records in the file */
 	/* the stack table is a tree: node keys are STACKS records as on
-	 * disk (parent, flags, frame); whole stacks, leaf first, map to
-	 * their leaf's node through full_node */
+	 * disk (parent, flags, frame) */
 	struct ops_keyset stacks;
 	uint32_t stacks_on_disk;
-	struct ops_keyset full;
-	uint32_t *full_node;
-	uint32_t cap_full_node;
-	struct ops_buf key;
-	/* the last stack added to the tree, root first: each depth's frame,
-	 * node flags and node, so that the next new stack finds the outer
-	 * part it shares with it without a lookup per frame */
+	/* the last stack added, root first: each depth's frame, node flags
+	 * and node, so that the next stack finds the outer part it shares
+	 * with it without a lookup per frame */
 	struct ops_frame *path;
 	uint32_t *path_node;
 	uint8_t *path_flags;
