@@ -16,11 +16,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "profile.pb-c.h"
 
 #include <oputil/grow.h>
+#include <oputil/gzip.h>
 #include <oputil/idxset.h>
 
 #include "callgraph.h"
@@ -474,33 +474,9 @@ static int inline_locations(struct pp *pp)
 	return 0;
 }
 
-static int gzip_write(FILE *f, const uint8_t *buf, size_t len)
+static int file_put(void *f, const void *p, size_t n)
 {
-	uint8_t out[65536];
-	z_stream z;
-	int zr;
-
-	memset(&z, 0, sizeof(z));
-	/* 15 + 16: a gzip header and trailer, as pprof expects */
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		return -ENOMEM;
-	z.next_in = (uint8_t *)buf;
-	z.avail_in = (uInt)len;
-	do {
-		z.next_out = out;
-		z.avail_out = sizeof(out);
-		zr = deflate(&z, Z_FINISH);
-		if (zr == Z_STREAM_ERROR)
-			break;
-		if (fwrite(out, 1, sizeof(out) - z.avail_out, f) !=
-		    sizeof(out) - z.avail_out) {
-			zr = Z_ERRNO;
-			break;
-		}
-	} while (zr != Z_STREAM_END);
-	deflateEnd(&z);
-	return zr == Z_STREAM_END ? 0 : -EIO;
+	return fwrite(p, 1, n, f) == n ? 0 : -EIO;
 }
 
 static void pp_free(struct pp *pp)
@@ -561,7 +537,8 @@ int out_pprof(FILE *f, const struct report *r)
 		goto out;
 	}
 	perftools__profiles__profile__pack(&pp.prof, buf);
-	ret = gzip_write(f, buf, len);
+	/* gzip, as pprof expects */
+	ret = oputil_gzip(buf, len, file_put, f);
 	if (!ret && (fflush(f) || ferror(f)))
 		ret = -EIO;
 out:

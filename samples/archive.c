@@ -13,7 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+
+#include <oputil/gzip.h>
 
 #include "fileio_internal.h"
 #include "writer_internal.h"
@@ -27,36 +28,9 @@ static int archive_mkdir(int dfd, const char *name)
 	return 0;
 }
 
-/* DATA as a gzip stream (RFC 1952) into FD. */
-static int archive_deflate(int fd, const uint8_t *data, size_t len)
+static int archive_put(void *fdp, const void *p, size_t n)
 {
-	uint8_t out[65536];
-	z_stream z;
-	int zr, ret = 0;
-
-	memset(&z, 0, sizeof(z));
-	/* 15 + 16: a gzip header and trailer, which gzip -d reads too */
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		return -ENOMEM;
-	z.next_in = (uint8_t *)data;
-	do {
-		/* zlib counts in uInt: feed a big map in pieces */
-		if (!z.avail_in && len) {
-			z.avail_in = len > (1u << 30) ? 1u << 30 : (uInt)len;
-			len -= z.avail_in;
-		}
-		z.next_out = out;
-		z.avail_out = sizeof(out);
-		zr = deflate(&z, len ? Z_NO_FLUSH : Z_FINISH);
-		if (zr == Z_STREAM_ERROR) {
-			ret = -EIO;
-			break;
-		}
-		ret = ops_write_all(fd, out, sizeof(out) - z.avail_out);
-	} while (!ret && zr != Z_STREAM_END);
-	deflateEnd(&z);
-	return ret;
+	return ops_write_all(*(int *)fdp, p, n);
 }
 
 /* The copy must pass the same trust rules as the original, so it keeps
@@ -67,7 +41,7 @@ static int archive_write_copy(int fd, const struct stat *st,
 	struct timespec ts[2] = { st->st_atim, st->st_mtim };
 	int ret;
 
-	ret = archive_deflate(fd, data, len);
+	ret = oputil_gzip(data, len, archive_put, &fd);
 	if (ret)
 		return ret;
 	if (fchown(fd, st->st_uid, st->st_gid) && st->st_uid != geteuid())
