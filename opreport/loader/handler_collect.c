@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/grow.h>
 #include <oputil/idxset.h>
 #include <oputil/u64map.h>
 
@@ -311,19 +312,8 @@ static int file_index(struct handler_collect *c, const char *f, uint32_t *idx,
 
 int handler_answer_inl_reserve(struct handler_answer *a, size_t n)
 {
-	size_t cap = a->cap_inl ? a->cap_inl : 256;
-	struct handler_inline *v;
-
-	if (a->len_inl + n <= a->cap_inl)
-		return 0;
-	while (cap < a->len_inl + n)
-		cap *= 2;
-	v = realloc(a->inl, cap * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	a->inl = v;
-	a->cap_inl = cap;
-	return 0;
+	return oputil_grow(&a->inl, &a->cap_inl, a->len_inl + n,
+			   sizeof(*a->inl));
 }
 
 /* Whether this host can honour inline frame F: one whose layout it does

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/grow.h>
+
 #include "../diag.h"
 #include "anon_handlers.h"
 #include "handler_internal.h"
@@ -187,15 +189,8 @@ static int answer_apply(struct resolve_ctx *c, size_t n)
 	const struct handler_inline *hi = c->ans.inl;
 	size_t i, k, used = 0;
 
-	if (c->ans.len_inl > c->cap_inl) {
-		struct anon_inline *v =
-			realloc(c->inl, c->ans.len_inl * sizeof(*v));
-
-		if (!v)
-			return -HANDLER_NOMEM;
-		c->inl = v;
-		c->cap_inl = c->ans.len_inl;
-	}
+	if (oputil_grow(&c->inl, &c->cap_inl, c->ans.len_inl, sizeof(*c->inl)))
+		return -HANDLER_NOMEM;
 	for (i = 0; i < n; i++) {
 		uint32_t s = c->ans.sym[i], f = c->ans.file[i];
 
