@@ -434,8 +434,6 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	ops_keyset_free(&h->contexts);
 	ops_keyset_free(&h->stacks);
 	free(h->path);
-	free(h->path_node);
-	free(h->path_flags);
 	free(h->cells);
 	oputil_idxset_free(&h->cell_set);
 	free(h->dirty);

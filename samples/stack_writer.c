@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/grow.h>
+
 #include "writer_internal.h"
 
 /* Tags of a frame record: 0 continues the previous frame's place. */
@@ -97,30 +99,6 @@ static bool frame_eq(const struct ops_frame *a, const struct ops_frame *b)
 	       a->image == b->image;
 }
 
-static int path_reserve(struct ops_hist_writer *h, uint32_t n)
-{
-	uint32_t cap = h->cap_path ? h->cap_path : 64;
-	void *f, *id, *fl;
-
-	if (n <= h->cap_path)
-		return 0;
-	while (cap < n)
-		cap *= 2;
-	f = realloc(h->path, cap * sizeof(*h->path));
-	if (f)
-		h->path = f;
-	id = realloc(h->path_node, cap * sizeof(*h->path_node));
-	if (id)
-		h->path_node = id;
-	fl = realloc(h->path_flags, cap * sizeof(*h->path_flags));
-	if (fl)
-		h->path_flags = fl;
-	if (!f || !id || !fl)
-		return -ENOMEM;
-	h->cap_path = cap;
-	return 0;
-}
-
 /* The node of stack ST's leaf, its nodes added where new, outermost
  * first.  Stacks come in runs that share their outer frames (a deep
  * recursion, an event loop): the part shared with the last stack is its
@@ -131,16 +109,17 @@ static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 	struct ops_hist_writer *h = &w->hist;
 	uint8_t rec[4 * OPS_VARINT_MAX], *p;
 	uint32_t i, d = 0, parent = 0; /* node id + 1, 0 for none */
-	int ret = path_reserve(h, st->nr_frames);
+	int ret = oputil_grow(&h->path, &h->cap_path, st->nr_frames,
+			      sizeof(*h->path));
 
 	if (ret)
 		return ret;
 	while (d < st->nr_frames && d < h->path_n &&
-	       h->path_flags[d] == node_flags(st, st->nr_frames - 1 - d) &&
-	       frame_eq(&h->path[d], &st->frames[st->nr_frames - 1 - d]))
+	       h->path[d].flags == node_flags(st, st->nr_frames - 1 - d) &&
+	       frame_eq(&h->path[d].frame, &st->frames[st->nr_frames - 1 - d]))
 		d++;
 	if (d)
-		parent = h->path_node[d - 1] + 1;
+		parent = h->path[d - 1].node + 1;
 	/* the path is this stack's from here on, whatever fails */
 	h->path_n = d;
 	for (i = st->nr_frames - d; i-- > 0; d++) {
@@ -154,13 +133,12 @@ static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 		ret = ops_keyset_add(&h->stacks, rec, (size_t)(p - rec), id);
 		if (ret)
 			return ret;
-		h->path[d] = st->frames[i];
-		h->path_flags[d] = flags;
-		h->path_node[d] = *id;
+		h->path[d] =
+			(struct ops_path_step){ st->frames[i], *id, flags };
 		h->path_n = d + 1;
 		parent = *id + 1;
 	}
-	*id = h->path_node[st->nr_frames - 1];
+	*id = h->path[st->nr_frames - 1].node;
 	return 0;
 }
 

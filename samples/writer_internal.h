@@ -46,10 +46,12 @@ struct ops_hist_writer {
 	/* the last stack added, root first: each depth's frame, node flags
 	 * and node, so that the next stack finds the outer part it shares
 	 * with it without a lookup per frame */
-	struct ops_frame *path;
-	uint32_t *path_node;
-	uint8_t *path_flags;
-	uint32_t path_n, cap_path;
+	struct ops_path_step {
+		struct ops_frame frame;
+		uint32_t node;
+		uint8_t flags;
+	} * path;
+	size_t path_n, cap_path;
 };
 
 /* Put stack node ID's record (as the table keys it, its parent as an
