@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,24 +17,21 @@
 
 #include <opjit/samples.h>
 
+/* The length of S without OPS_ARCHIVE_SUFFIX, when it ends with it. */
+static size_t plain_len(const char *s)
+{
+	size_t n = strlen(s), sl = strlen(OPS_ARCHIVE_SUFFIX);
+
+	return n > sl && !strcmp(s + n - sl, OPS_ARCHIVE_SUFFIX) ? n - sl : n;
+}
+
 const char *ops_archived_map_name(const char *path, char *buf, size_t len)
 {
 	const char *base = strrchr(path, '/');
-	size_t n, sl = strlen(OPS_ARCHIVE_SUFFIX);
 
 	base = base ? base + 1 : path;
-	n = strlen(base);
-	if (n > sl && !strcmp(base + n - sl, OPS_ARCHIVE_SUFFIX))
-		n -= sl;
-	snprintf(buf, len, "%.*s", (int)n, base);
+	snprintf(buf, len, "%.*s", (int)plain_len(base), base);
 	return buf;
-}
-
-static bool compressed(const char *path)
-{
-	size_t n = strlen(path), sl = strlen(OPS_ARCHIVE_SUFFIX);
-
-	return n > sl && !strcmp(path + n - sl, OPS_ARCHIVE_SUFFIX);
 }
 
 /* All of gzip stream FD inflated into *OUT (malloc'ed). */
@@ -143,8 +139,8 @@ int ops_archived_map_fd(int fd, const char *path, char *why, size_t whylen)
 	size_t len = 0;
 	int ret;
 
-	if (!compressed(path))
-		return fd;
+	if (plain_len(path) == strlen(path))
+		return fd; /* a plain copy, as older sessions hold */
 	ret = inflate_fd(fd, &data, &len, why, whylen);
 	close(fd);
 	if (ret)
