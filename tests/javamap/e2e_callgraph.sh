@@ -13,21 +13,36 @@ jm_need_profiler
 jm_workdir
 cd "$JM_WORK"
 
-"$JM_OPROFILED" -g --session-dir="$JM_WORK/s" -- java -XX:+PreserveFramePointer \
-	-XX:CompileCommand=quiet '-XX:CompileCommand=dontinline,CallTree::*' \
-	-agentpath:"$JM_AGENT" -cp classes CallTree 4 \
-	>"$JM_WORK/s.out" 2>"$JM_WORK/s.err" ||
-	fail "oprofiled -g failed: $(cat "$JM_WORK/s.err")"
-expect_grep '^calltree done$' "$JM_WORK/s.out" "CallTree did not run to its end"
-jm_report "$JM_WORK/s" -l --format=json >"$JM_WORK/l.json" \
-	2>"$JM_WORK/l.err" || fail "opreport -l failed: $(cat "$JM_WORK/l.err")"
-tgid=$(jm_tgid "$JM_WORK/l.json")
-[ -n "$tgid" ] || fail "opreport named no JIT code with javamap"
-trap 'rm -rf "$JM_WORK" "/tmp/anon.$tgid"' EXIT
-jm_report "$JM_WORK/s" --format=folded >"$JM_WORK/folded.txt" \
-	2>"$JM_WORK/f.err" || fail "opreport --format=folded failed: $(cat "$JM_WORK/f.err")"
+maps=()
+trap 'rm -rf "$JM_WORK" "${maps[@]}"' EXIT
 
-python3 - "$JM_WORK/folded.txt" <<'PY' || fail "Java caller frames are not named"
+# folded NAME DONTINLINE CLASS ARGS...: CLASS run to its end under
+# oprofiled -g, with frame pointers, the agent and the JIT told not to
+# inline DONTINLINE; its stacks, folded, into $JM_WORK/NAME.folded
+folded() {
+	local name=$1 dontinline=$2 class=$3 tgid
+	shift 3
+	"$JM_OPROFILED" -g --session-dir="$JM_WORK/$name" -- java \
+		-XX:+PreserveFramePointer -XX:CompileCommand=quiet \
+		"-XX:CompileCommand=dontinline,$dontinline" \
+		-agentpath:"$JM_AGENT" -cp classes "$class" "$@" \
+		>"$JM_WORK/$name.out" 2>"$JM_WORK/$name.err" ||
+		fail "oprofiled -g failed: $(cat "$JM_WORK/$name.err")"
+	expect_grep "^${class,,} done$" "$JM_WORK/$name.out" \
+		"$class did not run to its end"
+	jm_report "$JM_WORK/$name" -l --format=json >"$JM_WORK/$name.json" \
+		2>"$JM_WORK/$name.lerr" ||
+		fail "opreport -l failed: $(cat "$JM_WORK/$name.lerr")"
+	tgid=$(jm_tgid "$JM_WORK/$name.json")
+	[ -n "$tgid" ] || fail "opreport named no JIT code of $class with javamap"
+	maps+=("/tmp/anon.$tgid")
+	jm_report "$JM_WORK/$name" --format=folded >"$JM_WORK/$name.folded" \
+		2>"$JM_WORK/$name.ferr" ||
+		fail "opreport --format=folded failed: $(cat "$JM_WORK/$name.ferr")"
+}
+
+folded s 'CallTree::*' CallTree 4
+python3 - "$JM_WORK/s.folded" <<'PY' || fail "Java caller frames are not named"
 import sys
 callers = {}
 for line in open(sys.argv[1]):
@@ -52,20 +67,8 @@ if abs(pa - 75) > 5:
     sys.exit("a's share %.1f%% is not 75%%" % pa)
 PY
 
-"$JM_OPROFILED" -g --session-dir="$JM_WORK/i" -- java -XX:+PreserveFramePointer \
-	-XX:CompileCommand=quiet '-XX:CompileCommand=dontinline,Inline::leaf' \
-	-agentpath:"$JM_AGENT" -cp classes Inline \
-	>"$JM_WORK/i.out" 2>"$JM_WORK/i.err" ||
-	fail "oprofiled -g failed: $(cat "$JM_WORK/i.err")"
-expect_grep '^inline done$' "$JM_WORK/i.out" "Inline did not run to its end"
-jm_report "$JM_WORK/i" -l --format=json >"$JM_WORK/il.json" \
-	2>"$JM_WORK/il.err" || fail "opreport -l failed: $(cat "$JM_WORK/il.err")"
-itgid=$(jm_tgid "$JM_WORK/il.json")
-[ -n "$itgid" ] || fail "opreport named no JIT code of Inline with javamap"
-trap 'rm -rf "$JM_WORK" "/tmp/anon.$tgid" "/tmp/anon.$itgid"' EXIT
-jm_report "$JM_WORK/i" --format=folded >"$JM_WORK/ifolded.txt" \
-	2>"$JM_WORK/if.err" || fail "opreport --format=folded failed: $(cat "$JM_WORK/if.err")"
-python3 - "$JM_WORK/ifolded.txt" <<'PY' || fail "the inlined caller is not in leaf's stacks"
+folded i Inline::leaf Inline
+python3 - "$JM_WORK/i.folded" <<'PY' || fail "the inlined caller is not in leaf's stacks"
 import sys
 leaf = "Inline.leaf(long) [javamap]_[j]"
 square = "Inline.square(long) [javamap]_[i]"
