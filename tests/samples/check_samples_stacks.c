@@ -434,29 +434,45 @@ START_TEST(test_stack_id_without_entry)
 }
 END_TEST
 
+/* Make the container file PATH say version V: what it said before. */
+static uint32_t file_version_set(const char *path, uint32_t v)
+{
+	size_t len;
+	uint8_t *buf = file_read(path, &len);
+	uint32_t was = ops_le32_load(buf + 8);
+
+	ops_le32_store(buf + 8, v);
+	file_write(path, buf, len);
+	free(buf);
+	return was;
+}
+
+/* Make session.meta's first line say version V (one digit). */
+static void meta_version_set(unsigned v)
+{
+	size_t len;
+	char *buf = file_read(meta, &len);
+
+	buf[14] = (char)('0' + v);
+	file_write(meta, buf, len);
+	free(buf);
+}
+
 /* A version 1 session, as written before call graphs, reads with no
  * stacks and no warning. */
 START_TEST(test_version_1_reads)
 {
 	struct warns wr = { 0 };
 	struct ops_session *s;
-	uint8_t *buf;
-	size_t len, n;
+	size_t n;
 	struct cg c;
 
 	cg_open(&c, 64);
 	ck_assert_int_eq(ops_writer_hist_add(c.w, c.ctx, 0x1234, 7), 0);
 	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
 	/* a session with no stack block is the version 1 format */
-	buf = file_read(hist, &len);
-	ck_assert_uint_eq(ops_le32_load(buf + 8), OPS_FORMAT_VERSION);
-	ops_le32_store(buf + 8, 1);
-	file_write(hist, buf, len);
-	free(buf);
-	buf = file_read(meta, &len);
-	buf[14] = '1';
-	file_write(meta, buf, len);
-	free(buf);
+	ck_assert_uint_eq(file_version_set(hist, 1), OPS_FORMAT_VERSION);
+	meta_version_set(1);
 	s = session_must_open(sdir, &wr);
 	ck_assert_int_eq(wr.n, 0);
 	ck_assert_uint_eq(ops_session_info(s)->format_version, 1);
@@ -537,14 +553,8 @@ START_TEST(test_version_2_reads)
 	file_write(hist, old, olen);
 	free(buf);
 	free(old);
-	buf = file_read(anon, &len);
-	ops_le32_store(buf + 8, OPS_FORMAT_VERSION_STACK_IDS);
-	file_write(anon, buf, len);
-	free(buf);
-	buf = file_read(meta, &len);
-	buf[14] = '2';
-	file_write(meta, buf, len);
-	free(buf);
+	file_version_set(anon, OPS_FORMAT_VERSION_STACK_IDS);
+	meta_version_set(OPS_FORMAT_VERSION_STACK_IDS);
 	s = session_must_open(sdir, &wr);
 	ck_assert_int_eq(wr.n, 0);
 	ck_assert_uint_eq(ops_session_info(s)->format_version, 2);
