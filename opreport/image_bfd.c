@@ -861,6 +861,22 @@ static const struct line_sec *lsec_at(const struct image_bfd *img,
 	return &img->lsecs[lo - 1];
 }
 
+/* What the line table says of link-time address VMA: its file, function
+ * and line, which libbfd's inliner steps go on from.  The caller has
+ * read the line symbols (lines_syms()). */
+static bool nearest_line(struct image_bfd *img, uint64_t vma,
+			 const char **file, const char **func,
+			 unsigned int *line)
+{
+	const struct line_sec *ls = lsec_at(img, vma);
+
+	*file = *func = NULL;
+	*line = 0;
+	return ls &&
+	       bfd_find_nearest_line(img->linebfd, ls->sec, img->linesyms,
+				     vma - ls->vma, file, func, line);
+}
+
 static void image_lines(void *arg, const uint64_t *vmas, size_t n,
 			const char **files, uint32_t *lines)
 {
@@ -869,14 +885,10 @@ static void image_lines(void *arg, const uint64_t *vmas, size_t n,
 
 	lines_syms(img);
 	for (i = 0; i < n; i++) {
-		const struct line_sec *ls = lsec_at(img, vmas[i]);
-		const char *file = NULL, *func = NULL;
-		unsigned int line = 0;
+		const char *file, *func;
+		unsigned int line;
 
-		if (!ls ||
-		    !bfd_find_nearest_line(img->linebfd, ls->sec,
-					   img->linesyms, vmas[i] - ls->vma,
-					   &file, &func, &line) ||
+		if (!nearest_line(img, vmas[i], &file, &func, &line) ||
 		    !file || !line)
 			continue;
 		files[i] = file;
@@ -887,17 +899,14 @@ static void image_lines(void *arg, const uint64_t *vmas, size_t n,
 size_t image_bfd_inlines(struct image_bfd *img, uint64_t vma,
 			 struct image_inline *out, size_t max)
 {
-	const struct line_sec *ls;
-	const char *file = NULL, *func = NULL;
-	unsigned int line = 0;
+	const char *file, *func;
+	unsigned int line;
 	size_t n = 0;
 
 	if (!img->nr_lsecs)
 		return 0;
 	lines_syms(img);
-	ls = lsec_at(img, vma);
-	if (!ls || !bfd_find_nearest_line(img->linebfd, ls->sec, img->linesyms,
-					  vma - ls->vma, &file, &func, &line))
+	if (!nearest_line(img, vma, &file, &func, &line))
 		return 0;
 	/* each inliner step gives the caller and the line of its call */
 	do {
