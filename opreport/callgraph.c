@@ -6,6 +6,7 @@
 #include <oputil/grow.h>
 #include <oputil/hash.h>
 #include <oputil/idxset.h>
+#include <oputil/search.h>
 
 #include "anon_naming.h"
 #include "anon_rows.h"
@@ -729,18 +730,10 @@ out:
 static const struct cg_arc *arcs_of(const struct cg_arc *v, size_t nv,
 				    uint32_t id, bool by_to, size_t *n)
 {
-	size_t lo = 0, hi = nv, first;
+	size_t first =
+		oputil_partition(0, nv, m, (by_to ? v[m].to : v[m].from) < id);
+	size_t lo = first;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint32_t k = by_to ? v[mid].to : v[mid].from;
-
-		if (k < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	first = lo;
 	while (lo < nv && (by_to ? v[lo].to : v[lo].from) == id)
 		lo++;
 	*n = lo - first;
