@@ -92,11 +92,12 @@ int image_cache_new(struct image_cache **out, const struct opreport_opts *o,
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	c->images = calloc(nr_images ? nr_images : 1, sizeof(*c->images));
-	if (!c->images) {
+	if (c)
+		c->images =
+			calloc(nr_images ? nr_images : 1, sizeof(*c->images));
+	if (!c || !c->images) {
 		free(c);
+		diag("out of memory");
 		return -ENOMEM;
 	}
 	c->opts = o;

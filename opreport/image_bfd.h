@@ -22,6 +22,8 @@
 struct image_cache;
 struct image_bfd;
 
+/* 0, or a negative errno (reported): -ENOTSUP when the libbfd loaded is
+ * not the one opreport was built with, or -ENOMEM. */
 int image_cache_new(struct image_cache **out, const struct opreport_opts *o,
 		    uint32_t nr_images);
 void image_cache_free(struct image_cache *c);

@@ -232,9 +232,13 @@ static int cg_add_flat(struct profile *p, struct report *r,
 		const struct ops_anon_sample *smp;
 		size_t k, ns;
 
-		if (!pr || !anon_rows_selected(r, pr) ||
-		    ops_session_anon(s, id, &smp, &ns))
+		if (!pr || !anon_rows_selected(r, pr))
 			continue;
+		/* fails only out of memory: a process left out would be
+		 * missing from the graph without a word */
+		ret = ops_session_anon(s, id, &smp, &ns);
+		if (ret)
+			break;
 		for (k = 0; k < ns && !ret; k++) {
 			struct cg_raw_ctx c = { CG_NONE, id, pr->tgid };
 			struct cg_raw_frame fr = { CG_ANON, smp[k].addr };
@@ -409,8 +413,10 @@ int profile_build(struct profile **out, struct report *r,
 	int ret;
 
 	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
+	if (!p) {
+		ret = -ENOMEM;
+		goto fail;
+	}
 	*out = p;
 	r->info = info;
 	r->session = s;
@@ -429,6 +435,8 @@ int profile_build(struct profile **out, struct report *r,
 	    !(info->separate & OPS_SEPARATE_PROCESS))
 		diag("warning: session %s was recorded without per-process separation; tgid: selects only anonymous samples",
 		     r->session_dir);
+	/* reports its own failure: only it can say what is wrong with
+	 * libbfd */
 	ret = image_cache_new(&p->images, o, ops_session_nr_images(s));
 	if (ret)
 		return ret;
@@ -443,16 +451,19 @@ int profile_build(struct profile **out, struct report *r,
 	}
 	if (!ret && want_callgraph(r))
 		ret = cg_build(p, r, s, handlers);
-	if (ret == -EOVERFLOW)
-		diag("cannot read session %s: impossible sample counts (their sum exceeds 2^64-1)",
-		     r->session_dir);
-	else if (ret)
-		diag("%s", strerror(-ret));
 	if (ret)
-		return ret;
+		goto fail;
 	/* pprof carries each function's file and line */
 	image_cache_finish(p->images, o->debug_info || o->format == OUT_PPROF);
 	return 0;
+fail:
+	/* the one line for any other failure: nothing below reports */
+	if (ret == -EOVERFLOW)
+		diag("cannot read session %s: impossible sample counts (their sum exceeds 2^64-1)",
+		     r->session_dir);
+	else
+		diag("%s", ret == -ENOMEM ? "out of memory" : strerror(-ret));
+	return ret;
 }
 
 void profile_free(struct profile *p)
