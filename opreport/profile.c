@@ -63,9 +63,20 @@ static const char *module_name(struct strpool *pool, const char *path)
 	return strpool_printf(pool, "%.*s", (int)len, name);
 }
 
+/* The kernel's symbols, read once, when the session has a kernel or
+ * module image: one recorded without the kernel has no kallsyms copy,
+ * and no use for the warning that it is missing.  0 or -ENOMEM (not
+ * reported). */
 static int kernel_syms(struct profile *p, struct ops_session *s)
 {
+	uint32_t id, nr = ops_session_nr_images(s);
+
 	if (p->ks)
+		return 0;
+	for (id = 0; id < nr; id++)
+		if (ops_session_image(s, id)->kind != OPS_IMAGE_FILE)
+			break;
+	if (id == nr)
 		return 0;
 	return kallsyms_load(&p->ks, ops_session_dir(s),
 			     ops_session_kallsyms(s), ops_session_modules(s));

@@ -123,4 +123,22 @@ grep -Eq '^ +ffffffff81000010 ' "$TMP/out" && grep -q '_stext$' "$TMP/out" ||
 [ "$(grep -c '(no symbols)$' "$TMP/out")" -eq 2 ] ||
 	{ cat "$TMP/out"; fail "bad images: want two (no symbols) rows"; }
 echo "ok: corrupt images and kallsyms -> one warning each"
+
+# Recorded without the kernel: no kallsyms copy, and nothing to say
+# about it in any output, the call graph's included.
+"$MKSESSION" "$TMP/nokernel" <<EOS
+callgraph 16
+image app file $RT/rt_g_pie
+ctx c app app
+hist c 0x1000 3
+stack s app:0x1000
+stackhist c s 3
+EOS
+for fmt in text json folded; do
+	"$OPREPORT" --session-dir="$TMP/nokernel" -l --format=$fmt \
+		>"$TMP/out" 2>"$TMP/err" || fail "no kernel, $fmt: exit $?"
+	[ ! -s "$TMP/err" ] ||
+		{ cat "$TMP/err"; fail "no kernel, $fmt: want nothing on stderr"; }
+done
+echo "ok: no kernel recorded -> no word about its kallsyms"
 echo PASS
