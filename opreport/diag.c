@@ -21,23 +21,28 @@ void diag_set_sink(diag_sink_fn fn, void *ctx)
 	sink_ctx = fn ? ctx : NULL;
 }
 
-void diag(const char *fmt, ...)
+void vdiag(const char *fmt, va_list ap)
 {
 	char small[512], *line = small;
-	va_list ap;
+	va_list again;
 	int n;
 
-	va_start(ap, fmt);
+	va_copy(again, ap);
 	n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
 	/* a longer line is built whole rather than cut: it names a path */
-	if (n >= (int)sizeof(small)) {
-		va_start(ap, fmt);
-		if (vasprintf(&line, fmt, ap) < 0)
-			line = small;
-		va_end(ap);
-	}
+	if (n >= (int)sizeof(small) && vasprintf(&line, fmt, again) < 0)
+		line = small;
+	va_end(again);
 	sink(line, sink_ctx);
 	if (line != small)
 		free(line);
+}
+
+void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdiag(fmt, ap);
+	va_end(ap);
 }

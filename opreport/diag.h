@@ -9,6 +9,8 @@
 #ifndef OPREPORT_DIAG_H
 #define OPREPORT_DIAG_H
 
+#include <stdarg.h>
+
 /* Receives each line; CTX as given to diag_set_sink(). */
 typedef void (*diag_sink_fn)(const char *line, void *ctx);
 
@@ -17,5 +19,6 @@ void diag_set_sink(diag_sink_fn fn, void *ctx);
 
 /* One line for the user, printf-style. */
 void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void vdiag(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 #endif

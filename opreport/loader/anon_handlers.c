@@ -153,6 +153,7 @@ void anon_handlers_free(struct anon_handlers *hs)
 		close_where(&hs->v[i]);
 	free(hs->v);
 	handler_arena_free(hs->arena);
+	free(hs->said);
 	free(hs);
 }
 

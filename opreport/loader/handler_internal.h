@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 #include <opjit/anon_handler.h>
@@ -16,6 +17,7 @@
 #define HANDLER_WHY_LEN 512
 
 struct handler_arena;
+struct ops_session;
 
 struct handler_proc;
 
@@ -42,6 +44,16 @@ struct anon_handlers {
 	size_t n;
 	struct handler_arena *arena; /* what anon_resolved points into */
 	char declined_why[2 * HANDLER_WHY_LEN]; /* the first failed claim */
+	/* A process is offered twice when the report shows both its
+	 * samples and its call chains' frames: the (process, handler)
+	 * pairs of SAID_SESSION that have had their lines, so that the
+	 * second offer does not say them again.  The sessions of one
+	 * report stay open together, so a pointer tells them apart. */
+	const struct ops_session *said_session;
+	struct handler_said {
+		uint32_t proc, handler;
+	} * said;
+	size_t nr_said, cap_said;
 };
 
 /* NAME is [a-z0-9_-]+, 1 to HANDLER_NAME_MAX characters (the one rule,

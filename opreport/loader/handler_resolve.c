@@ -6,6 +6,7 @@
  * holds at most one handler state at a time.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,21 +157,11 @@ static const struct handler_ops *ops(void)
 	return handler_isolation.none ? &handler_call_ops : &handler_proc_ops;
 }
 
-/* One line for a handler that broke on process P, said once. */
-static void broke(const struct anon_handler *h, const struct ops_process *p,
-		  const char *doing, const char *why, bool stays)
-{
-	char comm[64];
-
-	diag("handler %s %s while %s tgid %u (%s)%s", h->name, why, doing,
-	     p->tgid,
-	     handler_text_clean(p->comm ? p->comm : "?", comm, sizeof(comm)),
-	     stays ? "; its samples stay anonymous" : "");
-}
-
 struct resolve_ctx {
 	struct anon_handlers *hs;
 	struct anon_handler *h;
+	bool quiet; /* an earlier offer of the process said it all */
+	bool spoke;
 	struct handler_table t;
 	uint64_t *addrs, *times;
 	struct handler_answer ans;
@@ -181,6 +172,57 @@ struct resolve_ctx {
 	void *sink_ctx;
 	char why[HANDLER_WHY_LEN];
 };
+
+/* Whether handler H has had lines about process PROC_ID of session S;
+ * with SPOKE, that it has now. */
+static bool said(struct anon_handlers *hs, const struct anon_handler *h,
+		 const struct ops_session *s, uint32_t proc_id, bool spoke)
+{
+	struct handler_said k = { proc_id, (uint32_t)(h - hs->v) };
+	size_t i;
+
+	if (hs->said_session != s) {
+		hs->said_session = s;
+		hs->nr_said = 0;
+	}
+	for (i = 0; i < hs->nr_said; i++)
+		if (hs->said[i].proc == k.proc &&
+		    hs->said[i].handler == k.handler)
+			return true;
+	/* out of memory, the next offer says it again: better than never */
+	if (spoke && !oputil_grow(&hs->said, &hs->cap_said, hs->nr_said + 1,
+				  sizeof(*hs->said)))
+		hs->said[hs->nr_said++] = k;
+	return false;
+}
+
+/* One line about what the handler did with the process, unless an
+ * earlier offer of it had its lines. */
+static void say(struct resolve_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void say(struct resolve_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->spoke = true;
+	if (c->quiet)
+		return;
+	va_start(ap, fmt);
+	vdiag(fmt, ap);
+	va_end(ap);
+}
+
+/* The line for a handler that broke on process P. */
+static void broke(struct resolve_ctx *c, const struct ops_process *p,
+		  const char *doing, const char *why, bool stays)
+{
+	char comm[64];
+
+	say(c, "handler %s %s while %s tgid %u (%s)%s", c->h->name, why, doing,
+	    p->tgid,
+	    handler_text_clean(p->comm ? p->comm : "?", comm, sizeof(comm)),
+	    stays ? "; its samples stay anonymous" : "");
+}
 
 /* Point the batch's arrays at the table entries the answer names. */
 static int answer_apply(struct resolve_ctx *c, size_t n)
@@ -211,18 +253,18 @@ static int answer_apply(struct resolve_ctx *c, size_t n)
 	return 0;
 }
 
-/* One line for N structures (WHAT) of handler H that this host could not
- * honour, and what became of them (FATE). */
-static void malformed_note(const struct anon_handler *h,
-			   const struct ops_process *p, size_t n,
-			   const char *what, const char *fate)
+/* One line for N structures (WHAT) of the handler that this host could
+ * not honour, and what became of them (FATE). */
+static void malformed_note(struct resolve_ctx *c, const struct ops_process *p,
+			   size_t n, const char *what, const char *fate)
 {
 	if (n)
-		diag("%s: %zu malformed %s%s for process %u (%s): a reserved "
-		     "field set, or fields past ABI %u.%u; %s",
-		     h->name, n, what, n == 1 ? "" : "s", p->tgid,
-		     p->comm ? p->comm : "?", OPJIT_HANDLER_ABI_MAJOR,
-		     OPJIT_HANDLER_ABI_MINOR, fate);
+		say(c,
+		    "%s: %zu malformed %s%s for process %u (%s): a reserved "
+		    "field set, or fields past ABI %u.%u; %s",
+		    c->h->name, n, what, n == 1 ? "" : "s", p->tgid,
+		    p->comm ? p->comm : "?", OPJIT_HANDLER_ABI_MAJOR,
+		    OPJIT_HANDLER_ABI_MINOR, fate);
 }
 
 static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
@@ -268,14 +310,18 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 		if (c->sink(c->sink_ctx, &c->batch, base, m) < 0)
 			return -HANDLER_NOMEM;
 	}
-	malformed_note(c->h, p, c->t.malformed, "symbol",
+	malformed_note(c, p, c->t.malformed, "symbol",
 		       "counted as (malformed symbol)");
-	malformed_note(c->h, p, c->t.malformed_inl, "inline frame",
+	malformed_note(c, p, c->t.malformed_inl, "inline frame",
 		       "each ends its chain");
 	return 0;
 }
 
+/* Offer process P (PROC_ID of S) to H and, when H claims it, name its
+ * samples: 1, 0 when H did not claim it, or a negative errno; each
+ * failure is reported here. */
 static int claim_by(struct anon_handlers *hs, struct anon_handler *h,
+		    const struct ops_session *s, uint32_t proc_id,
 		    const struct ops_process *p,
 		    const struct opjit_process *op,
 		    const struct ops_anon_sample *samples, size_t n,
@@ -289,12 +335,13 @@ static int claim_by(struct anon_handlers *hs, struct anon_handler *h,
 	char rwhy[HANDLER_WHY_LEN];
 	int rc, rrc;
 
+	c.quiet = said(hs, h, s, proc_id, false);
 	rc = ops()->claim(h, op, c.why, sizeof(c.why));
 	if (rc == -HANDLER_SAID)
-		diag("%s: cannot read the map of process %u (%s): %s", h->name,
-		     p->tgid, op->comm, c.why);
+		say(&c, "%s: cannot read the map of process %u (%s): %s",
+		    h->name, p->tgid, op->comm, c.why);
 	else if (rc == -HANDLER_BROKE)
-		broke(h, p, "claiming", c.why, false);
+		broke(&c, p, "claiming", c.why, false);
 	if ((rc == -HANDLER_SAID || rc == -HANDLER_BROKE) &&
 	    !hs->declined_why[0]) {
 		snprintf(hs->declined_why, sizeof(hs->declined_why), "%s: %s",
@@ -303,21 +350,23 @@ static int claim_by(struct anon_handlers *hs, struct anon_handler *h,
 	}
 	if (rc == -HANDLER_NOMEM)
 		goto out;
-	if (rc <= 0)
-		return 0;
+	if (rc <= 0) {
+		rc = 0; /* the next handler is offered it */
+		goto out;
+	}
 	memset(res, 0, sizeof(*res));
 	res->handler = c.batch.handler = h->name;
 	rc = resolve_all(&c, p, samples, n);
 	if (rc == -HANDLER_SAID)
-		diag("%s: cannot name the samples of process %u (%s): %s",
-		     h->name, p->tgid, p->comm ? p->comm : "?", c.why);
+		say(&c, "%s: cannot name the samples of process %u (%s): %s",
+		    h->name, p->tgid, p->comm ? p->comm : "?", c.why);
 	else if (rc == -HANDLER_BROKE)
-		broke(h, p, "resolving", c.why, true);
+		broke(&c, p, "resolving", c.why, true);
 	rrc = ops()->release(h, rwhy, sizeof(rwhy));
 	if (rc == 0 && rrc == -HANDLER_BROKE)
-		broke(h, p, "releasing", rwhy, true);
+		broke(&c, p, "releasing", rwhy, true);
 	if (rc == 0)
-		rc = rrc;
+		rc = rrc ? rrc : 1;
 out:
 	handler_table_free(&c.t);
 	free(c.addrs);
@@ -335,12 +384,14 @@ out:
 	free(c.batch.inl);
 	free(c.batch.nr_inl);
 	free(c.inl);
+	if (c.spoke)
+		said(hs, h, s, proc_id, true);
 	if (rc == -HANDLER_NOMEM) {
 		diag("cannot name the samples of process %u: out of memory",
 		     p->tgid);
 		return -ENOMEM;
 	}
-	return rc < 0 ? -EIO : 1;
+	return rc < 0 ? -EIO : rc;
 }
 
 int anon_handlers_resolve(struct anon_handlers *hs, struct ops_session *s,
@@ -366,8 +417,8 @@ int anon_handlers_resolve(struct anon_handlers *hs, struct ops_session *s,
 	hs->declined_why[0] = '\0';
 	for (i = 0; i < hs->n; i++) {
 		hs->v[i].maps_refused = 0;
-		rc = claim_by(hs, &hs->v[i], p, &op, samples, n, sink,
-			      sink_ctx, res);
+		rc = claim_by(hs, &hs->v[i], s, proc_id, p, &op, samples, n,
+			      sink, sink_ctx, res);
 		if (rc != 0)
 			return rc;
 		if (hs->v[i].maps_refused && !res->map_refused) {

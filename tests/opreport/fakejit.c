@@ -14,6 +14,8 @@
  * fake_fn_N (low byte 0x80 and up) is fake_leaf_N (line N * 10 + 5)
  * inlined into fake_mid_N at line N * 10 + 3, itself inlined into
  * fake_fn_N at line N * 10 + 1.
+ * For comm "fakejit-fail" it fails to claim ("fake map unreadable"); for
+ * "fakejit-badresolve" it claims and then fails to name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +29,7 @@ struct fake_state {
 	uint64_t base;
 	struct opjit_symbol syms[NR_FNS];
 	char names[NR_FNS][16];
-	int inlining;
+	int inlining, fail;
 	struct opjit_symbol leaf[NR_FNS], mid[NR_FNS];
 	char leaf_names[NR_FNS][16], mid_names[NR_FNS][16];
 	struct opjit_inline_frame chain[NR_FNS][2];
@@ -40,14 +42,20 @@ static int fake_claim(const struct opjit_host *host,
 	struct fake_state *st;
 	int i;
 
+	if (proc->comm && !strcmp(proc->comm, "fakejit-fail")) {
+		snprintf(err, errlen, "fake map unreadable");
+		return -5;
+	}
 	if (!proc->comm || (strcmp(proc->comm, "fakejit") &&
-			    strcmp(proc->comm, "fakejit-inline")))
+			    strcmp(proc->comm, "fakejit-inline") &&
+			    strcmp(proc->comm, "fakejit-badresolve")))
 		return 0;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -12;
 	st->base = UINT64_MAX;
 	st->inlining = !strcmp(proc->comm, "fakejit-inline");
+	st->fail = !strcmp(proc->comm, "fakejit-badresolve");
 	for (i = 0; i < NR_FNS; i++) {
 		snprintf(st->names[i], sizeof(st->names[i]), "fake_fn_%d", i);
 		st->syms[i].struct_size = OPJIT_SYMBOL_SIZE_1_0;
@@ -91,6 +99,8 @@ static int fake_resolve(void *state, struct opjit_resolve_batch *b)
 	struct fake_state *st = state;
 	size_t i;
 
+	if (st->fail)
+		return -1;
 	if (st->base == UINT64_MAX && b->count)
 		st->base = b->addrs[0] & ~(uint64_t)0xffff;
 	for (i = 0; i < b->count; i++) {
