@@ -13,6 +13,7 @@
 
 #include <oputil/hash.h>
 #include <oputil/idxset.h>
+#include <oputil/search.h>
 
 #include "jitdump.h"
 
@@ -150,19 +151,10 @@ out:
 	return rc;
 }
 
+/* The first of the N sorted bounds B not below V. */
 static size_t bound_find(const uint64_t *b, size_t n, uint64_t v)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (b[mid] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return oputil_partition(0, n, k, b[k] < v);
 }
 
 /* Cut the lives' ranges into disjoint segments listing, oldest first,
@@ -268,16 +260,9 @@ void jd_index_free(struct jd_index *x)
 
 size_t jd_index_seg(const struct jd_index *x, uint64_t addr)
 {
-	size_t lo = 0, hi = x->nseg;
+	/* the first segment that ends after ADDR */
+	size_t lo = oputil_partition(0, x->nseg, k, x->seg[k].end <= addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->seg[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo < x->nseg && x->seg[lo].start <= addr)
 		return lo;
 	return SIZE_MAX;
@@ -287,19 +272,12 @@ uint32_t jd_index_life(const struct jd_index *x, size_t seg, uint64_t time)
 {
 	const struct jd_seg *s = &x->seg[seg];
 	const uint32_t *v = x->list + s->first;
-	size_t lo = 0, hi = s->n;
+	size_t lo;
 
 	if (x->by_address)
 		return v[s->n - 1];
 	/* the newest life that had started by TIME */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->life[v[mid]].from <= time)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = oputil_partition(0, s->n, k, x->life[v[k]].from <= time);
 	if (lo && x->life[v[lo - 1]].to > time)
 		return v[lo - 1];
 	/* nothing was there (yet, or any more): code whose load record
@@ -317,17 +295,10 @@ const struct jd_line *jd_line_at(const struct jd_dump *d,
 	const struct jd_code *c = &d->code[life->code];
 	const struct jd_line *v = d->lines + c->first_line;
 	uint64_t a = addr - life->delta;
-	size_t lo = 0, hi = c->nlines;
+	size_t lo;
 
 	if (!c->nlines)
 		return NULL;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = oputil_partition(0, c->nlines, k, v[k].addr <= a);
 	return lo ? &v[lo - 1] : &v[0];
 }
