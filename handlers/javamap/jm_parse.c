@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <oputil/crc32c.h>
+#include <oputil/search.h>
 
 #include "jm_format.h"
 #include "jm_parse.h"
@@ -286,17 +287,10 @@ static void codes_drop_replays(struct jm_map *m)
 /* Close the latest code loaded at the address before the unload. */
 static void codes_apply_unload(struct jm_map *m, const struct jm_unload *u)
 {
-	size_t lo = 0, hi = m->nr_codes;
+	/* the first code at or above the address */
+	size_t lo = oputil_partition(0, m->nr_codes, k,
+				     m->codes[k].addr < u->addr);
 	struct jm_code *found = NULL;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->codes[mid].addr < u->addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 
 	for (size_t i = lo; i < m->nr_codes && m->codes[i].addr == u->addr;
 	     i++) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <oputil/hash.h>
+#include <oputil/search.h>
 
 #include "jm_format.h"
 #include "jm_resolve.h"
@@ -86,17 +87,10 @@ const struct jm_code *jm_state_find_code(const struct jm_state *st,
 					 uint64_t addr, uint64_t t)
 {
 	const struct jm_code *live = NULL, *later = NULL;
-	size_t lo = 0, hi = st->map.nr_codes;
-
 	/* hi: the first code that starts after ADDR */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	size_t hi = oputil_partition(0, st->map.nr_codes, k,
+				     st->map.codes[k].addr <= addr);
 
-		if (st->map.codes[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	while (hi-- > 0 && st->maxend[hi] > addr) {
 		const struct jm_code *co = &st->map.codes[hi];
 
@@ -118,17 +112,10 @@ const struct jm_code *jm_state_find_code(const struct jm_state *st,
 uint32_t jm_state_why_unknown(const struct jm_state *st, uint64_t addr,
 			      uint64_t t)
 {
-	size_t lo = 0, hi = st->map.nr_codes;
+	size_t hi = oputil_partition(0, st->map.nr_codes, k,
+				     st->map.codes[k].addr <= addr);
 	bool later = false, earlier = false;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (st->map.codes[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	while (hi-- > 0 && st->maxend[hi] > addr) {
 		const struct jm_code *co = &st->map.codes[hi];
 
@@ -151,26 +138,19 @@ const struct jm_pc *jm_code_pc(const struct jm_map *map,
 {
 	const struct jm_pc *pcs;
 	uint64_t off = addr - co->addr;
-	size_t lo = 0, hi = co->nr_pcs;
+	size_t lo;
 
 	if (!co->nr_pcs)
 		return NULL;
 	pcs = map->pcs + co->pc;
 	/* a descriptor covers the code from its offset to the next one */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pcs[mid].off <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = oputil_partition(0, co->nr_pcs, k, pcs[k].off <= off);
 	return &pcs[lo ? lo - 1 : 0];
 }
 
 uint32_t jm_method_line(const struct jm_method *me, int32_t bci)
 {
-	size_t lo = 0, hi = me->nr_lines;
+	size_t lo;
 
 	if (!me->nr_lines)
 		return 0;
@@ -178,14 +158,8 @@ uint32_t jm_method_line(const struct jm_method *me, int32_t bci)
 	 * belong to the method's first line */
 	if (bci < 0)
 		return me->lines[0].line;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (me->lines[mid].bci <= (uint32_t)bci)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = oputil_partition(0, me->nr_lines, k,
+			      me->lines[k].bci <= (uint32_t)bci);
 	return me->lines[lo ? lo - 1 : 0].line;
 }
 
