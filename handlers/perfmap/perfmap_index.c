@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/search.h>
+
 #include "perfmap.h"
 
 struct sweep {
@@ -230,17 +232,9 @@ void perfmap_table_free(struct perfmap_table *t)
 size_t perfmap_lookup(const struct perfmap_seg *segs, size_t nsegs,
 		      uint64_t addr)
 {
-	size_t lo = 0, hi = nsegs;
-
 	/* First range that starts after ADDR; the one before may hold it. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	size_t lo = oputil_partition(0, nsegs, k, segs[k].start <= addr);
 
-		if (segs[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0 || addr >= perfmap_seg_end(&segs[lo - 1]))
 		return SIZE_MAX;
 	return lo - 1;
@@ -260,14 +254,7 @@ size_t perfmap_lookup_next(const struct perfmap_seg *segs, size_t nsegs,
 		step *= 2;
 	}
 	/* the first range that starts after ADDR is in [LO, HI] */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (segs[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = oputil_partition(lo, hi, k, segs[k].start <= addr);
 	*pos = lo;
 	if (lo == 0 || addr >= perfmap_seg_end(&segs[lo - 1]))
 		return SIZE_MAX;
