@@ -37,6 +37,10 @@ struct anon_handler {
 	unsigned maps_refused; /* by open_map, since the last claim */
 	char refused_why[HANDLER_WHY_LEN]; /* the first of them: file, rule */
 	unsigned long warnings; /* printed or not, see handler_warn() */
+	/* the offer of a process under way: an earlier offer of it had
+	 * its lines (QUIET), and this one has had some (SPOKE); see
+	 * anon_handlers.said */
+	bool quiet, spoke;
 };
 
 struct anon_handlers {
@@ -123,7 +127,8 @@ const char *handler_trust_lib(const char *path, uid_t owner, char *buf,
  * made safe to print as part of one line. */
 const char *handler_text_clean(const char *s, char *buf, size_t len);
 /* A warning from the handler, as a line of ours: the first few are
- * printed, and handler_warn_end() counts the rest once. */
+ * printed, and handler_warn_end() counts the rest once.  One that a
+ * process offered again repeats is not said again. */
 void handler_warn(struct anon_handler *h, const char *msg);
 void handler_warn_end(struct anon_handler *h);
 

@@ -160,8 +160,6 @@ static const struct handler_ops *ops(void)
 struct resolve_ctx {
 	struct anon_handlers *hs;
 	struct anon_handler *h;
-	bool quiet; /* an earlier offer of the process said it all */
-	bool spoke;
 	struct handler_table t;
 	uint64_t *addrs, *times;
 	struct handler_answer ans;
@@ -197,15 +195,16 @@ static bool said(struct anon_handlers *hs, const struct anon_handler *h,
 }
 
 /* One line about what the handler did with the process, unless an
- * earlier offer of it had its lines. */
+ * earlier offer of it had its lines (the handler's own warnings go
+ * through handler_warn(), which asks the same). */
 static void say(struct resolve_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void say(struct resolve_ctx *c, const char *fmt, ...)
 {
 	va_list ap;
 
-	c->spoke = true;
-	if (c->quiet)
+	c->h->spoke = true;
+	if (c->h->quiet)
 		return;
 	va_start(ap, fmt);
 	vdiag(fmt, ap);
@@ -335,7 +334,8 @@ static int claim_by(struct anon_handlers *hs, struct anon_handler *h,
 	char rwhy[HANDLER_WHY_LEN];
 	int rc, rrc;
 
-	c.quiet = said(hs, h, s, proc_id, false);
+	h->quiet = said(hs, h, s, proc_id, false);
+	h->spoke = false;
 	rc = ops()->claim(h, op, c.why, sizeof(c.why));
 	if (rc == -HANDLER_SAID)
 		say(&c, "%s: cannot read the map of process %u (%s): %s",
@@ -384,8 +384,9 @@ out:
 	free(c.batch.inl);
 	free(c.batch.nr_inl);
 	free(c.inl);
-	if (c.spoke)
+	if (h->spoke)
 		said(hs, h, s, proc_id, true);
+	h->quiet = false;
 	if (rc == -HANDLER_NOMEM) {
 		diag("cannot name the samples of process %u: out of memory",
 		     p->tgid);

@@ -28,7 +28,8 @@ void handler_warn(struct anon_handler *h, const char *msg)
 {
 	char buf[1100];
 
-	if (h->warnings++ >= HANDLER_WARN_MAX)
+	h->spoke = true;
+	if (h->quiet || h->warnings++ >= HANDLER_WARN_MAX)
 		return;
 	diag("%s: %s", h->name,
 	     handler_text_clean(msg ? msg : "", buf, sizeof(buf)));

@@ -14,8 +14,9 @@
  * fake_fn_N (low byte 0x80 and up) is fake_leaf_N (line N * 10 + 5)
  * inlined into fake_mid_N at line N * 10 + 3, itself inlined into
  * fake_fn_N at line N * 10 + 1.
- * For comm "fakejit-fail" it fails to claim ("fake map unreadable"); for
- * "fakejit-badresolve" it claims and then fails to name.
+ * For comm "fakejit-fail" it warns ("fake map looked at") and fails to
+ * claim ("fake map unreadable"); for "fakejit-badresolve" it claims and
+ * then fails to name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@ static int fake_claim(const struct opjit_host *host,
 	int i;
 
 	if (proc->comm && !strcmp(proc->comm, "fakejit-fail")) {
+		host->warn(host, "fake map looked at");
 		snprintf(err, errlen, "fake map unreadable");
 		return -5;
 	}
