@@ -29,6 +29,7 @@
 #define OPS_HIST_COUNTS 3
 #define OPS_HIST_STACKS 4
 #define OPS_HIST_STACK_COUNTS 5
+#define OPS_HIST_TOTALS 6
 
 /* anon.samples block types */
 #define OPS_ANON_PROCESS 1

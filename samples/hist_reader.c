@@ -169,6 +169,27 @@ bad:
 	return c->ok ? "count for an unknown context" : "bad count record";
 }
 
+/* Six counts; a later version may append more, which are skipped. */
+static const char *hist_totals(struct hist_parse *hp, struct ops_cur *c)
+{
+	struct ops_session_info t = { 0 };
+	uint64_t processes;
+
+	t.samples = ops_cur_varint(c);
+	t.samples_lost = ops_cur_varint(c);
+	t.samples_unattributed = ops_cur_varint(c);
+	t.samples_anon = ops_cur_varint(c);
+	t.samples_kernel = ops_cur_varint(c);
+	processes = ops_cur_varint(c);
+	if (!c->ok)
+		return "bad totals record";
+	t.processes = processes > UINT32_MAX ? UINT32_MAX
+					     : (uint32_t)processes;
+	hp->h->totals = t;
+	hp->h->have_totals = true;
+	return NULL;
+}
+
 static const char *hist_block(void *arg, uint16_t type, const uint8_t *p,
 			      size_t len, uint64_t offset)
 {
@@ -190,6 +211,8 @@ static const char *hist_block(void *arg, uint16_t type, const uint8_t *p,
 		return ops_hist_stack_counts(((struct hist_parse *)arg)->h, p,
 					     len,
 					     &((struct hist_parse *)arg)->oom);
+	case OPS_HIST_TOTALS:
+		return hist_totals(arg, &c);
 	}
 	return NULL; /* a later version's block: skip it */
 }

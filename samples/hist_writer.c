@@ -270,6 +270,25 @@ static int hist_put_counts(struct ops_writer *w, uint32_t n,
 	return ret;
 }
 
+/* The totals as a TOTALS block appended to W->out. */
+static int hist_put_totals(struct ops_writer *w)
+{
+	const struct ops_session_info *i = &w->meta.info;
+	int ret;
+
+	w->payload.len = 0;
+	ret = ops_buf_put_varint(&w->payload, i->samples);
+	ret = ret ? ret : ops_buf_put_varint(&w->payload, i->samples_lost);
+	ret = ret ? ret
+		  : ops_buf_put_varint(&w->payload, i->samples_unattributed);
+	ret = ret ? ret : ops_buf_put_varint(&w->payload, i->samples_anon);
+	ret = ret ? ret : ops_buf_put_varint(&w->payload, i->samples_kernel);
+	ret = ret ? ret : ops_buf_put_varint(&w->payload, i->processes);
+	return ret ? ret
+		   : ops_block_frame(&w->out, OPS_HIST_TOTALS, w->payload.data,
+				     w->payload.len);
+}
+
 static int hist_reserve_sorted(struct ops_hist_writer *h, uint32_t n)
 {
 	int ret;
@@ -322,6 +341,8 @@ int ops_hist_writer_flush(struct ops_writer *w)
 							c->ctx };
 	}
 	ret = hist_put_counts(w, h->nr_dirty, h->stacks_on_disk);
+	if (!ret && w->totals_dirty)
+		ret = hist_put_totals(w);
 	if (ret)
 		return ops_writer_fail(w, ret,
 				       "%s/samples.hist: cannot flush: %s",
@@ -330,6 +351,7 @@ int ops_hist_writer_flush(struct ops_writer *w)
 				   sizeof(w->err));
 	if (ret)
 		return ret;
+	w->totals_dirty = false;
 	for (i = 0; i < h->nr_dirty; i++)
 		w->hist_on_disk += h->sorted[i].count;
 	h->images_on_disk = h->images.nr;
@@ -380,6 +402,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 				};
 		ret = hist_put_counts(w, n, 0);
 	}
+	ret = ret ? ret : hist_put_totals(w);
 	if (ret) {
 		ops_writer_fail(w, ret, "%s: cannot compact: %s", tmp,
 				strerror(-ret));
@@ -401,6 +424,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 	}
 	ops_blockfile_close(&h->bf);
 	h->bf = bf;
+	w->totals_dirty = false;
 	w->hist_on_disk = 0;
 	for (i = 0; i < n; i++)
 		w->hist_on_disk += h->sorted[i].count;

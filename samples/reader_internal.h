@@ -28,6 +28,10 @@ struct ops_hist_data {
 	size_t nr_frames, cap_frames;
 	struct ops_stack_count *stack_counts; /* sorted, equal keys summed */
 	size_t nr_stack_counts, cap_stack_counts;
+	/* the last TOTALS block: the totals of a recorder that did not stop
+	 * cleanly (only the fields of the totals are set) */
+	struct ops_session_info totals;
+	bool have_totals;
 };
 
 /* STACKS and STACK_COUNTS payloads (stack_reader.c): NULL, or why the

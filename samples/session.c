@@ -119,6 +119,21 @@ out:
 	return ret;
 }
 
+/* session.meta holds the totals as of a clean stop; a recorder that did
+ * not stop cleanly left them, as of its last flush, in samples.hist. */
+static void session_take_totals(struct ops_session_info *i,
+				const struct ops_hist_data *h)
+{
+	if (i->stop_ns || !h->have_totals)
+		return;
+	i->samples = h->totals.samples;
+	i->samples_lost = h->totals.samples_lost;
+	i->samples_unattributed = h->totals.samples_unattributed;
+	i->samples_anon = h->totals.samples_anon;
+	i->samples_kernel = h->totals.samples_kernel;
+	i->processes = h->totals.processes;
+}
+
 static int session_load(struct ops_session *s, ops_warn_fn warn,
 			void *warn_arg, char *err, size_t errlen)
 {
@@ -158,6 +173,7 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 	path = NULL;
 	if (ret)
 		goto nomem;
+	session_take_totals(&s->meta.info, &s->hist);
 
 	ret = session_read(s, "anon.samples", OPS_ANON_MAGIC, warn, warn_arg,
 			   &s->anon_buf, &len, &path);

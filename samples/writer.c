@@ -337,6 +337,13 @@ void ops_writer_set_totals(struct ops_writer *w,
 {
 	struct ops_session_info *i = &w->meta.info;
 
+	w->totals_dirty |= i->samples != t->samples ||
+			   i->samples_lost != t->samples_lost ||
+			   i->samples_unattributed !=
+				   t->samples_unattributed ||
+			   i->samples_anon != t->samples_anon ||
+			   i->samples_kernel != t->samples_kernel ||
+			   i->processes != t->processes;
 	i->samples = t->samples;
 	i->samples_lost = t->samples_lost;
 	i->samples_unattributed = t->samples_unattributed;
@@ -352,10 +359,10 @@ int ops_writer_flush(struct ops_writer *w)
 	if (w->hist.bf.fd < 0 || w->anon.bf.fd < 0)
 		return ops_writer_fail(w, -EBADF, "%s: session not open",
 				       w->dir);
+	/* the totals travel in samples.hist, in the flush's one write():
+	 * replacing session.meta every second cost more than the samples */
 	ret = ops_anon_writer_flush(w);
 	r = ops_hist_writer_flush(w);
-	ret = ret ? ret : r;
-	r = writer_write_meta(w, false);
 	return ret ? ret : r;
 }
 

@@ -104,6 +104,7 @@ struct ops_writer {
 	uint64_t hist_on_disk, anon_on_disk;
 	uint64_t anon_framed; /* in w->out, not yet appended */
 	bool callgraph;	      /* a version 2 session */
+	bool totals_dirty;    /* meta.info's totals not in samples.hist yet */
 };
 
 /* Set the writer's error line and return RET. */

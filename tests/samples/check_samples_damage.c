@@ -683,6 +683,48 @@ START_TEST(test_bad_count_record)
 }
 END_TEST
 
+/* A TOTALS block that does not decode: one warning, the counts before it
+ * kept, and the totals those of session.meta. */
+START_TEST(test_bad_totals_record)
+{
+	struct ops_session_info info = info_example();
+	struct ops_session_info t = { .samples = 9, .processes = 1 };
+	struct ops_image img = { .path = "/usr/bin/java" };
+	struct ops_context c = { 0 };
+	const uint8_t bad[] = { 9, 0, 0 }; /* three counts of six */
+	struct warns w = { 0 };
+	struct ops_session *s;
+	struct ops_writer *wr;
+	size_t len, last;
+	uint8_t *buf;
+
+	ck_assert_int_eq(ops_writer_open(&wr, sdir, &info), 0);
+	ck_assert_int_eq(ops_writer_image(wr, &img, &c.image), 0);
+	c.app = c.image;
+	ck_assert_int_eq(ops_writer_context(wr, &c, &ctx_id), 0);
+	ck_assert_int_eq(ops_writer_hist_add(wr, ctx_id, 0x100, 1), 0);
+	ck_assert_int_eq(ops_writer_hist_add(wr, ctx_id, 0x200, 2), 0);
+	ops_writer_set_totals(wr, &t);
+	ck_assert_int_eq(ops_writer_flush(wr), 0);
+	ops_writer_free(wr);
+
+	s = session_must_open(sdir, &w);
+	ck_assert_uint_eq(ops_session_info(s)->samples, 9);
+	ops_session_close(s);
+
+	buf = file_read(hist, &len);
+	last = last_block(buf, len);
+	ck_assert_uint_eq(le32(buf + last + 4) & 0xffff, 6); /* TOTALS */
+	free(buf);
+	replace_last_payload(hist, bad, sizeof(bad));
+	s = session_must_open(sdir, &w);
+	check_first_flush_hist(s);
+	check_warning(&w, hist, last, "bad totals record");
+	ck_assert_uint_eq(ops_session_info(s)->samples, 0);
+	ops_session_close(s);
+}
+END_TEST
+
 static Suite *damage_suite(void)
 {
 	Suite *s = suite_create("samples_damage");
@@ -696,6 +738,7 @@ static Suite *damage_suite(void)
 		{ "bad_block_header", test_bad_block_header },
 		{ "bad_sample_record", test_bad_sample_record },
 		{ "bad_count_record", test_bad_count_record },
+		{ "bad_totals_record", test_bad_totals_record },
 		{ "corrupt_file_header", test_corrupt_file_header },
 		{ "unknown_version", test_unknown_version },
 		{ "missing_data_file", test_missing_data_file },

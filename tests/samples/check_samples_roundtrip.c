@@ -109,6 +109,62 @@ START_TEST(test_meta_unflushed_stop)
 }
 END_TEST
 
+static ino_t meta_inode(void)
+{
+	char *path = tmp_path(sdir, "session.meta");
+	struct stat st;
+
+	ck_assert_int_eq(stat(path, &st), 0);
+	free(path);
+	return st.st_ino;
+}
+
+/* A recorder killed after a flush leaves the totals of that flush in
+ * samples.hist; session.meta is written at open and at close only. */
+START_TEST(test_totals_without_a_clean_stop)
+{
+	struct ops_session_info t = { .samples = 300,
+				      .samples_lost = 2,
+				      .samples_unattributed = 3,
+				      .samples_anon = 40,
+				      .samples_kernel = 50,
+				      .processes = 6 };
+	struct ops_writer *w = writer_must_open(sdir);
+	const struct ops_session_info *got;
+	struct ops_session *s;
+	struct warns wr = { 0 };
+	ino_t ino = meta_inode();
+	char *hist = tmp_path(sdir, "samples.hist");
+	size_t size;
+
+	ops_writer_set_totals(w, &t);
+	ck_assert_int_eq(ops_writer_flush(w), 0);
+	t.samples = 1ull << 40;
+	t.processes = 7;
+	ops_writer_set_totals(w, &t);
+	ck_assert_int_eq(ops_writer_flush(w), 0);
+	size = file_size(hist);
+	/* nothing changed: nothing written */
+	ck_assert_int_eq(ops_writer_flush(w), 0);
+	ck_assert_uint_eq(file_size(hist), size);
+	ck_assert_uint_eq(meta_inode(), ino);
+
+	s = session_must_open(sdir, &wr);
+	got = ops_session_info(s);
+	ck_assert_uint_eq(got->stop_ns, 0);
+	ck_assert_uint_eq(got->samples, 1ull << 40);
+	ck_assert_uint_eq(got->samples_lost, 2);
+	ck_assert_uint_eq(got->samples_unattributed, 3);
+	ck_assert_uint_eq(got->samples_anon, 40);
+	ck_assert_uint_eq(got->samples_kernel, 50);
+	ck_assert_uint_eq(got->processes, 7);
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+	ops_writer_free(w);
+	free(hist);
+}
+END_TEST
+
 START_TEST(test_images)
 {
 	struct ops_image a = { .kind = OPS_IMAGE_FILE,
@@ -865,6 +921,8 @@ static Suite *roundtrip_suite(void)
 	} cases[] = {
 		{ "meta", test_meta },
 		{ "meta_unflushed_stop", test_meta_unflushed_stop },
+		{ "totals_without_a_clean_stop",
+		  test_totals_without_a_clean_stop },
 		{ "images", test_images },
 		{ "contexts", test_contexts },
 		{ "hist_counts", test_hist_counts },

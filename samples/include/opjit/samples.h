@@ -275,7 +275,8 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 int ops_writer_kernel_symbols(struct ops_writer *w, const char *kallsyms,
 			      const char *modules);
 
-/* Update the totals in the metadata (written at the next flush). */
+/* Update the totals (written to samples.hist at the next flush, and to
+ * session.meta at close). */
 void ops_writer_set_totals(struct ops_writer *w,
 			   const struct ops_session_info *totals);
 
