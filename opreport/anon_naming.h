@@ -38,8 +38,9 @@ void anon_naming_reasons(FILE *f, const struct report_naming *nm);
 
 /* Record in R what became of the N shown anonymous samples (or frames)
  * of P: CLAIMED is anon_handlers_resolve()'s answer, or 0 when HANDLERS
- * is false; COUNT what the batches named.  Says on stderr, once, how
- * many a handler or a refused map left unnamed.  0 or -ENOMEM. */
+ * is false; COUNT what the batches named.  Says through diag(), once,
+ * how many a handler or a refused map left unnamed.  0 or -ENOMEM (not
+ * reported). */
 int anon_naming_note(struct report *r, const struct ops_process *p, uint64_t n,
 		     int claimed, bool handlers,
 		     const struct anon_resolved *res,

@@ -16,7 +16,9 @@
 
 /* Add runs of equal (symbol, address, line) as one hit each; without
  * -d, only the symbol matters: a row of a million addresses is then one
- * hit, not a million. */
+ * hit, not a million.  Here, as in the rest of the file, a failure is
+ * -ENOMEM (-EOVERFLOW for counts) and not reported: profile_build() says
+ * it, and the loader what a handler did. */
 static int add_runs(struct report *r, struct report_hit *proto,
 		    const struct ops_anon_sample *smp, size_t n,
 		    const struct report_sym *const *syms, const char **files,

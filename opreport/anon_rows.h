@@ -15,11 +15,14 @@
 #include "report.h"
 
 /* HANDLERS may be NULL.  Adds the selected samples to r->total and the
- * left-out ones to r->anon_hidden.  0 or -ENOMEM. */
+ * left-out ones to r->anon_hidden.  0, -ENOMEM, or -EOVERFLOW when the
+ * counts cannot be summed (not reported).  A handler that fails has
+ * been reported by the loader; its process's samples become buckets. */
 int anon_rows_add(struct report *r, struct ops_session *s,
 		  struct anon_handlers *handlers);
 
-/* "jit:HANDLER (tgid:N COMM)", interned, or NULL when out of memory. */
+/* "jit:HANDLER (tgid:N COMM)", interned, or NULL when out of memory
+ * (not reported). */
 const char *anon_rows_jit_label(struct report *r, const struct ops_process *p,
 				const char *handler);
 

@@ -13,11 +13,12 @@
 
 struct anon_symcache;
 
+/* NULL when out of memory (not reported). */
 struct anon_symcache *anon_symcache_new(void);
 void anon_symcache_free(struct anon_symcache *c);
 
 /* The report symbol of A, made in R's pool the first time; for NULL,
- * "(unknown)".  NULL when out of memory. */
+ * "(unknown)".  NULL when out of memory (not reported). */
 const struct report_sym *anon_symcache_get(struct anon_symcache *c,
 					   struct report *r,
 					   const struct anon_symbol *a);

@@ -60,6 +60,10 @@ struct cg_resolve {
 
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
 
+/* The functions here that can fail return -ENOMEM (-EINVAL for a frame
+ * the session cannot name) and report nothing: the caller does.  What a
+ * handler did wrong the loader has said. */
+
 bool callgraph_session_has_stacks(const struct ops_session *s)
 {
 	return ops_session_info(s)->callgraph_depth ||

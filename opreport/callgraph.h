@@ -33,11 +33,11 @@
 struct image_cache;
 struct kallsyms;
 
-/* cg_raw_frame.image for an address in anonymous memory, and for one in
- * no mapping the recorder knew */
 /* the most functions one address is said to be inlined into */
 #define CG_INLINE_MAX 64
 
+/* cg_raw_frame.image for an address in anonymous memory, and for one in
+ * no mapping the recorder knew */
 #define CG_ANON UINT32_MAX
 #define CG_UNKNOWN (UINT32_MAX - 1)
 #define CG_NONE UINT32_MAX
@@ -102,13 +102,15 @@ struct callgraph {
 	uint8_t *inlined;   /* storage of cg_stack.inlined */
 };
 
+/* 0 or -ENOMEM (not reported). */
 int callgraph_new(struct callgraph **out, struct report *r);
 void callgraph_free(struct callgraph *cg);
 
 /*
  * Add one stack of COUNT samples: FRAMES leaf first, as the kernel gave
  * them (return addresses for all but the leaf).  TIME_NS is the sample's
- * time (anonymous frames are named by it).  0 or -ENOMEM.
+ * time (anonymous frames are named by it).  0 or -ENOMEM (not
+ * reported).
  */
 int callgraph_add(struct callgraph *cg, const struct cg_raw_ctx *ctx,
 		  const struct cg_raw_frame *frames, size_t n,
@@ -125,7 +127,10 @@ struct cg_sources {
 /* Whether session S recorded call chains (oprofiled -g). */
 bool callgraph_session_has_stacks(const struct ops_session *s);
 
-/* Name every frame and build the model.  0 or -ENOMEM. */
+/* Name every frame and build the model.  0, or a negative errno (not
+ * reported): -ENOMEM, or -EINVAL for a frame of an image or process the
+ * session does not have.  A handler that fails has been reported by the
+ * loader, and its process's frames stay anonymous. */
 int callgraph_resolve(struct callgraph *cg, const struct cg_sources *src);
 
 /* Arcs into node ID (its callers) and out of it (its callees). */

@@ -33,7 +33,7 @@ struct diff {
 };
 
 /* Join BASE and PROFILE, both finished, into D; rows under the
- * threshold on both sides are left out.  0 or -ENOMEM. */
+ * threshold on both sides are left out.  0 or -ENOMEM (not reported). */
 int diff_build(struct diff *d, const struct report *base,
 	       const struct report *profile);
 void diff_free(struct diff *d);

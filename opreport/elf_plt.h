@@ -25,8 +25,8 @@ struct elf_plt {
 /*
  * ABFD's PLT stubs into *OUT.  1 when read; 0, with *OUT untouched,
  * when ABFD is not an x86-64 ELF image with a dynamic symbol table
- * (libbfd's synthetic symbols are then the way); -ENOMEM.  A malformed
- * table or section names no stubs.
+ * (libbfd's synthetic symbols are then the way); -ENOMEM (not reported).
+ * A malformed table or section names no stubs.
  */
 int elf_plt_read(struct elf_plt *out, bfd *abfd);
 void elf_plt_free(struct elf_plt *p);

@@ -29,7 +29,7 @@ struct elf_shdr {
 /* ABFD's ELF header; false when ABFD is not ELF or has no sections. */
 bool elf_read_ehdr(bfd *abfd, struct elf_ehdr *h);
 /* Its H->shnum section headers, in a new array; NULL when they cannot
- * be read, with *ERR -ENOMEM when that was the reason. */
+ * be read, with *ERR -ENOMEM when that was the reason (not reported). */
 struct elf_shdr *elf_read_shdrs(bfd *abfd, const struct elf_ehdr *h, int *err);
 /* LEN bytes at OFF of ABFD in a new buffer, followed by EXTRA zero
  * bytes; NULL as above. */

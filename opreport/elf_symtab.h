@@ -29,7 +29,7 @@ struct elf_code_sym {
 /*
  * ABFD's symbol table (DYNAMIC: the dynamic one).  *OUT is NULL, and 0
  * returned, when ABFD is not ELF or the table is missing, empty or
- * malformed.  Only -ENOMEM is an error.
+ * malformed.  Only -ENOMEM is an error (not reported).
  */
 int elf_symtab_read(struct elf_symtab **out, bfd *abfd, bool dynamic);
 /* st_size of the symbol at VALUE named NAME (a "@VERSION" suffix on

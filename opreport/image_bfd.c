@@ -180,10 +180,11 @@ static char *image_find(const struct opreport_opts *o, const char *path)
 
 /*
  * PATH as an object file, or NULL with *ERR a negative errno (0 when
- * libbfd refused it; bfd_get_error says why).  The file goes through the
- * session reader's gate first, so a FIFO or device under an image's name
- * is refused instead of hanging the report, and libbfd reads from that
- * very descriptor.
+ * libbfd refused it; bfd_get_error says why), not reported: the caller
+ * knows what the file was for.  The file goes through the session
+ * reader's gate first, so a FIFO or device under an image's name is
+ * refused instead of hanging the report, and libbfd reads from that very
+ * descriptor.
  */
 static bfd *bfd_open_object(const char *path, int *err)
 {
@@ -382,6 +383,9 @@ static bfd *debug_open(struct image_bfd *img)
 	return dbg;
 }
 
+/* ABFD's symbols (DYNAMIC: its dynamic ones) into a new *OUT: how many,
+ * 0 when it has none or libbfd cannot read them, or -ENOMEM (not
+ * reported). */
 static long read_symtab(bfd *abfd, asymbol ***out, bool dynamic)
 {
 	long size, n;
@@ -481,7 +485,8 @@ static void add_synth(struct elf_code_sym *c, size_t *n, asymbol *synth,
 }
 
 /* Candidates into a table sorted by address, one symbol per address,
- * each ending at its ELF size, the next symbol or its section's end. */
+ * each ending at its ELF size, the next symbol or its section's end.
+ * 0 or -ENOMEM (not reported). */
 static int syms_build(struct elf_code_sym *c, size_t n,
 		      struct report_sym **out, size_t *nr)
 {
@@ -518,7 +523,8 @@ static int syms_build(struct elf_code_sym *c, size_t n,
 
 /* The stubs' names come from the dynamic symbol table (synthetic
  * symbols), which in a big executable costs as much to read as the
- * static table: node exports all of V8. */
+ * static table: node exports all of V8.  How many dynamic symbols, or
+ * -ENOMEM (not reported). */
 static int read_plt(struct image_bfd *img, struct elf_code_sym **c, size_t *n)
 {
 	long ndyn, nsyn;
@@ -581,7 +587,8 @@ static void plt_load(struct image_bfd *img)
 }
 
 /* The ELF static table, read directly: of the debug file when it has
- * one (the fullest), else of the image.  1 when there is one. */
+ * one (the fullest), else of the image.  1 when there is one, 0 when
+ * not, or -ENOMEM (not reported). */
 static int elf_static_symtab(struct image_bfd *img)
 {
 	struct elf_code_sym *c;
@@ -607,6 +614,9 @@ static int elf_static_symtab(struct image_bfd *img)
 	return err ? err : 1;
 }
 
+/* IMG's symbols, from the best table it has.  0 or -ENOMEM, as
+ * build_sections() (not reported: image_open() says it, naming the
+ * image). */
 static int build_symtab(struct image_bfd *img)
 {
 	struct elf_symtab *sizes = NULL;
@@ -706,6 +716,7 @@ static int build_sections(struct image_bfd *img)
 static void image_lines(void *arg, const uint64_t *vmas, size_t n,
 			const char **files, uint32_t *lines);
 
+/* Open IMG's file; what makes it unusable is one warning naming it. */
 static void image_open(struct image_bfd *img, const struct ops_image *rec)
 {
 	const char *why;
@@ -845,6 +856,8 @@ static void lines_syms(struct image_bfd *img)
 
 	if (!img->linesyms_read) {
 		img->linesyms_read = true;
+		/* out of memory, libbfd looks lines up without them: they
+		 * only fill in a function name the DWARF lacks */
 		if (!*syms && read_symtab(img->linebfd, syms, false) < 0)
 			*syms = NULL;
 	}
@@ -928,6 +941,7 @@ static void sym_demangle(struct image_bfd *img, struct report_sym *s)
 	if (!d)
 		return;
 	grown = realloc(img->owned, (img->nr_owned + 1) * sizeof(*grown));
+	/* out of memory: the mangled name stays, still the symbol's */
 	if (!grown) {
 		free(d);
 		return;

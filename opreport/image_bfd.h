@@ -29,7 +29,8 @@ int image_cache_new(struct image_cache **out, const struct opreport_opts *o,
 void image_cache_free(struct image_cache *c);
 
 /* The image of session image ID, opened on first use.  Never NULL unless
- * out of memory; an unusable image resolves to "(no symbols)". */
+ * out of memory (not reported); an unusable image resolves to "(no
+ * symbols)". */
 struct image_bfd *image_cache_get(struct image_cache *c, uint32_t id,
 				  const struct ops_image *img);
 

@@ -165,8 +165,8 @@ void kallsyms_parse_modules(struct kallsyms *ks, const char *buf, size_t len,
 }
 
 /* The whole of FILE, NUL-terminated, through the session reader's gate
- * (a regular file no larger than MAX); a warning names it when it cannot
- * be read. */
+ * (a regular file no larger than MAX).  0, *BUF NULL and a warning
+ * naming it when it cannot be read (reported), or -ENOMEM (not). */
 static int read_whole(const char *file, uint64_t max, const char *what,
 		      char **buf, size_t *len)
 {

@@ -15,7 +15,8 @@
 struct kallsyms;
 
 /* Parse a kallsyms text.  Malformed lines are skipped and counted; the
- * first is at *FIRST_BAD (1-based).  0 or -ENOMEM. */
+ * first is at *FIRST_BAD (1-based), for the caller to say.  0 or -ENOMEM
+ * (not reported). */
 int kallsyms_parse(struct kallsyms **out, const char *buf, size_t len,
 		   size_t *nr_bad, size_t *first_bad);
 
@@ -27,7 +28,7 @@ void kallsyms_parse_modules(struct kallsyms *ks, const char *buf, size_t len,
 
 /* Read FILE and MODULES of the session in DIR (either may be NULL: no
  * symbols, no bounds); problems, a missing FILE included, are one
- * warning line each.  0 or -ENOMEM. */
+ * warning line each (reported).  0 or -ENOMEM (not reported). */
 int kallsyms_load(struct kallsyms **out, const char *dir, const char *file,
 		  const char *modules);
 void kallsyms_free(struct kallsyms *ks);

@@ -2,8 +2,8 @@
 /*
  * opreport's command line: the popt table and the parsers of option
  * values.  Each value parser returns 0, or -EINVAL with one line in
- * ERR that names the value and the problem (no "opreport: " prefix, no
- * newline); the command adds the prefix and exits.
+ * ERR that names the value and the problem (not reported: no
+ * "opreport: " prefix, no newline); options_parse() prints it.
  */
 #ifndef OPREPORT_OPTIONS_H
 #define OPREPORT_OPTIONS_H
@@ -24,17 +24,19 @@ int options_parse_demangle(const char *s, enum opreport_demangle *out,
 			   char *err, size_t errlen);
 
 /* Append the items of the comma list S to the NULL-terminated *LIST;
- * empty items are skipped.  0 or -ENOMEM.  (Lists of keywords, --sort
- * and --merge, refuse empty items instead.) */
+ * empty items are skipped.  0 or -ENOMEM (not reported).  (Lists of
+ * keywords, --sort and --merge, refuse empty items instead.) */
 int options_list_append(char ***list, size_t *nr, const char *s);
 void options_list_free(char **list);
 
-/* A handler name as the loader accepts it (anon_handler_name_check()). */
+/* A handler name as the loader accepts it (anon_handler_name_check()):
+ * 0, or -EINVAL with ERR as above. */
 int options_check_handler_name(const char *s, char *err, size_t errlen);
 
 /*
  * Parse ARGV into O.  Returns 0 to go on, 1 when the run is over
- * (--version printed), or -1 after printing one line for a bad option.
+ * (--version printed), or -1 for a bad option or out of memory
+ * (reported: one line, printed here).
  * --help and --usage print and exit here, as popt does.  O owns its
  * strings until options_free().
  */

@@ -2,7 +2,8 @@
 /*
  * The output formats.  text is OProfile's layout; csv and json carry the
  * same rows for scripts (json's schema is opreport/JSON.md).  Each
- * returns 0 or -EIO when the stream failed.
+ * returns 0, -EIO when the stream failed, or -ENOMEM (not reported: the
+ * command names the file it was writing).
  */
 #ifndef OPREPORT_OUT_H
 #define OPREPORT_OUT_H
@@ -18,7 +19,8 @@ int out_json(FILE *f, const struct report *r);
 int out_callgraph(FILE *f, const struct report *r);
 /* One line per unique stack, "root;...;leaf COUNT" (flamegraph.pl). */
 int out_folded(FILE *f, const struct report *r);
-/* The folded lines, one per distinct stack, sorted by text. */
+/* The folded lines, one per distinct stack, sorted by text.  0 or
+ * -ENOMEM (not reported). */
 struct out_folded_line {
 	char *text;
 	uint64_t count;
@@ -34,7 +36,8 @@ void out_text_header(FILE *f, const struct report *r);
 /*
  * Open the -o file PATH for writing, refusing what another user could
  * have planted there: a symbolic link in a sticky directory, a file with
- * other hard links, a FIFO nobody reads.  NULL with *WHY saying why.
+ * other hard links, a FIFO nobody reads.  NULL with *WHY saying why
+ * (not reported: the command names the file).
  */
 FILE *out_file_open(const char *path, const char **why);
 
@@ -67,7 +70,6 @@ const char *out_naming_status(enum naming_status s);
 const char *out_naming_why(const struct report *r,
 			   const struct report_naming *nm);
 
-/* The note that anonymous samples were left out, after PREFIX. */
 /* The note that anonymous samples are not shown, into BUF. */
 void out_anon_hidden_note(char *buf, size_t len, const struct report *r);
 /* The width F's lines keep within: a terminal's, unless -f asked for
@@ -77,8 +79,9 @@ int out_line_limit(FILE *f, const struct report *r);
 void out_date(const struct report *r, char *buf, size_t len);
 
 /* The report's escape (escape.h) on S: S itself when nothing needs
- * escaping, else an escaped copy in POOL.  out_warnf prints "opreport:
- * warning: MESSAGE" on stderr, escaped the same way. */
+ * escaping, else an escaped copy in POOL ("(out of memory)" when there
+ * is no room).  out_warnf says "warning: MESSAGE" through diag(),
+ * escaped the same way. */
 struct strpool;
 const char *out_safe(struct strpool *pool, const char *s);
 void out_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -14,6 +14,10 @@
 #include "spec.h"
 #include "strpool.h"
 
+/* Of the functions here, only profile_build() reports a failure: the
+ * others return -ENOMEM, -EOVERFLOW or the session's errno for it to
+ * say, once; warnings they say themselves. */
+
 struct profile {
 	struct image_cache *images;
 	struct kallsyms *ks;

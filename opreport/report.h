@@ -166,14 +166,16 @@ static inline int report_count_add(uint64_t *sum, uint64_t n)
 	return 0;
 }
 
+/* 0 or -ENOMEM (not reported). */
 int report_init(struct report *r, const struct opreport_opts *opts);
 void report_release(struct report *r);
 
-/* Add one hit; its strings must come from r->pool.  0 or -ENOMEM. */
+/* Add one hit; its strings must come from r->pool.  0 or -ENOMEM (not
+ * reported). */
 int report_add_hit(struct report *r, const struct report_hit *h);
 
 /* Fold the hits into rows, resolve per-address lines for -d -g, filter
- * (-i, -e, -t, -x) and sort.  0 or -ENOMEM. */
+ * (-i, -e, -t, -x) and sort.  0 or -ENOMEM (not reported). */
 int report_finish(struct report *r);
 
 /* Whether -i, -e and -x keep ROW. */
@@ -183,14 +185,14 @@ bool report_row_kept(const struct report *r, const struct report_row *row);
 void report_sort_rows(const struct report *r, struct report_row *rows,
 		      size_t n);
 
-/* A new naming entry for process P, zeroed but for its tgid and comm;
- * NULL out of memory. */
 /* What the naming counts count: "frame" or "sample". */
 static inline const char *report_naming_unit(const struct report *r)
 {
 	return r->naming_frames && r->has_stacks ? "frame" : "sample";
 }
 
+/* A new naming entry for process P, zeroed but for its tgid and comm;
+ * NULL out of memory (not reported). */
 struct report_naming *report_naming_add(struct report *r,
 					const struct ops_process *p);
 

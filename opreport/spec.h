@@ -13,17 +13,18 @@
 
 struct profile_spec;
 
+/* NULL when out of memory (not reported). */
 struct profile_spec *profile_spec_new(void);
 void profile_spec_free(struct profile_spec *spec);
 
 /* Add one command-line word.  0, -ENOMEM, or -EINVAL with one line in
- * ERR naming the word and the problem. */
+ * ERR naming the word and the problem (not reported). */
 int profile_spec_parse(struct profile_spec *spec, const char *word, char *err,
 		       size_t errlen);
 
 /* No word at all: everything matches. */
 bool profile_spec_is_empty(const struct profile_spec *spec);
-/* DST's words become SRC's.  0 or -ENOMEM. */
+/* DST's words become SRC's.  0 or -ENOMEM (not reported). */
 int profile_spec_copy(struct profile_spec *dst,
 		      const struct profile_spec *src);
 bool profile_spec_has_image(const struct profile_spec *spec);

@@ -10,17 +10,18 @@
 
 struct strpool;
 
+/* NULL when out of memory (not reported). */
 struct strpool *strpool_new(void);
 void strpool_free(struct strpool *p);
 
-/* Zeroed memory freed with the pool, or NULL. */
+/* Zeroed memory freed with the pool, or NULL (not reported). */
 void *strpool_alloc(struct strpool *p, size_t size);
 
 /* The one copy of S in the pool (equal strings, equal pointers), or
- * NULL when out of memory. */
+ * NULL when out of memory (not reported). */
 const char *strpool_intern(struct strpool *p, const char *s);
 
-/* An interned string built like printf. */
+/* An interned string built like printf, or NULL (not reported). */
 const char *strpool_printf(struct strpool *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

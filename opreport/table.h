@@ -23,13 +23,15 @@ struct table_col {
 
 struct table;
 
-/* A table of NR columns, the last one free, or NULL out of memory. */
+/* A table of NR columns, the last one free, or NULL out of memory (not
+ * reported). */
 struct table *table_new(const struct table_col *cols, unsigned nr);
 void table_free(struct table *t);
 
-/* A row: INDENT, then NR cells (copied). 0 or -ENOMEM. */
+/* A row: INDENT, then NR cells (copied). 0 or -ENOMEM (not reported). */
 int table_row(struct table *t, const char *indent, const char *const *cells);
-/* A line outside the columns, printed as it is. 0 or -ENOMEM. */
+/* A line outside the columns, printed as it is. 0 or -ENOMEM (not
+ * reported). */
 int table_text(struct table *t, const char *line);
 
 /* S in at most W characters: whole, or cut with "..." in the middle
@@ -40,7 +42,8 @@ void table_put_fitted(FILE *f, const char *s, int w, bool middle);
 #define TABLE_NAME_MIN 24
 
 /* Every row and line to F, each line within LIMIT characters where the
- * shrinkable columns allow (0: no limit). */
+ * shrinkable columns allow (0: no limit); F's error flag says whether
+ * they were written. */
 void table_print(const struct table *t, FILE *f, int limit);
 
 #endif

@@ -69,7 +69,8 @@ static const char *dirs_text(const struct handler_dirs *d, char *buf,
 }
 
 /* Find and open NAME; a refusal is reported here, where the file is
- * known, and is not an error for the caller. */
+ * known, and is not an error for the caller.  0, or -ENOMEM (not
+ * reported: the caller says it once). */
 static int load_one(struct anon_handlers *hs, const struct handler_dirs *d,
 		    const char *name)
 {
@@ -179,7 +180,9 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every libNAME.so in DIR, sorted, so the listing is stable. */
+/* Every libNAME.so in DIR, sorted, so the listing is stable; a
+ * directory that cannot be read holds none.  0 or -ENOMEM (not
+ * reported). */
 static int dir_names(const char *dir, char ***names, size_t *n)
 {
 	struct dirent *e;
@@ -216,7 +219,8 @@ static int dir_names(const char *dir, char ***names, size_t *n)
 	return rc;
 }
 
-/* Returns how many handlers it listed. */
+/* Returns how many handlers it listed; one that cannot be opened is a
+ * line. */
 static size_t list_dir(FILE *out, const struct handler_dirs *d, size_t di,
 		       char **names, size_t n)
 {

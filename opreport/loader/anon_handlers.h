@@ -23,7 +23,7 @@ const char *handler_name_problem(const char *name);
 /*
  * The one rule for handler names, for the option parser and the loader:
  * 0, or -EINVAL with ERR (ERRLEN bytes) saying
- * "invalid handler name 'NAME': REASON".
+ * "invalid handler name 'NAME': REASON" (not reported).
  */
 int anon_handler_name_check(const char *name, char *err, size_t errlen);
 
@@ -32,8 +32,8 @@ int anon_handler_name_check(const char *name, char *err, size_t errlen);
  * HANDLER_PATH (--handler-path, may be NULL), then $OPJIT_HANDLER_PATH,
  * then the installed handler directory, then the build tree when opreport
  * runs uninstalled.  A handler that cannot be used is skipped with one
- * line on stderr naming the file (or the name) and the reason.  Returns 0,
- * or a negative errno (reported) when nothing could be allocated.
+ * line naming the file (or the name) and the reason.  Returns 0, or a
+ * negative errno (reported) when nothing could be allocated.
  */
 int anon_handlers_load(struct anon_handlers **out, const char *const *names,
 		       size_t nr_names, const char *handler_path);
@@ -51,7 +51,8 @@ struct anon_isolation {
 void anon_handlers_isolate(const struct anon_isolation *iso);
 
 /* --list-handlers: every handler found on the search path, with its path,
- * ABI version and description. */
+ * ABI version and description, to OUT; one that cannot be used, or none
+ * at all, is a line through diag().  0, or a negative errno (reported). */
 int anon_handlers_list(FILE *out, const char *handler_path);
 
 /* A symbol a handler named, copied into memory the report owns. */
@@ -105,7 +106,7 @@ struct anon_resolved {
  * samples from index BASE of those passed in, its arrays indexed from 0.
  * Batches are bounded, so that naming a process costs memory for its
  * samples and a batch, not for a name per sample.  0, or -ENOMEM, which
- * stops the naming. */
+ * stops the naming (not reported: the loader says it). */
 typedef int (*anon_batch_fn)(void *ctx, const struct anon_resolved *batch,
 			     size_t base, size_t n);
 
@@ -114,10 +115,13 @@ typedef int (*anon_batch_fn)(void *ctx, const struct anon_resolved *batch,
  * that claims it names SAMPLES, which are sorted by address, through
  * SINK.  Returns 1 when a handler claimed it (RES says which), 0 when
  * none did (RES then says only whether a map was refused or could not be
- * read, and why), or a negative errno (already reported on stderr) when
- * the claiming handler failed or SINK ran out of memory.  Equal symbols
- * come back as equal pointers, in every batch, so the core can group by
- * pointer.  RES's arrays stay NULL.
+ * read, and why), or a negative errno (reported) when the claiming
+ * handler failed or SINK ran out of memory.  A handler that fails to
+ * claim it is reported too, and the next one is offered it.  What a
+ * handler did wrong with a process is said once, however often the
+ * process is offered.  Equal symbols come back as equal pointers, in
+ * every batch, so the core can group by pointer.  RES's arrays stay
+ * NULL.
  */
 int anon_handlers_resolve(struct anon_handlers *h, struct ops_session *s,
 			  uint32_t proc_id,

@@ -65,7 +65,9 @@ struct anon_handlers {
 #define HANDLER_NAME_MAX 64
 bool handler_name_valid(const char *name);
 
-/* The search path as a NULL-terminated array of directories, in order. */
+/* The search path as a NULL-terminated array of directories, in order.
+ * handler_dirs_get() drops a directory the trust rules refuse, with a
+ * line (reported); 0 or -ENOMEM (not reported). */
 struct handler_dirs {
 	char **dir;
 	size_t n;
@@ -75,14 +77,16 @@ void handler_dirs_free(struct handler_dirs *d);
 
 /*
  * Find libNAME.so in DIR by comparing against the directory's entries;
- * *PATH is malloc'ed.  0, -ENOENT when absent, or another negative errno.
+ * *PATH is malloc'ed.  0, -ENOENT when absent, or another negative errno
+ * (not reported: the caller knows the search path).
  */
 int handler_dir_find(const char *dir, const char *name, char **path);
 
 /*
  * Open the handler file PATH that should be called NAME, with every
  * check.  On refusal, returns a negative errno and REASON (REASONLEN
- * bytes) says why; nothing stays open.
+ * bytes) says why (not reported: the caller names the file); nothing
+ * stays open.
  */
 int handler_open(struct anon_handler *h, const char *path, const char *name,
 		 char *reason, size_t reasonlen);
@@ -93,7 +97,10 @@ void handler_close(struct anon_handler *h);
  * reason ST may not be used as a map of PROC, naming the rule, or NULL;
  * LIVE says the file is the live one in /tmp rather than a session copy.
  * BUF (LEN bytes) may hold the reason.  handler_trust_open_map() is the
- * host's open_map service.
+ * host's open_map service: a descriptor; -ENOENT when the file is
+ * missing, or -EINVAL for a malformed request (not reported); or another
+ * negative errno when refused, with WHY (WHYLEN bytes) and a warning
+ * through the host (reported).
  */
 const char *handler_trust_check(const struct stat *st,
 				const struct opjit_process *proc, bool live,
@@ -169,7 +176,7 @@ struct handler_answer {
 	size_t len_inl, cap_inl;
 };
 
-/* Room for N more frames in A->inl.  0 or -ENOMEM. */
+/* Room for N more frames in A->inl.  0 or -ENOMEM (not reported). */
 int handler_answer_inl_reserve(struct handler_answer *a, size_t n);
 
 /* Why a call into a handler failed. */
@@ -187,7 +194,11 @@ enum handler_fail {
  * The collector turns what resolve() returned into table entries: one
  * entry per distinct symbol (by content, so a handler that hands out a
  * new pointer per call, or reuses one buffer, still groups right), each
- * checked once.  Entries are copied into *ARENA.
+ * checked once.  Entries are copied into *ARENA.  Nothing here reports:
+ * handler_collect_new() is NULL out of memory, handler_collect_batch()
+ * 0 or -HANDLER_* and handler_sym_check() 0 or -HANDLER_BROKE, with WHY
+ * filled for the caller, who names the handler and the process; the
+ * table's adds are 0 or -ENOMEM.
  */
 struct handler_collect;
 struct handler_collect *handler_collect_new(struct handler_arena **arena);
@@ -207,8 +218,10 @@ void handler_table_free(struct handler_table *t);
 /*
  * The calls of one handler on one process, in-process (handler_call.c)
  * or through its helper (handler_proc.c).  Each returns 0 (claim: 1 or
- * 0), or -HANDLER_* with WHY filled.  resolve() appends new entries to
- * TABLE and fills ANS for the N samples.
+ * 0), or -HANDLER_* with WHY filled (not reported: the caller names the
+ * process).  A helper that cannot be started again is the exception:
+ * claim() reports it, once, and answers 0.  resolve() appends new
+ * entries to TABLE and fills ANS for the N samples.
  */
 struct handler_ops {
 	int (*claim)(struct anon_handler *h, const struct opjit_process *op,
@@ -232,7 +245,8 @@ int handler_call_resolve(struct anon_handler *h, struct handler_collect *c,
 void handler_call_release(struct anon_handler *h);
 void handler_host_init(struct anon_handler *h);
 
-/* The helper process of a handler (handler_proc.c). */
+/* The helper process of a handler (handler_proc.c): 0, or a negative
+ * errno with REASON as handler_open() (not reported). */
 int handler_proc_load(struct anon_handler *h, const char *path,
 		      const char *name, char *reason, size_t len);
 void handler_proc_close(struct anon_handler *h);
@@ -241,10 +255,12 @@ void handler_proc_close(struct anon_handler *h);
 void handler_child_main(int fd, const char *path, const char *name)
 	__attribute__((noreturn));
 
-/* Drop what a helper does not need; 0 or a negative errno. */
+/* Drop what a helper does not need; 0 or a negative errno with WHY,
+ * which the helper sends (not reported). */
 int handler_sandbox_enter(int fd, char *why, size_t len);
 
-/* Report-owned memory, freed all at once. */
+/* Report-owned memory, freed all at once; NULL out of memory (not
+ * reported). */
 void *handler_arena_alloc(struct handler_arena **a, size_t size);
 char *handler_arena_strdup(struct handler_arena **a, const char *s);
 void handler_arena_free(struct handler_arena *a);

@@ -161,7 +161,7 @@ void handler_proc_close(struct anon_handler *h)
 }
 
 /* Start H's helper and read what it says of the handler: 0, or a
- * negative errno with REASON. */
+ * negative errno with REASON (not reported: the caller names the file). */
 static int proc_start(struct anon_handler *h, const char *path,
 		      const char *name, char *reason, size_t len)
 {

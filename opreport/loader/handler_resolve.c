@@ -223,7 +223,8 @@ static void broke(struct resolve_ctx *c, const struct ops_process *p,
 	    stays ? "; its samples stay anonymous" : "");
 }
 
-/* Point the batch's arrays at the table entries the answer names. */
+/* Point the batch's arrays at the table entries the answer names.  0 or
+ * -HANDLER_NOMEM (not reported). */
 static int answer_apply(struct resolve_ctx *c, size_t n)
 {
 	struct anon_resolved *b = &c->batch;
@@ -266,6 +267,9 @@ static void malformed_note(struct resolve_ctx *c, const struct ops_process *p,
 		    OPJIT_HANDLER_ABI_MINOR, fate);
 }
 
+/* Name the N SAMPLES of P, batch by batch, into the sink.  0 (the
+ * malformed entries said), or -HANDLER_* with c->why (not reported:
+ * claim_by() says it). */
 static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 		       const struct ops_anon_sample *samples, size_t n)
 {

@@ -3,7 +3,8 @@
  * The channel between opreport and a handler's helper process: a byte
  * stream of little fixed-size fields and length-prefixed strings, read
  * and written with a deadline on opreport's side.  Errors are sticky, so
- * a message is read field by field and checked once at its end.
+ * a message is read field by field and checked once at its end; nothing
+ * here reports one (the caller says what it meant for the handler).
  */
 #ifndef OPREPORT_HANDLER_WIRE_H
 #define OPREPORT_HANDLER_WIRE_H
