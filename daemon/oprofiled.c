@@ -33,8 +33,14 @@
 #define SYS_pidfd_open 434
 #endif
 
-#define TICK_NS 100000000ll /* drain and retry every 100 ms */
-#define TICKS_PER_FLUSH 10  /* durable at least once a second */
+/*
+ * A wake-up costs this VM-hosted loop more than a thousand samples, so
+ * the loop sleeps until a buffer is a quarter full or the next flush,
+ * and drains every 100 ms only while something waits on time: held
+ * samples, processes starting or ending, attaches to make.
+ */
+#define TICK_NS 100000000ull   /* drain and retry while busy */
+#define FLUSH_NS 1000000000ull /* durable at least once a second */
 
 struct daemon {
 	struct options *o;
@@ -49,7 +55,7 @@ struct daemon {
 	bool child_done;
 	int child_status;
 	int sigfd, timerfd, pidfd;
-	unsigned ticks;
+	uint64_t flush_ns; /* when the next flush is due */
 	uint64_t deadline_ns;
 };
 
@@ -108,19 +114,38 @@ static void daemon_tick(struct daemon *d)
 {
 	uint64_t n;
 
+	uint64_t now;
+
 	if (read(d->timerfd, &n, sizeof(n)) != sizeof(n))
 		return;
-	d->ticks += (unsigned)n;
-	if (d->ticks >= TICKS_PER_FLUSH) {
-		d->ticks = 0;
+	now = oputil_clock_ns(CLOCK_MONOTONIC);
+	if (now >= d->flush_ns) {
+		d->flush_ns = now + FLUSH_NS;
 		recorder_flush(&d->r);
 	}
-	if (d->deadline_ns &&
-	    oputil_clock_ns(CLOCK_MONOTONIC) >= d->deadline_ns)
+	if (d->deadline_ns && now >= d->deadline_ns)
 		d->stop = true;
 	if (d->o->mode == MODE_PID && d->pidfd < 0 && kill(d->o->pid, 0) < 0 &&
 	    errno == ESRCH)
 		d->stop = true;
+}
+
+/* Wake at the next flush or deadline, or in TICK_NS while busy. */
+static void daemon_arm(struct daemon *d)
+{
+	uint64_t next = d->flush_ns;
+	struct itimerspec its = { 0 };
+
+	if (recorder_busy(&d->r) || (d->o->mode == MODE_PID && d->pidfd < 0)) {
+		uint64_t soon = oputil_clock_ns(CLOCK_MONOTONIC) + TICK_NS;
+
+		next = soon < next ? soon : next;
+	}
+	if (d->deadline_ns && d->deadline_ns < next)
+		next = d->deadline_ns;
+	its.it_value.tv_sec = (time_t)(next / 1000000000ull);
+	its.it_value.tv_nsec = (long)(next % 1000000000ull);
+	timerfd_settime(d->timerfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
 static void daemon_loop(struct daemon *d)
@@ -154,6 +179,7 @@ static void daemon_loop(struct daemon *d)
 			if (pfd[i].revents & (POLLHUP | POLLERR))
 				pfd[i].fd = -1;
 		daemon_drain(d);
+		daemon_arm(d);
 	}
 	free(pfd);
 }
@@ -270,11 +296,9 @@ static int daemon_open_counters(struct daemon *d)
 
 static int daemon_setup_fds(struct daemon *d, const sigset_t *mask)
 {
-	struct itimerspec its = {
-		.it_interval = { 0, TICK_NS },
-		.it_value = { 0, TICK_NS },
-	};
+	struct itimerspec its = { .it_value = { 0, TICK_NS } };
 
+	d->flush_ns = oputil_clock_ns(CLOCK_MONOTONIC) + FLUSH_NS;
 	d->sigfd = signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	d->timerfd =
 		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);

@@ -387,16 +387,20 @@ void recorder_record(struct recorder *r, const struct perf_event_header *h)
 			recorder_sample(r, (const void *)h);
 		break;
 	case PERF_RECORD_MMAP2:
+		r->round_events++;
 		recorder_mmap2(r, (const void *)h);
 		break;
 	case PERF_RECORD_COMM:
+		r->round_events++;
 		recorder_comm(r, (const void *)h);
 		break;
 	case PERF_RECORD_FORK:
+		r->round_events++;
 		if (h->size >= sizeof(struct record_task))
 			recorder_fork(r, (const void *)h);
 		break;
 	case PERF_RECORD_EXIT:
+		r->round_events++;
 		if (h->size >= sizeof(struct record_task))
 			recorder_exit(r, (const void *)h);
 		break;
@@ -475,6 +479,9 @@ void recorder_end_round(struct recorder *r)
 	jitlog_attach_pending(r);
 	r->round++;
 	recorder_reap(r);
+	r->busy = r->round_events || r->pending.n || r->jitlog_pending ||
+		  r->exits_head < r->nr_exits;
+	r->round_events = 0;
 }
 
 int recorder_flush(struct recorder *r)

@@ -48,6 +48,8 @@ struct recorder {
 	uint32_t processes;
 	struct ops_frame *frames; /* a stack being built, with -g */
 	uint32_t jitlog_pending;  /* processes to attach to next round */
+	uint32_t round_events;	  /* mappings, processes seen this round */
+	bool busy;		  /* see recorder_busy() */
 	int err;		  /* first failure: recording stops */
 	bool err_from_writer;
 };
@@ -59,6 +61,14 @@ void recorder_free(struct recorder *r);
 void recorder_record(struct recorder *r, const struct perf_event_header *h);
 /* After each batch: retry held samples, forget processes long gone. */
 void recorder_end_round(struct recorder *r);
+/* Whether the next round should come soon rather than at the next
+ * flush: samples are held for a mapping, processes started or ended in
+ * the last round (a short-lived one is read from /proc while it lives),
+ * exited processes wait to be forgotten, or attaches are to be made. */
+static inline bool recorder_busy(const struct recorder *r)
+{
+	return r->busy;
+}
 /* Learn a running process from /proc (mappings, comm, executable). */
 int recorder_scan_pid(struct recorder *r, pid_t pid);
 int recorder_scan_all(struct recorder *r);
