@@ -4,15 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <oputil/grow.h>
 #include <oputil/hash.h>
-
-struct imgcache_entry {
-	struct imgcache_entry *next;
-	struct imgcache_key key;
-	uint64_t hash;
-	uint32_t id;
-	char path[];
-};
 
 static uint64_t imgcache_hash(const struct imgcache_key *k)
 {
@@ -34,84 +27,63 @@ static int imgcache_equal(const struct imgcache_key *a,
 
 int imgcache_init(struct imgcache *c)
 {
-	c->nr_buckets = 1024;
-	c->n = 0;
-	c->buckets = calloc(c->nr_buckets, sizeof(*c->buckets));
-	return c->buckets ? 0 : -ENOMEM;
+	memset(c, 0, sizeof(*c));
+	return 0;
+}
+
+static uint32_t imgcache_find(const struct imgcache *c,
+			      const struct imgcache_key *key,
+			      struct oputil_idxset_pos *pos)
+{
+	return oputil_idxset_find(&c->set, imgcache_hash(key), pos, k,
+				  imgcache_equal(&c->v[k].key, key));
 }
 
 int imgcache_get(const struct imgcache *c, const struct imgcache_key *key,
 		 uint32_t *id)
 {
-	uint64_t h = imgcache_hash(key);
-	struct imgcache_entry *e = c->buckets[h & (c->nr_buckets - 1)];
+	uint32_t i = imgcache_find(c, key, NULL);
 
-	for (; e; e = e->next)
-		if (e->hash == h && imgcache_equal(&e->key, key)) {
-			*id = e->id;
-			return 0;
-		}
-	return -ENOENT;
-}
-
-static int imgcache_grow(struct imgcache *c)
-{
-	size_t nb = c->nr_buckets * 2;
-	struct imgcache_entry **b = calloc(nb, sizeof(*b));
-
-	if (!b)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->nr_buckets; i++) {
-		struct imgcache_entry *e = c->buckets[i], *next;
-
-		for (; e; e = next) {
-			next = e->next;
-			e->next = b[e->hash & (nb - 1)];
-			b[e->hash & (nb - 1)] = e;
-		}
-	}
-	free(c->buckets);
-	c->buckets = b;
-	c->nr_buckets = nb;
+	if (i == OPUTIL_IDXSET_NONE)
+		return -ENOENT;
+	*id = c->v[i].id;
 	return 0;
 }
 
 int imgcache_put(struct imgcache *c, const struct imgcache_key *key,
 		 uint32_t id)
 {
-	size_t len = strlen(key->path) + 1;
-	struct imgcache_entry *e = malloc(sizeof(*e) + len);
-	size_t b;
+	struct oputil_idxset_pos pos;
+	struct imgcache_entry *e;
+	uint32_t i = imgcache_find(c, key, &pos);
+	char *path;
 
-	if (!e)
+	if (i != OPUTIL_IDXSET_NONE) {
+		c->v[i].id = id;
+		return 0;
+	}
+	if (c->n >= OPUTIL_IDXSET_NONE ||
+	    oputil_grow(&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
 		return -ENOMEM;
-	if (c->n >= c->nr_buckets && imgcache_grow(c)) {
-		free(e);
+	path = strdup(key->path);
+	if (!path)
+		return -ENOMEM;
+	if (oputil_idxset_put(&c->set, &pos, (uint32_t)c->n) < 0) {
+		free(path);
 		return -ENOMEM;
 	}
-	memcpy(e->path, key->path, len);
+	e = &c->v[c->n++];
 	e->key = *key;
-	e->key.path = e->path;
-	e->hash = imgcache_hash(key);
+	e->key.path = path;
 	e->id = id;
-	b = e->hash & (c->nr_buckets - 1);
-	e->next = c->buckets[b];
-	c->buckets[b] = e;
-	c->n++;
 	return 0;
 }
 
 void imgcache_free(struct imgcache *c)
 {
-	for (size_t i = 0; i < c->nr_buckets; i++) {
-		struct imgcache_entry *e = c->buckets[i], *next;
-
-		for (; e; e = next) {
-			next = e->next;
-			free(e);
-		}
-	}
-	free(c->buckets);
-	c->buckets = NULL;
-	c->nr_buckets = c->n = 0;
+	for (size_t i = 0; i < c->n; i++)
+		free((char *)c->v[i].key.path);
+	free(c->v);
+	oputil_idxset_free(&c->set);
+	memset(c, 0, sizeof(*c));
 }

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <oputil/idxset.h>
+
 struct imgcache_key {
 	const char *path;
 	uint64_t dev, ino; /* 0 when the kernel gave a build-id */
@@ -16,11 +18,15 @@ struct imgcache_key {
 	uint8_t build_id_size;
 };
 
-struct imgcache_entry;
+struct imgcache_entry {
+	struct imgcache_key key; /* its path owned */
+	uint32_t id;
+};
 
 struct imgcache {
-	struct imgcache_entry **buckets;
-	size_t nr_buckets, n;
+	struct imgcache_entry *v;
+	size_t n, cap;
+	struct oputil_idxset set; /* of v, by key */
 };
 
 int imgcache_init(struct imgcache *c);

@@ -6,33 +6,24 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PROCTAB_BUCKETS 4096
 /* a JIT that maps more separate regions than this is summarised by the
  * ones seen first; the samples themselves are all kept */
 #define PROC_MAX_RANGES 65536
 
 int proctab_init(struct proctab *t)
 {
-	t->buckets = calloc(PROCTAB_BUCKETS, sizeof(*t->buckets));
-	if (!t->buckets)
-		return -ENOMEM;
-	t->nr_buckets = PROCTAB_BUCKETS;
-	t->n = 0;
+	memset(t, 0, sizeof(*t));
 	return 0;
 }
 
-static size_t proctab_hash(const struct proctab *t, uint32_t tgid)
-{
-	return (tgid * 2654435761u) & (t->nr_buckets - 1);
-}
-
+/* tgid 0 is a task too: keys are tgid + 1, since 0 is not a key */
 struct proc *proctab_get(const struct proctab *t, uint32_t tgid)
 {
-	struct proc *p = t->buckets[proctab_hash(t, tgid)];
+	uint64_t v;
 
-	while (p && p->tgid != tgid)
-		p = p->next;
-	return p;
+	return oputil_u64map_get(&t->map, (uint64_t)tgid + 1, &v)
+		       ? (struct proc *)(uintptr_t)v
+		       : NULL;
 }
 
 static void proc_release(struct proc *p)
@@ -47,12 +38,10 @@ static void proc_release(struct proc *p)
 
 void proc_reset(struct proc *p)
 {
-	struct proc *next = p->next;
 	uint32_t tgid = p->tgid;
 
 	proc_release(p);
 	memset(p, 0, sizeof(*p));
-	p->next = next;
 	p->tgid = tgid;
 	p->kctx = MAPTAB_NO_CTX;
 	p->kctx_cpu = -1;
@@ -63,7 +52,6 @@ void proc_reset(struct proc *p)
 struct proc *proctab_add(struct proctab *t, uint32_t tgid)
 {
 	struct proc *p = proctab_get(t, tgid);
-	size_t h;
 
 	if (p) {
 		proc_reset(p);
@@ -75,43 +63,33 @@ struct proc *proctab_add(struct proctab *t, uint32_t tgid)
 	p->tgid = tgid;
 	p->tmpfd = -1;
 	proc_reset(p);
-	h = proctab_hash(t, tgid);
-	p->next = t->buckets[h];
-	t->buckets[h] = p;
-	t->n++;
+	if (oputil_u64map_put(&t->map, (uint64_t)tgid + 1, (uintptr_t)p,
+			      NULL) < 0) {
+		free(p);
+		return NULL;
+	}
 	return p;
 }
 
 void proctab_remove(struct proctab *t, struct proc *p)
 {
-	struct proc **pp = &t->buckets[proctab_hash(t, p->tgid)];
+	uint64_t v;
 
-	while (*pp && *pp != p)
-		pp = &(*pp)->next;
-	if (*pp) {
-		*pp = p->next;
-		t->n--;
-	}
+	if (oputil_u64map_get(&t->map, (uint64_t)p->tgid + 1, &v) &&
+	    v == (uintptr_t)p)
+		oputil_u64map_del(&t->map, (uint64_t)p->tgid + 1, NULL);
 	proc_release(p);
 	free(p);
 }
 
 void proctab_free(struct proctab *t)
 {
-	for (size_t i = 0; i < t->nr_buckets; i++) {
-		struct proc *p = t->buckets[i];
-
-		while (p) {
-			struct proc *next = p->next;
-
-			proc_release(p);
-			free(p);
-			p = next;
-		}
+	proctab_for_each(t, i, p)
+	{
+		proc_release(p);
+		free(p);
 	}
-	free(t->buckets);
-	t->buckets = NULL;
-	t->nr_buckets = t->n = 0;
+	oputil_u64map_free(&t->map);
 }
 
 int proc_add_range(struct proc *p, uint64_t start, uint64_t end)

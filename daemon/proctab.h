@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include <opjit/samples.h>
+#include <oputil/u64map.h>
 
 #include "maptab.h"
 
@@ -15,7 +16,6 @@
 #define PROC_NO_ID UINT32_MAX
 
 struct proc {
-	struct proc *next; /* hash chain */
 	uint32_t tgid;
 	bool has_app;
 	bool exited;
@@ -45,9 +45,7 @@ struct proc {
 };
 
 struct proctab {
-	struct proc **buckets;
-	size_t nr_buckets;
-	size_t n;
+	struct oputil_u64map map; /* tgid + 1 to its struct proc */
 };
 
 int proctab_init(struct proctab *t);
@@ -61,8 +59,17 @@ void proc_reset(struct proc *p);
 /* Note the anonymous range [START, END) once. */
 int proc_add_range(struct proc *p, uint64_t start, uint64_t end);
 
-#define proctab_for_each(t, i, p)                    \
-	for (size_t i = 0; i < (t)->nr_buckets; i++) \
-		for (struct proc *p = (t)->buckets[i]; p; p = p->next)
+/* The process in slot I of T's map, or NULL. */
+static inline struct proc *proctab_slot(const struct proctab *t, size_t i)
+{
+	return t->map.slots[i].key
+		       ? (struct proc *)(uintptr_t)t->map.slots[i].val
+		       : NULL;
+}
+
+/* Every process; the table must not change during the walk. */
+#define proctab_for_each(t, i, p)                 \
+	for (size_t i = 0; i < (t)->map.cap; i++) \
+		for (struct proc *p = proctab_slot(t, i); p; p = NULL)
 
 #endif

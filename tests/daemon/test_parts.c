@@ -106,7 +106,24 @@ START_TEST(test_proctab_and_ranges)
 	proctab_remove(&t, q);
 	ck_assert_ptr_null(proctab_get(&t, 42 + 4096));
 	ck_assert_ptr_eq(proctab_get(&t, 42), p);
-	ck_assert_uint_eq(t.n, 1);
+	ck_assert_uint_eq(t.map.nr, 1);
+	/* tgid 0 is a process like any other */
+	q = proctab_add(&t, 0);
+	ck_assert_ptr_nonnull(q);
+	ck_assert_ptr_eq(proctab_get(&t, 0), q);
+	for (uint32_t i = 1; i <= 3000; i++)
+		ck_assert_ptr_nonnull(proctab_add(&t, 100000 + i));
+	{
+		size_t seen = 0;
+
+		proctab_for_each(&t, i, x)
+		{
+			ck_assert_ptr_eq(proctab_get(&t, x->tgid), x);
+			seen++;
+		}
+		ck_assert_uint_eq(seen, 3002);
+	}
+	ck_assert_ptr_eq(proctab_get(&t, 42), p);
 	proctab_free(&t);
 }
 END_TEST
