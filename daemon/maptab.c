@@ -4,7 +4,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <oputil/search.h>
 
+/* Not oputil_grow(): a process holds a table, and most need fewer than
+ * the 64 entries it starts with. */
 static int maptab_reserve(struct maptab *t, size_t need)
 {
 	struct maptab_entry *v;
@@ -26,17 +29,7 @@ static int maptab_reserve(struct maptab *t, size_t need)
 /* Index of the first entry that ends after ADDR. */
 static size_t maptab_first_after(const struct maptab *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return oputil_partition(0, t->n, i, t->v[i].end <= addr);
 }
 
 int maptab_insert(struct maptab *t, uint64_t start, uint64_t end,
