@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <oputil/idxset.h>
+
 /* One `START SIZE NAME` line, in file order.  16 bytes: a map of a
  * million functions costs its names and 16 MB here.  No code is 4 GiB
  * long, so a larger size makes the line malformed. */
@@ -23,9 +25,8 @@ struct perfmap_entry {
 struct perfmap_names {
 	char *buf;
 	size_t len, cap;
-	uint32_t *slot; /* hash table of name offset + 1, 0 = empty */
-	uint32_t *hash; /* each slot's hash, to rehash and compare fast */
-	size_t nslots, count;
+	/* while parsing: by name, the first entry that carried each one */
+	struct oputil_idxset first;
 };
 
 struct perfmap {

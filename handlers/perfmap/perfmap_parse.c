@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/hash.h>
+#include <oputil/idxset.h>
+
 #include "perfmap.h"
 
 static bool is_blank(char c)
@@ -111,71 +114,40 @@ bool perfmap_looks_like(const char *buf, size_t len)
 	return false;
 }
 
-/* FNV-1a: names are short and this is fast enough to intern a million. */
-static uint64_t name_hash(const char *s, size_t len)
+/* Whether the NUL-terminated S is the LEN bytes of NAME. */
+static bool name_is(const char *s, const char *name, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
+	return !memcmp(s, name, len) && s[len] == '\0';
 }
 
-static int names_rehash(struct perfmap_names *nm)
-{
-	size_t ns = nm->nslots ? nm->nslots * 2 : 1024, i;
-	uint32_t *slot = calloc(ns, sizeof(*slot));
-	uint32_t *hash = malloc(ns * sizeof(*hash));
-
-	if (!slot || !hash) {
-		free(slot);
-		free(hash);
-		return -ENOMEM;
-	}
-	for (i = 0; i < nm->nslots; i++) {
-		size_t j;
-
-		if (!nm->slot[i])
-			continue;
-		for (j = nm->hash[i] & (ns - 1); slot[j];
-		     j = (j + 1) & (ns - 1))
-			;
-		slot[j] = nm->slot[i];
-		hash[j] = nm->hash[i];
-	}
-	free(nm->slot);
-	free(nm->hash);
-	nm->slot = slot;
-	nm->hash = hash;
-	nm->nslots = ns;
-	return 0;
-}
-
-/* Offset of NAME in the name buffer, adding it the first time. */
-static int names_intern(struct perfmap_names *nm, const char *name, size_t len,
+/*
+ * Offset of NAME in the name buffer for the entry about to be added,
+ * m->e[m->n], adding the name the first time.  The set holds, by name,
+ * the first entry to carry each one: an entry's name is its key, so the
+ * set needs no array of its own.
+ */
+static int names_intern(struct perfmap *m, const char *name, size_t len,
 			uint32_t *off)
 {
-	uint32_t h = (uint32_t)name_hash(name, len);
-	size_t j;
+	struct perfmap_names *nm = &m->names;
+	uint32_t h = (uint32_t)oputil_hash_bytes(OPUTIL_HASH_SEED, name, len);
+	struct oputil_idxset_pos pos;
+	uint32_t i;
 	int rc;
 
-	if ((nm->count + 1) * 2 > nm->nslots) {
-		rc = names_rehash(nm);
-		if (rc < 0)
-			return rc;
-	}
-	for (j = h & (nm->nslots - 1); nm->slot[j];
-	     j = (j + 1) & (nm->nslots - 1)) {
-		const char *s = nm->buf + nm->slot[j] - 1;
-
-		if (nm->hash[j] == h && !memcmp(s, name, len) &&
-		    s[len] == '\0') {
-			*off = nm->slot[j] - 1;
-			return 0;
-		}
+	/* 1024 slots to start, as before: a smaller set's arrays, once
+	 * outgrown and freed, would sit in malloc's thread cache */
+	if (!nm->first.cap && oputil_idxset_reserve(&nm->first, 512))
+		return -ENOMEM;
+	/* the kept hash first: a name is a read at a random place, and
+	 * loading a million names measurably slower without it */
+	i = oputil_idxset_find(&nm->first, h, &pos, k,
+			       nm->first.hash[k] == h &&
+				       name_is(nm->buf + m->e[k].name, name,
+					       len));
+	if (i != OPUTIL_IDXSET_NONE) {
+		*off = m->e[i].name;
+		return 0;
 	}
 	/* below PERFMAP_WHOLE, the flag perfmap_pack() sets */
 	if (nm->len + len + 1 > PERFMAP_WHOLE)
@@ -192,13 +164,15 @@ static int names_intern(struct perfmap_names *nm, const char *name, size_t len,
 		nm->buf = b;
 		nm->cap = cap;
 	}
+	/* a map within PERFMAP_MAX_BYTES has far fewer entries than
+	 * OPUTIL_IDXSET_NONE */
+	rc = oputil_idxset_put(&nm->first, &pos, (uint32_t)m->n);
+	if (rc < 0)
+		return rc;
 	memcpy(nm->buf + nm->len, name, len);
 	nm->buf[nm->len + len] = '\0';
 	*off = (uint32_t)nm->len;
-	nm->slot[j] = (uint32_t)nm->len + 1;
-	nm->hash[j] = h;
 	nm->len += len + 1;
-	nm->count++;
 	return 0;
 }
 
@@ -217,7 +191,7 @@ static int entry_add(struct perfmap *m, uint64_t start, uint64_t size,
 		m->e = e;
 		m->cap = cap;
 	}
-	rc = names_intern(&m->names, name, nlen, &off);
+	rc = names_intern(m, name, nlen, &off);
 	if (rc < 0)
 		return rc;
 	m->e[m->n].start = start;
@@ -261,12 +235,7 @@ void perfmap_compact(struct perfmap *m)
 	struct perfmap_entry *e;
 	char *b;
 
-	free(m->names.slot);
-	free(m->names.hash);
-	m->names.slot = NULL;
-	m->names.hash = NULL;
-	m->names.nslots = 0;
-	m->names.count = 0;
+	oputil_idxset_free(&m->names.first);
 	if (m->n && m->n < m->cap) {
 		e = realloc(m->e, m->n * sizeof(*e));
 		if (e) {
@@ -287,7 +256,6 @@ void perfmap_free(struct perfmap *m)
 {
 	free(m->e);
 	free(m->names.buf);
-	free(m->names.slot);
-	free(m->names.hash);
+	oputil_idxset_free(&m->names.first);
 	memset(m, 0, sizeof(*m));
 }

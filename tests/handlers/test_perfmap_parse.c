@@ -171,7 +171,7 @@ START_TEST(names_stored_once)
 	ck_assert_uint_eq(m.e[0].name, m.e[1].name);
 	ck_assert_uint_eq(m.e[0].name, m.e[3].name);
 	ck_assert_uint_ne(m.e[0].name, m.e[2].name);
-	ck_assert_uint_eq(m.names.count, 2);
+	ck_assert_uint_eq(oputil_idxset_count(&m.names.first), 2);
 	ck_assert_uint_eq(m.names.len, sizeof("same") + sizeof("other"));
 }
 END_TEST
