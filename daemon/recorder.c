@@ -136,6 +136,27 @@ static void recorder_sync_ident(struct proc *p)
 	p->ident.jitdump = p->jitdump;
 }
 
+/* Hand P's identity to the writer; a failure stops recording (kept in
+ * r->err, reported by the command). */
+static int recorder_write_ident(struct recorder *r, struct proc *p)
+{
+	int err;
+
+	recorder_sync_ident(p);
+	err = ops_writer_process_update(r->w, p->proc_id, &p->ident);
+	if (err)
+		recorder_fail(r, err, true);
+	return err;
+}
+
+/* P's program ends (exec or exit): its JIT maps are archived while they
+ * are its own, and its identity written as it ends. */
+static void recorder_retire(struct recorder *r, struct proc *p)
+{
+	recorder_archive(r, p);
+	recorder_write_ident(r, p);
+}
+
 int recorder_anon_note(struct recorder *r, struct proc *p,
 		       struct maptab_entry *e)
 {
@@ -287,16 +308,8 @@ static void recorder_comm(struct recorder *r, const struct record_comm *c)
 
 		/* a new program: nothing of the old one survives, and the
 		 * old one's JIT maps are its own */
-		if (p && p->proc_id != PROC_NO_ID) {
-			int err;
-
-			recorder_archive(r, p);
-			recorder_sync_ident(p);
-			err = ops_writer_process_update(r->w, p->proc_id,
-							&p->ident);
-			if (err)
-				recorder_fail(r, err, true);
-		}
+		if (p && p->proc_id != PROC_NO_ID)
+			recorder_retire(r, p);
 		p = recorder_proc_new(r, c->pid);
 		if (!p)
 			return;
@@ -449,16 +462,8 @@ static void recorder_reap(struct recorder *r)
 		/* the pid may already belong to a new process */
 		if (!p || !p->exited || p->exit_round != x->round)
 			continue;
-		if (p->proc_id != PROC_NO_ID) {
-			int err;
-
-			recorder_archive(r, p);
-			recorder_sync_ident(p);
-			err = ops_writer_process_update(r->w, p->proc_id,
-							&p->ident);
-			if (err)
-				recorder_fail(r, err, true);
-		}
+		if (p->proc_id != PROC_NO_ID)
+			recorder_retire(r, p);
 		proctab_remove(&r->procs, p);
 	}
 	if (r->exits_head == r->nr_exits)
@@ -496,12 +501,9 @@ int recorder_flush(struct recorder *r)
 		if (p->proc_id == PROC_NO_ID || !p->dirty)
 			continue;
 		p->dirty = false;
-		recorder_sync_ident(p);
-		err = ops_writer_process_update(r->w, p->proc_id, &p->ident);
-		if (err) {
-			recorder_fail(r, err, true);
+		err = recorder_write_ident(r, p);
+		if (err)
 			return err;
-		}
 	}
 	recorder_totals(r, &t);
 	ops_writer_set_totals(r->w, &t);
