@@ -462,5 +462,6 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	oputil_idxset_free(&h->cell_set);
 	free(h->dirty);
 	free(h->sorted);
+	oputil_u64map_free(&h->kframes);
 	memset(h, 0, sizeof(*h));
 }

@@ -15,14 +15,29 @@
 #include "reader_internal.h"
 #include "writer_internal.h"
 
+/* The hex digit C's value, or -1. */
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 int ops_kallsyms_parse_line(char *line, struct ops_ksym_line *out)
 {
 	char *end, *type, *name, *mod;
-	unsigned long long addr;
+	uint64_t addr = 0;
+	int d;
 
-	errno = 0;
-	addr = strtoull(line, &end, 16);
-	if (end == line || errno || *end != ' ')
+	/* 1 to 16 hex digits: strtoull() cost a third of a 5 MB table's
+	 * parse, for forms (signs, 0x, blanks) the kernel never writes */
+	for (end = line; (d = hex_digit(*end)) >= 0; end++) {
+		if (end - line == 16)
+			return -EINVAL;
+		addr = addr << 4 | (uint64_t)d;
+	}
+	if (end == line || *end != ' ')
 		return -EINVAL;
 	type = end + 1;
 	if (!type[0] || type[1] != ' ')
@@ -66,10 +81,14 @@ struct ksym_key {
 	bool keep;
 };
 
+/* The kernel's module name: one pointer, so that most comparisons of
+ * modules are one of pointers. */
+static const char kernel_module[] = "";
+
 static int key_cmp(const void *pa, const void *pb)
 {
 	const struct ksym_key *a = pa, *b = pb;
-	int c = strcmp(a->module, b->module);
+	int c = a->module == b->module ? 0 : strcmp(a->module, b->module);
 
 	if (c)
 		return c;
@@ -88,70 +107,118 @@ const char *ops_image_module_name(const char *path, size_t *len)
 	return path;
 }
 
-/* The module name of a module image's PATH, cut in place. */
-static const char *module_name(char *path)
+/* The module of each image of W the trim needs: "" for the kernel, the
+ * module's name for a module, NULL for a file (not the kernel's).  The
+ * names are malloc'ed into NAMES[]. */
+static int kernel_images(const struct ops_writer *w, const char ***out,
+			 char ***names)
 {
-	size_t len;
-	char *name = (char *)ops_image_module_name(path, &len);
+	const struct ops_keyset *ks = &w->hist.images;
+	const char **mods = calloc(ks->nr ? ks->nr : 1, sizeof(*mods));
+	char **own = calloc(ks->nr ? ks->nr : 1, sizeof(*own));
+	uint32_t i;
 
-	name[len] = '\0';
-	return name;
+	*out = mods;
+	*names = own;
+	if (!mods || !own)
+		return -ENOMEM;
+	for (i = 0; i < ks->nr; i++) {
+		struct ops_cur c;
+		size_t len;
+		const uint8_t *k = ops_keyset_key(ks, i, &len);
+		uint64_t kind;
+
+		ops_cur_init(&c, k, len);
+		kind = ops_cur_varint(&c);
+		if (kind == OPS_IMAGE_KERNEL) {
+			mods[i] = kernel_module;
+		} else if (kind == OPS_IMAGE_MODULE) {
+			char *path;
+			size_t n;
+			const char *name;
+
+			if (!ops_cur_str(&c, &path))
+				return -ENOMEM; /* the writer's own keys */
+			own[i] = path;
+			name = ops_image_module_name(path, &n);
+			memmove(path, name, n);
+			path[n] = '\0';
+			mods[i] = path;
+		}
+	}
+	return 0;
 }
 
-/* The kernel samples' (module, address) keys, from samples.hist as
- * written: its reader decodes what the writer only holds encoded. */
-static int kernel_samples(const char *dir, struct ops_hist_data *h,
+/* The image of each context of W. */
+static int context_images(const struct ops_writer *w, uint32_t **out)
+{
+	const struct ops_keyset *ks = &w->hist.contexts;
+	uint32_t *img = calloc(ks->nr ? ks->nr : 1, sizeof(*img)), i;
+
+	*out = img;
+	if (!img)
+		return -ENOMEM;
+	for (i = 0; i < ks->nr; i++) {
+		struct ops_cur c;
+		size_t len;
+		const uint8_t *k = ops_keyset_key(ks, i, &len);
+
+		ops_cur_init(&c, k, len);
+		ops_cur_varint32(&c); /* app */
+		img[i] = ops_cur_varint32(&c);
+	}
+	return 0;
+}
+
+/* The kernel samples' (module, address) keys, from what the writer holds:
+ * the counted kernel cells and the kernel frames of its stacks, sorted. */
+static int kernel_samples(const struct ops_writer *w, char ***names,
 			  struct ksym_key **out, size_t *n)
 {
-	char *path = ops_strfmt("%s/samples.hist", dir);
-	uint8_t *buf = NULL;
+	const struct ops_hist_writer *h = &w->hist;
+	const struct oputil_u64map *kf = &h->kframes;
+	const char **mods = NULL;
+	uint32_t *ctx_image = NULL;
 	struct ksym_key *keys;
-	size_t len, i;
+	size_t i;
 	int ret;
 
 	*out = NULL;
 	*n = 0;
-	ret = path ? ops_read_file(path, &buf, &len) : -ENOMEM;
-	ret = ret ? ret : ops_hist_parse(h, buf, len, path, NULL, NULL);
-	free(buf);
-	free(path);
-	if (ret)
-		return ret;
-	/* kernel frames of call graphs need their symbols as well */
-	keys = calloc(h->nr_entries + h->nr_frames + 1, sizeof(*keys));
-	if (!keys)
-		return -ENOMEM;
-	for (i = 0; i < h->nr_frames; i++) {
-		const struct ops_frame *f = &h->frames[i];
-		const struct ops_image *img = f->kind == OPS_FRAME_IMAGE
-						      ? &h->images[f->image]
-						      : NULL;
-
-		if (!img || img->kind == OPS_IMAGE_FILE)
-			continue;
-		keys[*n].module = img->kind == OPS_IMAGE_MODULE
-					  ? module_name((char *)img->path)
-					  : "";
-		keys[(*n)++].addr = f->addr;
+	ret = kernel_images(w, &mods, names);
+	ret = ret ? ret : context_images(w, &ctx_image);
+	keys = ret ? NULL
+		   : calloc((size_t)h->nr_cells + kf->nr + 1, sizeof(*keys));
+	if (!keys) {
+		ret = -ENOMEM;
+		goto out;
 	}
-	for (i = 0; i < h->nr_entries; i++) {
-		uint32_t c = h->entries[i].ctx, im;
-		const struct ops_image *img;
+	for (i = 0; i < kf->cap; i++) {
+		uint64_t img = kf->slots[i].val - 1;
 
-		if (c >= h->nr_contexts)
+		if (!kf->slots[i].key || img >= h->images.nr || !mods[img])
 			continue;
-		im = h->contexts[c].image;
-		img = im < h->nr_images ? &h->images[im] : NULL;
-		if (!img || img->kind == OPS_IMAGE_FILE)
+		keys[*n].module = mods[img];
+		keys[(*n)++].addr = kf->slots[i].key;
+	}
+	for (i = 0; i < h->nr_cells; i++) {
+		const struct ops_hist_cell *c = &h->cells[i];
+		uint32_t img;
+
+		if (c->ctx & OPS_STACK_CTX || c->ctx >= h->contexts.nr)
 			continue;
-		keys[*n].module = img->kind == OPS_IMAGE_MODULE
-					  ? module_name((char *)img->path)
-					  : "";
-		keys[(*n)++].addr = h->entries[i].offset;
+		img = ctx_image[c->ctx];
+		if (img >= h->images.nr || !mods[img])
+			continue;
+		keys[*n].module = mods[img];
+		keys[(*n)++].addr = c->offset;
 	}
 	qsort(keys, *n, sizeof(*keys), key_cmp);
 	*out = keys;
-	return 0;
+out:
+	free(mods);
+	free(ctx_image);
+	return ret;
 }
 
 /* Mark the symbol holding each sample, its aliases, and the symbol after
@@ -212,7 +279,8 @@ static int index_lines(char *text, size_t len, struct ksym_key **syms,
 		if (!memchr(text + pos, '\0', l) &&
 		    !ops_kallsyms_parse_line(text + pos, &kl) &&
 		    ops_kallsyms_is_code(&kl)) {
-			(*syms)[*nsyms].module = kl.module ? kl.module : "";
+			(*syms)[*nsyms].module = kl.module ? kl.module
+							   : kernel_module;
 			(*syms)[*nsyms].addr = kl.addr;
 			(*syms)[(*nsyms)++].line = k;
 		}
@@ -224,8 +292,8 @@ static int index_lines(char *text, size_t len, struct ksym_key **syms,
 int ops_writer_trim_kallsyms(struct ops_writer *w)
 {
 	char *path = ops_strfmt("%s/kallsyms", w->dir);
-	struct ops_hist_data hist = { 0 };
 	struct ksym_key *samples = NULL, *syms = NULL;
+	char **names = NULL;
 	size_t nsamples = 0, nsyms = 0, nlines = 0, i, olen = 0;
 	size_t *starts = NULL, *lens = NULL;
 	uint8_t *orig = NULL;
@@ -241,8 +309,7 @@ int ops_writer_trim_kallsyms(struct ops_writer *w)
 	if (ret)
 		goto out; /* no copy (kernel not recorded): nothing to do */
 	text = malloc(len + 1);
-	ret = text ? kernel_samples(w->dir, &hist, &samples, &nsamples)
-		   : -ENOMEM;
+	ret = text ? kernel_samples(w, &names, &samples, &nsamples) : -ENOMEM;
 	if (ret)
 		goto out;
 	memcpy(text, orig, len);
@@ -272,7 +339,9 @@ int ops_writer_trim_kallsyms(struct ops_writer *w)
 	ret = ops_write_atomic(w->dfd, w->dir, "kallsyms", ".kallsyms.tmp",
 			       kept, olen, true, w->err, sizeof(w->err));
 out:
-	ops_hist_data_free(&hist);
+	for (i = 0; names && i < w->hist.images.nr; i++)
+		free(names[i]);
+	free(names);
 	free(path);
 	free(orig);
 	free(text);

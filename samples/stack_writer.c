@@ -133,6 +133,12 @@ static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 		ret = ops_keyset_add(&h->stacks, rec, (size_t)(p - rec), id);
 		if (ret)
 			return ret;
+		if (i < st->nr_kernel &&
+		    st->frames[i].kind == OPS_FRAME_IMAGE &&
+		    oputil_u64map_put(&h->kframes, st->frames[i].addr,
+				      (uint64_t)st->frames[i].image + 1,
+				      NULL) == -ENOMEM)
+			return -ENOMEM;
 		h->path[d] =
 			(struct ops_path_step){ st->frames[i], *id, flags };
 		h->path_n = d + 1;

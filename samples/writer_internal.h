@@ -7,6 +7,8 @@
 
 #include <stdio.h>
 
+#include <oputil/u64map.h>
+
 #include "block_internal.h"
 #include "fileio_internal.h"
 #include "keyset_internal.h"
@@ -52,6 +54,9 @@ struct ops_hist_writer {
 		uint8_t flags;
 	} * path;
 	size_t path_n, cap_path;
+	/* the kernel-side frames of the stacks, address to image id + 1,
+	 * each once: the kallsyms trim keeps their symbols */
+	struct oputil_u64map kframes;
 };
 
 /* Put stack node ID's record (as the table keys it, its parent as an

@@ -245,6 +245,35 @@ START_TEST(kallsyms_kernel_and_modules)
 }
 END_TEST
 
+/* An address is 1 to 16 hex digits, either case, and nothing else. */
+START_TEST(kallsyms_address_forms)
+{
+	static const char lines[] = "FFFFFFFF81000000 T upper\n"
+				    "ffffffff81000100 t lower\n"
+				    "1ffffffff81000200 t seventeen_digits\n"
+				    "0xffffffff81000300 t hex_prefix\n"
+				    " ffffffff81000400 t leading_blank\n"
+				    "+ffffffff81000500 t sign\n"
+				    "ffffffff8100060g t not_hex\n";
+	struct kallsyms *ks;
+	size_t bad, first;
+
+	ck_assert_int_eq(kallsyms_parse(&ks, lines, sizeof(lines) - 1, &bad,
+					&first),
+			 0);
+	ck_assert_uint_eq(bad, 5);
+	ck_assert_uint_eq(first, 3);
+	ck_assert_uint_eq(kallsyms_count(ks), 2);
+	ck_assert_str_eq(
+		kallsyms_resolve(ks, NULL, 0xffffffff81000004ULL)->name,
+		"upper");
+	ck_assert_str_eq(
+		kallsyms_resolve(ks, NULL, 0xffffffff81000f00ULL)->name,
+		"lower");
+	kallsyms_free(ks);
+}
+END_TEST
+
 START_TEST(kallsyms_module_bounds)
 {
 	static const char mods[] =
@@ -518,6 +547,7 @@ static Suite *suite(void)
 		{ "spec_match", spec_image_and_tgid },
 		{ "spec_errors", spec_errors_name_the_word },
 		{ "kallsyms", kallsyms_kernel_and_modules },
+		{ "kallsyms_forms", kallsyms_address_forms },
 		{ "kallsyms_modules", kallsyms_module_bounds },
 		{ "kallsyms_zero", kallsyms_without_addresses },
 		{ "kallsyms_junk", kallsyms_binary_junk },

@@ -815,6 +815,63 @@ START_TEST(test_kallsyms_trim)
 }
 END_TEST
 
+/* The kernel frames of call graphs keep their symbols too, though no
+ * sample's leaf is counted there. */
+START_TEST(test_kallsyms_trim_stacks)
+{
+	const char *ks = "ffffffff81000000 T _stext\n"
+			 "ffffffff81000200 T schedule\n"
+			 "ffffffff81000300 T idle\n"
+			 "ffffffff81000400 T unused\n"
+			 "ffffffffc0000000 t ext4_read\t[ext4]\n"
+			 "ffffffffc0000100 t ext4_write\t[ext4]\n"
+			 "ffffffffc0000200 t ext4_sync\t[ext4]\n";
+	struct ops_session_info info = info_example();
+	struct ops_image app = { .kind = OPS_IMAGE_FILE, .path = "/bin/a" };
+	struct ops_image kern = { .kind = OPS_IMAGE_KERNEL,
+				  .path = "[kernel.kallsyms]" };
+	struct ops_image ext4 = { .kind = OPS_IMAGE_MODULE, .path = "[ext4]" };
+	struct ops_frame f[3] = { { 0 } };
+	struct ops_stack st = { .frames = f, .nr_frames = 3, .nr_kernel = 2 };
+	char *src = tmp_path(tmp, "ks"), *got;
+	uint32_t ia, ik, ie, ctx, id;
+	struct ops_session *s;
+	struct ops_writer *w;
+	struct warns wr = { 0 };
+	size_t len;
+
+	info.callgraph_depth = 127;
+	ck_assert_int_eq(ops_writer_open(&w, sdir, &info), 0);
+	file_write(src, ks, strlen(ks));
+	ck_assert_int_eq(ops_writer_kernel_symbols(w, src, NULL), 0);
+	ck_assert_int_eq(ops_writer_image(w, &app, &ia), 0);
+	ck_assert_int_eq(ops_writer_image(w, &kern, &ik), 0);
+	ck_assert_int_eq(ops_writer_image(w, &ext4, &ie), 0);
+	ck_assert_int_eq(
+		ops_writer_context(w, &(struct ops_context){ ia, ia, 0, -1 },
+				   &ctx),
+		0);
+	/* ext4_write's code, called from schedule, called from /bin/a */
+	f[0] = (struct ops_frame){ OPS_FRAME_IMAGE, ie, 0xffffffffc0000108 };
+	f[1] = (struct ops_frame){ OPS_FRAME_IMAGE, ik, 0xffffffff81000204 };
+	f[2] = (struct ops_frame){ OPS_FRAME_IMAGE, ia, 0x1000 };
+	ck_assert_int_eq(ops_writer_stack(w, &st, &id), 0);
+	ck_assert_int_eq(ops_writer_stack_add(w, ctx, id, 1), 0);
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+
+	s = session_must_open(sdir, &wr);
+	got = file_read(ops_session_kallsyms(s), &len);
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+	ck_assert_str_eq(got, "ffffffff81000200 T schedule\n"
+			      "ffffffff81000300 T idle\n"
+			      "ffffffffc0000100 t ext4_write\t[ext4]\n"
+			      "ffffffffc0000200 t ext4_sync\t[ext4]\n");
+	free(got);
+	free(src);
+}
+END_TEST
+
 /* Nothing to trim by: no kernel samples leave no lines; a table whose
  * addresses were hidden (kptr_restrict) is kept as it was. */
 START_TEST(test_kallsyms_trim_edges)
@@ -935,6 +992,7 @@ static Suite *roundtrip_suite(void)
 		{ "kallsyms", test_kallsyms },
 		{ "kallsyms_proc", test_kallsyms_proc },
 		{ "kallsyms_trim", test_kallsyms_trim },
+		{ "kallsyms_trim_stacks", test_kallsyms_trim_stacks },
 		{ "kallsyms_trim_edges", test_kallsyms_trim_edges },
 		{ "previous", test_previous },
 		{ "finish", test_finish },
