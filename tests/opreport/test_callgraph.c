@@ -19,6 +19,7 @@
 #include "report.h"
 #include "spec.h"
 #include "check_run.h"
+#include "self_offset.h"
 
 #define FN __attribute__((noinline, used))
 
@@ -51,29 +52,6 @@ FN void cg_root(void)
 	cg_mid_a();
 	cg_mid_b();
 	cg_sink += 11;
-}
-
-/* The file offset of CODE in this binary, from /proc/self/maps. */
-static uint64_t self_offset(const void *code)
-{
-	uintptr_t a = (uintptr_t)code;
-	unsigned long lo, hi, off;
-	char line[512], perm[8];
-	FILE *f = fopen("/proc/self/maps", "re");
-	uint64_t ret = 0;
-
-	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx %7s %lx", &lo, &hi, perm, &off) != 4)
-			continue;
-		if (a >= lo && a < hi) {
-			ret = a - lo + off;
-			break;
-		}
-	}
-	fclose(f);
-	ck_assert_uint_ne(ret, 0);
-	return ret;
 }
 
 struct fixture {

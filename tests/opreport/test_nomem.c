@@ -26,13 +26,9 @@
 #include "report.h"
 #include "spec.h"
 #include "check_run.h"
+#include "wrap_alloc.h"
+#include "self_offset.h"
 
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t m);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t m);
-void *__wrap_realloc(void *p, size_t n);
 char *__real_strdup(const char *s);
 char *__real_strndup(const char *s, size_t n);
 char *__wrap_strdup(const char *s);
@@ -145,29 +141,6 @@ FN void nm_caller(void)
 	nm_sink ^= 5;
 }
 
-/* The file offset of an address inside CODE in this binary. */
-static uint64_t self_offset(const void *code)
-{
-	uintptr_t a = (uintptr_t)code;
-	unsigned long lo, hi, off;
-	char line[512], perm[8];
-	FILE *f = fopen("/proc/self/maps", "re");
-	uint64_t ret = 0;
-
-	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx %7s %lx", &lo, &hi, perm, &off) != 4)
-			continue;
-		if (a >= lo && a < hi) {
-			ret = a - lo + off;
-			break;
-		}
-	}
-	fclose(f);
-	ck_assert_uint_ne(ret, 0);
-	return ret + 4;
-}
-
 #define JIT_BASE 0x7e0000000000ull
 
 /*
@@ -200,8 +173,9 @@ static void session_write(const char *dir, bool stacks)
 				  .exe = "/usr/bin/fakejit",
 				  .ranges = &jrange,
 				  .nr_ranges = 1 };
-	uint64_t leaf = self_offset((const void *)nm_leaf);
-	uint64_t caller = self_offset((const void *)nm_caller);
+	/* inside each function, past its first byte */
+	uint64_t leaf = self_offset((const void *)nm_leaf) + 4;
+	uint64_t caller = self_offset((const void *)nm_caller) + 4;
 	struct ops_frame fr[3];
 	struct ops_stack st = { fr, 0, 0, 0 };
 	struct ops_context ctx = { 0, 0, 42, -1 };

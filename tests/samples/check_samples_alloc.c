@@ -12,13 +12,7 @@
 #include "helpers.h"
 
 #include "check_run.h"
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t m);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t m);
-void *__wrap_realloc(void *p, size_t n);
+#include "wrap_alloc.h"
 
 static unsigned long allocations;
 
