@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "block_internal.h"
 #include "reader_internal.h"
@@ -175,20 +177,28 @@ static const char *anon_block(void *arg, uint16_t type, const uint8_t *p,
 	return NULL; /* a later version's block: skip it */
 }
 
-int ops_anon_parse(struct ops_anon_data *a, const uint8_t *buf, size_t len,
-		   const char *path, ops_warn_fn warn, void *warn_arg)
+int ops_anon_open(struct ops_anon_data *a, int fd, const char *path,
+		  ops_warn_fn warn, void *warn_arg)
 {
+	uint64_t end;
+	struct stat st;
+	int ret;
+
 	memset(a, 0, sizeof(*a));
-	a->buf = buf;
-	a->len = len;
+	a->fd = fd;
 	a->warn = warn;
 	a->warn_arg = warn_arg;
 	a->path = strdup(path);
 	if (!a->path)
 		return -ENOMEM;
+	if (fd < 0)
+		return 0;
+	ret = ops_blocks_walk(fd, OPS_ANON_MAGIC, path, anon_block, a, warn,
+			      warn_arg, &end);
+	if (ret)
+		return ret;
 	/* damage found now is this file's one warning */
-	a->warned = ops_blocks_parse(buf, len, OPS_ANON_MAGIC, path,
-				     anon_block, a, warn, warn_arg) < len;
+	a->warned = fstat(fd, &st) || end < (uint64_t)st.st_size;
 	return 0;
 }
 
@@ -201,12 +211,25 @@ static size_t anon_decode_block(struct ops_anon_data *a,
 				const struct ops_anon_block *b,
 				struct ops_anon_sample *out, bool *whole)
 {
-	const uint8_t *p = a->buf + b->off + OPS_BLOCK_HEADER_SIZE;
-	uint64_t count, i, t, key, tid, mru_addr[MRU], addr;
+	uint64_t count, i = 0, t, key, tid, mru_addr[MRU], addr;
 	uint32_t mru_tid[MRU], nr_mru = 1, code, j;
 	struct ops_cur c;
+	int ret = ops_block_payload(a->fd, b->off, b->len, &a->payload,
+				    &a->cap_payload);
 
-	ops_cur_init(&c, p, b->len);
+	if (ret) {
+		*whole = false;
+		if (!a->warned)
+			ops_warnf(
+				a->warn, a->warn_arg, "%s: offset %llu: %s",
+				a->path, (unsigned long long)b->off,
+				ret == -ESTALE
+					? "changed since the session was opened"
+					: strerror(-ret));
+		a->warned = true;
+		return 0;
+	}
+	ops_cur_init(&c, a->payload, b->len);
 	ops_cur_varint32(&c);
 	count = ops_cur_varint(&c);
 	t = ops_cur_varint(&c);
@@ -446,5 +469,9 @@ void ops_anon_data_free(struct ops_anon_data *a)
 	free(a->procs);
 	free(a->blocks);
 	free(a->path);
+	free(a->payload);
+	if (a->fd >= 0)
+		close(a->fd);
 	memset(a, 0, sizeof(*a));
+	a->fd = -1;
 }

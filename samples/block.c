@@ -102,32 +102,70 @@ int ops_blockfile_append(struct ops_blockfile *bf, const void *data,
 	return 0;
 }
 
-uint64_t ops_blocks_parse(const uint8_t *buf, size_t len, const char magic[8],
-			  const char *path, ops_block_fn fn, void *arg,
-			  ops_warn_fn warn, void *warn_arg)
+/* Why the file header H of a LEN-byte file is damage, or NULL. */
+static const char *file_header_why(const uint8_t *h, uint64_t len,
+				   const char magic[8], uint64_t *at,
+				   uint32_t *version)
 {
-	uint64_t off = OPS_FILE_HEADER_SIZE;
-	const char *why = NULL;
-	uint32_t version;
+	*at = len;
+	if (len < OPS_FILE_HEADER_SIZE)
+		return "truncated file header";
+	*at = 0;
+	if (memcmp(h, magic, 8))
+		return "bad magic";
+	*at = 8;
+	*version = ops_le32_load(h + 8);
+	if (*version < OPS_FORMAT_VERSION_FLAT ||
+	    *version > OPS_FORMAT_VERSION)
+		return "unknown version";
+	return NULL;
+}
 
-	if (len < OPS_FILE_HEADER_SIZE) {
-		ops_warnf(warn, warn_arg,
-			  "%s: offset %zu: truncated file header", path, len);
-		return 0;
-	}
-	if (memcmp(buf, magic, 8)) {
+static void file_header_warn(const char *why, uint64_t at, uint32_t version,
+			     const char *path, const char magic[8],
+			     ops_warn_fn warn, void *warn_arg)
+{
+	if (!strcmp(why, "bad magic"))
 		ops_warnf(warn, warn_arg,
 			  "%s: offset 0: bad magic, not a %.8s file", path,
 			  magic);
-		return 0;
-	}
-	version = ops_le32_load(buf + 8);
-	if (version < OPS_FORMAT_VERSION_FLAT ||
-	    version > OPS_FORMAT_VERSION) {
+	else if (!strcmp(why, "unknown version"))
 		ops_warnf(
 			warn, warn_arg,
 			"%s: offset 8: unknown version %u (this reader knows %u)",
 			path, version, OPS_FORMAT_VERSION);
+	else
+		ops_warnf(warn, warn_arg, "%s: offset %llu: %s", path,
+			  (unsigned long long)at, why);
+}
+
+/* Why the block header H, with AVAIL bytes of the file after it, is
+ * damage, or NULL with its payload length in *PLEN. */
+static const char *block_header_why(const uint8_t *h, uint64_t avail,
+				    uint32_t *plen)
+{
+	if (ops_le32_load(h) != OPS_BLOCK_MAGIC)
+		return "bad block magic";
+	*plen = ops_le32_load(h + 8);
+	if (*plen > OPS_BLOCK_MAX)
+		return "impossible block length";
+	if (*plen > avail)
+		return "truncated block";
+	return NULL;
+}
+
+uint64_t ops_blocks_parse(const uint8_t *buf, size_t len, const char magic[8],
+			  const char *path, ops_block_fn fn, void *arg,
+			  ops_warn_fn warn, void *warn_arg)
+{
+	uint64_t off = OPS_FILE_HEADER_SIZE, at;
+	const char *why;
+	uint32_t version = 0;
+
+	why = file_header_why(buf, len, magic, &at, &version);
+	if (why) {
+		file_header_warn(why, at, version, path, magic, warn,
+				 warn_arg);
 		return 0;
 	}
 	while (off < len) {
@@ -138,26 +176,14 @@ uint64_t ops_blocks_parse(const uint8_t *buf, size_t len, const char magic[8],
 			why = "truncated block header";
 			break;
 		}
-		if (ops_le32_load(h) != OPS_BLOCK_MAGIC) {
-			why = "bad block magic";
-			break;
-		}
-		plen = ops_le32_load(h + 8);
-		if (plen > OPS_BLOCK_MAX) {
-			why = "impossible block length";
-			break;
-		}
-		if (plen > len - off - OPS_BLOCK_HEADER_SIZE) {
-			why = "truncated block";
-			break;
-		}
-		if (ops_crc32c(h + OPS_BLOCK_HEADER_SIZE, plen) !=
-		    ops_le32_load(h + 12)) {
+		why = block_header_why(h, len - off - OPS_BLOCK_HEADER_SIZE,
+				       &plen);
+		if (!why && ops_crc32c(h + OPS_BLOCK_HEADER_SIZE, plen) !=
+				    ops_le32_load(h + 12))
 			why = "bad checksum";
-			break;
-		}
-		why = fn(arg, ops_le16_load(h + 4), h + OPS_BLOCK_HEADER_SIZE,
-			 plen, off);
+		if (!why)
+			why = fn(arg, ops_le16_load(h + 4),
+				 h + OPS_BLOCK_HEADER_SIZE, plen, off);
 		if (why)
 			break;
 		off += OPS_BLOCK_HEADER_SIZE + (uint64_t)plen;
@@ -166,6 +192,126 @@ uint64_t ops_blocks_parse(const uint8_t *buf, size_t len, const char magic[8],
 		ops_warnf(warn, warn_arg, "%s: offset %llu: %s", path,
 			  (unsigned long long)off, why);
 	return off;
+}
+
+/* LEN bytes at OFF of FD into BUF: 0, 1 when the file ends first, or a
+ * negative errno. */
+static int pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = pread(fd, (uint8_t *)buf + got, len - got,
+				  (off_t)(off + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (!r)
+			return 1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+int ops_blocks_walk(int fd, const char magic[8], const char *path,
+		    ops_block_fn fn, void *arg, ops_warn_fn warn,
+		    void *warn_arg, uint64_t *end)
+{
+	uint8_t head[OPS_FILE_HEADER_SIZE], *buf = NULL;
+	uint64_t off = OPS_FILE_HEADER_SIZE, at, size;
+	const char *why = NULL;
+	uint32_t version = 0, plen;
+	size_t cap = 0;
+	struct stat st;
+	int ret;
+
+	*end = 0;
+	if (fstat(fd, &st))
+		return -errno;
+	size = (uint64_t)st.st_size;
+	ret = pread_all(fd, head,
+			size < sizeof(head) ? (size_t)size : sizeof(head), 0);
+	if (ret < 0)
+		return ret;
+	why = file_header_why(head, ret ? 0 : size, magic, &at, &version);
+	if (why) {
+		file_header_warn(why, at, version, path, magic, warn,
+				 warn_arg);
+		return 0;
+	}
+	/* a block at a time: the file is never held whole */
+	while (off < size) {
+		uint8_t h[OPS_BLOCK_HEADER_SIZE];
+
+		if (size - off < OPS_BLOCK_HEADER_SIZE) {
+			why = "truncated block header";
+			break;
+		}
+		ret = pread_all(fd, h, sizeof(h), off);
+		if (ret) {
+			why = "truncated block header";
+			break;
+		}
+		why = block_header_why(h, size - off - OPS_BLOCK_HEADER_SIZE,
+				       &plen);
+		if (why)
+			break;
+		if (plen > cap) {
+			uint8_t *p = realloc(buf, plen);
+
+			if (!p) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = p;
+			cap = plen;
+		}
+		ret = pread_all(fd, buf, plen, off + OPS_BLOCK_HEADER_SIZE);
+		if (ret) {
+			why = "truncated block";
+			break;
+		}
+		if (ops_crc32c(buf, plen) != ops_le32_load(h + 12))
+			why = "bad checksum";
+		if (!why)
+			why = fn(arg, ops_le16_load(h + 4), buf, plen, off);
+		if (why)
+			break;
+		off += OPS_BLOCK_HEADER_SIZE + (uint64_t)plen;
+	}
+	free(buf);
+	if (why)
+		ops_warnf(warn, warn_arg, "%s: offset %llu: %s", path,
+			  (unsigned long long)off, why);
+	*end = off;
+	return 0;
+}
+
+int ops_block_payload(int fd, uint64_t off, uint32_t len, uint8_t **buf,
+		      size_t *cap)
+{
+	uint8_t h[OPS_BLOCK_HEADER_SIZE];
+	int ret;
+
+	if (len > *cap) {
+		uint8_t *p = realloc(*buf, len);
+
+		if (!p)
+			return -ENOMEM;
+		*buf = p;
+		*cap = len;
+	}
+	ret = pread_all(fd, h, sizeof(h), off);
+	ret = ret ? ret : pread_all(fd, *buf, len, off + sizeof(h));
+	if (ret < 0)
+		return ret;
+	/* the file changed since it was walked: its blocks are not ours */
+	if (ret || ops_le32_load(h + 8) != len ||
+	    ops_crc32c(*buf, len) != ops_le32_load(h + 12))
+		return -ESTALE;
+	return 0;
 }
 
 /* Read up to WANT bytes at the end of the buffer; fewer only at EOF. */

@@ -82,6 +82,25 @@ uint64_t ops_blocks_parse(const uint8_t *buf, size_t len, const char magic[8],
 			  ops_warn_fn warn, void *warn_arg);
 
 /*
+ * ops_blocks_parse() over the container file open as FD, read a block at
+ * a time: the file is never held whole.  Its damage is reported as
+ * ops_blocks_parse() reports it; *END is where the good data ends.
+ * 0, or a negative errno (not reported) when reading fails.
+ */
+int ops_blocks_walk(int fd, const char magic[8], const char *path,
+		    ops_block_fn fn, void *arg, ops_warn_fn warn,
+		    void *warn_arg, uint64_t *end);
+
+/*
+ * The LEN-byte payload of the block whose header is at OFF in FD, into
+ * *BUF (grown as needed, *CAP its size) and checked against its header.
+ * 0, -ESTALE when the file no longer holds that block, or a negative
+ * errno; nothing is reported.
+ */
+int ops_block_payload(int fd, uint64_t off, uint32_t len, uint8_t **buf,
+		      size_t *cap);
+
+/*
  * Read the container file PATH (through ops_file_open) up to and
  * including the first block header that is damage, so that a sparse or
  * hostile file costs what its good blocks hold, not its size.

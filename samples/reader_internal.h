@@ -73,8 +73,9 @@ struct ops_anon_block {
 };
 
 struct ops_anon_data {
-	const uint8_t *buf; /* the whole file; not owned, must outlive this */
-	size_t len;
+	int fd; /* the file, read a block at a time as samples are asked for */
+	uint8_t *payload; /* the block being decoded */
+	size_t cap_payload;
 	char *path;
 	ops_warn_fn warn;
 	void *warn_arg;
@@ -86,10 +87,13 @@ struct ops_anon_data {
 	uint32_t nr_stacks; /* stack ids below it have an entry */
 };
 
-/* Index a whole anon.samples held in BUF (which must stay valid until
- * ops_anon_data_free): processes are parsed, samples only located. */
-int ops_anon_parse(struct ops_anon_data *a, const uint8_t *buf, size_t len,
-		   const char *path, ops_warn_fn warn, void *warn_arg);
+/* Index the anon.samples open as FD, which A then owns (closed by
+ * ops_anon_data_free, even on failure; -1 for a session without one):
+ * processes are parsed, samples only located, and the file is never held
+ * whole.  Damage is reported
+ * through WARN; 0, or -ENOMEM or a read error (not reported). */
+int ops_anon_open(struct ops_anon_data *a, int fd, const char *path,
+		  ops_warn_fn warn, void *warn_arg);
 /* Decode one process's samples (cached). */
 int ops_anon_decode(struct ops_anon_data *a, uint32_t proc_id,
 		    const struct ops_anon_sample **samples, size_t *n);

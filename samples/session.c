@@ -26,7 +26,6 @@ struct ops_session {
 	char *dir;
 	struct ops_meta meta;
 	struct ops_hist_data hist;
-	uint8_t *anon_buf;
 	struct ops_anon_data anon;
 	char *kallsyms, *modules;
 	struct ops_maplist *maps; /* one per process */
@@ -134,6 +133,44 @@ static void session_take_totals(struct ops_session_info *i,
 	i->processes = h->totals.processes;
 }
 
+/* anon.samples, indexed and kept open: a process's samples are read
+ * when asked for.  A file that cannot be read is a warning, and the
+ * session reads without it, as one with no anonymous samples. */
+static int session_open_anon(struct ops_session *s, ops_warn_fn warn,
+			     void *warn_arg, char *err, size_t errlen)
+{
+	char *path = ops_strfmt("%s/anon.samples", s->dir);
+	struct stat st;
+	int fd, ret;
+
+	if (!path)
+		goto nomem;
+	fd = ops_file_open(path, UINT64_MAX, &st);
+	if (fd == -ENOMEM)
+		goto nomem;
+	if (fd < 0) {
+		ops_warnf(warn, warn_arg, "cannot read %s: %s", path,
+			  ops_file_strerror(fd));
+		fd = -1; /* a session without anonymous samples */
+	}
+	ret = ops_anon_open(&s->anon, fd, path, warn, warn_arg);
+	if (ret == -ENOMEM)
+		goto nomem;
+	if (ret)
+		goto fail;
+	free(path);
+	return 0;
+nomem:
+	ret = -ENOMEM;
+	snprintf(err, errlen, "cannot read %s: out of memory", s->dir);
+	free(path);
+	return ret;
+fail:
+	snprintf(err, errlen, "cannot read %s: %s", path, strerror(-ret));
+	free(path);
+	return ret;
+}
+
 static int session_load(struct ops_session *s, ops_warn_fn warn,
 			void *warn_arg, char *err, size_t errlen)
 {
@@ -175,14 +212,9 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 		goto nomem;
 	session_take_totals(&s->meta.info, &s->hist);
 
-	ret = session_read(s, "anon.samples", OPS_ANON_MAGIC, warn, warn_arg,
-			   &s->anon_buf, &len, &path);
-	/* a missing file has had its warning already */
-	if (!ret)
-		ret = ops_anon_parse(&s->anon, s->anon_buf, len, path,
-				     s->anon_buf ? warn : NULL, warn_arg);
+	ret = session_open_anon(s, warn, warn_arg, err, errlen);
 	if (ret)
-		goto nomem;
+		goto out;
 	s->anon.nr_stacks = s->hist.nr_stacks;
 
 	s->kallsyms = session_optional(s, "kallsyms");
@@ -233,6 +265,7 @@ int ops_session_open(struct ops_session **out, const char *dir,
 			 dir);
 		return -ENOMEM;
 	}
+	s->anon.fd = -1;
 	ret = session_load(s, warn, warn_arg, err, errlen);
 	if (ret) {
 		ops_session_close(s);
@@ -256,7 +289,6 @@ void ops_session_close(struct ops_session *s)
 	}
 	free(s->maps);
 	ops_anon_data_free(&s->anon);
-	free(s->anon_buf);
 	ops_hist_data_free(&s->hist);
 	ops_meta_free(&s->meta);
 	free(s->kallsyms);

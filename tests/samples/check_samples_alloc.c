@@ -15,22 +15,30 @@
 #include "wrap_alloc.h"
 
 static unsigned long allocations;
+static size_t largest; /* the largest block asked for */
+
+static void note(size_t n)
+{
+	allocations++;
+	if (n > largest)
+		largest = n;
+}
 
 void *__wrap_malloc(size_t n)
 {
-	allocations++;
+	note(n);
 	return __real_malloc(n);
 }
 
 void *__wrap_calloc(size_t n, size_t m)
 {
-	allocations++;
+	note(n * m);
 	return __real_calloc(n, m);
 }
 
 void *__wrap_realloc(void *p, size_t n)
 {
-	allocations++;
+	note(n);
 	return __real_realloc(p, n);
 }
 
@@ -123,12 +131,64 @@ START_TEST(test_steady_state)
 }
 END_TEST
 
+/* A reader holds no anon.samples whole: opening a session and counting
+ * a process's samples take memory for a block, not for the file; only
+ * decoding a process takes memory for its samples. */
+START_TEST(test_reader_holds_a_block)
+{
+	struct ops_session_info info = info_example();
+	struct ops_process proc = { .tgid = 1000, .comm = "x" };
+	char *tmp = tmp_make(), *dir = tmp_path(tmp, "session");
+	char *anon = tmp_path(dir, "anon.samples");
+	const struct ops_anon_sample *a;
+	struct ops_session *s;
+	struct ops_writer *w;
+	struct warns wr = { 0 };
+	uint32_t id, i;
+	size_t n, size;
+
+	ck_assert_int_eq(ops_writer_open(&w, dir, &info), 0);
+	ck_assert_int_eq(ops_writer_process(w, &proc, &id), 0);
+	for (i = 0; i < 2000000; i++) {
+		ck_assert_int_eq(ops_writer_anon(w, id, 1000 + i * 250000ull,
+						 0x7f0000000000ull +
+							 (i * 7919u) % 999983,
+						 1000),
+				 0);
+		if (i % 100000 == 99999)
+			ck_assert_int_eq(ops_writer_flush(w), 0);
+	}
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+	size = file_size(anon);
+	ck_assert_uint_gt(size, 8u << 20);
+
+	largest = 0;
+	s = session_must_open(dir, &wr);
+	ck_assert_int_eq(ops_session_anon_count(s, id, &n), 0);
+	ck_assert_uint_eq(n, 2000000);
+	ck_assert_uint_lt(largest, size / 4);
+	ck_assert_int_eq(ops_session_anon(s, id, &a, &n), 0);
+	ck_assert_uint_eq(n, 2000000);
+	ck_assert_uint_eq(a[1999999].time_ns, 1000 + 1999999 * 250000ull);
+	ck_assert_uint_ge(largest, n * sizeof(*a));
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+	free(anon);
+	free(dir);
+	tmp_remove(tmp);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("samples_alloc");
 	TCase *tc = tcase_create("steady_state");
 
 	tcase_add_test(tc, test_steady_state);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("reader_holds_a_block");
+	tcase_add_test(tc, test_reader_holds_a_block);
+	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return opjit_check_run(s);
 }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* libFuzzer target: the anon.samples reader, index and decode, on
  * arbitrary bytes. */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "fuzz_blocks.h"
 #include "reader_internal.h"
@@ -62,10 +65,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *buf;
 	uint32_t p;
 	size_t len;
+	int fd;
 
 	buf = fuzz_blocks_input(data, size, &len);
-	if (!ops_anon_parse(&a, buf, len, "fuzz/anon.samples", count_warning,
-			    &warnings)) {
+	/* the reader reads a file a block at a time */
+	fd = memfd_create("anon.samples", MFD_CLOEXEC);
+	if (fd < 0 || (len && write(fd, buf, len) != (ssize_t)len))
+		abort();
+	if (!ops_anon_open(&a, fd, "fuzz/anon.samples", count_warning,
+			   &warnings)) {
 		/* stack ids from 8 have no entry */
 		a.nr_stacks = 8;
 		for (p = 0; p < a.nr_procs; p++)
