@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* libFuzzer target: the anon.samples reader, index and decode, on
  * arbitrary bytes. */
-#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
