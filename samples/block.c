@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "block_internal.h"
 #include "crc32c_internal.h"
@@ -60,8 +61,8 @@ void ops_blockfile_close(struct ops_blockfile *bf)
 	bf->path = NULL;
 }
 
-int ops_block_frame(struct ops_buf *out, uint16_t type, const void *payload,
-		    size_t len)
+static int block_frame(struct ops_buf *out, uint16_t type, uint16_t flags,
+		       const void *payload, size_t len)
 {
 	int ret;
 
@@ -72,10 +73,71 @@ int ops_block_frame(struct ops_buf *out, uint16_t type, const void *payload,
 		return ret;
 	ops_buf_put_le32(out, OPS_BLOCK_MAGIC);
 	ops_buf_put_le16(out, type);
-	ops_buf_put_le16(out, 0);
+	ops_buf_put_le16(out, flags);
 	ops_buf_put_le32(out, (uint32_t)len);
 	ops_buf_put_le32(out, ops_crc32c(payload, len));
 	return ops_buf_put(out, payload, len);
+}
+
+int ops_block_frame(struct ops_buf *out, uint16_t type, const void *payload,
+		    size_t len)
+{
+	return block_frame(out, type, 0, payload, len);
+}
+
+int ops_block_frame_deflated(struct ops_buf *out, uint16_t type,
+			     const void *payload, size_t len,
+			     struct ops_buf *scratch)
+{
+	uLongf zlen;
+	size_t head;
+	int ret;
+
+	if (len > OPS_BLOCK_MAX)
+		return -EFBIG;
+	zlen = compressBound((uLong)len);
+	scratch->len = 0;
+	ret = ops_buf_put_varint(scratch, len);
+	head = scratch->len;
+	ret = ret ? ret : ops_buf_reserve(scratch, head + zlen);
+	if (ret)
+		return ret;
+	/* level 1: a flush's stacks cost the recorder little to squeeze */
+	if (compress2(scratch->data + head, &zlen, payload, (uLong)len, 1) !=
+	    Z_OK)
+		return -ENOMEM;
+	scratch->len = head + zlen;
+	if (scratch->len >= len)
+		return ops_block_frame(out, type, payload, len);
+	return block_frame(out, type, OPS_BLOCK_DEFLATED, scratch->data,
+			   scratch->len);
+}
+
+const char *ops_block_inflate(const uint8_t *p, size_t len, uint8_t **buf,
+			      size_t *cap, size_t *out_len)
+{
+	struct ops_cur c;
+	uint64_t n;
+	uLongf got;
+
+	ops_cur_init(&c, p, len);
+	n = ops_cur_varint(&c);
+	if (!c.ok || n > OPS_BLOCK_MAX)
+		return "bad compressed payload";
+	if (n > *cap) {
+		uint8_t *q = realloc(*buf, n ? n : 1);
+
+		if (!q)
+			return "out of memory";
+		*buf = q;
+		*cap = n;
+	}
+	got = (uLongf)n;
+	if (uncompress(*buf, &got, c.p, (uLong)ops_cur_left(&c)) != Z_OK ||
+	    got != n)
+		return "bad compressed payload";
+	*out_len = (size_t)n;
+	return NULL;
 }
 
 int ops_blockfile_append(struct ops_blockfile *bf, const void *data,
@@ -161,6 +223,8 @@ uint64_t ops_blocks_parse(const uint8_t *buf, size_t len, const char magic[8],
 	uint64_t off = OPS_FILE_HEADER_SIZE, at;
 	const char *why;
 	uint32_t version = 0;
+	uint8_t *z = NULL; /* the inflated payload */
+	size_t zcap = 0;
 
 	why = file_header_why(buf, len, magic, &at, &version);
 	if (why) {
@@ -169,8 +233,9 @@ uint64_t ops_blocks_parse(const uint8_t *buf, size_t len, const char magic[8],
 		return 0;
 	}
 	while (off < len) {
-		const uint8_t *h = buf + off;
+		const uint8_t *h = buf + off, *p;
 		uint32_t plen;
+		size_t plain;
 
 		if (len - off < OPS_BLOCK_HEADER_SIZE) {
 			why = "truncated block header";
@@ -181,13 +246,21 @@ uint64_t ops_blocks_parse(const uint8_t *buf, size_t len, const char magic[8],
 		if (!why && ops_crc32c(h + OPS_BLOCK_HEADER_SIZE, plen) !=
 				    ops_le32_load(h + 12))
 			why = "bad checksum";
+		p = h + OPS_BLOCK_HEADER_SIZE;
+		plain = plen;
+		/* flags mean something from version 4 on */
+		if (!why && version >= OPS_FORMAT_VERSION_DEFLATE &&
+		    (ops_le16_load(h + 6) & OPS_BLOCK_DEFLATED)) {
+			why = ops_block_inflate(p, plen, &z, &zcap, &plain);
+			p = z;
+		}
 		if (!why)
-			why = fn(arg, ops_le16_load(h + 4),
-				 h + OPS_BLOCK_HEADER_SIZE, plen, off);
+			why = fn(arg, ops_le16_load(h + 4), p, plain, off);
 		if (why)
 			break;
 		off += OPS_BLOCK_HEADER_SIZE + (uint64_t)plen;
 	}
+	free(z);
 	if (why)
 		ops_warnf(warn, warn_arg, "%s: offset %llu: %s", path,
 			  (unsigned long long)off, why);

@@ -36,6 +36,10 @@
 #define OPS_ANON_SAMPLES 2
 #define OPS_ANON_STACK_SAMPLES 3
 
+/* Block header flags: from version 4 (OPS_FORMAT_VERSION_DEFLATE) on,
+ * a payload may be a varint of its length then a zlib stream of it. */
+#define OPS_BLOCK_DEFLATED 0x1u
+
 /* One container file being appended to. */
 struct ops_blockfile {
 	int fd;
@@ -62,6 +66,18 @@ int ops_block_frame(struct ops_buf *out, uint16_t type, const void *payload,
  * block. */
 int ops_blockfile_append(struct ops_blockfile *bf, const void *data,
 			 size_t len, char *err, size_t errlen);
+
+/* As ops_block_frame(), the payload compressed (OPS_BLOCK_DEFLATED) when
+ * that makes it smaller, through SCRATCH; for version 4 files only. */
+int ops_block_frame_deflated(struct ops_buf *out, uint16_t type,
+			     const void *payload, size_t len,
+			     struct ops_buf *scratch);
+
+/* The payload P of a block flagged OPS_BLOCK_DEFLATED, inflated into
+ * *BUF (grown as needed, *CAP its size), its length in *OUT_LEN; NULL, or
+ * why the block is damage. */
+const char *ops_block_inflate(const uint8_t *p, size_t len, uint8_t **buf,
+			      size_t *cap, size_t *out_len);
 
 /*
  * Called for each good block; returns NULL to go on, or a reason that

@@ -191,9 +191,16 @@ int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
 		ret = ret ? ret
 			  : ops_buf_put(&w->payload, w->records.data,
 					w->records.len);
-		ret = ret ? ret
-			  : ops_block_frame(&w->out, type, w->payload.data,
-					    w->payload.len);
+		/* the stack table is most of a call graph session's bytes,
+		 * and squeezes to a third */
+		if (!ret && type == OPS_HIST_STACKS)
+			ret = ops_block_frame_deflated(&w->out, type,
+						       w->payload.data,
+						       w->payload.len,
+						       &w->records);
+		else if (!ret)
+			ret = ops_block_frame(&w->out, type, w->payload.data,
+					      w->payload.len);
 		w->records.len = 0;
 		first = i + 1;
 	}

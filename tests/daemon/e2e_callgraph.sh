@@ -14,9 +14,9 @@ cd "$WORK"
 	fail "oprofiled -g exited $?: $(cat err.txt)"
 check_summary err.txt
 dump s >d.txt
-[ "$(info d.txt format_version)" = 3 ] || fail "a session with call graphs is not version 3"
+[ "$(info d.txt format_version)" = 4 ] || fail "a session with call graphs is not version 4"
 [ "$(info d.txt callgraph_depth)" = 127 ] || fail "-g did not record the default depth 127"
-head -1 s/session.meta | grep -qx 'opjit-session 3' || fail "session.meta does not say version 3"
+head -1 s/session.meta | grep -qx 'opjit-session 4' || fail "session.meta does not say version 4"
 
 read -r hs he <<<"$(symbol_offsets "$bin" hot)"
 read -r as ae <<<"$(symbol_offsets "$bin" path_a)"

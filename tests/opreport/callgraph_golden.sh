@@ -85,7 +85,7 @@ import struct, sys
 data = bytearray(open(sys.argv[1], "rb").read())
 off = 16
 while off + 16 <= len(data):
-    magic, kind, size = data[off:off + 4], *struct.unpack_from("<II", data, off + 4)
+    magic, kind, size = data[off:off + 4], *struct.unpack_from("<H2xI", data, off + 4)
     if magic != b"OBLK":
         sys.exit("no block at %d" % off)
     if kind == 4:  # STACKS

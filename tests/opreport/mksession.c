@@ -13,7 +13,7 @@
  *   anon PROCESS TIME ADDR TID
  *   kallsyms PATH | modules PATH
  *   archive PROCESS PATH
- *   callgraph DEPTH            (before any other data: a version 3 session)
+ *   callgraph DEPTH            (before any other data: a call graph session)
  *   stack NAME [kernel N] [truncated] FRAME...   leaf first, where FRAME
  *           is IMAGE:OFFSET, anon:ADDR or unknown:ADDR
  *   stackhist CTX STACK COUNT

@@ -483,32 +483,52 @@ START_TEST(test_version_1_reads)
 }
 END_TEST
 
-/* BUF's STACKS blocks with their parents as ids, as version 2 wrote
- * them (version 3 writes the distance back): into a new buffer. */
-static uint8_t *parents_as_ids(const uint8_t *buf, size_t len, size_t *olen)
+/* BUF's blocks as VERSION (2 or 3) wrote them, into a new buffer: no
+ * block compressed (version 4 compresses the stack table), and with
+ * version 2 the STACKS blocks' parents as ids rather than the distance
+ * back.  *DEFLATED: how many blocks were compressed. */
+static uint8_t *as_version(const uint8_t *buf, size_t len, uint32_t version,
+			   size_t *olen, unsigned *deflated)
 {
-	uint8_t *out = malloc(2 * len), *o = out;
-	size_t off = OPS_FILE_HEADER_SIZE;
+	uint8_t *out = malloc(OPS_FILE_HEADER_SIZE), *z = NULL;
+	size_t off = OPS_FILE_HEADER_SIZE, zcap = 0,
+	       cap = OPS_FILE_HEADER_SIZE;
 
+	*deflated = 0;
 	ck_assert_ptr_nonnull(out);
-	memcpy(o, buf, OPS_FILE_HEADER_SIZE);
-	o += OPS_FILE_HEADER_SIZE;
+	memcpy(out, buf, OPS_FILE_HEADER_SIZE);
+	*olen = OPS_FILE_HEADER_SIZE;
 	while (off + OPS_BLOCK_HEADER_SIZE <= len) {
 		uint32_t plen = ops_le32_load(buf + off + 8);
 		const uint8_t *pay = buf + off + OPS_BLOCK_HEADER_SIZE;
-		uint8_t *ohead = o, *q = o + OPS_BLOCK_HEADER_SIZE;
+		size_t n = plen;
+		uint8_t *ohead, *q;
 
-		memcpy(o, buf + off, OPS_BLOCK_HEADER_SIZE);
-		if (ops_le16_load(buf + off + 4) == OPS_HIST_STACKS) {
+		if (ops_le16_load(buf + off + 6) & OPS_BLOCK_DEFLATED) {
+			ck_assert_ptr_null(
+				ops_block_inflate(pay, plen, &z, &zcap, &n));
+			pay = z;
+			(*deflated)++;
+		}
+		/* ids take no more room than distances, plus a varint */
+		cap = *olen + OPS_BLOCK_HEADER_SIZE + 2 * n + 32;
+		out = realloc(out, cap);
+		ck_assert_ptr_nonnull(out);
+		ohead = out + *olen;
+		q = ohead + OPS_BLOCK_HEADER_SIZE;
+		memcpy(ohead, buf + off, OPS_BLOCK_HEADER_SIZE);
+		ohead[6] = ohead[7] = 0; /* no flags */
+		if (version == OPS_FORMAT_VERSION_STACK_IDS &&
+		    ops_le16_load(buf + off + 4) == OPS_HIST_STACKS) {
 			struct ops_cur c;
-			uint64_t first, n, k, r, j;
+			uint64_t first, nr, k, r, j;
 
-			ops_cur_init(&c, pay, plen);
+			ops_cur_init(&c, pay, n);
 			first = ops_cur_varint(&c);
-			n = ops_cur_varint(&c);
+			nr = ops_cur_varint(&c);
 			q += ops_varint_encode(q, first);
-			q += ops_varint_encode(q, n);
-			for (k = 0; k < n; k++) {
+			q += ops_varint_encode(q, nr);
+			for (k = 0; k < nr; k++) {
 				r = ops_cur_varint(&c);
 				q += ops_varint_encode(q, r ? first + k - r + 1
 							    : 0);
@@ -519,46 +539,144 @@ static uint8_t *parents_as_ids(const uint8_t *buf, size_t len, size_t *olen)
 			}
 			ck_assert(c.ok && !ops_cur_left(&c));
 		} else {
-			memcpy(q, pay, plen);
-			q += plen;
+			memcpy(q, pay, n);
+			q += n;
 		}
 		ops_le32_store(ohead + 8,
 			       (uint32_t)(q - ohead - OPS_BLOCK_HEADER_SIZE));
 		fix_crc(ohead, 0);
-		o = q;
+		*olen = (size_t)(q - out);
 		off += OPS_BLOCK_HEADER_SIZE + plen;
 	}
-	ops_le32_store(out + 8, OPS_FORMAT_VERSION_STACK_IDS);
-	*olen = (size_t)(o - out);
+	ops_le32_store(out + 8, version);
+	free(z);
 	return out;
 }
 
-/* A version 2 session, whose stack nodes name their parents by id,
- * reads as it did: the same stacks. */
-START_TEST(test_version_2_reads)
+/* Rewrite the session of C (closed) as VERSION wrote it; how many blocks
+ * of samples.hist were compressed. */
+static unsigned session_as_version(uint32_t version)
+{
+	uint8_t *buf, *old;
+	size_t len, olen;
+	unsigned deflated;
+
+	buf = file_read(hist, &len);
+	ck_assert_uint_eq(ops_le32_load(buf + 8), OPS_FORMAT_VERSION);
+	old = as_version(buf, len, version, &olen, &deflated);
+	file_write(hist, old, olen);
+	free(buf);
+	free(old);
+	file_version_set(anon, version);
+	meta_version_set(version);
+	return deflated;
+}
+
+/* More stacks than cg_write's, so that the stack table is worth
+ * compressing: 2000 of 20 frames, counted. */
+static void cg_write_many(struct cg *c)
+{
+	struct ops_frame f[20];
+	struct ops_stack st = { f, 20, 0, 0 };
+	uint32_t k, i, id;
+
+	for (k = 0; k < 2000; k++) {
+		for (i = 0; i < 20; i++)
+			f[i] = (struct ops_frame){ OPS_FRAME_IMAGE, c->app,
+						   0x1000 + i * 64 +
+							   (i ? 0 : k * 4) };
+		ck_assert_int_eq(ops_writer_stack(c->w, &st, &id), 0);
+		ck_assert_int_eq(ops_writer_stack_add(c->w, c->ctx, id, 1), 0);
+	}
+}
+
+/* Version 4 compresses the stack table; sessions of version 3, and of
+ * 2 with parents by id, read as they did: the same stacks. */
+START_TEST(test_older_versions_read)
+{
+	uint32_t versions[] = { 3, OPS_FORMAT_VERSION_STACK_IDS };
+	size_t v;
+
+	for (v = 0; v < 2; v++) {
+		struct warns wr = { 0 };
+		struct ops_session *s;
+		struct ops_stack *snap;
+		struct cg c;
+		uint32_t n, id;
+
+		cg_open(&c, 64);
+		cg_write(&c);
+		cg_write_many(&c);
+		ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
+		s = session_must_open(sdir, &wr);
+		n = ops_session_nr_stacks(s);
+		ck_assert_uint_gt(n, 2000);
+		snap = calloc(n, sizeof(*snap));
+		ck_assert_ptr_nonnull(snap);
+		for (id = 0; id < n; id++) {
+			const struct ops_stack *st = ops_session_stack(s, id);
+
+			snap[id] = *st;
+			snap[id].frames =
+				malloc(st->nr_frames * sizeof(*st->frames));
+			ck_assert_ptr_nonnull(snap[id].frames);
+			memcpy((void *)snap[id].frames, st->frames,
+			       st->nr_frames * sizeof(*st->frames));
+		}
+		ops_session_close(s);
+
+		ck_assert_uint_gt(session_as_version(versions[v]), 0);
+		s = session_must_open(sdir, &wr);
+		ck_assert_int_eq(wr.n, 0);
+		ck_assert_uint_eq(ops_session_info(s)->format_version,
+				  versions[v]);
+		ck_assert_uint_eq(ops_session_nr_stacks(s), n);
+		for (id = 0; id < n; id++) {
+			frames_eq(ops_session_stack(s, id), snap[id].frames,
+				  snap[id].nr_frames, snap[id].nr_kernel,
+				  snap[id].flags);
+			free((void *)snap[id].frames);
+		}
+		free(snap);
+		ops_session_close(s);
+		teardown();
+		setup();
+	}
+}
+END_TEST
+
+/* A compressed block whose stream is damage (checksum good): one
+ * warning at that block, the flat counts before it kept. */
+START_TEST(test_bad_compressed_block)
 {
 	struct warns wr = { 0 };
 	struct ops_session *s;
-	uint8_t *buf, *old;
-	size_t len, olen;
+	size_t len, off = OPS_FILE_HEADER_SIZE, bad = 0;
+	uint8_t *buf;
 	struct cg c;
 
 	cg_open(&c, 64);
 	cg_write(&c);
+	cg_write_many(&c);
 	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
 	buf = file_read(hist, &len);
-	ck_assert_uint_eq(ops_le32_load(buf + 8), OPS_FORMAT_VERSION);
-	old = parents_as_ids(buf, len, &olen);
-	ck_assert_int_ne(memcmp(old, buf, len < olen ? len : olen), 0);
-	file_write(hist, old, olen);
+	while (off + OPS_BLOCK_HEADER_SIZE <= len) {
+		uint32_t plen = ops_le32_load(buf + off + 8);
+
+		if (ops_le16_load(buf + off + 6) & OPS_BLOCK_DEFLATED) {
+			bad = off;
+			buf[off + OPS_BLOCK_HEADER_SIZE + plen / 2] ^= 0x55;
+			fix_crc(buf, off);
+			break;
+		}
+		off += OPS_BLOCK_HEADER_SIZE + plen;
+	}
+	ck_assert_uint_gt(bad, 0);
+	file_write(hist, buf, len);
 	free(buf);
-	free(old);
-	file_version_set(anon, OPS_FORMAT_VERSION_STACK_IDS);
-	meta_version_set(OPS_FORMAT_VERSION_STACK_IDS);
 	s = session_must_open(sdir, &wr);
-	ck_assert_int_eq(wr.n, 0);
-	ck_assert_uint_eq(ops_session_info(s)->format_version, 2);
-	cg_check(&c, s);
+	check_one_warning(&wr, hist, "bad compressed payload");
+	ck_assert_uint_gt(ops_session_nr_contexts(s), 0);
 	ops_session_close(s);
 }
 END_TEST
@@ -577,7 +695,8 @@ static Suite *stacks_suite(void)
 		{ "corrupt_stack_table", test_corrupt_stack_table },
 		{ "stack_id_without_entry", test_stack_id_without_entry },
 		{ "version_1_reads", test_version_1_reads },
-		{ "version_2_reads", test_version_2_reads },
+		{ "older_versions_read", test_older_versions_read },
+		{ "bad_compressed_block", test_bad_compressed_block },
 	};
 	Suite *s = suite_create("samples_stacks");
 	size_t i;

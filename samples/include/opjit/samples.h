@@ -28,10 +28,12 @@ extern "C" {
  * call graphs; a session recorded without them is written as version 1
  * (OPS_FORMAT_VERSION_FLAT), byte for byte as before, and every version
  * from 1 reads. */
-#define OPS_FORMAT_VERSION 3
+#define OPS_FORMAT_VERSION 4
 #define OPS_FORMAT_VERSION_FLAT 1
 /* Version 2 wrote a stack node's parent as its id; 3 as the distance. */
 #define OPS_FORMAT_VERSION_STACK_IDS 2
+/* Version 4 may compress a block (the stack table's). */
+#define OPS_FORMAT_VERSION_DEFLATE 4
 
 /* ops_session_info.separate */
 #define OPS_SEPARATE_PROCESS 0x1u
