@@ -4,20 +4,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <oputil/bump.h>
 #include <oputil/grow.h>
 #include <oputil/hash.h>
 #include <oputil/idxset.h>
 
 #include "strpool.h"
 
-struct block {
-	struct block *next;
-	size_t used, size;
-	max_align_t data[];
-};
-
 struct strpool {
-	struct block *blocks;
+	struct oputil_bump mem;
 	const char **strs; /* the interned strings */
 	size_t nr_strs, cap_strs;
 	struct oputil_idxset set; /* of strs, by content */
@@ -25,19 +20,18 @@ struct strpool {
 
 struct strpool *strpool_new(void)
 {
-	return calloc(1, sizeof(struct strpool));
+	struct strpool *p = calloc(1, sizeof(struct strpool));
+
+	if (p)
+		p->mem = (struct oputil_bump)OPUTIL_BUMP_INIT(65536);
+	return p;
 }
 
 void strpool_free(struct strpool *p)
 {
-	struct block *b, *next;
-
 	if (!p)
 		return;
-	for (b = p->blocks; b; b = next) {
-		next = b->next;
-		free(b);
-	}
+	oputil_bump_free(&p->mem);
 	free(p->strs);
 	oputil_idxset_free(&p->set);
 	free(p);
@@ -45,25 +39,10 @@ void strpool_free(struct strpool *p)
 
 void *strpool_alloc(struct strpool *p, size_t size)
 {
-	size_t align = sizeof(max_align_t);
-	struct block *b = p->blocks;
-	void *mem;
+	void *mem = oputil_bump_alloc(&p->mem, size);
 
-	size = (size + align - 1) & ~(align - 1);
-	if (!b || b->size - b->used < size) {
-		size_t bsize = size > 65536 ? size : 65536;
-
-		b = malloc(sizeof(*b) + bsize);
-		if (!b)
-			return NULL;
-		b->size = bsize;
-		b->used = 0;
-		b->next = p->blocks;
-		p->blocks = b;
-	}
-	mem = (char *)b->data + b->used;
-	b->used += size;
-	memset(mem, 0, size);
+	if (mem)
+		memset(mem, 0, size);
 	return mem;
 }
 

@@ -4,50 +4,27 @@
  * state as soon as a process is named, and the report keeps its copies
  * until the end, so one bump allocator freed at once is all it needs.
  */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <oputil/bump.h>
 
 #include "handler_internal.h"
 
 #define ARENA_CHUNK (256u * 1024u)
 
 struct handler_arena {
-	struct handler_arena *next;
-	size_t used, size;
-	max_align_t data[];
+	struct oputil_bump mem;
 };
 
 void *handler_arena_alloc(struct handler_arena **a, size_t size)
 {
-	const size_t align = sizeof(max_align_t);
-	struct handler_arena *c = *a;
-	void *p;
-
-	size = (size + align - 1) / align * align;
-	if (size == 0)
-		size = align;
-	if (!c || c->size - c->used < size) {
-		size_t cap = size > ARENA_CHUNK ? size : ARENA_CHUNK;
-
-		c = malloc(sizeof(*c) + cap);
-		if (!c)
+	if (!*a) {
+		*a = malloc(sizeof(**a));
+		if (!*a)
 			return NULL;
-		c->used = 0;
-		c->size = cap;
-		/* A big block gets its own chunk; the small ones keep
-		 * filling the chunk they were in. */
-		if (*a && cap > ARENA_CHUNK) {
-			c->next = (*a)->next;
-			(*a)->next = c;
-		} else {
-			c->next = *a;
-			*a = c;
-		}
+		(*a)->mem = (struct oputil_bump)OPUTIL_BUMP_INIT(ARENA_CHUNK);
 	}
-	p = (char *)c->data + c->used;
-	c->used += size;
-	return p;
+	return oputil_bump_alloc(&(*a)->mem, size);
 }
 
 char *handler_arena_strdup(struct handler_arena **a, const char *s)
@@ -62,10 +39,8 @@ char *handler_arena_strdup(struct handler_arena **a, const char *s)
 
 void handler_arena_free(struct handler_arena *a)
 {
-	while (a) {
-		struct handler_arena *next = a->next;
-
-		free(a);
-		a = next;
-	}
+	if (!a)
+		return;
+	oputil_bump_free(&a->mem);
+	free(a);
 }
