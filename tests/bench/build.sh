@@ -12,7 +12,7 @@ bench_build() {
 			die "cannot configure $BUILD (log: $log)"
 	fi
 	for exe in "$RUSAGE" "$SPIN" "$OPROFILED" "$OPREPORT" "$THREETOONE" \
-		"$JITDEMO" "$RESOLVE"; do
+		"$JITDEMO" "$RESOLVE" "$ANON_SESSION"; do
 		[ -x "$exe" ] || missing=1
 	done
 	if [ "$missing" = 1 ]; then

@@ -78,4 +78,68 @@ bench_resolve() {
 				"$(calc ratio "$R_PEAK" "$R_MAP")" x
 		done
 	done
+	bench_anon_memory
 }
+
+# opreport's memory for anonymous samples: sessions of ANON_SIZES[0] and
+# [1] samples of one process, and of four processes of [0] each, written
+# by bench_anon_session (random addresses over a 10k-function perf map),
+# reported with `opreport -l --anon-handler=perfmap` and, the JIT samples
+# hidden, with plain `opreport -l`.  The growth between the two sizes is
+# what a sample costs: the goal is at most 24 bytes.
+ANON_FIG="\`opreport -l --anon-handler=perfmap\` peak RSS"
+
+# anon_rss DIR ARGS...: opreport's peak RSS (KB) on session DIR, or why
+anon_rss() {
+	local s=$1 out=$TMPD/anon.ru
+	shift
+	"$RUSAGE" -o "$out" -- "$OPREPORT" --session-dir="$s" "$@" \
+		>/dev/null 2>"$TMPD/anon.err" ||
+		{ failure opreport $? "$TMPD/anon.err"; return 1; }
+	ru_read "$out" && echo "$RU_RSS"
+}
+
+bench_anon_memory() {
+	local small=${ANON_SIZES[0]} big=${ANON_SIZES[1]} why n s
+	local f1 f4 fp fh r1 r4 rp rh
+	f1="$ANON_FIG, $(size_name "$small") samples of one process"
+	f4="$ANON_FIG, $(size_name "$big") samples of one process"
+	fp="$ANON_FIG, four processes of $(size_name "$small") samples"
+	fh="\`opreport -l\` (JIT samples hidden) peak RSS, $(size_name "$big") samples"
+	local fg="$ANON_FIG: growth a sample from $(size_name "$small") to $(size_name "$big")"
+	for n in "$f1" "$f4" "$fp" "$fh" "$fg"; do
+		rec_note "$RS" "$n" ref "no perf counterpart"
+		rec_note "$RS" "$n" cmp "-"
+	done
+	why=$(need_exe "$ANON_SESSION") || {
+		for n in "$f1" "$f4" "$fp" "$fh" "$fg"; do
+			rec_why "$RS" "$n" opjit "$why"
+		done
+		return
+	}
+	for s in "1 $small a1" "1 $big a4" "4 $small p4"; do
+		set -- $s
+		rm -rf "$TMPD/$3"
+		"$ANON_SESSION" "$TMPD/$3" "$1" "$2" 2>"$TMPD/anon.err" || {
+			why=$(failure bench_anon_session $? "$TMPD/anon.err")
+			for n in "$f1" "$f4" "$fp" "$fh" "$fg"; do
+				rec_why "$RS" "$n" opjit "$why"
+			done
+			return
+		}
+	done
+	r1=$(anon_rss "$TMPD/a1" -l --anon-handler=perfmap)
+	rec_val "$RS" "$f1" opjit "$r1" KB
+	r4=$(anon_rss "$TMPD/a4" -l --anon-handler=perfmap)
+	rec_val "$RS" "$f4" opjit "$r4" KB
+	rp=$(anon_rss "$TMPD/p4" -l --anon-handler=perfmap)
+	rec_val "$RS" "$fp" opjit "$rp" KB
+	rh=$(anon_rss "$TMPD/a4" -l)
+	rec_val "$RS" "$fh" opjit "$rh" KB
+	rec_val "$RS" "$fg" opjit \
+		"$(awk -v a="$r1" -v b="$r4" -v n="$((big - small))" \
+			'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/)
+				printf "%.3f", (b - a) * 1024 / n }')" B/sample
+	rm -rf "$TMPD/a1" "$TMPD/a4" "$TMPD/p4"
+}
+

@@ -50,6 +50,7 @@ FORMATS = {
     'cpu': lambda v, m: f'{v * 1000:.0f} ms',
     'B': fmt_bytes,
     'KB': lambda v, m: fmt_bytes(v * 1024, m * 1024),
+    'B/sample': lambda v, m: f'{v:.1f} B',
     'pct': lambda v, m: f'{v:.2f}%',
     'pt': lambda v, m: f'{v:+.2f} pt',
     'dist': lambda v, m: f'{v:.2f} pt',
