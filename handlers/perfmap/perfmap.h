@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include <oputil/idxset.h>
+#include <oputil/search.h>
 
 /* One `START SIZE NAME` line, in file order.  16 bytes: a map of a
  * million functions costs its names and 16 MB here.  No code is 4 GiB
@@ -87,44 +88,78 @@ int perfmap_index(const struct perfmap *m, struct perfmap_seg **segs,
 		  size_t *nsegs);
 
 /*
- * The map as the handler keeps it once indexed: the ranges alone, 16
- * bytes each, and the names.  A range that is all of its entry (the
- * common case: no other entry overlaps it) names the entry's name
- * directly; the entries overlaps cut into parts are kept whole in SPLIT,
- * so that each stays one symbol.  A map then costs about its own size.
+ * The map as the handler keeps it once indexed: the ranges and the
+ * names, 12 bytes a range.  A range's start is kept as its distance from
+ * the start of its page, a run of at most PERFMAP_PAGE ranges within
+ * 4 GiB of the page's first, and its entry as the name itself when the
+ * range is all of its entry (the common case: no other entry overlaps
+ * it); the entries overlaps cut into parts are kept whole in SPLIT, so
+ * that each stays one symbol.  A map then costs less than its own size.
  */
 struct perfmap_table {
-	struct perfmap_seg *segs; /* .entry: PERFMAP_WHOLE | name offset,
-				   * or an index into split */
-	size_t nsegs;
+	uint32_t *off;	 /* per range: its start - its page's base */
+	uint32_t *len;	 /* per range */
+	uint32_t *entry; /* per range: PERFMAP_WHOLE | name offset, or an
+			  * index into split */
+	uint64_t *base;	 /* per page: the start of its first range */
+	uint32_t *first; /* per page: its first range */
+	size_t nsegs, npages;
 	struct perfmap_entry *split;
 	size_t nsplit;
 	char *names;
 };
 #define PERFMAP_WHOLE 0x80000000u /* name offsets stay below: 1 GiB max */
+#define PERFMAP_PAGE 64u
 
 /* Build T from M and its ranges SEGS (perfmap_index()'s), taking both:
- * M is left empty and SEGS belongs to T.  0 or -ENOMEM (then M and SEGS
- * are freed too). */
+ * M is left empty and SEGS freed.  0 or -ENOMEM (then M and SEGS are
+ * freed too). */
 int perfmap_pack(struct perfmap *m, struct perfmap_seg *segs, size_t nsegs,
 		 struct perfmap_table *t);
 void perfmap_table_free(struct perfmap_table *t);
 
-/* What range I of T names: its entry's start, size and name; *KEY is
- * the same for every range of one entry and below nsegs + nsplit. */
-static inline struct perfmap_entry
-perfmap_table_entry(const struct perfmap_table *t, size_t i, size_t *key)
+/* The start of range I of T: a search for its page, for callers that
+ * did not find I through perfmap_table_lookup(). */
+static inline uint64_t perfmap_table_start(const struct perfmap_table *t,
+					   size_t i)
 {
-	const struct perfmap_seg *s = &t->segs[i];
+	/* the last page whose first range is at or before I */
+	size_t p = oputil_partition(0, t->npages, k, t->first[k] <= i) - 1;
 
-	if (s->entry & PERFMAP_WHOLE) {
-		*key = i;
-		return (struct perfmap_entry){ s->start, s->len,
-					       s->entry & ~PERFMAP_WHOLE };
-	}
-	*key = t->nsegs + s->entry;
-	return t->split[s->entry];
+	return t->base[p] + t->off[i];
 }
+
+/* What range I of T, which starts at START, names: its entry's start,
+ * size and name; *KEY is the same for every range of one entry and
+ * below nsegs + nsplit. */
+static inline struct perfmap_entry
+perfmap_table_entry(const struct perfmap_table *t, size_t i, uint64_t start,
+		    size_t *key)
+{
+	uint32_t e = t->entry[i];
+
+	if (e & PERFMAP_WHOLE) {
+		*key = i;
+		return (struct perfmap_entry){ start, t->len[i],
+					       e & ~PERFMAP_WHOLE };
+	}
+	*key = t->nsegs + e;
+	return t->split[e];
+}
+
+/* Where the last search ended, for the next: zero before the first. */
+struct perfmap_cursor {
+	size_t page, seg;
+};
+
+/* The range of T holding ADDR, or SIZE_MAX; its bounds in *START and
+ * *END.  For addresses asked in ascending order: the search gallops
+ * forward from where CUR says the last one ended, so a sorted batch
+ * costs the log of the distance between neighbours, not of the map.  An
+ * address below it starts over. */
+size_t perfmap_table_lookup(const struct perfmap_table *t, uint64_t addr,
+			    struct perfmap_cursor *cur, uint64_t *start,
+			    uint64_t *end);
 
 /* As perfmap_lookup(), for addresses asked in ascending order: *POS
  * (0 before the first) keeps where the last search ended, and the search

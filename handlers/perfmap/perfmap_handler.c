@@ -282,7 +282,9 @@ static struct opjit_symbol *sym_at(const struct pm_state *st, size_t k)
 	return &st->chunks[k >> CHUNK_SHIFT][k & CHUNK_MASK];
 }
 
-static const struct opjit_symbol *sym_get(struct pm_state *st, size_t seg)
+/* The symbol of range SEG, which starts at START. */
+static const struct opjit_symbol *sym_get(struct pm_state *st, size_t seg,
+					  uint64_t start)
 {
 	struct opjit_symbol *s;
 	struct perfmap_entry e;
@@ -294,7 +296,7 @@ static const struct opjit_symbol *sym_get(struct pm_state *st, size_t seg)
 		if (!st->sym_of)
 			return NULL;
 	}
-	e = perfmap_table_entry(&st->tab, seg, &key);
+	e = perfmap_table_entry(&st->tab, seg, start, &key);
 	if (st->sym_of[key])
 		return sym_at(st, st->sym_of[key] - 1);
 	k = st->nsyms;
@@ -322,7 +324,9 @@ static const struct opjit_symbol *sym_get(struct pm_state *st, size_t seg)
 static int pm_resolve(void *state, struct opjit_resolve_batch *b)
 {
 	struct pm_state *st = state;
-	size_t i, hint = SIZE_MAX, pos = 0;
+	size_t i, hint = SIZE_MAX;
+	struct perfmap_cursor cur = { 0, 0 };
+	uint64_t start = 0, end = 0;
 	uint32_t *reasons =
 		b->struct_size >= OPJIT_SIZE_THROUGH(
 					  struct opjit_resolve_batch, reasons)
@@ -341,17 +345,16 @@ static int pm_resolve(void *state, struct opjit_resolve_batch *b)
 		const struct opjit_symbol *s;
 
 		/* Sorted addresses mostly land in the range just found. */
-		if (hint == SIZE_MAX || a < st->tab.segs[hint].start ||
-		    a >= perfmap_seg_end(&st->tab.segs[hint]))
-			hint = perfmap_lookup_next(st->tab.segs, st->tab.nsegs,
-						   a, &pos);
+		if (hint == SIZE_MAX || a < start || a >= end)
+			hint = perfmap_table_lookup(&st->tab, a, &cur, &start,
+						    &end);
 		if (hint == SIZE_MAX) {
 			/* a perf map has no times: all it can say */
 			if (reasons)
 				reasons[i] = OPJIT_UNRESOLVED_NO_ENTRY;
 			continue;
 		}
-		s = sym_get(st, hint);
+		s = sym_get(st, hint, start);
 		if (!s) {
 			snprintf(st->err, sizeof(st->err), "out of memory");
 			return -ENOMEM;

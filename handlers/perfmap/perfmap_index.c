@@ -172,15 +172,53 @@ out:
 	return rc;
 }
 
+/* Cut SEGS into pages for T: every PERFMAP_PAGE ranges, and wherever a
+ * range starts 4 GiB or more past its page's first. */
+static int pack_pages(const struct perfmap_seg *segs, size_t nsegs,
+		      struct perfmap_table *t)
+{
+	size_t i, n = 0, cap = nsegs / PERFMAP_PAGE + 1;
+
+	t->base = malloc(cap * sizeof(*t->base));
+	t->first = malloc(cap * sizeof(*t->first));
+	if (!t->base || !t->first)
+		return -ENOMEM;
+	for (i = 0; i < nsegs; i++) {
+		if (n && i - t->first[n - 1] < PERFMAP_PAGE &&
+		    segs[i].start - t->base[n - 1] <= UINT32_MAX) {
+			t->off[i] = (uint32_t)(segs[i].start - t->base[n - 1]);
+			continue;
+		}
+		if (n == cap) {
+			void *b, *f;
+
+			cap *= 2;
+			b = realloc(t->base, cap * sizeof(*t->base));
+			if (b)
+				t->base = b;
+			f = b ? realloc(t->first, cap * sizeof(*t->first))
+			      : NULL;
+			if (!f)
+				return -ENOMEM;
+			t->first = f;
+		}
+		t->base[n] = segs[i].start;
+		t->first[n++] = (uint32_t)i;
+		t->off[i] = 0;
+	}
+	t->npages = n;
+	return 0;
+}
+
 int perfmap_pack(struct perfmap *m, struct perfmap_seg *segs, size_t nsegs,
 		 struct perfmap_table *t)
 {
 	/* per entry: its ranges, then its index in split + 1 (0: whole) */
 	uint32_t *of = calloc(m->n ? m->n : 1, sizeof(*of));
-	size_t i, nsplit = 0;
+	size_t i, nsplit = 0, k = nsegs ? nsegs : 1;
 
 	memset(t, 0, sizeof(*t));
-	if (!of)
+	if (!of || nsegs > UINT32_MAX)
 		goto fail;
 	for (i = 0; i < nsegs; i++)
 		of[segs[i].entry]++;
@@ -195,7 +233,11 @@ int perfmap_pack(struct perfmap *m, struct perfmap_seg *segs, size_t nsegs,
 			of[segs[i].entry] = (uint32_t)++nsplit;
 	}
 	t->split = malloc((nsplit ? nsplit : 1) * sizeof(*t->split));
-	if (!t->split)
+	t->off = malloc(k * sizeof(*t->off));
+	t->len = malloc(k * sizeof(*t->len));
+	t->entry = malloc(k * sizeof(*t->entry));
+	if (!t->split || !t->off || !t->len || !t->entry ||
+	    pack_pages(segs, nsegs, t))
 		goto fail;
 	for (i = 0; i < m->n; i++)
 		if (of[i])
@@ -203,11 +245,11 @@ int perfmap_pack(struct perfmap *m, struct perfmap_seg *segs, size_t nsegs,
 	for (i = 0; i < nsegs; i++) {
 		uint32_t e = segs[i].entry;
 
-		segs[i].entry = of[e] ? of[e] - 1
-				      : PERFMAP_WHOLE | m->e[e].name;
+		t->len[i] = segs[i].len;
+		t->entry[i] = of[e] ? of[e] - 1 : PERFMAP_WHOLE | m->e[e].name;
 	}
 	free(of);
-	t->segs = segs;
+	free(segs);
 	t->nsegs = nsegs;
 	t->nsplit = nsplit;
 	t->names = m->names.buf;
@@ -218,15 +260,74 @@ fail:
 	free(of);
 	free(segs);
 	perfmap_free(m);
+	perfmap_table_free(t);
 	return -ENOMEM;
 }
 
 void perfmap_table_free(struct perfmap_table *t)
 {
-	free(t->segs);
+	free(t->off);
+	free(t->len);
+	free(t->entry);
+	free(t->base);
+	free(t->first);
 	free(t->split);
 	free(t->names);
 	memset(t, 0, sizeof(*t));
+}
+
+/* The first index in [LO, HI) whose value in V is above X, V sorted:
+ * galloping from LO, so that a value just past LO is found in a step or
+ * two, as ascending addresses mostly are. */
+static size_t gallop_u32(const uint32_t *v, size_t lo, size_t hi, uint64_t x)
+{
+	size_t end = lo, step = 1;
+
+	while (end < hi && v[end] <= x) {
+		lo = end + 1;
+		end = step < hi - end ? end + step : hi;
+		step *= 2;
+	}
+	return oputil_partition(lo, end, k, v[k] <= x);
+}
+
+size_t perfmap_table_lookup(const struct perfmap_table *t, uint64_t addr,
+			    struct perfmap_cursor *cur, uint64_t *start,
+			    uint64_t *end)
+{
+	size_t lo = cur->page < t->npages ? cur->page : t->npages, hi = lo;
+	size_t step = 1, p, first, last, i;
+	uint64_t rel;
+
+	/* every page before LO starts at or below ADDR */
+	if (lo && t->base[lo - 1] > addr)
+		lo = hi = 0;
+	while (hi < t->npages && t->base[hi] <= addr) {
+		lo = hi + 1;
+		hi = step < t->npages - hi ? hi + step : t->npages;
+		step *= 2;
+	}
+	/* the first page that starts after ADDR is in [LO, HI] */
+	p = oputil_partition(lo, hi, k, t->base[k] <= addr);
+	if (!p)
+		return SIZE_MAX;
+	p--;
+	first = t->first[p];
+	last = p + 1 < t->npages ? t->first[p + 1] : t->nsegs;
+	rel = addr - t->base[p];
+	/* from the range the last search found, when ADDR is not below it */
+	if (p == cur->page && cur->seg >= first && cur->seg < last &&
+	    t->off[cur->seg] <= rel)
+		first = cur->seg;
+	cur->page = p;
+	/* the page's last range at or before ADDR; its first is at 0 */
+	i = gallop_u32(t->off, first, last, rel) - 1;
+	cur->seg = i;
+	if (rel - t->off[i] >= t->len[i])
+		return SIZE_MAX;
+	*start = t->base[p] + t->off[i];
+	*end = *start + t->len[i];
+	return i;
 }
 
 size_t perfmap_lookup(const struct perfmap_seg *segs, size_t nsegs,

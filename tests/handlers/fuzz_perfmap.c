@@ -68,20 +68,43 @@ static void check_addr(const struct perfmap *m, const struct perfmap_seg *s,
 		__builtin_trap();
 }
 
-/* The packed table says of each range what its entry said, and gives
- * the ranges of one entry one key: it takes M and S. */
+/* The packed table finds ADDR where the ranges S do, with its bounds;
+ * *PAGE is the ascending search's. */
+static void check_table_addr(const struct perfmap_table *t,
+			     const struct perfmap_seg *s, size_t ns,
+			     uint64_t addr, struct perfmap_cursor *page)
+{
+	struct perfmap_cursor fresh = { 0, 0 };
+	size_t want = perfmap_lookup(s, ns, addr), got;
+	uint64_t start = 0, end = 0;
+
+	got = perfmap_table_lookup(t, addr, &fresh, &start, &end);
+	if (got != want ||
+	    (got != SIZE_MAX &&
+	     (start != s[got].start || end != perfmap_seg_end(&s[got]))))
+		__builtin_trap();
+	if (perfmap_table_lookup(t, addr, page, &start, &end) != want)
+		__builtin_trap();
+}
+
+/* The packed table says of each range what its entry said, gives the
+ * ranges of one entry one key, and finds what the ranges find: it takes
+ * M and S. */
 static void check_pack(struct perfmap *m, struct perfmap_seg *s, size_t ns)
 {
 	struct perfmap_entry *e = malloc((m->n ? m->n : 1) * sizeof(*e));
 	uint32_t *owner = malloc((ns ? ns : 1) * sizeof(*owner));
 	size_t *key_of = malloc((m->n ? m->n : 1) * sizeof(*key_of));
+	struct perfmap_seg *copy = malloc((ns ? ns : 1) * sizeof(*copy));
 	struct perfmap_table t;
 	size_t i;
+	struct perfmap_cursor page = { 0, 0 };
 
-	if (!e || !owner || !key_of) {
+	if (!e || !owner || !key_of || !copy) {
 		free(s);
 		goto out;
 	}
+	memcpy(copy, s, ns * sizeof(*copy));
 	memcpy(e, m->e, m->n * sizeof(*e));
 	for (i = 0; i < m->n; i++)
 		key_of[i] = SIZE_MAX;
@@ -91,7 +114,8 @@ static void check_pack(struct perfmap *m, struct perfmap_seg *s, size_t ns)
 		goto out;
 	for (i = 0; i < t.nsegs; i++) {
 		size_t key;
-		struct perfmap_entry got = perfmap_table_entry(&t, i, &key);
+		struct perfmap_entry got = perfmap_table_entry(
+			&t, i, perfmap_table_start(&t, i), &key);
 		const struct perfmap_entry *want = &e[owner[i]];
 
 		if (got.start != want->start || got.size != want->size ||
@@ -102,8 +126,21 @@ static void check_pack(struct perfmap *m, struct perfmap_seg *s, size_t ns)
 		else if (key_of[owner[i]] != key)
 			__builtin_trap();
 	}
+	/* in ascending order, so that the page hint is exercised */
+	for (i = 0; i < ns; i++) {
+		if (copy[i].start)
+			check_table_addr(&t, copy, ns, copy[i].start - 1,
+					 &page);
+		check_table_addr(&t, copy, ns, copy[i].start, &page);
+		check_table_addr(&t, copy, ns, perfmap_seg_end(&copy[i]) - 1,
+				 &page);
+		check_table_addr(&t, copy, ns, perfmap_seg_end(&copy[i]),
+				 &page);
+	}
+	check_table_addr(&t, copy, ns, 0, &page);
 	perfmap_table_free(&t);
 out:
+	free(copy);
 	free(e);
 	free(owner);
 	free(key_of);

@@ -332,24 +332,92 @@ START_TEST(packed_table)
 	ck_assert_uint_eq(m.n, 0);
 	ck_assert_uint_eq(t.nsegs, 4);
 	ck_assert_uint_eq(t.nsplit, 1); /* a */
-	e = perfmap_table_entry(&t, ia1, &key_a1);
+	e = perfmap_table_entry(&t, ia1, perfmap_table_start(&t, ia1),
+				&key_a1);
 	ck_assert_uint_eq(e.start, 0x1000);
 	ck_assert_uint_eq(e.size, 0x100);
 	ck_assert_str_eq(t.names + e.name, "a");
-	e = perfmap_table_entry(&t, ia2, &key_a2);
+	e = perfmap_table_entry(&t, ia2, perfmap_table_start(&t, ia2),
+				&key_a2);
 	ck_assert_uint_eq(e.start, 0x1000);
 	ck_assert_uint_eq(key_a1, key_a2);
-	e = perfmap_table_entry(&t, ib, &key_b);
+	e = perfmap_table_entry(&t, ib, perfmap_table_start(&t, ib), &key_b);
 	ck_assert_uint_eq(e.start, 0x1040);
 	ck_assert_uint_eq(e.size, 0x20);
 	ck_assert_str_eq(t.names + e.name, "b");
-	e = perfmap_table_entry(&t, ic, &key_c);
+	e = perfmap_table_entry(&t, ic, perfmap_table_start(&t, ic), &key_c);
 	ck_assert_uint_eq(e.start, 0x2000);
 	ck_assert_str_eq(t.names + e.name, "c");
 	ck_assert_uint_ne(key_b, key_a1);
 	ck_assert_uint_ne(key_c, key_a1);
 	ck_assert_uint_ne(key_c, key_b);
 	ck_assert_uint_lt(key_a1, t.nsegs + t.nsplit);
+	perfmap_table_free(&t);
+}
+END_TEST
+
+/* The packed table's pages: 64 ranges at most, and a new page where
+ * code lies 4 GiB or more past a page's first range (a runtime's
+ * builtins far below its JIT code); it finds every address where the
+ * ranges do, forwards with its page hint and afresh. */
+START_TEST(packed_table_pages)
+{
+	char *text = malloc(300 * 64), *p = text;
+	struct perfmap_seg *copy;
+	struct perfmap_table t;
+	size_t i, n;
+	struct perfmap_cursor page = { 0, 0 }, fresh;
+	uint64_t start, end, a;
+
+	ck_assert_ptr_nonnull(text);
+	for (i = 0; i < 300; i++) {
+		/* 100 builtins, then code 100 GiB up, a gap every other */
+		uint64_t at = i < 100 ? 0x18c4000 + i * 0x400
+				      : 0x1a8486150000ull + i * 0x100;
+
+		p += sprintf(p, "%llx %x fn_%zu\n", (unsigned long long)at,
+			     i % 2 ? 0x80 : 0x100, i);
+	}
+	parse(text);
+	free(text);
+	index_map();
+	n = nsegs;
+	copy = malloc(n * sizeof(*copy));
+	ck_assert_ptr_nonnull(copy);
+	memcpy(copy, segs, n * sizeof(*copy));
+	ck_assert_int_eq(perfmap_pack(&m, segs, nsegs, &t), 0);
+	segs = NULL;
+	/* 100 builtins: 64 + 36; 200 more: 64 + 64 + 64 + 8 */
+	ck_assert_uint_eq(t.npages, 6);
+	ck_assert_uint_eq(t.first[2], 100);
+	for (i = 0; i < n; i++) {
+		uint64_t probe[4] = { copy[i].start - 1, copy[i].start,
+				      perfmap_seg_end(&copy[i]) - 1,
+				      perfmap_seg_end(&copy[i]) };
+		size_t k;
+
+		for (k = 0; k < 4; k++) {
+			size_t want = perfmap_lookup(copy, n, probe[k]);
+
+			a = probe[k];
+			fresh = (struct perfmap_cursor){ 0, 0 };
+			ck_assert_uint_eq(perfmap_table_lookup(&t, a, &fresh,
+							       &start, &end),
+					  want);
+			ck_assert_uint_eq(perfmap_table_lookup(&t, a, &page,
+							       &start, &end),
+					  want);
+			if (want != SIZE_MAX) {
+				ck_assert_uint_eq(start, copy[want].start);
+				ck_assert_uint_eq(
+					end, perfmap_seg_end(&copy[want]));
+			}
+		}
+	}
+	/* going back starts over */
+	ck_assert_uint_eq(
+		perfmap_table_lookup(&t, 0x18c4000, &page, &start, &end), 0);
+	free(copy);
 	perfmap_table_free(&t);
 }
 END_TEST
@@ -384,6 +452,7 @@ static Suite *perfmap_suite(void)
 	tcase_add_test(o, zero_size_names_nothing);
 	tcase_add_test(o, segments_sorted_disjoint);
 	tcase_add_test(o, packed_table);
+	tcase_add_test(o, packed_table_pages);
 	suite_add_tcase(s, d);
 	suite_add_tcase(s, o);
 	return s;
