@@ -117,7 +117,7 @@ static void counters_attr(const struct counters *c, struct perf_event_attr *a,
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(c->data_pages * page / 4);
+	a->wakeup_watermark = (uint32_t)(c->data_pages * page / 2);
 	a->build_id = c->build_id;
 }
 

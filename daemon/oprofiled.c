@@ -35,7 +35,7 @@
 
 /*
  * A wake-up costs this VM-hosted loop more than a thousand samples, so
- * the loop sleeps until a buffer is a quarter full or the next flush,
+ * the loop sleeps until a buffer is half full or the next flush,
  * and drains every 100 ms only while something waits on time: held
  * samples, processes starting or ending, attaches to make.
  */
