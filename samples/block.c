@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,6 +217,32 @@ static const char *block_header_why(const uint8_t *h, uint64_t avail,
 	return NULL;
 }
 
+/* Hand FN the block at OFF, header H and stored payload P of PLEN
+ * bytes: its checksum checked, and from version 4 on its payload
+ * inflated when it says it is deflated, which only files whose blocks
+ * may be (INFLATE) accept.  NULL, or why the block is damage. */
+static const char *block_deliver(const uint8_t *h, const uint8_t *p,
+				 uint32_t plen, uint32_t version, bool inflate,
+				 uint64_t off, ops_block_fn fn, void *arg,
+				 uint8_t **z, size_t *zcap)
+{
+	size_t n = plen;
+	const char *why;
+
+	if (ops_crc32c(p, plen) != ops_le32_load(h + 12))
+		return "bad checksum";
+	if (version >= OPS_FORMAT_VERSION_DEFLATE &&
+	    (ops_le16_load(h + 6) & OPS_BLOCK_DEFLATED)) {
+		if (!inflate)
+			return "compressed block in a file that has none";
+		why = ops_block_inflate(p, plen, z, zcap, &n);
+		if (why)
+			return why;
+		p = *z;
+	}
+	return fn(arg, ops_le16_load(h + 4), p, n, off);
+}
+
 uint64_t ops_blocks_parse(const uint8_t *buf, size_t len, const char magic[8],
 			  const char *path, ops_block_fn fn, void *arg,
 			  ops_warn_fn warn, void *warn_arg)
@@ -233,9 +260,8 @@ uint64_t ops_blocks_parse(const uint8_t *buf, size_t len, const char magic[8],
 		return 0;
 	}
 	while (off < len) {
-		const uint8_t *h = buf + off, *p;
+		const uint8_t *h = buf + off;
 		uint32_t plen;
-		size_t plain;
 
 		if (len - off < OPS_BLOCK_HEADER_SIZE) {
 			why = "truncated block header";
@@ -243,19 +269,10 @@ uint64_t ops_blocks_parse(const uint8_t *buf, size_t len, const char magic[8],
 		}
 		why = block_header_why(h, len - off - OPS_BLOCK_HEADER_SIZE,
 				       &plen);
-		if (!why && ops_crc32c(h + OPS_BLOCK_HEADER_SIZE, plen) !=
-				    ops_le32_load(h + 12))
-			why = "bad checksum";
-		p = h + OPS_BLOCK_HEADER_SIZE;
-		plain = plen;
-		/* flags mean something from version 4 on */
-		if (!why && version >= OPS_FORMAT_VERSION_DEFLATE &&
-		    (ops_le16_load(h + 6) & OPS_BLOCK_DEFLATED)) {
-			why = ops_block_inflate(p, plen, &z, &zcap, &plain);
-			p = z;
-		}
 		if (!why)
-			why = fn(arg, ops_le16_load(h + 4), p, plain, off);
+			why = block_deliver(h, h + OPS_BLOCK_HEADER_SIZE, plen,
+					    version, true, off, fn, arg, &z,
+					    &zcap);
 		if (why)
 			break;
 		off += OPS_BLOCK_HEADER_SIZE + (uint64_t)plen;
@@ -346,10 +363,9 @@ int ops_blocks_walk(int fd, const char magic[8], const char *path,
 			why = "truncated block";
 			break;
 		}
-		if (ops_crc32c(buf, plen) != ops_le32_load(h + 12))
-			why = "bad checksum";
-		if (!why)
-			why = fn(arg, ops_le16_load(h + 4), buf, plen, off);
+		/* anon.samples' blocks are read back raw: none compressed */
+		why = block_deliver(h, buf, plen, version, false, off, fn, arg,
+				    NULL, NULL);
 		if (why)
 			break;
 		off += OPS_BLOCK_HEADER_SIZE + (uint64_t)plen;
