@@ -135,7 +135,8 @@ static void session_take_totals(struct ops_session_info *i,
 
 /* anon.samples, indexed and kept open: a process's samples are read
  * when asked for.  A file that cannot be read is a warning, and the
- * session reads without it, as one with no anonymous samples. */
+ * session reads without it (or with what was read of it).  0, or
+ * -ENOMEM with ERR set. */
 static int session_open_anon(struct ops_session *s, ops_warn_fn warn,
 			     void *warn_arg, char *err, size_t errlen)
 {
@@ -156,19 +157,16 @@ static int session_open_anon(struct ops_session *s, ops_warn_fn warn,
 	ret = ops_anon_open(&s->anon, fd, path, warn, warn_arg);
 	if (ret == -ENOMEM)
 		goto nomem;
+	/* what was read before the error still reads */
 	if (ret)
-		goto fail;
+		ops_warnf(warn, warn_arg, "cannot read %s: %s", path,
+			  strerror(-ret));
 	free(path);
 	return 0;
 nomem:
-	ret = -ENOMEM;
 	snprintf(err, errlen, "cannot read %s: out of memory", s->dir);
 	free(path);
-	return ret;
-fail:
-	snprintf(err, errlen, "cannot read %s: %s", path, strerror(-ret));
-	free(path);
-	return ret;
+	return -ENOMEM;
 }
 
 static int session_load(struct ops_session *s, ops_warn_fn warn,
