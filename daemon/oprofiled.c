@@ -112,9 +112,7 @@ static void daemon_signal(struct daemon *d)
 
 static void daemon_tick(struct daemon *d)
 {
-	uint64_t n;
-
-	uint64_t now;
+	uint64_t n, now;
 
 	if (read(d->timerfd, &n, sizeof(n)) != sizeof(n))
 		return;
