@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <oputil/grow.h>
 
 #include "block_internal.h"
 #include "crc32c_internal.h"
@@ -125,14 +126,8 @@ const char *ops_block_inflate(const uint8_t *p, size_t len, uint8_t **buf,
 	n = ops_cur_varint(&c);
 	if (!c.ok || n > OPS_BLOCK_MAX)
 		return "bad compressed payload";
-	if (n > *cap) {
-		uint8_t *q = realloc(*buf, n ? n : 1);
-
-		if (!q)
-			return "out of memory";
-		*buf = q;
-		*cap = n;
-	}
+	if (oputil_grow(buf, cap, n ? n : 1, 1))
+		return "out of memory";
 	got = (uLongf)n;
 	if (uncompress(*buf, &got, c.p, (uLong)ops_cur_left(&c)) != Z_OK ||
 	    got != n)
@@ -348,15 +343,9 @@ int ops_blocks_walk(int fd, const char magic[8], const char *path,
 				       &plen);
 		if (why)
 			break;
-		if (plen > cap) {
-			uint8_t *p = realloc(buf, plen);
-
-			if (!p) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = p;
-			cap = plen;
+		if (oputil_grow(&buf, &cap, plen, 1)) {
+			free(buf);
+			return -ENOMEM;
 		}
 		ret = pread_all(fd, buf, plen, off + OPS_BLOCK_HEADER_SIZE);
 		if (ret) {
@@ -384,14 +373,8 @@ int ops_block_payload(int fd, uint64_t off, uint32_t len, uint8_t **buf,
 	uint8_t h[OPS_BLOCK_HEADER_SIZE];
 	int ret;
 
-	if (len > *cap) {
-		uint8_t *p = realloc(*buf, len);
-
-		if (!p)
-			return -ENOMEM;
-		*buf = p;
-		*cap = len;
-	}
+	if (oputil_grow(buf, cap, len, 1))
+		return -ENOMEM;
 	ret = pread_all(fd, h, sizeof(h), off);
 	ret = ret ? ret : pread_all(fd, *buf, len, off + sizeof(h));
 	if (ret < 0)
@@ -407,21 +390,10 @@ int ops_block_payload(int fd, uint64_t off, uint32_t len, uint8_t **buf,
 static int blocks_read_more(int fd, uint8_t **buf, size_t *len, size_t *cap,
 			    size_t want, size_t *got)
 {
-	size_t need = *len + want;
-	uint8_t *p;
 	ssize_t r;
 
-	if (need > *cap) {
-		size_t c = *cap ? *cap : 65536;
-
-		while (c < need)
-			c *= 2;
-		p = realloc(*buf, c);
-		if (!p)
-			return -ENOMEM;
-		*buf = p;
-		*cap = c;
-	}
+	if (oputil_grow(buf, cap, *len + want, 1))
+		return -ENOMEM;
 	*got = 0;
 	while (*got < want) {
 		r = read(fd, *buf + *len + *got, want - *got);
