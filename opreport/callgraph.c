@@ -41,13 +41,17 @@ struct cg_resolve {
 	const struct cg_sources *src;
 	const char **apps;	       /* per raw stack */
 	uint32_t *ids;		       /* per raw frame */
+	uint32_t *sites;	       /* per raw frame, into cg->sites */
 	struct oputil_idxset node_set; /* cg->nodes, by what they describe */
 	size_t cap_nodes;
+	struct oputil_idxset site_set; /* cg->sites, by (file, line) */
+	size_t cap_sites;
 	/* per raw frame: the nodes its function was inlined into, caller
-	 * first, at inl_ids + inl_at[frame], inl_n[frame] of them */
+	 * first, at inl_ids + inl_at[frame], inl_n[frame] of them, and
+	 * their sites at the same places of inl_sites */
 	uint32_t *inl_at, *inl_n;
-	uint32_t *inl_ids;
-	size_t nr_inl_ids, cap_inl_ids;
+	uint32_t *inl_ids, *inl_sites;
+	size_t nr_inl_ids, cap_inl_ids, cap_inl_sites;
 	/* functions DWARF says were inlined, which no symbol table has:
 	 * one symbol per (image, name), both interned */
 	struct dwarf_fn {
@@ -93,6 +97,9 @@ void callgraph_free(struct callgraph *cg)
 	free(cg->rstacks);
 	free(cg->node_ids);
 	free(cg->inlined);
+	free(cg->site_stacks);
+	free(cg->sites);
+	free(cg->site_ids);
 	free(cg);
 }
 
@@ -176,6 +183,42 @@ static int node_intern(struct cg_resolve *rs, const struct cg_node *n,
 	return 0;
 }
 
+/* The site of line AT->line of file AT->file (any string; interned
+ * here) in *ID, added when new. */
+static int site_intern(struct cg_resolve *rs, const struct cg_site *at,
+		       uint32_t *id)
+{
+	struct callgraph *cg = rs->cg;
+	struct oputil_idxset_pos pos;
+	struct cg_site site = { NULL, at->line };
+	uint32_t i;
+
+	if (!at->line) {
+		/* a file without a line places nothing */
+		*id = 0;
+		return 0;
+	}
+	if (at->file && !(site.file = strpool_intern(cg->r->pool, at->file)))
+		return -ENOMEM;
+	i = oputil_idxset_find(&rs->site_set,
+			       oputil_hash_u64((uintptr_t)site.file ^
+					       oputil_hash_u64(site.line)),
+			       &pos, k,
+			       cg->sites[k].file == site.file &&
+				       cg->sites[k].line == site.line);
+	if (i != OPUTIL_IDXSET_NONE) {
+		*id = i;
+		return 0;
+	}
+	if (oputil_grow(&cg->sites, &rs->cap_sites, cg->nr_sites + 1,
+			sizeof(*cg->sites)) ||
+	    oputil_idxset_put(&rs->site_set, &pos, (uint32_t)cg->nr_sites) < 0)
+		return -ENOMEM;
+	cg->sites[cg->nr_sites] = site;
+	*id = (uint32_t)cg->nr_sites++;
+	return 0;
+}
+
 /* The node, in *ID, of PROTO (kind, image, handler) with symbol SYM, for
  * the frame of REF, separated as the frame's stack says. */
 static int frame_node_id(struct cg_resolve *rs, const struct cg_ref *ref,
@@ -198,31 +241,42 @@ static int frame_node_id(struct cg_resolve *rs, const struct cg_ref *ref,
 	return node_intern(rs, &n, id);
 }
 
-/* Give the frame of REF its node: PROTO with symbol SYM. */
+/* Give the frame of REF its node, PROTO with symbol SYM, and its site,
+ * AT (NULL: not known). */
 static int frame_node(struct cg_resolve *rs, const struct cg_ref *ref,
 		      const struct cg_node *proto,
-		      const struct report_sym *sym)
+		      const struct report_sym *sym, const struct cg_site *at)
 {
-	return frame_node_id(rs, ref, proto, sym, &rs->ids[ref->idx]);
+	int ret = frame_node_id(rs, ref, proto, sym, &rs->ids[ref->idx]);
+
+	if (!ret && at)
+		ret = site_intern(rs, at, &rs->sites[ref->idx]);
+	return ret;
 }
 
 /* The nodes of the N functions SYMS (caller first) the function of REF's
- * frame was inlined into. */
+ * frame was inlined into, each at the site AT[k] of that inlining. */
 static int frame_inlined(struct cg_resolve *rs, const struct cg_ref *ref,
 			 const struct cg_node *proto,
-			 const struct report_sym *const *syms, uint32_t n)
+			 const struct report_sym *const *syms,
+			 const struct cg_site *at, uint32_t n)
 {
 	uint32_t k;
 	int ret;
 
 	if (oputil_grow(&rs->inl_ids, &rs->cap_inl_ids, rs->nr_inl_ids + n,
-			sizeof(*rs->inl_ids)))
+			sizeof(*rs->inl_ids)) ||
+	    oputil_grow(&rs->inl_sites, &rs->cap_inl_sites, rs->nr_inl_ids + n,
+			sizeof(*rs->inl_sites)))
 		return -ENOMEM;
 	rs->inl_at[ref->idx] = (uint32_t)rs->nr_inl_ids;
 	rs->inl_n[ref->idx] = n;
 	for (k = 0; k < n; k++) {
+		size_t at_k = rs->nr_inl_ids++;
+
 		ret = frame_node_id(rs, ref, proto, syms[k],
-				    &rs->inl_ids[rs->nr_inl_ids++]);
+				    &rs->inl_ids[at_k])
+			      ?: site_intern(rs, &at[k], &rs->inl_sites[at_k]);
 		if (ret)
 			return ret;
 	}
@@ -267,16 +321,23 @@ dwarf_fn_sym(struct cg_resolve *rs, const char *image, const char *name)
 /* With -g, the functions DWARF says were inlined at VMA: the innermost
  * in *INNER, and the ones it was inlined into, caller first, in CALLERS
  * (the last is PHYS, the symbol the code belongs to); 0 callers when
- * nothing was. */
+ * nothing was.  AT[0] is the line at VMA, AT[k] the line in CALLERS[k-1]
+ * where the function before it was inlined; the names and files stay
+ * the image's, valid while it is open. */
 static int dwarf_chain(struct cg_resolve *rs, struct image_bfd *ib,
 		       const char *image, uint64_t vma,
 		       const struct report_sym *phys,
 		       const struct report_sym **inner,
-		       const struct report_sym **callers, uint32_t *n)
+		       const struct report_sym **callers, struct cg_site *at,
+		       uint32_t *n)
 {
 	struct image_inline chain[CG_INLINE_MAX + 1];
 	size_t k, nc = image_bfd_inlines(ib, vma, chain, CG_INLINE_MAX + 1);
 
+	for (k = 0; k < nc; k++)
+		at[k] = (struct cg_site){ chain[k].file, chain[k].line };
+	if (!nc)
+		at[0] = (struct cg_site){ NULL, 0 };
 	*n = 0;
 	*inner = phys;
 	if (nc < 2)
@@ -302,6 +363,8 @@ static int resolve_image(struct cg_resolve *rs, const struct cg_ref *refs,
 	struct cg_node proto = { 0 };
 	struct image_bfd *ib = NULL;
 	const struct report_sym *inner = NULL, *callers[CG_INLINE_MAX];
+	/* the sites of inner, then of each caller; none without -g */
+	struct cg_site at[CG_INLINE_MAX + 1] = { { NULL, 0 } };
 	const char *module = NULL;
 	size_t i, u, nu = 0, chain_u = SIZE_MAX;
 	uint32_t nc = 0;
@@ -346,13 +409,14 @@ static int resolve_image(struct cg_resolve *rs, const struct cg_ref *refs,
 		if (ib && r->opts->debug_info && u != chain_u) {
 			chain_u = u;
 			ret = dwarf_chain(rs, ib, proto.image, vmas[u],
-					  syms[u], &inner, callers, &nc);
+					  syms[u], &inner, callers, at, &nc);
 		}
 		if (!ret)
 			ret = frame_node(rs, &refs[i], &proto,
-					 nc ? inner : syms[u]);
+					 nc ? inner : syms[u], &at[0]);
 		if (!ret && nc)
-			ret = frame_inlined(rs, &refs[i], &proto, callers, nc);
+			ret = frame_inlined(rs, &refs[i], &proto, callers,
+					    at + 1, nc);
 	}
 out:
 	free(offs);
@@ -362,15 +426,19 @@ out:
 }
 
 /* Where the handler's names of a process's frames go: into SYMS, the
- * report symbol of each frame, and the functions it was inlined into,
- * INL_N[i] from INL + INL_AT[i]. */
+ * report symbol of each frame, into AT the line there, and the functions
+ * it was inlined into, INL_N[i] from INL + INL_AT[i], with the lines of
+ * the inlining from INL_SITES + INL_AT[i].  Files are the handler's,
+ * valid until the handlers are freed. */
 struct frame_sink {
 	struct report *r;
 	struct anon_symcache *cache;
 	const struct report_sym **syms;
+	struct cg_site *at;
 	uint32_t *inl_at, *inl_n;
 	const struct report_sym **inl;
-	size_t nr_inl, cap_inl;
+	struct cg_site *inl_sites;
+	size_t nr_inl, cap_inl, cap_inl_sites;
 	struct anon_naming_count count;
 };
 
@@ -385,12 +453,22 @@ static int frame_batch(void *ctx, const struct anon_resolved *b, size_t base,
 			anon_symcache_get(fs->cache, fs->r, b->syms[i]);
 		if (!fs->syms[base + i])
 			return -ENOMEM;
+		if (b->syms[i] && b->lines)
+			fs->at[base + i] = (struct cg_site){
+				b->files ? b->files[i] : NULL, b->lines[i]
+			};
 		fs->inl_at[base + i] = (uint32_t)fs->nr_inl;
 		fs->inl_n[base + i] = b->nr_inl[i];
 		if (oputil_grow(&fs->inl, &fs->cap_inl,
-				fs->nr_inl + b->nr_inl[i], sizeof(*fs->inl)))
+				fs->nr_inl + b->nr_inl[i], sizeof(*fs->inl)) ||
+		    oputil_grow(&fs->inl_sites, &fs->cap_inl_sites,
+				fs->nr_inl + b->nr_inl[i],
+				sizeof(*fs->inl_sites)))
 			return -ENOMEM;
 		for (k = 0; k < b->nr_inl[i]; k++) {
+			fs->inl_sites[fs->nr_inl] =
+				(struct cg_site){ b->inl[i][k].file,
+						  b->inl[i][k].line };
 			fs->inl[fs->nr_inl] = anon_symcache_get(
 				fs->cache, fs->r, b->inl[i][k].sym);
 			if (!fs->inl[fs->nr_inl++])
@@ -425,9 +503,11 @@ static int resolve_anon(struct cg_resolve *rs, const struct cg_ref *refs,
 	syms = malloc(n * sizeof(*syms));
 	fs.cache = anon_symcache_new();
 	fs.syms = syms;
+	fs.at = calloc(n, sizeof(*fs.at));
 	fs.inl_at = calloc(n, sizeof(*fs.inl_at));
 	fs.inl_n = calloc(n, sizeof(*fs.inl_n));
-	if (!bucket || !smp || !syms || !fs.cache || !fs.inl_at || !fs.inl_n)
+	if (!bucket || !smp || !syms || !fs.cache || !fs.at || !fs.inl_at ||
+	    !fs.inl_n)
 		goto out;
 	for (i = 0; i < n; i++)
 		smp[i] = (struct ops_anon_sample){ refs[i].time, refs[i].addr,
@@ -459,16 +539,20 @@ static int resolve_anon(struct cg_resolve *rs, const struct cg_ref *refs,
 		ret = anon_naming_note(r, p, n, claimed, src->handlers != NULL,
 				       &ar, &fs.count);
 	for (i = 0; i < n && !ret; i++) {
-		ret = frame_node(rs, &refs[i], &proto, syms[i]);
+		ret = frame_node(rs, &refs[i], &proto, syms[i],
+				 claimed == 1 ? &fs.at[i] : NULL);
 		if (!ret && claimed == 1 && fs.inl_n[i])
 			ret = frame_inlined(rs, &refs[i], &proto,
 					    fs.inl + fs.inl_at[i],
+					    fs.inl_sites + fs.inl_at[i],
 					    fs.inl_n[i]);
 	}
 out:
+	free(fs.at);
 	free(fs.inl_at);
 	free(fs.inl_n);
 	free(fs.inl);
+	free(fs.inl_sites);
 	anon_symcache_free(fs.cache);
 	free(smp);
 	free(syms);
@@ -549,7 +633,7 @@ static int resolve_frames(struct cg_resolve *rs)
 				    (anon && st->ctx.proc == CG_NONE) ||
 				    (!anon && fr->image >= nr_img)) {
 					ret = frame_node(rs, &ref, &unknown,
-							 usym);
+							 usym, NULL);
 					continue;
 				}
 				if (anon) {
@@ -586,12 +670,25 @@ static int stack_cmp(const void *pa, const void *pb)
 	return memcmp(a->inlined, b->inlined, a->depth);
 }
 
-/* Raw stack RS root first into FRAMES and INLINED: each frame its
- * function as the handler named it, after the functions that function
- * was inlined into, outermost first.  Returns the depth. */
+/* After the functions, the sites: stacks of one function stack stay
+ * adjacent, in stack_cmp's order. */
+static int site_stack_cmp(const void *pa, const void *pb)
+{
+	const struct cg_stack *a = pa, *b = pb;
+	uint32_t i;
+	int c = stack_cmp(pa, pb);
+
+	for (i = 0; !c && i < a->depth; i++)
+		c = CMP(a->sites[i], b->sites[i]);
+	return c;
+}
+
+/* Raw stack RS root first into FRAMES, INLINED and SITES: each frame
+ * its function as the handler named it, after the functions that
+ * function was inlined into, outermost first.  Returns the depth. */
 static uint32_t stack_expand(const struct cg_resolve *res,
 			     const struct cg_raw_stack *rs, uint32_t *frames,
-			     uint8_t *inlined)
+			     uint8_t *inlined, uint32_t *sites)
 {
 	uint32_t f, k, d = 0;
 
@@ -600,12 +697,16 @@ static uint32_t stack_expand(const struct cg_resolve *res,
 		size_t idx = rs->first + f;
 		uint32_t n = res->inl_n[idx];
 		const uint32_t *chain = res->inl_ids + res->inl_at[idx];
+		const uint32_t *chain_sites =
+			res->inl_sites + res->inl_at[idx];
 
 		for (k = n; k-- > 0; d++) {
 			frames[d] = chain[k];
 			inlined[d] = k + 1 < n;
+			sites[d] = chain_sites[k];
 		}
 		frames[d] = res->ids[idx];
+		sites[d] = res->sites[idx];
 		inlined[d++] = n > 0;
 	}
 	return d;
@@ -625,45 +726,73 @@ static int rarc_cmp(const void *pa, const void *pb)
 	return CMP(a->to, b->to) ?: CMP(a->from, b->from);
 }
 
-/* Unique stacks (root first), each node's self and total, the arcs. */
+/* V[0..n) sorted by CMP, with equal neighbours merged into one whose
+ * count is theirs; their number, 0 for none.  Each kept one is V[k]
+ * with the sites it has when SITES, else with none. */
+static size_t stacks_merge(struct cg_stack *out, const struct cg_stack *v,
+			   size_t n, int (*cmp)(const void *, const void *),
+			   bool sites)
+{
+	size_t i, nu = 0;
+
+	for (i = 0; i < n; i++) {
+		if (nu && !cmp(&out[nu - 1], &v[i])) {
+			out[nu - 1].count += v[i].count;
+			continue;
+		}
+		out[nu] = v[i];
+		if (!sites)
+			out[nu].sites = NULL;
+		nu++;
+	}
+	return nu;
+}
+
+/* Unique stacks (root first) by site and by function, each node's self
+ * and total, the arcs. */
 static int build_model(struct callgraph *cg, const struct cg_resolve *res)
 {
 	const size_t nf = cg->nr_raw + res->nr_inl_ids;
+	const size_t ns = cg->nr_rstacks ? cg->nr_rstacks : 1;
 	uint64_t *seen = NULL;
 	size_t i, j, na = 0, at = 0;
 	int ret = -ENOMEM;
 
 	cg->node_ids = malloc((nf ? nf : 1) * sizeof(*cg->node_ids));
 	cg->inlined = malloc(nf ? nf : 1);
-	cg->stacks = calloc(cg->nr_rstacks ? cg->nr_rstacks : 1,
-			    sizeof(*cg->stacks));
+	cg->site_ids = malloc((nf ? nf : 1) * sizeof(*cg->site_ids));
+	cg->site_stacks = calloc(ns, sizeof(*cg->site_stacks));
 	cg->arcs = calloc(nf ? nf : 1, sizeof(*cg->arcs));
 	seen = calloc(cg->nr_nodes ? cg->nr_nodes : 1, sizeof(*seen));
-	if (!cg->node_ids || !cg->inlined || !cg->stacks || !cg->arcs || !seen)
+	if (!cg->node_ids || !cg->inlined || !cg->site_ids ||
+	    !cg->site_stacks || !cg->arcs || !seen)
 		goto out;
 	for (i = 0; i < cg->nr_rstacks; i++) {
 		const struct cg_raw_stack *rs = &cg->rstacks[i];
 		uint32_t d = stack_expand(res, rs, cg->node_ids + at,
-					  cg->inlined + at);
+					  cg->inlined + at, cg->site_ids + at);
 
-		cg->stacks[i] = (struct cg_stack){ cg->node_ids + at,
-						   cg->inlined + at, d,
-						   rs->count };
+		cg->site_stacks[i] =
+			(struct cg_stack){ cg->node_ids + at, cg->inlined + at,
+					   cg->site_ids + at, d, rs->count };
 		at += d;
 		cg->total += rs->count;
 		if (rs->truncated)
 			cg->truncated += rs->count;
 	}
-	qsort(cg->stacks, cg->nr_rstacks, sizeof(*cg->stacks), stack_cmp);
-	for (i = 0; i < cg->nr_rstacks; i++) {
-		struct cg_stack *last =
-			cg->nr_stacks ? &cg->stacks[cg->nr_stacks - 1] : NULL;
-
-		if (last && !stack_cmp(last, &cg->stacks[i]))
-			last->count += cg->stacks[i].count;
-		else
-			cg->stacks[cg->nr_stacks++] = cg->stacks[i];
-	}
+	qsort(cg->site_stacks, cg->nr_rstacks, sizeof(*cg->site_stacks),
+	      site_stack_cmp);
+	cg->nr_site_stacks = stacks_merge(cg->site_stacks, cg->site_stacks,
+					  cg->nr_rstacks, site_stack_cmp,
+					  true);
+	/* the sorted site stacks hold those of one function stack
+	 * together: merging them gives the function stacks in order */
+	cg->stacks = calloc(cg->nr_site_stacks ? cg->nr_site_stacks : 1,
+			    sizeof(*cg->stacks));
+	if (!cg->stacks)
+		goto out;
+	cg->nr_stacks = stacks_merge(cg->stacks, cg->site_stacks,
+				     cg->nr_site_stacks, stack_cmp, false);
 	for (i = 0; i < cg->nr_stacks; i++) {
 		const struct cg_stack *st = &cg->stacks[i];
 
@@ -712,22 +841,29 @@ int callgraph_resolve(struct callgraph *cg, const struct cg_sources *src)
 	rs.apps =
 		calloc(cg->nr_rstacks ? cg->nr_rstacks : 1, sizeof(*rs.apps));
 	rs.ids = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*rs.ids));
+	rs.sites = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*rs.sites));
 	rs.inl_at = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*rs.inl_at));
 	rs.inl_n = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*rs.inl_n));
-	if (!rs.apps || !rs.ids || !rs.inl_at || !rs.inl_n)
+	if (!rs.apps || !rs.ids || !rs.sites || !rs.inl_at || !rs.inl_n ||
+	    oputil_grow(&cg->sites, &rs.cap_sites, 1, sizeof(*cg->sites)))
 		goto out;
+	/* site 0, what a frame has when nothing says its line */
+	cg->sites[cg->nr_sites++] = (struct cg_site){ NULL, 0 };
 	ret = resolve_frames(&rs);
 	if (!ret)
 		ret = build_model(cg, &rs);
 out:
 	free(rs.apps);
 	free(rs.ids);
+	free(rs.sites);
 	free(rs.inl_at);
 	free(rs.inl_n);
 	free(rs.inl_ids);
+	free(rs.inl_sites);
 	free(rs.dwarf_fns);
 	oputil_idxset_free(&rs.dwarf_set);
 	oputil_idxset_free(&rs.node_set);
+	oputil_idxset_free(&rs.site_set);
 	return ret;
 }
 

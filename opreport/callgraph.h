@@ -17,6 +17,13 @@
  * handler knows inlining (handler ABI 1.2) becomes several: the function
  * the code was compiled from, then each function inlined into the one
  * before it, down to the innermost, which the flat profile names.
+ *
+ * A frame also has a site: the source line at the frame's own address
+ * (the line executing for the leaf, the line of the call for a caller,
+ * looked up at return address - 1, and for a function another was
+ * inlined into, the line where it was).  Functions are what -c, folded
+ * and json show, so their stacks are unique by function; pprof places
+ * samples at lines, so it reads the same samples split by site too.
  */
 #ifndef OPREPORT_CALLGRAPH_H
 #define OPREPORT_CALLGRAPH_H
@@ -67,11 +74,22 @@ struct cg_node {
 	uint64_t total; /* samples with this node anywhere on the stack */
 };
 
+/* Where in its function a frame is.  Lines come from DWARF with -g
+ * for ELF images, and from the handler for JIT code; the kernel has
+ * none.  Site 0 is the unknown one. */
+struct cg_site {
+	const char *file; /* interned; NULL when not known */
+	uint32_t line;	  /* 0 when not known */
+};
+
 struct cg_stack {
 	const uint32_t *frames; /* node ids, root first */
 	/* per frame: 1 when it was inlined into the frame before it, so
 	 * that both are one address (one pprof location) */
 	const uint8_t *inlined;
+	/* per frame: its index in callgraph.sites; NULL in the stacks
+	 * unique by function, which may merge several */
+	const uint32_t *sites;
 	uint32_t depth;
 	uint64_t count;
 };
@@ -86,8 +104,14 @@ struct callgraph {
 	/* the model, after callgraph_resolve */
 	struct cg_node *nodes;
 	size_t nr_nodes;
-	struct cg_stack *stacks;
+	struct cg_stack *stacks; /* unique by function */
 	size_t nr_stacks;
+	/* the same samples unique by function and site, sorted so that
+	 * those of one entry of stacks are adjacent, in its order */
+	struct cg_stack *site_stacks;
+	size_t nr_site_stacks;
+	struct cg_site *sites;
+	size_t nr_sites;
 	struct cg_arc *arcs; /* sorted by (from, to) */
 	size_t nr_arcs;
 	struct cg_arc *rarcs; /* the same, sorted by (to, from) */
@@ -100,6 +124,7 @@ struct callgraph {
 	size_t nr_rstacks, cap_rstacks;
 	uint32_t *node_ids; /* storage of cg_stack.frames */
 	uint8_t *inlined;   /* storage of cg_stack.inlined */
+	uint32_t *site_ids; /* storage of cg_stack.sites */
 };
 
 /* 0 or -ENOMEM (not reported). */
