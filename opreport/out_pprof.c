@@ -4,13 +4,18 @@
  * (profile.proto, google/pprof's, compiled by protoc-c), the format
  * `go tool pprof`, Pyroscope, Parca and Google Cloud Profiler read.
  *
- * One function and one location per node of the model (the location at
- * the symbol's start; source file and line of the symbol when known),
- * and one location more per chain of inlined functions, with a line per
- * function, innermost first, as profile.proto has inlining;
- * one mapping per image, JIT label or anonymous bucket; one sample per
- * unique stack, leaf first, valued in samples and in the session's
- * event (nanoseconds of a clock event: the period, or 1e9 / frequency).
+ * One function per node of the model (its source file and first line
+ * when known).  One location per frame of a different function or
+ * source line (the model's sites: the line executing in the leaf, the
+ * line of the call in a caller), at the address of the function's
+ * start, its line that site's line, 0 when not known: a location is a
+ * place in the source, never the function's first line made up for it.
+ * A chain of inlined functions is one location with a line per
+ * function, innermost first, each at its own site, as profile.proto
+ * has inlining.  One mapping per image, JIT label or anonymous bucket;
+ * one sample per stack unique by site, leaf first, valued in samples
+ * and in the session's event (nanoseconds of a clock event: the
+ * period, or 1e9 / frequency).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -58,59 +63,76 @@ static int64_t str_add(struct strtab *t, const char *s)
 	return (int64_t)t->n++;
 }
 
-/* The chains of inlined functions the stacks hold, each a location of
- * its own after the nodes' (id nr_nodes + 1 + its index): node ids
- * outermost first, ids[v[g].at] .. ids[v[g].at + v[g].len). */
-struct inline_groups {
-	uint32_t *ids;
-	size_t nr_ids, cap_ids;
-	struct inline_group {
+/* The locations the stacks hold, each a frame, or a chain of inlined
+ * frames, outermost first: v[l].len (node, site) pairs from
+ * frames + v[l].at; location id l + 1. */
+struct loc_frame {
+	uint32_t node, site;
+};
+
+struct loc_table {
+	struct loc_frame *frames;
+	size_t nr_frames, cap_frames;
+	struct loc_entry {
 		size_t at;
 		uint32_t len;
 	} * v;
 	size_t n, cap;
-	struct oputil_idxset set; /* of v, by their chains */
+	struct oputil_idxset set; /* of v, by their frames */
 };
 
-static uint64_t group_hash(const uint32_t *ids, uint32_t len)
+static uint64_t loc_hash(const struct loc_frame *f, uint32_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	uint32_t i;
 
-	for (i = 0; i < len; i++)
-		h = (h ^ ids[i]) * 0x100000001b3ull;
+	for (i = 0; i < len; i++) {
+		h = (h ^ f[i].node) * 0x100000001b3ull;
+		h = (h ^ f[i].site) * 0x100000001b3ull;
+	}
 	return h ^ (h >> 31);
 }
 
-/* The index of the chain IDS[0..LEN), added when new; -1 out of memory. */
-static long group_intern(struct inline_groups *g, const uint32_t *ids,
-			 uint32_t len)
+static bool loc_eq(const struct loc_frame *a, const struct loc_frame *b,
+		   uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		if (a[i].node != b[i].node || a[i].site != b[i].site)
+			return false;
+	return true;
+}
+
+/* The index of the location of F[0..LEN), added when new; -1 out of
+ * memory. */
+static long loc_intern(struct loc_table *t, const struct loc_frame *f,
+		       uint32_t len)
 {
 	struct oputil_idxset_pos pos;
 	uint32_t i;
 
-	i = oputil_idxset_find(&g->set, group_hash(ids, len), &pos, k,
-			       g->v[k].len == len &&
-				       !memcmp(g->ids + g->v[k].at, ids,
-					       len * sizeof(*ids)));
+	i = oputil_idxset_find(&t->set, loc_hash(f, len), &pos, k,
+			       t->v[k].len == len &&
+				       loc_eq(t->frames + t->v[k].at, f, len));
 	if (i != OPUTIL_IDXSET_NONE)
 		return (long)i;
-	if (oputil_grow(&g->ids, &g->cap_ids, g->nr_ids + len,
-			sizeof(*g->ids)) ||
-	    oputil_grow(&g->v, &g->cap, g->n + 1, sizeof(*g->v)) ||
-	    oputil_idxset_put(&g->set, &pos, (uint32_t)g->n) < 0)
+	if (oputil_grow(&t->frames, &t->cap_frames, t->nr_frames + len,
+			sizeof(*t->frames)) ||
+	    oputil_grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v)) ||
+	    oputil_idxset_put(&t->set, &pos, (uint32_t)t->n) < 0)
 		return -1;
-	memcpy(g->ids + g->nr_ids, ids, len * sizeof(*ids));
-	g->v[g->n] = (struct inline_group){ g->nr_ids, len };
-	g->nr_ids += len;
-	return (long)g->n++;
+	memcpy(t->frames + t->nr_frames, f, len * sizeof(*f));
+	t->v[t->n] = (struct loc_entry){ t->nr_frames, len };
+	t->nr_frames += len;
+	return (long)t->n++;
 }
 
-static void groups_free(struct inline_groups *g)
+static void loc_table_free(struct loc_table *t)
 {
-	free(g->ids);
-	free(g->v);
-	oputil_idxset_free(&g->set);
+	free(t->frames);
+	free(t->v);
+	oputil_idxset_free(&t->set);
 }
 
 struct pp {
@@ -124,21 +146,24 @@ struct pp {
 	pb_mapping *maps;
 	pb_mapping **map_ptrs;
 	uint32_t *map_of; /* node -> mapping index */
+	/* per node: the file of its sites, for a function no symbol
+	 * table gave a file (one DWARF says was inlined), and whether
+	 * any of its sites has a line */
+	const char **node_file;
+	bool *node_lines;
 	pb_function *funcs;
 	pb_function **func_ptrs;
 	pb_location *locs;
 	pb_location **loc_ptrs;
-	pb_line *lines;
+	pb_line *lines; /* one per frame of a location */
 	pb_line **line_ptrs;
-	pb_location *glocs; /* the inline chains' locations, and lines */
-	pb_line *glines;
-	pb_line **gline_ptrs;
+	struct loc_frame *chain; /* a location's frames, as it is built */
 	pb_sample *samples;
 	pb_sample **sample_ptrs;
 	uint64_t *loc_ids; /* storage of the samples' location ids */
 	int64_t *values;
 	int64_t *comments; /* the command line, then the naming */
-	struct inline_groups groups;
+	struct loc_table lt;
 };
 
 static int64_t S(struct pp *pp, const char *s)
@@ -255,6 +280,31 @@ static const char *build_id_hex(struct pp *pp, uint32_t image_id)
 	return strpool_intern(pp->r->pool, hex);
 }
 
+/* What the sites of the stacks say of each node's source. */
+static int node_sites(struct pp *pp)
+{
+	const struct callgraph *cg = pp->cg;
+	size_t i, nn = cg->nr_nodes ? cg->nr_nodes : 1;
+	uint32_t j;
+
+	pp->node_file = calloc(nn, sizeof(*pp->node_file));
+	pp->node_lines = calloc(nn, sizeof(*pp->node_lines));
+	if (!pp->node_file || !pp->node_lines)
+		return -ENOMEM;
+	for (i = 0; i < cg->nr_site_stacks; i++) {
+		const struct cg_stack *st = &cg->site_stacks[i];
+
+		for (j = 0; j < st->depth; j++) {
+			const struct cg_site *at = &cg->sites[st->sites[j]];
+
+			if (!pp->node_file[st->frames[j]])
+				pp->node_file[st->frames[j]] = at->file;
+			pp->node_lines[st->frames[j]] |= at->line != 0;
+		}
+	}
+	return 0;
+}
+
 /* One mapping per image: nodes grouped by their interned image. */
 static int mappings(struct pp *pp)
 {
@@ -291,7 +341,8 @@ static int mappings(struct pp *pp)
 				lo = s->vma < lo ? s->vma : lo;
 				hi = s->vma + 1 > hi ? s->vma + 1 : hi;
 			}
-			lines |= s && s->file && s->line;
+			lines |= (s && s->file && s->line) ||
+				 pp->node_lines[order[j]];
 		}
 		m->id = nm + 1;
 		m->memory_start = lo == UINT64_MAX ? 0 : lo;
@@ -309,7 +360,7 @@ static int mappings(struct pp *pp)
 	return 0;
 }
 
-/* A function, a location and its one line per node; ids are node + 1. */
+/* A function per node; ids are node + 1. */
 static int functions(struct pp *pp)
 {
 	const struct callgraph *cg = pp->cg;
@@ -317,20 +368,13 @@ static int functions(struct pp *pp)
 
 	pp->funcs = calloc(nn, sizeof(*pp->funcs));
 	pp->func_ptrs = calloc(nn, sizeof(*pp->func_ptrs));
-	pp->locs = calloc(nn, sizeof(*pp->locs));
-	pp->loc_ptrs = calloc(nn, sizeof(*pp->loc_ptrs));
-	pp->lines = calloc(nn, sizeof(*pp->lines));
-	pp->line_ptrs = calloc(nn, sizeof(*pp->line_ptrs));
-	if (!pp->funcs || !pp->func_ptrs || !pp->locs || !pp->loc_ptrs ||
-	    !pp->lines || !pp->line_ptrs)
+	if (!pp->funcs || !pp->func_ptrs)
 		return -ENOMEM;
 	for (i = 0; i < cg->nr_nodes; i++) {
 		const struct cg_node *n = &cg->nodes[i];
 		const struct report_sym *s = n->sym;
 		const char *name = s && s->name ? s->name : "(no symbols)";
 		pb_function *fn = &pp->funcs[i];
-		pb_location *loc = &pp->locs[i];
-		pb_line *ln = &pp->lines[i];
 
 		perftools__profiles__function__init(fn);
 		fn->id = i + 1;
@@ -339,65 +383,63 @@ static int functions(struct pp *pp)
 		if (s && s->file && s->line) {
 			fn->filename = S(pp, s->file);
 			fn->start_line = s->line;
+		} else {
+			/* where its lines are, so that -list finds them;
+			 * its first line stays unknown */
+			fn->filename = S(pp, pp->node_file[i]);
 		}
 		pp->func_ptrs[i] = fn;
-		perftools__profiles__line__init(ln);
-		ln->function_id = fn->id;
-		ln->line = fn->start_line;
-		pp->line_ptrs[i] = ln;
-		perftools__profiles__location__init(loc);
-		loc->id = i + 1;
-		loc->mapping_id = pp->map_of[i] + 1;
-		loc->address = s && s->has_vma ? s->vma : 0;
-		loc->n_line = 1;
-		loc->line = &pp->line_ptrs[i];
-		pp->loc_ptrs[i] = loc;
 	}
 	pp->prof.n_function = cg->nr_nodes;
 	pp->prof.function = pp->func_ptrs;
-	pp->prof.n_location = cg->nr_nodes;
-	pp->prof.location = pp->loc_ptrs;
 	return 0;
 }
 
-/* The location of the frames of ST from J, a frame not inlined into the
- * one before it, to the next such frame, which goes in *END. */
+/* The location id of the frames of ST from J, a frame not inlined into
+ * the one before it, to the next such frame, which goes in *END. */
 static uint64_t location_of(struct pp *pp, const struct cg_stack *st,
 			    uint32_t j, uint32_t *end)
 {
-	uint32_t e = j + 1;
-	long g;
+	uint32_t k, e = j + 1;
+	long l;
 
 	while (e < st->depth && st->inlined[e])
 		e++;
 	*end = e;
-	if (e - j == 1)
-		return st->frames[j] + 1;
-	g = group_intern(&pp->groups, st->frames + j, e - j);
-	if (g < 0) {
+	for (k = j; k < e; k++)
+		pp->chain[k - j] =
+			(struct loc_frame){ st->frames[k], st->sites[k] };
+	l = loc_intern(&pp->lt, pp->chain, e - j);
+	if (l < 0) {
 		pp->nomem = true;
 		return 0;
 	}
-	return pp->cg->nr_nodes + 1 + (uint64_t)g;
+	return 1 + (uint64_t)l;
 }
 
 static int samples(struct pp *pp)
 {
 	const struct callgraph *cg = pp->cg;
-	size_t i, nf = 0, ns = cg->nr_stacks ? cg->nr_stacks : 1;
+	size_t i, nf = 0, ns = cg->nr_site_stacks ? cg->nr_site_stacks : 1;
+	uint32_t depth = 1;
 	uint64_t *ids;
 
-	for (i = 0; i < cg->nr_stacks; i++)
-		nf += cg->stacks[i].depth;
+	for (i = 0; i < cg->nr_site_stacks; i++) {
+		nf += cg->site_stacks[i].depth;
+		if (cg->site_stacks[i].depth > depth)
+			depth = cg->site_stacks[i].depth;
+	}
 	pp->samples = calloc(ns, sizeof(*pp->samples));
 	pp->sample_ptrs = calloc(ns, sizeof(*pp->sample_ptrs));
 	pp->loc_ids = calloc(nf ? nf : 1, sizeof(*pp->loc_ids));
 	pp->values = calloc(2 * ns, sizeof(*pp->values));
-	if (!pp->samples || !pp->sample_ptrs || !pp->loc_ids || !pp->values)
+	pp->chain = calloc(depth, sizeof(*pp->chain));
+	if (!pp->samples || !pp->sample_ptrs || !pp->loc_ids || !pp->values ||
+	    !pp->chain)
 		return -ENOMEM;
 	ids = pp->loc_ids;
-	for (i = 0; i < cg->nr_stacks; i++) {
-		const struct cg_stack *st = &cg->stacks[i];
+	for (i = 0; i < cg->nr_site_stacks; i++) {
+		const struct cg_stack *st = &cg->site_stacks[i];
 		pb_sample *s = &pp->samples[i];
 		uint32_t j, e, n = 0;
 
@@ -420,57 +462,53 @@ static int samples(struct pp *pp)
 		s->value[1] = (int64_t)st->count * pp->prof.period;
 		pp->sample_ptrs[i] = s;
 	}
-	pp->prof.n_sample = cg->nr_stacks;
+	pp->prof.n_sample = cg->nr_site_stacks;
 	pp->prof.sample = pp->sample_ptrs;
 	return 0;
 }
 
-/* A location per chain of inlined functions, after the nodes': at the
- * outermost function's address, a line per function, innermost first
- * (the last line is the function the others were inlined into). */
-static int inline_locations(struct pp *pp)
+/* The locations the samples hold: at the outermost function's start, a
+ * line per function, innermost first (the last is the function the
+ * others were inlined into), each its frame's site line. */
+static int locations(struct pp *pp)
 {
-	const struct inline_groups *g = &pp->groups;
-	const size_t nn = pp->cg->nr_nodes;
-	pb_location **lp;
-	size_t k, i;
+	const struct loc_table *t = &pp->lt;
+	const struct callgraph *cg = pp->cg;
+	size_t k, i, nl = t->n ? t->n : 1,
+		     nf = t->nr_frames ? t->nr_frames : 1;
 
-	if (!g->n)
-		return 0;
-	lp = realloc(pp->loc_ptrs, (nn + g->n) * sizeof(*lp));
-	if (!lp)
+	pp->locs = calloc(nl, sizeof(*pp->locs));
+	pp->loc_ptrs = calloc(nl, sizeof(*pp->loc_ptrs));
+	pp->lines = calloc(nf, sizeof(*pp->lines));
+	pp->line_ptrs = calloc(nf, sizeof(*pp->line_ptrs));
+	if (!pp->locs || !pp->loc_ptrs || !pp->lines || !pp->line_ptrs)
 		return -ENOMEM;
-	pp->loc_ptrs = lp;
-	pp->glocs = calloc(g->n, sizeof(*pp->glocs));
-	pp->glines = calloc(g->nr_ids, sizeof(*pp->glines));
-	pp->gline_ptrs = calloc(g->nr_ids, sizeof(*pp->gline_ptrs));
-	if (!pp->glocs || !pp->glines || !pp->gline_ptrs)
-		return -ENOMEM;
-	for (k = 0; k < g->n; k++) {
-		const uint32_t *ids = g->ids + g->v[k].at;
-		const uint32_t len = g->v[k].len;
-		pb_location *loc = &pp->glocs[k];
-		pb_line **lines = pp->gline_ptrs + g->v[k].at;
+	for (k = 0; k < t->n; k++) {
+		const struct loc_frame *f = t->frames + t->v[k].at;
+		const uint32_t len = t->v[k].len;
+		const struct report_sym *outer = cg->nodes[f[0].node].sym;
+		pb_location *loc = &pp->locs[k];
+		pb_line **lines = pp->line_ptrs + t->v[k].at;
 
 		perftools__profiles__location__init(loc);
-		loc->id = nn + 1 + k;
-		loc->mapping_id = pp->locs[ids[0]].mapping_id;
-		loc->address = pp->locs[ids[0]].address;
+		loc->id = k + 1;
+		loc->mapping_id = pp->map_of[f[0].node] + 1;
+		loc->address = outer && outer->has_vma ? outer->vma : 0;
 		for (i = 0; i < len; i++) {
-			pb_line *ln = &pp->glines[g->v[k].at + i];
-			uint32_t node = ids[len - 1 - i];
+			pb_line *ln = &pp->lines[t->v[k].at + i];
+			const struct loc_frame *fi = &f[len - 1 - i];
 
 			perftools__profiles__line__init(ln);
-			ln->function_id = node + 1;
-			ln->line = pp->funcs[node].start_line;
+			ln->function_id = fi->node + 1;
+			ln->line = cg->sites[fi->site].line;
 			lines[i] = ln;
 		}
 		loc->n_line = len;
 		loc->line = lines;
-		lp[nn + k] = loc;
+		pp->loc_ptrs[k] = loc;
 	}
-	pp->prof.n_location = nn + g->n;
-	pp->prof.location = lp;
+	pp->prof.n_location = t->n;
+	pp->prof.location = pp->loc_ptrs;
 	return 0;
 }
 
@@ -485,6 +523,8 @@ static void pp_free(struct pp *pp)
 	free(pp->maps);
 	free(pp->map_ptrs);
 	free(pp->map_of);
+	free(pp->node_file);
+	free(pp->node_lines);
 	free(pp->funcs);
 	free(pp->func_ptrs);
 	free(pp->locs);
@@ -496,10 +536,8 @@ static void pp_free(struct pp *pp)
 	free(pp->loc_ids);
 	free(pp->values);
 	free(pp->comments);
-	free(pp->glocs);
-	free(pp->glines);
-	free(pp->gline_ptrs);
-	groups_free(&pp->groups);
+	free(pp->chain);
+	loc_table_free(&pp->lt);
 }
 
 int out_pprof(FILE *f, const struct report *r)
@@ -517,13 +555,15 @@ int out_pprof(FILE *f, const struct report *r)
 	header(&pp);
 	ret = comments(&pp);
 	if (!ret)
+		ret = node_sites(&pp);
+	if (!ret)
 		ret = mappings(&pp);
 	if (!ret)
 		ret = functions(&pp);
 	if (!ret)
 		ret = samples(&pp);
 	if (!ret)
-		ret = inline_locations(&pp);
+		ret = locations(&pp);
 	if (!ret && pp.nomem)
 		ret = -ENOMEM;
 	if (ret)
