@@ -5,6 +5,7 @@
 # the same run.  opreport -c, --format=folded and --format=pprof (read by
 # go tool pprof) must each put 75/25 of hot's samples under a and b within
 # 2 points, and agree with perf; pprof's top functions are opreport -l's.
+# With -g, pprof puts path_a and path_b at their lines that call hot.
 # A session recorded without -g: -c says so in one line and fails.
 . "$(dirname "$0")/lib.sh"
 OPROFILED=$OPJIT_BUILD/daemon/oprofiled
@@ -47,11 +48,14 @@ go tool pprof -sample_index=samples -traces "$TMP/p.pb.gz" >"$TMP/traces.txt" 2>
 	{ cat "$TMP/go.err"; fail "go tool pprof cannot read the pprof file"; }
 go tool pprof -sample_index=samples -top -nodecount=3 "$TMP/p.pb.gz" >"$TMP/top.txt" 2>"$TMP/go.err" ||
 	{ cat "$TMP/go.err"; fail "go tool pprof -top failed"; }
+op -g --format=pprof -o "$TMP/g.pb.gz" image:callchain
+go tool pprof -sample_index=samples -traces -lines "$TMP/g.pb.gz" >"$TMP/gtraces.txt" 2>"$TMP/go.err" ||
+	{ cat "$TMP/go.err"; fail "go tool pprof -traces -lines failed"; }
 perf script -i "$TMP/perf.data" -F comm,ip,sym >"$TMP/perf.txt" 2>"$TMP/perf.err" ||
 	{ cat "$TMP/perf.err"; fail "perf script failed"; }
 sed -n '1,12p' "$TMP/c.txt"
 
-python3 - "$TMP" <<'EOP'
+python3 - "$TMP" "$OPJIT_SOURCE/tests/workloads/callchain.c" <<'EOP'
 import re, sys
 tmp = sys.argv[1]
 bad = 0
@@ -112,6 +116,25 @@ for trace in open(tmp + "/traces.txt").read().split("-----------+"):
     if frames[:2] == ["hot", "path_b"]:
         pb += value
 shares("go tool pprof -traces", pa, pb)
+
+# -g, -traces -lines: below hot, path_a and path_b at their "hot();"
+src = open(sys.argv[2]).read().splitlines()
+def call_line(fn):
+    first = next(i for i, l in enumerate(src) if re.search(r"\b%s\(void\)$" % fn, l))
+    return next(i + 1 for i in range(first, len(src)) if src[i].strip() == "hot();")
+want = {fn: call_line(fn) for fn in ("path_a", "path_b")}
+seen = {}
+for trace in open(tmp + "/gtraces.txt").read().split("-----------+"):
+    frames = [re.sub(r"^\s*[\d.]+\w*\s+", "", l).split()
+              for l in trace.splitlines() if re.search(r"callchain\.c:\d+", l)]
+    if len(frames) >= 2 and frames[0][0] == "hot" and frames[1][0] in want:
+        seen.setdefault(frames[1][0], set()).add(
+            int(frames[1][1].rsplit(":", 1)[1]))
+for fn, line in sorted(want.items()):
+    ok = seen.get(fn) == {line}
+    print("%s: -g pprof -traces -lines: %s under hot at lines %s, its call is %d"
+          % ("ok" if ok else "FAIL", fn, sorted(seen.get(fn, ())), line))
+    bad |= not ok
 
 # perf script: sample header line, then frames leaf first
 perf = {"path_a": 0, "path_b": 0}

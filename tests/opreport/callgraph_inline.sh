@@ -21,7 +21,10 @@ uid=$(id -u)
 S=$TMP/s
 printf 'ffffffff81000000 T _stext\n' >"$TMP/kallsyms"
 # fake_fn_0 at base + 0x000, fake_fn_1 at base + 0x100; caller frames
-# are return addresses (looked up at address - 1)
+# are return addresses (looked up at address - 1).  The handler's lines
+# there: fake_leaf_1 at 15, inlined at fake_mid_1's line 13, inlined at
+# fake_fn_1's 11; fake_fn_1 itself at 21 (it starts at 20); fake_fn_0's
+# call at 12 (it starts at 10).
 "$MKSESSION" "$S" <<EOS
 callgraph 127
 separate process
@@ -111,30 +114,42 @@ sys.exit(0 if ok else 1)
 EOP
 echo "ok: json flags fake_mid_1 and fake_leaf_1 as inlined"
 
-# pprof: one location holds the chain, innermost first
+# pprof: one location holds the chain, innermost first, each function
+# at the handler's line of it there, never at its first line
 op --format=pprof -o "$TMP/p.pb.gz" || fail "pprof exited $?"
-go tool pprof -raw "$TMP/p.pb.gz" >"$TMP/raw.txt" 2>"$TMP/go.err" ||
-	{ cat "$TMP/go.err"; fail "go tool pprof cannot read the pprof file"; }
-python3 - "$TMP/raw.txt" <<'EOP' || { cat "$TMP/raw.txt"; fail "pprof: no location with the inline chain"; }
+# raw_locs FILE: each location of FILE as "FUNCTION:LINE ... s=START ..."
+raw_locs() {
+	go tool pprof -raw "$1" >"$TMP/raw.txt" 2>"$TMP/go.err" ||
+		{ cat "$TMP/go.err"; fail "go tool pprof cannot read $1"; }
+	python3 - "$TMP/raw.txt" <<'EOP'
 import re, sys
 # -raw lists "Locations" as "ID: ADDR M=N FUNCTION FILE:LINE s=START",
 # each further line of the same location on a line of its own
 text = open(sys.argv[1]).read().split("Locations", 1)[1].split("Mappings")[0]
-locs, cur = [], None
+locs = []
 for l in text.splitlines():
-    m = re.match(r"^\s*(\d+): 0x[0-9a-f]+ M=\d+ (\S+)", l)
-    if m:
-        cur = [m.group(2)]
-        locs.append(cur)
-    elif cur is not None and l.strip():
-        cur.append(l.split()[0])
-sys.exit(0 if ["fake_leaf_1", "fake_mid_1", "fake_fn_1"] in locs else 1)
+    m = re.match(r"^\s*(?:\d+: 0x[0-9a-f]+ M=\d+ )?(\S+) \S*:(\d+) s=(\d+)$", l)
+    if not m:
+        continue
+    if re.match(r"^\s*\d+:", l):
+        locs.append([])
+    locs[-1].append("%s:%s" % (m.group(1), m.group(2)))
+for loc in sorted(locs):
+    print(" ".join(loc))
 EOP
+}
+raw_locs "$TMP/p.pb.gz" >"$TMP/locs.txt"
+printf '%s\n' "fake_fn_0:12" "fake_fn_1:21" \
+	"fake_leaf_1:15 fake_mid_1:13 fake_fn_1:11" "main:0" >"$TMP/want_locs.txt"
+diff -u "$TMP/want_locs.txt" "$TMP/locs.txt" ||
+	{ cat "$TMP/raw.txt"; fail "pprof: the locations are not at the handler's lines"; }
+grep -qE " fake_fn_0 fake.js:12 s=10\$" "$TMP/raw.txt" ||
+	{ cat "$TMP/raw.txt"; fail "pprof: fake_fn_0 does not start at line 10"; }
 go tool pprof -sample_index=samples -traces "$TMP/p.pb.gz" >"$TMP/traces.txt" 2>"$TMP/go.err" ||
 	{ cat "$TMP/go.err"; fail "go tool pprof -traces failed"; }
 grep -q "fake_leaf_1" "$TMP/traces.txt" && grep -q "fake_mid_1" "$TMP/traces.txt" ||
 	{ cat "$TMP/traces.txt"; fail "pprof -traces: the inlined functions are missing"; }
-echo "ok: pprof has one location fake_leaf_1 < fake_mid_1 < fake_fn_1"
+echo "ok: pprof has one location fake_leaf_1:15 < fake_mid_1:13 < fake_fn_1:11, fake_fn_0 at its call, 12"
 
 # the flat profile names the innermost function, as before
 op -l >"$TMP/l.txt" || fail "-l exited $?"
@@ -175,10 +190,12 @@ for l in run("readelf", "-SW", elf).splitlines():
     if m and m.group(1) != "NOBITS":
         a, o, n = (int(m.group(i), 16) for i in (2, 3, 4))
         if a and a <= vma < a + n:
-            print("0x%x" % (vma - a + o))
+            print("0x%x 0x%x" % (vma - a + o, vma))
             break
 EOP
 ) || fail "no address of rt_inl_leaf inlined in rt_inl_mid in rt_inl_outer"
+leaf_vma=${leaf_off#* }
+leaf_off=${leaf_off% *}
 main_ret=$(printf '0x%x' $(($(python3 "$HERE/offsets.py" "$ELF" main | cut -d' ' -f2) + 1)))
 E=$TMP/e
 "$MKSESSION" "$E" <<EOS
@@ -206,5 +223,18 @@ go tool pprof -sample_index=samples -traces "$TMP/e.pb.gz" >"$TMP/etraces.txt" 2
 grep -q "rt_inl_leaf (inline)" "$TMP/etraces.txt" && grep -q "rt_inl_mid (inline)" "$TMP/etraces.txt" ||
 	{ cat "$TMP/etraces.txt"; fail "pprof -traces: the DWARF inline chain is not one location"; }
 echo "ok: pprof shows rt_inl_leaf and rt_inl_mid (inline)"
+# each function of the chain at addr2line -i's line of it there (the
+# leaf's own, then each inlining's), main at its call's (return address
+# - 1: the session's return address is main's fourth byte)
+a2l() { addr2line -e "$ELF" "$@" | sed 's/.*://; s/ .*//'; }
+inl_lines=($(a2l -i "$leaf_vma"))
+main_line=$(a2l "$(printf '0x%x' $(($(nm "$ELF" | awk '$3 == "main" { print "0x" $1 }') + 2)))")
+raw_locs "$TMP/e.pb.gz" >"$TMP/elocs.txt"
+printf '%s\n' "main:$main_line" \
+	"rt_inl_leaf:${inl_lines[0]} rt_inl_mid:${inl_lines[1]} rt_inl_outer:${inl_lines[2]}" \
+	>"$TMP/want_elocs.txt"
+diff -u "$TMP/want_elocs.txt" "$TMP/elocs.txt" ||
+	{ cat "$TMP/raw.txt"; fail "-g pprof: the inline chain is not at addr2line -i's lines"; }
+echo "ok: -g pprof puts rt_inl_leaf:${inl_lines[0]} < rt_inl_mid:${inl_lines[1]} < rt_inl_outer:${inl_lines[2]}, as addr2line -i"
 [ ! -s "$TMP/op.err" ] || { cat "$TMP/op.err"; fail "opreport warned"; }
 echo "PASS"
