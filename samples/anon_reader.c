@@ -314,42 +314,62 @@ int ops_anon_decode(struct ops_anon_data *a, uint32_t proc_id,
 	return 0;
 }
 
-int ops_anon_count(struct ops_anon_data *a, uint32_t proc_id, size_t *n)
+int ops_anon_walk(struct ops_anon_data *a, uint32_t proc_id,
+		  int (*fn)(void *arg, const struct ops_anon_sample *s,
+			    size_t n),
+		  void *arg)
 {
 	struct ops_anon_sample *scratch = NULL;
 	struct ops_anon_rproc *r;
 	uint32_t b, cap = 0;
+	int ret = 0;
 
-	*n = 0;
 	if (proc_id >= a->nr_procs)
 		return -ENOENT;
 	r = &a->procs[proc_id];
-	if (r->decoded) {
-		*n = r->nr_decoded;
-		return 0;
-	}
 	/* one block at a time, in memory the size of the largest */
-	for (b = r->first_block; b != NO_BLOCK; b = a->blocks[b].next) {
+	for (b = r->first_block; b != NO_BLOCK && !ret;
+	     b = a->blocks[b].next) {
 		const struct ops_anon_block *blk = &a->blocks[b];
 		bool whole;
+		size_t got;
 
 		if (blk->count > cap) {
 			void *grown = realloc(scratch,
 					      blk->count * sizeof(*scratch));
 
 			if (!grown) {
-				free(scratch);
-				return -ENOMEM;
+				ret = -ENOMEM;
+				break;
 			}
 			scratch = grown;
 			cap = blk->count;
 		}
-		*n += anon_decode_block(a, blk, scratch, &whole);
+		got = anon_decode_block(a, blk, scratch, &whole);
+		ret = got ? fn(arg, scratch, got) : 0;
 		if (!whole)
 			break;
 	}
 	free(scratch);
+	return ret;
+}
+
+static int anon_count_block(void *arg, const struct ops_anon_sample *s,
+			    size_t n)
+{
+	(void)s;
+	*(size_t *)arg += n;
 	return 0;
+}
+
+int ops_anon_count(struct ops_anon_data *a, uint32_t proc_id, size_t *n)
+{
+	*n = 0;
+	if (proc_id < a->nr_procs && a->procs[proc_id].decoded) {
+		*n = a->procs[proc_id].nr_decoded;
+		return 0;
+	}
+	return ops_anon_walk(a, proc_id, anon_count_block, n);
 }
 
 int ops_anon_take(struct ops_anon_data *a, uint32_t proc_id,

@@ -4,7 +4,11 @@
  * report works after /tmp is cleaned or a pid is reused), gzip-compressed
  * because a map is text that compresses several times over and the
  * session is what users copy around, and the kernel's symbol table and
- * module list as they were at record time.
+ * module list as they were at record time.  A perf map is copied plain
+ * and, at a clean stop, cut down to the entries the samples fall in and
+ * compressed: compressing a map of 100k functions cost the recorder more
+ * than its samples, and the few entries the samples need are all a
+ * report reads.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,9 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <oputil/grow.h>
 #include <oputil/gzip.h>
 
 #include "fileio_internal.h"
+#include "map_trim_internal.h"
 #include "writer_internal.h"
 
 /* mkdirat that accepts a directory already there (a previous map of the
@@ -33,15 +39,14 @@ static int archive_put(void *fdp, const void *p, size_t n)
 	return ops_write_all(*(int *)fdp, p, n);
 }
 
-/* The copy must pass the same trust rules as the original, so it keeps
- * the original's owner, mode and mtime. */
-static int archive_write_copy(int fd, const struct stat *st,
-			      const uint8_t *data, size_t len)
+int ops_archive_write_copy(int fd, const struct stat *st, const uint8_t *data,
+			   size_t len, bool plain)
 {
 	struct timespec ts[2] = { st->st_atim, st->st_mtim };
 	int ret;
 
-	ret = oputil_gzip(data, len, archive_put, &fd);
+	ret = plain ? ops_write_all(fd, data, len)
+		    : oputil_gzip(data, len, archive_put, &fd);
 	if (ret)
 		return ret;
 	if (fchown(fd, st->st_uid, st->st_gid) && st->st_uid != geteuid())
@@ -49,6 +54,38 @@ static int archive_write_copy(int fd, const struct stat *st,
 	if (fchmod(fd, st->st_mode & 07777) || futimens(fd, ts))
 		return -errno;
 	return 0;
+}
+
+/* Remember copy NAME of PROC_ID for the trim, once. */
+static void plain_map_add(struct ops_writer *w, uint32_t proc_id,
+			  const char *name)
+{
+	struct ops_plain_map *m;
+	size_t i;
+
+	for (i = 0; i < w->nr_plain_maps; i++)
+		if (w->plain_maps[i].proc_id == proc_id &&
+		    !strcmp(w->plain_maps[i].name, name))
+			return;
+	if (oputil_grow(&w->plain_maps, &w->cap_plain_maps,
+			w->nr_plain_maps + 1, sizeof(*w->plain_maps)))
+		return;
+	m = &w->plain_maps[w->nr_plain_maps];
+	m->proc_id = proc_id;
+	m->name = strdup(name);
+	if (m->name)
+		w->nr_plain_maps++;
+}
+
+void ops_writer_plain_maps_free(struct ops_writer *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_plain_maps; i++)
+		free(w->plain_maps[i].name);
+	free(w->plain_maps);
+	w->plain_maps = NULL;
+	w->nr_plain_maps = w->cap_plain_maps = 0;
 }
 
 int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
@@ -60,6 +97,7 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 	int fd = -1, out = -1, ret;
 	struct stat st;
 	size_t len = 0;
+	bool plain;
 
 	base = base ? base + 1 : src_path;
 	if (proc_id >= w->anon.nr_procs)
@@ -100,7 +138,9 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 	}
 	dir = ops_strfmt("maps/%u", proc_id);
 	tmp = ops_strfmt("maps/%u/.%s.tmp", proc_id, base);
-	dst = ops_strfmt("maps/%u/%s" OPS_ARCHIVE_SUFFIX, proc_id, base);
+	plain = ops_is_perf_map_name(base);
+	dst = ops_strfmt("maps/%u/%s%s", proc_id, base,
+			 plain ? "" : OPS_ARCHIVE_SUFFIX);
 	ret = dir && tmp && dst ? archive_mkdir(w->dfd, "maps") : -ENOMEM;
 	ret = ret ? ret : archive_mkdir(w->dfd, dir);
 	if (ret) {
@@ -109,7 +149,8 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 		goto out;
 	}
 	out = ops_create_at(w->dfd, tmp, 0600, true);
-	ret = out < 0 ? out : archive_write_copy(out, &st, data, len);
+	ret = out < 0 ? out
+		      : ops_archive_write_copy(out, &st, data, len, plain);
 	if (out >= 0 && close(out) && !ret)
 		ret = -errno;
 	if (!ret && renameat(w->dfd, tmp, w->dfd, dst))
@@ -118,6 +159,9 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 		ops_writer_fail(w, ret, "cannot write %s/%s: %s", w->dir, dst,
 				strerror(-ret));
 		unlinkat(w->dfd, tmp, 0);
+	} else if (plain) {
+		/* left plain, and whole, if it cannot be remembered */
+		plain_map_add(w, proc_id, base);
 	}
 out:
 	if (fd >= 0)

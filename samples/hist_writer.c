@@ -470,5 +470,6 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	free(h->dirty);
 	free(h->sorted);
 	oputil_u64map_free(&h->kframes);
+	oputil_u64map_free(&h->aframes);
 	memset(h, 0, sizeof(*h));
 }

@@ -15,15 +15,6 @@
 #include "reader_internal.h"
 #include "writer_internal.h"
 
-/* The hex digit C's value, or -1. */
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 int ops_kallsyms_parse_line(char *line, struct ops_ksym_line *out)
 {
 	char *end, *type, *name, *mod;
@@ -32,7 +23,7 @@ int ops_kallsyms_parse_line(char *line, struct ops_ksym_line *out)
 
 	/* 1 to 16 hex digits: strtoull() cost a third of a 5 MB table's
 	 * parse, for forms (signs, 0x, blanks) the kernel never writes */
-	for (end = line; (d = hex_digit(*end)) >= 0; end++) {
+	for (end = line; (d = ops_hex_digit(*end)) >= 0; end++) {
 		if (end - line == 16)
 			return -EINVAL;
 		addr = addr << 4 | (uint64_t)d;

@@ -97,6 +97,13 @@ int ops_anon_open(struct ops_anon_data *a, int fd, const char *path,
 /* Decode one process's samples (cached). */
 int ops_anon_decode(struct ops_anon_data *a, uint32_t proc_id,
 		    const struct ops_anon_sample **samples, size_t *n);
+/* Hand one process's samples to FN a block at a time, keeping none;
+ * stops at FN's first nonzero return, which it returns (or -ENOENT,
+ * -ENOMEM, not reported). */
+int ops_anon_walk(struct ops_anon_data *a, uint32_t proc_id,
+		  int (*fn)(void *arg, const struct ops_anon_sample *s,
+			    size_t n),
+		  void *arg);
 /* How many samples of one process decode, without keeping them. */
 int ops_anon_count(struct ops_anon_data *a, uint32_t proc_id, size_t *n);
 /* One process's samples, decoded, handed to the caller to free. */

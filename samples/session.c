@@ -72,6 +72,30 @@ static int path_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A plain copy whose compressed trim is there too is one a recorder
+ * stopped between the two (FORMAT.md): the trim serves. */
+static void maplist_drop_replaced(struct ops_maplist *m)
+{
+	size_t i, j, k = 0, n;
+
+	for (i = 0; i < m->n; i++) {
+		n = strlen(m->paths[i]);
+		for (j = 0; j < m->n; j++)
+			if (m->paths[j] &&
+			    !strncmp(m->paths[j], m->paths[i], n) &&
+			    !strcmp(m->paths[j] + n, OPS_ARCHIVE_SUFFIX))
+				break;
+		if (j < m->n) {
+			free(m->paths[i]);
+			m->paths[i] = NULL;
+		}
+	}
+	for (i = 0; i < m->n; i++)
+		if (m->paths[i])
+			m->paths[k++] = m->paths[i];
+	m->n = k;
+}
+
 /* DIR/maps/<proc id>/<name>: the archived copies, dot files (copies in
  * progress) left out. */
 static int session_scan_maps(struct ops_session *s, uint32_t id)
@@ -111,6 +135,7 @@ static int session_scan_maps(struct ops_session *s, uint32_t id)
 		m->paths[m->n++] = p;
 	}
 	closedir(d);
+	maplist_drop_replaced(m);
 	if (m->n)
 		qsort(m->paths, m->n, sizeof(*m->paths), path_cmp);
 out:

@@ -109,6 +109,7 @@ static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 	struct ops_hist_writer *h = &w->hist;
 	uint8_t rec[4 * OPS_VARINT_MAX], *p;
 	uint32_t i, d = 0, parent = 0; /* node id + 1, 0 for none */
+	uint32_t nr;
 	int ret = oputil_grow(&h->path, &h->cap_path, st->nr_frames,
 			      sizeof(*h->path));
 
@@ -130,9 +131,15 @@ static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 		p += ops_varint_encode(p, flags);
 		p = frame_encode(p, &st->frames[i],
 				 parent ? &st->frames[i + 1] : NULL);
+		nr = h->stacks.nr;
 		ret = ops_keyset_add(&h->stacks, rec, (size_t)(p - rec), id);
 		if (ret)
 			return ret;
+		if (h->stacks.nr > nr &&
+		    st->frames[i].kind == OPS_FRAME_ANON &&
+		    oputil_u64map_put(&h->aframes, st->frames[i].addr, 0,
+				      NULL) == -ENOMEM)
+			return -ENOMEM;
 		if (i < st->nr_kernel &&
 		    st->frames[i].kind == OPS_FRAME_IMAGE &&
 		    oputil_u64map_put(&h->kframes, st->frames[i].addr,

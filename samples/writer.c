@@ -396,8 +396,10 @@ int ops_writer_finish(struct ops_writer *w, uint64_t stop_ns)
 	ret = ret ? ret : r;
 	/* the whole copy serves as well, only bigger: a failed trim is not
 	 * the session's failure */
-	if (!ret)
+	if (!ret) {
 		ops_writer_trim_kallsyms(w);
+		ops_writer_trim_maps(w);
+	}
 	r = writer_sync_dir(w);
 	ret = ret ? ret : r;
 	ops_blockfile_close(&w->hist.bf);
@@ -426,6 +428,7 @@ void ops_writer_free(struct ops_writer *w)
 	ops_buf_free(&w->out);
 	ops_buf_free(&w->payload);
 	ops_buf_free(&w->records);
+	ops_writer_plain_maps_free(w);
 	if (w->dfd >= 0)
 		close(w->dfd);
 	if (w->lockfd >= 0)

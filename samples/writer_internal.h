@@ -57,6 +57,9 @@ struct ops_hist_writer {
 	/* the kernel-side frames of the stacks, address to image id + 1,
 	 * each once: the kallsyms trim keeps their symbols */
 	struct oputil_u64map kframes;
+	/* the addresses of the anonymous frames of the stack table, each
+	 * once: the archived perf maps keep the entries they fall in */
+	struct oputil_u64map aframes;
 };
 
 /* Put stack node ID's record (as the table keys it, its parent as an
@@ -110,6 +113,13 @@ struct ops_writer {
 	uint64_t anon_framed; /* in w->out, not yet appended */
 	bool callgraph;	      /* a version 2 session */
 	bool totals_dirty;    /* meta.info's totals not in samples.hist yet */
+	/* perf maps archived plain, trimmed and compressed at a clean
+	 * stop (archive.c) */
+	struct ops_plain_map {
+		uint32_t proc_id;
+		char *name; /* the copy's base name */
+	} * plain_maps;
+	size_t nr_plain_maps, cap_plain_maps;
 };
 
 /* Set the writer's error line and return RET. */
@@ -149,5 +159,19 @@ int ops_context_encode(struct ops_buf *out, const struct ops_context *ctx);
 /* Cut the session's kallsyms copy down to what its kernel samples need
  * (kallsyms.c); on failure the whole copy stays. */
 int ops_writer_trim_kallsyms(struct ops_writer *w);
+
+/* Write DATA to FD, the copy of a file ST describes: compressed unless
+ * PLAIN, with ST's owner, mode and mtime, so that the copy passes the
+ * same trust rules as the original.  0 or a negative errno. */
+struct stat;
+int ops_archive_write_copy(int fd, const struct stat *st, const uint8_t *data,
+			   size_t len, bool plain);
+
+/* Keep of each perf map archived plain only the entries the session's
+ * samples fall in, compressed (archive.c); a copy that cannot be trimmed
+ * stays whole. */
+void ops_writer_trim_maps(struct ops_writer *w);
+/* Forget the maps to trim. */
+void ops_writer_plain_maps_free(struct ops_writer *w);
 
 #endif /* OPS_WRITER_INTERNAL_H */

@@ -549,6 +549,8 @@ START_TEST(test_archive_maps)
 	int fd;
 
 	ck_assert_int_eq(ops_writer_process(w, &p, &id), 0);
+	/* a sample in each entry: the trim at the stop keeps both */
+	ck_assert_int_eq(ops_writer_anon(w, id, 1, 0x7f18, 4242), 0);
 	/* archiving again replaces the copy; the last one is checked */
 	file_write(src, "old\n", 4);
 	ck_assert_int_eq(ops_writer_archive_map(w, id, src, 1 << 20), 0);

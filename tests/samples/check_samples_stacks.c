@@ -8,8 +8,12 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "block_internal.h"
 #include "crc32c_internal.h"
@@ -681,6 +685,132 @@ START_TEST(test_bad_compressed_block)
 }
 END_TEST
 
+/* The archived map of a process, read back through the reader as a
+ * handler gets it; NULL when it has none.  NAME (64 bytes) the copy's
+ * base name. */
+static char *archived_map(const char *dir, uint32_t proc, char *name)
+{
+	const char *const *paths;
+	struct ops_session *s;
+	struct warns wr = { 0 };
+	char why[256], *text = NULL;
+	struct stat st;
+	int fd;
+
+	s = session_must_open(dir, &wr);
+	if (ops_session_archived_maps(s, proc, &paths) == 1) {
+		snprintf(name, 64, "%s", strrchr(paths[0], '/') + 1);
+		fd = ops_archived_map_fd(open(paths[0], O_RDONLY), paths[0],
+					 why, sizeof(why));
+		ck_assert_msg(fd >= 0, "%s", why);
+		ck_assert_int_eq(fstat(fd, &st), 0);
+		text = calloc(1, (size_t)st.st_size + 1);
+		ck_assert_int_eq(read(fd, text, (size_t)st.st_size),
+				 st.st_size);
+		close(fd);
+	}
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+	return text;
+}
+
+/*
+ * A perf map is archived plain and, at a clean stop, keeps only the
+ * entries a report looks up: those holding a sample, a stack's JIT frame,
+ * or a caller's return address - 1; the first entry (a reader
+ * recognises the map by it); and every line that is not an entry.  A
+ * recorder that never stops leaves the whole plain copy.
+ */
+START_TEST(test_archived_perf_map_trimmed)
+{
+	static const char map[] =
+		"7f0000000000 10 first_entry\n"
+		"7f0000001000 20 jit_leaf_frame\n"
+		"7f00000007f0 10 caller_whose_call_ends_it\n"
+		"7f0000002000 40 sampled\n"
+		"7f0000003000 40 never_ran\n"
+		"a line that is not an entry\n"
+		"0x7F0000004000 0x10 NEVER_RAN_EITHER\n"
+		"7f0000002008 10 newer_code_over_the_sample\n"
+		"7f0000005000 0 empty\n"
+		"7f0000006000 10 last_line_never_ran";
+	static const char kept[] =
+		"7f0000000000 10 first_entry\n"
+		"7f0000001000 20 jit_leaf_frame\n"
+		"7f00000007f0 10 caller_whose_call_ends_it\n"
+		"7f0000002000 40 sampled\n"
+		"a line that is not an entry\n"
+		"7f0000002008 10 newer_code_over_the_sample\n";
+	struct ops_stack st = { jit, 3, 0, 0 };
+	char *src, *text, name[64];
+	uint32_t sid;
+	struct cg c;
+
+	for (int stop = 1; stop >= 0; stop--) {
+		src = tmp_path(tmp, "perf-42.map");
+		file_write(src, map, strlen(map));
+		cg_open(&c, 64);
+		ck_assert_int_eq(ops_writer_stack(c.w, &st, &sid), 0);
+		ck_assert_int_eq(
+			ops_writer_anon_stack(c.w, c.proc, 10, sid, 42), 0);
+		ck_assert_int_eq(ops_writer_anon(c.w, c.proc, 11,
+						 0x7f0000002010ull, 42),
+				 0);
+		ck_assert_int_eq(
+			ops_writer_archive_map(c.w, c.proc, src, 1 << 20), 0);
+		if (stop) {
+			ck_assert_int_eq(ops_writer_close(c.w, 20), 0);
+		} else {
+			ck_assert_int_eq(ops_writer_flush(c.w), 0);
+			ops_writer_free(c.w); /* killed */
+		}
+		text = archived_map(sdir, c.proc, name);
+		ck_assert_ptr_nonnull(text);
+		ck_assert_str_eq(name,
+				 stop ? "perf-42.map.gz" : "perf-42.map");
+		ck_assert_str_eq(text, stop ? kept : map);
+		free(text);
+		free(src);
+		teardown();
+		setup();
+	}
+}
+END_TEST
+
+/* A recorder stopped between writing the trimmed copy and removing the
+ * plain one left both: the trimmed one is the copy. */
+START_TEST(test_archived_map_plain_and_trimmed)
+{
+	char *maps, *plain, *gz, *text, name[64];
+	struct cg c;
+
+	cg_open(&c, 64);
+	ck_assert_int_eq(ops_writer_close(c.w, 20), 0);
+	maps = tmp_path(sdir, "maps");
+	ck_assert_int_eq(mkdir(maps, 0755), 0);
+	free(maps);
+	maps = tmp_path(sdir, "maps/0");
+	ck_assert_int_eq(mkdir(maps, 0755), 0);
+	plain = tmp_path(maps, "perf-42.map");
+	gz = tmp_path(maps, "perf-42.map.gz");
+	file_write(plain, "7f00 10 whole\n7f10 10 other\n", 28);
+	/* "7f00 10 whole\n", gzip-compressed */
+	file_write(gz,
+		   "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x33\x4f\x33\x30"
+		   "\x50\x30\x34\x50\x28\xcf\xc8\xcf\x49\xe5\x02\x00\x90\xf0"
+		   "\x20\xd4\x0e\x00\x00\x00",
+		   34);
+	text = archived_map(sdir, c.proc, name);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_str_eq(name, "perf-42.map.gz");
+	ck_assert_str_eq(text, "7f00 10 whole\n");
+	free(text);
+	free(plain);
+	free(gz);
+	free(maps);
+}
+END_TEST
+
 static Suite *stacks_suite(void)
 {
 	const struct {
@@ -697,6 +827,10 @@ static Suite *stacks_suite(void)
 		{ "version_1_reads", test_version_1_reads },
 		{ "older_versions_read", test_older_versions_read },
 		{ "bad_compressed_block", test_bad_compressed_block },
+		{ "archived_perf_map_trimmed",
+		  test_archived_perf_map_trimmed },
+		{ "archived_map_plain_and_trimmed",
+		  test_archived_map_plain_and_trimmed },
 	};
 	Suite *s = suite_create("samples_stacks");
 	size_t i;
