@@ -37,10 +37,13 @@
  * A wake-up costs this VM-hosted loop more than a thousand samples, so
  * the loop sleeps until a buffer is half full or the next flush,
  * and drains every 100 ms only while something waits on time: held
- * samples, processes starting or ending, attaches to make.
+ * samples, processes starting or ending, attaches to make.  A flush
+ * that finds nothing new since the last one is the last until records
+ * arrive again: an idle recording sleeps until a buffer fills or it
+ * ends, as perf record does, rather than waking every second.
  */
 #define TICK_NS 100000000ull   /* drain and retry while busy */
-#define FLUSH_NS 1000000000ull /* durable at least once a second */
+#define FLUSH_NS 1000000000ull /* durable a second after records arrive */
 
 struct daemon {
 	struct options *o;
@@ -55,13 +58,18 @@ struct daemon {
 	bool child_done;
 	int child_status;
 	int sigfd, timerfd, pidfd;
-	uint64_t flush_ns; /* when the next flush is due */
+	uint64_t flush_ns;		   /* when the next flush is due */
+	uint64_t records, records_flushed; /* read; read by the last flush */
+	bool idle; /* nothing read since the last flush: none due */
 	uint64_t deadline_ns;
 };
 
 static void daemon_record(void *arg, const struct perf_event_header *h)
 {
-	recorder_record(arg, h);
+	struct daemon *d = arg;
+
+	d->records++;
+	recorder_record(&d->r, h);
 }
 
 /* Read every buffer up to what the kernel has published, oldest record
@@ -69,7 +77,7 @@ static void daemon_record(void *arg, const struct perf_event_header *h)
 static void daemon_drain(struct daemon *d)
 {
 	ring_merge_drain(&d->merge, d->c.rings, (size_t)d->c.nr_cpus,
-			 daemon_record, &d->r);
+			 daemon_record, d);
 	recorder_end_round(&d->r);
 }
 
@@ -119,7 +127,10 @@ static void daemon_tick(struct daemon *d)
 	now = oputil_clock_ns(CLOCK_MONOTONIC);
 	if (now >= d->flush_ns) {
 		d->flush_ns = now + FLUSH_NS;
-		recorder_flush(&d->r);
+		d->idle = d->records == d->records_flushed;
+		if (!d->idle)
+			recorder_flush(&d->r);
+		d->records_flushed = d->records;
 	}
 	if (d->deadline_ns && now >= d->deadline_ns)
 		d->stop = true;
@@ -128,11 +139,20 @@ static void daemon_tick(struct daemon *d)
 		d->stop = true;
 }
 
-/* Wake at the next flush or deadline, or in TICK_NS while busy. */
+/* Wake at the next flush (none while idle) or deadline, or in TICK_NS
+ * while busy; with none of them, sleep until a buffer fills or a
+ * signal. */
 static void daemon_arm(struct daemon *d)
 {
-	uint64_t next = d->flush_ns;
+	uint64_t next;
 	struct itimerspec its = { 0 };
+
+	/* records after an idle stretch waited in a buffer: flush now */
+	if (d->idle && d->records != d->records_flushed) {
+		d->idle = false;
+		d->flush_ns = oputil_clock_ns(CLOCK_MONOTONIC);
+	}
+	next = d->idle ? UINT64_MAX : d->flush_ns;
 
 	if (recorder_busy(&d->r) || (d->o->mode == MODE_PID && d->pidfd < 0)) {
 		uint64_t soon = oputil_clock_ns(CLOCK_MONOTONIC) + TICK_NS;
@@ -141,8 +161,10 @@ static void daemon_arm(struct daemon *d)
 	}
 	if (d->deadline_ns && d->deadline_ns < next)
 		next = d->deadline_ns;
-	its.it_value.tv_sec = (time_t)(next / 1000000000ull);
-	its.it_value.tv_nsec = (long)(next % 1000000000ull);
+	if (next != UINT64_MAX) {
+		its.it_value.tv_sec = (time_t)(next / 1000000000ull);
+		its.it_value.tv_nsec = (long)(next % 1000000000ull);
+	}
 	timerfd_settime(d->timerfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
