@@ -116,12 +116,27 @@ acc_cell() {
 	fi
 }
 
+# samples_of COUNTS WHICH: the samples a share is taken of (the two
+# functions' for a pair, the total for all); empty without counts
+samples_of() {
+	local -a f
+	read -r -a f <<<"$1"
+	[ "${#f[@]}" -ge 3 ] || return 0
+	if [ "$2" = pair ]; then
+		echo $((f[0] + f[1]))
+	else
+		echo "${f[${#f[@]} - 2]}"
+	fi
+}
+
 # acc_record FIGURE WHICH [TRUTH]: this run's shares from O_COUNTS and
-# P_COUNTS (or O_WHY, P_WHY); with a TRUTH, each one's distance from it
+# P_COUNTS (or O_WHY, P_WHY), and the samples each share is of; with a
+# TRUTH, each one's distance from it
 acc_record() {
 	local fig=$1 which=$2 truth=${3:-} o='' p='' od='' pd='' dfig
 	local none="the report names none of the functions"
 	local both="needs both figures of the run"
+	local on pn nfig="${fig% (truth*}: samples the share is of"
 	if [ -z "$O_WHY" ]; then
 		o=$(share_of "$O_COUNTS" "$which")
 		[ -n "$o" ] || O_WHY=$none
@@ -133,6 +148,11 @@ acc_record() {
 	acc_cell "$fig" opjit "$o" "$O_WHY" pct
 	acc_cell "$fig" ref "$p" "$P_WHY" pct
 	acc_cell "$fig" cmp "$(sub "$o" "$p")" "$both" pt
+	on=$(samples_of "$O_COUNTS" "$which")
+	pn=$(samples_of "$P_COUNTS" "$which")
+	acc_cell "$nfig" opjit "$on" "$O_WHY" n
+	acc_cell "$nfig" ref "$pn" "$P_WHY" n
+	acc_cell "$nfig" cmp "$(ratio "$on" "$pn")" "$both" x
 	[ -n "$truth" ] || return 0
 	dfig="${fig% (truth*}: distance from the truth"
 	od=$(absdiff "$o" "$truth") pd=$(absdiff "$p" "$truth")

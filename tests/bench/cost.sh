@@ -101,9 +101,9 @@ cost_side() {
 	RUN[$s.wall]=$RU_WALL RUN[$s.wcpu]=$RU_CPU
 	ru_read "$t.outer" && RUN[$s.cpu]=$(sub "$RU_CPU" "${RUN[$s.wcpu]}")
 	if [ "$s" = opjit ]; then
-		RUN[$s.bytes]=$(du -sb "$t.sess" 2>/dev/null | cut -f1)
-		kallsyms=$(stat -c %s "$t.sess/kallsyms" 2>/dev/null || echo 0)
-		maps=$(du -sb "$t.sess/maps" 2>/dev/null | cut -f1)
+		RUN[$s.bytes]=$(file_bytes "$t.sess")
+		kallsyms=$(file_bytes "$t.sess/kallsyms")
+		maps=$(file_bytes "$t.sess/maps")
 		RUN[$s.data]=$(sub "$(sub "${RUN[$s.bytes]}" "$kallsyms")" \
 			"${maps:-0}")
 		read -r RUN[$s.samples] RUN[$s.lost] \
@@ -239,7 +239,9 @@ bench_cost() {
 "run. Reference: Linux perf. C is tests/bench/workloads/spin.c and" \
 "node is fib.js under --perf-basic-prof, both a fixed amount of work." \
 "Slowdown is the workload's own time under the recorder over its time" \
-"alone; the recorder's CPU time leaves out the workload's." \
+"alone; the recorder's CPU time leaves out the workload's. Bytes are" \
+"the sizes of the session's files (not its directories) and of" \
+"perf.data." \
 "\"opjit vs reference\" is a ratio, or a difference in points for lost" \
 "samples."
 	bench_calibrate

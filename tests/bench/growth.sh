@@ -157,9 +157,9 @@ growth_side() {
 		G[$s.mapwhy]+=" (/tmp is shared)"
 	fi
 	if [ "$s" = opjit ]; then
-		G[$s.bytes]=$(du -sb "$t.sess" 2>/dev/null | cut -f1)
-		G[$s.nomap]=$(sub "${G[$s.bytes]}" "$(du -sb "$t.sess/maps" \
-			2>/dev/null | cut -f1 | grep . || echo 0)")
+		G[$s.bytes]=$(file_bytes "$t.sess")
+		G[$s.nomap]=$(sub "${G[$s.bytes]}" \
+			"$(file_bytes "$t.sess/maps")")
 		read -r G[$s.samples] _ <<<"$(oprofiled_summary "$t.err")"
 		[ -n "${G[$s.samples]}" ] ||
 			G[$s.samples]="oprofiled printed no summary line"
@@ -359,8 +359,9 @@ growth_measure() {
 "\`perf report --sort sym,srcline\`. \"opjit vs reference\" is a" \
 "ratio: below 1 means opjit is faster or smaller. A report still" \
 "running after $GROWTH_REPORT_TIMEOUT s is stopped, and its cell says" \
-"so. perf's bytes leave out its build-id cache in ~/.debug, written" \
-"once per binary."
+"so. Bytes are the sizes of the session's files (not its" \
+"directories) and of perf.data; perf's leave out its build-id cache in" \
+"~/.debug, written once per binary."
 	rec_section "$GROWTH_NODE" "node --perf-basic-prof fib.js (one hot" \
 "JS function), sized so that each recorder should take about the" \
 "number of samples named at $hz, by the CPU time of a run alone; the" \

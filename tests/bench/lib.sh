@@ -120,6 +120,15 @@ perf_record_data() {
 	return "$status"
 }
 
+# file_bytes PATH: the bytes of the regular files at or under PATH (0 when
+# there are none): what a recorder wrote, without the 4 KiB a directory
+# takes in `du -b`, which would count the session's directories but not
+# perf.data's inode
+file_bytes() {
+	find "$1" -type f -printf '%s\n' 2>/dev/null |
+		awk '{ n += $1 } END { print n + 0 }'
+}
+
 # need_exe PATH: succeed when PATH is built; otherwise print the reason
 need_exe() {
 	[ -x "$1" ] && return 0

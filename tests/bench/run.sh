@@ -16,8 +16,8 @@
 #   --build  build tree (default build/ in the source tree); built first
 #            if something the suite runs is missing
 #   --sections  comma list of what to run: cost,callgraph,report (with
-#            the call graph reports),resolve,accuracy,growth; default all
-#            but growth, which --smoke and --quick run too
+#            the call graph reports),resolve,accuracy,steady,growth;
+#            default all but growth, which --smoke and --quick run too
 #   --out    Markdown output (default tests/bench/RESULTS.md)
 set -uo pipefail # no -e: a failed measurement becomes a reason in the table
 
@@ -58,7 +58,7 @@ esac
 # unless --runs says otherwise
 GROWTH_RUNS=${RUNS:-1}
 if [ -z "$SECTIONS" ]; then
-	SECTIONS=cost,callgraph,report,resolve,accuracy
+	SECTIONS=cost,callgraph,report,resolve,accuracy,steady
 	[ "$SMOKE" = 0 ] && [ "$QUICK" = 0 ] || SECTIONS+=,growth
 fi
 if ! command -v python3 >/dev/null; then
@@ -77,6 +77,7 @@ if [ "$SMOKE" = 1 ]; then
 	GROWTH_C_SECONDS=(1) GROWTH_NODE_SAMPLES=(1000)
 	GROWTH_MAP_FUNCTIONS=(1000) GROWTH_MAP_SECONDS=1
 	GROWTH_IDLE_SECONDS=(1) GROWTH_REPORT_TIMEOUT=10
+	STEADY_SKIP=1 STEADY_SECONDS=1
 elif [ "$QUICK" = 1 ]; then
 	RUNS=${RUNS:-1} FREQS=(1000 4000) REPORT_HZ=4000
 	MAP_SIZES=(10000 100000) RESOLVE_SAMPLES=1000000
@@ -85,6 +86,7 @@ elif [ "$QUICK" = 1 ]; then
 	GROWTH_C_SECONDS=(2 6) GROWTH_NODE_SAMPLES=(8000 24000)
 	GROWTH_MAP_FUNCTIONS=(10000) GROWTH_MAP_SECONDS=3
 	GROWTH_IDLE_SECONDS=(2) GROWTH_REPORT_TIMEOUT=20
+	STEADY_SKIP=2 STEADY_SECONDS=4
 else
 	RUNS=${RUNS:-5} FREQS=(1000 4000 10000) REPORT_HZ=4000
 	MAP_SIZES=(10000 100000 1000000) RESOLVE_SAMPLES=10000000
@@ -93,6 +95,7 @@ else
 	GROWTH_C_SECONDS=(5 30 120) GROWTH_NODE_SAMPLES=(20000 120000 500000)
 	GROWTH_MAP_FUNCTIONS=(10000 100000) GROWTH_MAP_SECONDS=10
 	GROWTH_IDLE_SECONDS=(5 30) GROWTH_REPORT_TIMEOUT=60
+	STEADY_SKIP=3 STEADY_SECONDS=10
 fi
 GROWTH_HZ=$REPORT_HZ
 
@@ -135,6 +138,7 @@ export OPJIT_HANDLER_PATH=${OPJIT_HANDLER_PATH:-$BUILD/lib/opjit/handlers}
 . "$BENCH_DIR/accuracy_jit.sh"
 . "$BENCH_DIR/accuracy_rejit.sh"
 . "$BENCH_DIR/growth.sh"
+. "$BENCH_DIR/steady.sh"
 
 bench_build
 bench_meta
@@ -152,6 +156,7 @@ section report && bench_report_speed
 section report && bench_callgraph_speed
 section resolve && bench_resolve
 section accuracy && bench_accuracy
+section steady && bench_steady
 section growth && bench_growth
 
 if [ -s "$TMPD/perf-crashes" ]; then
@@ -172,6 +177,7 @@ section callgraph && check_rows "$COST_CG"
 section report && check_rows "$SPEED"
 section resolve && check_rows "$RESOLVE_SECTION"
 section accuracy && check_rows "$ACC"
+section steady && check_rows "$STEADY"
 if section growth; then
 	for g in "${GROWTH_SECTIONS[@]}"; do check_rows "$g"; done
 fi

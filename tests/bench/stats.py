@@ -56,6 +56,7 @@ FORMATS = {
     'dist': lambda v, m: f'{v:.2f} pt',
     'rate': fmt_rate,
     'n': lambda v, m: f'{v:.0f}',
+    'us/s': lambda v, m: f'{v:.0f} us/s',
 }
 
 
