@@ -19,13 +19,21 @@ struct ops_hist_data {
 	uint32_t nr_contexts, cap_contexts;
 	struct ops_hist_entry *entries; /* sorted, equal keys summed */
 	size_t nr_entries, cap_entries;
-	/* call graphs: frames of stack i start at frames[stack_first[i]]
-	 * (the pointers are set once the file is read) */
-	struct ops_stack *stacks;
-	size_t *stack_first;
+	/* call graphs: the stack table as the file has it, a tree of
+	 * nodes, each its frame below its parent's; stack I is node I's
+	 * path to its root, put together when asked for (a node's whole
+	 * path each would take the table's depth times its memory) */
+	struct ops_stack_node {
+		struct ops_frame frame;
+		uint32_t parent; /* node id + 1; 0 at a root */
+		uint32_t depth;	 /* frames from here to the root */
+		uint32_t nr_kernel;
+		uint32_t flags; /* OPS_STACK_* */
+	} * nodes;
 	uint32_t nr_stacks, cap_stacks;
-	struct ops_frame *frames;
-	size_t nr_frames, cap_frames;
+	/* the stack ops_session_stack() put together last */
+	struct ops_stack stack;
+	struct ops_frame *stack_frames; /* OPS_STACK_MAX_FRAMES of them */
 	struct ops_stack_count *stack_counts; /* sorted, equal keys summed */
 	size_t nr_stack_counts, cap_stack_counts;
 	/* the last TOTALS block: the totals of a recorder that did not stop
@@ -38,6 +46,9 @@ struct ops_hist_data {
  * block is damage; *OOM set on memory failure. */
 const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 			    size_t len, bool parent_ids, bool *oom);
+/* Stack ID, leaf first, in H's scratch (valid until the next call);
+ * NULL for an id with no entry. */
+const struct ops_stack *ops_hist_stack(struct ops_hist_data *h, uint32_t id);
 const char *ops_hist_stack_counts(struct ops_hist_data *h, const uint8_t *p,
 				  size_t len, bool *oom);
 /* Once the whole file is read: frame pointers, counts sorted. */

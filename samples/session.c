@@ -397,10 +397,9 @@ uint32_t ops_session_nr_stacks(const struct ops_session *s)
 	return s->hist.nr_stacks;
 }
 
-const struct ops_stack *ops_session_stack(const struct ops_session *s,
-					  uint32_t id)
+const struct ops_stack *ops_session_stack(struct ops_session *s, uint32_t id)
 {
-	return id < s->hist.nr_stacks ? &s->hist.stacks[id] : NULL;
+	return ops_hist_stack(&s->hist, id);
 }
 
 const struct ops_stack_count *

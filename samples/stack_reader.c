@@ -55,18 +55,13 @@ static bool stack_frame(const struct ops_hist_data *h, struct ops_cur *c,
 	return c->ok;
 }
 
-/* Each node is read as its whole stack, leaf first: its frame, then its
- * parent's frames.  A crafted chain of deep nodes would make that
- * quadratic, so the expanded table is bounded. */
-#define FRAMES_MAX (1u << 24)
-
 const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 			    size_t len, bool parent_ids, bool *oom)
 {
 	uint32_t first, n, i, start = h->nr_stacks;
-	size_t fstart = h->nr_frames, cap;
 	const char *why = "bad stack record";
 	struct ops_cur c;
+	size_t cap;
 
 	ops_cur_init(&c, p, len);
 	first = ops_cur_varint32(&c);
@@ -77,21 +72,18 @@ const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 	    (uint64_t)first + n > UINT32_MAX)
 		return "bad stack count";
 	cap = h->cap_stacks;
-	if (oputil_grow(&h->stacks, &cap, (size_t)first + n,
-			sizeof(*h->stacks)))
-		goto nomem;
-	cap = h->cap_stacks;
-	if (oputil_grow(&h->stack_first, &cap, (size_t)first + n,
-			sizeof(*h->stack_first)))
+	if (oputil_grow(&h->nodes, &cap, (size_t)first + n, sizeof(*h->nodes)))
 		goto nomem;
 	h->cap_stacks = (uint32_t)(cap > UINT32_MAX ? UINT32_MAX : cap);
+	if (!h->stack_frames &&
+	    !(h->stack_frames =
+		      malloc(OPS_STACK_MAX_FRAMES * sizeof(*h->stack_frames))))
+		goto nomem;
 	for (i = 0; i < n; i++) {
-		struct ops_stack *st = &h->stacks[first + i];
+		struct ops_stack_node *nd = &h->nodes[first + i];
 		uint32_t parent = ops_cur_varint32(&c);
 		uint32_t flags = ops_cur_varint32(&c);
-		const struct ops_stack *up = NULL;
-		struct ops_frame *f;
-		uint32_t nf = 1;
+		const struct ops_stack_node *up = NULL;
 
 		if (!c.ok || parent > first + i)
 			goto bad;
@@ -100,53 +92,52 @@ const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 		if (!parent_ids && parent)
 			parent = first + i - parent + 1;
 		if (parent) {
-			up = &h->stacks[parent - 1];
-			nf = up->nr_frames + 1;
+			up = &h->nodes[parent - 1];
 			/* user frames are the outer ones */
 			if (!(flags & NODE_KERNEL) && up->nr_kernel)
 				goto bad;
+			if (up->depth >= OPS_STACK_MAX_FRAMES)
+				goto bad;
 		}
-		if (nf > OPS_STACK_MAX_FRAMES)
+		if (!stack_frame(h, &c, up ? &up->frame : NULL, &nd->frame))
 			goto bad;
-		if (h->nr_frames + nf > FRAMES_MAX) {
-			why = "stack table too large";
-			goto bad;
-		}
-		if (oputil_grow(&h->frames, &h->cap_frames, h->nr_frames + nf,
-				sizeof(*h->frames)))
-			goto nomem;
-		f = &h->frames[h->nr_frames];
-		if (!stack_frame(h, &c,
-				 up ? &h->frames[h->stack_first[parent - 1]]
-				    : NULL,
-				 f))
-			goto bad;
-		if (up)
-			memcpy(f + 1, &h->frames[h->stack_first[parent - 1]],
-			       up->nr_frames * sizeof(*f));
-		st->nr_frames = nf;
-		st->nr_kernel =
+		nd->parent = parent;
+		nd->depth = up ? up->depth + 1 : 1;
+		nd->nr_kernel =
 			(up ? up->nr_kernel : 0) + !!(flags & NODE_KERNEL);
-		st->flags = up			 ? up->flags
+		nd->flags = up			 ? up->flags
 			    : (flags & NODE_CUT) ? OPS_STACK_TRUNCATED
 						 : 0;
-		st->frames = NULL;
-		h->stack_first[first + i] = h->nr_frames;
-		h->nr_frames += nf;
 	}
-	if (ops_cur_left(&c)) {
-		h->nr_frames = fstart;
+	if (ops_cur_left(&c))
 		return "trailing bytes in stack block";
-	}
 	h->nr_stacks = start + n;
 	return NULL;
 bad:
-	h->nr_frames = fstart;
 	return why;
 nomem:
-	h->nr_frames = fstart;
 	*oom = true;
 	return "out of memory";
+}
+
+const struct ops_stack *ops_hist_stack(struct ops_hist_data *h, uint32_t id)
+{
+	const struct ops_stack_node *nd;
+	uint32_t d = 0;
+
+	if (id >= h->nr_stacks)
+		return NULL;
+	nd = &h->nodes[id];
+	h->stack = (struct ops_stack){ h->stack_frames, nd->depth,
+				       nd->nr_kernel, nd->flags };
+	/* the depths the parse checked bound the walk */
+	for (;;) {
+		h->stack_frames[d++] = nd->frame;
+		if (!nd->parent)
+			break;
+		nd = &h->nodes[nd->parent - 1];
+	}
+	return &h->stack;
 }
 
 const char *ops_hist_stack_counts(struct ops_hist_data *h, const uint8_t *p,
@@ -207,8 +198,6 @@ void ops_hist_stacks_finish(struct ops_hist_data *h)
 	struct ops_stack_count *e = h->stack_counts;
 	size_t i, n = 0;
 
-	for (i = 0; i < h->nr_stacks; i++)
-		h->stacks[i].frames = h->frames + h->stack_first[i];
 	if (!h->nr_stack_counts)
 		return;
 	qsort(e, h->nr_stack_counts, sizeof(*e), stack_count_cmp);
@@ -223,15 +212,12 @@ void ops_hist_stacks_finish(struct ops_hist_data *h)
 
 void ops_hist_stacks_free(struct ops_hist_data *h)
 {
-	free(h->stacks);
-	free(h->stack_first);
-	free(h->frames);
+	free(h->nodes);
+	free(h->stack_frames);
 	free(h->stack_counts);
-	h->stacks = NULL;
-	h->stack_first = NULL;
-	h->frames = NULL;
+	h->nodes = NULL;
+	h->stack_frames = NULL;
 	h->stack_counts = NULL;
 	h->nr_stacks = h->cap_stacks = 0;
-	h->nr_frames = h->cap_frames = 0;
 	h->nr_stack_counts = h->cap_stack_counts = 0;
 }

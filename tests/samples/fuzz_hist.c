@@ -16,7 +16,7 @@ static void count_warning(void *arg, const char *msg)
 }
 
 /* The promises a report relies on. */
-static void check_hist(const struct ops_hist_data *h)
+static void check_hist(struct ops_hist_data *h)
 {
 	size_t i;
 
@@ -38,12 +38,12 @@ static void check_hist(const struct ops_hist_data *h)
 			abort();
 	}
 	for (i = 0; i < h->nr_stacks; i++) {
-		const struct ops_stack *st = &h->stacks[i];
+		const struct ops_stack *st = ops_hist_stack(h, (uint32_t)i);
 		uint32_t f;
 
-		if (!st->nr_frames || st->nr_frames > OPS_STACK_MAX_FRAMES ||
-		    st->nr_kernel > st->nr_frames || st->frames < h->frames ||
-		    st->frames + st->nr_frames > h->frames + h->nr_frames)
+		if (!st || !st->nr_frames ||
+		    st->nr_frames > OPS_STACK_MAX_FRAMES ||
+		    st->nr_kernel > st->nr_frames)
 			abort();
 		for (f = 0; f < st->nr_frames; f++)
 			if (st->frames[f].kind > OPS_FRAME_UNKNOWN ||
@@ -75,6 +75,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (warnings > 1)
 			abort();
 		check_hist(&h);
+		if (ops_hist_stack(&h, h.nr_stacks))
+			abort();
 	}
 	ops_hist_data_free(&h);
 	free(buf);

@@ -352,10 +352,11 @@ int ops_session_anon_take(struct ops_session *s, uint32_t proc_id,
  * is no longer valid, and a later call decodes them again. */
 void ops_session_anon_release(struct ops_session *s, uint32_t proc_id);
 
-/* Call graphs.  The stack table; NULL for an id with no entry. */
+/* Call graphs.  The stack table; NULL for an id with no entry.  The
+ * stack is put together from the table's nodes in memory the session
+ * owns, valid until the next call. */
 uint32_t ops_session_nr_stacks(const struct ops_session *s);
-const struct ops_stack *ops_session_stack(const struct ops_session *s,
-					  uint32_t id);
+const struct ops_stack *ops_session_stack(struct ops_session *s, uint32_t id);
 
 /* Every (context, stack) count, equal keys summed, sorted by
  * (ctx, stack).  Every stack id has an entry in the table. */
