@@ -11,17 +11,20 @@
 #include "strpool.h"
 
 void anon_naming_count(struct anon_naming_count *c,
-		       const struct anon_resolved *b, size_t n)
+		       const struct anon_resolved *b, size_t n,
+		       const uint32_t *weights)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
+		uint64_t w = weights ? weights[i] : 1;
+
 		if (b->syms[i])
-			c->named++;
+			c->named += w;
 		else
 			c->unnamed[b->reasons[i] < REPORT_NR_REASONS
 					   ? b->reasons[i]
-					   : 0]++;
+					   : 0] += w;
 	}
 }
 

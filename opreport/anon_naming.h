@@ -20,9 +20,11 @@ struct anon_naming_count {
 	uint64_t unnamed[REPORT_NR_REASONS]; /* by the handler's reason */
 };
 
-/* Count the N names of one batch. */
+/* Count the N names of one batch, name I WEIGHTS[I] times (once each
+ * when WEIGHTS is NULL). */
 void anon_naming_count(struct anon_naming_count *c,
-		       const struct anon_resolved *batch, size_t n);
+		       const struct anon_resolved *batch, size_t n,
+		       const uint32_t *weights);
 
 /* The K-th reason (K from 0 to REPORT_NR_REASONS - 1) in the order every
  * output gives them: the handler's reasons first, "no reason given"

@@ -94,7 +94,7 @@ static int flat_batch(void *ctx, const struct anon_resolved *b, size_t base,
 		if (!fs->syms[i])
 			return -ENOMEM;
 	}
-	anon_naming_count(&fs->count, b, n);
+	anon_naming_count(&fs->count, b, n, NULL);
 	return add_runs(fs->r, &fs->proto, fs->smp + base, n, fs->syms,
 			b->files, b->lines);
 }

@@ -52,6 +52,11 @@ struct cg_resolve {
 	uint32_t *inl_at, *inl_n;
 	uint32_t *inl_ids, *inl_sites;
 	size_t nr_inl_ids, cap_inl_ids, cap_inl_sites;
+	/* per raw frame: an anonymous frame whose raw stack has its address
+	 * at an earlier frame (a recursion's return addresses) is named
+	 * once, as that frame (ALIAS, CG_NONE for none), which then stands
+	 * for 1 + EXTRA[frame] frames */
+	uint32_t *alias, *extra;
 	/* functions DWARF says were inlined, which no symbol table has:
 	 * one symbol per (image, name), both interned */
 	struct dwarf_fn {
@@ -432,6 +437,7 @@ out:
  * valid until the handlers are freed. */
 struct frame_sink {
 	struct report *r;
+	const uint32_t *weights; /* per frame: the frames it stands for */
 	struct anon_symcache *cache;
 	const struct report_sym **syms;
 	struct cg_site *at;
@@ -475,7 +481,7 @@ static int frame_batch(void *ctx, const struct anon_resolved *b, size_t base,
 				return -ENOMEM;
 		}
 	}
-	anon_naming_count(&fs->count, b, n);
+	anon_naming_count(&fs->count, b, n, fs->weights + base);
 	return 0;
 }
 
@@ -493,12 +499,16 @@ static int resolve_anon(struct cg_resolve *rs, const struct cg_ref *refs,
 	struct frame_sink fs = { .r = r };
 	struct report_sym *bucket;
 	struct cg_node proto = { .kind = ROW_ANON, .image_id = CG_NONE };
+	uint32_t *weights = NULL;
+	uint64_t frames = 0;
 	size_t i;
 	int claimed = 0, ret = -ENOMEM;
 
 	if (!p)
 		return -EINVAL;
 	bucket = strpool_alloc(r->pool, sizeof(*bucket));
+	weights = malloc(n * sizeof(*weights));
+	fs.weights = weights;
 	smp = malloc(n * sizeof(*smp));
 	syms = malloc(n * sizeof(*syms));
 	fs.cache = anon_symcache_new();
@@ -506,12 +516,15 @@ static int resolve_anon(struct cg_resolve *rs, const struct cg_ref *refs,
 	fs.at = calloc(n, sizeof(*fs.at));
 	fs.inl_at = calloc(n, sizeof(*fs.inl_at));
 	fs.inl_n = calloc(n, sizeof(*fs.inl_n));
-	if (!bucket || !smp || !syms || !fs.cache || !fs.at || !fs.inl_at ||
-	    !fs.inl_n)
+	if (!bucket || !weights || !smp || !syms || !fs.cache || !fs.at ||
+	    !fs.inl_at || !fs.inl_n)
 		goto out;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		smp[i] = (struct ops_anon_sample){ refs[i].time, refs[i].addr,
 						   0 };
+		weights[i] = 1 + rs->extra[refs[i].idx];
+		frames += weights[i];
+	}
 	if (src->handlers)
 		claimed = anon_handlers_resolve(src->handlers, src->s,
 						refs[0].key, smp, n,
@@ -536,8 +549,8 @@ static int resolve_anon(struct cg_resolve *rs, const struct cg_ref *refs,
 		goto out;
 	ret = 0;
 	if (r->naming_frames)
-		ret = anon_naming_note(r, p, n, claimed, src->handlers != NULL,
-				       &ar, &fs.count);
+		ret = anon_naming_note(r, p, frames, claimed,
+				       src->handlers != NULL, &ar, &fs.count);
 	for (i = 0; i < n && !ret; i++) {
 		ret = frame_node(rs, &refs[i], &proto, syms[i],
 				 claimed == 1 ? &fs.at[i] : NULL);
@@ -548,6 +561,7 @@ static int resolve_anon(struct cg_resolve *rs, const struct cg_ref *refs,
 					    fs.inl_n[i]);
 	}
 out:
+	free(weights);
 	free(fs.at);
 	free(fs.inl_at);
 	free(fs.inl_n);
@@ -586,12 +600,68 @@ static int stack_apps(struct cg_resolve *rs)
 	return 0;
 }
 
+/* The anonymous addresses of one raw stack so far, in a table of
+ * generations so that starting the next stack clears nothing. */
+#define SEEN_SLOTS (2 * OPS_STACK_MAX_FRAMES)
+struct frames_seen {
+	uint64_t addr[SEEN_SLOTS];
+	uint32_t idx[SEEN_SLOTS];
+	uint32_t gen[SEEN_SLOTS];
+	uint32_t cur, n; /* this stack's generation, its addresses */
+};
+
+/* The frame of this stack at ADDR before frame IDX, or CG_NONE and IDX
+ * noted as the one at ADDR (while the table is at most half full, as
+ * every recorded stack keeps it). */
+static uint32_t seen_first(struct frames_seen *s, uint64_t addr, uint32_t idx)
+{
+	size_t h = (size_t)oputil_hash_u64(addr) & (SEEN_SLOTS - 1);
+
+	for (; s->gen[h] == s->cur; h = (h + 1) & (SEEN_SLOTS - 1))
+		if (s->addr[h] == addr)
+			return s->idx[h];
+	if (s->n == SEEN_SLOTS / 2)
+		return CG_NONE;
+	s->n++;
+	s->gen[h] = s->cur;
+	s->addr[h] = addr;
+	s->idx[h] = idx;
+	return CG_NONE;
+}
+
+static void seen_next_stack(struct frames_seen *s)
+{
+	s->n = 0;
+	if (++s->cur == 0) {
+		memset(s->gen, 0, sizeof(s->gen));
+		s->cur = 1;
+	}
+}
+
+/* Frames named as an earlier frame of their stack take its names. */
+static void copy_aliases(struct cg_resolve *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->cg->nr_raw; i++) {
+		uint32_t o = rs->alias[i];
+
+		if (o == CG_NONE)
+			continue;
+		rs->ids[i] = rs->ids[o];
+		rs->sites[i] = rs->sites[o];
+		rs->inl_at[i] = rs->inl_at[o];
+		rs->inl_n[i] = rs->inl_n[o];
+	}
+}
+
 static int resolve_frames(struct cg_resolve *rs)
 {
 	struct callgraph *cg = rs->cg;
 	struct report_sym *usym;
 	struct cg_node unknown = { .kind = ROW_FILE, .image_id = CG_UNKNOWN };
 	uint32_t nr_img = ops_session_nr_images(rs->src->s);
+	struct frames_seen *seen;
 	struct cg_ref *refs;
 	size_t i, j, k, nr = 0;
 	int ret;
@@ -607,16 +677,21 @@ static int resolve_frames(struct cg_resolve *rs)
 		return -ENOMEM;
 	usym->name = "[unknown]";
 	refs = malloc((cg->nr_raw ? cg->nr_raw : 1) * sizeof(*refs));
-	if (!refs)
+	seen = calloc(1, sizeof(*seen));
+	if (!refs || !seen) {
+		free(refs);
+		free(seen);
 		return -ENOMEM;
+	}
 	/* two passes: file and kernel images, then anonymous memory keyed
 	 * by process */
 	for (k = 0; k < 2 && !ret; k++) {
 		nr = 0;
 		for (i = 0; i < cg->nr_rstacks && !ret; i++) {
 			const struct cg_raw_stack *st = &cg->rstacks[i];
-			uint32_t f;
+			uint32_t f, first;
 
+			seen_next_stack(seen);
 			for (f = 0; f < st->n && !ret; f++) {
 				const struct cg_raw_frame *fr =
 					&cg->raw[st->first + f];
@@ -639,6 +714,13 @@ static int resolve_frames(struct cg_resolve *rs)
 				if (anon) {
 					ref.key = st->ctx.proc;
 					ref.time = st->time_ns;
+					first = seen_first(seen, ref.addr,
+							   (uint32_t)ref.idx);
+					if (first != CG_NONE) {
+						rs->alias[ref.idx] = first;
+						rs->extra[first]++;
+						continue;
+					}
 				}
 				refs[nr++] = ref;
 			}
@@ -651,7 +733,10 @@ static int resolve_frames(struct cg_resolve *rs)
 				     : resolve_anon(rs, refs + i, j - i);
 		}
 	}
+	if (!ret)
+		copy_aliases(rs);
 	free(refs);
+	free(seen);
 	return ret;
 }
 
@@ -748,43 +833,122 @@ static size_t stacks_merge(struct cg_stack *out, const struct cg_stack *v,
 	return nu;
 }
 
+/* A distinct stack by site while they are gathered: its frames at AT in
+ * the model's storage. */
+struct site_stack_at {
+	size_t at;
+	uint32_t depth;
+	uint64_t count;
+};
+
+static uint64_t site_stack_hash(const uint32_t *frames, const uint8_t *inl,
+				const uint32_t *sites, uint32_t d)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t i;
+
+	for (i = 0; i < d; i++) {
+		h = (h ^ frames[i]) * 0x100000001b3ull;
+		h = (h ^ ((uint64_t)sites[i] << 1 | inl[i])) *
+		    0x100000001b3ull;
+	}
+	return h ^ (h >> 29);
+}
+
+/*
+ * Every raw stack expanded (stack_expand), each distinct one kept once
+ * with the counts of all summed, into cg->site_stacks (unsorted).  JIT
+ * code makes a raw stack per sample, so that most repeat: keeping each
+ * only once is what holds the model to the size of its distinct stacks.
+ */
+static int gather_site_stacks(struct callgraph *cg,
+			      const struct cg_resolve *res)
+{
+	struct site_stack_at *v = NULL;
+	struct oputil_idxset set = { 0 };
+	struct oputil_idxset_pos pos;
+	size_t i, nv = 0, cap_v = 0, cap_f = 0, cap_i = 0, cap_s = 0, at = 0;
+	int ret = 0;
+
+	for (i = 0; i < cg->nr_rstacks && !ret; i++) {
+		const struct cg_raw_stack *rs = &cg->rstacks[i];
+		size_t need = at, f;
+		uint32_t d, k;
+		uint64_t h;
+
+		for (f = 0; f < rs->n; f++)
+			need += 1 + res->inl_n[rs->first + f];
+		if (oputil_grow(&cg->node_ids, &cap_f, need,
+				sizeof(*cg->node_ids)) ||
+		    oputil_grow(&cg->inlined, &cap_i, need, 1) ||
+		    oputil_grow(&cg->site_ids, &cap_s, need,
+				sizeof(*cg->site_ids))) {
+			ret = -ENOMEM;
+			break;
+		}
+		cg->total += rs->count;
+		if (rs->truncated)
+			cg->truncated += rs->count;
+		/* expanded after the kept ones: kept if new */
+		d = stack_expand(res, rs, cg->node_ids + at, cg->inlined + at,
+				 cg->site_ids + at);
+		h = site_stack_hash(cg->node_ids + at, cg->inlined + at,
+				    cg->site_ids + at, d);
+		k = oputil_idxset_find(
+			&set, h, &pos, j,
+			set.hash[j] == (uint32_t)h && v[j].depth == d &&
+				!memcmp(cg->node_ids + v[j].at,
+					cg->node_ids + at,
+					d * sizeof(*cg->node_ids)) &&
+				!memcmp(cg->inlined + v[j].at,
+					cg->inlined + at, d) &&
+				!memcmp(cg->site_ids + v[j].at,
+					cg->site_ids + at,
+					d * sizeof(*cg->site_ids)));
+		if (k != OPUTIL_IDXSET_NONE) {
+			v[k].count += rs->count;
+			continue;
+		}
+		if (oputil_grow(&v, &cap_v, nv + 1, sizeof(*v)) ||
+		    oputil_idxset_put(&set, &pos, (uint32_t)nv) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		v[nv++] = (struct site_stack_at){ at, d, rs->count };
+		at += d;
+	}
+	cg->site_stacks = ret ? NULL
+			      : calloc(nv ? nv : 1, sizeof(*cg->site_stacks));
+	if (!ret && !cg->site_stacks)
+		ret = -ENOMEM;
+	for (i = 0; !ret && i < nv; i++)
+		cg->site_stacks[i] = (struct cg_stack){
+			cg->node_ids + v[i].at, cg->inlined + v[i].at,
+			cg->site_ids + v[i].at, v[i].depth, v[i].count
+		};
+	cg->nr_site_stacks = ret ? 0 : nv;
+	free(v);
+	oputil_idxset_free(&set);
+	return ret;
+}
+
 /* Unique stacks (root first) by site and by function, each node's self
  * and total, the arcs. */
 static int build_model(struct callgraph *cg, const struct cg_resolve *res)
 {
-	const size_t nf = cg->nr_raw + res->nr_inl_ids;
-	const size_t ns = cg->nr_rstacks ? cg->nr_rstacks : 1;
 	uint64_t *seen = NULL;
-	size_t i, j, na = 0, at = 0;
-	int ret = -ENOMEM;
+	size_t i, j, na = 0;
+	int ret;
 
-	cg->node_ids = malloc((nf ? nf : 1) * sizeof(*cg->node_ids));
-	cg->inlined = malloc(nf ? nf : 1);
-	cg->site_ids = malloc((nf ? nf : 1) * sizeof(*cg->site_ids));
-	cg->site_stacks = calloc(ns, sizeof(*cg->site_stacks));
-	cg->arcs = calloc(nf ? nf : 1, sizeof(*cg->arcs));
+	ret = gather_site_stacks(cg, res);
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
 	seen = calloc(cg->nr_nodes ? cg->nr_nodes : 1, sizeof(*seen));
-	if (!cg->node_ids || !cg->inlined || !cg->site_ids ||
-	    !cg->site_stacks || !cg->arcs || !seen)
+	if (!seen)
 		goto out;
-	for (i = 0; i < cg->nr_rstacks; i++) {
-		const struct cg_raw_stack *rs = &cg->rstacks[i];
-		uint32_t d = stack_expand(res, rs, cg->node_ids + at,
-					  cg->inlined + at, cg->site_ids + at);
-
-		cg->site_stacks[i] =
-			(struct cg_stack){ cg->node_ids + at, cg->inlined + at,
-					   cg->site_ids + at, d, rs->count };
-		at += d;
-		cg->total += rs->count;
-		if (rs->truncated)
-			cg->truncated += rs->count;
-	}
-	qsort(cg->site_stacks, cg->nr_rstacks, sizeof(*cg->site_stacks),
+	qsort(cg->site_stacks, cg->nr_site_stacks, sizeof(*cg->site_stacks),
 	      site_stack_cmp);
-	cg->nr_site_stacks = stacks_merge(cg->site_stacks, cg->site_stacks,
-					  cg->nr_rstacks, site_stack_cmp,
-					  true);
 	/* the sorted site stacks hold those of one function stack
 	 * together: merging them gives the function stacks in order */
 	cg->stacks = calloc(cg->nr_site_stacks ? cg->nr_site_stacks : 1,
@@ -793,6 +957,12 @@ static int build_model(struct callgraph *cg, const struct cg_resolve *res)
 		goto out;
 	cg->nr_stacks = stacks_merge(cg->stacks, cg->site_stacks,
 				     cg->nr_site_stacks, stack_cmp, false);
+	for (i = 0; i < cg->nr_stacks; i++)
+		na += cg->stacks[i].depth - 1;
+	cg->arcs = calloc(na ? na : 1, sizeof(*cg->arcs));
+	if (!cg->arcs)
+		goto out;
+	na = 0;
 	for (i = 0; i < cg->nr_stacks; i++) {
 		const struct cg_stack *st = &cg->stacks[i];
 
@@ -844,12 +1014,28 @@ int callgraph_resolve(struct callgraph *cg, const struct cg_sources *src)
 	rs.sites = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*rs.sites));
 	rs.inl_at = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*rs.inl_at));
 	rs.inl_n = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*rs.inl_n));
+	rs.extra = calloc(cg->nr_raw ? cg->nr_raw : 1, sizeof(*rs.extra));
+	rs.alias = cg->nr_raw < CG_NONE
+			   ? malloc((cg->nr_raw ? cg->nr_raw : 1) *
+				    sizeof(*rs.alias))
+			   : NULL;
 	if (!rs.apps || !rs.ids || !rs.sites || !rs.inl_at || !rs.inl_n ||
+	    !rs.extra || !rs.alias ||
 	    oputil_grow(&cg->sites, &rs.cap_sites, 1, sizeof(*cg->sites)))
 		goto out;
+	/* no frame is another's until resolve_frames says so */
+	memset(rs.alias, 0xff,
+	       (cg->nr_raw ? cg->nr_raw : 1) * sizeof(*rs.alias));
 	/* site 0, what a frame has when nothing says its line */
 	cg->sites[cg->nr_sites++] = (struct cg_site){ NULL, 0 };
 	ret = resolve_frames(&rs);
+	/* what only naming needed goes before the model is built */
+	free(rs.alias);
+	free(rs.extra);
+	rs.alias = rs.extra = NULL;
+	free(cg->raw);
+	cg->raw = NULL;
+	cg->cap_raw = 0;
 	if (!ret)
 		ret = build_model(cg, &rs);
 out:
@@ -858,6 +1044,8 @@ out:
 	free(rs.sites);
 	free(rs.inl_at);
 	free(rs.inl_n);
+	free(rs.alias);
+	free(rs.extra);
 	free(rs.inl_ids);
 	free(rs.inl_sites);
 	free(rs.dwarf_fns);
