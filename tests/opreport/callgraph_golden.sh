@@ -4,6 +4,8 @@
 # golden files: -c with its options, folded, json (validated), and the
 # damage a session can hold: a cut call chain and a stack id with no
 # entry, each one warning line with the rest of the report intact.
+# Stack s8 is a JIT recursion, fib calling itself from one return
+# address twice, which the report names once per sample.
 . "$(dirname "$0")/lib.sh"
 HP=${OPJIT_HANDLER_PATH:-$OPJIT_BUILD/lib/opjit/handlers}
 [ -f "$HP/libperfmap.so" ] || fail "$HP/libperfmap.so is not built"
@@ -41,6 +43,7 @@ stack s4 kernel 1 k:0xffffffff81000104 app:$(ret rt_alpha) app:$(ret main)
 stack s5 truncated app:$A app:$(ret rt_gamma)
 stack s6 anon:0x7f0000000110 anon:0x7f0000000211 app:$(ret main)
 stack s7 app:$A anon:0x7f0000000121 unknown:0x1234
+stack s8 anon:0x7f0000000120 anon:0x7f0000000131 anon:0x7f0000000131 anon:0x7f0000000211 app:$(ret main)
 stackhist a s1 30
 stackhist a s2 10
 stackhist a s3 5
@@ -53,6 +56,8 @@ anonstack p 1 s6 300
 anonstack p 2 s6 300
 hist a $A 1
 anonstack p 3 s7 300
+anonstack p 4 s8 300
+anonstack p 5 s8 301
 archive p $TMP/maps/perf-300.map
 EOS
 golden cg_callgraph -c --anon-handler=perfmap
