@@ -69,7 +69,7 @@ compare_with_perf() {
 	read -r op_n op_total op_pct < <(python3 "$here/report_shares.py" \
 		"$tmp/op.json" "$re" --handler perfmap)
 
-	perf record -q --no-buildid-cache -e cpu-clock -F 4000 -o "$tmp/perf.data" -- "$@" \
+	perf record -q --no-buildid --no-buildid-cache -e cpu-clock -F 4000 -o "$tmp/perf.data" -- "$@" \
 		>"$tmp/perf.out" 2>&1 || show_fail "$tmp/perf.out" \
 		"perf record failed"
 	perf report -i "$tmp/perf.data" --stdio --sort sym --no-children \

@@ -14,13 +14,13 @@ WORKLOAD=$OPJIT_BUILD/tests/workloads/callchain
 [ -x "$WORKLOAD" ] || fail "$WORKLOAD is not built"
 command -v perf >/dev/null || { echo "SKIP: perf is not installed (linux-perf)"; exit 77; }
 command -v go >/dev/null || { echo "SKIP: go is not installed (golang-go)"; exit 77; }
-perf record -q --no-buildid-cache -e cpu-clock -F 1000 -g -o "$TMP/probe.data" -- true \
+perf record -q --no-buildid --no-buildid-cache -e cpu-clock -F 1000 -g -o "$TMP/probe.data" -- true \
 	>"$TMP/probe.out" 2>&1 ||
 	{ cat "$TMP/probe.out"; echo "SKIP: perf cannot record cpu-clock here"; exit 77; }
 
 # perf launches the workload; oprofiled attaches to the same process
 # (perf 6.1 cannot be the parent of oprofiled, see vs_perf.sh).
-perf record -q --no-buildid-cache -e cpu-clock -F 4000 -g -o "$TMP/perf.data" -- "$WORKLOAD" 4 \
+perf record -q --no-buildid --no-buildid-cache -e cpu-clock -F 4000 -g -o "$TMP/perf.data" -- "$WORKLOAD" 4 \
 	>"$TMP/perf.out" 2>&1 &
 perf_pid=$!
 pid=

@@ -9,14 +9,14 @@ WORKLOAD=$OPJIT_BUILD/tests/workloads/threetoone
 [ -x "$OPROFILED" ] || { echo "SKIP: $OPROFILED is not built (target oprofiled)"; exit 77; }
 [ -x "$WORKLOAD" ] || { echo "SKIP: $WORKLOAD is not built (target threetoone)"; exit 77; }
 command -v perf >/dev/null || { echo "SKIP: perf is not installed (linux-perf)"; exit 77; }
-perf record -q --no-buildid-cache -e cpu-clock -F 4000 -o "$TMP/probe.data" -- true \
+perf record -q --no-buildid --no-buildid-cache -e cpu-clock -F 4000 -o "$TMP/probe.data" -- true \
 	>"$TMP/probe.out" 2>&1 ||
 	{ cat "$TMP/probe.out"; echo "SKIP: perf cannot record cpu-clock here"; exit 77; }
 
 # perf launches the workload; oprofiled attaches to the same process.
 # (perf cannot be the parent of oprofiled: perf 6.1 aborts on the build-id
 # of oprofiled's perf ring buffers.)
-perf record -q --no-buildid-cache -e cpu-clock -F 4000 -o "$TMP/perf.data" -- "$WORKLOAD" 3 \
+perf record -q --no-buildid --no-buildid-cache -e cpu-clock -F 4000 -o "$TMP/perf.data" -- "$WORKLOAD" 3 \
 	>"$TMP/perf.out" 2>&1 &
 perf_pid=$!
 pid=
