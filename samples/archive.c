@@ -39,8 +39,10 @@ static int archive_put(void *fdp, const void *p, size_t n)
 	return ops_write_all(*(int *)fdp, p, n);
 }
 
-int ops_archive_write_copy(int fd, const struct stat *st, const uint8_t *data,
-			   size_t len, bool plain)
+/* The copy must pass the same trust rules as the original, so it keeps
+ * the original's owner, mode and mtime. */
+static int archive_write_copy(int fd, const struct stat *st,
+			      const uint8_t *data, size_t len, bool plain)
 {
 	struct timespec ts[2] = { st->st_atim, st->st_mtim };
 	int ret;
@@ -54,6 +56,23 @@ int ops_archive_write_copy(int fd, const struct stat *st, const uint8_t *data,
 	if (fchmod(fd, st->st_mode & 07777) || futimens(fd, ts))
 		return -errno;
 	return 0;
+}
+
+int ops_archive_install(struct ops_writer *w, const char *tmp, const char *dst,
+			const struct stat *st, const uint8_t *data, size_t len,
+			bool plain)
+{
+	int out = ops_create_at(w->dfd, tmp, 0600, true);
+	int ret = out < 0 ? out
+			  : archive_write_copy(out, st, data, len, plain);
+
+	if (out >= 0 && close(out) && !ret)
+		ret = -errno;
+	if (!ret && renameat(w->dfd, tmp, w->dfd, dst))
+		ret = -errno;
+	if (ret)
+		unlinkat(w->dfd, tmp, 0);
+	return ret;
 }
 
 /* Remember copy NAME of PROC_ID for the trim, once. */
@@ -94,7 +113,7 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 	char *dir = NULL, *tmp = NULL, *dst = NULL;
 	const char *base = strrchr(src_path, '/');
 	uint8_t *data = NULL;
-	int fd = -1, out = -1, ret;
+	int fd = -1, ret;
 	struct stat st;
 	size_t len = 0;
 	bool plain;
@@ -148,17 +167,10 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 				dir ? dir : "maps", strerror(-ret));
 		goto out;
 	}
-	out = ops_create_at(w->dfd, tmp, 0600, true);
-	ret = out < 0 ? out
-		      : ops_archive_write_copy(out, &st, data, len, plain);
-	if (out >= 0 && close(out) && !ret)
-		ret = -errno;
-	if (!ret && renameat(w->dfd, tmp, w->dfd, dst))
-		ret = -errno;
+	ret = ops_archive_install(w, tmp, dst, &st, data, len, plain);
 	if (ret) {
 		ops_writer_fail(w, ret, "cannot write %s/%s: %s", w->dir, dst,
 				strerror(-ret));
-		unlinkat(w->dfd, tmp, 0);
 	} else if (plain) {
 		/* left plain, and whole, if it cannot be remembered */
 		plain_map_add(w, proc_id, base);

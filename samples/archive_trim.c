@@ -87,7 +87,7 @@ static int trim_one(struct ops_writer *w, const struct ops_plain_map *m,
 	uint8_t *data = NULL;
 	size_t len = 0;
 	struct stat st;
-	int fd = -1, out = -1, ret = -ENOMEM;
+	int fd = -1, ret = -ENOMEM;
 
 	if (!src || !tmp || !dst)
 		goto out;
@@ -99,17 +99,9 @@ static int trim_one(struct ops_writer *w, const struct ops_plain_map *m,
 		  : ops_perfmap_trim((const char *)data, len, addrs, n, &kept);
 	if (ret)
 		goto out;
-	out = ops_create_at(w->dfd, tmp, 0600, true);
-	ret = out < 0 ? out
-		      : ops_archive_write_copy(out, &st, kept.data, kept.len,
-					       false);
-	if (out >= 0 && close(out) && !ret)
-		ret = -errno;
-	if (!ret && renameat(w->dfd, tmp, w->dfd, dst))
-		ret = -errno;
-	if (ret)
-		unlinkat(w->dfd, tmp, 0);
-	else
+	ret = ops_archive_install(w, tmp, dst, &st, kept.data, kept.len,
+				  false);
+	if (!ret)
 		unlinkat(w->dfd, src, 0);
 out:
 	if (fd >= 0)

@@ -160,12 +160,15 @@ int ops_context_encode(struct ops_buf *out, const struct ops_context *ctx);
  * (kallsyms.c); on failure the whole copy stays. */
 int ops_writer_trim_kallsyms(struct ops_writer *w);
 
-/* Write DATA to FD, the copy of a file ST describes: compressed unless
- * PLAIN, with ST's owner, mode and mtime, so that the copy passes the
- * same trust rules as the original.  0 or a negative errno. */
+/* Install DATA in the session as DST, the copy of a file ST describes:
+ * written to TMP (both relative to the session), compressed unless
+ * PLAIN, with ST's owner, mode and mtime so that the copy passes the same
+ * trust rules as the original, then renamed.  0, or a negative errno
+ * (not reported) with TMP gone. */
 struct stat;
-int ops_archive_write_copy(int fd, const struct stat *st, const uint8_t *data,
-			   size_t len, bool plain);
+int ops_archive_install(struct ops_writer *w, const char *tmp, const char *dst,
+			const struct stat *st, const uint8_t *data, size_t len,
+			bool plain);
 
 /* Keep of each perf map archived plain only the entries the session's
  * samples fall in, compressed (archive.c); a copy that cannot be trimmed
