@@ -841,18 +841,34 @@ struct site_stack_at {
 	uint64_t count;
 };
 
-static uint64_t site_stack_hash(const uint32_t *frames, const uint8_t *inl,
-				const uint32_t *sites, uint32_t d)
+static uint64_t site_stack_hash(const struct cg_stack *st)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = OPUTIL_HASH_SEED;
 	uint32_t i;
 
-	for (i = 0; i < d; i++) {
-		h = (h ^ frames[i]) * 0x100000001b3ull;
-		h = (h ^ ((uint64_t)sites[i] << 1 | inl[i])) *
-		    0x100000001b3ull;
+	for (i = 0; i < st->depth; i++) {
+		h = oputil_hash_word(h, st->frames[i]);
+		h = oputil_hash_word(h, st->sites[i] << 1 | st->inlined[i]);
 	}
 	return h ^ (h >> 29);
+}
+
+/* Distinct stack V as the model has it, in the storage as it is now. */
+static struct cg_stack site_stack_of(const struct callgraph *cg,
+				     const struct site_stack_at *v)
+{
+	return (struct cg_stack){ cg->node_ids + v->at, cg->inlined + v->at,
+				  cg->site_ids + v->at, v->depth, v->count };
+}
+
+/* Whether distinct stack V has ST's functions, inlining and sites. */
+static bool site_stack_same(const struct callgraph *cg,
+			    const struct site_stack_at *v,
+			    const struct cg_stack *st)
+{
+	struct cg_stack kept = site_stack_of(cg, v);
+
+	return !site_stack_cmp(&kept, st);
 }
 
 /*
@@ -872,6 +888,7 @@ static int gather_site_stacks(struct callgraph *cg,
 
 	for (i = 0; i < cg->nr_rstacks && !ret; i++) {
 		const struct cg_raw_stack *rs = &cg->rstacks[i];
+		struct cg_stack cur;
 		size_t need = at, f;
 		uint32_t d, k;
 		uint64_t h;
@@ -892,19 +909,12 @@ static int gather_site_stacks(struct callgraph *cg,
 		/* expanded after the kept ones: kept if new */
 		d = stack_expand(res, rs, cg->node_ids + at, cg->inlined + at,
 				 cg->site_ids + at);
-		h = site_stack_hash(cg->node_ids + at, cg->inlined + at,
-				    cg->site_ids + at, d);
-		k = oputil_idxset_find(
-			&set, h, &pos, j,
-			set.hash[j] == (uint32_t)h && v[j].depth == d &&
-				!memcmp(cg->node_ids + v[j].at,
-					cg->node_ids + at,
-					d * sizeof(*cg->node_ids)) &&
-				!memcmp(cg->inlined + v[j].at,
-					cg->inlined + at, d) &&
-				!memcmp(cg->site_ids + v[j].at,
-					cg->site_ids + at,
-					d * sizeof(*cg->site_ids)));
+		cur = site_stack_of(cg, &(struct site_stack_at){ at, d, 0 });
+		h = site_stack_hash(&cur);
+		k = oputil_idxset_find(&set, h, &pos, j,
+				       set.hash[j] == (uint32_t)h &&
+					       site_stack_same(cg, &v[j],
+							       &cur));
 		if (k != OPUTIL_IDXSET_NONE) {
 			v[k].count += rs->count;
 			continue;
@@ -922,10 +932,7 @@ static int gather_site_stacks(struct callgraph *cg,
 	if (!ret && !cg->site_stacks)
 		ret = -ENOMEM;
 	for (i = 0; !ret && i < nv; i++)
-		cg->site_stacks[i] = (struct cg_stack){
-			cg->node_ids + v[i].at, cg->inlined + v[i].at,
-			cg->site_ids + v[i].at, v[i].depth, v[i].count
-		};
+		cg->site_stacks[i] = site_stack_of(cg, &v[i]);
 	cg->nr_site_stacks = ret ? 0 : nv;
 	free(v);
 	oputil_idxset_free(&set);

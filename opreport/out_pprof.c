@@ -26,6 +26,7 @@
 
 #include <oputil/grow.h>
 #include <oputil/gzip.h>
+#include <oputil/hash.h>
 #include <oputil/idxset.h>
 
 #include "callgraph.h"
@@ -83,13 +84,12 @@ struct loc_table {
 
 static uint64_t loc_hash(const struct loc_frame *f, uint32_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = OPUTIL_HASH_SEED;
 	uint32_t i;
 
-	for (i = 0; i < len; i++) {
-		h = (h ^ f[i].node) * 0x100000001b3ull;
-		h = (h ^ f[i].site) * 0x100000001b3ull;
-	}
+	for (i = 0; i < len; i++)
+		h = oputil_hash_word(oputil_hash_word(h, f[i].node),
+				     f[i].site);
 	return h ^ (h >> 31);
 }
 

@@ -22,6 +22,12 @@ static inline uint64_t oputil_hash_bytes(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
+/* FNV-1a's step taken a 32-bit word at a time, for keys made of ids. */
+static inline uint64_t oputil_hash_word(uint64_t h, uint32_t v)
+{
+	return (h ^ v) * 0x100000001b3ull;
+}
+
 static inline uint64_t oputil_hash_str(uint64_t h, const char *s)
 {
 	for (; *s; s++)
