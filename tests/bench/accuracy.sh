@@ -100,11 +100,7 @@ share_of() {
 	local -a f
 	read -r -a f <<<"$1"
 	[ "${#f[@]}" -ge 3 ] || return 0
-	if [ "$2" = pair ]; then
-		pct "${f[0]}" "$(add "${f[0]}" "${f[1]}")"
-	else
-		pct "${f[0]}" "${f[${#f[@]} - 2]}"
-	fi
+	pct "${f[0]}" "$(samples_of "$1" "$2")"
 }
 
 # acc_cell FIGURE COLUMN VALUE WHY FORMAT
@@ -123,7 +119,7 @@ samples_of() {
 	read -r -a f <<<"$1"
 	[ "${#f[@]}" -ge 3 ] || return 0
 	if [ "$2" = pair ]; then
-		echo $((f[0] + f[1]))
+		add "${f[0]}" "${f[1]}"
 	else
 		echo "${f[${#f[@]} - 2]}"
 	fi

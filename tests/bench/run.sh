@@ -149,8 +149,11 @@ cd "$TMPD" || die "cannot enter $TMPD"
 # section NAME: whether --sections asks for NAME
 section() { [[ ",$SECTIONS," == *",$1,"* ]]; }
 section cost && bench_cost
-# the report speed workloads are sized by the cost section's calibration
-section report && ! section cost && bench_calibrate
+# the report speed and accuracy workloads are sized by the cost
+# section's calibration
+if ! section cost && { section report || section accuracy; }; then
+	bench_calibrate
+fi
 section callgraph && bench_cost_callgraph
 section report && bench_report_speed
 section report && bench_callgraph_speed
