@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * Byte-level helpers shared by the writers and readers of libopsamples:
- * a growable output buffer, LEB128 varints, zigzag, hex digits, and a
- * bounds-checked input cursor.  Every read through a cursor checks what remains first,
+ * a growable output buffer, LEB128 varints, zigzag, and a bounds-checked
+ * input cursor.  Every read through a cursor checks what remains first,
  * so a parser built on it cannot read past its input.
  */
 #ifndef OPS_BYTES_INTERNAL_H
@@ -97,14 +97,5 @@ uint32_t ops_cur_varint32(struct ops_cur *c);
  * by the caller).  Fails on embedded NULs. */
 bool ops_cur_str(struct ops_cur *c, char **out);
 bool ops_cur_bytes(struct ops_cur *c, void *out, size_t n);
-
-/* The hex digit C's value, either case, or -1. */
-static inline int ops_hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
 
 #endif /* OPS_BYTES_INTERNAL_H */

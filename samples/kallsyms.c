@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <oputil/hex.h>
 #include <oputil/search.h>
 
 #include "reader_internal.h"
@@ -23,7 +24,7 @@ int ops_kallsyms_parse_line(char *line, struct ops_ksym_line *out)
 
 	/* 1 to 16 hex digits: strtoull() cost a third of a 5 MB table's
 	 * parse, for forms (signs, 0x, blanks) the kernel never writes */
-	for (end = line; (d = ops_hex_digit(*end)) >= 0; end++) {
+	for (end = line; (d = oputil_hex_digit(*end)) >= 0; end++) {
 		if (end - line == 16)
 			return -EINVAL;
 		addr = addr << 4 | (uint64_t)d;

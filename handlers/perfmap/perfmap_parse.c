@@ -13,85 +13,14 @@
 
 #include <oputil/hash.h>
 #include <oputil/idxset.h>
+#include <oputil/perfmap_line.h>
 
 #include "perfmap.h"
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Parse a hex number at *P, advancing it; false on no digits/overflow. */
-static bool parse_hex(const char **p, const char *end, uint64_t *out)
-{
-	const char *s = *p;
-	uint64_t v = 0;
-	int d, digits = 0;
-
-	if (end - s >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		s += 2;
-	while (s < end && (d = hexval(*s)) >= 0) {
-		if (v >> 60)
-			return false;
-		v = v << 4 | (uint64_t)d;
-		s++;
-		digits++;
-	}
-	if (!digits)
-		return false;
-	*p = s;
-	*out = v;
-	return true;
-}
-
-/* Skip spaces and tabs; false when there were none. */
-static bool skip_sep(const char **p, const char *end)
-{
-	const char *s = *p;
-
-	while (s < end && (*s == ' ' || *s == '\t'))
-		s++;
-	if (s == *p)
-		return false;
-	*p = s;
-	return true;
-}
-
-/* One line without its '\n'.  NAME points into the line. */
-static bool parse_line(const char *p, const char *end, uint64_t *start,
-		       uint64_t *size, const char **name, size_t *nlen)
-{
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	if (!parse_hex(&p, end, start) || !skip_sep(&p, end) ||
-	    !parse_hex(&p, end, size) || !skip_sep(&p, end))
-		return false;
-	while (end > p && is_blank(end[-1]))
-		end--;
-	if (end == p || memchr(p, '\0', (size_t)(end - p)))
-		return false;
-	if (*size > UINT32_MAX || *size > UINT64_MAX - *start)
-		return false;
-	*name = p;
-	*nlen = (size_t)(end - p);
-	return true;
-}
 
 static bool line_blank(const char *p, const char *end)
 {
 	for (; p < end; p++)
-		if (!is_blank(*p))
+		if (!oputil_perfmap_blank(*p))
 			return false;
 	return true;
 }
@@ -108,7 +37,8 @@ bool perfmap_looks_like(const char *buf, size_t len)
 		size_t nlen;
 
 		if (!line_blank(p, le))
-			return parse_line(p, le, &s, &z, &name, &nlen);
+			return oputil_perfmap_line(p, le, &s, &z, &name,
+						   &nlen);
 		p = nl ? nl + 1 : end;
 	}
 	return false;
@@ -195,7 +125,7 @@ static int entry_add(struct perfmap *m, uint64_t start, uint64_t size,
 	if (rc < 0)
 		return rc;
 	m->e[m->n].start = start;
-	m->e[m->n].size = (uint32_t)size; /* parse_line() bounds it */
+	m->e[m->n].size = (uint32_t)size; /* oputil_perfmap_line() bounds it */
 	m->e[m->n].name = off;
 	m->n++;
 	return 0;
@@ -218,7 +148,8 @@ int perfmap_parse(struct perfmap *m, const char *buf, size_t len)
 		m->lines++;
 		if (line_blank(p, le)) {
 			m->blank_lines++;
-		} else if (parse_line(p, le, &start, &size, &name, &nlen)) {
+		} else if (oputil_perfmap_line(p, le, &start, &size, &name,
+					       &nlen)) {
 			rc = entry_add(m, start, size, name, nlen);
 			if (rc < 0)
 				return rc;
