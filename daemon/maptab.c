@@ -93,12 +93,20 @@ int maptab_remove(struct maptab *t, uint64_t start, uint64_t end)
 	return 0;
 }
 
-struct maptab_entry *maptab_find(const struct maptab *t, uint64_t addr)
+struct maptab_entry *maptab_find(struct maptab *t, uint64_t addr)
 {
-	size_t i = maptab_first_after(t, addr);
+	size_t i = t->hot;
 
-	if (i < t->n && t->v[i].start <= addr)
+	/* entries are disjoint: whichever holds ADDR is the answer, so an
+	 * index left stale by an insertion or removal costs a search at
+	 * worst */
+	if (i < t->n && addr - t->v[i].start < t->v[i].end - t->v[i].start)
 		return &t->v[i];
+	i = maptab_first_after(t, addr);
+	if (i < t->n && t->v[i].start <= addr) {
+		t->hot = i;
+		return &t->v[i];
+	}
 	return NULL;
 }
 

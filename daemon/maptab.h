@@ -24,6 +24,7 @@ struct maptab_entry {
 struct maptab {
 	struct maptab_entry *v;
 	size_t n, cap;
+	size_t hot; /* the entry found last, tried first; may be stale */
 };
 
 /* Map [START, END) at file offset PGOFF of IMAGE, replacing whatever
@@ -33,7 +34,10 @@ int maptab_insert(struct maptab *t, uint64_t start, uint64_t end,
 /* Forget whatever was mapped in [START, END), as a mapping of data
  * over it would. */
 int maptab_remove(struct maptab *t, uint64_t start, uint64_t end);
-struct maptab_entry *maptab_find(const struct maptab *t, uint64_t addr);
+/* The entry that holds ADDR, or NULL.  The one found last is tried
+ * before the binary search: a busy process's samples mostly fall in the
+ * mapping of the sample before. */
+struct maptab_entry *maptab_find(struct maptab *t, uint64_t addr);
 int maptab_copy(struct maptab *dst, const struct maptab *src);
 void maptab_forget_contexts(struct maptab *t);
 void maptab_clear(struct maptab *t);

@@ -17,13 +17,18 @@ int proctab_init(struct proctab *t)
 }
 
 /* tgid 0 is a task too: keys are tgid + 1, since 0 is not a key */
-struct proc *proctab_get(const struct proctab *t, uint32_t tgid)
+struct proc *proctab_get(struct proctab *t, uint32_t tgid)
 {
 	uint64_t v;
 
-	return oputil_u64map_get(&t->map, (uint64_t)tgid + 1, &v)
-		       ? (struct proc *)(uintptr_t)v
-		       : NULL;
+	/* a process keeps its tgid until it is removed (proc_reset keeps
+	 * it), and removing it forgets it here */
+	if (t->hot && t->hot->tgid == tgid)
+		return t->hot;
+	if (!oputil_u64map_get(&t->map, (uint64_t)tgid + 1, &v))
+		return NULL;
+	t->hot = (struct proc *)(uintptr_t)v;
+	return t->hot;
 }
 
 static void proc_release(struct proc *p)
@@ -78,6 +83,8 @@ void proctab_remove(struct proctab *t, struct proc *p)
 	if (oputil_u64map_get(&t->map, (uint64_t)p->tgid + 1, &v) &&
 	    v == (uintptr_t)p)
 		oputil_u64map_del(&t->map, (uint64_t)p->tgid + 1, NULL);
+	if (t->hot == p)
+		t->hot = NULL;
 	proc_release(p);
 	free(p);
 }
@@ -90,6 +97,7 @@ void proctab_free(struct proctab *t)
 		free(p);
 	}
 	oputil_u64map_free(&t->map);
+	t->hot = NULL;
 }
 
 int proc_add_range(struct proc *p, uint64_t start, uint64_t end)

@@ -46,10 +46,12 @@ struct proc {
 
 struct proctab {
 	struct oputil_u64map map; /* tgid + 1 to its struct proc */
+	struct proc *hot;	  /* the one found last, or NULL */
 };
 
 int proctab_init(struct proctab *t);
-struct proc *proctab_get(const struct proctab *t, uint32_t tgid);
+/* TGID's process, or NULL; the one found last is tried first. */
+struct proc *proctab_get(struct proctab *t, uint32_t tgid);
 /* A fresh entry for TGID, replacing any stale one. */
 struct proc *proctab_add(struct proctab *t, uint32_t tgid);
 void proctab_remove(struct proctab *t, struct proc *p);

@@ -148,6 +148,33 @@ START_TEST(test_remove_punches_a_hole)
 }
 END_TEST
 
+/* The entry found last is tried first: an insertion or removal that
+ * moves the entries, or shrinks the table below it, never makes a find
+ * answer with the wrong entry. */
+START_TEST(test_last_found_goes_stale)
+{
+	ck_assert_int_eq(maptab_insert(&t, 0x5000, 0x6000, 0, 5), 0);
+	ck_assert_int_eq(maptab_insert(&t, 0x7000, 0x8000, 0, 7), 0);
+	ck_assert_uint_eq(maptab_find(&t, 0x7100)->image, 7);
+	/* entries shift right: index 1 now holds the mapping at 0x5000 */
+	ck_assert_int_eq(maptab_insert(&t, 0x1000, 0x2000, 0, 1), 0);
+	ck_assert_uint_eq(maptab_find(&t, 0x7100)->image, 7);
+	ck_assert_uint_eq(maptab_find(&t, 0x7200)->image, 7);
+	ck_assert_ptr_null(maptab_find(&t, 0x6800));
+	ck_assert_uint_eq(maptab_find(&t, 0x7200)->image, 7);
+	/* shrink the table below the index found last */
+	ck_assert_int_eq(maptab_remove(&t, 0x5000, 0x8000), 0);
+	ck_assert_uint_eq(t.n, 1);
+	ck_assert_ptr_null(maptab_find(&t, 0x7200));
+	ck_assert_uint_eq(maptab_find(&t, 0x1800)->image, 1);
+	/* a mapping over the one found last replaces it */
+	ck_assert_int_eq(maptab_insert(&t, 0x1000, 0x2000, 0x40, 9), 0);
+	ck_assert_uint_eq(maptab_find(&t, 0x1800)->image, 9);
+	maptab_clear(&t);
+	ck_assert_ptr_null(maptab_find(&t, 0x1800));
+}
+END_TEST
+
 static Suite *maptab_suite(void)
 {
 	Suite *s = suite_create("maptab");
@@ -161,6 +188,7 @@ static Suite *maptab_suite(void)
 	tcase_add_test(tc, test_empty_range_refused);
 	tcase_add_test(tc, test_copy_and_clear);
 	tcase_add_test(tc, test_remove_punches_a_hole);
+	tcase_add_test(tc, test_last_found_goes_stale);
 	suite_add_tcase(s, tc);
 	return s;
 }
