@@ -147,22 +147,6 @@ static void merge_sift_down(struct ring_merge *m, size_t i)
 	h[i] = x;
 }
 
-/* Refill the top slot from its ring's next record, or drop it. */
-static void merge_top_next(struct ring_merge *m)
-{
-	struct ring_merge_slot *top = &m->heap[0];
-	const struct perf_event_header *h = ring_peek(top->ring);
-
-	if (h) {
-		top->time = record_time(h);
-	} else {
-		*top = m->heap[--m->n];
-		if (!m->n)
-			return;
-	}
-	merge_sift_down(m, 0);
-}
-
 void ring_merge_drain(struct ring_merge *m, struct ring *rings, size_t nr,
 		      void (*fn)(void *arg, const struct perf_event_header *h),
 		      void *arg)
@@ -188,11 +172,31 @@ void ring_merge_drain(struct ring_merge *m, struct ring *rings, size_t nr,
 	for (i = m->n / 2; i-- > 0;)
 		merge_sift_down(m, i);
 	while (m->n) {
-		struct ring *r = m->heap[0].ring;
+		struct ring_merge_slot *top = &m->heap[0];
+		const struct ring_merge_slot *next = NULL;
+		const struct perf_event_header *h;
 
-		fn(arg, r->cur);
-		ring_advance(r);
-		merge_top_next(m);
+		/* the oldest of the other rings stays where it is while the
+		 * top ring is read: read it until its record is newer, so
+		 * that a busy CPU's run of records costs no sift each */
+		if (m->n > 1)
+			next = m->n > 2 && slot_before(&m->heap[2],
+						       &m->heap[1])
+				       ? &m->heap[2]
+				       : &m->heap[1];
+		do {
+			fn(arg, top->ring->cur);
+			ring_advance(top->ring);
+			h = ring_peek(top->ring);
+			if (h)
+				top->time = record_time(h);
+		} while (h && (!next || !slot_before(next, top)));
+		if (!h) {
+			*top = m->heap[--m->n];
+			if (!m->n)
+				break;
+		}
+		merge_sift_down(m, 0);
 	}
 	for (i = 0; i < nr; i++)
 		if (rings[i].base)

@@ -137,6 +137,52 @@ START_TEST(untimed_first_closed_skipped)
 }
 END_TEST
 
+/* The CPU of a record of runs_of_one_cpu, by its tag. */
+static int run_cpu(uint64_t ip)
+{
+	return ip < 1000 ? 0 : ip < 2000 || ip == 5000 ? 2 : 1;
+}
+
+/* A CPU's run of records older than every other CPU's is read without
+ * a sift each: the run ends at the first record that is not older, and
+ * a tie with another CPU still goes in CPU order. */
+START_TEST(runs_of_one_cpu)
+{
+	enum { NR = 3, RUN = 500 };
+	struct ring rings[NR];
+	struct ring_merge m;
+	uint64_t t;
+
+	open_rings(rings, NR, 16);
+	ck_assert_int_eq(ring_merge_init(&m, NR), 0);
+	memset(&seen, 0, sizeof(seen));
+	/* CPU 2: a long run at 1 .. RUN, then one at 2 * RUN */
+	for (t = 1; t <= RUN; t++)
+		fake_ring_sample(&rings[2], t, 2, 1000 + t);
+	fake_ring_sample(&rings[2], 2 * RUN, 2, 5000);
+	/* CPU 1: a run at RUN .. 2 * RUN, tied with CPU 2 at both ends */
+	for (t = RUN; t <= 2 * RUN; t++)
+		fake_ring_sample(&rings[1], t, 1, 2000 + t);
+	/* CPU 0: one record in the middle of CPU 2's run */
+	fake_ring_sample(&rings[0], RUN / 2, 0, 7);
+	ring_merge_drain(&m, rings, NR, collect, &seen);
+	ck_assert_uint_eq(seen.n, (RUN + 1) * 2 + 1);
+	for (size_t i = 1; i < seen.n; i++) {
+		ck_assert_uint_le(seen.time[i - 1], seen.time[i]);
+		if (seen.time[i - 1] == seen.time[i])
+			ck_assert_int_lt(run_cpu(seen.ip[i - 1]),
+					 run_cpu(seen.ip[i]));
+	}
+	/* CPU 0's record ties with CPU 2's at RUN / 2 and goes first */
+	ck_assert_uint_eq(seen.ip[RUN / 2 - 2], 1000 + RUN / 2 - 1);
+	ck_assert_uint_eq(seen.ip[RUN / 2 - 1], 7);
+	ck_assert_uint_eq(seen.ip[RUN / 2], 1000 + RUN / 2);
+	ck_assert_uint_eq(seen.ip[seen.n - 1], 5000);
+	ring_merge_free(&m);
+	close_rings(rings, NR);
+}
+END_TEST
+
 /* Records that wrap around the end of a one-page ring come back whole,
  * round after round. */
 START_TEST(wrapped_records_whole)
@@ -178,6 +224,7 @@ int main(void)
 		{ "equal times", equal_times_in_cpu_order },
 		{ "untimed and closed", untimed_first_closed_skipped },
 		{ "wrapped records", wrapped_records_whole },
+		{ "runs of one CPU", runs_of_one_cpu },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
