@@ -402,6 +402,20 @@ const struct ops_stack *ops_session_stack(struct ops_session *s, uint32_t id)
 	return ops_hist_stack(&s->hist, id);
 }
 
+const struct ops_frame *ops_session_stack_top(const struct ops_session *s,
+					      uint32_t id, uint32_t *parent,
+					      uint32_t *flags)
+{
+	const struct ops_stack_node *nd;
+
+	if (id >= s->hist.nr_stacks)
+		return NULL;
+	nd = &s->hist.nodes[id];
+	*parent = nd->parent ? nd->parent - 1 : UINT32_MAX;
+	*flags = nd->flags;
+	return &nd->frame;
+}
+
 const struct ops_stack_count *
 ops_session_stack_hist(const struct ops_session *s, size_t *n)
 {

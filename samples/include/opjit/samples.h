@@ -357,6 +357,16 @@ void ops_session_anon_release(struct ops_session *s, uint32_t proc_id);
  * owns, valid until the next call. */
 uint32_t ops_session_nr_stacks(const struct ops_session *s);
 const struct ops_stack *ops_session_stack(struct ops_session *s, uint32_t id);
+/* The table as it is kept, a tree: stack ID's leaf frame, and in
+ * *PARENT the id of the stack of its callers (ID's frames but the leaf;
+ * UINT32_MAX when the leaf is the only frame) and in *FLAGS stack ID's
+ * OPS_STACK_* flags.  A parent's id is below its child's.  NULL for an
+ * id with no entry.  Walking a tree of stacks that share their callers
+ * visits each shared frame once, where ops_session_stack() gives each
+ * stack whole. */
+const struct ops_frame *ops_session_stack_top(const struct ops_session *s,
+					      uint32_t id, uint32_t *parent,
+					      uint32_t *flags);
 
 /* Every (context, stack) count, equal keys summed, sorted by
  * (ctx, stack).  Every stack id has an entry in the table. */

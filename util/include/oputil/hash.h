@@ -28,6 +28,14 @@ static inline uint64_t oputil_hash_word(uint64_t h, uint32_t v)
 	return (h ^ v) * 0x100000001b3ull;
 }
 
+/* The same step over both halves of a 64-bit value: an address, a
+ * pointer. */
+static inline uint64_t oputil_hash_word64(uint64_t h, uint64_t v)
+{
+	return oputil_hash_word(oputil_hash_word(h, (uint32_t)v),
+				(uint32_t)(v >> 32));
+}
+
 static inline uint64_t oputil_hash_str(uint64_t h, const char *s)
 {
 	for (; *s; s++)
