@@ -3,11 +3,13 @@
  * The resolved call graph: one model that -c, --format=folded, pprof and
  * json are views of.  Raw stacks (frames as the session keeps them:
  * image and file offset, kernel address, or an address in a process's
- * anonymous memory with the sample's time) are added, then every frame
- * is named by the machinery that names a flat sample: each ELF image in
- * one sorted batch through image_bfd, the kernel through kallsyms, each
- * process's anonymous frames in one sorted (address, time) batch through
- * the handler that claims it.  Caller frames are looked up at their
+ * anonymous memory) and their samples, each with its time, are added;
+ * then every frame is named by the machinery that names a flat sample:
+ * each ELF image in one sorted batch through image_bfd, the kernel
+ * through kallsyms, each process's anonymous frames in one sorted
+ * (address, time) batch through the handler that claims it.  A frame in
+ * a file or the kernel is named once per distinct stack, an anonymous one
+ * once per sample, at the sample's time.  Caller frames are looked up at their
  * return address - 1, so that a call at the very end of a function is not
  * named after the next one.
  *
@@ -38,6 +40,7 @@
 #include "report.h"
 
 struct image_cache;
+struct cg_input;
 struct kallsyms;
 
 /* the most functions one address is said to be inlined into */
@@ -117,14 +120,10 @@ struct callgraph {
 	struct cg_arc *rarcs; /* the same, sorted by (to, from) */
 	uint64_t total;	      /* samples of the stacks kept */
 	uint64_t truncated;   /* samples whose stack was cut */
-	/* raw input */
-	struct cg_raw_frame *raw;
-	size_t nr_raw, cap_raw;
-	struct cg_raw_stack *rstacks;
-	size_t nr_rstacks, cap_rstacks;
-	uint32_t *node_ids; /* storage of cg_stack.frames */
-	uint8_t *inlined;   /* storage of cg_stack.inlined */
-	uint32_t *site_ids; /* storage of cg_stack.sites */
+	struct cg_input *in;  /* raw input, until callgraph_resolve */
+	uint32_t *node_ids;   /* storage of cg_stack.frames */
+	uint8_t *inlined;     /* storage of cg_stack.inlined */
+	uint32_t *site_ids;   /* storage of cg_stack.sites */
 };
 
 /* 0 or -ENOMEM (not reported). */
@@ -132,11 +131,38 @@ int callgraph_new(struct callgraph **out, struct report *r);
 void callgraph_free(struct callgraph *cg);
 
 /*
- * Add one stack of COUNT samples: FRAMES leaf first, as the kernel gave
- * them (return addresses for all but the leaf).  TIME_NS is the sample's
- * time (anonymous frames are named by it).  0 or -ENOMEM (not
+ * Add the stack of FRAME called from stack PARENT (CG_NONE: FRAME is the
+ * root), and say in *ID its id: a tree of stacks, as the session keeps
+ * its table, added as it is, each stack once.  TRUNCATED, said of a
+ * root: the chain was cut at the recording's depth limit, and so are the
+ * stacks below it.  0, or -ENOMEM (not reported).
+ */
+int callgraph_add_frame(struct callgraph *cg, uint32_t parent,
+			const struct cg_raw_frame *frame, bool truncated,
+			uint32_t *id);
+
+/* Add stack FRAMES[0..N), leaf first as the kernel gave them (return
+ * addresses for all but the leaf), and say in *ID its id: a stack this
+ * function added before, or the stacks of its callers, are found and
+ * shared.  Not to be mixed with callgraph_add_frame().  0, or -ENOMEM
+ * (not reported). */
+int callgraph_add_stack(struct callgraph *cg,
+			const struct cg_raw_frame *frames, size_t n,
+			bool truncated, uint32_t *id);
+
+/* The leaf of stack ID, which callgraph_add_stack gave. */
+const struct cg_raw_frame *callgraph_stack_leaf(const struct callgraph *cg,
+						uint32_t id);
+
+/*
+ * Add COUNT samples of CTX with stack ID.  TIME_NS is their time, by
+ * which their anonymous frames are named.  0, or -ENOMEM (not
  * reported).
  */
+int callgraph_add_samples(struct callgraph *cg, const struct cg_raw_ctx *ctx,
+			  uint32_t id, uint64_t time_ns, uint64_t count);
+
+/* callgraph_add_stack, then callgraph_add_samples of that stack. */
 int callgraph_add(struct callgraph *cg, const struct cg_raw_ctx *ctx,
 		  const struct cg_raw_frame *frames, size_t n,
 		  uint64_t time_ns, uint64_t count, bool truncated);

@@ -268,37 +268,47 @@ static int cg_add_flat(struct profile *p, struct report *r,
 
 /* folded and pprof show a session without call chains as stacks of one
  * frame; -c and json show only recorded call chains */
-/* A stack as the model takes it, leaf first; NULL when the table has no
- * such stack. */
-static const struct ops_stack *stack_frames(struct ops_session *s, uint32_t id,
-					    struct cg_raw_frame *fr)
+/* The session's stack table into the call graph as it is, a tree, each
+ * stack after its callers' (the reader has checked that a parent comes
+ * before its child): each frame once, however many stacks pass through
+ * it.  OF[i] is session stack i's id in the graph.  0 or -ENOMEM (not
+ * reported). */
+static int cg_add_table(struct profile *p, struct ops_session *s, uint32_t *of,
+			uint32_t n)
 {
-	const struct ops_stack *st = ops_session_stack(s, id);
-	uint32_t i;
+	uint32_t i, parent, flags;
 
-	if (!st || !st->nr_frames || st->nr_frames > OPS_STACK_MAX_FRAMES)
-		return NULL;
-	for (i = 0; i < st->nr_frames; i++) {
-		const struct ops_frame *f = &st->frames[i];
+	for (i = 0; i < n; i++) {
+		const struct ops_frame *f =
+			ops_session_stack_top(s, i, &parent, &flags);
+		struct cg_raw_frame fr;
 
-		fr[i].addr = f->addr;
-		fr[i].image = f->kind == OPS_FRAME_IMAGE  ? f->image
-			      : f->kind == OPS_FRAME_ANON ? CG_ANON
-							  : CG_UNKNOWN;
+		of[i] = CG_NONE;
+		if (!f || (parent != UINT32_MAX &&
+			   (parent >= i || of[parent] == CG_NONE)))
+			continue;
+		fr.addr = f->addr;
+		fr.image = f->kind == OPS_FRAME_IMAGE  ? f->image
+			   : f->kind == OPS_FRAME_ANON ? CG_ANON
+						       : CG_UNKNOWN;
+		if (callgraph_add_frame(
+			    p->cg, parent == UINT32_MAX ? CG_NONE : of[parent],
+			    &fr, flags & OPS_STACK_TRUNCATED, &of[i]))
+			return -ENOMEM;
 	}
-	return st;
+	return 0;
 }
 
 /* Whether a stack of process P whose leaf is LEAF is selected: by the
  * leaf, as the flat sample of the same instruction is. */
 static bool anon_stack_selected(struct report *r, struct ops_session *s,
 				const struct ops_process *p,
-				const struct ops_frame *leaf)
+				const struct cg_raw_frame *leaf)
 {
 	const struct profile_spec *spec = r->opts->spec;
 	const struct ops_image *img;
 
-	if (leaf->kind != OPS_FRAME_IMAGE)
+	if (leaf->image == CG_ANON || leaf->image == CG_UNKNOWN)
 		return r->opts->anon_samples && anon_rows_selected(r, p);
 	img = ops_session_image(s, leaf->image);
 	if (!img || !profile_spec_match_tgid(spec, p->tgid))
@@ -312,23 +322,23 @@ static bool anon_stack_selected(struct report *r, struct ops_session *s,
 static int cg_add_stacks(struct profile *p, struct report *r,
 			 struct ops_session *s)
 {
-	struct cg_raw_frame *fr;
+	uint32_t nr_stacks = ops_session_nr_stacks(s), *of;
 	const struct ops_stack_count *sc;
-	uint32_t id, nr = ops_session_nr_processes(s);
+	uint32_t id, sid, nr = ops_session_nr_processes(s);
 	uint32_t nr_img = ops_session_nr_images(s);
 	uint64_t missing = 0;
 	size_t n, i;
 	int ret = 0;
 
-	fr = malloc(OPS_STACK_MAX_FRAMES * sizeof(*fr));
-	if (!fr)
+	of = malloc((nr_stacks ? nr_stacks : 1) * sizeof(*of));
+	if (!of)
 		return -ENOMEM;
+	ret = cg_add_table(p, s, of, nr_stacks);
 	sc = ops_session_stack_hist(s, &n);
 	for (i = 0; i < n && !ret; i++) {
 		const struct ops_context *ctx =
 			ops_session_context(s, sc[i].ctx);
 		const struct ops_image *img, *app;
-		const struct ops_stack *st;
 		struct cg_raw_ctx c;
 
 		if (!ctx || ctx->image >= nr_img)
@@ -338,16 +348,14 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 					: NULL;
 		if (!img || !ctx_selected(r, img, app, ctx))
 			continue;
-		st = stack_frames(s, sc[i].stack, fr);
-		if (!st) {
+		sid = sc[i].stack < nr_stacks ? of[sc[i].stack] : CG_NONE;
+		if (sid == CG_NONE) {
 			missing += sc[i].count;
 			continue;
 		}
 		c = (struct cg_raw_ctx){ app ? ctx->app : CG_NONE, CG_NONE,
 					 ctx->tgid };
-		ret = callgraph_add(p->cg, &c, fr, st->nr_frames, 0,
-				    sc[i].count,
-				    st->flags & OPS_STACK_TRUNCATED);
+		ret = callgraph_add_samples(p->cg, &c, sid, 0, sc[i].count);
 	}
 	for (id = 0; id < nr && !ret; id++) {
 		const struct ops_process *pr = ops_session_process(s, id);
@@ -359,21 +367,21 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 		ret = ops_session_anon_stacks(s, id, &smp, &n);
 		c.tgid = pr->tgid;
 		for (i = 0; i < n && !ret; i++) {
-			const struct ops_stack *st =
-				stack_frames(s, smp[i].stack, fr);
-
-			if (!st) {
+			sid = smp[i].stack < nr_stacks ? of[smp[i].stack]
+						       : CG_NONE;
+			if (sid == CG_NONE) {
 				missing++;
 				continue;
 			}
-			if (!anon_stack_selected(r, s, pr, &st->frames[0]))
+			if (!anon_stack_selected(r, s, pr,
+						 callgraph_stack_leaf(p->cg,
+								      sid)))
 				continue;
-			ret = callgraph_add(p->cg, &c, fr, st->nr_frames,
-					    smp[i].time_ns, 1,
-					    st->flags & OPS_STACK_TRUNCATED);
+			ret = callgraph_add_samples(p->cg, &c, sid,
+						    smp[i].time_ns, 1);
 		}
 	}
-	free(fr);
+	free(of);
 	if (missing)
 		diag("warning: session %s: %" PRIu64
 		     " samples name a stack the stack table does not hold; they are left out of the call graph",

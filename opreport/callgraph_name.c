@@ -1,0 +1,836 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <oputil/grow.h>
+#include <oputil/hash.h>
+
+#include "anon_naming.h"
+#include "anon_rows.h"
+#include "anon_symcache.h"
+#include "callgraph_input.h"
+#include "callgraph_name.h"
+#include "image_bfd.h"
+#include "kallsyms.h"
+#include "strpool.h"
+
+/* One frame to name, sorted with the others of its image or process. */
+struct cg_ref {
+	uint32_t key;	 /* image id, or process id for anonymous frames */
+	uint32_t weight; /* the frames it names: a slot's, times samples */
+	uint64_t addr;	 /* where it is looked up */
+	uint64_t time;
+	size_t idx; /* input frame, or sample slot */
+};
+
+/* functions DWARF says were inlined, which no symbol table has: one
+ * symbol per (image, name), both interned */
+struct dwarf_fn {
+	const char *image, *name;
+	struct report_sym *sym;
+};
+
+struct name_ctx {
+	struct cg_names *nm;
+	struct callgraph *cg;
+	const struct cg_sources *src;
+	uint32_t *image_named; /* where resolve_image puts the names */
+};
+
+#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
+/* The functions here that can fail return -ENOMEM (-EINVAL for a frame
+ * the session cannot name) and report nothing: the caller does.  What a
+ * handler did wrong the loader has said. */
+
+static int ref_cmp(const void *pa, const void *pb)
+{
+	const struct cg_ref *a = pa, *b = pb;
+
+	return CMP(a->key, b->key) ?: CMP(a->addr, b->addr) ?:
+	       CMP(a->time, b->time);
+}
+
+/* The site of line AT->line of file AT->file (any string; interned
+ * here) in *ID, added when new; site 0 for NULL. */
+static int site_intern(struct name_ctx *nc, const struct cg_site *at,
+		       uint32_t *id)
+{
+	struct callgraph *cg = nc->cg;
+	struct cg_names *nm = nc->nm;
+	struct oputil_idxset_pos pos;
+	struct cg_site site = { NULL, at ? at->line : 0 };
+	uint32_t i;
+
+	if (!site.line) {
+		/* a file without a line places nothing */
+		*id = 0;
+		return 0;
+	}
+	if (at->file && !(site.file = strpool_intern(cg->r->pool, at->file)))
+		return -ENOMEM;
+	i = oputil_idxset_find(&nm->site_set,
+			       oputil_hash_u64((uintptr_t)site.file ^
+					       oputil_hash_u64(site.line)),
+			       &pos, k,
+			       cg->sites[k].file == site.file &&
+				       cg->sites[k].line == site.line);
+	if (i != OPUTIL_IDXSET_NONE) {
+		*id = i;
+		return 0;
+	}
+	if (oputil_grow(&cg->sites, &nm->cap_sites, cg->nr_sites + 1,
+			sizeof(*cg->sites)) ||
+	    oputil_idxset_put(&nm->site_set, &pos, (uint32_t)cg->nr_sites) < 0)
+		return -ENOMEM;
+	cg->sites[cg->nr_sites] = site;
+	*id = (uint32_t)cg->nr_sites++;
+	return 0;
+}
+
+static uint64_t named_hash(const struct cg_names *nm, const struct cg_named *x)
+{
+	uint64_t h = OPUTIL_HASH_SEED;
+	uint32_t k;
+
+	h = oputil_hash_word64(h, (uintptr_t)x->proto);
+	h = oputil_hash_word64(h, (uintptr_t)x->sym);
+	h = oputil_hash_word(h, x->site);
+	h = oputil_hash_word(h, x->inl_n);
+	for (k = 0; k < x->inl_n; k++) {
+		h = oputil_hash_word64(h,
+				       (uintptr_t)nm->inl_syms[x->inl_at + k]);
+		h = oputil_hash_word(h, nm->inl_sites[x->inl_at + k]);
+	}
+	/* FNV's low bits see only the inputs' low bits: mix them */
+	return oputil_hash_u64(h);
+}
+
+static bool named_same(const struct cg_names *nm, const struct cg_named *a,
+		       const struct cg_named *b)
+{
+	uint32_t k;
+
+	if (a->proto != b->proto || a->sym != b->sym || a->site != b->site ||
+	    a->inl_n != b->inl_n)
+		return false;
+	for (k = 0; k < a->inl_n; k++)
+		if (nm->inl_syms[a->inl_at + k] !=
+			    nm->inl_syms[b->inl_at + k] ||
+		    nm->inl_sites[a->inl_at + k] !=
+			    nm->inl_sites[b->inl_at + k])
+			return false;
+	return true;
+}
+
+/* The name, in *ID, of a frame of PROTO in symbol SYM at site AT (NULL:
+ * not known), inlined into the N functions INL (nearest caller first),
+ * the K-th at site INL_AT[k]. */
+static int named_intern(struct name_ctx *nc, const struct cg_node *proto,
+			const struct report_sym *sym, const struct cg_site *at,
+			const struct report_sym *const *inl,
+			const struct cg_site *inl_at, uint32_t n, uint32_t *id)
+{
+	struct cg_names *nm = nc->nm;
+	struct oputil_idxset_pos pos;
+	struct cg_named x = { proto, sym, 0, n, nm->nr_inl };
+	uint32_t k, i;
+	uint64_t h;
+	int ret;
+
+	if (oputil_grow(&nm->inl_syms, &nm->cap_inl_syms, nm->nr_inl + n,
+			sizeof(*nm->inl_syms)) ||
+	    oputil_grow(&nm->inl_sites, &nm->cap_inl_sites, nm->nr_inl + n,
+			sizeof(*nm->inl_sites)))
+		return -ENOMEM;
+	ret = site_intern(nc, at, &x.site);
+	for (k = 0; k < n && !ret; k++) {
+		nm->inl_syms[x.inl_at + k] = inl[k];
+		ret = site_intern(nc, &inl_at[k],
+				  &nm->inl_sites[x.inl_at + k]);
+	}
+	if (ret)
+		return ret;
+	h = named_hash(nm, &x);
+	i = oputil_idxset_find(&nm->named_set, h, &pos, j,
+			       nm->named_set.hash[j] == (uint32_t)h &&
+				       named_same(nm, &nm->named[j], &x));
+	if (i != OPUTIL_IDXSET_NONE) {
+		*id = i;
+		return 0;
+	}
+	if (oputil_grow(&nm->named, &nm->cap_named, nm->nr_named + 1,
+			sizeof(*nm->named)) ||
+	    oputil_idxset_put(&nm->named_set, &pos, (uint32_t)nm->nr_named) <
+		    0)
+		return -ENOMEM;
+	nm->nr_inl += n; /* kept only with a new name */
+	nm->named[nm->nr_named] = x;
+	*id = (uint32_t)nm->nr_named++;
+	return 0;
+}
+
+/* A node prototype (no symbol, no counts) kept as long as the report. */
+static const struct cg_node *proto_new(struct report *r,
+				       const struct cg_node *n)
+{
+	struct cg_node *p = strpool_alloc(r->pool, sizeof(*p));
+
+	if (p)
+		*p = *n;
+	return p;
+}
+
+/* The symbol of function NAME of IMAGE (interned) that DWARF says was
+ * inlined; NULL when out of memory. */
+static const struct report_sym *
+dwarf_fn_sym(struct name_ctx *nc, const char *image, const char *name)
+{
+	struct report *r = nc->cg->r;
+	struct cg_names *nm = nc->nm;
+	struct oputil_idxset_pos pos;
+	struct report_sym *sym;
+	uint64_t h;
+	uint32_t i;
+
+	name = strpool_intern(r->pool, name);
+	if (!name)
+		return NULL;
+	h = oputil_hash_u64((uintptr_t)name ^
+			    oputil_hash_u64((uintptr_t)image));
+	i = oputil_idxset_find(&nm->dwarf_set, h, &pos, k,
+			       nm->dwarf_fns[k].name == name &&
+				       nm->dwarf_fns[k].image == image);
+	if (i != OPUTIL_IDXSET_NONE)
+		return nm->dwarf_fns[i].sym;
+	if (oputil_grow(&nm->dwarf_fns, &nm->cap_dwarf_fns,
+			nm->nr_dwarf_fns + 1, sizeof(*nm->dwarf_fns)))
+		return NULL;
+	sym = strpool_alloc(r->pool, sizeof(*sym));
+	if (!sym || oputil_idxset_put(&nm->dwarf_set, &pos,
+				      (uint32_t)nm->nr_dwarf_fns) < 0)
+		return NULL;
+	memset(sym, 0, sizeof(*sym));
+	sym->name = name;
+	nm->dwarf_fns[nm->nr_dwarf_fns++] =
+		(struct dwarf_fn){ .image = image, .name = name, .sym = sym };
+	return sym;
+}
+
+/* With -g, the functions DWARF says were inlined at VMA: the innermost
+ * in *INNER, and the ones it was inlined into, nearest caller first, in
+ * CALLERS (the last is PHYS, the symbol the code belongs to); 0 callers
+ * when nothing was.  AT[0] is the line at VMA, AT[k] the line in
+ * CALLERS[k-1] where the function before it was inlined; the names and
+ * files stay the image's, valid while it is open. */
+static int dwarf_chain(struct name_ctx *nc, struct image_bfd *ib,
+		       const char *image, uint64_t vma,
+		       const struct report_sym *phys,
+		       const struct report_sym **inner,
+		       const struct report_sym **callers, struct cg_site *at,
+		       uint32_t *n)
+{
+	struct image_inline chain[CG_INLINE_MAX + 1];
+	size_t k, len = image_bfd_inlines(ib, vma, chain, CG_INLINE_MAX + 1);
+
+	for (k = 0; k < len; k++)
+		at[k] = (struct cg_site){ chain[k].file, chain[k].line };
+	if (!len)
+		at[0] = (struct cg_site){ NULL, 0 };
+	*n = 0;
+	*inner = phys;
+	if (len < 2)
+		return 0;
+	*inner = dwarf_fn_sym(nc, image, chain[0].name);
+	for (k = 1; k + 1 < len; k++)
+		if (!(callers[k - 1] = dwarf_fn_sym(nc, image, chain[k].name)))
+			return -ENOMEM;
+	callers[len - 2] = phys;
+	*n = (uint32_t)(len - 1);
+	return *inner ? 0 : -ENOMEM;
+}
+
+/* The node prototype of image IMG (session id ID). */
+static const struct cg_node *
+image_proto(struct name_ctx *nc, const struct ops_image *img, uint32_t id)
+{
+	struct report *r = nc->cg->r;
+	struct cg_node proto = { 0 };
+
+	proto.image = strpool_intern(r->pool, img->path);
+	proto.image_id = id;
+	proto.kind = img->kind == OPS_IMAGE_FILE ? ROW_FILE : ROW_KERNEL;
+	return proto.image ? proto_new(r, &proto) : NULL;
+}
+
+/* Name the frames of one image, REFS[0..n) sorted by address. */
+static int resolve_image(struct name_ctx *nc, const struct cg_ref *refs,
+			 size_t n)
+{
+	struct report *r = nc->cg->r;
+	const struct cg_sources *src = nc->src;
+	const struct ops_image *img = ops_session_image(src->s, refs[0].key);
+	const struct report_sym **syms = NULL;
+	uint64_t *offs = NULL, *vmas = NULL;
+	const struct cg_node *proto;
+	struct image_bfd *ib = NULL;
+	const struct report_sym *inner, *callers[CG_INLINE_MAX];
+	/* the sites of inner, then of each caller; none without -g */
+	struct cg_site at[CG_INLINE_MAX + 1] = { { NULL, 0 } };
+	const char *module = NULL;
+	size_t i, u, nu = 0;
+	uint32_t nr_callers = 0, id = 0;
+	int ret = -ENOMEM;
+
+	if (!img)
+		return -EINVAL;
+	proto = image_proto(nc, img, refs[0].key);
+	offs = malloc(n * sizeof(*offs));
+	vmas = malloc(n * sizeof(*vmas));
+	syms = calloc(n, sizeof(*syms));
+	if (!proto || !offs || !vmas || !syms)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (!nu || offs[nu - 1] != refs[i].addr)
+			offs[nu++] = refs[i].addr;
+	if (img->kind == OPS_IMAGE_FILE) {
+		ib = image_cache_get(src->images, refs[0].key, img);
+		if (!ib)
+			goto out;
+		image_bfd_resolve(ib, offs, nu, syms, vmas);
+	} else {
+		if (img->kind == OPS_IMAGE_MODULE) {
+			size_t len;
+			const char *m = ops_image_module_name(img->path, &len);
+
+			module = strpool_printf(r->pool, "%.*s", (int)len, m);
+			if (!module)
+				goto out;
+		}
+		for (i = 0; i < nu && src->ks; i++)
+			syms[i] = kallsyms_resolve(src->ks, module, offs[i]);
+	}
+	ret = 0;
+	for (i = u = 0; i < n && !ret; i++) {
+		if (i && refs[i].addr == refs[i - 1].addr) {
+			nc->image_named[refs[i].idx] = id;
+			continue;
+		}
+		while (offs[u] != refs[i].addr)
+			u++;
+		/* -g: what DWARF says was inlined there, as a JIT's
+		 * handler says it of its code */
+		inner = syms[u];
+		nr_callers = 0;
+		if (ib && r->opts->debug_info)
+			ret = dwarf_chain(nc, ib, proto->image, vmas[u],
+					  syms[u], &inner, callers, at,
+					  &nr_callers);
+		if (!ret)
+			ret = named_intern(nc, proto, inner, &at[0], callers,
+					   at + 1, nr_callers, &id);
+		nc->image_named[refs[i].idx] = id;
+	}
+out:
+	free(offs);
+	free(vmas);
+	free(syms);
+	return ret;
+}
+
+/* Where the handler's names of a process's frames go: each straight to
+ * its slot's name, made with the prototype of the handler that
+ * claimed the process. */
+struct frame_sink {
+	struct name_ctx *nc;
+	const struct ops_process *p;
+	const uint32_t *slots;	 /* per sample: its slot */
+	const uint32_t *weights; /* per sample: the frames it stands for */
+	struct anon_symcache *cache;
+	const struct cg_node *proto; /* made at the first batch */
+	/* the last name made without inlining, and what it was made of:
+	 * the samples of one address come together and mostly name the
+	 * same */
+	const struct anon_symbol *last_sym;
+	const char *last_file;
+	uint32_t last_line, last_named;
+	const struct report_sym **inl;
+	struct cg_site *inl_at;
+	size_t cap_inl, cap_inl_at;
+	struct anon_naming_count count;
+};
+
+/* The prototype of the frames a handler named HANDLER names in a
+ * process. */
+static const struct cg_node *jit_proto(struct name_ctx *nc,
+				       const struct ops_process *p,
+				       const char *handler)
+{
+	struct report *r = nc->cg->r;
+	struct cg_node proto = { .kind = ROW_JIT, .image_id = CG_NONE };
+
+	proto.handler = strpool_intern(r->pool, handler ? handler : "?");
+	if (!proto.handler)
+		return NULL;
+	proto.image = anon_rows_jit_label(r, p, proto.handler);
+	return proto.image ? proto_new(r, &proto) : NULL;
+}
+
+static int frame_batch(void *ctx, const struct anon_resolved *b, size_t base,
+		       size_t n)
+{
+	struct frame_sink *fs = ctx;
+	struct report *r = fs->nc->cg->r;
+	size_t i;
+	uint32_t k;
+	int ret;
+
+	if (!fs->proto && !(fs->proto = jit_proto(fs->nc, fs->p, b->handler)))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct report_sym *sym;
+		struct cg_site at = { NULL, 0 };
+		uint32_t ni = b->nr_inl[i];
+		uint32_t *named = &fs->nc->nm->slot_named[fs->slots[base + i]];
+
+		if (b->syms[i] && b->lines)
+			at = (struct cg_site){ b->files ? b->files[i] : NULL,
+					       b->lines[i] };
+		if (!ni && fs->last_named != CG_NONE &&
+		    b->syms[i] == fs->last_sym && at.file == fs->last_file &&
+		    at.line == fs->last_line) {
+			*named = fs->last_named;
+			continue;
+		}
+		sym = anon_symcache_get(fs->cache, r, b->syms[i]);
+		if (!sym)
+			return -ENOMEM;
+		if (oputil_grow(&fs->inl, &fs->cap_inl, ni,
+				sizeof(*fs->inl)) ||
+		    oputil_grow(&fs->inl_at, &fs->cap_inl_at, ni,
+				sizeof(*fs->inl_at)))
+			return -ENOMEM;
+		for (k = 0; k < ni; k++) {
+			fs->inl_at[k] = (struct cg_site){ b->inl[i][k].file,
+							  b->inl[i][k].line };
+			fs->inl[k] = anon_symcache_get(fs->cache, r,
+						       b->inl[i][k].sym);
+			if (!fs->inl[k])
+				return -ENOMEM;
+		}
+		ret = named_intern(fs->nc, fs->proto, sym, &at, fs->inl,
+				   fs->inl_at, ni, named);
+		if (ret)
+			return ret;
+		if (!ni) {
+			fs->last_sym = b->syms[i];
+			fs->last_file = at.file;
+			fs->last_line = at.line;
+			fs->last_named = *named;
+		}
+	}
+	anon_naming_count(&fs->count, b, n, fs->weights + base);
+	return 0;
+}
+
+/* Name the N anonymous frames SMP (sorted by address, then time) of
+ * process PROC through the handler that claims it: frame I is sample
+ * slot SLOTS[I] and stands for WEIGHTS[I] frames. */
+static int resolve_anon(struct name_ctx *nc, uint32_t proc,
+			const struct ops_anon_sample *smp,
+			const uint32_t *slots, const uint32_t *weights,
+			size_t n)
+{
+	struct report *r = nc->cg->r;
+	const struct cg_sources *src = nc->src;
+	const struct ops_process *p = ops_session_process(src->s, proc);
+	struct anon_resolved ar = { 0 };
+	struct frame_sink fs = { .nc = nc,
+				 .p = p,
+				 .slots = slots,
+				 .weights = weights,
+				 .last_named = CG_NONE };
+	struct report_sym *bucket;
+	struct cg_node proto = { .kind = ROW_ANON, .image_id = CG_NONE };
+	uint64_t frames = 0;
+	uint32_t id;
+	size_t i;
+	int claimed = 0, ret = -ENOMEM;
+
+	if (!p)
+		return -EINVAL;
+	fs.cache = anon_symcache_new();
+	if (!fs.cache)
+		goto out;
+	for (i = 0; i < n; i++)
+		frames += weights[i];
+	if (src->handlers)
+		claimed = anon_handlers_resolve(src->handlers, src->s, proc,
+						smp, n, frame_batch, &fs, &ar);
+	if (claimed != 1) {
+		/* a handler that failed has said why; the frames stay
+		 * anonymous, one node per process, whatever batches it
+		 * named before it failed */
+		bucket = strpool_alloc(r->pool, sizeof(*bucket));
+		proto.image =
+			strpool_printf(r->pool, "anon (tgid:%u)", p->tgid);
+		if (!bucket || !proto.image)
+			goto out;
+		memset(bucket, 0, sizeof(*bucket));
+		bucket->name = "(no symbols)";
+		ret = named_intern(nc, proto_new(r, &proto), bucket, NULL,
+				   NULL, NULL, 0, &id);
+		if (ret)
+			goto out;
+		for (i = 0; i < n; i++)
+			nc->nm->slot_named[slots[i]] = id;
+	}
+	ret = 0;
+	if (r->naming_frames)
+		ret = anon_naming_note(r, p, frames, claimed,
+				       src->handlers != NULL, &ar, &fs.count);
+out:
+	free(fs.inl);
+	free(fs.inl_at);
+	anon_symcache_free(fs.cache);
+	return ret;
+}
+
+/* The name of frames in no mapping the recorder knew, or in anonymous
+ * memory of no known process: one node, as perf's [unknown]. */
+static int unknown_named(struct name_ctx *nc, uint32_t *id)
+{
+	struct report *r = nc->cg->r;
+	struct cg_node unknown = { .kind = ROW_FILE, .image_id = CG_UNKNOWN };
+	struct report_sym *usym = strpool_alloc(r->pool, sizeof(*usym));
+
+	unknown.image = strpool_intern(r->pool, "[unknown]");
+	if (!usym || !unknown.image)
+		return -ENOMEM;
+	memset(usym, 0, sizeof(*usym));
+	usym->name = "[unknown]";
+	return named_intern(nc, proto_new(r, &unknown), usym, NULL, NULL, NULL,
+			    0, id);
+}
+
+/* The distinct (image, address) frames of files and the kernel, looked
+ * up as a leaf or a caller. */
+struct image_addrs {
+	struct cg_ref *v; /* key: image; idx: its own index */
+	size_t n, cap;
+	struct oputil_idxset set;
+};
+
+/* The index in A of (IMAGE, ADDR) in *ID, added when new. */
+static int image_addr(struct image_addrs *a, uint32_t image, uint64_t addr,
+		      uint32_t *id)
+{
+	struct oputil_idxset_pos pos;
+	uint64_t h = oputil_hash_u64(oputil_hash_word64(
+		oputil_hash_word(OPUTIL_HASH_SEED, image), addr));
+	uint32_t i;
+
+	i = oputil_idxset_find(&a->set, h, &pos, k,
+			       a->v[k].addr == addr && a->v[k].key == image);
+	if (i != OPUTIL_IDXSET_NONE) {
+		*id = i;
+		return 0;
+	}
+	if (a->n >= UINT32_MAX - 1 ||
+	    oputil_grow(&a->v, &a->cap, a->n + 1, sizeof(*a->v)) ||
+	    oputil_idxset_put(&a->set, &pos, (uint32_t)a->n) < 0)
+		return -ENOMEM;
+	a->v[a->n] = (struct cg_ref){ image, 0, addr, 0, a->n };
+	*id = (uint32_t)a->n++;
+	return 0;
+}
+
+/* The frames in files and the kernel, each distinct (image, address)
+ * once: stack I's as a leaf into leaf_named[I], as a caller into
+ * caller_named[I]. */
+static int name_stack_frames(struct name_ctx *nc, uint32_t unknown)
+{
+	const struct cg_input *in = nc->cg->in;
+	struct cg_names *nm = nc->nm;
+	uint32_t nr_img = ops_session_nr_images(nc->src->s);
+	struct image_addrs a = { 0 };
+	size_t i, j;
+	int ret = 0;
+
+	for (i = 0; i < in->nr_stacks && !ret; i++) {
+		const struct cg_raw_frame *fr = &in->frames[i];
+		bool unk = fr->image == CG_UNKNOWN || fr->image >= nr_img;
+
+		nm->leaf_named[i] = nm->caller_named[i] = CG_NONE;
+		if (fr->image == CG_ANON)
+			continue;
+		/* the distinct (image, address) index for now */
+		if (in->flags[i] & CG_IN_LEAF)
+			ret = unk ? 0
+				  : image_addr(&a, fr->image,
+					       cg_lookup_addr(0, fr->addr),
+					       &nm->leaf_named[i]);
+		if (!ret && (in->flags[i] & CG_IN_CALLER))
+			ret = unk ? 0
+				  : image_addr(&a, fr->image,
+					       cg_lookup_addr(1, fr->addr),
+					       &nm->caller_named[i]);
+	}
+	oputil_idxset_free(&a.set);
+	nc->image_named = malloc((a.n ? a.n : 1) * sizeof(*nc->image_named));
+	if (!ret && !nc->image_named)
+		ret = -ENOMEM;
+	if (!ret) {
+		qsort(a.v, a.n, sizeof(*a.v), ref_cmp);
+		for (i = 0; i < a.n && !ret; i = j) {
+			for (j = i; j < a.n && a.v[j].key == a.v[i].key; j++)
+				;
+			ret = resolve_image(nc, a.v + i, j - i);
+		}
+	}
+	for (i = 0; i < in->nr_stacks && !ret; i++) {
+		const struct cg_raw_frame *fr = &in->frames[i];
+		bool unk = fr->image == CG_UNKNOWN || fr->image >= nr_img;
+
+		if (fr->image == CG_ANON)
+			continue;
+		if (in->flags[i] & CG_IN_LEAF)
+			nm->leaf_named[i] =
+				unk ? unknown
+				    : nc->image_named[nm->leaf_named[i]];
+		if (in->flags[i] & CG_IN_CALLER)
+			nm->caller_named[i] =
+				unk ? unknown
+				    : nc->image_named[nm->caller_named[i]];
+	}
+	free(nc->image_named);
+	nc->image_named = NULL;
+	free(a.v);
+	return ret;
+}
+
+/* The anonymous frames at one (process, address), while they are put in
+ * order. */
+struct anon_group {
+	uint32_t proc;
+	uint64_t addr;
+	size_t n, at; /* its frames, and where they go */
+};
+
+static int group_cmp(const void *pa, const void *pb)
+{
+	const struct anon_group *a = pa, *b = pb;
+
+	return CMP(a->proc, b->proc) ?: CMP(a->addr, b->addr);
+}
+
+/* One frame of a group, while the group is put in time order. */
+struct timed_slot {
+	uint64_t time;
+	uint32_t slot, weight;
+};
+
+static int timed_cmp(const void *pa, const void *pb)
+{
+	const struct timed_slot *a = pa, *b = pb;
+
+	return CMP(a->time, b->time);
+}
+
+/* SMP, SLOTS and WEIGHTS [0..n), all of one address, put in time
+ * order. */
+static int time_order(struct ops_anon_sample *smp, uint32_t *slots,
+		      uint32_t *weights, size_t n)
+{
+	struct timed_slot *t;
+	size_t i;
+
+	for (i = 1; i < n && smp[i - 1].time_ns <= smp[i].time_ns; i++)
+		;
+	if (i >= n)
+		return 0; /* as samples normally come: in recording order */
+	t = malloc(n * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		t[i] = (struct timed_slot){ smp[i].time_ns, slots[i],
+					    weights[i] };
+	qsort(t, n, sizeof(*t), timed_cmp);
+	for (i = 0; i < n; i++) {
+		smp[i].time_ns = t[i].time;
+		slots[i] = t[i].slot;
+		weights[i] = t[i].weight;
+	}
+	free(t);
+	return 0;
+}
+
+/* The sample slot AT of a sample of CTX, of STACK's slot K. */
+static uint64_t slot_weight(const struct cg_input *in,
+			    const struct cg_sample_in *smp, uint32_t k)
+{
+	uint64_t w =
+		in->slot_weight[in->slots_at[smp->stack] + k] * smp->count;
+
+	return w < UINT32_MAX ? w : UINT32_MAX;
+}
+
+/*
+ * The anonymous frames, each sample's slots at its time.  Each process's
+ * are handed to its handler sorted by (address, time): the samples are
+ * put in groups by (process, address), only the groups are sorted, and
+ * each sample's slots are placed into their groups in recording order,
+ * which is time order already.
+ */
+static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
+{
+	const struct cg_input *in = nc->cg->in;
+	uint32_t *slot_named = nc->nm->slot_named;
+	struct anon_group *g = NULL;
+	struct oputil_idxset set = { 0 };
+	struct ops_anon_sample *smp = NULL;
+	uint32_t *slots = NULL, *weights = NULL, *rank = NULL, k;
+	size_t i, at, ng = 0, cap_g = 0, nr = 0, lo;
+	int ret = -ENOMEM;
+
+	if (in->nr_sample_slots >= UINT32_MAX)
+		return -ENOMEM;
+	/* each slot's group, in the slot's name for now */
+	for (i = at = 0; i < in->nr_samples; i++) {
+		const struct cg_sample_in *s = &in->samples[i];
+		const uint64_t *addr = in->slot_addr + in->slots_at[s->stack];
+
+		for (k = 0; k < in->slots_n[s->stack]; k++, at++) {
+			struct oputil_idxset_pos pos;
+			uint64_t h;
+			uint32_t x;
+
+			if (s->ctx.proc == CG_NONE) {
+				slot_named[at] = CG_NONE;
+				continue;
+			}
+			h = oputil_hash_u64(oputil_hash_word64(
+				oputil_hash_word(OPUTIL_HASH_SEED,
+						 s->ctx.proc),
+				addr[k]));
+			x = oputil_idxset_find(&set, h, &pos, j,
+					       g[j].addr == addr[k] &&
+						       g[j].proc ==
+							       s->ctx.proc);
+			if (x == OPUTIL_IDXSET_NONE) {
+				if (oputil_grow(&g, &cap_g, ng + 1,
+						sizeof(*g)) ||
+				    oputil_idxset_put(&set, &pos,
+						      (uint32_t)ng) < 0)
+					goto out;
+				g[ng] = (struct anon_group){ s->ctx.proc,
+							     addr[k], 0, 0 };
+				x = (uint32_t)ng++;
+			}
+			g[x].n++;
+			nr++;
+			slot_named[at] = x;
+		}
+	}
+	oputil_idxset_free(&set);
+	/* the groups in (process, address) order, each its place */
+	rank = malloc((ng ? ng : 1) * sizeof(*rank));
+	smp = malloc((nr ? nr : 1) * sizeof(*smp));
+	slots = malloc((nr ? nr : 1) * sizeof(*slots));
+	weights = malloc((nr ? nr : 1) * sizeof(*weights));
+	if (!rank || !smp || !slots || !weights)
+		goto out;
+	for (i = 0; i < ng; i++)
+		g[i].at = i; /* its index, through the sort */
+	qsort(g, ng, sizeof(*g), group_cmp);
+	for (i = 0, at = 0; i < ng; i++) {
+		rank[g[i].at] = (uint32_t)i;
+		g[i].at = at;
+		at += g[i].n;
+	}
+	for (i = at = 0; i < in->nr_samples; i++) {
+		const struct cg_sample_in *s = &in->samples[i];
+
+		for (k = 0; k < in->slots_n[s->stack]; k++, at++) {
+			struct anon_group *gr;
+			size_t to;
+
+			if (slot_named[at] == CG_NONE) {
+				slot_named[at] = unknown;
+				continue;
+			}
+			gr = &g[rank[slot_named[at]]];
+			to = gr->at++;
+			smp[to] = (struct ops_anon_sample){ s->time_ns,
+							    gr->addr, 0 };
+			slots[to] = (uint32_t)at;
+			weights[to] = (uint32_t)slot_weight(in, s, k);
+		}
+	}
+	ret = 0;
+	/* gr->at is now the end of its group */
+	for (i = 0, lo = 0; i < ng && !ret; i++) {
+		ret = time_order(smp + lo, slots + lo, weights + lo, g[i].n);
+		lo += g[i].n;
+	}
+	for (i = 0, lo = 0; i < ng && !ret;) {
+		size_t j, hi = lo;
+
+		for (j = i; j < ng && g[j].proc == g[i].proc; j++)
+			hi += g[j].n;
+		ret = resolve_anon(nc, g[i].proc, smp + lo, slots + lo,
+				   weights + lo, hi - lo);
+		i = j;
+		lo = hi;
+	}
+out:
+	oputil_idxset_free(&set);
+	free(g);
+	free(rank);
+	free(smp);
+	free(slots);
+	free(weights);
+	return ret;
+}
+
+int cg_names_resolve(struct cg_names *nm, struct callgraph *cg,
+		     const struct cg_sources *src)
+{
+	struct name_ctx nc = { nm, cg, src, NULL };
+	const struct cg_input *in = cg->in;
+	uint32_t unknown;
+
+	if (oputil_grow(&cg->sites, &nm->cap_sites, 1, sizeof(*cg->sites)))
+		return -ENOMEM;
+	/* site 0, what a frame has when nothing says its line */
+	cg->sites[cg->nr_sites++] = (struct cg_site){ NULL, 0 };
+	if (!in)
+		return 0;
+	nm->leaf_named =
+		malloc((in->nr_stacks ? in->nr_stacks : 1) * sizeof(uint32_t));
+	nm->caller_named =
+		malloc((in->nr_stacks ? in->nr_stacks : 1) * sizeof(uint32_t));
+	nm->slot_named =
+		malloc((in->nr_sample_slots ? in->nr_sample_slots : 1) *
+		       sizeof(*nm->slot_named));
+	if (!nm->leaf_named || !nm->caller_named || !nm->slot_named)
+		return -ENOMEM;
+	return unknown_named(&nc, &unknown) ?:
+		       name_stack_frames(&nc, unknown) ?:
+		       name_sample_slots(&nc, unknown);
+}
+
+void cg_names_free(struct cg_names *nm)
+{
+	free(nm->named);
+	free(nm->inl_syms);
+	free(nm->inl_sites);
+	free(nm->leaf_named);
+	free(nm->caller_named);
+	free(nm->slot_named);
+	oputil_idxset_free(&nm->named_set);
+	oputil_idxset_free(&nm->site_set);
+	oputil_idxset_free(&nm->dwarf_set);
+	free(nm->dwarf_fns);
+}
