@@ -270,18 +270,6 @@ static void folded_put(char **p, const char *s)
 	*p = d;
 }
 
-static size_t folded_len(const struct report *r, const struct cg_node *n)
-{
-	/* a kernel frame shows its module's name as recorded, the others
-	 * the image as the report names it: room for either */
-	size_t image = n->kind == ROW_KERNEL && n->image
-			       ? strlen(out_safe(r->pool, n->image))
-			       : strlen(shown_image(r, n->image, "unknown"));
-
-	return strlen(shown_name(r, n)) + image +
-	       (n->handler ? strlen(n->handler) : 0) + 16;
-}
-
 /* One frame, marked as flamegraph.pl colours it: _[k] kernel, _[j] JIT,
  * _[i] a function inlined into the frame before it. */
 static void folded_frame(char **p, const struct report *r,
@@ -319,6 +307,33 @@ static void folded_frame(char **p, const struct report *r,
 	}
 }
 
+/* Node N as a folded frame, INLINED or not, made once in R's pool: a
+ * node is in many stacks.  NULL when out of memory. */
+static const char *folded_text(const struct report *r, const char **cache,
+			       const struct cg_node *n, bool inlined)
+{
+	const char **t = &cache[inlined];
+	size_t image;
+	char *p;
+
+	if (*t)
+		return *t;
+	/* a kernel frame shows its module's name as recorded, the others
+	 * the image as the report names it: room for either */
+	image = n->kind == ROW_KERNEL && n->image
+			? strlen(out_safe(r->pool, n->image))
+			: strlen(shown_image(r, n->image, "unknown"));
+	p = strpool_alloc(r->pool,
+			  strlen(shown_name(r, n)) + image +
+				  (n->handler ? strlen(n->handler) : 0) + 16);
+	if (!p)
+		return NULL;
+	*t = p;
+	folded_frame(&p, r, n, inlined);
+	*p = '\0';
+	return *t;
+}
+
 static int folded_cmp(const void *pa, const void *pb)
 {
 	const struct out_folded_line *a = pa, *b = pb;
@@ -331,34 +346,48 @@ int out_folded_lines(const struct report *r, struct out_folded_line **out,
 {
 	const struct callgraph *cg = r->cg;
 	struct out_folded_line *lines;
+	const char **text; /* per node: its frame, called and inlined */
 	size_t i, j, nl = 0, nu = 0;
+	int ret = -ENOMEM;
 
 	*out = NULL;
 	*n = 0;
 	lines = calloc(cg->nr_stacks ? cg->nr_stacks : 1, sizeof(*lines));
-	if (!lines)
-		return -ENOMEM;
+	text = calloc(2 * (cg->nr_nodes ? cg->nr_nodes : 1), sizeof(*text));
+	if (!lines || !text)
+		goto fail;
 	for (i = 0; i < cg->nr_stacks; i++) {
 		const struct cg_stack *st = &cg->stacks[i];
 		size_t len = 1;
 		char *p;
 
-		for (j = 0; j < st->depth; j++)
-			len += folded_len(r, &cg->nodes[st->frames[j]]) + 1;
-		p = lines[nl].text = malloc(len);
-		if (!p) {
-			out_folded_lines_free(lines, nl);
-			return -ENOMEM;
+		for (j = 0; j < st->depth; j++) {
+			const char *t = folded_text(r,
+						    text + 2 * st->frames[j],
+						    &cg->nodes[st->frames[j]],
+						    st->inlined[j]);
+
+			if (!t)
+				goto fail;
+			len += strlen(t) + 1;
 		}
+		p = lines[nl].text = malloc(len);
+		if (!p)
+			goto fail;
 		lines[nl++].count = st->count;
 		for (j = 0; j < st->depth; j++) {
+			const char *t =
+				text[2 * st->frames[j] + st->inlined[j]];
+			size_t k = strlen(t);
+
 			if (j)
 				*p++ = ';';
-			folded_frame(&p, r, &cg->nodes[st->frames[j]],
-				     st->inlined[j]);
+			memcpy(p, t, k);
+			p += k;
 		}
 		*p = '\0';
 	}
+	free(text);
 	/* stacks of different processes can read the same: one line each */
 	qsort(lines, nl, sizeof(*lines), folded_cmp);
 	for (i = 0; i < nl; i = j) {
@@ -376,6 +405,10 @@ int out_folded_lines(const struct report *r, struct out_folded_line **out,
 	*out = lines;
 	*n = nu;
 	return 0;
+fail:
+	free(text);
+	out_folded_lines_free(lines, nl);
+	return ret;
 }
 
 void out_folded_lines_free(struct out_folded_line *lines, size_t n)
