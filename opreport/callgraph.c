@@ -29,6 +29,11 @@ struct cg_class {
 	uint64_t count;
 };
 
+struct cg_pfx {
+	uint32_t parent, node, site, depth;
+	bool inlined;
+};
+
 /* What building the model needs. */
 struct cg_build {
 	struct callgraph *cg;
@@ -42,11 +47,17 @@ struct cg_build {
 	 * of the application and process last expanded */
 	uint32_t *node_of, *node_gen, gen, last_tgid;
 	const char *last_app;
-	/* a class's stack, leaf first, while it is expanded: nodes, sites,
-	 * whether inlined */
-	uint32_t *sf, *ss;
-	uint8_t *si;
-	size_t cap_sf, cap_ss, cap_si;
+	/* the prefixes of the stacks, each a frame (node, site, whether
+	 * inlined into the frame before it) below the prefix of its
+	 * callers (CG_NONE for none), interned */
+	struct cg_pfx *pfx;
+	size_t nr_pfx, cap_pfx;
+	struct oputil_idxset pfx_set;
+	/* per input stack as a caller: the prefix its callers and it last
+	 * made, and the class that made it (CG_NONE: none yet) */
+	uint32_t *memo_pfx, *memo_class;
+	uint32_t *path; /* class_pfx's scratch */
+	size_t cap_path;
 };
 
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
@@ -257,49 +268,132 @@ static int named_node(struct cg_build *b, const struct cg_class *c,
 	return ret;
 }
 
-/* Class C's stack leaf first into the scratch: each frame its function
- * as it was named, then the functions that function was inlined into,
- * nearest first; its depth in *DEPTH. */
-static int class_expand(struct cg_build *b, const struct cg_class *c,
-			size_t *depth)
+static uint64_t pfx_hash(const struct cg_pfx *x)
+{
+	uint64_t h = oputil_hash_word(OPUTIL_HASH_SEED, x->parent);
+
+	h = oputil_hash_word(h, x->node);
+	h = oputil_hash_word(h, x->site << 1 | x->inlined);
+	/* FNV's low bits see only the inputs' low bits: mix them */
+	return oputil_hash_u64(h);
+}
+
+/* The prefix of frame NODE at SITE (INLINED into the frame before it)
+ * below prefix *AT, in *AT; added when new. */
+static int pfx_push(struct cg_build *b, uint32_t *at, uint32_t node,
+		    uint32_t site, bool inlined)
+{
+	struct cg_pfx x = { *at, node, site, 1, inlined };
+	struct oputil_idxset_pos pos;
+	uint32_t i;
+
+	if (*at != CG_NONE)
+		x.depth = b->pfx[*at].depth + 1;
+	i = oputil_idxset_find(&b->pfx_set, pfx_hash(&x), &pos, k,
+			       b->pfx[k].parent == x.parent &&
+				       b->pfx[k].node == x.node &&
+				       b->pfx[k].site == x.site &&
+				       b->pfx[k].inlined == x.inlined);
+	if (i != OPUTIL_IDXSET_NONE) {
+		*at = i;
+		return 0;
+	}
+	if (b->nr_pfx >= CG_NONE - 1 ||
+	    oputil_grow(&b->pfx, &b->cap_pfx, b->nr_pfx + 1,
+			sizeof(*b->pfx)) ||
+	    oputil_idxset_put(&b->pfx_set, &pos, (uint32_t)b->nr_pfx) < 0)
+		return -ENOMEM;
+	b->pfx[b->nr_pfx] = x;
+	*at = (uint32_t)b->nr_pfx++;
+	return 0;
+}
+
+/* Prefix *AT with the frames of name ID in the stacks of class C: the
+ * functions its code was inlined into, outermost first, then its own. */
+static int pfx_named(struct cg_build *b, const struct cg_class *c,
+		     uint32_t *at, uint32_t id)
 {
 	const struct cg_names *nm = &b->names;
-	struct cg_path w;
-	uint32_t st, f, slot, k;
-	size_t d = 0;
-	int ret;
+	const struct cg_named *x = &nm->named[id];
+	uint32_t k, node;
+	int ret = 0;
+
+	for (k = x->inl_n; k-- > 0 && !ret;)
+		ret = class_node(b, c, x->proto, nm->inl_syms[x->inl_at + k],
+				 &node)
+			      ?: pfx_push(b, at, node,
+					  nm->inl_sites[x->inl_at + k],
+					  k + 1 < x->inl_n);
+	return ret ?: named_node(b, c, id, &node) ?:
+		      pfx_push(b, at, node, x->site, x->inl_n > 0);
+}
+
+/* Whether the stacks of class C name the callers from the root down to
+ * stack T as class MEMO did: the same application and process, and the
+ * same names in the slots of those callers.  Files' frames are named
+ * the same in every stack. */
+static bool memo_holds(const struct cg_build *b, uint32_t t,
+		       const struct cg_class *c)
+{
+	const struct cg_class *m;
+	uint32_t n;
+
+	if (b->memo_class[t] == CG_NONE)
+		return false;
+	m = &b->classes[b->memo_class[t]];
+	n = cg_caller_slots(b->cg->in, t);
+	return m->app == c->app && m->tgid == c->tgid &&
+	       !memcmp(b->names.slot_named + m->slot0,
+		       b->names.slot_named + c->slot0,
+		       n * sizeof(*b->names.slot_named));
+}
+
+/*
+ * Class CI's stack as a prefix, in *AT.  The callers from the root down
+ * to a stack expand to the same prefix in every class that names their
+ * slots alike (a JIT whose code stays put: all of them), so each stack
+ * keeps the prefix its callers last made and the class that made it,
+ * and a class builds only the frames below the first caller whose
+ * prefix holds for it: a tree's worth of work, not a frame per stack.
+ */
+static int class_pfx(struct cg_build *b, uint32_t ci, uint32_t *at)
+{
+	const struct cg_input *in = b->cg->in;
+	const struct cg_names *nm = &b->names;
+	const struct cg_class *c = &b->classes[ci];
+	uint32_t t, n = 0, leaf = c->stack;
+	int ret = 0;
 
 	if (c->app != b->last_app || c->tgid != b->last_tgid || !b->gen) {
 		b->last_app = c->app;
 		b->last_tgid = c->tgid;
 		b->gen++;
 	}
-	ret = cg_path_start(&w, b->cg->in, c->stack);
-	while (!ret && cg_path_next(&w, &st, &f, &slot)) {
-		uint32_t id = slot != CG_NONE ? nm->slot_named[c->slot0 + slot]
-			      : f == 0	      ? nm->leaf_named[st]
-					      : nm->caller_named[st];
-		const struct cg_named *x = &nm->named[id];
-
-		if (oputil_grow(&b->sf, &b->cap_sf, d + 1 + x->inl_n,
-				sizeof(*b->sf)) ||
-		    oputil_grow(&b->ss, &b->cap_ss, d + 1 + x->inl_n,
-				sizeof(*b->ss)) ||
-		    oputil_grow(&b->si, &b->cap_si, d + 1 + x->inl_n, 1))
+	for (t = in->parent[leaf]; t != CG_NONE && !memo_holds(b, t, c);
+	     t = in->parent[t]) {
+		if (oputil_grow(&b->path, &b->cap_path, n + 1,
+				sizeof(*b->path)))
 			return -ENOMEM;
-		ret = named_node(b, c, id, &b->sf[d]);
-		b->ss[d] = x->site;
-		b->si[d++] = x->inl_n > 0;
-		for (k = 0; k < x->inl_n && !ret; k++, d++) {
-			ret = class_node(b, c, x->proto,
-					 nm->inl_syms[x->inl_at + k],
-					 &b->sf[d]);
-			b->si[d] = k + 1 < x->inl_n;
-			b->ss[d] = nm->inl_sites[x->inl_at + k];
-		}
+		b->path[n++] = t;
 	}
-	*depth = d;
-	return ret;
+	*at = t == CG_NONE ? CG_NONE : b->memo_pfx[t];
+	while (n-- > 0 && !ret) {
+		t = b->path[n];
+		ret = pfx_named(
+			b, c, at,
+			in->cslot[t] != CG_NONE
+				? nm->slot_named[c->slot0 + in->cslot[t]]
+				: nm->caller_named[t]);
+		b->memo_pfx[t] = *at;
+		b->memo_class[t] = ci;
+	}
+	return ret
+		       ?: pfx_named(
+				  b, c, at,
+				  in->leaf_slot[leaf] != CG_NONE
+					  ? nm->slot_named[c->slot0 +
+							   in->leaf_slot[leaf]]
+					  : nm->leaf_named[leaf]);
 }
 
 static int stack_cmp(const void *pa, const void *pb)
@@ -366,115 +460,81 @@ static size_t stacks_merge(struct cg_stack *out, const struct cg_stack *v,
 	return nu;
 }
 
-/* A distinct stack by site while they are gathered: its frames at AT in
- * the model's storage. */
-struct site_stack_at {
-	size_t at;
-	uint32_t depth;
-	uint64_t count;
-};
-
-static uint64_t site_stack_hash(const struct cg_stack *st)
-{
-	uint64_t h = OPUTIL_HASH_SEED;
-	uint32_t i;
-
-	for (i = 0; i < st->depth; i++) {
-		h = oputil_hash_word(h, st->frames[i]);
-		h = oputil_hash_word(h, st->sites[i] << 1 | st->inlined[i]);
-	}
-	return oputil_hash_u64(h);
-}
-
-/* Distinct stack V as the model has it, in the storage as it is now. */
-static struct cg_stack site_stack_of(const struct callgraph *cg,
-				     const struct site_stack_at *v)
-{
-	return (struct cg_stack){ cg->node_ids + v->at, cg->inlined + v->at,
-				  cg->site_ids + v->at, v->depth, v->count };
-}
-
-/* Whether distinct stack V has ST's functions, inlining and sites. */
-static bool site_stack_same(const struct callgraph *cg,
-			    const struct site_stack_at *v,
-			    const struct cg_stack *st)
-{
-	struct cg_stack kept = site_stack_of(cg, v);
-
-	return !site_stack_cmp(&kept, st);
-}
-
 /*
- * Every class expanded (class_expand), each distinct stack kept once
- * with the counts of all summed, into cg->site_stacks (unsorted): classes
- * that differ only in addresses within the same functions and lines make
- * one stack.
+ * Every class as a prefix (class_pfx), each distinct one a stack by site
+ * with the counts of its classes summed, into cg->site_stacks
+ * (unsorted): classes that differ only in addresses within the same
+ * functions and lines end in one prefix.
  */
 static int gather_site_stacks(struct cg_build *b)
 {
 	struct callgraph *cg = b->cg;
-	struct site_stack_at *v = NULL;
-	struct oputil_idxset set = { 0 };
-	struct oputil_idxset_pos pos;
-	size_t i, nv = 0, cap_v = 0, cap_f = 0, cap_i = 0, cap_s = 0, at = 0;
+	uint32_t *stack_of = NULL; /* per prefix: its stack by site */
+	uint32_t *leaves = NULL;   /* per stack by site: its prefix */
+	uint64_t *counts = NULL;
+	size_t i, nv = 0, cap_v = 0, cap_c = 0, at = 0, nf = 0;
+	size_t nr_so = 0, cap_so = 0;
 	int ret = 0;
 
 	for (i = 0; i < b->nr_classes && !ret; i++) {
 		const struct cg_class *c = &b->classes[i];
-		struct cg_stack cur;
-		size_t d, f;
-		uint32_t k;
-		uint64_t h;
+		uint32_t p;
 
-		ret = class_expand(b, c, &d);
+		ret = class_pfx(b, (uint32_t)i, &p);
 		if (ret)
 			break;
-		if (d > UINT32_MAX ||
-		    oputil_grow(&cg->node_ids, &cap_f, at + d,
-				sizeof(*cg->node_ids)) ||
-		    oputil_grow(&cg->inlined, &cap_i, at + d, 1) ||
-		    oputil_grow(&cg->site_ids, &cap_s, at + d,
-				sizeof(*cg->site_ids))) {
-			ret = -ENOMEM;
-			break;
-		}
 		cg->total += c->count;
 		if (cg->in->flags[c->stack] & CG_IN_TRUNCATED)
 			cg->truncated += c->count;
-		/* root first, after the kept ones: kept if new */
-		for (f = 0; f < d; f++) {
-			cg->node_ids[at + f] = b->sf[d - 1 - f];
-			cg->inlined[at + f] = b->si[d - 1 - f];
-			cg->site_ids[at + f] = b->ss[d - 1 - f];
-		}
-		cur = site_stack_of(
-			cg, &(struct site_stack_at){ at, (uint32_t)d, 0 });
-		h = site_stack_hash(&cur);
-		k = oputil_idxset_find(&set, h, &pos, j,
-				       set.hash[j] == (uint32_t)h &&
-					       site_stack_same(cg, &v[j],
-							       &cur));
-		if (k != OPUTIL_IDXSET_NONE) {
-			v[k].count += c->count;
-			continue;
-		}
-		if (oputil_grow(&v, &cap_v, nv + 1, sizeof(*v)) ||
-		    oputil_idxset_put(&set, &pos, (uint32_t)nv) < 0) {
+		/* the prefixes grow: so does the map */
+		if (oputil_grow(&stack_of, &cap_so, b->nr_pfx,
+				sizeof(*stack_of))) {
 			ret = -ENOMEM;
 			break;
 		}
-		v[nv++] = (struct site_stack_at){ at, (uint32_t)d, c->count };
-		at += d;
+		while (nr_so < b->nr_pfx)
+			stack_of[nr_so++] = CG_NONE;
+		if (stack_of[p] == CG_NONE) {
+			if (oputil_grow(&leaves, &cap_v, nv + 1,
+					sizeof(*leaves)) ||
+			    oputil_grow(&counts, &cap_c, nv + 1,
+					sizeof(*counts))) {
+				ret = -ENOMEM;
+				break;
+			}
+			stack_of[p] = (uint32_t)nv;
+			leaves[nv] = p;
+			counts[nv++] = 0;
+			nf += b->pfx[p].depth;
+		}
+		counts[stack_of[p]] += c->count;
 	}
-	cg->site_stacks = ret ? NULL
-			      : calloc(nv ? nv : 1, sizeof(*cg->site_stacks));
-	if (!ret && !cg->site_stacks)
+	/* each stack root first, out of its prefix */
+	cg->site_stacks = calloc(nv ? nv : 1, sizeof(*cg->site_stacks));
+	cg->node_ids = malloc((nf ? nf : 1) * sizeof(*cg->node_ids));
+	cg->inlined = malloc(nf ? nf : 1);
+	cg->site_ids = malloc((nf ? nf : 1) * sizeof(*cg->site_ids));
+	if (!ret && (!cg->site_stacks || !cg->node_ids || !cg->inlined ||
+		     !cg->site_ids))
 		ret = -ENOMEM;
-	for (i = 0; !ret && i < nv; i++)
-		cg->site_stacks[i] = site_stack_of(cg, &v[i]);
+	for (i = 0; !ret && i < nv; i++) {
+		uint32_t p = leaves[i], d = b->pfx[p].depth;
+		struct cg_stack *st = &cg->site_stacks[i];
+
+		*st = (struct cg_stack){ cg->node_ids + at, cg->inlined + at,
+					 cg->site_ids + at, d, counts[i] };
+		for (; p != CG_NONE; p = b->pfx[p].parent) {
+			d--;
+			cg->node_ids[at + d] = b->pfx[p].node;
+			cg->inlined[at + d] = b->pfx[p].inlined;
+			cg->site_ids[at + d] = b->pfx[p].site;
+		}
+		at += st->depth;
+	}
 	cg->nr_site_stacks = ret ? 0 : nv;
-	free(v);
-	oputil_idxset_free(&set);
+	free(stack_of);
+	free(leaves);
+	free(counts);
 	return ret;
 }
 
@@ -560,15 +620,26 @@ int callgraph_resolve(struct callgraph *cg, const struct cg_sources *src)
 				   sizeof(*b.node_of));
 		b.node_gen = calloc(b.names.nr_named ? b.names.nr_named : 1,
 				    sizeof(*b.node_gen));
-		ret = b.node_of && b.node_gen ? build_model(&b) : -ENOMEM;
+		size_t ns = cg->in && cg->in->nr_stacks ? cg->in->nr_stacks
+							: 1;
+
+		b.memo_pfx = malloc(ns * sizeof(*b.memo_pfx));
+		b.memo_class = malloc(ns * sizeof(*b.memo_class));
+		if (b.memo_class) /* no class has made a prefix yet */
+			memset(b.memo_class, 0xff, ns * sizeof(*b.memo_class));
+		ret = b.node_of && b.node_gen && b.memo_pfx && b.memo_class
+			      ? build_model(&b)
+			      : -ENOMEM;
 	}
 	cg_names_free(&b.names);
 	free(b.classes);
 	free(b.node_of);
 	free(b.node_gen);
-	free(b.sf);
-	free(b.ss);
-	free(b.si);
+	free(b.pfx);
+	oputil_idxset_free(&b.pfx_set);
+	free(b.memo_pfx);
+	free(b.memo_class);
+	free(b.path);
 	oputil_idxset_free(&b.node_set);
 	cg_input_free(cg->in);
 	cg->in = NULL;

@@ -8,71 +8,6 @@
 
 #include "callgraph_input.h"
 
-/* The anonymous addresses of one stack so far, in a table of
- * generations so that starting the next stack clears nothing. */
-#define SEEN_SLOTS (2 * OPS_STACK_MAX_FRAMES)
-struct frames_seen {
-	uint64_t addr[SEEN_SLOTS];
-	uint32_t slot[SEEN_SLOTS];
-	uint32_t gen[SEEN_SLOTS];
-	uint32_t cur, n; /* this stack's generation, its addresses */
-};
-
-/* The slot of this stack with ADDR, or CG_NONE and SLOT noted as the
- * one with ADDR (while the table is at most half full: past that, each
- * address gets a slot of its own). */
-static uint32_t seen_slot(struct frames_seen *s, uint64_t addr, uint32_t slot)
-{
-	size_t h = (size_t)oputil_hash_u64(addr) & (SEEN_SLOTS - 1);
-
-	for (; s->gen[h] == s->cur; h = (h + 1) & (SEEN_SLOTS - 1))
-		if (s->addr[h] == addr)
-			return s->slot[h];
-	if (s->n == SEEN_SLOTS / 2)
-		return CG_NONE;
-	s->n++;
-	s->gen[h] = s->cur;
-	s->addr[h] = addr;
-	s->slot[h] = slot;
-	return CG_NONE;
-}
-
-int cg_path_start(struct cg_path *w, struct cg_input *in, uint32_t id)
-{
-	struct frames_seen *s = in->seen;
-
-	if (!s && !(s = in->seen = calloc(1, sizeof(*in->seen))))
-		return -ENOMEM;
-	s->n = 0;
-	if (++s->cur == 0) {
-		memset(s->gen, 0, sizeof(s->gen));
-		s->cur = 1;
-	}
-	*w = (struct cg_path){ in, id, 0, 0 };
-	return 0;
-}
-
-bool cg_path_next(struct cg_path *w, uint32_t *stack, uint32_t *f,
-		  uint32_t *slot)
-{
-	const struct cg_raw_frame *fr;
-
-	if (w->stack == CG_NONE)
-		return false;
-	*stack = w->stack;
-	*f = w->f++;
-	*slot = CG_NONE;
-	fr = &w->in->frames[w->stack];
-	if (fr->image == CG_ANON) {
-		*slot = seen_slot(w->in->seen, cg_lookup_addr(*f, fr->addr),
-				  w->nr_slots);
-		if (*slot == CG_NONE)
-			*slot = w->nr_slots++;
-	}
-	w->stack = w->in->parent[w->stack];
-	return true;
-}
-
 static struct cg_input *input_of(struct callgraph *cg)
 {
 	if (!cg->in)
@@ -102,6 +37,47 @@ static bool stack_is(const struct cg_input *in, uint32_t i, uint32_t parent,
 		!(in->flags[i] & CG_IN_TRUNCATED) == !truncated);
 }
 
+/* The slot of the callers' from the root down to the list at entry E
+ * whose address is ADDR, or CG_NONE. */
+static uint32_t caller_slot(const struct cg_input *in, uint32_t e,
+			    uint64_t addr)
+{
+	for (; e != CG_NONE; e = in->cs_prev[e])
+		if (in->cs_addr[e] == addr)
+			return in->cs_slot[e];
+	return CG_NONE;
+}
+
+/* Stack N's caller slots: its parent's, and its own address as a caller
+ * when it is anonymous and new. */
+static int caller_slots(struct cg_input *in, uint32_t n)
+{
+	uint32_t parent = in->parent[n];
+	uint32_t head = parent == CG_NONE ? CG_NONE : in->cs_head[parent];
+	uint64_t addr = cg_lookup_addr(1, in->frames[n].addr);
+	uint32_t slot = CG_NONE;
+
+	if (in->frames[n].image == CG_ANON &&
+	    (slot = caller_slot(in, head, addr)) == CG_NONE) {
+		if (in->nr_cs >= CG_NONE - 1 ||
+		    oputil_grow(&in->cs_addr, &in->cap_cs_addr, in->nr_cs + 1,
+				sizeof(*in->cs_addr)) ||
+		    oputil_grow(&in->cs_slot, &in->cap_cs_slot, in->nr_cs + 1,
+				sizeof(*in->cs_slot)) ||
+		    oputil_grow(&in->cs_prev, &in->cap_cs_prev, in->nr_cs + 1,
+				sizeof(*in->cs_prev)))
+			return -ENOMEM;
+		slot = cg_caller_slots(in, parent);
+		in->cs_addr[in->nr_cs] = addr;
+		in->cs_slot[in->nr_cs] = slot;
+		in->cs_prev[in->nr_cs] = head;
+		head = (uint32_t)in->nr_cs++;
+	}
+	in->cs_head[n] = head;
+	in->cslot[n] = slot;
+	return 0;
+}
+
 /* Append stack FR below PARENT (cut when TRUNCATED) as id N. */
 static int stack_append(struct cg_input *in, uint32_t parent,
 			const struct cg_raw_frame *fr, bool truncated)
@@ -115,10 +91,16 @@ static int stack_append(struct cg_input *in, uint32_t parent,
 			sizeof(*in->parent)) ||
 	    oputil_grow(&in->flags, &in->cap_flags, n + 1,
 			sizeof(*in->flags)) ||
+	    oputil_grow(&in->cs_head, &in->cap_cs_head, n + 1,
+			sizeof(*in->cs_head)) ||
+	    oputil_grow(&in->cslot, &in->cap_cslot, n + 1,
+			sizeof(*in->cslot)) ||
 	    oputil_grow(&in->slots_at, &in->cap_slots_at, n + 1,
 			sizeof(*in->slots_at)) ||
 	    oputil_grow(&in->slots_n, &in->cap_slots_n, n + 1,
-			sizeof(*in->slots_n)))
+			sizeof(*in->slots_n)) ||
+	    oputil_grow(&in->leaf_slot, &in->cap_leaf_slot, n + 1,
+			sizeof(*in->leaf_slot)))
 		return -ENOMEM;
 	in->frames[n] = *fr;
 	in->parent[n] = parent;
@@ -127,6 +109,9 @@ static int stack_append(struct cg_input *in, uint32_t parent,
 			       ? CG_IN_TRUNCATED
 			       : 0;
 	in->slots_at[n] = in->slots_n[n] = 0;
+	in->leaf_slot[n] = CG_NONE;
+	if (caller_slots(in, (uint32_t)n))
+		return -ENOMEM;
 	in->nr_stacks++;
 	return 0;
 }
@@ -198,44 +183,43 @@ const struct cg_raw_frame *callgraph_stack_leaf(const struct callgraph *cg,
 }
 
 /* Stack ID is a sample's: note it a leaf, its callers callers, and its
- * slots. */
+ * slots: its callers', then its leaf's address when no caller has it. */
 static int stack_used(struct cg_input *in, uint32_t id)
 {
-	struct cg_path w;
-	uint32_t st, f, slot, p;
-	int ret;
+	uint32_t parent = in->parent[id], n = cg_caller_slots(in, parent);
+	uint32_t head = parent == CG_NONE ? CG_NONE : in->cs_head[parent];
+	uint64_t addr = in->frames[id].addr;
+	size_t at = in->nr_slots;
+	uint32_t e, p, leaf = CG_NONE;
 
 	in->flags[id] |= CG_IN_LEAF;
 	/* a caller marked has its own callers marked */
-	for (p = in->parent[id];
-	     p != CG_NONE && !(in->flags[p] & CG_IN_CALLER); p = in->parent[p])
+	for (p = parent; p != CG_NONE && !(in->flags[p] & CG_IN_CALLER);
+	     p = in->parent[p])
 		in->flags[p] |= CG_IN_CALLER;
-	ret = cg_path_start(&w, in, id);
-	if (ret)
-		return ret;
-	if (in->nr_slots >= UINT32_MAX)
+	if (in->frames[id].image == CG_ANON &&
+	    (leaf = caller_slot(in, head, addr)) == CG_NONE)
+		leaf = n++;
+	if (at + n >= UINT32_MAX ||
+	    oputil_grow(&in->slot_addr, &in->cap_slot_addr, at + n,
+			sizeof(*in->slot_addr)) ||
+	    oputil_grow(&in->slot_weight, &in->cap_slot_weight, at + n,
+			sizeof(*in->slot_weight)))
 		return -ENOMEM;
-	in->slots_at[id] = (uint32_t)in->nr_slots;
-	while (cg_path_next(&w, &st, &f, &slot)) {
-		size_t at = in->slots_at[id] + (size_t)slot;
-
-		if (slot == CG_NONE)
-			continue;
-		if (slot == in->nr_slots - in->slots_at[id]) {
-			if (at >= UINT32_MAX ||
-			    oputil_grow(&in->slot_addr, &in->cap_slot_addr,
-					at + 1, sizeof(*in->slot_addr)) ||
-			    oputil_grow(&in->slot_weight, &in->cap_slot_weight,
-					at + 1, sizeof(*in->slot_weight)))
-				return -ENOMEM;
-			in->slot_addr[at] =
-				cg_lookup_addr(f, in->frames[st].addr);
-			in->slot_weight[at] = 0;
-			in->nr_slots++;
-		}
-		in->slot_weight[at]++;
+	for (e = head; e != CG_NONE; e = in->cs_prev[e])
+		in->slot_addr[at + in->cs_slot[e]] = in->cs_addr[e];
+	memset(in->slot_weight + at, 0, n * sizeof(*in->slot_weight));
+	if (leaf != CG_NONE) {
+		in->slot_addr[at + leaf] = addr;
+		in->slot_weight[at + leaf]++;
 	}
-	in->slots_n[id] = w.nr_slots;
+	for (p = parent; p != CG_NONE; p = in->parent[p])
+		if (in->cslot[p] != CG_NONE)
+			in->slot_weight[at + in->cslot[p]]++;
+	in->slots_at[id] = (uint32_t)at;
+	in->slots_n[id] = n;
+	in->leaf_slot[id] = leaf;
+	in->nr_slots = at + n;
 	return 0;
 }
 
@@ -277,12 +261,17 @@ void cg_input_free(struct cg_input *in)
 	free(in->frames);
 	free(in->parent);
 	free(in->flags);
+	free(in->cs_head);
+	free(in->cslot);
 	free(in->slots_at);
 	free(in->slots_n);
+	free(in->leaf_slot);
+	free(in->cs_addr);
+	free(in->cs_slot);
+	free(in->cs_prev);
 	oputil_idxset_free(&in->stack_set);
 	free(in->slot_addr);
 	free(in->slot_weight);
 	free(in->samples);
-	free(in->seen);
 	free(in);
 }

@@ -10,8 +10,10 @@
  *
  * A stack's anonymous frames are its slots, one per distinct address
  * looked up (return address - 1 for a caller): a recursion returns to
- * one address many times, and it is named once a sample.  Slots are
- * numbered from the leaf up, in the order cg_path_next() meets them.
+ * one address many times, and it is named once a sample.  The slots of
+ * the callers are numbered from the root, so that the stacks below a
+ * caller agree on the numbers of the slots above it; the leaf's address,
+ * when no caller has it, comes last.
  */
 #ifndef OPREPORT_CALLGRAPH_INPUT_H
 #define OPREPORT_CALLGRAPH_INPUT_H
@@ -41,20 +43,29 @@ struct cg_input {
 	struct cg_raw_frame *frames;
 	uint32_t *parent;
 	uint8_t *flags;
+	/* stack I as a caller: the slots of the callers from the root down
+	 * to it, a list from entry cs_head[I] (CG_NONE: none) back to the
+	 * root's, and its own slot, cslot[I] (CG_NONE: not anonymous) */
+	uint32_t *cs_head, *cslot;
 	/* a CG_IN_LEAF stack's slots: slot_addr and slot_weight (the
-	 * frames each stands for) from slots_at[I], slots_n[I] of them */
-	uint32_t *slots_at, *slots_n;
-	size_t nr_stacks, cap_frames, cap_parent, cap_flags, cap_slots_at,
-		cap_slots_n;
+	 * frames each stands for) from slots_at[I], slots_n[I] of them, and
+	 * the slot of its leaf, leaf_slot[I] (CG_NONE: not anonymous) */
+	uint32_t *slots_at, *slots_n, *leaf_slot;
+	size_t nr_stacks, cap_frames, cap_parent, cap_flags, cap_cs_head,
+		cap_cslot, cap_slots_at, cap_slots_n, cap_leaf_slot;
 	struct oputil_idxset stack_set; /* by (parent, frame, truncated) */
+	/* list entries: a caller slot's address, its number, the entry of
+	 * the slot before */
+	uint64_t *cs_addr;
+	uint32_t *cs_slot, *cs_prev;
+	size_t nr_cs, cap_cs_addr, cap_cs_slot, cap_cs_prev;
 	uint64_t *slot_addr;
 	uint32_t *slot_weight;
 	size_t nr_slots, cap_slot_addr, cap_slot_weight;
 	struct cg_sample_in *samples;
 	size_t nr_samples, cap_samples;
-	/* the slots of all samples: the sum of their stacks' nr_slots */
+	/* the slots of all samples: the sum of their stacks' slots_n */
 	size_t nr_sample_slots;
-	struct frames_seen *seen; /* cg_path's scratch */
 };
 
 /* The address frame F (leaf first) of a stack is looked up at. */
@@ -63,22 +74,14 @@ static inline uint64_t cg_lookup_addr(uint32_t f, uint64_t addr)
 	return f && addr ? addr - 1 : addr;
 }
 
-/* A walk up a stack from its leaf. */
-struct cg_path {
-	struct cg_input *in;
-	uint32_t stack; /* the next frame's, CG_NONE past the root */
-	uint32_t f;	/* its place, 0 the leaf */
-	uint32_t nr_slots;
-};
+/* The number of slots the callers from the root down to stack ID have,
+ * ID's own included (0 for CG_NONE). */
+static inline uint32_t cg_caller_slots(const struct cg_input *in, uint32_t id)
+{
+	uint32_t e = id == CG_NONE ? CG_NONE : in->cs_head[id];
 
-/* Start walking stack ID.  -ENOMEM (not reported), or 0. */
-int cg_path_start(struct cg_path *w, struct cg_input *in, uint32_t id);
-
-/* The next frame: the stack it is the leaf of in *STACK, its place in
- * *F (0 the leaf) and, when it is anonymous, its slot in *SLOT (else
- * CG_NONE).  False past the root. */
-bool cg_path_next(struct cg_path *w, uint32_t *stack, uint32_t *f,
-		  uint32_t *slot);
+	return e == CG_NONE ? 0 : in->cs_slot[e] + 1;
+}
 
 void cg_input_free(struct cg_input *in);
 
