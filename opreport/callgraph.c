@@ -614,7 +614,8 @@ int callgraph_resolve(struct callgraph *cg, const struct cg_sources *src)
 	struct cg_build b = { .cg = cg, .src = src };
 	int ret;
 
-	ret = cg_names_resolve(&b.names, cg, src) ?: gather_classes(&b);
+	ret = (cg->in ? cg_input_weigh(cg->in) : 0) ?:
+	      cg_names_resolve(&b.names, cg, src) ?: gather_classes(&b);
 	if (!ret) {
 		b.node_of = malloc((b.names.nr_named ? b.names.nr_named : 1) *
 				   sizeof(*b.node_of));

@@ -202,25 +202,97 @@ static int stack_used(struct cg_input *in, uint32_t id)
 		leaf = n++;
 	if (at + n >= UINT32_MAX ||
 	    oputil_grow(&in->slot_addr, &in->cap_slot_addr, at + n,
-			sizeof(*in->slot_addr)) ||
-	    oputil_grow(&in->slot_weight, &in->cap_slot_weight, at + n,
-			sizeof(*in->slot_weight)))
+			sizeof(*in->slot_addr)))
 		return -ENOMEM;
 	for (e = head; e != CG_NONE; e = in->cs_prev[e])
 		in->slot_addr[at + in->cs_slot[e]] = in->cs_addr[e];
-	memset(in->slot_weight + at, 0, n * sizeof(*in->slot_weight));
-	if (leaf != CG_NONE) {
+	if (leaf != CG_NONE)
 		in->slot_addr[at + leaf] = addr;
-		in->slot_weight[at + leaf]++;
-	}
-	for (p = parent; p != CG_NONE; p = in->parent[p])
-		if (in->cslot[p] != CG_NONE)
-			in->slot_weight[at + in->cslot[p]]++;
 	in->slots_at[id] = (uint32_t)at;
 	in->slots_n[id] = n;
 	in->leaf_slot[id] = leaf;
 	in->nr_slots = at + n;
 	return 0;
+}
+
+/* Stack T entered (IN true) or left in the walk of cg_input_weigh():
+ * the weights of a sample's leaf, then T's own caller slot counted for
+ * the stacks below it. */
+static void weigh_visit(struct cg_input *in, uint32_t *cnt, uint32_t t,
+			bool enter)
+{
+	uint32_t k, n;
+
+	if (!enter) {
+		if (in->cslot[t] != CG_NONE)
+			cnt[in->cslot[t]]--;
+		return;
+	}
+	if (in->flags[t] & CG_IN_LEAF) {
+		uint32_t *w = in->slot_weight + in->slots_at[t];
+
+		n = cg_caller_slots(in, in->parent[t]);
+		for (k = 0; k < in->slots_n[t]; k++)
+			w[k] = k < n ? cnt[k] : 0;
+		if (in->leaf_slot[t] != CG_NONE)
+			w[in->leaf_slot[t]]++;
+	}
+	if (in->cslot[t] != CG_NONE)
+		cnt[in->cslot[t]]++;
+}
+
+int cg_input_weigh(struct cg_input *in)
+{
+	uint32_t *child = NULL, *sib = NULL, *cnt = NULL;
+	size_t *todo = NULL, i, n = in->nr_stacks, nt = 0;
+	int ret = -ENOMEM;
+
+	if (oputil_grow(&in->slot_weight, &in->cap_slot_weight,
+			in->nr_slots ? in->nr_slots : 1,
+			sizeof(*in->slot_weight)))
+		return -ENOMEM;
+	/* the tree walked from each root, each stack's count of every
+	 * caller slot held on the way down: no stack is walked to its
+	 * root, and each is visited once */
+	child = malloc((n + 1) * sizeof(*child));
+	sib = malloc((n ? n : 1) * sizeof(*sib));
+	cnt = calloc(in->nr_cs + 1, sizeof(*cnt));
+	todo = malloc((n ? 2 * n : 1) * sizeof(*todo));
+	if (!child || !sib || !cnt || !todo)
+		goto out;
+	/* child[n] lists the roots */
+	for (i = 0; i <= n; i++)
+		child[i] = CG_NONE;
+	for (i = n; i-- > 0;) {
+		uint32_t up = in->parent[i] == CG_NONE ? (uint32_t)n
+						       : in->parent[i];
+
+		if (!(in->flags[i] & (CG_IN_LEAF | CG_IN_CALLER)))
+			continue; /* no sample's stack passes here */
+		sib[i] = child[up];
+		child[up] = (uint32_t)i;
+	}
+	/* stack T to enter is pushed as 2T, to leave as 2T + 1 */
+	for (i = child[n]; i != CG_NONE; i = sib[i])
+		todo[nt++] = 2 * i;
+	while (nt) {
+		size_t x = todo[--nt];
+		uint32_t t = (uint32_t)(x / 2), c;
+
+		weigh_visit(in, cnt, t, !(x & 1));
+		if (x & 1)
+			continue;
+		todo[nt++] = x + 1;
+		for (c = child[t]; c != CG_NONE; c = sib[c])
+			todo[nt++] = 2 * (size_t)c;
+	}
+	ret = 0;
+out:
+	free(child);
+	free(sib);
+	free(cnt);
+	free(todo);
+	return ret;
 }
 
 int callgraph_add_samples(struct callgraph *cg, const struct cg_raw_ctx *ctx,

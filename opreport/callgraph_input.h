@@ -83,6 +83,10 @@ static inline uint32_t cg_caller_slots(const struct cg_input *in, uint32_t id)
 	return e == CG_NONE ? 0 : in->cs_slot[e] + 1;
 }
 
+/* Fill every sample's leaf stack's slot_weight, once all samples are
+ * in.  0 or -ENOMEM (not reported). */
+int cg_input_weigh(struct cg_input *in);
+
 void cg_input_free(struct cg_input *in);
 
 #endif

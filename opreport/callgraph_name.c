@@ -582,7 +582,8 @@ static int name_stack_frames(struct name_ctx *nc, uint32_t unknown)
 	if (!ret && !nc->image_named)
 		ret = -ENOMEM;
 	if (!ret) {
-		qsort(a.v, a.n, sizeof(*a.v), ref_cmp);
+		if (a.n) /* a.v is NULL when there are none */
+			qsort(a.v, a.n, sizeof(*a.v), ref_cmp);
 		for (i = 0; i < a.n && !ret; i = j) {
 			for (j = i; j < a.n && a.v[j].key == a.v[i].key; j++)
 				;
@@ -743,7 +744,8 @@ static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 		goto out;
 	for (i = 0; i < ng; i++)
 		g[i].at = i; /* its index, through the sort */
-	qsort(g, ng, sizeof(*g), group_cmp);
+	if (ng)		     /* g is NULL when there are none */
+		qsort(g, ng, sizeof(*g), group_cmp);
 	for (i = 0, at = 0; i < ng; i++) {
 		rank[g[i].at] = (uint32_t)i;
 		g[i].at = at;

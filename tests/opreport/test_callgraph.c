@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,6 +69,9 @@ static void fixture_open(struct fixture *fx)
 	struct ops_session_info info = { .event = "cpu-clock",
 					 .frequency = 1000 };
 	struct ops_image img = { .kind = OPS_IMAGE_FILE };
+	struct ops_process proc = { .tgid = 4242,
+				    .comm = "jit",
+				    .exe = "jit" };
 	struct ops_writer *w;
 	char exe[512], err[256];
 	ssize_t n;
@@ -81,6 +85,9 @@ static void fixture_open(struct fixture *fx)
 	ck_assert_ptr_nonnull(mkdtemp(fx->dir));
 	ck_assert_int_eq(ops_writer_open(&w, fx->dir, &info), 0);
 	ck_assert_int_eq(ops_writer_image(w, &img, &id), 0);
+	ck_assert_int_eq(id, 0);
+	/* a process whose anonymous frames no handler names */
+	ck_assert_int_eq(ops_writer_process(w, &proc, &id), 0);
 	ck_assert_int_eq(id, 0);
 	ck_assert_int_eq(ops_writer_close(w, 1), 0);
 	ck_assert_int_eq(ops_session_open(&fx->s, fx->dir, NULL, NULL, err,
@@ -130,6 +137,32 @@ static void add(struct fixture *fx, uint64_t count, size_t n, ...)
 	va_end(ap);
 	ck_assert_int_eq(callgraph_add(fx->cg, &ctx, fr, n, 0, count, false),
 			 0);
+}
+
+/* Add COUNT samples at TIME of process 0, leaf first: N frames, each
+ * "a:ADDR" (anonymous) or an offset in this binary. */
+static void add_anon(struct fixture *fx, uint64_t count, uint64_t time,
+		     size_t n, ...)
+{
+	struct cg_raw_ctx ctx = { CG_NONE, 0, 4242 };
+	struct cg_raw_frame fr[16];
+	va_list ap;
+	size_t i;
+
+	va_start(ap, n);
+	for (i = 0; i < n; i++) {
+		const char *f = va_arg(ap, const char *);
+
+		fr[i] = f[0] == 'a'
+				? (struct cg_raw_frame){ CG_ANON,
+							 strtoull(f + 2, NULL,
+								  16) }
+				: (struct cg_raw_frame){ 0, strtoull(f, NULL,
+								     16) };
+	}
+	va_end(ap);
+	ck_assert_int_eq(
+		callgraph_add(fx->cg, &ctx, fr, n, time, count, false), 0);
 }
 
 static int64_t find(const struct callgraph *cg, const char *name)
@@ -242,6 +275,40 @@ START_TEST(recursion_counts_once)
 }
 END_TEST
 
+/* The stacks of a JIT share their callers, and a recursion returns to
+ * one address many times: each sample's anonymous frames are counted
+ * as frames, however the stacks share them. */
+START_TEST(anon_frames_weighed_per_stack)
+{
+	struct fixture fx = { 0 };
+	char root[32];
+	int64_t anon;
+
+	fixture_open(&fx);
+	fx.r.naming_frames = true;
+	snprintf(root, sizeof(root), "%" PRIx64, (uint64_t)IN(cg_root));
+	/* 5 anonymous frames, 3 of them one return address */
+	add_anon(&fx, 1, 10, 6, "a:7000", "a:8005", "a:8005", "a:8005",
+		 "a:9005", root);
+	/* below the same callers: 4 anonymous frames */
+	add_anon(&fx, 1, 20, 5, "a:7100", "a:8005", "a:8005", "a:9005", root);
+	/* a leaf at the address a caller returns to, looked up there,
+	 * not at - 1: 3 frames */
+	add_anon(&fx, 2, 30, 4, "a:8005", "a:8005", "a:9005", root);
+	fixture_resolve(&fx);
+	ck_assert_uint_eq(fx.r.nr_naming, 1);
+	ck_assert_uint_eq(fx.r.naming[0].tgid, 4242);
+	ck_assert_uint_eq(fx.r.naming[0].samples, 5 + 4 + 2 * 3);
+	anon = find(fx.cg, "(no symbols)");
+	ck_assert(anon >= 0);
+	ck_assert_uint_eq(fx.cg->nodes[anon].total, 4);
+	ck_assert_uint_eq(fx.cg->nodes[anon].self, 4);
+	/* root -> anon (recursing into itself) */
+	ck_assert_uint_eq(fx.cg->total, 4);
+	fixture_close(&fx);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("callgraph");
@@ -253,6 +320,7 @@ static Suite *suite(void)
 		{ "equal_stacks_merge", equal_stacks_merge },
 		{ "return_address", caller_at_return_address_minus_one },
 		{ "recursion", recursion_counts_once },
+		{ "anon_weights", anon_frames_weighed_per_stack },
 	};
 	size_t i;
 
