@@ -609,29 +609,33 @@ out:
 	free(seen);
 	return ret;
 }
+
+/* The tables of the model's building, once the names are known. */
+static int build_tables(struct cg_build *b)
+{
+	size_t nn = b->names.nr_named ? b->names.nr_named : 1;
+	size_t ns = b->cg->in && b->cg->in->nr_stacks ? b->cg->in->nr_stacks
+						      : 1;
+
+	b->node_of = malloc(nn * sizeof(*b->node_of));
+	b->node_gen = calloc(nn, sizeof(*b->node_gen));
+	b->memo_pfx = malloc(ns * sizeof(*b->memo_pfx));
+	b->memo_class = malloc(ns * sizeof(*b->memo_class));
+	if (!b->node_of || !b->node_gen || !b->memo_pfx || !b->memo_class)
+		return -ENOMEM;
+	/* no class has made a prefix yet */
+	memset(b->memo_class, 0xff, ns * sizeof(*b->memo_class));
+	return 0;
+}
+
 int callgraph_resolve(struct callgraph *cg, const struct cg_sources *src)
 {
 	struct cg_build b = { .cg = cg, .src = src };
 	int ret;
 
 	ret = (cg->in ? cg_input_weigh(cg->in) : 0) ?:
-	      cg_names_resolve(&b.names, cg, src) ?: gather_classes(&b);
-	if (!ret) {
-		b.node_of = malloc((b.names.nr_named ? b.names.nr_named : 1) *
-				   sizeof(*b.node_of));
-		b.node_gen = calloc(b.names.nr_named ? b.names.nr_named : 1,
-				    sizeof(*b.node_gen));
-		size_t ns = cg->in && cg->in->nr_stacks ? cg->in->nr_stacks
-							: 1;
-
-		b.memo_pfx = malloc(ns * sizeof(*b.memo_pfx));
-		b.memo_class = malloc(ns * sizeof(*b.memo_class));
-		if (b.memo_class) /* no class has made a prefix yet */
-			memset(b.memo_class, 0xff, ns * sizeof(*b.memo_class));
-		ret = b.node_of && b.node_gen && b.memo_pfx && b.memo_class
-			      ? build_model(&b)
-			      : -ENOMEM;
-	}
+	      cg_names_resolve(&b.names, cg, src) ?: gather_classes(&b) ?:
+	      build_tables(&b) ?: build_model(&b);
 	cg_names_free(&b.names);
 	free(b.classes);
 	free(b.node_of);
@@ -642,6 +646,7 @@ int callgraph_resolve(struct callgraph *cg, const struct cg_sources *src)
 	free(b.memo_class);
 	free(b.path);
 	oputil_idxset_free(&b.node_set);
+	/* the raw input is named: only the model is kept */
 	cg_input_free(cg->in);
 	cg->in = NULL;
 	return ret;

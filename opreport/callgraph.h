@@ -7,9 +7,10 @@
  * then every frame is named by the machinery that names a flat sample:
  * each ELF image in one sorted batch through image_bfd, the kernel
  * through kallsyms, each process's anonymous frames in one sorted
- * (address, time) batch through the handler that claims it.  A frame in
- * a file or the kernel is named once per distinct stack, an anonymous one
- * once per sample, at the sample's time.  Caller frames are looked up at their
+ * (address, time) batch through the handler that claims it.  The stacks
+ * are a tree, as the session keeps them: a frame in a file or the kernel
+ * is named once per distinct (image, address), an anonymous one once
+ * per sample, at the sample's time (callgraph_input.h).  Caller frames are looked up at their
  * return address - 1, so that a call at the very end of a function is not
  * named after the next one.
  *

@@ -667,7 +667,8 @@ static int time_order(struct ops_anon_sample *smp, uint32_t *slots,
 	return 0;
 }
 
-/* The sample slot AT of a sample of CTX, of STACK's slot K. */
+/* The frames slot K of sample SMP stands for: its stack's frames at
+ * that address, times the sample's count (at most UINT32_MAX). */
 static uint64_t slot_weight(const struct cg_input *in,
 			    const struct cg_sample_in *smp, uint32_t k)
 {
