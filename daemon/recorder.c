@@ -71,12 +71,47 @@ static int recorder_context(struct recorder *r, uint32_t app, uint32_t image,
 	return err;
 }
 
-static void recorder_hist(struct recorder *r, uint32_t ctx, uint64_t off)
+static void recorder_tally_give(struct recorder *r, struct recorder_tally *t)
 {
-	int err = ops_writer_hist_add(r->w, ctx, off, 1);
+	int err = ops_writer_hist_add(r->w, t->ctx, t->offset, t->count);
 
+	t->count = 0;
 	if (err)
 		recorder_fail(r, err, true);
+}
+
+/* Give the round's counts to the writer: at the end of each round, and
+ * before anything reads or flushes the writer's. */
+static void recorder_tally_flush(struct recorder *r)
+{
+	for (uint32_t i = 0; i < r->nr_tally_used; i++) {
+		struct recorder_tally *t = &r->tally[r->tally_used[i]];
+
+		if (t->count)
+			recorder_tally_give(r, t);
+	}
+	r->nr_tally_used = 0;
+}
+
+static void recorder_hist(struct recorder *r, uint32_t ctx, uint64_t off)
+{
+	uint32_t slot = (uint32_t)(((off ^ ((uint64_t)ctx << 40)) *
+				    0x9e3779b97f4a7c15ull) >>
+				   56) &
+			(RECORDER_TALLY - 1);
+	struct recorder_tally *t = &r->tally[slot];
+
+	if (t->count && t->ctx == ctx && t->offset == off &&
+	    t->count < UINT32_MAX) {
+		t->count++;
+		return;
+	}
+	/* another key (or a full count) gives the slot's to the writer */
+	if (t->count)
+		recorder_tally_give(r, t);
+	else
+		r->tally_used[r->nr_tally_used++] = (uint16_t)slot;
+	*t = (struct recorder_tally){ .offset = off, .ctx = ctx, .count = 1 };
 }
 
 static void recorder_kernel(struct recorder *r, const struct pending_sample *s)
@@ -481,6 +516,7 @@ void recorder_fail(struct recorder *r, int err, bool from_writer)
 void recorder_end_round(struct recorder *r)
 {
 	recorder_retry(r, false);
+	recorder_tally_flush(r);
 	jitlog_attach_pending(r);
 	r->round++;
 	recorder_reap(r);
@@ -494,6 +530,7 @@ int recorder_flush(struct recorder *r)
 	struct ops_session_info t;
 	int err;
 
+	recorder_tally_flush(r);
 	if (r->err)
 		return r->err;
 	proctab_for_each(&r->procs, i, p)
@@ -516,6 +553,7 @@ int recorder_flush(struct recorder *r)
 void recorder_finish(struct recorder *r)
 {
 	recorder_retry(r, true);
+	recorder_tally_flush(r);
 	jitlog_attach_settle(r);
 	proctab_for_each(&r->procs, i, p)
 	{

@@ -29,6 +29,16 @@ struct recorder_exit {
 	uint64_t round;
 };
 
+/* Slots of the tally: a power of two */
+#define RECORDER_TALLY 256
+
+/* A (context, offset) counted this round, not yet given to the writer. */
+struct recorder_tally {
+	uint64_t offset;
+	uint32_t ctx;
+	uint32_t count; /* 0: the slot is free */
+};
+
 struct recorder {
 	struct ops_writer *w;
 	struct recorder_config cfg;
@@ -50,7 +60,14 @@ struct recorder {
 	uint32_t jitlog_pending;  /* processes to attach to next round */
 	uint32_t round_events;	  /* mappings, processes seen this round */
 	bool busy;		  /* see recorder_busy() */
-	int err;		  /* first failure: recording stops */
+	/* the round's histogram counts, direct-mapped by key: a busy
+	 * program's samples fall on few offsets, and a hit costs a
+	 * multiply and a compare where the writer's table costs a probe
+	 * and its bookkeeping; given to the writer at the round's end */
+	struct recorder_tally tally[RECORDER_TALLY];
+	uint16_t tally_used[RECORDER_TALLY]; /* the slots taken, in order */
+	uint32_t nr_tally_used;
+	int err; /* first failure: recording stops */
 	bool err_from_writer;
 };
 
@@ -98,7 +115,14 @@ int recorder_anon_note(struct recorder *r, struct proc *p,
  * session, counted in CTX (the leaf's context) unless it holds an
  * anonymous frame, then appended to P's stream.  P may be NULL (a
  * kernel sample of an unknown task). */
-void recorder_stack(struct recorder *r, struct proc *p,
-		    const struct pending_sample *s, uint32_t ctx);
+void recorder_stack_chain(struct recorder *r, struct proc *p,
+			  const struct pending_sample *s, uint32_t ctx);
+static inline void recorder_stack(struct recorder *r, struct proc *p,
+				  const struct pending_sample *s, uint32_t ctx)
+{
+	/* no call for a sample without a chain to place */
+	if (r->frames)
+		recorder_stack_chain(r, p, s, ctx);
+}
 
 #endif

@@ -60,8 +60,8 @@ static bool recorder_user_frame(struct recorder *r, struct proc *p,
 	return false;
 }
 
-void recorder_stack(struct recorder *r, struct proc *p,
-		    const struct pending_sample *s, uint32_t ctx)
+void recorder_stack_chain(struct recorder *r, struct proc *p,
+			  const struct pending_sample *s, uint32_t ctx)
 {
 	struct ops_stack st = { .frames = r->frames };
 	enum chain_part part = PART_NONE;

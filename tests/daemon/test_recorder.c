@@ -262,6 +262,40 @@ START_TEST(test_multi_segment_and_pgoff)
 }
 END_TEST
 
+/* The round's counts are tallied before they reach the writer: keys
+ * that share a slot, more keys than slots, a flush in the middle of a
+ * round and a held sample placed only at the end all add up. */
+START_TEST(test_counts_tallied)
+{
+	enum { KEYS = 3 * RECORDER_TALLY + 7 };
+	struct ops_session *s;
+	uint64_t total = 0;
+
+	feed_mmap(100, 0x400000, 0x100000, 0, exe);
+	for (int round = 0; round < 3; round++) {
+		for (uint64_t k = 0; k < KEYS; k++)
+			for (uint64_t n = 0; n <= k % 5; n++)
+				feed_sample(100, 100, 0x400000 + 16 * k,
+					    PERF_RECORD_MISC_USER);
+		if (round == 1)
+			ck_assert_int_eq(recorder_flush(&r), 0);
+		recorder_end_round(&r);
+	}
+	/* its mapping arrives in the last round, after the sample */
+	feed_sample(100, 100, 0x900010, PERF_RECORD_MISC_USER);
+	feed_mmap(100, 0x900000, 0x1000, 0x300000, exe);
+	s = reopen();
+	for (uint64_t k = 0; k < KEYS; k++) {
+		ck_assert_uint_eq(count_at(s, exe, 16 * k, NULL),
+				  3 * (k % 5 + 1));
+		total += 3 * (k % 5 + 1);
+	}
+	ck_assert_uint_eq(count_at(s, exe, 0x300010, NULL), 1);
+	ck_assert_uint_eq(ops_session_info(s)->samples, total + 1);
+	ops_session_close(s);
+}
+END_TEST
+
 START_TEST(test_sample_before_its_mapping)
 {
 	struct ops_session *s;
@@ -507,6 +541,7 @@ static Suite *recorder_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_multi_segment_and_pgoff);
+	tcase_add_test(tc, test_counts_tallied);
 	tcase_add_test(tc, test_sample_before_its_mapping);
 	tcase_add_test(tc, test_anonymous_stream);
 	tcase_add_test(tc, test_kernel_samples);
