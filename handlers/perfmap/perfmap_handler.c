@@ -371,10 +371,33 @@ static const char *pm_last_error(void *state)
 	return st && st->err[0] ? st->err : NULL;
 }
 
+/* A perf map carries no times: its names hold at any time. */
+static uint32_t pm_state_flags(void *state)
+{
+	(void)state;
+	return OPJIT_STATE_TIMELESS;
+}
+
+/* For hosts of ABI 1.3 and later, which ask each address once. */
 static const struct opjit_handler perfmap_handler = {
-	.struct_size = OPJIT_HANDLER_SIZE_1_0,
+	.struct_size = OPJIT_HANDLER_SIZE_1_3,
 	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
 	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
+	.name = "perfmap",
+	.description = "perf map text (/tmp/perf-PID.map, /tmp/anon.PID) "
+		       "from node, .NET, Mono, the JDK and Python",
+	.claim = pm_claim,
+	.resolve = pm_resolve,
+	.last_error = pm_last_error,
+	.release = pm_release,
+	.state_flags = pm_state_flags,
+};
+
+/* For older hosts, which would refuse a slot they do not know. */
+static const struct opjit_handler perfmap_handler_1_0 = {
+	.struct_size = OPJIT_HANDLER_SIZE_1_0,
+	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
+	.abi_minor = 0,
 	.name = "perfmap",
 	.description = "perf map text (/tmp/perf-PID.map, /tmp/anon.PID) "
 		       "from node, .NET, Mono, the JDK and Python",
@@ -389,5 +412,5 @@ opjit_handler_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
 {
 	if (host_abi_major != OPJIT_HANDLER_ABI_MAJOR)
 		return NULL;
-	return &perfmap_handler;
+	return host_abi_minor >= 3 ? &perfmap_handler : &perfmap_handler_1_0;
 }

@@ -85,6 +85,8 @@ int handler_call_claim(struct anon_handler *h, const struct opjit_process *op,
 	if (rc == 0)
 		return 0;
 	h->state = state;
+	/* the slot is there when the table was long enough to hold it */
+	h->state_flags = h->tab.state_flags ? h->tab.state_flags(state) : 0;
 	return 1;
 }
 
@@ -135,6 +137,7 @@ void handler_call_release(struct anon_handler *h)
 {
 	h->tab.release(h->state);
 	h->state = NULL;
+	h->state_flags = 0;
 }
 
 /* ---- the in-process path ---- */

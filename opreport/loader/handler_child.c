@@ -121,6 +121,8 @@ static void child_claim(struct child *c)
 		wire_put_str(&c->w, c->h.refused_why);
 	if (rc < 0)
 		wire_put_str(&c->w, why);
+	if (rc == 1)
+		wire_put_u32(&c->w, c->h.state_flags);
 	wire_flush(&c->w);
 }
 

@@ -31,8 +31,9 @@ struct anon_handler {
 	 * is started), and the description it sent, which tab points to. */
 	struct handler_proc *proc;
 	char *description;
-	bool broken;			 /* the helper cannot even load it */
-	void *state;			 /* in-process: the claimed state */
+	bool broken;	      /* the helper cannot even load it */
+	void *state;	      /* in-process: the claimed state */
+	uint32_t state_flags; /* OPJIT_STATE_* of the claimed state */
 	struct handler_collect *collect; /* in-process: of that state */
 	unsigned maps_refused; /* by open_map, since the last claim */
 	char refused_why[HANDLER_WHY_LEN]; /* the first of them: file, rule */

@@ -327,6 +327,7 @@ static int proc_claim(struct anon_handler *h, const struct opjit_process *op,
 	} else if (!w->err && rc > 1) {
 		w->err = -EPROTO;
 	}
+	h->state_flags = !w->err && rc == 1 ? wire_get_u32(w) : 0;
 	if (w->err)
 		return proc_broke(h, why, len);
 	return rc;

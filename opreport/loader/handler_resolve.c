@@ -166,6 +166,11 @@ struct resolve_ctx {
 	struct anon_resolved batch; /* what the sink gets, batch-sized */
 	struct anon_inline *inl;    /* the batch's inline frames */
 	size_t cap_inl;
+	/* a handler whose names do not depend on the times is asked once an
+	 * address: per sample, the address it was asked as (an index into
+	 * the answer), and per address, where its inline frames start */
+	uint32_t *ask;
+	size_t *inl_at;
 	anon_batch_fn sink;
 	void *sink_ctx;
 	char why[HANDLER_WHY_LEN];
@@ -223,32 +228,40 @@ static void broke(struct resolve_ctx *c, const struct ops_process *p,
 	    stays ? "; its samples stay anonymous" : "");
 }
 
-/* Point the batch's arrays at the table entries the answer names.  0 or
- * -HANDLER_NOMEM (not reported). */
-static int answer_apply(struct resolve_ctx *c, size_t n)
+/* Point the batch's N samples at the table entries the answer names:
+ * sample I's is answer c->ask[I] (I itself without c->ask) of the NA
+ * answers.  0 or -HANDLER_NOMEM (not reported). */
+static int answer_apply(struct resolve_ctx *c, size_t n, size_t na,
+			const uint32_t *ask)
 {
 	struct anon_resolved *b = &c->batch;
 	const struct handler_inline *hi = c->ans.inl;
-	size_t i, k, used = 0;
+	size_t i, j, k, used = 0;
 
 	if (oputil_grow(&c->inl, &c->cap_inl, c->ans.len_inl, sizeof(*c->inl)))
 		return -HANDLER_NOMEM;
-	for (i = 0; i < n; i++) {
-		uint32_t s = c->ans.sym[i], f = c->ans.file[i];
-
-		b->syms[i] = s ? c->t.sym[s - 1] : NULL;
-		b->files[i] = f ? c->t.file[f - 1] : NULL;
-		b->lines[i] = c->ans.line[i];
-		b->reasons[i] = c->ans.reason[i];
-		b->nr_inl[i] = c->ans.nr_inl[i];
-		b->inl[i] = b->nr_inl[i] ? c->inl + used : NULL;
-		for (k = 0; k < b->nr_inl[i]; k++, used++)
+	for (j = 0; j < na; j++) {
+		c->inl_at[j] = used;
+		for (k = 0; k < c->ans.nr_inl[j]; k++, used++)
 			c->inl[used] = (struct anon_inline){
 				c->t.sym[hi[used].sym - 1],
 				hi[used].file ? c->t.file[hi[used].file - 1]
 					      : NULL,
 				hi[used].line
 			};
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t s, f;
+
+		j = ask ? ask[i] : i;
+		s = c->ans.sym[j];
+		f = c->ans.file[j];
+		b->syms[i] = s ? c->t.sym[s - 1] : NULL;
+		b->files[i] = f ? c->t.file[f - 1] : NULL;
+		b->lines[i] = c->ans.line[j];
+		b->reasons[i] = c->ans.reason[j];
+		b->nr_inl[i] = c->ans.nr_inl[j];
+		b->inl[i] = b->nr_inl[i] ? c->inl + c->inl_at[j] : NULL;
 	}
 	return 0;
 }
@@ -275,6 +288,7 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 {
 	size_t base, i, chunk = n < RESOLVE_BATCH ? n : RESOLVE_BATCH;
 	size_t k = chunk ? chunk : 1;
+	bool timeless = c->h->state_flags & OPJIT_STATE_TIMELESS;
 	int rc;
 
 	c->addrs = malloc(k * sizeof(*c->addrs));
@@ -295,19 +309,32 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 	    !c->batch.files || !c->batch.lines || !c->batch.reasons ||
 	    !c->ans.nr_inl || !c->batch.inl || !c->batch.nr_inl)
 		return -HANDLER_NOMEM;
+	c->ask = malloc(k * sizeof(*c->ask));
+	c->inl_at = malloc(k * sizeof(*c->inl_at));
+	if (!c->ask || !c->inl_at)
+		return -HANDLER_NOMEM;
 	for (base = 0; base < n; base += chunk) {
-		size_t m = n - base < chunk ? n - base : chunk;
+		size_t m = n - base < chunk ? n - base : chunk, na = 0;
 
 		for (i = 0; i < m; i++) {
-			c->addrs[i] = samples[base + i].addr;
-			c->times[i] = samples[base + i].time_ns;
+			const struct ops_anon_sample *smp = &samples[base + i];
+
+			/* the samples come sorted by address: a timeless
+			 * handler is asked each address once, at the time
+			 * of its first sample */
+			if (!timeless || !na ||
+			    c->addrs[na - 1] != smp->addr) {
+				c->addrs[na] = smp->addr;
+				c->times[na++] = smp->time_ns;
+			}
+			c->ask[i] = (uint32_t)(na - 1);
 		}
 		rc = ops()->resolve(c->h, &c->hs->arena, &c->t, c->addrs,
-				    c->times, m, &c->ans, c->why,
+				    c->times, na, &c->ans, c->why,
 				    sizeof(c->why));
 		if (rc < 0)
 			return rc;
-		if (answer_apply(c, m) < 0)
+		if (answer_apply(c, m, na, timeless ? c->ask : NULL) < 0)
 			return -HANDLER_NOMEM;
 		/* the sink can only run out of memory */
 		if (c->sink(c->sink_ctx, &c->batch, base, m) < 0)
@@ -388,6 +415,8 @@ out:
 	free(c.batch.inl);
 	free(c.batch.nr_inl);
 	free(c.inl);
+	free(c.ask);
+	free(c.inl_at);
 	if (h->spoke)
 		said(hs, h, s, proc_id, true);
 	h->quiet = false;

@@ -13,6 +13,10 @@
  * lines 1 to 100; for comm "badinline", into "mid" and then a frame
  * whose reserved field is set.
  *
+ * A timeless build (FAKE_TIMELESS, ABI 1.3) says its names depend on the
+ * address alone, refuses a batch that asks an address twice, and warns
+ * "asked N" for each batch of N addresses.
+ *
  * A misbehaving build (FAKE_BAD_*) claims the processes a good one does
  * and "jitdemo" too, and then does the one wrong thing it is named for.
  */
@@ -113,6 +117,7 @@ struct fake_state {
 	size_t ncand;
 	int fail_resolve;
 	char err[64];
+	const struct opjit_host *host;
 	struct opjit_symbol **fresh;
 	size_t nfresh;
 };
@@ -229,6 +234,7 @@ __attribute__((unused)) static int fake_claim(const struct opjit_host *host,
 						     : "two\nlines\033[31m");
 	for (i = 0; !strcmp(proc->comm, "flood") && i < 30; i++)
 		host->warn(host, "flood");
+	st->host = host;
 	*state = st;
 	return 1;
 }
@@ -273,6 +279,14 @@ static int fake_resolve(void *state, struct opjit_resolve_batch *b)
 		st->fresh[st->nfresh++] = fresh;
 	}
 #endif
+#ifdef FAKE_TIMELESS
+	{
+		char m[32];
+
+		snprintf(m, sizeof(m), "asked %zu", b->count);
+		st->host->warn(st->host, m);
+	}
+#endif
 	for (i = 0; i < b->count; i++) {
 		uint64_t a = b->addrs[i];
 
@@ -280,6 +294,12 @@ static int fake_resolve(void *state, struct opjit_resolve_batch *b)
 			snprintf(st->err, sizeof(st->err), "unsorted batch");
 			return -EINVAL;
 		}
+#ifdef FAKE_TIMELESS
+		if (i && a == b->addrs[i - 1]) {
+			snprintf(st->err, sizeof(st->err), "asked twice");
+			return -EINVAL;
+		}
+#endif
 		if (st->ncand) {
 			b->symbols[i] = i < st->ncand ? &st->cand[i] : NULL;
 #ifdef OPJIT_RESOLVE_BATCH_SIZE_1_2
@@ -354,6 +374,8 @@ struct fake_table {
 #define FAKE_TABLE_SIZE SIZE_MAX
 #elif defined(FAKE_FUTURE)
 #define FAKE_TABLE_SIZE sizeof(struct fake_table)
+#elif defined(FAKE_TIMELESS)
+#define FAKE_TABLE_SIZE OPJIT_HANDLER_SIZE_1_3
 #else
 #define FAKE_TABLE_SIZE OPJIT_HANDLER_SIZE_1_0
 #endif
@@ -361,6 +383,17 @@ struct fake_table {
 static void fake_later(void)
 {
 }
+
+#ifdef FAKE_TIMELESS
+static uint32_t fake_state_flags(void *state)
+{
+	(void)state;
+	return OPJIT_STATE_TIMELESS;
+}
+#define FAKE_STATE_FLAGS .state_flags = fake_state_flags,
+#else
+#define FAKE_STATE_FLAGS
+#endif
 
 #ifndef FAKE_NO_CLAIM
 #define FAKE_CLAIM fake_claim
@@ -373,7 +406,7 @@ static void fake_later(void)
 		.abi_minor = FAKE_MINOR, .name = FAKE_TABLE_NAME,        \
 		.description = FAKE_DESCRIPTION, .claim = FAKE_CLAIM,    \
 		.resolve = fake_resolve, .last_error = fake_last_error,  \
-		.release = fake_release,                                 \
+		.release = fake_release, FAKE_STATE_FLAGS                \
 	}
 
 __attribute__((unused)) static const struct fake_table fake_table = {

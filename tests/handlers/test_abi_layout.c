@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * The 1.0 handler ABI, frozen: every offset, size and constant a 1.0
- * handler or host was compiled with, and what 1.2 appended.  Built twice, against the current
+ * handler or host was compiled with, and what 1.2 and 1.3 appended.  Built twice, against the current
  * header and against the frozen 1.0 copy, so a later header that moves,
  * resizes or renumbers anything fails to compile here.  The numbers are
  * those of LP64 Linux (x86_64, aarch64), where opjit runs.
@@ -99,7 +99,15 @@ AT(opjit_handler, claim, 32);
 AT(opjit_handler, resolve, 40);
 AT(opjit_handler, last_error, 48);
 AT(opjit_handler, release, 56);
+#if OPJIT_HANDLER_ABI_MINOR >= 3
+/* 1.3 appended a slot: what the host may assume of a state's names */
+AT(opjit_handler, state_flags, 64);
+SIZE(opjit_handler, 72, state_flags);
+_Static_assert(OPJIT_HANDLER_SIZE_1_3 == 72 && OPJIT_STATE_TIMELESS == 1,
+	       "the 1.3 size and flag are fixed for ever");
+#else
 SIZE(opjit_handler, 64, release);
+#endif
 
 _Static_assert(OPJIT_HOST_SIZE_1_0 == 40 &&
 		       OPJIT_MAP_CANDIDATE_SIZE_1_0 == 24 &&
@@ -139,6 +147,9 @@ TYPE(SLOT(opjit_handler, resolve),
      int (*)(void *, struct opjit_resolve_batch *));
 TYPE(SLOT(opjit_handler, last_error), const char *(*)(void *));
 TYPE(SLOT(opjit_handler, release), void (*)(void *));
+#if OPJIT_HANDLER_ABI_MINOR >= 3
+TYPE(SLOT(opjit_handler, state_flags), uint32_t (*)(void *));
+#endif
 TYPE(SLOT(opjit_resolve_batch, reasons), uint32_t *);
 TYPE(SLOT(opjit_resolve_batch, symbols), const struct opjit_symbol **);
 #if OPJIT_HANDLER_ABI_MINOR >= 2

@@ -1225,6 +1225,34 @@ START_TEST(handler_built_for_1_0_works)
 }
 END_TEST
 
+/* A handler whose names do not depend on the times (ABI 1.3) is asked
+ * each address once, and every sample there gets the answer: by either
+ * path. */
+START_TEST(timeless_handler_asked_each_address_once)
+{
+	static const struct ops_anon_sample smp[] = {
+		{ 1, 0x1000, 1 }, { 2, 0x1000, 1 }, { 3, 0x1000, 1 },
+		{ 4, 0x1500, 1 }, { 5, 0x2000, 1 }, { 6, 0x2000, 1 },
+	};
+	struct anon_resolved r;
+	size_t i;
+
+	load_one_from(FAKE_DIR3, "timeless");
+	memset(&sess, 0, sizeof(sess));
+	session_proc(0, 100, "timeless");
+	capture_begin();
+	ck_assert_int_eq(resolve_all(hs, &sess, 0, smp, 6, &r), 1);
+	ck_assert_str_eq(capture_end(), "opreport: timeless: claimed\n"
+					"opreport: timeless: asked 3\n");
+	for (i = 0; i < 4; i++) {
+		ck_assert_str_eq(r.syms[i]->name, "timeless:lo");
+		ck_assert_uint_eq(r.lines[i], smp[i].addr - 0x1000);
+	}
+	ck_assert_str_eq(r.syms[4]->name, "timeless:hi");
+	ck_assert_ptr_eq(r.syms[5], r.syms[4]);
+}
+END_TEST
+
 /* A handler of a later minor, told this host's minor, leaves its new
  * fields zero: its longer table and longer symbols are taken. */
 START_TEST(later_handler_works_in_this_host)
@@ -1252,7 +1280,7 @@ START_TEST(later_table_with_unknown_fields_refused)
 		 "opreport: skipping handler " FAKE_DIR3
 		 "/libfuturerude.so: handler table of %zu bytes sets fields "
 		 "past ABI 1." MINOR ", which this opreport cannot honour\n",
-		 (size_t)OPJIT_HANDLER_SIZE_1_0 + 2 * sizeof(void *));
+		 sizeof(struct opjit_handler) + 2 * sizeof(void *));
 	capture_begin();
 	{
 		const char *names[] = { "futurerude" };
@@ -1391,6 +1419,7 @@ static Suite *loader_suite(void)
 	tcase_add_test(inproc, inline_chains_reach_the_report);
 	tcase_add_test(inproc, long_inline_chain_is_cut);
 	tcase_add_test(inproc, malformed_inline_frame_ends_the_chain);
+	tcase_add_test(inproc, timeless_handler_asked_each_address_once);
 	suite_add_tcase(s, inproc);
 	iso = tcase_create("isolation");
 	tcase_add_checked_fixture(iso, setup, teardown);
@@ -1414,6 +1443,7 @@ static Suite *loader_suite(void)
 	tcase_add_checked_fixture(grow, setup, teardown);
 	tcase_add_test(grow, handler_built_for_1_0_works);
 	tcase_add_test(grow, later_handler_works_in_this_host);
+	tcase_add_test(grow, timeless_handler_asked_each_address_once);
 	tcase_add_test(grow, later_table_with_unknown_fields_refused);
 	tcase_add_test(grow, table_of_absurd_size_refused);
 	tcase_add_test(grow, symbol_with_reserved_set_is_malformed);

@@ -148,6 +148,22 @@ START_TEST(table_is_well_formed)
 }
 END_TEST
 
+/* A perf map has no times: a 1.3 host is told so, and may ask each
+ * address once; an older host gets the 1.0 table, which it accepts. */
+START_TEST(timeless_for_hosts_that_know)
+{
+	const struct opjit_handler *old =
+		opjit_handler_entry(OPJIT_HANDLER_ABI_MAJOR, 2);
+
+	ck_assert_uint_ge(pm->struct_size, OPJIT_HANDLER_SIZE_1_3);
+	ck_assert_ptr_nonnull(pm->state_flags);
+	ck_assert_uint_eq(pm->state_flags(NULL), OPJIT_STATE_TIMELESS);
+	ck_assert_ptr_nonnull(old);
+	ck_assert_uint_eq(old->struct_size, OPJIT_HANDLER_SIZE_1_0);
+	ck_assert_ptr_eq(old->resolve, pm->resolve);
+}
+END_TEST
+
 START_TEST(claims_perf_map_and_names_samples)
 {
 	static const uint64_t a[] = { 0xfff, 0x1000, 0x1010, 0x1040, 0x2000 };
@@ -428,6 +444,7 @@ static Suite *handler_suite(void)
 
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, table_is_well_formed);
+	tcase_add_test(t, timeless_for_hosts_that_know);
 	tcase_add_test(t, claims_perf_map_and_names_samples);
 	tcase_add_test(t, empty_perf_map_is_still_claimed);
 	tcase_add_test(t, anon_file_in_other_format_declined);

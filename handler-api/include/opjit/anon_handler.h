@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * opjit anonymous-sample handler ABI, version 1.2 (1.0 is frozen: it only
+ * opjit anonymous-sample handler ABI, version 1.3 (1.0 is frozen: it only
  * grows, by the rules in handler-api/README.md).
  *
  * A handler is a shared object, found by name (libNAME.so), that exports
@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define OPJIT_HANDLER_ABI_MAJOR 1
-#define OPJIT_HANDLER_ABI_MINOR 2
+#define OPJIT_HANDLER_ABI_MINOR 3
 
 /* The name of the one exported function. */
 #define OPJIT_HANDLER_ENTRY_NAME "opjit_handler_entry"
@@ -221,7 +221,21 @@ struct opjit_handler {
 
 	/* Free everything claim() made.  Mandatory. */
 	void (*release)(void *state);
+
+	/*
+	 * Since 1.3.  What the host may assume of the names STATE gives, as
+	 * OPJIT_STATE_* flags; asked once, right after claim().  Optional:
+	 * NULL (or 0) is as in 1.2.
+	 */
+	uint32_t (*state_flags)(void *state);
 };
+
+/* state_flags(): every name depends on the address alone, never on the
+ * time (a perf map has no times).  The host then asks each address once
+ * per batch, with the time of its first sample, and gives the answer to
+ * all the samples there: a JIT's millions of samples in its hot code
+ * are a few thousand questions. */
+#define OPJIT_STATE_TIMELESS 0x1u
 
 /* Every struct_size of version 1.0: through the structure's last field. */
 #define OPJIT_HOST_SIZE_1_0 OPJIT_SIZE_THROUGH(struct opjit_host, open_map)
@@ -240,6 +254,10 @@ struct opjit_handler {
 	OPJIT_SIZE_THROUGH(struct opjit_resolve_batch, nr_inlined)
 #define OPJIT_INLINE_FRAME_SIZE_1_2 \
 	OPJIT_SIZE_THROUGH(struct opjit_inline_frame, reserved)
+
+/* The size version 1.3 grew. */
+#define OPJIT_HANDLER_SIZE_1_3 \
+	OPJIT_SIZE_THROUGH(struct opjit_handler, state_flags)
 
 /* The smallest table a 1.x host accepts: everything through release. */
 #define OPJIT_HANDLER_V1_SIZE OPJIT_HANDLER_SIZE_1_0
