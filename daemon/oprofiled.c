@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * oprofiled: records samples with perf_event into a session directory.
- * One thread polls one ring buffer per CPU, a signalfd and a timer.
+ * One thread polls one ring buffer per CPU and a signalfd, with a
+ * timeout for the next flush.
  */
 #include <errno.h>
 #include <poll.h>
@@ -12,7 +13,6 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
-#include <sys/timerfd.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -34,13 +34,17 @@
 #endif
 
 /*
- * A wake-up costs this VM-hosted loop more than a thousand samples, so
- * the loop sleeps until a buffer is half full or the next flush,
- * and drains every 100 ms only while something waits on time: held
- * samples, processes starting or ending, attaches to make.  A flush
- * that finds nothing new since the last one is the last until records
- * arrive again: an idle recording sleeps until a buffer fills or it
- * ends, as perf record does, rather than waking every second.
+ * A wake-up costs this VM-hosted loop as much as three thousand
+ * samples (35 to 50 us of CPU), so the loop wakes as seldom as it can:
+ * a busy recording wakes once a second, reads every buffer, then
+ * flushes, and a buffer wakes it sooner only when it would fill before
+ * that (counters.c sets how full).  A buffer's wake-up also flushes
+ * what it read and puts the next flush a second later, so that it and
+ * the timer do not both come each second.  While something waits on
+ * time (held samples, processes starting or ending, attaches to make)
+ * the loop also drains every 100 ms.  A second that reads nothing
+ * leaves no flush due: an idle recording sleeps until a buffer fills or
+ * it ends, as perf record does.
  */
 #define TICK_NS 100000000ull   /* drain and retry while busy */
 #define FLUSH_NS 1000000000ull /* durable a second after records arrive */
@@ -57,8 +61,9 @@ struct daemon {
 	bool interrupted; /* by SIGINT or SIGTERM */
 	bool child_done;
 	int child_status;
-	int sigfd, timerfd, pidfd;
+	int sigfd, pidfd;
 	uint64_t flush_ns;		   /* when the next flush is due */
+	uint64_t tick_ns;		   /* the next drain while busy */
 	uint64_t records, records_flushed; /* read; read by the last flush */
 	bool idle; /* nothing read since the last flush: none due */
 	uint64_t deadline_ns;
@@ -79,6 +84,15 @@ static void daemon_drain(struct daemon *d)
 	ring_merge_drain(&d->merge, d->c.rings, (size_t)d->c.nr_cpus,
 			 daemon_record, d);
 	recorder_end_round(&d->r);
+}
+
+/* Make what was read durable; the next flush is due a second later. */
+static void daemon_flush(struct daemon *d)
+{
+	recorder_flush(&d->r);
+	d->records_flushed = d->records;
+	d->flush_ns = oputil_clock_ns(CLOCK_MONOTONIC) + FLUSH_NS;
+	d->idle = false;
 }
 
 static void daemon_reap_child(struct daemon *d)
@@ -108,7 +122,7 @@ static void daemon_signal(struct daemon *d)
 		case SIGUSR1:
 			if (d->recording) {
 				daemon_drain(d);
-				recorder_flush(&d->r);
+				daemon_flush(d);
 			}
 			break;
 		case SIGCHLD:
@@ -118,88 +132,88 @@ static void daemon_signal(struct daemon *d)
 	}
 }
 
-static void daemon_tick(struct daemon *d)
+/* After a round: flush when records were read and either a second
+ * has passed since the last flush or a buffer woke the loop (its
+ * records are flushed at once, and the next flush is a second later);
+ * stop at the deadline or when the process followed by pid is gone. */
+static void daemon_after_round(struct daemon *d, bool ring_woke)
 {
-	uint64_t n, now;
+	uint64_t now = oputil_clock_ns(CLOCK_MONOTONIC);
 
-	if (read(d->timerfd, &n, sizeof(n)) != sizeof(n))
-		return;
-	now = oputil_clock_ns(CLOCK_MONOTONIC);
-	if (now >= d->flush_ns) {
-		d->flush_ns = now + FLUSH_NS;
-		d->idle = d->records == d->records_flushed;
-		if (!d->idle)
-			recorder_flush(&d->r);
-		d->records_flushed = d->records;
+	if (d->records != d->records_flushed) {
+		if (d->idle || ring_woke || now >= d->flush_ns)
+			daemon_flush(d);
+	} else if (now >= d->flush_ns) {
+		d->idle = true;
 	}
 	if (d->deadline_ns && now >= d->deadline_ns)
 		d->stop = true;
-	if (d->o->mode == MODE_PID && d->pidfd < 0 && kill(d->o->pid, 0) < 0 &&
-	    errno == ESRCH)
-		d->stop = true;
+	if (now >= d->tick_ns) {
+		d->tick_ns = now + TICK_NS;
+		if (d->o->mode == MODE_PID && d->pidfd < 0 &&
+		    kill(d->o->pid, 0) < 0 && errno == ESRCH)
+			d->stop = true;
+	}
 }
 
-/* Wake at the next flush (none while idle) or deadline, or in TICK_NS
- * while busy; with none of them, sleep until a buffer fills or a
- * signal. */
-static void daemon_arm(struct daemon *d)
+/* How long to sleep: until the next flush (none while idle) or the
+ * deadline, or the next 100 ms tick while busy; NULL, with none of
+ * them: until a buffer fills or a signal. */
+static struct timespec *daemon_timeout(struct daemon *d, struct timespec *ts)
 {
-	uint64_t next;
-	struct itimerspec its = { 0 };
+	uint64_t now = oputil_clock_ns(CLOCK_MONOTONIC);
+	uint64_t next = d->idle ? UINT64_MAX : d->flush_ns;
 
-	/* records after an idle stretch waited in a buffer: flush now */
-	if (d->idle && d->records != d->records_flushed) {
-		d->idle = false;
-		d->flush_ns = oputil_clock_ns(CLOCK_MONOTONIC);
-	}
-	next = d->idle ? UINT64_MAX : d->flush_ns;
-
-	if (recorder_busy(&d->r) || (d->o->mode == MODE_PID && d->pidfd < 0)) {
-		uint64_t soon = oputil_clock_ns(CLOCK_MONOTONIC) + TICK_NS;
-
-		next = soon < next ? soon : next;
-	}
+	/* the first round comes soon too: the start's records */
+	if (recorder_busy(&d->r) || !d->r.round ||
+	    (d->o->mode == MODE_PID && d->pidfd < 0))
+		next = d->tick_ns < next ? d->tick_ns : next;
 	if (d->deadline_ns && d->deadline_ns < next)
 		next = d->deadline_ns;
-	if (next != UINT64_MAX) {
-		its.it_value.tv_sec = (time_t)(next / 1000000000ull);
-		its.it_value.tv_nsec = (long)(next % 1000000000ull);
-	}
-	timerfd_settime(d->timerfd, TFD_TIMER_ABSTIME, &its, NULL);
+	if (next == UINT64_MAX)
+		return NULL;
+	next = next > now ? next - now : 0;
+	ts->tv_sec = (time_t)(next / 1000000000ull);
+	ts->tv_nsec = (long)(next % 1000000000ull);
+	return ts;
 }
 
 static void daemon_loop(struct daemon *d)
 {
-	int nr = 3 + d->c.nr_cpus;
+	int nr = 2 + d->c.nr_cpus;
 	struct pollfd *pfd = calloc(nr, sizeof(*pfd));
+	struct timespec ts;
 
 	if (!pfd) {
 		recorder_fail(&d->r, -ENOMEM, false);
 		return;
 	}
 	pfd[0] = (struct pollfd){ .fd = d->sigfd, .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = d->timerfd, .events = POLLIN };
-	pfd[2] = (struct pollfd){ .fd = d->pidfd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = d->pidfd, .events = POLLIN };
 	for (int i = 0; i < d->c.nr_cpus; i++)
-		pfd[3 + i] = (struct pollfd){
+		pfd[2 + i] = (struct pollfd){
 			.fd = d->c.rings[i].base ? d->c.rings[i].fd : -1,
 			.events = POLLIN,
 		};
 	while (!d->stop && !d->r.err) {
-		if (poll(pfd, nr, -1) < 0 && errno != EINTR)
+		bool ring_woke = false;
+
+		if (ppoll(pfd, nr, daemon_timeout(d, &ts), NULL) < 0 &&
+		    errno != EINTR)
 			break;
 		if (pfd[0].revents)
 			daemon_signal(d);
 		if (pfd[1].revents)
-			daemon_tick(d);
-		if (pfd[2].revents)
 			d->stop = true;
-		/* a buffer whose tasks are all gone hangs up for good */
-		for (int i = 3; i < nr; i++)
+		for (int i = 2; i < nr; i++) {
+			ring_woke |= pfd[i].revents & POLLIN;
+			/* a buffer whose tasks are all gone hangs up for
+			 * good */
 			if (pfd[i].revents & (POLLHUP | POLLERR))
 				pfd[i].fd = -1;
+		}
 		daemon_drain(d);
-		daemon_arm(d);
+		daemon_after_round(d, ring_woke);
 	}
 	free(pfd);
 }
@@ -316,14 +330,12 @@ static int daemon_open_counters(struct daemon *d)
 
 static int daemon_setup_fds(struct daemon *d, const sigset_t *mask)
 {
-	struct itimerspec its = { .it_value = { 0, TICK_NS } };
+	uint64_t now = oputil_clock_ns(CLOCK_MONOTONIC);
 
-	d->flush_ns = oputil_clock_ns(CLOCK_MONOTONIC) + FLUSH_NS;
+	d->flush_ns = now + FLUSH_NS;
+	d->tick_ns = now + TICK_NS;
 	d->sigfd = signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	d->timerfd =
-		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (d->sigfd < 0 || d->timerfd < 0 ||
-	    timerfd_settime(d->timerfd, 0, &its, NULL) < 0) {
+	if (d->sigfd < 0) {
 		fprintf(stderr,
 			"oprofiled: cannot set up the event loop: "
 			"%s\n",
@@ -476,7 +488,7 @@ static int daemon_run(struct daemon *d)
 	/* a full pipe on stderr must not kill the recorder */
 	signal(SIGPIPE, SIG_IGN);
 	d->child.pid = -1;
-	d->sigfd = d->timerfd = d->pidfd = -1;
+	d->sigfd = d->pidfd = -1;
 	if (d->o->mode == MODE_PID && kill(d->o->pid, 0) < 0 &&
 	    errno == ESRCH) {
 		fprintf(stderr, "oprofiled: no process with pid %d\n",
@@ -550,8 +562,6 @@ out:
 	ring_merge_free(&d->merge);
 	if (d->sigfd >= 0)
 		close(d->sigfd);
-	if (d->timerfd >= 0)
-		close(d->timerfd);
 	if (d->pidfd >= 0)
 		close(d->pidfd);
 	return rc;
