@@ -11,8 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-/* 512 KiB a CPU: several hundred milliseconds of samples at 4 kHz, while
- * the poller drains every 100 ms */
+#include "record.h"
+
+/* 512 KiB a CPU, as perf record takes (perf_event_mlock_kb): three
+ * seconds of samples at 4 kHz, while the loop reads every second */
 #define COUNTERS_DATA_PAGES 128
 
 static int counters_online_cpus(struct counters *c)
@@ -81,6 +83,36 @@ int counters_init(struct counters *c, const struct counters_config *cfg)
 	return 0;
 }
 
+/*
+ * How many bytes a buffer of BYTES takes before it wakes the loop.  The
+ * kernel wakes each time that many more are written, however much the
+ * loop read meanwhile, and the loop reads every buffer each second
+ * anyway: a wake-up it did not need costs it as much as three thousand
+ * samples.  So the buffer wakes it late, keeping room for a quarter
+ * second of samples at the frequency asked (an eighth of the buffer at
+ * least, half at most): 7/8 full at 4 kHz, once in 2.8 s, not every
+ * 1.6 s.  Call chains make a sample up to a kilobyte (at the default
+ * depth, half full, as perf), and a period (not a frequency) says
+ * nothing of the rate: half full.
+ */
+static uint32_t counters_watermark(const struct counters *c, uint64_t bytes)
+{
+	uint64_t sample = sizeof(struct record_sample), room;
+
+	if (!c->cfg.frequency)
+		return (uint32_t)(bytes / 2);
+	if (c->cfg.callgraph_depth) /* nr, the frames, a few markers */
+		sample += 8 * (1 + (uint64_t)c->cfg.callgraph_depth + 4);
+	/* a quarter second: the time the loop has to come and read */
+	room = c->cfg.frequency < bytes ? c->cfg.frequency * sample / 4
+					: bytes;
+	if (room < bytes / 8)
+		room = bytes / 8;
+	if (room > bytes / 2)
+		room = bytes / 2;
+	return (uint32_t)(bytes - room);
+}
+
 static void counters_attr(const struct counters *c, struct perf_event_attr *a,
 			  bool inherit, bool enable_on_exec)
 {
@@ -117,7 +149,8 @@ static void counters_attr(const struct counters *c, struct perf_event_attr *a,
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(c->data_pages * page / 2);
+	a->wakeup_watermark = counters_watermark(c, (uint64_t)c->data_pages *
+							    (uint64_t)page);
 	a->build_id = c->build_id;
 }
 
