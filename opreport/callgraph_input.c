@@ -105,7 +105,8 @@ static int stack_append(struct cg_input *in, uint32_t parent,
 	in->frames[n] = *fr;
 	in->parent[n] = parent;
 	/* a chain cut at its root is cut for every stack below */
-	in->flags[n] = (parent != CG_NONE ? in->flags[parent] : truncated)
+	in->flags[n] = (parent != CG_NONE ? in->flags[parent] & CG_IN_TRUNCATED
+					  : truncated)
 			       ? CG_IN_TRUNCATED
 			       : 0;
 	in->slots_at[n] = in->slots_n[n] = 0;

@@ -309,6 +309,26 @@ START_TEST(anon_frames_weighed_per_stack)
 }
 END_TEST
 
+/* Only a chain the recorder cut is cut: not a stack added below one
+ * that already has samples, nor the stacks below it. */
+START_TEST(truncated_only_as_recorded)
+{
+	struct fixture fx = { 0 };
+	struct cg_raw_ctx ctx = { CG_NONE, CG_NONE, 0 };
+	struct cg_raw_frame cut[2] = { { 0, IN(cg_hot) },
+				       { 0, IN(cg_mid_b) } };
+
+	fixture_open(&fx);
+	add(&fx, 2, 2, IN(cg_mid_a), IN(cg_root));
+	add(&fx, 3, 3, IN(cg_hot), IN(cg_mid_a), IN(cg_root));
+	ck_assert_int_eq(callgraph_add(fx.cg, &ctx, cut, 2, 0, 5, true), 0);
+	fixture_resolve(&fx);
+	ck_assert_uint_eq(fx.cg->total, 10);
+	ck_assert_uint_eq(fx.cg->truncated, 5);
+	fixture_close(&fx);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("callgraph");
@@ -321,6 +341,7 @@ static Suite *suite(void)
 		{ "return_address", caller_at_return_address_minus_one },
 		{ "recursion", recursion_counts_once },
 		{ "anon_weights", anon_frames_weighed_per_stack },
+		{ "truncated", truncated_only_as_recorded },
 	};
 	size_t i;
 
