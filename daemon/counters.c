@@ -14,7 +14,7 @@
 #include "record.h"
 
 /* 512 KiB a CPU, as perf record takes (perf_event_mlock_kb): three
- * seconds of samples at 4 kHz, while the loop reads every second */
+ * seconds of samples at 4 kHz, while the loop reads every two seconds */
 #define COUNTERS_DATA_PAGES 128
 
 static int counters_online_cpus(struct counters *c)
@@ -86,7 +86,7 @@ int counters_init(struct counters *c, const struct counters_config *cfg)
 /*
  * How many bytes a buffer of BYTES takes before it wakes the loop.  The
  * kernel wakes each time that many more are written, however much the
- * loop read meanwhile, and the loop reads every buffer each second
+ * loop read meanwhile, and the loop reads every buffer every two seconds
  * anyway: a wake-up it did not need costs it as much as three thousand
  * samples.  So the buffer wakes it late, keeping room for a quarter
  * second of samples at the frequency asked (an eighth of the buffer at

@@ -35,19 +35,21 @@
 
 /*
  * A wake-up costs this VM-hosted loop as much as three thousand
- * samples (35 to 50 us of CPU), so the loop wakes as seldom as it can:
- * a busy recording wakes once a second, reads every buffer, then
- * flushes, and a buffer wakes it sooner only when it would fill before
- * that (counters.c sets how full).  A buffer's wake-up also flushes
- * what it read and puts the next flush a second later, so that it and
- * the timer do not both come each second.  While something waits on
+ * samples (35 to 50 us of CPU), and a flush about as much again, so the
+ * loop wakes as seldom as it can: a busy recording wakes every two
+ * seconds, reads every buffer, then flushes (perf record writes when a
+ * buffer is half full, every 1.6 s at 4 kHz, and loses what its buffers
+ * hold when killed), and a buffer wakes it sooner only when it would
+ * fill before that (counters.c sets how full).  A buffer's wake-up also
+ * flushes what it read and puts the next flush two seconds later, so
+ * that it and the timer do not both come.  While something waits on
  * time (held samples, processes starting or ending, attaches to make)
  * the loop also drains every 100 ms.  A second that reads nothing
  * leaves no flush due: an idle recording sleeps until a buffer fills or
  * it ends, as perf record does.
  */
 #define TICK_NS 100000000ull   /* drain and retry while busy */
-#define FLUSH_NS 1000000000ull /* durable a second after records arrive */
+#define FLUSH_NS 2000000000ull /* durable two seconds after records arrive */
 
 struct daemon {
 	struct options *o;
@@ -86,7 +88,7 @@ static void daemon_drain(struct daemon *d)
 	recorder_end_round(&d->r);
 }
 
-/* Make what was read durable; the next flush is due a second later. */
+/* Make what was read durable; the next flush is due FLUSH_NS later. */
 static void daemon_flush(struct daemon *d)
 {
 	recorder_flush(&d->r);
@@ -132,9 +134,9 @@ static void daemon_signal(struct daemon *d)
 	}
 }
 
-/* After a round: flush when records were read and either a second
+/* After a round: flush when records were read and either FLUSH_NS
  * has passed since the last flush or a buffer woke the loop (its
- * records are flushed at once, and the next flush is a second later);
+ * records are flushed at once, and the next flush is FLUSH_NS later);
  * stop at the deadline or when the process followed by pid is gone. */
 static void daemon_after_round(struct daemon *d, bool ring_woke)
 {

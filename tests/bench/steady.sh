@@ -84,8 +84,8 @@ bench_steady() {
 "workload; its CPU time (/proc/PID/schedstat) is read $STEADY_SKIP s in" \
 "and again $STEADY_SECONDS s later, which leaves its start and stop" \
 "out. $runs run(s), the recorder going first alternating. opjit flushes" \
-"the session a second after records arrive, and sleeps while none do;" \
-"perf record writes when a buffer is half full."
+"the session two seconds after records arrive and sleeps while none" \
+"do; perf record writes when a buffer is half full."
 	for ((rep = 0; rep < runs; rep++)); do
 		steady_row "$rep" "$busy" ratio "$THREETOONE" "$n"
 		steady_row "$rep" "$idle" sub sleep "$n"

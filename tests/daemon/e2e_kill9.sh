@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # A daemon killed with SIGKILL leaves a session that reads back, missing
-# at most about the last second; SIGUSR1 flushes without stopping.  The
-# second part says "about the last second" by the clock: the newest
-# anonymous sample (they carry their time) that survived the kill.
+# at most about the last two seconds; SIGUSR1 flushes without stopping.
+# The second part says "about the last two seconds" by the clock: the
+# newest anonymous sample (they carry their time) that survived the kill.
 . "$(dirname "$0")/lib.sh"
 
 bin=$WORKLOADS/threetoone
@@ -27,7 +27,7 @@ kill -0 "$dpid" 2>/dev/null || fail "oprofiled ended early: $(cat err.txt)"
 kill -USR1 "$dpid"
 # a busy machine gives the workload less than a CPU: wait for CPU time,
 # not wall time
-for _ in $(seq 300); do [ "$(cpu_ms)" -ge 3000 ] && break; sleep 0.1; done
+for _ in $(seq 400); do [ "$(cpu_ms)" -ge 4000 ] && break; sleep 0.1; done
 kill -0 "$dpid" 2>/dev/null || fail "SIGUSR1 stopped oprofiled: $(cat err.txt)"
 ms=$(cpu_ms)
 [ "$ms" -ge 3000 ] || skip "the workload got only $ms ms of CPU in 30 s: machine too busy to judge"
@@ -37,8 +37,8 @@ dump s >d.txt
 n=$(image_samples d.txt "$bin")
 samples=$(info d.txt samples)
 # 4000 Hz, less a generous quarter for the kernel's frequency ramp-up,
-# over all but the last 1.2 s
-want=$(( (ms - 1200) * 3 ))
+# over all but the last 2.2 s
+want=$(( (ms - 2200) * 3 ))
 echo "after kill -9: $n samples in threetoone, $samples in total, for $ms ms of CPU (want >= $want)"
 [ "$n" -ge "$want" ] || fail "only $n samples survived kill -9, want $want"
 [ "$samples" -ge "$n" ] || fail "totals ($samples) lag the histograms ($n) by more than a flush"
@@ -62,11 +62,11 @@ kill -9 "$dpid"
 wait "$dpid" 2>/dev/null || true
 kill -9 "$(cat jit.pid)" 2>/dev/null || true
 dump j >dj.txt
-# a flush each second reads the buffers first: what was taken before the
-# last flush is durable; a second more for a busy machine to run us
+# a flush every two seconds reads the buffers first: what was taken
+# before the last flush is durable; a second more for a busy machine
 lag=$(awk -v k="$killed" '$1 == "anon" && $3 > m { m = $3 }
 	END { if (m) printf "%d", (k - m) / 1000000; else print "none" }' dj.txt)
 echo "after kill -9: the newest anonymous sample was taken $lag ms before the kill"
 [ "$lag" != none ] || fail "no anonymous sample survived kill -9"
-[ "$lag" -le 2000 ] || fail "the newest sample kept is $lag ms older than the kill, want <= 2000"
+[ "$lag" -le 3000 ] || fail "the newest sample kept is $lag ms older than the kill, want <= 3000"
 echo pass
