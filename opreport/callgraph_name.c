@@ -15,13 +15,21 @@
 #include "kallsyms.h"
 #include "strpool.h"
 
-/* One frame to name, sorted with the others of its image or process. */
-struct cg_ref {
-	uint32_t key;	 /* image id, or process id for anonymous frames */
-	uint32_t weight; /* the frames it names: a slot's, times samples */
-	uint64_t addr;	 /* where it is looked up */
-	uint64_t time;
-	size_t idx; /* input frame, or sample slot */
+/* A distinct address looked up in an image (frames in files and the
+ * kernel) or a process (anonymous frames), with how many frames are
+ * there, where they go once the addresses are sorted, and its index
+ * from before. */
+struct key_addr {
+	uint32_t key, idx;
+	uint64_t addr;
+	size_t n, at;
+};
+
+/* The distinct (key, address) pairs, in the order they were met. */
+struct key_addrs {
+	struct key_addr *v;
+	size_t n, cap;
+	struct oputil_idxset set;
 };
 
 /* functions DWARF says were inlined, which no symbol table has: one
@@ -44,12 +52,45 @@ struct name_ctx {
  * the session cannot name) and report nothing: the caller does.  What a
  * handler did wrong the loader has said. */
 
-static int ref_cmp(const void *pa, const void *pb)
+static int key_addr_cmp(const void *pa, const void *pb)
 {
-	const struct cg_ref *a = pa, *b = pb;
+	const struct key_addr *a = pa, *b = pb;
 
-	return CMP(a->key, b->key) ?: CMP(a->addr, b->addr) ?:
-	       CMP(a->time, b->time);
+	return CMP(a->key, b->key) ?: CMP(a->addr, b->addr);
+}
+
+/* The index in A of (KEY, ADDR) in *ID, added when new; one more frame
+ * counted there. */
+static int key_addr_of(struct key_addrs *a, uint32_t key, uint64_t addr,
+		       uint32_t *id)
+{
+	struct oputil_idxset_pos pos;
+	/* FNV's low bits see only the inputs' low bits: mix them */
+	uint64_t h = oputil_hash_u64(oputil_hash_word64(
+		oputil_hash_word(OPUTIL_HASH_SEED, key), addr));
+	uint32_t i;
+
+	i = oputil_idxset_find(&a->set, h, &pos, k,
+			       a->v[k].addr == addr && a->v[k].key == key);
+	if (i == OPUTIL_IDXSET_NONE) {
+		if (a->n >= UINT32_MAX - 1 ||
+		    oputil_grow(&a->v, &a->cap, a->n + 1, sizeof(*a->v)) ||
+		    oputil_idxset_put(&a->set, &pos, (uint32_t)a->n) < 0)
+			return -ENOMEM;
+		i = (uint32_t)a->n;
+		a->v[a->n++] = (struct key_addr){ key, i, addr, 0, 0 };
+	}
+	a->v[i].n++;
+	*id = i;
+	return 0;
+}
+
+/* A's pairs sorted by (key, address), its set gone. */
+static void key_addrs_sort(struct key_addrs *a)
+{
+	oputil_idxset_free(&a->set);
+	if (a->n) /* a->v is NULL when there are none */
+		qsort(a->v, a->n, sizeof(*a->v), key_addr_cmp);
 }
 
 /* The site of line AT->line of file AT->file (any string; interned
@@ -264,13 +305,13 @@ image_proto(struct name_ctx *nc, const struct ops_image *img, uint32_t id)
 	return proto.image ? proto_new(r, &proto) : NULL;
 }
 
-/* Name the frames of one image, REFS[0..n) sorted by address. */
-static int resolve_image(struct name_ctx *nc, const struct cg_ref *refs,
+/* Name the frames of one image, FR[0..n), each address once, sorted. */
+static int resolve_image(struct name_ctx *nc, const struct key_addr *fr,
 			 size_t n)
 {
 	struct report *r = nc->cg->r;
 	const struct cg_sources *src = nc->src;
-	const struct ops_image *img = ops_session_image(src->s, refs[0].key);
+	const struct ops_image *img = ops_session_image(src->s, fr[0].key);
 	const struct report_sym **syms = NULL;
 	uint64_t *offs = NULL, *vmas = NULL;
 	const struct cg_node *proto;
@@ -279,26 +320,25 @@ static int resolve_image(struct name_ctx *nc, const struct cg_ref *refs,
 	/* the sites of inner, then of each caller; none without -g */
 	struct cg_site at[CG_INLINE_MAX + 1] = { { NULL, 0 } };
 	const char *module = NULL;
-	size_t i, u, nu = 0;
-	uint32_t nr_callers = 0, id = 0;
+	uint32_t nr_callers;
+	size_t i;
 	int ret = -ENOMEM;
 
 	if (!img)
 		return -EINVAL;
-	proto = image_proto(nc, img, refs[0].key);
+	proto = image_proto(nc, img, fr[0].key);
 	offs = malloc(n * sizeof(*offs));
 	vmas = malloc(n * sizeof(*vmas));
 	syms = calloc(n, sizeof(*syms));
 	if (!proto || !offs || !vmas || !syms)
 		goto out;
 	for (i = 0; i < n; i++)
-		if (!nu || offs[nu - 1] != refs[i].addr)
-			offs[nu++] = refs[i].addr;
+		offs[i] = fr[i].addr;
 	if (img->kind == OPS_IMAGE_FILE) {
-		ib = image_cache_get(src->images, refs[0].key, img);
+		ib = image_cache_get(src->images, fr[0].key, img);
 		if (!ib)
 			goto out;
-		image_bfd_resolve(ib, offs, nu, syms, vmas);
+		image_bfd_resolve(ib, offs, n, syms, vmas);
 	} else {
 		if (img->kind == OPS_IMAGE_MODULE) {
 			size_t len;
@@ -308,29 +348,23 @@ static int resolve_image(struct name_ctx *nc, const struct cg_ref *refs,
 			if (!module)
 				goto out;
 		}
-		for (i = 0; i < nu && src->ks; i++)
+		for (i = 0; i < n && src->ks; i++)
 			syms[i] = kallsyms_resolve(src->ks, module, offs[i]);
 	}
 	ret = 0;
-	for (i = u = 0; i < n && !ret; i++) {
-		if (i && refs[i].addr == refs[i - 1].addr) {
-			nc->image_named[refs[i].idx] = id;
-			continue;
-		}
-		while (offs[u] != refs[i].addr)
-			u++;
+	for (i = 0; i < n && !ret; i++) {
 		/* -g: what DWARF says was inlined there, as a JIT's
 		 * handler says it of its code */
-		inner = syms[u];
+		inner = syms[i];
 		nr_callers = 0;
 		if (ib && r->opts->debug_info)
-			ret = dwarf_chain(nc, ib, proto->image, vmas[u],
-					  syms[u], &inner, callers, at,
+			ret = dwarf_chain(nc, ib, proto->image, vmas[i],
+					  syms[i], &inner, callers, at,
 					  &nr_callers);
 		if (!ret)
 			ret = named_intern(nc, proto, inner, &at[0], callers,
-					   at + 1, nr_callers, &id);
-		nc->image_named[refs[i].idx] = id;
+					   at + 1, nr_callers,
+					   &nc->image_named[fr[i].idx]);
 	}
 out:
 	free(offs);
@@ -514,38 +548,6 @@ static int unknown_named(struct name_ctx *nc, uint32_t *id)
 			    0, id);
 }
 
-/* The distinct (image, address) frames of files and the kernel, looked
- * up as a leaf or a caller. */
-struct image_addrs {
-	struct cg_ref *v; /* key: image; idx: its own index */
-	size_t n, cap;
-	struct oputil_idxset set;
-};
-
-/* The index in A of (IMAGE, ADDR) in *ID, added when new. */
-static int image_addr(struct image_addrs *a, uint32_t image, uint64_t addr,
-		      uint32_t *id)
-{
-	struct oputil_idxset_pos pos;
-	uint64_t h = oputil_hash_u64(oputil_hash_word64(
-		oputil_hash_word(OPUTIL_HASH_SEED, image), addr));
-	uint32_t i;
-
-	i = oputil_idxset_find(&a->set, h, &pos, k,
-			       a->v[k].addr == addr && a->v[k].key == image);
-	if (i != OPUTIL_IDXSET_NONE) {
-		*id = i;
-		return 0;
-	}
-	if (a->n >= UINT32_MAX - 1 ||
-	    oputil_grow(&a->v, &a->cap, a->n + 1, sizeof(*a->v)) ||
-	    oputil_idxset_put(&a->set, &pos, (uint32_t)a->n) < 0)
-		return -ENOMEM;
-	a->v[a->n] = (struct cg_ref){ image, 0, addr, 0, a->n };
-	*id = (uint32_t)a->n++;
-	return 0;
-}
-
 /* The frames in files and the kernel, each distinct (image, address)
  * once: stack I's as a leaf into leaf_named[I], as a caller into
  * caller_named[I]. */
@@ -554,7 +556,7 @@ static int name_stack_frames(struct name_ctx *nc, uint32_t unknown)
 	const struct cg_input *in = nc->cg->in;
 	struct cg_names *nm = nc->nm;
 	uint32_t nr_img = ops_session_nr_images(nc->src->s);
-	struct image_addrs a = { 0 };
+	struct key_addrs a = { 0 };
 	size_t i, j;
 	int ret = 0;
 
@@ -568,22 +570,20 @@ static int name_stack_frames(struct name_ctx *nc, uint32_t unknown)
 		/* the distinct (image, address) index for now */
 		if (in->flags[i] & CG_IN_LEAF)
 			ret = unk ? 0
-				  : image_addr(&a, fr->image,
-					       cg_lookup_addr(0, fr->addr),
-					       &nm->leaf_named[i]);
+				  : key_addr_of(&a, fr->image,
+						cg_lookup_addr(0, fr->addr),
+						&nm->leaf_named[i]);
 		if (!ret && (in->flags[i] & CG_IN_CALLER))
 			ret = unk ? 0
-				  : image_addr(&a, fr->image,
-					       cg_lookup_addr(1, fr->addr),
-					       &nm->caller_named[i]);
+				  : key_addr_of(&a, fr->image,
+						cg_lookup_addr(1, fr->addr),
+						&nm->caller_named[i]);
 	}
-	oputil_idxset_free(&a.set);
+	key_addrs_sort(&a);
 	nc->image_named = malloc((a.n ? a.n : 1) * sizeof(*nc->image_named));
 	if (!ret && !nc->image_named)
 		ret = -ENOMEM;
 	if (!ret) {
-		if (a.n) /* a.v is NULL when there are none */
-			qsort(a.v, a.n, sizeof(*a.v), ref_cmp);
 		for (i = 0; i < a.n && !ret; i = j) {
 			for (j = i; j < a.n && a.v[j].key == a.v[i].key; j++)
 				;
@@ -609,21 +609,6 @@ static int name_stack_frames(struct name_ctx *nc, uint32_t unknown)
 	nc->image_named = NULL;
 	free(a.v);
 	return ret;
-}
-
-/* The anonymous frames at one (process, address), while they are put in
- * order. */
-struct anon_group {
-	uint32_t proc;
-	uint64_t addr;
-	size_t n, at; /* its frames, and where they go */
-};
-
-static int group_cmp(const void *pa, const void *pb)
-{
-	const struct anon_group *a = pa, *b = pb;
-
-	return CMP(a->proc, b->proc) ?: CMP(a->addr, b->addr);
 }
 
 /* One frame of a group, while the group is put in time order. */
@@ -689,11 +674,10 @@ static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 {
 	const struct cg_input *in = nc->cg->in;
 	uint32_t *slot_named = nc->nm->slot_named;
-	struct anon_group *g = NULL;
-	struct oputil_idxset set = { 0 };
+	struct key_addrs g = { 0 }; /* by (process, address) */
 	struct ops_anon_sample *smp = NULL;
 	uint32_t *slots = NULL, *weights = NULL, *rank = NULL, k;
-	size_t i, at, ng = 0, cap_g = 0, nr = 0, lo;
+	size_t i, at, nr = 0, lo;
 	int ret = -ENOMEM;
 
 	if (in->nr_sample_slots >= UINT32_MAX)
@@ -704,66 +688,40 @@ static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 		const uint64_t *addr = in->slot_addr + in->slots_at[s->stack];
 
 		for (k = 0; k < in->slots_n[s->stack]; k++, at++) {
-			struct oputil_idxset_pos pos;
-			uint64_t h;
-			uint32_t x;
-
-			if (s->ctx.proc == CG_NONE) {
-				slot_named[at] = CG_NONE;
+			slot_named[at] = CG_NONE;
+			if (s->ctx.proc == CG_NONE)
 				continue;
-			}
-			h = oputil_hash_u64(oputil_hash_word64(
-				oputil_hash_word(OPUTIL_HASH_SEED,
-						 s->ctx.proc),
-				addr[k]));
-			x = oputil_idxset_find(&set, h, &pos, j,
-					       g[j].addr == addr[k] &&
-						       g[j].proc ==
-							       s->ctx.proc);
-			if (x == OPUTIL_IDXSET_NONE) {
-				if (oputil_grow(&g, &cap_g, ng + 1,
-						sizeof(*g)) ||
-				    oputil_idxset_put(&set, &pos,
-						      (uint32_t)ng) < 0)
-					goto out;
-				g[ng] = (struct anon_group){ s->ctx.proc,
-							     addr[k], 0, 0 };
-				x = (uint32_t)ng++;
-			}
-			g[x].n++;
+			if (key_addr_of(&g, s->ctx.proc, addr[k],
+					&slot_named[at]))
+				goto out;
 			nr++;
-			slot_named[at] = x;
 		}
 	}
-	oputil_idxset_free(&set);
+	key_addrs_sort(&g);
 	/* the groups in (process, address) order, each its place */
-	rank = malloc((ng ? ng : 1) * sizeof(*rank));
+	rank = malloc((g.n ? g.n : 1) * sizeof(*rank));
 	smp = malloc((nr ? nr : 1) * sizeof(*smp));
 	slots = malloc((nr ? nr : 1) * sizeof(*slots));
 	weights = malloc((nr ? nr : 1) * sizeof(*weights));
 	if (!rank || !smp || !slots || !weights)
 		goto out;
-	for (i = 0; i < ng; i++)
-		g[i].at = i; /* its index, through the sort */
-	if (ng)		     /* g is NULL when there are none */
-		qsort(g, ng, sizeof(*g), group_cmp);
-	for (i = 0, at = 0; i < ng; i++) {
-		rank[g[i].at] = (uint32_t)i;
-		g[i].at = at;
-		at += g[i].n;
+	for (i = 0, at = 0; i < g.n; i++) {
+		rank[g.v[i].idx] = (uint32_t)i;
+		g.v[i].at = at;
+		at += g.v[i].n;
 	}
 	for (i = at = 0; i < in->nr_samples; i++) {
 		const struct cg_sample_in *s = &in->samples[i];
 
 		for (k = 0; k < in->slots_n[s->stack]; k++, at++) {
-			struct anon_group *gr;
+			struct key_addr *gr;
 			size_t to;
 
 			if (slot_named[at] == CG_NONE) {
 				slot_named[at] = unknown;
 				continue;
 			}
-			gr = &g[rank[slot_named[at]]];
+			gr = &g.v[rank[slot_named[at]]];
 			to = gr->at++;
 			smp[to] = (struct ops_anon_sample){ s->time_ns,
 							    gr->addr, 0 };
@@ -772,24 +730,23 @@ static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 		}
 	}
 	ret = 0;
-	/* gr->at is now the end of its group */
-	for (i = 0, lo = 0; i < ng && !ret; i++) {
-		ret = time_order(smp + lo, slots + lo, weights + lo, g[i].n);
-		lo += g[i].n;
+	for (i = 0, lo = 0; i < g.n && !ret; i++) {
+		ret = time_order(smp + lo, slots + lo, weights + lo, g.v[i].n);
+		lo += g.v[i].n;
 	}
-	for (i = 0, lo = 0; i < ng && !ret;) {
+	for (i = 0, lo = 0; i < g.n && !ret;) {
 		size_t j, hi = lo;
 
-		for (j = i; j < ng && g[j].proc == g[i].proc; j++)
-			hi += g[j].n;
-		ret = resolve_anon(nc, g[i].proc, smp + lo, slots + lo,
+		for (j = i; j < g.n && g.v[j].key == g.v[i].key; j++)
+			hi += g.v[j].n;
+		ret = resolve_anon(nc, g.v[i].key, smp + lo, slots + lo,
 				   weights + lo, hi - lo);
 		i = j;
 		lo = hi;
 	}
 out:
-	oputil_idxset_free(&set);
-	free(g);
+	oputil_idxset_free(&g.set);
+	free(g.v);
 	free(rank);
 	free(smp);
 	free(slots);
