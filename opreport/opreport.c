@@ -75,6 +75,23 @@ struct side {
 	bool ready;
 };
 
+/* Every format, folded and pprof included, says on stderr, once a
+ * report and before it is written, what it leaves out and how to have
+ * it: a flame graph without its JIT code looks whole. */
+static void hidden_note(const struct side *sd, const struct opreport_opts *o)
+{
+	char note[256];
+
+	if (!sd->r.anon_hidden)
+		return;
+	out_anon_hidden_note(note, sizeof(note), &sd->r);
+	if (o->base_dir)
+		fprintf(stderr, "opreport: session %s: %s\n",
+			out_safe(sd->r.pool, o->session_dir), note);
+	else
+		fprintf(stderr, "opreport: %s\n", note);
+}
+
 static int side_build(struct side *sd, const struct opreport_opts *o,
 		      struct anon_handlers *handlers)
 {
@@ -113,6 +130,8 @@ static int side_build(struct side *sd, const struct opreport_opts *o,
 	ret = report_finish(&sd->r);
 	if (ret)
 		fprintf(stderr, "opreport: out of memory\n");
+	else
+		hidden_note(sd, o);
 	return ret;
 }
 

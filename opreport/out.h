@@ -32,6 +32,8 @@ void out_folded_lines_free(struct out_folded_line *lines, size_t n);
 int out_pprof(FILE *f, const struct report *r);
 /* The header lines of the text formats. */
 void out_text_header(FILE *f, const struct report *r);
+/* The note of hidden anonymous samples, when there are some. */
+void out_text_hidden(FILE *f, const struct report *r);
 
 /*
  * Open the -o file PATH for writing, refusing what another user could
@@ -70,7 +72,11 @@ const char *out_naming_status(enum naming_status s);
 const char *out_naming_why(const struct report *r,
 			   const struct report_naming *nm);
 
-/* The note that anonymous samples are not shown, into BUF. */
+/* The note that anonymous samples are not shown, into BUF: how many,
+ * and OUT_ANON_OPTION, the option that names them.  The text layouts
+ * print it before their table, pprof and json keep it in the file, and
+ * the command says it on stderr whatever the format. */
+#define OUT_ANON_OPTION "--anon-handler=auto"
 void out_anon_hidden_note(char *buf, size_t len, const struct report *r);
 /* The width F's lines keep within: a terminal's, unless -f asked for
  * whole names; 0 for no limit. */

@@ -197,7 +197,6 @@ int out_callgraph(FILE *f, const struct report *r)
 {
 	const struct callgraph *cg = r->cg;
 	struct report_row *rows;
-	char note[256];
 	struct table *t;
 	size_t i, nr = 0;
 	bool apps;
@@ -231,6 +230,7 @@ int out_callgraph(FILE *f, const struct report *r)
 	report_sort_rows(r, rows, nr);
 	apps = app_column(r, cg);
 	out_text_header(f, r);
+	out_text_hidden(f, r);
 	t = table_new(apps ? cg_cols : cols_no_app, apps ? 5 : 4);
 	ret = t ? table_row(t, "", apps ? heading : heading_no_app) : -ENOMEM;
 	if (!ret)
@@ -248,10 +248,6 @@ int out_callgraph(FILE *f, const struct report *r)
 		return ret;
 	if (r->opts->nr_anon_handlers)
 		out_naming_text(f, r);
-	if (r->anon_hidden) {
-		out_anon_hidden_note(note, sizeof(note), r);
-		fprintf(f, "\n%s\n", note);
-	}
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -53,9 +53,11 @@ void out_anon_hidden_note(char *buf, size_t len, const struct report *r)
 {
 	snprintf(
 		buf, len,
-		"note: %" PRIu64
-		" samples (%.1f%%) in anonymous memory are not shown; use --anon-samples or --anon-handler=NAME",
-		r->anon_hidden, report_percent(r, r->anon_hidden, 0));
+		"note: %" PRIu64 " of %" PRIu64
+		" samples (%.1f%%) ran in anonymous memory (JIT code) and are not shown; " OUT_ANON_OPTION
+		" names them",
+		r->anon_hidden, r->total,
+		report_percent(r, r->anon_hidden, 0));
 }
 
 void out_date(const struct report *r, char *buf, size_t len)

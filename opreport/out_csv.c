@@ -176,8 +176,6 @@ static void naming(FILE *f, const struct report *r)
 
 int out_csv(FILE *f, const struct report *r)
 {
-	char note[256];
-
 	if (r->opts->symbols || r->opts->details)
 		symbols(f, r);
 	else
@@ -185,11 +183,8 @@ int out_csv(FILE *f, const struct report *r)
 	if (r->opts->nr_anon_handlers &&
 	    (r->opts->symbols || r->opts->details))
 		naming(f, r);
-	/* a note line would break the table, so it goes to stderr */
-	if (r->anon_hidden) {
-		out_anon_hidden_note(note, sizeof(note), r);
-		diag("%s", note);
-	}
+	/* a note line would break the table: the command says it on
+	 * stderr */
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

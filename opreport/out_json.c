@@ -328,7 +328,10 @@ int out_json(FILE *f, const struct report *r)
 	fputc('{', f);
 	jnum(f, "samples", r->anon_hidden);
 	jkey(f, "percent");
-	fprintf(f, "%.4f}}\n", report_percent(r, r->anon_hidden, 0));
+	fprintf(f, "%.4f,", report_percent(r, r->anon_hidden, 0));
+	jkey(f, "option");
+	out_json_str(f, r->anon_hidden ? OUT_ANON_OPTION : NULL);
+	fputs("}}\n", f);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

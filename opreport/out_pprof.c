@@ -220,11 +220,22 @@ static int comments(struct pp *pp)
 	char *line = NULL;
 	size_t i, len, n = 0;
 
-	pp->comments = malloc((1 + r->nr_naming) * sizeof(*pp->comments));
+	pp->comments = malloc((2 + r->nr_naming) * sizeof(*pp->comments));
 	if (!pp->comments)
 		return -ENOMEM;
 	if (r->info->command_line)
 		pp->comments[n++] = S(pp, r->info->command_line);
+	/* a file read far from this command line must say what it lacks */
+	if (r->anon_hidden) {
+		char note[256];
+		const char *kept;
+
+		out_anon_hidden_note(note, sizeof(note), r);
+		kept = strpool_intern(r->pool, note);
+		if (!kept)
+			return -ENOMEM;
+		pp->comments[n++] = S(pp, kept);
+	}
 	for (i = 0; i < r->nr_naming; i++) {
 		FILE *m = open_memstream(&line, &len);
 		const char *kept;

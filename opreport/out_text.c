@@ -41,6 +41,18 @@ void out_text_header(FILE *f, const struct report *r)
 		in->stop_ns ? "" : " (did not stop cleanly)");
 }
 
+/* Up front, not after the table: most of a JIT's profile may be hidden,
+ * and the first thing read should say so. */
+void out_text_hidden(FILE *f, const struct report *r)
+{
+	char note[256];
+
+	if (!r->anon_hidden)
+		return;
+	out_anon_hidden_note(note, sizeof(note), r);
+	fprintf(f, "%s\n", note);
+}
+
 /* "name (tgid:N) (cpu:N)" for a file or kernel image of a separated
  * profile; anonymous and JIT labels already name their process. */
 static const char *display(const struct report *r, const char *path,
@@ -272,10 +284,10 @@ static int symbols(FILE *f, const struct report *r)
 
 int out_text(FILE *f, const struct report *r)
 {
-	char note[256];
 	int err = 0;
 
 	out_text_header(f, r);
+	out_text_hidden(f, r);
 	if (r->opts->symbols || r->opts->details)
 		err = symbols(f, r);
 	else
@@ -285,10 +297,6 @@ int out_text(FILE *f, const struct report *r)
 	if (r->opts->nr_anon_handlers &&
 	    (r->opts->symbols || r->opts->details))
 		out_naming_text(f, r);
-	if (r->anon_hidden) {
-		out_anon_hidden_note(note, sizeof(note), r);
-		fprintf(f, "\n%s\n", note);
-	}
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }
