@@ -21,6 +21,41 @@ static void session_warn(void *arg, const char *msg)
 	out_warnf("%s", msg);
 }
 
+/* One profile: a session read into a finished report. */
+struct side {
+	struct ops_session *s;
+	struct profile *prof;
+	struct report r;
+	bool ready;
+};
+
+/* The sides of the report under way, for the note below. */
+static const struct side *run_sides;
+
+/* Every format, folded and pprof included, says on stderr, once a side
+ * and before the report is written, what it leaves out and how to have
+ * it: a flame graph without its JIT code looks whole.  Once the output
+ * is open, so that a report that cannot be written has one line. */
+static void hidden_notes(const struct opreport_opts *o)
+{
+	char note[256];
+	size_t i;
+
+	for (i = 0; run_sides && i < 2; i++) {
+		const struct side *sd = &run_sides[i];
+
+		if (!sd->ready || !sd->r.anon_hidden)
+			continue;
+		out_anon_hidden_note(note, sizeof(note), &sd->r);
+		if (o->base_dir)
+			fprintf(stderr, "opreport: session %s: %s\n",
+				out_safe(sd->r.pool, sd->r.session_dir), note);
+		else
+			fprintf(stderr, "opreport: %s\n", note);
+	}
+	run_sides = NULL;
+}
+
 /* Write with WRITE(F, ARG) to -o FILE or stdout; a failure to open or
  * write is reported here, once. */
 static int output(const struct opreport_opts *o,
@@ -39,6 +74,7 @@ static int output(const struct opreport_opts *o,
 			return -EPERM;
 		}
 	}
+	hidden_notes(o);
 	ret = write(f, arg);
 	if (f != stdout && fclose(f))
 		ret = -EIO;
@@ -65,31 +101,6 @@ static int write_report(FILE *f, const void *arg)
 static int write_diff(FILE *f, const void *arg)
 {
 	return out_diff(f, arg);
-}
-
-/* One profile: a session read into a finished report. */
-struct side {
-	struct ops_session *s;
-	struct profile *prof;
-	struct report r;
-	bool ready;
-};
-
-/* Every format, folded and pprof included, says on stderr, once a
- * report and before it is written, what it leaves out and how to have
- * it: a flame graph without its JIT code looks whole. */
-static void hidden_note(const struct side *sd, const struct opreport_opts *o)
-{
-	char note[256];
-
-	if (!sd->r.anon_hidden)
-		return;
-	out_anon_hidden_note(note, sizeof(note), &sd->r);
-	if (o->base_dir)
-		fprintf(stderr, "opreport: session %s: %s\n",
-			out_safe(sd->r.pool, o->session_dir), note);
-	else
-		fprintf(stderr, "opreport: %s\n", note);
 }
 
 static int side_build(struct side *sd, const struct opreport_opts *o,
@@ -130,8 +141,6 @@ static int side_build(struct side *sd, const struct opreport_opts *o,
 	ret = report_finish(&sd->r);
 	if (ret)
 		fprintf(stderr, "opreport: out of memory\n");
-	else
-		hidden_note(sd, o);
 	return ret;
 }
 
@@ -205,6 +214,7 @@ static int run_report(const struct opreport_opts *o)
 	}
 	if (!ret)
 		ret = side_build(&sd[1], o, handlers);
+	run_sides = sd;
 	if (!ret)
 		ret = o->base_dir ? diff_print(o, sd)
 				  : output(o, write_report, &sd[1].r);
