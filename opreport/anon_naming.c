@@ -99,6 +99,8 @@ int anon_naming_note(struct report *r, const struct ops_process *p, uint64_t n,
 		nm->why = strpool_intern(r->pool, res->declined_why);
 	} else {
 		nm->status = handlers ? NAMING_UNCLAIMED : NAMING_NO_HANDLER;
+		nm->would = res->would ? strpool_intern(r->pool, res->would)
+				       : NULL;
 	}
 	if (nm->named < n &&
 	    (nm->status == NAMING_CLAIMED || nm->status == NAMING_MAP_REFUSED))

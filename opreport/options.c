@@ -337,7 +337,8 @@ static const struct poptOption options_table[] = {
 	  "show anonymous samples, one bucket per process and range", NULL },
 	{ "anon-handler", 0, POPT_ARG_STRING, NULL, OPT_ANON_HANDLER,
 	  "name anonymous samples with these handlers, in claim order "
-	  "(repeatable; implies --anon-samples)",
+	  "(repeatable; implies --anon-samples); auto: every installed "
+	  "handler, each process claimed by the one its files call for",
 	  "NAMES" },
 	{ "handler-path", 0, POPT_ARG_STRING, NULL, OPT_HANDLER_PATH,
 	  "look for handlers in DIR first", "DIR" },

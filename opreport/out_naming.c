@@ -5,6 +5,7 @@
  * reason for each sample, or the loader's for the whole process.
  */
 #include <inttypes.h>
+#include <string.h>
 
 #include "anon_handlers.h"
 #include "anon_naming.h"
@@ -30,6 +31,28 @@ const char *out_naming_status(enum naming_status s)
 	return "unclaimed";
 }
 
+/* What handler NAME reads, in the words of the line that says it would
+ * have claimed a process. */
+static const char *would_read(const char *name)
+{
+	static const struct {
+		const char *handler, *what;
+	} what[] = {
+		{ "jitdump", "its jitdump" },
+		{ "jitlog", "its time-stamped map" },
+		{ "javamap", "its time-stamped map" },
+		{ "pypy", "its PyPy map" },
+		{ "pypy-loops", "its PyPy map" },
+		{ "perfmap", "its perf map" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(what) / sizeof(what[0]); i++)
+		if (!strcmp(what[i].handler, name))
+			return what[i].what;
+	return "its map";
+}
+
 const char *out_naming_why(const struct report *r,
 			   const struct report_naming *nm)
 {
@@ -39,7 +62,14 @@ const char *out_naming_why(const struct report *r,
 	case NAMING_CLAIMED:
 		return "";
 	case NAMING_UNCLAIMED:
-		return "no handler claimed the process";
+		if (!nm->would)
+			return "no handler claimed the process";
+		why = strpool_printf(
+			r->pool,
+			"no handler claimed the process; %s would "
+			"be read by --anon-handler=%s",
+			would_read(nm->would), out_safe(r->pool, nm->would));
+		break;
 	case NAMING_MAP_REFUSED:
 		why = strpool_printf(r->pool, "map refused: %s",
 				     nm->why ? out_safe(r->pool, nm->why)

@@ -116,6 +116,8 @@ struct report_naming {
 	enum naming_status status;
 	const char *handler; /* NAMING_CLAIMED, NAMING_FAILED */
 	const char *why;     /* NAMING_MAP_REFUSED, NAMING_UNREADABLE */
+	const char *would;   /* NAMING_UNCLAIMED: a handler not asked that
+			      * would have claimed it, or NULL */
 	uint64_t samples, named;
 	uint64_t unnamed[REPORT_NR_REASONS]; /* NAMING_CLAIMED: by reason */
 };

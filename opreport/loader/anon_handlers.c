@@ -68,6 +68,112 @@ static const char *dirs_text(const struct handler_dirs *d, char *buf,
 	return buf;
 }
 
+static int dir_names(const char *dir, char ***names, size_t *n);
+
+/* --anon-handler=auto offers a process first to the handlers whose
+ * files say most: a jitdump or a time-stamped log knows what code lived
+ * at an address when, a perf map only what lived there last, so a
+ * process with both is named by time; then to any other, by name. */
+static size_t auto_rank(const char *name)
+{
+	static const char *const order[] = { "jitdump", "jitlog", "javamap",
+					     "pypy", "perfmap" };
+	size_t i;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (!strcmp(order[i], name))
+			break;
+	return i;
+}
+
+static int auto_cmp(const void *pa, const void *pb)
+{
+	const char *a = *(char *const *)pa, *b = *(char *const *)pb;
+	size_t ra = auto_rank(a), rb = auto_rank(b);
+
+	return ra != rb ? (ra > rb) - (ra < rb) : strcmp(a, b);
+}
+
+static int name_sort_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void names_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Every handler on the search path D, once each, in the order auto
+ * offers them.  0 or -ENOMEM (not reported). */
+static int installed_names(const struct handler_dirs *d, char ***out,
+			   size_t *nout)
+{
+	char **all = NULL, **names, **grown;
+	size_t i, j, k, n, cnt = 0;
+	int rc = 0;
+
+	for (i = 0; i < d->n && !rc; i++) {
+		rc = dir_names(d->dir[i], &names, &n);
+		grown = rc ? NULL : realloc(all, (cnt + n + 1) * sizeof(*all));
+		if (!rc && !grown)
+			rc = -ENOMEM;
+		if (grown)
+			all = grown;
+		for (j = 0; j < n; j++) {
+			for (k = 0; k < cnt && strcmp(all[k], names[j]); k++)
+				;
+			if (rc || k < cnt)
+				free(names[j]);
+			else
+				all[cnt++] = names[j];
+		}
+		free(names);
+	}
+	if (rc) {
+		names_free(all, cnt);
+		return rc;
+	}
+	if (cnt)
+		qsort(all, cnt, sizeof(*all), auto_cmp);
+	*out = all;
+	*nout = cnt;
+	return 0;
+}
+
+/* The one line for a handler name the search path does not hold: a
+ * typing mistake, so the names that would do. */
+static void unknown_handler(const char *name, char **inst, size_t n,
+			    const struct handler_dirs *d)
+{
+	char **sorted = malloc((n ? n : 1) * sizeof(*sorted));
+	char *list = NULL, dirs[4096];
+	size_t len = 0, i;
+	FILE *m = open_memstream(&list, &len);
+
+	if (m && sorted) {
+		memcpy(sorted, inst, n * sizeof(*sorted));
+		qsort(sorted, n, sizeof(*sorted), name_sort_cmp);
+		fputs("auto", m);
+		for (i = 0; i < n; i++)
+			fprintf(m, ", %s", sorted[i]);
+	}
+	if (m)
+		fclose(m);
+	if (n)
+		diag("unknown handler '%s': expected one of %s", name,
+		     list ? list : "(out of memory)");
+	else
+		diag("unknown handler '%s': no handlers in %s", name,
+		     dirs_text(d, dirs, sizeof(dirs)));
+	free(list);
+	free(sorted);
+}
+
 /* Find and open NAME; a refusal is reported here, where the file is
  * known, and is not an error for the caller.  0, or -ENOMEM (not
  * reported: the caller says it once). */
@@ -114,34 +220,91 @@ int anon_handlers_load(struct anon_handlers **out, const char *const *names,
 {
 	struct handler_dirs d = { 0 };
 	struct anon_handlers *hs;
-	size_t i;
+	const char **want = NULL;
+	char **inst = NULL;
+	size_t i, j, nw = 0, ninst = 0;
 	int rc;
 
 	*out = NULL;
 	hs = calloc(1, sizeof(*hs));
 	if (!hs)
 		goto nomem;
+	rc = handler_dirs_get(&d, handler_path);
+	if (rc < 0 || installed_names(&d, &inst, &ninst) < 0)
+		goto nomem;
+	want = calloc(nr_names + ninst + 1, sizeof(*want));
+	if (!want)
+		goto nomem;
+	/* a name the path does not hold is refused before any is loaded:
+	 * a report that quietly lacks the handler asked for looks whole */
+	for (i = 0; i < nr_names; i++) {
+		if (!strcmp(names[i], "auto")) {
+			for (j = 0; j < ninst; j++)
+				want[nw++] = inst[j];
+			continue;
+		}
+		for (j = 0; j < ninst && strcmp(inst[j], names[i]); j++)
+			;
+		if (j == ninst && !handler_name_problem(names[i])) {
+			unknown_handler(names[i], inst, ninst, &d);
+			rc = -ENOENT;
+			goto fail;
+		}
+		want[nw++] = names[i];
+	}
 	/* Handlers keep a pointer to their own slot as host_data, so the
 	 * array never moves once loading starts. */
-	hs->v = calloc(nr_names ? nr_names : 1, sizeof(*hs->v));
+	hs->v = calloc(nw ? nw : 1, sizeof(*hs->v));
 	if (!hs->v)
 		goto nomem;
-	rc = handler_dirs_get(&d, handler_path);
-	if (rc < 0)
-		goto nomem;
-	for (i = 0; i < nr_names; i++) {
-		rc = load_one(hs, &d, names[i]);
+	for (i = 0; i < nw; i++) {
+		rc = load_one(hs, &d, want[i]);
 		if (rc < 0)
 			goto nomem;
 	}
-	handler_dirs_free(&d);
+	/* the others, for saying which one would claim a process that
+	 * none of these did */
+	hs->spare_names = calloc(ninst + 1, sizeof(*hs->spare_names));
+	if (!hs->spare_names)
+		goto nomem;
+	for (i = 0; i < ninst; i++) {
+		if (already_loaded(hs, inst[i]))
+			free(inst[i]);
+		else
+			hs->spare_names[hs->nr_spare_names++] = inst[i];
+	}
+	free(inst);
+	free(want);
+	hs->dirs = d;
 	*out = hs;
 	return 0;
 nomem:
+	diag("cannot load handlers: out of memory");
+	rc = -ENOMEM;
+fail:
+	names_free(inst, ninst);
+	free(want);
 	handler_dirs_free(&d);
 	anon_handlers_free(hs);
-	diag("cannot load handlers: out of memory");
-	return -ENOMEM;
+	return rc;
+}
+
+struct anon_handlers *handler_spares(struct anon_handlers *hs)
+{
+	size_t i;
+
+	if (hs->spares || !hs->nr_spare_names)
+		return hs->spares;
+	hs->spares = calloc(1, sizeof(*hs->spares));
+	if (!hs->spares)
+		return NULL;
+	hs->spares->v = calloc(hs->nr_spare_names, sizeof(*hs->spares->v));
+	if (!hs->spares->v)
+		return hs->spares;
+	for (i = 0; i < hs->nr_spare_names; i++)
+		if (load_one(hs->spares, &hs->dirs, hs->spare_names[i]) < 0)
+			break;
+	return hs->spares;
 }
 
 void anon_handlers_free(struct anon_handlers *hs)
@@ -153,6 +316,11 @@ void anon_handlers_free(struct anon_handlers *hs)
 	for (i = 0; i < hs->n; i++)
 		close_where(&hs->v[i]);
 	free(hs->v);
+	anon_handlers_free(hs->spares);
+	for (i = 0; i < hs->nr_spare_names; i++)
+		free(hs->spare_names[i]);
+	free(hs->spare_names);
+	handler_dirs_free(&hs->dirs);
 	handler_arena_free(hs->arena);
 	free(hs->said);
 	free(hs);

@@ -28,12 +28,15 @@ const char *handler_name_problem(const char *name);
 int anon_handler_name_check(const char *name, char *err, size_t errlen);
 
 /*
- * Load the handlers NAMES, in claim order.  The search path is
+ * Load the handlers NAMES, in claim order; "auto" stands for every
+ * handler on the search path, jitdump, jitlog, javamap, pypy and perfmap
+ * first, then the others by name.  The search path is
  * HANDLER_PATH (--handler-path, may be NULL), then $OPJIT_HANDLER_PATH,
  * then the installed handler directory, then the build tree when opreport
  * runs uninstalled.  A handler that cannot be used is skipped with one
  * line naming the file (or the name) and the reason.  Returns 0, or a
- * negative errno (reported) when nothing could be allocated.
+ * negative errno (reported): -ENOENT for a name the search path does
+ * not hold (the line lists those it does), -ENOMEM.
  */
 int anon_handlers_load(struct anon_handlers **out, const char *const *names,
 		       size_t nr_names, const char *handler_path);
@@ -100,6 +103,8 @@ struct anon_resolved {
 	const char *declined_why; /* unclaimed: the first handler
 					  * that could not read its map, and
 					  * why; valid as long */
+	const char *would; /* unclaimed: an installed handler that was not
+			    * asked and would claim it, or NULL */
 };
 
 /* Where the names go, a batch at a time, in order: BATCH names the N

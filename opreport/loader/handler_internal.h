@@ -44,6 +44,14 @@ struct anon_handler {
 	bool quiet, spoke;
 };
 
+/* The search path as a NULL-terminated array of directories, in order.
+ * handler_dirs_get() drops a directory the trust rules refuse, with a
+ * line (reported); 0 or -ENOMEM (not reported). */
+struct handler_dirs {
+	char **dir;
+	size_t n;
+};
+
 struct anon_handlers {
 	struct anon_handler *v;
 	size_t n;
@@ -59,6 +67,12 @@ struct anon_handlers {
 		uint32_t proc, handler;
 	} * said;
 	size_t nr_said, cap_said;
+	/* the installed handlers not loaded, loaded (into SPARES) only to
+	 * say which would claim a process these left unclaimed */
+	char **spare_names;
+	size_t nr_spare_names;
+	struct anon_handlers *spares;
+	struct handler_dirs dirs;
 };
 
 /* NAME is [a-z0-9_-]+, 1 to HANDLER_NAME_MAX characters (the one rule,
@@ -66,15 +80,12 @@ struct anon_handlers {
 #define HANDLER_NAME_MAX 64
 bool handler_name_valid(const char *name);
 
-/* The search path as a NULL-terminated array of directories, in order.
- * handler_dirs_get() drops a directory the trust rules refuse, with a
- * line (reported); 0 or -ENOMEM (not reported). */
-struct handler_dirs {
-	char **dir;
-	size_t n;
-};
 int handler_dirs_get(struct handler_dirs *d, const char *handler_path);
 void handler_dirs_free(struct handler_dirs *d);
+
+/* The installed handlers HS did not load, loaded on first use; NULL
+ * when there are none or no memory for them. */
+struct anon_handlers *handler_spares(struct anon_handlers *hs);
 
 /*
  * Find libNAME.so in DIR by comparing against the directory's entries;

@@ -428,6 +428,31 @@ out:
 	return rc < 0 ? -EIO : rc;
 }
 
+/* Which installed handler that was not asked would claim OP: its name,
+ * valid as long as HS, or NULL.  Only asked, quietly: its lines about a
+ * process it is not naming would be noise. */
+static const char *would_claim(struct anon_handlers *hs,
+			       const struct opjit_process *op)
+{
+	struct anon_handlers *sp = handler_spares(hs);
+	char why[HANDLER_WHY_LEN];
+	size_t i;
+	int rc;
+
+	for (i = 0; sp && i < sp->n; i++) {
+		struct anon_handler *h = &sp->v[i];
+
+		h->quiet = true;
+		rc = ops()->claim(h, op, why, sizeof(why));
+		if (rc > 0)
+			ops()->release(h, why, sizeof(why));
+		h->quiet = false;
+		if (rc > 0)
+			return h->name;
+	}
+	return NULL;
+}
+
 int anon_handlers_resolve(struct anon_handlers *hs, struct ops_session *s,
 			  uint32_t proc_id,
 			  const struct ops_anon_sample *samples, size_t n,
@@ -460,5 +485,7 @@ int anon_handlers_resolve(struct anon_handlers *hs, struct ops_session *s,
 			res->refused_why = hs->v[i].refused_why;
 		}
 	}
+	if (!res->map_refused && !res->declined_why)
+		res->would = would_claim(hs, &op);
 	return 0;
 }

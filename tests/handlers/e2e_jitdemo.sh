@@ -149,11 +149,14 @@ echo "half map: half_named $half, (unknown) $unknown; full map: jit_hot $hot, ji
 [ "$half" -eq "$hot" ] && [ "$unknown" -eq "$cold" ] ||
 	fail "half map: half_named $half and (unknown) $unknown, not the full map's $hot and $cold"
 
-# a missing handler: one line, and the report goes on with the others
-report perf --anon-handler=nosuch,perfmap
-one_line perf "opreport: skipping handler nosuch: libnosuch.so not found \
-in .*" "for the missing handler"
-check_truth perf
+# a handler name the search path does not hold (a typing mistake): one
+# line that lists the names it does, and exit status 1
+if "$opreport" --session-dir="$tmp/perf" -l --anon-handler=nosuch,perfmap \
+	>"$tmp/nosuch.out" 2>"$tmp/nosuch.err"; then
+	show_fail "$tmp/nosuch.err" "a missing handler exited 0"
+fi
+one_line nosuch "opreport: unknown handler 'nosuch': expected one of auto, .*perfmap.*" \
+	"for the missing handler"
 
 # a bad name is refused in one line naming it, before any lookup (opreport
 # may treat it as an option error and stop, or skip it and go on)
