@@ -102,6 +102,11 @@ static int flat_batch(void *ctx, const struct anon_resolved *b, size_t base,
 const char *anon_rows_jit_label(struct report *r, const struct ops_process *p,
 				const char *handler)
 {
+	/* merged processes share the label, so that their rows of one
+	 * function are one row */
+	if (r->opts->merge & MERGE_TGID)
+		return strpool_printf(r->pool, "jit:%s (%s)", handler,
+				      p->comm ? p->comm : "?");
 	return strpool_printf(r->pool, "jit:%s (tgid:%u %s)", handler, p->tgid,
 			      p->comm ? p->comm : "?");
 }

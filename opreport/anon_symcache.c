@@ -40,7 +40,10 @@ static const struct report_sym *make(struct report *r,
 
 	if (!s)
 		return NULL;
-	s->name = a->name ? a->name : "(unknown)";
+	/* interned: the report groups JIT rows by name */
+	s->name = strpool_intern(r->pool, a->name ? a->name : "(unknown)");
+	if (!s->name)
+		return NULL;
 	s->vma = a->start;
 	s->size = a->size;
 	s->file = a->file;
@@ -63,7 +66,7 @@ const struct report_sym *anon_symcache_get(struct anon_symcache *c,
 				strpool_alloc(r->pool, sizeof(*u));
 
 			if (u)
-				u->name = "(unknown)";
+				u->name = strpool_intern(r->pool, "(unknown)");
 			c->unknown = u;
 		}
 		return c->unknown;

@@ -104,6 +104,16 @@ static int cmp_ptr(const void *a, const void *b)
 	return CMP((uintptr_t)a, (uintptr_t)b);
 }
 
+/* A JIT's symbols are code objects: a function compiled again, or in
+ * another process, is another object with the same name.  Its row is
+ * the function's, as in diff, folded and pprof, so JIT symbols group by
+ * their (interned) name. */
+static const void *hit_sym_key(const struct report_hit *h)
+{
+	return h->kind == ROW_JIT && h->sym ? (const void *)h->sym->name
+					    : (const void *)h->sym;
+}
+
 /* The grouping key of rows: pointers of interned strings and symbols. */
 static int hit_key_cmp(const struct report_hit *a, const struct report_hit *b)
 {
@@ -111,7 +121,8 @@ static int hit_key_cmp(const struct report_hit *a, const struct report_hit *b)
 
 	if ((c = CMP(a->kind, b->kind)) || (c = cmp_ptr(a->image, b->image)) ||
 	    (c = cmp_ptr(a->app, b->app)) || (c = CMP(a->tgid, b->tgid)) ||
-	    (c = CMP(a->cpu, b->cpu)) || (c = cmp_ptr(a->sym, b->sym)))
+	    (c = CMP(a->cpu, b->cpu)) ||
+	    (c = cmp_ptr(hit_sym_key(a), hit_sym_key(b))))
 		return c;
 	return 0;
 }
