@@ -456,7 +456,7 @@ int profile_build(struct profile **out, struct report *r,
 				    o->include_symbols || o->exclude_symbols);
 	if (profile_spec_has_tgid(o->spec) &&
 	    !(info->separate & OPS_SEPARATE_PROCESS))
-		diag("warning: session %s was recorded without per-process separation; tgid: selects only anonymous samples",
+		diag("warning: session %s was recorded without --separate=process: native samples were not kept per process, so tgid: selects only JIT (anonymous) samples; record with oprofiled --separate=process",
 		     r->session_dir);
 	/* reports its own failure: only it can say what is wrong with
 	 * libbfd */
