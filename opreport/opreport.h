@@ -31,6 +31,11 @@ enum opreport_sort {
 
 enum opreport_demangle { DEMANGLE_NONE, DEMANGLE_NORMAL, DEMANGLE_SMART };
 
+/* How folded frames are marked: flamegraph.pl's suffixes (_[k] kernel,
+ * _[j] JIT, _[i] inlined), or plain names for tools that show the text
+ * as it is (speedscope). */
+enum opreport_folded_marks { FOLDED_MARKS_FLAMEGRAPH, FOLDED_MARKS_NONE };
+
 struct profile_spec;
 
 struct opreport_opts {
@@ -52,6 +57,7 @@ struct opreport_opts {
 	size_t nr_sort;
 	unsigned merge; /* MERGE_* */
 	enum opreport_demangle demangle;
+	enum opreport_folded_marks folded_marks;
 	char **include_symbols; /* NULL-terminated, or NULL */
 	size_t nr_include_symbols;
 	char **exclude_symbols;

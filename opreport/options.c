@@ -183,6 +183,23 @@ int options_parse_demangle(const char *s, enum opreport_demangle *out,
 	return 0;
 }
 
+int options_parse_folded_marks(const char *s, enum opreport_folded_marks *out,
+			       char *err, size_t errlen)
+{
+	if (!strcmp(s, "flamegraph"))
+		*out = FOLDED_MARKS_FLAMEGRAPH;
+	else if (!strcmp(s, "none"))
+		*out = FOLDED_MARKS_NONE;
+	else {
+		snprintf(
+			err, errlen,
+			"invalid --folded-annotations '%s': expected flamegraph or none",
+			s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 struct list_ctx {
 	char ***list;
 	size_t *nr;
@@ -252,6 +269,7 @@ enum {
 	OPT_ISOLATION,
 	OPT_HANDLER_TIMEOUT,
 	OPT_DIFF,
+	OPT_FOLDED_MARKS,
 };
 
 static int flag_callgraph, flag_symbols, flag_debug, flag_details,
@@ -333,6 +351,10 @@ static const struct poptOption options_table[] = {
 	  "text (default), csv, json, folded (flame graphs) or pprof "
 	  "(needs -o)",
 	  "FORMAT" },
+	{ "folded-annotations", 0, POPT_ARG_STRING, NULL, OPT_FOLDED_MARKS,
+	  "folded frames marked as flamegraph.pl colours them (flamegraph, "
+	  "the default: _[k], _[j], _[i]) or plain, for speedscope (none)",
+	  "MODE" },
 	{ "anon-samples", 0, POPT_ARG_NONE, &flag_anon, 0,
 	  "show anonymous samples, one bucket per process and range", NULL },
 	{ "anon-handler", 0, POPT_ARG_STRING, NULL, OPT_ANON_HANDLER,
@@ -415,6 +437,9 @@ static int options_value(struct opreport_opts *o, int rc, const char *arg,
 					   arg);
 	case OPT_FORMAT:
 		return options_parse_format(arg, &o->format, err, errlen);
+	case OPT_FOLDED_MARKS:
+		return options_parse_folded_marks(arg, &o->folded_marks, err,
+						  errlen);
 	case OPT_ANON_HANDLER:
 		i = o->nr_anon_handlers;
 		ret = options_list_append(&o->anon_handlers,

@@ -20,6 +20,8 @@ int options_parse_sort(const char *s, struct opreport_opts *o, char *err,
 		       size_t errlen);
 int options_parse_format(const char *s, enum opreport_format *out, char *err,
 			 size_t errlen);
+int options_parse_folded_marks(const char *s, enum opreport_folded_marks *out,
+			       char *err, size_t errlen);
 int options_parse_demangle(const char *s, enum opreport_demangle *out,
 			   char *err, size_t errlen);
 

@@ -267,10 +267,13 @@ static void folded_put(char **p, const char *s)
 }
 
 /* One frame, marked as flamegraph.pl colours it: _[k] kernel, _[j] JIT,
- * _[i] a function inlined into the frame before it. */
+ * _[i] a function inlined into the frame before it; or, for tools that
+ * show a frame's text as it is, with the same facts in words. */
 static void folded_frame(char **p, const struct report *r,
 			 const struct cg_node *n, bool inlined)
 {
+	bool plain = r->opts->folded_marks == FOLDED_MARKS_NONE;
+
 	if (n->image_id == CG_UNKNOWN) {
 		folded_put(p, "[unknown]");
 		return;
@@ -280,7 +283,7 @@ static void folded_frame(char **p, const struct report *r,
 		folded_put(p, shown_name(r, n));
 		folded_put(p, " [");
 		folded_put(p, shown_image(r, n->image, "unknown"));
-		folded_put(p, inlined ? "]_[i]" : "]");
+		folded_put(p, !inlined ? "]" : plain ? ", inlined]" : "]_[i]");
 		break;
 	case ROW_KERNEL:
 		folded_put(p, shown_name(r, n));
@@ -288,17 +291,22 @@ static void folded_frame(char **p, const struct report *r,
 			folded_put(p, " [");
 			folded_put(p, out_safe(r->pool, n->image));
 			folded_put(p, "]");
+		} else if (plain) {
+			folded_put(p, " [kernel]");
 		}
-		folded_put(p, "_[k]");
+		if (!plain)
+			folded_put(p, "_[k]");
 		break;
 	case ROW_JIT:
 		folded_put(p, shown_name(r, n));
 		folded_put(p, " [");
 		folded_put(p, n->handler ? n->handler : "jit");
-		folded_put(p, inlined ? "]_[i]" : "]_[j]");
+		folded_put(p, plain	? (inlined ? ", inlined]" : "]")
+			      : inlined ? "]_[i]"
+					: "]_[j]");
 		break;
 	case ROW_ANON:
-		folded_put(p, "[anon]_[j]");
+		folded_put(p, plain ? "[anon]" : "[anon]_[j]");
 		break;
 	}
 }
