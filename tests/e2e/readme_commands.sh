@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# First contact: the README's commands and the man pages' examples,
+# taken from README.md, oprofiled.1 and opreport.1 as they are and run in
+# order (the README's from a directory where build/ is this build, the
+# man pages' with the programs on PATH), with small stand-ins for app.js,
+# app.jar, app.py, ./my-jit and ./server.  Each opreport command must give
+# the whole profile: every process with JIT samples claimed, and the
+# rows, folded lines or pprof samples adding up to the samples it selects;
+# a command that does not ask for JIT code must say how many samples it
+# hid, and those must make up the rest.  A line whose tool is missing
+# here, or that starts a browser or a server or profiles the whole
+# machine, is not run, and the test says which.
+#   readme_commands.sh         run them
+#   readme_commands.sh --list  only print them
+set -euo pipefail
+: "${OPJIT_BUILD:?}" "${OPJIT_SOURCE:?}"
+README=$OPJIT_SOURCE/README.md
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+command -v node >/dev/null || { echo "SKIP: node is not installed (apt-get install nodejs)"; exit 77; }
+
+# the README's commands: indented lines that run opjit or the tools it
+# feeds (or change directory), without their trailing comments
+mapfile -t cmds < <(sed -nE 's/^    ((build\/|cd |java |go tool |speedscope |flamegraph\.pl ).*)$/\1/p' "$README" |
+	sed -E 's/[[:space:]]+#.*$//')
+[ "${#cmds[@]}" -ge 20 ] || fail "only ${#cmds[@]} commands found in README.md"
+# the man pages' EXAMPLES, as a shell reads them
+man_examples() {
+	awk '/^\.SH/ {ex = ($2 == "EXAMPLES")} ex && /^\.nf/ {on = 1; next}
+		/^\.fi/ {on = 0} on && !/^$/' "$1" | sed 's/\\-/-/g'
+}
+mapfile -t mans < <(man_examples "$OPJIT_SOURCE/daemon/oprofiled.1"; man_examples "$OPJIT_SOURCE/opreport/opreport.1")
+[ "${#mans[@]}" -ge 10 ] || fail "only ${#mans[@]} examples found in the man pages"
+if [ "${1:-}" = --list ]; then
+	printf '%s\n' "${cmds[@]}" "${mans[@]}"
+	exit 0
+fi
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/readme.XXXXXX")
+tgids=()
+cleanup() {
+	local t
+	for t in "${tgids[@]}"; do rm -f "/tmp/perf-$t.map" "/tmp/anon.$t"; done
+	rm -rf "$W"
+}
+trap cleanup EXIT
+mkdir "$W/readme" "$W/man"
+ln -s "$OPJIT_BUILD" "$W/readme/build"
+cd "$W/readme"
+
+# the stand-ins: two functions, one heavier, for a second or two of CPU
+cat >app.js <<'EOF'
+function heavyJs(n) { let s = 0; for (let i = 0; i < n; i++) s += (i * 31) % 7; return s; }
+function lightJs(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 3; return s; }
+let t = 0;
+for (let k = 0; k < 400; k++) t += heavyJs(300000) + lightJs(100000);
+console.log(t > 0);
+EOF
+cat >app.py <<'EOF'
+def heavy(n):
+    s = 0
+    for i in range(n):
+        s += i * 3 % 7
+    return s
+
+def light(n):
+    s = 0
+    for i in range(n):
+        s += i % 5
+    return s
+
+t = 0
+for k in range(60):
+    t += heavy(300000) + light(100000)
+print(t > 0)
+EOF
+printf '#!/bin/sh\nexec "%s" 2\n' "$OPJIT_BUILD/tests/workloads/exprjit" >my-jit
+chmod +x my-jit
+java_ok=0
+if command -v java >/dev/null && command -v javac >/dev/null && command -v jar >/dev/null; then
+	mkdir jar
+	cp "$OPJIT_SOURCE/tests/handlers/Hot.java" jar/
+	(cd jar && javac Hot.java && printf 'Main-Class: Hot\n' >m && jar cfm ../app.jar m Hot.class) &&
+		java_ok=1
+fi
+
+printf '#!/bin/sh\nexec node --perf-basic-prof "%s/app.js"\n' "$W/man" >server
+chmod +x server
+cp app.js app.py my-jit server "$W/man/"
+
+# total CMD [WHICH]: the samples CMD selects (WHICH=base: of its
+# baseline): its session's, under its profile specification
+total() {
+	local w specs=()
+	for w in $1; do
+		case $w in image:*|tgid:*) specs+=("$w") ;; esac
+	done
+	"$OPJIT_BUILD/opreport/opreport" --session-dir="$(session_of "$1" "${2:-}")" \
+		--format=json "${specs[@]}" 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["total_samples"])'
+}
+# session_of CMD [WHICH]: the session a command reads (WHICH=base: its
+# baseline)
+session_of() {
+	local s=./oprofile_data w
+	for w in $1; do
+		case $w in
+		--session-dir=*) s=${w#--session-dir=} ;;
+		session:*) [ "${2:-}" = base ] && { s=${w#session:}; break; } || s=${w#session:} ;;
+		--diff=*) [ "${2:-}" = base ] && { s=${w#--diff=}; break; } ;;
+		esac
+	done
+	echo "$s"
+}
+# out_file CMD OPTION: the file a command writes with -o or >
+out_file() {
+	local next=0 w
+	for w in $1; do
+		[ "$next" = 1 ] && { echo "$w"; return; }
+		case $w in -o) next=1 ;; \>*) echo "${w#>}"; return ;; esac
+	done
+}
+
+check_opreport() {
+	local cmd=$1 out=$2 err=$3 diff=0 n want f hidden
+	case $cmd in *--diff=*|*"{ session:"*) diff=1 ;; esac
+	# samples it hid, and said it hid
+	hidden=$(sed -nE 's/^opreport: note: ([0-9]+) of [0-9]+ samples .* --anon-handler=auto names them$/\1/p' "$err" | head -1)
+	case $cmd in
+	*--anon-handler=*|*--anon-samples*)
+		[ -z "$hidden" ] || { cat "$err"; fail "$cmd: hides JIT samples"; } ;;
+	*)
+		[ -n "$hidden" ] || { cat "$err"; fail "$cmd: hides JIT samples without a word"; } ;;
+	esac
+	hidden=${hidden:-0}
+	! grep -qE 'none named|no handler claimed' "$out" ||
+		{ cat "$out"; fail "$cmd: a process's JIT samples were left unnamed"; }
+	tgids+=($(grep -oE 'tgid:? ?[0-9]+' "$out" | grep -oE '[0-9]+' | sort -u || true))
+	case $cmd in
+	*--format=folded*)
+		f=$(out_file "$cmd")
+		if [ "$diff" = 1 ]; then
+			n=$(awk '{b += $(NF - 1); a += $NF} END {print b + 0, a + 0}' "$f")
+			want="$(total "$cmd" base) $(total "$cmd")"
+		else
+			n=$(awk -v h="$hidden" '{s += $NF} END {print s + h}' "$f")
+			want=$(total "$cmd")
+		fi
+		[ "$n" = "$want" ] || fail "$cmd: the folded lines hold $n samples, the session $want"
+		grep -qE '\[(perfmap|jitdump|javamap|jitlog|pypy)\]' "$f" ||
+			fail "$cmd: no JIT frame in $f" ;;
+	*--format=pprof*)
+		command -v go >/dev/null || { echo "not checked (no go): $cmd"; return; }
+		f=$(out_file "$cmd")
+		n=$(go tool pprof -top -sample_index=samples "$f" 2>/dev/null |
+			sed -nE 's/.* of ([0-9]+) total.*/\1/p')
+		n=$((n + hidden))
+		want=$(total "$cmd")
+		[ "$n" = "$want" ] || fail "$cmd: the pprof file holds $n samples, the session $want"
+		if [ "$diff" = 1 ]; then
+			n=$(go tool pprof -top -sample_index=samples "$f.base" 2>/dev/null |
+				sed -nE 's/.* of ([0-9]+) total.*/\1/p')
+			want=$(total "$cmd" base)
+			[ "$n" = "$want" ] || fail "$cmd: the baseline holds $n samples, the session $want"
+		fi ;;
+	*--format=json*)
+		f=$(out_file "$cmd")
+		n=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(sum(r["samples"] for r in d["symbols"]) + d["anon_hidden"]["samples"])' "$f")
+		want=$(total "$cmd")
+		[ "$n" = "$want" ] || fail "$cmd: the JSON rows hold $n samples, the selection $want" ;;
+	*" -c "*)
+		grep -q 'jit:' "$out" || fail "$cmd: no JIT code in the call graph" ;;
+	*" -l "*)
+		[ "$hidden" != 0 ] || grep -q 'jit:' "$out" || { cat "$out"; fail "$cmd: no JIT rows"; }
+		if [ "$diff" = 0 ]; then
+			n=$(awk -v h="$hidden" '/^samples/ {on = 1; next} on && /^[0-9]+ / {s += $1} /^$/ {on = 0} END {print s + h}' "$out")
+			want=$(total "$cmd")
+			[ "$n" = "$want" ] || { cat "$out"; fail "$cmd: the rows hold $n samples, the selection $want"; }
+		fi ;;
+	esac
+}
+
+ran=0 notrun=()
+# run_doc CMD: run one documented command and check what it gave
+run_doc() {
+	local cmd=$1 why= rc=0
+	case $cmd in
+	speedscope*) why="opens a browser" ;;
+	*-http=*) why="serves a web page" ;;
+	*--system-wide*) why="profiles the whole machine" ;;
+	*'$(pidof java)'*) why="needs a JVM running" ;;
+	flamegraph.pl*) command -v flamegraph.pl >/dev/null || why="flamegraph.pl is not installed" ;;
+	go\ *) command -v go >/dev/null || why="go is not installed" ;;
+	java*|*javamap*|*--pid=\$!*) [ "$java_ok" = 1 ] || why="no JDK" ;;
+	*opjit-pypy*|*=pypy*) command -v pypy3 >/dev/null || why="pypy3 is not installed" ;;
+	esac
+	if [ -n "$why" ]; then
+		notrun+=("$cmd ($why)")
+		return
+	fi
+	# the report before a tool that is not here is still checked
+	case $cmd in
+	*"| flamegraph.pl"*)
+		command -v flamegraph.pl >/dev/null || {
+			notrun+=("${cmd#*| } (flamegraph.pl is not installed)")
+			cmd="${cmd%% |*} >flame.folded"
+		} ;;
+	*"&& speedscope"*)
+		notrun+=("${cmd#*&& } (opens a browser)")
+		cmd=${cmd%% &&*} ;;
+	*"&& go tool"*)
+		command -v go >/dev/null || {
+			notrun+=("${cmd#*&& } (go is not installed)")
+			cmd=${cmd%% &&*}
+		} ;;
+	esac
+	echo "run: $cmd"
+	eval "$cmd" >out.txt 2>err.txt || rc=$?
+	[ "$rc" = 0 ] || { cat err.txt; fail "$cmd: exited $rc"; }
+	case $cmd in
+	build/opreport/opreport*|opreport*) check_opreport "${cmd%% &&*}" out.txt err.txt ;;
+	build/daemon/oprofiled*|oprofiled*)
+		case $cmd in *"&"|*"& ") ;; *)
+			grep -qE 'oprofiled: [0-9]+ samples' err.txt || { cat err.txt; fail "$cmd: no summary"; } ;;
+		esac ;;
+	go\ tool\ pprof*) grep -q 'total' out.txt || fail "$cmd: no total" ;;
+	esac
+	ran=$((ran + 1))
+}
+
+for cmd in "${cmds[@]}"; do
+	run_doc "$cmd"
+done
+wait
+echo "ran $ran README commands"
+
+cd "$W/man"
+PATH=$OPJIT_BUILD/opreport:$OPJIT_BUILD/daemon:$PATH
+n_readme=$ran
+for cmd in "${mans[@]}"; do
+	run_doc "$cmd"
+done
+echo "ran $((ran - n_readme)) man page examples"
+for n in "${notrun[@]}"; do echo "not run: $n"; done
