@@ -94,6 +94,7 @@ static int write_report(FILE *f, const void *arg)
 	       : format == OUT_CSV    ? out_csv(f, r)
 	       : format == OUT_FOLDED ? out_folded(f, r)
 	       : format == OUT_PPROF  ? out_pprof(f, r)
+	       : r->opts->children    ? out_children(f, r)
 	       : r->cg		      ? out_callgraph(f, r)
 				      : out_text(f, r);
 }
@@ -126,7 +127,8 @@ static int side_build(struct side *sd, const struct opreport_opts *o,
 				o->session_dir, strerror(-ret));
 		return ret;
 	}
-	if (o->callgraph && !callgraph_session_has_stacks(sd->s)) {
+	if ((o->callgraph || o->children) &&
+	    !callgraph_session_has_stacks(sd->s)) {
 		/* OProfile prints nothing but this; saying it on stderr and
 		 * failing lets a script tell it from an empty graph */
 		fprintf(stderr,

@@ -52,6 +52,7 @@ struct opreport_opts {
 	bool global_percent;	/* -% */
 	bool reverse_sort;	/* -r */
 	bool callgraph;		/* -c */
+	bool children;		/* --children */
 	double threshold;	/* percent, 0 = none */
 	enum opreport_sort sort[8];
 	size_t nr_sort;

@@ -272,9 +272,9 @@ enum {
 	OPT_FOLDED_MARKS,
 };
 
-static int flag_callgraph, flag_symbols, flag_debug, flag_details,
-	flag_address, flag_reverse, flag_exclude_dep, flag_no_header,
-	flag_long, flag_global, flag_anon;
+static int flag_children, flag_callgraph, flag_symbols, flag_debug,
+	flag_details, flag_address, flag_reverse, flag_exclude_dep,
+	flag_no_header, flag_long, flag_global, flag_anon;
 static char *opt_output_file, *opt_session_dir, *opt_debug_dir,
 	*opt_handler_path, *opt_diff, *opt_side_dir[2];
 
@@ -303,6 +303,10 @@ static const struct poptOption options_table[] = {
 	{ "callgraph", 'c', POPT_ARG_NONE, &flag_callgraph, 0,
 	  "show the callers and callees of each symbol (a session recorded "
 	  "with oprofiled -g)",
+	  NULL },
+	{ "children", 0, POPT_ARG_NONE, &flag_children, 0,
+	  "with -l, the samples on whose call chains each symbol is, beside "
+	  "its own (a session recorded with oprofiled -g)",
 	  NULL },
 	{ "debug-info", 'g', POPT_ARG_NONE, &flag_debug, 0,
 	  "show the source file and line of each symbol", NULL },
@@ -473,6 +477,7 @@ static void options_reset(struct opreport_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	flag_callgraph = flag_symbols = flag_debug = flag_details = 0;
+	flag_children = 0;
 	flag_address = 0;
 	flag_reverse = flag_exclude_dep = flag_no_header = flag_long = 0;
 	flag_global = flag_anon = 0;
@@ -650,6 +655,7 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 			o->session_dir = opt_side_dir[0];
 	}
 	o->callgraph = flag_callgraph;
+	o->children = flag_children;
 	o->symbols = flag_symbols;
 	o->debug_info = flag_debug;
 	o->details = flag_details;
@@ -665,6 +671,14 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 			"opreport: a differential profile compares symbols: -c and -d do not apply\n");
 		goto out;
 	}
+	if (o->children && (o->callgraph || o->details || o->base_dir ||
+			    o->format != OUT_TEXT)) {
+		fprintf(stderr,
+			"opreport: --children is a column of the -l text report: -c, -d, a differential profile and --format do not apply (json's call graph nodes carry it as total)\n");
+		goto out;
+	}
+	if (o->children)
+		o->symbols = true;
 	if (o->format == OUT_PPROF && !o->output_file) {
 		fprintf(stderr,
 			"opreport: --format=pprof writes a compressed binary file: give it with -o FILE\n");

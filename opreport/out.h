@@ -17,6 +17,9 @@ int out_csv(FILE *f, const struct report *r);
 int out_json(FILE *f, const struct report *r);
 /* -c: OProfile's call-graph layout. */
 int out_callgraph(FILE *f, const struct report *r);
+/* -l --children: the functions of the call graph with their cumulative
+ * samples beside their own. */
+int out_children(FILE *f, const struct report *r);
 /* One line per unique stack, "root;...;leaf COUNT" (flamegraph.pl). */
 int out_folded(FILE *f, const struct report *r);
 /* The folded lines, one per distinct stack, sorted by text.  0 or

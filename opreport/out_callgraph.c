@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * Two text views of the call graph model: OProfile's -c layout (callers
- * indented above each symbol, the symbol with its own samples, then
- * "[self]" and its callees indented below) and the folded stacks that
- * flamegraph.pl and speedscope read.
+ * Three text views of the call graph model: OProfile's -c layout
+ * (callers indented above each symbol, the symbol with its own samples,
+ * then "[self]" and its callees indented below), -l --children (the
+ * symbol list with the samples under each symbol beside its own, as perf
+ * report --children) and the folded stacks that flamegraph.pl and
+ * speedscope read.
  *
  * Folded frame names say where the code came from, in the suffixes
  * flamegraph.pl --color=java colours by: "NAME [IMAGE]" for native code
@@ -248,6 +250,99 @@ int out_callgraph(FILE *f, const struct report *r)
 		return ret;
 	if (r->opts->nr_anon_handlers)
 		out_naming_text(f, r);
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}
+
+static const struct table_col children_cols[] = {
+	{ W_SAMPLES, false }, { W_PERCENT, false }, { W_SAMPLES, false },
+	{ W_PERCENT, false }, { W_IMAGE, true },    { W_APP, true },
+	{ 0, false },
+};
+static const char *const children_heading[] = {
+	"children", "%", "self", "%", "image name", "app name", "symbol name"
+};
+
+/* -l --children: every function of the call graph, with the samples on
+ * whose stacks it is (once a stack, under recursion) beside its own,
+ * most children first; the percentages are of the graph's samples. */
+int out_children(FILE *f, const struct report *r)
+{
+	const struct callgraph *cg = r->cg;
+	struct report_row *rows;
+	const char *cell[7];
+	struct table *t;
+	size_t i, nr = 0;
+	unsigned c;
+	bool apps;
+	int ret;
+
+	rows = calloc(cg->nr_nodes ? cg->nr_nodes : 1, sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	for (i = 0; i < cg->nr_nodes; i++) {
+		const struct cg_node *n = &cg->nodes[i];
+		/* the count the sort and the filters see is the children */
+		struct report_row row = {
+			.kind = n->kind,
+			.image = n->image,
+			.app = n->app,
+			.handler = n->handler,
+			.tgid = n->tgid,
+			.cpu = -1,
+			.sym = n->sym,
+			.count = n->total,
+			.node = (uint32_t)i,
+		};
+
+		if (r->opts->threshold > 0 &&
+		    pct(n->total, cg->total) < r->opts->threshold)
+			continue;
+		if (report_row_kept(r, &row))
+			rows[nr++] = row;
+	}
+	report_sort_rows(r, rows, nr);
+	apps = app_column(r, cg);
+	out_text_header(f, r);
+	out_text_hidden(f, r);
+	t = table_new(children_cols, apps ? 7 : 6);
+	ret = -ENOMEM;
+	if (!t)
+		goto out;
+	for (c = 0; c < 7; c++)
+		cell[c] = children_heading[c];
+	if (!apps)
+		cell[5] = children_heading[6];
+	ret = table_row(t, "", cell);
+	for (i = 0; i < nr && !ret; i++) {
+		const struct cg_node *n = &cg->nodes[rows[i].node];
+
+		c = 0;
+		cell[c++] = strpool_printf(r->pool, "%" PRIu64, n->total);
+		cell[c++] = strpool_printf(r->pool, "%.4f",
+					   pct(n->total, cg->total));
+		cell[c++] = strpool_printf(r->pool, "%" PRIu64, n->self);
+		cell[c++] = strpool_printf(r->pool, "%.4f",
+					   pct(n->self, cg->total));
+		cell[c++] = node_image(r, n);
+		if (apps)
+			cell[c++] = n->app ? shown_image(r, n->app, "") : "";
+		cell[c++] = shown_name(r, n);
+		while (c--)
+			if (!cell[c])
+				ret = -ENOMEM;
+		if (!ret)
+			ret = table_row(t, "", cell);
+	}
+	if (!ret)
+		table_print(t, f, out_line_limit(f, r));
+	table_free(t);
+	if (!ret && r->opts->nr_anon_handlers)
+		out_naming_text(f, r);
+out:
+	free(rows);
+	if (ret)
+		return ret;
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

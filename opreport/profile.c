@@ -394,7 +394,8 @@ static bool want_callgraph(const struct report *r)
 	const struct opreport_opts *o = r->opts;
 
 	return o->format == OUT_FOLDED || o->format == OUT_PPROF ||
-	       (r->has_stacks && (o->callgraph || o->format == OUT_JSON));
+	       (r->has_stacks &&
+		(o->callgraph || o->children || o->format == OUT_JSON));
 }
 
 static int cg_build(struct profile *p, struct report *r, struct ops_session *s,
@@ -451,7 +452,7 @@ int profile_build(struct profile **out, struct report *r,
 	/* an output of the call graph alone needs the flat samples only
 	 * counted: their names would be looked up for nothing */
 	cg_only = o->format == OUT_FOLDED || o->format == OUT_PPROF ||
-		  (o->callgraph && o->format == OUT_TEXT);
+		  ((o->callgraph || o->children) && o->format == OUT_TEXT);
 	r->want_syms = !cg_only && (o->symbols || o->details ||
 				    o->include_symbols || o->exclude_symbols);
 	if (profile_spec_has_tgid(o->spec) &&
