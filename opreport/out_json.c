@@ -287,6 +287,7 @@ static void naming(FILE *f, const struct report *r)
 		jskv(f, "status", out_naming_status(nm->status));
 		jskv(f, "handler", nm->handler);
 		jskv(f, "why", nm->why);
+		jskv(f, "would_claim", nm->would);
 		jnum(f, "samples", nm->samples);
 		jnum(f, "named", nm->named);
 		jkey(f, "unnamed");

@@ -38,6 +38,14 @@ echo "ok: --anon-handler=auto names each process by its own files"
 	2>"$tmp/pm.err" || show_fail "$tmp/pm.err" "--anon-handler=perfmap failed"
 grep -qxE "tgid $dump_pid \(node\): [0-9]+ samples, none named: no handler claimed the process; its jitdump would be read by --anon-handler=jitdump" "$tmp/pm.txt" ||
 	show_fail "$tmp/pm.txt" "perfmap: the unclaimed process does not say which handler would read it"
+"$opreport" --session-dir="$tmp/s" -l --format=json --anon-handler=perfmap \
+	>"$tmp/pm.json" 2>/dev/null || fail "--format=json --anon-handler=perfmap failed"
+python3 - "$tmp/pm.json" "$dump_pid" <<'EOP' || fail "json: naming.would_claim is not jitdump"
+import json, sys
+nm = {n["tgid"]: n for n in json.load(open(sys.argv[1]))["naming"]}
+n = nm[int(sys.argv[2])]
+assert n["status"] == "unclaimed" and n["would_claim"] == "jitdump", n
+EOP
 echo "ok: an unclaimed process says which handler would claim it"
 
 # the order is documented, and the man page and --help say auto
