@@ -38,7 +38,7 @@ anonstack p 2 s6 300
 archive p $TMP/maps/perf-300.map
 EOS
 "$OPREPORT" --session-dir="$S" -l -n --children --anon-handler=perfmap \
-	>"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err"; fail "--children exited $?"; }
+	>"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err"; fail "--children failed"; }
 cat "$TMP/out"
 awk '/^[0-9]/ {print $1, $3, $NF}' "$TMP/out" >"$TMP/got"
 cat >"$TMP/want" <<EOW

@@ -51,10 +51,10 @@ anonstack p 2 s6 300
 archive p $TMP/maps/perf-300.map
 EOS
 "$OPREPORT" --session-dir="$S" --format=folded --anon-handler=perfmap \
-	>"$TMP/marked" 2>"$TMP/err" || { cat "$TMP/err"; fail "folded exited $?"; }
+	>"$TMP/marked" 2>"$TMP/err" || { cat "$TMP/err"; fail "folded failed"; }
 "$OPREPORT" --session-dir="$S" --format=folded --anon-handler=perfmap \
 	--folded-annotations=none >"$TMP/plain" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "--folded-annotations=none exited $?"; }
+	{ cat "$TMP/err"; fail "--folded-annotations=none failed"; }
 cat "$TMP/plain"
 
 if [ "$mode" = format ]; then

@@ -28,7 +28,7 @@ EOS
 one_note() {
 	local name=$1; shift
 	"$OPREPORT" --session-dir="$S" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" ||
-		{ cat "$TMP/$name.err"; fail "$name: opreport $* exited $?"; }
+		{ cat "$TMP/$name.err"; fail "$name: opreport $* failed"; }
 	local n
 	n=$(grep -cE "$NOTE_RE" "$TMP/$name.err" || true)
 	[ "$n" = 1 ] || { cat "$TMP/$name.err"; fail "$name: opreport $*: the note on stderr $n times, not once"; }
