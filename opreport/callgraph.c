@@ -99,15 +99,27 @@ void callgraph_free(struct callgraph *cg)
 	free(cg);
 }
 
+/* A JIT function compiled again is another code object with the same
+ * name: one node, as its -l row is one row (report.c), so that its
+ * samples and its children are the function's.  Handlers' names are
+ * interned (anon_symcache.c), so the name's pointer is the key. */
+static const void *node_sym_key(const struct cg_node *n)
+{
+	return n->kind == ROW_JIT && n->sym ? (const void *)n->sym->name
+					    : (const void *)n->sym;
+}
+
 static bool node_eq(const struct cg_node *a, const struct cg_node *b)
 {
 	return a->kind == b->kind && a->image == b->image &&
-	       a->app == b->app && a->tgid == b->tgid && a->sym == b->sym;
+	       a->app == b->app && a->tgid == b->tgid &&
+	       node_sym_key(a) == node_sym_key(b);
 }
 
 static size_t node_hash(const struct cg_node *n)
 {
-	uint64_t h = (uint64_t)(uintptr_t)n->sym * 0x9e3779b97f4a7c15ull;
+	uint64_t h =
+		(uint64_t)(uintptr_t)node_sym_key(n) * 0x9e3779b97f4a7c15ull;
 
 	h ^= (uint64_t)(uintptr_t)n->image * 0xc2b2ae3d27d4eb4full;
 	h ^= (uint64_t)(uintptr_t)n->app * 0x165667b19e3779f9ull;
@@ -131,9 +143,13 @@ static int class_node(struct cg_build *b, const struct cg_class *c,
 	n.app = c->app;
 	if (!n.app && !(cg->r->opts->merge & MERGE_LIB))
 		n.app = n.image;
-	/* JIT and anonymous images name their process; files and the
-	 * kernel only when the profile separates processes */
-	n.tgid = cg->r->tgid_separated || n.kind == ROW_JIT ||
+	/* JIT and anonymous images name their process (JIT code not
+	 * under --merge=tgid, where a function is one node whatever the
+	 * process); files and the kernel only when the profile separates
+	 * processes */
+	n.tgid = cg->r->tgid_separated ||
+				 (n.kind == ROW_JIT &&
+				  !(cg->r->opts->merge & MERGE_TGID)) ||
 				 n.kind == ROW_ANON
 			 ? c->tgid
 			 : 0;
