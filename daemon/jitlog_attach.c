@@ -16,6 +16,7 @@
 
 #include "elf_dynsym.h"
 #include "recorder.h"
+#include "userfile.h"
 
 #define LIBRARY_NAME "libopjit-jitlog.so"
 #define LIBRARY_MAX_BYTES (64u << 20)
@@ -62,11 +63,10 @@ static int read_library(uint32_t tgid, const char *path, uint8_t **buf,
 	int fd;
 
 	snprintf(where, sizeof(where), "/proc/%u/root%s", tgid, path);
-	fd = open(where, O_RDONLY | O_CLOEXEC);
+	fd = userfile_open(where, &st);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size > LIBRARY_MAX_BYTES) {
+		return fd;
+	if ((uint64_t)st.st_size > LIBRARY_MAX_BYTES) {
 		close(fd);
 		return -ENOEXEC;
 	}
