@@ -62,6 +62,20 @@ static int find_value(const uint8_t *buf, size_t len, const Elf64_Ehdr *eh,
 	return -ENOENT;
 }
 
+static int read_header(const uint8_t *buf, size_t len, Elf64_Ehdr *eh)
+{
+	if (len < sizeof(*eh))
+		return -ENOEXEC;
+	memcpy(eh, buf, sizeof(*eh));
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh->e_phentsize != sizeof(Elf64_Phdr) ||
+	    !within(len, eh->e_phoff, eh->e_phnum, sizeof(Elf64_Phdr)))
+		return -ENOEXEC;
+	return 0;
+}
+
 int elf_dynsym_delta(const uint8_t *buf, size_t len, const char *name,
 		     uint64_t pgoff, uint32_t prot, uint64_t *delta)
 {
@@ -70,16 +84,9 @@ int elf_dynsym_delta(const uint8_t *buf, size_t len, const char *name,
 	uint16_t i;
 	int rc;
 
-	if (len < sizeof(eh))
-		return -ENOEXEC;
-	memcpy(&eh, buf, sizeof(eh));
-	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr) ||
-	    !within(len, eh.e_phoff, eh.e_phnum, sizeof(Elf64_Phdr)))
-		return -ENOEXEC;
-	rc = find_value(buf, len, &eh, name, &value);
+	rc = read_header(buf, len, &eh);
+	if (!rc)
+		rc = find_value(buf, len, &eh, name, &value);
 	if (rc)
 		return rc;
 	/* the loader maps each segment from its page-aligned offset to
@@ -97,4 +104,37 @@ int elf_dynsym_delta(const uint8_t *buf, size_t len, const char *name,
 		return 0;
 	}
 	return -ENOENT;
+}
+
+int elf_dynsym_writable(const uint8_t *buf, size_t len, const char *name,
+			uint64_t size, uint64_t *file_off)
+{
+	Elf64_Ehdr eh;
+	uint64_t value;
+	uint16_t i;
+	int rc;
+
+	rc = read_header(buf, len, &eh);
+	if (!rc)
+		rc = find_value(buf, len, &eh, name, &value);
+	if (rc)
+		return rc;
+	for (i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+
+		memcpy(&ph, buf + eh.e_phoff + (uint64_t)i * sizeof(ph),
+		       sizeof(ph));
+		/* the bytes the file gives the segment: past p_filesz the
+		 * loader maps anonymous memory, no longer the file */
+		if (ph.p_type != PT_LOAD ||
+		    (ph.p_flags & (PF_R | PF_W | PF_X)) != (PF_R | PF_W) ||
+		    ph.p_filesz > ph.p_memsz ||
+		    ph.p_offset + ph.p_filesz < ph.p_offset ||
+		    value < ph.p_vaddr || ph.p_filesz < size ||
+		    value - ph.p_vaddr > ph.p_filesz - size)
+			continue;
+		*file_off = ph.p_offset + (value - ph.p_vaddr);
+		return 0;
+	}
+	return -EFAULT;
 }

@@ -25,4 +25,15 @@
 int elf_dynsym_delta(const uint8_t *buf, size_t len, const char *name,
 		     uint64_t pgoff, uint32_t prot, uint64_t *delta);
 
+/*
+ * Where the SIZE bytes of the defined dynamic data symbol NAME of BUF lie
+ * in the file: *FILE_OFF, when they are all within the file's bytes of
+ * one writable, non-executable PT_LOAD segment (the library's data, as
+ * the loader maps it from the file).  0, -ENOEXEC or -ENOENT as above,
+ * -EFAULT when the symbol lies anywhere else (code, read-only data, past
+ * the segment's file bytes).
+ */
+int elf_dynsym_writable(const uint8_t *buf, size_t len, const char *name,
+			uint64_t size, uint64_t *file_off);
+
 #endif

@@ -36,5 +36,7 @@ void jitlog_attach_pending(struct recorder *r);
 void jitlog_attach_settle(struct recorder *r);
 /* After the archive: detach from every library attached to. */
 void jitlog_attach_detach(struct recorder *r);
+/* P is forgotten or reset: what was held for its attach goes. */
+void jitlog_attach_forget(struct proc *p);
 
 #endif

@@ -72,13 +72,20 @@ bool procinfo_parse_kthread(const char *stat)
 	       (flags & PROCINFO_PF_KTHREAD);
 }
 
+/* PATH is under /proc, where no user makes a FIFO; O_NONBLOCK and the
+ * type check say so on the descriptor rather than trust the name. */
 static int procinfo_slurp(const char *path, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
 	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ENODATA;
+	}
 	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n < 0)

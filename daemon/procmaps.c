@@ -60,6 +60,8 @@ int procmaps_parse_line(char *line, struct procmaps_line *out)
 	    !strchr("x-", p[2]) || !strchr("ps", p[3]))
 		return -EINVAL;
 	out->exec = p[2] == 'x';
+	out->write = p[1] == 'w';
+	out->shared = p[3] == 's';
 	p += 4;
 	if (expect(&p, ' ') || parse_hex(&p, &out->pgoff) || expect(&p, ' ') ||
 	    parse_hex(&p, &major) || expect(&p, ':') ||

@@ -15,6 +15,8 @@ struct procmaps_line {
 	uint32_t dev_major, dev_minor;
 	uint64_t inode;
 	bool exec;
+	bool write;
+	bool shared;	  /* 's': MAP_SHARED */
 	const char *path; /* points into the parsed line; "" when none */
 };
 

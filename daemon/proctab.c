@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jitlog_attach.h"
+
 /* a JIT that maps more separate regions than this is summarised by the
  * ones seen first; the samples themselves are all kept */
 #define PROC_MAX_RANGES 65536
@@ -39,6 +41,7 @@ static void proc_release(struct proc *p)
 	free(p->ranges);
 	if (p->tmpfd >= 0)
 		close(p->tmpfd);
+	jitlog_attach_forget(p);
 }
 
 void proc_reset(struct proc *p)

@@ -15,6 +15,8 @@
 #define PROC_COMM_MAX 16
 #define PROC_NO_ID UINT32_MAX
 
+struct jitlog_target;
+
 struct proc {
 	uint32_t tgid;
 	bool has_app;
@@ -39,7 +41,7 @@ struct proc {
 	char *jitdump; /* the jit-<pid>.dump it mapped */
 	/* libopjit-jitlog's control block, when the process maps the
 	 * library (jitlog_attach.c) */
-	uint64_t jitlog_ctl;
+	struct jitlog_target *jitlog_target;
 	uint8_t jitlog; /* enum jitlog_attach_state */
 	uint8_t jitlog_tries;
 };

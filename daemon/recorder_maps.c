@@ -18,6 +18,7 @@
 #include "jitlog_attach.h"
 #include "procinfo.h"
 #include "procmaps.h"
+#include "userfile.h"
 
 struct proc *recorder_proc_new(struct recorder *r, uint32_t tgid)
 {
@@ -29,33 +30,30 @@ struct proc *recorder_proc_new(struct recorder *r, uint32_t tgid)
 }
 
 /* Open PATH as the process sees it: through its root when the file we
- * see under that name is not the one it mapped. */
+ * see under that name is not the one it mapped.  The name is the
+ * process's to change: only a regular file is read (userfile.h). */
 static int recorder_open_image(struct proc *p, const char *path, uint64_t ino,
 			       struct stat *st)
 {
 	char alt[4200];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = userfile_open(path, st);
 
 	/* the inode alone: overlay file systems show another device */
-	if (fd >= 0 && !fstat(fd, st) && (!ino || st->st_ino == ino))
+	if (fd >= 0 && (!ino || st->st_ino == ino))
 		return fd;
 	if (fd >= 0)
 		close(fd);
 	if (!ino)
 		return -ENOENT;
 	snprintf(alt, sizeof(alt), "/proc/%u/root%s", p->tgid, path);
-	fd = open(alt, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && !fstat(fd, st) && st->st_ino == ino)
+	fd = userfile_open(alt, st);
+	if (fd >= 0 && st->st_ino == ino)
 		return fd;
 	if (fd >= 0)
 		close(fd);
 	/* neither is provably the mapped file: the name is all we have */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && !fstat(fd, st))
-		return fd;
-	if (fd >= 0)
-		close(fd);
-	return -ENOENT;
+	fd = userfile_open(path, st);
+	return fd >= 0 ? fd : -ENOENT;
 }
 
 /* A new image: registered with the writer, *ID cached under KEY. */

@@ -124,6 +124,63 @@ START_TEST(damaged_and_missing)
 }
 END_TEST
 
+/* The symbol's writable segment as a pointer into BUF, or NULL. */
+static Elf64_Phdr *data_segment(uint8_t *buf)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)buf;
+
+	for (uint16_t i = 0; i < eh->e_phnum; i++) {
+		Elf64_Phdr *ph = (Elf64_Phdr *)(buf + eh->e_phoff +
+						(uint64_t)i * sizeof(*ph));
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W))
+			return ph;
+	}
+	return NULL;
+}
+
+START_TEST(control_block_in_writable_data)
+{
+	uint64_t off = 0;
+	Elf64_Phdr *ph;
+	uint8_t *buf;
+	size_t len;
+
+	buf = slurp(JITLOG_SO, &len);
+	ck_assert_int_eq(elf_dynsym_writable(buf, len, "opjit_jitlog_control",
+					     24, &off),
+			 0);
+	/* the file's bytes there are the block's initial value */
+	ck_assert_uint_lt(off + 8, len);
+	ck_assert_mem_eq(buf + off, "OPJITCTL", 8);
+	ck_assert_int_eq(elf_dynsym_writable(buf, len, "opjit_jitlog_open", 24,
+					     &off),
+			 -ENOENT);
+	/* larger than what the segment's file bytes hold from there */
+	ph = data_segment(buf);
+	ck_assert_ptr_nonnull(ph);
+	ck_assert_int_eq(elf_dynsym_writable(buf, len, "opjit_jitlog_control",
+					     ph->p_filesz + 1, &off),
+			 -EFAULT);
+	/* the same segment read-only, or executable: not writable data */
+	ph->p_flags &= ~(uint32_t)PF_W;
+	ck_assert_int_eq(elf_dynsym_writable(buf, len, "opjit_jitlog_control",
+					     24, &off),
+			 -EFAULT);
+	ph->p_flags |= PF_W | PF_X;
+	ck_assert_int_eq(elf_dynsym_writable(buf, len, "opjit_jitlog_control",
+					     24, &off),
+			 -EFAULT);
+	/* the block past the file's bytes (in .bss): not the file's */
+	ph->p_flags = PF_R | PF_W;
+	ph->p_filesz = 0;
+	ck_assert_int_eq(elf_dynsym_writable(buf, len, "opjit_jitlog_control",
+					     24, &off),
+			 -EFAULT);
+	free(buf);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("elf_dynsym");
@@ -131,6 +188,7 @@ int main(void)
 
 	tcase_add_test(tc, control_block_where_the_loader_put_it);
 	tcase_add_test(tc, damaged_and_missing);
+	tcase_add_test(tc, control_block_in_writable_data);
 	suite_add_tcase(s, tc);
 	return opjit_check_run(s);
 }
