@@ -315,17 +315,20 @@ void handler_child_main(int fd, const char *path, const char *name)
 {
 	static struct child c;
 	char reason[512], dlpath[64];
-	int rc;
+	int rc, code;
 
 	on_exit(child_on_exit, NULL);
 	wire_init(&c.w, fd, false);
-	rc = child_copy_code(path, dlpath, sizeof(dlpath), reason,
-			     sizeof(reason));
-	if (rc >= 0)
-		rc = handler_sandbox_enter(fd, reason, sizeof(reason));
+	code = child_copy_code(path, dlpath, sizeof(dlpath), reason,
+			       sizeof(reason));
+	rc = code < 0 ? code
+		      : handler_sandbox_enter(fd, reason, sizeof(reason));
 	if (rc == 0)
 		rc = handler_open_checked(&c.h, path, dlpath, name, reason,
 					  sizeof(reason));
+	/* loaded (mapped) or refused: the copy's descriptor is done */
+	if (code >= 0)
+		close(code);
 	wire_put_u32(&c.w, (uint32_t)rc);
 	if (rc < 0) {
 		wire_put_str(&c.w, reason);

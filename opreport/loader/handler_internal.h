@@ -274,7 +274,7 @@ int handler_sandbox_enter(int fd, char *why, size_t len);
 
 /* A helper's limits, measured (handler-api/README.md): address space on
  * top of what it had when it started, tasks of nobody's, CPU seconds. */
-#define HANDLER_SANDBOX_MEMORY (256ULL << 20)
+#define HANDLER_SANDBOX_MEMORY (384ULL << 20)
 #define HANDLER_SANDBOX_TASKS 32
 #define HANDLER_SANDBOX_CPU_S 60
 
