@@ -197,18 +197,21 @@ static int fake_attack(char *err, size_t errlen)
 }
 #endif
 #ifdef FAKE_HOSTILE_MEMORY
+#include <sys/mman.h>
 #define FAKE_MEMORY (512u << 20)
+/* mmap, not malloc: a sanitizer's malloc would end the helper itself */
 static int fake_attack(char *err, size_t errlen)
 {
-	char *volatile p = malloc(FAKE_MEMORY);
+	char *p = mmap(NULL, FAKE_MEMORY, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	if (!p) {
-		snprintf(err, errlen, "cannot allocate %u MiB",
-			 FAKE_MEMORY >> 20);
+	if (p == MAP_FAILED) {
+		snprintf(err, errlen, "cannot map %u MiB: %s",
+			 FAKE_MEMORY >> 20, strerror(errno));
 		return -ENOMEM;
 	}
 	memset(p, 1, FAKE_MEMORY);
-	free(p);
+	munmap(p, FAKE_MEMORY);
 	snprintf(err, errlen, "attack succeeded: touched %u MiB",
 		 FAKE_MEMORY >> 20);
 	return -EPERM;

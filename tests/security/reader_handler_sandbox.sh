@@ -99,7 +99,7 @@ ok "prlimit: no other process's limits changed"
 
 # limits: one line, then the report as without the handler
 for b in "threads:started [0-9]+ of 300 threads: .*" \
-	"memory:cannot allocate 512 MiB"; do
+	"memory:cannot map 512 MiB: Cannot allocate memory"; do
 	name=${b%%:*} what=${b#*:}
 	report "$name" "${args[@]}" --anon-handler="$name,perfmap"
 	stolen "$name"
