@@ -42,6 +42,9 @@ report clean "${args[@]}" --anon-handler=perfmap
 [ "$rc" = 0 ] || { cat "$tmp/clean.err" >&2; fail "clean: status $rc"; }
 grep -q 'jit_hot' "$tmp/clean.out" ||
 	fail "clean: perfmap named no jit_hot: nothing for a handler to claim"
+# the demo's map is ours to remove
+demo=$(grep -o 'tgid:[0-9]*' "$tmp/clean.out" | head -n 1 | cut -d: -f2)
+[ -z "$demo" ] || cleanup+=("/tmp/perf-$demo.map")
 
 # stolen NAME: no attack of NAME's report worked
 stolen() {
