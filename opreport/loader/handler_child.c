@@ -52,9 +52,10 @@ static void child_warn(const struct opjit_host *host, const char *msg)
 	wire_flush(w);
 }
 
-/* The host's open_map: opreport opens the candidate (it may read what
- * the helper may not) and checks it; the helper inflates an archived
- * copy itself, so that a bomb costs only the helper's memory. */
+/* The host's open_map: opreport opens a candidate it offered (it may
+ * read what the helper may not) and checks it; the helper inflates an
+ * archived copy itself, so that a bomb costs only the helper's memory.
+ * Any other path is the helper's to open, with what it may read. */
 static int child_open_map(const struct opjit_host *host,
 			  const struct opjit_process *proc,
 			  const struct opjit_map_candidate *cand, char *why,
@@ -72,12 +73,23 @@ static int child_open_map(const struct opjit_host *host,
 		whylen = sizeof(mine);
 	}
 	why[0] = '\0';
-	if (proc != &c->op || !cand)
+	if (proc != &c->op || !cand ||
+	    cand->struct_size <
+		    OPJIT_SIZE_THROUGH(struct opjit_map_candidate, flags) ||
+	    !cand->path)
 		return -EINVAL;
-	for (i = 0; i < c->op.nr_maps && cand != &c->cand[i]; i++)
-		;
-	if (i == c->op.nr_maps)
-		return -EINVAL;
+	for (i = 0; i < c->op.nr_maps; i++)
+		if (cand == &c->cand[i] ||
+		    (!strcmp(cand->path, c->cand[i].path) &&
+		     cand->kind == c->cand[i].kind &&
+		     cand->flags == c->cand[i].flags))
+			break;
+	/* a file of the handler's own naming (as the example handler's):
+	 * opened here, as the helper, with the same rules */
+	if (i == c->op.nr_maps) {
+		rc = handler_trust_open_map(host, proc, cand, why, whylen);
+		goto out;
+	}
 	wire_put_u32(&c->w, WIRE_OPEN);
 	wire_put_u32(&c->w, i);
 	if (wire_flush(&c->w) < 0 || wire_get_fd(&c->w, &fd) < 0)
@@ -94,6 +106,7 @@ static int child_open_map(const struct opjit_host *host,
 		_exit(0);
 	if (rc == 0)
 		rc = handler_trust_map_fd(host, cand, fd, why, whylen);
+out:
 	if (rc < 0 && rc != -ENOENT && rc != -EINVAL && !h->maps_refused++)
 		handler_text_clean(why, h->refused_why,
 				   sizeof(h->refused_why));
