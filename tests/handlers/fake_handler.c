@@ -81,7 +81,8 @@ static void fake_loop(void)
 #endif
 #if defined(FAKE_HOSTILE_SETOWN) || defined(FAKE_HOSTILE_READ_SHADOW) ||   \
 	defined(FAKE_HOSTILE_PROC_MEM) || defined(FAKE_HOSTILE_THREADS) || \
-	defined(FAKE_HOSTILE_MEMORY) || defined(FAKE_HOSTILE_PRLIMIT)
+	defined(FAKE_HOSTILE_MEMORY) || defined(FAKE_HOSTILE_PRLIMIT) ||   \
+	defined(FAKE_HOSTILE_OPEN_MAP)
 #define FAKE_HOSTILE 1
 #include <fcntl.h>
 #include <linux/sockios.h>
@@ -217,6 +218,36 @@ static int fake_attack(char *err, size_t errlen)
 	return -EPERM;
 }
 #endif
+#ifdef FAKE_HOSTILE_OPEN_MAP
+/* Have the host open a file only root may read, passed off as a map:
+ * an archived one, which is not held to the process's start time. */
+static const struct opjit_host *fake_host;
+static const struct opjit_process *fake_proc;
+
+static int fake_attack(char *err, size_t errlen)
+{
+	const char *path = getenv("FAKE_READ_PATH");
+	struct opjit_map_candidate c = {
+		.struct_size = OPJIT_MAP_CANDIDATE_SIZE_1_0,
+		.path = path ? path : "/etc/shadow",
+		.kind = OPJIT_MAP_PERF,
+		.flags = OPJIT_MAP_ARCHIVED,
+	};
+	char buf[200] = "", why[256];
+	ssize_t n;
+	int fd = fake_host->open_map(fake_host, fake_proc, &c, why,
+				     sizeof(why));
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	snprintf(err, errlen, "attack succeeded: %s", buf);
+	return -EPERM;
+}
+#endif
 #ifdef FAKE_HOSTILE_PRLIMIT
 /* leave the victim and opreport one descriptor */
 static int fake_attack(char *err, size_t errlen)
@@ -322,7 +353,13 @@ __attribute__((unused)) static int fake_claim(const struct opjit_host *host,
 #endif
 #ifdef FAKE_HOSTILE
 	{
-		int rc = fake_attack(err, errlen);
+		int rc;
+
+#ifdef FAKE_HOSTILE_OPEN_MAP
+		fake_host = host;
+		fake_proc = proc;
+#endif
+		rc = fake_attack(err, errlen);
 
 		if (rc <= 0)
 			return rc;
