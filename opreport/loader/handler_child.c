@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * The helper process's side: sandbox itself, load the handler, then
- * answer opreport's calls (handler_wire.h) with the same calls and the
- * same checks as the in-process path.  Whatever the handler does here,
- * opreport only ever sees bytes it checks again.
+ * The helper process's side: copy the handler's code while it may still
+ * read it, sandbox itself, load the handler, then answer opreport's
+ * calls (handler_wire.h) with the same calls and the same checks as the
+ * in-process path.  Whatever the handler does here, opreport only ever
+ * sees bytes it checks again; the map files it asks for are opened by
+ * opreport, which sends the descriptors.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "anon_handlers.h"
@@ -45,6 +50,67 @@ static void child_warn(const struct opjit_host *host, const char *msg)
 	wire_put_u32(w, (uint32_t)len);
 	wire_put(w, msg, len);
 	wire_flush(w);
+}
+
+/* The host's open_map: opreport opens a candidate it offered (it may
+ * read what the helper may not) and checks it; the helper inflates an
+ * archived copy itself, so that a bomb costs only the helper's memory.
+ * Any other path is the helper's to open, with what it may read. */
+static int child_open_map(const struct opjit_host *host,
+			  const struct opjit_process *proc,
+			  const struct opjit_map_candidate *cand, char *why,
+			  size_t whylen)
+{
+	struct child *c = child_self;
+	struct anon_handler *h = &c->h;
+	char mine[HANDLER_WHY_LEN];
+	uint32_t i;
+	int32_t rc;
+	int fd = -1;
+
+	if (!why || !whylen) {
+		why = mine;
+		whylen = sizeof(mine);
+	}
+	why[0] = '\0';
+	if (proc != &c->op || !cand ||
+	    cand->struct_size <
+		    OPJIT_SIZE_THROUGH(struct opjit_map_candidate, flags) ||
+	    !cand->path)
+		return -EINVAL;
+	for (i = 0; i < c->op.nr_maps; i++)
+		if (cand == &c->cand[i] ||
+		    (!strcmp(cand->path, c->cand[i].path) &&
+		     cand->kind == c->cand[i].kind &&
+		     cand->flags == c->cand[i].flags))
+			break;
+	/* a file of the handler's own naming (as the example handler's):
+	 * opened here, as the helper, with the same rules */
+	if (i == c->op.nr_maps) {
+		rc = handler_trust_open_map(host, proc, cand, why, whylen);
+		goto out;
+	}
+	wire_put_u32(&c->w, WIRE_OPEN);
+	wire_put_u32(&c->w, i);
+	if (wire_flush(&c->w) < 0 || wire_get_fd(&c->w, &fd) < 0)
+		_exit(0);
+	rc = (int32_t)wire_get_u32(&c->w);
+	if (rc < 0 && rc != -ENOENT && rc != -EINVAL) {
+		char *e = NULL;
+
+		wire_get_str(&c->w, &e, HANDLER_WHY_LEN, NULL, NULL);
+		snprintf(why, whylen, "%s", e ? e : "refused");
+		free(e);
+	}
+	if (c->w.err || (rc >= 0) != (fd >= 0) || rc > 0)
+		_exit(0);
+	if (rc == 0)
+		rc = handler_trust_map_fd(host, cand, fd, why, whylen);
+out:
+	if (rc < 0 && rc != -ENOENT && rc != -EINVAL && !h->maps_refused++)
+		handler_text_clean(why, h->refused_why,
+				   sizeof(h->refused_why));
+	return rc;
 }
 
 static void child_forget(struct child *c)
@@ -214,17 +280,68 @@ static void child_on_exit(int status, void *arg)
 	_exit(status);
 }
 
+/* A copy of the handler's code in memory, made while the helper may
+ * still read the file (checked first by the trust rules, as opreport
+ * would): nobody may not read it where it lies.  Its name for dlopen in
+ * DLPATH; the descriptor, or a negative errno with REASON. */
+static int child_copy_code(const char *path, char *dlpath, size_t dlen,
+			   char *reason, size_t len)
+{
+	char buf[65536];
+	const char *why;
+	int in, out, rc = 0;
+	ssize_t r;
+
+	why = handler_trust_lib(path, geteuid(), buf, sizeof(buf));
+	if (why) {
+		snprintf(reason, len, "%s", why);
+		return -EPERM;
+	}
+	in = open(path, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		rc = -errno;
+		snprintf(reason, len, "%s", strerror(errno));
+		return rc;
+	}
+	out = memfd_create("opjit-handler", MFD_CLOEXEC);
+	if (out < 0)
+		rc = -errno;
+	while (!rc && (r = read(in, buf, sizeof(buf))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || write(out, buf, (size_t)r) != r)
+			rc = r < 0 ? -errno : -EIO;
+	}
+	close(in);
+	if (rc < 0) {
+		snprintf(reason, len, "cannot copy its code: %s",
+			 strerror(-rc));
+		if (out >= 0)
+			close(out);
+		return rc;
+	}
+	snprintf(dlpath, dlen, "/proc/self/fd/%d", out);
+	return out;
+}
+
 void handler_child_main(int fd, const char *path, const char *name)
 {
 	static struct child c;
-	char reason[512];
-	int rc;
+	char reason[512], dlpath[64];
+	int rc, code;
 
 	on_exit(child_on_exit, NULL);
 	wire_init(&c.w, fd, false);
-	rc = handler_sandbox_enter(fd, reason, sizeof(reason));
+	code = child_copy_code(path, dlpath, sizeof(dlpath), reason,
+			       sizeof(reason));
+	rc = code < 0 ? code
+		      : handler_sandbox_enter(fd, reason, sizeof(reason));
 	if (rc == 0)
-		rc = handler_open(&c.h, path, name, reason, sizeof(reason));
+		rc = handler_open_checked(&c.h, path, dlpath, name, reason,
+					  sizeof(reason));
+	/* loaded (mapped) or refused: the copy's descriptor is done */
+	if (code >= 0)
+		close(code);
 	wire_put_u32(&c.w, (uint32_t)rc);
 	if (rc < 0) {
 		wire_put_str(&c.w, reason);
@@ -239,6 +356,7 @@ void handler_child_main(int fd, const char *path, const char *name)
 	handler_host_init(&c.h);
 	child_self = &c;
 	c.h.host.warn = child_warn;
+	c.h.host.open_map = child_open_map;
 	for (;;) {
 		uint32_t call = wire_get_u32(&c.w);
 

@@ -121,6 +121,17 @@ int handler_trust_open_map(const struct opjit_host *host,
 			   const struct opjit_process *proc,
 			   const struct opjit_map_candidate *c, char *why,
 			   size_t whylen);
+/* The same in two steps, the first in opreport and the second in a
+ * handler's helper: the descriptor of the file as it is, checked; then
+ * what the handler reads of it (a session's archived copy, inflated).
+ * FD is consumed. */
+int handler_trust_open_raw(const struct opjit_host *host,
+			   const struct opjit_process *proc,
+			   const struct opjit_map_candidate *c, char *why,
+			   size_t whylen);
+int handler_trust_map_fd(const struct opjit_host *host,
+			 const struct opjit_map_candidate *c, int fd,
+			 char *why, size_t whylen);
 
 /* The most a host reads of a structure a handler hands back, to see that
  * the bytes past what it knows are zero: far more than any minor adds. */
@@ -267,9 +278,22 @@ void handler_proc_close(struct anon_handler *h);
 void handler_child_main(int fd, const char *path, const char *name)
 	__attribute__((noreturn));
 
-/* Drop what a helper does not need; 0 or a negative errno with WHY,
+/* Drop what a helper does not need: its identity when root (to nobody),
+ * then under limits and a seccomp filter; 0 or a negative errno with WHY,
  * which the helper sends (not reported). */
 int handler_sandbox_enter(int fd, char *why, size_t len);
+
+/* A helper's limits, measured (handler-api/README.md): address space on
+ * top of what it had when it started, tasks of nobody's, CPU seconds. */
+#define HANDLER_SANDBOX_MEMORY (384ULL << 20)
+#define HANDLER_SANDBOX_TASKS 32
+#define HANDLER_SANDBOX_CPU_S 60
+
+/* handler_open() without the trust rules, which the caller checked on
+ * PATH: the code is loaded from DLPATH (a helper's copy of PATH). */
+int handler_open_checked(struct anon_handler *h, const char *path,
+			 const char *dlpath, const char *name, char *reason,
+			 size_t reasonlen);
 
 /* Report-owned memory, freed all at once; NULL out of memory (not
  * reported). */

@@ -66,28 +66,41 @@ static int check_table(const struct opjit_handler *t, const char *name,
 int handler_open(struct anon_handler *h, const char *path, const char *name,
 		 char *reason, size_t len)
 {
-	const struct opjit_handler *t;
-	opjit_handler_entry_fn entry;
 	const char *why;
 	char buf[256];
-	void *dl = NULL;
-	int rc;
 
 	memset(h, 0, sizeof(*h));
 	/* its constructor runs as whoever runs opreport: check who could
 	 * have put it there before dlopen runs any of it */
 	why = handler_trust_lib(path, geteuid(), buf, sizeof(buf));
 	if (why) {
-		rc = -EPERM;
 		snprintf(reason, len, "%s", why);
-		goto out;
+		return -EPERM;
 	}
-	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	return handler_open_checked(h, path, path, name, reason, len);
+}
+
+int handler_open_checked(struct anon_handler *h, const char *path,
+			 const char *dlpath, const char *name, char *reason,
+			 size_t len)
+{
+	const struct opjit_handler *t;
+	opjit_handler_entry_fn entry;
+	void *dl = NULL;
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	dl = dlopen(dlpath, RTLD_NOW | RTLD_LOCAL);
 	if (!dl) {
 		const char *e = dlerror();
+		size_t n = strlen(dlpath);
 
 		rc = -ENOEXEC;
-		snprintf(reason, len, "%s", e ? e : "dlopen failed");
+		/* the error names the file, not the helper's copy of it */
+		if (e && strncmp(e, dlpath, n) == 0)
+			snprintf(reason, len, "%s%s", path, e + n);
+		else
+			snprintf(reason, len, "%s", e ? e : "dlopen failed");
 		goto out;
 	}
 	dlerror();

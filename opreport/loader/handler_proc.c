@@ -29,6 +29,9 @@
 struct handler_proc {
 	pid_t pid;
 	struct wire w;
+	/* the process claimed, whose candidates the helper may ask for,
+	 * from claim to release */
+	const struct opjit_process *op;
 };
 
 /* Everything but the channel closed; stdout to /dev/null, so that a
@@ -229,6 +232,8 @@ int handler_proc_load(struct anon_handler *h, const char *path,
 		goto out;
 	}
 	h->tab.name = h->name;
+	/* the warnings of the maps opened here for the helper */
+	handler_host_init(h);
 	rc = proc_start(h, path, name, reason, len);
 out:
 	if (rc < 0) {
@@ -253,19 +258,51 @@ static void proc_get_why(struct wire *w, const char *none, char *why,
 	free(e);
 }
 
-/* The helper's answer code, after printing the warnings before it. */
+/* A map file the helper asked for: opened and checked here, by whoever
+ * runs opreport, and sent as a descriptor.  Refusals are warned of here,
+ * in their place among the helper's own warnings. */
+static void proc_open(struct anon_handler *h)
+{
+	struct handler_proc *p = h->proc;
+	struct wire *w = &p->w;
+	char why[HANDLER_WHY_LEN];
+	uint32_t i = wire_get_u32(w);
+	int fd;
+
+	if (w->err)
+		return;
+	if (!p->op || i >= p->op->nr_maps) {
+		w->err = -EPROTO;
+		return;
+	}
+	fd = handler_trust_open_raw(&h->host, p->op, p->op->maps[i], why,
+				    sizeof(why));
+	wire_send_fd(w, fd < 0 ? fd : 0, fd);
+	if (fd >= 0)
+		close(fd);
+	else if (fd != -ENOENT && fd != -EINVAL)
+		wire_put_str(w, why);
+	wire_flush(w);
+}
+
+/* The helper's answer code, after printing the warnings before it and
+ * answering its requests for maps. */
 static int32_t proc_answer(struct anon_handler *h)
 {
 	struct wire *w = &h->proc->w;
 	uint32_t v = wire_get_u32(w);
 
-	while (!w->err && v == WIRE_WARN) {
+	while (!w->err && (v == WIRE_WARN || v == WIRE_OPEN)) {
 		char *msg = NULL;
 
-		wire_get_str(w, &msg, 1024, NULL, NULL);
-		if (!w->err)
-			handler_warn(h, msg);
-		free(msg);
+		if (v == WIRE_OPEN) {
+			proc_open(h);
+		} else {
+			wire_get_str(w, &msg, 1024, NULL, NULL);
+			if (!w->err)
+				handler_warn(h, msg);
+			free(msg);
+		}
 		v = wire_get_u32(w);
 	}
 	return (int32_t)v;
@@ -298,6 +335,7 @@ static int proc_claim(struct anon_handler *h, const struct opjit_process *op,
 		}
 	}
 	w = &h->proc->w;
+	h->proc->op = op;
 	wire_deadline(w, handler_isolation.timeout_ms);
 	wire_put_u32(w, WIRE_CLAIM);
 	wire_put_u32(w, op->tgid);
@@ -330,6 +368,8 @@ static int proc_claim(struct anon_handler *h, const struct opjit_process *op,
 	h->state_flags = !w->err && rc == 1 ? wire_get_u32(w) : 0;
 	if (w->err)
 		return proc_broke(h, why, len);
+	if (rc != 1)
+		h->proc->op = NULL;
 	return rc;
 }
 
@@ -474,6 +514,7 @@ static int proc_release(struct anon_handler *h, char *why, size_t len)
 	wire_flush(w);
 	if (proc_answer(h) != 0 && !w->err)
 		w->err = -EPROTO;
+	h->proc->op = NULL;
 	if (w->err)
 		return proc_broke(h, why, len);
 	return 0;

@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * What a handler's helper process may still do once it has loaded
- * nothing yet: read files, map memory (and make memory a descriptor, to
- * inflate a session's compressed map copies), talk to opreport over its
- * one channel, write warnings to stderr, make threads and exit.  Opening a
- * file for writing, sockets and running programs kill the helper (opreport
- * then names the handler and SIGSYS); anything else not listed fails with
- * EPERM.  No new privileges first, so the filter cannot be shed by
- * exec'ing something setuid, and so that an unprivileged user may set it.
+ * nothing yet.  First it stops being whoever runs opreport: run by root,
+ * it becomes nobody (uid and gid 65534, no supplementary groups), so a
+ * file only root may read, another user's /proc/PID and any signal to a
+ * root process are the kernel's to refuse; run by anyone else, it stays
+ * that user, who has nothing more to lose to it.  Then the limits
+ * (handler-api/README.md says how they were measured), then the filter:
+ * read files, map memory (and make memory a descriptor, to inflate a
+ * session's compressed map copies), talk to opreport over its one
+ * channel (receiving the map descriptors opreport opened for it), write
+ * warnings to stderr, make threads and exit.  Opening a file for writing,
+ * sockets and running programs kill the helper (opreport then names the
+ * handler and SIGSYS); anything else not listed fails with EPERM, among
+ * them the fcntl and ioctl commands that would have the kernel signal
+ * another process for it, prlimit on another process, ptrace, and any
+ * signal but to itself.  No new privileges first, so the filter cannot be
+ * shed by exec'ing something setuid, and so that an unprivileged user may
+ * set it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,7 +27,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <grp.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "handler_internal.h"
@@ -55,7 +68,6 @@ static const int sandbox_allowed[] = {
 	SCMP_SYS(readlinkat),
 	SCMP_SYS(getdents64),
 	SCMP_SYS(getcwd),
-	SCMP_SYS(fcntl),
 	SCMP_SYS(dup),
 	SCMP_SYS(poll),
 	SCMP_SYS(ppoll),
@@ -93,7 +105,6 @@ static const int sandbox_allowed[] = {
 	SCMP_SYS(gettimeofday),
 	SCMP_SYS(time),
 	SCMP_SYS(getrandom),
-	SCMP_SYS(prlimit64),
 	SCMP_SYS(getrlimit),
 	SCMP_SYS(uname),
 	SCMP_SYS(sysinfo),
@@ -148,6 +159,8 @@ static int sandbox_open_rules(scmp_filter_ctx ctx, int sys, unsigned arg)
 	}
 	return rc;
 }
+
+static int sandbox_fcntl_rules(scmp_filter_ctx ctx);
 
 static int sandbox_rules(scmp_filter_ctx ctx, int fd)
 {
@@ -206,7 +219,131 @@ static int sandbox_rules(scmp_filter_ctx ctx, int fd)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(kill), 1,
 				      sandbox_arg(0, SCMP_CMP_EQ,
 						  (scmp_datum_t)getpid(), 0));
+	/* the map descriptors opreport opens for it come this way */
+	if (!rc)
+		rc = seccomp_rule_add(
+			ctx, SCMP_ACT_ALLOW, SCMP_SYS(recvmsg), 1,
+			sandbox_arg(0, SCMP_CMP_EQ, (scmp_datum_t)fd, 0));
+	/* its own limits may be read or lowered, nobody else's */
+	if (!rc)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64),
+				      1, sandbox_arg(0, SCMP_CMP_EQ, 0, 0));
+	if (!rc)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64),
+				      1,
+				      sandbox_arg(0, SCMP_CMP_EQ,
+						  (scmp_datum_t)getpid(), 0));
+	if (!rc)
+		rc = sandbox_fcntl_rules(ctx);
 	return rc;
+}
+
+/* fcntl, but for the commands that have the kernel signal a process of
+ * the caller's choosing (F_SETOWN, F_SETOWN_EX, F_SETSIG, O_ASYNC through
+ * F_SETFL) or watch files for it (leases, notify): those fail with EPERM,
+ * as the ioctls FIOASYNC and FIOSETOWN do, ioctl being refused whole. */
+static int sandbox_fcntl_rules(scmp_filter_ctx ctx)
+{
+	static const int cmds[] = {
+		F_GETFD,	 F_SETFD,      F_GETFL,	     F_DUPFD,
+		F_DUPFD_CLOEXEC, F_GETLK,      F_SETLK,	     F_SETLKW,
+		F_OFD_GETLK,	 F_OFD_SETLK,  F_OFD_SETLKW, F_ADD_SEALS,
+		F_GET_SEALS,	 F_GETPIPE_SZ, F_GETOWN,     F_GETSIG,
+	};
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]) && !rc; i++)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fcntl), 1,
+				      sandbox_arg(1, SCMP_CMP_EQ,
+						  (scmp_datum_t)cmds[i], 0));
+	if (!rc)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fcntl), 2,
+				      sandbox_arg(1, SCMP_CMP_EQ, F_SETFL, 0),
+				      sandbox_arg(2, SCMP_CMP_MASKED_EQ,
+						  O_ASYNC, 0));
+	return rc;
+}
+
+/* Nobody: the identity a helper run by root takes. */
+#define SANDBOX_NOBODY 65534
+
+static int sandbox_identity(char *why, size_t len)
+{
+	const uid_t uid = SANDBOX_NOBODY;
+	const gid_t gid = SANDBOX_NOBODY;
+	pid_t parent = getppid();
+	uid_t ru, eu, su;
+
+	if (geteuid() != 0)
+		return 0;
+	if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
+	    setresuid(uid, uid, uid) < 0) {
+		int rc = -errno;
+
+		snprintf(why, len, "cannot become uid %u: %s", (unsigned)uid,
+			 strerror(errno));
+		return rc;
+	}
+	if (getresuid(&ru, &eu, &su) < 0 || ru != uid || eu != uid ||
+	    su != uid || getegid() != gid) {
+		snprintf(why, len, "cannot become uid %u", (unsigned)uid);
+		return -EPERM;
+	}
+	/* the kernel forgets the parent-death signal on a change of
+	 * identity: ask again, and go if opreport went meanwhile */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(0);
+	return 0;
+}
+
+/* Bytes of address space mapped now (the memory inherited from
+ * opreport, and a sanitizer's reservations): the memory limit comes on
+ * top of it. */
+static rlim_t sandbox_mapped(void)
+{
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (f) {
+		if (fscanf(f, "%lu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	return (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE);
+}
+
+static int sandbox_limits(char *why, size_t len)
+{
+	struct rlimit as, nproc, cpu;
+	rlim_t mapped = sandbox_mapped();
+
+	as.rlim_cur = as.rlim_max = mapped + HANDLER_SANDBOX_MEMORY;
+	nproc.rlim_cur = nproc.rlim_max = HANDLER_SANDBOX_TASKS;
+	cpu.rlim_cur = HANDLER_SANDBOX_CPU_S;
+	cpu.rlim_max = HANDLER_SANDBOX_CPU_S + 1;
+	if (!mapped) {
+		snprintf(why, len, "cannot read its own size from /proc");
+		return -ENOENT;
+	}
+	if (setrlimit(RLIMIT_AS, &as) < 0 || setrlimit(RLIMIT_CPU, &cpu) < 0) {
+		int rc = -errno;
+
+		snprintf(why, len, "cannot set its limits: %s",
+			 strerror(errno));
+		return rc;
+	}
+	/* counted per user: only nobody's count is the helper's own */
+	if (getuid() == SANDBOX_NOBODY &&
+	    setrlimit(RLIMIT_NPROC, &nproc) < 0) {
+		int rc = -errno;
+
+		snprintf(why, len, "cannot limit its threads: %s",
+			 strerror(errno));
+		return rc;
+	}
+	return 0;
 }
 
 int handler_sandbox_enter(int fd, char *why, size_t len)
@@ -214,6 +351,11 @@ int handler_sandbox_enter(int fd, char *why, size_t len)
 	scmp_filter_ctx ctx;
 	int rc;
 
+	rc = sandbox_identity(why, len);
+	if (!rc)
+		rc = sandbox_limits(why, len);
+	if (rc < 0)
+		return rc;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		rc = -errno;
 		snprintf(why, len, "cannot drop privileges: %s",

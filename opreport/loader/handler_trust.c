@@ -170,7 +170,7 @@ refuse(const struct opjit_host *host, char *why, size_t whylen,
 	return -EPERM;
 }
 
-int handler_trust_open_map(const struct opjit_host *host,
+int handler_trust_open_raw(const struct opjit_host *host,
 			   const struct opjit_process *proc,
 			   const struct opjit_map_candidate *c, char *why,
 			   size_t whylen)
@@ -215,6 +215,13 @@ int handler_trust_open_map(const struct opjit_host *host,
 		close(fd);
 		return refuse(host, why, whylen, "%s: %s", c->path, reason);
 	}
+	return fd;
+}
+
+int handler_trust_map_fd(const struct opjit_host *host,
+			 const struct opjit_map_candidate *c, int fd,
+			 char *why, size_t whylen)
+{
 	/* the session keeps its copies compressed: the handler reads the
 	 * map as the process wrote it */
 	if (c->flags & OPJIT_MAP_ARCHIVED) {
@@ -226,6 +233,16 @@ int handler_trust_open_map(const struct opjit_host *host,
 				      zwhy);
 	}
 	return fd;
+}
+
+int handler_trust_open_map(const struct opjit_host *host,
+			   const struct opjit_process *proc,
+			   const struct opjit_map_candidate *c, char *why,
+			   size_t whylen)
+{
+	int fd = handler_trust_open_raw(host, proc, c, why, whylen);
+
+	return fd < 0 ? fd : handler_trust_map_fd(host, c, fd, why, whylen);
 }
 
 /*

@@ -184,6 +184,96 @@ int wire_get(struct wire *w, void *p, size_t n)
 	return w->err;
 }
 
+int wire_send_fd(struct wire *w, int32_t rc, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = &rc, .iov_len = sizeof(rc) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t r;
+
+	if (w->err || wire_flush(w) < 0)
+		return w->err;
+	if (fd >= 0) {
+		memset(&u, 0, sizeof(u));
+		msg.msg_control = u.buf;
+		msg.msg_controllen = sizeof(u.buf);
+		u.h.cmsg_level = SOL_SOCKET;
+		u.h.cmsg_type = SCM_RIGHTS;
+		u.h.cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(&u.h), &fd, sizeof(int));
+	}
+	/* four bytes into an empty channel: all or nothing */
+	for (;;) {
+		r = sendmsg(w->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (r == (ssize_t)sizeof(rc))
+			return 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			w->err = wire_wait(w, POLLOUT);
+			if (!w->err)
+				continue;
+		} else {
+			w->err = r < 0 ? -EPIPE : -EPROTO;
+		}
+		return w->err;
+	}
+}
+
+int wire_get_fd(struct wire *w, int *fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = w->in, .iov_len = sizeof(w->in) };
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = u.buf,
+			      .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm;
+	ssize_t r;
+
+	*fd = -1;
+	/* the answer is the first thing after the question */
+	if (!w->err && w->ipos != w->ilen)
+		w->err = -EPROTO;
+	if (w->err)
+		return w->err;
+	do
+		r = recvmsg(w->fd, &msg, MSG_CMSG_CLOEXEC);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0) {
+		w->err = -EPIPE;
+		return w->err;
+	}
+	w->ipos = 0;
+	w->ilen = (size_t)r;
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		int got;
+
+		if (cm->cmsg_level != SOL_SOCKET ||
+		    cm->cmsg_type != SCM_RIGHTS ||
+		    cm->cmsg_len != CMSG_LEN(sizeof(int)))
+			continue;
+		memcpy(&got, CMSG_DATA(cm), sizeof(int));
+		if (*fd < 0)
+			*fd = got;
+		else
+			close(got);
+	}
+	if (msg.msg_flags & MSG_CTRUNC)
+		w->err = -EPROTO;
+	if (w->err && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	return w->err;
+}
+
 uint32_t wire_get_u32(struct wire *w)
 {
 	uint32_t v = 0;

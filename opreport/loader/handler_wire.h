@@ -35,6 +35,14 @@
  */
 /* Before any answer, the helper may send warnings: u32 WIRE_WARN, str. */
 #define WIRE_WARN 0x4e524157u
+/*
+ * And, while claiming or resolving, ask for a map file: u32 WIRE_OPEN,
+ * u32 index into the claim's candidates.  opreport opens and checks it
+ * and answers i32 0 with the descriptor attached (SCM_RIGHTS), or i32
+ * -ENOENT, -EINVAL, or another negative errno and str why (which
+ * opreport has already warned of).
+ */
+#define WIRE_OPEN 0x4e45504fu
 
 enum wire_call {
 	WIRE_CLAIM = 1,
@@ -63,6 +71,12 @@ void wire_put_u32(struct wire *w, uint32_t v);
 void wire_put_u64(struct wire *w, uint64_t v);
 void wire_put_str(struct wire *w, const char *s); /* NULL allowed */
 int wire_flush(struct wire *w);
+
+/* opreport's end: an i32 RC and, when FD >= 0, the descriptor with it. */
+int wire_send_fd(struct wire *w, int32_t rc, int fd);
+/* The helper's end, before reading that RC: *FD is the descriptor that
+ * came with it, or -1. */
+int wire_get_fd(struct wire *w, int *fd);
 
 int wire_get(struct wire *w, void *p, size_t n);
 uint32_t wire_get_u32(struct wire *w);

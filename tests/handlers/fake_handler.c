@@ -19,7 +19,13 @@
  *
  * A misbehaving build (FAKE_BAD_*) claims the processes a good one does
  * and "jitdemo" too, and then does the one wrong thing it is named for.
+ * A hostile one (FAKE_HOSTILE_*) attacks while claiming: when the attack
+ * works it declines with "attack succeeded: ..." as its reason (with what
+ * it stole), so that a test sees it; when it fails it declines quietly
+ * (setown claims, so that opreport's next call on the channel would fire
+ * the signal), or, for the limits, says how far it got.
  */
+#define _GNU_SOURCE /* the fcntl and prlimit calls of the hostile builds */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -73,6 +79,196 @@ static void fake_loop(void)
 #include <sys/socket.h>
 #include <unistd.h>
 #endif
+#if defined(FAKE_HOSTILE_SETOWN) || defined(FAKE_HOSTILE_READ_SHADOW) ||   \
+	defined(FAKE_HOSTILE_PROC_MEM) || defined(FAKE_HOSTILE_THREADS) || \
+	defined(FAKE_HOSTILE_MEMORY) || defined(FAKE_HOSTILE_PRLIMIT) ||   \
+	defined(FAKE_HOSTILE_OPEN_MAP)
+#define FAKE_HOSTILE 1
+#include <fcntl.h>
+#include <linux/sockios.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+/* the root-owned process a test offers as the victim */
+__attribute__((unused)) static pid_t fake_victim(void)
+{
+	const char *v = getenv("FAKE_VICTIM_PID");
+
+	return v ? (pid_t)atoi(v) : 0;
+}
+
+#ifdef FAKE_HOSTILE_SETOWN
+/* Have the kernel send SIGKILL to the victim when the channel (or
+ * stderr, or whatever else is open) becomes ready, both ways. */
+static int fake_attack(char *err, size_t errlen)
+{
+	pid_t v = fake_victim();
+	int fd, on = 1;
+
+	(void)err;
+	(void)errlen;
+	for (fd = 0; fd < 16; fd++) {
+		struct f_owner_ex ex = { F_OWNER_PID, v };
+		int fl = fcntl(fd, F_GETFL);
+
+		fcntl(fd, F_SETOWN, v);
+		fcntl(fd, F_SETOWN_EX, &ex);
+		fcntl(fd, F_SETSIG, SIGKILL);
+		if (fl >= 0)
+			fcntl(fd, F_SETFL, fl | O_ASYNC);
+		ioctl(fd, FIOSETOWN, &v);
+		ioctl(fd, FIOASYNC, &on);
+	}
+	return 1;
+}
+#endif
+#ifdef FAKE_HOSTILE_READ_SHADOW
+static int fake_attack(char *err, size_t errlen)
+{
+	const char *path = getenv("FAKE_READ_PATH");
+	char buf[200] = "";
+	ssize_t n;
+	int fd = open(path ? path : "/etc/shadow", O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	snprintf(err, errlen, "attack succeeded: %s", buf);
+	return -EPERM;
+}
+#endif
+#ifdef FAKE_HOSTILE_PROC_MEM
+/* opreport's memory, and a root process's */
+static int fake_attack(char *err, size_t errlen)
+{
+	pid_t pids[2] = { getppid(), fake_victim() };
+	char path[64];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d/mem", (int)pids[i]);
+		fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			close(fd);
+			snprintf(err, errlen, "attack succeeded: opened %s",
+				 path);
+			return -EPERM;
+		}
+	}
+	return 0;
+}
+#endif
+#ifdef FAKE_HOSTILE_THREADS
+#define FAKE_THREADS 300
+static pthread_mutex_t fake_hold = PTHREAD_MUTEX_INITIALIZER;
+
+static void *fake_wait(void *arg)
+{
+	pthread_mutex_lock(&fake_hold);
+	pthread_mutex_unlock(&fake_hold);
+	return arg;
+}
+
+static int fake_attack(char *err, size_t errlen)
+{
+	static pthread_t t[FAKE_THREADS];
+	int i, n, rc = 0;
+
+	pthread_mutex_lock(&fake_hold);
+	for (n = 0; n < FAKE_THREADS && !rc; n += !rc)
+		rc = pthread_create(&t[n], NULL, fake_wait, NULL);
+	pthread_mutex_unlock(&fake_hold);
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	if (!rc) {
+		snprintf(err, errlen, "attack succeeded: %d threads", n);
+		return -EPERM;
+	}
+	snprintf(err, errlen, "started %d of %d threads: %s", n, FAKE_THREADS,
+		 strerror(rc));
+	return -rc;
+}
+#endif
+#ifdef FAKE_HOSTILE_MEMORY
+#include <sys/mman.h>
+#define FAKE_MEMORY (512u << 20)
+/* mmap, not malloc: a sanitizer's malloc would end the helper itself */
+static int fake_attack(char *err, size_t errlen)
+{
+	char *p = mmap(NULL, FAKE_MEMORY, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		snprintf(err, errlen, "cannot map %u MiB: %s",
+			 FAKE_MEMORY >> 20, strerror(errno));
+		return -ENOMEM;
+	}
+	memset(p, 1, FAKE_MEMORY);
+	munmap(p, FAKE_MEMORY);
+	snprintf(err, errlen, "attack succeeded: touched %u MiB",
+		 FAKE_MEMORY >> 20);
+	return -EPERM;
+}
+#endif
+#ifdef FAKE_HOSTILE_OPEN_MAP
+/* Have the host open a file only root may read, passed off as a map:
+ * an archived one, which is not held to the process's start time. */
+static const struct opjit_host *fake_host;
+static const struct opjit_process *fake_proc;
+
+static int fake_attack(char *err, size_t errlen)
+{
+	const char *path = getenv("FAKE_READ_PATH");
+	struct opjit_map_candidate c = {
+		.struct_size = OPJIT_MAP_CANDIDATE_SIZE_1_0,
+		.path = path ? path : "/etc/shadow",
+		.kind = OPJIT_MAP_PERF,
+		.flags = OPJIT_MAP_ARCHIVED,
+	};
+	char buf[200] = "", why[256];
+	ssize_t n;
+	int fd = fake_host->open_map(fake_host, fake_proc, &c, why,
+				     sizeof(why));
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	snprintf(err, errlen, "attack succeeded: %s", buf);
+	return -EPERM;
+}
+#endif
+#ifdef FAKE_HOSTILE_PRLIMIT
+/* leave the victim and opreport one descriptor */
+static int fake_attack(char *err, size_t errlen)
+{
+	const struct rlimit one = { 1, 1 };
+	pid_t pids[2] = { fake_victim(), getppid() };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (pids[i] > 0 &&
+		    prlimit(pids[i], RLIMIT_NOFILE, &one, NULL) == 0) {
+			snprintf(err, errlen,
+				 "attack succeeded: prlimit on pid %d",
+				 (int)pids[i]);
+			return -EPERM;
+		}
+	}
+	return 0;
+}
+#endif
+#endif
 #ifdef FAKE_BAD_SEGV_CTOR
 __attribute__((constructor)) static void fake_ctor(void)
 {
@@ -84,7 +280,8 @@ __attribute__((constructor)) static void fake_ctor(void)
 	defined(FAKE_BAD_LOOP_CLAIM) || defined(FAKE_BAD_LOOP_RESOLVE) ||    \
 	defined(FAKE_BAD_EXIT_CLAIM) || defined(FAKE_BAD_NULL_NAME) ||       \
 	defined(FAKE_BAD_HUGE_SIZE) || defined(FAKE_BAD_FRESH_PTRS) ||       \
-	defined(FAKE_BAD_SOCKET) || defined(FAKE_BAD_WRITE_FILE)
+	defined(FAKE_BAD_SOCKET) || defined(FAKE_BAD_WRITE_FILE) ||          \
+	defined(FAKE_HOSTILE)
 #define FAKE_BAD 1
 #endif
 /* A symbol as a later minor would lay it out: the 1.0 fields, then one
@@ -153,6 +350,20 @@ __attribute__((unused)) static int fake_claim(const struct opjit_host *host,
 #endif
 #ifdef FAKE_BAD_EXIT_CLAIM
 	exit(0);
+#endif
+#ifdef FAKE_HOSTILE
+	{
+		int rc;
+
+#ifdef FAKE_HOSTILE_OPEN_MAP
+		fake_host = host;
+		fake_proc = proc;
+#endif
+		rc = fake_attack(err, errlen);
+
+		if (rc <= 0)
+			return rc;
+	}
 #endif
 #ifdef FAKE_BAD_SOCKET
 	{
