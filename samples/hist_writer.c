@@ -88,8 +88,8 @@ int ops_writer_context(struct ops_writer *w, const struct ops_context *ctx,
 
 static uint64_t hist_hash(uint32_t ctx, uint64_t offset)
 {
-	return oputil_hash_u64(offset ^
-			       ((uint64_t)ctx * 0x9e3779b97f4a7c15ull));
+	return oputil_hash_word64(oputil_hash_word(OPUTIL_HASH_SEED, ctx),
+				  offset);
 }
 
 static int grow_array(void **p, uint32_t *cap, size_t size)
