@@ -70,8 +70,8 @@ bool handler_name_valid(const char *name);
  * handler_dirs_get() drops a directory the trust rules refuse, with a
  * line (reported); 0 or -ENOMEM (not reported). */
 struct handler_dirs {
-	char **dir;
-	size_t n;
+	char **dir; /* NULL-terminated */
+	size_t n, cap;
 };
 int handler_dirs_get(struct handler_dirs *d, const char *handler_path);
 void handler_dirs_free(struct handler_dirs *d);
