@@ -11,8 +11,8 @@ static uint64_t imgcache_hash(const struct imgcache_key *k)
 {
 	uint64_t h = oputil_hash_str(OPUTIL_HASH_SEED, k->path);
 
-	h = (h ^ k->dev) * 0x100000001b3ull;
-	h = (h ^ k->ino) * 0x100000001b3ull;
+	h = oputil_hash_word64(h, k->dev);
+	h = oputil_hash_word64(h, k->ino);
 	return oputil_hash_bytes(h, k->build_id, k->build_id_size);
 }
 

@@ -8,6 +8,8 @@
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 
+#include <oputil/hash.h>
+
 #include "jitlog_attach.h"
 #include "procinfo.h"
 #include "record.h"
@@ -95,9 +97,8 @@ static void recorder_tally_flush(struct recorder *r)
 
 static void recorder_hist(struct recorder *r, uint32_t ctx, uint64_t off)
 {
-	uint32_t slot = (uint32_t)(((off ^ ((uint64_t)ctx << 40)) *
-				    0x9e3779b97f4a7c15ull) >>
-				   56) &
+	uint32_t slot = (uint32_t)oputil_hash_word64(
+				oputil_hash_word(OPUTIL_HASH_SEED, ctx), off) &
 			(RECORDER_TALLY - 1);
 	struct recorder_tally *t = &r->tally[slot];
 

@@ -118,14 +118,13 @@ static bool node_eq(const struct cg_node *a, const struct cg_node *b)
 
 static size_t node_hash(const struct cg_node *n)
 {
-	uint64_t h =
-		(uint64_t)(uintptr_t)node_sym_key(n) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = oputil_hash_word64(OPUTIL_HASH_SEED,
+					(uintptr_t)node_sym_key(n));
 
-	h ^= (uint64_t)(uintptr_t)n->image * 0xc2b2ae3d27d4eb4full;
-	h ^= (uint64_t)(uintptr_t)n->app * 0x165667b19e3779f9ull;
-	h ^= ((uint64_t)n->tgid << 3 | (uint64_t)n->kind) *
-	     0x27d4eb2f165667c5ull;
-	return (size_t)(h ^ (h >> 29));
+	h = oputil_hash_word64(h, (uintptr_t)n->image);
+	h = oputil_hash_word64(h, (uintptr_t)n->app);
+	return (size_t)oputil_hash_word64(h, (uint64_t)n->tgid << 3 |
+						     (uint64_t)n->kind);
 }
 
 /* The id of the node of PROTO (kind, image, handler) with symbol SYM in

@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <oputil/grow.h>
 #include <oputil/search.h>
 
 #include "diag.h"
@@ -56,7 +57,7 @@ struct image_bfd {
 	asymbol **linesyms;
 	bool linesyms_read;
 	char **owned; /* demangled names */
-	size_t nr_owned;
+	size_t nr_owned, cap_owned;
 	struct report_sym nosyms;
 	struct report_line_src line_src;
 };
@@ -936,17 +937,15 @@ static void sym_demangle(struct image_bfd *img, struct report_sym *s)
 {
 	char *d = bfd_demangle(img->symbfd, s->name,
 			       OPJIT_DMGL_PARAMS | OPJIT_DMGL_ANSI);
-	char **grown;
 
 	if (!d)
 		return;
-	grown = realloc(img->owned, (img->nr_owned + 1) * sizeof(*grown));
 	/* out of memory: the mangled name stays, still the symbol's */
-	if (!grown) {
+	if (oputil_grow(&img->owned, &img->cap_owned, img->nr_owned + 1,
+			sizeof(*img->owned))) {
 		free(d);
 		return;
 	}
-	img->owned = grown;
 	img->owned[img->nr_owned++] = d;
 	s->name = d;
 }

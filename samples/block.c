@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <oputil/crc32c.h>
 #include <oputil/grow.h>
 
 #include "block_internal.h"
-#include "crc32c_internal.h"
 #include "fileio_internal.h"
 
 void ops_warnf(ops_warn_fn warn, void *arg, const char *fmt, ...)
@@ -77,7 +77,7 @@ static int block_frame(struct ops_buf *out, uint16_t type, uint16_t flags,
 	ops_buf_put_le16(out, type);
 	ops_buf_put_le16(out, flags);
 	ops_buf_put_le32(out, (uint32_t)len);
-	ops_buf_put_le32(out, ops_crc32c(payload, len));
+	ops_buf_put_le32(out, oputil_crc32c(0, payload, len));
 	return ops_buf_put(out, payload, len);
 }
 
@@ -224,7 +224,7 @@ static const char *block_deliver(const uint8_t *h, const uint8_t *p,
 	size_t n = plen;
 	const char *why;
 
-	if (ops_crc32c(p, plen) != ops_le32_load(h + 12))
+	if (oputil_crc32c(0, p, plen) != ops_le32_load(h + 12))
 		return "bad checksum";
 	if (version >= OPS_FORMAT_VERSION_DEFLATE &&
 	    (ops_le16_load(h + 6) & OPS_BLOCK_DEFLATED)) {
@@ -381,7 +381,7 @@ int ops_block_payload(int fd, uint64_t off, uint32_t len, uint8_t **buf,
 		return ret;
 	/* the file changed since it was walked: its blocks are not ours */
 	if (ret || ops_le32_load(h + 8) != len ||
-	    ops_crc32c(*buf, len) != ops_le32_load(h + 12))
+	    oputil_crc32c(0, *buf, len) != ops_le32_load(h + 12))
 		return -ESTALE;
 	return 0;
 }

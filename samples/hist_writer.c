@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <oputil/grow.h>
 #include <oputil/hash.h>
 
 #include "writer_internal.h"
@@ -88,23 +89,8 @@ int ops_writer_context(struct ops_writer *w, const struct ops_context *ctx,
 
 static uint64_t hist_hash(uint32_t ctx, uint64_t offset)
 {
-	return oputil_hash_u64(offset ^
-			       ((uint64_t)ctx * 0x9e3779b97f4a7c15ull));
-}
-
-static int grow_array(void **p, uint32_t *cap, size_t size)
-{
-	uint32_t n = *cap ? *cap * 2 : 1024;
-	void *q;
-
-	if (n < *cap)
-		return -ENOSPC;
-	q = realloc(*p, (size_t)n * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
+	return oputil_hash_word64(oputil_hash_word(OPUTIL_HASH_SEED, ctx),
+				  offset);
 }
 
 int ops_writer_hist_add(struct ops_writer *w, uint32_t ctx, uint64_t offset,
@@ -137,12 +123,13 @@ int ops_hist_count(struct ops_writer *w, uint32_t ctx, uint64_t offset,
 		c = &h->cells[i];
 		goto found;
 	}
-	if (h->nr_cells == h->cap_cells) {
-		ret = grow_array((void **)&h->cells, &h->cap_cells,
-				 sizeof(*h->cells));
-		if (ret)
-			goto fail;
-	}
+	/* a cell's index is 32 bits in the dirty list and the set */
+	ret = h->nr_cells == UINT32_MAX
+		      ? -ENOSPC
+		      : oputil_grow(&h->cells, &h->cap_cells, h->nr_cells + 1,
+				    sizeof(*h->cells));
+	if (ret)
+		goto fail;
 	ret = oputil_idxset_put(&h->cell_set, &pos, h->nr_cells);
 	if (ret < 0)
 		goto fail;
@@ -152,12 +139,10 @@ int ops_hist_count(struct ops_writer *w, uint32_t ctx, uint64_t offset,
 	c->offset = offset;
 found:
 	if (!c->pending) {
-		if (h->nr_dirty == h->cap_dirty) {
-			ret = grow_array((void **)&h->dirty, &h->cap_dirty,
-					 sizeof(*h->dirty));
-			if (ret)
-				goto fail;
-		}
+		ret = oputil_grow(&h->dirty, &h->cap_dirty, h->nr_dirty + 1,
+				  sizeof(*h->dirty));
+		if (ret)
+			goto fail;
 		h->dirty[h->nr_dirty++] = (uint32_t)(c - h->cells);
 	}
 	c->total = ops_add_sat(c->total, count);
@@ -298,15 +283,7 @@ static int hist_put_totals(struct ops_writer *w)
 
 static int hist_reserve_sorted(struct ops_hist_writer *h, uint32_t n)
 {
-	int ret;
-
-	while (h->cap_sorted < n) {
-		ret = grow_array((void **)&h->sorted, &h->cap_sorted,
-				 sizeof(*h->sorted));
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return oputil_grow(&h->sorted, &h->cap_sorted, n, sizeof(*h->sorted));
 }
 
 int ops_hist_writer_open(struct ops_writer *w)

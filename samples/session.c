@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <oputil/grow.h>
+
 #include "block_internal.h"
 #include "fileio_internal.h"
 #include "meta_internal.h"
@@ -19,7 +21,7 @@
 
 struct ops_maplist {
 	char **paths;
-	size_t n;
+	size_t n, cap;
 };
 
 struct ops_session {
@@ -125,13 +127,11 @@ static int session_scan_maps(struct ops_session *s, uint32_t id)
 			free(p);
 			continue;
 		}
-		v = realloc(m->paths, (m->n + 1) * sizeof(*v));
-		if (!v) {
+		ret = oputil_grow(&m->paths, &m->cap, m->n + 1, sizeof(*v));
+		if (ret) {
 			free(p);
-			ret = -ENOMEM;
 			break;
 		}
-		m->paths = v;
 		m->paths[m->n++] = p;
 	}
 	closedir(d);

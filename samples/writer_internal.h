@@ -34,12 +34,14 @@ struct ops_hist_writer {
 	struct ops_keyset images, contexts;
 	uint32_t images_on_disk, contexts_on_disk;
 	struct ops_hist_cell *cells;
-	uint32_t nr_cells, cap_cells;
+	uint32_t nr_cells;
+	size_t cap_cells;
 	struct oputil_idxset cell_set; /* the cells, by (ctx, offset) */
 	uint32_t *dirty;	       /* cells with pending != 0 */
-	uint32_t nr_dirty, cap_dirty;
+	uint32_t nr_dirty;
+	size_t cap_dirty;
 	struct ops_hist_delta *sorted;
-	uint32_t cap_sorted;
+	size_t cap_sorted;
 	uint64_t records_on_disk; /* count records in the file */
 	/* the stack table is a tree: node keys are STACKS records as on
 	 * disk (parent, flags, frame) */

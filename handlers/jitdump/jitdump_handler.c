@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <opjit/anon_handler.h>
+#include <oputil/grow.h>
 #include <opjit/anon_handler_claim.h>
 
 #include "jitdump.h"
@@ -26,7 +27,7 @@ struct jdh_state {
 	struct jd_index x;
 	struct opjit_symbol **sym; /* per code, made when first hit */
 	struct opjit_symbol **pools;
-	size_t npools, pool_used;
+	size_t npools, cap_pools, pool_used;
 	char err[512];
 };
 
@@ -178,14 +179,11 @@ static const struct opjit_symbol *sym_get(struct jdh_state *st, uint32_t c)
 	if (s)
 		return s;
 	if (!st->npools || st->pool_used == SYM_POOL) {
-		struct opjit_symbol **pv;
-
-		pv = realloc(st->pools, (st->npools + 1) * sizeof(*pv));
-		if (!pv)
+		if (oputil_grow(&st->pools, &st->cap_pools, st->npools + 1,
+				sizeof(*st->pools)))
 			return NULL;
-		st->pools = pv;
-		pv[st->npools] = calloc(SYM_POOL, sizeof(**pv));
-		if (!pv[st->npools])
+		st->pools[st->npools] = calloc(SYM_POOL, sizeof(**st->pools));
+		if (!st->pools[st->npools])
 			return NULL;
 		st->npools++;
 		st->pool_used = 0;

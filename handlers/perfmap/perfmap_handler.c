@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <opjit/anon_handler.h>
+#include <oputil/grow.h>
 #include <opjit/anon_handler_claim.h>
 
 #include "perfmap.h"
@@ -26,7 +27,7 @@ struct pm_state {
 	 * is the symbol's number + 1, 0 for none. */
 	uint32_t *sym_of;
 	struct opjit_symbol **chunks;
-	size_t nsyms, nchunks;
+	size_t nsyms, nchunks, cap_chunks;
 	char err[512];
 };
 
@@ -301,12 +302,11 @@ static const struct opjit_symbol *sym_get(struct pm_state *st, size_t seg,
 		return sym_at(st, st->sym_of[key] - 1);
 	k = st->nsyms;
 	if (!(k & CHUNK_MASK)) {
-		struct opjit_symbol **cv, *c;
+		struct opjit_symbol *c;
 
-		cv = realloc(st->chunks, (st->nchunks + 1) * sizeof(*cv));
-		if (!cv)
+		if (oputil_grow(&st->chunks, &st->cap_chunks, st->nchunks + 1,
+				sizeof(*st->chunks)))
 			return NULL;
-		st->chunks = cv;
 		c = calloc(1u << CHUNK_SHIFT, sizeof(*c));
 		if (!c)
 			return NULL;

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/grow.h>
+
 #include "../diag.h"
 #include "anon_handlers.h"
 #include "handler_internal.h"
@@ -355,7 +357,7 @@ static int dir_names(const char *dir, char ***names, size_t *n)
 {
 	struct dirent *e;
 	char **v = NULL;
-	size_t cnt = 0;
+	size_t cnt = 0, cap = 0;
 	DIR *dp;
 	int rc = 0;
 
@@ -366,17 +368,14 @@ static int dir_names(const char *dir, char ***names, size_t *n)
 		return 0;
 	while ((e = readdir(dp))) {
 		char *name = entry_handler_name(e->d_name);
-		char **nv;
 
 		if (!name)
 			continue;
-		nv = realloc(v, (cnt + 1) * sizeof(*v));
-		if (!nv) {
+		rc = oputil_grow(&v, &cap, cnt + 1, sizeof(*v));
+		if (rc) {
 			free(name);
-			rc = -ENOMEM;
 			break;
 		}
-		v = nv;
 		v[cnt++] = name;
 	}
 	closedir(dp);

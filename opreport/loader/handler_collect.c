@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <oputil/grow.h>
+#include <oputil/hash.h>
 #include <oputil/idxset.h>
 #include <oputil/u64map.h>
 
@@ -30,32 +31,24 @@ struct handler_collect {
 	struct oputil_idxset ssym, sfile;
 };
 
-static uint64_t mix(uint64_t h, uint64_t x)
-{
-	h ^= x;
-	h *= 0x100000001b3ULL;
-	h ^= h >> 29;
-	return h;
-}
-
+/* NULL and "" hash apart; the end of one string is marked before the
+ * next begins */
 static uint64_t str_hash(uint64_t h, const char *s)
 {
 	if (!s)
-		return mix(h, 0x9e3779b97f4a7c15ULL);
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return mix(h, 1);
+		return oputil_hash_word64(h, 0);
+	return oputil_hash_word64(oputil_hash_str(h, s), 1);
 }
 
 static uint64_t sym_hash(const struct anon_symbol *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = OPUTIL_HASH_SEED;
 
 	h = str_hash(h, s->name);
 	h = str_hash(h, s->file);
-	h = mix(h, s->start);
-	h = mix(h, s->size);
-	return mix(h, s->line);
+	h = oputil_hash_word64(h, s->start);
+	h = oputil_hash_word64(h, s->size);
+	return oputil_hash_word64(h, s->line);
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -164,7 +157,7 @@ const struct handler_table *handler_collect_table(struct handler_collect *c)
 
 static uint64_t file_hash(const char *f)
 {
-	return str_hash(0xcbf29ce484222325ULL, f);
+	return str_hash(OPUTIL_HASH_SEED, f);
 }
 
 /* The index + 1 of symbol S in the table, added (copied) when new. */

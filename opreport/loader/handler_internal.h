@@ -48,8 +48,8 @@ struct anon_handler {
  * handler_dirs_get() drops a directory the trust rules refuse, with a
  * line (reported); 0 or -ENOMEM (not reported). */
 struct handler_dirs {
-	char **dir;
-	size_t n;
+	char **dir; /* NULL-terminated */
+	size_t n, cap;
 };
 
 struct anon_handlers {

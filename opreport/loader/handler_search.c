@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <oputil/grow.h>
+
 #include "../diag.h"
 #include "anon_handlers.h"
 #include "handler_internal.h"
@@ -66,7 +68,6 @@ bool handler_name_valid(const char *name)
 
 static int dirs_add(struct handler_dirs *d, const char *dir, size_t len)
 {
-	char **v;
 	size_t i;
 
 	if (len == 0)
@@ -74,14 +75,12 @@ static int dirs_add(struct handler_dirs *d, const char *dir, size_t len)
 	for (i = 0; i < d->n; i++)
 		if (strlen(d->dir[i]) == len && !memcmp(d->dir[i], dir, len))
 			return 0;
-	v = realloc(d->dir, (d->n + 2) * sizeof(*v));
-	if (!v)
+	if (oputil_grow(&d->dir, &d->cap, d->n + 2, sizeof(*d->dir)))
 		return -ENOMEM;
-	d->dir = v;
-	v[d->n] = strndup(dir, len);
-	if (!v[d->n])
+	d->dir[d->n] = strndup(dir, len);
+	if (!d->dir[d->n])
 		return -ENOMEM;
-	v[++d->n] = NULL;
+	d->dir[++d->n] = NULL;
 	return 0;
 }
 

@@ -16,7 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "crc32c_internal.h"
+#include <oputil/crc32c.h>
+
 #include "helpers.h"
 
 #include "check_run.h"
@@ -612,7 +613,7 @@ static void replace_last_payload(const char *file, const uint8_t *payload,
 	memcpy(out, buf, last + 16);
 	memcpy(out + last + 16, payload, plen);
 	put_le32(out + last + 8, (uint32_t)plen);
-	put_le32(out + last + 12, ops_crc32c(payload, plen));
+	put_le32(out + last + 12, oputil_crc32c(0, payload, plen));
 	file_write(file, out, last + 16 + plen);
 	free(out);
 	free(buf);

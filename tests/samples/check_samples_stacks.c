@@ -15,8 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <oputil/crc32c.h>
+
 #include "block_internal.h"
-#include "crc32c_internal.h"
 #include "helpers.h"
 
 #include "check_run.h"
@@ -328,7 +329,8 @@ static void fix_crc(uint8_t *buf, size_t off)
 	uint32_t len = ops_le32_load(buf + off + 8);
 
 	ops_le32_store(buf + off + 12,
-		       ops_crc32c(buf + off + OPS_BLOCK_HEADER_SIZE, len));
+		       oputil_crc32c(0, buf + off + OPS_BLOCK_HEADER_SIZE,
+				     len));
 }
 
 static void check_one_warning(const struct warns *w, const char *file,

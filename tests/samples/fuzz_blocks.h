@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/crc32c.h>
+
 #include "block_internal.h"
-#include "crc32c_internal.h"
 
 /* A malloc'ed copy of the input to parse (never NULL for size > 0). */
 static uint8_t *fuzz_blocks_input(const uint8_t *data, size_t size,
@@ -38,8 +39,9 @@ static uint8_t *fuzz_blocks_input(const uint8_t *data, size_t size,
 		if (plen > *len - off - OPS_BLOCK_HEADER_SIZE)
 			break;
 		ops_le32_store(buf + off + 12,
-			       ops_crc32c(buf + off + OPS_BLOCK_HEADER_SIZE,
-					  plen));
+			       oputil_crc32c(0,
+					     buf + off + OPS_BLOCK_HEADER_SIZE,
+					     plen));
 		off += OPS_BLOCK_HEADER_SIZE + plen;
 	}
 	return buf;

@@ -2,7 +2,8 @@
 /*
  * CRC-32C (Castagnoli, reflected, as iSCSI and ext4 use it): the check
  * of each frame of opjit's time-stamped JIT map, computed by the writer
- * (the MIT jitlog library) and the reader (the handlers) alike.
+ * (the MIT jitlog library) and the reader (the handlers) alike, and of
+ * each block of a session (samples/).
  * oputil_crc32c(0, "123456789", 9) is 0xe3069283.  On x86-64 with
  * SSE 4.2 the CPU's crc32 instruction computes it, 8 bytes at a time.
  */
