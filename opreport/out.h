@@ -34,12 +34,22 @@ int out_pprof(FILE *f, const struct report *r);
 void out_text_header(FILE *f, const struct report *r);
 
 /*
- * Open the -o file PATH for writing, refusing what another user could
- * have planted there: a symbolic link in a sticky directory, a file with
- * other hard links, a FIFO nobody reads.  NULL with *WHY saying why
- * (not reported: the command names the file).
+ * The -o file PATH, made for writing without following a link (nor
+ * another user's link on the way to it).  An existing file is refused
+ * unless FORCE, and then replaced by renaming a temporary file over it
+ * at out_file_close(OK); a FIFO with a reader or a character device is
+ * written as it is.  0 with F open, or a negative errno with WHY saying
+ * why (not reported: the command names the file).  out_file_close
+ * returns 0 or a negative errno (the close or the rename failed).
  */
-FILE *out_file_open(const char *path, const char **why);
+struct out_file {
+	FILE *f;
+	int dfd;
+	char *leaf, *tmp;
+	char why[320];
+};
+int out_file_open(struct out_file *of, const char *path, bool force);
+int out_file_close(struct out_file *of, bool ok);
 
 /* Shared by the formats. */
 const char *out_event_desc(const char *event);
