@@ -88,7 +88,7 @@ int out_line_limit(FILE *f, const struct report *r);
 /* UTC date of the session's start, "YYYY-MM-DD HH:MM:SS UTC". */
 void out_date(const struct report *r, char *buf, size_t len);
 
-/* The report's escape (escape.h) on S: S itself when nothing needs
+/* The report's escape (oputil/escape.h) on S: S itself when nothing needs
  * escaping, else an escaped copy in POOL ("(out of memory)" when there
  * is no room).  out_warnf says "warning: MESSAGE" through diag(),
  * escaped the same way. */

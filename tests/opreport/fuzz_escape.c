@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include <oputil/escape.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -19,13 +19,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(in, data, size);
 	in[size] = '\0';
-	len = escape_text(NULL, 0, in);
+	len = oputil_escape_text(NULL, 0, in);
 	out = malloc(len + 1);
 	if (!out) {
 		free(in);
 		return 0;
 	}
-	if (escape_text(out, len + 1, in) != len || strlen(out) != len)
+	if (oputil_escape_text(out, len + 1, in) != len || strlen(out) != len)
 		abort();
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)out[i];
@@ -39,7 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	/* escaped once is escaped; clean text is left as it is */
-	if (escape_needed(out) || (!escape_needed(in) && strcmp(out, in)))
+	if (oputil_escape_needed(out) ||
+	    (!oputil_escape_needed(in) && strcmp(out, in)))
 		abort();
 	free(out);
 	free(in);
