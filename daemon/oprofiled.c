@@ -29,6 +29,8 @@
 #include "record.h"
 #include "recorder.h"
 
+#include <oputil/escape.h>
+
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
@@ -473,6 +475,7 @@ static int daemon_run(struct daemon *d)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGUSR1, SIGCHLD };
 	struct launch_signals saved = { .nr = 4 };
+	char name[512]; /* a command's name, escaped for a message */
 	sigset_t mask;
 	bool interrupted;
 	int rc = 1, err, failed;
@@ -501,13 +504,17 @@ static int daemon_run(struct daemon *d)
 		err = launch_find(d->o->command[0]);
 		if (err) {
 			fprintf(stderr, "oprofiled: cannot run %s: %s\n",
-				d->o->command[0], strerror(-err));
+				oputil_escape(name, sizeof(name),
+					      d->o->command[0]),
+				strerror(-err));
 			return 127;
 		}
 		err = launch_prepare(&d->child, d->o->command, &saved);
 		if (err) {
 			fprintf(stderr, "oprofiled: cannot start %s: %s\n",
-				d->o->command[0], strerror(-err));
+				oputil_escape(name, sizeof(name),
+					      d->o->command[0]),
+				strerror(-err));
 			return 1;
 		}
 	}
@@ -532,7 +539,9 @@ static int daemon_run(struct daemon *d)
 		err = launch_go(&d->child);
 		if (err) {
 			fprintf(stderr, "oprofiled: cannot run %s: %s\n",
-				d->o->command[0], strerror(-err));
+				oputil_escape(name, sizeof(name),
+					      d->o->command[0]),
+				strerror(-err));
 			daemon_wait_child(d, false);
 			ops_writer_free(d->w);
 			d->w = NULL;

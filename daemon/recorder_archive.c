@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include <oputil/escape.h>
+
 static void recorder_archive_one(struct recorder *r, struct proc *p,
 				 const char *src)
 {
@@ -15,10 +17,12 @@ static void recorder_archive_one(struct recorder *r, struct proc *p,
 	if (!err || err == -ENOENT)
 		return;
 	if (err == -EFBIG) {
+		char name[512];
+
 		fprintf(stderr,
 			"oprofiled: not archiving %s: larger than "
 			"%llu MiB\n",
-			src,
+			oputil_escape(name, sizeof(name), src),
 			(unsigned long long)(r->cfg.archive_max_bytes >> 20));
 		return;
 	}

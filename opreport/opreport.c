@@ -61,23 +61,24 @@ static void hidden_notes(const struct opreport_opts *o)
 static int output(const struct opreport_opts *o,
 		  int (*write)(FILE *f, const void *arg), const void *arg)
 {
+	struct out_file of;
 	FILE *f = stdout;
-	int ret;
+	int ret, r;
 
 	if (o->output_file) {
-		const char *why;
-
-		f = out_file_open(o->output_file, &why);
-		if (!f) {
+		if (out_file_open(&of, o->output_file, o->force)) {
 			fprintf(stderr, "opreport: cannot write %s: %s\n",
-				o->output_file, why);
+				o->output_file, of.why);
 			return -EPERM;
 		}
+		f = of.f;
 	}
 	hidden_notes(o);
 	ret = write(f, arg);
-	if (f != stdout && fclose(f))
-		ret = -EIO;
+	if (f != stdout) {
+		r = out_file_close(&of, !ret);
+		ret = ret ? ret : r;
+	}
 	if (ret)
 		fprintf(stderr, "opreport: cannot write %s: %s\n",
 			o->output_file ? o->output_file : "the report",

@@ -50,6 +50,7 @@ struct opreport_opts {
 	bool no_header;		/* -n */
 	bool long_filenames;	/* -f */
 	bool global_percent;	/* -% */
+	bool force;		/* --force: -o may replace a file */
 	bool reverse_sort;	/* -r */
 	bool callgraph;		/* -c */
 	bool children;		/* --children */

@@ -274,7 +274,7 @@ enum {
 
 static int flag_children, flag_callgraph, flag_symbols, flag_debug,
 	flag_details, flag_address, flag_reverse, flag_exclude_dep,
-	flag_no_header, flag_long, flag_global, flag_anon;
+	flag_no_header, flag_long, flag_global, flag_anon, flag_force;
 static char *opt_output_file, *opt_session_dir, *opt_debug_dir,
 	*opt_handler_path, *opt_diff, *opt_side_dir[2];
 
@@ -340,7 +340,9 @@ static const struct poptOption options_table[] = {
 	{ "global-percent", '%', POPT_ARG_NONE, &flag_global, 0,
 	  "percentages of the whole session, not of the selection", NULL },
 	{ "output-file", 'o', POPT_ARG_STRING, NULL, OPT_OUTPUT_FILE,
-	  "write the report to FILE", "FILE" },
+	  "write the report to FILE, a new file", "FILE" },
+	{ "force", 0, POPT_ARG_NONE, &flag_force, 0,
+	  "let -o replace an existing FILE", NULL },
 	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR,
 	  "the session (default ./oprofile_data)", "DIR" },
 	{ "diff", 0, POPT_ARG_STRING, NULL, OPT_DIFF,
@@ -480,7 +482,7 @@ static void options_reset(struct opreport_opts *o)
 	flag_children = 0;
 	flag_address = 0;
 	flag_reverse = flag_exclude_dep = flag_no_header = flag_long = 0;
-	flag_global = flag_anon = 0;
+	flag_global = flag_anon = flag_force = 0;
 	o->session_dir = "./oprofile_data";
 	o->demangle = DEMANGLE_SMART;
 	o->isolation.timeout_ms = ANON_HANDLER_TIMEOUT_MS;
@@ -665,6 +667,7 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 	o->no_header = flag_no_header;
 	o->long_filenames = flag_long;
 	o->global_percent = flag_global;
+	o->force = flag_force;
 	o->anon_samples |= flag_anon;
 	if (o->base_dir && (o->callgraph || o->details)) {
 		fprintf(stderr,

@@ -39,12 +39,22 @@ void out_text_header(FILE *f, const struct report *r);
 void out_text_hidden(FILE *f, const struct report *r);
 
 /*
- * Open the -o file PATH for writing, refusing what another user could
- * have planted there: a symbolic link in a sticky directory, a file with
- * other hard links, a FIFO nobody reads.  NULL with *WHY saying why
- * (not reported: the command names the file).
+ * The -o file PATH, made for writing without following a link (nor
+ * another user's link on the way to it).  An existing file is refused
+ * unless FORCE, and then replaced by renaming a temporary file over it
+ * at out_file_close(OK); a FIFO with a reader or a character device is
+ * written as it is.  0 with F open, or a negative errno with WHY saying
+ * why (not reported: the command names the file).  out_file_close
+ * returns 0 or a negative errno (the close or the rename failed).
  */
-FILE *out_file_open(const char *path, const char **why);
+struct out_file {
+	FILE *f;
+	int dfd;
+	char *leaf, *tmp;
+	char why[320];
+};
+int out_file_open(struct out_file *of, const char *path, bool force);
+int out_file_close(struct out_file *of, bool ok);
 
 /* Shared by the formats. */
 const char *out_event_desc(const char *event);
@@ -87,7 +97,7 @@ int out_line_limit(FILE *f, const struct report *r);
 /* UTC date of the session's start, "YYYY-MM-DD HH:MM:SS UTC". */
 void out_date(const struct report *r, char *buf, size_t len);
 
-/* The report's escape (escape.h) on S: S itself when nothing needs
+/* The report's escape (oputil/escape.h) on S: S itself when nothing needs
  * escaping, else an escaped copy in POOL ("(out of memory)" when there
  * is no room).  out_warnf says "warning: MESSAGE" through diag(),
  * escaped the same way. */

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "diag.h"
-#include "escape.h"
+#include <oputil/escape.h>
 #include "out.h"
 #include "strpool.h"
 
@@ -75,13 +75,13 @@ const char *out_safe(struct strpool *pool, const char *s)
 	size_t len;
 	char *d;
 
-	if (!s || !escape_needed(s))
+	if (!s || !oputil_escape_needed(s))
 		return s;
-	len = escape_text(NULL, 0, s);
+	len = oputil_escape_text(NULL, 0, s);
 	d = strpool_alloc(pool, len + 1);
 	if (!d)
 		return "(out of memory)";
-	escape_text(d, len + 1, s);
+	oputil_escape_text(d, len + 1, s);
 	return d;
 }
 
@@ -94,10 +94,10 @@ void out_warnf(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	len = escape_text(NULL, 0, msg);
+	len = oputil_escape_text(NULL, 0, msg);
 	safe = malloc(len + 1);
 	if (safe)
-		escape_text(safe, len + 1, msg);
+		oputil_escape_text(safe, len + 1, msg);
 	diag("warning: %s", safe ? safe : msg);
 	free(safe);
 }

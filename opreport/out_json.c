@@ -8,31 +8,35 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <oputil/escape.h>
+
 #include "callgraph.h"
 #include "out.h"
 
 #define JSON_VERSION 1
 
+/* S escaped (oputil_escape_json) in pieces that end before a byte that
+ * could continue a UTF-8 sequence, so that no sequence is cut. */
 void out_json_str(FILE *f, const char *s)
 {
+	char piece[65], out[sizeof(piece) * 6];
+	size_t n, len;
+
 	if (!s) {
 		fputs("null", f);
 		return;
 	}
 	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+	while (*s) {
+		n = strnlen(s, sizeof(piece) - 1);
+		while (n > sizeof(piece) - 5 && s[n] &&
+		       ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+		memcpy(piece, s, n);
+		piece[n] = '\0';
+		len = oputil_escape_json(out, sizeof(out), piece);
+		fwrite(out, 1, len, f);
+		s += n;
 	}
 	fputc('"', f);
 }

@@ -166,9 +166,12 @@ struct pp {
 	struct loc_table lt;
 };
 
+/* Every string of the profile, escaped as a text report's names are:
+ * profile.proto's strings must be UTF-8 for its readers, and pprof prints
+ * them to terminals. */
 static int64_t S(struct pp *pp, const char *s)
 {
-	int64_t i = str_add(&pp->st, s);
+	int64_t i = str_add(&pp->st, out_safe(pp->r->pool, s));
 
 	if (i < 0) {
 		pp->nomem = true;

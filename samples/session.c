@@ -271,16 +271,19 @@ int ops_session_open(struct ops_session **out, const char *dir,
 		     size_t errlen)
 {
 	struct ops_session *s;
-	struct stat st;
-	int ret;
+	char why[256];
+	int dfd, ret;
 
 	*out = NULL;
-	ret = stat(dir, &st) ? -errno : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
-	if (ret) {
+	/* the directory is checked the way the recorder makes it: a link
+	 * another user owns is not followed */
+	dfd = ops_dir_open(dir, why, sizeof(why));
+	if (dfd < 0) {
 		snprintf(err, errlen, "cannot open session %s: %s", dir,
-			 strerror(-ret));
-		return ret;
+			 dfd == -ENOTDIR ? strerror(ENOTDIR) : why);
+		return dfd;
 	}
+	close(dfd);
 	s = calloc(1, sizeof(*s));
 	if (!s || !(s->dir = strdup(dir))) {
 		free(s);

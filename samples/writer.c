@@ -173,17 +173,24 @@ static int writer_lock(struct ops_writer *w)
  * Leaves w->dfd open when DIR is to be used as it is. */
 static int writer_take_dir(struct ops_writer *w)
 {
+	char why[256], *p = NULL, *leafp = NULL;
 	struct stat st;
 	unsigned int n;
-	char *p = NULL;
 	int dfd, kind, ret;
 
-	dfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ret = ops_path_parent(w->dir, true, &w->pdfd, &w->leaf, why,
+			      sizeof(why));
+	if (ret)
+		return ops_writer_fail(w, ret, "cannot use %s: %s", w->dir,
+				       why);
+	dfd = openat(w->pdfd, w->leaf,
+		     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0) {
 		if (errno == ENOENT)
 			return 0;
 		return ops_writer_fail(w, -errno, "cannot use %s: %s", w->dir,
-				       strerror(errno));
+				       errno == ELOOP ? "is a symbolic link"
+						      : strerror(errno));
 	}
 	ret = writer_check_dir(w, dfd);
 	ret = ret ? ret : writer_check_unlocked(w, dfd);
@@ -209,25 +216,33 @@ static int writer_take_dir(struct ops_writer *w)
 	close(dfd);
 	for (n = 1; n < 100000; n++) {
 		p = ops_strfmt("%s.previous-%u", w->dir, n);
-		if (!p)
+		leafp = ops_strfmt("%s.previous-%u", w->leaf, n);
+		if (!p || !leafp) {
+			free(p);
+			free(leafp);
 			return ops_writer_fail(w, -ENOMEM, "out of memory");
-		if (lstat(p, &st) && errno == ENOENT)
+		}
+		if (fstatat(w->pdfd, leafp, &st, AT_SYMLINK_NOFOLLOW) &&
+		    errno == ENOENT)
 			break;
 		free(p);
-		p = NULL;
+		free(leafp);
+		p = leafp = NULL;
 	}
 	if (!p)
 		return ops_writer_fail(
 			w, -EEXIST,
 			"cannot move %s aside: too many previous sessions",
 			w->dir);
-	if (rename(w->dir, p)) {
+	if (renameat(w->pdfd, w->leaf, w->pdfd, leafp)) {
 		ret = -errno;
 		ops_writer_fail(w, ret, "cannot move %s to %s: %s", w->dir, p,
 				strerror(-ret));
 		free(p);
+		free(leafp);
 		return ret;
 	}
+	free(leafp);
 	w->previous = p;
 	return 0;
 fail:
@@ -241,10 +256,11 @@ static int writer_make_dir(struct ops_writer *w)
 {
 	int ret;
 
-	if (mkdir(w->dir, 0755) && errno != EEXIST)
+	if (mkdirat(w->pdfd, w->leaf, 0755) && errno != EEXIST)
 		return ops_writer_fail(w, -errno, "cannot create %s: %s",
 				       w->dir, strerror(errno));
-	w->dfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	w->dfd = openat(w->pdfd, w->leaf,
+			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (w->dfd < 0)
 		return ops_writer_fail(w, -errno, "cannot use %s: %s", w->dir,
 				       errno == ELOOP ? "is a symbolic link"
@@ -287,7 +303,7 @@ int ops_writer_open(struct ops_writer **out, const char *dir,
 	if (!w)
 		return -ENOMEM;
 	w->hist.bf.fd = w->anon.bf.fd = -1;
-	w->dfd = w->lockfd = -1;
+	w->dfd = w->lockfd = w->pdfd = -1;
 	*out = w;
 	n = strlen(dir);
 	while (n > 1 && dir[n - 1] == '/')
@@ -431,6 +447,9 @@ void ops_writer_free(struct ops_writer *w)
 	ops_writer_plain_maps_free(w);
 	if (w->dfd >= 0)
 		close(w->dfd);
+	if (w->pdfd >= 0)
+		close(w->pdfd);
+	free(w->leaf);
 	if (w->lockfd >= 0)
 		close(w->lockfd); /* releases the session lock */
 	free(w->dir);

@@ -100,7 +100,11 @@ struct ops_anon_writer {
 
 struct ops_writer {
 	char *dir;
-	int dfd;    /* DIR, opened once: every file is made relative to it */
+	int dfd; /* DIR, opened once: every file is made relative to it */
+	/* DIR's parent, resolved without another user's links, and DIR's
+	 * name in it: DIR is made, opened and moved aside through these */
+	int pdfd;
+	char *leaf;
 	int lockfd; /* DIR/.lock, flock'ed while the session is recorded */
 	char *previous;
 	char err[1024];

@@ -7,20 +7,20 @@
 
 #include "../diag.h"
 #include "handler_internal.h"
-#include "escape.h"
+#include <oputil/escape.h>
 
 /* A handler that warns once per bad line of a million-line map would
  * bury the report; the first few say what is wrong. */
 #define HANDLER_WARN_MAX 20
 
-/* The report's one escape (escape.h), cut to LEN bytes. */
+/* The report's one escape (oputil/escape.h), cut to LEN bytes. */
 const char *handler_text_clean(const char *s, char *buf, size_t len)
 {
 	if (!s)
 		return "(null)";
 	if (!len)
 		return "";
-	escape_text(buf, len, s);
+	oputil_escape_text(buf, len, s);
 	return buf;
 }
 

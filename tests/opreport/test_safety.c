@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include <oputil/escape.h>
 #include "out.h"
 #include "report.h"
 #include "strpool.h"
@@ -18,7 +18,7 @@ static const char *esc(const char *s)
 {
 	static char buf[256];
 
-	escape_text(buf, sizeof(buf), s);
+	oputil_escape_text(buf, sizeof(buf), s);
 	return buf;
 }
 
@@ -53,11 +53,11 @@ START_TEST(escape_keeps_text)
 	size_t i;
 
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		ck_assert(!escape_needed(ok[i]));
+		ck_assert(!oputil_escape_needed(ok[i]));
 		ck_assert_str_eq(esc(ok[i]), ok[i]);
 	}
-	ck_assert(escape_needed("a\x1b"));
-	ck_assert(escape_needed("\xc2\x85"));
+	ck_assert(oputil_escape_needed("a\x1b"));
+	ck_assert(oputil_escape_needed("\xc2\x85"));
 }
 END_TEST
 
@@ -65,13 +65,13 @@ START_TEST(escape_cut_and_sized)
 {
 	char small[6];
 
-	ck_assert_uint_eq(escape_text(NULL, 0, "\x1b\x1b"), 8);
-	ck_assert_uint_eq(escape_text(small, sizeof(small),
-				      "ab\x1b"
-				      "cd"),
+	ck_assert_uint_eq(oputil_escape_text(NULL, 0, "\x1b\x1b"), 8);
+	ck_assert_uint_eq(oputil_escape_text(small, sizeof(small),
+					     "ab\x1b"
+					     "cd"),
 			  8);
 	ck_assert_str_eq(small, "ab\\x1");
-	ck_assert_uint_eq(escape_text(small, sizeof(small), NULL), 0);
+	ck_assert_uint_eq(oputil_escape_text(small, sizeof(small), NULL), 0);
 	ck_assert_str_eq(small, "");
 }
 END_TEST
@@ -104,6 +104,34 @@ START_TEST(count_add_checked)
 }
 END_TEST
 
+/* JSON: controls as \u00XX, invalid UTF-8 byte by byte as \ufffd, valid
+ * text as it is (JSON.md) */
+START_TEST(escape_json)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "a\x1b[2J\x07", "a\\u001b[2J\\u0007" },
+		{ "x\x9by", "x\\ufffdy" },
+		{ "\xc2\x9b\xc2\x85", "\\u009b\\u0085" },
+		{ "\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd" },
+		{ "\xc0\xaf", "\\ufffd\\ufffd" },
+		{ "q\"b\\\n\t\x7f", "q\\\"b\\\\\\n\\t\\u007f" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		  "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+	};
+	char buf[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_uint_eq(oputil_escape_json(buf, sizeof(buf),
+						     cases[i].in),
+				  strlen(cases[i].out));
+		ck_assert_str_eq(buf, cases[i].out);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("opreport_safety");
@@ -115,6 +143,7 @@ static Suite *suite(void)
 		{ "escape_c1", escape_c1_and_invalid_utf8 },
 		{ "escape_keeps", escape_keeps_text },
 		{ "escape_cut", escape_cut_and_sized },
+		{ "escape_json", escape_json },
 		{ "out_safe", out_safe_copies_only_when_needed },
 		{ "count_add", count_add_checked },
 	};

@@ -77,7 +77,8 @@ $want"
 }
 
 # no_raw_control FILE...: not one byte a terminal could act on (C0 but
-# newline, DEL, C1 in UTF-8) in FILEs
+# newline, DEL, C1 in UTF-8, a byte of invalid UTF-8 such as a raw 0x9b,
+# CSI on an 8-bit terminal) in FILEs
 no_raw_control() {
 	local f
 	for f in "$@"; do
@@ -88,6 +89,11 @@ bad = re.search(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]", data)
 if bad:
     start = max(0, bad.start() - 40)
     print(f"{sys.argv[1]}: byte {bad.start()}: {data[start:bad.end() + 20]!r}")
+    sys.exit(1)
+try:
+    data.decode("utf-8")
+except UnicodeDecodeError as e:
+    print(f"{sys.argv[1]}: byte {e.start}: not UTF-8: {data[max(0, e.start - 40):e.end + 20]!r}")
     sys.exit(1)
 PY
 	done

@@ -60,3 +60,30 @@ if as_user touch "$cwd/oprofile_data/x" 2>/dev/null; then
 fi
 check_victim own
 ok "own: root's session in the other user's directory is root's alone"
+
+# 5. the attacker's symbolic link in a directory the attacker owns (a
+# home), pointing at a directory of root's: neither the recorder nor the
+# report follows it
+home=$work/home
+mkdir -m 755 "$home"
+chown "$user": "$home"
+rootdir=$work/root-sessions
+mkdir -m 755 "$rootdir"
+as_user ln -s "$rootdir" "$home/link"
+expect_line home-link "^oprofiled: cannot use $home/link: link is a symbolic link owned by uid $uid, not by uid 0 or root$" \
+	"$OPROFILED" --session-dir="$home/link" -- true
+[ -z "$(ls -A "$rootdir")" ] || fail "home-link: root's directory was written: $(ls -A "$rootdir")"
+# and as a component on the way, with root's session behind it
+as_user ln -s "$cwd" "$home/cwdlink"
+expect_line home-link-parent "^oprofiled: cannot use $home/cwdlink/oprofile_data: cwdlink is a symbolic link owned by uid $uid, not by uid 0 or root$" \
+	"$OPROFILED" --session-dir="$home/cwdlink/oprofile_data" -- true
+[ ! -e "$cwd/oprofile_data.previous-1" ] || fail "home-link-parent: root's session was moved aside"
+expect_line report-link "^opreport: cannot open session $home/cwdlink/oprofile_data: cwdlink is a symbolic link owned by uid $uid, not by uid 0 or root$" \
+	"$OPREPORT" --session-dir="$home/cwdlink/oprofile_data"
+
+# root's own link is followed, for the recorder and the report
+ln -s "$cwd/oprofile_data" "$work/rootlink"
+"$OPREPORT" --session-dir="$work/rootlink" >"$work/rootlink.txt" 2>&1 ||
+	fail "root's link: opreport: $(cat "$work/rootlink.txt")"
+grep -q threetoone "$work/rootlink.txt" || fail "root's link: no threetoone row"
+ok "root's own link to its session is followed"

@@ -389,8 +389,13 @@ size_t ops_session_archived_maps(const struct ops_session *s, uint32_t proc_id,
 				 const char *const **paths);
 
 #define OPS_ARCHIVE_SUFFIX ".gz"
-/* The most bytes an archived map may inflate to. */
+/* The most bytes an archived map may inflate to: at most
+ * OPS_ARCHIVE_MAX_RATIO times its compressed size (a perf map's text
+ * compresses about tenfold; a gzip bomb a thousandfold), and never more
+ * than OPS_ARCHIVE_MAX_INFLATED, but always OPS_ARCHIVE_RATIO_FLOOR. */
 #define OPS_ARCHIVE_MAX_INFLATED (1ull << 32)
+#define OPS_ARCHIVE_MAX_RATIO 128u
+#define OPS_ARCHIVE_RATIO_FLOOR (1ull << 20)
 
 /* The base name of archived map PATH as the original's, in BUF (LEN
  * bytes): without OPS_ARCHIVE_SUFFIX. */
@@ -424,6 +429,22 @@ const char *ops_session_modules(const struct ops_session *s);
  * NUL-terminated, at most MAX bytes.  ops_file_strerror says either in
  * words for a "cannot read PATH: WHY" line.
  */
+/*
+ * PATH resolved one component at a time from descriptors, following a
+ * symbolic link only when the running user or root owns it (a link
+ * another user planted could otherwise send a root tool anywhere).
+ * ops_path_parent gives an O_PATH descriptor of the directory that holds
+ * PATH's last component, and that component's name (malloc'ed; "." for
+ * "/"), which need not exist.  With FOLLOW_LEAF a link at the end is
+ * followed under the same rule; without, the name may be a link, and the
+ * caller opens it with O_NOFOLLOW.  ops_dir_open opens the directory
+ * PATH itself.  A negative errno with WHY (WHYLEN bytes) saying what is
+ * wrong, for "cannot use PATH: WHY".
+ */
+int ops_path_parent(const char *path, bool follow_leaf, int *dfd,
+		    char **leaf, char *why, size_t whylen);
+int ops_dir_open(const char *path, char *why, size_t whylen);
+
 struct stat;
 int ops_file_open(const char *path, uint64_t max, struct stat *st);
 int ops_file_read(const char *path, uint64_t max, char **buf, size_t *len);
