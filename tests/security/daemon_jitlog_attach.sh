@@ -20,7 +20,7 @@ lab=$work/lab
 mkdir -m 755 "$lab"
 # a sanitizer build's library needs its runtime loaded first
 san=()
-! ldd "$LIB" 2>/dev/null | grep -q libasan || san=(-fsanitize=address,undefined)
+! ldd "$LIB" 2>/dev/null | grep -q libasan || san=("-fsanitize=address,undefined")
 "$CC" "${san[@]}" -o "$lab/jitlog_lab" "$SRC/jitlog_lab.c" -ldl ||
 	fail "cannot build the lab program"
 for sec in rodata text; do
