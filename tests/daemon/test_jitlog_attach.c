@@ -172,15 +172,17 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-	Suite *s = suite_create("jitlog_attach");
-	TCase *tc = tcase_create("exec");
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	Suite *s;
+	TCase *tc;
 
 	if (n <= 0)
 		return 1;
 	self[n] = '\0';
 	if (argc == 2 && !strcmp(argv[1], "lab"))
 		return lab();
+	s = suite_create("jitlog_attach");
+	tc = tcase_create("exec");
 	tcase_add_test(tc, attached_while_the_same_program);
 	tcase_add_test(tc, never_after_an_exec);
 	suite_add_tcase(s, tc);

@@ -23,6 +23,8 @@ START_TEST(test_parse_file_line)
 	ck_assert_uint_eq(m.dev_minor, 1);
 	ck_assert_uint_eq(m.inode, 1835270);
 	ck_assert(m.exec);
+	ck_assert(!m.write);
+	ck_assert(!m.shared);
 	ck_assert_str_eq(m.path, "/usr/lib/x86_64-linux-gnu/libc.so.6");
 }
 END_TEST
@@ -39,7 +41,12 @@ START_TEST(test_parse_anonymous_line)
 	ck_assert_str_eq(m.path, "");
 	ck_assert_int_eq(procmaps_parse_line(rw, &m), 0);
 	ck_assert(!m.exec);
+	ck_assert(m.write);
+	ck_assert(!m.shared);
 	ck_assert_str_eq(m.path, "[heap]");
+	rw[29] = 's'; /* rw-s */
+	ck_assert_int_eq(procmaps_parse_line(rw, &m), 0);
+	ck_assert(m.shared);
 }
 END_TEST
 

@@ -46,8 +46,8 @@ record() {
 	awk '$1 == "info" && $2 == "stop_ns" && $3 > 0 { ok = 1 } END { exit !ok }' \
 		"$work/$name.dump" || fail "$name: the session was not closed"
 	# the mapping was seen: its path was opened (and found a FIFO)
-	awk -v p="$udir/lib" '$1 == "image" && $4 == p { ok = 1 } END { exit !ok }' \
-		"$work/$name.dump" || fail "$name: the session has no image $udir/lib: the attack did not happen"
+	awk -v p="$mapped" '$1 == "image" && $4 == p { ok = 1 } END { exit !ok }' \
+		"$work/$name.dump" || fail "$name: the session has no image $mapped: the attack did not happen"
 	ok "$name: oprofiled -a stopped by $how with a FIFO over a mapped path"
 }
 
@@ -59,9 +59,9 @@ record() {
 cp "$WORKLOADS/threetoone" "$udir/lib.src"
 cat >"$udir/mapper.py" <<'PY'
 import mmap, os, shutil, sys, time
-src, path = sys.argv[1], sys.argv[2]
-end = time.monotonic() + 8
-while time.monotonic() < end:
+src, path, stop = sys.argv[1], sys.argv[2], sys.argv[3]
+end = time.monotonic() + 60
+while time.monotonic() < end and not os.path.exists(stop):
     shutil.copyfile(src, path)
     with open(path, "rb") as f:
         m = mmap.mmap(f.fileno(), 4096, prot=mmap.PROT_READ | mmap.PROT_EXEC)
@@ -72,9 +72,13 @@ while time.monotonic() < end:
     os.unlink(path)
 PY
 for how in duration term; do
-	as_user python3 "$udir/mapper.py" "$udir/lib.src" "$udir/lib" &
+	mapped=$udir/lib-$how
+	as_user python3 "$udir/mapper.py" "$udir/lib.src" "$mapped" \
+		"$udir/stop-$how" &
 	bg_pids+=("$!")
 	sleep 0.5
 	record map-$how $how
+	touch "$udir/stop-$how"
+	wait "${bg_pids[-1]}" || fail "the mapper failed"
 done
 echo PASS

@@ -18,7 +18,10 @@ command -v "$CC" >/dev/null || skip "no C compiler ($CC) to build the lab progra
 make_user
 lab=$work/lab
 mkdir -m 755 "$lab"
-"$CC" -o "$lab/jitlog_lab" "$SRC/jitlog_lab.c" -ldl ||
+# a sanitizer build's library needs its runtime loaded first
+san=()
+! ldd "$LIB" 2>/dev/null | grep -q libasan || san=("-fsanitize=address,undefined")
+"$CC" "${san[@]}" -o "$lab/jitlog_lab" "$SRC/jitlog_lab.c" -ldl ||
 	fail "cannot build the lab program"
 for sec in rodata text; do
 	mkdir -m 755 "$lab/$sec"
