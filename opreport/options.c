@@ -154,10 +154,12 @@ int options_parse_format(const char *s, enum opreport_format *out, char *err,
 		*out = OUT_FOLDED;
 	else if (!strcmp(s, "pprof"))
 		*out = OUT_PPROF;
+	else if (!strcmp(s, "html"))
+		*out = OUT_HTML;
 	else {
 		snprintf(
 			err, errlen,
-			"invalid --format '%s': expected text, csv, json, folded or pprof",
+			"invalid --format '%s': expected text, csv, json, folded, pprof or html",
 			s);
 		return -EINVAL;
 	}
@@ -330,8 +332,8 @@ static const struct poptOption options_table[] = {
 	{ "debug-dir", 0, POPT_ARG_STRING, NULL, OPT_DEBUG_DIR,
 	  "root of separate debug files (default /usr/lib/debug)", "DIR" },
 	{ "format", 0, POPT_ARG_STRING, NULL, OPT_FORMAT,
-	  "text (default), csv, json, folded (flame graphs) or pprof "
-	  "(needs -o)",
+	  "text (default), csv, json, folded (flame graphs), pprof "
+	  "(needs -o) or html (an interactive flame graph page)",
 	  "FORMAT" },
 	{ "anon-samples", 0, POPT_ARG_NONE, &flag_anon, 0,
 	  "show anonymous samples, one bucket per process and range", NULL },
@@ -637,6 +639,11 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 	if (o->base_dir && (o->callgraph || o->details)) {
 		fprintf(stderr,
 			"opreport: a differential profile compares symbols: -c and -d do not apply\n");
+		goto out;
+	}
+	if (o->base_dir && o->format == OUT_HTML) {
+		fprintf(stderr,
+			"opreport: --format=html shows one profile: a differential page is not written yet\n");
 		goto out;
 	}
 	if (o->format == OUT_PPROF && !o->output_file) {
