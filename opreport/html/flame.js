@@ -293,12 +293,18 @@
 			l.appendChild(span);
 		}
 	})();
+	// a graph taller than the window opens root first, on its widest
+	// frames, rather than on a screen of its deepest ones
+	if ((maxDepth + 1) * ROW > window.innerHeight - canvas.offsetTop) {
+		icicle = true;
+		document.getElementById('icicle').textContent = 'Flame';
+	}
 	const t0 = performance.now();
 	draw();
 	const firstDraw = performance.now();
 
 	// For tests: #selftest[&search=RE][&zoom=NAME] writes what the page
-	// drew, searched and zoomed into <pre id="selftest"> as JSON.
+	// drew, searched and zoomed into the element #selftest as JSON.
 	if (/^#selftest/.test(location.hash)) {
 		const args = new URLSearchParams(location.hash.slice(1));
 		function shown() {
