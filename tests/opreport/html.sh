@@ -11,7 +11,7 @@
 #    name) come back from the page's data as the same text, and the
 #    page has no markup of them.
 #  - no console error, no request, no URL in the file; a screenshot is
-#    kept as html_flame.png beside the test.
+#    kept as html_flame.png beside the test.  KEEP=1 keeps the files.
 . "$(dirname "$0")/lib.sh"
 HP=${OPJIT_HANDLER_PATH:-$OPJIT_BUILD/lib/opjit/handlers}
 export OPJIT_HANDLER_PATH=$HP
