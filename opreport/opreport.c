@@ -95,6 +95,7 @@ static int write_report(FILE *f, const void *arg)
 	       : format == OUT_CSV    ? out_csv(f, r)
 	       : format == OUT_FOLDED ? out_folded(f, r)
 	       : format == OUT_PPROF  ? out_pprof(f, r)
+	       : format == OUT_HTML   ? out_html(f, r)
 	       : r->opts->children    ? out_children(f, r)
 	       : r->cg		      ? out_callgraph(f, r)
 				      : out_text(f, r);

@@ -12,7 +12,14 @@
 
 #include "anon_handlers.h"
 
-enum opreport_format { OUT_TEXT, OUT_CSV, OUT_JSON, OUT_FOLDED, OUT_PPROF };
+enum opreport_format {
+	OUT_TEXT,
+	OUT_CSV,
+	OUT_JSON,
+	OUT_FOLDED,
+	OUT_PPROF,
+	OUT_HTML
+};
 
 enum opreport_sort {
 	SORT_SAMPLE,

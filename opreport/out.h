@@ -33,6 +33,9 @@ int out_folded_lines(const struct report *r, struct out_folded_line **lines,
 void out_folded_lines_free(struct out_folded_line *lines, size_t n);
 /* gzip-compressed profile.proto; F must be a file, not a terminal. */
 int out_pprof(FILE *f, const struct report *r);
+/* A self-contained page with an interactive flame graph of the call
+ * graph model (out_html.c). */
+int out_html(FILE *f, const struct report *r);
 /* The header lines of the text formats. */
 void out_text_header(FILE *f, const struct report *r);
 /* The note of hidden anonymous samples, when there are some. */

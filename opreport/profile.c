@@ -394,6 +394,7 @@ static bool want_callgraph(const struct report *r)
 	const struct opreport_opts *o = r->opts;
 
 	return o->format == OUT_FOLDED || o->format == OUT_PPROF ||
+	       o->format == OUT_HTML ||
 	       (r->has_stacks &&
 		(o->callgraph || o->children || o->format == OUT_JSON));
 }
@@ -452,6 +453,7 @@ int profile_build(struct profile **out, struct report *r,
 	/* an output of the call graph alone needs the flat samples only
 	 * counted: their names would be looked up for nothing */
 	cg_only = o->format == OUT_FOLDED || o->format == OUT_PPROF ||
+		  o->format == OUT_HTML ||
 		  ((o->callgraph || o->children) && o->format == OUT_TEXT);
 	r->want_syms = !cg_only && (o->symbols || o->details ||
 				    o->include_symbols || o->exclude_symbols);

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// opjit's flame graph page: the data block (out_html.c) drawn on a
+// canvas.  Names are other users' text: they reach the page only
+// through canvas fillText and textContent, never as markup.
+'use strict';
+(function () {
+	const KINDS = ['native', 'kernel', 'JIT', 'anonymous'];
+	const ROW = 17;
+	const data = JSON.parse(document.getElementById('opjit-data').textContent);
+	const S = data.strings, N = data.nodes;
+	const canvas = document.getElementById('flame');
+	const ctx = canvas.getContext('2d');
+	const tip = document.getElementById('tip');
+	const status = document.getElementById('status');
+	const check = { errors: [], requests: [] };
+
+	window.addEventListener('error', function (e) {
+		check.errors.push(String(e.message));
+	});
+	document.addEventListener('securitypolicyviolation', function (e) {
+		check.requests.push(String(e.blockedURI));
+	});
+
+	// node i of the model: name, kind, image, handler, file, line
+	function nodeName(id) { return S[N[6 * id]]; }
+	function nodeKind(id) { return N[6 * id + 1]; }
+
+	// The stacks as a tree of frames (node * 2 + inlined), root first.
+	function Frame(code, parent) {
+		this.code = code;
+		this.parent = parent;
+		this.total = 0;
+		this.self = 0;
+		this.kids = new Map();
+		this.depth = parent ? parent.depth + 1 : 0;
+	}
+	const root = new Frame(-1, null);
+	let maxDepth = 0;
+	(function build() {
+		const st = data.stacks;
+		for (let i = 0; i < st.length;) {
+			const count = st[i], depth = st[i + 1];
+			let f = root;
+			root.total += count;
+			for (let j = 0; j < depth; j++) {
+				const code = st[i + 2 + j];
+				let k = f.kids.get(code);
+				if (!k) {
+					k = new Frame(code, f);
+					f.kids.set(code, k);
+				}
+				k.total += count;
+				f = k;
+			}
+			f.self += count;
+			if (depth > maxDepth)
+				maxDepth = depth;
+			i += 2 + depth;
+		}
+		// widest first, as flame graphs read
+		(function sort(f) {
+			f.kids = Array.from(f.kids.values()).sort(function (a, b) {
+				return b.total - a.total || a.code - b.code;
+			});
+			f.kids.forEach(sort);
+		})(root);
+	})();
+
+	function frameName(f) {
+		return f.code < 0 ? 'all' : nodeName(f.code >> 1);
+	}
+
+	function hash(s) {
+		let h = 2166136261;
+		for (let i = 0; i < s.length; i++)
+			h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+		return h >>> 0;
+	}
+
+	// Kinds apart: JIT green to teal by handler, native warm, kernel
+	// red, inlined violet, anonymous grey; the name varies the shade.
+	function colour(f) {
+		if (f.code < 0)
+			return 'hsl(0,0%,80%)';
+		const id = f.code >> 1, kind = nodeKind(id);
+		const v = hash(nodeName(id)) % 1000 / 1000;
+		if (f.code & 1)
+			return 'hsl(' + (265 + 20 * v) + ',55%,' + (68 + 8 * v) + '%)';
+		switch (kind) {
+		case 2: {
+			const h = 100 + hash(S[N[6 * id + 3]] || 'jit') % 5 * 17;
+			return 'hsl(' + (h + 10 * v) + ',55%,' + (55 + 12 * v) + '%)';
+		}
+		case 1:
+			return 'hsl(' + (0 + 12 * v) + ',65%,' + (62 + 10 * v) + '%)';
+		case 3:
+			return 'hsl(0,0%,' + (70 + 10 * v) + '%)';
+		default:
+			return 'hsl(' + (25 + 25 * v) + ',85%,' + (58 + 10 * v) + '%)';
+		}
+	}
+
+	let focus = root, icicle = false, regex = null;
+	let drawn = []; // what the last draw showed, for hit tests and checks
+
+	function matches(f) {
+		return regex !== null && f.code >= 0 && regex.test(frameName(f));
+	}
+
+	// Samples under frames that match, each sample once.
+	function matchedSamples(f) {
+		if (matches(f))
+			return f.total;
+		let n = 0;
+		for (const k of f.kids)
+			n += matchedSamples(k);
+		return n;
+	}
+
+	function draw() {
+		const width = Math.max(200, document.body.clientWidth - 16);
+		const height = (maxDepth + 1) * ROW + 2;
+		const dpr = window.devicePixelRatio || 1;
+		canvas.width = width * dpr;
+		canvas.height = height * dpr;
+		canvas.style.width = width + 'px';
+		canvas.style.height = height + 'px';
+		ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+		ctx.clearRect(0, 0, width, height);
+		ctx.font = '12px sans-serif';
+		ctx.textBaseline = 'middle';
+		drawn = [];
+		const scale = width / focus.total;
+		function y(depth) {
+			return icicle ? depth * ROW : height - (depth + 1) * ROW;
+		}
+		function box(f, x, w) {
+			const top = y(f.depth);
+			ctx.fillStyle = matches(f) ? 'hsl(300,80%,60%)' : colour(f);
+			ctx.fillRect(x, top, Math.max(w - 1, 0.5), ROW - 1);
+			let text = '';
+			if (w > 30) {
+				text = frameName(f);
+				if (ctx.measureText(text).width > w - 6) {
+					let lo = 0, hi = text.length;
+					while (lo < hi) {
+						const mid = (lo + hi + 1) >> 1;
+						if (ctx.measureText(text.slice(0, mid) + '…').width <= w - 6)
+							lo = mid;
+						else
+							hi = mid - 1;
+					}
+					text = lo > 1 ? text.slice(0, lo) + '…' : '';
+				}
+				if (text) {
+					ctx.fillStyle = '#000';
+					ctx.fillText(text, x + 3, top + ROW / 2);
+				}
+			}
+			drawn.push({ f: f, x: x, w: w, top: top, text: text });
+		}
+		// the focus's callers span the width, as in every flame graph
+		for (let a = focus; a; a = a.parent)
+			box(a, 0, width);
+		(function kids(f, x) {
+			for (const k of f.kids) {
+				const w = k.total * scale;
+				if (w >= 0.3) {
+					box(k, x, w);
+					kids(k, x);
+				}
+				x += w;
+			}
+		})(focus, 0);
+		showMatched();
+		crumbs();
+	}
+
+	function pct(n, d) {
+		return d ? (100 * n / d).toFixed(2) + '%' : '0%';
+	}
+
+	function showMatched() {
+		const m = document.getElementById('matched');
+		if (regex === null) {
+			m.textContent = '';
+			return;
+		}
+		const n = matchedSamples(root);
+		m.textContent = 'matched ' + n + ' samples, ' + pct(n, root.total);
+	}
+
+	function crumbs() {
+		const c = document.getElementById('crumbs');
+		const names = [];
+		for (let a = focus; a; a = a.parent)
+			names.unshift(frameName(a));
+		c.textContent = names.join(' → ');
+	}
+
+	function at(ev) {
+		const r = canvas.getBoundingClientRect();
+		const x = ev.clientX - r.left, y = ev.clientY - r.top;
+		for (let i = drawn.length - 1; i >= 0; i--) {
+			const d = drawn[i];
+			if (x >= d.x && x < d.x + d.w && y >= d.top && y < d.top + ROW)
+				return d.f;
+		}
+		return null;
+	}
+
+	function describe(f) {
+		const lines = [frameName(f)];
+		lines.push(f.total + ' samples, ' + pct(f.total, root.total) +
+			' of all' + (focus !== root ? ', ' + pct(f.total, focus.total) +
+			' of the zoomed frame' : '') + ', self ' + f.self);
+		if (f.code >= 0) {
+			const id = f.code >> 1, o = 6 * id;
+			let kind = KINDS[N[o + 1]] + ((f.code & 1) ? ', inlined' : '');
+			if (N[o + 3])
+				kind += ', handler ' + S[N[o + 3]];
+			lines.push(kind);
+			if (N[o + 2])
+				lines.push(S[N[o + 2]]);
+			if (N[o + 4])
+				lines.push(S[N[o + 4]] + (N[o + 5] ? ':' + N[o + 5] : ''));
+		}
+		return lines.join('\n');
+	}
+
+	canvas.addEventListener('mousemove', function (ev) {
+		const f = at(ev);
+		if (!f) {
+			tip.hidden = true;
+			return;
+		}
+		tip.textContent = describe(f);
+		tip.hidden = false;
+		tip.style.left = Math.min(ev.pageX + 12, document.body.clientWidth - 320) + 'px';
+		tip.style.top = ev.pageY + 16 + 'px';
+	});
+	canvas.addEventListener('mouseleave', function () { tip.hidden = true; });
+	canvas.addEventListener('click', function (ev) {
+		const f = at(ev);
+		if (f) {
+			focus = f;
+			draw();
+		}
+	});
+	document.getElementById('reset').addEventListener('click', function () {
+		focus = root;
+		draw();
+	});
+	document.getElementById('icicle').addEventListener('click', function () {
+		icicle = !icicle;
+		this.textContent = icicle ? 'Flame' : 'Icicle';
+		draw();
+	});
+	function setSearch(text) {
+		const box = document.getElementById('search');
+		box.classList.remove('bad');
+		regex = null;
+		if (text) {
+			try {
+				regex = new RegExp(text);
+			} catch (e) {
+				box.classList.add('bad');
+			}
+		}
+		draw();
+	}
+	document.getElementById('search').addEventListener('input', function () {
+		setSearch(this.value);
+	});
+	window.addEventListener('resize', draw);
+
+	document.getElementById('title').textContent = 'opjit profile: ' + data.title;
+	document.title = 'opjit: ' + data.title;
+	status.textContent = root.total + ' samples' +
+		(data.event ? ' of ' + data.event : '') + ', ' +
+		(data.stacks.length ? '' : 'no stacks, ') + 'click a frame to zoom';
+	(function legend() {
+		const l = document.getElementById('legend');
+		const kinds = [['JIT', 'hsl(115,55%,60%)'], ['native', 'hsl(35,85%,62%)'],
+			['kernel', 'hsl(5,65%,66%)'], ['inlined', 'hsl(270,55%,70%)'],
+			['anonymous', 'hsl(0,0%,75%)'], ['search match', 'hsl(300,80%,60%)']];
+		for (const s of kinds) {
+			const span = document.createElement('span');
+			const sw = document.createElement('i');
+			sw.style.background = s[1];
+			span.appendChild(sw);
+			span.appendChild(document.createTextNode(s[0]));
+			l.appendChild(span);
+		}
+	})();
+	// a graph taller than the window opens root first, on its widest
+	// frames, rather than on a screen of its deepest ones
+	if ((maxDepth + 1) * ROW > window.innerHeight - canvas.offsetTop) {
+		icicle = true;
+		document.getElementById('icicle').textContent = 'Flame';
+	}
+	const t0 = performance.now();
+	draw();
+	const firstDraw = performance.now();
+
+	// For tests: #selftest[&search=RE][&zoom=NAME] writes what the page
+	// drew, searched and zoomed into the element #selftest as JSON.
+	if (/^#selftest/.test(location.hash)) {
+		const args = new URLSearchParams(location.hash.slice(1));
+		function shown() {
+			return drawn.filter(function (d) { return d.f.code >= 0; })
+				.map(function (d) {
+					return { name: frameName(d.f), text: d.text,
+						share: d.f.total / root.total, w: d.w };
+				});
+		}
+		const out = { total: root.total, firstDrawMs: firstDraw - t0,
+			loadToDrawMs: firstDraw, drawn: shown() };
+		if (args.has('search')) {
+			setSearch(args.get('search'));
+			out.search = { matched: document.getElementById('matched').textContent,
+				share: matchedSamples(root) / root.total,
+				highlighted: drawn.filter(function (d) { return matches(d.f); }).length };
+			setSearch('');
+		}
+		if (args.has('zoom')) {
+			const d = drawn.find(function (d) { return d.f.code >= 0 &&
+				frameName(d.f) === args.get('zoom'); });
+			if (d) {
+				const r = canvas.getBoundingClientRect();
+				canvas.dispatchEvent(new MouseEvent('click', {
+					clientX: r.left + d.x + d.w / 2, clientY: r.top + d.top + 2 }));
+				out.zoom = { focus: frameName(focus), drawn: shown() };
+				document.getElementById('reset').click();
+				out.reset = { focus: frameName(focus), drawn: shown().length };
+			} else
+				out.zoom = null;
+		}
+		out.errors = check.errors;
+		out.requests = check.requests;
+		const pre = document.createElement('pre');
+		pre.id = 'selftest';
+		pre.textContent = JSON.stringify(out);
+		document.body.appendChild(pre);
+	}
+})();

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * --format=html: the call graph model as one self-contained page, a
+ * flame graph drawn by our own script (html/flame.js, html/flame.css,
+ * embedded at build time by html/embed.cmake).  The page asks for
+ * nothing: its Content-Security-Policy forbids every request, so a page
+ * opened from disk works without a network and leaks nothing.
+ *
+ * The data is JSON in a <script type="application/json"> block, compact
+ * so that the page stays near the folded output's size: a string table,
+ * nodes as six integers each (name, kind, image, handler, file, line),
+ * stacks as (count, depth, frames...) with each frame node * 2 + 1 when
+ * it was inlined into the frame before it.  Names are other users' text:
+ * every string is escaped for JSON and '<', '>' and '&' as \u escapes,
+ * so that no name can end the block (</script>) or open a comment.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <oputil/grow.h>
+#include <oputil/hash.h>
+#include <oputil/idxset.h>
+
+#include "callgraph.h"
+#include "out.h"
+#include "out_html_page.h"
+
+/* The strings of the page, each once; index 0 is "". */
+struct html_strtab {
+	const char **v;
+	size_t n, cap;
+	struct oputil_idxset set;
+};
+
+static uint64_t html_str_hash(const char *s)
+{
+	uint64_t h = oputil_hash_str(OPUTIL_HASH_SEED, s);
+
+	return h ^ (h >> 31);
+}
+
+/* The index of S in T, added when new; -1 out of memory. */
+static long html_str(struct html_strtab *t, const char *s)
+{
+	struct oputil_idxset_pos pos;
+	uint32_t i;
+
+	if (!s || !*s)
+		return 0;
+	i = oputil_idxset_find(&t->set, html_str_hash(s), &pos, k,
+			       !strcmp(t->v[k], s));
+	if (i != OPUTIL_IDXSET_NONE)
+		return (long)i;
+	if (oputil_grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v)) ||
+	    oputil_idxset_put(&t->set, &pos, (uint32_t)t->n) < 0)
+		return -1;
+	t->v[t->n] = s;
+	return (long)t->n++;
+}
+
+/* S as a JSON string that is also safe inside a <script> element. */
+static void html_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' ||
+			 c == '&')
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static int html_kind(enum row_kind k)
+{
+	switch (k) {
+	case ROW_FILE:
+		return 0;
+	case ROW_KERNEL:
+		return 1;
+	case ROW_JIT:
+		return 2;
+	case ROW_ANON:
+		return 3;
+	}
+	return 0;
+}
+
+static void html_data(FILE *f, const struct report *r, const long *node_str,
+		      const struct html_strtab *st)
+{
+	const struct callgraph *cg = r->cg;
+	size_t i, j;
+
+	fputs("{\"v\":1,\"title\":", f);
+	html_json_str(f, r->session_dir ? r->session_dir : "");
+	fputs(",\"event\":", f);
+	html_json_str(f, r->info && r->info->event ? r->info->event : "");
+	fprintf(f, ",\"total\":%" PRIu64 ",\"strings\":[", cg->total);
+	for (i = 0; i < st->n; i++) {
+		if (i)
+			fputc(',', f);
+		html_json_str(f, st->v[i]);
+	}
+	fputs("],\n\"nodes\":[", f);
+	for (i = 0; i < cg->nr_nodes; i++) {
+		const struct cg_node *n = &cg->nodes[i];
+		const long *s = node_str + 4 * i;
+
+		fprintf(f, "%s%ld,%d,%ld,%ld,%ld,%u", i ? "," : "", s[0],
+			html_kind(n->kind), s[1], s[2], s[3],
+			n->sym ? n->sym->line : 0);
+	}
+	fputs("],\n\"stacks\":[", f);
+	for (i = 0; i < cg->nr_stacks; i++) {
+		const struct cg_stack *sk = &cg->stacks[i];
+
+		fprintf(f, "%s%" PRIu64 ",%u", i ? ",\n" : "", sk->count,
+			sk->depth);
+		for (j = 0; j < sk->depth; j++)
+			fprintf(f, ",%u", sk->frames[j] * 2 + sk->inlined[j]);
+	}
+	fputs("]}", f);
+}
+
+int out_html(FILE *f, const struct report *r)
+{
+	const struct callgraph *cg = r->cg;
+	struct html_strtab st = { 0 };
+	long *node_str = NULL;
+	size_t i;
+	int ret = -ENOMEM;
+
+	/* index 0: "" and unknown, never looked up */
+	if (oputil_grow(&st.v, &st.cap, 1, sizeof(*st.v)))
+		goto out;
+	st.v[st.n++] = "";
+	node_str = calloc(4 * (cg->nr_nodes ? cg->nr_nodes : 1),
+			  sizeof(*node_str));
+	if (!node_str)
+		goto out;
+	for (i = 0; i < cg->nr_nodes; i++) {
+		const struct cg_node *n = &cg->nodes[i];
+		long *s = node_str + 4 * i;
+
+		s[0] = html_str(&st, n->sym && n->sym->name ? n->sym->name
+							    : "(no symbols)");
+		s[1] = html_str(&st, n->image ? report_image_name(r, n->image)
+					      : "(unknown)");
+		s[2] = html_str(&st, n->handler);
+		s[3] = html_str(&st, n->sym ? n->sym->file : NULL);
+		if (s[0] < 0 || s[1] < 0 || s[2] < 0 || s[3] < 0)
+			goto out;
+	}
+	fputs(out_html_head, f);
+	fputs("<style>\n", f);
+	fputs(out_html_css, f);
+	fputs("</style>\n</head>\n<body>\n", f);
+	fputs(out_html_body, f);
+	fputs("<script type=\"application/json\" id=\"opjit-data\">", f);
+	html_data(f, r, node_str, &st);
+	fputs("</script>\n<script>\n", f);
+	fputs(out_html_js, f);
+	fputs("</script>\n</body>\n</html>\n", f);
+	fflush(f);
+	ret = ferror(f) ? -EIO : 0;
+out:
+	free(node_str);
+	free(st.v);
+	oputil_idxset_free(&st.set);
+	return ret;
+}

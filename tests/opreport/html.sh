@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# --format=html in headless Chromium, opened from disk with every request
+# refused: the page's self-check (#selftest) writes what it drew into the
+# DOM, which must match the folded output of the same session.
+#  - jitdemo (-g, and flat): jit_hot and jit_cold drawn with the shares
+#    the folded stacks give (and jit_hot 72-78% of the two, the
+#    workload's truth); search ^jit_ matches their share; zooming into
+#    jit_hot draws it full width without jit_cold; reset redraws all.
+#  - hostile JIT names (</script>, quotes, control bytes, a 5000-byte
+#    name) come back from the page's data as the same text, and the
+#    page has no markup of them.
+#  - no console error, no request, no URL in the file; a screenshot is
+#    kept as html_flame.png beside the test.  KEEP=1 keeps the files.
+. "$(dirname "$0")/lib.sh"
+HP=${OPJIT_HANDLER_PATH:-$OPJIT_BUILD/lib/opjit/handlers}
+export OPJIT_HANDLER_PATH=$HP
+OPROFILED=$OPJIT_BUILD/daemon/oprofiled
+JIT=$OPJIT_BUILD/tests/workloads/jitdemo
+command -v chromium >/dev/null || { echo "SKIP: chromium is not installed"; exit 77; }
+[ "$(uname -m)" = x86_64 ] || { echo "SKIP: jitdemo writes x86-64 code"; exit 77; }
+[ -x "$OPROFILED" ] && [ -x "$JIT" ] || fail "oprofiled or jitdemo is not built"
+
+# page FILE HASH: the page's self-check as JSON in $TMP/check.json
+page() {
+	local n=$((++pages))
+	timeout 120 chromium --headless --disable-gpu --no-sandbox \
+		--user-data-dir="$TMP/chrome$n" --proxy-server=127.0.0.1:9 \
+		--proxy-bypass-list='<-loopback>' --window-size=1280,900 \
+		--enable-logging=stderr --log-level=0 --virtual-time-budget=5000 \
+		--dump-dom "file://$1#selftest$2" >"$TMP/dom$n.html" 2>"$TMP/chrome$n.err" ||
+		{ tail -5 "$TMP/chrome$n.err"; fail "chromium could not load $1"; }
+	if grep -E 'CONSOLE|Uncaught' "$TMP/chrome$n.err"; then
+		fail "the page wrote to the console"
+	fi
+	python3 - "$TMP/dom$n.html" >"$TMP/check.json" <<'EOP' || fail "no self-check in the page's DOM"
+import html, re, sys
+m = re.search(r'<pre id="selftest">(.*?)</pre>', open(sys.argv[1]).read(), re.S)
+if not m:
+    sys.exit(1)
+print(html.unescape(m.group(1)))
+EOP
+}
+pages=0
+
+# no request can leave the page: no URL anywhere in the file, and a
+# policy that forbids what a URL would fetch
+no_url() {
+	if grep -aEo '(https?|ftp|wss?)://[^"]{0,40}' "$1"; then
+		fail "$1 holds a URL"
+	fi
+	grep -q "Content-Security-Policy\" content=\"default-src 'none'" "$1" ||
+		fail "$1 has no policy forbidding requests"
+}
+
+before=$(ls /tmp/anon.* 2>/dev/null || true)
+cleanup_maps() {
+	for m in /tmp/anon.*; do
+		[ -e "$m" ] && ! grep -qxF "$m" <<<"$before" && rm -f "$m"
+	done
+	rm -rf "$TMP"
+}
+trap cleanup_maps EXIT
+[ -z "${KEEP:-}" ] || trap - EXIT
+for mode in g flat; do
+	args=()
+	[ "$mode" = g ] && args=(-g)
+	timeout 60 "$OPROFILED" "${args[@]}" --session-dir="$TMP/$mode" -- \
+		"$JIT" --seconds 2 --threads 2 >"$TMP/jit.out" 2>"$TMP/jit.err" ||
+		{ cat "$TMP/jit.err"; fail "oprofiled $mode failed"; }
+	"$OPREPORT" --session-dir="$TMP/$mode" --anon-handler=perfmap \
+		--format=folded >"$TMP/$mode.folded" 2>/dev/null ||
+		fail "folded $mode failed"
+	"$OPREPORT" --session-dir="$TMP/$mode" --anon-handler=perfmap \
+		--format=html -o "$TMP/$mode.html" 2>"$TMP/op.err" ||
+		{ cat "$TMP/op.err"; fail "html $mode failed"; }
+	no_url "$TMP/$mode.html"
+	echo "$mode: html $(stat -c %s "$TMP/$mode.html") bytes, folded $(stat -c %s "$TMP/$mode.folded") bytes"
+	page "$TMP/$mode.html" "&search=%5Ejit_&zoom=jit_hot"
+	python3 - "$TMP/check.json" "$TMP/$mode.folded" "$mode" <<'EOP' || fail "$mode: the page drew the wrong graph"
+import json, re, sys
+c = json.load(open(sys.argv[1]))
+mode = sys.argv[3]
+bad = 0
+def check(ok, what):
+    global bad
+    print("%s: %s: %s" % ("ok" if ok else "FAIL", mode, what))
+    bad |= not ok
+# the truth from the folded lines: each stack's samples once per name
+total, under = 0, {}
+for line in open(sys.argv[2]):
+    stack, n = line.rsplit(" ", 1)
+    n = int(n)
+    total += n
+    names = {re.sub(r" \[[^]]*\](_\[.\])?$|_\[.\]$", "", f) for f in stack.split(";")}
+    for name in names:
+        under[name] = under.get(name, 0) + n
+check(c["total"] == total, "page total %d, folded %d" % (c["total"], total))
+drawn = {}
+for d in c["drawn"]:
+    drawn[d["name"]] = drawn.get(d["name"], 0) + d["share"]
+for fn in ("jit_hot", "jit_cold"):
+    want = under.get(fn, 0) / total
+    check(abs(drawn.get(fn, 0) - want) < 1e-6,
+          "%s drawn at %.4f, folded %.4f" % (fn, drawn.get(fn, 0), want))
+    check(any(d["name"] == fn and d["text"] == fn for d in c["drawn"]),
+          "%s labelled with its name" % fn)
+hot, cold = drawn.get("jit_hot", 0), drawn.get("jit_cold", 0)
+check(hot + cold > 0 and 0.72 <= hot / (hot + cold) <= 0.78,
+      "jit_hot %.1f%% of the JIT samples (workload: 75%%)" % (100 * hot / max(hot + cold, 1e-9)))
+s = c["search"]
+check(abs(s["share"] - (hot + cold)) < 1e-6 and s["highlighted"] >= 2 and
+      "%.2f%%" % (100 * s["share"]) in s["matched"],
+      "search ^jit_ matched %.4f (%s), %d frames lit" % (s["share"], s["matched"], s["highlighted"]))
+z = c["zoom"]
+check(z is not None and z["focus"] == "jit_hot", "zoomed into jit_hot")
+if z:
+    names = {d["name"] for d in z["drawn"]}
+    top = [d for d in z["drawn"] if d["name"] == "jit_hot"]
+    check("jit_cold" not in names and top and top[0]["w"] > 1000,
+          "zoomed: jit_hot full width (%.0f px), no jit_cold" % (top[0]["w"] if top else 0))
+    check(c["reset"]["focus"] == "all" and c["reset"]["drawn"] == len(c["drawn"]),
+          "reset draws the whole graph again")
+if mode == "flat":
+    check(all(d["share"] <= 1 for d in c["drawn"]) and
+          len(c["drawn"]) == len({d["name"] for d in c["drawn"]}),
+          "flat: one level, each function once")
+check(not c["errors"] and not c["requests"],
+      "no errors %s, no requests %s" % (c["errors"], c["requests"]))
+print("%s: first draw %.0f ms after the script started, %.0f ms after navigation"
+      % (mode, c["firstDrawMs"], c["loadToDrawMs"]))
+sys.exit(bad)
+EOP
+done
+
+# the screenshot of the -g page, for the test log
+shot=$OPJIT_BUILD/tests/opreport/html_flame.png
+timeout 120 chromium --headless --disable-gpu --no-sandbox \
+	--user-data-dir="$TMP/chrome-shot" --proxy-server=127.0.0.1:9 \
+	--window-size=1280,420 --hide-scrollbars --screenshot="$shot" \
+	"file://$TMP/g.html" >"$TMP/shot.err" 2>&1 ||
+	{ tail -5 "$TMP/shot.err"; fail "chromium could not take a screenshot"; }
+[ -s "$shot" ] || fail "no screenshot"
+echo "screenshot: $shot"
+
+# hostile names from a perf map: they come back as the same text
+HOST=$TMP/hostile
+mkdir -p "$TMP/maps"
+long=$(printf 'L%.0s' $(seq 5000))
+python3 - "$TMP/maps/perf-300.map" "$long" <<'EOP'
+import sys
+names = ['</script><script>document.title="owned"</script>',
+         '"quoted" \'single\' \\back\\slash',
+         'ctl\x01\x1b[31m\x7fbytes', '<!-- open comment', sys.argv[2]]
+with open(sys.argv[1], "w") as f:
+    for i, n in enumerate(names):
+        f.write("%x 80 %s\n" % (0x7f0000000100 + 0x100 * i, n))
+EOP
+chmod 644 "$TMP/maps/perf-300.map"
+{
+	echo "separate process"
+	echo "process p 300 $(id -u) jitdemo /usr/bin/jitdemo start_unix_ns 1 range 0x7f0000000000-0x7f0000100000"
+	t=1
+	for i in 0 1 2 3 4; do
+		for _ in $(seq $((i + 1))); do
+			printf 'anon p %d 0x%x 300\n' $((t++)) $((0x7f0000000110 + 0x100 * i))
+		done
+	done
+	echo "archive p $TMP/maps/perf-300.map"
+} | "$MKSESSION" "$HOST"
+"$OPREPORT" --session-dir="$HOST" --anon-handler=perfmap --format=html \
+	-o "$TMP/hostile.html" 2>"$TMP/op.err" || { cat "$TMP/op.err"; fail "html of hostile names failed"; }
+no_url "$TMP/hostile.html"
+# the data block ends once: at its own </script>
+[ "$(grep -c '</script>' "$TMP/hostile.html")" = 2 ] || fail "a name ended a script block"
+page "$TMP/hostile.html" ""
+python3 - "$TMP/check.json" "$TMP/dom$pages.html" "$long" <<'EOP' || fail "hostile names did not come back as text"
+import json, sys
+c = json.load(open(sys.argv[1]))
+dom = open(sys.argv[2]).read()
+want = {'</script><script>document.title="owned"</script>': 1,
+        '"quoted" \'single\' \\back\\slash': 2, 'ctl\x01\x1b[31m\x7fbytes': 3,
+        '<!-- open comment': 4, sys.argv[3]: 5}
+got = {d["name"]: round(d["share"] * 15) for d in c["drawn"]}
+bad = 0
+for name, n in want.items():
+    ok = got.get(name) == n
+    print("%s: %r... drawn with %s of 15 samples" % ("ok" if ok else "FAIL", name[:40], got.get(name)))
+    bad |= not ok
+if "<title>opjit: " not in dom or "owned" in dom.split("<title>")[1].split("</title>")[0]:
+    print("FAIL: a name ran as script")
+    bad = 1
+if c["errors"] or c["requests"]:
+    print("FAIL: errors %s requests %s" % (c["errors"], c["requests"]))
+    bad = 1
+sys.exit(bad)
+EOP
+
+# html shows one profile
+if "$OPREPORT" --session-dir="$HOST" --diff="$HOST" --format=html -o "$TMP/d.html" 2>"$TMP/d.err"; then
+	fail "--format=html with --diff exited 0"
+fi
+[ "$(wc -l <"$TMP/d.err")" = 1 ] || { cat "$TMP/d.err"; fail "--diff with html: not one line"; }
+echo PASS
