@@ -348,18 +348,27 @@ static int daemon_setup_fds(struct daemon *d, const sigset_t *mask)
 	}
 	if (d->o->mode == MODE_PID)
 		d->pidfd = (int)syscall(SYS_pidfd_open, d->o->pid, 0);
+	return 0;
+}
+
+/* --duration counts from when counting starts: on a busy machine the
+ * setup before it (the session, /proc) can take longer than a short
+ * duration. */
+static void daemon_arm_deadline(struct daemon *d)
+{
 	if (d->o->duration > 0)
 		d->deadline_ns = oputil_clock_ns(CLOCK_MONOTONIC) +
 				 (uint64_t)(d->o->duration * 1e9);
-	return 0;
 }
 
 static int daemon_start(struct daemon *d)
 {
 	int err = 0;
 
-	if (d->o->mode == MODE_COMMAND)
+	if (d->o->mode == MODE_COMMAND) {
+		daemon_arm_deadline(d);
 		return 0;
+	}
 	if (d->o->mode == MODE_PID && procinfo_is_kthread(d->o->pid)) {
 		fprintf(stderr,
 			"oprofiled: pid %d is a kernel thread: it runs no user code; use --system-wide to see the kernel's share\n",
@@ -373,6 +382,7 @@ static int daemon_start(struct daemon *d)
 		counters_report_open_error(d->o, err);
 		return err;
 	}
+	daemon_arm_deadline(d);
 	if (d->o->mode == MODE_SYSTEM)
 		err = recorder_scan_all(&d->r);
 	else

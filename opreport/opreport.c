@@ -10,6 +10,7 @@
 
 #include "anon_handlers.h"
 #include "callgraph.h"
+#include "diag.h"
 #include "diff.h"
 #include "options.h"
 #include "out.h"
@@ -106,6 +107,13 @@ static int write_diff(FILE *f, const void *arg)
 	return out_diff(f, arg);
 }
 
+/* The one word for a failed allocation at this level; RET as given. */
+static int out_of_memory(int ret)
+{
+	diag("out of memory");
+	return ret;
+}
+
 static int side_build(struct side *sd, const struct opreport_opts *o,
 		      struct anon_handlers *handlers)
 {
@@ -113,10 +121,8 @@ static int side_build(struct side *sd, const struct opreport_opts *o,
 	int ret;
 
 	ret = report_init(&sd->r, o);
-	if (ret) {
-		fprintf(stderr, "opreport: out of memory\n");
-		return ret;
-	}
+	if (ret)
+		return out_of_memory(ret);
 	sd->ready = true;
 	ret = ops_session_open(&sd->s, o->session_dir, session_warn, NULL, err,
 			       sizeof(err));
@@ -143,9 +149,7 @@ static int side_build(struct side *sd, const struct opreport_opts *o,
 	if (ret)
 		return ret;
 	ret = report_finish(&sd->r);
-	if (ret)
-		fprintf(stderr, "opreport: out of memory\n");
-	return ret;
+	return ret ? out_of_memory(ret) : 0;
 }
 
 static void side_free(struct side *sd)
@@ -166,10 +170,8 @@ static int diff_pprof(const struct opreport_opts *o, const struct side *sd)
 	char *path = malloc(len);
 	int ret;
 
-	if (!path) {
-		fprintf(stderr, "opreport: out of memory\n");
-		return -ENOMEM;
-	}
+	if (!path)
+		return out_of_memory(-ENOMEM);
 	snprintf(path, len, "%s.base", o->output_file);
 	base.output_file = path;
 	ret = output(&base, write_report, &sd[0].r);
@@ -191,10 +193,8 @@ static int diff_print(const struct opreport_opts *o, const struct side *sd)
 	if (o->format == OUT_PPROF)
 		return diff_pprof(o, sd);
 	ret = diff_build(&d, &sd[0].r, &sd[1].r);
-	if (ret) {
-		fprintf(stderr, "opreport: out of memory\n");
-		return ret;
-	}
+	if (ret)
+		return out_of_memory(ret);
 	ret = output(o, write_diff, &d);
 	diff_free(&d);
 	return ret;

@@ -7,7 +7,8 @@
 
 bin=$WORKLOADS/threetoone
 cd "$WORK"
-"$OPROFILED" --session-dir=s -- bash -c 'sleep 6; exec "$0" 1' "$bin" \
+OPJIT_WORKLOAD_CPU_FILE=$PWD/cpu_ms \
+	"$OPROFILED" --session-dir=s -- bash -c 'sleep 6; exec "$0" 1cpu' "$bin" \
 	>out.txt 2>err.txt &
 dpid=$!
 cleanup_pids+=("$dpid")
@@ -23,7 +24,11 @@ echo "oprofiled woke $((b - a)) times in 2 s of an idle recording"
 wait "$dpid" || fail "oprofiled exited $?: $(cat err.txt)"
 dump s >d.txt
 n=$(image_samples d.txt "$bin")
-echo "threetoone: $n samples after the idle stretch"
-# 1 s at 4000 Hz, less half for a busy machine and the ramp-up
-[ "$n" -ge 2000 ] || fail "only $n samples of threetoone's second after the idle stretch"
+ms=$(cat cpu_ms) || fail "threetoone did not say its CPU time"
+echo "threetoone: $n samples after the idle stretch, for $ms ms of CPU"
+# a second of its own CPU time, however long a busy machine makes that
+[ "$ms" -ge 900 ] || fail "threetoone ran for $ms ms of CPU, not its second"
+# its CPU time at 4000 Hz, less half for the kernel's ramp-up
+want=$((ms * 2))
+[ "$n" -ge "$want" ] || fail "only $n samples of threetoone's $ms ms of CPU after the idle stretch, want $want"
 echo pass
