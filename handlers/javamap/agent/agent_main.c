@@ -9,10 +9,12 @@
  *   jcmd PID JVMTI.agent_load /path/libjavamap-agent.so [OPTIONS]
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <pthread.h>
@@ -104,18 +106,45 @@ static int agent_enable(jvmtiEnv *jvmti, int live)
 	return 0;
 }
 
+/*
+ * The debug log is made without following a link, and an existing file
+ * is appended to only when it is this user's own plain file (a log of an
+ * earlier run): a JVM run by root must not write where another user's
+ * link or file points.
+ */
 static FILE *agent_open_log(const char *path)
 {
-	FILE *f;
+	const int flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC;
+	const char *why = NULL;
+	struct stat st;
+	FILE *f = NULL;
+	int fd;
 
 	if (!strcmp(path, "-"))
 		return stderr;
-	f = fopen(path, "we");
-	if (!f)
+	fd = open(path, flags | O_CREAT | O_EXCL, 0600);
+	if (fd < 0 && errno == EEXIST) {
+		fd = open(path, flags | O_NONBLOCK);
+		if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+				st.st_uid != geteuid() || st.st_nlink != 1)) {
+			close(fd);
+			fd = -1;
+			why = "exists and is not this user's own log file";
+		}
+	}
+	if (fd >= 0)
+		f = fdopen(fd, "a");
+	if (!f) {
+		if (!why)
+			why = errno == ELOOP ? "is a symbolic link"
+					     : strerror(errno);
+		if (fd >= 0)
+			close(fd);
 		fprintf(stderr,
 			"javamap-agent: cannot open debug log %s: %s; "
 			"going on without it\n",
-			path, strerror(errno));
+			path, why);
+	}
 	return f;
 }
 

@@ -441,8 +441,8 @@ const char *ops_session_modules(const struct ops_session *s);
  * PATH itself.  A negative errno with WHY (WHYLEN bytes) saying what is
  * wrong, for "cannot use PATH: WHY".
  */
-int ops_path_parent(const char *path, bool follow_leaf, int *dfd,
-		    char **leaf, char *why, size_t whylen);
+int ops_path_parent(const char *path, bool follow_leaf, int *dfd, char **leaf,
+		    char *why, size_t whylen);
 int ops_dir_open(const char *path, char *why, size_t whylen);
 
 struct stat;

@@ -154,9 +154,12 @@ static inline size_t oputil_escape_json(char *dst, size_t cap, const char *s)
 			snprintf(tmp, sizeof(tmp), "\\ufffd");
 		else if (esc && (cp == '\n' || cp == '\t' || cp == '\r'))
 			snprintf(tmp, sizeof(tmp), "\\%c",
-				 cp == '\n' ? 'n' : cp == '\t' ? 't' : 'r');
+				 cp == '\n'   ? 'n'
+				 : cp == '\t' ? 't'
+					      : 'r');
 		else if (esc)
-			snprintf(tmp, sizeof(tmp), "\\u%04x", (unsigned int)cp);
+			snprintf(tmp, sizeof(tmp), "\\u%04x",
+				 (unsigned int)cp);
 		else if (*p == '"' || *p == '\\')
 			snprintf(tmp, sizeof(tmp), "\\%c", *p);
 		else {
