@@ -115,17 +115,15 @@ static void names_free(char **v, size_t n)
 static int installed_names(const struct handler_dirs *d, char ***out,
 			   size_t *nout)
 {
-	char **all = NULL, **names, **grown;
-	size_t i, j, k, n, cnt = 0;
+	char **all = NULL, **names;
+	size_t i, j, k, n, cnt = 0, cap = 0;
 	int rc = 0;
 
 	for (i = 0; i < d->n && !rc; i++) {
 		rc = dir_names(d->dir[i], &names, &n);
-		grown = rc ? NULL : realloc(all, (cnt + n + 1) * sizeof(*all));
-		if (!rc && !grown)
-			rc = -ENOMEM;
-		if (grown)
-			all = grown;
+		if (!rc)
+			rc = oputil_grow(&all, &cap, cnt + n + 1,
+					 sizeof(*all));
 		for (j = 0; j < n; j++) {
 			for (k = 0; k < cnt && strcmp(all[k], names[j]); k++)
 				;
