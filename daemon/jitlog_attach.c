@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <opjit/jitlog.h>
+#include <oputil/escape.h>
 
 #include "elf_dynsym.h"
 #include "procinfo.h"
@@ -83,9 +84,13 @@ void jitlog_attach_forget(struct proc *p)
 	target_free(p);
 }
 
+/* A command name is the user's text: escaped, as every outside name. */
+#define COMM_TEXT_MAX 80
+
 static void fail(struct proc *p, const char *what, int err)
 {
 	bool denied = err == EACCES || err == EPERM;
+	char comm[COMM_TEXT_MAX];
 
 	p->jitlog = JITLOG_FAILED;
 	target_free(p);
@@ -93,7 +98,8 @@ static void fail(struct proc *p, const char *what, int err)
 		"oprofiled: cannot attach to the JIT log of pid %u (%s): %s: "
 		"%s%s; its code is named only if its JIT writes the log "
 		"without a profiler\n",
-		p->tgid, p->comm, what, strerror(err),
+		p->tgid, oputil_escape(comm, sizeof(comm), p->comm), what,
+		strerror(err),
 		denied ? " (attaching needs the process's uid or "
 			 "CAP_SYS_PTRACE)"
 		       : "");
@@ -102,13 +108,15 @@ static void fail(struct proc *p, const char *what, int err)
 /* A write oprofiled will not make: WHY, once. */
 static void refuse(struct proc *p, const char *why)
 {
+	char comm[COMM_TEXT_MAX];
+
 	p->jitlog = JITLOG_FAILED;
 	target_free(p);
 	fprintf(stderr,
 		"oprofiled: not attaching to the JIT log of pid %u (%s): %s; "
 		"its code is named only if its JIT writes the log without a "
 		"profiler\n",
-		p->tgid, p->comm, why);
+		p->tgid, oputil_escape(comm, sizeof(comm), p->comm), why);
 }
 
 /* The library file as the process sees it, whole. */
@@ -527,6 +535,7 @@ void jitlog_attach_detach(struct recorder *r)
 	proctab_for_each(&r->procs, i, p)
 	{
 		const char *why = NULL;
+		char comm[COMM_TEXT_MAX];
 		int rc;
 
 		if (p->jitlog != JITLOG_ATTACHED)
@@ -542,6 +551,8 @@ void jitlog_attach_detach(struct recorder *r)
 			fprintf(stderr,
 				"oprofiled: cannot detach from the JIT log of "
 				"pid %u (%s): %s\n",
-				p->tgid, p->comm, why ? why : strerror(-rc));
+				p->tgid,
+				oputil_escape(comm, sizeof(comm), p->comm),
+				why ? why : strerror(-rc));
 	}
 }
