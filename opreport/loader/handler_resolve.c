@@ -138,19 +138,6 @@ const char *anon_reason_text(uint32_t r)
 	return r < ANON_NR_REASONS ? text[r] : text[0];
 }
 
-bool handler_tail_zero(const void *p, size_t known, size_t size)
-{
-	const unsigned char *b = p;
-	size_t i;
-
-	if (size > HANDLER_STRUCT_MAX)
-		return false;
-	for (i = known; i < size; i++)
-		if (b[i])
-			return false;
-	return true;
-}
-
 static const struct handler_ops *ops(void)
 {
 	return handler_isolation.none ? &handler_call_ops : &handler_proc_ops;
