@@ -36,32 +36,30 @@ static void recorder_archive_one(struct recorder *r, struct proc *p,
 /* Copy the JIT's map files into the session, as the process saw them. */
 void recorder_archive(struct recorder *r, struct proc *p)
 {
-	char src[128], dump[4200];
+	static const enum ops_jit_map_kind kinds[] = { OPS_JIT_MAP_ANON,
+						       OPS_JIT_MAP_PERF };
+	char dir[64], src[128], dump[4200];
+	uint32_t pid = p->tgid;
+	size_t i;
 
 	if (!r->cfg.archive_maps || p->archived || p->proc_id == PROC_NO_ID)
 		return;
 	p->archived = true;
-	if (p->jitdump) {
-		/* a dump may live anywhere; in another mount namespace it
-		 * is reached through the process's root while it runs */
-		if (p->ident.flags & OPS_PROC_OTHER_MNTNS)
-			snprintf(dump, sizeof(dump), "/proc/%u/root%s",
-				 p->tgid, p->jitdump);
-		else
-			snprintf(dump, sizeof(dump), "%s", p->jitdump);
+	/* a dump may live anywhere; in another mount namespace it is
+	 * reached through the process's root while it runs */
+	if (p->jitdump &&
+	    !ops_jit_map_dump_path(dump, sizeof(dump), p->tgid,
+				   p->ident.flags & OPS_PROC_OTHER_MNTNS,
+				   p->jitdump))
 		recorder_archive_one(r, p, dump);
-	}
+	/* its own /tmp, held open since it was first seen */
 	if (p->tmpfd >= 0) {
-		snprintf(src, sizeof(src), "/proc/self/fd/%d/anon.%u",
-			 p->tmpfd, p->ident.nspid);
-		recorder_archive_one(r, p, src);
-		snprintf(src, sizeof(src), "/proc/self/fd/%d/perf-%u.map",
-			 p->tmpfd, p->ident.nspid);
-		recorder_archive_one(r, p, src);
-		return;
+		snprintf(dir, sizeof(dir), "/proc/self/fd/%d", p->tmpfd);
+		pid = p->ident.nspid;
+	} else {
+		snprintf(dir, sizeof(dir), "/tmp");
 	}
-	snprintf(src, sizeof(src), "/tmp/anon.%u", p->tgid);
-	recorder_archive_one(r, p, src);
-	snprintf(src, sizeof(src), "/tmp/perf-%u.map", p->tgid);
-	recorder_archive_one(r, p, src);
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!ops_jit_map_path(src, sizeof(src), dir, kinds[i], pid))
+			recorder_archive_one(r, p, src);
 }

@@ -157,7 +157,7 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 	}
 	dir = ops_strfmt("maps/%u", proc_id);
 	tmp = ops_strfmt("maps/%u/.%s.tmp", proc_id, base);
-	plain = ops_is_perf_map_name(base);
+	plain = ops_jit_map_kind(base) == OPS_JIT_MAP_PERF;
 	dst = ops_strfmt("maps/%u/%s%s", proc_id, base,
 			 plain ? "" : OPS_ARCHIVE_SUFFIX);
 	ret = dir && tmp && dst ? archive_mkdir(w->dfd, "maps") : -ENOMEM;

@@ -93,6 +93,24 @@ static uint64_t hist_hash(uint32_t ctx, uint64_t offset)
 				  offset);
 }
 
+int ops_hist_append(struct ops_writer *w, int ret)
+{
+	struct ops_hist_writer *h = &w->hist;
+
+	if (ret)
+		return ops_writer_fail(w, ret,
+				       "%s/samples.hist: cannot flush: %s",
+				       w->dir, strerror(-ret));
+	ret = ops_blockfile_append(&h->bf, w->out.data, w->out.len, w->err,
+				   sizeof(w->err));
+	if (ret)
+		return ret;
+	h->images_on_disk = h->images.nr;
+	h->contexts_on_disk = h->contexts.nr;
+	h->stacks_on_disk = h->stacks.nr;
+	return 0;
+}
+
 int ops_writer_hist_add(struct ops_writer *w, uint32_t ctx, uint64_t offset,
 			uint64_t count)
 {
@@ -327,20 +345,12 @@ int ops_hist_writer_flush(struct ops_writer *w)
 	ret = hist_put_counts(w, h->nr_dirty, h->stacks_on_disk);
 	if (!ret && w->totals_dirty)
 		ret = hist_put_totals(w);
-	if (ret)
-		return ops_writer_fail(w, ret,
-				       "%s/samples.hist: cannot flush: %s",
-				       w->dir, strerror(-ret));
-	ret = ops_blockfile_append(&h->bf, w->out.data, w->out.len, w->err,
-				   sizeof(w->err));
+	ret = ops_hist_append(w, ret);
 	if (ret)
 		return ret;
 	w->totals_dirty = false;
 	for (i = 0; i < h->nr_dirty; i++)
 		w->hist_on_disk += h->sorted[i].count;
-	h->images_on_disk = h->images.nr;
-	h->contexts_on_disk = h->contexts.nr;
-	h->stacks_on_disk = h->stacks.nr;
 	for (i = 0; i < h->nr_dirty; i++)
 		h->cells[h->dirty[i]].pending = 0;
 	h->records_on_disk += h->nr_dirty;

@@ -16,14 +16,6 @@
 
 #include "map_trim_internal.h"
 
-bool ops_is_perf_map_name(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n > 9 && !strncmp(name, "perf-", 5) &&
-	       !strcmp(name + n - 4, ".map");
-}
-
 /* Whether one of ADDRS (N, ascending) is in [LO, HI). */
 static bool holds_one(const uint64_t *addrs, size_t n, uint64_t lo,
 		      uint64_t hi)

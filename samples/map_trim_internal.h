@@ -9,9 +9,6 @@
 
 #include "bytes_internal.h"
 
-/* Whether NAME, a file's base name, is a perf map: perf-<pid>.map. */
-bool ops_is_perf_map_name(const char *name);
-
 /*
  * Append to OUT the lines of perf map TEXT (LEN bytes) that a report
  * needs, in their order and byte for byte: each entry ("START SIZE NAME",

@@ -208,16 +208,5 @@ int ops_hist_writer_defs(struct ops_writer *w)
 	ret = ret ? ret
 		  : ops_hist_put_defs(w, &h->stacks, h->stacks_on_disk,
 				      h->stacks.nr, OPS_HIST_STACKS);
-	if (ret)
-		return ops_writer_fail(w, ret,
-				       "%s/samples.hist: cannot flush: %s",
-				       w->dir, strerror(-ret));
-	ret = ops_blockfile_append(&h->bf, w->out.data, w->out.len, w->err,
-				   sizeof(w->err));
-	if (ret)
-		return ret;
-	h->images_on_disk = h->images.nr;
-	h->contexts_on_disk = h->contexts.nr;
-	h->stacks_on_disk = h->stacks.nr;
-	return 0;
+	return ops_hist_append(w, ret);
 }

@@ -139,6 +139,10 @@ int ops_hist_count(struct ops_writer *w, uint32_t ctx, uint64_t offset,
 /* Definitions as blocks appended to W->out (hist_writer.c). */
 int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
 		      uint32_t from, uint32_t to, uint16_t type);
+/* RET (from building W->out) said once as a failed flush; else W->out
+ * appended to samples.hist, whose definitions are then all on disk
+ * (hist_writer.c). */
+int ops_hist_append(struct ops_writer *w, int ret);
 /* Append to samples.hist the definitions not on disk yet, so that a
  * block of anon.samples may name them (stack_writer.c).  Uses W->out. */
 int ops_hist_writer_defs(struct ops_writer *w);

@@ -150,6 +150,19 @@ void handler_collect_free(struct handler_collect *c)
 	free(c);
 }
 
+bool handler_tail_zero(const void *p, size_t known, size_t size)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	if (size > HANDLER_STRUCT_MAX)
+		return false;
+	for (i = known; i < size; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
 const struct handler_table *handler_collect_table(struct handler_collect *c)
 {
 	return &c->t;

@@ -47,22 +47,30 @@ static void cand_add(struct candidates *cs, const char *path, uint32_t kind,
 	cs->n++;
 }
 
+_Static_assert(OPS_JIT_MAP_ANON == OPJIT_MAP_ANON &&
+		       OPS_JIT_MAP_PERF == OPJIT_MAP_PERF &&
+		       OPS_JIT_MAP_JITDUMP == OPJIT_MAP_JITDUMP,
+	       "the session's map kinds are the ABI's");
+
 static uint32_t archived_kind(const char *path)
 {
 	char name[256];
-	const char *base = ops_archived_map_name(path, name, sizeof(name));
-	size_t len;
 
-	len = strlen(base);
-	if (!strncmp(base, "anon.", 5))
-		return OPJIT_MAP_ANON;
-	if (!strncmp(base, "perf-", 5) && len > 9 &&
-	    !strcmp(base + len - 4, ".map"))
-		return OPJIT_MAP_PERF;
-	if (!strncmp(base, "jit-", 4) && len > 9 &&
-	    !strcmp(base + len - 5, ".dump"))
-		return OPJIT_MAP_JITDUMP;
-	return 0;
+	return ops_jit_map_kind(
+		ops_archived_map_name(path, name, sizeof(name)));
+}
+
+/* The anon and perf maps of process PID in directory DIR, as BUF[0] and
+ * BUF[1]. */
+static void cand_add_tmp(struct candidates *cs, char (*buf)[128],
+			 const char *dir, uint32_t pid)
+{
+	if (!ops_jit_map_path(buf[0], sizeof(buf[0]), dir, OPS_JIT_MAP_ANON,
+			      pid))
+		cand_add(cs, buf[0], OPJIT_MAP_ANON, 0);
+	if (!ops_jit_map_path(buf[1], sizeof(buf[1]), dir, OPS_JIT_MAP_PERF,
+			      pid))
+		cand_add(cs, buf[1], OPJIT_MAP_PERF, 0);
 }
 
 /* The session's copies first: they were taken while the process was
@@ -71,6 +79,7 @@ static void cand_build(struct candidates *cs, struct ops_session *s,
 		       uint32_t proc_id, const struct ops_process *p)
 {
 	const char *const *arch = NULL;
+	char root[64];
 	size_t i, n;
 
 	cs->n = 0;
@@ -82,26 +91,16 @@ static void cand_build(struct candidates *cs, struct ops_session *s,
 			cand_add(cs, arch[i], kind, OPJIT_MAP_ARCHIVED);
 	}
 	/* the jitdump where the process mapped it, seen from its root */
-	if (p->jitdump && p->jitdump[0] == '/') {
-		if (p->flags & OPS_PROC_OTHER_MNTNS)
-			snprintf(cs->dump, sizeof(cs->dump), "/proc/%u/root%s",
-				 p->tgid, p->jitdump);
-		else
-			snprintf(cs->dump, sizeof(cs->dump), "%s", p->jitdump);
+	if (p->jitdump && p->jitdump[0] == '/' &&
+	    !ops_jit_map_dump_path(cs->dump, sizeof(cs->dump), p->tgid,
+				   p->flags & OPS_PROC_OTHER_MNTNS,
+				   p->jitdump))
 		cand_add(cs, cs->dump, OPJIT_MAP_JITDUMP, 0);
-	}
-	snprintf(cs->buf[0], sizeof(cs->buf[0]), "/tmp/anon.%u", p->tgid);
-	snprintf(cs->buf[1], sizeof(cs->buf[1]), "/tmp/perf-%u.map", p->tgid);
-	cand_add(cs, cs->buf[0], OPJIT_MAP_ANON, 0);
-	cand_add(cs, cs->buf[1], OPJIT_MAP_PERF, 0);
+	cand_add_tmp(cs, &cs->buf[0], "/tmp", p->tgid);
 	if (!(p->flags & OPS_PROC_OTHER_MNTNS) && p->nspid == p->tgid)
 		return;
-	snprintf(cs->buf[2], sizeof(cs->buf[2]), "/proc/%u/root/tmp/anon.%u",
-		 p->tgid, p->nspid);
-	snprintf(cs->buf[3], sizeof(cs->buf[3]),
-		 "/proc/%u/root/tmp/perf-%u.map", p->tgid, p->nspid);
-	cand_add(cs, cs->buf[2], OPJIT_MAP_ANON, 0);
-	cand_add(cs, cs->buf[3], OPJIT_MAP_PERF, 0);
+	snprintf(root, sizeof(root), "/proc/%u/root/tmp", p->tgid);
+	cand_add_tmp(cs, &cs->buf[2], root, p->nspid);
 }
 
 static void proc_build(struct opjit_process *op, const struct ops_process *p,
@@ -137,19 +136,6 @@ const char *anon_reason_text(uint32_t r)
 	};
 
 	return r < ANON_NR_REASONS ? text[r] : text[0];
-}
-
-bool handler_tail_zero(const void *p, size_t known, size_t size)
-{
-	const unsigned char *b = p;
-	size_t i;
-
-	if (size > HANDLER_STRUCT_MAX)
-		return false;
-	for (i = known; i < size; i++)
-		if (b[i])
-			return false;
-	return true;
 }
 
 static const struct handler_ops *ops(void)

@@ -401,6 +401,28 @@ size_t ops_session_archived_maps(const struct ops_session *s, uint32_t proc_id,
  * bytes): without OPS_ARCHIVE_SUFFIX. */
 const char *ops_archived_map_name(const char *path, char *buf, size_t len);
 
+/* Where a process's JIT maps live (samples/jit_maps.c): the recorder
+ * archives them from there, the report offers them to the handlers. */
+enum ops_jit_map_kind {
+	OPS_JIT_MAP_NONE,
+	OPS_JIT_MAP_ANON,    /* anon.<pid>: javamap or perf map text */
+	OPS_JIT_MAP_PERF,    /* perf-<pid>.map */
+	OPS_JIT_MAP_JITDUMP, /* jit-<pid>.dump */
+};
+/* What a map file's base NAME says it is. */
+enum ops_jit_map_kind ops_jit_map_kind(const char *name);
+/* In BUF (SIZE bytes) the map of KIND (anon or perf) of the process
+ * whose pid is PID in the directory DIR: "/tmp", or the process's /tmp
+ * seen from elsewhere ("/proc/<tgid>/root/tmp" with its namespace pid).
+ * 0, -ENAMETOOLONG or -EINVAL. */
+int ops_jit_map_path(char *buf, size_t size, const char *dir,
+		     enum ops_jit_map_kind kind, uint32_t pid);
+/* In BUF (SIZE bytes) the jitdump DUMP that process TGID mapped, as seen
+ * from here: through its root when it runs in another mount namespace.
+ * 0 or -ENAMETOOLONG. */
+int ops_jit_map_dump_path(char *buf, size_t size, uint32_t tgid,
+			  bool other_mntns, const char *dump);
+
 /*
  * The content of an archived map, FD opened on PATH (the caller has
  * checked the file): FD itself for a plain copy, or, for a compressed
