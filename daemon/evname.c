@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "evname.h"
 
+#include <errno.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define SW(n, c)                                         \
 	{                                                \
@@ -52,4 +56,69 @@ const struct evname *evname_find(const char *name)
 bool evname_is_hardware(const struct evname *ev)
 {
 	return ev->type == PERF_TYPE_HARDWARE;
+}
+
+/* 0 when this process could count EV on itself, user space only (what
+ * an unprivileged recording can always ask for), else -errno. */
+static int evname_probe(const struct evname *ev)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = ev->type,
+		.config = ev->config,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	close((int)fd);
+	return 0;
+}
+
+/* One line per event: its name, then its aliases (the entries after it
+ * with the same type and config). */
+static int evname_list_type(FILE *out, uint32_t type, const char *what)
+{
+	const size_t n = sizeof(evname_table) / sizeof(*evname_table);
+	int listed = 0, err = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct evname *ev = &evname_table[i];
+		int rc;
+
+		if (ev->type != type ||
+		    (i > 0 && evname_table[i - 1].type == type &&
+		     evname_table[i - 1].config == ev->config))
+			continue;
+		rc = evname_probe(ev);
+		if (rc) {
+			err = err ? err : rc;
+			continue;
+		}
+		if (!listed++)
+			fprintf(out, "%s events:\n", what);
+		fprintf(out, "  %s", ev->name);
+		for (size_t j = i + 1; j < n && evname_table[j].type == type &&
+				       evname_table[j].config == ev->config;
+		     j++)
+			fprintf(out, " (%s)", evname_table[j].name);
+		fputc('\n', out);
+	}
+	if (!listed)
+		fprintf(out,
+			"%s events: none available on this machine (%s)\n",
+			what, strerror(-err));
+	return listed;
+}
+
+void evname_list(FILE *out)
+{
+	evname_list_type(out, PERF_TYPE_SOFTWARE, "software");
+	if (!evname_list_type(out, PERF_TYPE_HARDWARE, "hardware"))
+		fprintf(out, "(a virtual machine usually has no hardware "
+			     "counters; sample a software event)\n");
 }

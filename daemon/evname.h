@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct evname {
 	const char *name;
@@ -15,5 +16,8 @@ struct evname {
 /* The event called NAME, or NULL. */
 const struct evname *evname_find(const char *name);
 bool evname_is_hardware(const struct evname *ev);
+/* List on OUT the events this machine lets the caller sample, probing
+ * each with perf_event_open, and say so when none of a kind works. */
+void evname_list(FILE *out);
 
 #endif

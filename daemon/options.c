@@ -32,6 +32,7 @@ enum {
 	OPT_ARCHIVE_MAX,
 	OPT_CALLGRAPH_DEPTH,
 	OPT_VERSION,
+	OPT_LIST_EVENTS,
 };
 
 /* The kernel refuses a sample_period with bit 63 set. */
@@ -81,7 +82,10 @@ static const struct poptOption options_table[] = {
 	{ "period", 'c', POPT_ARG_STRING, NULL, OPT_PERIOD,
 	  "sample once every N events instead", "N" },
 	{ "event", 'e', POPT_ARG_STRING, NULL, OPT_EVENT,
-	  "the event to sample (default cpu-clock)", "NAME" },
+	  "the event to sample (default cpu-clock; 'list' lists them)",
+	  "NAME" },
+	{ "list-events", 0, POPT_ARG_NONE, NULL, OPT_LIST_EVENTS,
+	  "list the events this machine can sample and exit", NULL },
 	{ "no-kernel", 0, POPT_ARG_NONE, &opt_no_kernel, 0,
 	  "do not record kernel samples", NULL },
 	{ "no-archive-maps", 0, POPT_ARG_NONE, &opt_no_archive, 0,
@@ -249,6 +253,15 @@ static int options_check(struct options *o)
 		o->period = v;
 		o->frequency = 0;
 	}
+	if (opt_event && strchr(opt_event, ',')) {
+		fprintf(stderr, "oprofiled: only one event per session: %s\n",
+			opt_event);
+		return -EINVAL;
+	}
+	if (opt_event && !strcmp(opt_event, "list")) {
+		evname_list(stdout);
+		return 1;
+	}
 	if (opt_event) {
 		o->event = evname_find(opt_event);
 		if (!o->event) {
@@ -315,9 +328,21 @@ int options_parse(struct options *o, int argc, const char **argv)
 			    POPT_CONTEXT_POSIXMEHARDER);
 	o->popt = pc;
 	poptSetOtherOptionHelp(pc, "[OPTION...] [--] COMMAND [ARGS...]");
-	while ((rc = poptGetNextOpt(pc)) >= 0 && rc != OPT_VERSION) {
+	while ((rc = poptGetNextOpt(pc)) >= 0 && rc != OPT_VERSION &&
+	       rc != OPT_LIST_EVENTS) {
 		char **slot = options_slot(rc);
 
+		/* a session records one event: never drop one silently */
+		if (rc == OPT_EVENT && opt_event) {
+			char *second = poptGetOptArg(pc);
+
+			fprintf(stderr,
+				"oprofiled: only one event per session: %s "
+				"and %s\n",
+				opt_event, second ? second : "");
+			free(second);
+			return -EINVAL;
+		}
 		if (slot) {
 			free(*slot);
 			*slot = poptGetOptArg(pc);
@@ -325,6 +350,10 @@ int options_parse(struct options *o, int argc, const char **argv)
 	}
 	if (rc == OPT_VERSION) {
 		printf("oprofiled (opjit) %s\n", PROJECT_VERSION);
+		return 1;
+	}
+	if (rc == OPT_LIST_EVENTS) {
+		evname_list(stdout);
 		return 1;
 	}
 	if (rc < -1) {

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * A complete, minimal opjit handler.  It claims a process when
- * /tmp/example-<pid>.syms exists and may be trusted, reads lines of
- *     START END NAME
- * (hex addresses, END exclusive) and names samples by a linear scan.
+ * /tmp/example-<pid>.syms exists and may be trusted, reads lines of a
+ * perf map,
+ *     START SIZE NAME
+ * (hex start and size; NAME is the rest of the line, spaces included, as
+ * in node's "JS:*fn /app/x.js:2:17") and names samples by a linear scan.
  * Build it against an installed opjit with the Makefile next to it.
  */
 #define _GNU_SOURCE
@@ -58,8 +60,11 @@ static int example_claim(const struct opjit_host *host,
 			 char *err, size_t errlen)
 {
 	struct example_state *st;
-	char path[64], name[256];
-	uint64_t start, end;
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	uint64_t start, size;
+	int name_at;
 	FILE *f;
 
 	*state = NULL;
@@ -73,11 +78,16 @@ static int example_claim(const struct opjit_host *host,
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		goto nomem;
-	while (fscanf(f, "%" SCNx64 " %" SCNx64 " %255s", &start, &end,
-		      name) == 3) {
+	while ((len = getline(&line, &cap, f)) > 0) {
 		struct opjit_symbol *v;
 
-		if (end <= start)
+		if (line[len - 1] == '\n')
+			line[--len] = '\0';
+		/* the name is everything after the size, not one word */
+		name_at = -1;
+		if (sscanf(line, "%" SCNx64 " %" SCNx64 " %n", &start, &size,
+			   &name_at) != 2 ||
+		    name_at < 0 || !line[name_at] || !size)
 			continue;
 		v = realloc(st->syms, (st->n + 1) * sizeof(*v));
 		if (!v)
@@ -85,17 +95,19 @@ static int example_claim(const struct opjit_host *host,
 		st->syms = v;
 		memset(&v[st->n], 0, sizeof(v[st->n]));
 		v[st->n].struct_size = OPJIT_SYMBOL_SIZE_1_0;
-		v[st->n].name = strdup(name);
+		v[st->n].name = strdup(line + name_at);
 		v[st->n].start = start;
-		v[st->n].size = end - start;
+		v[st->n].size = size;
 		if (!v[st->n].name)
 			goto nomem;
 		st->n++;
 	}
+	free(line);
 	fclose(f);
 	*state = st;
 	return 1;
 nomem:
+	free(line);
 	fclose(f);
 	example_release(st);
 	snprintf(err, errlen, "%s: out of memory", path);
@@ -132,7 +144,7 @@ static const struct opjit_handler example_handler = {
 	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
 	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
 	.name = "example",
-	.description = "example: /tmp/example-PID.syms (START END NAME)",
+	.description = "example: /tmp/example-PID.syms (perf map lines)",
 	.claim = example_claim,
 	.resolve = example_resolve,
 	.last_error = example_last_error,

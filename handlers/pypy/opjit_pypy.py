@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Name PyPy's JIT loops and bridges for opjit.
 
-    pypy3 -m opjit_pypy SCRIPT [ARGS...]
+    pypy3 -m opjit_pypy (SCRIPT | -c CODE | -m MODULE | -) [ARGS...]
 
 or, from a sitecustomize or the program itself, ``import opjit_pypy;
 opjit_pypy.start()``.  Through PyPy's compile hook, every loop and bridge
@@ -119,16 +119,58 @@ def start():
     return True
 
 
+_USAGE = "usage: pypy3 -m opjit_pypy (SCRIPT | -c CODE | -m MODULE | -) [ARGS...]\n"
+
+
+def _run_code(code, name, argv):
+    """Run CODE as pypy3 -c or pypy3 - does: as __main__, the current
+    directory first on the path."""
+    import types
+    main = types.ModuleType("__main__")
+    main.__builtins__ = __builtins__
+    sys.modules["__main__"] = main
+    sys.argv = argv
+    sys.path[0] = ""
+    exec(compile(code, name, "exec"), main.__dict__)
+
+
 def _main(argv):
+    """Run what follows like pypy3's command line: SCRIPT, -c CODE,
+    -m MODULE or - (standard input), with their arguments."""
     import runpy
-    if len(argv) < 2:
-        sys.stderr.write("usage: pypy3 -m opjit_pypy SCRIPT [ARGS...]\n")
+    args = argv[1:]
+    script_only = bool(args) and args[0] == "--"
+    if script_only:
+        args = args[1:]
+    elif args and args[0].startswith(("-c", "-m")):
+        opt, val = args[0][:2], args[0][2:]
+        rest = args[1:]
+        if not val:
+            if not rest:
+                sys.stderr.write("opjit_pypy: %s needs an argument\n" % opt)
+                return 2
+            val, rest = rest[0], rest[1:]
+        start()
+        if opt == "-c":
+            _run_code(val, "<string>", ["-c"] + rest)
+        else:
+            # as "pypy3 -m": the current directory first on the path
+            sys.argv = [val] + rest
+            sys.path[0] = os.getcwd()
+            runpy.run_module(val, run_name="__main__", alter_sys=True)
+        return 0
+    elif args[:1] == ["-"]:
+        start()
+        _run_code(sys.stdin.read(), "<stdin>", args)
+        return 0
+    if not args or (args[0].startswith("-") and not script_only):
+        sys.stderr.write(_USAGE)
         return 2
     start()
-    sys.argv = argv[1:]
+    sys.argv = args
     # as "pypy3 SCRIPT" does: the script's directory comes first
-    sys.path[0] = os.path.dirname(os.path.abspath(argv[1]))
-    runpy.run_path(argv[1], run_name="__main__")
+    sys.path[0] = os.path.dirname(os.path.abspath(args[0]))
+    runpy.run_path(args[0], run_name="__main__")
     return 0
 
 

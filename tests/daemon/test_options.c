@@ -125,6 +125,12 @@ START_TEST(test_bad_options)
 	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "--event=bogus", "-a"), -22);
 	options_free(&o);
+	/* one event a session: a second one is refused, never dropped */
+	ck_assert_int_eq(
+		PARSE(&o, "-e", "cpu-clock", "-e", "page-faults", "-a"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "-e", "cpu-clock,page-faults", "-a"), -22);
+	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "--separate=process,foo", "-a"), -22);
 	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "--separate=", "-a"), -22);

@@ -18,13 +18,29 @@ cmake --install "$OPJIT_BUILD" --prefix "$tmp/prefix" \
 	show_fail "$tmp/install.log" "cmake --install failed"
 pc=$(find "$tmp/prefix" -name opjit-handler.pc | head -n 1)
 [ -n "$pc" ] || fail "no opjit-handler.pc under $tmp/prefix"
-export PKG_CONFIG_PATH=${pc%/*}
-pkg-config --cflags opjit-handler | grep -q -- "-I$tmp/prefix/include" ||
+pcdir=${pc%/*}
+PKG_CONFIG_PATH=$pcdir pkg-config --cflags opjit-handler |
+	grep -q -- "-I$tmp/prefix/include" ||
 	fail "opjit-handler.pc does not name $tmp/prefix/include"
 
-# out of tree: a copy of the example, nothing from the source tree
-cp -r "$OPJIT_SOURCE/handler-api/example" "$tmp/src"
-make -C "$tmp/src" CFLAGS="-O2 -Wall -Wextra -Werror" >"$tmp/make.log" 2>&1 ||
+# out of tree: a copy of the example, nothing from the source tree, built
+# by the command handler-api/README.md gives, verbatim but for the prefix,
+# with PKG_CONFIG_PATH on make's command line only (make before 4.4 does
+# not pass it on to $(shell))
+cp -r "$OPJIT_SOURCE/handler-api/example" "$tmp/example"
+doc=$(sed -n '/^## The example/,$p' "$OPJIT_SOURCE/handler-api/README.md")
+build=$(printf '%s\n' "$doc" | grep -m1 '^make -C example PKG_CONFIG_PATH=') ||
+	fail "handler-api/README.md gives no make -C example command"
+build=$(printf '%s\n' "$build" |
+	sed "s|PKG_CONFIG_PATH=[^ ]*|PKG_CONFIG_PATH=$pcdir|")
+(cd "$tmp" && env -u PKG_CONFIG_PATH sh -c "$build") \
+	>"$tmp/make.log" 2>&1 ||
+	show_fail "$tmp/make.log" "the README's '$build' fails"
+[ -f "$tmp/example/libexample.so" ] ||
+	show_fail "$tmp/make.log" "the README's '$build' made no libexample.so"
+make -C "$tmp/example" PKG_CONFIG_PATH="$pcdir" clean >/dev/null
+env -u PKG_CONFIG_PATH make -C "$tmp/example" PKG_CONFIG_PATH="$pcdir" \
+	CFLAGS="-O2 -Wall -Wextra -Werror" >"$tmp/make.log" 2>&1 ||
 	show_fail "$tmp/make.log" \
 		"the example does not build against the installed prefix"
 grep -q -- "-I$tmp/prefix/include" "$tmp/make.log" ||
@@ -32,7 +48,7 @@ grep -q -- "-I$tmp/prefix/include" "$tmp/make.log" ||
 grep -q -- "--version-script=$tmp/prefix/" "$tmp/make.log" ||
 	fail "the example was not linked with the installed version script"
 
-so=$tmp/src/libexample.so
+so=$tmp/example/libexample.so
 [ -f "$so" ] || fail "make did not produce libexample.so"
 # version nodes (type A) are not symbols a caller can bind to
 exports=$(nm -D --defined-only --without-symbol-versions "$so" |
@@ -47,7 +63,7 @@ if [ ! -x "$opreport" ]; then
 		"point)" >&2
 	exit 77
 fi
-out=$("$opreport" --list-handlers --handler-path="$tmp/src" 2>"$tmp/err") ||
+out=$("$opreport" --list-handlers --handler-path="$tmp/example" 2>"$tmp/err") ||
 	show_fail "$tmp/err" "opreport --list-handlers failed"
 printf '%s\n' "$out" | grep -q "^example[[:space:]].*$so.*ABI 1\.[0-9]" ||
 	{ printf '%s\n' "$out" >&2;
@@ -71,8 +87,19 @@ if printf '%s\n' "$out" | grep -q -- "$OPJIT_BUILD"; then
 	printf '%s\n' "$out" >&2
 	fail "an installed opreport looks into the build tree"
 fi
+# the README's listing command, verbatim, run where it builds the example
+list=$(printf '%s\n' "$doc" |
+	grep -m1 '^opreport --list-handlers --handler-path=example$') ||
+	fail "handler-api/README.md gives no opreport --list-handlers command"
+out=$(cd "$tmp" && PATH=${installed%/*}:$PATH env -u OPJIT_HANDLER_PATH \
+	sh -c "$list" 2>&1) ||
+	{ printf '%s\n' "$out" >&2; fail "the README's '$list' fails"; }
+printf '%s\n' "$out" |
+	grep -Eq "^example[[:space:]]+(example|$tmp/example)/libexample\.so[[:space:]]" ||
+	{ printf '%s\n' "$out" >&2; fail "the README's '$list' lists no example"; }
 # a report through it: a process whose pid no process can hold (above any
-# pid_max), three samples, a symbol file naming two of them
+# pid_max), four samples, a perf map naming three of them with node's
+# names, which hold spaces
 mksession=$OPJIT_BUILD/tests/opreport/mksession
 [ -x "$mksession" ] || fail "$mksession is not built"
 pid=4194300
@@ -84,26 +111,32 @@ process a $pid $(id -u) exjit /usr/bin/exjit start_unix_ns 1 range 0x7e000000000
 anon a 1 0x7e0000000010 $pid
 anon a 2 0x7e0000000020 $pid
 anon a 3 0x7e0000000900 $pid
+anon a 4 0x7e0000000a04 $pid
 EOS
-printf '7e0000000000 7e0000000100 ex_fn\n' >"$syms"
+printf '%s\n' '7e0000000000 100 JS:*ex_fn /app/x.js:2:17' \
+	'7e0000000a00 10 Function:~second /app/y.js:1:1' >"$syms"
 chmod 0644 "$syms"
-"$installed" --session-dir="$tmp/session" -l --handler-path="$tmp/src" \
+"$installed" --session-dir="$tmp/session" -l --handler-path="$tmp/example" \
 	--anon-handler=example >"$tmp/rep.txt" 2>"$tmp/rep.err" ||
 	show_fail "$tmp/rep.err" "the installed opreport failed with the example"
-grep -Eq "^2 .* jit:example \(tgid:$pid exjit\) +ex_fn$" "$tmp/rep.txt" ||
-	show_fail "$tmp/rep.txt" "the example did not name its two samples"
-want="opreport: tgid $pid (exjit): 1 of 3 JIT samples unnamed: 1 no entry"
+grep -Eq "^2 .* jit:example \(tgid:$pid exjit\) +JS:\*ex_fn /app/x\.js:2:17$" \
+	"$tmp/rep.txt" ||
+	show_fail "$tmp/rep.txt" "the example did not name JS:*ex_fn's two samples"
+grep -Eq "^1 .* jit:example \(tgid:$pid exjit\) +Function:~second /app/y\.js:1:1$" \
+	"$tmp/rep.txt" ||
+	show_fail "$tmp/rep.txt" "the example stopped reading after a name with spaces"
+want="opreport: tgid $pid (exjit): 1 of 4 JIT samples unnamed: 1 no entry"
 [ "$(cat "$tmp/rep.err")" = "$want" ] ||
 	show_fail "$tmp/rep.err" "want only: $want"
 # the host's trust rules guard the example's file too
 chmod 0666 "$syms"
-"$installed" --session-dir="$tmp/session" -l --handler-path="$tmp/src" \
+"$installed" --session-dir="$tmp/session" -l --handler-path="$tmp/example" \
 	--anon-handler=example >"$tmp/rep.txt" 2>"$tmp/rep.err" ||
 	show_fail "$tmp/rep.err" "the installed opreport failed with the example"
 grep -qx "opreport: example: $syms: writable by group or others \
 (trust rule: mode)" "$tmp/rep.err" ||
 	show_fail "$tmp/rep.err" "no refusal of the world-writable $syms"
-grep -qx "opreport: tgid $pid (exjit): 3 of 3 JIT samples unnamed: 3 map \
+grep -qx "opreport: tgid $pid (exjit): 4 of 4 JIT samples unnamed: 4 map \
 refused" "$tmp/rep.err" ||
 	show_fail "$tmp/rep.err" "no summary line for the refused map"
 grep -q ex_fn "$tmp/rep.txt" &&
