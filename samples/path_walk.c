@@ -118,9 +118,9 @@ int ops_path_parent(const char *path, bool follow_leaf, int *out_dfd,
 		if (last)
 			break;
 		if (!S_ISDIR(st.st_mode)) {
+			/* as open(2) would say it: the whole path is named */
 			ret = -ENOTDIR;
-			snprintf(why, whylen, "%s: %s", name,
-				 strerror(ENOTDIR));
+			snprintf(why, whylen, "%s", strerror(ENOTDIR));
 			goto fail;
 		}
 		close(dfd);
