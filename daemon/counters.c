@@ -103,6 +103,8 @@ static uint32_t counters_watermark(const struct counters *c, uint64_t bytes)
 		return (uint32_t)(bytes / 2);
 	if (c->cfg.callgraph_depth) /* nr, the frames, a few markers */
 		sample += 8 * (1 + (uint64_t)c->cfg.callgraph_depth + 4);
+	if (c->cfg.stack_copy) /* abi, three registers, size, dyn_size */
+		sample += 8 * 6 + (uint64_t)c->cfg.stack_copy;
 	/* a quarter second: the time the loop has to come and read */
 	room = c->cfg.frequency < bytes ? c->cfg.frequency * sample / 4
 					: bytes;
@@ -134,6 +136,13 @@ static void counters_attr(const struct counters *c, struct perf_event_attr *a,
 		/* the kernel walks frame pointers; the chain follows CPU */
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		a->sample_max_stack = c->cfg.callgraph_depth;
+	}
+	if (c->cfg.stack_copy) {
+		/* what unwinding by CFI starts from; the report does it */
+		a->sample_type |= PERF_SAMPLE_REGS_USER |
+				  PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = RING_STACK_REGS;
+		a->sample_stack_user = c->cfg.stack_copy;
 	}
 	a->disabled = 1;
 	a->inherit = inherit;
