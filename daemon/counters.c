@@ -72,6 +72,10 @@ int counters_init(struct counters *c, const struct counters_config *cfg)
 	c->cfg = *cfg;
 	c->build_id = true;
 	c->data_pages = COUNTERS_DATA_PAGES;
+	/* a dwarf-sized copy makes a sample a dozen times larger: the
+	 * ring holds as many of them as it holds chains alone */
+	if (cfg->stack_copy >= 4096)
+		c->data_pages *= 4;
 	err = counters_online_cpus(c);
 	if (err)
 		return err;
