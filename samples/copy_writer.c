@@ -10,6 +10,10 @@
 
 #include "writer_internal.h"
 
+/* The copies the writer keeps (each one's record, for deduplication and
+ * compaction): past this a sample keeps its stack and loses its copy. */
+#define COPIES_MAX_BYTES (64u << 20)
+
 int ops_writer_stack_copy(struct ops_writer *w, const struct ops_stack_copy *c)
 {
 	struct ops_hist_writer *h = &w->hist;
@@ -30,6 +34,10 @@ int ops_writer_stack_copy(struct ops_writer *w, const struct ops_stack_copy *c)
 	ret = ret ? ret : ops_buf_put_varint(k, c->bp);
 	ret = ret ? ret : ops_buf_put_varint(k, c->size);
 	ret = ret ? ret : ops_buf_put(k, c->bytes, c->size);
+	if (!ret && h->copies.arena.len + k->len > COPIES_MAX_BYTES) {
+		h->copies_dropped++;
+		return 0;
+	}
 	ret = ret ? ret : ops_keyset_add(&h->copies, k->data, k->len, &id);
 	if (ret)
 		return ops_writer_fail(

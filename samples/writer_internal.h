@@ -49,6 +49,7 @@ struct ops_hist_writer {
 	struct ops_keyset copies;
 	uint32_t copies_on_disk;
 	struct ops_buf copy_key; /* scratch: the record being added */
+	uint64_t copies_dropped; /* past the copies' memory cap */
 	/* the last stack added, root first: each depth's frame, node flags
 	 * and node, so that the next stack finds the outer part it shares
 	 * with it without a lookup per frame */
