@@ -72,6 +72,10 @@ int counters_init(struct counters *c, const struct counters_config *cfg)
 	c->cfg = *cfg;
 	c->build_id = true;
 	c->data_pages = COUNTERS_DATA_PAGES;
+	/* a dwarf-sized copy makes a sample a dozen times larger: the
+	 * ring holds as many of them as it holds chains alone */
+	if (cfg->stack_copy >= 4096)
+		c->data_pages *= 4;
 	err = counters_online_cpus(c);
 	if (err)
 		return err;
@@ -103,6 +107,8 @@ static uint32_t counters_watermark(const struct counters *c, uint64_t bytes)
 		return (uint32_t)(bytes / 2);
 	if (c->cfg.callgraph_depth) /* nr, the frames, a few markers */
 		sample += 8 * (1 + (uint64_t)c->cfg.callgraph_depth + 4);
+	if (c->cfg.stack_copy) /* abi, three registers, size, dyn_size */
+		sample += 8 * 6 + (uint64_t)c->cfg.stack_copy;
 	/* a quarter second: the time the loop has to come and read */
 	room = c->cfg.frequency < bytes ? c->cfg.frequency * sample / 4
 					: bytes;
@@ -134,6 +140,13 @@ static void counters_attr(const struct counters *c, struct perf_event_attr *a,
 		/* the kernel walks frame pointers; the chain follows CPU */
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		a->sample_max_stack = c->cfg.callgraph_depth;
+	}
+	if (c->cfg.stack_copy) {
+		/* what unwinding by CFI starts from; the report does it */
+		a->sample_type |= PERF_SAMPLE_REGS_USER |
+				  PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = RING_STACK_REGS;
+		a->sample_stack_user = c->cfg.stack_copy;
 	}
 	a->disabled = 1;
 	a->inherit = inherit;

@@ -24,6 +24,7 @@ struct counters_config {
 	 * exclude them instead of failing */
 	bool kernel_fallback;
 	uint16_t callgraph_depth; /* PERF_SAMPLE_CALLCHAIN frames, 0: none */
+	uint32_t stack_copy;	  /* PERF_SAMPLE_STACK_USER bytes, 0: none */
 };
 
 struct counters {

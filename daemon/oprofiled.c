@@ -292,6 +292,7 @@ static int daemon_open_counters(struct daemon *d)
 		.exclude_kernel = d->o->no_kernel,
 		.kernel_fallback = true,
 		.callgraph_depth = (uint16_t)d->o->callgraph_depth,
+		.stack_copy = d->o->stack_copy,
 	};
 	struct rlimit rl;
 	int err = counters_init(&d->c, &cfg);
@@ -538,6 +539,7 @@ static int daemon_run(struct daemon *d)
 				    .archive_max_bytes =
 					    d->o->archive_max_bytes,
 				    .callgraph_depth = d->o->callgraph_depth,
+				    .stack_copy = d->o->stack_copy,
 			    });
 	if (err) {
 		fprintf(stderr, "oprofiled: %s\n", strerror(-err));

@@ -15,10 +15,17 @@
 #define DEFAULT_ARCHIVE_MIB 64
 /* the kernel's own default, kernel.perf_event_max_stack */
 #define DEFAULT_CALLGRAPH_DEPTH 127
+/* bytes of user stack copied with each -g sample: enough for the frames
+ * between a frameless leaf and its caller's frame-pointer frame */
+#define DEFAULT_STACK_COPY 512
+/* --callgraph=dwarf's, as perf record's */
+#define DEFAULT_DWARF_COPY 8192
+/* the kernel's limit on PERF_SAMPLE_STACK_USER, rounded to 8 */
+#define MAX_STACK_COPY 65528
 
 static char *opt_pid, *opt_duration, *opt_separate, *opt_session_dir;
 static char *opt_frequency, *opt_period, *opt_event, *opt_archive_max;
-static char *opt_callgraph_depth;
+static char *opt_callgraph_depth, *opt_callgraph_mode;
 static int opt_system, opt_no_kernel, opt_no_archive, opt_callgraph;
 
 enum {
@@ -31,6 +38,7 @@ enum {
 	OPT_EVENT,
 	OPT_ARCHIVE_MAX,
 	OPT_CALLGRAPH_DEPTH,
+	OPT_CALLGRAPH_MODE,
 	OPT_VERSION,
 	OPT_LIST_EVENTS,
 };
@@ -61,6 +69,8 @@ static char **options_slot(int val)
 		return &opt_archive_max;
 	case OPT_CALLGRAPH_DEPTH:
 		return &opt_callgraph_depth;
+	case OPT_CALLGRAPH_MODE:
+		return &opt_callgraph_mode;
 	}
 	return NULL;
 }
@@ -93,7 +103,13 @@ static const struct poptOption options_table[] = {
 	{ "archive-max", 0, POPT_ARG_STRING, NULL, OPT_ARCHIVE_MAX,
 	  "copy no JIT map file larger than MIB (default 64)", "MIB" },
 	{ "callgraph", 'g', POPT_ARG_NONE, &opt_callgraph, 0,
-	  "record a call chain with each sample (frame pointers)", NULL },
+	  "record a call chain with each sample (frame pointers, registers "
+	  "and 512 bytes of user stack; --callgraph=fp: frame pointers "
+	  "alone; --callgraph=dwarf[,BYTES]: 8192 or BYTES of stack)",
+	  NULL },
+	/* --callgraph=MODE and --call-graph[=]MODE are rewritten to this */
+	{ "callgraph-mode", 0, POPT_ARG_STRING | POPT_ARGFLAG_DOC_HIDDEN, NULL,
+	  OPT_CALLGRAPH_MODE, NULL, NULL },
 	{ "callgraph-depth", 0, POPT_ARG_STRING, NULL, OPT_CALLGRAPH_DEPTH,
 	  "record at most N frames a sample (default 127); implies -g", "N" },
 	{ "version", 'v', POPT_ARG_NONE, NULL, OPT_VERSION,
@@ -208,6 +224,29 @@ static int options_join(struct options *o, int argc, const char **argv)
 	return 0;
 }
 
+/* --callgraph=MODE into O; nonzero after its one error line */
+static int callgraph_mode(struct options *o, const char *m)
+{
+	uint64_t v;
+
+	if (!strcmp(m, "fp")) {
+		o->stack_copy = 0;
+		return 0;
+	}
+	if (!strcmp(m, "dwarf")) {
+		o->stack_copy = DEFAULT_DWARF_COPY;
+		return 0;
+	}
+	if (strncmp(m, "dwarf,", 6))
+		return bad_value("--callgraph", m,
+				 "not fp, dwarf or dwarf,BYTES");
+	if (parse_u64(m + 6, &v) || v < 8 || v > MAX_STACK_COPY)
+		return bad_value("--callgraph", m,
+				 "BYTES is not a number from 8 to 65528");
+	o->stack_copy = (uint32_t)(v & ~7ull);
+	return 0;
+}
+
 static int options_check(struct options *o)
 {
 	uint64_t v;
@@ -289,9 +328,13 @@ static int options_check(struct options *o)
 				"--callgraph-depth", opt_callgraph_depth,
 				"not a number of frames from 1 to 1023");
 		o->callgraph_depth = (uint32_t)v;
-	} else if (opt_callgraph) {
+	} else if (opt_callgraph || opt_callgraph_mode) {
 		o->callgraph_depth = DEFAULT_CALLGRAPH_DEPTH;
 	}
+	if (o->callgraph_depth)
+		o->stack_copy = DEFAULT_STACK_COPY;
+	if (opt_callgraph_mode && callgraph_mode(o, opt_callgraph_mode))
+		return -EINVAL;
 	o->no_kernel = opt_no_kernel;
 	o->archive_maps = !opt_no_archive;
 	if (modes == 0) {
@@ -305,6 +348,96 @@ static int options_check(struct options *o)
 		return -EINVAL;
 	}
 	o->mode = o->command ? MODE_COMMAND : opt_pid ? MODE_PID : MODE_SYSTEM;
+	return 0;
+}
+
+static bool callgraph_mode_word(const char *s)
+{
+	return !strcmp(s, "fp") || !strcmp(s, "dwarf") ||
+	       !strncmp(s, "dwarf,", 6);
+}
+
+/* Options whose value is the next word. */
+static bool takes_word(const char *s)
+{
+	static const char *const opts[] = {
+		"-p",
+		"--pid",
+		"-d",
+		"--duration",
+		"-s",
+		"--separate",
+		"--session-dir",
+		"-F",
+		"--frequency",
+		"-c",
+		"--period",
+		"-e",
+		"--event",
+		"--archive-max",
+		"--callgraph-depth",
+	};
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(*opts); i++)
+		if (!strcmp(s, opts[i]))
+			return true;
+	return false;
+}
+
+/* popt has no option that is a flag alone and takes a value after '='
+ * too: --callgraph=MODE and perf's --call-graph[=]MODE become
+ * --callgraph-mode=MODE, and a bare --call-graph becomes -g, in a copy
+ * of ARGV up to the command. */
+static int callgraph_rewrite(struct options *o, int *argc, const char ***argv)
+{
+	const char **v = calloc((size_t)*argc + 1, sizeof(*v));
+	int i, n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	o->argv = v;
+	for (i = 0; i < *argc; i++) {
+		const char *a = (*argv)[i], *eq = strchr(a, '=');
+		bool option = i > 0 && a[0] == '-';
+
+		if (i > 0 && !option && !takes_word((*argv)[i - 1])) {
+			while (i < *argc)
+				v[n++] = (*argv)[i++];
+			break;
+		}
+		if (!strcmp(a, "--")) {
+			while (i < *argc)
+				v[n++] = (*argv)[i++];
+			break;
+		}
+		if (option && eq &&
+		    (!strncmp(a, "--callgraph=", 12) ||
+		     !strncmp(a, "--call-graph=", 13))) {
+			char *m = malloc(strlen(eq) + 17);
+
+			if (o->nr_mode_args == 2) {
+				free(m);
+				return bad_value("--callgraph", eq + 1,
+						 "given more than twice");
+			}
+			if (!m)
+				return -ENOMEM;
+			sprintf(m, "--callgraph-mode%s", eq);
+			o->mode_arg[o->nr_mode_args++] = m;
+			v[n++] = m;
+		} else if (option && !strcmp(a, "--call-graph") &&
+			   i + 1 < *argc &&
+			   callgraph_mode_word((*argv)[i + 1])) {
+			v[n++] = "--callgraph-mode";
+			v[n++] = (*argv)[++i];
+		} else if (option && !strcmp(a, "--call-graph")) {
+			v[n++] = "-g";
+		} else {
+			v[n++] = a;
+		}
+	}
+	*argc = n;
+	*argv = v;
 	return 0;
 }
 
@@ -322,6 +455,9 @@ int options_parse(struct options *o, int argc, const char **argv)
 	o->archive_max_bytes = (uint64_t)DEFAULT_ARCHIVE_MIB << 20;
 	if (options_join(o, argc, argv))
 		return -ENOMEM;
+	err = callgraph_rewrite(o, &argc, &argv);
+	if (err)
+		return err;
 	/* POSIXMEHARDER: the first word that is not an option starts the
 	 * command, so its own options are left alone even without "--" */
 	pc = poptGetContext("oprofiled", argc, argv, options_table,
@@ -370,9 +506,10 @@ int options_parse(struct options *o, int argc, const char **argv)
 void options_free(struct options *o)
 {
 	char **strs[] = {
-		&opt_pid,	  &opt_duration,    &opt_separate,
-		&opt_session_dir, &opt_frequency,   &opt_period,
-		&opt_event,	  &opt_archive_max, &opt_callgraph_depth
+		&opt_pid,	    &opt_duration,    &opt_separate,
+		&opt_session_dir,   &opt_frequency,   &opt_period,
+		&opt_event,	    &opt_archive_max, &opt_callgraph_depth,
+		&opt_callgraph_mode
 	};
 
 	if (o->popt)
@@ -382,6 +519,11 @@ void options_free(struct options *o)
 		*strs[i] = NULL;
 	}
 	free(o->command_line);
+	free(o->argv);
+	free(o->mode_arg[0]);
+	free(o->mode_arg[1]);
+	o->argv = NULL;
+	o->mode_arg[0] = o->mode_arg[1] = NULL;
 	o->popt = NULL;
 	o->command_line = NULL;
 }

@@ -29,8 +29,12 @@ struct options {
 	bool archive_maps;
 	uint64_t archive_max_bytes;
 	uint32_t callgraph_depth; /* frames per sample, 0: no call graph */
+	uint32_t stack_copy;	  /* user stack bytes per sample, 0: none */
 	char *command_line;	  /* oprofiled's own, for the session */
 	void *popt;		  /* owns the strings above */
+	const char **argv;	  /* the arguments popt parsed */
+	char *mode_arg[2];	  /* rewritten --callgraph=MODE words */
+	unsigned nr_mode_args;
 };
 
 /* Parse ARGV; prints one line and returns -EINVAL on bad input, or 1

@@ -287,6 +287,9 @@ static void recorder_sample(struct recorder *r, const struct record_sample *rs)
 		if (cc[0] <= room) {
 			s.chain = cc + 1;
 			s.nr_chain = (uint32_t)cc[0];
+			if (r->cfg.stack_copy)
+				recorder_stack_user(&s, cc + 1 + cc[0],
+						    room - cc[0]);
 		}
 	}
 	r->samples++;
@@ -299,6 +302,10 @@ static void recorder_sample(struct recorder *r, const struct record_sample *rs)
 	}
 	if (recorder_resolve(r, &s) != -EAGAIN)
 		return;
+	/* a held sample keeps its chain, not its copy (it is in the ring) */
+	s.regs = NULL;
+	s.stack = NULL;
+	s.stack_size = 0;
 	if (pending_push(&r->pending, &s, &evicted))
 		r->unattributed++;
 }

@@ -22,6 +22,7 @@ struct recorder_config {
 	bool archive_maps;
 	uint64_t archive_max_bytes;
 	uint32_t callgraph_depth; /* frames asked of the kernel, 0: none */
+	uint32_t stack_copy;	  /* user stack bytes asked, 0: none */
 };
 
 struct recorder_exit {
@@ -115,6 +116,11 @@ int recorder_anon_note(struct recorder *r, struct proc *p,
  * session, counted in CTX (the leaf's context) unless it holds an
  * anonymous frame, then appended to P's stream.  P may be NULL (a
  * kernel sample of an unknown task). */
+/* PERF_SAMPLE_REGS_USER and _STACK_USER from P (N u64 words after the
+ * chain) into S; left unset when malformed or when there is no user
+ * context (abi 0). */
+void recorder_stack_user(struct pending_sample *s, const uint64_t *p,
+			 uint64_t n);
 void recorder_stack_chain(struct recorder *r, struct proc *p,
 			  const struct pending_sample *s, uint32_t ctx);
 static inline void recorder_stack(struct recorder *r, struct proc *p,

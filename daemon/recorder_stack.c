@@ -8,6 +8,7 @@
  * it has not seen.
  */
 #include "recorder.h"
+#include "ring.h"
 
 #include <linux/perf_event.h>
 
@@ -58,6 +59,43 @@ static bool recorder_user_frame(struct recorder *r, struct proc *p,
 	f->image = e->image;
 	f->addr = maptab_offset(e, ip);
 	return false;
+}
+
+void recorder_stack_user(struct pending_sample *s, const uint64_t *p,
+			 uint64_t n)
+{
+	uint64_t size, dyn;
+
+	/* abi, bp, sp, ip, size, data (size bytes), dyn_size */
+	if (n < 1 + RING_STACK_NR_REGS + 1 || !p[0])
+		return;
+	size = p[1 + RING_STACK_NR_REGS];
+	if (size % 8 || size / 8 + 1 > n - (2 + RING_STACK_NR_REGS))
+		return;
+	dyn = size ? p[2 + RING_STACK_NR_REGS + size / 8] : 0;
+	s->regs = p + 1;
+	s->stack = (const uint8_t *)(p + 2 + RING_STACK_NR_REGS);
+	/* the kernel copies SIZE bytes but only DYN_SIZE were stack */
+	s->stack_size = (uint32_t)(dyn < size ? dyn : size);
+}
+
+/* The sample's stack copy, counted against stack ID in CTX. */
+static void recorder_stack_copy(struct recorder *r,
+				const struct pending_sample *s, uint32_t ctx,
+				uint32_t id)
+{
+	struct ops_stack_copy c = {
+		.ctx = ctx,
+		.stack = id,
+		.bp = s->regs[0],
+		.sp = s->regs[1],
+		.ip = s->regs[2],
+		.size = s->stack_size,
+		.bytes = s->stack,
+	};
+
+	if (ops_writer_stack_copy(r->w, &c))
+		recorder_fail(r, -EIO, true);
 }
 
 void recorder_stack_chain(struct recorder *r, struct proc *p,
@@ -128,6 +166,13 @@ void recorder_stack_chain(struct recorder *r, struct proc *p,
 					    s->tid);
 	else if (!err && ctx != MAPTAB_NO_CTX)
 		err = ops_writer_stack_add(r->w, ctx, id, 1);
-	if (err)
+	if (err) {
 		recorder_fail(r, err, true);
+		return;
+	}
+	/* copies only of user samples outside JIT code: JIT frames keep
+	 * frame pointers, and a kernel sample's user part is past a
+	 * syscall's own frames */
+	if (!anon && s->regs && ctx != MAPTAB_NO_CTX && !st.nr_kernel)
+		recorder_stack_copy(r, s, ctx, id);
 }

@@ -7,6 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* PERF_SAMPLE_REGS_USER's mask: x86-64's bp, sp and ip (bits 6, 7, 8 of
+ * asm/perf_regs.h), in that order in a sample */
+#define RING_STACK_REGS ((1ull << 6) | (1ull << 7) | (1ull << 8))
+#define RING_STACK_NR_REGS 3
+
 struct ring {
 	int fd;
 	int cpu;

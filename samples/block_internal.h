@@ -30,6 +30,8 @@
 #define OPS_HIST_STACKS 4
 #define OPS_HIST_STACK_COUNTS 5
 #define OPS_HIST_TOTALS 6
+#define OPS_HIST_STACK_COPIES 7
+#define OPS_HIST_COPY_COUNTS 8
 
 /* anon.samples block types */
 #define OPS_ANON_PROCESS 1

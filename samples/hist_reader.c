@@ -213,6 +213,12 @@ static const char *hist_block(void *arg, uint16_t type, const uint8_t *p,
 					     &((struct hist_parse *)arg)->oom);
 	case OPS_HIST_TOTALS:
 		return hist_totals(arg, &c);
+	case OPS_HIST_STACK_COPIES:
+		return ops_hist_copies(((struct hist_parse *)arg)->h, p, len,
+				       &((struct hist_parse *)arg)->oom);
+	case OPS_HIST_COPY_COUNTS:
+		return ops_hist_copy_counts(((struct hist_parse *)arg)->h, p,
+					    len);
 	}
 	return NULL; /* a later version's block: skip it */
 }
@@ -258,6 +264,7 @@ int ops_hist_parse(struct ops_hist_data *h, const uint8_t *buf, size_t len,
 			 warn_arg);
 	hist_merge(h);
 	ops_hist_stacks_finish(h);
+	ops_hist_copies_finish(h);
 	return hp.oom ? -ENOMEM : 0;
 }
 
@@ -271,5 +278,6 @@ void ops_hist_data_free(struct ops_hist_data *h)
 	free(h->contexts);
 	free(h->entries);
 	ops_hist_stacks_free(h);
+	ops_hist_copies_free(h);
 	memset(h, 0, sizeof(*h));
 }

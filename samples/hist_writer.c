@@ -196,7 +196,8 @@ int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
 					w->records.len);
 		/* the stack table is most of a call graph session's bytes,
 		 * and squeezes to a third */
-		if (!ret && type == OPS_HIST_STACKS)
+		if (!ret &&
+		    (type == OPS_HIST_STACKS || type == OPS_HIST_STACK_COPIES))
 			ret = ops_block_frame_deflated(&w->out, type,
 						       w->payload.data,
 						       w->payload.len,
@@ -224,8 +225,20 @@ static int delta_cmp(const void *a, const void *b)
 /* W->hist.sorted[0..N) as COUNTS blocks appended to W->out, then the
  * stacks from STACKS_FROM on and the STACK_COUNTS blocks: damage to the
  * stack table leaves the flat counts before it readable. */
+static int hist_put_stack_defs(struct ops_writer *w, uint32_t stacks_from,
+			       uint32_t copies_from)
+{
+	int ret = ops_hist_put_defs(w, &w->hist.stacks, stacks_from,
+				    w->hist.stacks.nr, OPS_HIST_STACKS);
+
+	return ret ? ret
+		   : ops_hist_put_defs(w, &w->hist.copies, copies_from,
+				       w->hist.copies.nr,
+				       OPS_HIST_STACK_COPIES);
+}
+
 static int hist_put_counts(struct ops_writer *w, uint32_t n,
-			   uint32_t stacks_from)
+			   uint32_t stacks_from, uint32_t copies_from)
 {
 	struct ops_hist_delta *d = w->hist.sorted;
 	bool stacks_put = false;
@@ -237,12 +250,10 @@ static int hist_put_counts(struct ops_writer *w, uint32_t n,
 	for (i = 0; i < n && !ret; i = end) {
 		uint32_t pctx = 0;
 		uint64_t poff = 0;
-		uint32_t kind = d[i].ctx & OPS_STACK_CTX;
+		uint32_t kind = d[i].ctx & (OPS_STACK_CTX | OPS_COPY_CTX);
 
 		if (kind && !stacks_put) {
-			ret = ops_hist_put_defs(w, &w->hist.stacks,
-						stacks_from, w->hist.stacks.nr,
-						OPS_HIST_STACKS);
+			ret = hist_put_stack_defs(w, stacks_from, copies_from);
 			stacks_put = true;
 			if (ret)
 				break;
@@ -251,12 +262,14 @@ static int hist_put_counts(struct ops_writer *w, uint32_t n,
 		end = n - i > COUNTS_PER_BLOCK ? i + COUNTS_PER_BLOCK : n;
 		/* stack counts sort after the flat ones: one kind a block */
 		for (j = i; j < end; j++)
-			if ((d[j].ctx & OPS_STACK_CTX) != kind)
+			if ((d[j].ctx & (OPS_STACK_CTX | OPS_COPY_CTX)) !=
+			    kind)
 				end = j;
 		w->payload.len = 0;
 		ret = ops_buf_put_varint(&w->payload, end - i);
 		for (j = i; j < end && !ret; j++) {
-			uint32_t ctx = d[j].ctx & ~OPS_STACK_CTX;
+			uint32_t ctx = d[j].ctx &
+				       ~(OPS_STACK_CTX | OPS_COPY_CTX);
 			bool same = j > i && ctx == pctx;
 			uint64_t off = same ? d[j].offset - poff : d[j].offset;
 
@@ -270,13 +283,14 @@ static int hist_put_counts(struct ops_writer *w, uint32_t n,
 		}
 		ret = ret ? ret
 			  : ops_block_frame(&w->out,
-					    kind ? OPS_HIST_STACK_COUNTS
-						 : OPS_HIST_COUNTS,
+					    kind == OPS_STACK_CTX
+						    ? OPS_HIST_STACK_COUNTS
+					    : kind ? OPS_HIST_COPY_COUNTS
+						   : OPS_HIST_COUNTS,
 					    w->payload.data, w->payload.len);
 	}
 	if (!ret && !stacks_put)
-		ret = ops_hist_put_defs(w, &w->hist.stacks, stacks_from,
-					w->hist.stacks.nr, OPS_HIST_STACKS);
+		ret = hist_put_stack_defs(w, stacks_from, copies_from);
 	return ret;
 }
 
@@ -342,12 +356,15 @@ int ops_hist_writer_flush(struct ops_writer *w)
 		h->sorted[i] = (struct ops_hist_delta){ c->offset, c->pending,
 							c->ctx };
 	}
-	ret = hist_put_counts(w, h->nr_dirty, h->stacks_on_disk);
+	ret = hist_put_counts(w, h->nr_dirty, h->stacks_on_disk,
+			      h->copies_on_disk);
 	if (!ret && w->totals_dirty)
 		ret = hist_put_totals(w);
 	ret = ops_hist_append(w, ret);
 	if (ret)
 		return ret;
+	/* the copies go out with the counts, never with the definitions */
+	h->copies_on_disk = h->copies.nr;
 	w->totals_dirty = false;
 	for (i = 0; i < h->nr_dirty; i++)
 		w->hist_on_disk += h->sorted[i].count;
@@ -394,7 +411,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 					h->cells[i].offset, h->cells[i].total,
 					h->cells[i].ctx
 				};
-		ret = hist_put_counts(w, n, 0);
+		ret = hist_put_counts(w, n, 0, 0);
 	}
 	ret = ret ? ret : hist_put_totals(w);
 	if (ret) {
@@ -430,6 +447,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 	h->images_on_disk = h->images.nr;
 	h->contexts_on_disk = h->contexts.nr;
 	h->stacks_on_disk = h->stacks.nr;
+	h->copies_on_disk = h->copies.nr;
 	for (i = 0; i < h->nr_dirty; i++)
 		h->cells[h->dirty[i]].pending = 0;
 	h->nr_dirty = 0;
@@ -451,6 +469,8 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	ops_keyset_free(&h->images);
 	ops_keyset_free(&h->contexts);
 	ops_keyset_free(&h->stacks);
+	ops_keyset_free(&h->copies);
+	free(h->copy_key.data);
 	free(h->path);
 	free(h->cells);
 	oputil_idxset_free(&h->cell_set);

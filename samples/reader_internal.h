@@ -36,6 +36,11 @@ struct ops_hist_data {
 	struct ops_frame *stack_frames; /* OPS_STACK_MAX_FRAMES of them */
 	struct ops_stack_count *stack_counts; /* sorted, equal keys summed */
 	size_t nr_stack_counts, cap_stack_counts;
+	/* stack copies in id order, their bytes in copy_bytes */
+	struct ops_stack_copy *copies;
+	size_t nr_copies, cap_copies;
+	uint8_t *copy_bytes;
+	size_t nr_copy_bytes, cap_copy_bytes;
 	/* the last TOTALS block: the totals of a recorder that did not stop
 	 * cleanly (only the fields of the totals are set) */
 	struct ops_session_info totals;
@@ -51,6 +56,13 @@ const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 const struct ops_stack *ops_hist_stack(struct ops_hist_data *h, uint32_t id);
 const char *ops_hist_stack_counts(struct ops_hist_data *h, const uint8_t *p,
 				  size_t len, bool *oom);
+/* STACK_COPIES and COPY_COUNTS payloads (copy_reader.c). */
+const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
+			    size_t len, bool *oom);
+const char *ops_hist_copy_counts(struct ops_hist_data *h, const uint8_t *p,
+				 size_t len);
+void ops_hist_copies_finish(struct ops_hist_data *h);
+void ops_hist_copies_free(struct ops_hist_data *h);
 /* Once the whole file is read: frame pointers, counts sorted. */
 void ops_hist_stacks_finish(struct ops_hist_data *h);
 void ops_hist_stacks_free(struct ops_hist_data *h);

@@ -426,6 +426,13 @@ ops_session_stack_hist(const struct ops_session *s, size_t *n)
 	return s->hist.stack_counts;
 }
 
+const struct ops_stack_copy *
+ops_session_stack_copies(const struct ops_session *s, size_t *n)
+{
+	*n = s->hist.nr_copies;
+	return s->hist.copies;
+}
+
 int ops_session_anon_stacks(struct ops_session *s, uint32_t proc_id,
 			    const struct ops_anon_stack_sample **samples,
 			    size_t *n)

@@ -47,6 +47,11 @@ struct ops_hist_writer {
 	 * disk (parent, flags, frame) */
 	struct ops_keyset stacks;
 	uint32_t stacks_on_disk;
+	/* the user stack copies, keys STACK_COPIES records as on disk */
+	struct ops_keyset copies;
+	uint32_t copies_on_disk;
+	struct ops_buf copy_key; /* scratch: the record being added */
+	uint64_t copies_dropped; /* past the copies' memory cap */
 	/* the last stack added, root first: each depth's frame, node flags
 	 * and node, so that the next stack finds the outer part it shares
 	 * with it without a lookup per frame */
@@ -73,6 +78,8 @@ int ops_stack_record_put(struct ops_buf *out, const uint8_t *key, size_t len,
  * offset) cells: their ctx has this bit, their offset is the stack id.
  * Context ids stay below it (ops_keyset ids are below 2^31). */
 #define OPS_STACK_CTX 0x80000000u
+/* Counts of stack copies: ctx is this bit alone, offset the copy id. */
+#define OPS_COPY_CTX 0x40000000u
 
 /* Threads a sample record can name by position (FORMAT.md, SAMPLES). */
 #define OPS_ANON_MRU 3

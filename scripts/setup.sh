@@ -40,7 +40,7 @@ need_packages() {
 
 OPJIT_BUILD_PACKAGES=(gcc make cmake pkg-config binutils-dev libpopt-dev check
 	openjdk-17-jdk-headless libseccomp-dev libprotobuf-c-dev protobuf-c-compiler
-	zlib1g-dev)
+	zlib1g-dev libdw-dev)
 
 # configure_and_build DIR [CMAKE ARGS...]
 configure_and_build() {

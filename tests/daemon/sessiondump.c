@@ -11,6 +11,7 @@
  *   stack ID NR_KERNEL FLAGS FRAME...   leaf first; FRAME is IMAGE:ADDR
  *                                       (image id), anon:ADDR, unknown:ADDR
  *   stackhist CTX STACK COUNT
+ *   stackcopy ID CTX STACK COUNT IP SP BP SIZE
  *   anonstack ID TIME STACK TID
  * Numbers are decimal, so that any awk can compare them; spaces in
  * names are shown as '?', so that fields stay fields.
@@ -115,6 +116,16 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < n; i++)
 			printf("stackhist %u %u %" PRIu64 "\n", sc[i].ctx,
 			       sc[i].stack, sc[i].count);
+	}
+	{
+		const struct ops_stack_copy *c =
+			ops_session_stack_copies(s, &n);
+
+		for (size_t i = 0; i < n; i++)
+			printf("stackcopy %zu %u %u %" PRIu64 " %" PRIu64
+			       " %" PRIu64 " %" PRIu64 " %u\n",
+			       i, c[i].ctx, c[i].stack, c[i].count, c[i].ip,
+			       c[i].sp, c[i].bp, c[i].size);
 	}
 	for (uint32_t i = 0; i < ops_session_nr_processes(s); i++) {
 		const struct ops_process *p = ops_session_process(s, i);

@@ -183,6 +183,53 @@ START_TEST(test_callgraph)
 }
 END_TEST
 
+/* -g copies 512 bytes of stack; --callgraph=fp none, =dwarf 8192 or
+ * BYTES (rounded down to 8); perf's --call-graph spelling, with '=' or
+ * a word; a command's own --callgraph= is left alone. */
+START_TEST(test_callgraph_modes)
+{
+	struct options o;
+
+	ck_assert_int_eq(PARSE(&o, "-g", "--", "true"), 0);
+	ck_assert_uint_eq(o.stack_copy, 512);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--", "true"), 0);
+	ck_assert_uint_eq(o.stack_copy, 0);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--callgraph=fp", "--", "true"), 0);
+	ck_assert_uint_eq(o.callgraph_depth, 127);
+	ck_assert_uint_eq(o.stack_copy, 0);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--callgraph=dwarf", "-a"), 0);
+	ck_assert_uint_eq(o.stack_copy, 8192);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--call-graph=dwarf,1001", "-a"), 0);
+	ck_assert_uint_eq(o.stack_copy, 1000);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--call-graph", "dwarf,4096", "true"), 0);
+	ck_assert_uint_eq(o.stack_copy, 4096);
+	ck_assert_str_eq(o.command[0], "true");
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--call-graph", "true"), 0);
+	ck_assert_uint_eq(o.stack_copy, 512);
+	ck_assert_str_eq(o.command[0], "true");
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "-p", "1", "-g", "--callgraph=fp"), 0);
+	ck_assert_uint_eq(o.stack_copy, 0);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "-g", "prog", "--callgraph=fp"), 0);
+	ck_assert_uint_eq(o.stack_copy, 512);
+	ck_assert_str_eq(o.command[1], "--callgraph=fp");
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--callgraph=lbr", "-a"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--callgraph=dwarf,4", "-a"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--callgraph=dwarf,65536", "-a"), -22);
+	options_free(&o);
+}
+END_TEST
+
 static Suite *options_suite(void)
 {
 	Suite *s = suite_create("options");
@@ -199,6 +246,7 @@ static Suite *options_suite(void)
 	suite_add_tcase(s, cl);
 	cg = tcase_create("callgraph");
 	tcase_add_test(cg, test_callgraph);
+	tcase_add_test(cg, test_callgraph_modes);
 	suite_add_tcase(s, cg);
 	return s;
 }

@@ -206,6 +206,86 @@ START_TEST(test_roundtrip)
 }
 END_TEST
 
+static void copy_check(struct ops_session *s, const struct cg *c,
+		       const uint8_t *bytes, uint64_t first, uint64_t second)
+{
+	const struct ops_stack_copy *cp;
+	size_t n;
+
+	cp = ops_session_stack_copies(s, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(cp[0].ctx, c->ctx);
+	ck_assert_uint_eq(cp[0].stack, c->s_native);
+	ck_assert_uint_eq(cp[0].ip, 0x401000);
+	ck_assert_uint_eq(cp[0].sp, 0x7ffd0000);
+	ck_assert_uint_eq(cp[0].bp, 7);
+	ck_assert_uint_eq(cp[0].size, 64);
+	ck_assert_mem_eq(cp[0].bytes, bytes, 64);
+	ck_assert_uint_eq(cp[0].count, first);
+	ck_assert_uint_eq(cp[1].size, 0);
+	ck_assert_ptr_null(cp[1].bytes);
+	ck_assert_uint_eq(cp[1].count, second);
+}
+
+/* Stack copies: equal ones counted as one, across flushes and the
+ * compaction at close; the stack counts are those of a session without
+ * copies. */
+START_TEST(test_stack_copies)
+{
+	struct warns wr = { 0 };
+	struct ops_session *s;
+	uint8_t bytes[64];
+	struct cg c;
+	struct ops_stack_copy cp = { .ip = 0x401000,
+				     .sp = 0x7ffd0000,
+				     .bp = 7,
+				     .size = 64,
+				     .bytes = bytes };
+	size_t i;
+
+	for (i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (uint8_t)(i * 7);
+	cg_open(&c, 64);
+	cg_write(&c);
+	cp.ctx = c.ctx;
+	cp.stack = c.s_native;
+	ck_assert_int_eq(ops_writer_stack_copy(c.w, &cp), 0);
+	ck_assert_int_eq(ops_writer_stack_copy(c.w, &cp), 0);
+	ck_assert_int_eq(ops_writer_flush(c.w), 0);
+	ck_assert_int_eq(ops_writer_stack_copy(c.w, &cp), 0);
+	cp.size = 0;
+	cp.bytes = NULL;
+	ck_assert_int_eq(ops_writer_stack_copy(c.w, &cp), 0);
+	ck_assert_int_eq(ops_writer_flush(c.w), 0);
+	s = session_must_open(sdir, &wr);
+	cg_check(&c, s);
+	copy_check(s, &c, bytes, 3, 1);
+	ops_session_close(s);
+	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
+	s = session_must_open(sdir, &wr);
+	cg_check(&c, s);
+	copy_check(s, &c, bytes, 3, 1);
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+}
+END_TEST
+
+START_TEST(test_stack_copy_refused)
+{
+	struct ops_stack_copy cp = { .size = OPS_STACK_COPY_MAX + 1 };
+	uint8_t b[1] = { 0 };
+	struct cg c;
+
+	cg_open(&c, 64);
+	cg_write(&c);
+	cp.ctx = c.ctx;
+	cp.stack = c.s_native;
+	cp.bytes = b;
+	ck_assert_int_eq(ops_writer_stack_copy(c.w, &cp), -EINVAL);
+	ops_writer_free(c.w);
+}
+END_TEST
+
 /* A stack sample's definition reaches samples.hist before the block of
  * anon.samples that names it, even when the block is written because
  * its buffer filled, between flushes. */
@@ -829,6 +909,8 @@ static Suite *stacks_suite(void)
 		{ "version_1_reads", test_version_1_reads },
 		{ "older_versions_read", test_older_versions_read },
 		{ "bad_compressed_block", test_bad_compressed_block },
+		{ "stack_copies", test_stack_copies },
+		{ "stack_copy_refused", test_stack_copy_refused },
 		{ "archived_perf_map_trimmed",
 		  test_archived_perf_map_trimmed },
 		{ "archived_map_plain_and_trimmed",

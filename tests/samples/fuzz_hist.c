@@ -60,6 +60,17 @@ static void check_hist(struct ops_hist_data *h)
 			  (e[-1].ctx == e->ctx && e[-1].stack >= e->stack)))
 			abort();
 	}
+	for (i = 0; i < h->nr_copies; i++) {
+		const struct ops_stack_copy *c = &h->copies[i];
+		volatile uint8_t sum = 0;
+
+		if (c->ctx >= h->nr_contexts || c->stack >= h->nr_stacks ||
+		    c->size > OPS_STACK_COPY_MAX || (c->size && !c->bytes))
+			abort();
+		/* every byte readable (ASan checks) */
+		for (uint32_t b = 0; b < c->size; b++)
+			sum += c->bytes[b];
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -185,6 +185,21 @@ struct ops_stack_count {
 	uint64_t count;
 };
 
+/* Bytes a stack copy may hold (the kernel's own limit is below). */
+#define OPS_STACK_COPY_MAX 65536u
+
+/* The user registers and the top of the user stack of samples of one
+ * stack (no anonymous frame) in one context, for the report to unwind
+ * what the frame-pointer chain missed. */
+struct ops_stack_copy {
+	uint32_t ctx;	/* context of the leaf frame */
+	uint32_t stack; /* the frame-pointer stack id of the samples */
+	uint64_t ip, sp, bp;
+	uint32_t size; /* bytes copied from sp up, 0..OPS_STACK_COPY_MAX */
+	const uint8_t *bytes;
+	uint64_t count; /* samples (the reader's sum; the writer adds 1) */
+};
+
 /* A sample whose stack holds an anonymous frame. */
 struct ops_anon_stack_sample {
 	uint64_t time_ns;
@@ -256,6 +271,12 @@ int ops_writer_stack(struct ops_writer *w, const struct ops_stack *st,
  * the context of its leaf.  Allocates only when a new key is seen. */
 int ops_writer_stack_add(struct ops_writer *w, uint32_t ctx, uint32_t stack,
 			 uint64_t count);
+
+/* Add one sample's stack copy (deduplicated: the same context, stack,
+ * registers and bytes are one record with a count).  The sample's stack
+ * itself is still counted with ops_writer_stack_add(). */
+int ops_writer_stack_copy(struct ops_writer *w,
+			  const struct ops_stack_copy *c);
 
 /* Append one sample of stack STACK (with an anonymous frame) to a
  * process's stream. */
@@ -372,6 +393,11 @@ const struct ops_frame *ops_session_stack_top(const struct ops_session *s,
  * (ctx, stack).  Every stack id has an entry in the table. */
 const struct ops_stack_count *
 ops_session_stack_hist(const struct ops_session *s, size_t *n);
+
+/* The stack copies of the session with their counts, in id order
+ * (bytes owned by the session); none in a session without them. */
+const struct ops_stack_copy *
+ops_session_stack_copies(const struct ops_session *s, size_t *n);
 
 /* A process's samples with anonymous stacks in recording order (decoded
  * on first use, then cached).  Samples naming a stack id with no entry

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# oprofiled's stack copies on the frameless workload: -g keeps registers
+# and at most 512 bytes of user stack for (nearly) every user sample's
+# stack, counted as the stacks are; --callgraph=fp keeps none;
+# --call-graph=dwarf,2048 (perf's spelling) copies more than 512 and at
+# most 2048 bytes.
+. "$(dirname "$0")/lib.sh"
+
+bin=$WORKLOADS/frameless
+[ -x "$bin" ] || fail "$bin is not built"
+cd "$WORK"
+
+# copies in D: "COPIES USER_SAMPLES MAX_SIZE ZERO_SP"
+copies() {
+	awk '
+	$1 == "stack" { user[$2] = ($3 == 0) }
+	$1 == "stackhist" && user[$3] { samples += $4 }
+	$1 == "stackcopy" { n += $5; if ($9 > max) max = $9; if ($7 == 0) zsp++ }
+	END { printf "%d %d %d %d\n", n, samples, max, zsp }' "$1"
+}
+
+"$OPROFILED" -g --session-dir=g -- "$bin" 1 >/dev/null 2>err.txt ||
+	fail "oprofiled -g exited $?: $(cat err.txt)"
+check_summary err.txt
+dump g >g.txt
+read -r n samples max zsp <<<"$(copies g.txt)"
+[ "$samples" -ge 100 ] || fail "-g: only $samples user samples with stacks"
+# every user stack sample of the workload has a copy; a few may have
+# none (a sample held until its mapping was seen)
+[ $((n * 100)) -ge $((samples * 95)) ] ||
+	fail "-g: $n copies for $samples user samples"
+[ "$n" -le "$samples" ] || fail "-g: $n copies for only $samples samples"
+[ "$max" -gt 0 ] && [ "$max" -le 512 ] || fail "-g: copy of $max bytes, not 1..512"
+[ "$zsp" = 0 ] || fail "-g: $zsp copies with sp 0"
+
+"$OPROFILED" --callgraph=fp --session-dir=fp -- "$bin" 1 >/dev/null 2>err.txt ||
+	fail "oprofiled --callgraph=fp exited $?: $(cat err.txt)"
+dump fp >fp.txt
+[ "$(info fp.txt callgraph_depth)" = 127 ] || fail "--callgraph=fp did not record stacks"
+! grep -q '^stackcopy ' fp.txt || fail "--callgraph=fp recorded stack copies"
+
+"$OPROFILED" --call-graph dwarf,2048 --session-dir=dw -- "$bin" 1 >/dev/null 2>err.txt ||
+	fail "oprofiled --call-graph dwarf,2048 exited $?: $(cat err.txt)"
+dump dw >dw.txt
+read -r n samples max zsp <<<"$(copies dw.txt)"
+[ "$max" -gt 512 ] && [ "$max" -le 2048 ] ||
+	fail "dwarf,2048: largest copy $max bytes, not 513..2048"
+echo "$TEST_NAME: PASS"
