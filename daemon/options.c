@@ -17,7 +17,6 @@
 #define DEFAULT_CALLGRAPH_DEPTH 127
 /* bytes of user stack copied with each -g sample: enough for the frames
  * between a frameless leaf and its caller's frame-pointer frame */
-#define DEFAULT_STACK_COPY 512
 /* --callgraph=dwarf's, as perf record's */
 #define DEFAULT_DWARF_COPY 8192
 /* the kernel's limit on PERF_SAMPLE_STACK_USER, rounded to 8 */
@@ -103,9 +102,10 @@ static const struct poptOption options_table[] = {
 	{ "archive-max", 0, POPT_ARG_STRING, NULL, OPT_ARCHIVE_MAX,
 	  "copy no JIT map file larger than MIB (default 64)", "MIB" },
 	{ "callgraph", 'g', POPT_ARG_NONE, &opt_callgraph, 0,
-	  "record a call chain with each sample (frame pointers, registers "
-	  "and 512 bytes of user stack; --callgraph=fp: frame pointers "
-	  "alone; --callgraph=dwarf[,BYTES]: 8192 or BYTES of stack)",
+	  "record a call chain with each sample (frame pointers; "
+	  "--callgraph=fp the same; --callgraph=dwarf[,BYTES] also keeps "
+	  "registers and 8192 or BYTES of user stack, which opreport does "
+	  "not unwind yet)",
 	  NULL },
 	/* --callgraph=MODE and --call-graph[=]MODE are rewritten to this */
 	{ "callgraph-mode", 0, POPT_ARG_STRING | POPT_ARGFLAG_DOC_HIDDEN, NULL,
@@ -331,8 +331,6 @@ static int options_check(struct options *o)
 	} else if (opt_callgraph || opt_callgraph_mode) {
 		o->callgraph_depth = DEFAULT_CALLGRAPH_DEPTH;
 	}
-	if (o->callgraph_depth)
-		o->stack_copy = DEFAULT_STACK_COPY;
 	if (opt_callgraph_mode && callgraph_mode(o, opt_callgraph_mode))
 		return -EINVAL;
 	o->no_kernel = opt_no_kernel;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# oprofiled's stack copies on the frameless workload: -g keeps registers
-# and at most 512 bytes of user stack for (nearly) every user sample's
-# stack, counted as the stacks are; --callgraph=fp keeps none;
+# oprofiled's stack copies on the frameless workload:
+# --callgraph=dwarf,512 keeps registers and at most 512 bytes of user
+# stack for (nearly) every user sample's stack, counted as the stacks
+# are; -g and --callgraph=fp keep none;
 # --call-graph=dwarf,2048 (perf's spelling) copies more than 512 and at
 # most 2048 bytes.
 . "$(dirname "$0")/lib.sh"
@@ -20,8 +21,8 @@ copies() {
 	END { printf "%d %d %d %d\n", n, samples, max, zsp }' "$1"
 }
 
-"$OPROFILED" -g --session-dir=g -- "$bin" 1 >/dev/null 2>err.txt ||
-	fail "oprofiled -g exited $?: $(cat err.txt)"
+"$OPROFILED" --callgraph=dwarf,512 --session-dir=g -- "$bin" 1 >/dev/null 2>err.txt ||
+	fail "oprofiled --callgraph=dwarf,512 exited $?: $(cat err.txt)"
 check_summary err.txt
 dump g >g.txt
 read -r n samples max zsp <<<"$(copies g.txt)"
@@ -33,6 +34,12 @@ read -r n samples max zsp <<<"$(copies g.txt)"
 [ "$n" -le "$samples" ] || fail "-g: $n copies for only $samples samples"
 [ "$max" -gt 0 ] && [ "$max" -le 512 ] || fail "-g: copy of $max bytes, not 1..512"
 [ "$zsp" = 0 ] || fail "-g: $zsp copies with sp 0"
+
+"$OPROFILED" -g --session-dir=plain -- "$bin" 1 >/dev/null 2>err.txt ||
+	fail "oprofiled -g exited $?: $(cat err.txt)"
+dump plain >plain.txt
+[ "$(info plain.txt callgraph_depth)" = 127 ] || fail "-g did not record stacks"
+! grep -q '^stackcopy ' plain.txt || fail "-g recorded stack copies"
 
 "$OPROFILED" --callgraph=fp --session-dir=fp -- "$bin" 1 >/dev/null 2>err.txt ||
 	fail "oprofiled --callgraph=fp exited $?: $(cat err.txt)"

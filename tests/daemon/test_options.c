@@ -183,7 +183,7 @@ START_TEST(test_callgraph)
 }
 END_TEST
 
-/* -g copies 512 bytes of stack; --callgraph=fp none, =dwarf 8192 or
+/* -g and --callgraph=fp copy no stack, =dwarf 8192 or
  * BYTES (rounded down to 8); perf's --call-graph spelling, with '=' or
  * a word; a command's own --callgraph= is left alone. */
 START_TEST(test_callgraph_modes)
@@ -191,7 +191,7 @@ START_TEST(test_callgraph_modes)
 	struct options o;
 
 	ck_assert_int_eq(PARSE(&o, "-g", "--", "true"), 0);
-	ck_assert_uint_eq(o.stack_copy, 512);
+	ck_assert_uint_eq(o.stack_copy, 0);
 	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "--", "true"), 0);
 	ck_assert_uint_eq(o.stack_copy, 0);
@@ -211,13 +211,16 @@ START_TEST(test_callgraph_modes)
 	ck_assert_str_eq(o.command[0], "true");
 	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "--call-graph", "true"), 0);
-	ck_assert_uint_eq(o.stack_copy, 512);
+	ck_assert_uint_eq(o.callgraph_depth, 127);
+	ck_assert_uint_eq(o.stack_copy, 0);
 	ck_assert_str_eq(o.command[0], "true");
 	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "-p", "1", "-g", "--callgraph=fp"), 0);
 	ck_assert_uint_eq(o.stack_copy, 0);
 	options_free(&o);
-	ck_assert_int_eq(PARSE(&o, "-g", "prog", "--callgraph=fp"), 0);
+	ck_assert_int_eq(PARSE(&o, "--callgraph=dwarf,512", "prog",
+			       "--callgraph=fp"),
+			 0);
 	ck_assert_uint_eq(o.stack_copy, 512);
 	ck_assert_str_eq(o.command[1], "--callgraph=fp");
 	options_free(&o);
