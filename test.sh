@@ -10,7 +10,7 @@ set -euo pipefail
 
 need_packages "${OPJIT_BUILD_PACKAGES[@]}" clang libclang-rt-14-dev \
 	linux-perf nodejs python3 procps mono-runtime mono-mcs golang-go pypy3 \
-	clang-format chromium
+	clang-format chromium dpkg-dev debhelper lintian fakeroot
 export CK_FORK=no
 
 passed=0 failed=0
@@ -61,6 +61,24 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 
 CC=clang configure_and_build "$OPJIT_ROOT/build-fuzz" -DOPJIT_WERROR=ON -DOPJIT_FUZZ=ON
 run_ctest "$OPJIT_ROOT/build-fuzz" -L fuzz
+
+# the Debian packages: built from a clean copy, lintian-clean, installed,
+# the autopkgtest run through them, purged (one step, one count)
+if bash "$OPJIT_ROOT/scripts/package_test.sh" "$OPJIT_ROOT/build-deb" \
+	>"$OPJIT_LOGDIR/package.log" 2>&1; then
+	passed=$((passed + 1))
+	echo "package: passed ($(grep -m1 'packages built in' "$OPJIT_LOGDIR/package.log"))"
+else
+	rc=$?
+	if [ "$rc" -eq 77 ]; then
+		grep SKIP "$OPJIT_LOGDIR/package.log" >&2 || true
+		echo "package: skipped (log: $OPJIT_LOGDIR/package.log)" >&2
+	else
+		tail -n 60 "$OPJIT_LOGDIR/package.log" >&2
+		echo "package: failed (log: $OPJIT_LOGDIR/package.log)" >&2
+		failed=$((failed + 1))
+	fi
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -29,6 +29,9 @@
 #ifndef OPJIT_BUILD_DIR
 #error "OPJIT_BUILD_DIR must be defined"
 #endif
+#ifndef OPJIT_HANDLER_RELDIR
+#error "OPJIT_HANDLER_RELDIR (the handler directory from bindir) must be defined"
+#endif
 
 /* Long enough for any real name, short enough to print in one line. */
 
@@ -123,6 +126,33 @@ static bool running_uninstalled(void)
 }
 
 /*
+ * The handler directory of the tree opreport was installed into, found
+ * from where it runs: `cmake --install --prefix P` and a package unpacked
+ * elsewhere move the programs without recompiling them.  Only a directory
+ * that exists counts, resolved, so that it is the compiled-in one itself
+ * whenever the install was not moved.
+ */
+static int dirs_add_beside_exe(struct handler_dirs *d)
+{
+	char exe[PATH_MAX], dir[PATH_MAX + sizeof(OPJIT_HANDLER_RELDIR)];
+	char real[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (len <= 0)
+		return 0;
+	exe[len] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return 0;
+	*slash = '\0';
+	snprintf(dir, sizeof(dir), "%s/%s", exe, OPJIT_HANDLER_RELDIR);
+	if (!realpath(dir, real))
+		return 0;
+	return dirs_add(d, real, strlen(real));
+}
+
+/*
  * Drop every directory that fails the trust rules, with one line each.
  * A directory that does not exist is kept: it holds nothing anyway.  The
  * others keep their order, so a refused directory never hides a good
@@ -155,6 +185,7 @@ static void dirs_trust(struct handler_dirs *d)
 
 int handler_dirs_get(struct handler_dirs *d, const char *handler_path)
 {
+	bool uninstalled;
 	int rc;
 
 	d->dir = NULL;
@@ -162,9 +193,12 @@ int handler_dirs_get(struct handler_dirs *d, const char *handler_path)
 	rc = dirs_add_list(d, handler_path);
 	if (!rc)
 		rc = dirs_add_list(d, secure_getenv("OPJIT_HANDLER_PATH"));
+	uninstalled = running_uninstalled();
+	if (!rc && !uninstalled)
+		rc = dirs_add_beside_exe(d);
 	if (!rc)
 		rc = dirs_add_list(d, OPJIT_HANDLER_DIR);
-	if (!rc && running_uninstalled())
+	if (!rc && uninstalled)
 		rc = dirs_add_list(d, OPJIT_BUILD_HANDLER_DIR);
 	if (rc < 0)
 		handler_dirs_free(d);

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# package_test.sh OUTDIR: build the Debian packages from a clean copy of
+# the source tree (nothing from build/), run lintian on them (any E: or
+# W: fails), install them with dpkg, run the autopkgtest's script, then
+# purge them, leaving the machine as it was.  Needs root for dpkg.
+# Exit 0 passes, 77 skips (says why), anything else fails.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:?usage: package_test.sh OUTDIR}
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+pkgs=(opjit libopjit-jitlog1 libopjit-jitlog-dev opjit-handler-dev)
+# present: installed, or purged of nothing yet (config files left)
+present() {
+	local s
+	s=$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true)
+	[ -n "$s" ] && [ "$s" != not-installed ]
+}
+
+[ "$(id -u)" -eq 0 ] || skip "dpkg -i needs root"
+for p in "${pkgs[@]}"; do
+	if present "$p"; then
+		skip "$p is installed already; purging it afterwards would change this machine"
+	fi
+done
+
+rm -rf "$out"
+version=$(dpkg-parsechangelog -l "$root/debian/changelog" -S Version)
+src=$out/opjit-$version
+mkdir -p "$src"
+# the tracked and new files, as a fresh clone has them; no build trees
+(cd "$root" && git ls-files -co --exclude-standard | grep -v '^build' |
+	tar -cf - -T -) | tar -xf - -C "$src"
+start=$SECONDS
+(cd "$src" && dpkg-buildpackage -us -uc -b) >"$out/build.log" 2>&1 ||
+	{ tail -n 60 "$out/build.log" >&2; fail "dpkg-buildpackage failed (log: $out/build.log)"; }
+echo "packages built in $((SECONDS - start)) s"
+
+changes=$(echo "$out"/opjit_*.changes)
+lintian --fail-on none "$changes" >"$out/lintian.log" 2>&1 ||
+	{ cat "$out/lintian.log" >&2; fail "lintian did not run"; }
+grep -v '^running with root privileges' "$out/lintian.log" || true
+if grep -Eq '^[EW]: ' "$out/lintian.log"; then
+	fail "lintian reports errors or warnings"
+fi
+
+debs=()
+for p in "${pkgs[@]}"; do debs+=("$out/${p}_${version}_$(dpkg --print-architecture).deb"); done
+cleanup() { dpkg --purge "${pkgs[@]}" >"$out/purge.log" 2>&1 || cat "$out/purge.log" >&2; }
+trap cleanup EXIT
+dpkg -i "${debs[@]}" >"$out/install.log" 2>&1 ||
+	{ cat "$out/install.log" >&2; fail "dpkg -i failed"; }
+dpkg -L opjit | grep -q "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/opjit/handlers/libperfmap.so" ||
+	fail "opjit does not hold the perfmap handler in the multiarch directory"
+# the autopkgtest, from a directory outside the build: only the package
+env -u OPJIT_HANDLER_PATH PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+	"$src/debian/tests/profile-jit" || fail "the autopkgtest failed"
+cleanup
+trap - EXIT
+for p in "${pkgs[@]}"; do
+	if present "$p"; then
+		fail "$p is still installed after dpkg --purge"
+	fi
+done
+echo "packages built, lintian clean, installed, profiled a JIT, purged"
