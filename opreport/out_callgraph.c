@@ -191,6 +191,45 @@ static int entry(struct table *t, const struct report *r,
 	return err;
 }
 
+/* The graph's functions as report rows, counted by their own samples or,
+ * BY_TOTAL, by the samples on whose stacks they are; those the filters
+ * and the threshold keep, in *NR.  NULL when out of memory. */
+static struct report_row *cg_rows(const struct report *r, bool by_total,
+				  size_t *nr)
+{
+	const struct callgraph *cg = r->cg;
+	struct report_row *rows;
+	size_t i;
+
+	*nr = 0;
+	rows = calloc(cg->nr_nodes ? cg->nr_nodes : 1, sizeof(*rows));
+	if (!rows)
+		return NULL;
+	for (i = 0; i < cg->nr_nodes; i++) {
+		const struct cg_node *n = &cg->nodes[i];
+		struct report_row row = {
+			.kind = n->kind,
+			.image = n->image,
+			.app = n->app,
+			.handler = n->handler,
+			.tgid = n->tgid,
+			.cpu = -1,
+			.sym = n->sym,
+			.count = by_total ? n->total : n->self,
+			.node = (uint32_t)i,
+		};
+
+		/* a caller with no samples of its own is an entry too, so
+		 * the threshold looks at the samples under it */
+		if (r->opts->threshold > 0 &&
+		    pct(n->total, cg->total) < r->opts->threshold)
+			continue;
+		if (report_row_kept(r, &row))
+			rows[(*nr)++] = row;
+	}
+	return rows;
+}
+
 #define RULE                                                            \
 	"-------------------------------------------------------------" \
 	"------------------"
@@ -204,31 +243,9 @@ int out_callgraph(FILE *f, const struct report *r)
 	bool apps;
 	int ret = 0;
 
-	rows = calloc(cg->nr_nodes ? cg->nr_nodes : 1, sizeof(*rows));
+	rows = cg_rows(r, false, &nr);
 	if (!rows)
 		return -ENOMEM;
-	for (i = 0; i < cg->nr_nodes; i++) {
-		const struct cg_node *n = &cg->nodes[i];
-		struct report_row row = {
-			.kind = n->kind,
-			.image = n->image,
-			.app = n->app,
-			.handler = n->handler,
-			.tgid = n->tgid,
-			.cpu = -1,
-			.sym = n->sym,
-			.count = n->self,
-			.node = (uint32_t)i,
-		};
-
-		/* a caller with no samples of its own is an entry too, so
-		 * the threshold looks at the samples under it */
-		if (r->opts->threshold > 0 &&
-		    pct(n->total, cg->total) < r->opts->threshold)
-			continue;
-		if (report_row_kept(r, &row))
-			rows[nr++] = row;
-	}
 	report_sort_rows(r, rows, nr);
 	apps = app_column(r, cg);
 	out_text_header(f, r);
@@ -277,30 +294,9 @@ int out_children(FILE *f, const struct report *r)
 	bool apps;
 	int ret;
 
-	rows = calloc(cg->nr_nodes ? cg->nr_nodes : 1, sizeof(*rows));
+	rows = cg_rows(r, true, &nr);
 	if (!rows)
 		return -ENOMEM;
-	for (i = 0; i < cg->nr_nodes; i++) {
-		const struct cg_node *n = &cg->nodes[i];
-		/* the count the sort and the filters see is the children */
-		struct report_row row = {
-			.kind = n->kind,
-			.image = n->image,
-			.app = n->app,
-			.handler = n->handler,
-			.tgid = n->tgid,
-			.cpu = -1,
-			.sym = n->sym,
-			.count = n->total,
-			.node = (uint32_t)i,
-		};
-
-		if (r->opts->threshold > 0 &&
-		    pct(n->total, cg->total) < r->opts->threshold)
-			continue;
-		if (report_row_kept(r, &row))
-			rows[nr++] = row;
-	}
 	report_sort_rows(r, rows, nr);
 	apps = app_column(r, cg);
 	out_text_header(f, r);
