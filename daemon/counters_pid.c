@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "diag.h"
+
 int counters_paranoid(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
@@ -106,51 +108,43 @@ void counters_report_open_error(const struct options *o, int err)
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		fprintf(stderr,
-			"oprofiled: event '%s' is not supported on "
-			"this machine\n",
-			ev);
+		diag("event '%s' is not supported on "
+		     "this machine",
+		     ev);
 		return;
 	case EACCES:
 	case EPERM:
 		if (o->mode == MODE_SYSTEM)
-			fprintf(stderr,
-				"oprofiled: --system-wide needs root "
-				"or CAP_PERFMON (perf_event_paranoid is %d)\n",
-				counters_paranoid());
+			diag("--system-wide needs root "
+			     "or CAP_PERFMON (perf_event_paranoid is %d)",
+			     counters_paranoid());
 		else if (o->mode == MODE_PID)
-			fprintf(stderr,
-				"oprofiled: not allowed to profile "
-				"pid %d (perf_event_paranoid is %d)\n",
-				(int)o->pid, counters_paranoid());
+			diag("not allowed to profile "
+			     "pid %d (perf_event_paranoid is %d)",
+			     (int)o->pid, counters_paranoid());
 		else
-			fprintf(stderr,
-				"oprofiled: not allowed to open "
-				"perf events (perf_event_paranoid is %d)\n",
-				counters_paranoid());
+			diag("not allowed to open "
+			     "perf events (perf_event_paranoid is %d)",
+			     counters_paranoid());
 		return;
 	case ESRCH:
-		fprintf(stderr, "oprofiled: no process with pid %d\n",
-			(int)o->pid);
+		diag("no process with pid %d", (int)o->pid);
 		return;
 	case EOVERFLOW:
-		fprintf(stderr,
-			"oprofiled: --callgraph-depth=%u is above the "
-			"kernel's limit (kernel.perf_event_max_stack)\n",
-			o->callgraph_depth);
+		diag("--callgraph-depth=%u is above the "
+		     "kernel's limit (kernel.perf_event_max_stack)",
+		     o->callgraph_depth);
 		return;
 	case EINVAL:
 		max = counters_max_rate();
 		if (o->frequency && max > 0 && o->frequency > (uint64_t)max) {
-			fprintf(stderr,
-				"oprofiled: --frequency=%llu is above "
-				"the kernel's limit of %ld "
-				"(kernel.perf_event_max_sample_rate)\n",
-				(unsigned long long)o->frequency, max);
+			diag("--frequency=%llu is above "
+			     "the kernel's limit of %ld "
+			     "(kernel.perf_event_max_sample_rate)",
+			     (unsigned long long)o->frequency, max);
 			return;
 		}
 		break;
 	}
-	fprintf(stderr, "oprofiled: cannot open event '%s': %s\n", ev,
-		strerror(-err));
+	diag("cannot open event '%s': %s", ev, strerror(-err));
 }

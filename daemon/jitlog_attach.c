@@ -18,6 +18,7 @@
 #include <opjit/jitlog.h>
 #include <oputil/escape.h>
 
+#include "diag.h"
 #include "elf_dynsym.h"
 #include "procinfo.h"
 #include "procmaps.h"
@@ -94,15 +95,14 @@ static void fail(struct proc *p, const char *what, int err)
 
 	p->jitlog = JITLOG_FAILED;
 	target_free(p);
-	fprintf(stderr,
-		"oprofiled: cannot attach to the JIT log of pid %u (%s): %s: "
-		"%s%s; its code is named only if its JIT writes the log "
-		"without a profiler\n",
-		p->tgid, oputil_escape(comm, sizeof(comm), p->comm), what,
-		strerror(err),
-		denied ? " (attaching needs the process's uid or "
-			 "CAP_SYS_PTRACE)"
-		       : "");
+	diag("cannot attach to the JIT log of pid %u (%s): %s: "
+	     "%s%s; its code is named only if its JIT writes the log "
+	     "without a profiler",
+	     p->tgid, oputil_escape(comm, sizeof(comm), p->comm), what,
+	     strerror(err),
+	     denied ? " (attaching needs the process's uid or "
+		      "CAP_SYS_PTRACE)"
+		    : "");
 }
 
 /* A write oprofiled will not make: WHY, once. */
@@ -112,11 +112,10 @@ static void refuse(struct proc *p, const char *why)
 
 	p->jitlog = JITLOG_FAILED;
 	target_free(p);
-	fprintf(stderr,
-		"oprofiled: not attaching to the JIT log of pid %u (%s): %s; "
-		"its code is named only if its JIT writes the log without a "
-		"profiler\n",
-		p->tgid, oputil_escape(comm, sizeof(comm), p->comm), why);
+	diag("not attaching to the JIT log of pid %u (%s): %s; "
+	     "its code is named only if its JIT writes the log without a "
+	     "profiler",
+	     p->tgid, oputil_escape(comm, sizeof(comm), p->comm), why);
 }
 
 /* The library file as the process sees it, whole. */
@@ -548,11 +547,10 @@ void jitlog_attach_detach(struct recorder *r)
 		/* ESRCH: gone, or another program now; EIO, EAGAIN: the
 		 * block went with the library meanwhile */
 		if (rc && rc != -ESRCH && rc != -EIO && rc != -EAGAIN)
-			fprintf(stderr,
-				"oprofiled: cannot detach from the JIT log of "
-				"pid %u (%s): %s\n",
-				p->tgid,
-				oputil_escape(comm, sizeof(comm), p->comm),
-				why ? why : strerror(-rc));
+			diag("cannot detach from the JIT log of "
+			     "pid %u (%s): %s",
+			     p->tgid,
+			     oputil_escape(comm, sizeof(comm), p->comm),
+			     why ? why : strerror(-rc));
 	}
 }

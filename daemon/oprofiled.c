@@ -23,6 +23,7 @@
 
 #include "counters.h"
 #include "counters_pid.h"
+#include "diag.h"
 #include "launch.h"
 #include "options.h"
 #include "procinfo.h"
@@ -248,19 +249,17 @@ static int daemon_writer_open(struct daemon *d)
 		const char *why = d->w ? ops_writer_error(d->w) : "";
 
 		if (*why)
-			fprintf(stderr, "oprofiled: %s\n", why);
+			diag("%s", why);
 		else
-			fprintf(stderr,
-				"oprofiled: cannot create session "
-				"%s: %s\n",
-				d->o->session_dir, strerror(-err));
+			diag("cannot create session "
+			     "%s: %s",
+			     d->o->session_dir, strerror(-err));
 		ops_writer_free(d->w);
 		d->w = NULL;
 		return err;
 	}
 	if (ops_writer_previous(d->w))
-		fprintf(stderr, "oprofiled: previous session kept in %s\n",
-			ops_writer_previous(d->w));
+		diag("previous session kept in %s", ops_writer_previous(d->w));
 	if (!info.kernel_excluded) {
 		/* a kernel built without modules has no list of them */
 		const char *modules =
@@ -269,15 +268,13 @@ static int daemon_writer_open(struct daemon *d)
 		err = ops_writer_kernel_symbols(d->w, "/proc/kallsyms",
 						modules);
 		if (err == -ENOSPC || err == -EDQUOT) {
-			fprintf(stderr, "oprofiled: %s\n",
-				ops_writer_error(d->w));
+			diag("%s", ops_writer_error(d->w));
 			return err;
 		}
 		if (err)
-			fprintf(stderr,
-				"oprofiled: %s; kernel samples will "
-				"have no symbols\n",
-				ops_writer_error(d->w));
+			diag("%s; kernel samples will "
+			     "have no symbols",
+			     ops_writer_error(d->w));
 	}
 	return 0;
 }
@@ -300,7 +297,7 @@ static int daemon_open_counters(struct daemon *d)
 	if (!err)
 		err = ring_merge_init(&d->merge, (size_t)d->c.nr_cpus);
 	if (err) {
-		fprintf(stderr, "oprofiled: %s\n", strerror(-err));
+		diag("%s", strerror(-err));
 		return err;
 	}
 	switch (d->o->mode) {
@@ -326,10 +323,9 @@ static int daemon_open_counters(struct daemon *d)
 		return err;
 	}
 	if (d->c.kernel_refused)
-		fprintf(stderr,
-			"oprofiled: kernel samples excluded: "
-			"perf_event_paranoid is %d\n",
-			counters_paranoid());
+		diag("kernel samples excluded: "
+		     "perf_event_paranoid is %d",
+		     counters_paranoid());
 	return 0;
 }
 
@@ -341,10 +337,9 @@ static int daemon_setup_fds(struct daemon *d, const sigset_t *mask)
 	d->tick_ns = now + TICK_NS;
 	d->sigfd = signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (d->sigfd < 0) {
-		fprintf(stderr,
-			"oprofiled: cannot set up the event loop: "
-			"%s\n",
-			strerror(errno));
+		diag("cannot set up the event loop: "
+		     "%s",
+		     strerror(errno));
 		return -errno;
 	}
 	if (d->o->mode == MODE_PID)
@@ -371,9 +366,8 @@ static int daemon_start(struct daemon *d)
 		return 0;
 	}
 	if (d->o->mode == MODE_PID && procinfo_is_kthread(d->o->pid)) {
-		fprintf(stderr,
-			"oprofiled: pid %d is a kernel thread: it runs no user code; use --system-wide to see the kernel's share\n",
-			(int)d->o->pid);
+		diag("pid %d is a kernel thread: it runs no user code; use --system-wide to see the kernel's share",
+		     (int)d->o->pid);
 		return -EINVAL;
 	}
 	/* counting first, /proc second: a mapping made in between is in
@@ -389,19 +383,16 @@ static int daemon_start(struct daemon *d)
 	else
 		err = recorder_scan_pid(&d->r, d->o->pid);
 	if (d->o->mode == MODE_PID && (err == -ENOENT || err == -ESRCH)) {
-		fprintf(stderr, "oprofiled: no process with pid %d\n",
-			(int)d->o->pid);
+		diag("no process with pid %d", (int)d->o->pid);
 		return err;
 	}
 	if (d->o->mode == MODE_PID && (err == -EACCES || err == -EPERM)) {
-		fprintf(stderr,
-			"oprofiled: cannot read /proc/%d/maps: %s; profile the process as its owner, or as root where /proc is not restricted (hidepid, a container's masked /proc)\n",
-			(int)d->o->pid, strerror(-err));
+		diag("cannot read /proc/%d/maps: %s; profile the process as its owner, or as root where /proc is not restricted (hidepid, a container's masked /proc)",
+		     (int)d->o->pid, strerror(-err));
 		return err;
 	}
 	if (err && !d->r.err) {
-		fprintf(stderr, "oprofiled: cannot read /proc: %s\n",
-			strerror(-err));
+		diag("cannot read /proc: %s", strerror(-err));
 		return err;
 	}
 	return 0;
@@ -410,11 +401,9 @@ static int daemon_start(struct daemon *d)
 static void daemon_report_failure(struct daemon *d)
 {
 	if (d->r.err_from_writer)
-		fprintf(stderr, "oprofiled: %s; recording stopped\n",
-			ops_writer_error(d->w));
+		diag("%s; recording stopped", ops_writer_error(d->w));
 	else
-		fprintf(stderr, "oprofiled: %s; recording stopped\n",
-			strerror(-d->r.err));
+		diag("%s; recording stopped", strerror(-d->r.err));
 }
 
 static double percent(uint64_t part, uint64_t whole)
@@ -443,26 +432,23 @@ static int daemon_finish(struct daemon *d)
 		recorder_flush(&d->r);
 	err = ops_writer_finish(d->w, oputil_clock_ns(CLOCK_MONOTONIC));
 	if (err && !failed) {
-		fprintf(stderr, "oprofiled: %s\n", ops_writer_error(d->w));
+		diag("%s", ops_writer_error(d->w));
 		failed = 1;
 	}
 	t.samples_lost += ops_writer_unwritten(d->w);
 	ops_writer_free(d->w);
 	d->w = NULL;
 	if (d->r.throttles)
-		fprintf(stderr,
-			"oprofiled: the kernel throttled sampling "
-			"%llu times; a lower --frequency would be steadier\n",
-			(unsigned long long)d->r.throttles);
-	fprintf(stderr,
-		"oprofiled: %llu samples, %llu lost (%.1f%%), "
-		"%llu unattributed (%.1f%%), %u process%s, session %s\n",
-		(unsigned long long)t.samples,
-		(unsigned long long)t.samples_lost,
-		percent(t.samples_lost, t.samples + t.samples_lost),
-		(unsigned long long)t.samples_unattributed,
-		percent(t.samples_unattributed, t.samples), t.processes,
-		t.processes == 1 ? "" : "es", d->o->session_dir);
+		diag("the kernel throttled sampling "
+		     "%llu times; a lower --frequency would be steadier",
+		     (unsigned long long)d->r.throttles);
+	diag("%llu samples, %llu lost (%.1f%%), "
+	     "%llu unattributed (%.1f%%), %u process%s, session %s",
+	     (unsigned long long)t.samples, (unsigned long long)t.samples_lost,
+	     percent(t.samples_lost, t.samples + t.samples_lost),
+	     (unsigned long long)t.samples_unattributed,
+	     percent(t.samples_unattributed, t.samples), t.processes,
+	     t.processes == 1 ? "" : "es", d->o->session_dir);
 	return failed;
 }
 
@@ -507,25 +493,24 @@ static int daemon_run(struct daemon *d)
 	d->sigfd = d->pidfd = -1;
 	if (d->o->mode == MODE_PID && kill(d->o->pid, 0) < 0 &&
 	    errno == ESRCH) {
-		fprintf(stderr, "oprofiled: no process with pid %d\n",
-			(int)d->o->pid);
+		diag("no process with pid %d", (int)d->o->pid);
 		return 1;
 	}
 	if (d->o->mode == MODE_COMMAND) {
 		err = launch_find(d->o->command[0]);
 		if (err) {
-			fprintf(stderr, "oprofiled: cannot run %s: %s\n",
-				oputil_escape(name, sizeof(name),
-					      d->o->command[0]),
-				strerror(-err));
+			diag("cannot run %s: %s",
+			     oputil_escape(name, sizeof(name),
+					   d->o->command[0]),
+			     strerror(-err));
 			return 127;
 		}
 		err = launch_prepare(&d->child, d->o->command, &saved);
 		if (err) {
-			fprintf(stderr, "oprofiled: cannot start %s: %s\n",
-				oputil_escape(name, sizeof(name),
-					      d->o->command[0]),
-				strerror(-err));
+			diag("cannot start %s: %s",
+			     oputil_escape(name, sizeof(name),
+					   d->o->command[0]),
+			     strerror(-err));
 			return 1;
 		}
 	}
@@ -542,7 +527,7 @@ static int daemon_run(struct daemon *d)
 				    .stack_copy = d->o->stack_copy,
 			    });
 	if (err) {
-		fprintf(stderr, "oprofiled: %s\n", strerror(-err));
+		diag("%s", strerror(-err));
 		goto out_abort;
 	}
 	if (daemon_start(d))
@@ -550,10 +535,10 @@ static int daemon_run(struct daemon *d)
 	if (d->o->mode == MODE_COMMAND) {
 		err = launch_go(&d->child);
 		if (err) {
-			fprintf(stderr, "oprofiled: cannot run %s: %s\n",
-				oputil_escape(name, sizeof(name),
-					      d->o->command[0]),
-				strerror(-err));
+			diag("cannot run %s: %s",
+			     oputil_escape(name, sizeof(name),
+					   d->o->command[0]),
+			     strerror(-err));
 			daemon_wait_child(d, false);
 			ops_writer_free(d->w);
 			d->w = NULL;

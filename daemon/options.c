@@ -11,6 +11,8 @@
 
 #include <opjit/samples.h>
 
+#include "diag.h"
+
 #define DEFAULT_FREQUENCY 4000
 #define DEFAULT_ARCHIVE_MIB 64
 /* the kernel's own default, kernel.perf_event_max_stack */
@@ -134,7 +136,7 @@ static int parse_u64(const char *s, uint64_t *out)
 
 static int bad_value(const char *opt, const char *val, const char *why)
 {
-	fprintf(stderr, "oprofiled: invalid %s '%s': %s\n", opt, val, why);
+	diag("invalid %s '%s': %s", opt, val, why);
 	return -EINVAL;
 }
 
@@ -199,12 +201,11 @@ static void options_bad(poptContext pc, int rc)
 	const char *opt = poptBadOption(pc, POPT_BADOPTION_NOALIAS);
 
 	if (rc == POPT_ERROR_BADOPT)
-		fprintf(stderr, "oprofiled: unknown option '%s'\n", opt);
+		diag("unknown option '%s'", opt);
 	else if (rc == POPT_ERROR_NOARG)
-		fprintf(stderr, "oprofiled: option '%s' needs a value\n", opt);
+		diag("option '%s' needs a value", opt);
 	else
-		fprintf(stderr, "oprofiled: invalid option '%s': %s\n", opt,
-			poptStrerror(rc));
+		diag("invalid option '%s': %s", opt, poptStrerror(rc));
 }
 
 static int options_join(struct options *o, int argc, const char **argv)
@@ -272,8 +273,8 @@ static int options_check(struct options *o)
 	if (opt_separate && parse_separate(o, opt_separate))
 		return -EINVAL;
 	if (opt_frequency && opt_period) {
-		fprintf(stderr, "oprofiled: --frequency and --period exclude "
-				"each other\n");
+		diag("--frequency and --period exclude "
+		     "each other");
 		return -EINVAL;
 	}
 	if (opt_frequency) {
@@ -293,8 +294,7 @@ static int options_check(struct options *o)
 		o->frequency = 0;
 	}
 	if (opt_event && strchr(opt_event, ',')) {
-		fprintf(stderr, "oprofiled: only one event per session: %s\n",
-			opt_event);
+		diag("only one event per session: %s", opt_event);
 		return -EINVAL;
 	}
 	if (opt_event && !strcmp(opt_event, "list")) {
@@ -304,8 +304,7 @@ static int options_check(struct options *o)
 	if (opt_event) {
 		o->event = evname_find(opt_event);
 		if (!o->event) {
-			fprintf(stderr, "oprofiled: unknown event '%s'\n",
-				opt_event);
+			diag("unknown event '%s'", opt_event);
 			return -EINVAL;
 		}
 	}
@@ -336,13 +335,13 @@ static int options_check(struct options *o)
 	o->no_kernel = opt_no_kernel;
 	o->archive_maps = !opt_no_archive;
 	if (modes == 0) {
-		fprintf(stderr, "oprofiled: nothing to profile: give a "
-				"COMMAND, --pid or --system-wide\n");
+		diag("nothing to profile: give a "
+		     "COMMAND, --pid or --system-wide");
 		return -EINVAL;
 	}
 	if (modes > 1) {
-		fprintf(stderr, "oprofiled: a COMMAND, --pid and "
-				"--system-wide exclude each other\n");
+		diag("a COMMAND, --pid and "
+		     "--system-wide exclude each other");
 		return -EINVAL;
 	}
 	o->mode = o->command ? MODE_COMMAND : opt_pid ? MODE_PID : MODE_SYSTEM;
@@ -470,10 +469,9 @@ int options_parse(struct options *o, int argc, const char **argv)
 		if (rc == OPT_EVENT && opt_event) {
 			char *second = poptGetOptArg(pc);
 
-			fprintf(stderr,
-				"oprofiled: only one event per session: %s "
-				"and %s\n",
-				opt_event, second ? second : "");
+			diag("only one event per session: %s "
+			     "and %s",
+			     opt_event, second ? second : "");
 			free(second);
 			return -EINVAL;
 		}

@@ -8,6 +8,8 @@
 
 #include <oputil/escape.h>
 
+#include "diag.h"
+
 static void recorder_archive_one(struct recorder *r, struct proc *p,
 				 const char *src)
 {
@@ -19,18 +21,17 @@ static void recorder_archive_one(struct recorder *r, struct proc *p,
 	if (err == -EFBIG) {
 		char name[512];
 
-		fprintf(stderr,
-			"oprofiled: not archiving %s: larger than "
-			"%llu MiB\n",
-			oputil_escape(name, sizeof(name), src),
-			(unsigned long long)(r->cfg.archive_max_bytes >> 20));
+		diag("not archiving %s: larger than "
+		     "%llu MiB",
+		     oputil_escape(name, sizeof(name), src),
+		     (unsigned long long)(r->cfg.archive_max_bytes >> 20));
 		return;
 	}
 	if (err == -ENOSPC || err == -EDQUOT || err == -EIO) {
 		recorder_fail(r, err, true);
 		return;
 	}
-	fprintf(stderr, "oprofiled: %s\n", ops_writer_error(r->w));
+	diag("%s", ops_writer_error(r->w));
 }
 
 /* Copy the JIT's map files into the session, as the process saw them. */
