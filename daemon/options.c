@@ -88,6 +88,9 @@ static const struct poptOption options_table[] = {
 	  "process,cpu,all,none" },
 	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR,
 	  "write the session to DIR (default ./oprofile_data)", "DIR" },
+	/* perf record's spelling; the session is a directory, not a file */
+	{ "output", 'o', POPT_ARG_STRING, NULL, OPT_SESSION_DIR,
+	  "the same as --session-dir", "DIR" },
 	{ "frequency", 'F', POPT_ARG_STRING, NULL, OPT_FREQUENCY,
 	  "sample HZ times a second per CPU (default 4000)", "HZ" },
 	{ "period", 'c', POPT_ARG_STRING, NULL, OPT_PERIOD,
@@ -365,6 +368,8 @@ static bool takes_word(const char *s)
 		"-s",
 		"--separate",
 		"--session-dir",
+		"-o",
+		"--output",
 		"-F",
 		"--frequency",
 		"-c",

@@ -99,6 +99,16 @@ START_TEST(test_modes_and_values)
 			 0);
 	ck_assert_str_eq(o.session_dir, "b");
 	options_free(&o);
+	/* -o and --output are perf record's spelling of --session-dir */
+	ck_assert_int_eq(PARSE(&o, "-o", "d", "-a"), 0);
+	ck_assert_str_eq(o.session_dir, "d");
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--output=d", "-a"), 0);
+	ck_assert_str_eq(o.session_dir, "d");
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--session-dir=a", "-o", "b", "-a"), 0);
+	ck_assert_str_eq(o.session_dir, "b");
+	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "-a", "-F", "99"), 0);
 	ck_assert_int_eq(o.mode, MODE_SYSTEM);
 	ck_assert_uint_eq(o.frequency, 99);
