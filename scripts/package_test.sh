@@ -51,7 +51,8 @@ cleanup() { dpkg --purge "${pkgs[@]}" >"$out/purge.log" 2>&1 || cat "$out/purge.
 trap cleanup EXIT
 dpkg -i "${debs[@]}" >"$out/install.log" 2>&1 ||
 	{ cat "$out/install.log" >&2; fail "dpkg -i failed"; }
-dpkg -L opjit | grep -q "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/opjit/handlers/libperfmap.so" ||
+files=$(dpkg -L opjit)
+grep -q "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/opjit/handlers/libperfmap.so" <<<"$files" ||
 	fail "opjit does not hold the perfmap handler in the multiarch directory"
 # the autopkgtest, from a directory outside the build: only the package
 env -u OPJIT_HANDLER_PATH PATH=/usr/sbin:/usr/bin:/sbin:/bin \

@@ -51,6 +51,9 @@ echo "ok: an unclaimed process says which handler would claim it"
 # the order is documented, and the man page and --help say auto
 grep -q 'jitdump, jitlog, javamap, pypy, perfmap' "$OPJIT_SOURCE/opreport/opreport.1" ||
 	fail "opreport.1 does not give auto's order"
-"$OPJIT_BUILD/opreport/opreport" --help | grep -q 'auto' ||
+# read whole first: grep -q would stop the pipe early, and pipefail
+# would count opreport's broken pipe as a failure
+help=$("$OPJIT_BUILD/opreport/opreport" --help)
+grep -q 'auto' <<<"$help" ||
 	fail "opreport --help does not mention auto"
 echo "ok: auto's order is documented"
