@@ -29,8 +29,8 @@ for ev in cpu-clock page-faults $(printf '%s\n' "$listed" | grep -m1 -x cycles |
 	rm -rf s
 	"$OPROFILED" --session-dir=s -e "$ev" -- "$WORKLOADS/threetoone" 1 \
 		>rec.out 2>rec.err || fail "-e $ev (listed) failed: $(cat rec.err)"
-	dump s >dump.txt
-	grep -qx "info event $ev" dump.txt || fail "-e $ev: the session records another event"
+	dump s >s.dump
+	grep -qx "info event $ev" s.dump || fail "-e $ev: the session records another event"
 done
 # perf, where installed, agrees whether there are hardware counters
 if command -v perf >/dev/null 2>&1 && perf stat -e cpu-clock true >/dev/null 2>&1; then
