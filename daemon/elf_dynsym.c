@@ -76,6 +76,23 @@ static int read_header(const uint8_t *buf, size_t len, Elf64_Ehdr *eh)
 	return 0;
 }
 
+/* NAME's value in the dynamic symbols of the ELF file BUF, with the
+ * header it was read through.  0 or a negative errno. */
+static int symbol_value(const uint8_t *buf, size_t len, const char *name,
+			Elf64_Ehdr *eh, uint64_t *value)
+{
+	int rc = read_header(buf, len, eh);
+
+	return rc ? rc : find_value(buf, len, eh, name, value);
+}
+
+/* Program header I of EH, whose table read_header() has bounded. */
+static void program_header(const uint8_t *buf, const Elf64_Ehdr *eh,
+			   uint16_t i, Elf64_Phdr *ph)
+{
+	memcpy(ph, buf + eh->e_phoff + (uint64_t)i * sizeof(*ph), sizeof(*ph));
+}
+
 int elf_dynsym_delta(const uint8_t *buf, size_t len, const char *name,
 		     uint64_t pgoff, uint32_t prot, uint64_t *delta)
 {
@@ -84,9 +101,7 @@ int elf_dynsym_delta(const uint8_t *buf, size_t len, const char *name,
 	uint16_t i;
 	int rc;
 
-	rc = read_header(buf, len, &eh);
-	if (!rc)
-		rc = find_value(buf, len, &eh, name, &value);
+	rc = symbol_value(buf, len, name, &eh, &value);
 	if (rc)
 		return rc;
 	/* the loader maps each segment from its page-aligned offset to
@@ -94,8 +109,7 @@ int elf_dynsym_delta(const uint8_t *buf, size_t len, const char *name,
 	for (i = 0; i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
 
-		memcpy(&ph, buf + eh.e_phoff + (uint64_t)i * sizeof(ph),
-		       sizeof(ph));
+		program_header(buf, &eh, i, &ph);
 		if (ph.p_type != PT_LOAD ||
 		    (ph.p_offset & PAGE_MASK_4K) != pgoff ||
 		    (ph.p_flags & (PF_W | PF_X)) != (prot & (PF_W | PF_X)))
@@ -114,16 +128,13 @@ int elf_dynsym_writable(const uint8_t *buf, size_t len, const char *name,
 	uint16_t i;
 	int rc;
 
-	rc = read_header(buf, len, &eh);
-	if (!rc)
-		rc = find_value(buf, len, &eh, name, &value);
+	rc = symbol_value(buf, len, name, &eh, &value);
 	if (rc)
 		return rc;
 	for (i = 0; i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
 
-		memcpy(&ph, buf + eh.e_phoff + (uint64_t)i * sizeof(ph),
-		       sizeof(ph));
+		program_header(buf, &eh, i, &ph);
 		/* the bytes the file gives the segment: past p_filesz the
 		 * loader maps anonymous memory, no longer the file */
 		if (ph.p_type != PT_LOAD ||
