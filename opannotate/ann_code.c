@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ann_code.h"
+#include "diag.h"
+#include "out.h"
+
+static int ann_code_none(struct ann_code *code, const struct report *r,
+			 const struct report_row *row, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* No disassembly for ROW: say why, once. */
+static int ann_code_none(struct ann_code *code, const struct report *r,
+			 const struct report_row *row, const char *fmt, ...)
+{
+	/* kernel code and unnamed buckets are never disassembled: the
+	 * annotation says so, with no warning a run */
+	bool say = row->kind == ROW_FILE || row->kind == ROW_JIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(code->whybuf, sizeof(code->whybuf), fmt, ap);
+	va_end(ap);
+	code->why = code->whybuf;
+	if (say)
+		diag("warning: %s in %s: no disassembly: %s",
+		     out_safe(r->pool, row->sym->name),
+		     out_safe(r->pool, row->image),
+		     out_safe(r->pool, code->why));
+	return 0;
+}
+
+/* The source line of every instruction, in one sorted batch through the
+ * row's own line source (image_bfd's, with its debug files). */
+static int ann_code_lines(struct ann_code *code, const struct report_row *row)
+{
+	uint64_t *vmas;
+	size_t i;
+
+	if (!row->line_src || !code->nr_insns)
+		return 0;
+	vmas = malloc(code->nr_insns * sizeof(*vmas));
+	code->files = calloc(code->nr_insns, sizeof(*code->files));
+	code->lines = calloc(code->nr_insns, sizeof(*code->lines));
+	if (!vmas || !code->files || !code->lines) {
+		free(vmas);
+		return -ENOMEM;
+	}
+	for (i = 0; i < code->nr_insns; i++)
+		vmas[i] = code->insns[i].vma;
+	row->line_src->lines(row->line_src->arg, vmas, code->nr_insns,
+			     code->files, code->lines);
+	free(vmas);
+	return 0;
+}
+
+static int ann_code_insns(struct ann_code *code, const struct report *r,
+			  const struct report_row *row, void *abfd,
+			  const uint8_t *buf, uint64_t start, uint64_t len)
+{
+	bool trunc;
+	int ret;
+
+	ret = ann_disasm(abfd, buf, len, start, &code->insns, &code->nr_insns,
+			 &trunc);
+	if (ret == -ENOTSUP)
+		return ann_code_none(
+			code, r, row,
+			"libopcodes cannot disassemble this machine");
+	if (ret)
+		return ret;
+	if (trunc)
+		diag("warning: %s in %s: the code ends inside an instruction at 0x%" PRIx64
+		     " (its size says %" PRIu64 " bytes)",
+		     out_safe(r->pool, row->sym->name),
+		     out_safe(r->pool, row->image),
+		     start + (code->nr_insns
+				      ? code->insns[code->nr_insns - 1].vma +
+						code->insns[code->nr_insns - 1]
+							.len -
+						start
+				      : 0),
+		     len);
+	return 0;
+}
+
+static int ann_code_elf(struct ann_code *code, const struct report *r,
+			const struct report_row *row, uint64_t start,
+			uint64_t len)
+{
+	char why[200] = "";
+	uint8_t *buf = NULL;
+	int ret;
+
+	ret = ann_elf_code(row->image, start, &len, &buf, &code->abfd, why,
+			   sizeof(why));
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret)
+		return ann_code_none(code, r, row, "%s", why);
+	ret = ann_code_insns(code, r, row, code->abfd, buf, start, len);
+	free(buf);
+	return ret ? ret : ann_code_lines(code, row);
+}
+
+int ann_code_get(struct ann_code *code, const struct report *r,
+		 const struct report_row *row, uint64_t start, uint64_t len)
+{
+	memset(code, 0, sizeof(*code));
+	switch (row->kind) {
+	case ROW_FILE:
+		return ann_code_elf(code, r, row, start, len);
+	case ROW_KERNEL:
+		return ann_code_none(code, r, row, "kernel code is not read");
+	case ROW_JIT:
+		return ann_code_none(code, r, row,
+				     "its handler does not keep code bytes");
+	case ROW_ANON:
+		break;
+	}
+	return ann_code_none(code, r, row, "no handler named this code");
+}
+
+void ann_code_release(struct ann_code *code)
+{
+	free(code->insns);
+	free(code->files);
+	free(code->lines);
+	ann_elf_close(code->abfd);
+	memset(code, 0, sizeof(*code));
+}
