@@ -21,7 +21,8 @@ static int ann_code_none(struct ann_code *code, const struct report *r,
 {
 	/* kernel code and unnamed buckets are never disassembled: the
 	 * annotation says so, with no warning a run */
-	bool say = row->kind == ROW_FILE || row->kind == ROW_JIT;
+	bool say = (row->kind == ROW_FILE && row->sym->has_vma) ||
+		   row->kind == ROW_JIT;
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -115,6 +116,9 @@ int ann_code_get(struct ann_code *code, const struct report *r,
 	memset(code, 0, sizeof(*code));
 	switch (row->kind) {
 	case ROW_FILE:
+		/* an image without its symbols (said when it was read) */
+		if (!row->sym->has_vma)
+			break;
 		return ann_code_elf(code, r, row, start, len);
 	case ROW_KERNEL:
 		return ann_code_none(code, r, row, "kernel code is not read");
@@ -124,7 +128,7 @@ int ann_code_get(struct ann_code *code, const struct report *r,
 	case ROW_ANON:
 		break;
 	}
-	return ann_code_none(code, r, row, "no handler named this code");
+	return ann_code_none(code, r, row, "no symbol names this code");
 }
 
 void ann_code_release(struct ann_code *code)

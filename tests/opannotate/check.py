@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Checks of opannotate --format=json output, for the e2e scripts.
+
+check.py loop JSON SYMBOL SOURCE MIN
+    In SYMBOL's disassembly, the loop (from the target of the one
+    backward branch to that branch) holds at least 90% of its samples,
+    which are at least MIN; in --source, the lines of SOURCE marked
+    HOT-LOOP hold at least 90% of the samples of SOURCE.
+"""
+import json
+import re
+import sys
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def symbol(doc, name):
+    syms = [s for s in doc.get("symbols", []) if s["name"] == name]
+    if len(syms) != 1:
+        fail("%d symbols named %s" % (len(syms), name))
+    return syms[0]
+
+
+def backward_loop(sym):
+    insns = sym["instructions"]
+    loops = []
+    for ins in insns:
+        m = re.match(r"j\w+\s+0x([0-9a-f]+)", ins["text"] or "")
+        if m and int(m.group(1), 16) < ins["vma"]:
+            loops.append((int(m.group(1), 16), ins["vma"]))
+    if len(loops) != 1:
+        fail("%d backward branches in %s, not 1" % (len(loops), sym["name"]))
+    return loops[0]
+
+
+def check_loop(path, name, source, minimum):
+    doc = json.load(open(path))
+    sym = symbol(doc, name)
+    if not sym["disassembled"]:
+        fail("%s was not disassembled: %s" % (name, sym.get("why")))
+    lo, hi = backward_loop(sym)
+    total = sum(i["samples"] for i in sym["instructions"])
+    if total != sym["samples"]:
+        fail("instructions hold %d samples, the symbol %d" % (total, sym["samples"]))
+    if total < minimum:
+        fail("%s has %d samples, fewer than %d" % (name, total, minimum))
+    loop = sum(i["samples"] for i in sym["instructions"] if lo <= i["vma"] <= hi)
+    print("%s: %d samples, %d in the loop 0x%x-0x%x (%.1f%%)" %
+          (name, total, loop, lo, hi, 100.0 * loop / total))
+    if loop * 10 < total * 9:
+        fail("the loop holds under 90%")
+    hot = {n + 1 for n, text in enumerate(open(source)) if "HOT-LOOP" in text}
+    files = [f for f in doc.get("sources", []) if f["file"] == source]
+    if len(files) != 1:
+        fail("--source lists %s %d times" % (source, len(files)))
+    ftotal = sum(l["samples"] for l in files[0]["lines"])
+    fhot = sum(l["samples"] for l in files[0]["lines"] if l["line"] in hot)
+    print("%s: %d samples, %d on the loop's lines %s (%.1f%%)" %
+          (source, ftotal, fhot, sorted(hot), 100.0 * fhot / max(ftotal, 1)))
+    if fhot * 10 < ftotal * 9:
+        fail("the loop's lines hold under 90%")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "loop":
+        check_loop(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
+    else:
+        fail("unknown check " + sys.argv[1])
