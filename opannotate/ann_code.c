@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anon_handlers.h"
 #include "ann_code.h"
 #include "diag.h"
 #include "out.h"
@@ -110,6 +111,36 @@ static int ann_code_elf(struct ann_code *code, const struct report *r,
 	return ret ? ret : ann_code_lines(code, row);
 }
 
+/* JIT code: the bytes its handler kept for this generation of it. */
+static int ann_code_jit(struct ann_code *code, const struct report *r,
+			const struct report_row *row)
+{
+	const struct anon_symbol *a = row->sym->anon;
+
+	if (!a)
+		return ann_code_none(code, r, row,
+				     "no symbol names this code");
+	if (!a->code_len && !a->code_err)
+		return ann_code_none(code, r, row,
+				     "its handler keeps no code bytes");
+	if (!a->code_len && a->code_err == -ENOENT)
+		return ann_code_none(code, r, row,
+				     "its handler has no code bytes for it");
+	if (!a->code_len)
+		return ann_code_none(code, r, row,
+				     "its handler could not give its code: %s",
+				     strerror(-a->code_err));
+	code->load_ns = a->code_load_ns;
+	if (a->size && a->code_len < a->size)
+		diag("warning: %s in %s: its handler gave %" PRIu64
+		     " of its %" PRIu64
+		     " bytes of code; the rest is not disassembled",
+		     out_safe(r->pool, row->sym->name),
+		     out_safe(r->pool, row->image), a->code_len, a->size);
+	return ann_code_insns(code, r, row, NULL, a->code, a->code_addr,
+			      a->code_len);
+}
+
 int ann_code_get(struct ann_code *code, const struct report *r,
 		 const struct report_row *row, uint64_t start, uint64_t len)
 {
@@ -123,8 +154,7 @@ int ann_code_get(struct ann_code *code, const struct report *r,
 	case ROW_KERNEL:
 		return ann_code_none(code, r, row, "kernel code is not read");
 	case ROW_JIT:
-		return ann_code_none(code, r, row,
-				     "its handler does not keep code bytes");
+		return ann_code_jit(code, r, row);
 	case ROW_ANON:
 		break;
 	}

@@ -222,6 +222,7 @@ int ann_options_parse(struct annotate_opts *o, int argc, const char **argv)
 	 * and CPUs folded, since code is annotated once */
 	rep->symbols = rep->details = rep->debug_info = true;
 	rep->merge = MERGE_ALL;
+	rep->jit_objects = true;
 	rep->long_filenames = true;
 	rep->spec = profile_spec_new();
 	if (!rep->spec) {

@@ -70,6 +70,7 @@ static int ann_run(const struct annotate_opts *o)
 	int ret;
 
 	if (o->rep.nr_anon_handlers) {
+		anon_handlers_want_code();
 		ret = anon_handlers_load(
 			&handlers, (const char *const *)o->rep.anon_handlers,
 			o->rep.nr_anon_handlers, o->rep.handler_path);
