@@ -13,17 +13,16 @@
 #include "out.h"
 
 static int ann_code_none(struct ann_code *code, const struct report *r,
-			 const struct report_row *row, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+			 const struct report_row *row, bool say,
+			 const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
-/* No disassembly for ROW: say why, once. */
+/* No disassembly for ROW: why, in the annotation and, with SAY (what
+ * went wrong, as opposed to what never has code), once on stderr. */
 static int ann_code_none(struct ann_code *code, const struct report *r,
-			 const struct report_row *row, const char *fmt, ...)
+			 const struct report_row *row, bool say,
+			 const char *fmt, ...)
 {
-	/* kernel code and unnamed buckets are never disassembled: the
-	 * annotation says so, with no warning a run */
-	bool say = (row->kind == ROW_FILE && row->sym->has_vma) ||
-		   row->kind == ROW_JIT;
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -73,7 +72,7 @@ static int ann_code_insns(struct ann_code *code, const struct report *r,
 			 &trunc);
 	if (ret == -ENOTSUP)
 		return ann_code_none(
-			code, r, row,
+			code, r, row, true,
 			"libopcodes cannot disassemble this machine");
 	if (ret)
 		return ret;
@@ -105,7 +104,7 @@ static int ann_code_elf(struct ann_code *code, const struct report *r,
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret)
-		return ann_code_none(code, r, row, "%s", why);
+		return ann_code_none(code, r, row, true, "%s", why);
 	ret = ann_code_insns(code, r, row, code->abfd, buf, start, len);
 	free(buf);
 	return ret ? ret : ann_code_lines(code, row);
@@ -118,16 +117,16 @@ static int ann_code_jit(struct ann_code *code, const struct report *r,
 	const struct anon_symbol *a = row->sym->anon;
 
 	if (!a)
-		return ann_code_none(code, r, row,
+		return ann_code_none(code, r, row, false,
 				     "no symbol names this code");
 	if (!a->code_len && !a->code_err)
-		return ann_code_none(code, r, row,
+		return ann_code_none(code, r, row, false,
 				     "its handler keeps no code bytes");
 	if (!a->code_len && a->code_err == -ENOENT)
-		return ann_code_none(code, r, row,
+		return ann_code_none(code, r, row, false,
 				     "its handler has no code bytes for it");
 	if (!a->code_len)
-		return ann_code_none(code, r, row,
+		return ann_code_none(code, r, row, true,
 				     "its handler could not give its code: %s",
 				     strerror(-a->code_err));
 	code->load_ns = a->code_load_ns;
@@ -152,13 +151,14 @@ int ann_code_get(struct ann_code *code, const struct report *r,
 			break;
 		return ann_code_elf(code, r, row, start, len);
 	case ROW_KERNEL:
-		return ann_code_none(code, r, row, "kernel code is not read");
+		return ann_code_none(code, r, row, false,
+				     "kernel code is not read");
 	case ROW_JIT:
 		return ann_code_jit(code, r, row);
 	case ROW_ANON:
 		break;
 	}
-	return ann_code_none(code, r, row, "no symbol names this code");
+	return ann_code_none(code, r, row, false, "no symbol names this code");
 }
 
 void ann_code_release(struct ann_code *code)

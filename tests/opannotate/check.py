@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Checks of opannotate --format=json output, for the e2e scripts.
 
+check.py jit JSON
+    The session of jit_synthetic.sh: every count and byte as it wrote them.
+
 check.py loop JSON SYMBOL SOURCE MIN
     In SYMBOL's disassembly, the loop (from the target of the one
     backward branch to that branch) holds at least 90% of its samples,
@@ -64,8 +67,54 @@ def check_loop(path, name, source, minimum):
         fail("the loop's lines hold under 90%")
 
 
+def insns(sym):
+    return {i["vma"]: (i["samples"], i["text"]) for i in sym["instructions"]}
+
+
+def check_jit(path):
+    """The session of jit_synthetic.sh, annotated."""
+    doc = json.load(open(path))
+    a, b, c = 0x7f0000001000, 0x7f0000002000, 0x7f0000003000
+    hot = sorted((s for s in doc["symbols"] if s["name"] == "hot"),
+                 key=lambda s: s.get("load_ns", 0))
+    if len(hot) != 2:
+        fail("%d symbols named hot, not one per generation" % len(hot))
+    want = [(1000, {a: 5, a + 5: 45, a + 7: 50}, "mov    $0x61a80,%ecx"),
+            (1000000000, {a: 2, a + 2: 1, a + 7: 30, a + 9: 30, a + 11: 37},
+             "xor    %eax,%eax")]
+    for sym, (load, counts, first) in zip(hot, want):
+        if sym.get("load_ns") != load or not sym["disassembled"]:
+            fail("hot generation %s: load %s, disassembled %s" %
+                 (load, sym.get("load_ns"), sym["disassembled"]))
+        got = {v: n for v, (n, _) in insns(sym).items() if n}
+        if got != counts:
+            fail("hot generation %d: samples %s, want %s" % (load, got, counts))
+        if sym["instructions"][0]["text"] != first:
+            fail("hot generation %d starts %r" % (load, sym["instructions"][0]["text"]))
+        lo, hi = backward_loop(sym)
+        loop = sum(n for v, n in counts.items() if lo <= v <= hi)
+        if loop * 10 < sum(counts.values()) * 9:
+            fail("hot generation %d: the loop holds %d of %d" %
+                 (load, loop, sum(counts.values())))
+    junk = symbol(doc, "junk")
+    if not any("(bad)" in (i["text"] or "") for i in junk["instructions"]) or \
+       junk["samples"] != 7:
+        fail("junk: %s" % junk)
+    liar = insns(symbol(doc, "liar"))
+    if liar.get(c + 5) != (6, "dec    %ecx") or liar.get(c + 40) != (2, None):
+        fail("liar: %s" % liar)
+    mapped = symbol(doc, "JS:*mapped")
+    if mapped["disassembled"] or "keeps no code" not in mapped.get("why", "") or \
+       {v: n for v, (n, _) in insns(mapped).items()} != \
+       {0x7e0000000010: 1, 0x7e0000000012: 2}:
+        fail("the perf map's symbol: %s" % mapped)
+    print("jit: two generations of hot, junk, liar and a perf map as expected")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "loop":
         check_loop(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
+    elif sys.argv[1] == "jit":
+        check_jit(sys.argv[2])
     else:
         fail("unknown check " + sys.argv[1])

@@ -13,9 +13,9 @@ __attribute__((noinline)) static uint64_t hot_sum(uint64_t n, uint64_t seed)
 {
 	uint64_t acc = seed, i;
 
-	for (i = 0; i < n; i++) {		  /* HOT-LOOP */
+	for (i = 0; i < n; i++) {			/* HOT-LOOP */
 		acc = acc * 6364136223846793005ull + i; /* HOT-LOOP */
-		acc ^= acc >> 29;			  /* HOT-LOOP */
+		acc ^= acc >> 29;			/* HOT-LOOP */
 	}
 	return acc;
 }
