@@ -24,6 +24,9 @@ struct ann_text {
 };
 
 static int ann_text_vprintf(struct ann_text *t, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static int ann_text_vprintf(struct ann_text *t, const char *fmt, va_list ap)
 {
 	int n;
 
@@ -37,6 +40,9 @@ static int ann_text_vprintf(struct ann_text *t, const char *fmt, va_list ap)
 }
 
 static int ann_text_printf(void *stream, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int ann_text_printf(void *stream, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -46,6 +52,10 @@ static int ann_text_printf(void *stream, const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
+
+static int ann_text_styled(void *stream, enum disassembler_style style,
+			   const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static int ann_text_styled(void *stream, enum disassembler_style style,
 			   const char *fmt, ...)
