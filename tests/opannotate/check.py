@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Checks of opannotate --format=json output, for the e2e scripts.
 
+check.py generations JSON NAME FIRST_OLD FIRST_NEW MIN
+    Two generations of NAME, told apart by their first instruction; in
+    each, the loop holds at least 90% of at least MIN samples.
+
 check.py jit JSON
     The session of jit_synthetic.sh: every count and byte as it wrote them.
 
@@ -111,9 +115,35 @@ def check_jit(path):
     print("jit: two generations of hot, junk, liar and a perf map as expected")
 
 
+def check_generations(path, name, first_old, first_new, minimum):
+    """Two generations of NAME, oldest first starting with FIRST_OLD,
+    then FIRST_NEW; in each the loop holds 90% of at least MINIMUM."""
+    doc = json.load(open(path))
+    gens = sorted((s for s in doc["symbols"] if s["name"] == name),
+                  key=lambda s: s.get("load_ns", 0))
+    if len(gens) != 2 or gens[0].get("load_ns") == gens[1].get("load_ns"):
+        fail("%d generations of %s: %s" %
+             (len(gens), name, [g.get("load_ns") for g in gens]))
+    for sym, first in zip(gens, (first_old, first_new)):
+        if not sym["disassembled"] or sym["instructions"][0]["text"] != first:
+            fail("%s loaded at %s: %s" % (name, sym.get("load_ns"),
+                                          sym["instructions"][:2]))
+        lo, hi = backward_loop(sym)
+        total = sum(i["samples"] for i in sym["instructions"])
+        loop = sum(i["samples"] for i in sym["instructions"]
+                   if lo <= i["vma"] <= hi)
+        print("%s loaded at %d: %d samples, %d in the loop (%.1f%%)" %
+              (name, sym["load_ns"], total, loop, 100.0 * loop / max(total, 1)))
+        if total < minimum or loop * 10 < total * 9:
+            fail("the loop does not hold 90% of at least %d samples" % minimum)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "loop":
         check_loop(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
+    elif sys.argv[1] == "generations":
+        check_generations(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5],
+                          int(sys.argv[6]))
     elif sys.argv[1] == "jit":
         check_jit(sys.argv[2])
     else:
