@@ -26,6 +26,14 @@ grep -q "hotloop.c:1[678]: .*HOT-LOOP" "$TMP/a.txt" ||
 [ ! -s "$TMP/a.err" ] || { cat "$TMP/a.err"; fail "warnings on a clean run"; }
 echo "ok: hot loop"
 
+# --threshold: only symbols with that share; -e leaves one out
+"$OPANNOTATE" "$S" --assembly --threshold=50 >"$TMP/t.txt" 2>/dev/null || fail "--threshold exited $?"
+[ "$(grep -c '^[^ ].*  \[' "$TMP/t.txt")" -eq 1 ] && grep -q '^hot_sum  \[' "$TMP/t.txt" ||
+	{ cat "$TMP/t.txt"; fail "--threshold=50 does not keep hot_sum alone"; }
+"$OPANNOTATE" "$S" --assembly -e hot_sum >"$TMP/e.txt" 2>/dev/null || fail "-e exited $?"
+! grep -q '^hot_sum  \[' "$TMP/e.txt" || fail "-e hot_sum annotated hot_sum"
+echo "ok: --threshold, -e"
+
 # --context=0: only sampled lines, the rest as "..."
 "$OPANNOTATE" "$S" --source --context=0 -i hot_sum >"$TMP/c.txt" 2>/dev/null ||
 	fail "--context=0 exited $?"
