@@ -22,10 +22,12 @@
 
 #define SYM_POOL 4096u
 
-/* A symbol as handed out, with what code_bytes() needs of it. */
+/* A symbol as handed out, with what code_bytes() needs of it: one per
+ * life, so that code moved to another address is another symbol, which
+ * starts where its samples are. */
 struct jdh_sym {
 	struct opjit_symbol s;
-	uint32_t code;	/* index into jd_dump.code */
+	uint32_t life;	/* index into jd_index.life */
 	uint8_t *bytes; /* its code, read from the dump when first asked */
 };
 
@@ -33,7 +35,7 @@ struct jdh_state {
 	struct jd_dump d;
 	struct jd_index x;
 	int fd;		      /* the dump, kept for the code bytes */
-	struct jdh_sym **sym; /* per code, made when first hit */
+	struct jdh_sym **sym; /* per life, made when first hit */
 	struct jdh_sym **pools;
 	size_t npools, cap_pools, pool_used;
 	char err[512];
@@ -162,7 +164,7 @@ static int jdh_load(const struct opjit_host *host,
 			    st->d.flags & JD_FLAGS_ARCH_TIMESTAMP);
 	if (rc < 0)
 		goto fail;
-	st->sym = calloc(st->d.ncode ? st->d.ncode : 1, sizeof(*st->sym));
+	st->sym = calloc(st->x.nlife ? st->x.nlife : 1, sizeof(*st->sym));
 	if (!st->sym) {
 		rc = -ENOMEM;
 		goto fail;
@@ -187,10 +189,10 @@ static int jdh_claim(const struct opjit_host *host,
 				     jdh_load, state, err, errlen);
 }
 
-static const struct opjit_symbol *sym_get(struct jdh_state *st, uint32_t c)
+static const struct opjit_symbol *sym_get(struct jdh_state *st, uint32_t life)
 {
-	const struct jd_code *code = &st->d.code[c];
-	struct jdh_sym *js = st->sym[c];
+	const struct jd_code *code = &st->d.code[st->x.life[life].code];
+	struct jdh_sym *js = st->sym[life];
 	struct opjit_symbol *s;
 
 	if (js)
@@ -206,11 +208,11 @@ static const struct opjit_symbol *sym_get(struct jdh_state *st, uint32_t c)
 		st->pool_used = 0;
 	}
 	js = &st->pools[st->npools - 1][st->pool_used++];
-	js->code = c;
+	js->life = life;
 	s = &js->s;
 	s->struct_size = OPJIT_SYMBOL_SIZE_1_0;
 	s->name = jd_name(&st->d, code->name);
-	s->start = code->addr;
+	s->start = st->x.life[life].start;
 	s->size = code->size;
 	if (code->nlines) {
 		const struct jd_line *l = &st->d.lines[code->first_line];
@@ -218,7 +220,7 @@ static const struct opjit_symbol *sym_get(struct jdh_state *st, uint32_t c)
 		s->file = jd_name(&st->d, l->file);
 		s->line = l->line;
 	}
-	st->sym[c] = js;
+	st->sym[life] = js;
 	return s;
 }
 
@@ -278,7 +280,7 @@ static int jdh_resolve(void *state, struct opjit_resolve_batch *b)
 					jdh_why_no_life(st, seg, b->times[i]);
 			continue;
 		}
-		s = sym_get(st, st->x.life[life].code);
+		s = sym_get(st, life);
 		if (!s) {
 			snprintf(st->err, sizeof(st->err), "out of memory");
 			return -ENOMEM;
@@ -307,14 +309,14 @@ static int jdh_code_bytes(void *state, const struct opjit_symbol *sym,
 	const struct jd_code *c;
 	size_t got = 0;
 
-	if (!sym || cjs->code >= st->d.ncode ||
-	    &st->sym[cjs->code]->s != sym) {
+	if (!sym || cjs->life >= st->x.nlife || !st->sym[cjs->life] ||
+	    &st->sym[cjs->life]->s != sym) {
 		snprintf(st->err, sizeof(st->err),
 			 "code_bytes() was given a symbol of another state");
 		return -EINVAL;
 	}
-	js = st->sym[cjs->code];
-	c = &st->d.code[js->code];
+	js = st->sym[cjs->life];
+	c = &st->d.code[st->x.life[js->life].code];
 	if (!c->code_len)
 		return -ENOENT;
 	if (!js->bytes) {
@@ -345,8 +347,9 @@ static int jdh_code_bytes(void *state, const struct opjit_symbol *sym,
 	}
 	*code = js->bytes;
 	*len = c->code_len;
-	*addr = c->addr;
-	*load_ns = st->x.by_address ? 0 : c->time;
+	/* where this life of the code sat, from when */
+	*addr = st->x.life[js->life].start;
+	*load_ns = st->x.by_address ? 0 : st->x.life[js->life].from;
 	return 0;
 }
 

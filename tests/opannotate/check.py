@@ -107,6 +107,14 @@ def check_jit(path):
     liar = insns(symbol(doc, "liar"))
     if liar.get(c + 5) != (6, "dec    %ecx") or liar.get(c + 40) != (2, None):
         fail("liar: %s" % liar)
+    movers = sorted((s for s in doc["symbols"] if s["name"] == "mover"),
+                    key=lambda s: s.get("load_ns", 0))
+    got = [(m.get("load_ns"), {v: t for v, (n, t) in insns(m).items() if n})
+           for m in movers]
+    d, e = 0x7f0000004000, 0x7f0000005000
+    if got != [(1000, {d + 7: "jne    0x7f0000004005"}),
+               (4000, {e + 5: "dec    %ecx"})]:
+        fail("moved code: %s" % got)
     mapped = symbol(doc, "JS:*mapped")
     if mapped["disassembled"] or "keeps no code" not in mapped.get("why", "") or \
        {v: n for v, (n, _) in insns(mapped).items()} != \

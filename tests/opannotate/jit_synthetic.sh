@@ -4,7 +4,8 @@
 # on a session whose every sample the test chose (mksession) and a
 # jitdump written here: two generations of "hot" at one address, each
 # with its own samples and bytes; code that does not disassemble; a load
-# whose size says more than its record holds; a perf map, which keeps no
+# whose size says more than its record holds; code moved to another
+# address, annotated where it ran; a perf map, which keeps no
 # code; and handlers whose slot fails, faults or lies.  One line each,
 # never a crash, in the handler's helper and (but the fault) in process.
 . "$(dirname "$0")/lib.sh"
@@ -41,6 +42,10 @@ load(1000, A, "hot", gen1)
 load(1000, B, "junk", junk)
 load(1000, C, "liar", gen1, size=64)       # says 64 bytes, holds 10
 load(1000000000, A, "hot", gen2)           # the same address, new code
+D, E = 0x7f0000004000, 0x7f0000005000
+load(1000, D, "mover", gen1)
+out.extend(struct.pack("<IIQIIQQQQQ", 1, 16 + 48, 4000, 300, 300, E, D, E,
+                       len(gen1), index))  # JIT_CODE_MOVE to E
 open(sys.argv[1], "wb").write(out)
 
 samples = []                              # (time, address, count)
@@ -50,6 +55,7 @@ samples += [(2000000000, A, 2), (2000000000, A + 2, 1),
             (2000000000, A + 11, 37)]
 samples += [(3000, B, 4), (3000, B + 1, 3)]
 samples += [(3000, C + 5, 6), (3000, C + 40, 2)]
+samples += [(1500, D + 7, 3), (5000, E + 5, 8)]
 with open(sys.argv[2], "w") as f:
     t = 0
     for when, addr, n in samples:
