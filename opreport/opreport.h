@@ -86,6 +86,9 @@ struct opreport_opts {
 	struct profile_spec *base_spec;
 	bool list_handlers;		 /* --list-handlers: list and exit */
 	struct anon_isolation isolation; /* --handler-isolation, -timeout */
+	/* opannotate: a JIT row per code object (each generation of a
+	 * function its own), not per name */
+	bool jit_objects;
 };
 
 #endif
