@@ -11,6 +11,7 @@
 #include "image_bfd.h"
 #include "kallsyms.h"
 #include "profile.h"
+#include "unwind.h"
 #include "spec.h"
 #include "strpool.h"
 
@@ -317,6 +318,105 @@ static bool anon_stack_selected(struct report *r, struct ops_session *s,
 	       profile_spec_match_image(spec, p->exe ? p->exe : "");
 }
 
+/* Samples a stack copy moved off the frame-pointer stack of a context. */
+struct moved {
+	uint32_t ctx, stack;
+	uint64_t count;
+};
+
+static int moved_cmp(const void *a, const void *b)
+{
+	const struct moved *x = a, *y = b;
+
+	if (x->ctx != y->ctx)
+		return x->ctx < y->ctx ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+/* The samples of the stack copies, each on the stack unwound from it;
+ * *MV (sorted, *NMV of them) says how many each (context, stack) count
+ * gave up.  0 or -ENOMEM (not reported). */
+static int cg_add_copies(struct profile *p, struct report *r,
+			 struct ops_session *s, struct moved **mv, size_t *nmv)
+{
+	uint32_t nr_img = ops_session_nr_images(s);
+	const struct ops_stack_copy *cp;
+	struct cg_raw_frame *frames = NULL;
+	struct unwind *u = NULL;
+	size_t n, i, nm = 0;
+	int ret;
+
+	*mv = NULL;
+	*nmv = 0;
+	cp = ops_session_stack_copies(s, &n);
+	if (!n || r->opts->no_unwind)
+		return 0;
+	ret = unwind_new(&u, s, r->opts);
+	if (ret || !u)
+		return ret;
+	frames = malloc(OPS_STACK_MAX_FRAMES * sizeof(*frames));
+	*mv = malloc(n * sizeof(**mv));
+	if (!frames || !*mv) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		const struct ops_context *ctx =
+			ops_session_context(s, cp[i].ctx);
+		const struct ops_image *img, *app;
+		const struct ops_stack *fp;
+		struct cg_raw_ctx c;
+		size_t nf;
+		uint32_t sid;
+		bool trunc;
+
+		if (!cp[i].count || !ctx || ctx->image >= nr_img)
+			continue;
+		img = ops_session_image(s, ctx->image);
+		app = ctx->app < nr_img ? ops_session_image(s, ctx->app)
+					: NULL;
+		if (!img || !ctx_selected(r, img, app, ctx))
+			continue;
+		fp = ops_session_stack(s, cp[i].stack);
+		nf = unwind_stack(u, &cp[i], fp, frames, OPS_STACK_MAX_FRAMES,
+				  &trunc);
+		if (!nf)
+			continue;
+		c = (struct cg_raw_ctx){ app ? ctx->app : CG_NONE, CG_NONE,
+					 ctx->tgid };
+		ret = callgraph_add_stack(p->cg, frames, nf, trunc, &sid);
+		ret = ret ? ret
+			  : callgraph_add_samples(p->cg, &c, sid, 0,
+						  cp[i].count);
+		(*mv)[nm++] =
+			(struct moved){ cp[i].ctx, cp[i].stack, cp[i].count };
+	}
+	qsort(*mv, nm, sizeof(**mv), moved_cmp);
+	*nmv = nm;
+out:
+	free(frames);
+	unwind_free(u);
+	return ret;
+}
+
+/* Of COUNT samples of (CTX, STACK), those no copy took. */
+static uint64_t not_moved(const struct moved *mv, size_t n, uint32_t ctx,
+			  uint32_t stack, uint64_t count)
+{
+	struct moved key = { ctx, stack, 0 };
+	const struct moved *m = bsearch(&key, mv, n, sizeof(*mv), moved_cmp);
+	uint64_t took = 0;
+
+	if (!m)
+		return count;
+	/* equal keys are adjacent: every copy of the stack */
+	while (m > mv && !moved_cmp(m - 1, &key))
+		m--;
+	for (; m < mv + n && !moved_cmp(m, &key); m++)
+		took += m->count;
+	return took < count ? count - took : 0;
+}
+
 /* The recorded call chains: (context, stack) counts, and each process's
  * samples with anonymous frames, each with its time. */
 static int cg_add_stacks(struct profile *p, struct report *r,
@@ -327,13 +427,15 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 	uint32_t id, sid, nr = ops_session_nr_processes(s);
 	uint32_t nr_img = ops_session_nr_images(s);
 	uint64_t missing = 0;
-	size_t n, i;
+	struct moved *mv = NULL;
+	size_t n, i, nmv = 0;
 	int ret = 0;
 
 	of = malloc((nr_stacks ? nr_stacks : 1) * sizeof(*of));
 	if (!of)
 		return -ENOMEM;
 	ret = cg_add_table(p, s, of, nr_stacks);
+	ret = ret ? ret : cg_add_copies(p, r, s, &mv, &nmv);
 	sc = ops_session_stack_hist(s, &n);
 	for (i = 0; i < n && !ret; i++) {
 		const struct ops_context *ctx =
@@ -355,7 +457,10 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 		}
 		c = (struct cg_raw_ctx){ app ? ctx->app : CG_NONE, CG_NONE,
 					 ctx->tgid };
-		ret = callgraph_add_samples(p->cg, &c, sid, 0, sc[i].count);
+		ret = callgraph_add_samples(p->cg, &c, sid, 0,
+					    not_moved(mv, nmv, sc[i].ctx,
+						      sc[i].stack,
+						      sc[i].count));
 	}
 	for (id = 0; id < nr && !ret; id++) {
 		const struct ops_process *pr = ops_session_process(s, id);
@@ -382,6 +487,7 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 		}
 	}
 	free(of);
+	free(mv);
 	if (missing)
 		diag("warning: session %s: %" PRIu64
 		     " samples name a stack the stack table does not hold; they are left out of the call graph",
