@@ -6,6 +6,7 @@
  * whose registers and memory are the copy being unwound.
  */
 #define _GNU_SOURCE /* asprintf */
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
@@ -399,24 +400,36 @@ static struct unwind_proc *proc_of(struct unwind *u,
 	return NULL;
 }
 
-/* The unwinding stopped at PC with an error: a word for PC's image
- * when it has no call-frame information at all, or when it could not
- * unwind even the leaf (LEAF).  A frame further up without an entry of
- * its own (a program's entry point) is where stacks end. */
-static void warn_stop(struct unwind *u, struct unwind_proc *p, uint64_t pc,
-		      bool leaf)
+/* Whether CFI, its bias BIAS, has an entry for PC. */
+static bool cfi_covers(Dwarf_CFI *cfi, Dwarf_Addr bias, uint64_t pc)
+{
+	Dwarf_Frame *frame = NULL;
+	bool found = cfi && !dwarf_cfi_addrframe(cfi, pc - bias, &frame);
+
+	free(frame);
+	return found;
+}
+
+/* The unwinding stopped with an error at PC: a word for PC's image when
+ * it has no call-frame information at all, or when an entry for PC
+ * could not be followed (damaged).  A frame without an entry of its own
+ * (hand-written code, a program's entry point) is where the unwound
+ * stack ends, as frame pointers take over. */
+static void warn_stop(struct unwind *u, struct unwind_proc *p, uint64_t pc)
 {
 	const struct ops_process_map *m = proc_find(p, pc);
 	Dwfl_Module *mod = dwfl_addrmodule(p->dwfl, pc);
 	const char *err = dwfl_errmsg(-1);
-	Dwarf_Addr bias;
+	Dwarf_CFI *eh = NULL, *dw = NULL;
+	Dwarf_Addr eh_bias = 0, dw_bias = 0;
 
-	if (!m || u->fault)
+	if (!m || !mod || u->fault)
 		return;
-	if (mod && !dwfl_module_eh_cfi(mod, &bias) &&
-	    !dwfl_module_dwarf_cfi(mod, &bias))
+	eh = dwfl_module_eh_cfi(mod, &eh_bias);
+	dw = dwfl_module_dwarf_cfi(mod, &dw_bias);
+	if (!eh && !dw)
 		warn_image(u, m->image, "no call-frame information");
-	else if (leaf)
+	else if (cfi_covers(eh, eh_bias, pc) || cfi_covers(dw, dw_bias, pc))
 		warn_image(u, m->image, err ? err : "cannot unwind");
 }
 
@@ -472,7 +485,7 @@ size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,
 	ret = dwfl_getthread_frames(p->dwfl, dwfl_pid(p->dwfl), frame_cb, u);
 	if (u->nr_pcs < 2) {
 		if (ret == -1)
-			warn_stop(u, p, c->ip, true);
+			warn_stop(u, p, c->ip);
 		goto kept;
 	}
 	/* the chain is valid again where an unwound return address is one
@@ -507,7 +520,7 @@ size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,
 	*truncated = u->fault || u->nr_pcs >= UNWIND_MAX_FRAMES ||
 		     n < u->nr_pcs;
 	if (ret == -1)
-		warn_stop(u, p, u->pcs[u->nr_pcs - 1], false);
+		warn_stop(u, p, u->pcs[u->nr_pcs - 1] - 1);
 	u->unwound++;
 	return n;
 kept:
