@@ -23,6 +23,7 @@ struct profile {
 	struct image_cache *images;
 	struct kallsyms *ks;
 	struct callgraph *cg;
+	uint64_t copy_cut; /* samples whose unwound stack a copy cut */
 };
 
 /* A selected histogram entry, to be resolved with the others of its
@@ -339,6 +340,7 @@ static int moved_cmp(const void *a, const void *b)
 static int cg_add_copies(struct profile *p, struct report *r,
 			 struct ops_session *s, struct moved **mv, size_t *nmv)
 {
+	uint64_t cut = 0;
 	uint32_t nr_img = ops_session_nr_images(s);
 	const struct ops_stack_copy *cp;
 	struct cg_raw_frame *frames = NULL;
@@ -365,10 +367,10 @@ static int cg_add_copies(struct profile *p, struct report *r,
 			ops_session_context(s, cp[i].ctx);
 		const struct ops_image *img, *app;
 		const struct ops_stack *fp;
+		enum unwind_root root;
 		struct cg_raw_ctx c;
 		size_t nf;
 		uint32_t sid;
-		bool trunc;
 
 		if (!cp[i].count || !ctx || ctx->image >= nr_img)
 			continue;
@@ -379,12 +381,15 @@ static int cg_add_copies(struct profile *p, struct report *r,
 			continue;
 		fp = ops_session_stack(s, cp[i].stack);
 		nf = unwind_stack(u, &cp[i], fp, frames, OPS_STACK_MAX_FRAMES,
-				  &trunc);
+				  &root);
 		if (!nf)
 			continue;
+		if (root == UNWIND_CUT_COPY)
+			cut += cp[i].count;
 		c = (struct cg_raw_ctx){ app ? ctx->app : CG_NONE, CG_NONE,
 					 ctx->tgid };
-		ret = callgraph_add_stack(p->cg, frames, nf, trunc, &sid);
+		ret = callgraph_add_stack(p->cg, frames, nf,
+					  root != UNWIND_WHOLE, &sid);
 		ret = ret ? ret
 			  : callgraph_add_samples(p->cg, &c, sid, 0,
 						  cp[i].count);
@@ -393,6 +398,7 @@ static int cg_add_copies(struct profile *p, struct report *r,
 	}
 	qsort(*mv, nm, sizeof(**mv), moved_cmp);
 	*nmv = nm;
+	p->copy_cut = cut;
 out:
 	free(frames);
 	unwind_free(u);
@@ -527,10 +533,14 @@ static int cg_build(struct profile *p, struct report *r, struct ops_session *s,
 	if (ret)
 		return ret;
 	r->cg = p->cg;
-	if (p->cg->truncated)
+	if (p->cg->truncated > p->copy_cut)
 		diag("warning: session %s: %" PRIu64
 		     " samples have a call chain cut at the recording's depth limit; their stacks start below the root",
-		     r->session_dir, p->cg->truncated);
+		     r->session_dir, p->cg->truncated - p->copy_cut);
+	if (p->copy_cut)
+		diag("warning: session %s: %" PRIu64
+		     " samples have a stack unwound from its stack copy only part of the way (the copy's end, or an image without call-frame information); their stacks start below the root",
+		     r->session_dir, p->copy_cut);
 	return 0;
 }
 

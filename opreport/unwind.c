@@ -158,7 +158,7 @@ static void warn_image(struct unwind *u, uint32_t image, const char *why)
 	if (image >= u->nr_images || u->warned[image])
 		return;
 	u->warned[image] = 1;
-	diag("warning: %s: %s; its callers in stack copies come from frame pointers",
+	diag("warning: %s: %s; stacks unwound from stack copies stop in its code",
 	     img ? img->path : "?", why);
 }
 
@@ -423,13 +423,14 @@ static void warn_stop(struct unwind *u, struct unwind_proc *p, uint64_t pc)
 	Dwarf_CFI *eh = NULL, *dw = NULL;
 	Dwarf_Addr eh_bias = 0, dw_bias = 0;
 
-	if (!m || !mod || u->fault)
+	if (!m || !mod)
 		return;
 	eh = dwfl_module_eh_cfi(mod, &eh_bias);
 	dw = dwfl_module_dwarf_cfi(mod, &dw_bias);
 	if (!eh && !dw)
 		warn_image(u, m->image, "no call-frame information");
-	else if (cfi_covers(eh, eh_bias, pc) || cfi_covers(dw, dw_bias, pc))
+	else if (!u->fault &&
+		 (cfi_covers(eh, eh_bias, pc) || cfi_covers(dw, dw_bias, pc)))
 		warn_image(u, m->image, err ? err : "cannot unwind");
 }
 
@@ -463,13 +464,13 @@ static struct cg_raw_frame proc_frame(const struct unwind_proc *p, uint64_t pc)
 
 size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,
 		    const struct ops_stack *fp, struct cg_raw_frame *frames,
-		    size_t max, bool *truncated)
+		    size_t max, enum unwind_root *root)
 {
 	struct unwind_proc *p;
 	size_t i, j, n;
 	int ret;
 
-	*truncated = false;
+	*root = UNWIND_WHOLE;
 	p = fp && fp->nr_frames && !fp->nr_kernel
 		    ? proc_of(u, c, &fp->frames[0])
 		    : NULL;
@@ -484,7 +485,7 @@ size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,
 	u->nr_pcs = 0;
 	ret = dwfl_getthread_frames(p->dwfl, dwfl_pid(p->dwfl), frame_cb, u);
 	if (u->nr_pcs < 2) {
-		if (ret == -1)
+		if (ret)
 			warn_stop(u, p, c->ip);
 		goto kept;
 	}
@@ -504,7 +505,8 @@ size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,
 				frames[n] = proc_frame(p, u->pcs[n]);
 			for (; j < fp->nr_frames; j++)
 				frames[n++] = cg_frame(&fp->frames[j]);
-			*truncated = fp->flags & OPS_STACK_TRUNCATED;
+			if (fp->flags & OPS_STACK_TRUNCATED)
+				*root = UNWIND_CUT_CHAIN;
 			u->unwound++;
 			return n;
 		}
@@ -517,9 +519,9 @@ size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,
 		frames[i] = proc_frame(p, u->pcs[i]);
 	/* cut where the copy ran out or at the frame limit; an error
 	 * otherwise is a frame with no entry, where stacks end */
-	*truncated = u->fault || u->nr_pcs >= UNWIND_MAX_FRAMES ||
-		     n < u->nr_pcs;
-	if (ret == -1)
+	if (u->fault || u->nr_pcs >= UNWIND_MAX_FRAMES || n < u->nr_pcs)
+		*root = UNWIND_CUT_COPY;
+	if (ret)
 		warn_stop(u, p, u->pcs[u->nr_pcs - 1] - 1);
 	u->unwound++;
 	return n;

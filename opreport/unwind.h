@@ -33,14 +33,21 @@ int unwind_new(struct unwind **out, struct ops_session *s,
 	       const struct opreport_opts *o);
 void unwind_free(struct unwind *u);
 
+/* Where an unwound stack's root is. */
+enum unwind_root {
+	UNWIND_WHOLE,	  /* the outermost frame */
+	UNWIND_CUT_CHAIN, /* the frame-pointer chain's, cut at the depth */
+	UNWIND_CUT_COPY,  /* where the copy or the frame limit ended */
+};
+
 /* Copy C's stack, leaf first, into FRAMES (room for MAX), its
  * frame-pointer stack FP joined below the unwound frames where they
  * meet; the number of frames, or 0 when the copy could not be unwound
- * past its leaf (then its frame-pointer stack stands).  *TRUNCATED:
- * the stack's root is not the outermost frame. */
+ * past its leaf (then its frame-pointer stack stands).  *ROOT says
+ * whether the stack's root is the outermost frame. */
 size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,
 		    const struct ops_stack *fp, struct cg_raw_frame *frames,
-		    size_t max, bool *truncated);
+		    size_t max, enum unwind_root *root);
 
 /* Copies unwound and copies that kept their frame-pointer stacks. */
 void unwind_stats(const struct unwind *u, size_t *unwound, size_t *kept);
