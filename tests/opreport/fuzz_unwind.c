@@ -19,6 +19,7 @@
  * unknown, 0 or at least two frames, and (ASan) no read outside the
  * copy.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,22 @@ static void find_code(char exe[4096], char libc[4096])
 		abort();
 }
 
+/* The session is read whole at its open: its directory goes at once,
+ * so that no run leaves one behind. */
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		abort();
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+	rmdir(dir);
+}
+
 static void make_session(void)
 {
 	static struct opreport_opts opts;
@@ -131,6 +148,7 @@ static void make_session(void)
 	if (ops_session_open(&session, dir, NULL, NULL, err, sizeof(err)) ||
 	    unwind_new(&unwinder, session, &opts) || !unwinder)
 		abort();
+	remove_dir(dir);
 	(void)id;
 }
 
