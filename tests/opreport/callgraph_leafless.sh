@@ -21,7 +21,10 @@ S=$TMP/s
 op() { local out=$1; shift
 	"$OPREPORT" --session-dir="$S" "$@" >"$TMP/$out.txt" 2>"$TMP/err.txt" ||
 		{ cat "$TMP/err.txt"; fail "opreport $* failed"; }
-	[ ! -s "$TMP/err.txt" ] || { cat "$TMP/err.txt"; fail "opreport $* warned"; }; }
+	# a sample of the exec itself may reach the depth limit: the kernel's
+	# doing, not the unwinder's
+	! grep -v "cut at the recording's depth limit" "$TMP/err.txt" ||
+		fail "opreport $* warned"; }
 op folded --format=folded
 op fp --format=folded --no-unwind
 op c -c
