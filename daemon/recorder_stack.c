@@ -201,9 +201,11 @@ void recorder_stack_chain(struct recorder *r, struct proc *p,
 		recorder_fail(r, err, true);
 		return;
 	}
-	/* copies only of user samples outside JIT code: JIT frames keep
-	 * frame pointers, and a kernel sample's user part is past a
-	 * syscall's own frames */
-	if (!anon && s->regs && ctx != MAPTAB_NO_CTX && !st.nr_kernel)
+	/* copies only of user samples in native code (a JIT's own frames
+	 * keep frame pointers; the native ones below them may not), and
+	 * not of kernel samples, whose user part is past a syscall's own
+	 * frames */
+	if (s->regs && ctx != MAPTAB_NO_CTX && !st.nr_kernel &&
+	    r->frames[0].kind == OPS_FRAME_IMAGE)
 		recorder_stack_copy(r, p, s, ctx, id, r->frames[0].image);
 }

@@ -325,6 +325,41 @@ struct moved {
 	uint64_t count;
 };
 
+/* The stacks unwound from the copies of a stack with JIT frames: its
+ * samples are in each process's stream, each with its time, and each
+ * takes the next unwound stack with samples left (which sample had
+ * which copy is not recorded; they differ only below the JIT frames). */
+struct anon_move {
+	uint32_t stack; /* the session's frame-pointer stack */
+	uint32_t cg;	/* the unwound stack in the graph */
+	uint64_t left;	/* samples still to take it */
+};
+
+static int anon_move_cmp(const void *a, const void *b)
+{
+	const struct anon_move *x = a, *y = b;
+
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+/* The unwound stack for a sample of session stack STACK, or CG_NONE. */
+static uint32_t anon_moved(struct anon_move *am, size_t n, uint32_t stack)
+{
+	struct anon_move key = { stack, 0, 0 };
+	struct anon_move *m = bsearch(&key, am, n, sizeof(*am), anon_move_cmp);
+
+	if (!m)
+		return CG_NONE;
+	while (m > am && m[-1].stack == stack)
+		m--;
+	for (; m < am + n && m->stack == stack; m++)
+		if (m->left) {
+			m->left--;
+			return m->cg;
+		}
+	return CG_NONE;
+}
+
 static int moved_cmp(const void *a, const void *b)
 {
 	const struct moved *x = a, *y = b;
@@ -334,13 +369,25 @@ static int moved_cmp(const void *a, const void *b)
 	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
+static bool stack_has_anon(const struct ops_stack *st)
+{
+	uint32_t i;
+
+	for (i = 0; st && i < st->nr_frames; i++)
+		if (st->frames[i].kind == OPS_FRAME_ANON)
+			return true;
+	return false;
+}
+
 /* The samples of the stack copies, each on the stack unwound from it;
  * *MV (sorted, *NMV of them) says how many each (context, stack) count
  * gave up.  0 or -ENOMEM (not reported). */
 static int cg_add_copies(struct profile *p, struct report *r,
-			 struct ops_session *s, struct moved **mv, size_t *nmv)
+			 struct ops_session *s, struct moved **mv, size_t *nmv,
+			 struct anon_move **am, size_t *nam)
 {
 	uint64_t cut = 0;
+	size_t na = 0;
 	uint32_t nr_img = ops_session_nr_images(s);
 	const struct ops_stack_copy *cp;
 	struct cg_raw_frame *frames = NULL;
@@ -350,6 +397,8 @@ static int cg_add_copies(struct profile *p, struct report *r,
 
 	*mv = NULL;
 	*nmv = 0;
+	*am = NULL;
+	*nam = 0;
 	cp = ops_session_stack_copies(s, &n);
 	if (!n || r->opts->no_unwind)
 		return 0;
@@ -358,7 +407,8 @@ static int cg_add_copies(struct profile *p, struct report *r,
 		return ret;
 	frames = malloc(OPS_STACK_MAX_FRAMES * sizeof(*frames));
 	*mv = malloc(n * sizeof(**mv));
-	if (!frames || !*mv) {
+	*am = malloc(n * sizeof(**am));
+	if (!frames || !*mv || !*am) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -390,14 +440,21 @@ static int cg_add_copies(struct profile *p, struct report *r,
 					 ctx->tgid };
 		ret = callgraph_add_stack(p->cg, frames, nf,
 					  root != UNWIND_WHOLE, &sid);
-		ret = ret ? ret
-			  : callgraph_add_samples(p->cg, &c, sid, 0,
-						  cp[i].count);
+		if (ret)
+			break;
+		if (stack_has_anon(fp)) {
+			(*am)[na++] = (struct anon_move){ cp[i].stack, sid,
+							  cp[i].count };
+			continue;
+		}
+		ret = callgraph_add_samples(p->cg, &c, sid, 0, cp[i].count);
 		(*mv)[nm++] =
 			(struct moved){ cp[i].ctx, cp[i].stack, cp[i].count };
 	}
 	qsort(*mv, nm, sizeof(**mv), moved_cmp);
 	*nmv = nm;
+	qsort(*am, na, sizeof(**am), anon_move_cmp);
+	*nam = na;
 	p->copy_cut = cut;
 out:
 	free(frames);
@@ -434,14 +491,15 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 	uint32_t nr_img = ops_session_nr_images(s);
 	uint64_t missing = 0;
 	struct moved *mv = NULL;
-	size_t n, i, nmv = 0;
+	struct anon_move *am = NULL;
+	size_t n, i, nmv = 0, nam = 0;
 	int ret = 0;
 
 	of = malloc((nr_stacks ? nr_stacks : 1) * sizeof(*of));
 	if (!of)
 		return -ENOMEM;
 	ret = cg_add_table(p, s, of, nr_stacks);
-	ret = ret ? ret : cg_add_copies(p, r, s, &mv, &nmv);
+	ret = ret ? ret : cg_add_copies(p, r, s, &mv, &nmv, &am, &nam);
 	sc = ops_session_stack_hist(s, &n);
 	for (i = 0; i < n && !ret; i++) {
 		const struct ops_context *ctx =
@@ -488,12 +546,18 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 						 callgraph_stack_leaf(p->cg,
 								      sid)))
 				continue;
+			if (nam) {
+				uint32_t u = anon_moved(am, nam, smp[i].stack);
+
+				sid = u != CG_NONE ? u : sid;
+			}
 			ret = callgraph_add_samples(p->cg, &c, sid,
 						    smp[i].time_ns, 1);
 		}
 	}
 	free(of);
 	free(mv);
+	free(am);
 	if (missing)
 		diag("warning: session %s: %" PRIu64
 		     " samples name a stack the stack table does not hold; they are left out of the call graph",

@@ -27,6 +27,9 @@
 #define DWARF_RBP 6
 #define DWARF_RSP 7
 
+#define KNOWN_BP 0x1
+#define KNOWN_SP 0x2
+
 /* Mappings of one process layout kept at most: a process maps a few
  * hundred; a damaged session may name millions. */
 #define UNWIND_MAX_MAPS 65536
@@ -54,7 +57,12 @@ struct unwind {
 	const struct ops_stack_copy *cur;
 	bool fault; /* a read outside the copy */
 	Dwarf_Addr pcs[UNWIND_MAX_FRAMES];
+	/* each frame's rbp and rsp, when the unwinding knows them */
+	Dwarf_Word bps[UNWIND_MAX_FRAMES], sps[UNWIND_MAX_FRAMES];
+	uint8_t known[UNWIND_MAX_FRAMES]; /* KNOWN_BP | KNOWN_SP */
 	size_t nr_pcs;
+	bool jit; /* the copy's process runs JIT code: unmapped is anon */
+	struct unwind_proc *cur_proc;
 	size_t unwound, kept;
 };
 
@@ -441,6 +449,13 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 
 	if (!dwfl_frame_pc(state, &pc, NULL) || !pc)
 		return DWARF_CB_ABORT;
+	u->known[u->nr_pcs] =
+		(dwfl_frame_reg(state, DWARF_RBP, &u->bps[u->nr_pcs])
+			 ? 0
+			 : KNOWN_BP) |
+		(dwfl_frame_reg(state, DWARF_RSP, &u->sps[u->nr_pcs])
+			 ? 0
+			 : KNOWN_SP);
 	u->pcs[u->nr_pcs++] = pc;
 	return u->nr_pcs < UNWIND_MAX_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
@@ -453,13 +468,78 @@ static struct cg_raw_frame cg_frame(const struct ops_frame *f)
 				      f->addr };
 }
 
-static struct cg_raw_frame proc_frame(const struct unwind_proc *p, uint64_t pc)
+/* Frame PC as the session names frames: an image and file offset; in
+ * a process that runs JIT code, an address no image holds is
+ * anonymous, for its handler to name. */
+static struct cg_raw_frame proc_frame(const struct unwind *u,
+				      const struct unwind_proc *p, uint64_t pc)
 {
 	const struct ops_process_map *m = proc_find(p, pc);
 
 	if (!m)
-		return (struct cg_raw_frame){ CG_UNKNOWN, pc };
+		return (struct cg_raw_frame){ u->jit ? CG_ANON : CG_UNKNOWN,
+					      pc };
 	return (struct cg_raw_frame){ m->image, pc - m->start + m->pgoff };
+}
+
+/* Unwound frames [0, I) then the chain FP from frame J on into FRAMES;
+ * 0 when they do not fit. */
+static size_t splice(struct unwind *u, const struct ops_stack *fp, size_t i,
+		     size_t j, struct cg_raw_frame *frames, size_t max,
+		     enum unwind_root *root)
+{
+	size_t n;
+
+	if (i + fp->nr_frames - j > max)
+		return 0;
+	for (n = 0; n < i; n++)
+		frames[n] = proc_frame(u, u->cur_proc, u->pcs[n]);
+	for (; j < fp->nr_frames; j++)
+		frames[n++] = cg_frame(&fp->frames[j]);
+	if (fp->flags & OPS_STACK_TRUNCATED)
+		*root = UNWIND_CUT_CHAIN;
+	return n;
+}
+
+/*
+ * The unwound frames joined to the kernel's chain where it is valid
+ * again, or 0 when it never is.  The kernel walked from the sampled bp:
+ * its second entry is the return address of the frame whose frame
+ * pointer bp is, the first unwound frame I (past the leaf) that has bp
+ * as its own rbp and its frame's base just above it (the caller's rsp,
+ * bp + 16), or that is the last one unwound, in JIT code, with that rbp
+ * (JIT code has no CFI, and its frame pointers are what go on).  Else
+ * the first return address the two share.
+ */
+static size_t join(struct unwind *u, const struct ops_stack_copy *c,
+		   const struct ops_stack *fp, struct cg_raw_frame *frames,
+		   size_t max, enum unwind_root *root)
+{
+	size_t i, j, n = u->nr_pcs;
+
+	for (i = 1; i < n && fp->nr_frames > 1; i++) {
+		bool owner = (u->known[i] & KNOWN_BP) && u->bps[i] == c->bp;
+
+		if (owner && i + 1 < n)
+			owner = (u->known[i + 1] & KNOWN_SP) &&
+				u->sps[i + 1] == c->bp + 16;
+		else if (owner)
+			owner = proc_frame(u, u->cur_proc, u->pcs[i]).image ==
+				CG_ANON;
+		if (owner)
+			return splice(u, fp, i + 1, 1, frames, max, root);
+	}
+	for (i = 1; i < n; i++) {
+		struct cg_raw_frame f = proc_frame(u, u->cur_proc, u->pcs[i]);
+
+		for (j = 1; j < fp->nr_frames; j++) {
+			struct cg_raw_frame g = cg_frame(&fp->frames[j]);
+
+			if (f.image == g.image && f.addr == g.addr)
+				return splice(u, fp, i, j, frames, max, root);
+		}
+	}
+	return 0;
 }
 
 size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,
@@ -467,10 +547,13 @@ size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,
 		    size_t max, enum unwind_root *root)
 {
 	struct unwind_proc *p;
-	size_t i, j, n;
+	size_t i, n;
 	int ret;
 
 	*root = UNWIND_WHOLE;
+	u->jit = false;
+	for (i = 0; fp && i < fp->nr_frames; i++)
+		u->jit |= fp->frames[i].kind == OPS_FRAME_ANON;
 	p = fp && fp->nr_frames && !fp->nr_kernel
 		    ? proc_of(u, c, &fp->frames[0])
 		    : NULL;
@@ -483,40 +566,24 @@ size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,
 	u->cur = c;
 	u->fault = false;
 	u->nr_pcs = 0;
+	u->cur_proc = p;
 	ret = dwfl_getthread_frames(p->dwfl, dwfl_pid(p->dwfl), frame_cb, u);
 	if (u->nr_pcs < 2) {
 		if (ret)
 			warn_stop(u, p, c->ip);
 		goto kept;
 	}
-	/* the chain is valid again where an unwound return address is one
-	 * of its own: its frames from there on */
-	for (i = 1; i < u->nr_pcs; i++) {
-		struct cg_raw_frame f = proc_frame(p, u->pcs[i]);
-
-		for (j = 1; j < fp->nr_frames; j++) {
-			struct cg_raw_frame g = cg_frame(&fp->frames[j]);
-
-			if (f.image != g.image || f.addr != g.addr)
-				continue;
-			if (i + fp->nr_frames - j > max)
-				goto kept;
-			for (n = 0; n < i; n++)
-				frames[n] = proc_frame(p, u->pcs[n]);
-			for (; j < fp->nr_frames; j++)
-				frames[n++] = cg_frame(&fp->frames[j]);
-			if (fp->flags & OPS_STACK_TRUNCATED)
-				*root = UNWIND_CUT_CHAIN;
-			u->unwound++;
-			return n;
-		}
+	n = join(u, c, fp, frames, max, root);
+	if (n) {
+		u->unwound++;
+		return n;
 	}
 	/* no frame of the chain past the leaf is one of the unwound: the
 	 * chain was lost in frameless code; the unwound frames alone,
 	 * cut where the copy or the frame limit ended them */
 	n = u->nr_pcs < max ? u->nr_pcs : max;
 	for (i = 0; i < n; i++)
-		frames[i] = proc_frame(p, u->pcs[i]);
+		frames[i] = proc_frame(u, p, u->pcs[i]);
 	/* cut where the copy ran out or at the frame limit; an error
 	 * otherwise is a frame with no entry, where stacks end */
 	if (u->fault || u->nr_pcs >= UNWIND_MAX_FRAMES || n < u->nr_pcs)
