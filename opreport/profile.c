@@ -467,7 +467,8 @@ static uint64_t not_moved(const struct moved *mv, size_t n, uint32_t ctx,
 			  uint32_t stack, uint64_t count)
 {
 	struct moved key = { ctx, stack, 0 };
-	const struct moved *m = bsearch(&key, mv, n, sizeof(*mv), moved_cmp);
+	const struct moved *m =
+		n ? bsearch(&key, mv, n, sizeof(*mv), moved_cmp) : NULL;
 	uint64_t took = 0;
 
 	if (!m)
