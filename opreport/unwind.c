@@ -569,7 +569,7 @@ size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,
 	u->cur_proc = p;
 	ret = dwfl_getthread_frames(p->dwfl, dwfl_pid(p->dwfl), frame_cb, u);
 	if (u->nr_pcs < 2) {
-		if (ret)
+		if (ret == -1)
 			warn_stop(u, p, c->ip);
 		goto kept;
 	}
@@ -588,7 +588,7 @@ size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,
 	 * otherwise is a frame with no entry, where stacks end */
 	if (u->fault || u->nr_pcs >= UNWIND_MAX_FRAMES || n < u->nr_pcs)
 		*root = UNWIND_CUT_COPY;
-	if (ret)
+	if (ret == -1)
 		warn_stop(u, p, u->pcs[u->nr_pcs - 1] - 1);
 	u->unwound++;
 	return n;
