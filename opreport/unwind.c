@@ -49,6 +49,7 @@ struct unwind {
 	const struct opreport_opts *o;
 	struct unwind_proc *procs;
 	size_t nr_procs;
+	size_t last;	 /* the layout of the copy before */
 	uint8_t *warned; /* per image: its one warning said */
 	uint32_t nr_images;
 	char *debuginfo_path;
@@ -385,6 +386,25 @@ void unwind_free(struct unwind *u)
 /* The layout copy C came from: a process of its program (and its
  * process, when the session separates them) that maps its ip at its
  * leaf frame's file offset. */
+/* Whether copy C, whose context is CTX and leaf LEAF, may be of P. */
+static bool proc_fits(const struct unwind_proc *p,
+		      const struct ops_context *ctx,
+		      const struct ops_stack_copy *c,
+		      const struct ops_frame *leaf)
+{
+	const struct ops_process_map *m;
+
+	if (p->app != ctx->app || (ctx->tgid && p->tgid != ctx->tgid))
+		return false;
+	m = proc_find(p, c->ip);
+	return m && m->image == leaf->image &&
+	       c->ip - m->start + m->pgoff == leaf->addr;
+}
+
+/* The layout copy C came from: a process of its program (and its
+ * process, when the session separates them) that maps its ip at its
+ * leaf frame's file offset; the one found last first, as copies come
+ * in runs of a process. */
 static struct unwind_proc *proc_of(struct unwind *u,
 				   const struct ops_stack_copy *c,
 				   const struct ops_frame *leaf)
@@ -394,17 +414,14 @@ static struct unwind_proc *proc_of(struct unwind *u,
 
 	if (!ctx || leaf->kind != OPS_FRAME_IMAGE)
 		return NULL;
-	for (i = 0; i < u->nr_procs; i++) {
-		struct unwind_proc *p = &u->procs[i];
-		const struct ops_process_map *m;
-
-		if (p->app != ctx->app || (ctx->tgid && p->tgid != ctx->tgid))
-			continue;
-		m = proc_find(p, c->ip);
-		if (m && m->image == leaf->image &&
-		    c->ip - m->start + m->pgoff == leaf->addr)
-			return p;
-	}
+	if (u->last < u->nr_procs &&
+	    proc_fits(&u->procs[u->last], ctx, c, leaf))
+		return &u->procs[u->last];
+	for (i = 0; i < u->nr_procs; i++)
+		if (proc_fits(&u->procs[i], ctx, c, leaf)) {
+			u->last = i;
+			return &u->procs[i];
+		}
 	return NULL;
 }
 
