@@ -61,6 +61,7 @@ struct opreport_opts {
 	bool reverse_sort;	/* -r */
 	bool callgraph;		/* -c */
 	bool children;		/* --children */
+	bool no_unwind;		/* --no-unwind */
 	double threshold;	/* percent, 0 = none */
 	enum opreport_sort sort[8];
 	size_t nr_sort;

@@ -226,19 +226,24 @@ static int delta_cmp(const void *a, const void *b)
  * stacks from STACKS_FROM on and the STACK_COUNTS blocks: damage to the
  * stack table leaves the flat counts before it readable. */
 static int hist_put_stack_defs(struct ops_writer *w, uint32_t stacks_from,
-			       uint32_t copies_from)
+			       uint32_t copies_from, uint32_t pmaps_from)
 {
 	int ret = ops_hist_put_defs(w, &w->hist.stacks, stacks_from,
 				    w->hist.stacks.nr, OPS_HIST_STACKS);
 
+	ret = ret ? ret
+		  : ops_hist_put_defs(w, &w->hist.copies, copies_from,
+				      w->hist.copies.nr,
+				      OPS_HIST_STACK_COPIES);
 	return ret ? ret
-		   : ops_hist_put_defs(w, &w->hist.copies, copies_from,
-				       w->hist.copies.nr,
-				       OPS_HIST_STACK_COPIES);
+		   : ops_hist_put_defs(w, &w->hist.pmaps, pmaps_from,
+				       w->hist.pmaps.nr,
+				       OPS_HIST_PROCESS_MAPS);
 }
 
 static int hist_put_counts(struct ops_writer *w, uint32_t n,
-			   uint32_t stacks_from, uint32_t copies_from)
+			   uint32_t stacks_from, uint32_t copies_from,
+			   uint32_t pmaps_from)
 {
 	struct ops_hist_delta *d = w->hist.sorted;
 	bool stacks_put = false;
@@ -253,7 +258,8 @@ static int hist_put_counts(struct ops_writer *w, uint32_t n,
 		uint32_t kind = d[i].ctx & (OPS_STACK_CTX | OPS_COPY_CTX);
 
 		if (kind && !stacks_put) {
-			ret = hist_put_stack_defs(w, stacks_from, copies_from);
+			ret = hist_put_stack_defs(w, stacks_from, copies_from,
+						  pmaps_from);
 			stacks_put = true;
 			if (ret)
 				break;
@@ -290,7 +296,8 @@ static int hist_put_counts(struct ops_writer *w, uint32_t n,
 					    w->payload.data, w->payload.len);
 	}
 	if (!ret && !stacks_put)
-		ret = hist_put_stack_defs(w, stacks_from, copies_from);
+		ret = hist_put_stack_defs(w, stacks_from, copies_from,
+					  pmaps_from);
 	return ret;
 }
 
@@ -357,7 +364,7 @@ int ops_hist_writer_flush(struct ops_writer *w)
 							c->ctx };
 	}
 	ret = hist_put_counts(w, h->nr_dirty, h->stacks_on_disk,
-			      h->copies_on_disk);
+			      h->copies_on_disk, h->pmaps_on_disk);
 	if (!ret && w->totals_dirty)
 		ret = hist_put_totals(w);
 	ret = ops_hist_append(w, ret);
@@ -365,6 +372,7 @@ int ops_hist_writer_flush(struct ops_writer *w)
 		return ret;
 	/* the copies go out with the counts, never with the definitions */
 	h->copies_on_disk = h->copies.nr;
+	h->pmaps_on_disk = h->pmaps.nr;
 	w->totals_dirty = false;
 	for (i = 0; i < h->nr_dirty; i++)
 		w->hist_on_disk += h->sorted[i].count;
@@ -411,7 +419,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 					h->cells[i].offset, h->cells[i].total,
 					h->cells[i].ctx
 				};
-		ret = hist_put_counts(w, n, 0, 0);
+		ret = hist_put_counts(w, n, 0, 0, 0);
 	}
 	ret = ret ? ret : hist_put_totals(w);
 	if (ret) {
@@ -448,6 +456,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 	h->contexts_on_disk = h->contexts.nr;
 	h->stacks_on_disk = h->stacks.nr;
 	h->copies_on_disk = h->copies.nr;
+	h->pmaps_on_disk = h->pmaps.nr;
 	for (i = 0; i < h->nr_dirty; i++)
 		h->cells[h->dirty[i]].pending = 0;
 	h->nr_dirty = 0;
@@ -470,6 +479,7 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	ops_keyset_free(&h->contexts);
 	ops_keyset_free(&h->stacks);
 	ops_keyset_free(&h->copies);
+	ops_keyset_free(&h->pmaps);
 	free(h->copy_key.data);
 	free(h->path);
 	free(h->cells);
