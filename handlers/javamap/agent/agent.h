@@ -50,6 +50,10 @@ void JNICALL agent_on_compiled_unload(jvmtiEnv *jvmti, jmethodID method,
 void JNICALL agent_on_dynamic_code(jvmtiEnv *jvmti, const char *name,
 				   const void *address, jint length);
 
+/* agent_fp.c: one line on stderr when the JVM runs without
+ * -XX:+PreserveFramePointer.  JNI must be usable (live phase). */
+void agent_fp_check(JNIEnv *jni);
+
 /* agent_main.c: the lock of the agent's tables (methods, live code). */
 void agent_lock(void);
 void agent_unlock(void);

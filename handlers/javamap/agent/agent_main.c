@@ -56,6 +56,7 @@ static void agent_replay(jvmtiEnv *jvmti)
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thr)
 {
 	agent_replay(jvmti);
+	agent_fp_check(jni);
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
@@ -205,8 +206,14 @@ static jint agent_start(JavaVM *vm, const char *options, int live)
 			-ret);
 		goto out;
 	}
-	if (live)
+	if (live) {
+		JNIEnv *jni = NULL;
+
 		agent_replay(jvmti);
+		if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) ==
+		    JNI_OK)
+			agent_fp_check(jni);
+	}
 out:
 	agent_opts_free(&o);
 	return JNI_OK;
