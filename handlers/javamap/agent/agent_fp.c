@@ -90,11 +90,14 @@ out:
 	return ret;
 }
 
-void agent_fp_check(JNIEnv *jni)
+int agent_fp_check(JNIEnv *jni)
 {
-	if (!jni || agent_fp_flag(jni) != 0)
-		return;
+	int fp = jni ? agent_fp_flag(jni) : -1;
+
+	if (fp)
+		return fp;
 	fprintf(stderr, "javamap-agent: -XX:+PreserveFramePointer is off: "
 			"call graphs will show no Java callers above "
 			"compiled Java code\n");
+	return fp;
 }
