@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * opjit anonymous-sample handler ABI, version 1.3 (1.0 is frozen: it only
+ * opjit anonymous-sample handler ABI, version 1.5 (1.0 is frozen: it only
  * grows, by the rules in handler-api/README.md).
  *
  * A handler is a shared object, found by name (libNAME.so), that exports
@@ -18,11 +18,15 @@
  *    reader uses only the fields that fit in struct_size;
  *  - no structure has hidden padding: what would be padding is a
  *    reserved field, and a writer sets it to zero;
- *  - a field added in 1.N is one whose zero value means "as in 1.0", so
- *    a handler sets it only when the host's minor (given to the entry
- *    point) is at least N.  The host refuses a table or symbol that has
- *    non-zero bytes past the fields it knows, or a non-zero reserved
- *    field, because it could not honour them;
+ *  - a field added in 1.N is one whose zero value means "as in 1.0";
+ *  - the handler table's abi_minor and struct_size agree: a table of
+ *    minor N is OPJIT_HANDLER_SIZE_1_N bytes (OPJIT_HANDLER_SIZE for
+ *    this header's minor).  A host ignores the slots of a later minor it
+ *    does not know: they are optional.  Only required_features (1.5)
+ *    makes a host refuse a handler, for a feature it does not have;
+ *  - a host refuses a symbol or inline frame with non-zero bytes past
+ *    the fields it knows, or a non-zero reserved field, because it could
+ *    not honour them;
  *  - a NULL function slot means "not supported".
  *
  * Concurrency: the host may call claim() for different processes at the
@@ -42,7 +46,7 @@ extern "C" {
 #endif
 
 #define OPJIT_HANDLER_ABI_MAJOR 1
-#define OPJIT_HANDLER_ABI_MINOR 3
+#define OPJIT_HANDLER_ABI_MINOR 5
 
 /* The name of the one exported function. */
 #define OPJIT_HANDLER_ENTRY_NAME "opjit_handler_entry"
@@ -228,6 +232,30 @@ struct opjit_handler {
 	 * NULL (or 0) is as in 1.2.
 	 */
 	uint32_t (*state_flags)(void *state);
+
+	/*
+	 * Since 1.4.  The machine code of SYM, a symbol resolve() returned
+	 * for STATE, as it was when the samples named by SYM were taken:
+	 * *LEN bytes at *CODE (valid until release()), which sat at *ADDR
+	 * from *LOAD_NS (CLOCK_MONOTONIC, 0 when unknown).  A symbol whose
+	 * code was replaced at the same address is another symbol, each
+	 * with its own bytes.  0; -ENOENT when the handler has no bytes for
+	 * SYM; or another negative errno (last_error() says why).  Asked
+	 * only by a host that disassembles (opannotate).  Optional: NULL
+	 * when the handler's maps keep no code (perf maps).
+	 */
+	int (*code_bytes)(void *state, const struct opjit_symbol *sym,
+			  const uint8_t **code, uint64_t *len, uint64_t *addr,
+			  uint64_t *load_ns);
+
+	/*
+	 * Since 1.5.  The features, as OPJIT_REQUIRE_* bits, that a host
+	 * must have to use this handler at all; a host refuses a handler
+	 * that requires one it does not know.  Everything else a later
+	 * minor adds is optional and ignored by a host that does not know
+	 * it.  No feature is defined yet: 0.
+	 */
+	uint64_t required_features;
 };
 
 /* state_flags(): every name depends on the address alone, never on the
@@ -258,6 +286,17 @@ struct opjit_handler {
 /* The size version 1.3 grew. */
 #define OPJIT_HANDLER_SIZE_1_3 \
 	OPJIT_SIZE_THROUGH(struct opjit_handler, state_flags)
+
+/* The sizes versions 1.4 and 1.5 grew. */
+#define OPJIT_HANDLER_SIZE_1_4 \
+	OPJIT_SIZE_THROUGH(struct opjit_handler, code_bytes)
+#define OPJIT_HANDLER_SIZE_1_5 \
+	OPJIT_SIZE_THROUGH(struct opjit_handler, required_features)
+
+/* The table of this header's minor: a handler that fills
+ * { .struct_size = OPJIT_HANDLER_SIZE, .abi_minor =
+ * OPJIT_HANDLER_ABI_MINOR } keeps the two in agreement. */
+#define OPJIT_HANDLER_SIZE OPJIT_HANDLER_SIZE_1_5
 
 /* The smallest table a 1.x host accepts: everything through release. */
 #define OPJIT_HANDLER_V1_SIZE OPJIT_HANDLER_SIZE_1_0
