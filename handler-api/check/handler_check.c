@@ -294,8 +294,10 @@ static int one_batch(void *state, const uint64_t *a, const uint64_t *t,
 	return 0;
 }
 
-/* Claim D, resolve a sorted batch and a repeated one, release. */
-static void run_proc(struct proc_desc *d, struct outcome *o, int repeat)
+/* Claim D; unless CLAIM_ONLY, resolve a sorted batch (and with REPEAT a
+ * repeated one); release. */
+static void run_proc(struct proc_desc *d, struct outcome *o, int repeat,
+		     int claim_only)
 {
 	char err[HANDLER_WHY_LEN];
 	void *state = NULL;
@@ -323,6 +325,10 @@ static void run_proc(struct proc_desc *d, struct outcome *o, int repeat)
 		return;
 	if (h.tab.state_flags)
 		h.tab.state_flags(state);
+	if (claim_only) {
+		h.tab.release(state);
+		return;
+	}
 	if (one_batch(state, addrs, times_, CHECK_NR_ADDRS, o) < 0)
 		o->broken = 1;
 	if (repeat && !o->broken) {
@@ -352,7 +358,7 @@ static void *thread_main(void *arg)
 {
 	struct thread_arg *t = arg;
 
-	run_proc(&t->d, &t->o, 0);
+	run_proc(&t->d, &t->o, 0, 0);
 	return NULL;
 }
 
@@ -368,7 +374,7 @@ static void child_step(int out, int step)
 	if (step == 0) {
 		/* a process with no maps of ours: any sound answer */
 		proc_make(&d, NULL);
-		run_proc(&d, &o, 1);
+		run_proc(&d, &o, 0, 1);
 		snprintf(line, sizeof(line), "%d %d %s\n", R_CLAIM,
 			 o.broken == 1 ? F_BROKEN : F_HELD, o.why);
 		if (write(out, line, strlen(line)) < 0)
@@ -383,7 +389,7 @@ static void child_step(int out, int step)
 		for (i = 0; i < nr_maps; i++) {
 			memset(&o, 0, sizeof(o));
 			proc_make(&d, map_path[i]);
-			run_proc(&d, &o, 1);
+			run_proc(&d, &o, 1, 0);
 			any |= o.claim == 1;
 			if (o.broken && !bad) {
 				bad = o.broken;
@@ -416,7 +422,7 @@ static void child_step(int out, int step)
 		for (i = 0; i < CHECK_THREADS; i++)
 			proc_make(&t[i].d,
 				  nr_maps ? map_path[i % nr_maps] : NULL);
-		/* the answers of each process alone first */
+		/* at once first, then each alone, to compare */
 		for (i = 0; i < CHECK_THREADS; i++)
 			if (pthread_create(&tid[i], NULL, thread_main, &t[i]))
 				_exit(1);
@@ -424,7 +430,7 @@ static void child_step(int out, int step)
 			pthread_join(tid[i], NULL);
 		for (i = 0; i < CHECK_THREADS && !bad; i++) {
 			memset(&ref, 0, sizeof(ref));
-			run_proc(&t[i].d, &ref, 0);
+			run_proc(&t[i].d, &ref, 0, 0);
 			if (t[i].o.broken) {
 				bad = 1;
 				why = t[i].o.why;
@@ -504,13 +510,14 @@ reap:
 			if (result[rules[i]].fate != F_BROKEN)
 				set(rules[i], F_BROKEN, "killed by %s",
 				    strsignal(WTERMSIG(status)));
-	if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-		for (i = 0; i < nr; i++)
-			if (result[rules[i]].fate != F_BROKEN)
-				set(rules[i], F_BROKEN,
-				    "the handler ended the process "
-				    "(status %d)",
-				    WEXITSTATUS(status));
+	/* an exit, or an answer cut short: the handler ended the process */
+	for (i = 0; i < nr; i++)
+		if (!result[rules[i]].fate ||
+		    (WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
+		     result[rules[i]].fate != F_BROKEN))
+			set(rules[i], F_BROKEN,
+			    "the process ended without an answer (status %d)",
+			    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 static void addrs_make(void)
@@ -618,14 +625,25 @@ int main(int argc, char **argv)
 	check_load();
 	if (result[R_LOAD].fate == F_HELD && result[R_SLOTS].fate == F_HELD) {
 		run_step(0, claim_rules, 1);
-		if (nr_maps)
-			run_step(1, map_rules, 3);
-		run_step(2, thread_rules, 1);
+		/* a claim that breaks alone breaks everything after it */
+		if (result[R_CLAIM].fate == F_BROKEN) {
+			set(R_MAPS, F_SKIPPED, "claim broke");
+			set(R_SORTED, F_SKIPPED, "claim broke");
+			set(R_REPEAT, F_SKIPPED, "claim broke");
+			set(R_THREADS, F_SKIPPED, "claim broke");
+		} else {
+			if (nr_maps)
+				run_step(1, map_rules, 3);
+			run_step(2, thread_rules, 1);
+		}
+		/* every step released what it claimed, unless it broke */
 		set(R_RELEASE,
-		    result[R_CLAIM].fate == F_BROKEN ||
-				    result[R_THREADS].fate == F_BROKEN
-			    ? F_SKIPPED
-			    : F_HELD,
+		    result[R_CLAIM].fate == F_HELD &&
+				    result[R_THREADS].fate == F_HELD &&
+				    result[R_SORTED].fate != F_BROKEN &&
+				    result[R_REPEAT].fate != F_BROKEN
+			    ? F_HELD
+			    : F_SKIPPED,
 		    "%s", "");
 	}
 	for (r = 0; r < NR_RULES; r++) {
@@ -635,11 +653,11 @@ int main(int argc, char **argv)
 
 		if (!result[r].fate)
 			f = "skipped";
-		if (r == R_MAPS && !nr_maps && result[R_LOAD].fate == F_HELD)
+		if (r == R_MAPS && !nr_maps && result[R_CLAIM].fate == F_HELD)
 			snprintf(result[r].why, sizeof(result[r].why),
 				 "no MAP given");
 		if ((r == R_SORTED || r == R_REPEAT) && !nr_maps &&
-		    result[r].fate != F_BROKEN)
+		    result[R_CLAIM].fate == F_HELD)
 			snprintf(result[r].why, sizeof(result[r].why),
 				 "no MAP given");
 		broken |= result[r].fate == F_BROKEN;
