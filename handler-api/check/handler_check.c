@@ -4,7 +4,10 @@
  * libNAME.so.  The handler is loaded as opreport loads it (its helper
  * process, every check of the loader); then each step that calls into it
  * runs in a child process of its own under a time limit, so that a crash
- * or a hang breaks its rule and the next rule is still checked.  The end
+ * or a hang breaks its rule and the next rule is still checked.  The
+ * steps' children are not sandboxed as the helper is: they open the
+ * maps given as whoever runs the checker, and a handler's own map files
+ * with them, which a helper run by root could not.  The end
  * is a table of every rule, held or broken; any break is a non-zero exit.
  */
 #define _GNU_SOURCE
