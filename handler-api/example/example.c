@@ -140,7 +140,7 @@ static const char *example_last_error(void *state)
 }
 
 static const struct opjit_handler example_handler = {
-	.struct_size = OPJIT_HANDLER_SIZE_1_0,
+	.struct_size = OPJIT_HANDLER_SIZE,
 	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
 	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
 	.name = "example",

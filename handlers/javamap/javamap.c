@@ -248,7 +248,7 @@ static void jm_release(void *state)
 #endif
 
 static const struct opjit_handler jm_handler = {
-	.struct_size = OPJIT_HANDLER_SIZE_1_0,
+	.struct_size = OPJIT_HANDLER_SIZE,
 	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
 	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
 	.name = JM_HANDLER_NAME,

@@ -361,7 +361,7 @@ static const char *jdh_last_error(void *state)
 }
 
 static const struct opjit_handler jitdump_handler = {
-	.struct_size = OPJIT_HANDLER_SIZE_1_4,
+	.struct_size = OPJIT_HANDLER_SIZE,
 	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
 	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
 	.name = "jitdump",
@@ -377,7 +377,7 @@ static const struct opjit_handler jitdump_handler = {
 static const struct opjit_handler jitdump_handler_1_0 = {
 	.struct_size = OPJIT_HANDLER_SIZE_1_0,
 	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
-	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
+	.abi_minor = 0,
 	.name = "jitdump",
 	.description = "perf jitdump files (jit-PID.dump) from node "
 		       "--perf-prof, .NET, Mono, wasmtime, Julia, LLVM",

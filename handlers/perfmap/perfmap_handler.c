@@ -393,10 +393,10 @@ static uint32_t pm_state_flags(void *state)
 
 /* For hosts of ABI 1.3 and later, which ask each address once. */
 static const struct opjit_handler perfmap_handler =
-	PM_TABLE(OPJIT_HANDLER_SIZE_1_3, OPJIT_HANDLER_ABI_MINOR,
+	PM_TABLE(OPJIT_HANDLER_SIZE, OPJIT_HANDLER_ABI_MINOR,
 		 .state_flags = pm_state_flags);
 
-/* For older hosts, which would refuse a slot they do not know. */
+/* For hosts older than 1.3, which refuse a slot they do not know. */
 static const struct opjit_handler perfmap_handler_1_0 =
 	PM_TABLE(OPJIT_HANDLER_SIZE_1_0, 0);
 

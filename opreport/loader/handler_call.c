@@ -44,7 +44,7 @@ static int host_open_map(const struct opjit_host *host,
 
 void handler_host_init(struct anon_handler *h)
 {
-	h->host.struct_size = OPJIT_HOST_SIZE_1_0;
+	h->host.struct_size = HANDLER_GIVES_HOST;
 	h->host.abi_major = OPJIT_HANDLER_ABI_MAJOR;
 	h->host.abi_minor = OPJIT_HANDLER_ABI_MINOR;
 	h->host.warn = host_warn;
@@ -129,7 +129,7 @@ int handler_call_resolve(struct anon_handler *h, struct handler_collect *c,
 	int rc;
 
 	memset(&b, 0, sizeof(b));
-	b.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_2;
+	b.struct_size = HANDLER_GIVES_BATCH;
 	b.count = n;
 	b.addrs = addrs;
 	b.times = times;

@@ -141,7 +141,7 @@ static int child_read_proc(struct child *c)
 	size_t i;
 
 	child_forget(c);
-	op->struct_size = sizeof(*op);
+	op->struct_size = HANDLER_GIVES_PROCESS;
 	op->tgid = wire_get_u32(w);
 	op->nspid = wire_get_u32(w);
 	op->uid = wire_get_u32(w);
@@ -160,7 +160,7 @@ static int child_read_proc(struct child *c)
 	for (i = 0; i < op->nr_maps; i++) {
 		char *path = NULL;
 
-		c->cand[i].struct_size = sizeof(c->cand[i]);
+		c->cand[i].struct_size = HANDLER_GIVES_CANDIDATE;
 		wire_get_str(w, &path, 4096, NULL, NULL);
 		c->cand[i].path = path ? path : strdup("");
 		c->cand[i].kind = wire_get_u32(w);
@@ -295,21 +295,13 @@ static int child_copy_code(const char *path, char *dlpath, size_t dlen,
 			   char *reason, size_t len)
 {
 	char buf[65536];
-	const char *why;
 	int in, out, rc = 0;
 	ssize_t r;
 
-	why = handler_trust_lib(path, geteuid(), buf, sizeof(buf));
-	if (why) {
-		snprintf(reason, len, "%s", why);
-		return -EPERM;
-	}
-	in = open(path, O_RDONLY | O_CLOEXEC);
-	if (in < 0) {
-		rc = -errno;
-		snprintf(reason, len, "%s", strerror(errno));
-		return rc;
-	}
+	/* the file the trust rules checked is the file copied */
+	in = handler_trust_lib_open(path, geteuid(), reason, len);
+	if (in < 0)
+		return in;
 	out = memfd_create("opjit-handler", MFD_CLOEXEC);
 	if (out < 0)
 		rc = -errno;

@@ -25,6 +25,11 @@ struct anon_handler {
 	char *name;
 	char *path;
 	void *dl;
+	/* in-process: the descriptor the code was loaded from, kept open
+	 * while it is loaded, so that no other handler is loaded under the
+	 * same /proc/self/fd name (which dlopen would take for this one) */
+	int dl_fd;
+	bool has_dl_fd;
 	struct opjit_handler tab; /* the fields this host knows, copied */
 	struct opjit_host host;
 	/* Isolated: the helper process that runs the handler (NULL until it
@@ -142,16 +147,33 @@ int handler_trust_map_fd(const struct opjit_host *host,
 bool handler_tail_zero(const void *p, size_t known, size_t size);
 
 /*
- * The rules for handler code: a directory on the search path, and a
- * library (after symbolic links, and the directory that really holds
- * it), owned by root or OWNER, the invoking user, and not writable by
- * group or others.  NULL when trusted, or the reason naming the rule
- * (possibly in BUF, LEN bytes).
+ * The rules for handler code: the directory that really holds the
+ * library (after symbolic links) and the library itself owned by root
+ * or OWNER, the invoking user, and not writable by group or others.
+ * Both are checked on descriptors: the library's (O_NOFOLLOW in its
+ * directory, opened as a descriptor too) is returned for the caller to
+ * load, so that the file checked is the file loaded.  A negative errno
+ * with REASON (LEN bytes) naming the rule (not reported).
  */
 const char *handler_trust_dir(const struct stat *st, uid_t owner, char *buf,
 			      size_t len);
-const char *handler_trust_lib(const char *path, uid_t owner, char *buf,
-			      size_t len);
+int handler_trust_lib_open(const char *path, uid_t owner, char *reason,
+			   size_t len);
+
+/* The sizes of what this host gives a handler, by either path (in
+ * process or in a helper): each through the last field this host
+ * writes. */
+#define HANDLER_GIVES_HOST OPJIT_HOST_SIZE_1_0
+#define HANDLER_GIVES_PROCESS OPJIT_PROCESS_SIZE_1_0
+#define HANDLER_GIVES_CANDIDATE OPJIT_MAP_CANDIDATE_SIZE_1_0
+#define HANDLER_GIVES_BATCH OPJIT_RESOLVE_BATCH_SIZE_1_2
+
+/* The OPJIT_REQUIRE_* features this host has (none is defined yet): a
+ * handler requiring any other is refused. */
+#define HANDLER_FEATURES_KNOWN 0ull
+
+/* The size of a handler table of ABI minor MINOR (1.x). */
+size_t handler_table_size(uint32_t minor);
 
 /* S with control characters blanked, cut to fit BUF: a handler's text
  * made safe to print as part of one line. */

@@ -13,9 +13,56 @@
 
 #include "handler_internal.h"
 
+size_t handler_table_size(uint32_t minor)
+{
+	if (minor >= 5)
+		return OPJIT_HANDLER_SIZE_1_5;
+	if (minor == 4)
+		return OPJIT_HANDLER_SIZE_1_4;
+	if (minor == 3)
+		return OPJIT_HANDLER_SIZE_1_3;
+	return OPJIT_HANDLER_SIZE_1_0;
+}
+
+/* The table's minor says how long it is: a table of a minor this host
+ * knows is exactly that long; a later one is at least as long as this
+ * host's, and its further slots are optional, so ignored here. */
+static int check_size(const struct opjit_handler *t, char *reason, size_t len)
+{
+	size_t want = handler_table_size(t->abi_minor);
+
+	/* Before 1.5 the host did not check this, and the example taught
+	 * minor 3 with a 1.0 table: such a table is still read as the
+	 * shorter table it is (opjit-handler-check reports it), so that a
+	 * handler built then keeps loading. */
+	if (t->abi_minor < 5 && t->struct_size < want &&
+	    (t->struct_size == OPJIT_HANDLER_SIZE_1_0 ||
+	     t->struct_size == OPJIT_HANDLER_SIZE_1_3))
+		return 0;
+	if (t->abi_minor <= OPJIT_HANDLER_ABI_MINOR &&
+	    t->struct_size != want) {
+		snprintf(reason, len,
+			 "handler table of %zu bytes says ABI %u.%u, whose "
+			 "table is %zu bytes",
+			 t->struct_size, t->abi_major, t->abi_minor, want);
+		return -EPROTO;
+	}
+	if (t->abi_minor > OPJIT_HANDLER_ABI_MINOR && t->struct_size < want) {
+		snprintf(reason, len,
+			 "handler table of %zu bytes says ABI %u.%u, whose "
+			 "table is at least %zu bytes",
+			 t->struct_size, t->abi_major, t->abi_minor, want);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 static int check_table(const struct opjit_handler *t, const char *name,
 		       char *reason, size_t len)
 {
+	uint64_t unknown;
+	int rc;
+
 	if (!t) {
 		snprintf(reason, len, "%s() returned no table for ABI %u.%u",
 			 OPJIT_HANDLER_ENTRY_NAME, OPJIT_HANDLER_ABI_MAJOR,
@@ -40,11 +87,17 @@ static int check_table(const struct opjit_handler *t, const char *name,
 			 t->struct_size);
 		return -EPROTO;
 	}
-	if (!handler_tail_zero(t, OPJIT_HANDLER_SIZE_1_4, t->struct_size)) {
+	rc = check_size(t, reason, len);
+	if (rc < 0)
+		return rc;
+	unknown = t->struct_size >= OPJIT_HANDLER_SIZE_1_5
+			  ? t->required_features & ~HANDLER_FEATURES_KNOWN
+			  : 0;
+	if (unknown) {
 		snprintf(reason, len,
-			 "handler table of %zu bytes sets fields "
-			 "past ABI %u.%u, which this opreport cannot honour",
-			 t->struct_size, OPJIT_HANDLER_ABI_MAJOR,
+			 "requires features 0x%llx, which this opreport "
+			 "(ABI %u.%u) does not have",
+			 (unsigned long long)unknown, OPJIT_HANDLER_ABI_MAJOR,
 			 OPJIT_HANDLER_ABI_MINOR);
 		return -EPROTO;
 	}
@@ -66,18 +119,25 @@ static int check_table(const struct opjit_handler *t, const char *name,
 int handler_open(struct anon_handler *h, const char *path, const char *name,
 		 char *reason, size_t len)
 {
-	const char *why;
-	char buf[256];
+	char dlpath[64];
+	int fd, rc;
 
 	memset(h, 0, sizeof(*h));
 	/* its constructor runs as whoever runs opreport: check who could
-	 * have put it there before dlopen runs any of it */
-	why = handler_trust_lib(path, geteuid(), buf, sizeof(buf));
-	if (why) {
-		snprintf(reason, len, "%s", why);
-		return -EPERM;
+	 * have put it there before dlopen runs any of it, on the file
+	 * dlopen then loads */
+	fd = handler_trust_lib_open(path, geteuid(), reason, len);
+	if (fd < 0)
+		return fd;
+	snprintf(dlpath, sizeof(dlpath), "/proc/self/fd/%d", fd);
+	rc = handler_open_checked(h, path, dlpath, name, reason, len);
+	if (rc < 0) {
+		close(fd);
+		return rc;
 	}
-	return handler_open_checked(h, path, path, name, reason, len);
+	h->dl_fd = fd;
+	h->has_dl_fd = true;
+	return 0;
 }
 
 int handler_open_checked(struct anon_handler *h, const char *path,
@@ -144,6 +204,8 @@ void handler_close(struct anon_handler *h)
 {
 	if (h->dl)
 		dlclose(h->dl);
+	if (h->has_dl_fd)
+		close(h->dl_fd);
 	free(h->name);
 	free(h->path);
 	memset(h, 0, sizeof(*h));

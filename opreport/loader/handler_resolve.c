@@ -39,7 +39,7 @@ static void cand_add(struct candidates *cs, const char *path, uint32_t kind,
 	if (cs->n == MAX_CANDIDATES)
 		return;
 	c = &cs->c[cs->n];
-	c->struct_size = OPJIT_MAP_CANDIDATE_SIZE_1_0;
+	c->struct_size = HANDLER_GIVES_CANDIDATE;
 	c->path = path;
 	c->kind = kind;
 	c->flags = flags;
@@ -107,7 +107,7 @@ static void proc_build(struct opjit_process *op, const struct ops_process *p,
 		       const struct candidates *cs)
 {
 	memset(op, 0, sizeof(*op));
-	op->struct_size = OPJIT_PROCESS_SIZE_1_0;
+	op->struct_size = HANDLER_GIVES_PROCESS;
 	op->tgid = p->tgid;
 	op->nspid = p->nspid;
 	op->uid = p->uid;

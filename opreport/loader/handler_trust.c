@@ -280,46 +280,73 @@ const char *handler_trust_dir(const struct stat *st, uid_t owner, char *buf,
 	return trust_code_owner(st, owner, buf, len);
 }
 
-const char *handler_trust_lib(const char *path, uid_t owner, char *buf,
-			      size_t len)
+/*
+ * The library is opened once, and everything is checked on what was
+ * opened: the directory that really holds it (after symbolic links, so
+ * that a link cannot lead out of the checked directory), opened and
+ * checked as a descriptor, then the file in it, opened without following
+ * a link and checked by fstat.  The caller loads that descriptor, so the
+ * file checked is the file loaded, whatever is renamed meanwhile.
+ */
+int handler_trust_lib_open(const char *path, uid_t owner, char *reason,
+			   size_t len)
 {
-	char *real = NULL, *slash;
-	const char *why = NULL;
+	char *real = NULL, *slash, sub[160];
+	const char *base, *why;
+	int dfd = -1, fd = -1, rc;
 	struct stat st;
 
-	if (stat(path, &st) < 0) {
-		snprintf(buf, len, "%s", strerror(errno));
-		return buf;
-	}
-	if (!S_ISREG(st.st_mode))
-		return "not a regular file (trust rule: regular file)";
-	why = trust_code_owner(&st, owner, buf, len);
-	if (why)
-		return why;
-	/* a symbolic link may lead out of the checked directory: the
-	 * directory that really holds the library must pass too */
 	real = realpath(path, NULL);
 	if (!real) {
-		snprintf(buf, len, "%s", strerror(errno));
-		return buf;
+		rc = -errno;
+		snprintf(reason, len, "%s", strerror(errno));
+		goto out;
 	}
 	slash = strrchr(real, '/');
-	if (slash && slash != real)
-		*slash = '\0';
-	else
-		snprintf(real, 2, "/");
-	if (stat(real, &st) < 0) {
-		snprintf(buf, len, "%s: %s", real, strerror(errno));
-		why = buf;
-	} else {
-		char sub[160];
-
-		why = handler_trust_dir(&st, owner, sub, sizeof(sub));
-		if (why) {
-			snprintf(buf, len, "in %s, which is %s", real, why);
-			why = buf;
-		}
+	*slash = '\0';
+	base = slash + 1;
+	dfd = open(slash == real ? "/" : real,
+		   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &st) < 0) {
+		rc = -errno;
+		snprintf(reason, len, "%s: %s", slash == real ? "/" : real,
+			 strerror(errno));
+		goto out;
 	}
+	why = handler_trust_dir(&st, owner, sub, sizeof(sub));
+	if (why) {
+		rc = -EPERM;
+		snprintf(reason, len, "in %s, which is %s",
+			 slash == real ? "/" : real, why);
+		goto out;
+	}
+	/* O_NONBLOCK: a FIFO put there must not hang the open */
+	fd = openat(dfd, base,
+		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		rc = -errno;
+		snprintf(reason, len, "%s", strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = -EPERM;
+		snprintf(reason, len,
+			 "not a regular file (trust rule: regular file)");
+		goto out;
+	}
+	why = trust_code_owner(&st, owner, sub, sizeof(sub));
+	if (why) {
+		rc = -EPERM;
+		snprintf(reason, len, "%s", why);
+		goto out;
+	}
+	rc = fd;
+	fd = -1;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
 	free(real);
-	return why;
+	return rc;
 }

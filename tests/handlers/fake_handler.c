@@ -297,8 +297,13 @@ struct fake_sym {
 #else
 #define FAKE_SYM_SIZE OPJIT_SYMBOL_SIZE_1_0
 #endif
+/* the minor whose table this is, so that the two agree */
 #ifndef FAKE_MINOR
+#if defined(FAKE_TIMELESS)
+#define FAKE_MINOR 3
+#else
 #define FAKE_MINOR OPJIT_HANDLER_ABI_MINOR
+#endif
 #endif
 
 struct fake_state {
@@ -312,7 +317,7 @@ struct fake_state {
 	struct opjit_symbol cand[MAX_CANDS];
 	char cand_name[MAX_CANDS][256];
 	size_t ncand;
-	int fail_resolve;
+	int fail_resolve, sizes;
 	char err[64];
 	const struct opjit_host *host;
 	struct opjit_symbol **fresh;
@@ -336,7 +341,7 @@ __attribute__((unused)) static int fake_claim(const struct opjit_host *host,
 	    strcmp(proc->comm, "cands") && strcmp(proc->comm, "badresolve") &&
 	    strcmp(proc->comm, "noisy") && strcmp(proc->comm, "flood") &&
 	    strcmp(proc->comm, "deep") && strcmp(proc->comm, "badinline") &&
-	    strcmp(proc->comm, "inline")
+	    strcmp(proc->comm, "inline") && strcmp(proc->comm, "sizes")
 #ifdef FAKE_BAD
 	    && strcmp(proc->comm, "jitdemo")
 #endif
@@ -398,7 +403,7 @@ __attribute__((unused)) static int fake_claim(const struct opjit_host *host,
 #if defined(FAKE_FUTURE)
 	/* the later field is set only for a host that knows it, unless
 	 * this handler breaks the rule on purpose */
-#if !defined(FAKE_IGNORES_HOST_MINOR) && !defined(FAKE_RUDE_SYMBOLS)
+#if !defined(FAKE_RUDE_SYMBOLS)
 	if (host->abi_minor >= FAKE_MINOR)
 #endif
 		st->lo.later = st->hi.later = 42;
@@ -445,6 +450,16 @@ __attribute__((unused)) static int fake_claim(const struct opjit_host *host,
 						     : "two\nlines\033[31m");
 	for (i = 0; !strcmp(proc->comm, "flood") && i < 30; i++)
 		host->warn(host, "flood");
+	/* the sizes the host gives, which either path must give alike */
+	if (!strcmp(proc->comm, "sizes")) {
+		char m[128];
+
+		snprintf(m, sizeof(m), "host %zu process %zu candidate %zu",
+			 host->struct_size, proc->struct_size,
+			 proc->nr_maps ? proc->maps[0]->struct_size : 0);
+		host->warn(host, m);
+		st->sizes = 1;
+	}
 	st->host = host;
 	*state = st;
 	return 1;
@@ -458,6 +473,12 @@ static int fake_resolve(void *state, struct opjit_resolve_batch *b)
 	if (st->fail_resolve) {
 		snprintf(st->err, sizeof(st->err), "fake resolve failure");
 		return -EIO;
+	}
+	if (st->sizes) {
+		char m[64];
+
+		snprintf(m, sizeof(m), "batch %zu", b->struct_size);
+		st->host->warn(st->host, m);
 	}
 #ifdef FAKE_BAD_SEGV_RESOLVE
 	fake_segv();
@@ -585,8 +606,10 @@ struct fake_table {
 #define FAKE_TABLE_SIZE SIZE_MAX
 #elif defined(FAKE_FUTURE)
 #define FAKE_TABLE_SIZE sizeof(struct fake_table)
-#elif defined(FAKE_TIMELESS)
+#elif defined(FAKE_TIMELESS) || defined(FAKE_SIZE_DISAGREES)
 #define FAKE_TABLE_SIZE OPJIT_HANDLER_SIZE_1_3
+#elif defined(OPJIT_HANDLER_SIZE)
+#define FAKE_TABLE_SIZE OPJIT_HANDLER_SIZE
 #else
 #define FAKE_TABLE_SIZE OPJIT_HANDLER_SIZE_1_0
 #endif
@@ -606,6 +629,13 @@ static uint32_t fake_state_flags(void *state)
 #define FAKE_STATE_FLAGS
 #endif
 
+/* a feature no host has: such a handler is refused */
+#ifdef FAKE_REQUIRES
+#define FAKE_REQUIRED .required_features = 1ull << 40,
+#else
+#define FAKE_REQUIRED
+#endif
+
 #ifndef FAKE_NO_CLAIM
 #define FAKE_CLAIM fake_claim
 #else
@@ -617,7 +647,7 @@ static uint32_t fake_state_flags(void *state)
 		.abi_minor = FAKE_MINOR, .name = FAKE_TABLE_NAME,        \
 		.description = FAKE_DESCRIPTION, .claim = FAKE_CLAIM,    \
 		.resolve = fake_resolve, .last_error = fake_last_error,  \
-		.release = fake_release, FAKE_STATE_FLAGS                \
+		.release = fake_release, FAKE_STATE_FLAGS FAKE_REQUIRED  \
 	}
 
 __attribute__((unused)) static const struct fake_table fake_table = {

@@ -110,9 +110,19 @@ _Static_assert(OPJIT_HANDLER_SIZE_1_4 == 80, "the 1.4 size is fixed for ever");
 #elif OPJIT_HANDLER_ABI_MINOR >= 3
 /* 1.3 appended a slot: what the host may assume of a state's names */
 AT(opjit_handler, state_flags, 64);
-SIZE(opjit_handler, 72, state_flags);
 _Static_assert(OPJIT_HANDLER_SIZE_1_3 == 72 && OPJIT_STATE_TIMELESS == 1,
 	       "the 1.3 size and flag are fixed for ever");
+#endif
+#if OPJIT_HANDLER_ABI_MINOR >= 5
+/* 1.4 appended the code bytes slot, 1.5 the required features word */
+AT(opjit_handler, code_bytes, 72);
+AT(opjit_handler, required_features, 80);
+SIZE(opjit_handler, 88, required_features);
+_Static_assert(OPJIT_HANDLER_SIZE_1_4 == 80 && OPJIT_HANDLER_SIZE_1_5 == 88 &&
+		       OPJIT_HANDLER_SIZE == sizeof(struct opjit_handler),
+	       "the 1.4 and 1.5 sizes are fixed for ever");
+#elif OPJIT_HANDLER_ABI_MINOR >= 3
+SIZE(opjit_handler, 72, state_flags);
 #else
 SIZE(opjit_handler, 64, release);
 #endif
@@ -162,6 +172,9 @@ TYPE(SLOT(opjit_handler, state_flags), uint32_t (*)(void *));
 TYPE(SLOT(opjit_handler, code_bytes),
      int (*)(void *, const struct opjit_symbol *, const uint8_t **, uint64_t *,
 	     uint64_t *, uint64_t *));
+#endif
+#if OPJIT_HANDLER_ABI_MINOR >= 5
+TYPE(SLOT(opjit_handler, required_features), uint64_t);
 #endif
 TYPE(SLOT(opjit_resolve_batch, reasons), uint32_t *);
 TYPE(SLOT(opjit_resolve_batch, symbols), const struct opjit_symbol **);

@@ -5,6 +5,8 @@
  */
 #define _GNU_SOURCE
 #include <check.h>
+#include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -1283,26 +1285,123 @@ START_TEST(later_handler_works_in_this_host)
 }
 END_TEST
 
-/* One that sets fields this host does not know is refused: the host
- * could not honour them. */
-START_TEST(later_table_with_unknown_fields_refused)
+/* One that sets its later slots even for this host is still taken: the
+ * slots a host does not know are optional, and it ignores them. */
+START_TEST(later_table_with_unknown_slots_accepted)
 {
+	struct anon_resolved r;
+
+	load_one_from(FAKE_DIR3, "futurerude");
+	ck_assert_uint_eq(hs->v[0].tab.abi_minor, 7);
+	memset(&sess, 0, sizeof(sess));
+	session_proc(0, 100, "futurerude");
+	capture_begin();
+	ck_assert_int_eq(resolve_all(hs, &sess, 0, grow_smp, 4, &r), 1);
+	ck_assert_str_eq(capture_end(), "opreport: futurerude: claimed\n");
+	ck_assert_str_eq(r.syms[1]->name, "futurerude:lo");
+}
+END_TEST
+
+/* Only the word of required features refuses a handler: a feature this
+ * host does not have is one it cannot honour. */
+START_TEST(required_feature_refused)
+{
+	const char *names[] = { "requires" };
+
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_load(&hs, names, 1, FAKE_DIR3), 0);
+	ck_assert_str_eq(capture_end(),
+			 "opreport: skipping handler " FAKE_DIR3
+			 "/librequires.so: requires features 0x10000000000, "
+			 "which this opreport (ABI 1." MINOR
+			 ") does not have\n");
+	ck_assert_uint_eq(hs->n, 0);
+}
+END_TEST
+
+/* A table whose minor and size disagree is refused: the host could not
+ * tell which slots are there. */
+START_TEST(minor_and_size_disagree_refused)
+{
+	const char *names[] = { "disagrees" };
 	char want[256];
 
 	snprintf(want, sizeof(want),
 		 "opreport: skipping handler " FAKE_DIR3
-		 "/libfuturerude.so: handler table of %zu bytes sets fields "
-		 "past ABI 1." MINOR ", which this opreport cannot honour\n",
-		 sizeof(struct opjit_handler) + 2 * sizeof(void *));
+		 "/libdisagrees.so: handler table of %zu bytes says ABI 1.0, "
+		 "whose table is %zu bytes\n",
+		 (size_t)OPJIT_HANDLER_SIZE_1_3,
+		 (size_t)OPJIT_HANDLER_SIZE_1_0);
 	capture_begin();
-	{
-		const char *names[] = { "futurerude" };
-
-		ck_assert_int_eq(anon_handlers_load(&hs, names, 1, FAKE_DIR3),
-				 0);
-	}
+	ck_assert_int_eq(anon_handlers_load(&hs, names, 1, FAKE_DIR3), 0);
 	ck_assert_str_eq(capture_end(), want);
 	ck_assert_uint_eq(hs->n, 0);
+}
+END_TEST
+
+/* The table of each minor has its own size, and every size the host
+ * knows is in agreement with the header's macros. */
+START_TEST(table_size_per_minor)
+{
+	ck_assert_uint_eq(handler_table_size(0), OPJIT_HANDLER_SIZE_1_0);
+	ck_assert_uint_eq(handler_table_size(2), OPJIT_HANDLER_SIZE_1_0);
+	ck_assert_uint_eq(handler_table_size(3), OPJIT_HANDLER_SIZE_1_3);
+	ck_assert_uint_eq(handler_table_size(OPJIT_HANDLER_ABI_MINOR),
+			  OPJIT_HANDLER_SIZE);
+	ck_assert_uint_eq(handler_table_size(99), OPJIT_HANDLER_SIZE);
+}
+END_TEST
+
+/* The sizes a handler is given are the same in a helper as in opreport. */
+static void sizes_told(int none, char *out, size_t len)
+{
+	struct anon_resolved r;
+
+	anon_handlers_free(hs);
+	hs = NULL;
+	anon_handlers_isolate(&(struct anon_isolation){
+		.none = none,
+		.timeout_ms = ANON_HANDLER_TIMEOUT_MS });
+	load_one_from(FAKE_DIR, "alpha");
+	memset(&sess, 0, sizeof(sess));
+	session_proc(0, 100, "sizes");
+	capture_begin();
+	ck_assert_int_eq(resolve_all(hs, &sess, 0, grow_smp, 4, &r), 1);
+	snprintf(out, len, "%s", capture_end());
+}
+
+START_TEST(sizes_given_alike_by_both_paths)
+{
+	char inproc[512], iso[512], want[512];
+
+	sizes_told(1, inproc, sizeof(inproc));
+	sizes_told(0, iso, sizeof(iso));
+	snprintf(want, sizeof(want),
+		 "opreport: alpha: claimed\nopreport: alpha: host %zu "
+		 "process %zu candidate %zu\nopreport: alpha: batch %zu\n",
+		 (size_t)OPJIT_HOST_SIZE_1_0, (size_t)OPJIT_PROCESS_SIZE_1_0,
+		 (size_t)OPJIT_MAP_CANDIDATE_SIZE_1_0,
+		 (size_t)OPJIT_RESOLVE_BATCH_SIZE_1_2);
+	ck_assert_str_eq(inproc, want);
+	ck_assert_str_eq(iso, want);
+}
+END_TEST
+
+/* The library loaded is the descriptor the trust rules checked, not the
+ * path opened again. */
+START_TEST(loaded_through_the_checked_descriptor)
+{
+	struct anon_handler h;
+	struct link_map *lm = NULL;
+	char reason[256] = "";
+
+	ck_assert_int_eq(handler_open(&h, FAKE_DIR "/libalpha.so", "alpha",
+				      reason, sizeof(reason)),
+			 0);
+	ck_assert_int_eq(dlinfo(h.dl, RTLD_DI_LINKMAP, &lm), 0);
+	ck_assert_msg(!strncmp(lm->l_name, "/proc/self/fd/", 14),
+		      "loaded from %s", lm->l_name);
+	handler_close(&h);
 }
 END_TEST
 
@@ -1457,7 +1556,12 @@ static Suite *loader_suite(void)
 	tcase_add_test(grow, handler_built_for_1_0_works);
 	tcase_add_test(grow, later_handler_works_in_this_host);
 	tcase_add_test(grow, timeless_handler_asked_each_address_once);
-	tcase_add_test(grow, later_table_with_unknown_fields_refused);
+	tcase_add_test(grow, later_table_with_unknown_slots_accepted);
+	tcase_add_test(grow, required_feature_refused);
+	tcase_add_test(grow, minor_and_size_disagree_refused);
+	tcase_add_test(grow, table_size_per_minor);
+	tcase_add_test(grow, sizes_given_alike_by_both_paths);
+	tcase_add_test(grow, loaded_through_the_checked_descriptor);
 	tcase_add_test(grow, table_of_absurd_size_refused);
 	tcase_add_test(grow, symbol_with_reserved_set_is_malformed);
 	tcase_add_test(grow, symbol_with_unknown_fields_set_is_malformed);

@@ -135,7 +135,7 @@ static void fake_release(void *state)
 }
 
 static const struct opjit_handler fake_handler = {
-	.struct_size = OPJIT_HANDLER_SIZE_1_0,
+	.struct_size = OPJIT_HANDLER_SIZE,
 	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
 	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
 	.name = "fakejit",

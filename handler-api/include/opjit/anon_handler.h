@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * opjit anonymous-sample handler ABI, version 1.4 (1.0 is frozen: it only
+ * opjit anonymous-sample handler ABI, version 1.5 (1.0 is frozen: it only
  * grows, by the rules in handler-api/README.md).
  *
  * A handler is a shared object, found by name (libNAME.so), that exports
@@ -18,11 +18,15 @@
  *    reader uses only the fields that fit in struct_size;
  *  - no structure has hidden padding: what would be padding is a
  *    reserved field, and a writer sets it to zero;
- *  - a field added in 1.N is one whose zero value means "as in 1.0", so
- *    a handler sets it only when the host's minor (given to the entry
- *    point) is at least N.  The host refuses a table or symbol that has
- *    non-zero bytes past the fields it knows, or a non-zero reserved
- *    field, because it could not honour them;
+ *  - a field added in 1.N is one whose zero value means "as in 1.0";
+ *  - the handler table's abi_minor and struct_size agree: a table of
+ *    minor N is OPJIT_HANDLER_SIZE_1_N bytes (OPJIT_HANDLER_SIZE for
+ *    this header's minor).  A host ignores the slots of a later minor it
+ *    does not know: they are optional.  Only required_features (1.5)
+ *    makes a host refuse a handler, for a feature it does not have;
+ *  - a host refuses a symbol or inline frame with non-zero bytes past
+ *    the fields it knows, or a non-zero reserved field, because it could
+ *    not honour them;
  *  - a NULL function slot means "not supported".
  *
  * Concurrency: the host may call claim() for different processes at the
@@ -42,7 +46,7 @@ extern "C" {
 #endif
 
 #define OPJIT_HANDLER_ABI_MAJOR 1
-#define OPJIT_HANDLER_ABI_MINOR 4
+#define OPJIT_HANDLER_ABI_MINOR 5
 
 /* The name of the one exported function. */
 #define OPJIT_HANDLER_ENTRY_NAME "opjit_handler_entry"
@@ -243,6 +247,15 @@ struct opjit_handler {
 	int (*code_bytes)(void *state, const struct opjit_symbol *sym,
 			  const uint8_t **code, uint64_t *len, uint64_t *addr,
 			  uint64_t *load_ns);
+
+	/*
+	 * Since 1.5.  The features, as OPJIT_REQUIRE_* bits, that a host
+	 * must have to use this handler at all; a host refuses a handler
+	 * that requires one it does not know.  Everything else a later
+	 * minor adds is optional and ignored by a host that does not know
+	 * it.  No feature is defined yet: 0.
+	 */
+	uint64_t required_features;
 };
 
 /* state_flags(): every name depends on the address alone, never on the
@@ -274,9 +287,16 @@ struct opjit_handler {
 #define OPJIT_HANDLER_SIZE_1_3 \
 	OPJIT_SIZE_THROUGH(struct opjit_handler, state_flags)
 
-/* The size version 1.4 grew. */
+/* The sizes versions 1.4 and 1.5 grew. */
 #define OPJIT_HANDLER_SIZE_1_4 \
 	OPJIT_SIZE_THROUGH(struct opjit_handler, code_bytes)
+#define OPJIT_HANDLER_SIZE_1_5 \
+	OPJIT_SIZE_THROUGH(struct opjit_handler, required_features)
+
+/* The table of this header's minor: a handler that fills
+ * { .struct_size = OPJIT_HANDLER_SIZE, .abi_minor =
+ * OPJIT_HANDLER_ABI_MINOR } keeps the two in agreement. */
+#define OPJIT_HANDLER_SIZE OPJIT_HANDLER_SIZE_1_5
 
 /* The smallest table a 1.x host accepts: everything through release. */
 #define OPJIT_HANDLER_V1_SIZE OPJIT_HANDLER_SIZE_1_0
