@@ -606,6 +606,8 @@ struct fake_table {
 #define FAKE_TABLE_SIZE SIZE_MAX
 #elif defined(FAKE_FUTURE)
 #define FAKE_TABLE_SIZE sizeof(struct fake_table)
+#elif defined(FAKE_LEGACY_SHORT)
+#define FAKE_TABLE_SIZE OPJIT_HANDLER_SIZE_1_0
 #elif defined(FAKE_TIMELESS) || defined(FAKE_SIZE_DISAGREES)
 #define FAKE_TABLE_SIZE OPJIT_HANDLER_SIZE_1_3
 #elif defined(OPJIT_HANDLER_SIZE)

@@ -62,6 +62,7 @@ broken nulltable "$fake/libnulltable.so" 'exports opjit_handler_entry'
 broken wrongmajor "$fake/libwrongmajor.so" "table's ABI major"
 broken tiny "$fake/libtiny.so" "table's abi_minor and struct_size"
 broken disagrees "$fake3/libdisagrees.so" "table's abi_minor and struct_size"
+broken legacy "$fake3/liblegacy.so" "table's abi_minor and struct_size"
 broken requires "$fake3/librequires.so" 'requires no feature'
 broken misnamed "$fake/libmisnamed.so" "table's name"
 broken noclaim "$fake/libnoclaim.so" 'claim, resolve and release'

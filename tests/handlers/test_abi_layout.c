@@ -103,7 +103,6 @@ AT(opjit_handler, release, 56);
 /* 1.4 appended a slot: the code a symbol had, for disassembly */
 AT(opjit_handler, state_flags, 64);
 AT(opjit_handler, code_bytes, 72);
-SIZE(opjit_handler, 80, code_bytes);
 _Static_assert(OPJIT_HANDLER_SIZE_1_3 == 72 && OPJIT_STATE_TIMELESS == 1,
 	       "the 1.3 size and flag are fixed for ever");
 _Static_assert(OPJIT_HANDLER_SIZE_1_4 == 80, "the 1.4 size is fixed for ever");

@@ -1339,6 +1339,19 @@ START_TEST(minor_and_size_disagree_refused)
 }
 END_TEST
 
+/* A handler built before 1.5 with minor 3 and a 1.0 table (as the
+ * example taught) still loads, read as the 1.0 table it is. */
+START_TEST(legacy_short_table_loads)
+{
+	const char *names[] = { "legacy" };
+
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_load(&hs, names, 1, FAKE_DIR3), 0);
+	ck_assert_str_eq(capture_end(), "");
+	ck_assert_uint_eq(hs->n, 1);
+}
+END_TEST
+
 /* The table of each minor has its own size, and every size the host
  * knows is in agreement with the header's macros. */
 START_TEST(table_size_per_minor)
@@ -1559,6 +1572,7 @@ static Suite *loader_suite(void)
 	tcase_add_test(grow, later_table_with_unknown_slots_accepted);
 	tcase_add_test(grow, required_feature_refused);
 	tcase_add_test(grow, minor_and_size_disagree_refused);
+	tcase_add_test(grow, legacy_short_table_loads);
 	tcase_add_test(grow, table_size_per_minor);
 	tcase_add_test(grow, sizes_given_alike_by_both_paths);
 	tcase_add_test(grow, loaded_through_the_checked_descriptor);

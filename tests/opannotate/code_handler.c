@@ -106,7 +106,7 @@ static int cf_code_bytes(void *state, const struct opjit_symbol *sym,
 }
 
 static const struct opjit_handler cf_handler = {
-	.struct_size = OPJIT_HANDLER_SIZE_1_4,
+	.struct_size = OPJIT_HANDLER_SIZE,
 	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
 	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
 	.name = CODE_NAME,
