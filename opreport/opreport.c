@@ -4,6 +4,7 @@
  * command: options, then session -> profile -> report -> output.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,7 @@ static int side_build(struct side *sd, const struct opreport_opts *o,
 		      struct anon_handlers *handlers)
 {
 	char err[512] = "";
+	uint64_t untimed;
 	int ret;
 
 	ret = report_init(&sd->r, o);
@@ -135,6 +137,15 @@ static int side_build(struct side *sd, const struct opreport_opts *o,
 				o->session_dir, strerror(-ret));
 		return ret;
 	}
+	ret = timerange_apply(&o->time, sd->s, &untimed, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "opreport: %s\n", err);
+		return ret;
+	}
+	if (untimed)
+		diag("warning: session %s: %" PRIu64
+		     " samples were counted without a time (recorded before time slices); --time leaves them out",
+		     o->session_dir, untimed);
 	if ((o->callgraph || o->children) &&
 	    !callgraph_session_has_stacks(sd->s)) {
 		/* OProfile prints nothing but this; saying it on stderr and

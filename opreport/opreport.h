@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "anon_handlers.h"
+#include "timerange.h"
 
 enum opreport_format {
 	OUT_TEXT,
@@ -86,6 +87,7 @@ struct opreport_opts {
 	struct profile_spec *base_spec;
 	bool list_handlers;		 /* --list-handlers: list and exit */
 	struct anon_isolation isolation; /* --handler-isolation, -timeout */
+	struct timerange time;		 /* --time */
 };
 
 #endif

@@ -261,6 +261,7 @@ enum {
 	OPT_DEMANGLE,
 	OPT_IMAGE_PATH,
 	OPT_FORMAT,
+	OPT_TIME,
 	OPT_ANON_HANDLER,
 	OPT_LIST_HANDLERS,
 	OPT_VERSION,
@@ -363,6 +364,10 @@ static const struct poptOption options_table[] = {
 	  "folded frames marked as flamegraph.pl colours them (flamegraph, "
 	  "the default: _[k], _[j], _[i]) or plain, for speedscope (none)",
 	  "MODE" },
+	{ "time", 0, POPT_ARG_STRING, NULL, OPT_TIME,
+	  "only samples of this time: START,END in seconds from the "
+	  "session's start (either may be left out) or P%-Q% of its length",
+	  "START,END" },
 	{ "anon-samples", 0, POPT_ARG_NONE, &flag_anon, 0,
 	  "show anonymous samples, one bucket per process and range", NULL },
 	{ "anon-handler", 0, POPT_ARG_STRING, NULL, OPT_ANON_HANDLER,
@@ -445,6 +450,8 @@ static int options_value(struct opreport_opts *o, int rc, const char *arg,
 					   arg);
 	case OPT_FORMAT:
 		return options_parse_format(arg, &o->format, err, errlen);
+	case OPT_TIME:
+		return timerange_parse(arg, &o->time, err, errlen);
 	case OPT_FOLDED_MARKS:
 		return options_parse_folded_marks(arg, &o->folded_marks, err,
 						  errlen);
