@@ -19,7 +19,9 @@ enum opreport_format {
 	OUT_JSON,
 	OUT_FOLDED,
 	OUT_PPROF,
-	OUT_HTML
+	OUT_HTML,
+	OUT_TIMELINE_CSV,
+	OUT_TIMELINE_JSON
 };
 
 enum opreport_sort {

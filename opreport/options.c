@@ -156,10 +156,14 @@ int options_parse_format(const char *s, enum opreport_format *out, char *err,
 		*out = OUT_PPROF;
 	else if (!strcmp(s, "html"))
 		*out = OUT_HTML;
+	else if (!strcmp(s, "timeline-csv"))
+		*out = OUT_TIMELINE_CSV;
+	else if (!strcmp(s, "timeline-json"))
+		*out = OUT_TIMELINE_JSON;
 	else {
 		snprintf(
 			err, errlen,
-			"invalid --format '%s': expected text, csv, json, folded, pprof or html",
+			"invalid --format '%s': expected text, csv, json, folded, pprof, html, timeline-csv or timeline-json",
 			s);
 		return -EINVAL;
 	}
@@ -358,7 +362,8 @@ static const struct poptOption options_table[] = {
 	  "root of separate debug files (default /usr/lib/debug)", "DIR" },
 	{ "format", 0, POPT_ARG_STRING, NULL, OPT_FORMAT,
 	  "text (default), csv, json, folded (flame graphs), pprof "
-	  "(needs -o) or html (an interactive flame graph page)",
+	  "(needs -o), html (an interactive flame graph page), "
+	  "timeline-csv or timeline-json (samples per 100 ms and process)",
 	  "FORMAT" },
 	{ "folded-annotations", 0, POPT_ARG_STRING, NULL, OPT_FOLDED_MARKS,
 	  "folded frames marked as flamegraph.pl colours them (flamegraph, "

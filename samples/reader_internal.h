@@ -48,7 +48,8 @@ struct ops_hist_data {
 	/* TIME_SLICES records (slice_reader.c), in file order */
 	struct ops_time_count *slices;
 	size_t nr_slices, cap_slices;
-	uint64_t untimed; /* flat counts beyond the slices' */
+	uint64_t untimed;	   /* flat counts beyond the slices' */
+	uint64_t win_from, win_to; /* ops_hist_window()'s */
 };
 
 /* Sort H's counts and sum equal keys (hist_reader.c). */
@@ -56,6 +57,8 @@ void ops_hist_merge(struct ops_hist_data *h);
 /* A TIME_SLICES payload (slice_reader.c). */
 const char *ops_hist_time_slices(struct ops_hist_data *h, const uint8_t *p,
 				 size_t len, bool *oom);
+/* Whether slice T's middle is in [FROM, TO). */
+bool ops_slice_in(const struct ops_time_count *t, uint64_t from, uint64_t to);
 /* Once the whole file is read: H->untimed. */
 void ops_hist_slices_finish(struct ops_hist_data *h);
 /* Replace H's counts by those of the slices whose middle is in

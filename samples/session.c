@@ -419,6 +419,13 @@ int ops_session_set_window(struct ops_session *s, uint64_t from_ns,
 	return ops_hist_window(&s->hist, from_ns, to_ns);
 }
 
+bool ops_session_slice_in_window(const struct ops_session *s,
+				 const struct ops_time_count *t)
+{
+	return !s->anon.windowed ||
+	       ops_slice_in(t, s->hist.win_from, s->hist.win_to);
+}
+
 uint32_t ops_session_nr_stacks(const struct ops_session *s)
 {
 	return s->hist.nr_stacks;

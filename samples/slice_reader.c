@@ -83,8 +83,7 @@ const char *ops_hist_time_slices(struct ops_hist_data *h, const uint8_t *p,
 	return why;
 }
 
-static bool slice_in(const struct ops_time_count *t, uint64_t from,
-		     uint64_t to)
+bool ops_slice_in(const struct ops_time_count *t, uint64_t from, uint64_t to)
 {
 	uint64_t mid = t->start_ns + t->len_ns / 2;
 
@@ -95,6 +94,8 @@ int ops_hist_window(struct ops_hist_data *h, uint64_t from, uint64_t to)
 {
 	size_t i, ne = 0, ns = 0;
 
+	h->win_from = from;
+	h->win_to = to;
 	for (i = 0; i < h->nr_slices; i++) {
 		const struct ops_time_count *t = &h->slices[i];
 
@@ -112,7 +113,7 @@ int ops_hist_window(struct ops_hist_data *h, uint64_t from, uint64_t to)
 	for (i = 0; i < h->nr_slices; i++) {
 		const struct ops_time_count *t = &h->slices[i];
 
-		if (!slice_in(t, from, to))
+		if (!ops_slice_in(t, from, to))
 			continue;
 		if (t->kind == OPS_TIME_COUNTS)
 			h->entries[h->nr_entries++] =

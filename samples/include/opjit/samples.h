@@ -414,6 +414,10 @@ uint64_t ops_session_untimed(const struct ops_session *s);
  * sample; once. */
 int ops_session_set_window(struct ops_session *s, uint64_t from_ns,
 			   uint64_t to_ns);
+/* Whether the counts of slice T are in the session's window (all are
+ * when none is set). */
+bool ops_session_slice_in_window(const struct ops_session *s,
+				 const struct ops_time_count *t);
 
 /* Call graphs.  The stack table; NULL for an id with no entry.  The
  * stack is put together from the table's nodes in memory the session
