@@ -7,6 +7,8 @@
 #    session's length of the time the workload printed;
 #  - --time from the start to the switch gives jit_hot above 95% of the
 #    samples, --time from the switch to the end jit_cold above 95%;
+#  - the call graph (-g: stack counts by slice, stack samples by time)
+#    and the timeline hold as many samples as the flat report in a range;
 #  - timeline-csv adds up to the report's samples, and holds the
 #    process's samples in the buckets up to the switch and after it;
 #  - a bad --time value is one line; a session written before time
@@ -29,7 +31,7 @@ cleanup_maps() {
 trap cleanup_maps EXIT
 
 S=$TMP/s
-timeout 60 "$OPROFILED" --session-dir="$S" -- "$JIT" --seconds 3 --phases 1 \
+timeout 60 "$OPROFILED" -g --session-dir="$S" -- "$JIT" --seconds 3 --phases 1 \
 	>"$TMP/jit.out" 2>"$TMP/jit.err" || { cat "$TMP/jit.err"; fail "oprofiled failed"; }
 switch=$(awk '$1 == "phase-switch" { print $2 }' "$TMP/jit.out")
 start=$(awk '$1 == "start_ns" { print $2 }' "$S/session.meta")
@@ -79,6 +81,13 @@ read -r hot cold total < <(report --time=0,"$sw")
 python3 -c "import sys; sys.exit(not $hot > 0.95 * $total)" ||
 	fail "--time=0,$sw: jit_hot $hot of $total samples"
 echo "ok: --time=0,$sw: jit_hot $hot of $total samples"
+folded=$("$OPREPORT" --session-dir="$S" --anon-handler=perfmap --format=folded --time=0,"$sw" 2>/dev/null |
+	awk '{ n += $NF } END { print n + 0 }')
+timeline=$("$OPREPORT" --session-dir="$S" --format=timeline-csv --time=0,"$sw" 2>/dev/null |
+	awk -F, 'NR > 1 { n += $4 } END { print n + 0 }')
+[ "$folded" = "$total" ] && [ "$timeline" = "$total" ] ||
+	fail "--time=0,$sw: folded $folded, timeline $timeline, flat $total samples"
+echo "ok: --time=0,$sw: folded $folded, timeline $timeline, flat $total samples"
 read -r hot cold total < <(report --time="$sw",)
 python3 -c "import sys; sys.exit(not $cold > 0.95 * $total)" ||
 	fail "--time=$sw,: jit_cold $cold of $total samples"
