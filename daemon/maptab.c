@@ -72,6 +72,7 @@ int maptab_insert(struct maptab *t, uint64_t start, uint64_t end,
 	nr_new += has_left + has_right;
 	memmove(t->v + lo + nr_new, t->v + hi, (t->n - hi) * sizeof(*t->v));
 	t->n = t->n - (hi - lo) + nr_new;
+	t->gen++;
 	if (has_left)
 		t->v[lo++] = left;
 	t->v[lo++] = mid;
@@ -90,6 +91,7 @@ int maptab_remove(struct maptab *t, uint64_t start, uint64_t end)
 	i = maptab_first_after(t, start);
 	memmove(t->v + i, t->v + i + 1, (t->n - i - 1) * sizeof(*t->v));
 	t->n--;
+	t->gen++;
 	return 0;
 }
 
@@ -121,6 +123,7 @@ int maptab_copy(struct maptab *dst, const struct maptab *src)
 	if (src->n)
 		memcpy(dst->v, src->v, src->n * sizeof(*src->v));
 	dst->n = src->n;
+	dst->gen++;
 	return 0;
 }
 
@@ -137,6 +140,7 @@ void maptab_forget_contexts(struct maptab *t)
 void maptab_clear(struct maptab *t)
 {
 	t->n = 0;
+	t->gen++;
 }
 
 void maptab_free(struct maptab *t)

@@ -24,7 +24,8 @@ struct maptab_entry {
 struct maptab {
 	struct maptab_entry *v;
 	size_t n, cap;
-	size_t hot; /* the entry found last, tried first; may be stale */
+	size_t hot;   /* the entry found last, tried first; may be stale */
+	uint32_t gen; /* changes with every change of the mappings */
 };
 
 /* Map [START, END) at file offset PGOFF of IMAGE, replacing whatever

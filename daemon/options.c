@@ -17,8 +17,6 @@
 #define DEFAULT_ARCHIVE_MIB 64
 /* the kernel's own default, kernel.perf_event_max_stack */
 #define DEFAULT_CALLGRAPH_DEPTH 127
-/* bytes of user stack copied with each -g sample: enough for the frames
- * between a frameless leaf and its caller's frame-pointer frame */
 /* --callgraph=dwarf's, as perf record's */
 #define DEFAULT_DWARF_COPY 8192
 /* the kernel's limit on PERF_SAMPLE_STACK_USER, rounded to 8 */
@@ -109,8 +107,8 @@ static const struct poptOption options_table[] = {
 	{ "callgraph", 'g', POPT_ARG_NONE, &opt_callgraph, 0,
 	  "record a call chain with each sample (frame pointers; "
 	  "--callgraph=fp the same; --callgraph=dwarf[,BYTES] also keeps "
-	  "registers and 8192 or BYTES of user stack, which opreport does "
-	  "not unwind yet)",
+	  "registers and 8192 or BYTES of user stack, from which opreport "
+	  "unwinds code without frame pointers)",
 	  NULL },
 	/* --callgraph=MODE and --call-graph[=]MODE are rewritten to this */
 	{ "callgraph-mode", 0, POPT_ARG_STRING | POPT_ARGFLAG_DOC_HIDDEN, NULL,

@@ -28,7 +28,8 @@ struct proc {
 	uint32_t app; /* image id of the executable */
 	uint64_t exit_round;
 	struct maptab maps;
-	uint32_t kctx; /* cached kernel context */
+	uint32_t maps_given; /* maps.gen when given with a stack copy */
+	uint32_t kctx;	     /* cached kernel context */
 	int32_t kctx_cpu;
 	char comm[PROC_COMM_MAX];
 	/* for processes that ran anonymous code */

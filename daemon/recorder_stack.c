@@ -79,10 +79,40 @@ void recorder_stack_user(struct pending_sample *s, const uint64_t *p,
 	s->stack_size = (uint32_t)(dyn < size ? dyn : size);
 }
 
+/* P's executable file mappings to the writer, when they changed since
+ * it last had them: the report places what it unwinds from P's copies
+ * with them.  LEAF is the image of the sample's leaf, the application
+ * of its context when P has none of its own. */
+static int recorder_give_maps(struct recorder *r, struct proc *p,
+			      uint32_t leaf)
+{
+	struct ops_process_map m = { .tgid = p->tgid };
+	size_t i;
+	int err = 0;
+
+	if (p->maps_given == p->maps.gen)
+		return 0;
+	m.app = p->has_app ? p->app : leaf;
+	for (i = 0; i < p->maps.n && !err; i++) {
+		const struct maptab_entry *e = &p->maps.v[i];
+
+		if (e->image == MAPTAB_ANON)
+			continue;
+		m.image = e->image;
+		m.start = e->start;
+		m.len = e->end - e->start;
+		m.pgoff = e->pgoff;
+		err = ops_writer_process_map(r->w, &m);
+	}
+	if (!err)
+		p->maps_given = p->maps.gen;
+	return err;
+}
+
 /* The sample's stack copy, counted against stack ID in CTX. */
-static void recorder_stack_copy(struct recorder *r,
+static void recorder_stack_copy(struct recorder *r, struct proc *p,
 				const struct pending_sample *s, uint32_t ctx,
-				uint32_t id)
+				uint32_t id, uint32_t leaf)
 {
 	struct ops_stack_copy c = {
 		.ctx = ctx,
@@ -94,7 +124,8 @@ static void recorder_stack_copy(struct recorder *r,
 		.bytes = s->stack,
 	};
 
-	if (ops_writer_stack_copy(r->w, &c))
+	if ((p && recorder_give_maps(r, p, leaf)) ||
+	    ops_writer_stack_copy(r->w, &c))
 		recorder_fail(r, -EIO, true);
 }
 
@@ -170,9 +201,11 @@ void recorder_stack_chain(struct recorder *r, struct proc *p,
 		recorder_fail(r, err, true);
 		return;
 	}
-	/* copies only of user samples outside JIT code: JIT frames keep
-	 * frame pointers, and a kernel sample's user part is past a
-	 * syscall's own frames */
-	if (!anon && s->regs && ctx != MAPTAB_NO_CTX && !st.nr_kernel)
-		recorder_stack_copy(r, s, ctx, id);
+	/* copies only of user samples in native code (a JIT's own frames
+	 * keep frame pointers; the native ones below them may not), and
+	 * not of kernel samples, whose user part is past a syscall's own
+	 * frames */
+	if (s->regs && ctx != MAPTAB_NO_CTX && !st.nr_kernel &&
+	    r->frames[0].kind == OPS_FRAME_IMAGE)
+		recorder_stack_copy(r, p, s, ctx, id, r->frames[0].image);
 }

@@ -50,6 +50,7 @@ static const struct report_sym *make(struct report *r,
 	s->line = a->line;
 	s->has_vma = true;
 	s->referenced = true;
+	s->anon = a;
 	return s;
 }
 

@@ -155,8 +155,7 @@ static char *path_join(const char *dir, const char *sep, const char *name)
 	return p;
 }
 
-/* The recorded path, or its copy under an -p directory. */
-static char *image_find(const struct opreport_opts *o, const char *path)
+char *image_bfd_find(const struct opreport_opts *o, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	struct stat st;
@@ -771,7 +770,7 @@ struct image_bfd *image_cache_get(struct image_cache *c, uint32_t id,
 	if (!img)
 		return NULL;
 	img->opts = c->opts;
-	img->path = image_find(c->opts, rec->path);
+	img->path = image_bfd_find(c->opts, rec->path);
 	if (!img->path) {
 		free(img);
 		return NULL;

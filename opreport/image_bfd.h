@@ -22,6 +22,10 @@
 struct image_cache;
 struct image_bfd;
 
+/* The recorded PATH of an image, or its copy under an -p directory
+ * (malloc'ed; NULL out of memory). */
+char *image_bfd_find(const struct opreport_opts *o, const char *path);
+
 /* 0, or a negative errno (reported): -ENOTSUP when the libbfd loaded is
  * not the one opreport was built with, or -ENOMEM. */
 int image_cache_new(struct image_cache **out, const struct opreport_opts *o,

@@ -64,6 +64,7 @@ struct opreport_opts {
 	bool reverse_sort;	/* -r */
 	bool callgraph;		/* -c */
 	bool children;		/* --children */
+	bool no_unwind;		/* --no-unwind */
 	double threshold;	/* percent, 0 = none */
 	enum opreport_sort sort[8];
 	size_t nr_sort;
@@ -89,7 +90,10 @@ struct opreport_opts {
 	struct profile_spec *base_spec;
 	bool list_handlers;		 /* --list-handlers: list and exit */
 	struct anon_isolation isolation; /* --handler-isolation, -timeout */
-	struct timerange time;		 /* --time */
+	/* opannotate: a JIT row per code object (each generation of a
+	 * function its own), not per name */
+	bool jit_objects;
+	struct timerange time; /* --time */
 };
 
 #endif

@@ -281,7 +281,8 @@ enum {
 
 static int flag_children, flag_callgraph, flag_symbols, flag_debug,
 	flag_details, flag_address, flag_reverse, flag_exclude_dep,
-	flag_no_header, flag_long, flag_global, flag_anon, flag_force;
+	flag_no_header, flag_long, flag_global, flag_anon, flag_force,
+	flag_no_unwind;
 static char *opt_output_file, *opt_session_dir, *opt_debug_dir,
 	*opt_handler_path, *opt_diff, *opt_side_dir[2];
 
@@ -310,6 +311,10 @@ static const struct poptOption options_table[] = {
 	{ "callgraph", 'c', POPT_ARG_NONE, &flag_callgraph, 0,
 	  "show the callers and callees of each symbol (a session recorded "
 	  "with oprofiled -g)",
+	  NULL },
+	{ "no-unwind", 0, POPT_ARG_NONE, &flag_no_unwind, 0,
+	  "call graphs from frame pointers alone: leave the recorded "
+	  "stack copies (--callgraph=dwarf) unused",
 	  NULL },
 	{ "children", 0, POPT_ARG_NONE, &flag_children, 0,
 	  "with -l, the samples on whose call chains each symbol is, beside "
@@ -496,7 +501,7 @@ static void options_reset(struct opreport_opts *o)
 	flag_children = 0;
 	flag_address = 0;
 	flag_reverse = flag_exclude_dep = flag_no_header = flag_long = 0;
-	flag_global = flag_anon = flag_force = 0;
+	flag_global = flag_anon = flag_force = flag_no_unwind = 0;
 	o->session_dir = "./oprofile_data";
 	o->demangle = DEMANGLE_SMART;
 	o->isolation.timeout_ms = ANON_HANDLER_TIMEOUT_MS;
@@ -682,6 +687,7 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 	o->long_filenames = flag_long;
 	o->global_percent = flag_global;
 	o->force = flag_force;
+	o->no_unwind = flag_no_unwind;
 	o->anon_samples |= flag_anon;
 	if (o->base_dir && (o->callgraph || o->details)) {
 		fprintf(stderr,

@@ -11,6 +11,7 @@
 #include "image_bfd.h"
 #include "kallsyms.h"
 #include "profile.h"
+#include "unwind.h"
 #include "spec.h"
 #include "strpool.h"
 
@@ -22,6 +23,7 @@ struct profile {
 	struct image_cache *images;
 	struct kallsyms *ks;
 	struct callgraph *cg;
+	uint64_t copy_cut; /* samples whose unwound stack a copy cut */
 };
 
 /* A selected histogram entry, to be resolved with the others of its
@@ -317,6 +319,168 @@ static bool anon_stack_selected(struct report *r, struct ops_session *s,
 	       profile_spec_match_image(spec, p->exe ? p->exe : "");
 }
 
+/* Samples a stack copy moved off the frame-pointer stack of a context. */
+struct moved {
+	uint32_t ctx, stack;
+	uint64_t count;
+};
+
+/* The stacks unwound from the copies of a stack with JIT frames: its
+ * samples are in each process's stream, each with its time, and each
+ * takes the next unwound stack with samples left (which sample had
+ * which copy is not recorded; they differ only below the JIT frames). */
+struct anon_move {
+	uint32_t stack; /* the session's frame-pointer stack */
+	uint32_t cg;	/* the unwound stack in the graph */
+	uint64_t left;	/* samples still to take it */
+};
+
+static int anon_move_cmp(const void *a, const void *b)
+{
+	const struct anon_move *x = a, *y = b;
+
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+/* The unwound stack for a sample of session stack STACK, or CG_NONE. */
+static uint32_t anon_moved(struct anon_move *am, size_t n, uint32_t stack)
+{
+	struct anon_move key = { stack, 0, 0 };
+	struct anon_move *m = bsearch(&key, am, n, sizeof(*am), anon_move_cmp);
+
+	if (!m)
+		return CG_NONE;
+	while (m > am && m[-1].stack == stack)
+		m--;
+	for (; m < am + n && m->stack == stack; m++)
+		if (m->left) {
+			m->left--;
+			return m->cg;
+		}
+	return CG_NONE;
+}
+
+static int moved_cmp(const void *a, const void *b)
+{
+	const struct moved *x = a, *y = b;
+
+	if (x->ctx != y->ctx)
+		return x->ctx < y->ctx ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+static bool stack_has_anon(const struct ops_stack *st)
+{
+	uint32_t i;
+
+	for (i = 0; st && i < st->nr_frames; i++)
+		if (st->frames[i].kind == OPS_FRAME_ANON)
+			return true;
+	return false;
+}
+
+/* The samples of the stack copies, each on the stack unwound from it;
+ * *MV (sorted, *NMV of them) says how many each (context, stack) count
+ * gave up.  0 or -ENOMEM (not reported). */
+static int cg_add_copies(struct profile *p, struct report *r,
+			 struct ops_session *s, struct moved **mv, size_t *nmv,
+			 struct anon_move **am, size_t *nam)
+{
+	uint64_t cut = 0;
+	size_t na = 0;
+	uint32_t nr_img = ops_session_nr_images(s);
+	const struct ops_stack_copy *cp;
+	struct cg_raw_frame *frames = NULL;
+	struct unwind *u = NULL;
+	size_t n, i, nm = 0;
+	int ret;
+
+	*mv = NULL;
+	*nmv = 0;
+	*am = NULL;
+	*nam = 0;
+	cp = ops_session_stack_copies(s, &n);
+	if (!n || r->opts->no_unwind)
+		return 0;
+	ret = unwind_new(&u, s, r->opts);
+	if (ret || !u)
+		return ret;
+	frames = malloc(OPS_STACK_MAX_FRAMES * sizeof(*frames));
+	*mv = malloc(n * sizeof(**mv));
+	*am = malloc(n * sizeof(**am));
+	if (!frames || !*mv || !*am) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		const struct ops_context *ctx =
+			ops_session_context(s, cp[i].ctx);
+		const struct ops_image *img, *app;
+		const struct ops_stack *fp;
+		enum unwind_root root;
+		struct cg_raw_ctx c;
+		size_t nf;
+		uint32_t sid;
+
+		if (!cp[i].count || !ctx || ctx->image >= nr_img)
+			continue;
+		img = ops_session_image(s, ctx->image);
+		app = ctx->app < nr_img ? ops_session_image(s, ctx->app)
+					: NULL;
+		if (!img || !ctx_selected(r, img, app, ctx))
+			continue;
+		fp = ops_session_stack(s, cp[i].stack);
+		nf = unwind_stack(u, &cp[i], fp, frames, OPS_STACK_MAX_FRAMES,
+				  &root);
+		if (!nf)
+			continue;
+		if (root == UNWIND_CUT_COPY)
+			cut += cp[i].count;
+		c = (struct cg_raw_ctx){ app ? ctx->app : CG_NONE, CG_NONE,
+					 ctx->tgid };
+		ret = callgraph_add_stack(p->cg, frames, nf,
+					  root != UNWIND_WHOLE, &sid);
+		if (ret)
+			break;
+		if (stack_has_anon(fp)) {
+			(*am)[na++] = (struct anon_move){ cp[i].stack, sid,
+							  cp[i].count };
+			continue;
+		}
+		ret = callgraph_add_samples(p->cg, &c, sid, 0, cp[i].count);
+		(*mv)[nm++] =
+			(struct moved){ cp[i].ctx, cp[i].stack, cp[i].count };
+	}
+	qsort(*mv, nm, sizeof(**mv), moved_cmp);
+	*nmv = nm;
+	qsort(*am, na, sizeof(**am), anon_move_cmp);
+	*nam = na;
+	p->copy_cut = cut;
+out:
+	free(frames);
+	unwind_free(u);
+	return ret;
+}
+
+/* Of COUNT samples of (CTX, STACK), those no copy took. */
+static uint64_t not_moved(const struct moved *mv, size_t n, uint32_t ctx,
+			  uint32_t stack, uint64_t count)
+{
+	struct moved key = { ctx, stack, 0 };
+	const struct moved *m =
+		n ? bsearch(&key, mv, n, sizeof(*mv), moved_cmp) : NULL;
+	uint64_t took = 0;
+
+	if (!m)
+		return count;
+	/* equal keys are adjacent: every copy of the stack */
+	while (m > mv && !moved_cmp(m - 1, &key))
+		m--;
+	for (; m < mv + n && !moved_cmp(m, &key); m++)
+		took += m->count;
+	return took < count ? count - took : 0;
+}
+
 /* The recorded call chains: (context, stack) counts, and each process's
  * samples with anonymous frames, each with its time. */
 static int cg_add_stacks(struct profile *p, struct report *r,
@@ -327,13 +491,16 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 	uint32_t id, sid, nr = ops_session_nr_processes(s);
 	uint32_t nr_img = ops_session_nr_images(s);
 	uint64_t missing = 0;
-	size_t n, i;
+	struct moved *mv = NULL;
+	struct anon_move *am = NULL;
+	size_t n, i, nmv = 0, nam = 0;
 	int ret = 0;
 
 	of = malloc((nr_stacks ? nr_stacks : 1) * sizeof(*of));
 	if (!of)
 		return -ENOMEM;
 	ret = cg_add_table(p, s, of, nr_stacks);
+	ret = ret ? ret : cg_add_copies(p, r, s, &mv, &nmv, &am, &nam);
 	sc = ops_session_stack_hist(s, &n);
 	for (i = 0; i < n && !ret; i++) {
 		const struct ops_context *ctx =
@@ -355,7 +522,10 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 		}
 		c = (struct cg_raw_ctx){ app ? ctx->app : CG_NONE, CG_NONE,
 					 ctx->tgid };
-		ret = callgraph_add_samples(p->cg, &c, sid, 0, sc[i].count);
+		ret = callgraph_add_samples(p->cg, &c, sid, 0,
+					    not_moved(mv, nmv, sc[i].ctx,
+						      sc[i].stack,
+						      sc[i].count));
 	}
 	for (id = 0; id < nr && !ret; id++) {
 		const struct ops_process *pr = ops_session_process(s, id);
@@ -377,11 +547,18 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 						 callgraph_stack_leaf(p->cg,
 								      sid)))
 				continue;
+			if (nam) {
+				uint32_t u = anon_moved(am, nam, smp[i].stack);
+
+				sid = u != CG_NONE ? u : sid;
+			}
 			ret = callgraph_add_samples(p->cg, &c, sid,
 						    smp[i].time_ns, 1);
 		}
 	}
 	free(of);
+	free(mv);
+	free(am);
 	if (missing)
 		diag("warning: session %s: %" PRIu64
 		     " samples name a stack the stack table does not hold; they are left out of the call graph",
@@ -421,10 +598,14 @@ static int cg_build(struct profile *p, struct report *r, struct ops_session *s,
 	if (ret)
 		return ret;
 	r->cg = p->cg;
-	if (p->cg->truncated)
+	if (p->cg->truncated > p->copy_cut)
 		diag("warning: session %s: %" PRIu64
 		     " samples have a call chain cut at the recording's depth limit; their stacks start below the root",
-		     r->session_dir, p->cg->truncated);
+		     r->session_dir, p->cg->truncated - p->copy_cut);
+	if (p->copy_cut)
+		diag("warning: session %s: %" PRIu64
+		     " samples have a stack unwound from its stack copy only part of the way (the copy's end, or an image without call-frame information); their stacks start below the root",
+		     r->session_dir, p->copy_cut);
 	return 0;
 }
 

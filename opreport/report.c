@@ -108,10 +108,13 @@ static int cmp_ptr(const void *a, const void *b)
  * another process, is another object with the same name.  Its row is
  * the function's, as in diff, folded and pprof, so JIT symbols group by
  * their (interned) name. */
+static bool hit_jit_objects; /* opts->jit_objects of the report folding */
+
 static const void *hit_sym_key(const struct report_hit *h)
 {
-	return h->kind == ROW_JIT && h->sym ? (const void *)h->sym->name
-					    : (const void *)h->sym;
+	return h->kind == ROW_JIT && h->sym && !hit_jit_objects
+		       ? (const void *)h->sym->name
+		       : (const void *)h->sym;
 }
 
 /* The grouping key of rows: pointers of interned strings and symbols. */
@@ -161,6 +164,7 @@ static int fold_rows(struct report *r)
 {
 	size_t i, j;
 
+	hit_jit_objects = r->opts->jit_objects;
 	if (r->nr_hits) /* an empty session has no array to sort */
 		qsort(r->hits, r->nr_hits, sizeof(*r->hits), hit_cmp);
 	r->rows = calloc(r->nr_hits ? r->nr_hits : 1, sizeof(*r->rows));

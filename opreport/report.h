@@ -27,6 +27,8 @@ struct callgraph;
 
 enum row_kind { ROW_FILE, ROW_KERNEL, ROW_JIT, ROW_ANON };
 
+struct anon_symbol;
+
 struct report_sym {
 	const char *name;
 	uint64_t vma;	  /* start, when has_vma */
@@ -34,7 +36,8 @@ struct report_sym {
 	const char *file; /* source of the start, NULL when unknown */
 	uint32_t line;
 	bool has_vma;
-	bool referenced; /* some sample falls in it */
+	bool referenced;		/* some sample falls in it */
+	const struct anon_symbol *anon; /* JIT code: as its handler named it */
 };
 
 /* Where a hit's per-address source line comes from when -d -g asks. */

@@ -219,6 +219,9 @@ static const char *hist_block(void *arg, uint16_t type, const uint8_t *p,
 	case OPS_HIST_COPY_COUNTS:
 		return ops_hist_copy_counts(((struct hist_parse *)arg)->h, p,
 					    len);
+	case OPS_HIST_PROCESS_MAPS:
+		return ops_hist_pmaps(((struct hist_parse *)arg)->h, p, len,
+				      &((struct hist_parse *)arg)->oom);
 	case OPS_HIST_TIME_SLICES:
 		return ops_hist_time_slices(((struct hist_parse *)arg)->h, p,
 					    len,
@@ -284,6 +287,7 @@ void ops_hist_data_free(struct ops_hist_data *h)
 	free(h->entries);
 	ops_hist_stacks_free(h);
 	ops_hist_copies_free(h);
+	free(h->pmaps);
 	free(h->slices);
 	memset(h, 0, sizeof(*h));
 }

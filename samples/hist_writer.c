@@ -236,19 +236,24 @@ static int delta_cmp(const void *a, const void *b)
  * stacks from STACKS_FROM on and the STACK_COUNTS blocks: damage to the
  * stack table leaves the flat counts before it readable. */
 static int hist_put_stack_defs(struct ops_writer *w, uint32_t stacks_from,
-			       uint32_t copies_from)
+			       uint32_t copies_from, uint32_t pmaps_from)
 {
 	int ret = ops_hist_put_defs(w, &w->hist.stacks, stacks_from,
 				    w->hist.stacks.nr, OPS_HIST_STACKS);
 
+	ret = ret ? ret
+		  : ops_hist_put_defs(w, &w->hist.copies, copies_from,
+				      w->hist.copies.nr,
+				      OPS_HIST_STACK_COPIES);
 	return ret ? ret
-		   : ops_hist_put_defs(w, &w->hist.copies, copies_from,
-				       w->hist.copies.nr,
-				       OPS_HIST_STACK_COPIES);
+		   : ops_hist_put_defs(w, &w->hist.pmaps, pmaps_from,
+				       w->hist.pmaps.nr,
+				       OPS_HIST_PROCESS_MAPS);
 }
 
 static int hist_put_counts(struct ops_writer *w, uint32_t n,
-			   uint32_t stacks_from, uint32_t copies_from)
+			   uint32_t stacks_from, uint32_t copies_from,
+			   uint32_t pmaps_from)
 {
 	struct ops_hist_delta *d = w->hist.sorted;
 	bool stacks_put = false;
@@ -263,7 +268,8 @@ static int hist_put_counts(struct ops_writer *w, uint32_t n,
 		uint32_t kind = d[i].ctx & (OPS_STACK_CTX | OPS_COPY_CTX);
 
 		if (kind && !stacks_put) {
-			ret = hist_put_stack_defs(w, stacks_from, copies_from);
+			ret = hist_put_stack_defs(w, stacks_from, copies_from,
+						  pmaps_from);
 			stacks_put = true;
 			if (ret)
 				break;
@@ -300,7 +306,8 @@ static int hist_put_counts(struct ops_writer *w, uint32_t n,
 					    w->payload.data, w->payload.len);
 	}
 	if (!ret && !stacks_put)
-		ret = hist_put_stack_defs(w, stacks_from, copies_from);
+		ret = hist_put_stack_defs(w, stacks_from, copies_from,
+					  pmaps_from);
 	return ret;
 }
 
@@ -367,7 +374,7 @@ int ops_hist_writer_flush(struct ops_writer *w)
 							c->ctx };
 	}
 	ret = hist_put_counts(w, h->nr_dirty, h->stacks_on_disk,
-			      h->copies_on_disk);
+			      h->copies_on_disk, h->pmaps_on_disk);
 	/* every count on disk is in a slice on disk too */
 	ret = ret ? ret : ops_slice_close(w);
 	ret = ret ? ret
@@ -380,6 +387,7 @@ int ops_hist_writer_flush(struct ops_writer *w)
 		return ret;
 	/* the copies go out with the counts, never with the definitions */
 	h->copies_on_disk = h->copies.nr;
+	h->pmaps_on_disk = h->pmaps.nr;
 	h->slices_on_disk = h->slices.len;
 	w->totals_dirty = false;
 	for (i = 0; i < h->nr_dirty; i++)
@@ -427,7 +435,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 					h->cells[i].offset, h->cells[i].total,
 					h->cells[i].ctx
 				};
-		ret = hist_put_counts(w, n, 0, 0);
+		ret = hist_put_counts(w, n, 0, 0, 0);
 	}
 	ret = ret ? ret : ops_slice_close(w);
 	ret = ret ? ret : ops_buf_put(&w->out, h->slices.data, h->slices.len);
@@ -466,6 +474,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 	h->contexts_on_disk = h->contexts.nr;
 	h->stacks_on_disk = h->stacks.nr;
 	h->copies_on_disk = h->copies.nr;
+	h->pmaps_on_disk = h->pmaps.nr;
 	h->slices_on_disk = h->slices.len;
 	for (i = 0; i < h->nr_dirty; i++)
 		h->cells[h->dirty[i]].pending = 0;
@@ -489,6 +498,7 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	ops_keyset_free(&h->contexts);
 	ops_keyset_free(&h->stacks);
 	ops_keyset_free(&h->copies);
+	ops_keyset_free(&h->pmaps);
 	free(h->copy_key.data);
 	free(h->path);
 	free(h->cells);

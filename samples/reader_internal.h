@@ -41,6 +41,9 @@ struct ops_hist_data {
 	size_t nr_copies, cap_copies;
 	uint8_t *copy_bytes;
 	size_t nr_copy_bytes, cap_copy_bytes;
+	/* the process mappings of the copies, in id order */
+	struct ops_process_map *pmaps;
+	size_t nr_pmaps, cap_pmaps;
 	/* the last TOTALS block: the totals of a recorder that did not stop
 	 * cleanly (only the fields of the totals are set) */
 	struct ops_session_info totals;
@@ -79,6 +82,9 @@ const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
 			    size_t len, bool *oom);
 const char *ops_hist_copy_counts(struct ops_hist_data *h, const uint8_t *p,
 				 size_t len);
+/* PROCESS_MAPS payloads (pmap_reader.c). */
+const char *ops_hist_pmaps(struct ops_hist_data *h, const uint8_t *p,
+			   size_t len, bool *oom);
 void ops_hist_copies_finish(struct ops_hist_data *h);
 void ops_hist_copies_free(struct ops_hist_data *h);
 /* Once the whole file is read: frame pointers, counts sorted. */

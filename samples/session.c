@@ -464,6 +464,13 @@ ops_session_stack_copies(const struct ops_session *s, size_t *n)
 	return s->hist.copies;
 }
 
+const struct ops_process_map *
+ops_session_process_maps(const struct ops_session *s, size_t *n)
+{
+	*n = s->hist.nr_pmaps;
+	return s->hist.pmaps;
+}
+
 int ops_session_anon_stacks(struct ops_session *s, uint32_t proc_id,
 			    const struct ops_anon_stack_sample **samples,
 			    size_t *n)

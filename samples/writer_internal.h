@@ -53,6 +53,9 @@ struct ops_hist_writer {
 	uint32_t copies_on_disk;
 	struct ops_buf copy_key; /* scratch: the record being added */
 	uint64_t copies_dropped; /* past the copies' memory cap */
+	/* the process mappings, keys PROCESS_MAPS records as on disk */
+	struct ops_keyset pmaps;
+	uint32_t pmaps_on_disk;
 	/* the last stack added, root first: each depth's frame, node flags
 	 * and node, so that the next stack finds the outer part it shares
 	 * with it without a lookup per frame */

@@ -37,6 +37,7 @@ enum jm_rec_kind {
 
 /* record flags */
 #define JM_REC_REPLAYED 0x1u /* sent by GenerateEvents: older than its time */
+#define JM_REC_DATA 0x2u     /* a method's data (Method*), not code */
 
 /* fixed part of each payload, before its variable part */
 #define JM_METHOD_FIXED \

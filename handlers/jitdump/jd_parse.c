@@ -277,6 +277,11 @@ static int rec_load(struct jd_dump *d, const uint8_t *p, size_t have,
 	c->index = rd64(d, p + 48);
 	c->time = time;
 	c->name = off;
+	/* the bytes follow the name's NUL, up to the record's end */
+	c->code_off = at + fixed + (uint64_t)((const char *)nul - name) + 1;
+	c->code_len = (uint32_t)(total - (c->code_off - at));
+	if (c->code_len > c->size)
+		c->code_len = (uint32_t)c->size;
 	/* the line table comes before the load of its code */
 	if (d->has_pending && d->pending_addr == c->addr) {
 		c->first_line = d->pending_first;

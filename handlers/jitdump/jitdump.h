@@ -51,7 +51,10 @@ struct jd_code {
 	uint32_t name;	 /* offset in the name pool */
 	uint32_t nlines; /* lines[first_line .. first_line + nlines) */
 	uint32_t first_line;
-	uint32_t pad;
+	/* the code's bytes the record holds (fewer than size when the
+	 * record lies), from input offset code_off */
+	uint32_t code_len;
+	uint64_t code_off;
 };
 
 /* One JIT_CODE_MOVE, kept as written. */

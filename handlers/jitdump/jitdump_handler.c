@@ -22,11 +22,21 @@
 
 #define SYM_POOL 4096u
 
+/* A symbol as handed out, with what code_bytes() needs of it: one per
+ * life, so that code moved to another address is another symbol, which
+ * starts where its samples are. */
+struct jdh_sym {
+	struct opjit_symbol s;
+	uint32_t life;	/* index into jd_index.life */
+	uint8_t *bytes; /* its code, read from the dump when first asked */
+};
+
 struct jdh_state {
 	struct jd_dump d;
 	struct jd_index x;
-	struct opjit_symbol **sym; /* per code, made when first hit */
-	struct opjit_symbol **pools;
+	int fd;		      /* the dump, kept for the code bytes */
+	struct jdh_sym **sym; /* per life, made when first hit */
+	struct jdh_sym **pools;
 	size_t npools, cap_pools, pool_used;
 	char err[512];
 };
@@ -66,8 +76,15 @@ static void jdh_release(void *state)
 	jd_index_free(&st->x);
 	jd_free(&st->d);
 	free(st->sym);
-	for (i = 0; i < st->npools; i++)
+	for (i = 0; i < st->npools; i++) {
+		size_t k, n = i + 1 < st->npools ? SYM_POOL : st->pool_used;
+
+		for (k = 0; k < n; k++)
+			free(st->pools[i][k].bytes);
 		free(st->pools[i]);
+	}
+	if (st->fd >= 0)
+		close(st->fd);
 	free(st->pools);
 	free(st);
 }
@@ -130,11 +147,12 @@ static int jdh_load(const struct opjit_host *host,
 		rc = -ENOMEM;
 		goto fail;
 	}
+	st->fd = -1;
 	st->d.path = path;
+	st->fd = fd;
 	jd_src_fd(&src, fd);
 	rc = jd_parse(&st->d, &src);
 	jd_src_free(&src);
-	close(fd);
 	if (rc == 1) {
 		warnf(host, "%s: %s", path, st->d.bad[0]);
 		jdh_release(st);
@@ -146,7 +164,7 @@ static int jdh_load(const struct opjit_host *host,
 			    st->d.flags & JD_FLAGS_ARCH_TIMESTAMP);
 	if (rc < 0)
 		goto fail;
-	st->sym = calloc(st->d.ncode ? st->d.ncode : 1, sizeof(*st->sym));
+	st->sym = calloc(st->x.nlife ? st->x.nlife : 1, sizeof(*st->sym));
 	if (!st->sym) {
 		rc = -ENOMEM;
 		goto fail;
@@ -171,13 +189,14 @@ static int jdh_claim(const struct opjit_host *host,
 				     jdh_load, state, err, errlen);
 }
 
-static const struct opjit_symbol *sym_get(struct jdh_state *st, uint32_t c)
+static const struct opjit_symbol *sym_get(struct jdh_state *st, uint32_t life)
 {
-	const struct jd_code *code = &st->d.code[c];
-	struct opjit_symbol *s = st->sym[c];
+	const struct jd_code *code = &st->d.code[st->x.life[life].code];
+	struct jdh_sym *js = st->sym[life];
+	struct opjit_symbol *s;
 
-	if (s)
-		return s;
+	if (js)
+		return &js->s;
 	if (!st->npools || st->pool_used == SYM_POOL) {
 		if (oputil_grow(&st->pools, &st->cap_pools, st->npools + 1,
 				sizeof(*st->pools)))
@@ -188,10 +207,12 @@ static const struct opjit_symbol *sym_get(struct jdh_state *st, uint32_t c)
 		st->npools++;
 		st->pool_used = 0;
 	}
-	s = &st->pools[st->npools - 1][st->pool_used++];
+	js = &st->pools[st->npools - 1][st->pool_used++];
+	js->life = life;
+	s = &js->s;
 	s->struct_size = OPJIT_SYMBOL_SIZE_1_0;
 	s->name = jd_name(&st->d, code->name);
-	s->start = code->addr;
+	s->start = st->x.life[life].start;
 	s->size = code->size;
 	if (code->nlines) {
 		const struct jd_line *l = &st->d.lines[code->first_line];
@@ -199,7 +220,7 @@ static const struct opjit_symbol *sym_get(struct jdh_state *st, uint32_t c)
 		s->file = jd_name(&st->d, l->file);
 		s->line = l->line;
 	}
-	st->sym[c] = s;
+	st->sym[life] = js;
 	return s;
 }
 
@@ -259,7 +280,7 @@ static int jdh_resolve(void *state, struct opjit_resolve_batch *b)
 					jdh_why_no_life(st, seg, b->times[i]);
 			continue;
 		}
-		s = sym_get(st, st->x.life[life].code);
+		s = sym_get(st, life);
 		if (!s) {
 			snprintf(st->err, sizeof(st->err), "out of memory");
 			return -ENOMEM;
@@ -276,6 +297,62 @@ static int jdh_resolve(void *state, struct opjit_resolve_batch *b)
 	return 0;
 }
 
+/* The bytes of SYM's code load, as the record holds them: a record whose
+ * code size says more than it holds gives what it holds. */
+static int jdh_code_bytes(void *state, const struct opjit_symbol *sym,
+			  const uint8_t **code, uint64_t *len, uint64_t *addr,
+			  uint64_t *load_ns)
+{
+	struct jdh_state *st = state;
+	const struct jdh_sym *cjs = (const struct jdh_sym *)sym;
+	struct jdh_sym *js;
+	const struct jd_code *c;
+	size_t got = 0;
+
+	if (!sym || cjs->life >= st->x.nlife || !st->sym[cjs->life] ||
+	    &st->sym[cjs->life]->s != sym) {
+		snprintf(st->err, sizeof(st->err),
+			 "code_bytes() was given a symbol of another state");
+		return -EINVAL;
+	}
+	js = st->sym[cjs->life];
+	c = &st->d.code[st->x.life[js->life].code];
+	if (!c->code_len)
+		return -ENOENT;
+	if (!js->bytes) {
+		js->bytes = malloc(c->code_len);
+		if (!js->bytes) {
+			snprintf(st->err, sizeof(st->err), "out of memory");
+			return -ENOMEM;
+		}
+		while (got < c->code_len) {
+			ssize_t r = pread(st->fd, js->bytes + got,
+					  c->code_len - got,
+					  (off_t)(c->code_off + got));
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				snprintf(st->err, sizeof(st->err),
+					 "%s: cannot read the code of %s: %s",
+					 st->d.path, sym->name,
+					 r ? strerror(errno)
+					   : "the file is shorter now");
+				free(js->bytes);
+				js->bytes = NULL;
+				return r ? -errno : -EIO;
+			}
+			got += (size_t)r;
+		}
+	}
+	*code = js->bytes;
+	*len = c->code_len;
+	/* where this life of the code sat, from when */
+	*addr = st->x.life[js->life].start;
+	*load_ns = st->x.by_address ? 0 : st->x.life[js->life].from;
+	return 0;
+}
+
 static const char *jdh_last_error(void *state)
 {
 	struct jdh_state *st = state;
@@ -284,6 +361,20 @@ static const char *jdh_last_error(void *state)
 }
 
 static const struct opjit_handler jitdump_handler = {
+	.struct_size = OPJIT_HANDLER_SIZE_1_4,
+	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
+	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
+	.name = "jitdump",
+	.description = "perf jitdump files (jit-PID.dump) from node "
+		       "--perf-prof, .NET, Mono, wasmtime, Julia, LLVM",
+	.claim = jdh_claim,
+	.resolve = jdh_resolve,
+	.last_error = jdh_last_error,
+	.release = jdh_release,
+	.code_bytes = jdh_code_bytes,
+};
+
+static const struct opjit_handler jitdump_handler_1_0 = {
 	.struct_size = OPJIT_HANDLER_SIZE_1_0,
 	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
 	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
@@ -299,8 +390,9 @@ static const struct opjit_handler jitdump_handler = {
 OPJIT_HANDLER_EXPORT const struct opjit_handler *
 opjit_handler_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
 {
-	(void)host_abi_minor;
 	if (host_abi_major != OPJIT_HANDLER_ABI_MAJOR)
 		return NULL;
-	return &jitdump_handler;
+	/* a host older than 1.4 refuses slots it does not know: it gets
+	 * the table without code_bytes, as the growth rules ask */
+	return host_abi_minor >= 4 ? &jitdump_handler : &jitdump_handler_1_0;
 }

@@ -192,10 +192,11 @@ void opjit_jl_put_load(unsigned char *p, const struct opjit_jitlog_code *c,
 	const bool by_lines = !c->pcs && !c->method;
 	size_t i;
 
-	p = rec_header(p, JM_REC_CODE_LOAD,
-		       c->flags & OPJIT_JITLOG_CODE_OLDER ? JM_REC_REPLAYED
-							  : 0,
-		       rlen, t);
+	p = rec_header(
+		p, JM_REC_CODE_LOAD,
+		(c->flags & OPJIT_JITLOG_CODE_OLDER ? JM_REC_REPLAYED : 0) |
+			(c->flags & OPJIT_JITLOG_CODE_DATA ? JM_REC_DATA : 0),
+		rlen, t);
 	p = put(p, own, 8);
 	p = put(p, c->addr, 8);
 	p = put(p, c->size, 4);

@@ -70,6 +70,8 @@ static void record(const unsigned char *r, size_t rlen)
 	}
 	if (le(r + 2, 2) & JM_REC_REPLAYED)
 		printf(" older");
+	if (le(r + 2, 2) & JM_REC_DATA)
+		printf(" data");
 	putchar('\n');
 }
 

@@ -26,6 +26,13 @@ void anon_handlers_isolate(const struct anon_isolation *iso)
 	handler_isolation = *iso;
 }
 
+bool handler_want_code;
+
+void anon_handlers_want_code(void)
+{
+	handler_want_code = true;
+}
+
 /* Open a handler where it will run: inside opreport, or in a helper. */
 static int open_where(struct anon_handler *h, const char *path,
 		      const char *name, char *reason, size_t len)

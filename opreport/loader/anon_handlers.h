@@ -58,6 +58,11 @@ void anon_handlers_isolate(const struct anon_isolation *iso);
  * at all, is a line through diag().  0, or a negative errno (reported). */
 int anon_handlers_list(FILE *out, const char *handler_path);
 
+/* Ask every handler loaded from now on for the machine code of the
+ * symbols it names (ABI 1.4 code_bytes), for disassembly.  Set before
+ * anon_handlers_load(); a handler's helper inherits it. */
+void anon_handlers_want_code(void);
+
 /* A symbol a handler named, copied into memory the report owns. */
 struct anon_symbol {
 	const char *name;
@@ -65,6 +70,14 @@ struct anon_symbol {
 	uint64_t size;
 	const char *file; /* NULL when unknown */
 	uint32_t line;	  /* 0 when unknown */
+	/* With anon_handlers_want_code(): the code's CODE_LEN bytes, which
+	 * sat at CODE_ADDR from CODE_LOAD_NS on (0: unknown), or none and
+	 * CODE_ERR: 0 when the handler keeps no code, -ENOENT when it has
+	 * none for this symbol, another negative errno when it failed.
+	 * Code loaded anew at the same address is another symbol. */
+	const uint8_t *code;
+	uint64_t code_len, code_addr, code_load_ns;
+	int32_t code_err;
 };
 
 /* A function a sample's symbol was inlined into, and the line of the

@@ -90,6 +90,35 @@ int handler_call_claim(struct anon_handler *h, const struct opjit_process *op,
 	return 1;
 }
 
+/* The code of the handler's symbol OS, into S (ABI 1.4).  A failure is
+ * kept in S, for the annotation to say, and costs nothing else. */
+static void call_code(void *ctx, const struct opjit_symbol *os,
+		      struct anon_symbol *s)
+{
+	struct anon_handler *h = ctx;
+	const uint8_t *code = NULL;
+	uint64_t len = 0, addr = 0, load_ns = 0;
+	int rc;
+
+	rc = h->tab.code_bytes(h->state, os, &code, &len, &addr, &load_ns);
+	if (rc < 0) {
+		s->code_err = rc >= -4095 ? rc : -EPROTO;
+		return;
+	}
+	if (len > HANDLER_MAX_CODE) {
+		s->code_err = -EFBIG;
+		return;
+	}
+	if (!code || !len) {
+		s->code_err = -ENOENT;
+		return;
+	}
+	s->code = code;
+	s->code_len = len;
+	s->code_addr = addr;
+	s->code_load_ns = load_ns;
+}
+
 int handler_call_resolve(struct anon_handler *h, struct handler_collect *c,
 			 const uint64_t *addrs, const uint64_t *times,
 			 size_t n, struct handler_answer *ans, char *why,
@@ -122,6 +151,10 @@ int handler_call_resolve(struct anon_handler *h, struct handler_collect *c,
 		rc = -HANDLER_SAID;
 		goto out;
 	}
+	/* the slot is there when the table was long enough to hold it */
+	handler_collect_code(
+		c, handler_want_code && h->tab.code_bytes ? call_code : NULL,
+		h);
 	rc = handler_collect_batch(c, &b, ans, why, len);
 out:
 	free(b.symbols);

@@ -205,6 +205,13 @@ static void child_send_new(struct child *c)
 		wire_put_u32(w, t->sym[i]->line);
 		wire_put_str(w, t->sym[i]->name);
 		wire_put_str(w, t->sym[i]->file);
+		wire_put_u32(w, (uint32_t)t->sym[i]->code_err);
+		wire_put_u64(w, t->sym[i]->code_len);
+		if (!t->sym[i]->code_len)
+			continue;
+		wire_put_u64(w, t->sym[i]->code_addr);
+		wire_put_u64(w, t->sym[i]->code_load_ns);
+		wire_put(w, t->sym[i]->code, t->sym[i]->code_len);
 	}
 	wire_put_u64(w, t->malformed);
 	wire_put_u64(w, t->malformed_inl);

@@ -29,7 +29,16 @@ struct handler_collect {
 	struct oputil_u64map pmalformed, pmalformed_inl;
 	/* the table's symbols and files, by content */
 	struct oputil_idxset ssym, sfile;
+	handler_code_fn code; /* ask each new symbol's code, or NULL */
+	void *code_ctx;
 };
+
+void handler_collect_code(struct handler_collect *c, handler_code_fn fn,
+			  void *ctx)
+{
+	c->code = fn;
+	c->code_ctx = ctx;
+}
 
 /* NULL and "" hash apart; the end of one string is marked before the
  * next begins */
@@ -48,6 +57,9 @@ static uint64_t sym_hash(const struct anon_symbol *s)
 	h = str_hash(h, s->file);
 	h = oputil_hash_word64(h, s->start);
 	h = oputil_hash_word64(h, s->size);
+	/* code loaded anew at one address: another symbol */
+	h = oputil_hash_word64(h, s->code_load_ns);
+	h = oputil_hash_word64(h, s->code_len);
 	return oputil_hash_word64(h, s->line);
 }
 
@@ -60,7 +72,10 @@ static bool sym_eq(const struct anon_symbol *a, const struct anon_symbol *b)
 {
 	return a->start == b->start && a->size == b->size &&
 	       a->line == b->line && str_eq(a->name, b->name) &&
-	       str_eq(a->file, b->file);
+	       str_eq(a->file, b->file) && a->code_err == b->code_err &&
+	       a->code_load_ns == b->code_load_ns &&
+	       a->code_addr == b->code_addr && a->code_len == b->code_len &&
+	       (!a->code_len || !memcmp(a->code, b->code, a->code_len));
 }
 
 int handler_table_add_sym(struct handler_table *t, const struct anon_symbol *s)
@@ -115,6 +130,14 @@ int handler_sym_check(const struct anon_symbol *s, char *why, size_t len)
 			 "returned a symbol text longer than %u "
 			 "bytes",
 			 HANDLER_MAX_TEXT);
+		return -HANDLER_BROKE;
+	}
+	if (s->code_len > HANDLER_MAX_CODE || (s->code_len && !s->code) ||
+	    s->code_err > 0 || s->code_err < -4095) {
+		snprintf(why, len,
+			 "returned %" PRIu64 " bytes of code for a symbol, "
+			 "more than %u or none",
+			 s->code_len, HANDLER_MAX_CODE);
 		return -HANDLER_BROKE;
 	}
 	if (s->size > HANDLER_MAX_SYM_SIZE || s->start + s->size < s->start) {
@@ -196,6 +219,14 @@ static int sym_intern(struct handler_collect *c, const struct anon_symbol *s,
 	*copy = *s;
 	copy->name = handler_arena_strdup(c->arena, s->name);
 	copy->file = s->file ? handler_arena_strdup(c->arena, s->file) : NULL;
+	if (s->code_len) {
+		uint8_t *code = handler_arena_alloc(c->arena, s->code_len);
+
+		if (!code)
+			return -ENOMEM;
+		memcpy(code, s->code, s->code_len);
+		copy->code = code;
+	}
 	if (!copy->name || (s->file && !copy->file) ||
 	    handler_table_add_sym(&c->t, copy) < 0)
 		return -ENOMEM;
@@ -276,6 +307,12 @@ static int sym_index(struct handler_collect *c, const struct opjit_symbol *os,
 		rc = sym_take(os, &s, &malformed, why, whylen);
 		if (rc < 0)
 			return rc;
+		if (!malformed && c->code) {
+			c->code(c->code_ctx, os, &s);
+			rc = handler_sym_check(&s, why, whylen);
+			if (rc < 0)
+				return rc;
+		}
 		if (sym_intern(c, &s, &i) < 0)
 			return nomem(why, whylen);
 		*slot = i;

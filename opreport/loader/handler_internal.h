@@ -164,6 +164,8 @@ void handler_warn_end(struct anon_handler *h);
 
 /* The isolation settings of anon_handlers_isolate(). */
 extern struct anon_isolation handler_isolation;
+/* anon_handlers_want_code() was called. */
+extern bool handler_want_code;
 
 /*
  * How one process's symbols come back from a handler, by either path:
@@ -212,6 +214,9 @@ enum handler_fail {
 /* Longest name or file a symbol may carry, and the largest size. */
 #define HANDLER_MAX_TEXT 65536u
 #define HANDLER_MAX_SYM_SIZE (1ULL << 56)
+/* The most code bytes one symbol brings (ABI 1.4 code_bytes): far more
+ * than any compiled function, little enough to copy. */
+#define HANDLER_MAX_CODE (16u << 20)
 
 /*
  * The collector turns what resolve() returned into table entries: one
@@ -225,6 +230,12 @@ enum handler_fail {
  */
 struct handler_collect;
 struct handler_collect *handler_collect_new(struct handler_arena **arena);
+/* From now on, each new symbol's code is asked of FN(CTX, handler's
+ * symbol, entry to fill); NULL stops asking. */
+typedef void (*handler_code_fn)(void *ctx, const struct opjit_symbol *os,
+				struct anon_symbol *s);
+void handler_collect_code(struct handler_collect *c, handler_code_fn fn,
+			  void *ctx);
 void handler_collect_free(struct handler_collect *c);
 const struct handler_table *handler_collect_table(struct handler_collect *c);
 int handler_collect_batch(struct handler_collect *c,

@@ -40,7 +40,7 @@ static int check_table(const struct opjit_handler *t, const char *name,
 			 t->struct_size);
 		return -EPROTO;
 	}
-	if (!handler_tail_zero(t, OPJIT_HANDLER_SIZE_1_3, t->struct_size)) {
+	if (!handler_tail_zero(t, OPJIT_HANDLER_SIZE_1_4, t->struct_size)) {
 		snprintf(reason, len,
 			 "handler table of %zu bytes sets fields "
 			 "past ABI %u.%u, which this opreport cannot honour",

@@ -404,6 +404,22 @@ static int proc_read_new(struct wire *w, struct handler_arena **arena,
 		wire_get_str(w, &file, HANDLER_MAX_TEXT, arena_alloc, arena);
 		s->name = name;
 		s->file = file;
+		s->code_err = (int32_t)wire_get_u32(w);
+		s->code_len = wire_get_u64(w);
+		if (!w->err && s->code_len > HANDLER_MAX_CODE)
+			w->err = -EPROTO;
+		if (!w->err && s->code_len) {
+			uint8_t *code =
+				handler_arena_alloc(arena, s->code_len);
+
+			s->code_addr = wire_get_u64(w);
+			s->code_load_ns = wire_get_u64(w);
+			if (!code)
+				w->err = -ENOMEM;
+			else
+				wire_get(w, code, s->code_len);
+			s->code = code;
+		}
 		if (w->err)
 			break;
 		if (handler_sym_check(s, why, len) < 0 ||

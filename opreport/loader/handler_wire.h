@@ -26,7 +26,9 @@
  *             when negative
  *  BATCH   u32 n, u64 addrs[n], u64 times[n]
  *          -> i32 0, u32 new symbols, each: u64 start size, u32 line,
- *             str name file; u64 malformed symbols and u64 malformed
+ *             str name file, i32 code_err, u64 code_len and, when
+ *             code_len > 0, u64 code_addr code_load_ns and the code's
+ *             bytes; u64 malformed symbols and u64 malformed
  *             inline frames so far; u32 new
  *             files, each: str; u32 sym[n], file[n], line[n], reason[n],
  *             nr_inline[n]; u32 inline frames, each: u32 sym file line

@@ -148,19 +148,27 @@ bench_perf_check
 cd "$TMPD" || die "cannot enter $TMPD"
 # section NAME: whether --sections asks for NAME
 section() { [[ ",$SECTIONS," == *",$1,"* ]]; }
-section cost && bench_cost
+# timed NAME FN: run section FN if asked for, saying on stderr how long it
+# took (where a smoke run's minutes go)
+timed() {
+	section "$1" || return 0
+	local t0=$SECONDS
+	"$2"
+	printf 'run.sh: %s took %d s\n' "$2" $((SECONDS - t0)) >&2
+}
+timed cost bench_cost
 # the report speed and accuracy workloads are sized by the cost
 # section's calibration
 if ! section cost && { section report || section accuracy; }; then
 	bench_calibrate
 fi
-section callgraph && bench_cost_callgraph
-section report && bench_report_speed
-section report && bench_callgraph_speed
-section resolve && bench_resolve
-section accuracy && bench_accuracy
-section steady && bench_steady
-section growth && bench_growth
+timed callgraph bench_cost_callgraph
+timed report bench_report_speed
+timed report bench_callgraph_speed
+timed resolve bench_resolve
+timed accuracy bench_accuracy
+timed steady bench_steady
+timed growth bench_growth
 
 if [ -s "$TMPD/perf-crashes" ]; then
 	rec_meta "perf crashes" "perf record crashed" \

@@ -12,6 +12,7 @@
  *                                       (image id), anon:ADDR, unknown:ADDR
  *   stackhist CTX STACK COUNT
  *   stackcopy ID CTX STACK COUNT IP SP BP SIZE
+ *   pmap ID TGID APP IMAGE START LEN PGOFF
  *   anonstack ID TIME STACK TID
  * Numbers are decimal, so that any awk can compare them; spaces in
  * names are shown as '?', so that fields stay fields.
@@ -126,6 +127,16 @@ int main(int argc, char **argv)
 			       " %" PRIu64 " %" PRIu64 " %u\n",
 			       i, c[i].ctx, c[i].stack, c[i].count, c[i].ip,
 			       c[i].sp, c[i].bp, c[i].size);
+	}
+	{
+		const struct ops_process_map *m =
+			ops_session_process_maps(s, &n);
+
+		for (size_t i = 0; i < n; i++)
+			printf("pmap %zu %u %u %u %" PRIu64 " %" PRIu64
+			       " %" PRIu64 "\n",
+			       i, m[i].tgid, m[i].app, m[i].image, m[i].start,
+			       m[i].len, m[i].pgoff);
 	}
 	for (uint32_t i = 0; i < ops_session_nr_processes(s); i++) {
 		const struct ops_process *p = ops_session_process(s, i);

@@ -18,13 +18,15 @@ libdir=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:[A-Z]*=//p' "$OPJIT_BUILD/CMakeCache.tx
 for f in \
 	usr/bin/oprofiled \
 	usr/bin/opreport \
+	usr/bin/opannotate \
 	usr/include/opjit/anon_handler.h \
 	"usr/$libdir/pkgconfig/opjit-handler.pc" \
 	"usr/$libdir/opjit/handlers/libperfmap.so" \
 	"usr/$libdir/opjit/handlers/libjavamap.so" \
 	"usr/$libdir/opjit/libjavamap-agent.so" \
 	usr/share/man/man1/oprofiled.1 \
-	usr/share/man/man1/opreport.1; do
+	usr/share/man/man1/opreport.1 \
+	usr/share/man/man1/opannotate.1; do
 	[ -e "$dest/$f" ] || fail "$f is not installed"
 done
 # libopsamples is internal: no header or library of it is installed

@@ -15,7 +15,7 @@ skip() { echo "SKIP: $*" >&2; exit 77; }
 show_fail() { local f=$1; shift; cat "$f" >&2; fail "$@"; }
 unset OPJIT_HANDLER_PATH
 
-for c in oprofiled opreport; do
+for c in oprofiled opreport opannotate; do
 	command -v "$c" >/dev/null || fail "$c is not on PATH ($PATH)"
 done
 echo "using $(command -v oprofiled) and $(command -v opreport)"
@@ -46,6 +46,13 @@ done
 grep -q 'jit:perfmap (tgid:[0-9]* ' "$tmp/report.txt" ||
 	show_fail "$tmp/report.txt" "no jit:perfmap image in the report"
 echo "jitdemo: jit_hot and jit_cold named by the installed perfmap handler"
+# a perf map keeps no code: opannotate gives jit_hot's sampled addresses
+opannotate --session-dir="$tmp/s" --assembly --anon-handler=perfmap \
+	-i jit_hot >"$tmp/ann.txt" 2>"$tmp/ann.err" ||
+	show_fail "$tmp/ann.err" "opannotate failed"
+grep -q '^jit_hot ' "$tmp/ann.txt" && grep -Eq '^ +[0-9]+ +[0-9.]+% +[0-9a-f]+:  \(no code\)$' "$tmp/ann.txt" ||
+	show_fail "$tmp/ann.txt" "the installed opannotate does not annotate jit_hot"
+echo "jitdemo: jit_hot annotated by the installed opannotate"
 
 if ! command -v pypy3 >/dev/null; then
 	echo "pypy3 is not installed: opjit-pypy not checked" >&2

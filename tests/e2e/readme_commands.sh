@@ -4,7 +4,7 @@
 # taken from README.md, oprofiled.1 and opreport.1 as they are and run in
 # order (the README's from a directory where build/ is this build, the
 # man pages' with the programs on PATH), with small stand-ins for app.js,
-# app.jar, app.py, ./my-jit and ./server.  Each opreport command must give
+# app.jar, app.py, ./my-jit, ./my-program and ./server.  Each opreport command must give
 # the whole profile: every process with JIT samples claimed, and the
 # rows, folded lines or pprof samples adding up to the samples it selects;
 # a command that does not ask for JIT code must say how many samples it
@@ -77,6 +77,9 @@ print(t > 0)
 EOF
 printf '#!/bin/sh\nexec "%s" 2\n' "$OPJIT_BUILD/tests/workloads/exprjit" >my-jit
 chmod +x my-jit
+# a C program built -O2 without frame pointers
+printf '#!/bin/sh\nexec "%s" 1\n' "$OPJIT_BUILD/tests/workloads/frameless" >my-program
+chmod +x my-program
 java_ok=0
 if command -v java >/dev/null && command -v javac >/dev/null && command -v jar >/dev/null; then
 	mkdir jar

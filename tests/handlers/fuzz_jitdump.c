@@ -63,7 +63,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < d.ncode; i++)
 		if (d.code[i].name >= d.names_len ||
 		    d.code[i].first_line + (uint64_t)d.code[i].nlines >
-			    d.nlines)
+			    d.nlines ||
+		    /* a load's code bytes lie inside the input and its size */
+		    d.code[i].code_off + d.code[i].code_len > size ||
+		    d.code[i].code_len > d.code[i].size)
 			__builtin_trap();
 	if (jd_index_build(&x, &d, d.flags & JD_FLAGS_ARCH_TIMESTAMP))
 		goto out;

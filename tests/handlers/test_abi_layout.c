@@ -99,7 +99,15 @@ AT(opjit_handler, claim, 32);
 AT(opjit_handler, resolve, 40);
 AT(opjit_handler, last_error, 48);
 AT(opjit_handler, release, 56);
-#if OPJIT_HANDLER_ABI_MINOR >= 3
+#if OPJIT_HANDLER_ABI_MINOR >= 4
+/* 1.4 appended a slot: the code a symbol had, for disassembly */
+AT(opjit_handler, state_flags, 64);
+AT(opjit_handler, code_bytes, 72);
+SIZE(opjit_handler, 80, code_bytes);
+_Static_assert(OPJIT_HANDLER_SIZE_1_3 == 72 && OPJIT_STATE_TIMELESS == 1,
+	       "the 1.3 size and flag are fixed for ever");
+_Static_assert(OPJIT_HANDLER_SIZE_1_4 == 80, "the 1.4 size is fixed for ever");
+#elif OPJIT_HANDLER_ABI_MINOR >= 3
 /* 1.3 appended a slot: what the host may assume of a state's names */
 AT(opjit_handler, state_flags, 64);
 SIZE(opjit_handler, 72, state_flags);
@@ -149,6 +157,11 @@ TYPE(SLOT(opjit_handler, last_error), const char *(*)(void *));
 TYPE(SLOT(opjit_handler, release), void (*)(void *));
 #if OPJIT_HANDLER_ABI_MINOR >= 3
 TYPE(SLOT(opjit_handler, state_flags), uint32_t (*)(void *));
+#endif
+#if OPJIT_HANDLER_ABI_MINOR >= 4
+TYPE(SLOT(opjit_handler, code_bytes),
+     int (*)(void *, const struct opjit_symbol *, const uint8_t **, uint64_t *,
+	     uint64_t *, uint64_t *));
 #endif
 TYPE(SLOT(opjit_resolve_batch, reasons), uint32_t *);
 TYPE(SLOT(opjit_resolve_batch, symbols), const struct opjit_symbol **);

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <byteswap.h>
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -585,6 +586,69 @@ START_TEST(handler_claims_and_names)
 }
 END_TEST
 
+static const struct opjit_symbol *resolve_sym(uint64_t addr, uint64_t t)
+{
+	const struct opjit_symbol *sym = NULL;
+	struct opjit_resolve_batch b = {
+		.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_0,
+		.count = 1,
+		.addrs = &addr,
+		.times = &t,
+		.symbols = &sym,
+	};
+
+	ck_assert_int_eq(h->resolve(state, &b), 0);
+	ck_assert_ptr_nonnull(sym);
+	return sym;
+}
+
+/* ABI 1.4: each load's code as its record holds it (the story's records
+ * hold 4 bytes, though their sizes say 0x100 and 0x80), per generation;
+ * a host older than 1.4 gets a table without the slot. */
+START_TEST(handler_code_bytes)
+{
+	const struct opjit_symbol *alpha, *gamma;
+	static const uint8_t want[4] = { 0xc3, 0xc3, 0xc3, 0xc3 };
+	const uint8_t *code = NULL;
+	uint64_t len = 0, addr = 0, load = 0, fake[16] = { 0 };
+	struct w w;
+
+	ck_assert_uint_ge(h->struct_size, OPJIT_HANDLER_SIZE_1_4);
+	ck_assert_ptr_nonnull(h->code_bytes);
+	ck_assert_uint_eq(
+		opjit_handler_entry(OPJIT_HANDLER_ABI_MAJOR, 3)->struct_size,
+		OPJIT_HANDLER_SIZE_1_0);
+	w_story(&w, false, 1, 40, 0);
+	put_file(&w, w.len, 0644);
+	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err,
+				  sizeof(claim_err)),
+			 1);
+	alpha = resolve_sym(0x1018, 150000000);
+	gamma = resolve_sym(0x1018, 350000000);
+	ck_assert_ptr_ne(alpha, gamma);
+	ck_assert_int_eq(
+		h->code_bytes(state, alpha, &code, &len, &addr, &load), 0);
+	ck_assert_uint_eq(len, 4);
+	ck_assert_mem_eq(code, want, 4);
+	ck_assert_uint_eq(addr, 0x1000);
+	ck_assert_uint_eq(load, 100000000);
+	ck_assert_int_eq(
+		h->code_bytes(state, gamma, &code, &len, &addr, &load), 0);
+	ck_assert_uint_eq(len, 4);
+	ck_assert_uint_eq(load, 300000000);
+	/* asked again: the same bytes, read once */
+	ck_assert_int_eq(
+		h->code_bytes(state, alpha, &code, &len, &addr, &load), 0);
+	ck_assert_mem_eq(code, want, 4);
+	/* a symbol it did not hand out */
+	ck_assert_int_eq(h->code_bytes(state,
+				       (const struct opjit_symbol *)fake,
+				       &code, &len, &addr, &load),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(h->last_error(state), "another state"));
+}
+END_TEST
+
 START_TEST(handler_other_kinds_ignored)
 {
 	struct w w;
@@ -727,6 +791,7 @@ static Suite *suite(void)
 		{ "lines", lines },
 	}, handler[] = {
 		{ "handler_claims_and_names", handler_claims_and_names },
+		{ "handler_code_bytes", handler_code_bytes },
 		{ "handler_other_kinds_ignored",
 		  handler_other_kinds_ignored },
 		{ "handler_trust", handler_trust },

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # How the agent creates /tmp/anon.<pid> in a world-writable directory: a
 # stale file or symlink of its own user is replaced, one of another user
-# is neither followed nor touched (one warning, the JVM runs on).
+# is neither followed nor touched (one warning, the JVM runs on).  The
+# JVMs keep frame pointers, so that the agent has nothing else to say.
 . "$(dirname "$0")/lib.sh"
 jm_need_java
 jm_workdir
@@ -16,7 +17,7 @@ nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
 # after SETUP (a shell snippet) has run with $map set to /tmp/anon.<pid>
 run_planted() {
 	local setup=$1
-	bash -c 'map=/tmp/anon.$$; '"$setup"'; exec java -agentpath:"$0" \
+	bash -c 'map=/tmp/anon.$$; '"$setup"'; exec java -XX:+PreserveFramePointer -agentpath:"$0" \
 		-cp "$1" Hot 0.3' "$JM_AGENT" "$w/classes" \
 		>"$w/out" 2>"$w/err" &
 	pid=$!
@@ -83,7 +84,7 @@ one_warning "^javamap-agent: cannot create $w/thesis.txt: a file that is not a l
 
 # 6. file=PATH naming a stale map of ours: replaced
 printf 'OPJITJMPstale' >"$w/old.map"
-java -agentpath:"$JM_AGENT=file=$w/old.map" -cp "$w/classes" Hot 0.3 \
+java -XX:+PreserveFramePointer -agentpath:"$JM_AGENT=file=$w/old.map" -cp "$w/classes" Hot 0.3 \
 	>"$w/out" 2>"$w/err" || fail "java exited with $? (stderr: $(cat "$w/err"))"
 [ ! -s "$w/err" ] || fail "replacing our own stale map warned: $(cat "$w/err")"
 "$JM_DUMP" "$w/old.map" >/dev/null 2>&1 || fail "the stale map named by file= was not replaced"

@@ -10,7 +10,8 @@ jm_need_java
 jm_workdir
 
 t0=$(mono_ns)
-java -agentpath:"$JM_AGENT" -cp "$JM_WORK/classes" Hot 2 \
+# frame pointers kept: the agent has nothing to say on stderr
+java -XX:+PreserveFramePointer -agentpath:"$JM_AGENT" -cp "$JM_WORK/classes" Hot 2 \
 	>"$JM_WORK/out" 2>"$JM_WORK/err" &
 pid=$!
 wait $pid || fail "java exited with $? (stderr: $(cat "$JM_WORK/err"))"

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The agent's options: file= and debug= do what they say, and a bad
-# option is one line on stderr while the JVM runs on without a map.
+# option is one line on stderr while the JVM runs on without a map.  A
+# JVM without -XX:+PreserveFramePointer gets one line saying call graphs
+# need it (the runs before keep frame pointers, so say nothing more).
 . "$(dirname "$0")/lib.sh"
 jm_need_java
 jm_workdir
 trap 'rm -rf "$JM_WORK"' EXIT
 
+# run_hot OPTS [FP]: Hot with the agent's OPTS, with frame pointers
+# unless FP is -XX:-PreserveFramePointer
 run_hot() {
-	local opts=$1
+	local opts=$1 fp=${2:--XX:+PreserveFramePointer}
 	touch "$JM_WORK/start"
-	java -agentpath:"$JM_AGENT$opts" -cp "$JM_WORK/classes" Hot 0.5 \
+	java "$fp" -agentpath:"$JM_AGENT$opts" -cp "$JM_WORK/classes" Hot 0.5 \
 		>"$JM_WORK/out" 2>"$JM_WORK/err" &
 	pid=$!
 	wait $pid ||
@@ -64,4 +68,22 @@ expect_grep '^javamap-agent: cannot open debug log /nonexistent/dir/log: ' \
 	"$JM_WORK/err" "the unopenable debug log line"
 "$JM_DUMP" "$JM_WORK/z.map" >/dev/null ||
 	fail "no map beside a failed debug log"
+
+# without frame pointers: one line, once, and the map as ever
+for fp in -XX:-PreserveFramePointer -XX:+PreserveFramePointer; do
+	run_hot "=file=$JM_WORK/fp.map" $fp
+	"$JM_DUMP" "$JM_WORK/fp.map" >/dev/null || fail "no map with $fp"
+	case $fp in
+	-XX:-*)
+		[ "$(wc -l <"$JM_WORK/err")" = 1 ] ||
+			fail "want one line with $fp: $(cat "$JM_WORK/err")"
+		expect_grep '^javamap-agent: -XX:\+PreserveFramePointer is off: call graphs will show no Java callers above compiled Java code$' \
+			"$JM_WORK/err" "the line for a JVM without frame pointers"
+		;;
+	*)
+		[ ! -s "$JM_WORK/err" ] ||
+			fail "$fp gave a line: $(cat "$JM_WORK/err")"
+		;;
+	esac
+done
 echo "$JM_NAME: ok"

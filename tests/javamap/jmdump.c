@@ -97,7 +97,9 @@ static void dump(const struct jm_state *st, int pcs)
 		const struct jm_code *co = &m->codes[i];
 
 		printf("%s 0x%llx size=%llu load=%llu unload=%lld%s %s\n",
-		       co->kind == JM_CODE_DYNAMIC ? "stub" : "code",
+		       co->kind == JM_CODE_DYNAMIC ? "stub"
+		       : (co->flags & JM_REC_DATA) ? "data"
+						   : "code",
 		       (unsigned long long)co->addr,
 		       (unsigned long long)co->size,
 		       (unsigned long long)co->t_load,

@@ -88,6 +88,45 @@ static const char *name_at(uint64_t addr, uint64_t t)
 	return o.sym ? o.sym->name : "(unknown)";
 }
 
+/* A DATA range (the agent's Method* of an interpreted frame) names its
+ * method like code, from its load on, or always when replayed; the
+ * value read from a frame is looked up as it is, not at - 1. */
+START_TEST(test_method_data)
+{
+	static const uint32_t l[] = { 0, 5 };
+	struct jmb d;
+	struct jm_state ds;
+	const struct opjit_symbol *sym[4];
+	uint64_t addrs[] = { 0x7f00001000, 0x7f00001007, 0x7f00002000,
+			     0x7f00001008 };
+	uint64_t times[] = { 150 * S, 150 * S, 10 * S, 150 * S };
+	struct opjit_resolve_batch batch = { .struct_size = sizeof(batch),
+					     .count = 4,
+					     .addrs = addrs,
+					     .times = times,
+					     .symbols = sym };
+
+	jmb_init(&d, 1, 0);
+	jmb_method(&d, 99 * S, 1, "Deep.left()", "Deep.java", l, 1);
+	jmb_method(&d, 99 * S, 2, "Deep.main(java.lang.String[])", "Deep.java",
+		   l, 1);
+	jmb_code_load(&d, 100 * S, JM_REC_DATA, 1, 0x7f00001000, 8, NULL, NULL,
+		      NULL, 0);
+	jmb_code_load(&d, 1000 * S, JM_REC_DATA | JM_REC_REPLAYED, 2,
+		      0x7f00002000, 8, NULL, NULL, NULL, 0);
+	ck_assert_int_eq(jm_state_init(&ds, d.buf, d.len), 0);
+	ck_assert_int_eq(jm_state_resolve(&ds, &batch), 0);
+	ck_assert_ptr_nonnull(sym[0]);
+	ck_assert_str_eq(sym[0]->name, "Deep.left()");
+	ck_assert_ptr_eq(sym[1], sym[0]);
+	ck_assert_ptr_nonnull(sym[2]);
+	ck_assert_str_eq(sym[2]->name, "Deep.main(java.lang.String[])");
+	ck_assert_ptr_null(sym[3]);
+	jm_state_free(&ds);
+	jmb_free(&d);
+}
+END_TEST
+
 START_TEST(test_time_follows)
 {
 	ck_assert_str_eq(name_at(0x1010, 150 * S), "p.A.outer()");
@@ -610,6 +649,7 @@ static Suite *jm_resolve_suite(void)
 	tc = tcase_create("time");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_time_follows);
+	tcase_add_test(tc, test_method_data);
 	tcase_add_test(tc, test_load_slack);
 	tcase_add_test(tc, test_replayed_is_older);
 	suite_add_tcase(s, tc);

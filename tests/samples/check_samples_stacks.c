@@ -270,6 +270,61 @@ START_TEST(test_stack_copies)
 }
 END_TEST
 
+static void pmap_check(struct ops_session *s, const struct cg *c)
+{
+	const struct ops_process_map *m;
+	size_t n;
+
+	m = ops_session_process_maps(s, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(m[0].tgid, 4242);
+	ck_assert_uint_eq(m[0].app, c->app);
+	ck_assert_uint_eq(m[0].image, c->app);
+	ck_assert_uint_eq(m[0].start, 0x401000);
+	ck_assert_uint_eq(m[0].len, 0x2000);
+	ck_assert_uint_eq(m[0].pgoff, 0x1000);
+	ck_assert_uint_eq(m[1].image, c->libc);
+	ck_assert_uint_eq(m[1].start, 0x7f0000026000ull);
+}
+
+/* Process mappings: each once however often given, across flushes and
+ * the compaction at close; a bad one refused. */
+START_TEST(test_process_maps)
+{
+	struct ops_process_map m = { .tgid = 4242,
+				     .start = 0x401000,
+				     .len = 0x2000,
+				     .pgoff = 0x1000 };
+	struct warns wr = { 0 };
+	struct ops_session *s;
+	struct cg c;
+
+	cg_open(&c, 64);
+	cg_write(&c);
+	m.app = m.image = c.app;
+	ck_assert_int_eq(ops_writer_process_map(c.w, &m), 0);
+	ck_assert_int_eq(ops_writer_process_map(c.w, &m), 0);
+	ck_assert_int_eq(ops_writer_flush(c.w), 0);
+	ck_assert_int_eq(ops_writer_process_map(c.w, &m), 0);
+	m.image = c.libc;
+	m.start = 0x7f0000026000ull;
+	m.pgoff = 0x26000;
+	ck_assert_int_eq(ops_writer_process_map(c.w, &m), 0);
+	ck_assert_int_eq(ops_writer_flush(c.w), 0);
+	s = session_must_open(sdir, &wr);
+	pmap_check(s, &c);
+	ops_session_close(s);
+	m.len = 0;
+	ck_assert_int_eq(ops_writer_process_map(c.w, &m), -EINVAL);
+	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
+	s = session_must_open(sdir, &wr);
+	pmap_check(s, &c);
+	cg_check(&c, s);
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+}
+END_TEST
+
 START_TEST(test_stack_copy_refused)
 {
 	struct ops_stack_copy cp = { .size = OPS_STACK_COPY_MAX + 1 };
@@ -911,6 +966,7 @@ static Suite *stacks_suite(void)
 		{ "bad_compressed_block", test_bad_compressed_block },
 		{ "stack_copies", test_stack_copies },
 		{ "stack_copy_refused", test_stack_copy_refused },
+		{ "process_maps", test_process_maps },
 		{ "archived_perf_map_trimmed",
 		  test_archived_perf_map_trimmed },
 		{ "archived_map_plain_and_trimmed",

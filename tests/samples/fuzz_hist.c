@@ -73,6 +73,13 @@ static void check_hist(struct ops_hist_data *h)
 		for (uint32_t b = 0; b < c->size; b++)
 			hist_byte_sink = c->bytes[b];
 	}
+	for (i = 0; i < h->nr_pmaps; i++) {
+		const struct ops_process_map *m = &h->pmaps[i];
+
+		if (m->app >= h->nr_images || m->image >= h->nr_images ||
+		    !m->len || m->start + m->len < m->start)
+			abort();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

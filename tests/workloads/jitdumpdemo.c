@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * jitdumpdemo [--seconds S] [--dir DIR] [--perf-map]
+ * jitdumpdemo [--seconds S] [--dir DIR] [--perf-map] [--same-name]
  *
  * A minimal JIT that describes its code in perf's jitdump format, the
  * way node --perf-prof and perf's JVMTI agent do: DIR/jit-<pid>.dump
@@ -17,7 +17,10 @@
  * in a made-up source file, and one unwinding record is written to be
  * skipped.  The header carries wall-clock time, as some writers do; the
  * records carry CLOCK_MONOTONIC.  With --perf-map the same code is also
- * listed in /tmp/perf-<pid>.map, named "map:NAME".
+ * listed in /tmp/perf-<pid>.map, named "map:NAME".  With --same-name the
+ * re-JIT of phase 2 is named jd_alpha too (its time still counted as
+ * jd_gamma's) and loops 16 more times, so that two generations of one
+ * function with different bytes share an address.
  *
  * It measures the CPU time spent in each function and prints "truth NAME
  * PERCENT" (of all JIT time), then "jitdump PATH" and "jit-range 0xA
@@ -46,6 +49,7 @@ static double spent[NR_FN];
 
 static int dump_fd = -1;
 static FILE *map_file;
+static int same_name;
 static uint64_t next_index = 1;
 
 static uint64_t mono_ns(void)
@@ -120,7 +124,7 @@ static void emit_debug(uintptr_t addr, int fn)
 
 static void emit_load(uintptr_t addr, size_t size, int fn)
 {
-	const char *name = fn_name[fn];
+	const char *name = fn_name[fn == F_GAMMA && same_name ? F_ALPHA : fn];
 	uint32_t total = 16 + 40 + (uint32_t)strlen(name) + 1 + (uint32_t)size;
 
 	emit_debug(addr, fn);
@@ -252,9 +256,12 @@ int main(int argc, char **argv)
 			dir = argv[++i];
 		else if (!strcmp(argv[i], "--perf-map"))
 			map_file = (FILE *)1;
+		else if (!strcmp(argv[i], "--same-name"))
+			same_name = 1;
 		else {
-			fprintf(stderr, "usage: jitdumpdemo [--seconds S] "
-					"[--dir DIR] [--perf-map]\n");
+			fprintf(stderr,
+				"usage: jitdumpdemo [--seconds S] "
+				"[--dir DIR] [--perf-map] [--same-name]\n");
 			return 2;
 		}
 	}
@@ -293,7 +300,7 @@ int main(int argc, char **argv)
 	run(a, F_ALPHA, b, t + seconds / 3);
 
 	/* 2: gamma over alpha, at the same address */
-	len = emit_loop(a, ITERATIONS);
+	len = emit_loop(a, same_name ? ITERATIONS + 16 : ITERATIONS);
 	__builtin___clear_cache((char *)a, (char *)a + len);
 	emit_load((uintptr_t)a, len, F_GAMMA);
 	run(a, F_GAMMA, b, t + 2 * seconds / 3);

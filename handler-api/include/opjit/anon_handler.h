@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * opjit anonymous-sample handler ABI, version 1.3 (1.0 is frozen: it only
+ * opjit anonymous-sample handler ABI, version 1.4 (1.0 is frozen: it only
  * grows, by the rules in handler-api/README.md).
  *
  * A handler is a shared object, found by name (libNAME.so), that exports
@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define OPJIT_HANDLER_ABI_MAJOR 1
-#define OPJIT_HANDLER_ABI_MINOR 3
+#define OPJIT_HANDLER_ABI_MINOR 4
 
 /* The name of the one exported function. */
 #define OPJIT_HANDLER_ENTRY_NAME "opjit_handler_entry"
@@ -228,6 +228,21 @@ struct opjit_handler {
 	 * NULL (or 0) is as in 1.2.
 	 */
 	uint32_t (*state_flags)(void *state);
+
+	/*
+	 * Since 1.4.  The machine code of SYM, a symbol resolve() returned
+	 * for STATE, as it was when the samples named by SYM were taken:
+	 * *LEN bytes at *CODE (valid until release()), which sat at *ADDR
+	 * from *LOAD_NS (CLOCK_MONOTONIC, 0 when unknown).  A symbol whose
+	 * code was replaced at the same address is another symbol, each
+	 * with its own bytes.  0; -ENOENT when the handler has no bytes for
+	 * SYM; or another negative errno (last_error() says why).  Asked
+	 * only by a host that disassembles (opannotate).  Optional: NULL
+	 * when the handler's maps keep no code (perf maps).
+	 */
+	int (*code_bytes)(void *state, const struct opjit_symbol *sym,
+			  const uint8_t **code, uint64_t *len, uint64_t *addr,
+			  uint64_t *load_ns);
 };
 
 /* state_flags(): every name depends on the address alone, never on the
@@ -258,6 +273,10 @@ struct opjit_handler {
 /* The size version 1.3 grew. */
 #define OPJIT_HANDLER_SIZE_1_3 \
 	OPJIT_SIZE_THROUGH(struct opjit_handler, state_flags)
+
+/* The size version 1.4 grew. */
+#define OPJIT_HANDLER_SIZE_1_4 \
+	OPJIT_SIZE_THROUGH(struct opjit_handler, code_bytes)
 
 /* The smallest table a 1.x host accepts: everything through release. */
 #define OPJIT_HANDLER_V1_SIZE OPJIT_HANDLER_SIZE_1_0

@@ -50,6 +50,18 @@ void JNICALL agent_on_compiled_unload(jvmtiEnv *jvmti, jmethodID method,
 void JNICALL agent_on_dynamic_code(jvmtiEnv *jvmti, const char *name,
 				   const void *address, jint length);
 
+/* agent_fp.c: one line on stderr when the JVM runs without
+ * -XX:+PreserveFramePointer.  JNI must be usable (live phase).  The
+ * flag's value: 1, 0, or -1 when the JVM cannot say. */
+int agent_fp_check(JNIEnv *jni);
+
+/* agent_interp.c: the Method* of every method of every prepared class,
+ * from now on (ClassPrepare) and before (a sweep), as DATA ranges that
+ * name interpreted frames. */
+void agent_interp_start(jvmtiEnv *jvmti);
+void JNICALL agent_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni,
+				    jthread thread, jclass cls);
+
 /* agent_main.c: the lock of the agent's tables (methods, live code). */
 void agent_lock(void);
 void agent_unlock(void);

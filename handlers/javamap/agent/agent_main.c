@@ -56,6 +56,8 @@ static void agent_replay(jvmtiEnv *jvmti)
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thr)
 {
 	agent_replay(jvmti);
+	if (agent_fp_check(jni))
+		agent_interp_start(jvmti);
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
@@ -89,6 +91,7 @@ static int agent_enable(jvmtiEnv *jvmti, int live)
 	cb.CompiledMethodLoad = agent_on_compiled_load;
 	cb.CompiledMethodUnload = agent_on_compiled_unload;
 	cb.DynamicCodeGenerated = agent_on_dynamic_code;
+	cb.ClassPrepare = agent_on_class_prepare;
 	cb.VMInit = on_vm_init;
 	cb.VMDeath = on_vm_death;
 	e = (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb));
@@ -205,8 +208,15 @@ static jint agent_start(JavaVM *vm, const char *options, int live)
 			-ret);
 		goto out;
 	}
-	if (live)
+	if (live) {
+		JNIEnv *jni = NULL;
+
 		agent_replay(jvmti);
+		if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) ==
+		    JNI_OK)
+			if (agent_fp_check(jni))
+				agent_interp_start(jvmti);
+	}
 out:
 	agent_opts_free(&o);
 	return JNI_OK;

@@ -215,6 +215,17 @@ struct ops_time_count {
 	uint32_t kind; /* enum ops_time_kind */
 };
 
+/* Where a process had an image mapped, for the report to place the
+ * return addresses it unwinds from a stack copy (FORMAT.md,
+ * PROCESS_MAPS). */
+struct ops_process_map {
+	uint32_t tgid;
+	uint32_t app;	     /* image id of the process's executable */
+	uint32_t image;	     /* image id mapped */
+	uint64_t start, len; /* [start, start + len) */
+	uint64_t pgoff;	     /* file offset that start maps */
+};
+
 /* A sample whose stack holds an anonymous frame. */
 struct ops_anon_stack_sample {
 	uint64_t time_ns;
@@ -303,6 +314,11 @@ int ops_writer_stack_add(struct ops_writer *w, uint32_t ctx, uint32_t stack,
  * itself is still counted with ops_writer_stack_add(). */
 int ops_writer_stack_copy(struct ops_writer *w,
 			  const struct ops_stack_copy *c);
+
+/* Note one executable mapping of an image of a process whose samples
+ * have stack copies (deduplicated: the same mapping is one record). */
+int ops_writer_process_map(struct ops_writer *w,
+			   const struct ops_process_map *m);
 
 /* Append one sample of stack STACK (with an anonymous frame) to a
  * process's stream. */
@@ -444,6 +460,12 @@ ops_session_stack_hist(const struct ops_session *s, size_t *n);
  * (bytes owned by the session); none in a session without them. */
 const struct ops_stack_copy *
 ops_session_stack_copies(const struct ops_session *s, size_t *n);
+
+/* The mappings the recorder noted for the stack copies, in the order
+ * it noted them (a later one may replace an earlier one of the same
+ * process); none in a session without them. */
+const struct ops_process_map *
+ops_session_process_maps(const struct ops_session *s, size_t *n);
 
 /* A process's samples with anonymous stacks in recording order (decoded
  * on first use, then cached).  Samples naming a stack id with no entry

@@ -144,6 +144,11 @@ struct opjit_jitlog_pc {
 				      * (found when a JIT's agent attached,
 				      * say) and may have run before it */
 
+/* the range is not code but the runtime's data for a method, which its
+ * interpreter keeps in each frame of that method (HotSpot's Method*):
+ * a value read from a frame names the frame's method */
+#define OPJIT_JITLOG_CODE_DATA 0x2u
+
 struct opjit_jitlog_code {
 	size_t struct_size; /* sizeof(struct opjit_jitlog_code) */
 	uint64_t addr;	    /* first byte of the code */

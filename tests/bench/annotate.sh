@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# tests/bench/annotate.sh [--quick] [--build DIR]
+#
+# The annotated disassembly of a JIT's hottest function, opjit beside
+# perf in the same run: node --perf-prof fib.js recorded at 4 kHz (20 s,
+# 4 s with --quick) by oprofiled and by perf, then
+#   opjit:  opannotate --assembly --anon-handler=jitdump -i HOT, and the
+#           same with image:anon (JIT code alone: no ELF image is read)
+#   perf:   perf inject --jit (an ELF file per compiled function), then
+#           perf annotate --stdio HOT
+# where HOT is the function with the most samples.  Prints wall time,
+# peak RSS, files and bytes each wrote (in node's working directory and
+# ~/.debug), the samples each annotates, and the ratios.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+build=$src/build
+seconds=20
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) seconds=4 ;;
+	--build) build=$2; shift ;;
+	*) echo "usage: annotate.sh [--quick] [--build DIR]" >&2; exit 2 ;;
+	esac
+	shift
+done
+oprofiled=$build/daemon/oprofiled
+opreport=$build/opreport/opreport
+opannotate=$build/opannotate/opannotate
+rusage=$build/tests/bench/bench_rusage
+for f in "$oprofiled" "$opreport" "$opannotate" "$rusage"; do
+	[ -x "$f" ] || { echo "annotate.sh: $f is not built" >&2; exit 1; }
+done
+for c in node perf; do
+	command -v $c >/dev/null ||
+		{ echo "annotate.sh: $c is not installed" >&2; exit 77; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/op" "$tmp/perf" "$HOME/.debug"
+fib=$src/tests/handlers/fib.js
+
+# written_since MARKER DIR...: "files bytes" of regular files newer than
+# MARKER
+written_since() {
+	local m=$1; shift
+	find "$@" -type f -newer "$m" -printf '%s\n' 2>/dev/null |
+		awk '{ n++; b += $1 } END { print n + 0, b + 0 }'
+}
+
+echo "recording node --perf-prof fib.js $seconds s at 4000 Hz, twice"
+(cd "$tmp/op" && "$oprofiled" -F 4000 --session-dir="$tmp/op/s" -- \
+	node --perf-prof "$fib" "$seconds" >/dev/null 2>"$tmp/op.rec")
+(cd "$tmp/perf" && perf record -q -k mono -e cpu-clock -F 4000 \
+	-o "$tmp/perf/perf.data" -- node --perf-prof "$fib" "$seconds" \
+	>/dev/null 2>"$tmp/perf.rec")
+
+# the hottest JIT function, by name, as each tool names it (both from
+# node's own dump)
+hot=$("$opreport" --session-dir="$tmp/op/s" -l --anon-handler=jitdump \
+	--format=csv 2>/dev/null | python3 -c '
+import csv, sys
+rows = [r for r in csv.DictReader(sys.stdin) if r.get("image", "").startswith("jit:")]
+rows.sort(key=lambda r: -int(r["samples"]))
+print(rows[0]["symbol"] if rows else "")')
+[ -n "$hot" ] || { echo "annotate.sh: no JIT function in the profile" >&2; exit 1; }
+echo "hottest JIT function: $hot"
+
+touch "$tmp/mark-op"
+sleep 1.1
+"$rusage" -o "$tmp/op.ru" -- "$opannotate" --session-dir="$tmp/op/s" \
+	--assembly --anon-handler=jitdump -i "$hot" >"$tmp/op.txt" 2>"$tmp/op.err"
+"$rusage" -o "$tmp/opanon.ru" -- "$opannotate" --session-dir="$tmp/op/s" \
+	--assembly --anon-handler=jitdump -i "$hot" image:anon >"$tmp/opanon.txt" 2>/dev/null
+cmp -s <(grep -v '^opannotate: session' "$tmp/op.txt") \
+	<(grep -v '^opannotate: session' "$tmp/opanon.txt") ||
+	echo "annotate.sh: note: image:anon annotated $hot otherwise (the percentages are of another total)"
+read -r op_files op_bytes < <(written_since "$tmp/mark-op" "$tmp/op" "$HOME/.debug")
+
+touch "$tmp/mark-perf"
+sleep 1.1
+"$rusage" -o "$tmp/inject.ru" -- perf inject --jit -i "$tmp/perf/perf.data" \
+	-o "$tmp/perf/jit.data" 2>"$tmp/inject.err"
+"$rusage" -o "$tmp/annotate.ru" -- perf annotate -i "$tmp/perf/jit.data" \
+	--stdio "$hot" >"$tmp/perf.txt" 2>"$tmp/annotate.err"
+read -r perf_files perf_bytes < <(written_since "$tmp/mark-perf" "$tmp/perf" "$HOME/.debug")
+# what perf inject left behind is ours to remove
+find "$HOME/.debug" -newer "$tmp/mark-perf" -name 'jitted-*' \
+	-exec rm -rf {} + 2>/dev/null || true
+
+python3 - "$tmp" "$op_files" "$op_bytes" "$perf_files" "$perf_bytes" <<'PY'
+import re, sys
+tmp = sys.argv[1]
+op_files, op_bytes, perf_files, perf_bytes = map(int, sys.argv[2:6])
+def ru(name):
+    f = open(f"{tmp}/{name}.ru").read().split()
+    if f[4] != "0":
+        sys.exit(f"annotate.sh: {name} failed (status {f[4]})")
+    return float(f[0]), int(f[3])
+op_w, op_rss = ru("op")
+oa_w, oa_rss = ru("opanon")
+in_w, in_rss = ru("inject")
+an_w, an_rss = ru("annotate")
+pf_w, pf_rss = in_w + an_w, max(in_rss, an_rss)
+# the samples each annotated: opannotate's generation headers, perf's
+# "Percent | Source code" blocks (lines with a percentage)
+op_samples = sum(int(m.group(1)) for m in
+                 re.finditer(r"^  (\d+) samples, ", open(f"{tmp}/op.txt").read(), re.M))
+op_insns = len(re.findall(r"^[ \d.%]+ [0-9a-f]+:  \S", open(f"{tmp}/op.txt").read(), re.M))
+perf_lines = [l for l in open(f"{tmp}/perf.txt", errors="replace")
+              if re.match(r"\s*[\d.]+\s+:\s+[0-9a-f]+:", l)]
+print("| step | wall s | peak RSS MiB | files written | bytes written |")
+print("| --- | --- | --- | --- | --- |")
+print(f"| opannotate --assembly | {op_w:.2f} | {op_rss/1024:.0f} | {op_files} | {op_bytes} |")
+print(f"| opannotate --assembly image:anon | {oa_w:.2f} | {oa_rss/1024:.0f} | {op_files} | {op_bytes} |")
+print(f"| perf inject --jit | {in_w:.2f} | {in_rss/1024:.0f} | | |")
+print(f"| perf annotate --stdio | {an_w:.2f} | {an_rss/1024:.0f} | | |")
+print(f"| perf inject + annotate | {pf_w:.2f} | {pf_rss/1024:.0f} | {perf_files} | {perf_bytes} |")
+print(f"opannotate: {op_samples} samples in {op_insns} instruction lines; "
+      f"perf annotate: {len(perf_lines)} instruction lines with a share")
+print(f"ratio opjit/perf: wall {op_w/pf_w:.3f}x, peak RSS {op_rss/pf_rss:.2f}x, "
+      f"files {op_files} vs {perf_files}, bytes {op_bytes} vs {perf_bytes}; "
+      f"image:anon wall {oa_w/pf_w:.3f}x")
+PY

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The unwinder (opreport/unwind.c) on bad stack copies: a loop its CFI
+ * makes, return addresses that point nowhere, a copy cut short.  The
+ * session holds this test's own layout, and the leaf is loop_fn below,
+ * whose CFI says that its return address is at rsp and its caller's
+ * rsp is its own: a return address that is loop_fn again unwinds to
+ * the very same frame forever.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <opjit/samples.h>
+
+#include "diag.h"
+#include "opreport.h"
+#include "unwind.h"
+
+#include "check_run.h"
+
+__asm__(".pushsection .text\n"
+	".globl unwind_test_loop_fn\n"
+	".type unwind_test_loop_fn, @function\n"
+	"unwind_test_loop_fn:\n"
+	".cfi_startproc\n"
+	".cfi_def_cfa %rsp, 0\n"
+	".cfi_offset %rip, 0\n"
+	"nop\n"
+	"unwind_test_loop_body:\n"
+	"nop\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size unwind_test_loop_fn, .-unwind_test_loop_fn\n"
+	".popsection\n");
+extern char unwind_test_loop_body[];
+
+#define STACK_BASE 0x7ffc00000000ull
+
+static struct ops_session *session;
+static struct unwind *unwinder;
+static struct ops_process_map exe_map;
+static int warnings;
+
+static void count_line(const char *line, void *ctx)
+{
+	(void)ctx;
+	fprintf(stderr, "diag: %s\n", line);
+	warnings++;
+}
+
+static void find_exe_map(uint64_t addr)
+{
+	char line[8192], perm[8];
+	unsigned long long start, end, off;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %7s %llx", &start, &end, perm,
+			   &off) == 4 &&
+		    start <= addr && addr < end) {
+			exe_map = (struct ops_process_map){ .tgid = 1,
+							    .start = start,
+							    .len = end - start,
+							    .pgoff = off };
+			break;
+		}
+	fclose(f);
+	ck_assert_uint_ne(exe_map.len, 0);
+}
+
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+	rmdir(dir);
+}
+
+static void setup(void)
+{
+	static struct opreport_opts opts;
+	char dir[] = "/tmp/test_unwind.XXXXXX", exe[4096], err[256];
+	struct ops_session_info info = { .event = "cpu-clock",
+					 .frequency = 4000,
+					 .clock = "CLOCK_MONOTONIC",
+					 .callgraph_depth = 127 };
+	struct ops_frame leaf = { OPS_FRAME_IMAGE, 0, 0 };
+	struct ops_stack st = { .frames = &leaf, .nr_frames = 1 };
+	struct ops_context ctx = { .cpu = -1 };
+	struct ops_stack_copy cp = { 0 };
+	struct ops_image img = { .kind = OPS_IMAGE_FILE, .path = exe };
+	struct ops_writer *w;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	ck_assert_int_gt(n, 0);
+	exe[n] = 0;
+	find_exe_map((uint64_t)(uintptr_t)unwind_test_loop_body);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(ops_writer_open(&w, dir, &info), 0);
+	ck_assert_int_eq(ops_writer_image(w, &img, &exe_map.image), 0);
+	exe_map.app = ctx.app = ctx.image = leaf.image = exe_map.image;
+	ck_assert_int_eq(ops_writer_context(w, &ctx, &cp.ctx), 0);
+	ck_assert_int_eq(ops_writer_stack(w, &st, &cp.stack), 0);
+	ck_assert_int_eq(ops_writer_stack_add(w, cp.ctx, cp.stack, 1), 0);
+	ck_assert_int_eq(ops_writer_process_map(w, &exe_map), 0);
+	ck_assert_int_eq(ops_writer_stack_copy(w, &cp), 0);
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+	ck_assert_int_eq(ops_session_open(&session, dir, NULL, NULL, err,
+					  sizeof(err)),
+			 0);
+	remove_dir(dir);
+	ck_assert_int_eq(unwind_new(&unwinder, session, &opts), 0);
+	ck_assert_ptr_nonnull(unwinder);
+	warnings = 0;
+	diag_set_sink(count_line, NULL);
+}
+
+static void teardown(void)
+{
+	diag_set_sink(NULL, NULL);
+	unwind_free(unwinder);
+	ops_session_close(session);
+}
+
+/* Copy of SIZE bytes, every word WORD, leaf at loop_fn's body: the
+ * number of frames unwound. */
+static size_t unwind_words(uint64_t word, uint32_t size,
+			   struct cg_raw_frame *frames, enum unwind_root *root)
+{
+	uint64_t ip = (uint64_t)(uintptr_t)unwind_test_loop_body;
+	struct ops_frame leaf = { OPS_FRAME_IMAGE, exe_map.image,
+				  ip - exe_map.start + exe_map.pgoff };
+	struct ops_stack fp = { .frames = &leaf, .nr_frames = 1 };
+	uint64_t *bytes = calloc(1, size + 8);
+	struct ops_stack_copy c = { .ip = ip,
+				    .sp = STACK_BASE,
+				    .bp = STACK_BASE,
+				    .size = size,
+				    .bytes = (const uint8_t *)bytes };
+	size_t i, n;
+
+	ck_assert_ptr_nonnull(bytes);
+	for (i = 0; i < size / 8; i++)
+		bytes[i] = word;
+	n = unwind_stack(unwinder, &c, &fp, frames, OPS_STACK_MAX_FRAMES,
+			 root);
+	free(bytes);
+	return n;
+}
+
+static struct cg_raw_frame frames[OPS_STACK_MAX_FRAMES];
+
+/* The same frame forever: the frame limit ends it, the stack marked as
+ * cut there. */
+START_TEST(a_loop_stops_at_the_frame_limit)
+{
+	enum unwind_root root;
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < 10; i++)
+		n = unwind_words((uint64_t)(uintptr_t)unwind_test_loop_body,
+				 256, frames, &root);
+	fprintf(stderr, "a loop: %zu frames\n", n);
+	ck_assert_uint_eq(n, UNWIND_MAX_FRAMES);
+	ck_assert_int_eq(root, UNWIND_CUT_COPY);
+	/* no image is at fault: its CFI was followed as written */
+	ck_assert_int_eq(warnings, 0);
+}
+END_TEST
+
+/* Return addresses in no mapping: the unwinding ends there, quietly
+ * (no image is at fault), and the leaf stays. */
+START_TEST(an_address_that_points_nowhere)
+{
+	enum unwind_root root;
+	size_t n = unwind_words(0xdead0000ull, 256, frames, &root);
+
+	ck_assert(n == 0 || n >= 2);
+	if (n) {
+		ck_assert_uint_eq(frames[0].image, exe_map.image);
+		ck_assert_uint_eq(frames[1].image, CG_UNKNOWN);
+		ck_assert_uint_eq(frames[1].addr, 0xdead0000ull);
+	}
+	ck_assert_int_eq(warnings, 0);
+}
+END_TEST
+
+/* A copy shorter than the return address it should hold: nothing past
+ * the leaf, so the frame-pointer stack stands, without a word. */
+START_TEST(a_copy_cut_short)
+{
+	enum unwind_root root;
+
+	ck_assert_uint_eq(unwind_words(0, 4, frames, &root), 0);
+	ck_assert_uint_eq(unwind_words(0, 0, frames, &root), 0);
+	ck_assert_int_eq(warnings, 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("unwind");
+	TCase *tc = tcase_create("bad copies");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, a_loop_stops_at_the_frame_limit);
+	tcase_add_test(tc, an_address_that_points_nowhere);
+	tcase_add_test(tc, a_copy_cut_short);
+	suite_add_tcase(s, tc);
+	return opjit_check_run(s);
+}
