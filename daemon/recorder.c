@@ -271,6 +271,18 @@ static int recorder_resolve(struct recorder *r, const struct pending_sample *s)
 	return 0;
 }
 
+/* The clock left the writer's time slice: the counts held back belong
+ * to that slice, the next ones to the one at TIME. */
+static void recorder_slice(struct recorder *r, uint64_t time)
+{
+	int err;
+
+	recorder_tally_flush(r);
+	err = ops_writer_time(r->w, time, &r->slice_end);
+	if (err)
+		recorder_fail(r, err, true);
+}
+
 static void recorder_sample(struct recorder *r, const struct record_sample *rs)
 {
 	struct pending_sample s = {
@@ -293,6 +305,8 @@ static void recorder_sample(struct recorder *r, const struct record_sample *rs)
 		}
 	}
 	r->samples++;
+	if (s.time >= r->slice_end)
+		recorder_slice(r, s.time);
 	switch (rs->h.misc & PERF_RECORD_MISC_CPUMODE_MASK) {
 	case PERF_RECORD_MISC_KERNEL:
 	case PERF_RECORD_MISC_GUEST_KERNEL:

@@ -68,7 +68,8 @@ struct recorder {
 	struct recorder_tally tally[RECORDER_TALLY];
 	uint16_t tally_used[RECORDER_TALLY]; /* the slots taken, in order */
 	uint32_t nr_tally_used;
-	int err; /* first failure: recording stops */
+	uint64_t slice_end; /* the writer's time slice ends here */
+	int err;	    /* first failure: recording stops */
 	bool err_from_writer;
 };
 

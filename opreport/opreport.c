@@ -4,6 +4,7 @@
  * command: options, then session -> profile -> report -> output.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "diag.h"
 #include "diff.h"
 #include "options.h"
+#include "timeline.h"
 #include "out.h"
 #include "profile.h"
 #include "report.h"
@@ -27,6 +29,7 @@ struct side {
 	struct ops_session *s;
 	struct profile *prof;
 	struct report r;
+	struct timeline tl; /* --format=timeline-* */
 	bool ready;
 };
 
@@ -102,6 +105,15 @@ static int write_report(FILE *f, const void *arg)
 				      : out_text(f, r);
 }
 
+static int write_timeline(FILE *f, const void *arg)
+{
+	const struct side *sd = arg;
+
+	return sd->r.opts->format == OUT_TIMELINE_JSON
+		       ? timeline_write_json(f, &sd->tl)
+		       : timeline_write_csv(f, &sd->tl, &sd->r);
+}
+
 static int write_diff(FILE *f, const void *arg)
 {
 	return out_diff(f, arg);
@@ -118,6 +130,7 @@ static int side_build(struct side *sd, const struct opreport_opts *o,
 		      struct anon_handlers *handlers)
 {
 	char err[512] = "";
+	uint64_t untimed;
 	int ret;
 
 	ret = report_init(&sd->r, o);
@@ -135,6 +148,15 @@ static int side_build(struct side *sd, const struct opreport_opts *o,
 				o->session_dir, strerror(-ret));
 		return ret;
 	}
+	ret = timerange_apply(&o->time, sd->s, &untimed, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "opreport: %s\n", err);
+		return ret;
+	}
+	if (untimed)
+		diag("warning: session %s: %" PRIu64
+		     " samples were counted without a time (recorded before time slices); --time leaves them out",
+		     o->session_dir, untimed);
 	if ((o->callgraph || o->children) &&
 	    !callgraph_session_has_stacks(sd->s)) {
 		/* OProfile prints nothing but this; saying it on stderr and
@@ -143,6 +165,14 @@ static int side_build(struct side *sd, const struct opreport_opts *o,
 			"opreport: session %s has no call graph: record with oprofiled -g\n",
 			o->session_dir);
 		return -ENOENT;
+	}
+	if (o->format == OUT_TIMELINE_CSV || o->format == OUT_TIMELINE_JSON) {
+		ret = timeline_build(&sd->tl, sd->s, &sd->r);
+		if (!ret && sd->tl.untimed && !o->time.set)
+			diag("warning: session %s: %" PRIu64
+			     " samples were counted without a time (recorded before time slices); the timeline leaves them out",
+			     o->session_dir, sd->tl.untimed);
+		return ret ? out_of_memory(ret) : 0;
 	}
 	sd->r.has_stacks = callgraph_session_has_stacks(sd->s);
 	ret = profile_build(&sd->prof, &sd->r, sd->s, handlers);
@@ -157,6 +187,7 @@ static void side_free(struct side *sd)
 	if (sd->ready)
 		report_release(&sd->r);
 	profile_free(sd->prof);
+	timeline_free(&sd->tl);
 	if (sd->s)
 		ops_session_close(sd->s);
 }
@@ -219,9 +250,19 @@ static int run_report(const struct opreport_opts *o)
 	if (!ret)
 		ret = side_build(&sd[1], o, handlers);
 	run_sides = sd;
+	if (!ret && o->base_dir &&
+	    (o->format == OUT_TIMELINE_CSV ||
+	     o->format == OUT_TIMELINE_JSON)) {
+		fprintf(stderr,
+			"opreport: --format=timeline-csv and timeline-json show one profile, not a differential one\n");
+		ret = -EINVAL;
+	}
 	if (!ret)
 		ret = o->base_dir ? diff_print(o, sd)
-				  : output(o, write_report, &sd[1].r);
+		      : o->format == OUT_TIMELINE_CSV ||
+				      o->format == OUT_TIMELINE_JSON
+			      ? output(o, write_timeline, &sd[1])
+			      : output(o, write_report, &sd[1].r);
 	side_free(&sd[0]);
 	side_free(&sd[1]);
 	if (handlers)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "anon_handlers.h"
+#include "timerange.h"
 
 enum opreport_format {
 	OUT_TEXT,
@@ -18,7 +19,9 @@ enum opreport_format {
 	OUT_JSON,
 	OUT_FOLDED,
 	OUT_PPROF,
-	OUT_HTML
+	OUT_HTML,
+	OUT_TIMELINE_CSV,
+	OUT_TIMELINE_JSON
 };
 
 enum opreport_sort {
@@ -90,6 +93,7 @@ struct opreport_opts {
 	/* opannotate: a JIT row per code object (each generation of a
 	 * function its own), not per name */
 	bool jit_objects;
+	struct timerange time; /* --time */
 };
 
 #endif

@@ -156,10 +156,14 @@ int options_parse_format(const char *s, enum opreport_format *out, char *err,
 		*out = OUT_PPROF;
 	else if (!strcmp(s, "html"))
 		*out = OUT_HTML;
+	else if (!strcmp(s, "timeline-csv"))
+		*out = OUT_TIMELINE_CSV;
+	else if (!strcmp(s, "timeline-json"))
+		*out = OUT_TIMELINE_JSON;
 	else {
 		snprintf(
 			err, errlen,
-			"invalid --format '%s': expected text, csv, json, folded, pprof or html",
+			"invalid --format '%s': expected text, csv, json, folded, pprof, html, timeline-csv or timeline-json",
 			s);
 		return -EINVAL;
 	}
@@ -261,6 +265,7 @@ enum {
 	OPT_DEMANGLE,
 	OPT_IMAGE_PATH,
 	OPT_FORMAT,
+	OPT_TIME,
 	OPT_ANON_HANDLER,
 	OPT_LIST_HANDLERS,
 	OPT_VERSION,
@@ -362,12 +367,17 @@ static const struct poptOption options_table[] = {
 	  "root of separate debug files (default /usr/lib/debug)", "DIR" },
 	{ "format", 0, POPT_ARG_STRING, NULL, OPT_FORMAT,
 	  "text (default), csv, json, folded (flame graphs), pprof "
-	  "(needs -o) or html (an interactive flame graph page)",
+	  "(needs -o), html (an interactive flame graph page), "
+	  "timeline-csv or timeline-json (samples per 100 ms and process)",
 	  "FORMAT" },
 	{ "folded-annotations", 0, POPT_ARG_STRING, NULL, OPT_FOLDED_MARKS,
 	  "folded frames marked as flamegraph.pl colours them (flamegraph, "
 	  "the default: _[k], _[j], _[i]) or plain, for speedscope (none)",
 	  "MODE" },
+	{ "time", 0, POPT_ARG_STRING, NULL, OPT_TIME,
+	  "only samples of this time: START,END in seconds from the "
+	  "session's start (either may be left out) or P%-Q% of its length",
+	  "START,END" },
 	{ "anon-samples", 0, POPT_ARG_NONE, &flag_anon, 0,
 	  "show anonymous samples, one bucket per process and range", NULL },
 	{ "anon-handler", 0, POPT_ARG_STRING, NULL, OPT_ANON_HANDLER,
@@ -450,6 +460,8 @@ static int options_value(struct opreport_opts *o, int rc, const char *arg,
 					   arg);
 	case OPT_FORMAT:
 		return options_parse_format(arg, &o->format, err, errlen);
+	case OPT_TIME:
+		return timerange_parse(arg, &o->time, err, errlen);
 	case OPT_FOLDED_MARKS:
 		return options_parse_folded_marks(arg, &o->folded_marks, err,
 						  errlen);

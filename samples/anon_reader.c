@@ -204,6 +204,21 @@ int ops_anon_open(struct ops_anon_data *a, int fd, const char *path,
 
 #define MRU 3
 
+/* Keep of OUT[0..N) the samples in the time window, if one is set. */
+static size_t anon_window(const struct ops_anon_data *a,
+			  struct ops_anon_sample *out, size_t n)
+{
+	size_t i, k = 0;
+
+	if (!a->windowed)
+		return n;
+	for (i = 0; i < n; i++)
+		if (out[i].time_ns >= a->win_from &&
+		    out[i].time_ns < a->win_to)
+			out[k++] = out[i];
+	return k;
+}
+
 /* Decode one block into OUT (room for its count); returns how many
  * samples were good, warning once per file if not all were.  The
  * mirror of anon_encode() in anon_writer.c. */
@@ -268,14 +283,14 @@ static size_t anon_decode_block(struct ops_anon_data *a,
 	}
 	*whole = i == count && c.ok && !ops_cur_left(&c);
 	if (*whole)
-		return count;
+		return anon_window(a, out, count);
 	if (!a->warned)
 		ops_warnf(a->warn, a->warn_arg, "%s: offset %llu: %s", a->path,
 			  (unsigned long long)b->off,
 			  i < count ? "bad sample record"
 				    : "trailing bytes in sample block");
 	a->warned = true;
-	return i;
+	return anon_window(a, out, i);
 }
 
 int ops_anon_decode(struct ops_anon_data *a, uint32_t proc_id,

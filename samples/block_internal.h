@@ -33,6 +33,7 @@
 #define OPS_HIST_STACK_COPIES 7
 #define OPS_HIST_COPY_COUNTS 8
 #define OPS_HIST_PROCESS_MAPS 9
+#define OPS_HIST_TIME_SLICES 10
 
 /* anon.samples block types */
 #define OPS_ANON_PROCESS 1

@@ -222,6 +222,10 @@ static const char *hist_block(void *arg, uint16_t type, const uint8_t *p,
 	case OPS_HIST_PROCESS_MAPS:
 		return ops_hist_pmaps(((struct hist_parse *)arg)->h, p, len,
 				      &((struct hist_parse *)arg)->oom);
+	case OPS_HIST_TIME_SLICES:
+		return ops_hist_time_slices(((struct hist_parse *)arg)->h, p,
+					    len,
+					    &((struct hist_parse *)arg)->oom);
 	}
 	return NULL; /* a later version's block: skip it */
 }
@@ -237,7 +241,7 @@ static int entry_cmp(const void *a, const void *b)
 	return 0;
 }
 
-static void hist_merge(struct ops_hist_data *h)
+void ops_hist_merge(struct ops_hist_data *h)
 {
 	struct ops_hist_entry *e = h->entries;
 	size_t i, n = 0;
@@ -265,9 +269,10 @@ int ops_hist_parse(struct ops_hist_data *h, const uint8_t *buf, size_t len,
 			ops_le32_load(buf + 8) <= OPS_FORMAT_VERSION_STACK_IDS;
 	ops_blocks_parse(buf, len, OPS_HIST_MAGIC, path, hist_block, &hp, warn,
 			 warn_arg);
-	hist_merge(h);
+	ops_hist_merge(h);
 	ops_hist_stacks_finish(h);
 	ops_hist_copies_finish(h);
+	ops_hist_slices_finish(h);
 	return hp.oom ? -ENOMEM : 0;
 }
 
@@ -283,5 +288,6 @@ void ops_hist_data_free(struct ops_hist_data *h)
 	ops_hist_stacks_free(h);
 	ops_hist_copies_free(h);
 	free(h->pmaps);
+	free(h->slices);
 	memset(h, 0, sizeof(*h));
 }

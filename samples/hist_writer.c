@@ -163,6 +163,16 @@ found:
 			goto fail;
 		h->dirty[h->nr_dirty++] = (uint32_t)(c - h->cells);
 	}
+	if (h->slicing && !c->slice) {
+		ret = oputil_grow(&h->slice_dirty, &h->cap_slice_dirty,
+				  h->nr_slice_dirty + 1,
+				  sizeof(*h->slice_dirty));
+		if (ret)
+			goto fail;
+		h->slice_dirty[h->nr_slice_dirty++] = (uint32_t)(c - h->cells);
+	}
+	if (h->slicing)
+		c->slice = ops_add_sat(c->slice, count);
 	c->total = ops_add_sat(c->total, count);
 	c->pending = ops_add_sat(c->pending, count);
 	return 0;
@@ -365,6 +375,11 @@ int ops_hist_writer_flush(struct ops_writer *w)
 	}
 	ret = hist_put_counts(w, h->nr_dirty, h->stacks_on_disk,
 			      h->copies_on_disk, h->pmaps_on_disk);
+	/* every count on disk is in a slice on disk too */
+	ret = ret ? ret : ops_slice_close(w);
+	ret = ret ? ret
+		  : ops_buf_put(&w->out, h->slices.data + h->slices_on_disk,
+				h->slices.len - h->slices_on_disk);
 	if (!ret && w->totals_dirty)
 		ret = hist_put_totals(w);
 	ret = ops_hist_append(w, ret);
@@ -373,6 +388,7 @@ int ops_hist_writer_flush(struct ops_writer *w)
 	/* the copies go out with the counts, never with the definitions */
 	h->copies_on_disk = h->copies.nr;
 	h->pmaps_on_disk = h->pmaps.nr;
+	h->slices_on_disk = h->slices.len;
 	w->totals_dirty = false;
 	for (i = 0; i < h->nr_dirty; i++)
 		w->hist_on_disk += h->sorted[i].count;
@@ -421,6 +437,8 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 				};
 		ret = hist_put_counts(w, n, 0, 0, 0);
 	}
+	ret = ret ? ret : ops_slice_close(w);
+	ret = ret ? ret : ops_buf_put(&w->out, h->slices.data, h->slices.len);
 	ret = ret ? ret : hist_put_totals(w);
 	if (ret) {
 		ops_writer_fail(w, ret, "%s: cannot compact: %s", tmp,
@@ -457,6 +475,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 	h->stacks_on_disk = h->stacks.nr;
 	h->copies_on_disk = h->copies.nr;
 	h->pmaps_on_disk = h->pmaps.nr;
+	h->slices_on_disk = h->slices.len;
 	for (i = 0; i < h->nr_dirty; i++)
 		h->cells[h->dirty[i]].pending = 0;
 	h->nr_dirty = 0;
@@ -486,6 +505,9 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	oputil_idxset_free(&h->cell_set);
 	free(h->dirty);
 	free(h->sorted);
+	free(h->slice_dirty);
+	free(h->slice_sorted);
+	ops_buf_free(&h->slices);
 	oputil_u64map_free(&h->kframes);
 	oputil_u64map_free(&h->aframes);
 	memset(h, 0, sizeof(*h));

@@ -48,7 +48,25 @@ struct ops_hist_data {
 	 * cleanly (only the fields of the totals are set) */
 	struct ops_session_info totals;
 	bool have_totals;
+	/* TIME_SLICES records (slice_reader.c), in file order */
+	struct ops_time_count *slices;
+	size_t nr_slices, cap_slices;
+	uint64_t untimed;	   /* flat counts beyond the slices' */
+	uint64_t win_from, win_to; /* ops_hist_window()'s */
 };
+
+/* Sort H's counts and sum equal keys (hist_reader.c). */
+void ops_hist_merge(struct ops_hist_data *h);
+/* A TIME_SLICES payload (slice_reader.c). */
+const char *ops_hist_time_slices(struct ops_hist_data *h, const uint8_t *p,
+				 size_t len, bool *oom);
+/* Whether slice T's middle is in [FROM, TO). */
+bool ops_slice_in(const struct ops_time_count *t, uint64_t from, uint64_t to);
+/* Once the whole file is read: H->untimed. */
+void ops_hist_slices_finish(struct ops_hist_data *h);
+/* Replace H's counts by those of the slices whose middle is in
+ * [FROM, TO) ns from the session's start (slice_reader.c). */
+int ops_hist_window(struct ops_hist_data *h, uint64_t from, uint64_t to);
 
 /* STACKS and STACK_COUNTS payloads (stack_reader.c): NULL, or why the
  * block is damage; *OOM set on memory failure. */
@@ -114,6 +132,9 @@ struct ops_anon_data {
 	struct ops_anon_block *blocks;
 	uint32_t nr_blocks, cap_blocks;
 	uint32_t nr_stacks; /* stack ids below it have an entry */
+	/* only samples with win_from <= time_ns < win_to decode */
+	bool windowed;
+	uint64_t win_from, win_to;
 };
 
 /* Index the anon.samples open as FD, which A then owns (closed by

@@ -395,6 +395,37 @@ void ops_session_anon_release(struct ops_session *s, uint32_t proc_id)
 	ops_anon_release(&s->anon, proc_id);
 }
 
+const struct ops_time_count *
+ops_session_time_counts(const struct ops_session *s, size_t *n)
+{
+	*n = s->hist.nr_slices;
+	return s->hist.slices;
+}
+
+uint64_t ops_session_untimed(const struct ops_session *s)
+{
+	return s->hist.untimed;
+}
+
+int ops_session_set_window(struct ops_session *s, uint64_t from_ns,
+			   uint64_t to_ns)
+{
+	uint64_t start = s->meta.info.start_ns;
+
+	s->anon.windowed = true;
+	s->anon.win_from = start + from_ns < start ? UINT64_MAX
+						   : start + from_ns;
+	s->anon.win_to = start + to_ns < start ? UINT64_MAX : start + to_ns;
+	return ops_hist_window(&s->hist, from_ns, to_ns);
+}
+
+bool ops_session_slice_in_window(const struct ops_session *s,
+				 const struct ops_time_count *t)
+{
+	return !s->anon.windowed ||
+	       ops_slice_in(t, s->hist.win_from, s->hist.win_to);
+}
+
 uint32_t ops_session_nr_stacks(const struct ops_session *s)
 {
 	return s->hist.nr_stacks;

@@ -19,6 +19,7 @@ struct ops_hist_cell {
 	uint64_t offset;
 	uint64_t total;
 	uint64_t pending;
+	uint64_t slice; /* of the open time slice (slice_writer.c) */
 	uint32_t ctx;
 };
 
@@ -70,6 +71,19 @@ struct ops_hist_writer {
 	/* the addresses of the anonymous frames of the stack table, each
 	 * once: the archived perf maps keep the entries they fall in */
 	struct oputil_u64map aframes;
+	/* time slices (slice_writer.c): the open slice's cells, and every
+	 * slice closed so far as framed TIME_SLICES blocks, kept for the
+	 * compaction, of which the first slices_on_disk bytes are in the
+	 * file */
+	uint32_t *slice_dirty;
+	uint32_t nr_slice_dirty;
+	size_t cap_slice_dirty;
+	struct ops_hist_delta *slice_sorted;
+	size_t cap_slice_sorted;
+	uint64_t slice_index; /* of the open slice, from the session start */
+	bool slicing;	      /* ops_writer_time() called */
+	struct ops_buf slices;
+	size_t slices_on_disk;
 };
 
 /* Put stack node ID's record (as the table keys it, its parent as an
@@ -160,6 +174,9 @@ int ops_hist_writer_flush(struct ops_writer *w);
 /* Rewrite samples.hist with one set of definitions and totals. */
 int ops_hist_writer_compact(struct ops_writer *w, bool sync);
 void ops_hist_writer_free(struct ops_hist_writer *h);
+/* The open time slice's counts as a TIME_SLICES block kept in
+ * W->hist.slices (slice_writer.c); its cells start again at 0. */
+int ops_slice_close(struct ops_writer *w);
 
 int ops_anon_writer_open(struct ops_writer *w);
 int ops_anon_writer_flush(struct ops_writer *w);

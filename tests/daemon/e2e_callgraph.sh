@@ -121,9 +121,9 @@ head -1 f/session.meta | grep -qx 'opjit-session 1' || fail "session.meta does n
 grep -q '^stack' f.txt && fail "stacks in a session recorded without -g"
 python3 - f/samples.hist f/anon.samples <<'PY' || fail "a session without -g is not in the version 1 format"
 import struct, sys
-# TOTALS (6) is not a call graph block: every reader skips types it
-# does not know, so a version 1 file may carry it
-known = {"samples.hist": {1, 2, 3, 6}, "anon.samples": {1, 2}}
+# TOTALS (6) and TIME_SLICES (10) are not call graph blocks: every
+# reader skips types it does not know, so a version 1 file may carry them
+known = {"samples.hist": {1, 2, 3, 6, 10}, "anon.samples": {1, 2}}
 for path in sys.argv[1:]:
     data = open(path, "rb").read()
     magic, version, flags = struct.unpack_from("<8sII", data, 0)

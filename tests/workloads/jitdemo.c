@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * jitdemo [--seconds S] [--threads N] [--map-file anon|perf|none]
+ *         [--phases 1]
  *
  * A minimal JIT: writes two x86-64 functions, jit_hot and jit_cold, into
  * anonymous memory and runs them, jit_hot doing three times the
@@ -8,6 +9,10 @@
  * runtimes do, in perf map text in /tmp/anon.<pid> or /tmp/perf-<pid>.map,
  * and leaves the map behind at exit as they do.  For tests it prints
  * "jit-range 0xSTART 0xEND" and one "thread TID" line per worker.
+ *
+ * --phases 1: each worker runs jit_hot alone for the first half of its
+ * CPU time and jit_cold alone for the second, and prints
+ * "phase-switch NS", the CLOCK_MONOTONIC time it switched.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +34,7 @@
 typedef void (*jit_fn)(void);
 
 static double seconds = 2;
+static int phases;
 static jit_fn jit_hot, jit_cold;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -51,6 +57,33 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Two phases by the thread's own CPU time, so that a busy machine
+ * stretches them alike. */
+static void run_phases(void)
+{
+	double start = cpu_now();
+	struct timespec ts;
+
+	while (cpu_now() - start < seconds / 2)
+		jit_hot();
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	pthread_mutex_lock(&out_lock);
+	printf("phase-switch %lld\n",
+	       (long long)ts.tv_sec * 1000000000 + ts.tv_nsec);
+	fflush(stdout);
+	pthread_mutex_unlock(&out_lock);
+	while (cpu_now() - start < seconds)
+		jit_cold();
+}
+
 static void *worker(void *arg)
 {
 	double end = now() + seconds;
@@ -59,6 +92,10 @@ static void *worker(void *arg)
 	printf("thread %ld\n", (long)syscall(SYS_gettid));
 	fflush(stdout);
 	pthread_mutex_unlock(&out_lock);
+	if (phases) {
+		run_phases();
+		return arg;
+	}
 	while (now() < end) {
 		jit_hot();
 		jit_cold();
@@ -134,6 +171,10 @@ static int parse_args(int argc, char **argv, long *threads, const char **map)
 			*threads = strtol(v, &end, 10);
 			if (*end || end == v || *threads < 1 || *threads > 256)
 				goto usage;
+		} else if (!strcmp(a, "--phases")) {
+			if (strcmp(v, "0") && strcmp(v, "1"))
+				goto usage;
+			phases = v[0] == '1';
 		} else if (!strcmp(a, "--map-file")) {
 			if (strcmp(v, "anon") && strcmp(v, "perf") &&
 			    strcmp(v, "none"))
@@ -146,7 +187,7 @@ static int parse_args(int argc, char **argv, long *threads, const char **map)
 	return 0;
 usage:
 	fprintf(stderr, "usage: jitdemo [--seconds S] [--threads N] "
-			"[--map-file anon|perf|none]\n");
+			"[--map-file anon|perf|none] [--phases 1]\n");
 	return -1;
 }
 

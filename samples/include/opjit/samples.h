@@ -200,6 +200,21 @@ struct ops_stack_copy {
 	uint64_t count; /* samples (the reader's sum; the writer adds 1) */
 };
 
+/* Samples counted in one time slice (FORMAT.md, TIME_SLICES). */
+enum ops_time_kind {
+	OPS_TIME_COUNTS = 0, /* KEY is an offset, as in ops_hist_entry */
+	OPS_TIME_COPIES = 1, /* KEY is a stack copy id, CTX 0 */
+	OPS_TIME_STACKS = 2, /* KEY is a stack id, as in ops_stack_count */
+};
+struct ops_time_count {
+	uint64_t start_ns; /* the slice's, from the session's start */
+	uint64_t len_ns;
+	uint64_t key;
+	uint64_t count;
+	uint32_t ctx;
+	uint32_t kind; /* enum ops_time_kind */
+};
+
 /* Where a process had an image mapped, for the report to place the
  * return addresses it unwinds from a stack copy (FORMAT.md,
  * PROCESS_MAPS). */
@@ -264,6 +279,17 @@ int ops_writer_process(struct ops_writer *w, const struct ops_process *p,
 		       uint32_t *proc_id);
 int ops_writer_process_update(struct ops_writer *w, uint32_t proc_id,
 			      const struct ops_process *p);
+
+/*
+ * The recorder's clock: counts given from now on fall in the time slice
+ * (OPS_SLICE_NS long, from the session's start) that holds TIME_NS, or
+ * in the one open if TIME_NS is before it (a sample read late).  *END is
+ * where that slice ends: the recorder calls this again at a sample at or
+ * past it, after giving the counts it holds back.  Histograms counted
+ * before the first call have no time.
+ */
+#define OPS_SLICE_NS 100000000ull
+int ops_writer_time(struct ops_writer *w, uint64_t time_ns, uint64_t *end);
 
 /* Append one raw anonymous sample to a process's stream. */
 int ops_writer_anon(struct ops_writer *w, uint32_t proc_id, uint64_t time_ns,
@@ -388,6 +414,26 @@ int ops_session_anon_take(struct ops_session *s, uint32_t proc_id,
 /* Free a process's decoded samples; the pointer ops_session_anon() gave
  * is no longer valid, and a later call decodes them again. */
 void ops_session_anon_release(struct ops_session *s, uint32_t proc_id);
+
+/*
+ * Time.  The histograms' counts per time slice, in file order (none in a
+ * session recorded before slices), and the flat samples counted with no
+ * slice (samples.hist's counts beyond its slices').
+ */
+const struct ops_time_count *
+ops_session_time_counts(const struct ops_session *s, size_t *n);
+uint64_t ops_session_untimed(const struct ops_session *s);
+/* Keep only samples of [FROM_NS, TO_NS), ns from the session's start:
+ * the histograms become the sum of the slices whose middle is in it
+ * (samples without a slice are left out), anonymous samples and stack
+ * samples are those whose time is in it.  Call it before asking for any
+ * sample; once. */
+int ops_session_set_window(struct ops_session *s, uint64_t from_ns,
+			   uint64_t to_ns);
+/* Whether the counts of slice T are in the session's window (all are
+ * when none is set). */
+bool ops_session_slice_in_window(const struct ops_session *s,
+				 const struct ops_time_count *t);
 
 /* Call graphs.  The stack table; NULL for an id with no entry.  The
  * stack is put together from the table's nodes in memory the session

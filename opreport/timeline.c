@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The timeline: flat samples per (time bucket, process).  Counted
+ * samples have the time of their slice; anonymous samples their own,
+ * put in the slice's bucket, so both kinds line up.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <opjit/samples.h>
+#include <oputil/grow.h>
+
+#include "out.h"
+#include "report.h"
+#include "strpool.h"
+#include "timeline.h"
+#include "timerange.h"
+
+static int timeline_proc(struct timeline *t, struct strpool *pool,
+			 const char *name, uint32_t tgid, uint32_t *idx)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->nr_procs; i++)
+		if (t->procs[i].tgid == tgid &&
+		    !strcmp(t->procs[i].name, name)) {
+			*idx = i;
+			return 0;
+		}
+	if (oputil_grow(&t->procs, &t->cap_procs, t->nr_procs + 1,
+			sizeof(*t->procs)))
+		return -ENOMEM;
+	name = strpool_intern(pool, name);
+	if (!name)
+		return -ENOMEM;
+	t->procs[t->nr_procs] = (struct timeline_proc){ name, tgid };
+	*idx = t->nr_procs++;
+	return 0;
+}
+
+static int timeline_add(struct timeline *t, uint64_t bucket, uint32_t proc,
+			uint64_t n)
+{
+	struct timeline_cell *c = t->nr_cells ? &t->cells[t->nr_cells - 1]
+					      : NULL;
+
+	/* runs of one process's samples fall in one bucket */
+	if (c && c->bucket == bucket && c->proc == proc) {
+		c->samples += n;
+		return 0;
+	}
+	if (oputil_grow(&t->cells, &t->cap_cells, t->nr_cells + 1,
+			sizeof(*t->cells)))
+		return -ENOMEM;
+	t->cells[t->nr_cells++] = (struct timeline_cell){ bucket, proc, n };
+	return 0;
+}
+
+static int cell_cmp(const void *a, const void *b)
+{
+	const struct timeline_cell *x = a, *y = b;
+
+	if (x->bucket != y->bucket)
+		return x->bucket < y->bucket ? -1 : 1;
+	return x->proc < y->proc ? -1 : x->proc > y->proc;
+}
+
+static void timeline_merge(struct timeline *t)
+{
+	size_t i, n = 0;
+
+	if (!t->nr_cells)
+		return;
+	qsort(t->cells, t->nr_cells, sizeof(*t->cells), cell_cmp);
+	for (i = 1; i < t->nr_cells; i++) {
+		if (t->cells[i].bucket == t->cells[n].bucket &&
+		    t->cells[i].proc == t->cells[n].proc)
+			t->cells[n].samples += t->cells[i].samples;
+		else
+			t->cells[++n] = t->cells[i];
+	}
+	t->nr_cells = n + 1;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+
+	return b ? b + 1 : path ? path : "";
+}
+
+/* The one process of the anonymous samples that ran PATH (by command
+ * name, which the kernel cuts to 15 bytes), or 0: histograms not
+ * separated by process keep no process id. */
+static uint32_t timeline_tgid(const struct timeline *t, const char *path)
+{
+	const char *name = base_name(path);
+	uint32_t i, tgid = 0;
+
+	for (i = 0; i < t->nr_procs; i++) {
+		if (!t->procs[i].tgid || strncmp(t->procs[i].name, name, 15))
+			continue;
+		if (tgid && tgid != t->procs[i].tgid)
+			return 0;
+		tgid = t->procs[i].tgid;
+	}
+	return tgid;
+}
+
+/* The counted samples, from the slices in the window. */
+static int timeline_counts(struct timeline *t, struct ops_session *s,
+			   struct strpool *pool)
+{
+	const struct ops_time_count *tc;
+	size_t n, i;
+	uint32_t proc;
+	int ret;
+
+	tc = ops_session_time_counts(s, &n);
+	for (i = 0; i < n; i++) {
+		const struct ops_context *ctx;
+		const struct ops_image *app;
+
+		if (tc[i].kind != OPS_TIME_COUNTS ||
+		    !ops_session_slice_in_window(s, &tc[i]))
+			continue;
+		ctx = ops_session_context(s, tc[i].ctx);
+		app = ctx ? ops_session_image(s, ctx->app) : NULL;
+		if (!app && ctx)
+			app = ops_session_image(s, ctx->image);
+		if (!ctx || !app)
+			continue;
+		ret = timeline_proc(t, pool, base_name(app->path),
+				    ctx->tgid ? ctx->tgid
+					      : timeline_tgid(t, app->path),
+				    &proc);
+		if (ret)
+			return ret;
+		ret = timeline_add(t, tc[i].start_ns / t->bucket_ns, proc,
+				   tc[i].count);
+		if (ret)
+			return ret;
+	}
+	t->untimed = ops_session_untimed(s);
+	return 0;
+}
+
+/* The anonymous samples, each at its own time (the window is the
+ * reader's). */
+static int timeline_anon(struct timeline *t, struct ops_session *s,
+			 struct strpool *pool)
+{
+	uint64_t start = ops_session_info(s)->start_ns;
+	uint32_t id, nr = ops_session_nr_processes(s), proc;
+	int ret = 0;
+
+	for (id = 0; id < nr && !ret; id++) {
+		const struct ops_process *p = ops_session_process(s, id);
+		const struct ops_anon_sample *smp;
+		size_t k, ns;
+
+		if (!p)
+			continue;
+		ret = timeline_proc(t, pool, p->comm ? p->comm : "", p->tgid,
+				    &proc);
+		ret = ret ? ret : ops_session_anon(s, id, &smp, &ns);
+		for (k = 0; k < ns && !ret; k++) {
+			uint64_t at = smp[k].time_ns > start
+					      ? smp[k].time_ns - start
+					      : 0;
+
+			ret = timeline_add(t, at / t->bucket_ns, proc, 1);
+		}
+		ops_session_anon_release(s, id);
+	}
+	return ret;
+}
+
+int timeline_build(struct timeline *t, struct ops_session *s, struct report *r)
+{
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->bucket_ns = OPS_SLICE_NS;
+	t->len_ns = timerange_session_len(s);
+	/* the processes of the anonymous samples first: they name the
+	 * process of counted samples that have none */
+	ret = timeline_anon(t, s, r->pool);
+	ret = ret ? ret : timeline_counts(t, s, r->pool);
+	if (!ret)
+		timeline_merge(t);
+	return ret;
+}
+
+void timeline_free(struct timeline *t)
+{
+	free(t->procs);
+	free(t->cells);
+	memset(t, 0, sizeof(*t));
+}
+
+int timeline_write_csv(FILE *f, const struct timeline *t,
+		       const struct report *r)
+{
+	size_t i;
+
+	fputs("time_s,process,tgid,samples\n", f);
+	for (i = 0; i < t->nr_cells; i++) {
+		const struct timeline_cell *c = &t->cells[i];
+		const struct timeline_proc *p = &t->procs[c->proc];
+
+		fprintf(f, "%.3f,", (double)(c->bucket * t->bucket_ns) / 1e9);
+		out_csv_field(f, r, p->name, false);
+		if (p->tgid)
+			fprintf(f, "%" PRIu32, p->tgid);
+		fprintf(f, ",%" PRIu64 "\n", c->samples);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+int timeline_write_json(FILE *f, const struct timeline *t)
+{
+	size_t i;
+
+	fprintf(f, "{\"bucket_s\":%.3f,\"length_s\":%.3f,\"processes\":[",
+		(double)t->bucket_ns / 1e9, (double)t->len_ns / 1e9);
+	for (i = 0; i < t->nr_procs; i++) {
+		fputs(i ? ",{\"name\":" : "{\"name\":", f);
+		out_json_str(f, t->procs[i].name);
+		if (t->procs[i].tgid)
+			fprintf(f, ",\"tgid\":%" PRIu32, t->procs[i].tgid);
+		fputc('}', f);
+	}
+	fputs("],\"buckets\":[", f);
+	for (i = 0; i < t->nr_cells; i++)
+		fprintf(f, "%s[%.3f,%" PRIu32 ",%" PRIu64 "]", i ? "," : "",
+			(double)(t->cells[i].bucket * t->bucket_ns) / 1e9,
+			t->cells[i].proc, t->cells[i].samples);
+	fputs("]}\n", f);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Time in reports: jitdemo --phases 1 runs jit_hot alone, then jit_cold
+# alone, and prints when it switched.
+#  - --time windows of 5% of the session each place the switch (where
+#    jit_hot's share of the two crosses a half) within 5% of the
+#    session's length of the time the workload printed;
+#  - --time from the start to the switch gives jit_hot above 95% of the
+#    samples, --time from the switch to the end jit_cold above 95%;
+#  - the call graph (-g: stack counts by slice, stack samples by time)
+#    and the timeline hold as many samples as the flat report in a range;
+#  - timeline-csv adds up to the report's samples, and holds the
+#    process's samples in the buckets up to the switch and after it;
+#  - a bad --time value is one line; a session written before time
+#    slices keeps its counted samples out of a --time report, said once.
+. "$(dirname "$0")/lib.sh"
+HP=${OPJIT_HANDLER_PATH:-$OPJIT_BUILD/lib/opjit/handlers}
+export OPJIT_HANDLER_PATH=$HP
+OPROFILED=$OPJIT_BUILD/daemon/oprofiled
+JIT=$OPJIT_BUILD/tests/workloads/jitdemo
+[ "$(uname -m)" = x86_64 ] || { echo "SKIP: jitdemo writes x86-64 code"; exit 77; }
+[ -x "$OPROFILED" ] && [ -x "$JIT" ] || fail "oprofiled or jitdemo is not built"
+
+before=$(ls /tmp/anon.* 2>/dev/null || true)
+cleanup_maps() {
+	for m in /tmp/anon.*; do
+		[ -e "$m" ] && ! grep -qxF "$m" <<<"$before" && rm -f "$m"
+	done
+	rm -rf "$TMP"
+}
+trap cleanup_maps EXIT
+
+S=$TMP/s
+timeout 60 "$OPROFILED" -g --session-dir="$S" -- "$JIT" --seconds 3 --phases 1 \
+	>"$TMP/jit.out" 2>"$TMP/jit.err" || { cat "$TMP/jit.err"; fail "oprofiled failed"; }
+switch=$(awk '$1 == "phase-switch" { print $2 }' "$TMP/jit.out")
+start=$(awk '$1 == "start_ns" { print $2 }' "$S/session.meta")
+stop=$(awk '$1 == "stop_ns" { print $2 }' "$S/session.meta")
+[ -n "$switch" ] && [ -n "$start" ] && [ "${stop:-0}" -gt "$start" ] ||
+	fail "no phase-switch line or no session times"
+sw=$(python3 -c "print('%.3f' % (($switch - $start) / 1e9))")
+len=$(python3 -c "print('%.3f' % (($stop - $start) / 1e9))")
+echo "session ${len} s, switch at ${sw} s"
+
+# report ARGS...: jit_hot and jit_cold samples and all samples, one line
+report() {
+	"$OPREPORT" --session-dir="$S" --anon-handler=perfmap -l --format=csv \
+		"$@" >"$TMP/r.csv" 2>"$TMP/r.err" || { cat "$TMP/r.err"; fail "opreport $* failed"; }
+	python3 - "$TMP/r.csv" <<'EOP'
+import csv, sys
+hot = cold = total = 0
+for row in csv.reader(open(sys.argv[1])):
+    if row and row[0] == "symbol":
+        n = int(row[1])
+        total += n
+        hot += n * (row[-1] == "jit_hot")
+        cold += n * (row[-1] == "jit_cold")
+print(hot, cold, total)
+EOP
+}
+# the symbol rows' columns: the name is the last
+"$OPREPORT" --session-dir="$S" --anon-handler=perfmap -l --format=csv 2>/dev/null |
+	grep -q '^symbol,.*,jit_hot$' || fail "csv rows do not end in the symbol name"
+
+# the switch from 5% windows: where jit_hot's share of the two crosses 1/2
+est=
+for i in $(seq 0 19); do
+	read -r hot cold total < <(report --time=$((5 * i))%-$((5 * i + 5))%)
+	echo "window $((5 * i))%-$((5 * i + 5))%: jit_hot $hot, jit_cold $cold, all $total"
+	if [ -z "$est" ] && [ $((hot + cold)) -gt 0 ] && [ "$cold" -gt "$hot" ]; then
+		# within the window, the switch is after jit_hot's part of it
+		est=$(python3 -c "print('%.3f' % ($len * (0.05 * $i + 0.05 * $hot / ($hot + $cold))))")
+	fi
+done
+[ -n "$est" ] || fail "no window where jit_cold leads"
+python3 -c "import sys; sys.exit(abs($est - $sw) > 0.05 * $len)" ||
+	fail "the timeline switches at $est s, the workload at $sw s (more than 5% of $len s apart)"
+echo "ok: the timeline switches at $est s, the workload at $sw s"
+
+read -r hot cold total < <(report --time=0,"$sw")
+python3 -c "import sys; sys.exit(not $hot > 0.95 * $total)" ||
+	fail "--time=0,$sw: jit_hot $hot of $total samples"
+echo "ok: --time=0,$sw: jit_hot $hot of $total samples"
+folded=$("$OPREPORT" --session-dir="$S" --anon-handler=perfmap --format=folded --time=0,"$sw" 2>/dev/null |
+	awk '{ n += $NF } END { print n + 0 }')
+timeline=$("$OPREPORT" --session-dir="$S" --format=timeline-csv --time=0,"$sw" 2>/dev/null |
+	awk -F, 'NR > 1 { n += $4 } END { print n + 0 }')
+[ "$folded" = "$total" ] && [ "$timeline" = "$total" ] ||
+	fail "--time=0,$sw: folded $folded, timeline $timeline, flat $total samples"
+echo "ok: --time=0,$sw: folded $folded, timeline $timeline, flat $total samples"
+read -r hot cold total < <(report --time="$sw",)
+python3 -c "import sys; sys.exit(not $cold > 0.95 * $total)" ||
+	fail "--time=$sw,: jit_cold $cold of $total samples"
+echo "ok: --time=$sw,: jit_cold $cold of $total samples"
+
+# the timeline export: all samples, JIT process before and after the switch
+"$OPREPORT" --session-dir="$S" --format=timeline-csv >"$TMP/tl.csv" 2>"$TMP/tl.err" ||
+	{ cat "$TMP/tl.err"; fail "timeline-csv failed"; }
+"$OPREPORT" --session-dir="$S" --format=timeline-json >"$TMP/tl.json" 2>"$TMP/tl.err" ||
+	{ cat "$TMP/tl.err"; fail "timeline-json failed"; }
+read -r _ _ total < <(report)
+python3 - "$TMP/tl.csv" "$TMP/tl.json" "$total" "$sw" <<'EOP' || fail "the timeline export is wrong"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+j = json.load(open(sys.argv[2]))
+total, sw = int(sys.argv[3]), float(sys.argv[4])
+s = sum(int(r["samples"]) for r in rows)
+sj = sum(b[2] for b in j["buckets"])
+jit = [r for r in rows if r["process"] == "jitdemo"]
+before = sum(int(r["samples"]) for r in jit if float(r["time_s"]) + 0.1 <= sw)
+after = sum(int(r["samples"]) for r in jit if float(r["time_s"]) >= sw)
+ok = s == total and sj == total and before > 0 and after > 0 and j["bucket_s"] == 0.1
+print("%s: timeline %d (csv) %d (json) samples, report %d; jitdemo %d before, %d after the switch"
+      % ("ok" if ok else "FAIL", s, sj, total, before, after))
+sys.exit(not ok)
+EOP
+
+# bad values: one line each, nothing else
+for bad in 5,1 abc 10%-200% 1,2,3 -1,2 10%-5% , 1e3,2; do
+	if "$OPREPORT" --session-dir="$S" --time="$bad" >"$TMP/out" 2>"$TMP/err"; then
+		fail "--time=$bad was taken"
+	fi
+	[ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "^opreport: invalid --time '$bad': " "$TMP/err" ||
+		{ cat "$TMP/err"; fail "--time=$bad: not one line"; }
+	[ ! -s "$TMP/out" ] || fail "--time=$bad wrote a report"
+done
+echo "ok: bad --time values: one line each ($(cat "$TMP/err"))"
+
+# a session written before time slices: counted samples left out, said once
+O=$TMP/old
+"$MKSESSION" "$O" <<'EOS'
+image app file /usr/bin/app
+ctx c app app
+hist c 0x10 7
+stop_ns 2000000000
+EOS
+"$OPREPORT" --session-dir="$O" --time=0,1 >"$TMP/out" 2>"$TMP/said" || { cat "$TMP/said"; fail "old session with --time failed"; }
+[ "$(grep -c 'without a time' "$TMP/said")" = 1 ] || { cat "$TMP/said"; fail "old session: not said once"; }
+grep -q 'app' "$TMP/out" && fail "old session: untimed samples counted in a --time report"
+"$OPREPORT" --session-dir="$O" >"$TMP/out" 2>"$TMP/err" || fail "old session without --time failed"
+grep -q '7 .*app' "$TMP/out" || { cat "$TMP/out"; fail "old session: its samples are gone without --time"; }
+echo "ok: a session without time slices: $(cat "$TMP/said")"
