@@ -581,6 +581,7 @@ int main(int argc, char **argv)
 	struct daemon d;
 	int rc;
 
+	oputil_diag_set_program("oprofiled");
 	rc = options_parse(&o, argc, (const char **)argv);
 	if (rc) {
 		options_free(&o);

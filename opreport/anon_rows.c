@@ -216,6 +216,18 @@ static bool process_selected(const struct report *r,
 	       profile_spec_match_image(spec, "anon");
 }
 
+/* Keep the first N samples of V whose thread the spec asks for; how many. */
+static size_t keep_threads(const struct profile_spec *spec,
+			   struct ops_anon_sample *v, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (profile_spec_match_tid(spec, v[i].tid))
+			v[k++] = v[i];
+	return k;
+}
+
 bool anon_rows_selected(const struct report *r, const struct ops_process *p)
 {
 	return process_selected(r, p);
@@ -233,7 +245,7 @@ int anon_rows_add(struct report *r, struct ops_session *s,
 		struct anon_resolved res = { 0 };
 		struct flat_sink fs;
 		size_t hits_before;
-		bool selected, shown;
+		bool selected, shown, by_tid;
 		size_t n;
 		int claimed = 0;
 
@@ -242,8 +254,10 @@ int anon_rows_add(struct report *r, struct ops_session *s,
 		/* hidden samples are only counted: no memory for them */
 		selected = process_selected(r, p);
 		shown = r->opts->anon_samples && selected;
-		if (shown ? ops_session_anon_take(s, id, &sorted, &n)
-			  : ops_session_anon_count(s, id, &n)) {
+		/* the thread is in each sample: they are read to count */
+		by_tid = selected && profile_spec_has_tid(r->opts->spec);
+		if (shown || by_tid ? ops_session_anon_take(s, id, &sorted, &n)
+				    : ops_session_anon_count(s, id, &n)) {
 			ret = -ENOMEM;
 			continue;
 		}
@@ -251,11 +265,14 @@ int anon_rows_add(struct report *r, struct ops_session *s,
 			free(sorted);
 			return -EOVERFLOW;
 		}
-		if (!n || !selected) {
+		if (by_tid)
+			n = keep_threads(r->opts->spec, sorted, n);
+		if (!n || !selected || !shown) {
 			free(sorted);
 			sorted = NULL;
-			continue;
 		}
+		if (!n || !selected)
+			continue;
 		/* parts of the session total: cannot overflow */
 		report_count_add(&r->total, n);
 		if (!shown) {

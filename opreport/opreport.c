@@ -275,6 +275,7 @@ int main(int argc, char **argv)
 	struct opreport_opts o;
 	int ret;
 
+	oputil_diag_set_program("opreport");
 	ret = options_parse(&o, argc, (const char **)argv);
 	if (ret) {
 		options_free(&o);

@@ -603,8 +603,9 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 		return -1;
 	}
 	pc = poptGetContext("opreport", argc, argv, options_table, 0);
-	poptSetOtherOptionHelp(pc,
-			       "[OPTION...] [image:PATTERN,...] [tgid:N,...]");
+	poptSetOtherOptionHelp(
+		pc,
+		"[OPTION...] [image:PATTERN,...] [tgid:N,...] [tid:N,...]");
 	while ((rc = poptGetNextOpt(pc)) > 0) {
 		char **slot = options_slot(rc);
 		char *arg;

@@ -52,6 +52,9 @@ static bool ctx_selected(const struct report *r, const struct ops_image *img,
 	if (profile_spec_has_tgid(spec) &&
 	    !profile_spec_match_tgid(spec, ctx->tgid))
 		return false;
+	/* a histogram keeps no thread: tid: selects none of it */
+	if (profile_spec_has_tid(spec))
+		return false;
 	return profile_spec_match_image(spec, img->path) ||
 	       (app && profile_spec_match_image(spec, app->path));
 }
@@ -313,7 +316,8 @@ static bool anon_stack_selected(struct report *r, struct ops_session *s,
 	if (leaf->image == CG_ANON || leaf->image == CG_UNKNOWN)
 		return r->opts->anon_samples && anon_rows_selected(r, p);
 	img = ops_session_image(s, leaf->image);
-	if (!img || !profile_spec_match_tgid(spec, p->tgid))
+	if (!img || !profile_spec_match_tgid(spec, p->tgid) ||
+	    profile_spec_has_tid(spec))
 		return false;
 	return profile_spec_match_image(spec, img->path) ||
 	       profile_spec_match_image(spec, p->exe ? p->exe : "");
@@ -642,6 +646,8 @@ int profile_build(struct profile **out, struct report *r,
 	    !(info->separate & OPS_SEPARATE_PROCESS))
 		diag("warning: session %s was recorded without --separate=process: native samples were not kept per process, so tgid: selects only JIT (anonymous) samples; record with oprofiled --separate=process",
 		     r->session_dir);
+	if (profile_spec_has_tid(o->spec))
+		diag("warning: native samples are not kept per thread, so tid: selects only JIT (anonymous) samples");
 	/* reports its own failure: only it can say what is wrong with
 	 * libbfd */
 	ret = image_cache_new(&p->images, o, ops_session_nr_images(s));

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/grow.h>
+
 #include "options.h"
 #include "spec.h"
 
@@ -13,6 +15,9 @@ struct profile_spec {
 	size_t nr_images;
 	uint32_t *tgids;
 	size_t nr_tgids;
+	uint32_t *tids;
+	size_t nr_tids;
+	size_t cap_tgids, cap_tids;
 };
 
 struct profile_spec *profile_spec_new(void)
@@ -26,14 +31,17 @@ void profile_spec_free(struct profile_spec *spec)
 		return;
 	options_list_free(spec->images);
 	free(spec->tgids);
+	free(spec->tids);
 	free(spec);
 }
 
-static int parse_tgids(struct profile_spec *spec, const char *word,
-		       const char *value, char *err, size_t errlen)
+/* The comma list of ids VALUE of WORD appended to *IDS; WHAT names them
+ * in the error. */
+static int parse_ids(uint32_t **ids, size_t *nr, size_t *cap, const char *word,
+		     const char *value, const char *what, char *err,
+		     size_t errlen)
 {
 	const char *p = value;
-	uint32_t *grown;
 
 	while (*p) {
 		char *end;
@@ -45,16 +53,13 @@ static int parse_tgids(struct profile_spec *spec, const char *word,
 		    v > 0x7fffffffUL || (*end && *end != ',')) {
 			snprintf(
 				err, errlen,
-				"bad profile specification '%s': expected process ids",
-				word);
+				"bad profile specification '%s': expected %s ids",
+				word, what);
 			return -EINVAL;
 		}
-		grown = realloc(spec->tgids,
-				(spec->nr_tgids + 1) * sizeof(*grown));
-		if (!grown)
+		if (oputil_grow(ids, cap, *nr + 1, sizeof(**ids)))
 			return -ENOMEM;
-		spec->tgids = grown;
-		spec->tgids[spec->nr_tgids++] = (uint32_t)v;
+		(*ids)[(*nr)++] = (uint32_t)v;
 		p = *end ? end + 1 : end;
 	}
 	return 0;
@@ -84,7 +89,12 @@ int profile_spec_parse(struct profile_spec *spec, const char *word, char *err,
 		return options_list_append(&spec->images, &spec->nr_images,
 					   value);
 	if (taglen == 4 && !strncmp(word, "tgid", 4))
-		return parse_tgids(spec, word, value, err, errlen);
+		return parse_ids(&spec->tgids, &spec->nr_tgids,
+				 &spec->cap_tgids, word, value, "process", err,
+				 errlen);
+	if (taglen == 3 && !strncmp(word, "tid", 3))
+		return parse_ids(&spec->tids, &spec->nr_tids, &spec->cap_tids,
+				 word, value, "thread", err, errlen);
 	snprintf(err, errlen,
 		 "bad profile specification '%s': unknown tag '%.*s'", word,
 		 (int)taglen, word);
@@ -93,7 +103,8 @@ int profile_spec_parse(struct profile_spec *spec, const char *word, char *err,
 
 bool profile_spec_is_empty(const struct profile_spec *spec)
 {
-	return !spec || (!spec->nr_images && !spec->nr_tgids);
+	return !spec ||
+	       (!spec->nr_images && !spec->nr_tgids && !spec->nr_tids);
 }
 
 int profile_spec_copy(struct profile_spec *dst, const struct profile_spec *src)
@@ -102,6 +113,7 @@ int profile_spec_copy(struct profile_spec *dst, const struct profile_spec *src)
 
 	options_list_free(dst->images);
 	free(dst->tgids);
+	free(dst->tids);
 	memset(dst, 0, sizeof(*dst));
 	for (i = 0; i < src->nr_images; i++)
 		if (options_list_append(&dst->images, &dst->nr_images,
@@ -114,6 +126,16 @@ int profile_spec_copy(struct profile_spec *dst, const struct profile_spec *src)
 		memcpy(dst->tgids, src->tgids,
 		       src->nr_tgids * sizeof(*dst->tgids));
 		dst->nr_tgids = src->nr_tgids;
+		dst->cap_tgids = src->nr_tgids;
+	}
+	if (src->nr_tids) {
+		dst->tids = malloc(src->nr_tids * sizeof(*dst->tids));
+		if (!dst->tids)
+			return -ENOMEM;
+		memcpy(dst->tids, src->tids,
+		       src->nr_tids * sizeof(*dst->tids));
+		dst->nr_tids = src->nr_tids;
+		dst->cap_tids = src->nr_tids;
 	}
 	return 0;
 }
@@ -155,6 +177,23 @@ bool profile_spec_match_tgid(const struct profile_spec *spec, uint32_t tgid)
 		return true;
 	for (i = 0; i < spec->nr_tgids; i++)
 		if (spec->tgids[i] == tgid)
+			return true;
+	return false;
+}
+
+bool profile_spec_has_tid(const struct profile_spec *spec)
+{
+	return spec && spec->nr_tids;
+}
+
+bool profile_spec_match_tid(const struct profile_spec *spec, uint32_t tid)
+{
+	size_t i;
+
+	if (!profile_spec_has_tid(spec))
+		return true;
+	for (i = 0; i < spec->nr_tids; i++)
+		if (spec->tids[i] == tid)
 			return true;
 	return false;
 }

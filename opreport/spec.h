@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * Profile specifications, OProfile's way of choosing what a report
- * covers: "image:PATTERN[,PATTERN...]" and "tgid:N[,N...]".  Tags of the
- * same kind add up; different tags must all match.
+ * covers: "image:PATTERN[,PATTERN...]", "tgid:N[,N...]" and
+ * "tid:N[,N...]".  Tags of the same kind add up; different tags must all
+ * match.
  */
 #ifndef OPREPORT_SPEC_H
 #define OPREPORT_SPEC_H
@@ -35,5 +36,8 @@ bool profile_spec_has_tgid(const struct profile_spec *spec);
 bool profile_spec_match_image(const struct profile_spec *spec,
 			      const char *path);
 bool profile_spec_match_tgid(const struct profile_spec *spec, uint32_t tgid);
+/* tid:N,...: the threads asked for; only JIT samples carry their thread */
+bool profile_spec_has_tid(const struct profile_spec *spec);
+bool profile_spec_match_tid(const struct profile_spec *spec, uint32_t tid);
 
 #endif

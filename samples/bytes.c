@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/grow.h>
+
 #include "bytes_internal.h"
 
 void ops_buf_free(struct ops_buf *b)
@@ -14,22 +16,11 @@ void ops_buf_free(struct ops_buf *b)
 
 int ops_buf_reserve(struct ops_buf *b, size_t more)
 {
-	size_t cap;
-	uint8_t *p;
-
 	if (b->cap - b->len >= more)
 		return 0;
 	if (more > SIZE_MAX / 2 - b->len)
 		return -ENOMEM;
-	cap = b->cap ? b->cap : 256;
-	while (cap - b->len < more)
-		cap *= 2;
-	p = realloc(b->data, cap);
-	if (!p)
-		return -ENOMEM;
-	b->data = p;
-	b->cap = cap;
-	return 0;
+	return oputil_grow(&b->data, &b->cap, b->len + more, 1);
 }
 
 int ops_buf_put(struct ops_buf *b, const void *p, size_t n)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/grow.h>
 #include <oputil/hash.h>
 #include <oputil/idxset.h>
 #include <oputil/search.h>
@@ -23,15 +24,8 @@ static int life_add(struct jd_index *x, size_t *cap, uint64_t start,
 {
 	struct jd_life *l;
 
-	if (x->nlife == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-
-		l = realloc(x->life, c * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		x->life = l;
-		*cap = c;
-	}
+	if (oputil_grow(&x->life, cap, x->nlife + 1, sizeof(*x->life)))
+		return -ENOMEM;
 	l = &x->life[x->nlife++];
 	l->start = start;
 	l->end = start + size;

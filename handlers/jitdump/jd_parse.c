@@ -180,18 +180,8 @@ static int name_add(struct jd_dump *d, const char *s, size_t len,
 {
 	if (d->names_len + len + 1 > UINT32_MAX)
 		return -EFBIG;
-	if (d->names_len + len + 1 > d->names_cap) {
-		size_t cap = d->names_cap ? d->names_cap : 4096;
-		char *p;
-
-		while (cap < d->names_len + len + 1)
-			cap *= 2;
-		p = realloc(d->names, cap);
-		if (!p)
-			return -ENOMEM;
-		d->names = p;
-		d->names_cap = cap;
-	}
+	if (oputil_grow(&d->names, &d->names_cap, d->names_len + len + 1, 1))
+		return -ENOMEM;
 	memcpy(d->names + d->names_len, s, len);
 	d->names[d->names_len + len] = '\0';
 	*off = (uint32_t)d->names_len;

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/grow.h>
+
 #include "jitlog_internal.h"
 
 /* A page of JL_IDS_PER_PAGE offsets, each + 1, 0 for an id not live. */
@@ -46,7 +48,6 @@ static struct opjit_jl_id_page *page_find(const struct opjit_jl_ids *x,
 static int slots_cover(struct opjit_jl_ids *x, uint64_t p)
 {
 	size_t need, cap, d;
-	void *s;
 
 	if (x->lo == x->hi)
 		x->base = p, x->lo = x->hi = 0;
@@ -66,15 +67,10 @@ static int slots_cover(struct opjit_jl_ids *x, uint64_t p)
 		need = p - x->base + 1;
 	}
 	if (need > x->cap) {
-		cap = x->cap ? x->cap : 16;
-		while (cap < need)
-			cap *= 2;
-		s = realloc(x->slot, cap * sizeof(*x->slot));
-		if (!s)
+		cap = x->cap;
+		if (oputil_grow(&x->slot, &x->cap, need, sizeof(*x->slot)))
 			return -ENOMEM;
-		x->slot = s;
-		memset(x->slot + x->cap, 0, (cap - x->cap) * sizeof(*x->slot));
-		x->cap = cap;
+		memset(x->slot + cap, 0, (x->cap - cap) * sizeof(*x->slot));
 	}
 	if (d) {
 		memmove(x->slot + d, x->slot, x->hi * sizeof(*x->slot));

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/grow.h>
 #include <oputil/search.h>
 
 #include "perfmap.h"
@@ -65,15 +66,8 @@ static int seg_emit(struct sweep *w, uint64_t start, uint64_t end,
 		last->len += (uint32_t)(end - start);
 		return 0;
 	}
-	if (w->nseg == w->capseg) {
-		size_t cap = w->capseg ? w->capseg * 2 : 1024;
-		struct perfmap_seg *s = realloc(w->seg, cap * sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		w->seg = s;
-		w->capseg = cap;
-	}
+	if (oputil_grow(&w->seg, &w->capseg, w->nseg + 1, sizeof(*w->seg)))
+		return -ENOMEM;
 	w->seg[w->nseg].start = start;
 	w->seg[w->nseg].len = (uint32_t)(end - start);
 	w->seg[w->nseg].entry = entry;
@@ -177,11 +171,10 @@ out:
 static int pack_pages(const struct perfmap_seg *segs, size_t nsegs,
 		      struct perfmap_table *t)
 {
-	size_t i, n = 0, cap = nsegs / PERFMAP_PAGE + 1;
+	size_t i, n = 0, capb = 0, capf = 0, want = nsegs / PERFMAP_PAGE + 1;
 
-	t->base = malloc(cap * sizeof(*t->base));
-	t->first = malloc(cap * sizeof(*t->first));
-	if (!t->base || !t->first)
+	if (oputil_grow(&t->base, &capb, want, sizeof(*t->base)) ||
+	    oputil_grow(&t->first, &capf, want, sizeof(*t->first)))
 		return -ENOMEM;
 	for (i = 0; i < nsegs; i++) {
 		if (n && i - t->first[n - 1] < PERFMAP_PAGE &&
@@ -189,19 +182,9 @@ static int pack_pages(const struct perfmap_seg *segs, size_t nsegs,
 			t->off[i] = (uint32_t)(segs[i].start - t->base[n - 1]);
 			continue;
 		}
-		if (n == cap) {
-			void *b, *f;
-
-			cap *= 2;
-			b = realloc(t->base, cap * sizeof(*t->base));
-			if (b)
-				t->base = b;
-			f = b ? realloc(t->first, cap * sizeof(*t->first))
-			      : NULL;
-			if (!f)
-				return -ENOMEM;
-			t->first = f;
-		}
+		if (oputil_grow(&t->base, &capb, n + 1, sizeof(*t->base)) ||
+		    oputil_grow(&t->first, &capf, n + 1, sizeof(*t->first)))
+			return -ENOMEM;
 		t->base[n] = segs[i].start;
 		t->first[n++] = (uint32_t)i;
 		t->off[i] = 0;

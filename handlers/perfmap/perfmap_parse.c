@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/grow.h>
 #include <oputil/hash.h>
 #include <oputil/idxset.h>
 #include <oputil/perfmap_line.h>
@@ -82,18 +83,8 @@ static int names_intern(struct perfmap *m, const char *name, size_t len,
 	/* below PERFMAP_WHOLE, the flag perfmap_pack() sets */
 	if (nm->len + len + 1 > PERFMAP_WHOLE)
 		return -EFBIG;
-	if (nm->len + len + 1 > nm->cap) {
-		size_t cap = nm->cap ? nm->cap : 4096;
-		char *b;
-
-		while (cap < nm->len + len + 1)
-			cap *= 2;
-		b = realloc(nm->buf, cap);
-		if (!b)
-			return -ENOMEM;
-		nm->buf = b;
-		nm->cap = cap;
-	}
+	if (oputil_grow(&nm->buf, &nm->cap, nm->len + len + 1, 1))
+		return -ENOMEM;
 	/* a map within PERFMAP_MAX_BYTES has far fewer entries than
 	 * OPUTIL_IDXSET_NONE */
 	rc = oputil_idxset_put(&nm->first, &pos, (uint32_t)m->n);
@@ -112,15 +103,8 @@ static int entry_add(struct perfmap *m, uint64_t start, uint64_t size,
 	uint32_t off;
 	int rc;
 
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 1024;
-		struct perfmap_entry *e = realloc(m->e, cap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		m->e = e;
-		m->cap = cap;
-	}
+	if (oputil_grow(&m->e, &m->cap, m->n + 1, sizeof(*m->e)))
+		return -ENOMEM;
 	rc = names_intern(m, name, nlen, &off);
 	if (rc < 0)
 		return rc;

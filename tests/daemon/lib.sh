@@ -1,16 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Shared by the oprofiled end-to-end tests.  Sourced, not run.
-set -euo pipefail
+. "${BASH_SOURCE[0]%/*}/../lib/e2e.sh"
 
 : "${OPJIT_BUILD:?OPJIT_BUILD must name the build directory}"
 OPROFILED=$OPJIT_BUILD/daemon/oprofiled
 SESSIONDUMP=$OPJIT_BUILD/tests/daemon/sessiondump
 WORKLOADS=$OPJIT_BUILD/tests/workloads
-TEST_NAME=${0##*/}
-TEST_NAME=${TEST_NAME%.sh}
-
-fail() { echo "$TEST_NAME: FAIL: $*" >&2; exit 1; }
-skip() { echo "$TEST_NAME: SKIP: $*" >&2; exit 77; }
 
 for f in "$OPROFILED" "$SESSIONDUMP" "$WORKLOADS/threetoone"; do
 	[ -x "$f" ] || fail "$f is not built"

@@ -2,9 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # A packager's install: cmake --install with DESTDIR puts every file where
 # a Debian package expects it, and nothing outside DESTDIR.
-set -euo pipefail
+. "${BASH_SOURCE[0]%/*}/../lib/e2e.sh"
 : "${OPJIT_BUILD:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT

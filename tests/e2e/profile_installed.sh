@@ -8,11 +8,8 @@
 # installed opjit-pypy's map must name a PyPy loop.  Run by the
 # relocation test (PATH=PREFIX/bin) and by the package's autopkgtest.
 # Exit 0 passes, 77 skips (says why), anything else fails.
-set -euo pipefail
+. "${BASH_SOURCE[0]%/*}/../lib/e2e.sh"
 src=$(cd "$(dirname "$0")/../.." && pwd)
-fail() { echo "FAIL: $*" >&2; exit 1; }
-skip() { echo "SKIP: $*" >&2; exit 77; }
-show_fail() { local f=$1; shift; cat "$f" >&2; fail "$@"; }
 unset OPJIT_HANDLER_PATH
 
 for c in oprofiled opreport opannotate; do

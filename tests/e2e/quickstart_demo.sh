@@ -2,9 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # What a new user sees at the end of ./quickstart.sh: the demo's two JIT
 # functions named by the perfmap handler, with the 3:1 split they do.
-set -euo pipefail
+. "${BASH_SOURCE[0]%/*}/../lib/e2e.sh"
 : "${OPJIT_BUILD:?} ${OPJIT_SOURCE:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 out=$(bash "$OPJIT_SOURCE/scripts/demo.sh" "$OPJIT_BUILD" 2>&1) ||
 	fail "demo.sh exited $?: $out"

@@ -13,12 +13,11 @@
 # machine, is not run, and the test says which.
 #   readme_commands.sh         run them
 #   readme_commands.sh --list  only print them
-set -euo pipefail
+. "${BASH_SOURCE[0]%/*}/../lib/e2e.sh"
 : "${OPJIT_BUILD:?}" "${OPJIT_SOURCE:?}"
 README=$OPJIT_SOURCE/README.md
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v node >/dev/null || { echo "SKIP: node is not installed (apt-get install nodejs)"; exit 77; }
+need_cmd node nodejs
 
 # the README's commands: indented lines that run opjit or the tools it
 # feeds (or change directory), without their trailing comments

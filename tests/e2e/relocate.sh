@@ -3,9 +3,8 @@
 # A relocated install works: `cmake --install --prefix P` into a prefix
 # the build was not configured for, then a JIT profiled through P/bin
 # alone (profile_installed.sh), with the build tree out of sight.
-set -euo pipefail
+. "${BASH_SOURCE[0]%/*}/../lib/e2e.sh"
 : "${OPJIT_BUILD:?}" "${OPJIT_SOURCE:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,17 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # What the handler e2e tests share.  Sourced, not run.
-set -euo pipefail
+. "${BASH_SOURCE[0]%/*}/../lib/e2e.sh"
 : "${OPJIT_BUILD:?}" "${OPJIT_SOURCE:?}"
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-skip() { echo "SKIP: $*" >&2; exit 77; }
-# show_fail FILE MSG...: show what FILE says, then fail
-show_fail() { local f=$1; shift; cat "$f" >&2; fail "$@"; }
-# need_cmd CMD PACKAGE: skip loudly when CMD is missing
-need_cmd() {
-	command -v "$1" >/dev/null ||
-		skip "$1 is not installed (apt-get install $2)"
-}
 
 oprofiled=$OPJIT_BUILD/daemon/oprofiled
 here=$OPJIT_SOURCE/tests/handlers

@@ -5,10 +5,8 @@
 # file alone, check it exports only its entry point, that opreport lists
 # it, and that the installed opreport names samples through it, with the
 # host's trust rules in front of its file.
-set -euo pipefail
+. "${BASH_SOURCE[0]%/*}/../lib/e2e.sh"
 : "${OPJIT_BUILD:?}" "${OPJIT_SOURCE:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-show_fail() { local f=$1; shift; cat "$f" >&2; fail "$@"; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "anon_handlers.h"
+#include "diag.h"
 #include "handler_internal.h"
 
 #include "check_run.h"
@@ -1586,5 +1587,7 @@ static Suite *loader_suite(void)
 
 int main(void)
 {
+	/* the loader's lines as opreport prints them */
+	oputil_diag_set_program("opreport");
 	return opjit_check_run(loader_suite());
 }

@@ -1,21 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Shared by the javamap end-to-end tests.  Sourced, not run.
-set -euo pipefail
+. "${BASH_SOURCE[0]%/*}/../lib/e2e.sh"
 
 JM_AGENT=${OPJIT_BUILD:?}/lib/opjit/libjavamap-agent.so
 JM_DUMP=$OPJIT_BUILD/tests/javamap/jmdump
 JM_JAVA_SRC=${OPJIT_SOURCE:?}/tests/javamap/java
 JM_NAME=${0##*/}
-
-fail() {
-	echo "$JM_NAME: FAIL: $*" >&2
-	exit 1
-}
-
-skip() {
-	echo "$JM_NAME: SKIP: $*" >&2
-	exit 77
-}
 
 # jm_need_java: a JDK with javac, and the agent built against it
 jm_need_java() {

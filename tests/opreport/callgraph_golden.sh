@@ -11,10 +11,6 @@ HP=${OPJIT_HANDLER_PATH:-$OPJIT_BUILD/lib/opjit/handlers}
 [ -f "$HP/libperfmap.so" ] || fail "$HP/libperfmap.so is not built"
 export OPJIT_HANDLER_PATH=$HP
 APP=$RT/rt_g_pie
-off() { python3 "$HERE/offsets.py" "$1" "$2" | cut -d' ' -f2; }
-# a return address: one past an address inside the function, so that
-# the report's lookup at address - 1 lands inside it
-ret() { printf '0x%x' $(($(off "$APP" "$1") + 1)); }
 A=$(off "$APP" rt_alpha) G=$(off "$APP" rt_gamma)
 B=$(off "$APP" rt_local_beta)
 mkdir "$TMP/maps"

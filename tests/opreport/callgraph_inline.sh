@@ -15,8 +15,6 @@ FAKE=$OPJIT_BUILD/tests/opreport/handlers
 [ -f "$FAKE/libfakejit.so" ] || fail "$FAKE/libfakejit.so is not built"
 command -v go >/dev/null || { echo "SKIP: go is not installed (golang-go)"; exit 77; }
 APP=$RT/rt_g_pie
-off() { python3 "$HERE/offsets.py" "$1" "$2" | cut -d' ' -f2; }
-ret() { printf '0x%x' $(($(off "$APP" "$1") + 1)); }
 uid=$(id -u)
 S=$TMP/s
 printf 'ffffffff81000000 T _stext\n' >"$TMP/kallsyms"

@@ -10,8 +10,6 @@ HP=${OPJIT_HANDLER_PATH:-$OPJIT_BUILD/lib/opjit/handlers}
 [ -f "$HP/libperfmap.so" ] || fail "$HP/libperfmap.so is not built"
 export OPJIT_HANDLER_PATH=$HP
 APP=$RT/rt_g_pie
-off() { python3 "$HERE/offsets.py" "$1" "$2" | cut -d' ' -f2; }
-ret() { printf '0x%x' $(($(off "$APP" "$1") + 1)); }
 mkdir "$TMP/maps"
 printf '7f0000000100 80 JS:*fib\n7f0000000200 80 JS:~loop\n' >"$TMP/maps/perf-300.map"
 chmod 644 "$TMP/maps/perf-300.map"

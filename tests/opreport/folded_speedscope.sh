@@ -20,8 +20,6 @@ if [ "$mode" = speedscope ]; then
 	[ -n "$bundle" ] || { echo "SKIP: speedscope is not installed (npm install -g speedscope)"; exit 77; }
 fi
 APP=$RT/rt_g_pie
-off() { python3 "$HERE/offsets.py" "$1" "$2" | cut -d' ' -f2; }
-ret() { printf '0x%x' $(($(off "$APP" "$1") + 1)); }
 mkdir "$TMP/maps"
 printf '7f0000000100 80 JS:*fib app.js:1:1\n7f0000000200 80 JS:~loop app.js:9:1\n' \
 	>"$TMP/maps/perf-300.map"

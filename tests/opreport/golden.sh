@@ -6,7 +6,6 @@
 # OPJIT_UPDATE_GOLDEN=1 rewrites the files (review the diff!).
 . "$(dirname "$0")/lib.sh"
 
-off() { python3 "$HERE/offsets.py" "$1" "$2" | cut -d' ' -f2; }
 APP=$RT/rt_g_pie
 LIB=$RT/rt_nog_nopie
 cat >"$TMP/kallsyms" <<EOS

@@ -7,7 +7,6 @@ SCHEMA=$OPJIT_SOURCE/opreport/report.schema.json
 CHECK=$HERE/json_check.py
 HP=${OPJIT_HANDLER_PATH:-$OPJIT_BUILD/lib/opjit/handlers}
 
-off() { python3 "$HERE/offsets.py" "$1" "$2" | cut -d' ' -f2; }
 mkdir "$TMP/maps"
 printf '7f0000000100 80 JS:*fib\n' >"$TMP/maps/perf-300.map"
 chmod 644 "$TMP/maps/perf-300.map"

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Shared by opreport's end-to-end scripts.  Sourced, not run.
-set -euo pipefail
+. "${BASH_SOURCE[0]%/*}/../lib/e2e.sh"
 
 : "${OPJIT_BUILD:?OPJIT_BUILD must name the build directory}"
 : "${OPJIT_SOURCE:?OPJIT_SOURCE must name the source directory}"
@@ -9,12 +9,10 @@ MKSESSION=$OPJIT_BUILD/tests/opreport/mksession
 RT=$OPJIT_BUILD/tests/opreport
 HERE=$OPJIT_SOURCE/tests/opreport
 for f in "$OPREPORT" "$MKSESSION" "$RT/rt_g_pie"; do
-	[ -x "$f" ] || { echo "FAIL: $f is not built"; exit 1; }
+	[ -x "$f" ] || fail "$f is not built"
 done
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/opreport-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-
-fail() { echo "FAIL: $*"; exit 1; }
 
 # golden NAME ARGS...: compare "opreport --session-dir=$S ARGS" with
 # golden/NAME.txt, temporary paths and 64-bit addresses masked (not with

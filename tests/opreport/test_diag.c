@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* opreport's one way out for diagnostics: a sink gets each line whole,
- * without the command's name, however long; by default a line goes to
- * stderr as "opreport: LINE". */
+/* The programs' one way out for diagnostics (util/diag.c): a sink gets
+ * each line whole, without the command's name, however long; by default
+ * a line goes to stderr as "NAME: LINE", NAME as the command set it
+ * once, or the name the program was started under. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,12 +44,13 @@ START_TEST(a_sink_gets_whole_lines)
 }
 END_TEST
 
-START_TEST(the_default_is_stderr_with_the_name)
+/* What one diag() line writes to stderr, into BUF. */
+static void stderr_of_one_line(char *buf, size_t size)
 {
-	char buf[256] = { 0 };
 	int fds[2], saved;
 	ssize_t n;
 
+	memset(buf, 0, size);
 	ck_assert_int_eq(pipe(fds), 0);
 	saved = dup(2);
 	ck_assert_int_eq(dup2(fds[1], 2), 2);
@@ -57,10 +59,23 @@ START_TEST(the_default_is_stderr_with_the_name)
 	dup2(saved, 2);
 	close(saved);
 	close(fds[1]);
-	n = read(fds[0], buf, sizeof(buf) - 1);
+	n = read(fds[0], buf, size - 1);
 	close(fds[0]);
 	ck_assert_int_gt(n, 0);
+}
+
+START_TEST(the_default_is_stderr_with_the_name)
+{
+	char buf[256];
+
+	stderr_of_one_line(buf, sizeof(buf));
+	ck_assert_str_eq(buf, "test_opreport_diag: warning: 7 samples\n");
+	oputil_diag_set_program("opreport");
+	stderr_of_one_line(buf, sizeof(buf));
 	ck_assert_str_eq(buf, "opreport: warning: 7 samples\n");
+	oputil_diag_set_program("oprofiled");
+	stderr_of_one_line(buf, sizeof(buf));
+	ck_assert_str_eq(buf, "oprofiled: warning: 7 samples\n");
 }
 END_TEST
 

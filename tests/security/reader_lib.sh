@@ -1,13 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Shared by the reader_*.sh tests: what opreport does with files and names
 # other users control.  Sourced, not run.
-set -euo pipefail
+. "${BASH_SOURCE[0]%/*}/../lib/e2e.sh"
 : "${OPJIT_BUILD:?OPJIT_BUILD must name the build directory}"
 : "${OPJIT_SOURCE:?OPJIT_SOURCE must name the source directory}"
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-skip() { echo "SKIP: $*" >&2; exit 77; }
-ok() { echo "ok: $*"; }
 
 OPREPORT=${OPREPORT:-$OPJIT_BUILD/opreport/opreport}
 OPROFILED=$OPJIT_BUILD/daemon/oprofiled
@@ -18,14 +14,10 @@ for f in "$OPREPORT" "$OPROFILED" "$MKSESSION" "$RT/rt_g_pie"; do
 done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/opjit-reader.XXXXXX")
-users=()
 cleanup=()
 reader_cleanup() {
-	local u
 	rm -rf "$tmp" "${cleanup[@]}"
-	for u in "${users[@]}"; do
-		userdel "$u" 2>/dev/null || true
-	done
+	e2e_remove_users
 }
 trap reader_cleanup EXIT
 
@@ -33,20 +25,12 @@ trap reader_cleanup EXIT
 # $user and a directory it owns (world-readable, as a home would be) in
 # $udir.
 make_user() {
-	[ "$(id -u)" = 0 ] || skip "making a throwaway user needs root"
-	command -v useradd >/dev/null || skip "useradd is not installed (apt-get install passwd)"
-	user=opjit-rd$$-${#users[@]}
-	useradd --system --no-create-home --shell /usr/sbin/nologin \
-		"$user" || fail "cannot create user $user"
-	users+=("$user")
+	e2e_make_user opjit-rd
 	udir=$(mktemp -d /tmp/opjit-rd-home.XXXXXX)
 	cleanup+=("$udir")
 	chmod 755 "$udir"
 	chown "$user": "$udir"
 }
-
-# as_user CMD...: run CMD as $user
-as_user() { runuser -u "$user" -- "$@"; }
 
 # report NAME ARGS...: opreport ARGS under a time limit; stdout in
 # $tmp/NAME.out, stderr in $tmp/NAME.err, exit status in $rc.  A hang is

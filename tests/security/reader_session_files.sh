@@ -6,8 +6,6 @@
 # at once with one line naming the file and the problem.
 . "$(dirname "$0")/reader_lib.sh"
 
-off() { python3 "$OPJIT_SOURCE/tests/opreport/offsets.py" "$1" "$2" |
-	cut -d' ' -f2; }
 APP=$RT/rt_g_pie
 cat >"$tmp/kallsyms" <<EOS
 ffffffff81000000 T _stext

@@ -1,14 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Shared by the writer_*.sh tests: what oprofiled and opreport write, run
 # as root, in places other users control.  Sourced, not run.
-set -euo pipefail
+. "${BASH_SOURCE[0]%/*}/../lib/e2e.sh"
 : "${OPJIT_BUILD:?OPJIT_BUILD must name the build directory}"
-
-TEST_NAME=${0##*/}
-TEST_NAME=${TEST_NAME%.sh}
-fail() { echo "$TEST_NAME: FAIL: $*" >&2; exit 1; }
-skip() { echo "$TEST_NAME: SKIP: $*" >&2; exit 77; }
-ok() { echo "ok: $*"; }
 
 OPROFILED=$OPJIT_BUILD/daemon/oprofiled
 OPREPORT=$OPJIT_BUILD/opreport/opreport
@@ -21,27 +15,18 @@ command -v useradd >/dev/null || skip "useradd is not installed (apt-get install
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/opjit-$TEST_NAME.XXXXXX")
 chmod 755 "$work"
-users=()
 bg_pids=()
 writer_cleanup() {
-	local p u
+	local p
 	for p in "${bg_pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
 	rm -rf "$work"
-	for u in "${users[@]}"; do userdel "$u" 2>/dev/null || true; done
+	e2e_remove_users
 }
 trap writer_cleanup EXIT
 
 # make_user: a throwaway unprivileged user, removed on exit; its name in
 # $user, its uid in $uid.
-make_user() {
-	user=opjit-wr$$-${#users[@]}
-	useradd --system --no-create-home --shell /usr/sbin/nologin "$user" ||
-		fail "cannot create user $user"
-	users+=("$user")
-	uid=$(id -u "$user")
-}
-
-as_user() { runuser -u "$user" -- "$@"; }
+make_user() { e2e_make_user opjit-wr; }
 
 # a file only root may write, whose bytes must never change: $victim
 make_victim() {

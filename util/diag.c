@@ -1,27 +1,37 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-License-Identifier: MIT
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "diag.h"
+#include "oputil/diag.h"
+
+/* until the command says otherwise, the name it was started under */
+static const char *program;
 
 static void to_stderr(const char *line, void *ctx)
 {
 	(void)ctx;
-	fprintf(stderr, "opreport: %s\n", line);
+	fprintf(stderr, "%s: %s\n",
+		program ? program : program_invocation_short_name, line);
 }
 
-static diag_sink_fn sink = to_stderr;
+static oputil_diag_sink_fn sink = to_stderr;
 static void *sink_ctx;
 
-void diag_set_sink(diag_sink_fn fn, void *ctx)
+void oputil_diag_set_program(const char *name)
+{
+	program = name;
+}
+
+void oputil_diag_set_sink(oputil_diag_sink_fn fn, void *ctx)
 {
 	sink = fn ? fn : to_stderr;
 	sink_ctx = fn ? ctx : NULL;
 }
 
-void vdiag(const char *fmt, va_list ap)
+void oputil_vdiag(const char *fmt, va_list ap)
 {
 	char small[512], *line = small;
 	va_list again;
@@ -38,11 +48,11 @@ void vdiag(const char *fmt, va_list ap)
 		free(line);
 }
 
-void diag(const char *fmt, ...)
+void oputil_diag(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vdiag(fmt, ap);
+	oputil_vdiag(fmt, ap);
 	va_end(ap);
 }

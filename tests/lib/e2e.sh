@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# What every end-to-end shell test shares: how it fails, skips (exit 77,
+# loudly, never a quiet pass) and says what held, throwaway users, and the
+# offsets of the report's test programs.  Sourced by the folders' own
+# libraries and scripts, not run: ". "$OPJIT_SOURCE/tests/lib/e2e.sh"" or
+# relative to the sourcing file.
+set -euo pipefail
+
+# the script's name before each FAIL and SKIP line
+TEST_NAME=${TEST_NAME:-${0##*/}}
+TEST_NAME=${TEST_NAME%.sh}
+
+fail() { echo "$TEST_NAME: FAIL: $*" >&2; exit 1; }
+skip() { echo "$TEST_NAME: SKIP: $*" >&2; exit 77; }
+ok() { echo "ok: $*"; }
+# show_fail FILE MSG...: show what FILE says, then fail
+show_fail() { local f=$1; shift; cat "$f" >&2; fail "$@"; }
+# need_cmd CMD PACKAGE: skip loudly when CMD is missing
+need_cmd() {
+	command -v "$1" >/dev/null ||
+		skip "$1 is not installed (apt-get install $2)"
+}
+
+# e2e_make_user PREFIX: a throwaway unprivileged user, its name in $user and
+# its uid in $uid; e2e_remove_users (the caller's exit trap) removes them.
+e2e_users=()
+e2e_make_user() {
+	[ "$(id -u)" = 0 ] || skip "making a throwaway user needs root"
+	need_cmd useradd passwd
+	user=$1$$-${#e2e_users[@]}
+	useradd --system --no-create-home --shell /usr/sbin/nologin \
+		"$user" || fail "cannot create user $user"
+	e2e_users+=("$user")
+	uid=$(id -u "$user")
+}
+e2e_remove_users() {
+	local u
+	for u in "${e2e_users[@]}"; do userdel "$u" 2>/dev/null || true; done
+}
+# as_user CMD...: run CMD as $user
+as_user() { runuser -u "$user" -- "$@"; }
+
+# off PROGRAM SYMBOL: SYMBOL's offset in one of tests/opreport's programs;
+# ret SYMBOL: in $APP, a return address one past an address inside it, so
+# that the report's lookup at address - 1 lands inside the function.
+off() {
+	python3 "${OPJIT_SOURCE:?}/tests/opreport/offsets.py" "$1" "$2" |
+		cut -d' ' -f2
+}
+ret() { printf '0x%x' $(($(off "$APP" "$1") + 1)); }
