@@ -15,6 +15,7 @@
 #include "options.h"
 #include "out.h"
 #include "profile.h"
+#include "events.h"
 #include "report.h"
 
 static void session_warn(void *arg, const char *msg)
@@ -242,6 +243,8 @@ int main(int argc, char **argv)
 	anon_handlers_isolate(&o.isolation);
 	if (o.list_handlers)
 		ret = anon_handlers_list(stdout, o.handler_path);
+	else if (o.event != OPREPORT_EVENT_CPU)
+		ret = events_report(&o, output);
 	else
 		ret = run_report(&o);
 	options_free(&o);
