@@ -18,11 +18,6 @@
 #include "jm_events.h"
 #include "jm_format.h"
 
-struct ev_row {
-	char *stack; /* folded: root first, ';' between frames */
-	uint64_t weight, count;
-};
-
 struct ev_report {
 	const struct opreport_opts *o;
 	struct ev_row *rows;
@@ -135,6 +130,8 @@ static int ev_write(FILE *f, const void *arg)
 	const struct opreport_opts *o = er->o;
 	bool alloc = o->event == OPREPORT_EVENT_ALLOC;
 
+	if (o->format == OUT_PPROF)
+		return events_pprof(f, er->rows, er->nr, alloc);
 	if (o->format == OUT_FOLDED) {
 		for (size_t i = 0; i < er->nr; i++)
 			fprintf(f, "%s %" PRIu64 "\n", er->rows[i].stack,

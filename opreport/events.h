@@ -8,9 +8,21 @@
 #ifndef OPREPORT_EVENTS_H
 #define OPREPORT_EVENTS_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "opreport.h"
+
+struct ev_row {
+	char *stack; /* folded: root first, ';' between frames */
+	uint64_t weight, count;
+};
+
+/* events_pprof.c: ROWS[0..N) as a gzip-compressed profile.proto, with
+ * the sample types go tool pprof knows: alloc_objects and alloc_space
+ * (ALLOC), or contentions and delay (else). */
+int events_pprof(FILE *f, const struct ev_row *rows, size_t n, bool alloc);
 
 /* The report of O->event, written by WRITE's caller.  0, or a negative
  * errno said once on stderr. */

@@ -63,8 +63,10 @@ run "file=$JM_WORK/l.map,lock=1000000" Contend 20 contend
 	fail "opjit-jitlog folded lock failed"
 na=$(grep -c ';Contend\.enterA();Contend\$LockA [0-9]*$' "$JM_WORK/l.folded" || :)
 nb=$(grep -c ';Contend\.enterB();Contend\$LockB [0-9]*$' "$JM_WORK/l.folded" || :)
-[ "$na" = 20 ] && [ "$nb" = 20 ] ||
-	fail "$na waits on LockA and $nb on LockB under their stacks, not 20 each"
+# a waiter descheduled past the whole hold (a loaded machine) never
+# contends: most of the 20 must, none beyond them
+[ "$na" -ge 18 ] && [ "$na" -le 20 ] && [ "$nb" -ge 18 ] && [ "$nb" -le 20 ] ||
+	fail "$na waits on LockA and $nb on LockB under their stacks, not 18 to 20 each"
 s=$(share "$JM_WORK/l.folded" 'Contend$LockA')
 within "$s" 75 5 || fail "LockA has $s% of the time waited, not 75 +- 5"
 echo "lock: LockA ${s}% of the time waited"

@@ -66,8 +66,35 @@ s=$(share l.csv 'Contend$LockA')
 within "$s" 75 5 || fail "LockA has $s% of the time waited, not 75 +- 5"
 n=$(python3 -c 'import csv,sys
 print(sum(int(r["contentions"]) for r in csv.DictReader(open(sys.argv[1]))))' l.csv)
-[ "$n" = 40 ] || fail "$n contentions, not 40"
+# a waiter descheduled past the whole hold (a loaded machine) never
+# contends: most of the 40 must, none beyond them
+[ "$n" -ge 36 ] && [ "$n" -le 40 ] || fail "$n contentions, not 36 to 40"
 echo "lock: LockA ${s}% of the time waited in $n contentions"
+
+# pprof with Go's sample types
+if command -v go >/dev/null; then
+	"$OPREPORT" --session-dir=a --event=alloc --format=pprof -o a.pb.gz ||
+		fail "opreport --event=alloc --format=pprof failed"
+	"$OPREPORT" --session-dir=l --event=lock --format=pprof -o l.pb.gz ||
+		fail "opreport --event=lock --format=pprof failed"
+	go tool pprof -sample_index=alloc_space -top a.pb.gz >a.top 2>&1 ||
+		fail "go tool pprof cannot read a.pb.gz: $(cat a.top)"
+	p=$(awk '$NF == "long[]" { sub("%", "", $2); print $2 }' a.top)
+	within "${p:-0}" 75 5 || fail "pprof alloc_space: long[] ${p:-none}%"
+	go tool pprof -sample_index=alloc_objects -top a.pb.gz >ao.top 2>&1 ||
+		fail "pprof alloc_objects: $(cat ao.top)"
+	expect_grep ' Alloc\.doubles\(\)$' ao.top "doubles() in alloc_objects"
+	go tool pprof -sample_index=delay -top l.pb.gz >l.top 2>&1 ||
+		fail "go tool pprof cannot read l.pb.gz: $(cat l.top)"
+	p=$(awk '$NF == "Contend$LockA" { sub("%", "", $2); print $2 }' l.top)
+	within "${p:-0}" 75 5 || fail "pprof delay: LockA ${p:-none}%"
+	go tool pprof -sample_index=contentions -top l.pb.gz >lc.top 2>&1 ||
+		fail "pprof contentions: $(cat lc.top)"
+	expect_grep '^ +(18|19|20) .*Contend\$LockB$' lc.top "LockB's contentions"
+	echo "pprof: alloc_space, alloc_objects, delay, contentions read"
+else
+	echo "pprof: not checked here, no go on PATH (install golang-go)" >&2
+fi
 
 # a report the events do not have yet: one line
 "$OPREPORT" --session-dir=l --event=lock --format=json >/dev/null 2>j.err &&
