@@ -17,6 +17,7 @@
 #include "timeline.h"
 #include "out.h"
 #include "profile.h"
+#include "events.h"
 #include "report.h"
 
 static void session_warn(void *arg, const char *msg)
@@ -284,6 +285,8 @@ int main(int argc, char **argv)
 	anon_handlers_isolate(&o.isolation);
 	if (o.list_handlers)
 		ret = anon_handlers_list(stdout, o.handler_path);
+	else if (o.event != OPREPORT_EVENT_CPU)
+		ret = events_report(&o, output);
 	else
 		ret = run_report(&o);
 	options_free(&o);

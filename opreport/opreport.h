@@ -24,6 +24,13 @@ enum opreport_format {
 	OUT_TIMELINE_JSON
 };
 
+/* --event: what the samples count */
+enum opreport_event {
+	OPREPORT_EVENT_CPU,   /* CPU samples (the default) */
+	OPREPORT_EVENT_ALLOC, /* the JVM's allocation samples */
+	OPREPORT_EVENT_LOCK,  /* the JVM's contended monitor enters */
+};
+
 enum opreport_sort {
 	SORT_SAMPLE,
 	SORT_IMAGE,
@@ -52,20 +59,21 @@ struct opreport_opts {
 	const char *session_dir;
 	const char *output_file;
 	enum opreport_format format;
-	bool symbols;		/* -l */
-	bool debug_info;	/* -g */
-	bool details;		/* -d */
-	bool show_address;	/* -w */
-	bool exclude_dependent; /* -x */
-	bool no_header;		/* -n */
-	bool long_filenames;	/* -f */
-	bool global_percent;	/* -% */
-	bool force;		/* --force: -o may replace a file */
-	bool reverse_sort;	/* -r */
-	bool callgraph;		/* -c */
-	bool children;		/* --children */
-	bool no_unwind;		/* --no-unwind */
-	double threshold;	/* percent, 0 = none */
+	enum opreport_event event; /* --event */
+	bool symbols;		   /* -l */
+	bool debug_info;	   /* -g */
+	bool details;		   /* -d */
+	bool show_address;	   /* -w */
+	bool exclude_dependent;	   /* -x */
+	bool no_header;		   /* -n */
+	bool long_filenames;	   /* -f */
+	bool global_percent;	   /* -% */
+	bool force;		   /* --force: -o may replace a file */
+	bool reverse_sort;	   /* -r */
+	bool callgraph;		   /* -c */
+	bool children;		   /* --children */
+	bool no_unwind;		   /* --no-unwind */
+	double threshold;	   /* percent, 0 = none */
 	enum opreport_sort sort[8];
 	size_t nr_sort;
 	unsigned merge; /* MERGE_* */

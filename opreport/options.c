@@ -277,6 +277,7 @@ enum {
 	OPT_HANDLER_TIMEOUT,
 	OPT_DIFF,
 	OPT_FOLDED_MARKS,
+	OPT_EVENT,
 };
 
 static int flag_children, flag_callgraph, flag_symbols, flag_debug,
@@ -370,6 +371,11 @@ static const struct poptOption options_table[] = {
 	  "(needs -o), html (an interactive flame graph page), "
 	  "timeline-csv or timeline-json (samples per 100 ms and process)",
 	  "FORMAT" },
+	{ "event", 0, POPT_ARG_STRING, NULL, OPT_EVENT,
+	  "what the report counts: cpu (default), alloc (a JVM's allocated "
+	  "bytes, from the javamap agent's alloc=), lock (time a JVM's "
+	  "threads waited on monitors, from its lock=)",
+	  "cpu|alloc|lock" },
 	{ "folded-annotations", 0, POPT_ARG_STRING, NULL, OPT_FOLDED_MARKS,
 	  "folded frames marked as flamegraph.pl colours them (flamegraph, "
 	  "the default: _[k], _[j], _[i]) or plain, for speedscope (none)",
@@ -462,6 +468,22 @@ static int options_value(struct opreport_opts *o, int rc, const char *arg,
 		return options_parse_format(arg, &o->format, err, errlen);
 	case OPT_TIME:
 		return timerange_parse(arg, &o->time, err, errlen);
+	case OPT_EVENT:
+		if (!strcmp(arg, "cpu"))
+			o->event = OPREPORT_EVENT_CPU;
+		else if (!strcmp(arg, "alloc"))
+			o->event = OPREPORT_EVENT_ALLOC;
+		else if (!strcmp(arg, "lock"))
+			o->event = OPREPORT_EVENT_LOCK;
+		else {
+			snprintf(
+				err, errlen,
+				"invalid --event '%s': expected cpu, alloc or "
+				"lock",
+				arg);
+			return -EINVAL;
+		}
+		return 0;
 	case OPT_FOLDED_MARKS:
 		return options_parse_folded_marks(arg, &o->folded_marks, err,
 						  errlen);
@@ -706,6 +728,13 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 	if (o->base_dir && o->format == OUT_HTML) {
 		fprintf(stderr,
 			"opreport: --format=html shows one profile: a differential page is not written yet\n");
+		goto out;
+	}
+	if (o->event != OPREPORT_EVENT_CPU &&
+	    (o->base_dir || o->format == OUT_JSON || o->format == OUT_HTML)) {
+		fprintf(stderr,
+			"opreport: --event=%s reports as text, csv, folded or pprof: a differential profile, json and html are not written yet\n",
+			o->event == OPREPORT_EVENT_ALLOC ? "alloc" : "lock");
 		goto out;
 	}
 	if (o->format == OUT_PPROF && !o->output_file) {

@@ -33,6 +33,9 @@ enum jm_rec_kind {
 	JM_REC_CODE_LOAD = 2,	 /* compiled code and its per-pc frames */
 	JM_REC_CODE_UNLOAD = 3,	 /* compiled code freed */
 	JM_REC_DYNAMIC_CODE = 4, /* interpreter and stubs */
+	/* event samples with a stack, for opreport --event= */
+	JM_REC_ALLOC = 16, /* an allocation sample */
+	JM_REC_LOCK = 17,  /* a contended monitor enter */
 };
 
 /* record flags */
@@ -49,5 +52,7 @@ enum jm_rec_kind {
 #define JM_FRAME_SIZE 12       /* u64 method id, i32 bci */
 #define JM_CODE_UNLOAD_SIZE 16 /* u64 id u64 addr */
 #define JM_DYNAMIC_FIXED 16    /* u64 addr u32 size u32 name_len */
+#define JM_EVENT_FIXED \
+	32 /* u64 tid u64 value u64 aux u32 what_len u32 nr_frames */
 
 #endif

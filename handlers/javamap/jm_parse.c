@@ -240,6 +240,53 @@ static int parse_dynamic(struct jm_map *m, struct cursor *c, unsigned flags,
 	return 0;
 }
 
+/* ALLOC and LOCK: an event sample and its stack. */
+static int parse_event(struct jm_map *m, unsigned kind, uint64_t t,
+		       struct cursor *c)
+{
+	const unsigned char *f, *what, *fr;
+	struct jm_event *ev;
+	size_t wlen, nf, fr0 = m->nr_frames;
+	char *s;
+
+	if (cur_take(c, JM_EVENT_FIXED, &f))
+		return -EBADMSG;
+	wlen = (size_t)get_le(f + 24, 4);
+	nf = (size_t)get_le(f + 28, 4);
+	if (cur_take(c, wlen, &what) || nf > c->left / JM_FRAME_SIZE)
+		return -EBADMSG;
+	for (size_t j = 0; j < nf; j++) {
+		if (cur_take(c, JM_FRAME_SIZE, &fr)) {
+			m->nr_frames = fr0;
+			return -EBADMSG;
+		}
+		if (ARR_PUSH(m, frames, cap_frames, nr_frames))
+			goto nomem;
+		m->frames[m->nr_frames].method = get_le(fr, 8);
+		m->frames[m->nr_frames].bci =
+			(int32_t)(uint32_t)get_le(fr + 8, 4);
+		m->nr_frames++;
+	}
+	if (ARR_PUSH(m, events, cap_events, nr_events))
+		goto nomem;
+	s = str_dup(what, wlen);
+	if (!s)
+		goto nomem;
+	ev = &m->events[m->nr_events++];
+	ev->kind = kind;
+	ev->t = t;
+	ev->tid = get_le(f, 8);
+	ev->value = get_le(f + 8, 8);
+	ev->aux = get_le(f + 16, 8);
+	ev->what = s;
+	ev->frame = fr0;
+	ev->nr_frames = nf;
+	return 0;
+nomem:
+	m->nr_frames = fr0;
+	return -ENOMEM;
+}
+
 static int code_cmp(const void *a, const void *b)
 {
 	const struct jm_code *x = a, *y = b;
@@ -360,6 +407,9 @@ static int parse_record(struct jm_map *m, unsigned kind, unsigned flags,
 		return parse_code_load(m, rc, flags, t);
 	case JM_REC_DYNAMIC_CODE:
 		return parse_dynamic(m, rc, flags, t);
+	case JM_REC_ALLOC:
+	case JM_REC_LOCK:
+		return parse_event(m, kind, t, rc);
 	case JM_REC_CODE_UNLOAD:
 		if (cur_take(rc, JM_CODE_UNLOAD_SIZE, &p))
 			return -EBADMSG;
@@ -506,6 +556,9 @@ void jm_map_free(struct jm_map *m)
 	}
 	for (size_t i = 0; i < m->nr_codes; i++)
 		code_free(&m->codes[i]);
+	for (size_t i = 0; i < m->nr_events; i++)
+		free(m->events[i].what);
+	free(m->events);
 	free(m->methods);
 	free(m->codes);
 	free(m->pcs);

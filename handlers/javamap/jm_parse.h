@@ -54,6 +54,18 @@ struct jm_code {
 	size_t nr_pcs;	   /* sorted by off */
 };
 
+/* An event sample (JM_REC_ALLOC, JM_REC_LOCK) and its stack. */
+struct jm_event {
+	uint32_t kind; /* enum jm_rec_kind */
+	uint64_t t;
+	uint64_t tid;
+	uint64_t value; /* ALLOC: object bytes; LOCK: ns waited */
+	uint64_t aux;	/* ALLOC: the sampling interval; LOCK: threshold */
+	char *what;	/* the allocated class, the monitor's class */
+	size_t frame;	/* first in jm_map.frames, innermost first */
+	size_t nr_frames;
+};
+
 struct jm_map {
 	uint16_t major, minor;
 	uint32_t pid;
@@ -68,6 +80,8 @@ struct jm_map {
 	size_t nr_pcs, cap_pcs;
 	struct jm_frame *frames;
 	size_t nr_frames, cap_frames;
+	struct jm_event *events; /* in file order */
+	size_t nr_events, cap_events;
 
 	size_t nr_records;
 	size_t nr_unknown;   /* records of kinds this reader does not know */

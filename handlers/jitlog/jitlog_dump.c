@@ -13,6 +13,7 @@
 
 #include <oputil/crc32c.h>
 
+#include "jm_events.h"
 #include "jm_format.h"
 #include "jm_parse.h"
 
@@ -65,6 +66,19 @@ static void record(const unsigned char *r, size_t rlen)
 		       le(p, 8), le(p + 8, 4));
 		if (JM_DYNAMIC_FIXED + nl <= left)
 			text(p + JM_DYNAMIC_FIXED, nl);
+	} else if ((kind == JM_REC_ALLOC || kind == JM_REC_LOCK) &&
+		   left >= JM_EVENT_FIXED) {
+		size_t wl = le(p + 24, 4);
+
+		printf("%s tid=%" PRIu64 " %s=%" PRIu64 " %s=%" PRIu64
+		       " frames=%" PRIu64 " class=",
+		       kind == JM_REC_ALLOC ? "alloc" : "lock", le(p, 8),
+		       kind == JM_REC_ALLOC ? "size" : "waited_ns",
+		       le(p + 8, 8),
+		       kind == JM_REC_ALLOC ? "interval" : "threshold_ns",
+		       le(p + 16, 8), le(p + 28, 4));
+		if (JM_EVENT_FIXED + wl <= left)
+			text(p + JM_EVENT_FIXED, wl);
 	} else {
 		printf("kind=%u bytes=%zu", kind, rlen);
 	}
@@ -118,6 +132,53 @@ static int dump(const char *path, const unsigned char *b, size_t len)
 	return 0;
 }
 
+static int folded_one(void *arg, const char *const *frames, size_t n,
+		      uint64_t weight)
+{
+	for (size_t i = 0; i < n; i++) {
+		/* ';' separates frames and ' ' ends them in folded stacks */
+		for (const char *c = frames[i]; *c; c++)
+			putchar(*c == ';' ? ':' : *c == '\n' ? '?' : *c);
+		putchar(i + 1 < n ? ';' : ' ');
+	}
+	printf("%" PRIu64 "\n", weight);
+	return 0;
+}
+
+/* The event samples of KIND as folded stacks, one a line. */
+static int folded(const char *path, const char *what, const unsigned char *b,
+		  size_t len)
+{
+	struct jm_state st;
+	unsigned kind;
+	int rc = 1;
+
+	if (!strcmp(what, "alloc"))
+		kind = JM_REC_ALLOC;
+	else if (!strcmp(what, "lock"))
+		kind = JM_REC_LOCK;
+	else {
+		fprintf(stderr,
+			"opjit-jitlog: unknown event '%s' (alloc or lock)\n",
+			what);
+		return 2;
+	}
+	if (jm_state_init(&st, b, len)) {
+		fprintf(stderr, "opjit-jitlog: %s: %s\n", path, st.error);
+		goto out;
+	}
+	if (st.map.damage[0])
+		fprintf(stderr, "opjit-jitlog: %s: %s\n", path, st.map.damage);
+	if (jm_events_walk(&st, kind, 0, folded_one, NULL)) {
+		fprintf(stderr, "opjit-jitlog: out of memory\n");
+		goto out;
+	}
+	rc = 0;
+out:
+	jm_state_free(&st);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned char *buf = NULL;
@@ -125,13 +186,21 @@ int main(int argc, char **argv)
 	FILE *f;
 	int rc;
 
-	if (argc != 3 || strcmp(argv[1], "dump")) {
-		fprintf(stderr, "usage: opjit-jitlog dump FILE\n");
+	const char *path;
+
+	if (argc == 3 && !strcmp(argv[1], "dump"))
+		path = argv[2];
+	else if (argc == 4 && !strcmp(argv[1], "folded"))
+		path = argv[3];
+	else {
+		fprintf(stderr,
+			"usage: opjit-jitlog dump FILE\n"
+			"       opjit-jitlog folded alloc|lock FILE\n");
 		return 2;
 	}
-	f = fopen(argv[2], "rb");
+	f = fopen(path, "rb");
 	if (!f) {
-		fprintf(stderr, "opjit-jitlog: cannot open %s: %s\n", argv[2],
+		fprintf(stderr, "opjit-jitlog: cannot open %s: %s\n", path,
 			strerror(errno));
 		return 1;
 	}
@@ -157,14 +226,17 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (ferror(f)) {
-		fprintf(stderr, "opjit-jitlog: cannot read %s: %s\n", argv[2],
+		fprintf(stderr, "opjit-jitlog: cannot read %s: %s\n", path,
 			strerror(errno));
 		fclose(f);
 		free(buf);
 		return 1;
 	}
 	fclose(f);
-	rc = dump(argv[2], buf, len);
+	if (argc == 4)
+		rc = folded(path, argv[2], buf, len);
+	else
+		rc = dump(path, buf, len);
 	free(buf);
 	return rc;
 }

@@ -5,7 +5,10 @@
  * too. */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "jm_events.h"
+#include "jm_format.h"
 #include "jm_resolve.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -100,12 +103,40 @@ static void fuzz_lookups(struct jm_state *st)
 	jm_state_for_each(st, count_cb, &n);
 }
 
+/* Every event's stack: named frames, the class last, whole strings. */
+static int event_cb(void *arg, const char *const *frames, size_t n,
+		    uint64_t weight)
+{
+	size_t *total = arg;
+
+	if (!n)
+		__builtin_trap();
+	for (size_t i = 0; i < n; i++)
+		*total += strlen(frames[i]);
+	*total += (size_t)weight;
+	return 0;
+}
+
+static void fuzz_events(struct jm_state *st)
+{
+	size_t total = 0;
+
+	jm_events_walk(st, JM_REC_ALLOC, 0, event_cb, &total);
+	jm_events_walk(st, JM_REC_LOCK, 1, event_cb, &total);
+	for (size_t i = 0; i < st->map.nr_events; i++)
+		if (st->map.events[i].frame + st->map.events[i].nr_frames >
+		    st->map.nr_frames)
+			__builtin_trap();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct jm_state st;
 
-	if (!jm_state_init(&st, data, size))
+	if (!jm_state_init(&st, data, size)) {
 		fuzz_lookups(&st);
+		fuzz_events(&st);
+	}
 	jm_state_free(&st);
 	return 0;
 }

@@ -103,8 +103,42 @@ START_TEST(test_opts_bad)
 					  sizeof(err)),
 			 -EINVAL);
 	ck_assert_str_eq(err, "unknown option 'colour=red' (known: file, "
-			      "inline, debug)");
+			      "inline, debug, alloc, lock)");
 	ck_assert_ptr_null(o.file);
+}
+END_TEST
+
+START_TEST(test_opts_events)
+{
+	struct agent_opts o;
+	char err[256];
+
+	ck_assert_int_eq(agent_opts_parse("alloc,lock", &o, err, sizeof(err)),
+			 0);
+	ck_assert_int_eq(o.alloc, 512 << 10);
+	ck_assert_int_eq(o.lock, 10000);
+	agent_opts_free(&o);
+	ck_assert_int_eq(agent_opts_parse("alloc=4096,lock=0", &o, err,
+					  sizeof(err)),
+			 0);
+	ck_assert_int_eq(o.alloc, 4096);
+	ck_assert_int_eq(o.lock, 0);
+	agent_opts_free(&o);
+	ck_assert_int_eq(agent_opts_parse("file=/a", &o, err, sizeof(err)), 0);
+	ck_assert_int_eq(o.alloc, -1);
+	ck_assert_int_eq(o.lock, -1);
+	agent_opts_free(&o);
+	ck_assert_int_eq(agent_opts_parse("alloc=12k", &o, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(err, "alloc wants bytes from 0 to 2147483647, "
+			      "not '12k'");
+	ck_assert_int_eq(agent_opts_parse("alloc=99999999999999999999", &o,
+					  err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_int_eq(agent_opts_parse("lock=", &o, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(err, "lock wants nanoseconds from 0 to "
+			      "1000000000000, not ''");
 }
 END_TEST
 
@@ -120,6 +154,7 @@ static Suite *agent_suite(void)
 	tc = tcase_create("options");
 	tcase_add_test(tc, test_opts_good);
 	tcase_add_test(tc, test_opts_bad);
+	tcase_add_test(tc, test_opts_events);
 	suite_add_tcase(s, tc);
 	return s;
 }

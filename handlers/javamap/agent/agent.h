@@ -15,7 +15,9 @@ struct opjit_jitlog;
 struct agent_opts {
 	char *file; /* output path, NULL: /tmp/anon.<pid> */
 	int inline_frames;
-	char *debug; /* debug log path, "-" for stderr, NULL: none */
+	char *debug;	 /* debug log path, "-" for stderr, NULL: none */
+	long long alloc; /* sampling interval in bytes, -1: off */
+	long long lock;	 /* threshold in ns, -1: off */
 };
 
 /* agent_opts.c: parse "file=PATH,inline=yes|no,debug[=PATH]".  0, or
@@ -32,6 +34,9 @@ size_t agent_name_format(char *buf, size_t len, const char *class_sig,
 /* "com/example/Foo.java" from "Lcom/example/Foo;" and "Foo.java". */
 size_t agent_source_format(char *buf, size_t len, const char *class_sig,
 			   const char *source);
+
+/* "java.lang.String", "byte[]" from a field type signature. */
+size_t agent_type_format(char *buf, size_t len, const char *sig);
 
 /* agent_method.c: the jitlog id of method M, declared to the log the
  * first time it is asked for; 0 when the JVM cannot name M. */
@@ -61,6 +66,22 @@ int agent_fp_check(JNIEnv *jni);
 void agent_interp_start(jvmtiEnv *jvmti);
 void JNICALL agent_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni,
 				    jthread thread, jclass cls);
+
+/* agent_alloc.c, agent_lock.c: the events of the alloc= and lock=
+ * options.  _caps asks for the capability and says in one line on
+ * stderr when the JVM refuses it (0 then, the rest of the agent runs
+ * on); _setup sets the callbacks in CB; _enable turns the events on. */
+int agent_alloc_caps(jvmtiEnv *jvmti, long long interval);
+void agent_alloc_setup(jvmtiEventCallbacks *cb);
+int agent_alloc_enable(jvmtiEnv *jvmti);
+int agent_lock_caps(jvmtiEnv *jvmti, long long threshold);
+void agent_lock_setup(jvmtiEventCallbacks *cb);
+int agent_lock_enable(jvmtiEnv *jvmti);
+
+/* agent_stack.c: log an event of KIND (OPJIT_JL_EVENT_*) for the calling
+ * thread, with its Java stack and the class CLS (NULL: unknown). */
+void agent_event_log(jvmtiEnv *jvmti, JNIEnv *jni, unsigned kind,
+		     uint64_t value, uint64_t aux, jclass cls);
 
 /* agent_main.c: the lock of the agent's tables (methods, live code). */
 void agent_lock(void);

@@ -69,7 +69,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 		fflush(agent_log);
 }
 
-static int agent_enable(jvmtiEnv *jvmti, int live)
+static int agent_enable(jvmtiEnv *jvmti, int live, const struct agent_opts *o)
 {
 	static const jvmtiEvent events[] = {
 		JVMTI_EVENT_COMPILED_METHOD_LOAD,
@@ -81,6 +81,7 @@ static int agent_enable(jvmtiEnv *jvmti, int live)
 	jvmtiCapabilities caps = { 0 };
 	jvmtiEventCallbacks cb = { 0 };
 	jvmtiError e;
+	int ret;
 
 	caps.can_generate_compiled_method_load_events = 1;
 	caps.can_get_source_file_name = 1;
@@ -88,6 +89,10 @@ static int agent_enable(jvmtiEnv *jvmti, int live)
 	e = (*jvmti)->AddCapabilities(jvmti, &caps);
 	if (e != JVMTI_ERROR_NONE)
 		return -(int)e;
+	agent_alloc_caps(jvmti, o->alloc);
+	agent_lock_caps(jvmti, o->lock);
+	agent_alloc_setup(&cb);
+	agent_lock_setup(&cb);
 	cb.CompiledMethodLoad = agent_on_compiled_load;
 	cb.CompiledMethodUnload = agent_on_compiled_unload;
 	cb.DynamicCodeGenerated = agent_on_dynamic_code;
@@ -106,7 +111,10 @@ static int agent_enable(jvmtiEnv *jvmti, int live)
 		if (e != JVMTI_ERROR_NONE)
 			return -(int)e;
 	}
-	return 0;
+	ret = agent_alloc_enable(jvmti);
+	if (!ret)
+		ret = agent_lock_enable(jvmti);
+	return ret;
 }
 
 /*
@@ -200,7 +208,7 @@ static jint agent_start(JavaVM *vm, const char *options, int live)
 	}
 	if (agent_log)
 		fprintf(agent_log, "javamap-agent: writing %s\n", agent_path);
-	ret = agent_enable(jvmti, live);
+	ret = agent_enable(jvmti, live, &o);
 	if (ret) {
 		fprintf(stderr,
 			"javamap-agent: cannot enable JVMTI events "

@@ -103,3 +103,14 @@ size_t agent_source_format(char *buf, size_t len, const char *class_sig,
 		buf[sb.pos < len ? sb.pos : len - 1] = '\0';
 	return sb.pos;
 }
+
+size_t agent_type_format(char *buf, size_t len, const char *sig)
+{
+	struct strbuf sb = { buf, len, 0 };
+
+	if (sig)
+		sb_type(&sb, sig);
+	if (len)
+		buf[sb.pos < len ? sb.pos : len - 1] = '\0';
+	return sb.pos;
+}

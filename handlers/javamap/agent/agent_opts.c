@@ -2,6 +2,7 @@
 /* The agent's option string, as given after -agentpath:LIB= or to
  * jcmd JVMTI.agent_load LIB "OPTIONS". */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,33 @@ static int opts_set_str(char **dst, const char *val, size_t n)
 	free(*dst);
 	*dst = strndup(val, n);
 	return *dst ? 0 : -ENOMEM;
+}
+
+/* NAME[=VALUE]: VALUE in decimal, DEF when absent. */
+static int opts_number(const char *val, size_t vlen, const char *name,
+		       const char *unit, long long def, long long min,
+		       long long max, long long *dst, char *err, size_t errlen)
+{
+	long long v = 0;
+	size_t i;
+
+	if (!val) {
+		*dst = def;
+		return 0;
+	}
+	for (i = 0; i < vlen && val[i] >= '0' && val[i] <= '9'; i++) {
+		v = v * 10 + (val[i] - '0');
+		if (v > max)
+			break;
+	}
+	if (!vlen || i < vlen || v < min || v > max) {
+		snprintf(err, errlen,
+			 "%s wants %s from %lld to %lld, not '%.*s'", name,
+			 unit, min, max, (int)vlen, val);
+		return -EINVAL;
+	}
+	*dst = v;
+	return 0;
 }
 
 static int opts_one(const char *item, size_t n, struct agent_opts *o,
@@ -56,9 +84,16 @@ static int opts_one(const char *item, size_t n, struct agent_opts *o,
 		}
 		return opts_set_str(&o->debug, val, vlen);
 	}
+	if (klen == 5 && !memcmp(item, "alloc", 5))
+		return opts_number(val, vlen, "alloc", "bytes", 512 << 10, 0,
+				   INT32_MAX, &o->alloc, err, errlen);
+	if (klen == 4 && !memcmp(item, "lock", 4))
+		return opts_number(val, vlen, "lock", "nanoseconds", 10000, 0,
+				   1000000000000ll, &o->lock, err, errlen);
 	snprintf(err, errlen,
-		 "unknown option '%.*s' (known: file, inline, debug)", (int)n,
-		 item);
+		 "unknown option '%.*s' (known: file, inline, debug, alloc, "
+		 "lock)",
+		 (int)n, item);
 	return -EINVAL;
 }
 
@@ -70,6 +105,8 @@ int agent_opts_parse(const char *s, struct agent_opts *o, char *err,
 	o->file = NULL;
 	o->debug = NULL;
 	o->inline_frames = 1;
+	o->alloc = -1;
+	o->lock = -1;
 	if (!s)
 		return 0;
 	while (*s) {

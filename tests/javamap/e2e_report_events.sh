@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The JVM's events through the whole chain: oprofiled records a JVM whose
+# agent samples allocations and contended monitor enters, archives its
+# log, and opreport --event=alloc and --event=lock sum them by stack: the
+# shares the workloads make (3:1 by bytes, 3:1 by time held) within 5
+# points, in text, CSV and folded stacks.
+. "$(dirname "$0")/lib.sh"
+jm_need_java
+jm_need_profiler
+jm_workdir
+cd "$JM_WORK"
+OPREPORT=$OPJIT_BUILD/opreport/opreport
+
+# profile NAME OPTS CLASS ARG: the session $JM_WORK/NAME
+profile() {
+	jm_profile "$JM_WORK/$1" java -agentpath:"$JM_AGENT=$2" -cp classes \
+		"$3" "$4"
+	local map
+	map=$(ls "$JM_WORK/$1"/maps/*/anon.*.gz 2>/dev/null | head -n 1)
+	[ -n "$map" ] || fail "the session $1 archived no javamap"
+	map=${map##*/anon.}
+	rm -f "/tmp/anon.${map%.gz}"
+}
+
+# share CSV LEAF: the percent column's sum over the rows ending in LEAF
+share() {
+	python3 - "$1" "$2" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(round(sum(float(r["percent"]) for r in rows
+		if r["stack"].split(";")[-1] == sys.argv[2]), 1))
+PY
+}
+
+within() {
+	awk -v a="$1" -v b="$2" -v p="$3" \
+		'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= p) }'
+}
+
+profile a alloc Alloc 1000000
+"$OPREPORT" --session-dir=a --event=alloc >a.txt 2>a.err ||
+	fail "opreport --event=alloc failed: $(cat a.err)"
+expect_grep '^Allocations: [0-9]+ bytes estimated from [0-9]+ samples$' \
+	a.txt "the alloc report's header"
+expect_grep '^[0-9]+ +[0-9.]+ +[0-9]+ +Alloc\.main\(java\.lang\.String\[\]\);Alloc\.longs\(\);long\[\]$' \
+	a.txt "long[] under longs() in the text report"
+"$OPREPORT" --session-dir=a --event=alloc --format=csv >a.csv ||
+	fail "opreport --event=alloc --format=csv failed"
+s=$(share a.csv 'long[]')
+within "$s" 75 5 || fail "long[] has $s% of the bytes, not 75 +- 5"
+"$OPREPORT" --session-dir=a --event=alloc --format=folded >a.folded ||
+	fail "opreport --event=alloc --format=folded failed"
+expect_grep '^Alloc\.main\(java\.lang\.String\[\]\);Alloc\.doubles\(\);double\[\] [0-9]+$' \
+	a.folded "double[] under doubles() in folded stacks"
+# 4 M objects of 1024 bytes: the estimate within 5 %
+bytes=$(sed -n 's/^Allocations: \([0-9]*\) bytes.*/\1/p' a.txt)
+within "$bytes" 4096000000 204800000 ||
+	fail "$bytes bytes estimated for 4096000000 allocated"
+echo "alloc: long[] ${s}%, $bytes bytes estimated of 4096000000"
+
+profile l lock=1000000 Contend 20
+"$OPREPORT" --session-dir=l --event=lock --format=csv >l.csv ||
+	fail "opreport --event=lock --format=csv failed"
+s=$(share l.csv 'Contend$LockA')
+# the truth: the share of the time the workload held LockA
+held=$(sed -n 's/^held \([0-9]*\) \([0-9]*\)$/\1 \2/p' "$JM_WORK/l.out")
+[ -n "$held" ] || fail "Contend did not say how long it held the locks"
+want=$(echo "$held" | awk '{ printf "%.1f\n", 100 * $1 / ($1 + $2) }')
+within "$s" "$want" 5 || fail "LockA has $s% of the time waited, not $want +- 5"
+n=$(python3 -c 'import csv,sys
+print(sum(int(r["contentions"]) for r in csv.DictReader(open(sys.argv[1]))))' l.csv)
+# a waiter descheduled past the whole hold (a loaded machine) never
+# contends: most of the 40 must, none beyond them
+[ "$n" -ge 36 ] && [ "$n" -le 40 ] || fail "$n contentions, not 36 to 40"
+echo "lock: LockA ${s}% of the time waited (held ${want}%) in $n contentions"
+
+# pprof with Go's sample types
+if command -v go >/dev/null; then
+	"$OPREPORT" --session-dir=a --event=alloc --format=pprof -o a.pb.gz ||
+		fail "opreport --event=alloc --format=pprof failed"
+	"$OPREPORT" --session-dir=l --event=lock --format=pprof -o l.pb.gz ||
+		fail "opreport --event=lock --format=pprof failed"
+	go tool pprof -sample_index=alloc_space -top a.pb.gz >a.top 2>&1 ||
+		fail "go tool pprof cannot read a.pb.gz: $(cat a.top)"
+	p=$(awk '$NF == "long[]" { sub("%", "", $2); print $2 }' a.top)
+	within "${p:-0}" 75 5 || fail "pprof alloc_space: long[] ${p:-none}%"
+	go tool pprof -sample_index=alloc_objects -top a.pb.gz >ao.top 2>&1 ||
+		fail "pprof alloc_objects: $(cat ao.top)"
+	expect_grep ' Alloc\.doubles\(\)$' ao.top "doubles() in alloc_objects"
+	go tool pprof -sample_index=delay -top l.pb.gz >l.top 2>&1 ||
+		fail "go tool pprof cannot read l.pb.gz: $(cat l.top)"
+	p=$(awk '$NF == "Contend$LockA" { sub("%", "", $2); print $2 }' l.top)
+	within "${p:-0}" 75 5 || fail "pprof delay: LockA ${p:-none}%"
+	go tool pprof -sample_index=contentions -top l.pb.gz >lc.top 2>&1 ||
+		fail "pprof contentions: $(cat lc.top)"
+	expect_grep '^ +(18|19|20) .*Contend\$LockB$' lc.top "LockB's contentions"
+	echo "pprof: alloc_space, alloc_objects, delay, contentions read"
+else
+	echo "pprof: not checked here, no go on PATH (install golang-go)" >&2
+fi
+
+# a report the events do not have yet: one line
+"$OPREPORT" --session-dir=l --event=lock --format=json >/dev/null 2>j.err &&
+	fail "--event=lock --format=json did not fail"
+[ "$(wc -l <j.err)" = 1 ] || fail "not one line: $(cat j.err)"
+# an event opreport does not know: one line
+"$OPREPORT" --session-dir=l --event=heap >/dev/null 2>e.err &&
+	fail "--event=heap did not fail"
+[ "$(wc -l <e.err)" = 1 ] || fail "not one line: $(cat e.err)"
+expect_grep "^opreport: invalid --event 'heap': expected cpu, alloc or lock$" \
+	e.err "the line for --event=heap"
+echo "e2e_report_events: ok"
