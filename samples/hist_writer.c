@@ -469,7 +469,6 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	ops_keyset_free(&h->images);
 	ops_keyset_free(&h->contexts);
 	ops_keyset_free(&h->stacks);
-	ops_stack_nodes_free(&h->nodes);
 	ops_keyset_free(&h->copies);
 	free(h->copy_key.data);
 	free(h->path);

@@ -23,11 +23,6 @@ struct ops_keyset {
 /* Find KEY or add it; *ID is its number either way. */
 int ops_keyset_add(struct ops_keyset *ks, const void *key, size_t len,
 		   uint32_t *id);
-/* Add KEY, known by its owner to be new, as number *ID: for an owner
- * that finds its keys by an index of its own (the stack table's nodes),
- * never with ops_keyset_add. */
-int ops_keyset_append(struct ops_keyset *ks, const void *key, size_t len,
-		      uint32_t *id);
 const uint8_t *ops_keyset_key(const struct ops_keyset *ks, uint32_t id,
 			      size_t *len);
 void ops_keyset_free(struct ops_keyset *ks);

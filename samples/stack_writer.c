@@ -109,7 +109,7 @@ static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 	struct ops_hist_writer *h = &w->hist;
 	uint8_t rec[4 * OPS_VARINT_MAX], *p;
 	uint32_t i, d = 0, parent = 0; /* node id + 1, 0 for none */
-	struct ops_stack_nodes_pos pos;
+	uint32_t nr;
 	int ret = oputil_grow(&h->path, &h->cap_path, st->nr_frames,
 			      sizeof(*h->path));
 
@@ -126,27 +126,17 @@ static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 	for (i = st->nr_frames - d; i-- > 0; d++) {
 		uint8_t flags = node_flags(st, i);
 
-		/* room first: once the record is kept, the index must
-		 * take it */
-		ret = ops_stack_nodes_reserve(&h->nodes);
-		if (ret)
-			return ret;
-		*id = ops_stack_nodes_find(&h->nodes, parent, flags,
-					   &st->frames[i], &pos);
-		if (*id != UINT32_MAX)
-			goto known;
 		p = rec;
 		p += ops_varint_encode(p, parent);
 		p += ops_varint_encode(p, flags);
 		p = frame_encode(p, &st->frames[i],
 				 parent ? &st->frames[i + 1] : NULL);
-		ret = ops_keyset_append(&h->stacks, rec, (size_t)(p - rec),
-					id);
+		nr = h->stacks.nr;
+		ret = ops_keyset_add(&h->stacks, rec, (size_t)(p - rec), id);
 		if (ret)
 			return ret;
-		ops_stack_nodes_put(&h->nodes, &pos, parent, flags,
-				    &st->frames[i], *id);
-		if (st->frames[i].kind == OPS_FRAME_ANON &&
+		if (h->stacks.nr > nr &&
+		    st->frames[i].kind == OPS_FRAME_ANON &&
 		    oputil_u64map_put(&h->aframes, st->frames[i].addr, 0,
 				      NULL) == -ENOMEM)
 			return -ENOMEM;
@@ -156,7 +146,6 @@ static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 				      (uint64_t)st->frames[i].image + 1,
 				      NULL) == -ENOMEM)
 			return -ENOMEM;
-known:
 		h->path[d] =
 			(struct ops_path_step){ st->frames[i], *id, flags };
 		h->path_n = d + 1;

@@ -12,7 +12,6 @@
 #include "block_internal.h"
 #include "fileio_internal.h"
 #include "keyset_internal.h"
-#include "stack_nodes_internal.h"
 #include "meta_internal.h"
 
 /* A histogram cell: the running total and what is not on disk yet. */
@@ -47,7 +46,6 @@ struct ops_hist_writer {
 	/* the stack table is a tree: node keys are STACKS records as on
 	 * disk (parent, flags, frame) */
 	struct ops_keyset stacks;
-	struct ops_stack_nodes nodes; /* finds the stacks' nodes */
 	uint32_t stacks_on_disk;
 	/* the user stack copies, keys STACK_COPIES records as on disk */
 	struct ops_keyset copies;
