@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Call-graph recording cost by length: `oprofiled -g` beside
+# `perf record -g` on the same workload in the same run, in interleaved
+# pairs (which goes first alternates), the recorder's own CPU time from
+# the kernel's accounting (bench_rusage around the recorder minus
+# bench_rusage around its workload), and the per-pair ratio's median and
+# range.  Prints a markdown table; not run by test.sh.
+#
+# usage: cg_growth.sh [--quick] [--build DIR] [--oprofiled PATH]
+#                     [--pairs N] [--seconds "10 60"] [--hz HZ]
+#   --quick      1 pair at 5 s, C and node
+#   --oprofiled  another recorder to measure (an older build, say)
+set -u
+BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
+SRC=$(cd "$BENCH_DIR/../.." && pwd)
+BUILD=$SRC/build OPROFILED='' PAIRS=3 SECONDS_LIST="10 60" HZ=4000
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) PAIRS=1 SECONDS_LIST=5 ;;
+	--build) BUILD=$2; shift ;;
+	--oprofiled) OPROFILED=$2; shift ;;
+	--pairs) PAIRS=$2; shift ;;
+	--seconds) SECONDS_LIST=$2; shift ;;
+	--hz) HZ=$2; shift ;;
+	*) echo "cg_growth.sh: unknown option '$1'" >&2; exit 2 ;;
+	esac
+	shift
+done
+OPROFILED=${OPROFILED:-$BUILD/daemon/oprofiled}
+RUSAGE=$BUILD/tests/bench/bench_rusage
+SPIN=$BUILD/tests/bench/bench_spin
+for x in "$OPROFILED" "$RUSAGE" "$SPIN"; do
+	[ -x "$x" ] || { echo "cg_growth.sh: $x: not built" >&2; exit 2; }
+done
+command -v perf >/dev/null || { echo "cg_growth.sh: no perf" >&2; exit 2; }
+HAVE_NODE=1
+command -v node >/dev/null || HAVE_NODE=0
+T=$(mktemp -d /tmp/cg_growth.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+# calibrate: the work that takes a workload about a second alone
+spin_per_s() {
+	local n=20000000 w
+	"$RUSAGE" -o "$T/cal" -- "$SPIN" "$n" >/dev/null
+	read -r w _ <"$T/cal"
+	awk -v n=$n -v w="$w" 'BEGIN { printf "%d", n / w }'
+}
+fib_per_s() {
+	local w
+	"$RUSAGE" -o "$T/cal" -- node "$BENCH_DIR/workloads/fib.js" 500 >/dev/null
+	read -r w _ <"$T/cal"
+	awk -v w="$w" 'BEGIN { printf "%d", 500 / w }'
+}
+
+# one_side SIDE KIND SECONDS: prints "cpu_s samples"
+one_side() {
+	local s=$1 kind=$2 secs=$3 w=() wu ws ou os n
+	case $kind in
+	C) w=("$SPIN" $((SPIN_PER_S * secs))) ;;
+	node) w=(node --perf-basic-prof "$BENCH_DIR/workloads/fib.js"
+		$((FIB_PER_S * secs)) "$T/pid") ;;
+	esac
+	rm -rf "$T/sess" "$T/data" "$T/pid"
+	if [ "$s" = opjit ]; then
+		"$RUSAGE" -o "$T/outer" -- "$OPROFILED" -g \
+			--session-dir="$T/sess" --frequency="$HZ" -- \
+			"$RUSAGE" -o "$T/inner" -- "${w[@]}" >/dev/null 2>"$T/err"
+		n=$(grep -o '[0-9]* samples' "$T/err" | cut -d' ' -f1)
+	else
+		"$RUSAGE" -o "$T/outer" -- perf record -q -g -e cpu-clock \
+			-F "$HZ" -o "$T/data" -- \
+			"$RUSAGE" -o "$T/inner" -- "${w[@]}" >/dev/null 2>"$T/err"
+		n=$(perf report -i "$T/data" --stdio --no-children \
+			--sort pid 2>/dev/null |
+			sed -n 's/^# Samples: \([0-9kKmM.]*\).*/\1/p' | head -1)
+	fi
+	read -r _ ou os _ <"$T/outer"
+	read -r _ wu ws _ <"$T/inner"
+	# node's own map only: /tmp is shared
+	[ ! -s "$T/pid" ] || rm -f "/tmp/perf-$(cat "$T/pid").map"
+	awk -v a="$ou" -v b="$os" -v c="$wu" -v d="$ws" -v n="${n:-?}" \
+		'BEGIN { printf "%.3f %s\n", a + b - c - d, n }'
+}
+
+# stats of the ratios on stdin: median [min, max]
+stats() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.2fx [%.2f, %.2f]", m, v[1], v[NR] }'
+}
+
+SPIN_PER_S=$(spin_per_s)
+KINDS=C
+if [ "$HAVE_NODE" = 1 ]; then
+	FIB_PER_S=$(fib_per_s)
+	KINDS="C node"
+else
+	echo "cg_growth.sh: no node: the node rows are left out" >&2
+fi
+echo "| workload, length | oprofiled -g CPU (median) | opjit samples | perf record -g CPU (median) | per-pair ratio, median [range] |"
+echo "| --- | --- | --- | --- | --- |"
+turn=0
+for secs in $SECONDS_LIST; do
+	for kind in $KINDS; do
+		: >"$T/ratios" && : >"$T/ocpu" && : >"$T/pcpu"
+		for ((p = 0; p < PAIRS; p++)); do
+			if [ $((turn++ % 2)) = 0 ]; then
+				read -r oc on <<<"$(one_side opjit "$kind" "$secs")"
+				read -r pc pn <<<"$(one_side perf "$kind" "$secs")"
+			else
+				read -r pc pn <<<"$(one_side perf "$kind" "$secs")"
+				read -r oc on <<<"$(one_side opjit "$kind" "$secs")"
+			fi
+			echo "$oc" >>"$T/ocpu"
+			echo "$pc" >>"$T/pcpu"
+			awk -v o="$oc" -v p="$pc" 'BEGIN { print o / p }' \
+				>>"$T/ratios"
+			echo "cg_growth.sh: $kind ${secs}s pair $p: opjit" \
+				"${oc}s ($on samples), perf ${pc}s ($pn)" >&2
+		done
+		printf '| %s, %s s | %s s | %s | %s s | %s |\n' "$kind" "$secs" \
+			"$(sort -g "$T/ocpu" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')" \
+			"$on" \
+			"$(sort -g "$T/pcpu" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')" \
+			"$(stats <"$T/ratios")"
+	done
+done
