@@ -19,7 +19,8 @@ id=$(readelf -n "$WORKLOAD" | sed -n 's/.*Build ID: //p')
 mkdir -p "$TMP/debug/.build-id/${id:0:2}"
 objcopy --only-keep-debug "$WORKLOAD" "$TMP/debug/.build-id/${id:0:2}/${id:2}.debug"
 objcopy --strip-debug "$WORKLOAD" "$TMP/prog"
-! readelf -S "$TMP/prog" | grep -q debug_frame || fail "objcopy left .debug_frame in the program"
+sections=$(readelf -S "$TMP/prog")
+! grep -q debug_frame <<<"$sections" || fail "objcopy left .debug_frame in the program"
 
 timeout 120 "$OPROFILED" --callgraph=dwarf --session-dir="$TMP/s" -- \
 	"$TMP/prog" 3 >"$TMP/truth.txt" 2>"$TMP/oprofiled.err" ||

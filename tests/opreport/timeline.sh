@@ -59,8 +59,9 @@ print(hot, cold, total)
 EOP
 }
 # the symbol rows' columns: the name is the last
-"$OPREPORT" --session-dir="$S" --anon-handler=perfmap -l --format=csv 2>/dev/null |
-	grep -q '^symbol,.*,jit_hot$' || fail "csv rows do not end in the symbol name"
+# (the whole output first: grep -q leaving a pipe early fails it under pipefail)
+csv=$("$OPREPORT" --session-dir="$S" --anon-handler=perfmap -l --format=csv 2>/dev/null)
+grep -q '^symbol,.*,jit_hot$' <<<"$csv" || fail "csv rows do not end in the symbol name"
 
 # the switch from 5% windows: where jit_hot's share of the two crosses 1/2
 est=
