@@ -430,6 +430,12 @@ static int cg_add_copies(struct profile *p, struct report *r,
 		if (!img || !ctx_selected(r, img, app, ctx))
 			continue;
 		fp = ops_session_stack(s, cp[i].stack);
+		/* a JIT leaf's copy is cut short, for its interpreted
+		 * frames' words (unwind_jvm.h), not for DWARF to unwind:
+		 * JIT code has no call-frame information */
+		if (!fp ||
+		    (fp->nr_frames && fp->frames[0].kind == OPS_FRAME_ANON))
+			continue;
 		nf = unwind_stack(u, &cp[i], fp, frames, OPS_STACK_MAX_FRAMES,
 				  &root);
 		if (!nf)
