@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/grow.h>
+
 #include "callgraph_input.h"
 #include "profile_jvm.h"
 #include "unwind_jvm.h"
@@ -10,16 +12,20 @@
 /* The name the JVM's javamap map gives its interpreter's code. */
 #define PROFILE_JVM_INTERPRETER "Interpreter"
 
-/* One (address, time) to name: frame K of sample J's code or word. */
-struct jvm_query {
-	struct ops_anon_sample q;
+/* Frame K of sample J, whose Method* word is VALUE: what the handler
+ * names its code and the word. */
+struct jvm_frame {
 	size_t j;
 	uint32_t k;
-	bool word;
+	uint64_t value;
+	const struct anon_symbol *code, *word;
 };
 
-struct jvm_frames {
-	const struct anon_symbol *code, *word;
+/* One (address, time) to name: frame F's code or word. */
+struct jvm_query {
+	struct ops_anon_sample q;
+	size_t f;
+	bool word;
 };
 
 static int query_cmp(const void *a, const void *b)
@@ -33,7 +39,7 @@ static int query_cmp(const void *a, const void *b)
 
 struct jvm_sink {
 	const struct jvm_query *qs;
-	struct jvm_frames *named; /* per sample, OPS_STACK_MAX_FRAMES */
+	struct jvm_frame *fs;
 };
 
 static int jvm_batch(void *ctx, const struct anon_resolved *b, size_t base,
@@ -44,13 +50,11 @@ static int jvm_batch(void *ctx, const struct anon_resolved *b, size_t base,
 
 	for (i = 0; i < n; i++) {
 		const struct jvm_query *q = &js->qs[base + i];
-		struct jvm_frames *f =
-			&js->named[q->j * OPS_STACK_MAX_FRAMES + q->k];
 
 		if (q->word)
-			f->word = b->syms[i];
+			js->fs[q->f].word = b->syms[i];
 		else
-			f->code = b->syms[i];
+			js->fs[q->f].code = b->syms[i];
 	}
 	return 0;
 }
@@ -83,27 +87,34 @@ static void raw_frames(const struct ops_stack *st, struct cg_raw_frame *fr)
 	}
 }
 
+/* Frame K's address in sample SM's stack. */
+static uint64_t chain_addr(struct ops_session *s,
+			   const struct profile_jvm_sample *sm, uint32_t k)
+{
+	const struct ops_stack *st = ops_session_stack(s, sm->stack);
+
+	return st && k < st->nr_frames ? st->frames[k].addr : 0;
+}
+
 int profile_jvm_add(struct callgraph *cg, struct anon_handlers *handlers,
 		    struct ops_session *s, uint32_t proc,
 		    const struct cg_raw_ctx *c,
 		    const struct profile_jvm_sample *smp, size_t n)
 {
-	uint64_t *values = NULL, chain[OPS_STACK_MAX_FRAMES];
-	struct jvm_frames *named = NULL;
+	uint64_t v[OPS_STACK_MAX_FRAMES], chain[OPS_STACK_MAX_FRAMES];
+	struct jvm_frame *fs = NULL;
 	struct jvm_query *qs = NULL;
+	struct ops_anon_sample *q = NULL;
 	struct cg_raw_frame *fr = NULL;
 	struct anon_resolved ar = { 0 };
-	size_t j, nq = 0;
+	size_t j, i, nf = 0, cap_fs = 0, f = 0;
 	uint32_t k, sid;
 	int ret = -ENOMEM;
 
 	if (!n)
 		return 0;
-	values = calloc(n * OPS_STACK_MAX_FRAMES, sizeof(*values));
-	named = calloc(n * OPS_STACK_MAX_FRAMES, sizeof(*named));
-	qs = malloc(2 * n * OPS_STACK_MAX_FRAMES * sizeof(*qs));
 	fr = malloc(OPS_STACK_MAX_FRAMES * sizeof(*fr));
-	if (!values || !named || !qs || !fr)
+	if (!fr)
 		goto out;
 	for (j = 0; j < n && handlers; j++) {
 		const struct ops_stack *st =
@@ -111,62 +122,68 @@ int profile_jvm_add(struct callgraph *cg, struct anon_handlers *handlers,
 		const struct ops_stack_copy *cp = smp[j].copy;
 		struct unwind_jvm_copy uc = { cp->sp, cp->bp, cp->bytes,
 					      cp->size };
-		uint64_t *v = values + j * OPS_STACK_MAX_FRAMES;
 		size_t nc = st ? jit_chain(st, chain) : 0;
 
-		/* the leaf's own frame is where the sample ran, not a
-		 * call: its code is named as it is */
 		if (!nc || !unwind_jvm_values(&uc, chain, nc, v))
 			continue;
+		/* the leaf's own frame is where the sample ran, not a
+		 * call: its code is named as it is */
 		for (k = 1; k < nc; k++) {
 			if (!v[k])
 				continue;
-			qs[nq++] = (struct jvm_query){
-				{ smp[j].time_ns, cg_lookup_addr(k, chain[k]),
-				  0 },
-				j,
-				k,
-				false
-			};
-			qs[nq++] = (struct jvm_query){ { smp[j].time_ns, v[k],
-							 0 },
-						       j,
-						       k,
-						       true };
+			if (oputil_grow(&fs, &cap_fs, nf + 1, sizeof(*fs)))
+				goto out;
+			fs[nf++] =
+				(struct jvm_frame){ j, k, v[k], NULL, NULL };
 		}
 	}
-	if (nq) {
-		struct ops_anon_sample *q = malloc(nq * sizeof(*q));
-		struct jvm_sink js = { qs, named };
+	if (nf) {
+		struct jvm_sink js;
 		int claimed;
 
-		if (!q)
+		qs = malloc(2 * nf * sizeof(*qs));
+		q = malloc(2 * nf * sizeof(*q));
+		if (!qs || !q)
 			goto out;
-		qsort(qs, nq, sizeof(*qs), query_cmp);
-		for (j = 0; j < nq; j++)
-			q[j] = qs[j].q;
-		claimed = anon_handlers_resolve(handlers, s, proc, q, nq,
+		for (i = 0; i < nf; i++) {
+			const struct profile_jvm_sample *sm = &smp[fs[i].j];
+
+			qs[2 * i] = (struct jvm_query){
+				{ sm->time_ns,
+				  cg_lookup_addr(fs[i].k,
+						 chain_addr(s, sm, fs[i].k)),
+				  0 },
+				i,
+				false
+			};
+			qs[2 * i + 1] = (struct jvm_query){ { sm->time_ns,
+							      fs[i].value, 0 },
+							    i,
+							    true };
+		}
+		qsort(qs, 2 * nf, sizeof(*qs), query_cmp);
+		for (i = 0; i < 2 * nf; i++)
+			q[i] = qs[i].q;
+		js = (struct jvm_sink){ qs, fs };
+		claimed = anon_handlers_resolve(handlers, s, proc, q, 2 * nf,
 						jvm_batch, &js, &ar);
-		free(q);
 		if (claimed == -ENOMEM)
 			goto out;
 	}
 	for (j = 0; j < n; j++) {
 		const struct ops_stack *st =
 			ops_session_stack(s, smp[j].stack);
-		const struct jvm_frames *nf = named + j * OPS_STACK_MAX_FRAMES;
 
 		if (!st)
 			continue;
 		raw_frames(st, fr);
-		for (k = 1; k < st->nr_frames; k++)
-			if (nf[k].code && nf[k].word &&
-			    !strcmp(nf[k].code->name, PROFILE_JVM_INTERPRETER))
+		/* FS is in sample order */
+		for (; f < nf && fs[f].j == j; f++)
+			if (fs[f].code && fs[f].word &&
+			    !strcmp(fs[f].code->name, PROFILE_JVM_INTERPRETER))
 				/* a caller is named at its address - 1
 				 * (cg_lookup_addr): there, the Method* */
-				fr[k].addr =
-					values[j * OPS_STACK_MAX_FRAMES + k] +
-					1;
+				fr[fs[f].k].addr = fs[f].value + 1;
 		ret = callgraph_add_stack(cg, fr, st->nr_frames,
 					  st->flags & OPS_STACK_TRUNCATED,
 					  &sid);
@@ -178,9 +195,9 @@ int profile_jvm_add(struct callgraph *cg, struct anon_handlers *handlers,
 	}
 	ret = 0;
 out:
-	free(values);
-	free(named);
+	free(fs);
 	free(qs);
+	free(q);
 	free(fr);
 	return ret;
 }
