@@ -27,7 +27,8 @@ trap 'rm -rf "$JM_WORK" $map' EXIT
 expect_grep "^deep done$" "$JM_WORK/s.out" "Deep did not run to its end"
 jm_report "$JM_WORK/s" -l --format=json >"$JM_WORK/s.json" 2>"$JM_WORK/s.lerr" ||
 	fail "opreport -l failed: $(cat "$JM_WORK/s.lerr")"
-tgid=$(jm_tgid "$JM_WORK/s.json")
+# grep stops at head's first line: its SIGPIPE is no failure
+tgid=$(jm_tgid "$JM_WORK/s.json" || true)
 [ -n "$tgid" ] || fail "opreport named no JIT code of Deep with javamap"
 map=/tmp/anon.$tgid
 jm_report "$JM_WORK/s" --format=folded >"$JM_WORK/s.folded" 2>"$JM_WORK/s.ferr" ||
