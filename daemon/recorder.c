@@ -222,6 +222,15 @@ int recorder_anon_note(struct recorder *r, struct proc *p,
 	return 0;
 }
 
+int recorder_app_context(struct recorder *r, struct proc *p, int32_t cpu,
+			 uint32_t *ctx)
+{
+	if (!p->has_app)
+		return -ENOENT;
+	cpu = (r->cfg.separate & OPS_SEPARATE_CPU) ? cpu : -1;
+	return recorder_context(r, p->app, p->app, p->tgid, cpu, ctx);
+}
+
 static void recorder_anon(struct recorder *r, struct proc *p,
 			  struct maptab_entry *e,
 			  const struct pending_sample *s)

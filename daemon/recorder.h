@@ -113,6 +113,12 @@ struct proc *recorder_proc_new(struct recorder *r, uint32_t tgid);
 int recorder_anon_note(struct recorder *r, struct proc *p,
 		       struct maptab_entry *e);
 
+/* The context of P's executable itself into *CTX, for what belongs to
+ * the process rather than to an image (a stack copy of a JIT leaf); 0,
+ * -ENOENT when P has no executable known, or -1 when recording failed. */
+int recorder_app_context(struct recorder *r, struct proc *p, int32_t cpu,
+			 uint32_t *ctx);
+
 /* recorder_stack.c: the call chain of a sample as a stack of the
  * session, counted in CTX (the leaf's context) unless it holds an
  * anonymous frame, then appended to P's stream.  P may be NULL (a

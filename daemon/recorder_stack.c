@@ -12,6 +12,11 @@
 
 #include <linux/perf_event.h>
 
+/* The bytes above sp kept of a JIT leaf's copy: a JVM's interpreted
+ * frames are a hundred bytes and more each, and only their Method*
+ * words are read (the frames are not unwound with DWARF). */
+#define RECORDER_JIT_COPY 2048u
+
 enum chain_part { PART_NONE, PART_KERNEL, PART_USER, PART_SKIP };
 
 /* The part of the chain a context marker opens, or PART_NONE for a value
@@ -112,7 +117,7 @@ static int recorder_give_maps(struct recorder *r, struct proc *p,
 /* The sample's stack copy, counted against stack ID in CTX. */
 static void recorder_stack_copy(struct recorder *r, struct proc *p,
 				const struct pending_sample *s, uint32_t ctx,
-				uint32_t id, uint32_t leaf)
+				uint32_t id, uint32_t leaf, uint32_t size)
 {
 	struct ops_stack_copy c = {
 		.ctx = ctx,
@@ -120,7 +125,7 @@ static void recorder_stack_copy(struct recorder *r, struct proc *p,
 		.bp = s->regs[0],
 		.sp = s->regs[1],
 		.ip = s->regs[2],
-		.size = s->stack_size,
+		.size = size,
 		.bytes = s->stack,
 	};
 
@@ -201,11 +206,22 @@ void recorder_stack_chain(struct recorder *r, struct proc *p,
 		recorder_fail(r, err, true);
 		return;
 	}
-	/* copies only of user samples in native code (a JIT's own frames
-	 * keep frame pointers; the native ones below them may not), and
-	 * not of kernel samples, whose user part is past a syscall's own
-	 * frames */
+	/* copies of user samples in native code (a JIT's own frames keep
+	 * frame pointers; the native ones below them may not), and not of
+	 * kernel samples, whose user part is past a syscall's own frames */
 	if (s->regs && ctx != MAPTAB_NO_CTX && !st.nr_kernel &&
 	    r->frames[0].kind == OPS_FRAME_IMAGE)
-		recorder_stack_copy(r, p, s, ctx, id, r->frames[0].image);
+		recorder_stack_copy(r, p, s, ctx, id, r->frames[0].image,
+				    s->stack_size);
+	/* and of JIT leaves, cut short: a JVM's interpreted callers hold
+	 * their Method* in their frames (opreport/unwind_jvm.h), which the
+	 * first few KiB above sp hold; counted in the executable's own
+	 * context, as no image holds the leaf */
+	else if (s->regs && anon && !st.nr_kernel &&
+		 r->frames[0].kind == OPS_FRAME_ANON &&
+		 !recorder_app_context(r, p, s->cpu, &ctx))
+		recorder_stack_copy(r, p, s, ctx, id, p->app,
+				    s->stack_size < RECORDER_JIT_COPY
+					    ? s->stack_size
+					    : RECORDER_JIT_COPY);
 }

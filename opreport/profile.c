@@ -5,12 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/grow.h>
+
 #include "anon_rows.h"
 #include "callgraph.h"
 #include "diag.h"
 #include "image_bfd.h"
 #include "kallsyms.h"
 #include "profile.h"
+#include "profile_jvm.h"
 #include "unwind.h"
 #include "spec.h"
 #include "strpool.h"
@@ -364,6 +367,53 @@ static uint32_t anon_moved(struct anon_move *am, size_t n, uint32_t stack)
 	return CG_NONE;
 }
 
+/* A JIT leaf's copy, for the samples of its stack to take in turn as
+ * anon_move's: its interpreted frames are named from it (profile_jvm.h). */
+struct jit_move {
+	uint32_t stack;
+	const struct ops_stack_copy *copy;
+	uint64_t left;
+};
+
+static int jit_move_cmp_stack(const void *a, const void *b)
+{
+	const struct jit_move *x = a, *y = b;
+
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+static int jit_move_cmp(const void *a, const void *b)
+{
+	const struct jit_move *x = a, *y = b;
+
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	/* in the copies' order, whatever qsort does with equal keys */
+	return (x->copy > y->copy) - (x->copy < y->copy);
+}
+
+/* The copy for a sample of session stack STACK, or NULL. */
+static const struct ops_stack_copy *jit_moved(struct jit_move *jm, size_t n,
+					      uint32_t stack)
+{
+	struct jit_move key = { stack, NULL, 0 };
+	struct jit_move *m;
+
+	if (!n)
+		return NULL;
+	m = bsearch(&key, jm, n, sizeof(*jm), jit_move_cmp_stack);
+	if (!m)
+		return NULL;
+	while (m > jm && m[-1].stack == stack)
+		m--;
+	for (; m < jm + n && m->stack == stack; m++)
+		if (m->left) {
+			m->left--;
+			return m->copy;
+		}
+	return NULL;
+}
+
 static int moved_cmp(const void *a, const void *b)
 {
 	const struct moved *x = a, *y = b;
@@ -388,8 +438,10 @@ static bool stack_has_anon(const struct ops_stack *st)
  * gave up.  0 or -ENOMEM (not reported). */
 static int cg_add_copies(struct profile *p, struct report *r,
 			 struct ops_session *s, struct moved **mv, size_t *nmv,
-			 struct anon_move **am, size_t *nam)
+			 struct anon_move **am, size_t *nam,
+			 struct jit_move **jm, size_t *njm)
 {
+	size_t nj = 0;
 	uint64_t cut = 0;
 	size_t na = 0;
 	uint32_t nr_img = ops_session_nr_images(s);
@@ -403,6 +455,8 @@ static int cg_add_copies(struct profile *p, struct report *r,
 	*nmv = 0;
 	*am = NULL;
 	*nam = 0;
+	*jm = NULL;
+	*njm = 0;
 	cp = ops_session_stack_copies(s, &n);
 	if (!n || r->opts->no_unwind)
 		return 0;
@@ -412,7 +466,8 @@ static int cg_add_copies(struct profile *p, struct report *r,
 	frames = malloc(OPS_STACK_MAX_FRAMES * sizeof(*frames));
 	*mv = malloc(n * sizeof(**mv));
 	*am = malloc(n * sizeof(**am));
-	if (!frames || !*mv || !*am) {
+	*jm = malloc(n * sizeof(**jm));
+	if (!frames || !*mv || !*am || !*jm) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -434,6 +489,16 @@ static int cg_add_copies(struct profile *p, struct report *r,
 		if (!img || !ctx_selected(r, img, app, ctx))
 			continue;
 		fp = ops_session_stack(s, cp[i].stack);
+		/* a JIT leaf's copy is cut short, for its interpreted
+		 * frames' words (unwind_jvm.h), not for DWARF to unwind:
+		 * JIT code has no call-frame information */
+		if (!fp)
+			continue;
+		if (fp->nr_frames && fp->frames[0].kind == OPS_FRAME_ANON) {
+			(*jm)[nj++] = (struct jit_move){ cp[i].stack, &cp[i],
+							 cp[i].count };
+			continue;
+		}
 		nf = unwind_stack(u, &cp[i], fp, frames, OPS_STACK_MAX_FRAMES,
 				  &root);
 		if (!nf)
@@ -459,6 +524,8 @@ static int cg_add_copies(struct profile *p, struct report *r,
 	*nmv = nm;
 	qsort(*am, na, sizeof(**am), anon_move_cmp);
 	*nam = na;
+	qsort(*jm, nj, sizeof(**jm), jit_move_cmp);
+	*njm = nj;
 	p->copy_cut = cut;
 out:
 	free(frames);
@@ -488,8 +555,11 @@ static uint64_t not_moved(const struct moved *mv, size_t n, uint32_t ctx,
 /* The recorded call chains: (context, stack) counts, and each process's
  * samples with anonymous frames, each with its time. */
 static int cg_add_stacks(struct profile *p, struct report *r,
-			 struct ops_session *s)
+			 struct ops_session *s, struct anon_handlers *handlers)
 {
+	struct jit_move *jm = NULL;
+	struct profile_jvm_sample *js = NULL;
+	size_t njm = 0, njs, cap_js = 0;
 	uint32_t nr_stacks = ops_session_nr_stacks(s), *of;
 	const struct ops_stack_count *sc;
 	uint32_t id, sid, nr = ops_session_nr_processes(s);
@@ -504,7 +574,8 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 	if (!of)
 		return -ENOMEM;
 	ret = cg_add_table(p, s, of, nr_stacks);
-	ret = ret ? ret : cg_add_copies(p, r, s, &mv, &nmv, &am, &nam);
+	ret = ret ? ret
+		  : cg_add_copies(p, r, s, &mv, &nmv, &am, &nam, &jm, &njm);
 	sc = ops_session_stack_hist(s, &n);
 	for (i = 0; i < n && !ret; i++) {
 		const struct ops_context *ctx =
@@ -540,7 +611,10 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 			continue;
 		ret = ops_session_anon_stacks(s, id, &smp, &n);
 		c.tgid = pr->tgid;
+		njs = 0;
 		for (i = 0; i < n && !ret; i++) {
+			const struct ops_stack_copy *jc;
+
 			sid = smp[i].stack < nr_stacks ? of[smp[i].stack]
 						       : CG_NONE;
 			if (sid == CG_NONE) {
@@ -551,6 +625,18 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 						 callgraph_stack_leaf(p->cg,
 								      sid)))
 				continue;
+			jc = jit_moved(jm, njm, smp[i].stack);
+			if (jc) {
+				if (oputil_grow(&js, &cap_js, njs + 1,
+						sizeof(*js))) {
+					ret = -ENOMEM;
+					break;
+				}
+				js[njs++] = (struct profile_jvm_sample){
+					smp[i].time_ns, smp[i].stack, jc
+				};
+				continue;
+			}
 			if (nam) {
 				uint32_t u = anon_moved(am, nam, smp[i].stack);
 
@@ -559,7 +645,12 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 			ret = callgraph_add_samples(p->cg, &c, sid,
 						    smp[i].time_ns, 1);
 		}
+		if (!ret)
+			ret = profile_jvm_add(p->cg, handlers, s, id, &c, js,
+					      njs);
 	}
+	free(js);
+	free(jm);
 	free(of);
 	free(mv);
 	free(am);
@@ -590,7 +681,7 @@ static int cg_build(struct profile *p, struct report *r, struct ops_session *s,
 	if (ret)
 		return ret;
 	if (r->has_stacks)
-		ret = cg_add_stacks(p, r, s);
+		ret = cg_add_stacks(p, r, s, handlers);
 	else
 		ret = cg_add_flat(p, r, s);
 	if (!ret)

@@ -5,7 +5,8 @@
 # stack for (nearly) every user sample's stack, counted as the stacks
 # are; -g and --callgraph=fp keep none;
 # --call-graph=dwarf,2048 (perf's spelling) copies more than 512 and at
-# most 2048 bytes.
+# most 2048 bytes; a JIT leaf's copy (jitdemo's) is cut to 2048 bytes
+# and counted in the executable's own context.
 . "$(dirname "$0")/lib.sh"
 
 bin=$WORKLOADS/frameless
@@ -53,4 +54,22 @@ dump dw >dw.txt
 read -r n samples max zsp <<<"$(copies dw.txt)"
 [ "$max" -gt 512 ] && [ "$max" -le 2048 ] ||
 	fail "dwarf,2048: largest copy $max bytes, not 513..2048"
+jit=$WORKLOADS/jitdemo
+[ -x "$jit" ] || fail "$jit is not built"
+"$OPROFILED" --callgraph=dwarf --session-dir=jit -- "$jit" --seconds 1 --map-file none >/dev/null 2>err.txt ||
+	fail "oprofiled --callgraph=dwarf on jitdemo exited $?: $(cat err.txt)"
+dump jit >jit.txt
+# "COPIES ANON_LEAF_SAMPLES MAX_SIZE BAD_CTX" of the stacks with a JIT leaf
+read -r n samples max badctx <<<"$(awk '
+	$1 == "image" && $4 ~ /\/jitdemo$/ { exe = $2 }
+	$1 == "context" && $3 == exe && $4 == exe { ctx[$2] = 1 }
+	$1 == "stack" && $5 ~ /^anon:/ { jit[$2] = 1 }
+	$1 == "anonstack" && jit[$4] { samples++ }
+	$1 == "stackcopy" && jit[$4] { n += $5; if ($9 > max) max = $9; if (!ctx[$3]) bad++ }
+	END { printf "%d %d %d %d\n", n, samples, max, bad }' jit.txt)"
+[ "$samples" -ge 100 ] || fail "jitdemo: only $samples samples with a JIT leaf"
+[ $((n * 100)) -ge $((samples * 95)) ] && [ "$n" -le "$samples" ] ||
+	fail "jitdemo: $n copies for $samples samples with a JIT leaf"
+[ "$max" -gt 0 ] && [ "$max" -le 2048 ] || fail "jitdemo: JIT leaf copy of $max bytes, not 1..2048"
+[ "$badctx" = 0 ] || fail "jitdemo: $badctx JIT leaf copies not in the executable's context"
 echo "$TEST_NAME: PASS"
