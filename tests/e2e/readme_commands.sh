@@ -82,8 +82,19 @@ chmod +x my-program
 java_ok=0
 if command -v java >/dev/null && command -v javac >/dev/null && command -v jar >/dev/null; then
 	mkdir jar
-	cp "$OPJIT_SOURCE/tests/handlers/Hot.java" jar/
-	(cd jar && javac Hot.java && printf 'Main-Class: Hot\n' >m && jar cfm ../app.jar m Hot.class) &&
+	cp "$OPJIT_SOURCE/tests/handlers/Hot.java" "$OPJIT_SOURCE/tests/javamap/java/Alloc.java" \
+		"$OPJIT_SOURCE/tests/javamap/java/Contend.java" jar/
+	# hot JIT code, then allocations and contended locks for --event=
+	cat >jar/App.java <<'EOF'
+public class App {
+	public static void main(String[] args) throws Exception {
+		Hot.main(new String[] { "2" });
+		Alloc.main(new String[] { "300000" });
+		Contend.main(new String[] { "4" });
+	}
+}
+EOF
+	(cd jar && javac *.java && printf 'Main-Class: App\n' >m && jar cfm ../app.jar m *.class) &&
 		java_ok=1
 fi
 
@@ -127,6 +138,21 @@ out_file() {
 check_opreport() {
 	local cmd=$1 out=$2 err=$3 diff=0 n want f hidden
 	case $cmd in *--diff=*|*"{ session:"*) diff=1 ;; esac
+	# the JVM's events are weighed by the agent's log, not CPU samples:
+	# each report names the stand-in's allocating or locking code
+	case $cmd in
+	*--event=*--format=pprof*)
+		[ -s "$(out_file "$cmd")" ] || fail "$cmd: no pprof file"
+		return ;;
+	*--event=alloc*)
+		grep -qE 'Alloc\.(longs|doubles)' "$out" $(out_file "$cmd") ||
+			{ cat "$out" "$err"; fail "$cmd: no allocation site of the stand-in"; }
+		return ;;
+	*--event=lock*)
+		grep -q 'Contend' "$out" $(out_file "$cmd") ||
+			{ cat "$out" "$err"; fail "$cmd: no contended monitor of the stand-in"; }
+		return ;;
+	esac
 	# samples it hid, and said it hid
 	hidden=$(sed -nE 's/^opreport: note: ([0-9]+) of [0-9]+ samples .* --anon-handler=auto names them$/\1/p' "$err" | head -1)
 	case $cmd in

@@ -15,7 +15,8 @@ JITLOG=$OPJIT_BUILD/bin/opjit-jitlog
 
 # run OPTS CLASS ARG DONE: the JVM must run to its end
 run() {
-	java -agentpath:"$JM_AGENT=$1" -cp "$JM_WORK/classes" "$2" "$3" \
+	# frame pointers on: the agent says nothing else on stderr
+	java -XX:+PreserveFramePointer -agentpath:"$JM_AGENT=$1" -cp "$JM_WORK/classes" "$2" "$3" \
 		>"$JM_WORK/out" 2>"$JM_WORK/err" ||
 		fail "java with '$1' exited with $? ($(cat "$JM_WORK/err"))"
 	expect_grep "^$4 done$" "$JM_WORK/out" \
