@@ -13,6 +13,7 @@
 #include "annotate.h"
 #include "options.h"
 #include "spec.h"
+#include "timerange.h"
 
 enum {
 	OPT_THRESHOLD = 1,
@@ -26,6 +27,7 @@ enum {
 	OPT_ANON_HANDLER,
 	OPT_HANDLER_PATH,
 	OPT_ISOLATION,
+	OPT_TIME,
 	OPT_VERSION,
 };
 
@@ -63,6 +65,10 @@ static const struct poptOption ann_options_table[] = {
 	  "look for handlers in DIR first", "DIR" },
 	{ "handler-isolation", 0, POPT_ARG_STRING, NULL, OPT_ISOLATION,
 	  "process (default) or none, as opreport's", "MODE" },
+	{ "time", 0, POPT_ARG_STRING, NULL, OPT_TIME,
+	  "only the samples from START to END seconds into the session, "
+	  "or from P% to Q% of it, as opreport's",
+	  "START,END|P%-Q%" },
 	{ "version", 'v', POPT_ARG_NONE, NULL, OPT_VERSION,
 	  "show the version and exit", NULL },
 	POPT_AUTOHELP POPT_TABLEEND
@@ -122,6 +128,8 @@ static int ann_options_value(struct annotate_opts *o, int rc, const char *arg,
 		}
 		rep->isolation.none = !strcmp(arg, "none");
 		return 0;
+	case OPT_TIME:
+		return timerange_parse(arg, &rep->time, err, errlen);
 	case OPT_ANON_HANDLER:
 		i = rep->nr_anon_handlers;
 		ret = options_list_append(&rep->anon_handlers,

@@ -17,6 +17,7 @@
 #include "out.h"
 #include "profile.h"
 #include "report.h"
+#include "timerange.h"
 
 static void ann_diag_sink(const char *line, void *ctx)
 {
@@ -67,6 +68,7 @@ static int ann_run(const struct annotate_opts *o)
 	struct report r;
 	bool ready = false;
 	char err[512] = "";
+	uint64_t untimed = 0;
 	int ret;
 
 	if (o->rep.nr_anon_handlers) {
@@ -93,6 +95,15 @@ static int ann_run(const struct annotate_opts *o)
 			     strerror(-ret));
 		goto out;
 	}
+	ret = timerange_apply(&o->rep.time, s, &untimed, err, sizeof(err));
+	if (ret) {
+		diag("%s", err);
+		goto out;
+	}
+	if (untimed)
+		diag("warning: session %s: %" PRIu64
+		     " samples were counted without a time (recorded before time slices); --time leaves them out",
+		     o->rep.session_dir, untimed);
 	ret = profile_build(&prof, &r, s, handlers);
 	if (ret)
 		goto out;

@@ -34,6 +34,18 @@ echo "ok: hot loop"
 ! grep -q '^hot_sum  \[' "$TMP/e.txt" || fail "-e hot_sum annotated hot_sum"
 echo "ok: --threshold, -e"
 
+# --time: the first half of the session holds some of hot_sum's
+# samples, fewer than the whole
+hot_samples() {
+	sed -n '/^hot_sum  \[/{n;s/^  \([0-9]*\) samples.*/\1/p;q}' "$1"
+}
+"$OPANNOTATE" "$S" --assembly -i hot_sum --time=0%-50% >"$TMP/h.txt" 2>"$TMP/h.err" ||
+	{ cat "$TMP/h.err"; fail "--time=0%-50% exited $?"; }
+all=$(hot_samples "$TMP/a.txt") half=$(hot_samples "$TMP/h.txt")
+[ -n "$all" ] && [ -n "$half" ] && [ "$half" -gt 0 ] && [ "$half" -lt "$all" ] ||
+	{ head -5 "$TMP/h.txt" "$TMP/h.err"; fail "--time=0%-50%: hot_sum has ${half:-no} of ${all:-no} samples"; }
+echo "ok: --time=0%-50%: hot_sum $half of $all samples"
+
 # --context=0: only sampled lines, the rest as "..."
 "$OPANNOTATE" "$S" --source --context=0 -i hot_sum >"$TMP/c.txt" 2>/dev/null ||
 	fail "--context=0 exited $?"
@@ -60,7 +72,8 @@ grep -q "cannot read $TMP/hotloop" "$TMP/i.err" || fail "the line does not name 
 grep -q "(no code)" "$TMP/i.txt" || fail "no sampled addresses without the image"
 echo "ok: missing image"
 
-for bad in "--context=-1" "--format=xml" "--threshold=200" "tgid:x"; do
+
+for bad in "--context=-1" "--format=xml" "--threshold=200" "tgid:x" "--time=5,1" "--time=x"; do
 	if "$OPANNOTATE" "$S" --assembly "$bad" >/dev/null 2>"$TMP/b.err"; then
 		fail "$bad was taken"
 	fi
