@@ -30,7 +30,7 @@ struct side {
 	struct ops_session *s;
 	struct profile *prof;
 	struct report r;
-	struct timeline tl; /* --format=timeline-* */
+	struct timeline tl; /* --format=timeline-* and html */
 	bool ready;
 };
 
@@ -174,6 +174,14 @@ static int side_build(struct side *sd, const struct opreport_opts *o,
 			     " samples were counted without a time (recorded before time slices); the timeline leaves them out",
 			     o->session_dir, sd->tl.untimed);
 		return ret ? out_of_memory(ret) : 0;
+	}
+	if (o->format == OUT_HTML) {
+		/* the page's timeline strip: the same cells as
+		 * --format=timeline-json */
+		ret = timeline_build(&sd->tl, sd->s, &sd->r);
+		if (ret)
+			return out_of_memory(ret);
+		sd->r.tl = &sd->tl;
 	}
 	sd->r.has_stacks = callgraph_session_has_stacks(sd->s);
 	ret = profile_build(&sd->prof, &sd->r, sd->s, handlers);

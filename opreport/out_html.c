@@ -13,6 +13,10 @@
  * it was inlined into the frame before it.  Names are other users' text:
  * every string is escaped for JSON and '<', '>' and '&' as \u escapes,
  * so that no name can end the block (</script>) or open a comment.
+ *
+ * The timeline strip's data is the timeline's cells (timeline.c):
+ * "tl":{"bucket_s", "length_s", "procs":[names], "cells":[bucket,
+ * proc, samples, ...]}, buckets counted from the session's start.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,6 +30,7 @@
 #include "callgraph.h"
 #include "out.h"
 #include "out_html_page.h"
+#include "timeline.h"
 
 /* The strings of the page, each once; index 0 is "". */
 struct html_strtab {
@@ -93,6 +98,29 @@ static int html_kind(enum row_kind k)
 	return 0;
 }
 
+/* The strip's cells, when the report has a timeline. */
+static void html_timeline(FILE *f, const struct timeline *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	fprintf(f,
+		",\n\"tl\":{\"bucket_s\":%.3f,\"length_s\":%.3f,\"procs\":[",
+		(double)t->bucket_ns / 1e9, (double)t->len_ns / 1e9);
+	for (i = 0; i < t->nr_procs; i++) {
+		if (i)
+			fputc(',', f);
+		html_json_str(f, t->procs[i].name);
+	}
+	fputs("],\"cells\":[", f);
+	for (i = 0; i < t->nr_cells; i++)
+		fprintf(f, "%s%" PRIu64 ",%" PRIu32 ",%" PRIu64, i ? "," : "",
+			t->cells[i].bucket, t->cells[i].proc,
+			t->cells[i].samples);
+	fputs("]}", f);
+}
+
 static void html_data(FILE *f, const struct report *r, const long *node_str,
 		      const struct html_strtab *st)
 {
@@ -127,7 +155,9 @@ static void html_data(FILE *f, const struct report *r, const long *node_str,
 		for (j = 0; j < sk->depth; j++)
 			fprintf(f, ",%u", sk->frames[j] * 2 + sk->inlined[j]);
 	}
-	fputs("]}", f);
+	fputc(']', f);
+	html_timeline(f, r->tl);
+	fputc('}', f);
 }
 
 int out_html(FILE *f, const struct report *r)

@@ -125,11 +125,14 @@ struct report_naming {
 	uint64_t unnamed[REPORT_NR_REASONS]; /* NAMING_CLAIMED: by reason */
 };
 
+struct timeline;
+
 struct report {
 	const struct opreport_opts *opts;
 	const char *session_dir;
 	const struct ops_session_info *info;
 	const struct ops_session *session;
+	const struct timeline *tl; /* --format=html: the page's strip */
 	struct strpool *pool;
 	bool tgid_separated; /* rows carry processes */
 	bool cpu_separated;

@@ -100,6 +100,164 @@
 		}
 	}
 
+
+	// The timeline strip: the session's samples per time bucket, one
+	// row per process (the busiest first, the rest summed in one), all
+	// rows on one scale.  Dragging picks a range; the flame graph holds
+	// no sample times, so the range is given as the --time= command
+	// that reports it.
+	const TL = data.tl || null;
+	const tcanvas = document.getElementById('timeline');
+	const tctx = tcanvas.getContext('2d');
+	const TROW = 22, TMAXROWS = 6;
+	let tlRows = [], tlBuckets = 0, tlMax = 0, tlTotal = 0;
+	let sel = null; // [first, end) in buckets, or null
+	let tlDrawn = { bars: 0, rows: [] };
+	(function tlBuild() {
+		if (!TL)
+			return;
+		const per = TL.procs.map(function () { return new Map(); });
+		const sums = TL.procs.map(function () { return 0; });
+		const c = TL.cells;
+		for (let i = 0; i + 2 < c.length; i += 3) {
+			const m = per[c[i + 1]];
+			m.set(c[i], (m.get(c[i]) || 0) + c[i + 2]);
+			sums[c[i + 1]] += c[i + 2];
+			tlTotal += c[i + 2];
+			if (c[i] + 1 > tlBuckets)
+				tlBuckets = c[i] + 1;
+		}
+		const len = Math.ceil(TL.length_s / TL.bucket_s - 1e-9);
+		if (len > tlBuckets)
+			tlBuckets = len;
+		const order = TL.procs.map(function (_, i) { return i; })
+			.filter(function (i) { return sums[i] > 0; })
+			.sort(function (a, b) { return sums[b] - sums[a] || a - b; });
+		for (let k = 0; k < order.length; k++) {
+			const i = order[k];
+			if (k < TMAXROWS - 1 || order.length === TMAXROWS) {
+				tlRows.push({ name: TL.procs[i], samples: sums[i], b: per[i] });
+				continue;
+			}
+			if (tlRows.length === TMAXROWS - 1)
+				tlRows.push({ name: (order.length - k) + ' more processes',
+					samples: 0, b: new Map() });
+			const o = tlRows[tlRows.length - 1];
+			o.samples += sums[i];
+			per[i].forEach(function (v, b) { o.b.set(b, (o.b.get(b) || 0) + v); });
+		}
+		for (const r of tlRows)
+			r.b.forEach(function (v) { if (v > tlMax) tlMax = v; });
+	})();
+
+	function tlWidth() {
+		return Math.max(200, document.body.clientWidth - 16);
+	}
+
+	function drawStrip() {
+		const strip = document.getElementById('strip');
+		if (!TL || !tlBuckets) {
+			strip.hidden = true;
+			return;
+		}
+		const width = tlWidth(), height = tlRows.length * TROW + 14;
+		const dpr = window.devicePixelRatio || 1;
+		tcanvas.width = width * dpr;
+		tcanvas.height = height * dpr;
+		tcanvas.style.width = width + 'px';
+		tcanvas.style.height = height + 'px';
+		tctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+		tctx.clearRect(0, 0, width, height);
+		const bw = width / tlBuckets;
+		tlDrawn = { bars: 0, rows: [] };
+		tlRows.forEach(function (r, k) {
+			const top = k * TROW;
+			let bars = 0;
+			tctx.fillStyle = 'hsl(' + (210 + 37 * k) % 360 + ',55%,55%)';
+			r.b.forEach(function (v, b) {
+				const h = Math.max(1, (TROW - 3) * v / tlMax);
+				tctx.fillRect(b * bw, top + TROW - 1 - h, Math.max(bw - 0.5, 0.5), h);
+				bars++;
+			});
+			tctx.fillStyle = '#000';
+			tctx.font = '11px sans-serif';
+			tctx.textBaseline = 'top';
+			tctx.fillText(r.name + ' (' + r.samples + ')', 3, top + 1);
+			tlDrawn.bars += bars;
+			tlDrawn.rows.push({ name: r.name, samples: r.samples, bars: bars });
+		});
+		// seconds along the bottom
+		tctx.fillStyle = '#555';
+		tctx.font = '10px sans-serif';
+		const secs = tlBuckets * TL.bucket_s;
+		const step = Math.max(1, Math.ceil(secs / 10));
+		for (let t = 0; t <= secs; t += step)
+			tctx.fillText(t + ' s', Math.min(t / secs * width, width - 24), height - 12);
+		if (sel) {
+			tctx.fillStyle = 'rgba(40,90,200,0.18)';
+			tctx.fillRect(sel[0] * bw, 0, (sel[1] - sel[0]) * bw, height);
+			tctx.strokeStyle = 'rgb(40,90,200)';
+			tctx.strokeRect(sel[0] * bw + 0.5, 0.5, (sel[1] - sel[0]) * bw - 1, height - 1);
+		}
+	}
+
+	function fmt(s) {
+		return (Math.round(s * 1000) / 1000).toString();
+	}
+
+	function shellQuote(s) {
+		return "'" + s.replace(/'/g, "'\\''") + "'";
+	}
+
+	// What range the strip shows, and the command that reports it.
+	function showRange() {
+		const text = document.getElementById('rangetext');
+		const cmd = document.getElementById('rangecmd');
+		if (!sel) {
+			text.textContent = TL && tlBuckets ? 'drag on the timeline to pick a time range' : '';
+			cmd.textContent = '';
+			return null;
+		}
+		let n = 0;
+		for (const r of tlRows)
+			r.b.forEach(function (v, b) { if (b >= sel[0] && b < sel[1]) n += v; });
+		const from = sel[0] * TL.bucket_s, to = sel[1] * TL.bucket_s;
+		text.textContent = fmt(from) + ' s to ' + fmt(to) + ' s: ' + n +
+			' samples, ' + pct(n, tlTotal) + ' of the timeline; the flame graph ' +
+			'shows the whole session, this range is:';
+		cmd.textContent = 'opreport --session-dir=' + shellQuote(data.title) +
+			' --time=' + fmt(from) + ',' + fmt(to) + ' --format=html -o range.html';
+		return { start_s: from, end_s: to, samples: n, cmd: cmd.textContent };
+	}
+
+	function tlBucketAt(ev) {
+		const r = tcanvas.getBoundingClientRect();
+		const x = Math.min(Math.max(ev.clientX - r.left, 0), r.width);
+		return Math.min(Math.floor(x / r.width * tlBuckets), tlBuckets - 1);
+	}
+	let dragFrom = -1;
+	tcanvas.addEventListener('mousedown', function (ev) {
+		dragFrom = tlBucketAt(ev);
+		sel = [dragFrom, dragFrom + 1];
+		drawStrip();
+		showRange();
+		ev.preventDefault();
+	});
+	window.addEventListener('mousemove', function (ev) {
+		if (dragFrom < 0)
+			return;
+		const b = tlBucketAt(ev);
+		sel = [Math.min(dragFrom, b), Math.max(dragFrom, b) + 1];
+		drawStrip();
+		showRange();
+	});
+	window.addEventListener('mouseup', function () { dragFrom = -1; });
+	tcanvas.addEventListener('dblclick', function () {
+		sel = null;
+		drawStrip();
+		showRange();
+	});
+
 	let focus = root, icicle = false, regex = null;
 	let drawn = []; // what the last draw showed, for hit tests and checks
 
@@ -272,7 +430,7 @@
 	document.getElementById('search').addEventListener('input', function () {
 		setSearch(this.value);
 	});
-	window.addEventListener('resize', draw);
+	window.addEventListener('resize', function () { drawStrip(); draw(); });
 
 	document.getElementById('title').textContent = 'opjit profile: ' + data.title;
 	document.title = 'opjit: ' + data.title;
@@ -299,12 +457,14 @@
 		icicle = true;
 		document.getElementById('icicle').textContent = 'Flame';
 	}
+	drawStrip();
+	showRange();
 	const t0 = performance.now();
 	draw();
 	const firstDraw = performance.now();
 
-	// For tests: #selftest[&search=RE][&zoom=NAME] writes what the page
-	// drew, searched and zoomed into the element #selftest as JSON.
+	// For tests: #selftest[&search=RE][&zoom=NAME][&drag=A,B] writes what
+	// the page drew, searched, zoomed and dragged into the element #selftest as JSON.
 	if (/^#selftest/.test(location.hash)) {
 		const args = new URLSearchParams(location.hash.slice(1));
 		function shown() {
@@ -335,6 +495,28 @@
 				out.reset = { focus: frameName(focus), drawn: shown().length };
 			} else
 				out.zoom = null;
+		}
+		out.timeline = TL ? { procs: TL.procs.length, buckets: tlBuckets,
+			bucket_s: TL.bucket_s, total: tlTotal, bars: tlDrawn.bars,
+			rows: tlDrawn.rows, shown: !document.getElementById('strip').hidden } : null;
+		// drag=A,B: a drag on the strip from share A to share B of its width
+		if (args.has('drag') && TL) {
+			const ab = args.get('drag').split(',').map(Number);
+			const r = tcanvas.getBoundingClientRect();
+			const y = r.top + 5;
+			const before = tcanvas.toDataURL();
+			tcanvas.dispatchEvent(new MouseEvent('mousedown',
+				{ bubbles: true, clientX: r.left + ab[0] * r.width, clientY: y }));
+			window.dispatchEvent(new MouseEvent('mousemove',
+				{ bubbles: true, clientX: r.left + ab[1] * r.width, clientY: y }));
+			window.dispatchEvent(new MouseEvent('mouseup',
+				{ bubbles: true, clientX: r.left + ab[1] * r.width, clientY: y }));
+			out.drag = showRange();
+			if (out.drag) {
+				out.drag.text = document.getElementById('rangetext').textContent;
+				out.drag.shownCmd = document.getElementById('rangecmd').textContent;
+				out.drag.stripChanged = tcanvas.toDataURL() !== before;
+			}
 		}
 		out.errors = check.errors;
 		out.requests = check.requests;
