@@ -10,6 +10,9 @@
 #  - hostile JIT names (</script>, quotes, control bytes, a 5000-byte
 #    name) come back from the page's data as the same text, and the
 #    page has no markup of them.
+#  - the timeline strip (a --phases jitdemo) holds the timeline-csv's
+#    samples; a drag over each phase changes the strip, and its --time=
+#    command reports that phase's function above 95%.
 #  - no console error, no request, no URL in the file; a screenshot is
 #    kept as html_flame.png beside the test.  KEEP=1 keeps the files.
 . "$(dirname "$0")/lib.sh"
@@ -195,6 +198,68 @@ if c["errors"] or c["requests"]:
     bad = 1
 sys.exit(bad)
 EOP
+
+# the timeline strip, on a workload with two phases (jit_hot, then
+# jit_cold): the strip holds the timeline's samples; a drag over each
+# phase changes the strip and gives a --time= command whose report is
+# that phase's function
+P=$TMP/phases
+timeout 60 "$OPROFILED" -g --session-dir="$P" -- "$JIT" --seconds 3 --phases 1 \
+	>"$TMP/ph.out" 2>"$TMP/ph.err" || { cat "$TMP/ph.err"; fail "oprofiled --phases failed"; }
+switch=$(awk '$1 == "phase-switch" { print $2 }' "$TMP/ph.out")
+start=$(awk '$1 == "start_ns" { print $2 }' "$P/session.meta")
+[ -n "$switch" ] && [ -n "$start" ] || fail "no phase-switch line or no session start"
+sw=$(python3 -c "print('%.3f' % (($switch - $start) / 1e9))")
+"$OPREPORT" --session-dir="$P" --anon-handler=perfmap --format=html \
+	-o "$TMP/ph.html" 2>/dev/null || fail "html of the phases failed"
+"$OPREPORT" --session-dir="$P" --format=timeline-csv >"$TMP/ph.csv" 2>/dev/null ||
+	fail "timeline-csv of the phases failed"
+tl_total=$(awk -F, 'NR > 1 { n += $NF } END { print n + 0 }' "$TMP/ph.csv")
+page "$TMP/ph.html" ""
+strip=$(python3 - "$TMP/check.json" "$tl_total" <<'EOP'
+import json, sys
+t = json.load(open(sys.argv[1]))["timeline"]
+ok = t and t["shown"] and t["total"] == int(sys.argv[2]) and t["bars"] > 10 and \
+    sum(r["samples"] for r in t["rows"]) == t["total"]
+print("%s: strip: %s" % ("ok" if ok else "FAIL", t), file=sys.stderr)
+print(t["buckets"], t["bucket_s"]) if ok else sys.exit(1)
+EOP
+) || fail "the strip did not draw the timeline (timeline-csv: $tl_total samples)"
+read -r buckets bucket_s <<<"$strip"
+echo "phases: switch at $sw s, strip $buckets buckets of $bucket_s s, $tl_total samples"
+# drag FROM TO (seconds): prints the --time= range the page gives
+drag() {
+	local a b
+	a=$(python3 -c "print($1 / ($buckets * $bucket_s))")
+	b=$(python3 -c "print(min($2 / ($buckets * $bucket_s), 1))")
+	page "$TMP/ph.html" "&drag=$a,$b"
+	python3 - "$TMP/check.json" "$P" <<'EOP'
+import json, sys
+c = json.load(open(sys.argv[1]))
+d = c["drag"]
+want = "--time=%g,%g" % (d["start_s"], d["end_s"]) if d else None
+ok = d and d["stripChanged"] and 0 < d["samples"] < c["timeline"]["total"] and \
+    want in d["shownCmd"] and ("--session-dir='%s'" % sys.argv[2]) in d["shownCmd"] \
+    and not c["errors"]
+print("%s: drag: %s" % ("ok" if ok else "FAIL", d), file=sys.stderr)
+print("%g,%g" % (d["start_s"], d["end_s"])) if ok else sys.exit(1)
+EOP
+}
+# phase_share RANGE FN: FN's share of the --time=RANGE report, in percent
+phase_share() {
+	"$OPREPORT" --session-dir="$P" --anon-handler=perfmap --format=folded \
+		--time="$1" 2>/dev/null | awk -v fn="$2" '
+		{ n = $NF; t += n; if (index($0, fn)) f += n }
+		END { if (t) printf "%d\n", 100 * f / t; else print 0 }'
+}
+r1=$(drag 0 "$(python3 -c "print($sw - 0.15)")") || fail "the drag over the first phase picked no range"
+h=$(phase_share "$r1" jit_hot)
+[ "$h" -ge 95 ] || fail "first phase: --time=$r1 gives jit_hot $h%"
+echo "ok: first phase dragged: --time=$r1, jit_hot $h%"
+r2=$(drag "$(python3 -c "print($sw + 0.1)")" 1000) || fail "the drag over the second phase picked no range"
+c2=$(phase_share "$r2" jit_cold)
+[ "$c2" -ge 95 ] || fail "second phase: --time=$r2 gives jit_cold $c2%"
+echo "ok: second phase dragged: --time=$r2, jit_cold $c2%"
 
 # html shows one profile
 if "$OPREPORT" --session-dir="$HOST" --diff="$HOST" --format=html -o "$TMP/d.html" 2>"$TMP/d.err"; then
