@@ -124,7 +124,12 @@ if z:
           "zoomed: jit_hot full width (%.0f px), no jit_cold" % (top[0]["w"] if top else 0))
     check(c["reset"]["focus"] == "all" and c["reset"]["drawn"] == len(c["drawn"]),
           "reset draws the whole graph again")
+t = c["timeline"]
+check(t is not None and t["shown"] and t["bars"] >= 10 and t["total"] > 0,
+      "timeline strip drawn: %s" % t)
 if mode == "flat":
+    check(t is not None and t["total"] == total,
+          "flat: the strip's samples %s, the graph's %d" % (t and t["total"], total))
     check(all(d["share"] <= 1 for d in c["drawn"]) and
           len(c["drawn"]) == len({d["name"] for d in c["drawn"]}),
           "flat: one level, each function once")
