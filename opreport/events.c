@@ -132,6 +132,8 @@ static int ev_write(FILE *f, const void *arg)
 
 	if (o->format == OUT_PPROF)
 		return events_pprof(f, er->rows, er->nr, alloc);
+	if (o->format == OUT_JSON)
+		return events_json(f, o->session_dir, er->rows, er->nr, alloc);
 	if (o->format == OUT_FOLDED) {
 		for (size_t i = 0; i < er->nr; i++)
 			fprintf(f, "%s %" PRIu64 "\n", er->rows[i].stack,

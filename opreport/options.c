@@ -731,9 +731,9 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 		goto out;
 	}
 	if (o->event != OPREPORT_EVENT_CPU &&
-	    (o->base_dir || o->format == OUT_JSON || o->format == OUT_HTML)) {
+	    (o->base_dir || o->format == OUT_HTML)) {
 		fprintf(stderr,
-			"opreport: --event=%s reports as text, csv, folded or pprof: a differential profile, json and html are not written yet\n",
+			"opreport: --event=%s reports as text, csv, folded, json or pprof: a differential profile and html are not written yet\n",
 			o->event == OPREPORT_EVENT_ALLOC ? "alloc" : "lock");
 		goto out;
 	}
