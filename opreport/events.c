@@ -132,6 +132,8 @@ static int ev_write(FILE *f, const void *arg)
 
 	if (o->format == OUT_PPROF)
 		return events_pprof(f, er->rows, er->nr, alloc);
+	if (o->format == OUT_HTML)
+		return events_html(f, o->session_dir, er->rows, er->nr, alloc);
 	if (o->format == OUT_JSON)
 		return events_json(f, o->session_dir, er->rows, er->nr, alloc);
 	if (o->format == OUT_FOLDED) {

@@ -730,10 +730,9 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 			"opreport: --format=html shows one profile: a differential page is not written yet\n");
 		goto out;
 	}
-	if (o->event != OPREPORT_EVENT_CPU &&
-	    (o->base_dir || o->format == OUT_HTML)) {
+	if (o->event != OPREPORT_EVENT_CPU && o->base_dir) {
 		fprintf(stderr,
-			"opreport: --event=%s reports as text, csv, folded, json or pprof: a differential profile and html are not written yet\n",
+			"opreport: --event=%s reports one profile: a differential profile of these events is not written yet\n",
 			o->event == OPREPORT_EVENT_ALLOC ? "alloc" : "lock");
 		goto out;
 	}

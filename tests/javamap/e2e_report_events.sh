@@ -84,6 +84,24 @@ within "$js" 75 5 || fail "json: long[] has $js% of the bytes, not 75 +- 5"
 print(d["total"]["weight"], d["units"]["weight"], d["units"]["count"])' \
 	a.json)" = "$bytes bytes objects" ] ||
 	fail "a.json's total or units differ from the text's $bytes bytes"
+# the page: its data block names the allocation sites, weighed in bytes
+"$OPREPORT" --session-dir=a --event=alloc --format=html -o a.html ||
+	fail "opreport --event=alloc --format=html failed"
+python3 - a.html "$bytes" <<'PY' || fail "a.html lacks the allocation sites"
+import json, re, sys
+page = open(sys.argv[1]).read()
+d = json.loads(re.search(r'id="opjit-data">(.*?)</script>', page, re.S)[1])
+names = set(d["strings"])
+want = {"Alloc.longs()", "Alloc.doubles()", "long[]", "double[]"}
+assert want <= names, want - names
+assert d["unit"] == "bytes" and d["total"] == int(sys.argv[2]), d["total"]
+# the weights of the stacks (count, depth, frames...) sum to the total
+i, w = 0, 0
+while i < len(d["stacks"]):
+	w += d["stacks"][i]
+	i += 2 + d["stacks"][i + 1]
+assert w == d["total"], (w, d["total"])
+PY
 echo "alloc: long[] ${s}% (json ${js}%), $bytes bytes estimated of 4096000000"
 
 profile l lock=1000000 Contend 20
@@ -134,9 +152,14 @@ else
 	echo "pprof: not checked here, no go on PATH (install golang-go)" >&2
 fi
 
+"$OPREPORT" --session-dir=l --event=lock --format=html -o l.html ||
+	fail "opreport --event=lock --format=html failed"
+expect_grep '"unit":"ns"' l.html "the lock page's unit"
+expect_grep '"Contend\$LockA"' l.html "LockA on the lock page"
+
 # a report the events do not have yet: one line
-"$OPREPORT" --session-dir=l --event=lock --format=html -o l.html 2>j.err &&
-	fail "--event=lock --format=html did not fail"
+"$OPREPORT" --session-dir=l --event=lock --diff=a >/dev/null 2>j.err &&
+	fail "--event=lock --diff did not fail"
 [ "$(wc -l <j.err)" = 1 ] || fail "not one line: $(cat j.err)"
 # an event opreport does not know: one line
 "$OPREPORT" --session-dir=l --event=heap >/dev/null 2>e.err &&
