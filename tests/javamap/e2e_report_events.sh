@@ -157,9 +157,27 @@ fi
 expect_grep '"unit":"ns"' l.html "the lock page's unit"
 expect_grep '"Contend\$LockA"' l.html "LockA on the lock page"
 
+# differential text: against itself every change is 0; against a session
+# without allocation samples (l) every stack is new, its change its share
+"$OPREPORT" --session-dir=a --event=alloc --diff=a >d0.txt ||
+	fail "opreport --event=alloc --diff=a failed"
+awk 'NR > 2 { n++; if ($1 != $3 || $5 != 0) bad++ }
+	END { exit !(n > 0 && !bad) }' d0.txt ||
+	fail "a self-diff with a change: $(cat d0.txt)"
+"$OPREPORT" --session-dir=a --event=alloc --diff=l >d1.txt 2>d1.err ||
+	fail "opreport --event=alloc --diff=l failed"
+awk 'NR > 2 { n++; s += $5; if ($1 != 0 || $5 != $4) bad++ }
+	$NF == "Alloc.main(java.lang.String[]);Alloc.longs();long[]" { l = $5 }
+	END { exit !(n > 0 && !bad && s > 99.9 && s < 100.1 && l > 70 && l < 80) }' \
+	d1.txt || fail "the diff against no allocations: $(cat d1.txt)"
+"$OPREPORT" --event=alloc "{" session:l "}" "{" session:a "}" >d2.txt ||
+	fail "opreport --event=alloc { session:l } { session:a } failed"
+cmp -s d1.txt d2.txt || fail "{ } { } and --diff differ"
+echo "diff: long[] new at $(awk '$NF ~ /longs\(\);long\[\]$/ { print $5 }' d1.txt) points"
+
 # a report the events do not have yet: one line
-"$OPREPORT" --session-dir=l --event=lock --diff=a >/dev/null 2>j.err &&
-	fail "--event=lock --diff did not fail"
+"$OPREPORT" --session-dir=l --event=lock --diff=a --format=csv >/dev/null 2>j.err &&
+	fail "--event=lock --diff --format=csv did not fail"
 [ "$(wc -l <j.err)" = 1 ] || fail "not one line: $(cat j.err)"
 # an event opreport does not know: one line
 "$OPREPORT" --session-dir=l --event=heap >/dev/null 2>e.err &&
