@@ -132,6 +132,10 @@ static int ev_write(FILE *f, const void *arg)
 
 	if (o->format == OUT_PPROF)
 		return events_pprof(f, er->rows, er->nr, alloc);
+	if (o->format == OUT_HTML)
+		return events_html(f, o->session_dir, er->rows, er->nr, alloc);
+	if (o->format == OUT_JSON)
+		return events_json(f, o->session_dir, er->rows, er->nr, alloc);
 	if (o->format == OUT_FOLDED) {
 		for (size_t i = 0; i < er->nr; i++)
 			fprintf(f, "%s %" PRIu64 "\n", er->rows[i].stack,
@@ -178,26 +182,21 @@ static int ev_write(FILE *f, const void *arg)
 	return 0;
 }
 
-int events_report(const struct opreport_opts *o,
-		  int (*output)(const struct opreport_opts *o,
-				int (*write)(FILE *f, const void *arg),
-				const void *arg))
+/* Every event sample of the session DIR into ER, one row a stack,
+ * heaviest first.  0, or a negative errno said once. */
+static int ev_collect(struct ev_report *er, const char *dir, unsigned kind)
 {
-	unsigned kind = o->event == OPREPORT_EVENT_ALLOC ? JM_REC_ALLOC
-							 : JM_REC_LOCK;
-	struct ev_report er = { .o = o };
 	struct ops_session *s = NULL;
 	char err[512] = "";
 	size_t k = 0;
 	int ret;
 
-	ret = ops_session_open(&s, o->session_dir, NULL, NULL, err,
-			       sizeof(err));
+	ret = ops_session_open(&s, dir, NULL, NULL, err, sizeof(err));
 	if (ret) {
 		if (err[0])
 			diag("%s", err);
 		else
-			diag("cannot open session %s: %s", o->session_dir,
+			diag("cannot open session %s: %s", dir,
 			     strerror(-ret));
 		return ret;
 	}
@@ -210,36 +209,111 @@ int events_report(const struct opreport_opts *o,
 			if (ops_jit_map_kind(ops_archived_map_name(
 				    paths[i], name, sizeof(name))) ==
 			    OPS_JIT_MAP_ANON)
-				ret = ev_read_map(&er, paths[i], kind);
+				ret = ev_read_map(er, paths[i], kind);
 	}
+	ops_session_close(s);
 	if (ret) {
 		diag("out of memory");
-		goto out;
+		return ret;
 	}
 	/* the samples of one stack summed */
-	qsort(er.rows, er.nr, sizeof(*er.rows), row_by_stack);
-	for (size_t i = 0; i < er.nr; i++) {
-		if (k && !strcmp(er.rows[k - 1].stack, er.rows[i].stack)) {
-			er.rows[k - 1].weight += er.rows[i].weight;
-			er.rows[k - 1].count += er.rows[i].count;
-			free(er.rows[i].stack);
+	qsort(er->rows, er->nr, sizeof(*er->rows), row_by_stack);
+	for (size_t i = 0; i < er->nr; i++) {
+		if (k && !strcmp(er->rows[k - 1].stack, er->rows[i].stack)) {
+			er->rows[k - 1].weight += er->rows[i].weight;
+			er->rows[k - 1].count += er->rows[i].count;
+			free(er->rows[i].stack);
 		} else {
-			er.rows[k++] = er.rows[i];
+			er->rows[k++] = er->rows[i];
 		}
 	}
-	er.nr = k;
-	qsort(er.rows, er.nr, sizeof(*er.rows), row_by_weight);
-	if (!er.count)
+	er->nr = k;
+	qsort(er->rows, er->nr, sizeof(*er->rows), row_by_weight);
+	if (!er->count)
 		diag("no %s samples in %s: was the JVM run with the javamap "
 		     "agent's %s= option?",
-		     o->event == OPREPORT_EVENT_ALLOC ? "allocation" : "lock",
-		     o->session_dir,
-		     o->event == OPREPORT_EVENT_ALLOC ? "alloc" : "lock");
-	ret = output(o, ev_write, &er);
-out:
-	for (size_t i = 0; i < er.nr; i++)
-		free(er.rows[i].stack);
-	free(er.rows);
-	ops_session_close(s);
+		     kind == JM_REC_ALLOC ? "allocation" : "lock", dir,
+		     kind == JM_REC_ALLOC ? "alloc" : "lock");
+	return 0;
+}
+
+static void ev_free(struct ev_report *er)
+{
+	for (size_t i = 0; i < er->nr; i++)
+		free(er->rows[i].stack);
+	free(er->rows);
+}
+
+struct ev_diff {
+	const struct ev_report *base, *prof;
+};
+
+static const struct ev_row *ev_find(const struct ev_report *er,
+				    const char *stack)
+{
+	for (size_t i = 0; i < er->nr; i++)
+		if (!strcmp(er->rows[i].stack, stack))
+			return &er->rows[i];
+	return NULL;
+}
+
+static double ev_pct(const struct ev_report *er, const struct ev_row *r)
+{
+	return r ? 100.0 * (double)r->weight /
+			       (double)(er->weight ? er->weight : 1)
+		 : 0.0;
+}
+
+static void ev_diff_row(FILE *f, const struct ev_diff *d, const char *stack)
+{
+	const struct ev_row *b = ev_find(d->base, stack),
+			    *p = ev_find(d->prof, stack);
+	double bp = ev_pct(d->base, b), pp = ev_pct(d->prof, p);
+
+	fprintf(f, "%-16" PRIu64 " %-9.4f %-16" PRIu64 " %-9.4f %+-9.4f %s\n",
+		b ? b->weight : 0, bp, p ? p->weight : 0, pp, pp - bp, stack);
+}
+
+/* The text of a differential report: the shares of the weight of every
+ * stack of either side, the profile's minus the baseline's. */
+static int ev_write_diff(FILE *f, const void *arg)
+{
+	const struct ev_diff *d = arg;
+	bool alloc = d->prof->o->event == OPREPORT_EVENT_ALLOC;
+
+	if (!d->prof->o->no_header)
+		fprintf(f,
+			"%s: baseline %" PRIu64 ", profile %" PRIu64 "\n"
+			"%-16s %-9s %-16s %-9s %-9s stack\n",
+			alloc ? "Allocated bytes" : "Waited ns",
+			d->base->weight, d->prof->weight, "baseline", "%",
+			"profile", "%", "change");
+	for (size_t i = 0; i < d->prof->nr; i++)
+		ev_diff_row(f, d, d->prof->rows[i].stack);
+	for (size_t i = 0; i < d->base->nr; i++)
+		if (!ev_find(d->prof, d->base->rows[i].stack))
+			ev_diff_row(f, d, d->base->rows[i].stack);
+	return 0;
+}
+
+int events_report(const struct opreport_opts *o,
+		  int (*output)(const struct opreport_opts *o,
+				int (*write)(FILE *f, const void *arg),
+				const void *arg))
+{
+	unsigned kind = o->event == OPREPORT_EVENT_ALLOC ? JM_REC_ALLOC
+							 : JM_REC_LOCK;
+	struct ev_report er = { .o = o }, base = { .o = o };
+	struct ev_diff d = { &base, &er };
+	int ret;
+
+	ret = ev_collect(&er, o->session_dir, kind);
+	if (!ret && o->base_dir)
+		ret = ev_collect(&base, o->base_dir, kind);
+	if (!ret)
+		ret = o->base_dir ? output(o, ev_write_diff, &d)
+				  : output(o, ev_write, &er);
+	ev_free(&er);
+	ev_free(&base);
 	return ret;
 }

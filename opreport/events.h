@@ -24,6 +24,16 @@ struct ev_row {
  * (ALLOC), or contentions and delay (else). */
 int events_pprof(FILE *f, const struct ev_row *rows, size_t n, bool alloc);
 
+/* events_json.c: ROWS[0..N) as an "opjit-events" JSON document
+ * (opreport/JSON.md); 0 or -EIO. */
+int events_json(FILE *f, const char *session_dir, const struct ev_row *rows,
+		size_t n, bool alloc);
+
+/* events_html.c: ROWS[0..N) as out_html.c's page, the flame graph
+ * weighted by bytes (ALLOC) or nanoseconds waited; 0 or a negative errno. */
+int events_html(FILE *f, const char *session_dir, const struct ev_row *rows,
+		size_t n, bool alloc);
+
 /* The report of O->event, written by WRITE's caller.  0, or a negative
  * errno said once on stderr. */
 int events_report(const struct opreport_opts *o,

@@ -36,6 +36,12 @@ int out_pprof(FILE *f, const struct report *r);
 /* A self-contained page with an interactive flame graph of the call
  * graph model (out_html.c). */
 int out_html(FILE *f, const struct report *r);
+/* The page around a data block written between the two (the format of
+ * out_html.c's comment), for --event's weighted stacks too; S escaped as
+ * a JSON string that no name can end the block with. */
+void out_html_page_start(FILE *f);
+int out_html_page_end(FILE *f);
+void out_html_str(FILE *f, const char *s);
 /* The header lines of the text formats. */
 void out_text_header(FILE *f, const struct report *r);
 /* The note of hidden anonymous samples, when there are some. */

@@ -66,7 +66,7 @@ static long html_str(struct html_strtab *t, const char *s)
 }
 
 /* S as a JSON string that is also safe inside a <script> element. */
-static void html_json_str(FILE *f, const char *s)
+void out_html_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -128,14 +128,14 @@ static void html_data(FILE *f, const struct report *r, const long *node_str,
 	size_t i, j;
 
 	fputs("{\"v\":1,\"title\":", f);
-	html_json_str(f, r->session_dir ? r->session_dir : "");
+	out_html_str(f, r->session_dir ? r->session_dir : "");
 	fputs(",\"event\":", f);
-	html_json_str(f, r->info && r->info->event ? r->info->event : "");
+	out_html_str(f, r->info && r->info->event ? r->info->event : "");
 	fprintf(f, ",\"total\":%" PRIu64 ",\"strings\":[", cg->total);
 	for (i = 0; i < st->n; i++) {
 		if (i)
 			fputc(',', f);
-		html_json_str(f, st->v[i]);
+		out_html_str(f, st->v[i]);
 	}
 	fputs("],\n\"nodes\":[", f);
 	for (i = 0; i < cg->nr_nodes; i++) {
@@ -158,6 +158,25 @@ static void html_data(FILE *f, const struct report *r, const long *node_str,
 	fputc(']', f);
 	html_timeline(f, r->tl);
 	fputc('}', f);
+}
+
+void out_html_page_start(FILE *f)
+{
+	fputs(out_html_head, f);
+	fputs("<style>\n", f);
+	fputs(out_html_css, f);
+	fputs("</style>\n</head>\n<body>\n", f);
+	fputs(out_html_body, f);
+	fputs("<script type=\"application/json\" id=\"opjit-data\">", f);
+}
+
+int out_html_page_end(FILE *f)
+{
+	fputs("</script>\n<script>\n", f);
+	fputs(out_html_js, f);
+	fputs("</script>\n</body>\n</html>\n", f);
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
 }
 
 int out_html(FILE *f, const struct report *r)
@@ -189,18 +208,9 @@ int out_html(FILE *f, const struct report *r)
 		if (s[0] < 0 || s[1] < 0 || s[2] < 0 || s[3] < 0)
 			goto out;
 	}
-	fputs(out_html_head, f);
-	fputs("<style>\n", f);
-	fputs(out_html_css, f);
-	fputs("</style>\n</head>\n<body>\n", f);
-	fputs(out_html_body, f);
-	fputs("<script type=\"application/json\" id=\"opjit-data\">", f);
+	out_html_page_start(f);
 	html_data(f, r, node_str, &st);
-	fputs("</script>\n<script>\n", f);
-	fputs(out_html_js, f);
-	fputs("</script>\n</body>\n</html>\n", f);
-	fflush(f);
-	ret = ferror(f) ? -EIO : 0;
+	ret = out_html_page_end(f);
 out:
 	free(node_str);
 	free(st.v);

@@ -7,6 +7,8 @@
 	const KINDS = ['native', 'kernel', 'JIT', 'anonymous'];
 	const ROW = 17;
 	const data = JSON.parse(document.getElementById('opjit-data').textContent);
+	// what a stack's count counts: samples, or an event's weight (bytes, ns)
+	const UNIT = ' ' + (data.unit || 'samples');
 	const S = data.strings, N = data.nodes;
 	const canvas = document.getElementById('flame');
 	const ctx = canvas.getContext('2d');
@@ -345,7 +347,7 @@
 			return;
 		}
 		const n = matchedSamples(root);
-		m.textContent = 'matched ' + n + ' samples, ' + pct(n, root.total);
+		m.textContent = 'matched ' + n + UNIT + ', ' + pct(n, root.total);
 	}
 
 	function crumbs() {
@@ -369,7 +371,7 @@
 
 	function describe(f) {
 		const lines = [frameName(f)];
-		lines.push(f.total + ' samples, ' + pct(f.total, root.total) +
+		lines.push(f.total + UNIT + ', ' + pct(f.total, root.total) +
 			' of all' + (focus !== root ? ', ' + pct(f.total, focus.total) +
 			' of the zoomed frame' : '') + ', self ' + f.self);
 		if (f.code >= 0) {
@@ -434,7 +436,7 @@
 
 	document.getElementById('title').textContent = 'opjit profile: ' + data.title;
 	document.title = 'opjit: ' + data.title;
-	status.textContent = root.total + ' samples' +
+	status.textContent = root.total + UNIT +
 		(data.event ? ' of ' + data.event : '') + ', ' +
 		(data.stacks.length ? '' : 'no stacks, ') + 'click a frame to zoom';
 	(function legend() {

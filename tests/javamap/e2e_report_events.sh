@@ -33,6 +33,25 @@ print(round(sum(float(r["percent"]) for r in rows
 PY
 }
 
+# jshare JSON LEAF: the percent key's sum over the stacks ending in LEAF,
+# once the document passed events.schema.json
+jshare() {
+	python3 - "$1" "$2" "$OPJIT_SOURCE" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[3] + "/tests/opreport")
+from json_check import validate
+doc = json.load(open(sys.argv[1]))
+errors = []
+validate(doc, json.load(open(sys.argv[3] + "/opreport/events.schema.json")),
+	 "$", errors)
+if errors:
+	print("; ".join(errors))
+	sys.exit(1)
+print(round(sum(s["percent"] for s in doc["stacks"]
+		if s["frames"][-1] == sys.argv[2]), 1))
+PY
+}
+
 within() {
 	awk -v a="$1" -v b="$2" -v p="$3" \
 		'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= p) }'
@@ -57,7 +76,33 @@ expect_grep '^Alloc\.main\(java\.lang\.String\[\]\);Alloc\.doubles\(\);double\[\
 bytes=$(sed -n 's/^Allocations: \([0-9]*\) bytes.*/\1/p' a.txt)
 within "$bytes" 4096000000 204800000 ||
 	fail "$bytes bytes estimated for 4096000000 allocated"
-echo "alloc: long[] ${s}%, $bytes bytes estimated of 4096000000"
+"$OPREPORT" --session-dir=a --event=alloc --format=json >a.json ||
+	fail "opreport --event=alloc --format=json failed"
+js=$(jshare a.json 'long[]') || fail "a.json: $js"
+within "$js" 75 5 || fail "json: long[] has $js% of the bytes, not 75 +- 5"
+[ "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(d["total"]["weight"], d["units"]["weight"], d["units"]["count"])' \
+	a.json)" = "$bytes bytes objects" ] ||
+	fail "a.json's total or units differ from the text's $bytes bytes"
+# the page: its data block names the allocation sites, weighed in bytes
+"$OPREPORT" --session-dir=a --event=alloc --format=html -o a.html ||
+	fail "opreport --event=alloc --format=html failed"
+python3 - a.html "$bytes" <<'PY' || fail "a.html lacks the allocation sites"
+import json, re, sys
+page = open(sys.argv[1]).read()
+d = json.loads(re.search(r'id="opjit-data">(.*?)</script>', page, re.S)[1])
+names = set(d["strings"])
+want = {"Alloc.longs()", "Alloc.doubles()", "long[]", "double[]"}
+assert want <= names, want - names
+assert d["unit"] == "bytes" and d["total"] == int(sys.argv[2]), d["total"]
+# the weights of the stacks (count, depth, frames...) sum to the total
+i, w = 0, 0
+while i < len(d["stacks"]):
+	w += d["stacks"][i]
+	i += 2 + d["stacks"][i + 1]
+assert w == d["total"], (w, d["total"])
+PY
+echo "alloc: long[] ${s}% (json ${js}%), $bytes bytes estimated of 4096000000"
 
 profile l lock=1000000 Contend 20
 "$OPREPORT" --session-dir=l --event=lock --format=csv >l.csv ||
@@ -73,7 +118,14 @@ print(sum(int(r["contentions"]) for r in csv.DictReader(open(sys.argv[1]))))' l.
 # a waiter descheduled past the whole hold (a loaded machine) never
 # contends: most of the 40 must, none beyond them
 [ "$n" -ge 36 ] && [ "$n" -le 40 ] || fail "$n contentions, not 36 to 40"
-echo "lock: LockA ${s}% of the time waited (held ${want}%) in $n contentions"
+"$OPREPORT" --session-dir=l --event=lock --format=json >l.json ||
+	fail "opreport --event=lock --format=json failed"
+js=$(jshare l.json 'Contend$LockA') || fail "l.json: $js"
+within "$js" "$want" 5 || fail "json: LockA has $js%, not $want +- 5"
+[ "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(d["total"]["count"], d["units"]["weight"])' l.json)" = "$n nanoseconds" ] ||
+	fail "l.json's contentions or unit differ from the CSV's $n"
+echo "lock: LockA ${s}% (json ${js}%) of the time waited (held ${want}%) in $n contentions"
 
 # pprof with Go's sample types
 if command -v go >/dev/null; then
@@ -100,9 +152,32 @@ else
 	echo "pprof: not checked here, no go on PATH (install golang-go)" >&2
 fi
 
+"$OPREPORT" --session-dir=l --event=lock --format=html -o l.html ||
+	fail "opreport --event=lock --format=html failed"
+expect_grep '"unit":"ns"' l.html "the lock page's unit"
+expect_grep '"Contend\$LockA"' l.html "LockA on the lock page"
+
+# differential text: against itself every change is 0; against a session
+# without allocation samples (l) every stack is new, its change its share
+"$OPREPORT" --session-dir=a --event=alloc --diff=a >d0.txt ||
+	fail "opreport --event=alloc --diff=a failed"
+awk 'NR > 2 { n++; if ($1 != $3 || $5 != 0) bad++ }
+	END { exit !(n > 0 && !bad) }' d0.txt ||
+	fail "a self-diff with a change: $(cat d0.txt)"
+"$OPREPORT" --session-dir=a --event=alloc --diff=l >d1.txt 2>d1.err ||
+	fail "opreport --event=alloc --diff=l failed"
+awk 'NR > 2 { n++; s += $5; if ($1 != 0 || $5 != $4) bad++ }
+	$NF == "Alloc.main(java.lang.String[]);Alloc.longs();long[]" { l = $5 }
+	END { exit !(n > 0 && !bad && s > 99.9 && s < 100.1 && l > 70 && l < 80) }' \
+	d1.txt || fail "the diff against no allocations: $(cat d1.txt)"
+"$OPREPORT" --event=alloc "{" session:l "}" "{" session:a "}" >d2.txt ||
+	fail "opreport --event=alloc { session:l } { session:a } failed"
+cmp -s d1.txt d2.txt || fail "{ } { } and --diff differ"
+echo "diff: long[] new at $(awk '$NF ~ /longs\(\);long\[\]$/ { print $5 }' d1.txt) points"
+
 # a report the events do not have yet: one line
-"$OPREPORT" --session-dir=l --event=lock --format=json >/dev/null 2>j.err &&
-	fail "--event=lock --format=json did not fail"
+"$OPREPORT" --session-dir=l --event=lock --diff=a --format=csv >/dev/null 2>j.err &&
+	fail "--event=lock --diff --format=csv did not fail"
 [ "$(wc -l <j.err)" = 1 ] || fail "not one line: $(cat j.err)"
 # an event opreport does not know: one line
 "$OPREPORT" --session-dir=l --event=heap >/dev/null 2>e.err &&
