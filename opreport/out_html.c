@@ -111,7 +111,7 @@ static void html_timeline(FILE *f, const struct timeline *t)
 	for (i = 0; i < t->nr_procs; i++) {
 		if (i)
 			fputc(',', f);
-		html_json_str(f, t->procs[i].name);
+		out_html_str(f, t->procs[i].name);
 	}
 	fputs("],\"cells\":[", f);
 	for (i = 0; i < t->nr_cells; i++)

@@ -78,8 +78,8 @@ jm_profile() {
 
 # jm_tgid JSON: the JVM's tgid in an opreport --format=json report
 jm_tgid() {
-	grep -o '"jit:javamap (tgid:[0-9]*' "$1" | head -n 1 |
-		sed 's/.*tgid://'
+	# sed, not head: a reader that leaves early fails grep under pipefail
+	grep -o '"jit:javamap (tgid:[0-9]*' "$1" | sed -n '1s/.*tgid://p'
 }
 
 # jm_report SESSION ARGS...: opreport with the javamap handler

@@ -35,6 +35,7 @@ for want in '^version 2\.0 pid=' '^seq=1 t=[0-9]+ method id=1 lines=7 name=expr_
 	'^seq=[0-9]+ t=[0-9]+ unload id=1 ' '^9 records; the file ends'; do
 	grep -Eq "$want" "$tmp/dump.txt" || { cat "$tmp/dump.txt"; fail "opjit-jitlog dump: no '$want'"; }
 done
-"$opreport" --session-dir="$tmp/s" -l --anon-handler=javamap 2>/dev/null |
-	grep -q 'jit:javamap .* expr_other$' || fail "--anon-handler=javamap does not read the log"
+# the whole report before grep -q, which would leave the pipe early
+jm=$("$opreport" --session-dir="$tmp/s" -l --anon-handler=javamap 2>/dev/null)
+grep -q 'jit:javamap .* expr_other$' <<<"$jm" || fail "--anon-handler=javamap does not read the log"
 echo PASS
