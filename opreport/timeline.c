@@ -159,7 +159,7 @@ static int timeline_anon(struct timeline *t, struct ops_session *s,
 	for (id = 0; id < nr && !ret; id++) {
 		const struct ops_process *p = ops_session_process(s, id);
 		const struct ops_anon_sample *smp;
-		size_t k, ns;
+		size_t k, ns = 0;
 
 		if (!p)
 			continue;
