@@ -12,46 +12,14 @@
 #include <string.h>
 
 #include <oputil/grow.h>
-#include <oputil/hash.h>
-#include <oputil/idxset.h>
 
 #include "events.h"
 #include "out.h"
 
-struct evh_names {
-	const char **v;
-	size_t n, cap;
-	struct oputil_idxset set;
-};
-
-static uint64_t evh_hash(const char *s)
-{
-	uint64_t h = oputil_hash_str(OPUTIL_HASH_SEED, s);
-
-	return h ^ (h >> 31);
-}
-
-/* The index of S in T, added when new; -1 out of memory. */
-static long evh_name(struct evh_names *t, const char *s)
-{
-	struct oputil_idxset_pos pos;
-	uint32_t i;
-
-	i = oputil_idxset_find(&t->set, evh_hash(s), &pos, k,
-			       !strcmp(t->v[k], s));
-	if (i != OPUTIL_IDXSET_NONE)
-		return (long)i;
-	if (oputil_grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v)) ||
-	    oputil_idxset_put(&t->set, &pos, (uint32_t)t->n) < 0)
-		return -1;
-	t->v[t->n] = s;
-	return (long)t->n++;
-}
-
 int events_html(FILE *f, const char *session_dir, const struct ev_row *rows,
 		size_t n, bool alloc)
 {
-	struct evh_names t = { 0 };
+	struct out_html_strtab t = { 0 };
 	char **split = calloc(n ? n : 1, sizeof(*split));
 	uint64_t total = 0;
 	int ret = -ENOMEM;
@@ -74,7 +42,7 @@ int events_html(FILE *f, const char *session_dir, const struct ev_row *rows,
 			e = p + strcspn(p, ";");
 			last = !*e;
 			*e = '\0';
-			if (evh_name(&t, p) < 0)
+			if (out_html_strtab_add(&t, p) < 0)
 				goto out;
 			if (last)
 				break;
@@ -110,7 +78,8 @@ int events_html(FILE *f, const char *session_dir, const struct ev_row *rows,
 		for (size_t d = 0; d < depth; d++) {
 			size_t len = strlen(p);
 
-			fprintf(f, ",%ld", (evh_name(&t, p) - 2) * 2);
+			fprintf(f, ",%ld",
+				(out_html_strtab_add(&t, p) - 2) * 2);
 			p += len + 1;
 		}
 	}
@@ -120,7 +89,6 @@ out:
 	for (size_t i = 0; split && i < n; i++)
 		free(split[i]);
 	free(split);
-	free(t.v);
-	oputil_idxset_free(&t.set);
+	out_html_strtab_free(&t);
 	return ret;
 }

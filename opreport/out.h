@@ -10,6 +10,8 @@
 
 #include <stdio.h>
 
+#include <oputil/idxset.h>
+
 #include "report.h"
 
 int out_text(FILE *f, const struct report *r);
@@ -42,6 +44,17 @@ int out_html(FILE *f, const struct report *r);
 void out_html_page_start(FILE *f);
 int out_html_page_end(FILE *f);
 void out_html_str(FILE *f, const char *s);
+
+/* The strings of a page, each once, as its "strings" array: add returns
+ * S's index, adding it when new (S is kept, not copied), -1 out of
+ * memory. */
+struct out_html_strtab {
+	const char **v;
+	size_t n, cap;
+	struct oputil_idxset set;
+};
+long out_html_strtab_add(struct out_html_strtab *t, const char *s);
+void out_html_strtab_free(struct out_html_strtab *t);
 /* The header lines of the text formats. */
 void out_text_header(FILE *f, const struct report *r);
 /* The note of hidden anonymous samples, when there are some. */

@@ -32,13 +32,6 @@
 #include "out_html_page.h"
 #include "timeline.h"
 
-/* The strings of the page, each once; index 0 is "". */
-struct html_strtab {
-	const char **v;
-	size_t n, cap;
-	struct oputil_idxset set;
-};
-
 static uint64_t html_str_hash(const char *s)
 {
 	uint64_t h = oputil_hash_str(OPUTIL_HASH_SEED, s);
@@ -46,14 +39,11 @@ static uint64_t html_str_hash(const char *s)
 	return h ^ (h >> 31);
 }
 
-/* The index of S in T, added when new; -1 out of memory. */
-static long html_str(struct html_strtab *t, const char *s)
+long out_html_strtab_add(struct out_html_strtab *t, const char *s)
 {
 	struct oputil_idxset_pos pos;
 	uint32_t i;
 
-	if (!s || !*s)
-		return 0;
 	i = oputil_idxset_find(&t->set, html_str_hash(s), &pos, k,
 			       !strcmp(t->v[k], s));
 	if (i != OPUTIL_IDXSET_NONE)
@@ -63,6 +53,18 @@ static long html_str(struct html_strtab *t, const char *s)
 		return -1;
 	t->v[t->n] = s;
 	return (long)t->n++;
+}
+
+void out_html_strtab_free(struct out_html_strtab *t)
+{
+	free(t->v);
+	oputil_idxset_free(&t->set);
+}
+
+/* The index of S in T, where no name is string 0, ""; -1 out of memory. */
+static long html_str(struct out_html_strtab *t, const char *s)
+{
+	return !s || !*s ? 0 : out_html_strtab_add(t, s);
 }
 
 /* S as a JSON string that is also safe inside a <script> element. */
@@ -122,7 +124,7 @@ static void html_timeline(FILE *f, const struct timeline *t)
 }
 
 static void html_data(FILE *f, const struct report *r, const long *node_str,
-		      const struct html_strtab *st)
+		      const struct out_html_strtab *st)
 {
 	const struct callgraph *cg = r->cg;
 	size_t i, j;
@@ -182,7 +184,7 @@ int out_html_page_end(FILE *f)
 int out_html(FILE *f, const struct report *r)
 {
 	const struct callgraph *cg = r->cg;
-	struct html_strtab st = { 0 };
+	struct out_html_strtab st = { 0 };
 	long *node_str = NULL;
 	size_t i;
 	int ret = -ENOMEM;
@@ -213,7 +215,6 @@ int out_html(FILE *f, const struct report *r)
 	ret = out_html_page_end(f);
 out:
 	free(node_str);
-	free(st.v);
-	oputil_idxset_free(&st.set);
+	out_html_strtab_free(&st);
 	return ret;
 }
