@@ -124,6 +124,14 @@ out:
 	return ret;
 }
 
+void events_csv_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const char *c = s; *c; c++)
+		fputs(*c == '"' ? "\"\"" : (char[]){ *c, 0 }, f);
+	fputc('"', f);
+}
+
 static int ev_write(FILE *f, const void *arg)
 {
 	const struct ev_report *er = arg;
@@ -147,14 +155,12 @@ static int ev_write(FILE *f, const void *arg)
 			alloc ? "bytes" : "wait_ns",
 			alloc ? "samples" : "contentions");
 		for (size_t i = 0; i < er->nr; i++) {
-			fprintf(f, "%" PRIu64 ",%" PRIu64 ",%.4f,\"",
+			fprintf(f, "%" PRIu64 ",%" PRIu64 ",%.4f,",
 				er->rows[i].weight, er->rows[i].count,
 				100.0 * (double)er->rows[i].weight /
 					(double)(er->weight ? er->weight : 1));
-			for (const char *c = er->rows[i].stack; *c; c++)
-				fputs(*c == '"' ? "\"\"" : (char[]){ *c, 0 },
-				      f);
-			fputs("\"\n", f);
+			events_csv_str(f, er->rows[i].stack);
+			fputc('\n', f);
 		}
 		return 0;
 	}
@@ -244,75 +250,48 @@ static void ev_free(struct ev_report *er)
 	free(er->rows);
 }
 
-struct ev_diff {
-	const struct ev_report *base, *prof;
-};
-
-static const struct ev_row *ev_find(const struct ev_report *er,
-				    const char *stack)
+static int ev_write_pprof_side(FILE *f, const void *arg)
 {
-	for (size_t i = 0; i < er->nr; i++)
-		if (!strcmp(er->rows[i].stack, stack))
-			return &er->rows[i];
-	return NULL;
-}
+	const struct ev_report *er = arg;
 
-static double ev_pct(const struct ev_report *er, const struct ev_row *r)
-{
-	return r ? 100.0 * (double)r->weight /
-			       (double)(er->weight ? er->weight : 1)
-		 : 0.0;
-}
-
-static void ev_diff_row(FILE *f, const struct ev_diff *d, const char *stack)
-{
-	const struct ev_row *b = ev_find(d->base, stack),
-			    *p = ev_find(d->prof, stack);
-	double bp = ev_pct(d->base, b), pp = ev_pct(d->prof, p);
-
-	fprintf(f, "%-16" PRIu64 " %-9.4f %-16" PRIu64 " %-9.4f %+-9.4f %s\n",
-		b ? b->weight : 0, bp, p ? p->weight : 0, pp, pp - bp, stack);
-}
-
-/* The text of a differential report: the shares of the weight of every
- * stack of either side, the profile's minus the baseline's. */
-static int ev_write_diff(FILE *f, const void *arg)
-{
-	const struct ev_diff *d = arg;
-	bool alloc = d->prof->o->event == OPREPORT_EVENT_ALLOC;
-
-	if (!d->prof->o->no_header)
-		fprintf(f,
-			"%s: baseline %" PRIu64 ", profile %" PRIu64 "\n"
-			"%-16s %-9s %-16s %-9s %-9s stack\n",
-			alloc ? "Allocated bytes" : "Waited ns",
-			d->base->weight, d->prof->weight, "baseline", "%",
-			"profile", "%", "change");
-	for (size_t i = 0; i < d->prof->nr; i++)
-		ev_diff_row(f, d, d->prof->rows[i].stack);
-	for (size_t i = 0; i < d->base->nr; i++)
-		if (!ev_find(d->prof, d->base->rows[i].stack))
-			ev_diff_row(f, d, d->base->rows[i].stack);
-	return 0;
+	return events_pprof(f, er->rows, er->nr,
+			    er->o->event == OPREPORT_EVENT_ALLOC);
 }
 
 int events_report(const struct opreport_opts *o,
 		  int (*output)(const struct opreport_opts *o,
 				int (*write)(FILE *f, const void *arg),
-				const void *arg))
+				const void *arg),
+		  int (*output_pair)(const struct opreport_opts *o,
+				     int (*write)(FILE *f, const void *arg),
+				     const void *base_arg,
+				     const void *prof_arg))
 {
 	unsigned kind = o->event == OPREPORT_EVENT_ALLOC ? JM_REC_ALLOC
 							 : JM_REC_LOCK;
 	struct ev_report er = { .o = o }, base = { .o = o };
-	struct ev_diff d = { &base, &er };
+	struct ev_diff d = { .o = o, .dir = { o->base_dir, o->session_dir } };
 	int ret;
 
 	ret = ev_collect(&er, o->session_dir, kind);
 	if (!ret && o->base_dir)
 		ret = ev_collect(&base, o->base_dir, kind);
-	if (!ret)
-		ret = o->base_dir ? output(o, ev_write_diff, &d)
-				  : output(o, ev_write, &er);
+	if (ret || !o->base_dir) {
+		if (!ret)
+			ret = output(o, ev_write, &er);
+	} else if (o->format == OUT_PPROF) {
+		ret = output_pair(o, ev_write_pprof_side, &base, &er);
+	} else {
+		const struct ev_row *rows[2] = { base.rows, er.rows };
+		const size_t nr[2] = { base.nr, er.nr };
+
+		ret = ev_diff_build(&d, rows, nr);
+		if (ret)
+			diag("out of memory");
+		else
+			ret = output(o, events_diff_write, &d);
+		ev_diff_free(&d);
+	}
 	ev_free(&er);
 	ev_free(&base);
 	return ret;

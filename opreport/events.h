@@ -19,6 +19,35 @@ struct ev_row {
 	uint64_t weight, count;
 };
 
+/* One stack of either side of a differential report; index 0 is the
+ * baseline, 1 the profile. */
+struct ev_diff_row {
+	const char *stack; /* the side's row's, not a copy */
+	uint64_t weight[2], count[2];
+	double percent[2], change; /* change: percent[1] - percent[0] */
+};
+
+struct ev_diff {
+	const struct opreport_opts *o;
+	const char *dir[2];
+	uint64_t weight[2], count[2];
+	struct ev_diff_row *rows; /* largest change first (-r: last) */
+	size_t nr;
+};
+
+/* events_diff.c: D (with D->o and D->dir set) from both sides' rows;
+ * 0 or -ENOMEM.  The rows point into ROWS, which must outlive D. */
+int ev_diff_build(struct ev_diff *d, const struct ev_row *rows[2],
+		  const size_t nr[2]);
+void ev_diff_free(struct ev_diff *d);
+/* "both", "new" (not in the baseline) or "gone" (not in the profile) */
+const char *ev_diff_status(const struct ev_diff_row *row);
+/* D in D->o's format, text, CSV, JSON or folded; 0 or -EIO. */
+int events_diff_write(FILE *f, const void *arg);
+
+/* events.c: S as one CSV field, quoted */
+void events_csv_str(FILE *f, const char *s);
+
 /* events_pprof.c: ROWS[0..N) as a gzip-compressed profile.proto, with
  * the sample types go tool pprof knows: alloc_objects and alloc_space
  * (ALLOC), or contentions and delay (else). */
@@ -28,17 +57,24 @@ int events_pprof(FILE *f, const struct ev_row *rows, size_t n, bool alloc);
  * (opreport/JSON.md); 0 or -EIO. */
 int events_json(FILE *f, const char *session_dir, const struct ev_row *rows,
 		size_t n, bool alloc);
+/* events_json.c: D as an "opjit-events-diff" document; 0 or -EIO. */
+int events_json_diff(FILE *f, const struct ev_diff *d, bool alloc);
 
 /* events_html.c: ROWS[0..N) as out_html.c's page, the flame graph
  * weighted by bytes (ALLOC) or nanoseconds waited; 0 or a negative errno. */
 int events_html(FILE *f, const char *session_dir, const struct ev_row *rows,
 		size_t n, bool alloc);
 
-/* The report of O->event, written by WRITE's caller.  0, or a negative
- * errno said once on stderr. */
+/* The report of O->event, written through OUTPUT (or, for a
+ * differential pprof, OUTPUT_PAIR: the baseline's file, then the
+ * profile's).  0, or a negative errno said once on stderr. */
 int events_report(const struct opreport_opts *o,
 		  int (*output)(const struct opreport_opts *o,
 				int (*write)(FILE *f, const void *arg),
-				const void *arg));
+				const void *arg),
+		  int (*output_pair)(const struct opreport_opts *o,
+				     int (*write)(FILE *f, const void *arg),
+				     const void *base_arg,
+				     const void *prof_arg));
 
 #endif

@@ -203,7 +203,9 @@ static void side_free(struct side *sd)
 
 /* pprof compares two files: -o FILE is the profile, FILE.base the
  * baseline, as go tool pprof -diff_base takes them. */
-static int diff_pprof(const struct opreport_opts *o, const struct side *sd)
+static int output_pprof_pair(const struct opreport_opts *o,
+			     int (*write)(FILE *f, const void *arg),
+			     const void *base_arg, const void *prof_arg)
 {
 	struct opreport_opts base = *o;
 	size_t len = strlen(o->output_file) + sizeof(".base");
@@ -214,9 +216,9 @@ static int diff_pprof(const struct opreport_opts *o, const struct side *sd)
 		return out_of_memory(-ENOMEM);
 	snprintf(path, len, "%s.base", o->output_file);
 	base.output_file = path;
-	ret = output(&base, write_report, &sd[0].r);
+	ret = output(&base, write, base_arg);
 	if (!ret)
-		ret = output(o, write_report, &sd[1].r);
+		ret = output(o, write, prof_arg);
 	if (!ret)
 		fprintf(stderr,
 			"opreport: compare with: go tool pprof -diff_base=%s %s\n",
@@ -231,7 +233,7 @@ static int diff_print(const struct opreport_opts *o, const struct side *sd)
 	int ret;
 
 	if (o->format == OUT_PPROF)
-		return diff_pprof(o, sd);
+		return output_pprof_pair(o, write_report, &sd[0].r, &sd[1].r);
 	ret = diff_build(&d, &sd[0].r, &sd[1].r);
 	if (ret)
 		return out_of_memory(ret);
@@ -294,7 +296,7 @@ int main(int argc, char **argv)
 	if (o.list_handlers)
 		ret = anon_handlers_list(stdout, o.handler_path);
 	else if (o.event != OPREPORT_EVENT_CPU)
-		ret = events_report(&o, output);
+		ret = events_report(&o, output, output_pprof_pair);
 	else
 		ret = run_report(&o);
 	options_free(&o);

@@ -730,13 +730,6 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 			"opreport: --format=html shows one profile: a differential page is not written yet\n");
 		goto out;
 	}
-	if (o->event != OPREPORT_EVENT_CPU && o->base_dir &&
-	    o->format != OUT_TEXT) {
-		fprintf(stderr,
-			"opreport: --event=%s compares two profiles as text: a differential csv, json, folded or pprof report of these events is not written yet\n",
-			o->event == OPREPORT_EVENT_ALLOC ? "alloc" : "lock");
-		goto out;
-	}
 	if (o->format == OUT_PPROF && !o->output_file) {
 		fprintf(stderr,
 			"opreport: --format=pprof writes a compressed binary file: give it with -o FILE\n");
