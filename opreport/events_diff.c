@@ -143,7 +143,8 @@ static void diff_text(FILE *f, const struct ev_diff *d, bool alloc)
 		    r->percent[1] < d->o->threshold)
 			continue;
 		fprintf(f,
-			"%-16" PRIu64 " %-9.4f %-16" PRIu64 " %-9.4f %+-9.4f %s\n",
+			"%-16" PRIu64 " %-9.4f %-16" PRIu64
+			" %-9.4f %+-9.4f %s\n",
 			r->weight[0], r->percent[0], r->weight[1],
 			r->percent[1], r->change, r->stack);
 	}
@@ -157,8 +158,7 @@ static void diff_csv(FILE *f, const struct ev_diff *d, bool alloc)
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct ev_diff_row *r = &d->rows[i];
 
-		fprintf(f,
-			"%" PRIu64 ",%.4f,%" PRIu64 ",%.4f,%.4f,%s,",
+		fprintf(f, "%" PRIu64 ",%.4f,%" PRIu64 ",%.4f,%.4f,%s,",
 			r->weight[0], r->percent[0], r->weight[1],
 			r->percent[1], r->change, ev_diff_status(r));
 		events_csv_str(f, r->stack);
