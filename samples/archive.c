@@ -157,7 +157,9 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 	}
 	dir = ops_strfmt("maps/%u", proc_id);
 	tmp = ops_strfmt("maps/%u/.%s.tmp", proc_id, base);
-	plain = ops_jit_map_kind(base) == OPS_JIT_MAP_PERF;
+	/* trimmed and compressed at the stop (archive_trim.c) */
+	plain = ops_jit_map_kind(base) == OPS_JIT_MAP_PERF ||
+		ops_jit_map_kind(base) == OPS_JIT_MAP_JITDUMP;
 	dst = ops_strfmt("maps/%u/%s%s", proc_id, base,
 			 plain ? "" : OPS_ARCHIVE_SUFFIX);
 	ret = dir && tmp && dst ? archive_mkdir(w->dfd, "maps") : -ENOMEM;

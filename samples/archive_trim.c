@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * At a clean stop, each perf map archived plain keeps the entries a
- * report will look up and is compressed.  Which addresses those are is
+ * At a clean stop, each perf map and jitdump archived plain keeps the
+ * entries a report will look up and is compressed.  Which addresses those are is
  * read back from anon.samples, complete by then, a block at a time: the
  * recorder spends nothing on it while it records.  A recorder killed
  * before its stop leaves the plain whole copy, which reads the same.
@@ -95,8 +95,11 @@ static int trim_one(struct ops_writer *w, const struct ops_plain_map *m,
 	ret = fd < 0 || fstat(fd, &st) ? -errno : 0;
 	ret = ret ? ret
 		  : ops_read_fd(fd, OPS_ARCHIVE_MAX_INFLATED, &data, &len);
-	ret = ret ? ret
-		  : ops_perfmap_trim((const char *)data, len, addrs, n, &kept);
+	if (!ret && ops_jit_map_kind(m->name) == OPS_JIT_MAP_JITDUMP)
+		ret = ops_jitdump_trim(data, len, addrs, n, &kept);
+	else if (!ret)
+		ret = ops_perfmap_trim((const char *)data, len, addrs, n,
+				       &kept);
 	if (ret)
 		goto out;
 	ret = ops_archive_install(w, tmp, dst, &st, kept.data, kept.len,

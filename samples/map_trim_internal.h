@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The trim of an archived perf map at a clean stop (FORMAT.md, maps). */
+/* The trim of an archived perf map or jitdump at a clean stop
+ * (FORMAT.md, maps). */
 #ifndef OPS_MAP_TRIM_INTERNAL_H
 #define OPS_MAP_TRIM_INTERNAL_H
 
@@ -19,6 +20,19 @@
  * 0 or -ENOMEM.
  */
 int ops_perfmap_trim(const char *text, size_t len, const uint64_t *addrs,
+		     size_t n, struct ops_buf *out);
+
+/*
+ * Append to OUT the records of jitdump DATA (LEN bytes) that a report
+ * needs, byte for byte and in their order, after the header: the loads
+ * and moves of code whose range (at least one byte) held one of ADDRS (N,
+ * ascending) at its load or after a move, every record of that code (by
+ * its code_index), the line table and unwinding table written for a kept
+ * load, and every record of another type.  Bytes after the last whole
+ * record (cut off, or a size that leads nowhere) are kept as they are.
+ * 0, -EINVAL (not a jitdump: nothing appended) or -ENOMEM.
+ */
+int ops_jitdump_trim(const uint8_t *data, size_t len, const uint64_t *addrs,
 		     size_t n, struct ops_buf *out);
 
 #endif
