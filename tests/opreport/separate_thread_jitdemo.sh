@@ -4,9 +4,9 @@
 # flat and with -g.  Under --separate=thread each worker thread jitdemo
 # printed has JIT rows, they add up to what tid:N selects, and the
 # threads of each function add up to its unsplit row.  tid:N also holds
-# in the call graph: the folded stacks and the JSON call graph of tid:N
-# count exactly the JIT samples tid:N selects, so one thread's stacks
-# leave the other's out.
+# in the call graph: the folded stacks, the pprof file (read by go tool
+# pprof) and the JSON call graph (-c's model) of tid:N count exactly the
+# JIT samples tid:N selects, so one thread's stacks leave the other's out.
 . "$(dirname "$0")/lib.sh"
 HP=${OPJIT_HANDLER_PATH:-$OPJIT_BUILD/lib/opjit/handlers}
 export OPJIT_HANDLER_PATH=$HP
@@ -45,6 +45,20 @@ for mode in flat g; do
 			fail "$mode: tid:$t failed"
 		rep --format=folded "tid:$t" >"$TMP/$mode.tid$t.folded" 2>/dev/null ||
 			fail "$mode: folded tid:$t failed"
+		[ "$mode" = g ] || continue
+		rep -c "tid:$t" >"$TMP/$mode.tid$t.c" 2>/dev/null ||
+			fail "$mode: -c tid:$t failed"
+		grep -q jit_hot "$TMP/$mode.tid$t.c" ||
+			{ cat "$TMP/$mode.tid$t.c"; fail "$mode: -c tid:$t has no jit_hot"; }
+		if command -v go >/dev/null; then
+			rep --format=pprof -o "$TMP/$mode.tid$t.pb.gz" "tid:$t" 2>/dev/null ||
+				fail "$mode: pprof tid:$t failed"
+			go tool pprof -sample_index=samples -top -nodecount=1 \
+				"$TMP/$mode.tid$t.pb.gz" >"$TMP/$mode.tid$t.top" 2>"$TMP/go.err" ||
+				{ cat "$TMP/go.err"; fail "go tool pprof cannot read tid:$t's pprof"; }
+		else
+			echo "note: go is not installed: the pprof tid:$t check is not run"
+		fi
 	done
 	python3 - "$TMP" "$mode" "${tids[@]}" <<'EOP' || fail "$mode: the threads do not add up"
 import csv, json, re, sys
@@ -83,6 +97,14 @@ for t in tids:
           "thread %s: folded stacks hold %d samples, tid:%s selects %d"
           % (t, folded, t, sel["total_samples"]))
     if mode == "g":
+        try:
+            top = open("%s/%s.tid%s.top" % (d, mode, t)).read()
+            m = re.search(r"of (\d+) total", top)
+            check(m is not None and int(m.group(1)) == sel["total_samples"],
+                  "thread %s: pprof holds %s samples, tid:%s selects %d"
+                  % (t, m.group(1) if m else "no", t, sel["total_samples"]))
+        except FileNotFoundError:
+            pass
         cg = sel["callgraph"]
         own = sum(n["self"] for n in cg["nodes"])
         check(own == sel["total_samples"],
