@@ -71,6 +71,7 @@ for w in whole:
     split = sum(int(r["samples"]) for r in sep if r["symbol"] == w["symbol"])
     check(split == int(w["samples"]), "%s: threads add to %d, unsplit %s"
           % (w["symbol"], split, w["samples"]))
+check(len(whole) == 3, "3 unsplit rows")
 sys.exit(bad)
 EOP
 

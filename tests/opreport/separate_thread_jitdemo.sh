@@ -110,11 +110,16 @@ for t in tids:
         check(own == sel["total_samples"],
               "thread %s: call graph nodes hold %d samples, tid:%s "
               "selects %d" % (t, own, t, sel["total_samples"]))
-for w in whole:
-    split = sum(int(r["samples"]) for r in sep
-                if r["symbol"] == w["symbol"] and r["image"] == w["image"])
-    check(split == int(w["samples"]), "%s: threads add to %d, unsplit %s"
-          % (w["symbol"], split, w["samples"]))
+def by_row(rs):
+    out = {}
+    for r in rs:
+        k = (r["kind"], r["image"], r["app"], r["tgid"], r["symbol"])
+        out[k] = out.get(k, 0) + int(r["samples"])
+    return out
+split, unsplit = by_row(sep), by_row(whole)
+for k in sorted(set(split) | set(unsplit)):
+    check(split.get(k) == unsplit.get(k), "%s in %s: threads add to %s, "
+          "unsplit %s" % (k[4], k[1], split.get(k), unsplit.get(k)))
 check(sum(int(r["samples"]) for r in jit) ==
       sum(int(w["samples"]) for w in whole if w["kind"] == "jit"),
       "JIT rows: the split and the whole hold the same samples")
