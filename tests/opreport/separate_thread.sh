@@ -100,6 +100,19 @@ want = sorted([("JS:*fib", 300, 2), ("JS:*fib", 301, 3), ("(unknown)", 300, 1),
 print("json rows", got)
 sys.exit(got != want)
 EOP
+# -d: each thread's row has its own addresses
+rep -l -d --separate=thread --format=csv >"$TMP/det.csv" 2>/dev/null ||
+	fail "-d failed"
+python3 - "$TMP/det.csv" <<'EOP' || fail "-d details by thread"
+import csv, sys
+got = sorted((r["tid"], r["vma"], int(r["samples"]))
+             for r in csv.DictReader(open(sys.argv[1]))
+             if r["row"] == "detail" and r["symbol"] == "JS:*fib")
+want = [("300", "0x7f0000000100", 1), ("300", "0x7f0000000120", 1),
+        ("301", "0x7f0000000104", 1), ("301", "0x7f0000000110", 2)]
+print("fib details", got)
+sys.exit(got != want)
+EOP
 # unclaimed buckets split the same way
 "$OPREPORT" --session-dir="$S" --anon-samples -l --separate=thread \
 	--format=csv >"$TMP/anon.csv" 2>/dev/null || fail "--anon-samples failed"
