@@ -14,6 +14,52 @@
 #include "anon_sort.h"
 #include "strpool.h"
 
+/* Room to split a run of samples by thread. */
+struct tid_split {
+	uint32_t *tids;
+	size_t cap;
+};
+
+static int tid_cmp(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* PROTO for the N samples of SMP: one hit, or under --separate=thread
+ * one a thread, each counting that thread's samples. */
+static int add_run(struct report *r, struct report_hit *proto,
+		   const struct ops_anon_sample *smp, size_t n,
+		   struct tid_split *ts)
+{
+	size_t i, j;
+	int ret;
+
+	proto->tid = r->tid_separated ? smp[0].tid : 0;
+	for (i = 1; r->tid_separated && i < n && smp[i].tid == smp[0].tid; i++)
+		;
+	if (!r->tid_separated || i == n) {
+		proto->count = n;
+		return report_add_hit(r, proto);
+	}
+	if (oputil_grow(&ts->tids, &ts->cap, n, sizeof(*ts->tids)))
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		ts->tids[i] = smp[i].tid;
+	qsort(ts->tids, n, sizeof(*ts->tids), tid_cmp);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && ts->tids[j] == ts->tids[i]; j++)
+			;
+		proto->tid = ts->tids[i];
+		proto->count = j - i;
+		ret = report_add_hit(r, proto);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* Add runs of equal (symbol, address, line) as one hit each; without
  * -d, only the symbol matters: a row of a million addresses is then one
  * hit, not a million.  Here, as in the rest of the file, a failure is
@@ -22,7 +68,7 @@
 static int add_runs(struct report *r, struct report_hit *proto,
 		    const struct ops_anon_sample *smp, size_t n,
 		    const struct report_sym *const *syms, const char **files,
-		    const uint32_t *lines)
+		    const uint32_t *lines, struct tid_split *ts)
 {
 	bool by_addr = r->opts->details;
 	size_t i, j;
@@ -38,10 +84,9 @@ static int add_runs(struct report *r, struct report_hit *proto,
 			;
 		proto->sym = r->want_syms ? syms[i] : NULL;
 		proto->vma = smp[i].addr;
-		proto->count = j - i;
 		proto->file = files ? files[i] : NULL;
 		proto->line = lines ? lines[i] : 0;
-		ret = report_add_hit(r, proto);
+		ret = add_run(r, proto, smp + i, j - i, ts);
 		if (ret)
 			return ret;
 	}
@@ -59,6 +104,7 @@ struct flat_sink {
 	size_t cap_syms;
 	struct report_hit proto;
 	struct anon_naming_count count;
+	struct tid_split ts;
 };
 
 static int flat_proto(struct flat_sink *fs, const char *handler)
@@ -96,7 +142,7 @@ static int flat_batch(void *ctx, const struct anon_resolved *b, size_t base,
 	}
 	anon_naming_count(&fs->count, b, n, NULL);
 	return add_runs(fs->r, &fs->proto, fs->smp + base, n, fs->syms,
-			b->files, b->lines);
+			b->files, b->lines, &fs->ts);
 }
 
 const char *anon_rows_jit_label(struct report *r, const struct ops_process *p,
@@ -139,6 +185,7 @@ static int add_buckets(struct report *r, const struct ops_process *p,
 	const char **labels = NULL;
 	struct report_sym *syms = NULL;
 	struct report_hit proto = { 0 };
+	struct tid_split ts = { 0 };
 	size_t i, j, b, nr = p->nr_ranges, lo = 0;
 	uint64_t out_min = UINT64_MAX, out_max = 0;
 	bool by_addr = r->opts->details;
@@ -192,13 +239,13 @@ static int add_buckets(struct report *r, const struct ops_process *p,
 		proto.image = labels[b];
 		proto.sym = r->want_syms ? &syms[b] : NULL;
 		proto.vma = smp[i].addr;
-		proto.count = j - i;
-		ret = report_add_hit(r, &proto);
+		ret = add_run(r, &proto, smp + i, j - i, &ts);
 		if (ret)
 			goto out;
 	}
 	ret = 0;
 out:
+	free(ts.tids);
 	free(ranges);
 	free(labels);
 	return ret;
@@ -301,6 +348,7 @@ int anon_rows_add(struct report *r, struct ops_session *s,
 			ret = add_buckets(r, p, sorted, n);
 		anon_symcache_free(fs.cache);
 		free(fs.syms);
+		free(fs.ts.tids);
 		free(sorted);
 		sorted = NULL;
 	}

@@ -77,6 +77,9 @@ struct opreport_opts {
 	enum opreport_sort sort[8];
 	size_t nr_sort;
 	unsigned merge; /* MERGE_* */
+	/* --separate=thread: JIT rows split by the thread each sample
+	 * carries (native histograms keep none) */
+	bool separate_thread;
 	enum opreport_demangle demangle;
 	enum opreport_folded_marks folded_marks;
 	char **include_symbols; /* NULL-terminated, or NULL */

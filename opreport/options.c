@@ -278,6 +278,7 @@ enum {
 	OPT_DIFF,
 	OPT_FOLDED_MARKS,
 	OPT_EVENT,
+	OPT_SEPARATE,
 };
 
 static int flag_children, flag_callgraph, flag_symbols, flag_debug,
@@ -335,6 +336,10 @@ static const struct poptOption options_table[] = {
 	  "reverse the sort order", NULL },
 	{ "merge", 'm', POPT_ARG_STRING, NULL, OPT_MERGE,
 	  "merge separated profiles: lib, tid, tgid, cpu, all", "KEYS" },
+	{ "separate", 0, POPT_ARG_STRING, NULL, OPT_SEPARATE,
+	  "thread: split JIT rows by thread, with a tid column (none: do "
+	  "not)",
+	  "thread|none" },
 	{ "exclude-dependent", 'x', POPT_ARG_NONE, &flag_exclude_dep, 0,
 	  "leave out libraries, the kernel and JIT code of applications",
 	  NULL },
@@ -449,6 +454,20 @@ static int options_value(struct opreport_opts *o, int rc, const char *arg,
 		return options_parse_sort(arg, o, err, errlen);
 	case OPT_MERGE:
 		return options_parse_merge(arg, &o->merge, err, errlen);
+	case OPT_SEPARATE:
+		/* processes and CPUs are separated when recording
+		 * (oprofiled --separate); threads only here, from the
+		 * thread each JIT sample carries */
+		if (strcmp(arg, "thread") && strcmp(arg, "none")) {
+			snprintf(err, errlen,
+				 "invalid --separate '%s': expected thread or "
+				 "none (processes and CPUs are separated when "
+				 "recording: oprofiled --separate)",
+				 arg);
+			return -EINVAL;
+		}
+		o->separate_thread = !strcmp(arg, "thread");
+		return 0;
 	case OPT_INCLUDE:
 		return options_list_append(&o->include_symbols,
 					   &o->nr_include_symbols, arg);
@@ -725,6 +744,20 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 	}
 	if (o->children)
 		o->symbols = true;
+	if (o->separate_thread &&
+	    (o->base_dir || o->callgraph || o->children ||
+	     o->event != OPREPORT_EVENT_CPU ||
+	     (o->format != OUT_TEXT && o->format != OUT_CSV &&
+	      o->format != OUT_JSON))) {
+		fprintf(stderr,
+			"opreport: --separate=thread splits the rows of the summary and -l (text, csv, json): -c, --children, a differential profile, --event and the other formats do not apply (tid:N selects one thread's stacks)\n");
+		goto out;
+	}
+	if (o->separate_thread && (o->merge & MERGE_TGID)) {
+		fprintf(stderr,
+			"opreport: --separate=thread and --merge=tid (or tgid, all) say opposite things: give one\n");
+		goto out;
+	}
 	if (o->base_dir && o->format == OUT_HTML) {
 		fprintf(stderr,
 			"opreport: --format=html shows one profile: a differential page is not written yet\n");

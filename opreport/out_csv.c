@@ -51,11 +51,23 @@ static void sep(FILE *f, uint32_t tgid, int32_t cpu)
 	fputc(',', f);
 }
 
+/* --separate=thread: the tid column, empty for a row with no thread (a
+ * native one, whose histogram keeps none). */
+static void tid(FILE *f, const struct report *r, uint32_t v)
+{
+	if (!r->tid_separated)
+		return;
+	if (v)
+		fprintf(f, "%u", v);
+	fputc(',', f);
+}
+
 static void summary(FILE *f, const struct report *r)
 {
 	size_t i, k;
 
-	fprintf(f, "row,samples,percent,tgid,cpu,kind,handler,app,image\n");
+	fprintf(f, "row,samples,percent,tgid,cpu,%skind,handler,app,image\n",
+		r->tid_separated ? "tid," : "");
 	for (i = 0; i < r->nr_apps; i++) {
 		const struct report_app *app = &r->apps[i];
 
@@ -63,6 +75,7 @@ static void summary(FILE *f, const struct report *r)
 		num(f, app->count);
 		pct(f, report_percent(r, app->count, 0));
 		sep(f, app->tgid, app->cpu);
+		tid(f, r, 0);
 		fputs(",,", f);
 		out_csv_field(f, r, app->app, false);
 		out_csv_field(f, r, "", true);
@@ -73,6 +86,7 @@ static void summary(FILE *f, const struct report *r)
 			num(f, img->count);
 			pct(f, report_percent(r, img->count, app->count));
 			sep(f, img->first->tgid, img->first->cpu);
+			tid(f, r, img->first->tid);
 			out_csv_field(f, r, out_kind_name(img->first->kind),
 				      false);
 			out_csv_field(f, r, img->first->handler, false);
@@ -88,7 +102,8 @@ static void symbols(FILE *f, const struct report *r)
 	size_t i, k;
 
 	fprintf(f,
-		"row,samples,percent,vma,file,line,tgid,cpu,kind,handler,app,image,symbol\n");
+		"row,samples,percent,vma,file,line,tgid,cpu,%skind,handler,app,image,symbol\n",
+		r->tid_separated ? "tid," : "");
 	for (i = 0; i < r->nr_rows; i++) {
 		const struct report_row *row = &r->rows[i];
 		const struct report_sym *s = row->sym;
@@ -102,6 +117,7 @@ static void symbols(FILE *f, const struct report *r)
 		out_csv_field(f, r, s && s->line ? s->file : NULL, false);
 		out_csv_field(f, r, s && s->line ? line : NULL, false);
 		sep(f, row->tgid, row->cpu);
+		tid(f, r, row->tid);
 		out_csv_field(f, r, out_kind_name(row->kind), false);
 		out_csv_field(f, r, row->handler, false);
 		out_csv_field(f, r, row->app, false);
@@ -119,6 +135,7 @@ static void symbols(FILE *f, const struct report *r)
 			out_csv_field(f, r, d->line ? d->file : NULL, false);
 			out_csv_field(f, r, d->line ? line : NULL, false);
 			sep(f, row->tgid, row->cpu);
+			tid(f, r, row->tid);
 			out_csv_field(f, r, out_kind_name(row->kind), false);
 			out_csv_field(f, r, row->handler, false);
 			out_csv_field(f, r, row->app, false);
@@ -141,6 +158,7 @@ static void naming_row(FILE *f, const struct report *r,
 	pct(f, report_percent(r, count, nm->samples));
 	fputs(",,,", f);
 	sep(f, nm->tgid, -1);
+	tid(f, r, 0);
 	out_csv_field(f, r, out_kind_name(kind), false);
 	out_csv_field(f, r, nm->handler, false);
 	out_csv_field(f, r, nm->comm, false);

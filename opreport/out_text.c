@@ -18,6 +18,7 @@
 #define W_LINENR 28
 #define W_IMAGE 25
 #define W_APP 25
+#define W_TID 8
 
 void out_text_header(FILE *f, const struct report *r)
 {
@@ -54,9 +55,11 @@ void out_text_hidden(FILE *f, const struct report *r)
 }
 
 /* "name (tgid:N) (cpu:N)" for a file or kernel image of a separated
- * profile; anonymous and JIT labels already name their process. */
+ * profile; anonymous and JIT labels already name their process, and
+ * under --separate=thread get "(tid:N)". */
 static const char *display(const struct report *r, const char *path,
-			   enum row_kind kind, uint32_t tgid, int32_t cpu)
+			   enum row_kind kind, uint32_t tgid, int32_t cpu,
+			   uint32_t tid)
 {
 	const char *name = out_safe(r->pool, report_image_name(r, path));
 	char buf[64] = "";
@@ -66,7 +69,10 @@ static const char *display(const struct report *r, const char *path,
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
 					" (tgid:%u)", tgid);
 	if (cpu >= 0)
-		snprintf(buf + len, sizeof(buf) - len, " (cpu:%d)", cpu);
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+					" (cpu:%d)", cpu);
+	if (tid)
+		snprintf(buf + len, sizeof(buf) - len, " (tid:%u)", tid);
 	if (!buf[0])
 		return name;
 	name = strpool_printf(r->pool, "%s%s", name, buf);
@@ -123,10 +129,11 @@ static void summary(FILE *f, const struct report *r)
 	for (i = 0; i < r->nr_apps; i++) {
 		const struct report_app *app = &r->apps[i];
 
-		summary_line(
-			f, "", app->count, report_percent(r, app->count, 0),
-			display(r, app->app, app->kind, app->tgid, app->cpu),
-			limit);
+		summary_line(f, "", app->count,
+			     report_percent(r, app->count, 0),
+			     display(r, app->app, app->kind, app->tgid,
+				     app->cpu, 0),
+			     limit);
 		if (r->opts->exclude_dependent || !has_dependents(app))
 			continue;
 		summary_heading(f, r, "\t");
@@ -136,7 +143,8 @@ static void summary(FILE *f, const struct report *r)
 			summary_line(f, "\t", img->count,
 				     report_percent(r, img->count, app->count),
 				     display(r, img->first->image,
-					     img->first->kind, 0, -1),
+					     img->first->kind, 0, -1,
+					     img->first->tid),
 				     limit);
 		}
 	}
@@ -199,13 +207,23 @@ static int detail_lines(struct table *t, const struct report *r,
 	return err;
 }
 
-enum { C_VMA, C_SAMPLES, C_PERCENT, C_LINENR, C_IMAGE, C_APP, C_SYMBOL, NR_C };
+enum {
+	C_VMA,
+	C_SAMPLES,
+	C_PERCENT,
+	C_LINENR,
+	C_TID,
+	C_IMAGE,
+	C_APP,
+	C_SYMBOL,
+	NR_C
+};
 
 static const struct table_col symbol_cols[NR_C] = {
 	[C_VMA] = { W_VMA, false },	    [C_SAMPLES] = { W_SAMPLES, false },
 	[C_PERCENT] = { W_PERCENT, false }, [C_LINENR] = { W_LINENR, true },
-	[C_IMAGE] = { W_IMAGE, true },	    [C_APP] = { W_APP, true },
-	[C_SYMBOL] = { 0, false },
+	[C_TID] = { W_TID, false },	    [C_IMAGE] = { W_IMAGE, true },
+	[C_APP] = { W_APP, true },	    [C_SYMBOL] = { 0, false },
 };
 
 /* The columns this report shows, in OProfile's order. */
@@ -220,6 +238,8 @@ static unsigned symbol_columns(const struct report *r, unsigned *which)
 	which[n++] = C_PERCENT;
 	if (o->debug_info)
 		which[n++] = C_LINENR;
+	if (r->tid_separated)
+		which[n++] = C_TID;
 	which[n++] = C_IMAGE;
 	if (app_column(r))
 		which[n++] = C_APP;
@@ -238,7 +258,10 @@ static void symbol_cells(const struct report *r, const struct report_row *row,
 	cell[C_PERCENT] = strpool_printf(r->pool, "%.4f",
 					 report_percent(r, row->count, 0));
 	cell[C_LINENR] = linenr(r, s ? s->file : NULL, s ? s->line : 0);
-	cell[C_IMAGE] = display(r, row->image, row->kind, row->tgid, row->cpu);
+	/* a native row has no thread: its histogram keeps none */
+	cell[C_TID] = row->tid ? strpool_printf(r->pool, "%u", row->tid) : "-";
+	cell[C_IMAGE] =
+		display(r, row->image, row->kind, row->tgid, row->cpu, 0);
 	cell[C_APP] =
 		row->app ? out_safe(r->pool, report_image_name(r, row->app))
 			 : "";
@@ -248,8 +271,8 @@ static void symbol_cells(const struct report *r, const struct report_row *row,
 static int symbols(FILE *f, const struct report *r)
 {
 	static const char *const heading[NR_C] = {
-		"vma",	      "samples",  "%",		 "linenr info",
-		"image name", "app name", "symbol name",
+		"vma", "samples",    "%",	 "linenr info",
+		"tid", "image name", "app name", "symbol name",
 	};
 	struct table_col cols[NR_C];
 	const char *cell[NR_C], *shown[NR_C];

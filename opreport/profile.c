@@ -266,6 +266,8 @@ static int cg_add_flat(struct profile *p, struct report *r,
 			struct cg_raw_ctx c = { CG_NONE, id, pr->tgid };
 			struct cg_raw_frame fr = { CG_ANON, smp[k].addr };
 
+			if (!profile_spec_match_tid(r->opts->spec, smp[k].tid))
+				continue;
 			ret = callgraph_add(p->cg, &c, &fr, 1, smp[k].time_ns,
 					    1, false);
 		}
@@ -621,7 +623,11 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 				missing++;
 				continue;
 			}
-			if (!anon_stack_selected(r, s, pr,
+			/* each of these samples carries its thread, as a
+			 * flat JIT sample does */
+			if (!profile_spec_match_tid(r->opts->spec,
+						    smp[i].tid) ||
+			    !anon_stack_selected(r, s, pr,
 						 callgraph_stack_leaf(p->cg,
 								      sid)))
 				continue;
@@ -726,6 +732,7 @@ int profile_build(struct profile **out, struct report *r,
 			    !(o->merge & MERGE_TGID);
 	r->cpu_separated = (info->separate & OPS_SEPARATE_CPU) &&
 			   !(o->merge & MERGE_CPU);
+	r->tid_separated = o->separate_thread;
 	/* an output of the call graph alone needs the flat samples only
 	 * counted: their names would be looked up for nothing */
 	cg_only = o->format == OUT_FOLDED || o->format == OUT_PPROF ||
@@ -745,6 +752,9 @@ int profile_build(struct profile **out, struct report *r,
 	if (ret)
 		return ret;
 	ret = add_hist(p, r, s);
+	/* so far the selected native samples: their rows have no thread */
+	if (!ret && r->tid_separated && r->total)
+		diag("note: native samples are not kept per thread: --separate=thread splits only JIT (anonymous) rows, and native rows show no thread (tid -)");
 	if (!ret)
 		ret = anon_rows_add(r, s, cg_only ? NULL : handlers);
 	/* there the flat samples were only counted, not offered to the

@@ -73,6 +73,8 @@ int report_add_hit(struct report *r, const struct report_hit *h)
 		slot->tgid = 0;
 	if (!r->cpu_separated)
 		slot->cpu = -1;
+	if (!r->tid_separated)
+		slot->tid = 0;
 	return 0;
 }
 
@@ -124,7 +126,7 @@ static int hit_key_cmp(const struct report_hit *a, const struct report_hit *b)
 
 	if ((c = CMP(a->kind, b->kind)) || (c = cmp_ptr(a->image, b->image)) ||
 	    (c = cmp_ptr(a->app, b->app)) || (c = CMP(a->tgid, b->tgid)) ||
-	    (c = CMP(a->cpu, b->cpu)) ||
+	    (c = CMP(a->cpu, b->cpu)) || (c = CMP(a->tid, b->tid)) ||
 	    (c = cmp_ptr(hit_sym_key(a), hit_sym_key(b))))
 		return c;
 	return 0;
@@ -180,6 +182,7 @@ static int fold_rows(struct report *r)
 		row->handler = h->handler;
 		row->tgid = h->tgid;
 		row->cpu = h->cpu;
+		row->tid = h->tid;
 		row->sym = h->sym;
 		row->line_src = h->line_src;
 		for (j = i; j < r->nr_hits; j++) {
@@ -340,7 +343,8 @@ static int row_cmp(const void *pa, const void *pb)
 		c = row_key_cmp(a, b, o->sort[i]);
 	for (i = 0; !c && i < sizeof(ties) / sizeof(ties[0]); i++)
 		c = row_key_cmp(a, b, ties[i]);
-	c = c ?: CMP(a->tgid, b->tgid) ?: CMP(a->cpu, b->cpu);
+	c = c ?: CMP(a->tgid, b->tgid) ?: CMP(a->cpu, b->cpu) ?:
+		CMP(a->tid, b->tid);
 	return o->reverse_sort ? -c : c;
 }
 
@@ -357,7 +361,8 @@ static int image_cmp(const void *pa, const void *pb)
 {
 	const struct report_image *a = pa, *b = pb;
 	int c = CMP(b->count, a->count)
-			?: strcmp(a->first->image, b->first->image);
+			?: strcmp(a->first->image, b->first->image)
+			?: CMP(a->first->tid, b->first->tid);
 
 	return sort_report->opts->reverse_sort ? -c : c;
 }
@@ -382,7 +387,7 @@ static int summary_row_cmp(const void *pa, const void *pb)
 	const struct report_row *a = pa, *b = pb;
 
 	return summary_key_cmp(a, b) ?: CMP(a->kind, b->kind) ?:
-	       cmp_ptr(a->image, b->image);
+	       cmp_ptr(a->image, b->image) ?: CMP(a->tid, b->tid);
 }
 
 /* The image summary groups rows by application, then by image. */
@@ -416,8 +421,10 @@ static int build_summary(struct report *r)
 					? &app->images[app->nr_images - 1]
 					: NULL;
 
+			/* a thread's rows of a JIT image are its own line */
 			if (!img || img->first->image != row->image ||
-			    img->first->kind != row->kind) {
+			    img->first->kind != row->kind ||
+			    img->first->tid != row->tid) {
 				img = &app->images[app->nr_images++];
 				img->first = row;
 			}

@@ -54,6 +54,7 @@ struct report_hit {
 	const char *handler; /* ROW_JIT: the handler that named it */
 	uint32_t tgid;	     /* 0 when not separated */
 	int32_t cpu;	     /* -1 when not separated */
+	uint32_t tid; /* JIT and anonymous samples: 0 unless tid_separated */
 	const struct report_sym *sym; /* NULL when symbols are not wanted */
 	uint64_t vma;		      /* address of the sample, for -d */
 	uint64_t count;
@@ -76,6 +77,7 @@ struct report_row {
 	const char *handler;
 	uint32_t tgid;
 	int32_t cpu;
+	uint32_t tid; /* 0: not separated, or a native row (no thread) */
 	const struct report_sym *sym;
 	uint64_t count;
 	struct report_detail *details; /* sorted by vma, -d only */
@@ -136,8 +138,9 @@ struct report {
 	struct strpool *pool;
 	bool tgid_separated; /* rows carry processes */
 	bool cpu_separated;
-	bool want_syms;		/* rows per symbol (-l, -d, -i, -e) */
-	uint64_t total;		/* samples of the profile the specs select */
+	bool tid_separated; /* JIT rows carry threads (--separate=thread) */
+	bool want_syms;	    /* rows per symbol (-l, -d, -i, -e) */
+	uint64_t total;	    /* samples of the profile the specs select */
 	uint64_t session_total; /* samples of the whole session */
 	uint64_t anon_hidden;	/* anonymous samples left out */
 	struct report_hit *hits;

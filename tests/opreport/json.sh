@@ -55,6 +55,7 @@ check summary_anon --anon-samples
 check summary_merge -m all -x
 check symbols -l
 check symbols_anon -l --anon-samples
+check symbols_thread -l --anon-samples --separate=thread
 check symbols_details -l -d -g -w
 check symbols_global -l -% image:rt_nog_nopie
 check symbols_threshold -l -t 5 -r
