@@ -35,6 +35,26 @@
 #define CHECK_MAX_GIVEN 64 /* and at most this many of --addr */
 #define CHECK_MAX_ADDRS (CHECK_NR_ADDRS + CHECK_MAX_GIVEN)
 
+/* In a ThreadSanitizer build (-DOPJIT_TSAN=ON, the handler built so
+ * too) the first data race ends the step's child with this status, which
+ * breaks the step's rules: a race that happens to give the same answers
+ * is still one. */
+#define CHECK_TSAN_STATUS 66
+#if defined(__SANITIZE_THREAD__)
+#define CHECK_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CHECK_TSAN 1
+#endif
+#endif
+#ifdef CHECK_TSAN
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+	return "halt_on_error=1:exitcode=66";
+}
+#endif
+
 enum rule {
 	R_LOAD,	    /* found, trusted, loaded */
 	R_ENTRY,    /* opjit_handler_entry exported, returns a table */
@@ -603,6 +623,13 @@ reap:
 			if (result[rules[i]].fate != F_BROKEN)
 				set(rules[i], F_BROKEN, "killed by %s",
 				    strsignal(WTERMSIG(status)));
+#ifdef CHECK_TSAN
+	if (WIFEXITED(status) && WEXITSTATUS(status) == CHECK_TSAN_STATUS)
+		for (i = 0; i < nr; i++)
+			set(rules[i], F_BROKEN,
+			    "ThreadSanitizer reported a data race (its report "
+			    "is on stderr)");
+#endif
 	/* an exit, or an answer cut short: the handler ended the process */
 	for (i = 0; i < nr; i++)
 		if (!result[rules[i]].fate ||
