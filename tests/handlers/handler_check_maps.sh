@@ -5,8 +5,10 @@
 # jitlog of exprjit (read by jitlog and javamap), a PyPy's map through
 # opjit-pypy.  Each map claimed, every address its code still holds
 # named (--addr), the maps claimed and resolved from threads at once as
-# one thread alone: every rule held.
+# one thread alone: every rule held.  The perf maps also go to the
+# handler written with the handler kit ($1: its directory, libkit.so).
 . "$(dirname "$0")/e2e_lib.sh"
+kit=${1:?usage: handler_check_maps.sh KIT_DIR}
 check=$OPJIT_BUILD/handler-api/check/opjit-handler-check
 hp=$OPJIT_BUILD/lib/opjit/handlers
 w=$OPJIT_BUILD/tests/workloads
@@ -19,8 +21,10 @@ done
 base=$((4194304 + 3000 + $$ % 1000 * 10))
 
 # run NAME HANDLER ADDRS MAP...: every rule held, the addresses named
+# (HANDLER: a shipped handler's name, or a path)
 run() {
 	local name=$1 so=$hp/lib$2.so addrs=$3 rc=0
+	[[ $2 != */* ]] || so=$2
 	shift 3
 	timeout 300 "$check" --timeout=60 --addr="$addrs" "$so" "$@" \
 		>"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
@@ -55,6 +59,7 @@ chmod 0644 "$tmp/perf-$base.map"
 maps+=("$tmp/perf-$base.map")
 list+=,$(addrs "$tmp/perf-$base.map")
 run perfmap perfmap "$list" "${maps[@]}"
+run kit "$kit/libkit.so" "$list" "${maps[@]}"
 
 # jitdump: two jitdumpdemo runs; jd_gamma at A and jd_beta, moved to C,
 # at their end

@@ -4,9 +4,11 @@
 # threads catch the thread-unsafe test handler by ThreadSanitizer's
 # report, even where its answers happen to agree, and every shipped
 # handler runs clean on real maps (handler_check_maps.sh, whose every
-# rule would break on a race).  $1: the fake3 test handler directory.
+# rule would break on a race), and the handler written with the kit.
+# $1 $2: the fake3 test handler directory, the kit handler's.
 . "$(dirname "$0")/e2e_lib.sh"
-fake3=${1:?usage: handler_check_tsan.sh FAKE_DIR3}
+fake3=${1:?usage: handler_check_tsan.sh FAKE_DIR3 KIT_DIR}
+kit=${2:?}
 check=$OPJIT_BUILD/handler-api/check/opjit-handler-check
 [ -x "$check" ] || fail "$check is not built"
 grep -q '^OPJIT_TSAN:BOOL=ON$' "$OPJIT_BUILD/CMakeCache.txt" ||
@@ -30,5 +32,5 @@ grep -Eq "Location is global 'fake_shared_(name|claims)'" "$tmp/shared.err" ||
 echo "ok: ThreadSanitizer caught the thread-unsafe handler"
 
 # the shipped handlers on real maps, instrumented: no race anywhere
-bash "$here/handler_check_maps.sh" || exit $?
+bash "$here/handler_check_maps.sh" "$kit" || exit $?
 echo "PASS: the thread-unsafe handler caught by ThreadSanitizer; the shipped handlers clean"
