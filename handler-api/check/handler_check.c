@@ -31,7 +31,29 @@
 
 #define CHECK_THREADS 4
 #define CHECK_MAX_MAPS 16
-#define CHECK_NR_ADDRS 64
+#define CHECK_NR_ADDRS 64  /* the checker's own addresses */
+#define CHECK_MAX_GIVEN 64 /* and at most this many of --addr */
+#define CHECK_MAX_ADDRS (CHECK_NR_ADDRS + CHECK_MAX_GIVEN)
+
+/* In a ThreadSanitizer build (-DOPJIT_TSAN=ON, the handler built so
+ * too) the first data race ends the step's child with this status, which
+ * breaks the step's rules: a race that happens to give the same answers
+ * is still one. */
+#define CHECK_TSAN_STATUS 66
+#if defined(__SANITIZE_THREAD__)
+#define CHECK_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CHECK_TSAN 1
+#endif
+#endif
+#ifdef CHECK_TSAN
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+	return "halt_on_error=1:exitcode=66";
+}
+#endif
 
 enum rule {
 	R_LOAD,	    /* found, trusted, loaded */
@@ -45,6 +67,7 @@ enum rule {
 	R_MAPS,	    /* claims a process with the given maps */
 	R_SORTED,   /* resolves a sorted batch with sound answers */
 	R_REPEAT,  /* resolves a batch of repeated addresses, times unsorted */
+	R_NAMES,   /* names every --addr address */
 	R_THREADS, /* claims from several threads at once, same answers */
 	R_RELEASE, /* release */
 	NR_RULES,
@@ -62,6 +85,7 @@ static const char *const rule_text[NR_RULES] = {
 	[R_MAPS] = "claims a process with the given maps",
 	[R_SORTED] = "resolves a sorted batch soundly",
 	[R_REPEAT] = "resolves repeated addresses, times unsorted",
+	[R_NAMES] = "names every address given with --addr",
 	[R_THREADS] = "claims and resolves from threads at once alike",
 	[R_RELEASE] = "releases every state",
 };
@@ -76,6 +100,8 @@ static struct {
 static const char *lib_path, *lib_name;
 static const char *map_path[CHECK_MAX_MAPS];
 static size_t nr_maps;
+static uint64_t given[CHECK_MAX_GIVEN];
+static size_t nr_given;
 static const char *comm = "opjit-check";
 static unsigned timeout_s = 10;
 
@@ -192,12 +218,14 @@ static uint32_t map_pid(const char *path)
 }
 
 /* A synthetic process: the map MAP (or none), run by us, started long
- * before the map was written. */
-static void proc_make(struct proc_desc *d, const char *map)
+ * before the map was written.  Without a map its tgid is ours plus NTH,
+ * so that processes offered at once are different processes. */
+static void proc_make(struct proc_desc *d, const char *map, uint32_t nth)
 {
 	memset(d, 0, sizeof(*d));
 	d->op.struct_size = HANDLER_GIVES_PROCESS;
-	d->op.tgid = d->op.nspid = map ? map_pid(map) : (uint32_t)getpid();
+	d->op.tgid = d->op.nspid = map ? map_pid(map)
+				       : (uint32_t)getpid() + nth;
 	d->op.uid = getuid();
 	d->op.start_ns = 1;
 	d->op.start_unix_ns = 1;
@@ -216,12 +244,13 @@ static void proc_make(struct proc_desc *d, const char *map)
 /* What a claim and a resolve gave, to compare threads with each other. */
 struct outcome {
 	int claim;
-	char names[CHECK_NR_ADDRS][64];
+	char names[CHECK_MAX_ADDRS][64];
 	char why[HANDLER_WHY_LEN];
 	int broken;
 };
 
-static uint64_t addrs[CHECK_NR_ADDRS], times_[CHECK_NR_ADDRS];
+static uint64_t addrs[CHECK_MAX_ADDRS], times_[CHECK_MAX_ADDRS];
+static size_t nr_addrs;
 
 static int batch_check(const struct opjit_resolve_batch *b, char *why,
 		       size_t len)
@@ -267,16 +296,23 @@ static int batch_check(const struct opjit_resolve_batch *b, char *why,
 	return 0;
 }
 
+static int addr_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* One batch of N of ADDRS/TIMES on STATE, names into O. */
 static int one_batch(void *state, const uint64_t *a, const uint64_t *t,
 		     size_t n, struct outcome *o)
 {
-	const struct opjit_symbol *syms[CHECK_NR_ADDRS * 2] = { 0 };
-	const char *files[CHECK_NR_ADDRS * 2] = { 0 };
-	uint32_t lines[CHECK_NR_ADDRS * 2] = { 0 };
-	uint32_t reasons[CHECK_NR_ADDRS * 2] = { 0 };
-	const struct opjit_inline_frame *inl[CHECK_NR_ADDRS * 2] = { 0 };
-	uint32_t nr_inl[CHECK_NR_ADDRS * 2] = { 0 };
+	const struct opjit_symbol *syms[CHECK_MAX_ADDRS * 2] = { 0 };
+	const char *files[CHECK_MAX_ADDRS * 2] = { 0 };
+	uint32_t lines[CHECK_MAX_ADDRS * 2] = { 0 };
+	uint32_t reasons[CHECK_MAX_ADDRS * 2] = { 0 };
+	const struct opjit_inline_frame *inl[CHECK_MAX_ADDRS * 2] = { 0 };
+	uint32_t nr_inl[CHECK_MAX_ADDRS * 2] = { 0 };
 	struct opjit_resolve_batch b = {
 		.struct_size = HANDLER_GIVES_BATCH,
 		.count = n,
@@ -302,19 +338,29 @@ static int one_batch(void *state, const uint64_t *a, const uint64_t *t,
 	}
 	if (batch_check(&b, o->why, sizeof(o->why)) < 0)
 		return -1;
-	for (i = 0; i < n && i < CHECK_NR_ADDRS; i++)
+	for (i = 0; i < n && i < CHECK_MAX_ADDRS; i++)
 		snprintf(o->names[i], sizeof(o->names[i]), "%s",
 			 syms[i] && syms[i]->name ? syms[i]->name : "");
 	return 0;
 }
 
+/* Wait for the other threads of a step that runs at once, if any. */
+static void phase(pthread_barrier_t *bar)
+{
+	if (bar)
+		pthread_barrier_wait(bar);
+}
+
 /* Claim D; unless CLAIM_ONLY, resolve a sorted batch (and with REPEAT a
- * repeated one); release. */
+ * repeated one); release.  With BAR, each of the three phases starts
+ * when every thread has ended the one before: all states live at once,
+ * as in a host that claims several processes before naming them. */
 static void run_proc(struct proc_desc *d, struct outcome *o, int repeat,
-		     int claim_only)
+		     int claim_only, pthread_barrier_t *bar)
 {
 	char err[HANDLER_WHY_LEN];
 	void *state = NULL;
+	int claimed = 0;
 
 	memset(err, 'x', sizeof(err));
 	err[sizeof(err) - 1] = '\0';
@@ -327,52 +373,50 @@ static void run_proc(struct proc_desc *d, struct outcome *o, int repeat,
 				 "claim returned %d with no message",
 				 o->claim);
 		}
-		return;
-	}
-	if (o->claim > 1 || (o->claim == 1) != (state != NULL)) {
+	} else if (o->claim > 1 || (o->claim == 1) != (state != NULL)) {
 		o->broken = 1;
 		snprintf(o->why, sizeof(o->why),
 			 "claim returned %d with state %p", o->claim, state);
-		return;
+	} else if (o->claim == 1) {
+		claimed = 1;
+		if (h.tab.state_flags)
+			h.tab.state_flags(state);
 	}
-	if (o->claim == 0)
-		return;
-	if (h.tab.state_flags)
-		h.tab.state_flags(state);
-	if (claim_only) {
-		h.tab.release(state);
-		return;
-	}
-	if (one_batch(state, addrs, times_, CHECK_NR_ADDRS, o) < 0)
+	phase(bar);
+	if (claimed && !claim_only &&
+	    one_batch(state, addrs, times_, nr_addrs, o) < 0)
 		o->broken = 1;
-	if (repeat && !o->broken) {
-		uint64_t ra[CHECK_NR_ADDRS * 2], rt[CHECK_NR_ADDRS * 2];
+	if (claimed && !claim_only && repeat && !o->broken) {
+		uint64_t ra[CHECK_MAX_ADDRS * 2], rt[CHECK_MAX_ADDRS * 2];
 		struct outcome r = { 0 };
 		size_t i;
 
 		/* every address twice, times running backwards */
-		for (i = 0; i < CHECK_NR_ADDRS * 2; i++) {
+		for (i = 0; i < nr_addrs * 2; i++) {
 			ra[i] = addrs[i / 2];
-			rt[i] = (uint64_t)(CHECK_NR_ADDRS * 2 - i) * 1000000;
+			rt[i] = times_[nr_addrs - 1] - (uint64_t)i * 1000;
 		}
-		if (one_batch(state, ra, rt, CHECK_NR_ADDRS * 2, &r) < 0) {
+		if (one_batch(state, ra, rt, nr_addrs * 2, &r) < 0) {
 			o->broken = 2;
 			snprintf(o->why, sizeof(o->why), "%s", r.why);
 		}
 	}
-	h.tab.release(state);
+	phase(bar);
+	if (claimed)
+		h.tab.release(state);
 }
 
 struct thread_arg {
 	struct proc_desc d;
 	struct outcome o;
+	pthread_barrier_t *bar;
 };
 
 static void *thread_main(void *arg)
 {
 	struct thread_arg *t = arg;
 
-	run_proc(&t->d, &t->o, 0, 0);
+	run_proc(&t->d, &t->o, 0, 0, t->bar);
 	return NULL;
 }
 
@@ -381,14 +425,14 @@ static void child_step(int out, int step)
 {
 	struct proc_desc d;
 	struct outcome o = { 0 };
-	char line[4 * HANDLER_WHY_LEN];
+	char line[5 * HANDLER_WHY_LEN];
 	size_t i;
 	int any = 0;
 
 	if (step == 0) {
 		/* a process with no maps of ours: any sound answer */
-		proc_make(&d, NULL);
-		run_proc(&d, &o, 0, 1);
+		proc_make(&d, NULL, 0);
+		run_proc(&d, &o, 0, 1, NULL);
 		snprintf(line, sizeof(line), "%d %d %s\n", R_CLAIM,
 			 o.broken == 1 ? F_BROKEN : F_HELD, o.why);
 		if (write(out, line, strlen(line)) < 0)
@@ -397,30 +441,60 @@ static void child_step(int out, int step)
 	}
 	if (step == 1) {
 		/* each map given: claimed, and resolved soundly */
-		struct outcome all = { 0 };
+		static struct outcome all;
+		static char named[CHECK_MAX_ADDRS];
+		char sorted[64], names[HANDLER_WHY_LEN] = "";
+		size_t j, nr_named = 0;
 		int bad = 0;
 
 		for (i = 0; i < nr_maps; i++) {
 			memset(&o, 0, sizeof(o));
-			proc_make(&d, map_path[i]);
-			run_proc(&d, &o, 1, 0);
+			proc_make(&d, map_path[i], 0);
+			run_proc(&d, &o, 1, 0, NULL);
 			any |= o.claim == 1;
 			if (o.broken && !bad) {
 				bad = o.broken;
 				all = o;
 			}
+			for (j = 0; j < nr_addrs; j++)
+				named[j] |= o.names[j][0] != '\0';
 		}
-		snprintf(line, sizeof(line), "%d %d %s\n%d %d %s\n%d %d %s\n",
-			 R_MAPS, any ? F_HELD : F_BROKEN,
+		for (j = 0; j < nr_addrs; j++)
+			nr_named += named[j];
+		snprintf(sorted, sizeof(sorted), "named %zu of %zu addresses",
+			 nr_named, nr_addrs);
+		/* each --addr named by the state of some map */
+		for (j = 0; j < nr_given; j++) {
+			const uint64_t *at =
+				bsearch(&given[j], addrs, nr_addrs,
+					sizeof(addrs[0]), addr_cmp);
+
+			if (!named[at - addrs]) {
+				snprintf(names, sizeof(names),
+					 "0x%llx named by no map given",
+					 (unsigned long long)given[j]);
+				break;
+			}
+		}
+		snprintf(line, sizeof(line),
+			 "%d %d %s\n%d %d %s\n%d %d %s\n%d %d %s\n", R_MAPS,
+			 any ? F_HELD : F_BROKEN,
 			 any ? "" : "no map given was claimed", R_SORTED,
 			 bad == 1 ? F_BROKEN
 			 : any	  ? F_HELD
 				  : F_SKIPPED,
-			 bad == 1 ? all.why : "", R_REPEAT,
+			 bad == 1 ? all.why : sorted, R_REPEAT,
 			 bad == 2 ? F_BROKEN
 			 : any	  ? F_HELD
 				  : F_SKIPPED,
-			 bad == 2 ? all.why : "");
+			 bad == 2 ? all.why : "", R_NAMES,
+			 !nr_given  ? F_SKIPPED
+			 : bad	    ? F_SKIPPED
+			 : names[0] ? F_BROKEN
+				    : F_HELD,
+			 !nr_given ? "no --addr given"
+			 : bad	   ? "a batch broke"
+				   : names);
 		if (write(out, line, strlen(line)) < 0)
 			_exit(1);
 		return;
@@ -428,14 +502,22 @@ static void child_step(int out, int step)
 	/* step 2: the same processes from threads at once */
 	{
 		static struct thread_arg t[CHECK_THREADS];
+		static struct outcome ref;
+		pthread_barrier_t bar;
 		pthread_t tid[CHECK_THREADS];
-		struct outcome ref;
+		static char diff[HANDLER_WHY_LEN];
 		const char *why = "";
+		size_t j;
 		int bad = 0;
 
-		for (i = 0; i < CHECK_THREADS; i++)
+		if (pthread_barrier_init(&bar, NULL, CHECK_THREADS))
+			_exit(1);
+		for (i = 0; i < CHECK_THREADS; i++) {
 			proc_make(&t[i].d,
-				  nr_maps ? map_path[i % nr_maps] : NULL);
+				  nr_maps ? map_path[i % nr_maps] : NULL,
+				  (uint32_t)i);
+			t[i].bar = &bar;
+		}
 		/* at once first, then each alone, to compare */
 		for (i = 0; i < CHECK_THREADS; i++)
 			if (pthread_create(&tid[i], NULL, thread_main, &t[i]))
@@ -444,16 +526,33 @@ static void child_step(int out, int step)
 			pthread_join(tid[i], NULL);
 		for (i = 0; i < CHECK_THREADS && !bad; i++) {
 			memset(&ref, 0, sizeof(ref));
-			run_proc(&t[i].d, &ref, 0, 0);
+			run_proc(&t[i].d, &ref, 0, 0, NULL);
 			if (t[i].o.broken) {
 				bad = 1;
 				why = t[i].o.why;
-			} else if (ref.claim != t[i].o.claim ||
-				   memcmp(ref.names, t[i].o.names,
-					  sizeof(ref.names))) {
+			} else if (ref.claim != t[i].o.claim) {
 				bad = 1;
-				why = "answers differ from those of one "
-				      "thread alone";
+				snprintf(diff, sizeof(diff),
+					 "tgid %u: claim answered %d at once, "
+					 "%d alone",
+					 t[i].d.op.tgid, t[i].o.claim,
+					 ref.claim);
+				why = diff;
+			} else {
+				for (j = 0; j < nr_addrs && !bad; j++) {
+					if (!strcmp(ref.names[j],
+						    t[i].o.names[j]))
+						continue;
+					bad = 1;
+					snprintf(diff, sizeof(diff),
+						 "tgid %u: 0x%llx named '%s' "
+						 "at once, '%s' alone",
+						 t[i].d.op.tgid,
+						 (unsigned long long)addrs[j],
+						 t[i].o.names[j],
+						 ref.names[j]);
+					why = diff;
+				}
 			}
 		}
 		snprintf(line, sizeof(line), "%d %d %s\n", R_THREADS,
@@ -524,6 +623,13 @@ reap:
 			if (result[rules[i]].fate != F_BROKEN)
 				set(rules[i], F_BROKEN, "killed by %s",
 				    strsignal(WTERMSIG(status)));
+#ifdef CHECK_TSAN
+	if (WIFEXITED(status) && WEXITSTATUS(status) == CHECK_TSAN_STATUS)
+		for (i = 0; i < nr; i++)
+			set(rules[i], F_BROKEN,
+			    "ThreadSanitizer reported a data race (its report "
+			    "is on stderr)");
+#endif
 	/* an exit, or an answer cut short: the handler ended the process */
 	for (i = 0; i < nr; i++)
 		if (!result[rules[i]].fate ||
@@ -536,10 +642,13 @@ reap:
 
 static void addrs_make(void)
 {
-	size_t i;
+	struct timespec now;
+	uint64_t now_ns;
+	size_t i, n;
 
-	/* low pages, a typical JIT heap, and the top of user space: the
-	 * same ascending addresses for every batch */
+	/* low pages, a typical JIT heap, and the top of user space, then
+	 * the addresses given: the same ascending addresses for every
+	 * batch */
 	for (i = 0; i < CHECK_NR_ADDRS; i++) {
 		if (i < 24)
 			addrs[i] = 0x1000 + i * 0x100;
@@ -547,7 +656,38 @@ static void addrs_make(void)
 			addrs[i] = 0x7f0000000000ull + (i - 24) * 0x40;
 		else
 			addrs[i] = 0x7ffffffff000ull + (i - 56) * 0x10;
-		times_[i] = (uint64_t)(i + 1) * 1000000;
+	}
+	memcpy(addrs + CHECK_NR_ADDRS, given, nr_given * sizeof(given[0]));
+	qsort(addrs, CHECK_NR_ADDRS + nr_given, sizeof(addrs[0]), addr_cmp);
+	for (i = n = 0; i < CHECK_NR_ADDRS + nr_given; i++)
+		if (!n || addrs[i] != addrs[n - 1])
+			addrs[n++] = addrs[i];
+	nr_addrs = n;
+	/* samples taken just now, a microsecond apart: after the maps
+	 * given were written, so that code they load counts as loaded */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	now_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	for (i = 0; i < nr_addrs; i++)
+		times_[i] = now_ns - (uint64_t)(nr_addrs - i) * 1000;
+}
+
+/* --addr's list: hex addresses, 0x optional, comma-separated. */
+static int addrs_parse(const char *arg)
+{
+	const char *p = arg;
+	char *end;
+
+	for (;;) {
+		if (nr_given == CHECK_MAX_GIVEN)
+			return -E2BIG;
+		errno = 0;
+		given[nr_given] = strtoull(p, &end, 16);
+		if (end == p || errno || (*end && *end != ','))
+			return -EINVAL;
+		nr_given++;
+		if (!*end)
+			return 0;
+		p = end + 1;
 	}
 }
 
@@ -555,7 +695,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: opjit-handler-check [--comm=COMM] [--timeout=S] "
-		"libNAME.so [MAP...]\n"
+		"[--addr=ADDR[,ADDR...]]\n"
+		"                           libNAME.so [MAP...]\n"
 		"Load the handler libNAME.so as opreport does and check it "
 		"against the ABI's rules;\n"
 		"offer it a process for each MAP (perf-PID.map, "
@@ -564,8 +705,12 @@ static void usage(FILE *f)
 		"(opjit-check)\n"
 		"  --timeout=S    seconds before a step counts as hung "
 		"(10)\n"
+		"  --addr=ADDR,.. addresses (hex) a MAP given names, which "
+		"must be named\n"
+		"                 (repeatable, at most %d)\n"
 		"Exit status: 0 when every rule held, 1 when one broke, 2 "
-		"on bad usage.\n");
+		"on bad usage.\n",
+		CHECK_MAX_GIVEN);
 }
 
 int main(int argc, char **argv)
@@ -573,11 +718,13 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "comm", required_argument, NULL, 'c' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "addr", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const enum rule claim_rules[] = { R_CLAIM };
-	static const enum rule map_rules[] = { R_MAPS, R_SORTED, R_REPEAT };
+	static const enum rule map_rules[] = { R_MAPS, R_SORTED, R_REPEAT,
+					       R_NAMES };
 	static const enum rule thread_rules[] = { R_THREADS };
 	const char *base;
 	char *name;
@@ -597,6 +744,16 @@ int main(int argc, char **argv)
 					"opjit-handler-check: bad --timeout "
 					"'%s': 1 to 3600 seconds\n",
 					optarg);
+				return 2;
+			}
+			break;
+		case 'a':
+			if (addrs_parse(optarg) < 0) {
+				fprintf(stderr,
+					"opjit-handler-check: bad --addr '%s': "
+					"hex addresses, comma-separated, at "
+					"most %d in all\n",
+					optarg, CHECK_MAX_GIVEN);
 				return 2;
 			}
 			break;
@@ -636,6 +793,7 @@ int main(int argc, char **argv)
 	addrs_make();
 	signal(SIGPIPE, SIG_IGN);
 
+	set(R_NAMES, F_SKIPPED, "no --addr given");
 	check_load();
 	if (result[R_LOAD].fate == F_HELD && result[R_SLOTS].fate == F_HELD) {
 		run_step(0, claim_rules, 1);
@@ -644,10 +802,11 @@ int main(int argc, char **argv)
 			set(R_MAPS, F_SKIPPED, "claim broke");
 			set(R_SORTED, F_SKIPPED, "claim broke");
 			set(R_REPEAT, F_SKIPPED, "claim broke");
+			set(R_NAMES, F_SKIPPED, "claim broke");
 			set(R_THREADS, F_SKIPPED, "claim broke");
 		} else {
 			if (nr_maps)
-				run_step(1, map_rules, 3);
+				run_step(1, map_rules, nr_given ? 4 : 3);
 			run_step(2, thread_rules, 1);
 		}
 		/* every step released what it claimed, unless it broke */
@@ -670,8 +829,8 @@ int main(int argc, char **argv)
 		if (r == R_MAPS && !nr_maps && result[R_CLAIM].fate == F_HELD)
 			snprintf(result[r].why, sizeof(result[r].why),
 				 "no MAP given");
-		if ((r == R_SORTED || r == R_REPEAT) && !nr_maps &&
-		    result[R_CLAIM].fate == F_HELD)
+		if ((r == R_SORTED || r == R_REPEAT || r == R_NAMES) &&
+		    !nr_maps && result[R_CLAIM].fate == F_HELD)
 			snprintf(result[r].why, sizeof(result[r].why),
 				 "no MAP given");
 		broken |= result[r].fate == F_BROKEN;

@@ -5,8 +5,10 @@
  * perf map,
  *     START SIZE NAME
  * (hex start and size; NAME is the rest of the line, spaces included, as
- * in node's "JS:*fn /app/x.js:2:17") and names samples by a linear scan.
- * Build it against an installed opjit with the Makefile next to it.
+ * in node's "JS:*fn /app/x.js:2:17") into the handler kit's symbol
+ * store (<opjit/handler_kit.h>), which names samples, keeps the error
+ * and hands each host a table of its minor.  Build it against an
+ * installed opjit with the Makefile next to it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,11 +19,11 @@
 #include <unistd.h>
 
 #include <opjit/anon_handler.h>
+#include <opjit/handler_kit.h>
 
 struct example_state {
-	struct opjit_symbol *syms;
-	size_t n;
-	char err[256];
+	struct opjit_kit_syms syms;
+	struct opjit_kit_err err;
 };
 
 /* Open PATH for reading through the host, which applies the trust rules
@@ -45,13 +47,10 @@ static FILE *open_trusted(const struct opjit_host *host,
 static void example_release(void *state)
 {
 	struct example_state *st = state;
-	size_t i;
 
 	if (!st)
 		return;
-	for (i = 0; i < st->n; i++)
-		free((char *)st->syms[i].name);
-	free(st->syms);
+	opjit_kit_syms_free(&st->syms);
 	free(st);
 }
 
@@ -79,8 +78,6 @@ static int example_claim(const struct opjit_host *host,
 	if (!st)
 		goto nomem;
 	while ((len = getline(&line, &cap, f)) > 0) {
-		struct opjit_symbol *v;
-
 		if (line[len - 1] == '\n')
 			line[--len] = '\0';
 		/* the name is everything after the size, not one word */
@@ -89,19 +86,12 @@ static int example_claim(const struct opjit_host *host,
 			   &name_at) != 2 ||
 		    name_at < 0 || !line[name_at] || !size)
 			continue;
-		v = realloc(st->syms, (st->n + 1) * sizeof(*v));
-		if (!v)
+		if (!opjit_kit_syms_add(&st->syms, start, size, line + name_at,
+					(size_t)(len - name_at), NULL, 0))
 			goto nomem;
-		st->syms = v;
-		memset(&v[st->n], 0, sizeof(v[st->n]));
-		v[st->n].struct_size = OPJIT_SYMBOL_SIZE_1_0;
-		v[st->n].name = strdup(line + name_at);
-		v[st->n].start = start;
-		v[st->n].size = size;
-		if (!v[st->n].name)
-			goto nomem;
-		st->n++;
 	}
+	if (opjit_kit_syms_index(&st->syms) < 0)
+		goto nomem;
 	free(line);
 	fclose(f);
 	*state = st;
@@ -117,18 +107,12 @@ nomem:
 static int example_resolve(void *state, struct opjit_resolve_batch *b)
 {
 	struct example_state *st = state;
-	size_t i, j;
+	int rc = opjit_kit_resolve(b, opjit_kit_syms_lookup, &st->syms);
 
-	for (i = 0; i < b->count; i++) {
-		for (j = 0; j < st->n; j++)
-			if (b->addrs[i] - st->syms[j].start < st->syms[j].size)
-				b->symbols[i] = &st->syms[j];
-		/* say why a sample stays unnamed, when the host asks */
-		if (!b->symbols[i] &&
-		    b->struct_size >= OPJIT_RESOLVE_BATCH_SIZE_1_0 &&
-		    b->reasons)
-			b->reasons[i] = OPJIT_UNRESOLVED_NO_ENTRY;
-	}
+	if (rc < 0)
+		return opjit_kit_errf(&st->err, rc,
+				      "a batch of %zu bytes is too small",
+				      b->struct_size);
 	return 0;
 }
 
@@ -136,7 +120,7 @@ static const char *example_last_error(void *state)
 {
 	struct example_state *st = state;
 
-	return st->err[0] ? st->err : NULL;
+	return opjit_kit_err_text(&st->err);
 }
 
 static const struct opjit_handler example_handler = {
@@ -151,12 +135,6 @@ static const struct opjit_handler example_handler = {
 	.release = example_release,
 };
 
-OPJIT_HANDLER_EXPORT const struct opjit_handler *
-opjit_handler_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
-{
-	(void)host_abi_minor;
-	/* A host of another major may lay the tables out differently. */
-	if (host_abi_major != OPJIT_HANDLER_ABI_MAJOR)
-		return NULL;
-	return &example_handler;
-}
+/* NULL for a host of another major, which may lay the tables out
+ * differently; to a host older than this header, a table of its minor */
+OPJIT_KIT_ENTRY(example_handler)

@@ -19,6 +19,10 @@
  *
  * A misbehaving build (FAKE_BAD_*) claims the processes a good one does
  * and "jitdemo" too, and then does the one wrong thing it is named for.
+ *
+ * A shared build (FAKE_SHARED) is not thread-safe: it keeps what claim
+ * made in globals, unlocked, as if one process were claimed at a time,
+ * and names [0x1000,0x2000) "NAME:TGID" from there.
  * A hostile one (FAKE_HOSTILE_*) attacks while claiming: when the attack
  * works it declines with "attack succeeded: ..." as its reason (with what
  * it stole), so that a test sees it; when it fails it declines quietly
@@ -284,6 +288,13 @@ __attribute__((constructor)) static void fake_ctor(void)
 	defined(FAKE_HOSTILE)
 #define FAKE_BAD 1
 #endif
+#ifdef FAKE_SHARED
+/* the last claim's name and a count of claims, shared by every state
+ * and every thread, with no lock: what the ABI's concurrency rule
+ * forbids */
+static char fake_shared_name[32];
+static unsigned long fake_shared_claims;
+#endif
 /* A symbol as a later minor would lay it out: the 1.0 fields, then one
  * this host has never heard of.  Explicit padding makes the appended
  * field start right where 1.0's struct_size ends. */
@@ -399,6 +410,12 @@ __attribute__((unused)) static int fake_claim(const struct opjit_host *host,
 	};
 #ifdef FAKE_BAD_RESERVED
 	st->hi.s.reserved = 1;
+#endif
+#ifdef FAKE_SHARED
+	fake_shared_claims++;
+	snprintf(fake_shared_name, sizeof(fake_shared_name), "%s:%u",
+		 FAKE_NAME, proc->tgid);
+	st->lo.s.name = fake_shared_name;
 #endif
 #if defined(FAKE_FUTURE)
 	/* the later field is set only for a host that knows it, unless

@@ -69,6 +69,18 @@ broken noclaim "$fake/libnoclaim.so" 'claim, resolve and release'
 broken segv-claim "$bad/libsegv-claim.so" 'claim answers' --comm=any
 broken loop-claim "$bad/libloop-claim.so" 'claim answers' --comm=any
 broken exit-claim "$bad/libexit-claim.so" 'claim answers' --comm=any
+# keeps what claim made in globals: processes claimed at once name each
+# other's code
+broken shared "$fake3/libshared.so" 'claims and resolves from threads' --comm=any
+grep -Eq "^BROKEN .* tgid [0-9]+: 0x1000 named 'shared:[0-9]+' at once, 'shared:[0-9]+' alone$" \
+	"$tmp/shared.out" || show_fail "$tmp/shared.out" "shared: no names compared"
+# an address given that no map names
+run unnamed 1 --addr=0x10,1800 "$hp/libperfmap.so" "$map"
+grep -q '^BROKEN *names every address given with --addr *0x10 named by no map given$' \
+	"$tmp/unnamed.out" || show_fail "$tmp/unnamed.out" "unnamed: 0x10 not seen"
+run named 0 --addr=0x1000,1800,7f0000000100 "$hp/libperfmap.so" "$map"
+grep -q '^held *names every address given' "$tmp/named.out" ||
+	show_fail "$tmp/named.out" "named: the addresses given not named"
 # resolving breaks the batch rules, given a map to claim
 run segv-resolve 1 --comm=any "$bad/libsegv-resolve.so" "$map"
 grep -q '^BROKEN *resolves a sorted batch' "$tmp/segv-resolve.out" ||
