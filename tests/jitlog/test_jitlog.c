@@ -996,6 +996,65 @@ START_TEST(on_attach_threads)
 }
 END_TEST
 
+/* On attach, code bytes wait in the table with their load and are
+ * written when a profiler attaches: the code loaded and moved before it,
+ * with the bytes it had when logged, older than the attach. */
+START_TEST(code_bytes_on_attach)
+{
+	static unsigned char x[48], y[48], want[48];
+	struct opjit_jitlog_options o = {
+		.struct_size = sizeof(o),
+		.path = path,
+		.mode = OPJIT_JITLOG_ON_ATTACH,
+		.flags = OPJIT_JITLOG_OPT_CODE_BYTES,
+	};
+	struct opjit_jitlog_code c = { .struct_size = sizeof(c),
+				       .addr = (uintptr_t)x,
+				       .size = sizeof(x),
+				       .name = "before_attach" };
+	const uint8_t *code;
+	uint64_t t, n, at, ns;
+	struct opjit_jitlog *log;
+	struct jm_state st;
+	struct stat sb;
+	size_t len;
+	char *buf;
+
+	memset(x, 0x90, sizeof(x));
+	memset(y, 0xcc, sizeof(y));
+	memcpy(want, y, sizeof(y));
+	set_state(OPJIT_JITLOG_DETACHED);
+	ck_assert_int_eq(opjit_jitlog_open(&o, &log), 0);
+	ck_assert_int_eq(opjit_jitlog_load(log, &c), 0);
+	c.addr = (uintptr_t)y;
+	ck_assert_int_eq(opjit_jitlog_move(log, &c, (uintptr_t)x), 0);
+	/* the table holds the bytes the code had when logged */
+	memset(y, 0xf4, sizeof(y));
+	ck_assert_int_ne(lstat(path, &sb), 0);
+	set_state(OPJIT_JITLOG_ATTACH);
+	wait_state(OPJIT_JITLOG_OBSERVING);
+	t = oputil_clock_ns(CLOCK_MONOTONIC);
+	set_state(OPJIT_JITLOG_DETACH);
+	wait_state(OPJIT_JITLOG_DETACHED);
+	ck_assert_int_eq(opjit_jitlog_close(log), 0);
+
+	buf = slurp(&len);
+	ck_assert_int_eq(jm_state_init(&st, buf, len), 0);
+	ck_assert_str_eq(st.map.damage, "");
+	/* the move replaced the load in the table: one piece, at y */
+	ck_assert_uint_eq(st.map.nr_codes, 1);
+	ck_assert_int_eq(jm_state_code_bytes(&st, sym_at(&st, (uintptr_t)y, t),
+					     &code, &n, &at, &ns),
+			 0);
+	ck_assert_uint_eq(n, sizeof(y));
+	ck_assert_uint_eq(at, (uintptr_t)y);
+	ck_assert_uint_eq(ns, 0); /* there since before the attach */
+	ck_assert_mem_eq(code, want, sizeof(want));
+	jm_state_free(&st);
+	free(buf);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("jitlog");
@@ -1016,6 +1075,7 @@ int main(void)
 	tcase_add_test(tc, on_attach_threads);
 	tcase_add_test(tc, code_bytes);
 	tcase_add_test(tc, code_bytes_asked_per_load);
+	tcase_add_test(tc, code_bytes_on_attach);
 	suite_add_tcase(s, tc);
 	return opjit_check_run(s);
 }
