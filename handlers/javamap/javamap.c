@@ -179,9 +179,11 @@ static int jm_load(const struct opjit_host *host,
 		goto out;
 	}
 	ret = jm_state_init(st, buf, len);
-	/* the code bytes point into it: the state keeps it */
-	st->buf = buf;
-	buf = NULL;
+	/* code bytes point into it: the state keeps it while they do */
+	if (!ret && jm_state_has_bytes(st)) {
+		st->buf = buf;
+		buf = NULL;
+	}
 	if (ret) {
 		snprintf(err, errlen, "cannot use %s: %s", path, st->error);
 		goto out;

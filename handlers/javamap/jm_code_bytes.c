@@ -9,6 +9,7 @@
  * apart, with its own bytes.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "jm_format.h"
@@ -72,6 +73,14 @@ int jm_state_code_bytes(struct jm_state *st, const struct opjit_symbol *sym,
 	/* replayed code was there before its record's time */
 	*load_ns = co->flags & JM_REC_REPLAYED ? 0 : co->t_load;
 	return 0;
+}
+
+bool jm_state_has_bytes(const struct jm_state *st)
+{
+	for (size_t i = 0; i < st->map.nr_codes; i++)
+		if (st->map.codes[i].bytes)
+			return true;
+	return false;
 }
 
 void jm_code_syms_free(struct jm_state *st)

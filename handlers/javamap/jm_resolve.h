@@ -8,6 +8,8 @@
 #ifndef OPJIT_JM_RESOLVE_H
 #define OPJIT_JM_RESOLVE_H
 
+#include <stdbool.h>
+
 #include <opjit/anon_handler.h>
 #include <oputil/idxset.h>
 #include <oputil/u64map.h>
@@ -94,6 +96,9 @@ const struct opjit_symbol *jm_code_sym(struct jm_state *st,
 int jm_state_code_bytes(struct jm_state *st, const struct opjit_symbol *sym,
 			const uint8_t **code, uint64_t *len, uint64_t *addr,
 			uint64_t *load_ns);
+/* Whether any code of the map has bytes (then the map's buffer must
+ * stay). */
+bool jm_state_has_bytes(const struct jm_state *st);
 void jm_code_syms_free(struct jm_state *st);
 
 #endif
