@@ -5,7 +5,7 @@
  * CLOCK_MONOTONIC time, the code's name and, optionally, its source file
  * and lines, into /tmp/anon.<pid>, which opreport reads with
  * --anon-handler=jitlog.  The format is opjit's time-stamped map,
- * version 2 (handlers/jitlog/FORMAT.md of opjit).
+ * version 2.1 (handlers/jitlog/FORMAT.md of opjit).
  *
  *	struct opjit_jitlog *log;
  *	struct opjit_jitlog_code c = { .struct_size = sizeof(c) };
