@@ -179,6 +179,11 @@ static int jm_load(const struct opjit_host *host,
 		goto out;
 	}
 	ret = jm_state_init(st, buf, len);
+	/* code bytes point into it: the state keeps it while they do */
+	if (!ret && jm_state_has_bytes(st)) {
+		st->buf = buf;
+		buf = NULL;
+	}
 	if (ret) {
 		snprintf(err, errlen, "cannot use %s: %s", path, st->error);
 		goto out;
@@ -215,6 +220,13 @@ static int jm_claim(const struct opjit_host *host,
 static int jm_resolve(void *state, struct opjit_resolve_batch *batch)
 {
 	return jm_state_resolve(state, batch);
+}
+
+static int jm_code_bytes(void *state, const struct opjit_symbol *sym,
+			 const uint8_t **code, uint64_t *len, uint64_t *addr,
+			 uint64_t *load_ns)
+{
+	return jm_state_code_bytes(state, sym, code, len, addr, load_ns);
 }
 
 static const char *jm_last_error(void *state)
@@ -257,6 +269,19 @@ static const struct opjit_handler jm_handler = {
 	.resolve = jm_resolve,
 	.last_error = jm_last_error,
 	.release = jm_release,
+	.code_bytes = jm_code_bytes,
+};
+
+static const struct opjit_handler jm_handler_1_2 = {
+	.struct_size = OPJIT_HANDLER_SIZE_1_0,
+	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
+	.abi_minor = 2,
+	.name = JM_HANDLER_NAME,
+	.description = JM_HANDLER_DESC,
+	.claim = jm_claim,
+	.resolve = jm_resolve,
+	.last_error = jm_last_error,
+	.release = jm_release,
 };
 
 OPJIT_HANDLER_EXPORT const struct opjit_handler *
@@ -264,5 +289,7 @@ opjit_handler_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
 {
 	if (host_abi_major != OPJIT_HANDLER_ABI_MAJOR)
 		return NULL;
-	return &jm_handler;
+	/* a host older than 1.4 refuses slots it does not know: it gets
+	 * the table without code_bytes, as the growth rules ask */
+	return host_abi_minor >= 4 ? &jm_handler : &jm_handler_1_2;
 }

@@ -14,7 +14,8 @@
  * (the jitlog library), so that a log can be read while it is written */
 #define JM_VERSION_RECORDS 1
 #define JM_VERSION_FRAMED 2
-#define JM_VERSION_MINOR 0
+/* 2.1: a CODE_LOAD may end in the code's bytes */
+#define JM_VERSION_MINOR 1
 
 /* magic[8] u16 major u16 minor u32 header_size u32 pid u32 flags
  * u64 start_ns */
@@ -51,6 +52,7 @@ enum jm_rec_kind {
 #define JM_PC_FIXED 8	       /* u32 offset u16 nr_frames u16 reserved */
 #define JM_FRAME_SIZE 12       /* u64 method id, i32 bci */
 #define JM_CODE_UNLOAD_SIZE 16 /* u64 id u64 addr */
+#define JM_CODE_BYTES_FIXED 4  /* 2.1, after the pcs: u32 code_len */
 #define JM_DYNAMIC_FIXED 16    /* u64 addr u32 size u32 name_len */
 #define JM_EVENT_FIXED \
 	32 /* u64 tid u64 value u64 aux u32 what_len u32 nr_frames */

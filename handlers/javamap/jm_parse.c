@@ -146,9 +146,9 @@ static int pc_cmp(const void *a, const void *b)
 static int parse_code_load(struct jm_map *m, struct cursor *c, unsigned flags,
 			   uint64_t t)
 {
-	const unsigned char *f, *pf, *fr;
+	const unsigned char *f, *pf, *fr, *bytes = NULL;
 	struct jm_code *co;
-	size_t nr_pcs, pc0 = m->nr_pcs, fr0 = m->nr_frames;
+	size_t nr_pcs, pc0 = m->nr_pcs, fr0 = m->nr_frames, nr_bytes = 0;
 
 	if (cur_take(c, JM_CODE_LOAD_FIXED, &f))
 		return -EBADMSG;
@@ -180,10 +180,22 @@ static int parse_code_load(struct jm_map *m, struct cursor *c, unsigned flags,
 		}
 		m->nr_pcs++;
 	}
+	/* 2.1: the code's bytes may follow the pcs; anything else after
+	 * them is a later minor's, and skipped */
+	if (m->major == JM_VERSION_FRAMED && m->minor >= 1 &&
+	    c->left >= JM_CODE_BYTES_FIXED) {
+		cur_take(c, JM_CODE_BYTES_FIXED, &pf);
+		nr_bytes = (size_t)get_le(pf, 4);
+		if (nr_bytes > get_le(f + 16, 4) ||
+		    cur_take(c, nr_bytes, &bytes))
+			goto bad;
+	}
 	if (ARR_PUSH(m, codes, cap_codes, nr_codes))
 		goto nomem;
 	co = &m->codes[m->nr_codes++];
 	memset(co, 0, sizeof(*co));
+	co->bytes = nr_bytes ? bytes : NULL;
+	co->nr_bytes = (uint32_t)nr_bytes;
 	co->kind = JM_CODE_COMPILED;
 	co->flags = flags;
 	co->method = get_le(f, 8);

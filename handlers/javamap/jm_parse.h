@@ -52,6 +52,10 @@ struct jm_code {
 	uint64_t t_unload; /* JM_NEVER while loaded */
 	size_t pc;	   /* first in jm_map.pcs */
 	size_t nr_pcs;	   /* sorted by off */
+	/* 2.1: the code's bytes as the log kept them, NR_BYTES <= SIZE,
+	 * in the buffer jm_parse() read (valid while it is); NULL: none */
+	const unsigned char *bytes;
+	uint32_t nr_bytes;
 };
 
 /* An event sample (JM_REC_ALLOC, JM_REC_LOCK) and its stack. */

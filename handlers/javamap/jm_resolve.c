@@ -67,11 +67,13 @@ int jm_state_init(struct jm_state *st, const void *buf, size_t len)
 
 void jm_state_free(struct jm_state *st)
 {
+	jm_code_syms_free(st);
 	jm_syms_free(st);
 	free(st->inl);
 	free(st->maxend);
 	oputil_idxset_free(&st->method_set);
 	jm_map_free(&st->map);
+	free(st->buf);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -271,19 +273,16 @@ static uint32_t state_inline_chain(struct jm_state *st,
 	return n;
 }
 
-/* The answer for ADDR at T; the inlining chain only when WANT_INLINE,
+/* The answer for ADDR in CO; the inlining chain only when WANT_INLINE,
  * so that a host that cannot take it costs no memory for it. */
-static void state_resolve_one(struct jm_state *st, uint64_t addr, uint64_t t,
-			      bool want_inline, struct jm_answer *a)
+static void state_resolve_in(struct jm_state *st, const struct jm_code *co,
+			     uint64_t addr, bool want_inline,
+			     struct jm_answer *a)
 {
-	const struct jm_code *co = jm_state_find_code(st, addr, t);
 	const struct jm_method *me;
 	const struct jm_frame *fr;
 	const struct jm_pc *pc;
 
-	memset(a, 0, sizeof(*a));
-	if (!co)
-		return;
 	pc = co->kind == JM_CODE_COMPILED ? jm_code_pc(&st->map, co, addr)
 					  : NULL;
 	if (pc && pc->nr_frames) {
@@ -306,6 +305,21 @@ static void state_resolve_one(struct jm_state *st, uint64_t addr, uint64_t t,
 	me = co->kind == JM_CODE_COMPILED ? jm_state_method(st, co->method)
 					  : NULL;
 	a->file = me ? me->file : NULL;
+}
+
+/* The answer for ADDR at T: in code whose bytes the map kept, a symbol
+ * of that code. */
+static void state_resolve_one(struct jm_state *st, uint64_t addr, uint64_t t,
+			      bool want_inline, struct jm_answer *a)
+{
+	const struct jm_code *co = jm_state_find_code(st, addr, t);
+
+	memset(a, 0, sizeof(*a));
+	if (!co)
+		return;
+	state_resolve_in(st, co, addr, want_inline, a);
+	if (a->sym && co->bytes)
+		a->sym = jm_code_sym(st, co, a->sym);
 }
 
 #define BATCH_HAS(b, f)                                               \

@@ -8,8 +8,11 @@
 #ifndef OPJIT_JM_RESOLVE_H
 #define OPJIT_JM_RESOLVE_H
 
+#include <stdbool.h>
+
 #include <opjit/anon_handler.h>
 #include <oputil/idxset.h>
+#include <oputil/u64map.h>
 
 #include "jm_parse.h"
 
@@ -21,6 +24,7 @@
 #define JM_LOAD_SLACK_NS 100000000ull
 
 struct jm_sym;
+struct jm_csym;
 
 struct jm_state {
 	struct jm_map map;
@@ -35,11 +39,20 @@ struct jm_state {
 	 * innermost frame, handed to the host as it is, and a pc sampled
 	 * again costs no lookup and no memory */
 	struct opjit_inline_frame *inl;
+	/* code with bytes: its symbols, parallel to map.codes, made on
+	 * first need, and which code each symbol is of (index + 1) */
+	struct jm_csym **code_syms;
+	struct oputil_u64map csym_code;
+	/* the map's bytes, which code bytes point into, when the state
+	 * owns them (freed with it); NULL when the caller keeps them */
+	void *buf;
 	char error[200];
 };
 
 /* Parse BUF and index it.  0 (see st->map.damage), or a negative errno
- * with st->error set.  Free with jm_state_free() in every case. */
+ * with st->error set.  Free with jm_state_free() in every case.  BUF
+ * must outlive ST (code bytes point into it); set st->buf to hand it
+ * over. */
 int jm_state_init(struct jm_state *st, const void *buf, size_t len);
 void jm_state_free(struct jm_state *st);
 
@@ -72,5 +85,20 @@ const struct opjit_symbol *jm_syms_get(struct jm_state *st, const char *name,
 				       uint64_t start, uint64_t size);
 int jm_syms_for_each(struct jm_state *st, jm_symbol_cb cb, void *arg);
 void jm_syms_free(struct jm_state *st);
+
+/* jm_code_bytes.c: the symbol of BASE's samples in CO, a code with
+ * bytes; NULL out of memory. */
+const struct opjit_symbol *jm_code_sym(struct jm_state *st,
+				       const struct jm_code *co,
+				       const struct opjit_symbol *base);
+/* The handler's code_bytes(): 0, or -ENOENT for a symbol whose code has
+ * no bytes in the map. */
+int jm_state_code_bytes(struct jm_state *st, const struct opjit_symbol *sym,
+			const uint8_t **code, uint64_t *len, uint64_t *addr,
+			uint64_t *load_ns);
+/* Whether any code of the map has bytes (then the map's buffer must
+ * stay). */
+bool jm_state_has_bytes(const struct jm_state *st);
+void jm_code_syms_free(struct jm_state *st);
 
 #endif

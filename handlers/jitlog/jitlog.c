@@ -135,6 +135,8 @@ size_t opjit_jl_load_len(const struct opjit_jitlog_code *c)
 {
 	size_t len = JM_REC_HEADER_SIZE + JM_CODE_LOAD_FIXED, i;
 
+	if (c->flags & JL_CODE_WITH_BYTES)
+		len += JM_CODE_BYTES_FIXED + c->size;
 	if (!c->pcs)
 		return len + (c->method ? 0 : c->nr_lines) *
 				     (JM_PC_FIXED + JM_FRAME_SIZE);
@@ -212,6 +214,12 @@ void opjit_jl_put_load(unsigned char *p, const struct opjit_jitlog_code *c,
 	for (i = 0; c->pcs && i < c->nr_pcs; i++)
 		p = put_pc(p, own, c->pcs[i].offset, c->pcs[i].frames,
 			   c->pcs[i].nr_frames);
+	/* 2.1: the code as it is now, after the pcs, where a 2.0 reader
+	 * stops reading */
+	if (c->flags & JL_CODE_WITH_BYTES) {
+		p = put(p, c->size, 4);
+		memcpy(p, (const void *)(uintptr_t)c->addr, c->size);
+	}
 }
 
 size_t opjit_jl_unload_len(void)
@@ -261,13 +269,36 @@ static bool code_take(const struct opjit_jitlog_code *c,
 {
 	if (c && c->struct_size >= sizeof(*full)) {
 		*full = *c; /* the common case, in a few moves */
-		return true;
+	} else {
+		memset(full, 0, sizeof(*full));
+		if (!c || c->struct_size < OPJIT_JITLOG_CODE_SIZE_1_0)
+			return false;
+		memcpy(full, c, c->struct_size);
 	}
-	memset(full, 0, sizeof(*full));
-	if (!c || c->struct_size < OPJIT_JITLOG_CODE_SIZE_1_0)
-		return false;
-	memcpy(full, c, c->struct_size);
+	/* the library's own flags are not the caller's to set */
+	full->flags &= OPJIT_JITLOG_CODE_OLDER | OPJIT_JITLOG_CODE_DATA |
+		       OPJIT_JITLOG_CODE_BYTES;
 	return true;
+}
+
+/* Whether C's bytes go into the log with it: asked for, code (not a
+ * method's data), and within what the log may still copy. */
+static void code_bytes_take(struct opjit_jitlog *log,
+			    struct opjit_jitlog_code *c)
+{
+	uint64_t left;
+
+	if (c->flags & OPJIT_JITLOG_CODE_DATA ||
+	    !(log->code_bytes || c->flags & OPJIT_JITLOG_CODE_BYTES))
+		return;
+	left = atomic_load_explicit(&log->code_left, memory_order_relaxed);
+	do {
+		if (left < c->size)
+			return;
+	} while (!atomic_compare_exchange_weak_explicit(
+		&log->code_left, &left, left - c->size, memory_order_relaxed,
+		memory_order_relaxed));
+	c->flags |= JL_CODE_WITH_BYTES;
 }
 
 /* Whether the code FULL (as code_take gave it) can be logged. */
@@ -364,6 +395,7 @@ int opjit_jitlog_load(struct opjit_jitlog *log, struct opjit_jitlog_code *c)
 
 	if (!log || !code_take(c, &full) || !code_ok(&full))
 		return -EINVAL;
+	code_bytes_take(log, &full);
 	/* on attach, the time is read under the table's lock, if needed */
 	t = log->on_attach ? 0 : oputil_clock_ns(CLOCK_MONOTONIC);
 	rc = opjit_jl_put_records(log, &full, false, t);
@@ -382,6 +414,8 @@ int opjit_jitlog_move(struct opjit_jitlog *log,
 
 	if (!log || !code_take(code, c) || !code_ok(c) || !c->id)
 		return -EINVAL;
+	/* moved code may have been patched on the way: its bytes anew */
+	code_bytes_take(log, c);
 	if (log->on_attach)
 		return opjit_jl_attach_move(log, c, old_addr);
 	t = oputil_clock_ns(CLOCK_MONOTONIC);
@@ -546,13 +580,19 @@ int opjit_jitlog_open(const struct opjit_jitlog_options *opts,
 						OPJIT_JITLOG_OPTIONS_SIZE_1_0
 				? opts->path
 				: NULL;
-	uint32_t mode = opts && opts->struct_size >= sizeof(*opts)
+	uint32_t mode = opts && opts->struct_size >=
+						OPJIT_JITLOG_OPTIONS_SIZE_1_1
 				? opts->mode
 				: OPJIT_JITLOG_ALWAYS;
+	const bool v13 = opts && opts->struct_size >= sizeof(*opts);
+	uint32_t flags = v13 ? opts->flags : 0;
+	uint64_t budget = v13 && opts->code_budget ? opts->code_budget
+						   : OPJIT_JITLOG_CODE_BUDGET;
 	struct opjit_jitlog *log;
 	int rc;
 
-	if (!out || mode > OPJIT_JITLOG_ON_ATTACH)
+	if (!out || mode > OPJIT_JITLOG_ON_ATTACH ||
+	    flags & ~OPJIT_JITLOG_OPT_CODE_BYTES)
 		return -EINVAL;
 	*out = NULL;
 	log = calloc(1, sizeof(*log));
@@ -572,6 +612,10 @@ int opjit_jitlog_open(const struct opjit_jitlog_options *opts,
 	atomic_flag_clear(&log->table_lock);
 	atomic_store(&log->next_id, 1);
 	log->on_attach = mode == OPJIT_JITLOG_ON_ATTACH;
+	log->code_bytes = flags & OPJIT_JITLOG_OPT_CODE_BYTES;
+	/* a record's length is 32 bits, and the log 1 GiB */
+	atomic_store(&log->code_left,
+		     budget < LOG_SPACE / 2 ? budget : LOG_SPACE / 2);
 	rc = log->on_attach ? opjit_jl_attach_open(log)
 			    : opjit_jl_file_open(log);
 	if (rc) {

@@ -34,6 +34,29 @@ static void text(const unsigned char *p, size_t n)
 		putchar(p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?');
 }
 
+/* 2.1: a CODE_LOAD may end in its code's bytes, after its pcs */
+static bool with_code;
+
+/* The code bytes after the NR pcs at P, LEFT bytes: how many, or -1
+ * when the record holds none. */
+static long long code_bytes(const unsigned char *p, size_t left, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		size_t n;
+
+		if (left < JM_PC_FIXED)
+			return -1;
+		n = JM_PC_FIXED + le(p + 4, 2) * JM_FRAME_SIZE;
+		if (n > left)
+			return -1;
+		p += n;
+		left -= n;
+	}
+	if (!with_code || left < JM_CODE_BYTES_FIXED)
+		return -1;
+	return (long long)le(p, 4);
+}
+
 /* One record: its kind, time and fields. */
 static void record(const unsigned char *r, size_t rlen)
 {
@@ -53,9 +76,15 @@ static void record(const unsigned char *r, size_t rlen)
 			text(p + JM_METHOD_FIXED + nl, fl);
 		}
 	} else if (kind == JM_REC_CODE_LOAD && left >= JM_CODE_LOAD_FIXED) {
+		long long code = code_bytes(p + JM_CODE_LOAD_FIXED,
+					    left - JM_CODE_LOAD_FIXED,
+					    le(p + 20, 4));
+
 		printf("load id=%" PRIu64 " addr=0x%" PRIx64 " size=%" PRIu64
 		       " pcs=%" PRIu64,
 		       le(p, 8), le(p + 8, 8), le(p + 16, 4), le(p + 20, 4));
+		if (code >= 0)
+			printf(" code=%lld", code);
 	} else if (kind == JM_REC_CODE_UNLOAD && left >= JM_CODE_UNLOAD_SIZE) {
 		printf("unload id=%" PRIu64 " addr=0x%" PRIx64, le(p, 8),
 		       le(p + 8, 8));
@@ -104,6 +133,7 @@ static int dump(const char *path, const unsigned char *b, size_t len)
 	}
 	major = (unsigned)le(b + 8, 2);
 	framed = major == JM_VERSION_FRAMED;
+	with_code = framed && le(b + 10, 2) >= 1;
 	printf("version %u.%" PRIu64 " pid=%" PRIu64 " start_ns=%" PRIu64 "\n",
 	       major, le(b + 10, 2), le(b + 16, 4), le(b + 24, 8));
 	at = le(b + 12, 4);

@@ -57,6 +57,10 @@ struct opjit_jitlog {
 	/* on attach: the live code and methods, and whether they are being
 	 * written; both under table_lock */
 	bool on_attach;
+	/* OPJIT_JITLOG_OPT_CODE_BYTES, and the bytes of code it may still
+	 * copy */
+	bool code_bytes;
+	_Atomic uint64_t code_left;
 	atomic_flag table_lock;
 	bool observing;
 	struct opjit_jl_table table;
@@ -105,6 +109,10 @@ static inline void opjit_jl_populate(unsigned char *from, unsigned char *to)
 	if (a < b)
 		madvise((void *)a, b - a, MADV_POPULATE_WRITE);
 }
+
+/* opjit_jitlog_code.flags, set by the library alone: the load record
+ * carries the code's bytes, read at its address */
+#define JL_CODE_WITH_BYTES 0x80000000u
 
 /* A fresh id for a code or a method; on attach, under the table's lock. */
 uint64_t opjit_jl_new_id(struct opjit_jitlog *log);

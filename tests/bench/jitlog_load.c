@@ -3,6 +3,8 @@
  * bench_jitlog_load [N [ROW]]: what one code load costs a JIT to tell a
  * profiler, in ns, the median of 5 runs of N loads each:
  *   jitlog     opjit_jitlog_load() with a name, a file and 4 lines
+ *   jitlog, code bytes: the same with OPJIT_JITLOG_OPT_CODE_BYTES, each
+ *              load copying its 64 bytes of code into the log
  *   perf map   one "START SIZE NAME" line with fprintf, then fflush (as
  *              node and the JVM's agents write them, so that a profiler
  *              reading the file sees the line)
@@ -35,6 +37,10 @@
 
 static char dir[64];
 static unsigned long n = 200000;
+/* N pieces of 64 bytes of code, for the logs that copy code: the
+ * addresses the other rows log are never read */
+static unsigned char *code_mem;
+static uint32_t log_flags;
 
 static int cmp(const void *a, const void *b)
 {
@@ -62,7 +68,8 @@ static void load_n(struct opjit_jitlog *log, bool unload, uint64_t *ids)
 	for (i = 0; i < n; i++) {
 		struct opjit_jitlog_code c = {
 			.struct_size = sizeof(c),
-			.addr = 0x7f0000000000 + i * 64,
+			.addr = code_mem ? (uintptr_t)code_mem + i * 64
+					 : 0x7f0000000000 + i * 64,
 			.size = 64,
 			.name = "LazyCompile:*fib app.js:6",
 			.file = "app.js",
@@ -86,7 +93,8 @@ static void load_n(struct opjit_jitlog *log, bool unload, uint64_t *ids)
 static double jitlog_loads(uint32_t mode, bool unload, bool warm)
 {
 	struct opjit_jitlog_options o = { .struct_size = sizeof(o),
-					  .mode = mode };
+					  .mode = mode,
+					  .flags = log_flags };
 	struct opjit_jitlog_code c = { .struct_size = sizeof(c), .size = 64 };
 	struct opjit_jitlog *log;
 	uint64_t t0, t, *ids = NULL;
@@ -122,6 +130,21 @@ static double jitlog_loads(uint32_t mode, bool unload, bool warm)
 static double run_jitlog(void)
 {
 	return jitlog_loads(OPJIT_JITLOG_ALWAYS, false, false);
+}
+
+static double run_jitlog_code(void)
+{
+	double t;
+
+	code_mem = calloc(n, 64);
+	if (!code_mem)
+		exit(1);
+	log_flags = OPJIT_JITLOG_OPT_CODE_BYTES;
+	t = jitlog_loads(OPJIT_JITLOG_ALWAYS, false, false);
+	log_flags = 0;
+	free(code_mem);
+	code_mem = NULL;
+	return t;
 }
 
 static double run_on_attach(void)
@@ -246,6 +269,7 @@ int main(int argc, char **argv)
 		double (*run)(void);
 	} ways[] = {
 		{ "jitlog: opjit_jitlog_load", run_jitlog },
+		{ "jitlog, code bytes: load with 64 bytes", run_jitlog_code },
 		{ "perf map: fprintf + fflush", run_perfmap },
 		{ "jitdump: fwrite + fflush of a CODE_LOAD", run_jitdump },
 		{ "jitlog, 8 threads at once, wall per load", run_threads },

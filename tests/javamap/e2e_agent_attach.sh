@@ -35,7 +35,7 @@ expect_grep "^javamap-agent: already recording to $w/attach\.map$" \
 "$JM_DUMP" "$w/attach.map" >"$w/dump" 2>"$w/dump.err" ||
 	fail "the attached agent's map does not parse: $(cat "$w/dump.err")"
 [ ! -s "$w/dump.err" ] || fail "damaged: $(cat "$w/dump.err")"
-expect_grep "^header version=2\.0 pid=$pid " "$w/dump" "header"
+expect_grep "^header version=2\.1 pid=$pid " "$w/dump" "header"
 expect_grep '^code .* replayed Hot\.alpha\(long\)$' "$w/dump" \
 	"alpha's code compiled before the attach, replayed"
 expect_grep '^code .* replayed Interpreter$' "$w/dump" \

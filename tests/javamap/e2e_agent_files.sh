@@ -45,7 +45,7 @@ mode=$(stat -c %a "$map")
 [ "$mode" = 644 ] || fail "the new map has mode $mode"
 "$JM_DUMP" "$map" >"$w/dump" 2>&1 ||
 	fail "the new map does not parse: $(cat "$w/dump")"
-expect_grep "^header version=2\.0 pid=$pid " "$w/dump" \
+expect_grep "^header version=2\.1 pid=$pid " "$w/dump" \
 	"the stale map was not replaced"
 
 # 2. a symlink of our own pointing at a file that must survive

@@ -31,7 +31,7 @@ mode=$(stat -c %a "$map")
 	fail "jmdump cannot read $map: $(cat "$JM_WORK/dump.err")"
 [ ! -s "$JM_WORK/dump.err" ] ||
 	fail "a whole map reads as damaged: $(cat "$JM_WORK/dump.err")"
-expect_grep "^header version=2\.0 pid=$pid " "$JM_WORK/dump" "header"
+expect_grep "^header version=2\.1 pid=$pid " "$JM_WORK/dump" "header"
 expect_grep '^method Hot\.alpha\(long\) file=Hot\.java lines=[1-9]' \
 	"$JM_WORK/dump" "alpha's name, file and line table"
 expect_grep '^method Hot\.beta\(long\) file=Hot\.java ' "$JM_WORK/dump" "beta"

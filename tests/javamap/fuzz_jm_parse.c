@@ -2,7 +2,8 @@
 /* libFuzzer target: any bytes at all through the javamap parser, then
  * lookups at the edges of every piece of code it found and at each of
  * its pcs, through a batch of ABI 1.2 so that inlining chains are made
- * too. */
+ * too, and the code bytes (ABI 1.4) of every symbol they give. */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -40,6 +41,29 @@ static size_t check_chain(const struct opjit_inline_frame *inl, uint32_t nr)
 		if (inl[k].file)
 			n += inl[k].file[0] != '\0';
 	}
+	return n;
+}
+
+/* The input, which code bytes must lie in. */
+static const uint8_t *in_lo, *in_hi;
+
+/* SYM's code bytes, when it has any: inside the input, every byte read,
+ * no more than the code's size, at the code's address. */
+static size_t check_code(struct jm_state *st, const struct opjit_symbol *sym,
+			 uint64_t addr)
+{
+	const uint8_t *code = NULL;
+	uint64_t len = 0, at = 0, ns = 0;
+	size_t n = 0;
+	int rc = jm_state_code_bytes(st, sym, &code, &len, &at, &ns);
+
+	if (rc == -ENOENT)
+		return 0;
+	if (rc || !code || !len || code < in_lo || code > in_hi ||
+	    len > (uint64_t)(in_hi - code) || at > addr)
+		__builtin_trap();
+	for (uint64_t i = 0; i < len; i++)
+		n += code[i];
 	return n;
 }
 
@@ -82,8 +106,10 @@ static void fuzz_lookups(struct jm_state *st)
 		times[5] = 0;
 		jm_state_resolve(st, &b);
 		for (size_t j = 0; j < 6; j++) {
-			if (syms[j])
+			if (syms[j]) {
 				n += syms[j]->name[0] != '\0';
+				n += check_code(st, syms[j], addrs[j]);
+			}
 			n += check_chain(inl[j], nr_inl[j]);
 		}
 		/* each pc twice: its chain made, then taken from what was
@@ -133,6 +159,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct jm_state st;
 
+	in_lo = data;
+	in_hi = data + size;
 	if (!jm_state_init(&st, data, size)) {
 		fuzz_lookups(&st);
 		fuzz_events(&st);

@@ -103,7 +103,7 @@ START_TEST(test_opts_bad)
 					  sizeof(err)),
 			 -EINVAL);
 	ck_assert_str_eq(err, "unknown option 'colour=red' (known: file, "
-			      "inline, debug, alloc, lock)");
+			      "inline, debug, alloc, lock, code)");
 	ck_assert_ptr_null(o.file);
 }
 END_TEST
@@ -142,6 +142,31 @@ START_TEST(test_opts_events)
 }
 END_TEST
 
+/* code: the log's bytes of code, its budget by default, off unless
+ * asked */
+START_TEST(test_opts_code)
+{
+	struct agent_opts o;
+	char err[256];
+
+	ck_assert_int_eq(agent_opts_parse("inline=no", &o, err, sizeof(err)),
+			 0);
+	ck_assert_int_eq(o.code, -1);
+	agent_opts_free(&o);
+	ck_assert_int_eq(agent_opts_parse("code", &o, err, sizeof(err)), 0);
+	ck_assert_int_eq(o.code, 64 << 20);
+	agent_opts_free(&o);
+	ck_assert_int_eq(
+		agent_opts_parse("code=1000000", &o, err, sizeof(err)), 0);
+	ck_assert_int_eq(o.code, 1000000);
+	agent_opts_free(&o);
+	ck_assert_int_eq(agent_opts_parse("code=0", &o, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(err, "code wants bytes from 1 to 536870912, "
+			      "not '0'");
+}
+END_TEST
+
 static Suite *agent_suite(void)
 {
 	Suite *s = suite_create("jm_agent_text");
@@ -155,6 +180,7 @@ static Suite *agent_suite(void)
 	tcase_add_test(tc, test_opts_good);
 	tcase_add_test(tc, test_opts_bad);
 	tcase_add_test(tc, test_opts_events);
+	tcase_add_test(tc, test_opts_code);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -126,6 +126,8 @@ static int claim_one(const char *path, void **state)
 
 START_TEST(test_entry)
 {
+	const struct opjit_handler *old;
+
 	ck_assert_ptr_null(
 		opjit_handler_entry(OPJIT_HANDLER_ABI_MAJOR + 1, 0));
 	ck_assert_str_eq(h->name, "javamap");
@@ -135,6 +137,14 @@ START_TEST(test_entry)
 	ck_assert_ptr_nonnull(h->resolve);
 	ck_assert_ptr_nonnull(h->release);
 	ck_assert_ptr_nonnull(h->last_error);
+	/* 1.4's code_bytes, and for an older host a table without it */
+	ck_assert_uint_eq(h->struct_size, OPJIT_HANDLER_SIZE);
+	ck_assert_ptr_nonnull(h->code_bytes);
+	old = opjit_handler_entry(OPJIT_HANDLER_ABI_MAJOR, 3);
+	ck_assert_ptr_nonnull(old);
+	ck_assert_uint_eq(old->struct_size, OPJIT_HANDLER_SIZE_1_0);
+	ck_assert_uint_lt(old->abi_minor, 4);
+	ck_assert_ptr_eq(old->resolve, h->resolve);
 }
 END_TEST
 
@@ -153,6 +163,9 @@ START_TEST(test_claims_javamap)
 		.symbols = &sym,
 	};
 
+	const uint8_t *code;
+	uint64_t len, at, ns;
+
 	small_map(&b, 4242);
 	path_in(path, sizeof(path), "anon.4242");
 	write_file(path, b.buf, b.len, 0644);
@@ -162,6 +175,9 @@ START_TEST(test_claims_javamap)
 	ck_assert_ptr_nonnull(sym);
 	ck_assert_str_eq(sym->name, "t.C.run()");
 	ck_assert_ptr_null(h->last_error(state));
+	/* a version 1 map holds no code bytes */
+	ck_assert_int_eq(h->code_bytes(state, sym, &code, &len, &at, &ns),
+			 -ENOENT);
 	h->release(state);
 	ck_assert_int_eq(nr_warns, 0);
 	jmb_free(&b);

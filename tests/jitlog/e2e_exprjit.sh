@@ -31,7 +31,7 @@ lines=$(grep -Eo '^  [0-9a-f]+ +[0-9]+ +[0-9.]+ +exprs\.txt:1[1-6]$' "$tmp/d.txt
 [ "$lines" -ge 5 ] || { cat "$tmp/d.txt"; fail "-d -g shows $lines of expr_heavy's six term lines"; }
 
 "$dump" dump "$copy" >"$tmp/dump.txt" || fail "opjit-jitlog dump failed"
-for want in '^version 2\.0 pid=' '^seq=1 t=[0-9]+ method id=1 lines=7 name=expr_heavy file=exprs\.txt$' \
+for want in '^version 2\.1 pid=' '^seq=1 t=[0-9]+ method id=1 lines=7 name=expr_heavy file=exprs\.txt$' \
 	'^seq=[0-9]+ t=[0-9]+ unload id=1 ' '^9 records; the file ends'; do
 	grep -Eq "$want" "$tmp/dump.txt" || { cat "$tmp/dump.txt"; fail "opjit-jitlog dump: no '$want'"; }
 done

@@ -26,6 +26,7 @@
 
 #include <opjit/jitlog.h>
 #include <oputil/clock.h>
+#include <oputil/crc32c.h>
 
 #include "jm_format.h"
 #include "jm_resolve.h"
@@ -381,6 +382,227 @@ static void *writer(void *arg)
 
 /* Every record a reader ever sees is whole, each is seen once, and what
  * one read sees, every later read sees too. */
+/* The code SYM names has bytes: LEN of them, equal to WANT, at ADDR. */
+static void check_bytes(struct jm_state *st, const struct opjit_symbol *sym,
+			const void *want, uint64_t len, uint64_t addr)
+{
+	const uint8_t *code = NULL;
+	uint64_t got_len = 0, got_addr = 0, load_ns = 0;
+
+	ck_assert_ptr_nonnull(sym);
+	ck_assert_int_eq(jm_state_code_bytes(st, sym, &code, &got_len,
+					     &got_addr, &load_ns),
+			 0);
+	ck_assert_uint_eq(got_len, len);
+	ck_assert_uint_eq(got_addr, addr);
+	ck_assert_uint_ne(load_ns, 0);
+	ck_assert_mem_eq(code, want, len);
+}
+
+/* The symbol opjit gives ADDR at T, through the handler's resolve. */
+static const struct opjit_symbol *sym_at(struct jm_state *st, uint64_t addr,
+					 uint64_t t)
+{
+	const struct opjit_symbol *sym = NULL;
+	struct opjit_resolve_batch b = {
+		.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_0,
+		.count = 1,
+		.addrs = &addr,
+		.times = &t,
+		.symbols = &sym,
+	};
+
+	ck_assert_int_eq(jm_state_resolve(st, &b), 0);
+	return sym;
+}
+
+/* The first frame after OFF in BUF holding a CODE_LOAD: its offset. */
+static size_t load_frame(const char *buf, size_t len, size_t off)
+{
+	while (off + JM_FRAME_HEADER_SIZE + JM_REC_HEADER_SIZE <= len) {
+		const unsigned char *r = (const unsigned char *)buf + off +
+					 JM_FRAME_HEADER_SIZE;
+		uint32_t rlen;
+
+		memcpy(&rlen, r + 4, 4);
+		if (r[0] == JM_REC_CODE_LOAD)
+			return off;
+		off += (JM_FRAME_HEADER_SIZE + rlen + 7) & ~(size_t)7;
+	}
+	ck_abort_msg("no CODE_LOAD record");
+	return 0;
+}
+
+/*
+ * Code bytes (1.3): with OPJIT_JITLOG_OPT_CODE_BYTES each load and move
+ * copies the code into the log while its budget lasts, never a method's
+ * data; OPJIT_JITLOG_CODE_BYTES asks for one piece; the handler gives
+ * each piece's own bytes through a symbol of that piece; a 2.0 reader
+ * (minor 0) sees the log as before; a load whose byte count lies ends
+ * the map, as any malformed record does.
+ */
+START_TEST(code_bytes)
+{
+	static unsigned char a1[64], a2[64], b[64], c[16], d[8];
+	struct opjit_jitlog_options o = {
+		.struct_size = sizeof(o),
+		.path = path,
+		.flags = OPJIT_JITLOG_OPT_CODE_BYTES,
+		.code_budget = 64 + 64 + 16 + 8, /* a1, a2, c, and 8 more */
+	};
+	struct opjit_jitlog_code ca = { .struct_size = sizeof(ca),
+					.addr = (uintptr_t)a1,
+					.size = sizeof(a1),
+					.name = "moved" };
+	struct opjit_jitlog_code cb = { .struct_size = sizeof(cb),
+					.addr = (uintptr_t)b,
+					.size = sizeof(b),
+					.name = "past_budget" };
+	struct opjit_jitlog_code cc = { .struct_size = sizeof(cc),
+					.addr = (uintptr_t)c,
+					.size = sizeof(c),
+					.name = "within" };
+	struct opjit_jitlog_code cd = { .struct_size = sizeof(cd),
+					.addr = (uintptr_t)d,
+					.size = sizeof(d),
+					.name = "data",
+					.flags = OPJIT_JITLOG_CODE_DATA };
+	const struct opjit_symbol *s1, *s2;
+	struct opjit_jitlog *log;
+	const uint8_t *code;
+	uint64_t t0, t, n, at, ns;
+	struct jm_state st;
+	size_t len, off;
+	uint32_t clen;
+	char *buf;
+
+	for (size_t i = 0; i < sizeof(a1); i++) {
+		a1[i] = (unsigned char)i;
+		a2[i] = (unsigned char)(0xff - i);
+		b[i] = 0xcc;
+	}
+	memset(c, 0x90, sizeof(c));
+	memset(d, 0x11, sizeof(d));
+	ck_assert_int_eq(opjit_jitlog_open(&o, &log), 0);
+	ck_assert_int_eq(opjit_jitlog_load(log, &ca), 0);
+	t0 = oputil_clock_ns(CLOCK_MONOTONIC);
+	usleep(1000);
+	/* moved: the bytes at the new address, which differ */
+	ca.addr = (uintptr_t)a2;
+	ck_assert_int_eq(opjit_jitlog_move(log, &ca, (uintptr_t)a1), 0);
+	ck_assert_int_eq(opjit_jitlog_load(log, &cb), 0); /* 24 left */
+	ck_assert_int_eq(opjit_jitlog_load(log, &cc), 0); /* 8 left */
+	ck_assert_int_eq(opjit_jitlog_load(log, &cd), 0); /* data: none */
+	t = oputil_clock_ns(CLOCK_MONOTONIC);
+	ck_assert_int_eq(opjit_jitlog_close(log), 0);
+
+	buf = slurp(&len);
+	ck_assert_uint_eq(buf[10], 1); /* version 2.1 */
+	ck_assert_int_eq(jm_state_init(&st, buf, len), 0);
+	ck_assert_str_eq(st.map.damage, "");
+	ck_assert_uint_eq(st.map.nr_codes, 5);
+	/* the same name in two places, a symbol and bytes for each */
+	s1 = sym_at(&st, (uintptr_t)a1 + 8, t0);
+	s2 = sym_at(&st, (uintptr_t)a2 + 8, t);
+	ck_assert_ptr_ne(s1, s2);
+	ck_assert_str_eq(s1->name, "moved");
+	ck_assert_str_eq(s2->name, "moved");
+	check_bytes(&st, s1, a1, sizeof(a1), (uintptr_t)a1);
+	check_bytes(&st, s2, a2, sizeof(a2), (uintptr_t)a2);
+	/* asked again, the same symbol */
+	ck_assert_ptr_eq(sym_at(&st, (uintptr_t)a2 + 9, t), s2);
+	check_bytes(&st, sym_at(&st, (uintptr_t)c, t), c, sizeof(c),
+		    (uintptr_t)c);
+	ck_assert_int_eq(jm_state_code_bytes(&st, sym_at(&st, (uintptr_t)b, t),
+					     &code, &n, &at, &ns),
+			 -ENOENT);
+	ck_assert_int_eq(jm_state_code_bytes(&st, sym_at(&st, (uintptr_t)d, t),
+					     &code, &n, &at, &ns),
+			 -ENOENT);
+	jm_state_free(&st);
+
+	/* a 2.0 reader: the same map, without the bytes */
+	buf[10] = 0;
+	ck_assert_int_eq(jm_state_init(&st, buf, len), 0);
+	ck_assert_str_eq(st.map.damage, "");
+	ck_assert_uint_eq(st.map.nr_codes, 5);
+	for (size_t i = 0; i < st.map.nr_codes; i++)
+		ck_assert_ptr_null(st.map.codes[i].bytes);
+	ck_assert_int_eq(jm_state_code_bytes(&st, sym_at(&st, (uintptr_t)c, t),
+					     &code, &n, &at, &ns),
+			 -ENOENT);
+	jm_state_free(&st);
+	buf[10] = 1;
+
+	/* a count of bytes past the code's size and the record's end,
+	 * under a check that holds: malformed, the map ends there */
+	off = load_frame(buf, len, JM_HEADER_SIZE);
+	for (clen = 65; clen <= 200; clen += 135) {
+		unsigned char *r =
+			(unsigned char *)buf + off + JM_FRAME_HEADER_SIZE;
+		uint32_t rlen, crc;
+
+		memcpy(&rlen, r + 4, 4);
+		memcpy(r + JM_REC_HEADER_SIZE + JM_CODE_LOAD_FIXED, &clen, 4);
+		crc = oputil_crc32c(0, r, rlen);
+		memcpy(buf + off + 4, &crc, 4);
+		ck_assert_int_eq(jm_state_init(&st, buf, len), 0);
+		ck_assert_str_ne(st.map.damage, "");
+		ck_assert_ptr_nonnull(strstr(st.map.damage, "malformed"));
+		ck_assert_uint_eq(st.map.nr_codes, 0);
+		jm_state_free(&st);
+	}
+	free(buf);
+}
+END_TEST
+
+/* Code bytes asked for one piece, and a 1.2 caller's options, whose
+ * padding where flags now is is never read. */
+START_TEST(code_bytes_asked_per_load)
+{
+	static unsigned char x[32], y[32];
+	struct opjit_jitlog_options o = {
+		.struct_size = OPJIT_JITLOG_OPTIONS_SIZE_1_1,
+		.path = path,
+		.flags = OPJIT_JITLOG_OPT_CODE_BYTES,
+	};
+	struct opjit_jitlog_code cx = { .struct_size = sizeof(cx),
+					.addr = (uintptr_t)x,
+					.size = sizeof(x),
+					.name = "asked",
+					.flags = OPJIT_JITLOG_CODE_BYTES };
+	struct opjit_jitlog_code cy = { .struct_size = sizeof(cy),
+					.addr = (uintptr_t)y,
+					.size = sizeof(y),
+					.name = "not_asked" };
+	struct opjit_jitlog *log;
+	struct jm_state st;
+	uint64_t t;
+	size_t len;
+	char *buf;
+
+	memset(x, 0xc3, sizeof(x));
+	ck_assert_int_eq(opjit_jitlog_open(&o, &log), 0);
+	ck_assert_int_eq(opjit_jitlog_load(log, &cx), 0);
+	ck_assert_int_eq(opjit_jitlog_load(log, &cy), 0);
+	t = oputil_clock_ns(CLOCK_MONOTONIC);
+	ck_assert_int_eq(opjit_jitlog_close(log), 0);
+	buf = slurp(&len);
+	ck_assert_int_eq(jm_state_init(&st, buf, len), 0);
+	ck_assert_uint_eq(st.map.nr_codes, 2);
+	check_bytes(&st, sym_at(&st, (uintptr_t)x, t), x, sizeof(x),
+		    (uintptr_t)x);
+	ck_assert_ptr_null(jm_state_find_code(&st, (uintptr_t)y, t)->bytes);
+	jm_state_free(&st);
+	free(buf);
+
+	/* a flag this library does not know */
+	o.struct_size = sizeof(o);
+	o.flags = 0x2;
+	ck_assert_int_eq(opjit_jitlog_open(&o, &log), -EINVAL);
+}
+END_TEST
+
 START_TEST(threads_and_a_reader)
 {
 	pthread_t t[THREADS];
@@ -774,6 +996,65 @@ START_TEST(on_attach_threads)
 }
 END_TEST
 
+/* On attach, code bytes wait in the table with their load and are
+ * written when a profiler attaches: the code loaded and moved before it,
+ * with the bytes it had when logged, older than the attach. */
+START_TEST(code_bytes_on_attach)
+{
+	static unsigned char x[48], y[48], want[48];
+	struct opjit_jitlog_options o = {
+		.struct_size = sizeof(o),
+		.path = path,
+		.mode = OPJIT_JITLOG_ON_ATTACH,
+		.flags = OPJIT_JITLOG_OPT_CODE_BYTES,
+	};
+	struct opjit_jitlog_code c = { .struct_size = sizeof(c),
+				       .addr = (uintptr_t)x,
+				       .size = sizeof(x),
+				       .name = "before_attach" };
+	const uint8_t *code;
+	uint64_t t, n, at, ns;
+	struct opjit_jitlog *log;
+	struct jm_state st;
+	struct stat sb;
+	size_t len;
+	char *buf;
+
+	memset(x, 0x90, sizeof(x));
+	memset(y, 0xcc, sizeof(y));
+	memcpy(want, y, sizeof(y));
+	set_state(OPJIT_JITLOG_DETACHED);
+	ck_assert_int_eq(opjit_jitlog_open(&o, &log), 0);
+	ck_assert_int_eq(opjit_jitlog_load(log, &c), 0);
+	c.addr = (uintptr_t)y;
+	ck_assert_int_eq(opjit_jitlog_move(log, &c, (uintptr_t)x), 0);
+	/* the table holds the bytes the code had when logged */
+	memset(y, 0xf4, sizeof(y));
+	ck_assert_int_ne(lstat(path, &sb), 0);
+	set_state(OPJIT_JITLOG_ATTACH);
+	wait_state(OPJIT_JITLOG_OBSERVING);
+	t = oputil_clock_ns(CLOCK_MONOTONIC);
+	set_state(OPJIT_JITLOG_DETACH);
+	wait_state(OPJIT_JITLOG_DETACHED);
+	ck_assert_int_eq(opjit_jitlog_close(log), 0);
+
+	buf = slurp(&len);
+	ck_assert_int_eq(jm_state_init(&st, buf, len), 0);
+	ck_assert_str_eq(st.map.damage, "");
+	/* the move replaced the load in the table: one piece, at y */
+	ck_assert_uint_eq(st.map.nr_codes, 1);
+	ck_assert_int_eq(jm_state_code_bytes(&st, sym_at(&st, (uintptr_t)y, t),
+					     &code, &n, &at, &ns),
+			 0);
+	ck_assert_uint_eq(n, sizeof(y));
+	ck_assert_uint_eq(at, (uintptr_t)y);
+	ck_assert_uint_eq(ns, 0); /* there since before the attach */
+	ck_assert_mem_eq(code, want, sizeof(want));
+	jm_state_free(&st);
+	free(buf);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("jitlog");
@@ -792,6 +1073,9 @@ int main(void)
 	tcase_add_test(tc, planted_files);
 	tcase_add_test(tc, on_attach);
 	tcase_add_test(tc, on_attach_threads);
+	tcase_add_test(tc, code_bytes);
+	tcase_add_test(tc, code_bytes_asked_per_load);
+	tcase_add_test(tc, code_bytes_on_attach);
 	suite_add_tcase(s, tc);
 	return opjit_check_run(s);
 }

@@ -8,6 +8,15 @@ check.py generations JSON NAME FIRST_OLD FIRST_NEW MIN
 check.py jit JSON
     The session of jit_synthetic.sh: every count and byte as it wrote them.
 
+check.py sums ANNOTATE_JSON REPORT_JSON HANDLER MIN LOOP NAME...
+    Each NAME (a regular expression, matched whole) names the same
+    functions in opreport's -l report (rows of HANDLER) and in the
+    annotation; over all its code objects, the annotation's instructions
+    hold exactly the samples opreport gives it, at least MIN, and every
+    code object was disassembled (every sample on an instruction).  The
+    hottest code object's samples lie at least LOOP% inside its loops
+    (from the target of a backward branch to the branch).
+
 check.py loop JSON SYMBOL SOURCE MIN
     In SYMBOL's disassembly, the loop (from the target of the one
     backward branch to that branch) holds at least 90% of its samples,
@@ -146,8 +155,62 @@ def check_generations(path, name, first_old, first_new, minimum):
             fail("the loop does not hold 90% of at least %d samples" % minimum)
 
 
+def loops_share(sym):
+    """The share of SYM's samples inside its loops."""
+    ranges = []
+    for ins in sym["instructions"]:
+        m = re.match(r"j\w+\s+0x([0-9a-f]+)", ins["text"] or "")
+        if m and int(m.group(1), 16) < ins["vma"]:
+            ranges.append((int(m.group(1), 16), ins["vma"]))
+    total = sum(i["samples"] for i in sym["instructions"])
+    inside = sum(i["samples"] for i in sym["instructions"]
+                 if any(lo <= i["vma"] <= hi for lo, hi in ranges))
+    return inside, total, len(ranges)
+
+
+def check_sums(ann_path, rep_path, handler, minimum, loop_pct, names):
+    ann = json.load(open(ann_path))
+    rep = json.load(open(rep_path))
+    for name in names:
+        pat = re.compile(name + "$")
+        want = sum(r["samples"] for r in rep["symbols"]
+                   if r.get("handler") == handler and pat.match(r["symbol"] or ""))
+        gens = [s for s in ann["symbols"] if pat.match(s["name"])]
+        if not gens:
+            fail("no code object of %s annotated" % name)
+        got = 0
+        for g in gens:
+            if not g["disassembled"]:
+                fail("%s (loaded at %s) not disassembled: %s" %
+                     (g["name"], g.get("load_ns"), g.get("why")))
+            on = sum(i["samples"] for i in g["instructions"] if i["text"])
+            if on != g["samples"]:
+                fail("%s (loaded at %s): %d of its %d samples on instructions" %
+                     (g["name"], g.get("load_ns"), on, g["samples"]))
+            got += on
+        hot = max(gens, key=lambda g: g["samples"])
+        inside, total, nloops = loops_share(hot)
+        print("%s: opreport %d samples; %d code objects annotated, %d samples "
+              "on their instructions; the hottest (%d instructions, %d loops) "
+              "holds %d, %d in its loops" %
+              (name, want, len(gens), got, len(hot["instructions"]), nloops,
+               total, inside))
+        if got != want:
+            fail("%s: the annotation holds %d samples, opreport %d" %
+                 (name, got, want))
+        if want < minimum:
+            fail("%s: %d samples, fewer than %d" % (name, want, minimum))
+        if inside * 100 < total * loop_pct:
+            fail("%s: its hottest code holds %d of %d samples in loops, "
+                 "under %d%%" % (name, inside, total, loop_pct))
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "loop":
+    if sys.argv[1] == "sums":
+        check_sums(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]),
+                   int(sys.argv[6]), sys.argv[7:])
+        sys.exit(0)
+    elif sys.argv[1] == "loop":
         check_loop(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
     elif sys.argv[1] == "generations":
         check_generations(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5],

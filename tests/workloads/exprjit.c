@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * exprjit [--on-attach] SECONDS: a small JIT that links libopjit-jitlog
- * (on attach: its log is written only while a profiler observes).  It compiles
+ * exprjit [--on-attach] [--code-bytes] SECONDS: a small JIT that links
+ * libopjit-jitlog (on attach: its log is written only while a profiler
+ * observes; with --code-bytes, the log keeps its code).  It compiles
  * arithmetic expressions over n into x86-64 loops (n times: acc += n;
  * acc *= 3; once per term, then n--), each line of its made-up source
  * exprs.txt one term, and logs every piece of code it writes: name,
@@ -122,19 +123,25 @@ int main(int argc, char **argv)
 	struct expr light = { .name = "expr_light", .terms = 2 };
 	struct expr other = { .name = "expr_other", .terms = 4 };
 	struct expr *all[] = { &heavy, &light, &other };
-	bool on_attach = argc > 1 && !strcmp(argv[1], "--on-attach");
-	double seconds = argc > 1 + on_attach ? atof(argv[1 + on_attach]) : 3;
-	struct opjit_jitlog_options opts = {
-		.struct_size = sizeof(opts),
-		.mode = on_attach ? OPJIT_JITLOG_ON_ATTACH
-				  : OPJIT_JITLOG_ALWAYS,
-	};
+	bool on_attach = false, code_bytes = false;
+	double seconds = 3;
+	struct opjit_jitlog_options opts = { .struct_size = sizeof(opts) };
 	struct opjit_jitlog *log;
 	unsigned char *mem;
 	uint64_t end, total = 0;
 	int phase;
 	size_t i;
 
+	for (i = 1; i < (size_t)argc; i++) {
+		if (!strcmp(argv[i], "--on-attach"))
+			on_attach = true;
+		else if (!strcmp(argv[i], "--code-bytes"))
+			code_bytes = true;
+		else
+			seconds = atof(argv[i]);
+	}
+	opts.mode = on_attach ? OPJIT_JITLOG_ON_ATTACH : OPJIT_JITLOG_ALWAYS;
+	opts.flags = code_bytes ? OPJIT_JITLOG_OPT_CODE_BYTES : 0;
 	mem = mmap(NULL, 4 * SLOT, PROT_READ | PROT_WRITE | PROT_EXEC,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED) {

@@ -18,9 +18,13 @@ struct agent_opts {
 	char *debug;	 /* debug log path, "-" for stderr, NULL: none */
 	long long alloc; /* sampling interval in bytes, -1: off */
 	long long lock;	 /* threshold in ns, -1: off */
+	long long code;	 /* most bytes of code to copy, -1: none */
 };
+/* code's default: the jitlog library's (OPJIT_JITLOG_CODE_BUDGET) */
+#define AGENT_CODE_BUDGET (64ll << 20)
 
-/* agent_opts.c: parse "file=PATH,inline=yes|no,debug[=PATH]".  0, or
+/* agent_opts.c: parse "file=PATH,inline=yes|no,debug[=PATH]" and the
+ * rest (README.md, "Agent options").  0, or
  * -EINVAL with a one-line reason in ERR. */
 int agent_opts_parse(const char *s, struct agent_opts *o, char *err,
 		     size_t errlen);

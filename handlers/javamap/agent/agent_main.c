@@ -198,6 +198,11 @@ static jint agent_start(JavaVM *vm, const char *options, int live)
 		goto out;
 	}
 	lo.path = agent_path;
+	if (o.code > 0) {
+		/* CompiledMethodLoad's code is readable where it says */
+		lo.flags = OPJIT_JITLOG_OPT_CODE_BYTES;
+		lo.code_budget = (uint64_t)o.code;
+	}
 	ret = opjit_jitlog_open(&lo, &agent_jitlog);
 	if (ret) {
 		fprintf(stderr,

@@ -90,9 +90,14 @@ static int opts_one(const char *item, size_t n, struct agent_opts *o,
 	if (klen == 4 && !memcmp(item, "lock", 4))
 		return opts_number(val, vlen, "lock", "nanoseconds", 10000, 0,
 				   1000000000000ll, &o->lock, err, errlen);
+	/* the log's own bound on the bytes of code it copies */
+	if (klen == 4 && !memcmp(item, "code", 4))
+		return opts_number(val, vlen, "code", "bytes",
+				   AGENT_CODE_BUDGET, 1, 512ll << 20, &o->code,
+				   err, errlen);
 	snprintf(err, errlen,
 		 "unknown option '%.*s' (known: file, inline, debug, alloc, "
-		 "lock)",
+		 "lock, code)",
 		 (int)n, item);
 	return -EINVAL;
 }
@@ -107,6 +112,7 @@ int agent_opts_parse(const char *s, struct agent_opts *o, char *err,
 	o->inline_frames = 1;
 	o->alloc = -1;
 	o->lock = -1;
+	o->code = -1;
 	if (!s)
 		return 0;
 	while (*s) {

@@ -5,7 +5,7 @@
  * CLOCK_MONOTONIC time, the code's name and, optionally, its source file
  * and lines, into /tmp/anon.<pid>, which opreport reads with
  * --anon-handler=jitlog.  The format is opjit's time-stamped map,
- * version 2 (handlers/jitlog/FORMAT.md of opjit).
+ * version 2.1 (handlers/jitlog/FORMAT.md of opjit).
  *
  *	struct opjit_jitlog *log;
  *	struct opjit_jitlog_code c = { .struct_size = sizeof(c) };
@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define OPJIT_JITLOG_VERSION_MAJOR 1
-#define OPJIT_JITLOG_VERSION_MINOR 2
+#define OPJIT_JITLOG_VERSION_MINOR 3
 
 struct opjit_jitlog;
 
@@ -53,10 +53,29 @@ struct opjit_jitlog_options {
 	 * only a table of the live code in memory, create no file and
 	 * write nothing until a profiler attaches (see below) */
 	uint32_t mode;
+	/* since 1.3: OPJIT_JITLOG_OPT_* */
+	uint32_t flags;
+	/* since 1.3: with OPJIT_JITLOG_OPT_CODE_BYTES, the most bytes of
+	 * code the log copies, over its life; code loaded past it is
+	 * logged without its bytes.  0: OPJIT_JITLOG_CODE_BUDGET. */
+	uint64_t code_budget;
 };
 /* What a 1.0 caller passes as struct_size: the fields up to path. */
 #define OPJIT_JITLOG_OPTIONS_SIZE_1_0 \
 	(offsetof(struct opjit_jitlog_options, path) + sizeof(const char *))
+/* What a 1.1 or 1.2 caller passes: the fields up to mode, padded to
+ * where code_budget starts.  flags sits in that padding, so it is read
+ * only from a structure that reaches past it. */
+#define OPJIT_JITLOG_OPTIONS_SIZE_1_1 \
+	offsetof(struct opjit_jitlog_options, code_budget)
+
+/* opjit_jitlog_options.flags: copy each piece of code's bytes into the
+ * log when it is loaded or moved (read at its address, which must be
+ * readable then), so that opannotate can disassemble the code as it was
+ * at the time of each sample.  Off by default: the log then holds about
+ * as many bytes again as the JIT compiles. */
+#define OPJIT_JITLOG_OPT_CODE_BYTES 0x1u
+#define OPJIT_JITLOG_CODE_BUDGET (64ull << 20)
 
 /*
  * On attach.  The library holds one control block per process, exported
@@ -148,6 +167,11 @@ struct opjit_jitlog_pc {
  * interpreter keeps in each frame of that method (HotSpot's Method*):
  * a value read from a frame names the frame's method */
 #define OPJIT_JITLOG_CODE_DATA 0x2u
+
+/* since 1.3: copy this code's bytes into the log, as the log's
+ * OPJIT_JITLOG_OPT_CODE_BYTES does for every load (and within its
+ * budget) */
+#define OPJIT_JITLOG_CODE_BYTES 0x4u
 
 struct opjit_jitlog_code {
 	size_t struct_size; /* sizeof(struct opjit_jitlog_code) */

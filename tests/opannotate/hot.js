@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// node hot.js SECONDS: one hot function, a loop of integer arithmetic
+// that V8 compiles to machine code, called until SECONDS have passed.
+function hot(n) {
+	let s = 1;
+	for (let i = 0; i < n; i++) {
+		s = (Math.imul(s, 31) + i) | 0; // HOT-LOOP
+		s ^= s >>> 7; // HOT-LOOP
+	}
+	return s;
+}
+
+const secs = Number(process.argv[2] || 3);
+const end = Date.now() + secs * 1000;
+let sink = 0;
+while (Date.now() < end)
+	sink ^= hot(1000000);
+console.log("hot done " + (sink & 1));

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# node --perf-prof (a jitdump, ./jit-<pid>.dump) recorded for real: the
+# hot JS function of hot.js annotated through the jitdump handler, every
+# code V8 made of it disassembled from the bytes the dump kept, their
+# instructions holding exactly the samples opreport gives the function,
+# and its hottest code's samples in its loop.
+. "$(dirname "$0")/lib.sh"
+HP=${OPJIT_HANDLER_PATH:-$OPJIT_BUILD/lib/opjit/handlers}
+OPREPORT=$OPJIT_BUILD/opreport/opreport
+[ -x "$OPREPORT" ] || fail "$OPREPORT is not built"
+[ -f "$HP/libjitdump.so" ] || fail "$HP/libjitdump.so is not built"
+command -v node >/dev/null || skip "node is not installed (apt-get install nodejs)"
+export OPJIT_HANDLER_PATH=$HP
+
+mkdir "$TMP/run"
+# node writes its dump in its working directory
+(cd "$TMP/run" && record "$TMP/s" node --perf-prof "$HERE/hot.js" 3)
+grep -q '^hot done' "$TMP/rec.out" || { cat "$TMP/rec.out"; fail "hot.js did not run to its end"; }
+ls "$TMP/run"/jit-*.dump >/dev/null 2>&1 || fail "node --perf-prof wrote no jit-<pid>.dump"
+"$OPREPORT" --session-dir="$TMP/s" -l --format=json --anon-handler=jitdump \
+	>"$TMP/r.json" 2>"$TMP/r.err" || { cat "$TMP/r.err"; fail "opreport exited $?"; }
+# V8's names for hot at any tier: JS:*hot (optimised), JS:^hot, ...
+name='(JS|LazyCompile|Function):[*~^+]?hot( .*)?'
+"$OPANNOTATE" --session-dir="$TMP/s" --assembly --format=json \
+	--anon-handler=jitdump image:anon >"$TMP/a.json" 2>"$TMP/a.err" ||
+	{ cat "$TMP/a.err"; fail "opannotate exited $?"; }
+python3 "$HERE/check.py" sums "$TMP/a.json" "$TMP/r.json" jitdump 500 90 "$name" ||
+	fail "hot's instructions do not hold its samples"
+echo "ok: node --perf-prof annotated"
