@@ -17,7 +17,7 @@ launcher=$OPJIT_BUILD/bin/opjit-pypy
 # run NAME OPRPOFILED-OPTION: profile the workload, keep its output
 run() {
 	"$oprofiled" --session-dir="$tmp/$1" "$2" -- "$launcher" \
-		"$here/pypy_callers.py" 4 >"$tmp/$1.out" 2>"$tmp/$1.err" ||
+		"$here/pypy_callers.py" 2 >"$tmp/$1.out" 2>"$tmp/$1.err" ||
 		show_fail "$tmp/$1.err" "oprofiled $2 -- opjit-pypy failed"
 	local f found=
 	for f in "$tmp/$1"/maps/*/anon.*.gz; do

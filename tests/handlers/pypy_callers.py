@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # pypy_callers.py SECONDS: two Python functions, left and right, call the
-# same hot loop (hot's) 3:1, for SECONDS; each caller is timed by the
-# thread's own CPU clock.  Both callers loop over their calls, so the JIT
-# compiles a loop of each that enters hot's loop through a call.
+# same hot loop (hot's) 3:1, until the thread has run SECONDS of CPU time
+# (so that a busy machine does not leave too few samples); each caller
+# is timed by the thread's own CPU clock.  Both callers loop over their
+# calls, so the JIT compiles a loop of each that enters hot's loop
+# through a call.
 # Prints "pypy_callers left NS right NS".
 import sys
 import time
@@ -34,8 +36,8 @@ def right(k, n):
 def main():
     clock = time.thread_time_ns
     spent = {"left": 0, "right": 0}
-    end = time.monotonic() + float(sys.argv[1])
-    while time.monotonic() < end:
+    end = clock() + int(float(sys.argv[1]) * 1e9)
+    while clock() < end:
         t0 = clock()
         left(2000, 1000)
         t1 = clock()
