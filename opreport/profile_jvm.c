@@ -152,6 +152,7 @@ int profile_jvm_add(struct callgraph *cg, struct anon_handlers *handlers,
 					      cp->size };
 		size_t nc = st ? jit_chain(st, chain) : 0;
 
+		/* a PyPy sample takes its JIT callers (pypy_frames) */
 		if (!nc ||
 		    unwind_pypy_frames(&uc, v, OPS_STACK_MAX_FRAMES) > 1 ||
 		    !unwind_jvm_values(&uc, chain, nc, v))
