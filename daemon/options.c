@@ -108,8 +108,8 @@ static const struct poptOption options_table[] = {
 	  "record a call chain with each sample (frame pointers; "
 	  "--callgraph=fp the same; --callgraph=dwarf[,BYTES] also keeps "
 	  "registers and 8192 or BYTES of user stack, from which opreport "
-	  "unwinds code without frame pointers and names a JVM's "
-	  "interpreted frames)",
+	  "unwinds code without frame pointers, names a JVM's "
+	  "interpreted frames and PyPy loops' JIT callers)",
 	  NULL },
 	/* --callgraph=MODE and --call-graph[=]MODE are rewritten to this */
 	{ "callgraph-mode", 0, POPT_ARG_STRING | POPT_ARGFLAG_DOC_HIDDEN, NULL,

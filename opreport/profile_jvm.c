@@ -8,6 +8,7 @@
 #include "callgraph_input.h"
 #include "profile_jvm.h"
 #include "unwind_jvm.h"
+#include "unwind_pypy.h"
 
 /* The name the JVM's javamap map gives its interpreter's code. */
 #define PROFILE_JVM_INTERPRETER "Interpreter"
@@ -87,6 +88,32 @@ static void raw_frames(const struct ops_stack *st, struct cg_raw_frame *fr)
 	}
 }
 
+/* A PyPy sample's stack into FR: its leaf and the JIT frames that
+ * called it, read from copy CP (unwind_pypy.h); the rest of the chain,
+ * which the kernel walked from the JIT code's rbp (PyPy's heap frame,
+ * not a frame pointer), is not a chain.  0 when the copy shows no JIT
+ * caller: the stack is then kept as recorded. */
+static size_t pypy_frames(const struct ops_stack *st,
+			  const struct ops_stack_copy *cp,
+			  struct cg_raw_frame *fr)
+{
+	struct unwind_jvm_copy uc = { cp->sp, cp->bp, cp->bytes, cp->size };
+	uint64_t ret[OPS_STACK_MAX_FRAMES];
+	size_t n, k;
+
+	if (!st->nr_frames || st->frames[0].kind != OPS_FRAME_ANON)
+		return 0;
+	n = unwind_pypy_frames(&uc, ret, OPS_STACK_MAX_FRAMES);
+	if (n < 2)
+		return 0;
+	fr[0] = (struct cg_raw_frame){ .addr = st->frames[0].addr,
+				       .image = CG_ANON };
+	for (k = 1; k < n; k++)
+		fr[k] = (struct cg_raw_frame){ .addr = ret[k - 1],
+					       .image = CG_ANON };
+	return n;
+}
+
 /* Frame K's address in sample SM's stack. */
 static uint64_t chain_addr(struct ops_session *s,
 			   const struct profile_jvm_sample *sm, uint32_t k)
@@ -109,6 +136,7 @@ int profile_jvm_add(struct callgraph *cg, struct anon_handlers *handlers,
 	struct anon_resolved ar = { 0 };
 	size_t j, i, nf = 0, cap_fs = 0, f = 0;
 	uint32_t k, sid;
+	size_t nr;
 	int ret = -ENOMEM;
 
 	if (!n)
@@ -124,7 +152,10 @@ int profile_jvm_add(struct callgraph *cg, struct anon_handlers *handlers,
 					      cp->size };
 		size_t nc = st ? jit_chain(st, chain) : 0;
 
-		if (!nc || !unwind_jvm_values(&uc, chain, nc, v))
+		/* a PyPy sample takes its JIT callers (pypy_frames) */
+		if (!nc ||
+		    unwind_pypy_frames(&uc, v, OPS_STACK_MAX_FRAMES) > 1 ||
+		    !unwind_jvm_values(&uc, chain, nc, v))
 			continue;
 		/* the leaf's own frame is where the sample ran, not a
 		 * call: its code is named as it is */
@@ -176,6 +207,17 @@ int profile_jvm_add(struct callgraph *cg, struct anon_handlers *handlers,
 
 		if (!st)
 			continue;
+		nr = pypy_frames(st, smp[j].copy, fr);
+		if (nr) {
+			/* FS holds nothing of a PyPy sample */
+			ret = callgraph_add_stack(cg, fr, nr, true, &sid);
+			ret = ret ? ret
+				  : callgraph_add_samples(cg, c, sid,
+							  smp[j].time_ns, 1);
+			if (ret)
+				goto out;
+			continue;
+		}
 		raw_frames(st, fr);
 		/* FS is in sample order */
 		for (; f < nf && fs[f].j == j; f++)

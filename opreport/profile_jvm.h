@@ -6,7 +6,8 @@
  * handler names a frame's code "Interpreter" and the word's value (a
  * Method*, which the javamap agent logs as a DATA range) at the same
  * time, the frame takes the value as its address, so that it is named
- * by its method.
+ * by its method.  A sample in PyPy's JIT code whose copy shows the JIT
+ * frames that called it (unwind_pypy.h) takes those as its stack.
  */
 #ifndef OPREPORT_PROFILE_JVM_H
 #define OPREPORT_PROFILE_JVM_H
