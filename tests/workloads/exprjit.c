@@ -13,6 +13,8 @@
  *      written over it, at the same address;
  *   3. expr_light moves to a new address.
  *
+ * Each phase is SECONDS / 3 of its own CPU time, and starts with a line
+ * "phase N" (0 to 2) on stdout.
  * It measures the CPU time spent in each expression and prints "truth
  * NAME PERCENT" of the time spent in all of them.  The log is left in
  * /tmp, as a JIT leaves it.
@@ -147,6 +149,10 @@ int main(int argc, char **argv)
 	check(opjit_jitlog_load(log, &light.code), "load");
 	for (phase = 0; phase < 3; phase++) {
 		struct expr *hot = phase ? &other : &heavy;
+
+		/* for a profiler attached by a test to stop between phases */
+		printf("phase %d\n", phase);
+		fflush(stdout);
 
 		if (phase == 1) {
 			check(opjit_jitlog_unload(log, &heavy.code), "unload");
