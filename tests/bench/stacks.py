@@ -20,7 +20,9 @@ WORKLOAD is
                (_start, __libc_start_* or main) through node down to the
                script's top level, then a | b, hot, the copy's JS frames
                and node's builtin, then memcpy; the frame above memcpy is
-               Builtins_TypedArrayPrototypeSet or the JS _copyActual
+               Builtins_TypedArrayPrototypeSet, which node 20 calls
+               memcpy from (a frame-pointer walk skips it, since memcpy
+               keeps no frame)
 Kernel frames are left out of both: a sample taken in the kernel counts
 by its user stack.  An [unknown] frame anywhere makes a stack wrong.
 The hot work's samples are all those whose innermost user frame is
@@ -121,9 +123,8 @@ def judge_node(frames):
         return None
     script = r'native_leaf\.js'
     hot = [i for i, f in enumerate(frames) if js(f, 'hot', script)]
-    callers_ok = len(frames) >= 2 and (
-        frames[-2] == 'Builtins_TypedArrayPrototypeSet' or
-        re.match(r'^JS:\S*_copyActual node:buffer:', frames[-2]))
+    callers_ok = len(frames) >= 2 and \
+        frames[-2] == 'Builtins_TypedArrayPrototypeSet'
     if len(hot) != 1 or not callers_ok or '[unknown]' in frames or \
        hot[0] < 2:
         return False, None
