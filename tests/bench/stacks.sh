@@ -221,8 +221,8 @@ stk_speed() {
 # and perf (KIND g: -g both; d: dwarf both), and their shares
 stk_share_pair() {
 	local w=$1 kind=$2 rep=$3 side mode out why r c t a b truth
-	local fig fig_err
-	local -A share=() err=()
+	local fig fig_err fig_bytes
+	local -A share=() err=() bytes=()
 	local -a order=(opjit ref)
 	[ $((rep % 2)) = 0 ] || order=(ref opjit)
 	if [ "$kind" = g ]; then
@@ -233,6 +233,10 @@ stk_share_pair() {
 	fi
 	fig_err="$w: path A's share of the complete stacks minus the"
 	fig_err+=" workload's clock, ${fig#*complete stacks, }"
+	# the same recordings' size: a workload less regular than
+	# bench_copies, whose identical stacks are the best case for
+	# deduplicated copies
+	fig_bytes="$w: bytes on disk, ${fig#*complete stacks, }"
 	for side in "${order[@]}"; do
 		mode=$([ "$side" = opjit ] && echo o || echo p)$kind
 		out=$TMPD/stk.$w.$mode
@@ -248,8 +252,15 @@ stk_share_pair() {
 		if [ -n "$why" ]; then
 			rec_why "$STACKS" "$fig" "$side" "$why"
 			rec_why "$STACKS" "$fig_err" "$side" "$why"
+			rec_why "$STACKS" "$fig_bytes" "$side" "$why"
 			continue
 		fi
+		if [ "$side" = opjit ]; then
+			bytes[$side]=$(file_bytes "$out.sess")
+		else
+			bytes[$side]=$(stat -c %s "$out.data" 2>/dev/null)
+		fi
+		rec_val "$STACKS" "$fig_bytes" "$side" "${bytes[$side]}" B
 		read -r c t a b <<<"$r"
 		# the first pair's stacks, to see what was judged
 		if [ "$rep" = 0 ] && [ -n "${LOGDIR:-}" ]; then
@@ -284,6 +295,12 @@ stk_share_pair() {
 		rec_why "$STACKS" "$fig" cmp "needs both figures of the run"
 	fi
 	rec_note "$STACKS" "$fig_err" cmp "-"
+	if [ -n "${bytes[opjit]:-}" ] && [ -n "${bytes[ref]:-}" ]; then
+		rec_val "$STACKS" "$fig_bytes" cmp \
+			"$(ratio "${bytes[opjit]}" "${bytes[ref]}")" x
+	else
+		rec_why "$STACKS" "$fig_bytes" cmp "needs both figures of the run"
+	fi
 	# the dwarf pair's report times, then the recordings go (perf's
 	# dwarf data is tens of MB)
 	[ "$kind" != d ] ||
