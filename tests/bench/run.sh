@@ -16,8 +16,9 @@
 #   --build  build tree (default build/ in the source tree); built first
 #            if something the suite runs is missing
 #   --sections  comma list of what to run: cost,callgraph,report (with
-#            the call graph reports),resolve,accuracy,steady,growth;
-#            default all but growth, which --smoke and --quick run too
+#            the call graph reports),resolve,accuracy,steady,stacks,
+#            growth; default all but growth, which --smoke and --quick
+#            run too (--smoke leaves out stacks)
 #   --out    Markdown output (default tests/bench/RESULTS.md)
 set -uo pipefail # no -e: a failed measurement becomes a reason in the table
 
@@ -57,8 +58,11 @@ esac
 # default full run past half an hour: only when asked for, one run
 # unless --runs says otherwise
 GROWTH_RUNS=${RUNS:-1}
+RUNS_GIVEN=$RUNS # stacks: 3 pairs unless --runs says otherwise
 if [ -z "$SECTIONS" ]; then
 	SECTIONS=cost,callgraph,report,resolve,accuracy,steady
+	# stacks records tens of MB with perf's dwarf mode: not in smoke
+	[ "$SMOKE" = 1 ] || SECTIONS+=,stacks
 	[ "$SMOKE" = 0 ] && [ "$QUICK" = 0 ] || SECTIONS+=,growth
 fi
 if ! command -v python3 >/dev/null; then
@@ -78,6 +82,7 @@ if [ "$SMOKE" = 1 ]; then
 	GROWTH_MAP_FUNCTIONS=(1000) GROWTH_MAP_SECONDS=1
 	GROWTH_IDLE_SECONDS=(1) GROWTH_REPORT_TIMEOUT=10
 	STEADY_SKIP=1 STEADY_SECONDS=1
+	STACKS_PAIRS=1 STACKS_SECONDS=1 STACKS_TIMEOUT=30
 elif [ "$QUICK" = 1 ]; then
 	RUNS=${RUNS:-1} FREQS=(1000 4000) REPORT_HZ=4000
 	MAP_SIZES=(10000 100000) RESOLVE_SAMPLES=1000000
@@ -87,6 +92,7 @@ elif [ "$QUICK" = 1 ]; then
 	GROWTH_MAP_FUNCTIONS=(10000) GROWTH_MAP_SECONDS=3
 	GROWTH_IDLE_SECONDS=(2) GROWTH_REPORT_TIMEOUT=20
 	STEADY_SKIP=2 STEADY_SECONDS=4
+	STACKS_PAIRS=1 STACKS_SECONDS=1 STACKS_TIMEOUT=60
 else
 	RUNS=${RUNS:-5} FREQS=(1000 4000 10000) REPORT_HZ=4000
 	MAP_SIZES=(10000 100000 1000000) RESOLVE_SAMPLES=10000000
@@ -96,6 +102,7 @@ else
 	GROWTH_MAP_FUNCTIONS=(10000 100000) GROWTH_MAP_SECONDS=10
 	GROWTH_IDLE_SECONDS=(5 30) GROWTH_REPORT_TIMEOUT=60
 	STEADY_SKIP=3 STEADY_SECONDS=10
+	STACKS_PAIRS=${RUNS_GIVEN:-3} STACKS_SECONDS=3 STACKS_TIMEOUT=60
 fi
 GROWTH_HZ=$REPORT_HZ
 
@@ -139,6 +146,7 @@ export OPJIT_HANDLER_PATH=${OPJIT_HANDLER_PATH:-$BUILD/lib/opjit/handlers}
 . "$BENCH_DIR/accuracy_rejit.sh"
 . "$BENCH_DIR/growth.sh"
 . "$BENCH_DIR/steady.sh"
+. "$BENCH_DIR/stacks.sh"
 
 bench_build
 bench_meta
@@ -168,6 +176,7 @@ timed report bench_callgraph_speed
 timed resolve bench_resolve
 timed accuracy bench_accuracy
 timed steady bench_steady
+timed stacks bench_stacks
 timed growth bench_growth
 
 if [ -s "$TMPD/perf-crashes" ]; then
@@ -189,6 +198,7 @@ section report && check_rows "$SPEED"
 section resolve && check_rows "$RESOLVE_SECTION"
 section accuracy && check_rows "$ACC"
 section steady && check_rows "$STEADY"
+section stacks && check_rows "$STACKS"
 if section growth; then
 	for g in "${GROWTH_SECTIONS[@]}"; do check_rows "$g"; done
 fi
@@ -200,7 +210,7 @@ fi
 ok='^(not built:|perf is not installed|perf record does not work here'
 ok+='|node is not installed|no JDK|no jfr command|needs |undefined'
 ok+='|perf (record|report) crashed|ptrace is not allowed'
-ok+="|perf report did not finish within|node's /tmp/perf-PID.map was gone)"
+ok+="|perf (report|script) did not finish within|node's /tmp/perf-PID.map was gone)"
 broken=$(awk -F '\t' -v ok="$ok" '$1 == "w" && $5 !~ ok {
 	print "  " $2 " / " $3 " (" $4 "): " $5 }' "$RAW" | sort -u)
 if [ -n "$broken" ]; then

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The suite's own arithmetic and parsers, on inputs whose answers are
 known: medians and ranges, the completeness check (which must be able to
-fail), the sample counts read from each profiler's output, and the
-peak resident set peak_rss.py reads."""
+fail), the sample counts read from each profiler's output, the peak
+resident set peak_rss.py reads, and which stacks stacks.py finds
+complete."""
 import os
 import subprocess
 import sys
@@ -246,6 +247,94 @@ class PeakRss(unittest.TestCase):
         kib = int(text)
         self.assertGreaterEqual(kib, 40 << 10)
         self.assertLess(kib, 120 << 10)
+
+
+ENTRY = '_start [frameless];__libc_start_main@@GLIBC_2.34 [libc.so.6];' \
+    '__libc_start_call_main [libc.so.6];main [frameless];'
+# frameless: right through path_a (a kernel frame below is left out) and
+# path_b, then broken (frame pointers), a frame missed, the loader's own
+# copy (not the hot work) and a sample elsewhere (not the hot work)
+FOLDED_FRAMELESS = f"""\
+{ENTRY}path_a [frameless];hot [frameless];__memcpy_avx512 [libc.so.6] 30
+{ENTRY}path_a [frameless];hot [frameless];__memcpy_avx512 [libc.so.6];\
+asm_exc_page_fault_[k] 6
+{ENTRY}path_b [frameless];hot [frameless];__memcpy_avx512 [libc.so.6] 12
+[unknown];__memcpy_avx512 [libc.so.6] 40
+{ENTRY}hot [frameless];__memcpy_avx512 [libc.so.6] 2
+_start [ld.so];_dl_start [ld.so];dl_main [ld.so];memcpy [ld.so] 9
+{ENTRY}__memset_avx512 [libc.so.6] 50
+"""
+
+PERF_FRAMELESS = """\
+frameless 
+\tffffffff81000c82 asm_exc_page_fault ([kernel.kallsyms])
+\t          16da9b __memmove_avx512_unaligned_erms (/lib/libc.so.6)
+\t            14a2 hot (/b/frameless)
+\t            14dc path_b (/b/frameless)
+\t            11c7 main (/b/frameless)
+\t           27249 __libc_start_call_main (/lib/libc.so.6)
+\t           27304 __libc_start_main_impl (/lib/libc.so.6)
+\t            13b0 _start (/b/frameless)
+
+frameless 
+\t          16da9b __memmove_avx512_unaligned_erms (/lib/libc.so.6)
+\t 101010101010101 [unknown] ([unknown])
+
+frameless 
+\t          16da9b __memmove_avx512_unaligned_erms (/lib/libc.so.6)
+\t            14a2 hot (/b/frameless)
+\t            14dc path_a (/b/frameless)
+\t            11c7 main (/b/frameless)
+"""
+
+NODE_TOP = '__libc_start_call_main [libc.so.6];node::Start(int, char**) ' \
+    '[node];Builtins_JSEntry [node];JS:~ /t/native_leaf.js:1:1 [perfmap]_[j];'
+NODE_HOT = 'JS:*hot /t/native_leaf.js:11:13 [perfmap]_[j];' \
+    'JS:*_copyActual node:buffer:241:21 [perfmap]_[j];'
+# right through a and b; the builtin skipped (a frame-pointer walk);
+# a JIT frame unnamed; node's own copy at start, counted as wrong
+FOLDED_NODE = f"""\
+{NODE_TOP}JS:^a /t/native_leaf.js:12:11 [perfmap]_[j];{NODE_HOT}\
+Builtins_TypedArrayPrototypeSet [node];__memcpy_avx512 [libc.so.6] 21
+{NODE_TOP}JS:~b /t/native_leaf.js:13:11 [perfmap]_[j];{NODE_HOT}\
+Builtins_TypedArrayPrototypeSet [node];__memcpy_avx512 [libc.so.6] 7
+{NODE_TOP}JS:^a /t/native_leaf.js:12:11 [perfmap]_[j];{NODE_HOT}\
+__memcpy_avx512 [libc.so.6] 5
+{NODE_TOP}[unknown];{NODE_HOT}\
+Builtins_TypedArrayPrototypeSet [node];__memcpy_avx512 [libc.so.6] 3
+__libc_start_call_main [libc.so.6];node::Start(int, char**) [node];\
+__memmove_avx512 [libc.so.6] 1
+"""
+
+
+def run_stacks(kind, workload, text):
+    with tempfile.NamedTemporaryFile('w', suffix='.txt', delete=False) as f:
+        f.write(text)
+    try:
+        r = subprocess.run([sys.executable, os.path.join(HERE, 'stacks.py'),
+                            kind, workload, f.name],
+                           capture_output=True, text=True)
+    finally:
+        os.unlink(f.name)
+    return r.returncode, r.stdout.split()
+
+
+class Stacks(unittest.TestCase):
+    def test_frameless_folded(self):
+        self.assertEqual(run_stacks('opjit', 'frameless', FOLDED_FRAMELESS),
+                         (0, ['48', '90', '36', '12']))
+
+    def test_frameless_perf_script(self):
+        # the last stack stops at main: not from the program's entry
+        self.assertEqual(run_stacks('perf', 'frameless', PERF_FRAMELESS),
+                         (0, ['1', '3', '0', '1']))
+
+    def test_node_folded(self):
+        self.assertEqual(run_stacks('opjit', 'node', FOLDED_NODE),
+                         (0, ['28', '37', '21', '7']))
+
+    def test_bad_arguments(self):
+        self.assertEqual(run_stacks('opjit', 'jvm', '')[0], 2)
 
 
 if __name__ == '__main__':
