@@ -16,8 +16,9 @@
 #   --build  build tree (default build/ in the source tree); built first
 #            if something the suite runs is missing
 #   --sections  comma list of what to run: cost,callgraph,report (with
-#            the call graph reports),resolve,accuracy,steady,growth;
-#            default all but growth, which --smoke and --quick run too
+#            the call graph reports),resolve,accuracy,steady,growth,
+#            cggrowth; default all but growth and cggrowth, which
+#            --smoke and --quick run too
 #   --out    Markdown output (default tests/bench/RESULTS.md)
 set -uo pipefail # no -e: a failed measurement becomes a reason in the table
 
@@ -59,7 +60,7 @@ esac
 GROWTH_RUNS=${RUNS:-1}
 if [ -z "$SECTIONS" ]; then
 	SECTIONS=cost,callgraph,report,resolve,accuracy,steady
-	[ "$SMOKE" = 0 ] && [ "$QUICK" = 0 ] || SECTIONS+=,growth
+	[ "$SMOKE" = 0 ] && [ "$QUICK" = 0 ] || SECTIONS+=,growth,cggrowth
 fi
 if ! command -v python3 >/dev/null; then
 	# 77: ctest's loud skip; nothing can be summed up without it
@@ -139,6 +140,7 @@ export OPJIT_HANDLER_PATH=${OPJIT_HANDLER_PATH:-$BUILD/lib/opjit/handlers}
 . "$BENCH_DIR/accuracy_rejit.sh"
 . "$BENCH_DIR/growth.sh"
 . "$BENCH_DIR/steady.sh"
+. "$BENCH_DIR/cg_growth_run.sh"
 
 bench_build
 bench_meta
@@ -169,6 +171,7 @@ timed resolve bench_resolve
 timed accuracy bench_accuracy
 timed steady bench_steady
 timed growth bench_growth
+timed cggrowth bench_cg_growth
 
 if [ -s "$TMPD/perf-crashes" ]; then
 	rec_meta "perf crashes" "perf record crashed" \
@@ -189,6 +192,7 @@ section report && check_rows "$SPEED"
 section resolve && check_rows "$RESOLVE_SECTION"
 section accuracy && check_rows "$ACC"
 section steady && check_rows "$STEADY"
+section cggrowth && check_rows "$CG_GROWTH"
 if section growth; then
 	for g in "${GROWTH_SECTIONS[@]}"; do check_rows "$g"; done
 fi
