@@ -24,8 +24,9 @@ struct ops_keyset {
 int ops_keyset_add(struct ops_keyset *ks, const void *key, size_t len,
 		   uint32_t *id);
 /* Add KEY, which the caller knows is not in KS (a stack node whose
- * parent is newer than any key that names it): the probe only finds a
- * free slot.  A key that is there already would be added twice. */
+ * parent the same stack has just added, so that no key names it yet):
+ * the probe only looks for a free slot.  A key already there would be
+ * added twice. */
 int ops_keyset_add_new(struct ops_keyset *ks, const void *key, size_t len,
 		       uint32_t *id);
 const uint8_t *ops_keyset_key(const struct ops_keyset *ks, uint32_t id,
