@@ -13,6 +13,10 @@ bench_cg_growth() {
 	rec_section "$CG_GROWTH" "tests/bench/cg_growth.sh --quick: one" \
 		"pair a workload, 5 s, 4 kHz, recorder CPU from the kernel's" \
 		"accounting; opjit is \`oprofiled -g\`, ref \`perf record -g\`."
+	if ! command -v perf >/dev/null; then
+		rec_why_row "$CG_GROWTH" "C, 5 s" "perf is not installed"
+		return
+	fi
 	if ! "$BENCH_DIR/cg_growth.sh" --quick --build "$BUILD" >"$out" \
 		2>"$err"; then
 		rec_why_row "$CG_GROWTH" "C, 5 s" \
