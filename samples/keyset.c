@@ -31,10 +31,10 @@ static bool keyset_eq(const struct ops_keyset *ks, uint32_t id,
 	return n == len && !memcmp(k, key, len);
 }
 
-/* KEY's id, KEY added when not there; NEW: the caller knows it is not,
+/* KEY's id, KEY added when not there; FRESH: the caller knows it is not,
  * and the probe compares no key. */
 static int keyset_add(struct ops_keyset *ks, const void *key, size_t len,
-		      uint32_t *id, bool new)
+		      uint32_t *id, bool fresh)
 {
 	const uint32_t h = (uint32_t)keyset_hash(key, len);
 	struct oputil_idxset_pos pos;
@@ -47,8 +47,8 @@ static int keyset_add(struct ops_keyset *ks, const void *key, size_t len,
 	/* keys are long (a whole stack, in the recorder's hot path): their
 	 * kept hashes turn almost every other key away unread */
 	i = oputil_idxset_find(&ks->set, h, &pos, k,
-			       !new && ks->set.hash[k] ==
-					       h &&keyset_eq(ks, k, key, len));
+			       !fresh && ks->set.hash[k] == h &&
+				       keyset_eq(ks, k, key, len));
 	if (i != OPUTIL_IDXSET_NONE) {
 		*id = i;
 		return 0;

@@ -124,10 +124,10 @@ static bool edge_eq(const struct ops_stack_edge *e, uint32_t parent,
 }
 
 /* The node of parent PARENT (node id + 1, 0 at a root) for ST's frame I
- * (leaf first) in *ID; *NEW: PARENT was added by this stack, so the
+ * (leaf first) in *ID; *FRESH: PARENT was added by this stack, so the
  * node cannot be there yet, and becomes true when the node is added. */
 static int stack_node(struct ops_writer *w, const struct ops_stack *st,
-		      uint32_t i, uint32_t parent, bool *new, uint32_t *id)
+		      uint32_t i, uint32_t parent, bool *fresh, uint32_t *id)
 {
 	struct ops_hist_writer *h = &w->hist;
 	const struct ops_frame *f = &st->frames[i];
@@ -139,7 +139,7 @@ static int stack_node(struct ops_writer *w, const struct ops_stack *st,
 
 	if (h->edges) {
 		e = edge_slot(h, parent, f, flags);
-		if (!*new &&edge_eq(e, parent, f, flags)) {
+		if (!*fresh && edge_eq(e, parent, f, flags)) {
 			h->stack_stats.cached++;
 			*id = e->node - 1;
 			return 0;
@@ -148,7 +148,7 @@ static int stack_node(struct ops_writer *w, const struct ops_stack *st,
 	p += ops_varint_encode(p, parent);
 	p += ops_varint_encode(p, flags);
 	p = frame_encode(p, f, parent ? &st->frames[i + 1] : NULL);
-	if (*new) {
+	if (*fresh) {
 		ret = ops_keyset_add_new(&h->stacks, rec, (size_t)(p - rec),
 					 id);
 	} else {
@@ -158,7 +158,7 @@ static int stack_node(struct ops_writer *w, const struct ops_stack *st,
 	if (ret)
 		return ret;
 	if (h->stacks.nr > nr) {
-		*new = true;
+		*fresh = true;
 		h->stack_stats.added++;
 		/* an existing node's frame is in these sets already */
 		if (f->kind == OPS_FRAME_ANON &&
@@ -189,7 +189,7 @@ static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 {
 	struct ops_hist_writer *h = &w->hist;
 	uint32_t i, d = 0, parent = 0; /* node id + 1, 0 for none */
-	bool new = false;
+	bool fresh = false;
 	int ret = oputil_grow(&h->path, &h->cap_path, st->nr_frames,
 			      sizeof(*h->path));
 
@@ -209,7 +209,7 @@ static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 	/* the path is this stack's from here on, whatever fails */
 	h->path_n = d;
 	for (i = st->nr_frames - d; i-- > 0; d++) {
-		ret = stack_node(w, st, i, parent, &new, id);
+		ret = stack_node(w, st, i, parent, &fresh, id);
 		if (ret)
 			return ret;
 		h->path[d] = (struct ops_path_step){ st->frames[i], *id,
