@@ -31,8 +31,10 @@ static bool keyset_eq(const struct ops_keyset *ks, uint32_t id,
 	return n == len && !memcmp(k, key, len);
 }
 
-int ops_keyset_add(struct ops_keyset *ks, const void *key, size_t len,
-		   uint32_t *id)
+/* KEY's id, KEY added when not there; FRESH: the caller knows it is not,
+ * and the probe compares no key. */
+static int keyset_add(struct ops_keyset *ks, const void *key, size_t len,
+		      uint32_t *id, bool fresh)
 {
 	const uint32_t h = (uint32_t)keyset_hash(key, len);
 	struct oputil_idxset_pos pos;
@@ -45,7 +47,7 @@ int ops_keyset_add(struct ops_keyset *ks, const void *key, size_t len,
 	/* keys are long (a whole stack, in the recorder's hot path): their
 	 * kept hashes turn almost every other key away unread */
 	i = oputil_idxset_find(&ks->set, h, &pos, k,
-			       ks->set.hash[k] == h &&
+			       !fresh && ks->set.hash[k] == h &&
 				       keyset_eq(ks, k, key, len));
 	if (i != OPUTIL_IDXSET_NONE) {
 		*id = i;
@@ -72,6 +74,18 @@ int ops_keyset_add(struct ops_keyset *ks, const void *key, size_t len,
 	oputil_idxset_put(&ks->set, &pos, ks->nr);
 	*id = ks->nr++;
 	return 0;
+}
+
+int ops_keyset_add(struct ops_keyset *ks, const void *key, size_t len,
+		   uint32_t *id)
+{
+	return keyset_add(ks, key, len, id, false);
+}
+
+int ops_keyset_add_new(struct ops_keyset *ks, const void *key, size_t len,
+		       uint32_t *id)
+{
+	return keyset_add(ks, key, len, id, true);
 }
 
 void ops_keyset_free(struct ops_keyset *ks)

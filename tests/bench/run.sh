@@ -17,8 +17,8 @@
 #            if something the suite runs is missing
 #   --sections  comma list of what to run: cost,callgraph,report (with
 #            the call graph reports),resolve,accuracy,steady,stacks,
-#            growth; default all but growth, which --smoke and --quick
-#            run too (--smoke leaves out stacks)
+#            growth,cggrowth; default all but growth and cggrowth;
+#            --quick runs both, --smoke growth (and leaves out stacks)
 #   --out    Markdown output (default tests/bench/RESULTS.md)
 set -uo pipefail # no -e: a failed measurement becomes a reason in the table
 
@@ -64,6 +64,8 @@ if [ -z "$SECTIONS" ]; then
 	# stacks records tens of MB with perf's dwarf mode: not in smoke
 	[ "$SMOKE" = 1 ] || SECTIONS+=,stacks
 	[ "$SMOKE" = 0 ] && [ "$QUICK" = 0 ] || SECTIONS+=,growth
+	# a 5 s pair beside perf: --quick, not the smoke test.sh runs
+	[ "$QUICK" = 0 ] || SECTIONS+=,cggrowth
 fi
 if ! command -v python3 >/dev/null; then
 	# 77: ctest's loud skip; nothing can be summed up without it
@@ -147,6 +149,7 @@ export OPJIT_HANDLER_PATH=${OPJIT_HANDLER_PATH:-$BUILD/lib/opjit/handlers}
 . "$BENCH_DIR/growth.sh"
 . "$BENCH_DIR/steady.sh"
 . "$BENCH_DIR/stacks.sh"
+. "$BENCH_DIR/cg_growth_run.sh"
 
 bench_build
 bench_meta
@@ -178,6 +181,7 @@ timed accuracy bench_accuracy
 timed steady bench_steady
 timed stacks bench_stacks
 timed growth bench_growth
+timed cggrowth bench_cg_growth
 
 if [ -s "$TMPD/perf-crashes" ]; then
 	rec_meta "perf crashes" "perf record crashed" \
@@ -199,6 +203,7 @@ section resolve && check_rows "$RESOLVE_SECTION"
 section accuracy && check_rows "$ACC"
 section steady && check_rows "$STEADY"
 section stacks && check_rows "$STACKS"
+section cggrowth && check_rows "$CG_GROWTH"
 if section growth; then
 	for g in "${GROWTH_SECTIONS[@]}"; do check_rows "$g"; done
 fi

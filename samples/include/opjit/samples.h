@@ -304,6 +304,20 @@ int ops_writer_anon(struct ops_writer *w, uint32_t proc_id, uint64_t time_ns,
 int ops_writer_stack(struct ops_writer *w, const struct ops_stack *st,
 		     uint32_t *id);
 
+/* The writer's work on the stack table so far, node by node: how much
+ * of the stacks it found by comparing each with the one before, in its
+ * cache of recent nodes, by a lookup in the whole table, or added. */
+struct ops_stack_stats {
+	uint64_t stacks;  /* stacks given */
+	uint64_t frames;  /* their frames, a node each */
+	uint64_t shared;  /* nodes shared with the stack before */
+	uint64_t cached;  /* nodes found in the cache */
+	uint64_t lookups; /* nodes looked up in the table */
+	uint64_t added;	  /* new nodes (of the lookups, and below them) */
+};
+void ops_writer_stack_stats(const struct ops_writer *w,
+			    struct ops_stack_stats *stats);
+
 /* Add COUNT samples of stack STACK (no anonymous frame) in context CTX,
  * the context of its leaf.  Allocates only when a new key is seen. */
 int ops_writer_stack_add(struct ops_writer *w, uint32_t ctx, uint32_t stack,

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The stack writer's shortcuts (the path of the stack before, the cache
+ * of recent nodes, no search below a new node) change how a stack's
+ * nodes are found, never which: a session written with them has the
+ * samples.hist, byte for byte, of one whose every node is looked up in
+ * the table, and each stack reads back as given.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "writer_internal.h"
+
+#include "check_run.h"
+
+static char *tmp;
+
+static void setup(void)
+{
+	tmp = tmp_make();
+}
+
+static void teardown(void)
+{
+	tmp_remove(tmp);
+}
+
+#define MAX_DEPTH 48 /* the writer's depth limit in these streams */
+
+/* A stack of the stream and the id the writer gave it. */
+struct given {
+	struct ops_frame f[MAX_DEPTH + 4];
+	struct ops_stack st;
+	uint32_t id;
+};
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return *s >> 33;
+}
+
+enum shape {
+	SHAPE_RECURSION, /* threads in a deep recursion, interleaved */
+	SHAPE_ROOTS,	 /* equal stacks but for the root */
+	SHAPE_CUT,	 /* chains past the depth limit, cut */
+	SHAPE_KERNEL,	 /* equal frames, a different kernel split */
+};
+
+/* Stack number I of a stream of shape SHAPE: root first in R, then
+ * turned leaf first into G. */
+static void make_stack(struct given *g, enum shape shape, uint64_t *seed,
+		       uint32_t i)
+{
+	struct ops_frame r[MAX_DEPTH + 40];
+	uint32_t n = 0, depth, k, thread = (uint32_t)rnd(seed) % 3;
+
+	/* the thread's root and outer frames: a thread id reused by
+	 * another thread is the same frames under another root */
+	r[n++] = (struct ops_frame){ OPS_FRAME_IMAGE, 0,
+				     shape == SHAPE_ROOTS ? 0x100 + i % 5
+							  : 0x100 + thread };
+	r[n++] = (struct ops_frame){ OPS_FRAME_IMAGE, 1, 0x29d90 };
+	r[n++] = (struct ops_frame){ OPS_FRAME_IMAGE, 0, 0x1300 };
+	depth = (uint32_t)rnd(seed) %
+		(shape == SHAPE_CUT ? MAX_DEPTH + 30 : 28);
+	for (k = 0; k < depth; k++)
+		/* the recursion's two call sites */
+		r[n++] = (struct ops_frame){ OPS_FRAME_ANON, 0,
+					     0x7f0000001000ull +
+						     (rnd(seed) & 1) * 0x40 };
+	/* a JIT leaf: a new address at almost every sample */
+	r[n++] = (struct ops_frame){ OPS_FRAME_ANON, 0,
+				     0x7f0000001000ull + rnd(seed) % 512 * 4 };
+	g->st = (struct ops_stack){ .frames = g->f };
+	if (shape == SHAPE_KERNEL) {
+		/* the same frames with one, two or none in the kernel */
+		g->st.nr_kernel = (uint32_t)rnd(seed) % 3;
+		for (k = 0; k < g->st.nr_kernel; k++)
+			r[n++] = (struct ops_frame){ OPS_FRAME_IMAGE, 2,
+						     0xffffffff81000000ull +
+							     k * 0x100 };
+	}
+	/* past the limit, the kernel gives the innermost frames */
+	k = n > MAX_DEPTH ? n - MAX_DEPTH : 0;
+	if (k)
+		g->st.flags |= OPS_STACK_TRUNCATED;
+	for (g->st.nr_frames = 0; n > k; g->st.nr_frames++)
+		g->f[g->st.nr_frames] = r[--n];
+}
+
+static struct ops_writer *open_writer(const char *dir, bool edges)
+{
+	struct ops_session_info info = info_example();
+	struct ops_image app = { .path = "/usr/bin/app" };
+	struct ops_image libc = { .path = "/lib/libc.so.6" };
+	struct ops_image k = { .kind = OPS_IMAGE_KERNEL,
+			       .path = "[kernel.kallsyms]" };
+	struct ops_writer *w;
+	uint32_t id;
+
+	info.callgraph_depth = MAX_DEPTH;
+	ck_assert_int_eq(ops_writer_open(&w, dir, &info), 0);
+	ck_assert_int_eq(ops_writer_image(w, &app, &id), 0);
+	ck_assert_int_eq(ops_writer_image(w, &libc, &id), 0);
+	ck_assert_int_eq(ops_writer_image(w, &k, &id), 0);
+	w->hist.no_edges = !edges;
+	return w;
+}
+
+/* Write N stacks of SHAPE from SEED into DIR, flushing now and then;
+ * the ids given into G.  The writer's counters into STATS. */
+static void write_stream(const char *dir, bool edges, enum shape shape,
+			 struct given *g, uint32_t n,
+			 struct ops_stack_stats *stats)
+{
+	struct ops_writer *w = open_writer(dir, edges);
+	uint64_t seed = 42 + shape;
+	uint32_t i, failed = 0;
+
+	for (i = 0; i < n; i++) {
+		make_stack(&g[i], shape, &seed, i);
+		failed += ops_writer_stack(w, &g[i].st, &g[i].id) != 0;
+		if (i % 997 == 0)
+			failed += ops_writer_flush(w) != 0;
+	}
+	ck_assert_uint_eq(failed, 0);
+	ops_writer_stack_stats(w, stats);
+	ck_assert_int_eq(ops_writer_close(w, 5), 0);
+}
+
+/* Stack G as read back in GOT: Check's asserts cost a write each, so
+ * the frames are compared here and asserted once a stack. */
+static bool same_stack(const struct ops_stack *got, const struct given *g)
+{
+	uint32_t k;
+
+	if (!got || got->nr_frames != g->st.nr_frames ||
+	    got->nr_kernel != g->st.nr_kernel || got->flags != g->st.flags)
+		return false;
+	for (k = 0; k < got->nr_frames; k++)
+		if (got->frames[k].kind != g->f[k].kind ||
+		    got->frames[k].image != g->f[k].image ||
+		    got->frames[k].addr != g->f[k].addr)
+			return false;
+	return true;
+}
+
+static void check_read_back(const char *dir, const struct given *g, uint32_t n)
+{
+	struct warns wr = { 0 };
+	struct ops_session *s = session_must_open(dir, &wr);
+	uint32_t i, bad = 0;
+
+	for (i = 0; i < n; i++)
+		bad += !same_stack(ops_session_stack(s, g[i].id), &g[i]);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+}
+
+/* More stacks than the cache has slots for edges: it evicts. */
+#define NR_STACKS 20000u
+
+static void same_table(enum shape shape)
+{
+	struct given *a = calloc(NR_STACKS, sizeof(*a));
+	struct given *b = calloc(NR_STACKS, sizeof(*b));
+	char *da = tmp_path(tmp, "cached"), *db = tmp_path(tmp, "table");
+	char *ha = tmp_path(da, "samples.hist");
+	char *hb = tmp_path(db, "samples.hist");
+	struct ops_stack_stats sa, sb;
+	void *fa, *fb;
+	size_t la, lb;
+	uint32_t i;
+
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	write_stream(da, true, shape, a, NR_STACKS, &sa);
+	write_stream(db, false, shape, b, NR_STACKS, &sb);
+	for (i = 0; i < NR_STACKS && a[i].id == b[i].id; i++)
+		;
+	ck_assert_uint_eq(i, NR_STACKS);
+	fa = file_read(ha, &la);
+	fb = file_read(hb, &lb);
+	ck_assert_uint_eq(la, lb);
+	ck_assert_mem_eq(fa, fb, la);
+	check_read_back(da, a, NR_STACKS);
+	/* every frame was found one way or added */
+	ck_assert_uint_eq(sa.stacks, NR_STACKS);
+	ck_assert_uint_eq(sa.frames, sb.frames);
+	ck_assert_uint_eq(sa.added, sb.added);
+	ck_assert_uint_ge(sa.shared + sa.cached + sa.lookups + sa.added,
+			  sa.frames);
+	ck_assert_uint_eq(sb.cached, 0);
+	/* the cache took work off the table, and nodes below a new one
+	 * were added without a search */
+	ck_assert_uint_gt(sa.cached, 0);
+	ck_assert_uint_lt(sa.lookups, sb.lookups);
+	ck_assert_uint_lt(sb.lookups, sb.frames - sb.shared);
+	/* the stream is larger than the cache: it must have evicted */
+	ck_assert_uint_gt(sa.added, OPS_STACK_EDGES);
+	free(fa);
+	free(fb);
+	free(ha);
+	free(hb);
+	free(da);
+	free(db);
+	free(a);
+	free(b);
+}
+
+START_TEST(test_recursion)
+{
+	same_table(SHAPE_RECURSION);
+}
+END_TEST
+
+START_TEST(test_roots)
+{
+	same_table(SHAPE_ROOTS);
+}
+END_TEST
+
+START_TEST(test_cut)
+{
+	same_table(SHAPE_CUT);
+}
+END_TEST
+
+START_TEST(test_kernel_split)
+{
+	same_table(SHAPE_KERNEL);
+}
+END_TEST
+
+/* A stack that differs from an earlier one only at its root has nodes
+ * of its own all the way down, and the earlier stack, given again after
+ * it, is found again with its own id. */
+START_TEST(test_root_only)
+{
+	char *dir = tmp_path(tmp, "s");
+	struct ops_writer *w = open_writer(dir, true);
+	struct ops_frame f[4] = {
+		{ OPS_FRAME_ANON, 0, 0x7f0000001004ull },
+		{ OPS_FRAME_ANON, 0, 0x7f0000001040ull },
+		{ OPS_FRAME_IMAGE, 1, 0x29d90 },
+		{ OPS_FRAME_IMAGE, 0, 0x100 },
+	};
+	struct ops_stack st = { f, 4, 0, 0 };
+	struct ops_stack_stats stats;
+	uint32_t one, two, again, cut;
+
+	ck_assert_int_eq(ops_writer_stack(w, &st, &one), 0);
+	f[3].addr = 0x101;
+	ck_assert_int_eq(ops_writer_stack(w, &st, &two), 0);
+	ck_assert_uint_ne(one, two);
+	/* the same frames, cut at the depth limit: another stack */
+	st.flags = OPS_STACK_TRUNCATED;
+	ck_assert_int_eq(ops_writer_stack(w, &st, &cut), 0);
+	ck_assert_uint_ne(cut, two);
+	st.flags = 0;
+	f[3].addr = 0x100;
+	ck_assert_int_eq(ops_writer_stack(w, &st, &again), 0);
+	ck_assert_uint_eq(again, one);
+	ops_writer_stack_stats(w, &stats);
+	/* 4 nodes each for the three stacks, the last found in the cache */
+	ck_assert_uint_eq(stats.added, 12);
+	ck_assert_uint_eq(stats.cached, 4);
+	ck_assert_uint_eq(stats.shared, 0);
+	ck_assert_int_eq(ops_writer_close(w, 5), 0);
+	free(dir);
+}
+END_TEST
+
+static Suite *stack_cache_suite(void)
+{
+	const struct {
+		const char *name;
+		const TTest *test;
+	} cases[] = {
+		{ "recursion", test_recursion },
+		{ "roots", test_roots },
+		{ "cut", test_cut },
+		{ "kernel_split", test_kernel_split },
+		{ "root_only", test_root_only },
+	};
+	Suite *s = suite_create("samples_stack_cache");
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		TCase *tc = tcase_create(cases[i].name);
+
+		tcase_add_checked_fixture(tc, setup, teardown);
+		tcase_add_test(tc, cases[i].test);
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
+
+int main(void)
+{
+	return opjit_check_run(stack_cache_suite());
+}
