@@ -17,6 +17,13 @@
  * The timeline strip's data is the timeline's cells (timeline.c):
  * "tl":{"bucket_s", "length_s", "procs":[names], "cells":[bucket,
  * proc, samples, ...]}, buckets counted from the session's start.
+ * "times" says when each stack's samples ran, for a range dragged on
+ * the strip to redraw the graph from them: per stack, in the order of
+ * "stacks", n then n values, each a count of the next bucket or, when
+ * negative, buckets skipped (from bucket 0).  A stack runs in most
+ * buckets or in few, so this costs about a number a (stack, bucket)
+ * with samples, where (bucket, count) pairs would cost two; samples
+ * counted without a time are the stack's count beyond its buckets'.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -123,6 +130,35 @@ static void html_timeline(FILE *f, const struct timeline *t)
 	fputs("]}", f);
 }
 
+/* Each stack's buckets, as the header says. */
+static void html_times(FILE *f, const struct callgraph *cg)
+{
+	size_t i, j;
+
+	fputs(",\n\"times\":[", f);
+	for (i = 0; i < cg->nr_stacks; i++) {
+		const struct cg_stack *sk = &cg->stacks[i];
+		uint32_t next = 0, n = 0;
+
+		/* a count, and a skip before it when buckets are */
+		for (j = 0; j < sk->nr_slices; j++) {
+			n += 1 + (sk->slices[j].slice != next);
+			next = sk->slices[j].slice + 1;
+		}
+		next = 0;
+		fprintf(f, "%s%" PRIu32, i ? ",\n" : "", n);
+		for (j = 0; j < sk->nr_slices; j++) {
+			const struct cg_slice *sl = &sk->slices[j];
+
+			if (sl->slice != next)
+				fprintf(f, ",-%" PRIu32, sl->slice - next);
+			fprintf(f, ",%" PRIu64, sl->count);
+			next = sl->slice + 1;
+		}
+	}
+	fputc(']', f);
+}
+
 static void html_data(FILE *f, const struct report *r, const long *node_str,
 		      const struct out_html_strtab *st)
 {
@@ -158,6 +194,7 @@ static void html_data(FILE *f, const struct report *r, const long *node_str,
 			fprintf(f, ",%u", sk->frames[j] * 2 + sk->inlined[j]);
 	}
 	fputc(']', f);
+	html_times(f, cg);
 	html_timeline(f, r->tl);
 	fputc('}', f);
 }

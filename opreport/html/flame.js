@@ -36,28 +36,65 @@
 		this.kids = new Map();
 		this.depth = parent ? parent.depth + 1 : 0;
 	}
-	const root = new Frame(-1, null);
-	let maxDepth = 0;
-	(function build() {
+	// where each stack starts in data.stacks, and in data.times when
+	// the page says when their samples ran
+	const stackAt = [], timesAt = [];
+	(function index() {
+		const st = data.stacks, tm = data.times;
+		for (let i = 0; i < st.length; i += 2 + st[i + 1])
+			stackAt.push(i);
+		if (!tm)
+			return;
+		for (let i = 0; i < tm.length && timesAt.length < stackAt.length; i += 1 + tm[i])
+			timesAt.push(i);
+		if (timesAt.length !== stackAt.length)
+			timesAt.length = 0;
+	})();
+
+	// The samples of stack k in buckets [from, to): its "times" list
+	// (out_html.c) read from bucket 0, a negative value a skip.
+	function stackInRange(k, from, to) {
+		const tm = data.times;
+		let n = 0, b = 0;
+		for (let i = timesAt[k] + 1, end = i + tm[timesAt[k]]; i < end && b < to; i++) {
+			const v = tm[i];
+			if (v < 0) {
+				b -= v;
+				continue;
+			}
+			if (b >= from)
+				n += v;
+			b++;
+		}
+		return n;
+	}
+
+	// The tree of the stacks, each weighing its count, or only its
+	// samples in buckets RANGE[0] to RANGE[1] when given.
+	function buildTree(range) {
 		const st = data.stacks;
-		for (let i = 0; i < st.length;) {
-			const count = st[i], depth = st[i + 1];
-			let f = root;
-			root.total += count;
+		const top = new Frame(-1, null);
+		let deepest = 0;
+		for (let k = 0; k < stackAt.length; k++) {
+			const i = stackAt[k], depth = st[i + 1];
+			const count = range ? stackInRange(k, range[0], range[1]) : st[i];
+			if (!count)
+				continue;
+			let f = top;
+			top.total += count;
 			for (let j = 0; j < depth; j++) {
 				const code = st[i + 2 + j];
-				let k = f.kids.get(code);
-				if (!k) {
-					k = new Frame(code, f);
-					f.kids.set(code, k);
+				let kid = f.kids.get(code);
+				if (!kid) {
+					kid = new Frame(code, f);
+					f.kids.set(code, kid);
 				}
-				k.total += count;
-				f = k;
+				kid.total += count;
+				f = kid;
 			}
 			f.self += count;
-			if (depth > maxDepth)
-				maxDepth = depth;
-			i += 2 + depth;
+			if (depth > deepest)
+				deepest = depth;
 		}
 		// widest first, as flame graphs read
 		(function sort(f) {
@@ -65,8 +102,11 @@
 				return b.total - a.total || a.code - b.code;
 			});
 			f.kids.forEach(sort);
-		})(root);
-	})();
+		})(top);
+		return { root: top, depth: deepest };
+	}
+	const whole = buildTree(null);
+	let root = whole.root, maxDepth = whole.depth;
 
 	function frameName(f) {
 		return f.code < 0 ? 'all' : nodeName(f.code >> 1);
@@ -105,9 +145,11 @@
 
 	// The timeline strip: the session's samples per time bucket, one
 	// row per process (the busiest first, the rest summed in one), all
-	// rows on one scale.  Dragging picks a range; the flame graph holds
-	// no sample times, so the range is given as the --time= command
-	// that reports it.
+	// rows on one scale.  Dragging picks a range, and the flame graph
+	// is drawn again from the samples of that range only (each stack
+	// says in which buckets its samples ran); the --time= command that
+	// reports the same range is shown beside it.  A double click or
+	// Reset shows the whole session again.
 	const TL = data.tl || null;
 	const tcanvas = document.getElementById('timeline');
 	const tctx = tcanvas.getContext('2d');
@@ -225,8 +267,9 @@
 			r.b.forEach(function (v, b) { if (b >= sel[0] && b < sel[1]) n += v; });
 		const from = sel[0] * TL.bucket_s, to = sel[1] * TL.bucket_s;
 		text.textContent = fmt(from) + ' s to ' + fmt(to) + ' s: ' + n +
-			' samples, ' + pct(n, tlTotal) + ' of the timeline; the flame graph ' +
-			'shows the whole session, this range is:';
+			' samples, ' + pct(n, tlTotal) + ' of the timeline; ' +
+			(timesAt.length ? 'the flame graph shows this range, as does:'
+				: 'the flame graph shows the whole session, this range is:');
 		cmd.textContent = 'opreport --session-dir=' + shellQuote(data.title) +
 			' --time=' + fmt(from) + ',' + fmt(to) + ' --format=html -o range.html';
 		return { start_s: from, end_s: to, samples: n, cmd: cmd.textContent };
@@ -253,12 +296,38 @@
 		drawStrip();
 		showRange();
 	});
-	window.addEventListener('mouseup', function () { dragFrom = -1; });
+	window.addEventListener('mouseup', function () {
+		if (dragFrom < 0)
+			return;
+		dragFrom = -1;
+		applyRange();
+	});
 	tcanvas.addEventListener('dblclick', function () {
 		sel = null;
 		drawStrip();
 		showRange();
+		applyRange();
 	});
+
+	// The graph of the range picked (or of the whole session), zoomed
+	// into the same frame when the range has it.
+	function applyRange() {
+		const path = [];
+		for (let a = focus; a.parent; a = a.parent)
+			path.unshift(a.code);
+		const t = sel && timesAt.length ? buildTree(sel) : whole;
+		root = t.root;
+		maxDepth = t.depth;
+		focus = root;
+		for (const code of path) {
+			const k = focus.kids.find(function (x) { return x.code === code; });
+			if (!k)
+				break;
+			focus = k;
+		}
+		showStatus();
+		draw();
+	}
 
 	let focus = root, icicle = false, regex = null;
 	let drawn = []; // what the last draw showed, for hit tests and checks
@@ -409,6 +478,13 @@
 	});
 	document.getElementById('reset').addEventListener('click', function () {
 		focus = root;
+		if (sel) {
+			sel = null;
+			drawStrip();
+			showRange();
+			applyRange();
+			return;
+		}
 		draw();
 	});
 	document.getElementById('icicle').addEventListener('click', function () {
@@ -436,9 +512,13 @@
 
 	document.getElementById('title').textContent = 'opjit profile: ' + data.title;
 	document.title = 'opjit: ' + data.title;
-	status.textContent = root.total + UNIT +
-		(data.event ? ' of ' + data.event : '') + ', ' +
-		(data.stacks.length ? '' : 'no stacks, ') + 'click a frame to zoom';
+	function showStatus() {
+		status.textContent = root.total + UNIT +
+			(data.event ? ' of ' + data.event : '') +
+			(root !== whole.root ? ' in the range picked' : '') + ', ' +
+			(data.stacks.length ? '' : 'no stacks, ') + 'click a frame to zoom';
+	}
+	showStatus();
 	(function legend() {
 		const l = document.getElementById('legend');
 		const kinds = [['JIT', 'hsl(115,55%,60%)'], ['native', 'hsl(35,85%,62%)'],
@@ -518,6 +598,12 @@
 				out.drag.text = document.getElementById('rangetext').textContent;
 				out.drag.shownCmd = document.getElementById('rangecmd').textContent;
 				out.drag.stripChanged = tcanvas.toDataURL() !== before;
+				out.drag.buckets = sel.slice();
+				out.drag.graph = { total: root.total, drawn: shown(),
+					status: status.textContent };
+				document.getElementById('reset').click();
+				out.drag.reset = { total: root.total, range: sel,
+					drawn: shown().length, rangeText: document.getElementById('rangetext').textContent };
 			}
 		}
 		out.errors = check.errors;
