@@ -591,14 +591,17 @@
 				{ bubbles: true, clientX: r.left + ab[0] * r.width, clientY: y }));
 			window.dispatchEvent(new MouseEvent('mousemove',
 				{ bubbles: true, clientX: r.left + ab[1] * r.width, clientY: y }));
+			const up = performance.now();
 			window.dispatchEvent(new MouseEvent('mouseup',
 				{ bubbles: true, clientX: r.left + ab[1] * r.width, clientY: y }));
+			const redrawMs = performance.now() - up;
 			out.drag = showRange();
 			if (out.drag) {
 				out.drag.text = document.getElementById('rangetext').textContent;
 				out.drag.shownCmd = document.getElementById('rangecmd').textContent;
 				out.drag.stripChanged = tcanvas.toDataURL() !== before;
 				out.drag.buckets = sel.slice();
+				out.drag.redrawMs = redrawMs;
 				out.drag.graph = { total: root.total, drawn: shown(),
 					status: status.textContent };
 				document.getElementById('reset').click();
