@@ -16,7 +16,10 @@
  *
  * The timeline strip's data is the timeline's cells (timeline.c):
  * "tl":{"bucket_s", "length_s", "procs":[names], "cells":[bucket,
- * proc, samples, ...]}, buckets counted from the session's start.
+ * proc, samples, ...]}, buckets counted from the session's start,
+ * and when a process's JIT samples are of several threads,
+ * "threads":[bucket, proc, tid, samples, ...] (counted samples have no
+ * thread).
  * "times" says when each stack's samples ran, for a range dragged on
  * the strip to redraw the graph from them: per stack, in the order of
  * "stacks", n then n values, each a count of the next bucket or, when
@@ -127,7 +130,20 @@ static void html_timeline(FILE *f, const struct timeline *t)
 		fprintf(f, "%s%" PRIu64 ",%" PRIu32 ",%" PRIu64, i ? "," : "",
 			t->cells[i].bucket, t->cells[i].proc,
 			t->cells[i].samples);
-	fputs("]}", f);
+	fputc(']', f);
+	/* rows by thread, when they say more than by process */
+	if (t->threads) {
+		fputs(",\"threads\":[", f);
+		for (i = 0; i < t->nr_tcells; i++)
+			fprintf(f,
+				"%s%" PRIu64 ",%" PRIu32 ",%" PRIu32
+				",%" PRIu64,
+				i ? "," : "", t->tcells[i].bucket,
+				t->tcells[i].proc, t->tcells[i].tid,
+				t->tcells[i].samples);
+		fputc(']', f);
+	}
+	fputc('}', f);
 }
 
 /* Each stack's buckets, as the header says. */

@@ -157,16 +157,21 @@
 	let tlRows = [], tlBuckets = 0, tlMax = 0, tlTotal = 0;
 	let sel = null; // [first, end) in buckets, or null
 	let tlDrawn = { bars: 0, rows: [] };
-	(function tlBuild() {
+	// The strip's rows: one per process, or with BYTHREAD one per
+	// thread of a process's JIT samples (which know their thread) and
+	// one for the rest of its samples, counted with no thread.
+	function tlBuild(byThread) {
+		tlRows = [];
+		tlBuckets = 0;
+		tlMax = 0;
+		tlTotal = 0;
 		if (!TL)
 			return;
 		const per = TL.procs.map(function () { return new Map(); });
-		const sums = TL.procs.map(function () { return 0; });
 		const c = TL.cells;
 		for (let i = 0; i + 2 < c.length; i += 3) {
 			const m = per[c[i + 1]];
 			m.set(c[i], (m.get(c[i]) || 0) + c[i + 2]);
-			sums[c[i + 1]] += c[i + 2];
 			tlTotal += c[i + 2];
 			if (c[i] + 1 > tlBuckets)
 				tlBuckets = c[i] + 1;
@@ -174,25 +179,61 @@
 		const len = Math.ceil(TL.length_s / TL.bucket_s - 1e-9);
 		if (len > tlBuckets)
 			tlBuckets = len;
-		const order = TL.procs.map(function (_, i) { return i; })
-			.filter(function (i) { return sums[i] > 0; })
-			.sort(function (a, b) { return sums[b] - sums[a] || a - b; });
-		for (let k = 0; k < order.length; k++) {
-			const i = order[k];
-			if (k < TMAXROWS - 1 || order.length === TMAXROWS) {
-				tlRows.push({ name: TL.procs[i], samples: sums[i], b: per[i] });
+		let rows = per.map(function (b, i) { return { name: TL.procs[i], b: b }; });
+		if (byThread && TL.threads) {
+			const th = new Map(), t = TL.threads;
+			for (let i = 0; i + 3 < t.length; i += 4) {
+				const key = t[i + 1] + '/' + t[i + 2];
+				let r = th.get(key);
+				if (!r) {
+					r = { name: TL.procs[t[i + 1]] + ' tid ' + t[i + 2], b: new Map() };
+					th.set(key, r);
+				}
+				r.b.set(t[i], (r.b.get(t[i]) || 0) + t[i + 3]);
+				// what is left of the process's row: its counted samples
+				const m = per[t[i + 1]];
+				m.set(t[i], m.get(t[i]) - t[i + 3]);
+			}
+			rows.forEach(function (r) { r.name += ' (counted)'; });
+			rows = rows.concat(Array.from(th.values()));
+		}
+		rows.forEach(function (r) {
+			r.samples = 0;
+			r.b.forEach(function (v, k) {
+				if (v > 0)
+					r.samples += v;
+				else
+					r.b.delete(k);
+			});
+		});
+		const most = byThread ? 2 * TMAXROWS : TMAXROWS;
+		rows = rows.filter(function (r) { return r.samples > 0; })
+			.sort(function (a, b) { return b.samples - a.samples; });
+		for (let k = 0; k < rows.length; k++) {
+			if (k < most - 1 || rows.length === most) {
+				tlRows.push(rows[k]);
 				continue;
 			}
-			if (tlRows.length === TMAXROWS - 1)
-				tlRows.push({ name: (order.length - k) + ' more processes',
+			if (tlRows.length === most - 1)
+				tlRows.push({ name: (rows.length - k) + (byThread ? ' more rows' : ' more processes'),
 					samples: 0, b: new Map() });
 			const o = tlRows[tlRows.length - 1];
-			o.samples += sums[i];
-			per[i].forEach(function (v, b) { o.b.set(b, (o.b.get(b) || 0) + v); });
+			o.samples += rows[k].samples;
+			rows[k].b.forEach(function (v, b) { o.b.set(b, (o.b.get(b) || 0) + v); });
 		}
 		for (const r of tlRows)
 			r.b.forEach(function (v) { if (v > tlMax) tlMax = v; });
-	})();
+	}
+	let byThread = false;
+	tlBuild(byThread);
+	const threadsButton = document.getElementById('threads');
+	threadsButton.hidden = !(TL && TL.threads);
+	threadsButton.addEventListener('click', function () {
+		byThread = !byThread;
+		this.textContent = byThread ? 'Processes' : 'Threads';
+		tlBuild(byThread);
+		drawStrip();
+	});
 
 	function tlWidth() {
 		return Math.max(200, document.body.clientWidth - 16);
@@ -545,8 +586,9 @@
 	draw();
 	const firstDraw = performance.now();
 
-	// For tests: #selftest[&search=RE][&zoom=NAME][&drag=A,B] writes what
-	// the page drew, searched, zoomed and dragged into the element #selftest as JSON.
+	// For tests: #selftest[&search=RE][&zoom=NAME][&drag=A,B][&threads=1]
+	// writes what the page drew, searched, zoomed, dragged and drew by
+	// thread into the element #selftest as JSON.
 	if (/^#selftest/.test(location.hash)) {
 		const args = new URLSearchParams(location.hash.slice(1));
 		function shown() {
@@ -577,6 +619,11 @@
 				out.reset = { focus: frameName(focus), drawn: shown().length };
 			} else
 				out.zoom = null;
+		}
+		if (args.has('threads') && !threadsButton.hidden) {
+			threadsButton.click();
+			out.threads = { total: tlTotal, bars: tlDrawn.bars, rows: tlDrawn.rows };
+			threadsButton.click();
 		}
 		out.timeline = TL ? { procs: TL.procs.length, buckets: tlBuckets,
 			bucket_s: TL.bucket_s, total: tlTotal, bars: tlDrawn.bars,

@@ -10,6 +10,8 @@
 #  - hostile JIT names (</script>, quotes, control bytes, a 5000-byte
 #    name) come back from the page's data as the same text, and the
 #    page has no markup of them.
+#  - Threads draws the strip a row per thread of jitdemo's JIT samples
+#    (and one of its counted samples), the same samples in all.
 #  - a drag over the middle half of the strip redraws the graph from
 #    that range: flat, exactly the strip's samples there; Reset draws
 #    the whole graph again.
@@ -88,7 +90,7 @@ for mode in g flat; do
 		{ cat "$TMP/op.err"; fail "html $mode failed"; }
 	no_url "$TMP/$mode.html"
 	echo "$mode: html $(stat -c %s "$TMP/$mode.html") bytes, folded $(stat -c %s "$TMP/$mode.folded") bytes"
-	page "$TMP/$mode.html" "&search=%5Ejit_&zoom=jit_hot&drag=0.25,0.75"
+	page "$TMP/$mode.html" "&search=%5Ejit_&zoom=jit_hot&drag=0.25,0.75&threads=1"
 	python3 - "$TMP/check.json" "$TMP/$mode.folded" "$mode" "$TMP/jit.out" <<'EOP' || fail "$mode: the page drew the wrong graph"
 import json, re, sys
 c = json.load(open(sys.argv[1]))
@@ -145,6 +147,15 @@ if mode == "flat":
     check(all(d["share"] <= 1 for d in c["drawn"]) and
           len(c["drawn"]) == len({d["name"] for d in c["drawn"]}),
           "flat: one level, each function once")
+# by thread: jitdemo's two threads a row each, with its counted samples
+# in a row of their own, and nothing lost
+th = c.get("threads")
+check(th is not None, "a Threads button")
+if th:
+    tids = [r for r in th["rows"] if re.match(r"jitdemo tid [0-9]+$", r["name"])]
+    check(len(tids) == 2 and all(r["samples"] > 0 and r["bars"] > 0 for r in tids) and
+          sum(r["samples"] for r in th["rows"]) == t["total"] == th["total"],
+          "by thread: %s" % th["rows"])
 # the drag over the middle half: the graph of those buckets only
 d = c.get("drag")
 g = d and d.get("graph")
