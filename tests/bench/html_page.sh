@@ -121,7 +121,7 @@ for s in $seconds; do
 		"$jitdemo" --seconds "$s" --threads 2 >/dev/null 2>"$d/rec.err" ||
 		{ echo "html_page.sh: oprofiled failed: $(tail -n 1 "$d/rec.err")" >&2; exit 1; }
 	timed html "$opreport" --session-dir="$d/session" --anon-handler=perfmap \
-		--format=html -o "$d/page.html"
+		--format=html --force -o "$d/page.html"
 	html_t="$T_WALL s, $T_RSS MB"
 	[ -z "$T_WHY" ] || html_t=$T_WHY
 	timed folded sh -c "'$opreport' --session-dir='$d/session' --anon-handler=perfmap --format=folded >'$d/folded' 2>/dev/null"
