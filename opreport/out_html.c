@@ -18,8 +18,8 @@
  * "tl":{"bucket_s", "length_s", "procs":[names], "cells":[bucket,
  * proc, samples, ...]}, buckets counted from the session's start,
  * and when a process's JIT samples are of several threads,
- * "threads":[bucket, proc, tid, samples, ...] (counted samples have no
- * thread).
+ * "threads":[proc, tid, n, n values as in "times", ...] (counted samples
+ * have no thread).
  * "times" says when each stack's samples ran, for a range dragged on
  * the strip to redraw the graph from them: per stack, in the order of
  * "stacks", n then n values, each a count of the next bucket or, when
@@ -110,13 +110,64 @@ static int html_kind(enum row_kind k)
 	return 0;
 }
 
-/* The strip's cells, when the report has a timeline. */
-static void html_timeline(FILE *f, const struct timeline *t)
+static int tcell_by_thread(const void *pa, const void *pb)
+{
+	const struct timeline_tcell *a =
+		*(const struct timeline_tcell *const *)pa;
+	const struct timeline_tcell *b =
+		*(const struct timeline_tcell *const *)pb;
+
+	if (a->proc != b->proc)
+		return a->proc < b->proc ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return a->bucket < b->bucket ? -1 : a->bucket > b->bucket;
+}
+
+/* Each thread's buckets: proc, tid, n, then n values as in "times". */
+static int html_threads(FILE *f, const struct timeline *t)
+{
+	const struct timeline_tcell **v;
+	size_t i, j, k;
+
+	v = malloc((t->nr_tcells ? t->nr_tcells : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < t->nr_tcells; i++)
+		v[i] = &t->tcells[i];
+	qsort(v, t->nr_tcells, sizeof(*v), tcell_by_thread);
+	fputs(",\"threads\":[", f);
+	for (i = 0; i < t->nr_tcells; i = j) {
+		uint64_t next = 0, n = 0;
+
+		for (j = i; j < t->nr_tcells && v[j]->proc == v[i]->proc &&
+			    v[j]->tid == v[i]->tid;
+		     j++) {
+			n += 1 + (v[j]->bucket != next);
+			next = v[j]->bucket + 1;
+		}
+		fprintf(f, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu64, i ? "," : "",
+			v[i]->proc, v[i]->tid, n);
+		for (k = i, next = 0; k < j; k++) {
+			if (v[k]->bucket != next)
+				fprintf(f, ",-%" PRIu64, v[k]->bucket - next);
+			fprintf(f, ",%" PRIu64, v[k]->samples);
+			next = v[k]->bucket + 1;
+		}
+	}
+	fputc(']', f);
+	free(v);
+	return 0;
+}
+
+/* The strip's cells, when the report has a timeline.  0 or -ENOMEM. */
+static int html_timeline(FILE *f, const struct timeline *t)
 {
 	size_t i;
+	int ret = 0;
 
 	if (!t)
-		return;
+		return 0;
 	fprintf(f,
 		",\n\"tl\":{\"bucket_s\":%.3f,\"length_s\":%.3f,\"procs\":[",
 		(double)t->bucket_ns / 1e9, (double)t->len_ns / 1e9);
@@ -132,18 +183,10 @@ static void html_timeline(FILE *f, const struct timeline *t)
 			t->cells[i].samples);
 	fputc(']', f);
 	/* rows by thread, when they say more than by process */
-	if (t->threads) {
-		fputs(",\"threads\":[", f);
-		for (i = 0; i < t->nr_tcells; i++)
-			fprintf(f,
-				"%s%" PRIu64 ",%" PRIu32 ",%" PRIu32
-				",%" PRIu64,
-				i ? "," : "", t->tcells[i].bucket,
-				t->tcells[i].proc, t->tcells[i].tid,
-				t->tcells[i].samples);
-		fputc(']', f);
-	}
+	if (t->threads)
+		ret = html_threads(f, t);
 	fputc('}', f);
+	return ret;
 }
 
 /* Each stack's buckets, as the header says. */
@@ -175,11 +218,12 @@ static void html_times(FILE *f, const struct callgraph *cg)
 	fputc(']', f);
 }
 
-static void html_data(FILE *f, const struct report *r, const long *node_str,
-		      const struct out_html_strtab *st)
+static int html_data(FILE *f, const struct report *r, const long *node_str,
+		     const struct out_html_strtab *st)
 {
 	const struct callgraph *cg = r->cg;
 	size_t i, j;
+	int ret;
 
 	fputs("{\"v\":1,\"title\":", f);
 	out_html_str(f, r->session_dir ? r->session_dir : "");
@@ -211,8 +255,9 @@ static void html_data(FILE *f, const struct report *r, const long *node_str,
 	}
 	fputc(']', f);
 	html_times(f, cg);
-	html_timeline(f, r->tl);
+	ret = html_timeline(f, r->tl);
 	fputc('}', f);
+	return ret;
 }
 
 void out_html_page_start(FILE *f)
@@ -264,8 +309,8 @@ int out_html(FILE *f, const struct report *r)
 			goto out;
 	}
 	out_html_page_start(f);
-	html_data(f, r, node_str, &st);
-	ret = out_html_page_end(f);
+	ret = html_data(f, r, node_str, &st);
+	ret = out_html_page_end(f) ?: ret;
 out:
 	free(node_str);
 	out_html_strtab_free(&st);

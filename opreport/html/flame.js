@@ -181,21 +181,26 @@
 			tlBuckets = len;
 		let rows = per.map(function (b, i) { return { name: TL.procs[i], b: b }; });
 		if (byThread && TL.threads) {
-			const th = new Map(), t = TL.threads;
-			for (let i = 0; i + 3 < t.length; i += 4) {
-				const key = t[i + 1] + '/' + t[i + 2];
-				let r = th.get(key);
-				if (!r) {
-					r = { name: TL.procs[t[i + 1]] + ' tid ' + t[i + 2], b: new Map() };
-					th.set(key, r);
+			// per thread: proc, tid, n, then n values as in "times"
+			const th = [], t = TL.threads;
+			for (let i = 0; i + 2 < t.length; i += 3 + t[i + 2]) {
+				const r = { name: TL.procs[t[i]] + ' tid ' + t[i + 1], b: new Map() };
+				const m = per[t[i]];
+				let b = 0;
+				for (let j = i + 3; j < i + 3 + t[i + 2]; j++) {
+					if (t[j] < 0) {
+						b -= t[j];
+						continue;
+					}
+					r.b.set(b, t[j]);
+					// what is left of the process's row: its counted samples
+					m.set(b, (m.get(b) || 0) - t[j]);
+					b++;
 				}
-				r.b.set(t[i], (r.b.get(t[i]) || 0) + t[i + 3]);
-				// what is left of the process's row: its counted samples
-				const m = per[t[i + 1]];
-				m.set(t[i], m.get(t[i]) - t[i + 3]);
+				th.push(r);
 			}
 			rows.forEach(function (r) { r.name += ' (counted)'; });
-			rows = rows.concat(Array.from(th.values()));
+			rows = rows.concat(th);
 		}
 		rows.forEach(function (r) {
 			r.samples = 0;
