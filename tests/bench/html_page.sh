@@ -45,11 +45,13 @@ have_perf=1
 command -v perf >/dev/null || have_perf=
 export OPJIT_HANDLER_PATH=${OPJIT_HANDLER_PATH:-$build/lib/opjit/handlers}
 tmp=$(mktemp -d)
-maps_before=$(ls /tmp/anon.* /tmp/perf-*.map 2>/dev/null || true)
+# the JIT maps our jitdemo runs left, by their process ids: no one
+# else's
+pids=()
 cleanup() {
-	local m
-	for m in /tmp/anon.* /tmp/perf-*.map; do
-		[ -e "$m" ] && ! grep -qxF "$m" <<<"$maps_before" && rm -f "$m"
+	local p
+	for p in "${pids[@]}"; do
+		rm -f "/tmp/anon.$p" "/tmp/perf-$p.map"
 	done
 	rm -rf "$tmp"
 }
@@ -120,6 +122,8 @@ for s in $seconds; do
 	timeout $((s + 120)) "$oprofiled" -g -F 4000 --session-dir="$d/session" -- \
 		"$jitdemo" --seconds "$s" --threads 2 >/dev/null 2>"$d/rec.err" ||
 		{ echo "html_page.sh: oprofiled failed: $(tail -n 1 "$d/rec.err")" >&2; exit 1; }
+	pids+=($("$opreport" --session-dir="$d/session" --format=timeline-csv 2>/dev/null |
+		awk -F, '!n && $2 == "jitdemo" && $3 { print $3; n = 1 }'))
 	timed html "$opreport" --session-dir="$d/session" --anon-handler=perfmap \
 		--format=html --force -o "$d/page.html"
 	html_t="$T_WALL s, $T_RSS MB"
@@ -138,6 +142,7 @@ for s in $seconds; do
 		if (cd "$d/perf" && timeout $((s + 120)) perf record -q -e cpu-clock -F 4000 -g \
 			-o perf.data -- "$jitdemo" --seconds "$s" --threads 2 --map-file perf \
 			>/dev/null 2>"$d/perf.err"); then
+			pids+=($(cd "$d/perf" && perf script -F pid 2>/dev/null | awk 'NR == 1 { print $1 }'))
 			timed pscript sh -c "cd '$d/perf' && perf script >'$d/script.txt' 2>/dev/null"
 			pscript_t="$T_WALL s, $T_RSS MB"
 			[ -z "$T_WHY" ] || pscript_t=$T_WHY
