@@ -29,6 +29,12 @@ struct cg_class {
 	uint64_t count;
 };
 
+/* Samples of class (then site stack) AT in time slice SLICE. */
+struct cg_tslice {
+	uint32_t at, slice;
+	uint64_t count;
+};
+
 struct cg_pfx {
 	uint32_t parent, node, site, depth;
 	bool inlined;
@@ -41,6 +47,11 @@ struct cg_build {
 	struct cg_names names;
 	struct cg_class *classes;
 	size_t nr_classes, cap_classes;
+	/* the classes' samples by time slice, unsorted, then (by
+	 * site_slices) the site stacks' */
+	struct cg_tslice *ts;
+	size_t nr_ts, cap_ts;
+	uint32_t *class_ss; /* per class: its stack in site_stacks */
 	struct oputil_idxset node_set; /* cg->nodes, by what they describe */
 	size_t cap_nodes;
 	/* per name: the node of its function, when node_gen is gen: that
@@ -96,6 +107,8 @@ void callgraph_free(struct callgraph *cg)
 	free(cg->site_stacks);
 	free(cg->sites);
 	free(cg->site_ids);
+	free(cg->site_slices);
+	free(cg->stack_slices);
 	free(cg);
 }
 
@@ -212,6 +225,25 @@ static bool class_same(const struct cg_class *a, const struct cg_class *b,
 		       n * sizeof(*slot_named));
 }
 
+/* COUNT samples of class K in time slice SLICE; a run of one class's
+ * samples in one slice (a JIT's, one after another) is one entry. */
+static int class_slice(struct cg_build *b, uint32_t k, uint32_t slice,
+		       uint64_t count)
+{
+	struct cg_tslice *last = b->nr_ts ? &b->ts[b->nr_ts - 1] : NULL;
+
+	if (slice == CG_NO_SLICE)
+		return 0;
+	if (last && last->at == k && last->slice == slice) {
+		last->count += count;
+		return 0;
+	}
+	if (oputil_grow(&b->ts, &b->cap_ts, b->nr_ts + 1, sizeof(*b->ts)))
+		return -ENOMEM;
+	b->ts[b->nr_ts++] = (struct cg_tslice){ k, slice, count };
+	return 0;
+}
+
 /* The samples gathered into classes, their counts summed. */
 static int gather_classes(struct cg_build *b)
 {
@@ -249,14 +281,18 @@ static int gather_classes(struct cg_build *b)
 							  slot_named, n));
 		if (k != OPUTIL_IDXSET_NONE) {
 			b->classes[k].count += c.count;
-			continue;
-		}
-		if (oputil_grow(&b->classes, &b->cap_classes,
-				b->nr_classes + 1, sizeof(*b->classes)) ||
-		    oputil_idxset_put(&set, &pos, (uint32_t)b->nr_classes) < 0)
+		} else if (oputil_grow(&b->classes, &b->cap_classes,
+				       b->nr_classes + 1,
+				       sizeof(*b->classes)) ||
+			   oputil_idxset_put(&set, &pos,
+					     (uint32_t)b->nr_classes) < 0) {
 			ret = -ENOMEM;
-		else
+			break;
+		} else {
+			k = (uint32_t)b->nr_classes;
 			b->classes[b->nr_classes++] = c;
+		}
+		ret = class_slice(b, k, smp->slice, smp->count);
 	}
 	oputil_idxset_free(&set);
 	return ret;
@@ -491,6 +527,10 @@ static int gather_site_stacks(struct cg_build *b)
 	size_t nr_so = 0, cap_so = 0;
 	int ret = 0;
 
+	b->class_ss = malloc((b->nr_classes ? b->nr_classes : 1) *
+			     sizeof(*b->class_ss));
+	if (!b->class_ss)
+		return -ENOMEM;
 	for (i = 0; i < b->nr_classes && !ret; i++) {
 		const struct cg_class *c = &b->classes[i];
 		uint32_t p;
@@ -523,6 +563,7 @@ static int gather_site_stacks(struct cg_build *b)
 			nf += b->pfx[p].depth;
 		}
 		counts[stack_of[p]] += c->count;
+		b->class_ss[i] = stack_of[p];
 	}
 	/* each stack root first, out of its prefix */
 	cg->site_stacks = calloc(nv ? nv : 1, sizeof(*cg->site_stacks));
@@ -536,8 +577,11 @@ static int gather_site_stacks(struct cg_build *b)
 		uint32_t p = leaves[i], d = b->pfx[p].depth;
 		struct cg_stack *st = &cg->site_stacks[i];
 
-		*st = (struct cg_stack){ cg->node_ids + at, cg->inlined + at,
-					 cg->site_ids + at, d, counts[i] };
+		*st = (struct cg_stack){ .frames = cg->node_ids + at,
+					 .inlined = cg->inlined + at,
+					 .sites = cg->site_ids + at,
+					 .depth = d,
+					 .count = counts[i] };
 		for (; p != CG_NONE; p = b->pfx[p].parent) {
 			d--;
 			cg->node_ids[at + d] = b->pfx[p].node;
@@ -553,6 +597,102 @@ static int gather_site_stacks(struct cg_build *b)
 	return ret;
 }
 
+static int tslice_cmp(const void *pa, const void *pb)
+{
+	const struct cg_tslice *a = pa, *b = pb;
+
+	return CMP(a->at, b->at) ?: CMP(a->slice, b->slice);
+}
+
+/* V[0..n) sorted, with equal neighbours summed, as slices into OUT;
+ * their number. */
+static size_t tslices_merge(struct cg_slice *out, struct cg_tslice *v,
+			    size_t n)
+{
+	size_t i, nu = 0;
+
+	qsort(v, n, sizeof(*v), tslice_cmp);
+	for (i = 0; i < n; i++) {
+		if (nu && i && !tslice_cmp(&v[i - 1], &v[i])) {
+			out[nu - 1].count += v[i].count;
+			continue;
+		}
+		out[nu++] = (struct cg_slice){ v[i].slice, v[i].count };
+	}
+	return nu;
+}
+
+/* Each site stack's samples by time slice, from its classes', before
+ * the site stacks are sorted (their slices go with them). */
+static int site_slices(struct cg_build *b)
+{
+	struct callgraph *cg = b->cg;
+	size_t i, at = 0;
+
+	for (i = 0; i < b->nr_ts; i++)
+		b->ts[i].at = b->class_ss[b->ts[i].at];
+	cg->site_slices =
+		malloc((b->nr_ts ? b->nr_ts : 1) * sizeof(*cg->site_slices));
+	if (!cg->site_slices)
+		return -ENOMEM;
+	tslices_merge(cg->site_slices, b->ts, b->nr_ts);
+	/* the sorted entries are by stack: each takes its run, in the
+	 * order tslices_merge kept */
+	for (i = 0; i < b->nr_ts; i++) {
+		struct cg_stack *st = &cg->site_stacks[b->ts[i].at];
+
+		if (i && !tslice_cmp(&b->ts[i - 1], &b->ts[i]))
+			continue;
+		if (!st->nr_slices)
+			st->slices = cg->site_slices + at;
+		st->nr_slices++;
+		at++;
+	}
+	return 0;
+}
+
+/* Each function stack's samples by time slice: those of its site
+ * stacks, which are adjacent in site_stacks, summed by slice. */
+static int stack_slices(struct callgraph *cg)
+{
+	struct cg_tslice *v = NULL;
+	size_t i, k = 0, n = 0, cap = 0, at = 0;
+	int ret = -ENOMEM;
+
+	for (i = 0; i < cg->nr_site_stacks; i++)
+		n += cg->site_stacks[i].nr_slices;
+	cg->stack_slices = malloc((n ? n : 1) * sizeof(*cg->stack_slices));
+	if (!cg->stack_slices)
+		return -ENOMEM;
+	for (i = 0; i < cg->nr_stacks; i++) {
+		struct cg_stack *st = &cg->stacks[i];
+		size_t nv = 0, j;
+
+		for (; k < cg->nr_site_stacks &&
+		       !stack_cmp(st, &cg->site_stacks[k]);
+		     k++) {
+			const struct cg_stack *ss = &cg->site_stacks[k];
+
+			if (oputil_grow(&v, &cap, nv + ss->nr_slices,
+					sizeof(*v)))
+				goto out;
+			for (j = 0; j < ss->nr_slices; j++)
+				v[nv++] = (struct cg_tslice){
+					0, ss->slices[j].slice,
+					ss->slices[j].count
+				};
+		}
+		st->slices = cg->stack_slices + at;
+		st->nr_slices =
+			(uint32_t)tslices_merge(cg->stack_slices + at, v, nv);
+		at += st->nr_slices;
+	}
+	ret = 0;
+out:
+	free(v);
+	return ret;
+}
+
 /* Unique stacks (root first) by site and by function, each node's self
  * and total, the arcs. */
 static int build_model(struct cg_build *b)
@@ -562,7 +702,7 @@ static int build_model(struct cg_build *b)
 	size_t i, j, na = 0;
 	int ret;
 
-	ret = gather_site_stacks(b);
+	ret = gather_site_stacks(b) ?: site_slices(b);
 	if (ret)
 		return ret;
 	ret = -ENOMEM;
@@ -579,6 +719,8 @@ static int build_model(struct cg_build *b)
 		goto out;
 	cg->nr_stacks = stacks_merge(cg->stacks, cg->site_stacks,
 				     cg->nr_site_stacks, stack_cmp, false);
+	if (stack_slices(cg))
+		goto out;
 	for (i = 0; i < cg->nr_stacks; i++)
 		na += cg->stacks[i].depth - 1;
 	cg->arcs = calloc(na ? na : 1, sizeof(*cg->arcs));
@@ -653,6 +795,8 @@ int callgraph_resolve(struct callgraph *cg, const struct cg_sources *src)
 	      build_tables(&b) ?: build_model(&b);
 	cg_names_free(&b.names);
 	free(b.classes);
+	free(b.ts);
+	free(b.class_ss);
 	free(b.node_of);
 	free(b.node_gen);
 	free(b.pfx);

@@ -86,6 +86,17 @@ struct cg_site {
 	uint32_t line;	  /* 0 when not known */
 };
 
+/* Samples of a stack in one time slice (OPS_SLICE_NS long, counted from
+ * the session's start, as the timeline's buckets are). */
+struct cg_slice {
+	uint32_t slice;
+	uint64_t count;
+};
+
+/* the slice of samples counted with no time (in a session recorded
+ * before time slices) */
+#define CG_NO_SLICE UINT32_MAX
+
 struct cg_stack {
 	const uint32_t *frames; /* node ids, root first */
 	/* per frame: 1 when it was inlined into the frame before it, so
@@ -96,6 +107,10 @@ struct cg_stack {
 	const uint32_t *sites;
 	uint32_t depth;
 	uint64_t count;
+	/* the time slices of its samples, by slice, each once; samples with
+	 * no time (count minus their sum) are in none */
+	const struct cg_slice *slices;
+	uint32_t nr_slices;
 };
 
 struct cg_arc {
@@ -125,6 +140,11 @@ struct callgraph {
 	uint32_t *node_ids;   /* storage of cg_stack.frames */
 	uint8_t *inlined;     /* storage of cg_stack.inlined */
 	uint32_t *site_ids;   /* storage of cg_stack.sites */
+	/* storage of cg_stack.slices, of site_stacks and of stacks */
+	struct cg_slice *site_slices, *stack_slices;
+	/* the session's start, from which samples' times are put in
+	 * slices (callgraph_add_samples) */
+	uint64_t start_ns;
 };
 
 /* 0 or -ENOMEM (not reported). */
@@ -157,11 +177,17 @@ const struct cg_raw_frame *callgraph_stack_leaf(const struct callgraph *cg,
 
 /*
  * Add COUNT samples of CTX with stack ID.  TIME_NS is their time, by
- * which their anonymous frames are named.  0, or -ENOMEM (not
- * reported).
+ * which their anonymous frames are named and their time slice is
+ * found (counted from cg->start_ns).  0, or -ENOMEM (not reported).
  */
 int callgraph_add_samples(struct callgraph *cg, const struct cg_raw_ctx *ctx,
 			  uint32_t id, uint64_t time_ns, uint64_t count);
+
+/* Add COUNT samples of CTX with stack ID counted in time slice SLICE
+ * (CG_NO_SLICE: none); their stack has no anonymous frame to name at a
+ * time.  0, or -ENOMEM (not reported). */
+int callgraph_add_counted(struct callgraph *cg, const struct cg_raw_ctx *ctx,
+			  uint32_t id, uint32_t slice, uint64_t count);
 
 /* callgraph_add_stack, then callgraph_add_samples of that stack. */
 int callgraph_add(struct callgraph *cg, const struct cg_raw_ctx *ctx,

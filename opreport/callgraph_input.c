@@ -296,8 +296,9 @@ out:
 	return ret;
 }
 
-int callgraph_add_samples(struct callgraph *cg, const struct cg_raw_ctx *ctx,
-			  uint32_t id, uint64_t time_ns, uint64_t count)
+static int add_samples(struct callgraph *cg, const struct cg_raw_ctx *ctx,
+		       uint32_t id, uint64_t time_ns, uint32_t slice,
+		       uint64_t count)
 {
 	struct cg_input *in = cg->in;
 	int ret;
@@ -310,9 +311,30 @@ int callgraph_add_samples(struct callgraph *cg, const struct cg_raw_ctx *ctx,
 			sizeof(*in->samples)))
 		return -ENOMEM;
 	in->samples[in->nr_samples++] =
-		(struct cg_sample_in){ *ctx, id, time_ns, count };
+		(struct cg_sample_in){ *ctx, id, slice, time_ns, count };
 	in->nr_sample_slots += in->slots_n[id];
 	return 0;
+}
+
+int callgraph_add_samples(struct callgraph *cg, const struct cg_raw_ctx *ctx,
+			  uint32_t id, uint64_t time_ns, uint64_t count)
+{
+	/* as the timeline puts a sample in its bucket: one before the
+	 * start in the first */
+	uint64_t slice = time_ns > cg->start_ns
+				 ? (time_ns - cg->start_ns) / OPS_SLICE_NS
+				 : 0;
+
+	return add_samples(cg, ctx, id, time_ns,
+			   slice < CG_NO_SLICE ? (uint32_t)slice
+					       : CG_NO_SLICE - 1,
+			   count);
+}
+
+int callgraph_add_counted(struct callgraph *cg, const struct cg_raw_ctx *ctx,
+			  uint32_t id, uint32_t slice, uint64_t count)
+{
+	return add_samples(cg, ctx, id, 0, slice, count);
 }
 
 int callgraph_add(struct callgraph *cg, const struct cg_raw_ctx *ctx,

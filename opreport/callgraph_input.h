@@ -34,6 +34,7 @@
 struct cg_sample_in {
 	struct cg_raw_ctx ctx;
 	uint32_t stack;
+	uint32_t slice; /* its time slice, or CG_NO_SLICE */
 	uint64_t time_ns;
 	uint64_t count;
 };

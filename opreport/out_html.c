@@ -16,7 +16,17 @@
  *
  * The timeline strip's data is the timeline's cells (timeline.c):
  * "tl":{"bucket_s", "length_s", "procs":[names], "cells":[bucket,
- * proc, samples, ...]}, buckets counted from the session's start.
+ * proc, samples, ...]}, buckets counted from the session's start,
+ * and when a process's JIT samples are of several threads,
+ * "threads":[proc, tid, n, n values as in "times", ...] (counted samples
+ * have no thread).
+ * "times" says when each stack's samples ran, for a range dragged on
+ * the strip to redraw the graph from them: per stack, in the order of
+ * "stacks", n then n values, each a count of the next bucket or, when
+ * negative, buckets skipped (from bucket 0).  A stack runs in most
+ * buckets or in few, so this costs about a number a (stack, bucket)
+ * with samples, where (bucket, count) pairs would cost two; samples
+ * counted without a time are the stack's count beyond its buckets'.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -100,13 +110,64 @@ static int html_kind(enum row_kind k)
 	return 0;
 }
 
-/* The strip's cells, when the report has a timeline. */
-static void html_timeline(FILE *f, const struct timeline *t)
+static int tcell_by_thread(const void *pa, const void *pb)
+{
+	const struct timeline_tcell *a =
+		*(const struct timeline_tcell *const *)pa;
+	const struct timeline_tcell *b =
+		*(const struct timeline_tcell *const *)pb;
+
+	if (a->proc != b->proc)
+		return a->proc < b->proc ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return a->bucket < b->bucket ? -1 : a->bucket > b->bucket;
+}
+
+/* Each thread's buckets: proc, tid, n, then n values as in "times". */
+static int html_threads(FILE *f, const struct timeline *t)
+{
+	const struct timeline_tcell **v;
+	size_t i, j, k;
+
+	v = malloc((t->nr_tcells ? t->nr_tcells : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < t->nr_tcells; i++)
+		v[i] = &t->tcells[i];
+	qsort(v, t->nr_tcells, sizeof(*v), tcell_by_thread);
+	fputs(",\"threads\":[", f);
+	for (i = 0; i < t->nr_tcells; i = j) {
+		uint64_t next = 0, n = 0;
+
+		for (j = i; j < t->nr_tcells && v[j]->proc == v[i]->proc &&
+			    v[j]->tid == v[i]->tid;
+		     j++) {
+			n += 1 + (v[j]->bucket != next);
+			next = v[j]->bucket + 1;
+		}
+		fprintf(f, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu64, i ? "," : "",
+			v[i]->proc, v[i]->tid, n);
+		for (k = i, next = 0; k < j; k++) {
+			if (v[k]->bucket != next)
+				fprintf(f, ",-%" PRIu64, v[k]->bucket - next);
+			fprintf(f, ",%" PRIu64, v[k]->samples);
+			next = v[k]->bucket + 1;
+		}
+	}
+	fputc(']', f);
+	free(v);
+	return 0;
+}
+
+/* The strip's cells, when the report has a timeline.  0 or -ENOMEM. */
+static int html_timeline(FILE *f, const struct timeline *t)
 {
 	size_t i;
+	int ret = 0;
 
 	if (!t)
-		return;
+		return 0;
 	fprintf(f,
 		",\n\"tl\":{\"bucket_s\":%.3f,\"length_s\":%.3f,\"procs\":[",
 		(double)t->bucket_ns / 1e9, (double)t->len_ns / 1e9);
@@ -120,14 +181,49 @@ static void html_timeline(FILE *f, const struct timeline *t)
 		fprintf(f, "%s%" PRIu64 ",%" PRIu32 ",%" PRIu64, i ? "," : "",
 			t->cells[i].bucket, t->cells[i].proc,
 			t->cells[i].samples);
-	fputs("]}", f);
+	fputc(']', f);
+	/* rows by thread, when they say more than by process */
+	if (t->threads)
+		ret = html_threads(f, t);
+	fputc('}', f);
+	return ret;
 }
 
-static void html_data(FILE *f, const struct report *r, const long *node_str,
-		      const struct out_html_strtab *st)
+/* Each stack's buckets, as the header says. */
+static void html_times(FILE *f, const struct callgraph *cg)
+{
+	size_t i, j;
+
+	fputs(",\n\"times\":[", f);
+	for (i = 0; i < cg->nr_stacks; i++) {
+		const struct cg_stack *sk = &cg->stacks[i];
+		uint32_t next = 0, n = 0;
+
+		/* a count, and a skip before it when buckets are */
+		for (j = 0; j < sk->nr_slices; j++) {
+			n += 1 + (sk->slices[j].slice != next);
+			next = sk->slices[j].slice + 1;
+		}
+		next = 0;
+		fprintf(f, "%s%" PRIu32, i ? ",\n" : "", n);
+		for (j = 0; j < sk->nr_slices; j++) {
+			const struct cg_slice *sl = &sk->slices[j];
+
+			if (sl->slice != next)
+				fprintf(f, ",-%" PRIu32, sl->slice - next);
+			fprintf(f, ",%" PRIu64, sl->count);
+			next = sl->slice + 1;
+		}
+	}
+	fputc(']', f);
+}
+
+static int html_data(FILE *f, const struct report *r, const long *node_str,
+		     const struct out_html_strtab *st)
 {
 	const struct callgraph *cg = r->cg;
 	size_t i, j;
+	int ret;
 
 	fputs("{\"v\":1,\"title\":", f);
 	out_html_str(f, r->session_dir ? r->session_dir : "");
@@ -158,8 +254,10 @@ static void html_data(FILE *f, const struct report *r, const long *node_str,
 			fprintf(f, ",%u", sk->frames[j] * 2 + sk->inlined[j]);
 	}
 	fputc(']', f);
-	html_timeline(f, r->tl);
+	html_times(f, cg);
+	ret = html_timeline(f, r->tl);
 	fputc('}', f);
+	return ret;
 }
 
 void out_html_page_start(FILE *f)
@@ -211,8 +309,8 @@ int out_html(FILE *f, const struct report *r)
 			goto out;
 	}
 	out_html_page_start(f);
-	html_data(f, r, node_str, &st);
-	ret = out_html_page_end(f);
+	ret = html_data(f, r, node_str, &st);
+	ret = out_html_page_end(f) ?: ret;
 out:
 	free(node_str);
 	out_html_strtab_free(&st);

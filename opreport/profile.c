@@ -14,6 +14,7 @@
 #include "kallsyms.h"
 #include "profile.h"
 #include "profile_jvm.h"
+#include "slice_counts.h"
 #include "unwind.h"
 #include "spec.h"
 #include "strpool.h"
@@ -27,6 +28,8 @@ struct profile {
 	struct kallsyms *ks;
 	struct callgraph *cg;
 	uint64_t copy_cut; /* samples whose unwound stack a copy cut */
+	/* the counted samples' time slices, while the graph is built */
+	struct slice_counts slices;
 };
 
 /* A selected histogram entry, to be resolved with the others of its
@@ -235,8 +238,11 @@ static int cg_add_flat(struct profile *p, struct report *r,
 		const struct ops_context *ctx =
 			ops_session_context(s, h[i].ctx);
 		const struct ops_image *img, *app;
+		struct slice_key k = { OPS_TIME_COUNTS, h[i].ctx,
+				       h[i].offset };
 		struct cg_raw_frame fr;
 		struct cg_raw_ctx c;
+		uint32_t sid;
 
 		if (!ctx || ctx->image >= nr_img)
 			continue;
@@ -248,7 +254,11 @@ static int cg_add_flat(struct profile *p, struct report *r,
 		c = (struct cg_raw_ctx){ app ? ctx->app : CG_NONE, CG_NONE,
 					 ctx->tgid };
 		fr = (struct cg_raw_frame){ ctx->image, h[i].offset };
-		ret = callgraph_add(p->cg, &c, &fr, 1, 0, h[i].count, false);
+		if (!h[i].count)
+			continue;
+		ret = callgraph_add_stack(p->cg, &fr, 1, false, &sid)
+			      ?: slice_counts_add(&p->slices, p->cg, &c, sid,
+						  &k, NULL, h[i].count);
 	}
 	for (id = 0; id < nr && !ret && r->opts->anon_samples; id++) {
 		const struct ops_process *pr = ops_session_process(s, id);
@@ -518,7 +528,12 @@ static int cg_add_copies(struct profile *p, struct report *r,
 							  cp[i].count };
 			continue;
 		}
-		ret = callgraph_add_samples(p->cg, &c, sid, 0, cp[i].count);
+		ret = slice_counts_add(
+			&p->slices, p->cg, &c, sid,
+			&(struct slice_key){ OPS_TIME_COPIES, 0, i },
+			&(struct slice_key){ OPS_TIME_STACKS, cp[i].ctx,
+					     cp[i].stack },
+			cp[i].count);
 		(*mv)[nm++] =
 			(struct moved){ cp[i].ctx, cp[i].stack, cp[i].count };
 	}
@@ -599,10 +614,13 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 		}
 		c = (struct cg_raw_ctx){ app ? ctx->app : CG_NONE, CG_NONE,
 					 ctx->tgid };
-		ret = callgraph_add_samples(p->cg, &c, sid, 0,
-					    not_moved(mv, nmv, sc[i].ctx,
-						      sc[i].stack,
-						      sc[i].count));
+		ret = slice_counts_add(&p->slices, p->cg, &c, sid,
+				       &(struct slice_key){ OPS_TIME_STACKS,
+							    sc[i].ctx,
+							    sc[i].stack },
+				       NULL,
+				       not_moved(mv, nmv, sc[i].ctx,
+						 sc[i].stack, sc[i].count));
 	}
 	for (id = 0; id < nr && !ret; id++) {
 		const struct ops_process *pr = ops_session_process(s, id);
@@ -686,10 +704,13 @@ static int cg_build(struct profile *p, struct report *r, struct ops_session *s,
 	ret = callgraph_new(&p->cg, r);
 	if (ret)
 		return ret;
-	if (r->has_stacks)
+	p->cg->start_ns = ops_session_info(s)->start_ns;
+	ret = slice_counts_build(&p->slices, s);
+	if (!ret && r->has_stacks)
 		ret = cg_add_stacks(p, r, s, handlers);
-	else
+	else if (!ret)
 		ret = cg_add_flat(p, r, s);
+	slice_counts_free(&p->slices);
 	if (!ret)
 		ret = kernel_syms(p, s);
 	if (ret)

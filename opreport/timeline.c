@@ -58,6 +58,73 @@ static int timeline_add(struct timeline *t, uint64_t bucket, uint32_t proc,
 	return 0;
 }
 
+static int timeline_add_thread(struct timeline *t, uint64_t bucket,
+			       uint32_t proc, uint32_t tid)
+{
+	struct timeline_tcell *c = t->nr_tcells ? &t->tcells[t->nr_tcells - 1]
+						: NULL;
+
+	if (c && c->bucket == bucket && c->proc == proc && c->tid == tid) {
+		c->samples++;
+		return 0;
+	}
+	if (oputil_grow(&t->tcells, &t->cap_tcells, t->nr_tcells + 1,
+			sizeof(*t->tcells)))
+		return -ENOMEM;
+	t->tcells[t->nr_tcells++] =
+		(struct timeline_tcell){ bucket, proc, tid, 1 };
+	return 0;
+}
+
+static int tcell_cmp(const void *a, const void *b)
+{
+	const struct timeline_tcell *x = a, *y = b;
+
+	if (x->bucket != y->bucket)
+		return x->bucket < y->bucket ? -1 : 1;
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static void timeline_merge_threads(struct timeline *t)
+{
+	size_t i, n = 0;
+
+	if (!t->nr_tcells)
+		return;
+	qsort(t->tcells, t->nr_tcells, sizeof(*t->tcells), tcell_cmp);
+	for (i = 1; i < t->nr_tcells; i++) {
+		if (!tcell_cmp(&t->tcells[i], &t->tcells[n]))
+			t->tcells[n].samples += t->tcells[i].samples;
+		else
+			t->tcells[++n] = t->tcells[i];
+	}
+	t->nr_tcells = n + 1;
+}
+
+/* Whether a process has anonymous samples of more than one thread. */
+static int timeline_multi(struct timeline *t)
+{
+	uint32_t *first =
+		calloc(t->nr_procs ? t->nr_procs : 1, sizeof(*first));
+	size_t i;
+
+	if (!first)
+		return -ENOMEM;
+	for (i = 0; i < t->nr_tcells && !t->threads; i++) {
+		uint32_t *f = &first[t->tcells[i].proc];
+
+		/* a thread id is never 0 in a sample: 0 is none yet */
+		if (!*f)
+			*f = t->tcells[i].tid + 1;
+		else if (*f != t->tcells[i].tid + 1)
+			t->threads = true;
+	}
+	free(first);
+	return 0;
+}
+
 static int cell_cmp(const void *a, const void *b)
 {
 	const struct timeline_cell *x = a, *y = b;
@@ -171,7 +238,10 @@ static int timeline_anon(struct timeline *t, struct ops_session *s,
 					      ? smp[k].time_ns - start
 					      : 0;
 
-			ret = timeline_add(t, at / t->bucket_ns, proc, 1);
+			ret = timeline_add(t, at / t->bucket_ns, proc, 1)
+				      ?: timeline_add_thread(t,
+							     at / t->bucket_ns,
+							     proc, smp[k].tid);
 		}
 		ops_session_anon_release(s, id);
 	}
@@ -189,8 +259,11 @@ int timeline_build(struct timeline *t, struct ops_session *s, struct report *r)
 	 * process of counted samples that have none */
 	ret = timeline_anon(t, s, r->pool);
 	ret = ret ? ret : timeline_counts(t, s, r->pool);
-	if (!ret)
+	if (!ret) {
 		timeline_merge(t);
+		timeline_merge_threads(t);
+		ret = timeline_multi(t);
+	}
 	return ret;
 }
 
@@ -198,6 +271,7 @@ void timeline_free(struct timeline *t)
 {
 	free(t->procs);
 	free(t->cells);
+	free(t->tcells);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -7,6 +7,7 @@
 #ifndef OPREPORT_TIMELINE_H
 #define OPREPORT_TIMELINE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -24,6 +25,14 @@ struct timeline_cell {
 	uint64_t samples;
 };
 
+/* Anonymous samples, which know their thread, per thread. */
+struct timeline_tcell {
+	uint64_t bucket;
+	uint32_t proc; /* index in procs */
+	uint32_t tid;
+	uint64_t samples;
+};
+
 struct timeline {
 	uint64_t bucket_ns;
 	uint64_t len_ns; /* the session's length, 0 when not known */
@@ -32,11 +41,19 @@ struct timeline {
 	size_t cap_procs;
 	struct timeline_cell *cells; /* sorted by (bucket, proc) */
 	size_t nr_cells, cap_cells;
+	/* the anonymous samples of cells again, by thread; sorted by
+	 * (bucket, proc, tid) */
+	struct timeline_tcell *tcells;
+	size_t nr_tcells, cap_tcells;
+	/* a process has anonymous samples of more than one thread: only
+	 * then do rows by thread say more than rows by process */
+	bool threads;
 	uint64_t untimed; /* flat samples with no time */
 };
 
 /* The flat samples of S (its window, if --time set one): counted ones
- * from the time slices, anonymous ones each at its time.  Names are
+ * from the time slices, anonymous ones each at its time (and by
+ * thread).  Names are
  * interned in R's pool.  0 or -ENOMEM (not reported). */
 int timeline_build(struct timeline *t, struct ops_session *s,
 		   struct report *r);

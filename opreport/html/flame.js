@@ -36,28 +36,65 @@
 		this.kids = new Map();
 		this.depth = parent ? parent.depth + 1 : 0;
 	}
-	const root = new Frame(-1, null);
-	let maxDepth = 0;
-	(function build() {
+	// where each stack starts in data.stacks, and in data.times when
+	// the page says when their samples ran
+	const stackAt = [], timesAt = [];
+	(function index() {
+		const st = data.stacks, tm = data.times;
+		for (let i = 0; i < st.length; i += 2 + st[i + 1])
+			stackAt.push(i);
+		if (!tm)
+			return;
+		for (let i = 0; i < tm.length && timesAt.length < stackAt.length; i += 1 + tm[i])
+			timesAt.push(i);
+		if (timesAt.length !== stackAt.length)
+			timesAt.length = 0;
+	})();
+
+	// The samples of stack k in buckets [from, to): its "times" list
+	// (out_html.c) read from bucket 0, a negative value a skip.
+	function stackInRange(k, from, to) {
+		const tm = data.times;
+		let n = 0, b = 0;
+		for (let i = timesAt[k] + 1, end = i + tm[timesAt[k]]; i < end && b < to; i++) {
+			const v = tm[i];
+			if (v < 0) {
+				b -= v;
+				continue;
+			}
+			if (b >= from)
+				n += v;
+			b++;
+		}
+		return n;
+	}
+
+	// The tree of the stacks, each weighing its count, or only its
+	// samples in buckets RANGE[0] to RANGE[1] when given.
+	function buildTree(range) {
 		const st = data.stacks;
-		for (let i = 0; i < st.length;) {
-			const count = st[i], depth = st[i + 1];
-			let f = root;
-			root.total += count;
+		const top = new Frame(-1, null);
+		let deepest = 0;
+		for (let k = 0; k < stackAt.length; k++) {
+			const i = stackAt[k], depth = st[i + 1];
+			const count = range ? stackInRange(k, range[0], range[1]) : st[i];
+			if (!count)
+				continue;
+			let f = top;
+			top.total += count;
 			for (let j = 0; j < depth; j++) {
 				const code = st[i + 2 + j];
-				let k = f.kids.get(code);
-				if (!k) {
-					k = new Frame(code, f);
-					f.kids.set(code, k);
+				let kid = f.kids.get(code);
+				if (!kid) {
+					kid = new Frame(code, f);
+					f.kids.set(code, kid);
 				}
-				k.total += count;
-				f = k;
+				kid.total += count;
+				f = kid;
 			}
 			f.self += count;
-			if (depth > maxDepth)
-				maxDepth = depth;
-			i += 2 + depth;
+			if (depth > deepest)
+				deepest = depth;
 		}
 		// widest first, as flame graphs read
 		(function sort(f) {
@@ -65,8 +102,11 @@
 				return b.total - a.total || a.code - b.code;
 			});
 			f.kids.forEach(sort);
-		})(root);
-	})();
+		})(top);
+		return { root: top, depth: deepest };
+	}
+	const whole = buildTree(null);
+	let root = whole.root, maxDepth = whole.depth;
 
 	function frameName(f) {
 		return f.code < 0 ? 'all' : nodeName(f.code >> 1);
@@ -105,9 +145,11 @@
 
 	// The timeline strip: the session's samples per time bucket, one
 	// row per process (the busiest first, the rest summed in one), all
-	// rows on one scale.  Dragging picks a range; the flame graph holds
-	// no sample times, so the range is given as the --time= command
-	// that reports it.
+	// rows on one scale.  Dragging picks a range, and the flame graph
+	// is drawn again from the samples of that range only (each stack
+	// says in which buckets its samples ran); the --time= command that
+	// reports the same range is shown beside it.  A double click or
+	// Reset shows the whole session again.
 	const TL = data.tl || null;
 	const tcanvas = document.getElementById('timeline');
 	const tctx = tcanvas.getContext('2d');
@@ -115,16 +157,21 @@
 	let tlRows = [], tlBuckets = 0, tlMax = 0, tlTotal = 0;
 	let sel = null; // [first, end) in buckets, or null
 	let tlDrawn = { bars: 0, rows: [] };
-	(function tlBuild() {
+	// The strip's rows: one per process, or with BYTHREAD one per
+	// thread of a process's JIT samples (which know their thread) and
+	// one for the rest of its samples, counted with no thread.
+	function tlBuild(byThread) {
+		tlRows = [];
+		tlBuckets = 0;
+		tlMax = 0;
+		tlTotal = 0;
 		if (!TL)
 			return;
 		const per = TL.procs.map(function () { return new Map(); });
-		const sums = TL.procs.map(function () { return 0; });
 		const c = TL.cells;
 		for (let i = 0; i + 2 < c.length; i += 3) {
 			const m = per[c[i + 1]];
 			m.set(c[i], (m.get(c[i]) || 0) + c[i + 2]);
-			sums[c[i + 1]] += c[i + 2];
 			tlTotal += c[i + 2];
 			if (c[i] + 1 > tlBuckets)
 				tlBuckets = c[i] + 1;
@@ -132,25 +179,66 @@
 		const len = Math.ceil(TL.length_s / TL.bucket_s - 1e-9);
 		if (len > tlBuckets)
 			tlBuckets = len;
-		const order = TL.procs.map(function (_, i) { return i; })
-			.filter(function (i) { return sums[i] > 0; })
-			.sort(function (a, b) { return sums[b] - sums[a] || a - b; });
-		for (let k = 0; k < order.length; k++) {
-			const i = order[k];
-			if (k < TMAXROWS - 1 || order.length === TMAXROWS) {
-				tlRows.push({ name: TL.procs[i], samples: sums[i], b: per[i] });
+		let rows = per.map(function (b, i) { return { name: TL.procs[i], b: b }; });
+		if (byThread && TL.threads) {
+			// per thread: proc, tid, n, then n values as in "times"
+			const th = [], t = TL.threads;
+			for (let i = 0; i + 2 < t.length; i += 3 + t[i + 2]) {
+				const r = { name: TL.procs[t[i]] + ' tid ' + t[i + 1], b: new Map() };
+				const m = per[t[i]];
+				let b = 0;
+				for (let j = i + 3; j < i + 3 + t[i + 2]; j++) {
+					if (t[j] < 0) {
+						b -= t[j];
+						continue;
+					}
+					r.b.set(b, t[j]);
+					// what is left of the process's row: its counted samples
+					m.set(b, (m.get(b) || 0) - t[j]);
+					b++;
+				}
+				th.push(r);
+			}
+			rows.forEach(function (r) { r.name += ' (counted)'; });
+			rows = rows.concat(th);
+		}
+		rows.forEach(function (r) {
+			r.samples = 0;
+			r.b.forEach(function (v, k) {
+				if (v > 0)
+					r.samples += v;
+				else
+					r.b.delete(k);
+			});
+		});
+		const most = byThread ? 2 * TMAXROWS : TMAXROWS;
+		rows = rows.filter(function (r) { return r.samples > 0; })
+			.sort(function (a, b) { return b.samples - a.samples; });
+		for (let k = 0; k < rows.length; k++) {
+			if (k < most - 1 || rows.length === most) {
+				tlRows.push(rows[k]);
 				continue;
 			}
-			if (tlRows.length === TMAXROWS - 1)
-				tlRows.push({ name: (order.length - k) + ' more processes',
+			if (tlRows.length === most - 1)
+				tlRows.push({ name: (rows.length - k) + (byThread ? ' more rows' : ' more processes'),
 					samples: 0, b: new Map() });
 			const o = tlRows[tlRows.length - 1];
-			o.samples += sums[i];
-			per[i].forEach(function (v, b) { o.b.set(b, (o.b.get(b) || 0) + v); });
+			o.samples += rows[k].samples;
+			rows[k].b.forEach(function (v, b) { o.b.set(b, (o.b.get(b) || 0) + v); });
 		}
 		for (const r of tlRows)
 			r.b.forEach(function (v) { if (v > tlMax) tlMax = v; });
-	})();
+	}
+	let byThread = false;
+	tlBuild(byThread);
+	const threadsButton = document.getElementById('threads');
+	threadsButton.hidden = !(TL && TL.threads);
+	threadsButton.addEventListener('click', function () {
+		byThread = !byThread;
+		this.textContent = byThread ? 'Processes' : 'Threads';
+		tlBuild(byThread);
+		drawStrip();
+	});
 
 	function tlWidth() {
 		return Math.max(200, document.body.clientWidth - 16);
@@ -225,8 +313,9 @@
 			r.b.forEach(function (v, b) { if (b >= sel[0] && b < sel[1]) n += v; });
 		const from = sel[0] * TL.bucket_s, to = sel[1] * TL.bucket_s;
 		text.textContent = fmt(from) + ' s to ' + fmt(to) + ' s: ' + n +
-			' samples, ' + pct(n, tlTotal) + ' of the timeline; the flame graph ' +
-			'shows the whole session, this range is:';
+			' samples, ' + pct(n, tlTotal) + ' of the timeline; ' +
+			(timesAt.length ? 'the flame graph shows this range, as does:'
+				: 'the flame graph shows the whole session, this range is:');
 		cmd.textContent = 'opreport --session-dir=' + shellQuote(data.title) +
 			' --time=' + fmt(from) + ',' + fmt(to) + ' --format=html -o range.html';
 		return { start_s: from, end_s: to, samples: n, cmd: cmd.textContent };
@@ -253,12 +342,38 @@
 		drawStrip();
 		showRange();
 	});
-	window.addEventListener('mouseup', function () { dragFrom = -1; });
+	window.addEventListener('mouseup', function () {
+		if (dragFrom < 0)
+			return;
+		dragFrom = -1;
+		applyRange();
+	});
 	tcanvas.addEventListener('dblclick', function () {
 		sel = null;
 		drawStrip();
 		showRange();
+		applyRange();
 	});
+
+	// The graph of the range picked (or of the whole session), zoomed
+	// into the same frame when the range has it.
+	function applyRange() {
+		const path = [];
+		for (let a = focus; a.parent; a = a.parent)
+			path.unshift(a.code);
+		const t = sel && timesAt.length ? buildTree(sel) : whole;
+		root = t.root;
+		maxDepth = t.depth;
+		focus = root;
+		for (const code of path) {
+			const k = focus.kids.find(function (x) { return x.code === code; });
+			if (!k)
+				break;
+			focus = k;
+		}
+		showStatus();
+		draw();
+	}
 
 	let focus = root, icicle = false, regex = null;
 	let drawn = []; // what the last draw showed, for hit tests and checks
@@ -409,6 +524,13 @@
 	});
 	document.getElementById('reset').addEventListener('click', function () {
 		focus = root;
+		if (sel) {
+			sel = null;
+			drawStrip();
+			showRange();
+			applyRange();
+			return;
+		}
 		draw();
 	});
 	document.getElementById('icicle').addEventListener('click', function () {
@@ -436,9 +558,13 @@
 
 	document.getElementById('title').textContent = 'opjit profile: ' + data.title;
 	document.title = 'opjit: ' + data.title;
-	status.textContent = root.total + UNIT +
-		(data.event ? ' of ' + data.event : '') + ', ' +
-		(data.stacks.length ? '' : 'no stacks, ') + 'click a frame to zoom';
+	function showStatus() {
+		status.textContent = root.total + UNIT +
+			(data.event ? ' of ' + data.event : '') +
+			(root !== whole.root ? ' in the range picked' : '') + ', ' +
+			(data.stacks.length ? '' : 'no stacks, ') + 'click a frame to zoom';
+	}
+	showStatus();
 	(function legend() {
 		const l = document.getElementById('legend');
 		const kinds = [['JIT', 'hsl(115,55%,60%)'], ['native', 'hsl(35,85%,62%)'],
@@ -465,8 +591,9 @@
 	draw();
 	const firstDraw = performance.now();
 
-	// For tests: #selftest[&search=RE][&zoom=NAME][&drag=A,B] writes what
-	// the page drew, searched, zoomed and dragged into the element #selftest as JSON.
+	// For tests: #selftest[&search=RE][&zoom=NAME][&drag=A,B][&threads=1]
+	// writes what the page drew, searched, zoomed, dragged and drew by
+	// thread into the element #selftest as JSON.
 	if (/^#selftest/.test(location.hash)) {
 		const args = new URLSearchParams(location.hash.slice(1));
 		function shown() {
@@ -498,6 +625,11 @@
 			} else
 				out.zoom = null;
 		}
+		if (args.has('threads') && !threadsButton.hidden) {
+			threadsButton.click();
+			out.threads = { total: tlTotal, bars: tlDrawn.bars, rows: tlDrawn.rows };
+			threadsButton.click();
+		}
 		out.timeline = TL ? { procs: TL.procs.length, buckets: tlBuckets,
 			bucket_s: TL.bucket_s, total: tlTotal, bars: tlDrawn.bars,
 			rows: tlDrawn.rows, shown: !document.getElementById('strip').hidden } : null;
@@ -511,13 +643,22 @@
 				{ bubbles: true, clientX: r.left + ab[0] * r.width, clientY: y }));
 			window.dispatchEvent(new MouseEvent('mousemove',
 				{ bubbles: true, clientX: r.left + ab[1] * r.width, clientY: y }));
+			const up = performance.now();
 			window.dispatchEvent(new MouseEvent('mouseup',
 				{ bubbles: true, clientX: r.left + ab[1] * r.width, clientY: y }));
+			const redrawMs = performance.now() - up;
 			out.drag = showRange();
 			if (out.drag) {
 				out.drag.text = document.getElementById('rangetext').textContent;
 				out.drag.shownCmd = document.getElementById('rangecmd').textContent;
 				out.drag.stripChanged = tcanvas.toDataURL() !== before;
+				out.drag.buckets = sel.slice();
+				out.drag.redrawMs = redrawMs;
+				out.drag.graph = { total: root.total, drawn: shown(),
+					status: status.textContent };
+				document.getElementById('reset').click();
+				out.drag.reset = { total: root.total, range: sel,
+					drawn: shown().length, rangeText: document.getElementById('rangetext').textContent };
 			}
 		}
 		out.errors = check.errors;

@@ -329,6 +329,85 @@ START_TEST(truncated_only_as_recorded)
 }
 END_TEST
 
+/* Add COUNT samples counted in time slice SLICE, leaf LEAF called from
+ * CALLER. */
+static void add_counted(struct fixture *fx, uint64_t leaf, uint64_t caller,
+			uint32_t slice, uint64_t count)
+{
+	struct cg_raw_ctx ctx = { CG_NONE, CG_NONE, 0 };
+	struct cg_raw_frame fr[2] = { { 0, leaf }, { 0, caller } };
+	uint32_t id;
+
+	ck_assert_int_eq(callgraph_add_stack(fx->cg, fr, 2, false, &id), 0);
+	ck_assert_int_eq(callgraph_add_counted(fx->cg, &ctx, id, slice, count),
+			 0);
+}
+
+/* The function stack whose leaf is node LEAF. */
+static const struct cg_stack *stack_of_leaf(const struct callgraph *cg,
+					    int64_t leaf, int64_t caller)
+{
+	size_t i;
+
+	for (i = 0; i < cg->nr_stacks; i++)
+		if (cg->stacks[i].depth == 2 &&
+		    cg->stacks[i].frames[1] == (uint32_t)leaf &&
+		    cg->stacks[i].frames[0] == (uint32_t)caller)
+			return &cg->stacks[i];
+	return NULL;
+}
+
+/* A stack's samples keep their time slices through every merge: of
+ * samples into classes, of classes into stacks by site, of those into
+ * stacks by function; counts with no slice stay in none. */
+START_TEST(slices_follow_merges)
+{
+	struct fixture fx = { 0 };
+	struct cg_raw_ctx ctx = { CG_NONE, CG_NONE, 0 };
+	struct cg_raw_frame fr[2] = { { 0, IN(cg_hot) }, { 0, IN(cg_mid_b) } };
+	const struct cg_stack *st;
+	int64_t hot, a, b;
+
+	fixture_open(&fx);
+	fx.cg->start_ns = 1000;
+	add_counted(&fx, IN(cg_hot), IN(cg_mid_a), 5, 1);
+	add_counted(&fx, IN(cg_hot), IN(cg_mid_a), 2, 3);
+	add_counted(&fx, IN(cg_hot), IN(cg_mid_a), CG_NO_SLICE, 5);
+	/* other addresses in the same functions: the same stack */
+	add_counted(&fx, IN(cg_hot) + 1, IN(cg_mid_a) + 2, 7, 2);
+	add_counted(&fx, IN(cg_hot) + 1, IN(cg_mid_a) + 2, 2, 4);
+	/* by their times: 3 slices after the start, and before it (in the
+	 * first, as the timeline has it) */
+	ck_assert_int_eq(callgraph_add(fx.cg, &ctx, fr, 2,
+				       1000 + 3 * OPS_SLICE_NS + 5, 2, false),
+			 0);
+	ck_assert_int_eq(callgraph_add(fx.cg, &ctx, fr, 2, 500, 1, false), 0);
+	fixture_resolve(&fx);
+	hot = find(fx.cg, "cg_hot");
+	a = find(fx.cg, "cg_mid_a");
+	b = find(fx.cg, "cg_mid_b");
+	st = stack_of_leaf(fx.cg, hot, a);
+	ck_assert_ptr_nonnull(st);
+	ck_assert_uint_eq(st->count, 15);
+	ck_assert_uint_eq(st->nr_slices, 3);
+	ck_assert_uint_eq(st->slices[0].slice, 2);
+	ck_assert_uint_eq(st->slices[0].count, 7);
+	ck_assert_uint_eq(st->slices[1].slice, 5);
+	ck_assert_uint_eq(st->slices[1].count, 1);
+	ck_assert_uint_eq(st->slices[2].slice, 7);
+	ck_assert_uint_eq(st->slices[2].count, 2);
+	st = stack_of_leaf(fx.cg, hot, b);
+	ck_assert_ptr_nonnull(st);
+	ck_assert_uint_eq(st->count, 3);
+	ck_assert_uint_eq(st->nr_slices, 2);
+	ck_assert_uint_eq(st->slices[0].slice, 0);
+	ck_assert_uint_eq(st->slices[0].count, 1);
+	ck_assert_uint_eq(st->slices[1].slice, 3);
+	ck_assert_uint_eq(st->slices[1].count, 2);
+	fixture_close(&fx);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("callgraph");
@@ -342,6 +421,7 @@ static Suite *suite(void)
 		{ "recursion", recursion_counts_once },
 		{ "anon_weights", anon_frames_weighed_per_stack },
 		{ "truncated", truncated_only_as_recorded },
+		{ "slices", slices_follow_merges },
 	};
 	size_t i;
 
