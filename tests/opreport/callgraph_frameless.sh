@@ -37,7 +37,9 @@ go tool pprof -sample_index=samples -traces "$TMP/p.pb.gz" >"$TMP/traces.txt" 2>
 	{ cat "$TMP/go.err"; fail "go tool pprof cannot read the pprof file"; }
 
 python3 - "$TMP" <<'EOP'
-import re, sys
+import os, re, sys
+sys.path.insert(0, os.environ["OPJIT_SOURCE"] + "/tests/opreport")
+import cg_text
 tmp = sys.argv[1]
 bad = 0
 truth = dict(l.split() for l in open(tmp + "/truth.txt"))
@@ -56,17 +58,7 @@ def shares(name, a, b, expect=True):
     bad |= ok != expect
 
 # -c: the callers above hot's unindented line
-callers, block = {}, []
-for line in open(tmp + "/c.txt"):
-    if line.startswith("-----"):
-        block = []
-        continue
-    m = re.match(r"^(\s*)(\d+)\s+[\d.]+\s+.*\s(\S+)$", line.rstrip("\n"))
-    if not m:
-        continue
-    if not m.group(1) and m.group(3) == "hot":
-        callers = {n: c for ind, c, n in block}
-    block.append((m.group(1), int(m.group(2)), m.group(3)))
+callers = cg_text.callers(tmp + "/c.txt", "hot")
 shares("opreport -c", callers.get("path_a", 0), callers.get("path_b", 0))
 
 def folded(path):
