@@ -28,42 +28,18 @@ static char *opt_side_dir;
 static struct options_given given;
 
 static const struct poptOption ann_options_table[] = {
+	{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)options_common_table, 0,
+	  "Session, selection and handlers:", NULL },
 	{ "assembly", 'a', POPT_ARG_NONE, &flag_assembly, 0,
 	  "each symbol's disassembly with its samples per instruction, "
 	  "source lines interleaved where known",
 	  NULL },
 	{ "source", 's', POPT_ARG_NONE, &flag_source, 0,
 	  "each source file with its samples per line", NULL },
-	{ "threshold", 't', POPT_ARG_STRING, NULL, OPT_THRESHOLD,
-	  "leave out symbols under PERCENT of the samples", "PERCENT" },
-	{ "include-symbols", 'i', POPT_ARG_STRING, NULL, OPT_INCLUDE,
-	  "annotate only these symbols", "NAMES" },
-	{ "exclude-symbols", 'e', POPT_ARG_STRING, NULL, OPT_EXCLUDE,
-	  "leave out these symbols", "NAMES" },
 	{ "context", 'C', POPT_ARG_STRING, NULL, OPT_CONTEXT,
 	  "show only N lines or instructions around those with samples", "N" },
 	{ "format", 0, POPT_ARG_STRING, NULL, OPT_FORMAT,
 	  "text (default) or json", "FORMAT" },
-	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR,
-	  "the session (default ./oprofile_data)", "DIR" },
-	{ "image-path", 'p', POPT_ARG_STRING, NULL, OPT_IMAGE_PATH,
-	  "also look for images in these directories", "DIRS" },
-	{ "debug-dir", 0, POPT_ARG_STRING, NULL, OPT_DEBUG_DIR,
-	  "root of separate debug files (default /usr/lib/debug)", "DIR" },
-	{ "anon-handler", 0, POPT_ARG_STRING, NULL, OPT_ANON_HANDLER,
-	  "annotate JIT code named by these handlers, in claim order "
-	  "(auto: every installed handler)",
-	  "NAMES" },
-	{ "handler-path", 0, POPT_ARG_STRING, NULL, OPT_HANDLER_PATH,
-	  "look for handlers in DIR first", "DIR" },
-	{ "handler-isolation", 0, POPT_ARG_STRING, NULL, OPT_ISOLATION,
-	  "process (default) or none, as opreport's", "MODE" },
-	{ "time", 0, POPT_ARG_STRING, NULL, OPT_TIME,
-	  "only the samples from START to END seconds into the session, "
-	  "or from P% to Q% of it, as opreport's",
-	  "START,END|P%-Q%" },
-	{ "version", 'v', POPT_ARG_NONE, NULL, OPT_VERSION,
-	  "show the version and exit", NULL },
 	POPT_AUTOHELP POPT_TABLEEND
 };
 

@@ -271,6 +271,40 @@ enum {
 	OPT_EVENT,
 };
 
+/* The options opannotate shares (options_loop()), one table for both. */
+const struct poptOption options_common_table[] = {
+	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR,
+	  "the session (default ./oprofile_data)", "DIR" },
+	{ "threshold", 't', POPT_ARG_STRING, NULL, OPT_THRESHOLD,
+	  "leave out rows under PERCENT of the samples", "PERCENT" },
+	{ "include-symbols", 'i', POPT_ARG_STRING, NULL, OPT_INCLUDE,
+	  "only these symbols", "NAMES" },
+	{ "exclude-symbols", 'e', POPT_ARG_STRING, NULL, OPT_EXCLUDE,
+	  "leave out these symbols", "NAMES" },
+	{ "image-path", 'p', POPT_ARG_STRING, NULL, OPT_IMAGE_PATH,
+	  "also look for images in these directories", "DIRS" },
+	{ "debug-dir", 0, POPT_ARG_STRING, NULL, OPT_DEBUG_DIR,
+	  "root of separate debug files (default /usr/lib/debug)", "DIR" },
+	{ "time", 0, POPT_ARG_STRING, NULL, OPT_TIME,
+	  "only samples of this time: START,END in seconds from the "
+	  "session's start (either may be left out) or P%-Q% of its length",
+	  "START,END" },
+	{ "anon-handler", 0, POPT_ARG_STRING, NULL, OPT_ANON_HANDLER,
+	  "name anonymous samples (JIT code) with these handlers, in claim "
+	  "order (repeatable); auto: every installed handler, each process "
+	  "claimed by the one its files call for",
+	  "NAMES" },
+	{ "handler-path", 0, POPT_ARG_STRING, NULL, OPT_HANDLER_PATH,
+	  "look for handlers in DIR first", "DIR" },
+	{ "handler-isolation", 0, POPT_ARG_STRING, NULL, OPT_ISOLATION,
+	  "process (default): each handler in a sandboxed helper process; "
+	  "none: inside the command, for debugging a handler",
+	  "MODE" },
+	{ "version", 'v', POPT_ARG_NONE, NULL, OPT_VERSION,
+	  "show the version and exit", NULL },
+	POPT_TABLEEND
+};
+
 static int flag_children, flag_callgraph, flag_symbols, flag_debug,
 	flag_details, flag_address, flag_reverse, flag_exclude_dep,
 	flag_no_header, flag_long, flag_global, flag_anon, flag_force,
@@ -279,6 +313,8 @@ static char *opt_output_file, *opt_diff, *opt_side_dir[2];
 static struct options_given given;
 
 static const struct poptOption options_table[] = {
+	{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)options_common_table, 0,
+	  "Session, selection and handlers:", NULL },
 	{ "symbols", 'l', POPT_ARG_NONE, &flag_symbols, 0,
 	  "list the symbols: samples, %, image name, symbol name", NULL },
 	{ "callgraph", 'c', POPT_ARG_NONE, &flag_callgraph, 0,
@@ -299,8 +335,6 @@ static const struct poptOption options_table[] = {
 	  "show per-instruction rows under each symbol", NULL },
 	{ "show-address", 'w', POPT_ARG_NONE, &flag_address, 0,
 	  "show the address of each symbol", NULL },
-	{ "threshold", 't', POPT_ARG_STRING, NULL, OPT_THRESHOLD,
-	  "leave out rows under PERCENT of the samples", "PERCENT" },
 	{ "sort", 's', POPT_ARG_STRING, NULL, OPT_SORT,
 	  "sort by sample, image, app-name, symbol, debug, vma", "KEYS" },
 	{ "reverse-sort", 'r', POPT_ARG_NONE, &flag_reverse, 0,
@@ -310,10 +344,6 @@ static const struct poptOption options_table[] = {
 	{ "exclude-dependent", 'x', POPT_ARG_NONE, &flag_exclude_dep, 0,
 	  "leave out libraries, the kernel and JIT code of applications",
 	  NULL },
-	{ "include-symbols", 'i', POPT_ARG_STRING, NULL, OPT_INCLUDE,
-	  "show only these symbols", "NAMES" },
-	{ "exclude-symbols", 'e', POPT_ARG_STRING, NULL, OPT_EXCLUDE,
-	  "leave out these symbols", "NAMES" },
 	{ "demangle", 'D', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL,
 	  OPT_DEMANGLE, "demangle C++ names: none, normal, smart (default)",
 	  "MODE" },
@@ -328,16 +358,10 @@ static const struct poptOption options_table[] = {
 	  "write the report to FILE, a new file", "FILE" },
 	{ "force", 0, POPT_ARG_NONE, &flag_force, 0,
 	  "let -o replace an existing FILE", NULL },
-	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR,
-	  "the session (default ./oprofile_data)", "DIR" },
 	{ "diff", 0, POPT_ARG_STRING, NULL, OPT_DIFF,
 	  "a differential profile: the session against the baseline "
 	  "session DIR (or give \"{ session:A } { session:B }\")",
 	  "DIR" },
-	{ "image-path", 'p', POPT_ARG_STRING, NULL, OPT_IMAGE_PATH,
-	  "also look for images in these directories", "DIRS" },
-	{ "debug-dir", 0, POPT_ARG_STRING, NULL, OPT_DEBUG_DIR,
-	  "root of separate debug files (default /usr/lib/debug)", "DIR" },
 	{ "format", 0, POPT_ARG_STRING, NULL, OPT_FORMAT,
 	  "text (default), csv, json, folded (flame graphs), pprof "
 	  "(needs -o), html (an interactive flame graph page), "
@@ -352,29 +376,12 @@ static const struct poptOption options_table[] = {
 	  "folded frames marked as flamegraph.pl colours them (flamegraph, "
 	  "the default: _[k], _[j], _[i]) or plain, for speedscope (none)",
 	  "MODE" },
-	{ "time", 0, POPT_ARG_STRING, NULL, OPT_TIME,
-	  "only samples of this time: START,END in seconds from the "
-	  "session's start (either may be left out) or P%-Q% of its length",
-	  "START,END" },
 	{ "anon-samples", 0, POPT_ARG_NONE, &flag_anon, 0,
 	  "show anonymous samples, one bucket per process and range", NULL },
-	{ "anon-handler", 0, POPT_ARG_STRING, NULL, OPT_ANON_HANDLER,
-	  "name anonymous samples with these handlers, in claim order "
-	  "(repeatable; implies --anon-samples); auto: every installed "
-	  "handler, each process claimed by the one its files call for",
-	  "NAMES" },
-	{ "handler-path", 0, POPT_ARG_STRING, NULL, OPT_HANDLER_PATH,
-	  "look for handlers in DIR first", "DIR" },
 	{ "list-handlers", 0, POPT_ARG_NONE, NULL, OPT_LIST_HANDLERS,
 	  "list the handlers found and exit", NULL },
-	{ "handler-isolation", 0, POPT_ARG_STRING, NULL, OPT_ISOLATION,
-	  "process (default): each handler in a sandboxed helper process; "
-	  "none: inside opreport, for debugging a handler",
-	  "MODE" },
 	{ "handler-timeout", 0, POPT_ARG_STRING, NULL, OPT_HANDLER_TIMEOUT,
 	  "give up on a handler call after SECONDS (default 30)", "SECONDS" },
-	{ "version", 'v', POPT_ARG_NONE, NULL, OPT_VERSION,
-	  "show the version and exit", NULL },
 	POPT_AUTOHELP POPT_TABLEEND
 };
 

@@ -57,6 +57,9 @@ enum options_common {
 	OPT_COMMON_END
 };
 
+/* Their popt table, which each program's table includes. */
+extern const struct poptOption options_common_table[];
+
 /* The strings of the shared options that were given (NULL if not),
  * each given twice replaced and freed; the caller's until
  * options_given_free(). */
