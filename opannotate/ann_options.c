@@ -203,11 +203,6 @@ void ann_options_free(struct annotate_opts *o)
 {
 	free(opt_side_dir);
 	opt_side_dir = NULL;
-	options_given_free(&given);
-	options_list_free(o->rep.include_symbols);
-	options_list_free(o->rep.exclude_symbols);
-	options_list_free(o->rep.image_path);
-	options_list_free(o->rep.anon_handlers);
-	profile_spec_free(o->rep.spec);
+	options_common_free(&o->rep, &given);
 	memset(o, 0, sizeof(*o));
 }

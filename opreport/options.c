@@ -503,12 +503,20 @@ int options_loop(poptContext pc, struct opreport_opts *o,
 	return 0;
 }
 
-void options_given_free(struct options_given *g)
+void options_common_free(struct opreport_opts *o, struct options_given *g)
 {
 	free(g->session_dir);
 	free(g->debug_dir);
 	free(g->handler_path);
 	memset(g, 0, sizeof(*g));
+	options_list_free(o->include_symbols);
+	options_list_free(o->exclude_symbols);
+	options_list_free(o->image_path);
+	options_list_free(o->anon_handlers);
+	profile_spec_free(o->spec);
+	o->include_symbols = o->exclude_symbols = o->image_path = NULL;
+	o->anon_handlers = NULL;
+	o->spec = NULL;
 }
 
 /* One of opreport's own options; ARG (NULL for an option without a
@@ -794,12 +802,7 @@ void options_free(struct opreport_opts *o)
 		free(*strs[i]);
 		*strs[i] = NULL;
 	}
-	options_given_free(&given);
-	options_list_free(o->include_symbols);
-	options_list_free(o->exclude_symbols);
-	options_list_free(o->image_path);
-	options_list_free(o->anon_handlers);
-	profile_spec_free(o->spec);
+	options_common_free(o, &given);
 	profile_spec_free(o->base_spec);
 	memset(o, 0, sizeof(*o));
 }

@@ -62,11 +62,13 @@ extern const struct poptOption options_common_table[];
 
 /* The strings of the shared options that were given (NULL if not),
  * each given twice replaced and freed; the caller's until
- * options_given_free(). */
+ * options_common_free(). */
 struct options_given {
 	char *session_dir, *debug_dir, *handler_path;
 };
-void options_given_free(struct options_given *g);
+/* Free G and what the shared options and the profile specification put
+ * in O (its lists and spec). */
+void options_common_free(struct opreport_opts *o, struct options_given *g);
 
 /* A program's side of the loop: its name for messages and --version,
  * and one of its own options (0, or -EINVAL with ERR, or -ENOMEM). */
