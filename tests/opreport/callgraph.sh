@@ -95,14 +95,7 @@ f = shares("folded", fa, fb)
 
 # go tool pprof -traces: blocks of "COUNT leaf" then the callers
 pa = pb = 0
-for trace in open(tmp + "/traces.txt").read().split("-----------+"):
-    frames, value = [], None
-    for l in trace.splitlines():
-        m = re.match(r"^\s*(\d+)\s+(\S+)$", l)
-        if m and value is None:
-            value, frames = int(m.group(1)), [m.group(2)]
-        elif value is not None and l.strip():
-            frames.append(l.strip())
+for value, frames in cg_text.pprof_traces(tmp + "/traces.txt"):
     if frames[:2] == ["hot", "path_a"]:
         pa += value
     if frames[:2] == ["hot", "path_b"]:

@@ -89,14 +89,7 @@ shares("folded --no-unwind (frame pointers alone)", n["path_a"],
 
 # go tool pprof -traces: blocks of "COUNT leaf" then the callers
 pa = pb = 0
-for trace in open(tmp + "/traces.txt").read().split("-----------+"):
-    frames, value = [], None
-    for l in trace.splitlines():
-        m = re.match(r"^\s*(\d+)\s+(\S+)$", l)
-        if m and value is None:
-            value, frames = int(m.group(1)), [m.group(2)]
-        elif value is not None and l.strip():
-            frames.append(l.strip())
+for value, frames in cg_text.pprof_traces(tmp + "/traces.txt"):
     for i in range(len(frames) - 1):
         if frames[i] == "hot":
             pa += value if frames[i + 1] == "path_a" else 0

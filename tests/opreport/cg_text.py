@@ -19,3 +19,20 @@ def callers(path, symbol):
             found = {name: count for _, count, name in block}
         block.append((m.group(1), int(m.group(2)), m.group(3)))
     return found
+
+
+def pprof_traces(path):
+    """The stacks of go tool pprof -traces output at PATH: a list of
+    (samples, frames), the leaf first."""
+    traces = []
+    for trace in open(path).read().split("-----------+"):
+        frames, value = [], None
+        for line in trace.splitlines():
+            m = re.match(r"^\s*(\d+)\s+(\S+)$", line)
+            if m and value is None:
+                value, frames = int(m.group(1)), [m.group(2)]
+            elif value is not None and line.strip():
+                frames.append(line.strip())
+        if value is not None:
+            traces.append((value, frames))
+    return traces
