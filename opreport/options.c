@@ -10,6 +10,7 @@
 #include "anon_handlers.h"
 #include "options.h"
 #include "spec.h"
+#include "timerange.h"
 
 int options_parse_threshold(const char *s, double *out, char *err,
 			    size_t errlen)
@@ -255,25 +256,15 @@ int options_check_handler_name(const char *s, char *err, size_t errlen)
 	return anon_handler_name_check(s, err, errlen);
 }
 
-/* The command line: one popt table, as oprofiled has. */
+/* The command line: one popt table, as oprofiled has; the options it
+ * shares with opannotate are options_loop()'s. */
 enum {
-	OPT_THRESHOLD = 1,
-	OPT_SORT,
+	OPT_SORT = OPT_COMMON_END,
 	OPT_MERGE,
-	OPT_INCLUDE,
-	OPT_EXCLUDE,
 	OPT_DEMANGLE,
-	OPT_IMAGE_PATH,
 	OPT_FORMAT,
-	OPT_TIME,
-	OPT_ANON_HANDLER,
 	OPT_LIST_HANDLERS,
-	OPT_VERSION,
 	OPT_OUTPUT_FILE,
-	OPT_SESSION_DIR,
-	OPT_DEBUG_DIR,
-	OPT_HANDLER_PATH,
-	OPT_ISOLATION,
 	OPT_HANDLER_TIMEOUT,
 	OPT_DIFF,
 	OPT_FOLDED_MARKS,
@@ -281,33 +272,50 @@ enum {
 	OPT_SEPARATE,
 };
 
+/* The options opannotate shares (options_loop()), one table for both. */
+const struct poptOption options_common_table[] = {
+	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR,
+	  "the session (default ./oprofile_data)", "DIR" },
+	{ "threshold", 't', POPT_ARG_STRING, NULL, OPT_THRESHOLD,
+	  "leave out rows under PERCENT of the samples", "PERCENT" },
+	{ "include-symbols", 'i', POPT_ARG_STRING, NULL, OPT_INCLUDE,
+	  "only these symbols", "NAMES" },
+	{ "exclude-symbols", 'e', POPT_ARG_STRING, NULL, OPT_EXCLUDE,
+	  "leave out these symbols", "NAMES" },
+	{ "image-path", 'p', POPT_ARG_STRING, NULL, OPT_IMAGE_PATH,
+	  "also look for images in these directories", "DIRS" },
+	{ "debug-dir", 0, POPT_ARG_STRING, NULL, OPT_DEBUG_DIR,
+	  "root of separate debug files (default /usr/lib/debug)", "DIR" },
+	{ "time", 0, POPT_ARG_STRING, NULL, OPT_TIME,
+	  "only samples of this time: START,END in seconds from the "
+	  "session's start (either may be left out) or P%-Q% of its length",
+	  "START,END" },
+	{ "anon-handler", 0, POPT_ARG_STRING, NULL, OPT_ANON_HANDLER,
+	  "name anonymous samples (JIT code) with these handlers, in claim "
+	  "order (repeatable); auto: every installed handler, each process "
+	  "claimed by the one its files call for",
+	  "NAMES" },
+	{ "handler-path", 0, POPT_ARG_STRING, NULL, OPT_HANDLER_PATH,
+	  "look for handlers in DIR first", "DIR" },
+	{ "handler-isolation", 0, POPT_ARG_STRING, NULL, OPT_ISOLATION,
+	  "process (default): each handler in a sandboxed helper process; "
+	  "none: inside the command, for debugging a handler",
+	  "MODE" },
+	{ "version", 'v', POPT_ARG_NONE, NULL, OPT_VERSION,
+	  "show the version and exit", NULL },
+	POPT_TABLEEND
+};
+
 static int flag_children, flag_callgraph, flag_symbols, flag_debug,
 	flag_details, flag_address, flag_reverse, flag_exclude_dep,
 	flag_no_header, flag_long, flag_global, flag_anon, flag_force,
 	flag_no_unwind;
-static char *opt_output_file, *opt_session_dir, *opt_debug_dir,
-	*opt_handler_path, *opt_diff, *opt_side_dir[2];
-
-/* String options that keep their value: one given twice replaces, and
- * frees, the first. */
-static char **options_slot(int val)
-{
-	switch (val) {
-	case OPT_OUTPUT_FILE:
-		return &opt_output_file;
-	case OPT_SESSION_DIR:
-		return &opt_session_dir;
-	case OPT_DEBUG_DIR:
-		return &opt_debug_dir;
-	case OPT_HANDLER_PATH:
-		return &opt_handler_path;
-	case OPT_DIFF:
-		return &opt_diff;
-	}
-	return NULL;
-}
+static char *opt_output_file, *opt_diff, *opt_side_dir[2];
+static struct options_given given;
 
 static const struct poptOption options_table[] = {
+	{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)options_common_table, 0,
+	  "Session, selection and handlers:", NULL },
 	{ "symbols", 'l', POPT_ARG_NONE, &flag_symbols, 0,
 	  "list the symbols: samples, %, image name, symbol name", NULL },
 	{ "callgraph", 'c', POPT_ARG_NONE, &flag_callgraph, 0,
@@ -328,8 +336,6 @@ static const struct poptOption options_table[] = {
 	  "show per-instruction rows under each symbol", NULL },
 	{ "show-address", 'w', POPT_ARG_NONE, &flag_address, 0,
 	  "show the address of each symbol", NULL },
-	{ "threshold", 't', POPT_ARG_STRING, NULL, OPT_THRESHOLD,
-	  "leave out rows under PERCENT of the samples", "PERCENT" },
 	{ "sort", 's', POPT_ARG_STRING, NULL, OPT_SORT,
 	  "sort by sample, image, app-name, symbol, debug, vma", "KEYS" },
 	{ "reverse-sort", 'r', POPT_ARG_NONE, &flag_reverse, 0,
@@ -343,10 +349,6 @@ static const struct poptOption options_table[] = {
 	{ "exclude-dependent", 'x', POPT_ARG_NONE, &flag_exclude_dep, 0,
 	  "leave out libraries, the kernel and JIT code of applications",
 	  NULL },
-	{ "include-symbols", 'i', POPT_ARG_STRING, NULL, OPT_INCLUDE,
-	  "show only these symbols", "NAMES" },
-	{ "exclude-symbols", 'e', POPT_ARG_STRING, NULL, OPT_EXCLUDE,
-	  "leave out these symbols", "NAMES" },
 	{ "demangle", 'D', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL,
 	  OPT_DEMANGLE, "demangle C++ names: none, normal, smart (default)",
 	  "MODE" },
@@ -361,16 +363,10 @@ static const struct poptOption options_table[] = {
 	  "write the report to FILE, a new file", "FILE" },
 	{ "force", 0, POPT_ARG_NONE, &flag_force, 0,
 	  "let -o replace an existing FILE", NULL },
-	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR,
-	  "the session (default ./oprofile_data)", "DIR" },
 	{ "diff", 0, POPT_ARG_STRING, NULL, OPT_DIFF,
 	  "a differential profile: the session against the baseline "
 	  "session DIR (or give \"{ session:A } { session:B }\")",
 	  "DIR" },
-	{ "image-path", 'p', POPT_ARG_STRING, NULL, OPT_IMAGE_PATH,
-	  "also look for images in these directories", "DIRS" },
-	{ "debug-dir", 0, POPT_ARG_STRING, NULL, OPT_DEBUG_DIR,
-	  "root of separate debug files (default /usr/lib/debug)", "DIR" },
 	{ "format", 0, POPT_ARG_STRING, NULL, OPT_FORMAT,
 	  "text (default), csv, json, folded (flame graphs), pprof "
 	  "(needs -o), html (an interactive flame graph page), "
@@ -385,40 +381,52 @@ static const struct poptOption options_table[] = {
 	  "folded frames marked as flamegraph.pl colours them (flamegraph, "
 	  "the default: _[k], _[j], _[i]) or plain, for speedscope (none)",
 	  "MODE" },
-	{ "time", 0, POPT_ARG_STRING, NULL, OPT_TIME,
-	  "only samples of this time: START,END in seconds from the "
-	  "session's start (either may be left out) or P%-Q% of its length",
-	  "START,END" },
 	{ "anon-samples", 0, POPT_ARG_NONE, &flag_anon, 0,
 	  "show anonymous samples, one bucket per process and range", NULL },
-	{ "anon-handler", 0, POPT_ARG_STRING, NULL, OPT_ANON_HANDLER,
-	  "name anonymous samples with these handlers, in claim order "
-	  "(repeatable; implies --anon-samples); auto: every installed "
-	  "handler, each process claimed by the one its files call for",
-	  "NAMES" },
-	{ "handler-path", 0, POPT_ARG_STRING, NULL, OPT_HANDLER_PATH,
-	  "look for handlers in DIR first", "DIR" },
 	{ "list-handlers", 0, POPT_ARG_NONE, NULL, OPT_LIST_HANDLERS,
 	  "list the handlers found and exit", NULL },
-	{ "handler-isolation", 0, POPT_ARG_STRING, NULL, OPT_ISOLATION,
-	  "process (default): each handler in a sandboxed helper process; "
-	  "none: inside opreport, for debugging a handler",
-	  "MODE" },
 	{ "handler-timeout", 0, POPT_ARG_STRING, NULL, OPT_HANDLER_TIMEOUT,
 	  "give up on a handler call after SECONDS (default 30)", "SECONDS" },
-	{ "version", 'v', POPT_ARG_NONE, NULL, OPT_VERSION,
-	  "show the version and exit", NULL },
 	POPT_AUTOHELP POPT_TABLEEND
 };
 
-/* One option that takes a value; ARG is the caller's. */
-static int options_value(struct opreport_opts *o, int rc, const char *arg,
-			 char *err, size_t errlen)
+/* A string that keeps its value: one given twice replaces, and frees,
+ * the first.  ARG is the caller's. */
+static int options_keep(char **slot, const char *arg)
+{
+	char *copy = strdup(arg);
+
+	if (!copy)
+		return -ENOMEM;
+	free(*slot);
+	*slot = copy;
+	return 0;
+}
+
+/* One of the shared options that takes a value; ARG is the caller's.
+ * 1 if RC is none of them. */
+static int options_common_value(struct opreport_opts *o,
+				struct options_given *g, int rc,
+				const char *arg, char *err, size_t errlen)
 {
 	size_t i;
-	int ret = 0;
+	int ret;
 
 	switch (rc) {
+	case OPT_THRESHOLD:
+		return options_parse_threshold(arg, &o->threshold, err,
+					       errlen);
+	case OPT_INCLUDE:
+		return options_list_append(&o->include_symbols,
+					   &o->nr_include_symbols, arg);
+	case OPT_EXCLUDE:
+		return options_list_append(&o->exclude_symbols,
+					   &o->nr_exclude_symbols, arg);
+	case OPT_IMAGE_PATH:
+		return options_list_append(&o->image_path, &o->nr_image_path,
+					   arg);
+	case OPT_TIME:
+		return timerange_parse(arg, &o->time, err, errlen);
 	case OPT_ISOLATION:
 		if (strcmp(arg, "process") && strcmp(arg, "none")) {
 			snprintf(err, errlen,
@@ -429,6 +437,109 @@ static int options_value(struct opreport_opts *o, int rc, const char *arg,
 		}
 		o->isolation.none = !strcmp(arg, "none");
 		return 0;
+	case OPT_ANON_HANDLER:
+		i = o->nr_anon_handlers;
+		ret = options_list_append(&o->anon_handlers,
+					  &o->nr_anon_handlers, arg);
+		for (; !ret && i < o->nr_anon_handlers; i++)
+			ret = options_check_handler_name(o->anon_handlers[i],
+							 err, errlen);
+		if (!ret && o->nr_anon_handlers == 0)
+			ret = options_check_handler_name(arg, err, errlen);
+		o->anon_samples = true;
+		return ret;
+	case OPT_SESSION_DIR:
+		return options_keep(&g->session_dir, arg);
+	case OPT_DEBUG_DIR:
+		return options_keep(&g->debug_dir, arg);
+	case OPT_HANDLER_PATH:
+		return options_keep(&g->handler_path, arg);
+	}
+	return 1;
+}
+
+/* What popt refused, in the words git uses. */
+static void options_bad(poptContext pc, int rc, const char *name)
+{
+	const char *opt = poptBadOption(pc, POPT_BADOPTION_NOALIAS);
+
+	if (rc == POPT_ERROR_BADOPT)
+		fprintf(stderr, "%s: unknown option '%s'\n", name, opt);
+	else if (rc == POPT_ERROR_NOARG)
+		fprintf(stderr, "%s: option '%s' needs a value\n", name, opt);
+	else
+		fprintf(stderr, "%s: invalid option '%s': %s\n", name, opt,
+			poptStrerror(rc));
+}
+
+int options_loop(poptContext pc, struct opreport_opts *o,
+		 struct options_given *g, const struct options_prog *p)
+{
+	char err[512];
+	int rc;
+
+	while ((rc = poptGetNextOpt(pc)) > 0) {
+		int opt = rc;
+		char *arg;
+
+		if (opt == OPT_VERSION) {
+			printf("%s (opjit) %s\n", p->name, PROJECT_VERSION);
+			return 1;
+		}
+		/* NULL for an option without a value */
+		arg = poptGetOptArg(pc);
+		rc = arg ? options_common_value(o, g, opt, arg, err,
+						sizeof(err))
+			 : 1;
+		if (rc == 1)
+			rc = p->value(p->ctx, opt, arg, err, sizeof(err));
+		free(arg);
+		if (rc == -ENOMEM)
+			snprintf(err, sizeof(err), "out of memory");
+		if (rc) {
+			fprintf(stderr, "%s: %s\n", p->name, err);
+			return -1;
+		}
+	}
+	if (rc < -1) {
+		options_bad(pc, rc, p->name);
+		return -1;
+	}
+	return 0;
+}
+
+void options_common_free(struct opreport_opts *o, struct options_given *g)
+{
+	free(g->session_dir);
+	free(g->debug_dir);
+	free(g->handler_path);
+	memset(g, 0, sizeof(*g));
+	options_list_free(o->include_symbols);
+	options_list_free(o->exclude_symbols);
+	options_list_free(o->image_path);
+	options_list_free(o->anon_handlers);
+	profile_spec_free(o->spec);
+	o->include_symbols = o->exclude_symbols = o->image_path = NULL;
+	o->anon_handlers = NULL;
+	o->spec = NULL;
+}
+
+/* One of opreport's own options; ARG (NULL for an option without a
+ * value) is the caller's. */
+static int options_value(void *ctx, int rc, const char *arg, char *err,
+			 size_t errlen)
+{
+	struct opreport_opts *o = ctx;
+	int ret = 0;
+
+	switch (rc) {
+	case OPT_LIST_HANDLERS:
+		o->list_handlers = true;
+		return 0;
+	case OPT_OUTPUT_FILE:
+		return options_keep(&opt_output_file, arg);
+	case OPT_DIFF:
+		return options_keep(&opt_diff, arg);
 	case OPT_HANDLER_TIMEOUT: {
 		char *end;
 		double sec;
@@ -447,9 +558,6 @@ static int options_value(struct opreport_opts *o, int rc, const char *arg,
 			sec * 1000 < 1 ? 1 : (unsigned)(sec * 1000);
 		return 0;
 	}
-	case OPT_THRESHOLD:
-		return options_parse_threshold(arg, &o->threshold, err,
-					       errlen);
 	case OPT_SORT:
 		return options_parse_sort(arg, o, err, errlen);
 	case OPT_MERGE:
@@ -468,25 +576,14 @@ static int options_value(struct opreport_opts *o, int rc, const char *arg,
 		}
 		o->separate_thread = !strcmp(arg, "thread");
 		return 0;
-	case OPT_INCLUDE:
-		return options_list_append(&o->include_symbols,
-					   &o->nr_include_symbols, arg);
-	case OPT_EXCLUDE:
-		return options_list_append(&o->exclude_symbols,
-					   &o->nr_exclude_symbols, arg);
 	case OPT_DEMANGLE:
 		o->demangle = DEMANGLE_SMART;
 		if (arg)
 			ret = options_parse_demangle(arg, &o->demangle, err,
 						     errlen);
 		return ret;
-	case OPT_IMAGE_PATH:
-		return options_list_append(&o->image_path, &o->nr_image_path,
-					   arg);
 	case OPT_FORMAT:
 		return options_parse_format(arg, &o->format, err, errlen);
-	case OPT_TIME:
-		return timerange_parse(arg, &o->time, err, errlen);
 	case OPT_EVENT:
 		if (!strcmp(arg, "cpu"))
 			o->event = OPREPORT_EVENT_CPU;
@@ -506,33 +603,8 @@ static int options_value(struct opreport_opts *o, int rc, const char *arg,
 	case OPT_FOLDED_MARKS:
 		return options_parse_folded_marks(arg, &o->folded_marks, err,
 						  errlen);
-	case OPT_ANON_HANDLER:
-		i = o->nr_anon_handlers;
-		ret = options_list_append(&o->anon_handlers,
-					  &o->nr_anon_handlers, arg);
-		for (; !ret && i < o->nr_anon_handlers; i++)
-			ret = options_check_handler_name(o->anon_handlers[i],
-							 err, errlen);
-		if (!ret && o->nr_anon_handlers == 0)
-			ret = options_check_handler_name(arg, err, errlen);
-		o->anon_samples = true;
-		return ret;
 	}
 	return 0;
-}
-
-/* What popt refused, in the words git uses. */
-static void options_bad(poptContext pc, int rc)
-{
-	const char *opt = poptBadOption(pc, POPT_BADOPTION_NOALIAS);
-
-	if (rc == POPT_ERROR_BADOPT)
-		fprintf(stderr, "opreport: unknown option '%s'\n", opt);
-	else if (rc == POPT_ERROR_NOARG)
-		fprintf(stderr, "opreport: option '%s' needs a value\n", opt);
-	else
-		fprintf(stderr, "opreport: invalid option '%s': %s\n", opt,
-			poptStrerror(rc));
 }
 
 static void options_reset(struct opreport_opts *o)
@@ -633,6 +705,7 @@ static int options_specs(struct opreport_opts *o, poptContext pc, char *err,
 
 int options_parse(struct opreport_opts *o, int argc, const char **argv)
 {
+	const struct options_prog prog = { "opreport", options_value, o };
 	poptContext pc;
 	char err[512];
 	int rc, ret = -1;
@@ -647,38 +720,10 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 	poptSetOtherOptionHelp(
 		pc,
 		"[OPTION...] [image:PATTERN,...] [tgid:N,...] [tid:N,...]");
-	while ((rc = poptGetNextOpt(pc)) > 0) {
-		char **slot = options_slot(rc);
-		char *arg;
-
-		if (rc == OPT_VERSION) {
-			printf("opreport (opjit) %s\n", PROJECT_VERSION);
-			ret = 1;
-			goto out;
-		}
-		if (rc == OPT_LIST_HANDLERS) {
-			o->list_handlers = true;
-			continue;
-		}
-		arg = poptGetOptArg(pc);
-		if (slot) {
-			free(*slot);
-			*slot = arg;
-			continue;
-		}
-		rc = options_value(o, rc, arg, err, sizeof(err));
-		free(arg);
-		if (rc == -ENOMEM)
-			snprintf(err, sizeof(err), "out of memory");
-		if (rc) {
-			fprintf(stderr, "opreport: %s\n", err);
-			goto out;
-		}
-	}
-	if (rc < -1) {
-		options_bad(pc, rc);
+	ret = options_loop(pc, o, &given, &prog);
+	if (ret)
 		goto out;
-	}
+	ret = -1;
 	rc = options_specs(o, pc, err, sizeof(err));
 	if (rc == -ENOMEM)
 		snprintf(err, sizeof(err), "out of memory");
@@ -688,12 +733,12 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 	}
 	if (opt_output_file)
 		o->output_file = opt_output_file;
-	if (opt_session_dir)
-		o->session_dir = opt_session_dir;
-	if (opt_debug_dir)
-		o->debug_dir = opt_debug_dir;
-	if (opt_handler_path)
-		o->handler_path = opt_handler_path;
+	if (given.session_dir)
+		o->session_dir = given.session_dir;
+	if (given.debug_dir)
+		o->debug_dir = given.debug_dir;
+	if (given.handler_path)
+		o->handler_path = given.handler_path;
 	if (opt_diff && o->base_spec) {
 		fprintf(stderr,
 			"opreport: --diff and \"{ } { }\" are two ways to say the same: give one\n");
@@ -714,7 +759,7 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 						: o->session_dir;
 		if (opt_side_dir[1])
 			o->session_dir = opt_side_dir[1];
-		else if (opt_side_dir[0] && !opt_session_dir)
+		else if (opt_side_dir[0] && !given.session_dir)
 			o->session_dir = opt_side_dir[0];
 	}
 	o->callgraph = flag_callgraph;
@@ -776,20 +821,14 @@ out:
 
 void options_free(struct opreport_opts *o)
 {
-	char **strs[] = { &opt_output_file, &opt_session_dir,
-			  &opt_debug_dir,   &opt_handler_path,
-			  &opt_diff,	    &opt_side_dir[0],
+	char **strs[] = { &opt_output_file, &opt_diff, &opt_side_dir[0],
 			  &opt_side_dir[1] };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(*strs); i++) {
 		free(*strs[i]);
 		*strs[i] = NULL;
 	}
-	options_list_free(o->include_symbols);
-	options_list_free(o->exclude_symbols);
-	options_list_free(o->image_path);
-	options_list_free(o->anon_handlers);
-	profile_spec_free(o->spec);
+	options_common_free(o, &given);
 	profile_spec_free(o->base_spec);
 	memset(o, 0, sizeof(*o));
 }

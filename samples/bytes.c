@@ -174,3 +174,13 @@ bool ops_cur_str(struct ops_cur *c, char **out)
 	*out = s;
 	return true;
 }
+
+int ops_cur_block_head(struct ops_cur *c, uint64_t nr, size_t min, uint64_t *n)
+{
+	uint64_t first = ops_cur_varint(c);
+
+	*n = ops_cur_varint(c);
+	if (!c->ok || first != nr)
+		return -EBADMSG;
+	return *n > ops_cur_left(c) / min ? -ERANGE : 0;
+}

@@ -93,6 +93,12 @@ uint64_t ops_cur_varint(struct ops_cur *c);
 int64_t ops_cur_svarint(struct ops_cur *c);
 /* A varint that must fit in 32 bits. */
 uint32_t ops_cur_varint32(struct ops_cur *c);
+/* The head of a block of records numbered on from NR, the count read
+ * before it: the number of its first record, which must be NR, and its
+ * count, which the bytes left must hold at MIN bytes a record.  0 with
+ * *N, -EBADMSG for a bad head, -ERANGE for a count past the block. */
+int ops_cur_block_head(struct ops_cur *c, uint64_t nr, size_t min,
+		       uint64_t *n);
 /* A length-prefixed string, copied and NUL-terminated into *out (freed
  * by the caller).  Fails on embedded NULs. */
 bool ops_cur_str(struct ops_cur *c, char **out);

@@ -4,6 +4,7 @@
  * STACK_COPIES and COPY_COUNTS).  A damaged block is dropped whole; a
  * count for a copy no block defined is damage.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,16 +21,15 @@ const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
 {
 	size_t start = h->nr_copies, bytes_start = h->nr_copy_bytes;
 	const char *why = NULL;
-	uint64_t first, n, i;
+	uint64_t n, i;
+	int rc;
 	struct ops_cur c;
 
 	ops_cur_init(&c, p, len);
-	first = ops_cur_varint(&c);
-	n = ops_cur_varint(&c);
-	if (!c.ok || first != start)
-		return "bad stack copy block";
-	if (n > ops_cur_left(&c) / COPY_MIN)
-		return "bad count of stack copies";
+	rc = ops_cur_block_head(&c, start, COPY_MIN, &n);
+	if (rc)
+		return rc == -ERANGE ? "bad count of stack copies"
+				     : "bad stack copy block";
 	/* every byte of the block at most: its records' bytes fit */
 	if (oputil_grow(&h->copies, &h->cap_copies, start + n,
 			sizeof(*h->copies)) ||

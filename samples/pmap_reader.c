@@ -3,6 +3,7 @@
  * Reading the process mappings of samples.hist (FORMAT.md,
  * PROCESS_MAPS).  A damaged block is dropped whole.
  */
+#include <errno.h>
 #include <oputil/grow.h>
 
 #include "bytes_internal.h"
@@ -15,16 +16,15 @@ const char *ops_hist_pmaps(struct ops_hist_data *h, const uint8_t *p,
 			   size_t len, bool *oom)
 {
 	size_t start = h->nr_pmaps;
-	uint64_t first, n, i;
+	uint64_t n, i;
+	int rc;
 	struct ops_cur c;
 
 	ops_cur_init(&c, p, len);
-	first = ops_cur_varint(&c);
-	n = ops_cur_varint(&c);
-	if (!c.ok || first != start)
-		return "bad process map block";
-	if (n > ops_cur_left(&c) / PMAP_MIN)
-		return "bad count of process maps";
+	rc = ops_cur_block_head(&c, start, PMAP_MIN, &n);
+	if (rc)
+		return rc == -ERANGE ? "bad count of process maps"
+				     : "bad process map block";
 	if (oputil_grow(&h->pmaps, &h->cap_pmaps, start + n,
 			sizeof(*h->pmaps))) {
 		*oom = true;

@@ -43,9 +43,12 @@ OPJIT_BUILD_PACKAGES=(gcc make cmake pkg-config binutils-dev libpopt-dev check
 	zlib1g-dev libdw-dev)
 
 # configure_and_build DIR [CMAKE ARGS...]
+# With ccache installed (test.sh installs it), a compile that was done
+# before, in any build directory or clone, is taken from its cache.
 configure_and_build() {
 	local dir=$1; shift
-	local tag=${dir##*/}
-	run_logged "$tag-configure" cmake -S "$OPJIT_ROOT" -B "$dir" "$@"
+	local tag=${dir##*/} launcher=()
+	command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache)
+	run_logged "$tag-configure" cmake -S "$OPJIT_ROOT" -B "$dir" "${launcher[@]}" "$@"
 	run_logged "$tag-build" cmake --build "$dir" -j "$(nproc)"
 }

@@ -56,7 +56,9 @@ perf script -i "$TMP/perf.data" -F comm,ip,sym >"$TMP/perf.txt" 2>"$TMP/perf.err
 sed -n '1,12p' "$TMP/c.txt"
 
 python3 - "$TMP" "$OPJIT_SOURCE/tests/workloads/callchain.c" <<'EOP'
-import re, sys
+import os, re, sys
+sys.path.insert(0, os.environ["OPJIT_SOURCE"] + "/tests/opreport")
+import cg_text
 tmp = sys.argv[1]
 bad = 0
 
@@ -77,17 +79,7 @@ def shares(name, a, b):
     return pa
 
 # -c: the callers above hot's unindented line
-callers, block = {}, []
-for line in open(tmp + "/c.txt"):
-    if line.startswith("-----"):
-        block = []
-        continue
-    m = re.match(r"^(\s*)(\d+)\s+[\d.]+\s+.*\s(\S+)$", line.rstrip("\n"))
-    if not m:
-        continue
-    if not m.group(1) and m.group(3) == "hot":
-        callers = {n: c for ind, c, n in block}
-    block.append((m.group(1), int(m.group(2)), m.group(3)))
+callers = cg_text.callers(tmp + "/c.txt", "hot")
 c = shares("opreport -c", callers.get("path_a", 0), callers.get("path_b", 0))
 
 # folded: stacks ending in a;hot and b;hot
@@ -103,14 +95,7 @@ f = shares("folded", fa, fb)
 
 # go tool pprof -traces: blocks of "COUNT leaf" then the callers
 pa = pb = 0
-for trace in open(tmp + "/traces.txt").read().split("-----------+"):
-    frames, value = [], None
-    for l in trace.splitlines():
-        m = re.match(r"^\s*(\d+)\s+(\S+)$", l)
-        if m and value is None:
-            value, frames = int(m.group(1)), [m.group(2)]
-        elif value is not None and l.strip():
-            frames.append(l.strip())
+for value, frames in cg_text.pprof_traces(tmp + "/traces.txt"):
     if frames[:2] == ["hot", "path_a"]:
         pa += value
     if frames[:2] == ["hot", "path_b"]:

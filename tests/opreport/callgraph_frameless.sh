@@ -37,7 +37,9 @@ go tool pprof -sample_index=samples -traces "$TMP/p.pb.gz" >"$TMP/traces.txt" 2>
 	{ cat "$TMP/go.err"; fail "go tool pprof cannot read the pprof file"; }
 
 python3 - "$TMP" <<'EOP'
-import re, sys
+import os, re, sys
+sys.path.insert(0, os.environ["OPJIT_SOURCE"] + "/tests/opreport")
+import cg_text
 tmp = sys.argv[1]
 bad = 0
 truth = dict(l.split() for l in open(tmp + "/truth.txt"))
@@ -56,17 +58,7 @@ def shares(name, a, b, expect=True):
     bad |= ok != expect
 
 # -c: the callers above hot's unindented line
-callers, block = {}, []
-for line in open(tmp + "/c.txt"):
-    if line.startswith("-----"):
-        block = []
-        continue
-    m = re.match(r"^(\s*)(\d+)\s+[\d.]+\s+.*\s(\S+)$", line.rstrip("\n"))
-    if not m:
-        continue
-    if not m.group(1) and m.group(3) == "hot":
-        callers = {n: c for ind, c, n in block}
-    block.append((m.group(1), int(m.group(2)), m.group(3)))
+callers = cg_text.callers(tmp + "/c.txt", "hot")
 shares("opreport -c", callers.get("path_a", 0), callers.get("path_b", 0))
 
 def folded(path):
@@ -97,14 +89,7 @@ shares("folded --no-unwind (frame pointers alone)", n["path_a"],
 
 # go tool pprof -traces: blocks of "COUNT leaf" then the callers
 pa = pb = 0
-for trace in open(tmp + "/traces.txt").read().split("-----------+"):
-    frames, value = [], None
-    for l in trace.splitlines():
-        m = re.match(r"^\s*(\d+)\s+(\S+)$", l)
-        if m and value is None:
-            value, frames = int(m.group(1)), [m.group(2)]
-        elif value is not None and l.strip():
-            frames.append(l.strip())
+for value, frames in cg_text.pprof_traces(tmp + "/traces.txt"):
     for i in range(len(frames) - 1):
         if frames[i] == "hot":
             pa += value if frames[i + 1] == "path_a" else 0

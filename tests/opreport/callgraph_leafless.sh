@@ -30,7 +30,9 @@ op fp --format=folded --no-unwind
 op c -c
 
 python3 - "$TMP" <<'EOP'
-import re, sys
+import os, re, sys
+sys.path.insert(0, os.environ["OPJIT_SOURCE"] + "/tests/opreport")
+import cg_text
 tmp = sys.argv[1]
 truth = dict(l.split() for l in open(tmp + "/truth.txt"))
 tl, tr = float(truth["left"]), float(truth["right"])
@@ -63,17 +65,7 @@ n = folded(tmp + "/fp.txt")
 check("folded --no-unwind (frame pointers alone)", n["left"], n["right"],
       expect=False)
 
-callers, block = {}, []
-for line in open(tmp + "/c.txt"):
-    if line.startswith("-----"):
-        block = []
-        continue
-    m = re.match(r"^(\s*)(\d+)\s+[\d.]+\s+.*\s(\S+)$", line.rstrip("\n"))
-    if not m:
-        continue
-    if not m.group(1) and m.group(3) == "leaf":
-        callers = {nm: c for ind, c, nm in block}
-    block.append((m.group(1), int(m.group(2)), m.group(3)))
+callers = cg_text.callers(tmp + "/c.txt", "leaf")
 check("opreport -c", callers.get("left", 0), callers.get("right", 0))
 sys.exit(bad)
 EOP
