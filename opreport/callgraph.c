@@ -611,7 +611,8 @@ static size_t tslices_merge(struct cg_slice *out, struct cg_tslice *v,
 {
 	size_t i, nu = 0;
 
-	qsort(v, n, sizeof(*v), tslice_cmp);
+	if (n) /* qsort's array may not be NULL, even empty */
+		qsort(v, n, sizeof(*v), tslice_cmp);
 	for (i = 0; i < n; i++) {
 		if (nu && i && !tslice_cmp(&v[i - 1], &v[i])) {
 			out[nu - 1].count += v[i].count;

@@ -188,13 +188,31 @@ static int ev_write(FILE *f, const void *arg)
 	return 0;
 }
 
+/* ER's samples of one stack summed into one row, heaviest first. */
+static void ev_sum_by_stack(struct ev_report *er)
+{
+	size_t k = 0;
+
+	qsort(er->rows, er->nr, sizeof(*er->rows), row_by_stack);
+	for (size_t i = 0; i < er->nr; i++) {
+		if (k && !strcmp(er->rows[k - 1].stack, er->rows[i].stack)) {
+			er->rows[k - 1].weight += er->rows[i].weight;
+			er->rows[k - 1].count += er->rows[i].count;
+			free(er->rows[i].stack);
+		} else {
+			er->rows[k++] = er->rows[i];
+		}
+	}
+	er->nr = k;
+	qsort(er->rows, er->nr, sizeof(*er->rows), row_by_weight);
+}
+
 /* Every event sample of the session DIR into ER, one row a stack,
  * heaviest first.  0, or a negative errno said once. */
 static int ev_collect(struct ev_report *er, const char *dir, unsigned kind)
 {
 	struct ops_session *s = NULL;
 	char err[512] = "";
-	size_t k = 0;
 	int ret;
 
 	ret = ops_session_open(&s, dir, NULL, NULL, err, sizeof(err));
@@ -222,19 +240,8 @@ static int ev_collect(struct ev_report *er, const char *dir, unsigned kind)
 		diag("out of memory");
 		return ret;
 	}
-	/* the samples of one stack summed */
-	qsort(er->rows, er->nr, sizeof(*er->rows), row_by_stack);
-	for (size_t i = 0; i < er->nr; i++) {
-		if (k && !strcmp(er->rows[k - 1].stack, er->rows[i].stack)) {
-			er->rows[k - 1].weight += er->rows[i].weight;
-			er->rows[k - 1].count += er->rows[i].count;
-			free(er->rows[i].stack);
-		} else {
-			er->rows[k++] = er->rows[i];
-		}
-	}
-	er->nr = k;
-	qsort(er->rows, er->nr, sizeof(*er->rows), row_by_weight);
+	if (er->nr) /* qsort's array may not be NULL, even empty */
+		ev_sum_by_stack(er);
 	if (!er->count)
 		diag("no %s samples in %s: was the JVM run with the javamap "
 		     "agent's %s= option?",

@@ -46,7 +46,8 @@ int slice_counts_build(struct slice_counts *t, struct ops_session *s)
 		};
 	}
 	/* several blocks may name one slice: their counts add */
-	qsort(t->v, t->n, sizeof(*t->v), count_cmp);
+	if (t->n) /* qsort's array may not be NULL, even empty */
+		qsort(t->v, t->n, sizeof(*t->v), count_cmp);
 	for (i = 0; i < t->n; i++) {
 		if (nu && !count_cmp(&t->v[nu - 1], &t->v[i]))
 			t->v[nu - 1].left += t->v[i].left;
