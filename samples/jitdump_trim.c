@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include <oputil/grow.h>
-#include <oputil/search.h>
 #include <oputil/u64map.h>
 
 #include "map_trim_internal.h"
@@ -55,19 +54,6 @@ static uint64_t rd64(const struct jd_walk *w, size_t at)
 
 	memcpy(&v, w->buf + at, sizeof(v));
 	return w->swapped ? bswap_64(v) : v;
-}
-
-/* Whether one of ADDRS (N, ascending) is in [LO, LO + SIZE), at least
- * one byte. */
-static bool holds_one(const uint64_t *addrs, size_t n, uint64_t lo,
-		      uint64_t size)
-{
-	uint64_t hi = lo + (size ? size : 1);
-	size_t i = oputil_partition(0, n, k, addrs[k] < lo);
-
-	if (hi < lo) /* wraps: to the end of the address space */
-		return i < n;
-	return i < n && addrs[i] < hi;
 }
 
 /* Code indexes as map keys: 0 is not a key there. */
@@ -137,7 +123,7 @@ static int jd_choose(struct jd_walk *w, const uint64_t *addrs, size_t n)
 		} else {
 			continue;
 		}
-		if (holds_one(addrs, n, addr, size))
+		if (ops_trim_holds_one(addrs, n, addr, size))
 			ret = index_put(&kept, &kept_max, r->index);
 	}
 	/* a load too short to read is kept, as the reader says why */

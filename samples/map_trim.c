@@ -16,12 +16,14 @@
 
 #include "map_trim_internal.h"
 
-/* Whether one of ADDRS (N, ascending) is in [LO, HI). */
-static bool holds_one(const uint64_t *addrs, size_t n, uint64_t lo,
-		      uint64_t hi)
+bool ops_trim_holds_one(const uint64_t *addrs, size_t n, uint64_t lo,
+			uint64_t size)
 {
+	uint64_t hi = lo + (size ? size : 1);
 	size_t i = oputil_partition(0, n, k, addrs[k] < lo);
 
+	if (hi < lo) /* wraps: to the end of the address space */
+		return i < n;
 	return i < n && addrs[i] < hi;
 }
 
@@ -41,8 +43,8 @@ int ops_perfmap_trim(const char *text, size_t len, const uint64_t *addrs,
 
 		if (oputil_perfmap_line(p, nl ? nl : end, &start, &size, &name,
 					&nlen)) {
-			keep = first || holds_one(addrs, n, start,
-						  start + (size ? size : 1));
+			keep = first ||
+			       ops_trim_holds_one(addrs, n, start, size);
 			first = false;
 		}
 		if (keep && ops_buf_put(out, p, (size_t)(next - p)))

@@ -10,6 +10,11 @@
 
 #include "bytes_internal.h"
 
+/* Whether one of ADDRS (N, ascending) is in [LO, LO + SIZE), at least one
+ * byte, or from LO to the end of the address space when that wraps. */
+bool ops_trim_holds_one(const uint64_t *addrs, size_t n, uint64_t lo,
+			uint64_t size);
+
 /*
  * Append to OUT the lines of perf map TEXT (LEN bytes) that a report
  * needs, in their order and byte for byte: each entry ("START SIZE NAME",
