@@ -84,3 +84,47 @@ if abs(op - pf) > 5.0:
 PY
 	echo "$what: opjit and perf agree within 5 points"
 }
+
+# check_jitdemo_share WHAT HOT COLD HOT_NS COLD_NS: jit_hot's share of the
+# named samples within 3 points of its share of jitdemo's own CPU time in
+# the two (the iterations are 3:1, but a busy machine bends the time)
+check_jitdemo_share() {
+	python3 - "$@" <<'PY'
+import sys
+what = sys.argv[1]
+hot, cold, hot_ns, cold_ns = map(int, sys.argv[2:])
+if hot_ns + cold_ns <= 0:
+    sys.exit(f"FAIL: {what}: jitdemo reported no CPU time in its functions")
+pct = 100.0 * hot / (hot + cold)
+truth = 100.0 * hot_ns / (hot_ns + cold_ns)
+print(f"{what}: jit_hot {pct:.1f}% of the JIT samples, "
+      f"{truth:.1f}% of the workload's own clock")
+if abs(pct - truth) > 3.0:
+    sys.exit(f"FAIL: {what}: jit_hot at {pct:.1f}%, not within 3 points "
+             f"of {truth:.1f}%")
+PY
+}
+
+# jitdemo_cpu OUT: the "cpu jit_hot NS" and "cpu jit_cold NS" jitdemo
+# printed at exit into OUT, as "HOT_NS COLD_NS"
+jitdemo_cpu() {
+	awk '$1 == "cpu" && $2 == "jit_hot" { h = $3 }
+	     $1 == "cpu" && $2 == "jit_cold" { c = $3 }
+	     END { if (h == "" || c == "") exit 1; print h, c }' "$1" ||
+		show_fail "$1" "jitdemo printed no cpu lines"
+}
+
+# jitdemo_so_far PID OUT: ask a running jitdemo (SIGUSR1) for its CPU time
+# in each function so far; prints "HOT_NS COLD_NS" once it answered in OUT
+jitdemo_so_far() {
+	local before n
+	before=$(grep -c '^cpu-so-far ' "$2" || true)
+	kill -USR1 "$1" || fail "cannot signal jitdemo $1"
+	for _ in $(seq 100); do
+		n=$(grep -c '^cpu-so-far ' "$2" || true)
+		[ "$n" -gt "$before" ] && break
+		sleep 0.05
+	done
+	[ "$n" -gt "$before" ] || show_fail "$2" "jitdemo did not answer SIGUSR1"
+	awk '$1 == "cpu-so-far" { l = $2 " " $3 } END { print l }' "$2"
+}
