@@ -31,6 +31,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+build=$(cd "$build" && pwd) # the recordings run in other directories
 oprofiled=$build/daemon/oprofiled
 opreport=$build/opreport/opreport
 opannotate=$build/opannotate/opannotate
