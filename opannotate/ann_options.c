@@ -153,6 +153,7 @@ int ann_options_parse(struct annotate_opts *o, int argc, const char **argv)
 	rep->symbols = rep->details = rep->debug_info = true;
 	rep->merge = MERGE_ALL;
 	rep->jit_objects = true;
+	rep->no_symbol_lines = true;
 	rep->long_filenames = true;
 	rep->spec = profile_spec_new();
 	if (!rep->spec) {

@@ -104,6 +104,10 @@ struct opreport_opts {
 	/* opannotate: a JIT row per code object (each generation of a
 	 * function its own), not per name */
 	bool jit_objects;
+	/* opannotate: lines for the sampled addresses (-d -g), none for
+	 * the symbols' own start, which it never shows and which can cost
+	 * a scan of an image's symbols each */
+	bool no_symbol_lines;
 	struct timerange time; /* --time */
 };
 

@@ -789,7 +789,8 @@ int profile_build(struct profile **out, struct report *r,
 	if (ret)
 		goto fail;
 	/* pprof carries each function's file and line */
-	image_cache_finish(p->images, o->debug_info || o->format == OUT_PPROF);
+	image_cache_finish(p->images, (o->debug_info && !o->no_symbol_lines) ||
+					      o->format == OUT_PPROF);
 	return 0;
 fail:
 	/* the one line for any other failure: nothing below reports */

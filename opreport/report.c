@@ -476,11 +476,6 @@ int report_finish(struct report *r)
 	free(r->hits);
 	r->hits = NULL;
 	r->nr_hits = r->cap_hits = 0;
-	if (r->opts->details && r->opts->debug_info) {
-		ret = resolve_detail_lines(r);
-		if (ret)
-			return ret;
-	}
 	for (i = j = 0; i < r->nr_rows; i++) {
 		if (row_kept(r, &r->rows[i]))
 			r->rows[j++] = r->rows[i];
@@ -498,6 +493,13 @@ int report_finish(struct report *r)
 			free(r->rows[i].details);
 	}
 	r->nr_rows = j;
+	/* lines only for the rows shown: a line lookup can cost a scan of
+	 * an image's symbols, so the rows left out must not pay for it */
+	if (r->opts->details && r->opts->debug_info) {
+		ret = resolve_detail_lines(r);
+		if (ret)
+			return ret;
+	}
 	qsort(r->rows, r->nr_rows, sizeof(*r->rows), row_cmp);
 	return 0;
 }

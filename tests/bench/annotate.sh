@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# tests/bench/annotate.sh [--quick] [--build DIR]
+# tests/bench/annotate.sh [--quick] [--build DIR] [--compare OPANNOTATE]
 #
 # The annotated disassembly of a JIT's hottest function, opjit beside
 # perf in the same run: node --perf-prof fib.js recorded at 4 kHz (20 s,
@@ -11,25 +11,32 @@
 #           perf annotate --stdio HOT
 # where HOT is the function with the most samples.  Prints wall time,
 # peak RSS, files and bytes each wrote (in node's working directory and
-# ~/.debug), the samples each annotates, and the ratios.
+# ~/.debug), the samples each annotates, and the ratios.  CPU time
+# (user + system) is beside wall time: on a shared machine it is the
+# steadier of the two.  With --compare, another build of opannotate (an
+# older one, say) annotates the same session in the same run, and its
+# output is compared with this build's.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build=$src/build
 seconds=20
+compare=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) seconds=4 ;;
 	--build) build=$2; shift ;;
-	*) echo "usage: annotate.sh [--quick] [--build DIR]" >&2; exit 2 ;;
+	--compare) compare=$2; shift ;;
+	*) echo "usage: annotate.sh [--quick] [--build DIR] [--compare OPANNOTATE]" >&2; exit 2 ;;
 	esac
 	shift
 done
+build=$(cd "$build" && pwd) # the recordings run in other directories
 oprofiled=$build/daemon/oprofiled
 opreport=$build/opreport/opreport
 opannotate=$build/opannotate/opannotate
 rusage=$build/tests/bench/bench_rusage
-for f in "$oprofiled" "$opreport" "$opannotate" "$rusage"; do
+for f in "$oprofiled" "$opreport" "$opannotate" "$rusage" ${compare:+"$compare"}; do
 	[ -x "$f" ] || { echo "annotate.sh: $f is not built" >&2; exit 1; }
 done
 for c in node perf; do
@@ -77,6 +84,13 @@ cmp -s <(grep -v '^opannotate: session' "$tmp/op.txt") \
 	<(grep -v '^opannotate: session' "$tmp/opanon.txt") ||
 	echo "annotate.sh: note: image:anon annotated $hot otherwise (the percentages are of another total)"
 read -r op_files op_bytes < <(written_since "$tmp/mark-op" "$tmp/op" "$HOME/.debug")
+if [ -n "$compare" ]; then
+	"$rusage" -o "$tmp/opold.ru" -- "$compare" --session-dir="$tmp/op/s" \
+		--assembly --anon-handler=jitdump -i "$hot" >"$tmp/opold.txt" 2>/dev/null
+	cmp -s "$tmp/op.txt" "$tmp/opold.txt" &&
+		echo "the compared opannotate's output is this build's" ||
+		echo "annotate.sh: note: the compared opannotate's output differs from this build's"
+fi
 
 touch "$tmp/mark-perf"
 sleep 1.1
@@ -97,12 +111,12 @@ def ru(name):
     f = open(f"{tmp}/{name}.ru").read().split()
     if f[4] != "0":
         sys.exit(f"annotate.sh: {name} failed (status {f[4]})")
-    return float(f[0]), int(f[3])
-op_w, op_rss = ru("op")
-oa_w, oa_rss = ru("opanon")
-in_w, in_rss = ru("inject")
-an_w, an_rss = ru("annotate")
-pf_w, pf_rss = in_w + an_w, max(in_rss, an_rss)
+    return float(f[0]), float(f[1]) + float(f[2]), int(f[3])
+op_w, op_c, op_rss = ru("op")
+oa_w, oa_c, oa_rss = ru("opanon")
+in_w, in_c, in_rss = ru("inject")
+an_w, an_c, an_rss = ru("annotate")
+pf_w, pf_c, pf_rss = in_w + an_w, in_c + an_c, max(in_rss, an_rss)
 # the samples each annotated: opannotate's generation headers, perf's
 # "Percent | Source code" blocks (lines with a percentage)
 op_samples = sum(int(m.group(1)) for m in
@@ -110,16 +124,22 @@ op_samples = sum(int(m.group(1)) for m in
 op_insns = len(re.findall(r"^[ \d.%]+ [0-9a-f]+:  \S", open(f"{tmp}/op.txt").read(), re.M))
 perf_lines = [l for l in open(f"{tmp}/perf.txt", errors="replace")
               if re.match(r"\s*[\d.]+\s+:\s+[0-9a-f]+:", l)]
-print("| step | wall s | peak RSS MiB | files written | bytes written |")
-print("| --- | --- | --- | --- | --- |")
-print(f"| opannotate --assembly | {op_w:.2f} | {op_rss/1024:.0f} | {op_files} | {op_bytes} |")
-print(f"| opannotate --assembly image:anon | {oa_w:.2f} | {oa_rss/1024:.0f} | {op_files} | {op_bytes} |")
-print(f"| perf inject --jit | {in_w:.2f} | {in_rss/1024:.0f} | | |")
-print(f"| perf annotate --stdio | {an_w:.2f} | {an_rss/1024:.0f} | | |")
-print(f"| perf inject + annotate | {pf_w:.2f} | {pf_rss/1024:.0f} | {perf_files} | {perf_bytes} |")
+print("| step | wall s | CPU s | peak RSS MiB | files written | bytes written |")
+print("| --- | --- | --- | --- | --- | --- |")
+print(f"| opannotate --assembly | {op_w:.2f} | {op_c:.2f} | {op_rss/1024:.0f} | {op_files} | {op_bytes} |")
+print(f"| opannotate --assembly image:anon | {oa_w:.2f} | {oa_c:.2f} | {oa_rss/1024:.0f} | {op_files} | {op_bytes} |")
+import os
+if os.path.exists(f"{tmp}/opold.ru"):
+    oo_w, oo_c, oo_rss = ru("opold")
+    print(f"| compared opannotate --assembly | {oo_w:.2f} | {oo_c:.2f} | {oo_rss/1024:.0f} | | |")
+print(f"| perf inject --jit | {in_w:.2f} | {in_c:.2f} | {in_rss/1024:.0f} | | |")
+print(f"| perf annotate --stdio | {an_w:.2f} | {an_c:.2f} | {an_rss/1024:.0f} | | |")
+print(f"| perf inject + annotate | {pf_w:.2f} | {pf_c:.2f} | {pf_rss/1024:.0f} | {perf_files} | {perf_bytes} |")
 print(f"opannotate: {op_samples} samples in {op_insns} instruction lines; "
       f"perf annotate: {len(perf_lines)} instruction lines with a share")
-print(f"ratio opjit/perf: wall {op_w/pf_w:.3f}x, peak RSS {op_rss/pf_rss:.2f}x, "
+print(f"ratio opjit/perf: wall {op_w/pf_w:.3f}x, CPU {op_c/pf_c:.3f}x, peak RSS {op_rss/pf_rss:.2f}x, "
       f"files {op_files} vs {perf_files}, bytes {op_bytes} vs {perf_bytes}; "
-      f"image:anon wall {oa_w/pf_w:.3f}x")
+      f"image:anon wall {oa_w/pf_w:.3f}x, CPU {oa_c/pf_c:.3f}x")
+if os.path.exists(f"{tmp}/opold.ru"):
+    print(f"compared opannotate/perf: wall {oo_w/pf_w:.3f}x, CPU {oo_c/pf_c:.3f}x")
 PY

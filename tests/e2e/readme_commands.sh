@@ -8,7 +8,8 @@
 # the whole profile: every process with JIT samples claimed, and the
 # rows, folded lines or pprof samples adding up to the samples it selects;
 # a command that does not ask for JIT code must say how many samples it
-# hid, and those must make up the rest.  A line whose tool is missing
+# hid, and those must make up the rest.  Each opannotate command must
+# show JIT instructions or source lines with samples.  A line whose tool is missing
 # here, or that starts a browser or a server or profiles the whole
 # machine, is not run, and the test says which.
 #   readme_commands.sh         run them
@@ -209,6 +210,26 @@ check_opreport() {
 	esac
 }
 
+# check_opannotate CMD OUT: --assembly shows JIT code disassembled, with
+# samples on its instructions (in the symbol -i names, when it names
+# one); --source shows lines with samples
+check_opannotate() {
+	local cmd=$1 out=$2 name
+	case $cmd in
+	*--assembly*)
+		name=$(sed -nE "s/.* -i '?([^' ]+)'?.*/\1/p" <<<"$cmd")
+		awk -v name="$name" '
+			/^[^ ]/ { jit = index($0, "  [jit:") > 0 &&
+				(name == "" || index($0, name "  [jit:") == 1) }
+			jit && /^ +[0-9]+ +[0-9.]+% +[0-9a-f]+:  [a-z]/ { found = 1 }
+			END { exit !found }' "$out" ||
+			{ cat "$out"; fail "$cmd: no JIT instruction${name:+ of $name} with samples"; } ;;
+	*--source*)
+		grep -qE '^ +[0-9]+ +[0-9.]+% +[0-9]+(:|$)' "$out" ||
+			{ cat "$out"; fail "$cmd: no source line with samples"; } ;;
+	esac
+}
+
 ran=0 notrun=()
 # run_doc CMD: run one documented command and check what it gave
 run_doc() {
@@ -252,6 +273,7 @@ run_doc() {
 		case $cmd in *"&"|*"& ") ;; *)
 			grep -qE 'oprofiled: [0-9]+ samples' err.txt || { cat err.txt; fail "$cmd: no summary"; } ;;
 		esac ;;
+	build/opannotate/opannotate*) check_opannotate "$cmd" out.txt ;;
 	go\ tool\ pprof*) grep -q 'total' out.txt || fail "$cmd: no total" ;;
 	esac
 	ran=$((ran + 1))

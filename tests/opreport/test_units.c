@@ -10,6 +10,7 @@
 #include "anon_sort.h"
 #include "kallsyms.h"
 #include "options.h"
+#include "report.h"
 #include "spec.h"
 #include "strpool.h"
 #include "table.h"
@@ -532,6 +533,76 @@ START_TEST(table_fits_a_limit)
 }
 END_TEST
 
+/* A line source that records the addresses it was asked for. */
+struct lines_seen {
+	uint64_t vmas[8];
+	size_t n;
+};
+
+static void lines_record(void *arg, const uint64_t *vmas, size_t n,
+			 const char **files, uint32_t *lines)
+{
+	struct lines_seen *seen = arg;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (seen->n < 8)
+			seen->vmas[seen->n++] = vmas[i];
+		files[i] = "a.c";
+		lines[i] = (uint32_t)vmas[i];
+	}
+}
+
+/* -d -g looks up the lines of the rows shown only: a lookup can cost a
+ * scan of an image's symbols, and -i leaves the other rows out. */
+START_TEST(detail_lines_of_kept_rows_only)
+{
+	struct opreport_opts o = { 0 };
+	struct report r;
+	struct lines_seen seen = { 0 };
+	struct report_line_src src = { lines_record, &seen };
+	struct report_sym kept = { .name = "kept" },
+			  other = { .name = "other" };
+	char *include[] = { "kept", NULL };
+	const char *image;
+	size_t i;
+
+	o.symbols = o.details = o.debug_info = true;
+	o.merge = MERGE_ALL;
+	o.include_symbols = include;
+	o.nr_include_symbols = 1;
+	ck_assert_int_eq(report_init(&r, &o), 0);
+	image = strpool_intern(r.pool, "/bin/x");
+	ck_assert_ptr_nonnull(image);
+	for (i = 0; i < 4; i++) {
+		struct report_hit h = { .kind = ROW_FILE,
+					.image = image,
+					.app = image,
+					.cpu = -1,
+					.sym = i < 2 ? &kept : &other,
+					.vma = 0x100 + i * 0x10,
+					.count = 1 + i,
+					.line_src = &src };
+
+		ck_assert_int_eq(report_add_hit(&r, &h), 0);
+		r.total += h.count;
+	}
+	ck_assert_int_eq(report_finish(&r), 0);
+	ck_assert_uint_eq(r.nr_rows, 1);
+	ck_assert_str_eq(r.rows[0].sym->name, "kept");
+	ck_assert_uint_eq(r.rows[0].nr_details, 2);
+	for (i = 0; i < 2; i++) {
+		ck_assert_str_eq(r.rows[0].details[i].file, "a.c");
+		ck_assert_uint_eq(r.rows[0].details[i].line, 0x100 + i * 0x10);
+	}
+	/* the row left out was never looked up */
+	ck_assert_uint_eq(seen.n, 2);
+	ck_assert_uint_eq(seen.vmas[0], 0x100);
+	ck_assert_uint_eq(seen.vmas[1], 0x110);
+	report_release(&r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("opreport");
@@ -556,6 +627,7 @@ static Suite *suite(void)
 		{ "anon_sort", anon_sort_as_qsort },
 		{ "table_sizes", table_sizes_columns_to_content },
 		{ "table_limit", table_fits_a_limit },
+		{ "detail_lines_kept", detail_lines_of_kept_rows_only },
 	};
 	size_t i;
 
