@@ -15,6 +15,7 @@
 
 #include <opjit/anon_handler.h>
 #include <opjit/anon_handler_claim.h>
+#include <opjit/handler_kit.h>
 
 #include "jm_format.h"
 #include "jm_resolve.h"
@@ -272,24 +273,6 @@ static const struct opjit_handler jm_handler = {
 	.code_bytes = jm_code_bytes,
 };
 
-static const struct opjit_handler jm_handler_1_2 = {
-	.struct_size = OPJIT_HANDLER_SIZE_1_0,
-	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
-	.abi_minor = 2,
-	.name = JM_HANDLER_NAME,
-	.description = JM_HANDLER_DESC,
-	.claim = jm_claim,
-	.resolve = jm_resolve,
-	.last_error = jm_last_error,
-	.release = jm_release,
-};
-
-OPJIT_HANDLER_EXPORT const struct opjit_handler *
-opjit_handler_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
-{
-	if (host_abi_major != OPJIT_HANDLER_ABI_MAJOR)
-		return NULL;
-	/* a host older than 1.4 refuses slots it does not know: it gets
-	 * the table without code_bytes, as the growth rules ask */
-	return host_abi_minor >= 4 ? &jm_handler : &jm_handler_1_2;
-}
+/* Each host gets a table of its own minor: one older than 1.4 one
+ * without code_bytes, as the growth rules ask. */
+OPJIT_KIT_ENTRY(jm_handler)

@@ -17,6 +17,7 @@
 #include <opjit/anon_handler.h>
 #include <oputil/grow.h>
 #include <opjit/anon_handler_claim.h>
+#include <opjit/handler_kit.h>
 
 #include "jitdump.h"
 
@@ -374,25 +375,6 @@ static const struct opjit_handler jitdump_handler = {
 	.code_bytes = jdh_code_bytes,
 };
 
-static const struct opjit_handler jitdump_handler_1_0 = {
-	.struct_size = OPJIT_HANDLER_SIZE_1_0,
-	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
-	.abi_minor = 0,
-	.name = "jitdump",
-	.description = "perf jitdump files (jit-PID.dump) from node "
-		       "--perf-prof, .NET, Mono, wasmtime, Julia, LLVM",
-	.claim = jdh_claim,
-	.resolve = jdh_resolve,
-	.last_error = jdh_last_error,
-	.release = jdh_release,
-};
-
-OPJIT_HANDLER_EXPORT const struct opjit_handler *
-opjit_handler_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
-{
-	if (host_abi_major != OPJIT_HANDLER_ABI_MAJOR)
-		return NULL;
-	/* a host older than 1.4 refuses slots it does not know: it gets
-	 * the table without code_bytes, as the growth rules ask */
-	return host_abi_minor >= 4 ? &jitdump_handler : &jitdump_handler_1_0;
-}
+/* Each host gets a table of its own minor: one older than 1.4 one
+ * without code_bytes, as the growth rules ask. */
+OPJIT_KIT_ENTRY(jitdump_handler)

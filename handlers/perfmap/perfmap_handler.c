@@ -16,6 +16,7 @@
 #include <opjit/anon_handler.h>
 #include <oputil/grow.h>
 #include <opjit/anon_handler_claim.h>
+#include <opjit/handler_kit.h>
 
 #include "perfmap.h"
 
@@ -378,32 +379,20 @@ static uint32_t pm_state_flags(void *state)
 	return OPJIT_STATE_TIMELESS;
 }
 
-/* The table of ABI SIZE and MINOR, with the slots after 1.0's. */
-#define PM_TABLE(size, minor, ...)                                           \
-	{                                                                    \
-		.struct_size = (size), .abi_major = OPJIT_HANDLER_ABI_MAJOR, \
-		.abi_minor = (minor), .name = "perfmap",                     \
-		.description = "perf map text (/tmp/perf-PID.map, "          \
-			       "/tmp/anon.PID) from node, .NET, Mono, the "  \
-			       "JDK and Python",                             \
-		.claim = pm_claim, .resolve = pm_resolve,                    \
-		.last_error = pm_last_error, .release = pm_release,          \
-		__VA_ARGS__                                                  \
-	}
+/* Each host gets a table of its own minor (OPJIT_KIT_ENTRY): one older
+ * than 1.3 one without state_flags. */
+static const struct opjit_handler perfmap_handler = {
+	.struct_size = OPJIT_HANDLER_SIZE,
+	.abi_major = OPJIT_HANDLER_ABI_MAJOR,
+	.abi_minor = OPJIT_HANDLER_ABI_MINOR,
+	.name = "perfmap",
+	.description = "perf map text (/tmp/perf-PID.map, /tmp/anon.PID) "
+		       "from node, .NET, Mono, the JDK and Python",
+	.claim = pm_claim,
+	.resolve = pm_resolve,
+	.last_error = pm_last_error,
+	.release = pm_release,
+	.state_flags = pm_state_flags,
+};
 
-/* For hosts of ABI 1.3 and later, which ask each address once. */
-static const struct opjit_handler perfmap_handler =
-	PM_TABLE(OPJIT_HANDLER_SIZE, OPJIT_HANDLER_ABI_MINOR,
-		 .state_flags = pm_state_flags);
-
-/* For hosts older than 1.3, which refuse a slot they do not know. */
-static const struct opjit_handler perfmap_handler_1_0 =
-	PM_TABLE(OPJIT_HANDLER_SIZE_1_0, 0);
-
-OPJIT_HANDLER_EXPORT const struct opjit_handler *
-opjit_handler_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
-{
-	if (host_abi_major != OPJIT_HANDLER_ABI_MAJOR)
-		return NULL;
-	return host_abi_minor >= 3 ? &perfmap_handler : &perfmap_handler_1_0;
-}
+OPJIT_KIT_ENTRY(perfmap_handler)

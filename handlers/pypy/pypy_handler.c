@@ -18,6 +18,7 @@
 
 #include <opjit/anon_handler.h>
 #include <opjit/anon_handler_claim.h>
+#include <opjit/handler_kit.h>
 
 #include "pypy.h"
 
@@ -355,11 +356,4 @@ static const struct opjit_handler pypy_handler = {
 	.release = pp_release,
 };
 
-OPJIT_HANDLER_EXPORT const struct opjit_handler *
-opjit_handler_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
-{
-	(void)host_abi_minor;
-	if (host_abi_major != OPJIT_HANDLER_ABI_MAJOR)
-		return NULL;
-	return &pypy_handler;
-}
+OPJIT_KIT_ENTRY(pypy_handler)

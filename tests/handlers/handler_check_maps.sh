@@ -7,6 +7,7 @@
 # named (--addr), the maps claimed and resolved from threads at once as
 # one thread alone: every rule held.  The perf maps also go to the
 # handler written with the handler kit ($1: its directory, libkit.so).
+e2e_no_commands=1 # opjit-handler-check alone
 . "$(dirname "$0")/e2e_lib.sh"
 kit=${1:?usage: handler_check_maps.sh KIT_DIR}
 check=$OPJIT_BUILD/handler-api/check/opjit-handler-check

@@ -6,6 +6,7 @@
 # handler runs clean on real maps (handler_check_maps.sh, whose every
 # rule would break on a race), and the handler written with the kit.
 # $1 $2: the fake3 test handler directory, the kit handler's.
+e2e_no_commands=1 # opjit-handler-check alone
 . "$(dirname "$0")/e2e_lib.sh"
 fake3=${1:?usage: handler_check_tsan.sh FAKE_DIR3 KIT_DIR}
 kit=${2:?}

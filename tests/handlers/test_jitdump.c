@@ -615,9 +615,10 @@ START_TEST(handler_code_bytes)
 
 	ck_assert_uint_ge(h->struct_size, OPJIT_HANDLER_SIZE_1_4);
 	ck_assert_ptr_nonnull(h->code_bytes);
+	/* a 1.3 host's own table, which ends before code_bytes */
 	ck_assert_uint_eq(
 		opjit_handler_entry(OPJIT_HANDLER_ABI_MAJOR, 3)->struct_size,
-		OPJIT_HANDLER_SIZE_1_0);
+		OPJIT_HANDLER_SIZE_1_3);
 	w_story(&w, false, 1, 40, 0);
 	put_file(&w, w.len, 0644);
 	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err,

@@ -142,8 +142,9 @@ START_TEST(test_entry)
 	ck_assert_ptr_nonnull(h->code_bytes);
 	old = opjit_handler_entry(OPJIT_HANDLER_ABI_MAJOR, 3);
 	ck_assert_ptr_nonnull(old);
-	ck_assert_uint_eq(old->struct_size, OPJIT_HANDLER_SIZE_1_0);
-	ck_assert_uint_lt(old->abi_minor, 4);
+	/* a 1.3 host's own table, which ends before code_bytes */
+	ck_assert_uint_eq(old->struct_size, OPJIT_HANDLER_SIZE_1_3);
+	ck_assert_uint_eq(old->abi_minor, 3);
 	ck_assert_ptr_eq(old->resolve, h->resolve);
 }
 END_TEST
