@@ -20,26 +20,69 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <oputil/hex.h>
 #include <oputil/search.h>
+#include <oputil/u64map.h>
 
 #include "kallsyms_trim_internal.h"
+
+/* The length of the prefix of P (LEN bytes, no NUL) without a blank. */
+static size_t strcspn_len(const char *p, size_t len)
+{
+	const char *tab = memchr(p, '\t', len), *sp;
+
+	if (tab)
+		len = (size_t)(tab - p);
+	sp = memchr(p, ' ', len);
+	return sp ? (size_t)(sp - p) : len;
+}
+
+/* Each byte's hex value + 1, or 0 for a byte that is no hex digit. */
+static const uint8_t hex1[256] = {
+	['0'] = 1,  ['1'] = 2,	['2'] = 3,  ['3'] = 4,	['4'] = 5,  ['5'] = 6,
+	['6'] = 7,  ['7'] = 8,	['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
+	['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* The address at the head of LINE (1 to 16 hex digits and a space): the
+ * number of its digits, or 0 when there is none.  A 64-bit kernel writes
+ * 16 digits: those are read without a branch a digit. */
+static size_t scan_addr(const char *line, size_t len, uint64_t *addr)
+{
+	const uint8_t *u = (const uint8_t *)line;
+	uint64_t a = 0;
+	unsigned bad = 0;
+	size_t i;
+
+	if (len > 16 && line[16] == ' ') {
+		for (i = 0; i < 16; i++) {
+			a = a << 4 | (uint64_t)(hex1[u[i]] - 1);
+			bad |= !hex1[u[i]];
+		}
+		if (!bad) {
+			*addr = a;
+			return 16;
+		}
+		a = 0;
+	}
+	for (i = 0; i < len && hex1[u[i]]; i++) {
+		if (i == 16)
+			return 0;
+		a = a << 4 | (uint64_t)(hex1[u[i]] - 1);
+	}
+	*addr = a;
+	return i < len && line[i] == ' ' ? i : 0;
+}
 
 bool ops_kallsyms_scan_code(const char *line, size_t len, uint64_t *addr,
 			    const char **module, size_t *module_len)
 {
 	size_t i, t, name, mod;
-	uint64_t a = 0;
-	int d;
+	uint64_t a;
 
-	for (i = 0; i < len && (d = oputil_hex_digit(line[i])) >= 0; i++) {
-		if (i == 16)
-			return false;
-		a = a << 4 | (uint64_t)d;
-	}
-	if (!i || i >= len || line[i] != ' ')
+	t = scan_addr(line, len, &a) + 1;
+	if (t == 1)
 		return false;
-	t = i + 1;
 	if (t + 1 >= len || line[t + 1] != ' ' || !a)
 		return false;
 	if (line[t] != 't' && line[t] != 'T' && line[t] != 'w' &&
@@ -47,9 +90,9 @@ bool ops_kallsyms_scan_code(const char *line, size_t len, uint64_t *addr,
 		return false;
 	/* the name, up to a blank; a NUL anywhere makes the line junk */
 	name = t + 2;
-	for (i = name; i < len && line[i] != ' ' && line[i] != '\t'; i++)
-		if (!line[i])
-			return false;
+	if (name >= len || memchr(line + name, '\0', len - name))
+		return false;
+	i = name + strcspn_len(line + name, len - name);
 	if (i == name)
 		return false;
 	*module = line + len;
@@ -61,8 +104,7 @@ bool ops_kallsyms_scan_code(const char *line, size_t len, uint64_t *addr,
 		;
 	if (mod == len)
 		goto out;
-	if (line[mod] != '[' || len - mod < 3 || line[len - 1] != ']' ||
-	    memchr(line + mod, '\0', len - mod))
+	if (line[mod] != '[' || len - mod < 3 || line[len - 1] != ']')
 		return false;
 	*module = line + mod + 1;
 	*module_len = len - mod - 2;
@@ -75,6 +117,7 @@ struct ktrim_group {
 	const char *module;
 	size_t module_len;
 	size_t at, n;	     /* its samples: addr[at .. at + n), ascending */
+	size_t cursor;	     /* where its last line fell among them */
 	size_t nall, nfirst; /* after the first pass: the kept addresses */
 };
 
@@ -91,6 +134,9 @@ struct ktrim {
 	const char *last_module;
 	size_t last_len;
 	struct ktrim_group *last;
+	/* every kept address of every group: most lines of the second
+	 * pass are passed over on their address alone */
+	struct oputil_u64map kept;
 };
 
 static int want_cmp(const void *pa, const void *pb)
@@ -278,8 +324,18 @@ static bool ktrim_candidates(struct ktrim *kt, struct ksrc *src)
 		g = ktrim_group(kt, mod, mlen);
 		if (!g)
 			continue;
+		/* where A falls among the samples: mostly where the line
+		 * before fell, or just after, as the kernel's lines ascend */
 		s = kt->addr + g->at;
-		j = oputil_partition(0, g->n, k, s[k] < a);
+		j = g->cursor;
+		if ((j && s[j - 1] >= a) || (j < g->n && a > s[j])) {
+			if (j < g->n && a > s[j] &&
+			    (j + 1 == g->n || a <= s[j + 1]))
+				j++;
+			else
+				j = oputil_partition(0, g->n, k, s[k] < a);
+		}
+		g->cursor = j;
 		if (j < g->n && (!(kt->flags[g->at + j] & KT_LO) ||
 				 kt->lo[g->at + j] < a)) {
 			kt->lo[g->at + j] = a;
@@ -300,7 +356,7 @@ static bool ktrim_candidates(struct ktrim *kt, struct ksrc *src)
  * and HI of a neighbour, which are kept already; a sample below every
  * line of its module keeps nothing, so HI counts only from the first LO
  * on.  Candidates lie between consecutive samples: each list ascends. */
-static void ktrim_settle(struct ktrim *kt)
+static int ktrim_settle(struct ktrim *kt)
 {
 	size_t g, i;
 
@@ -310,13 +366,24 @@ static void ktrim_settle(struct ktrim *kt)
 		uint8_t *f = kt->flags + gr->at;
 
 		for (i = 0; i < gr->n; i++) {
-			if (f[i] & KT_LO)
-				lo[gr->nall++] = lo[i];
-			if ((f[i] & KT_HI) && gr->nall)
-				hi[gr->nfirst++] = hi[i];
+			uint8_t fi = f[i];
+
 			f[i] = 0;
+			if (fi & KT_LO) {
+				if (oputil_u64map_put(&kt->kept, lo[i], 1,
+						      NULL) < 0)
+					return -ENOMEM;
+				lo[gr->nall++] = lo[i];
+			}
+			if ((fi & KT_HI) && gr->nall) {
+				if (oputil_u64map_put(&kt->kept, hi[i], 1,
+						      NULL) < 0)
+					return -ENOMEM;
+				hi[gr->nfirst++] = hi[i];
+			}
 		}
 	}
+	return 0;
 }
 
 /* Whether the code line at A of group G is kept. */
@@ -342,6 +409,7 @@ static void ktrim_free(struct ktrim *kt)
 	free(kt->lo);
 	free(kt->hi);
 	free(kt->flags);
+	oputil_u64map_free(&kt->kept);
 }
 
 static int ktrim_run(struct ksrc *src, struct ops_ksym_want *want, size_t n,
@@ -362,13 +430,17 @@ static int ktrim_run(struct ksrc *src, struct ops_ksym_want *want, size_t n,
 		ret = src->err ? src->err : 1;
 		goto out;
 	}
-	ktrim_settle(&kt);
+	ret = ktrim_settle(&kt);
+	if (ret)
+		goto out;
 	kt.last_module = NULL;
 	ksrc_rewind(src);
 	while (ksrc_line(src, &line, &l)) {
 		struct ktrim_group *g;
 
-		if (!ops_kallsyms_scan_code(line, l, &a, &mod, &mlen))
+		if (!scan_addr(line, l, &a) ||
+		    !oputil_u64map_get(&kt.kept, a, NULL) ||
+		    !ops_kallsyms_scan_code(line, l, &a, &mod, &mlen))
 			continue;
 		g = ktrim_group(&kt, mod, mlen);
 		if (!g || !ktrim_keep(&kt, g, a))
