@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <opjit/samples.h>
 
@@ -255,6 +256,61 @@ START_TEST(this_machines_kallsyms)
 }
 END_TEST
 
+/* Read from a file in chunks, the trim keeps what it keeps from memory:
+ * lines across chunk boundaries, a line longer than a chunk, a last line
+ * without its newline. */
+START_TEST(file_in_chunks_as_memory)
+{
+	char path[] = "/tmp/check_kallsyms_trim.XXXXXX";
+	size_t len = 0, i, cap = 3u << 20;
+	char *text = malloc(cap), *p;
+	struct ops_ksym_want want[64], copy[64];
+	struct ops_buf mem = { 0 }, file = { 0 };
+	int fd = mkstemp(path);
+
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	for (i = 0; i < 40000; i++)
+		len += (size_t)sprintf(text + len, "%016llx %c sym_%zu%s\n",
+				       0xffffffff81000000ull + i * 48,
+				       i % 7 ? 't' : 'd', i,
+				       i % 5 ? "" : "\t[mod]");
+	/* a name of 200 KiB, then a last line without a newline */
+	len += (size_t)sprintf(text + len, "ffffffff82000000 T ");
+	memset(text + len, 'x', 200 << 10);
+	len += 200 << 10;
+	len += (size_t)sprintf(text + len, "\nffffffff82100000 T last");
+	for (i = 0; i < 64; i++) {
+		uint64_t a = 0xffffffff81000000ull + i * 40000 * 48 / 64;
+
+		want[i] = (struct ops_ksym_want){ i % 3 ? "" : "mod",
+						  i % 3 ? 0 : 3, a + i % 49 };
+	}
+	want[0] = (struct ops_ksym_want){ "", 0, 0xffffffff82000010ull };
+	want[1] = (struct ops_ksym_want){ "", 0, 0xffffffff82100000ull };
+	for (p = text, i = len; i;) {
+		ssize_t w = write(fd, p, i);
+
+		ck_assert_int_gt(w, 0);
+		p += w;
+		i -= (size_t)w;
+	}
+	memcpy(copy, want, sizeof(want));
+	ck_assert_int_eq(ops_kallsyms_trim(text, len, want, 64, &mem), 0);
+	ck_assert_int_eq(ops_kallsyms_trim_fd(fd, copy, 64, &file), 0);
+	ck_assert_uint_gt(mem.len, 200 << 10); /* the long line is kept */
+	ck_assert_uint_eq(file.len, mem.len);
+	ck_assert(!memcmp(file.data, mem.data, mem.len));
+	ck_assert(!memcmp(mem.data + mem.len - 25,
+			  "\nffffffff82100000 T last\n", 25));
+	ops_buf_free(&mem);
+	ops_buf_free(&file);
+	close(fd);
+	free(text);
+}
+END_TEST
+
 /* The scan without a copy reads each line as the parser that splits it
  * does. */
 START_TEST(scan_agrees_with_parse)
@@ -315,6 +371,7 @@ int main(void)
 	tcase_add_test(tc, junk_hidden_and_empty);
 	tcase_add_test(tc, random_tables);
 	tcase_add_test(tc, this_machines_kallsyms);
+	tcase_add_test(tc, file_in_chunks_as_memory);
 	tcase_add_test(tc, scan_agrees_with_parse);
 	suite_add_tcase(s, tc);
 	return opjit_check_run(s);
