@@ -187,25 +187,65 @@ out:
 	return ret;
 }
 
+/* Copy SRC to NAME in the session (temporary name, then rename) through
+ * a buffer of a fixed size: /proc/kallsyms is megabytes, and every fresh
+ * page of a buffer that held it whole would be a fault. */
 static int archive_copy(struct ops_writer *w, const char *src,
 			const char *name)
 {
-	char *tmp = NULL;
-	uint8_t *data = NULL;
-	size_t len;
-	int ret;
+	enum { CHUNK = 64 << 10 };
+	char *tmp = ops_strfmt(".%s.tmp", name), *buf = malloc(CHUNK);
+	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, ret = 0;
+	ssize_t r;
 
-	ret = ops_read_file(src, &data, &len);
-	if (ret)
-		return ops_writer_fail(w, ret, "cannot read %s: %s", src,
-				       strerror(-ret));
-	tmp = ops_strfmt(".%s.tmp", name);
-	if (!tmp)
+	if (in < 0)
+		return ops_writer_fail(w, -errno, "cannot read %s: %s", src,
+				       strerror(errno));
+	if (!tmp || !buf) {
 		ret = ops_writer_fail(w, -ENOMEM, "out of memory");
-	else
-		ret = ops_write_atomic(w->dfd, w->dir, name, tmp, data, len,
-				       false, w->err, sizeof(w->err));
-	free(data);
+		goto out;
+	}
+	out = ops_create_at(w->dfd, tmp, 0644, true);
+	if (out < 0) {
+		ret = ops_writer_fail(w, out, "cannot create %s/%s: %s",
+				      w->dir, tmp, strerror(-out));
+		goto out;
+	}
+	for (;;) {
+		r = read(in, buf, CHUNK);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		ret = ops_write_all(out, buf, (size_t)r);
+		if (ret) {
+			ops_writer_fail(w, ret, "cannot write %s/%s: %s",
+					w->dir, tmp, strerror(-ret));
+			goto out;
+		}
+	}
+	if (r < 0) {
+		ret = ops_writer_fail(w, -errno, "cannot read %s: %s", src,
+				      strerror(errno));
+		goto out;
+	}
+	ret = close(out) ? -errno : 0;
+	out = -1;
+	if (ret)
+		ops_writer_fail(w, ret, "cannot write %s/%s: %s", w->dir, tmp,
+				strerror(-ret));
+	else if (renameat(w->dfd, tmp, w->dfd, name))
+		ret = ops_writer_fail(w, -errno,
+				      "cannot rename %s/%s to %s/%s: %s",
+				      w->dir, tmp, w->dir, name,
+				      strerror(errno));
+out:
+	if (out >= 0)
+		close(out);
+	if (ret && tmp)
+		unlinkat(w->dfd, tmp, 0);
+	close(in);
+	free(buf);
 	free(tmp);
 	return ret;
 }

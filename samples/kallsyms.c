@@ -4,15 +4,17 @@
  * a clean stop.  The whole table is 5 MB and more, while a report needs
  * only the symbols its kernel samples fall in; so at the stop the copy
  * keeps just those lines, each with the code symbol after it, which
- * bounds it.  A recorder killed before its stop leaves the whole copy,
- * which reports the same.
+ * bounds it (kallsyms_trim.c).  A recorder killed before its stop leaves
+ * the whole copy, which reports the same.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <oputil/hex.h>
-#include <oputil/search.h>
 
+#include "kallsyms_trim_internal.h"
 #include "reader_internal.h"
 #include "writer_internal.h"
 
@@ -64,31 +66,6 @@ bool ops_kallsyms_is_code(const struct ops_ksym_line *l)
 			   l->type == 'w' || l->type == 'W');
 }
 
-/* A code symbol of the copy, or a kernel sample: ordered by module (the
- * kernel itself, "", first), then address, then place in the file. */
-struct ksym_key {
-	const char *module;
-	uint64_t addr;
-	size_t line; /* index of the line, for symbols */
-	bool keep;
-};
-
-/* The kernel's module name: one pointer, so that most comparisons of
- * modules are one of pointers. */
-static const char kernel_module[] = "";
-
-static int key_cmp(const void *pa, const void *pb)
-{
-	const struct ksym_key *a = pa, *b = pb;
-	int c = a->module == b->module ? 0 : strcmp(a->module, b->module);
-
-	if (c)
-		return c;
-	if (a->addr != b->addr)
-		return a->addr < b->addr ? -1 : 1;
-	return (a->line > b->line) - (a->line < b->line);
-}
-
 const char *ops_image_module_name(const char *path, size_t *len)
 {
 	*len = strlen(path);
@@ -99,20 +76,23 @@ const char *ops_image_module_name(const char *path, size_t *len)
 	return path;
 }
 
-/* The module of each image of W the trim needs: "" for the kernel, the
- * module's name for a module, NULL for a file (not the kernel's).  The
- * names are malloc'ed into NAMES[]. */
+/* The module of each image of W the trim needs, as kallsyms names it
+ * (MODS[i], LENS[i]): "" for the kernel, the module's name for a module,
+ * NULL for a file (not the kernel's).  The names are malloc'ed into
+ * NAMES[]. */
 static int kernel_images(const struct ops_writer *w, const char ***out,
-			 char ***names)
+			 size_t **lens, char ***names)
 {
 	const struct ops_keyset *ks = &w->hist.images;
-	const char **mods = calloc(ks->nr ? ks->nr : 1, sizeof(*mods));
-	char **own = calloc(ks->nr ? ks->nr : 1, sizeof(*own));
+	size_t nr = ks->nr ? ks->nr : 1;
+	const char **mods = calloc(nr, sizeof(*mods));
+	char **own = calloc(nr, sizeof(*own));
 	uint32_t i;
 
 	*out = mods;
 	*names = own;
-	if (!mods || !own)
+	*lens = calloc(nr, sizeof(**lens));
+	if (!mods || !own || !*lens)
 		return -ENOMEM;
 	for (i = 0; i < ks->nr; i++) {
 		struct ops_cur c;
@@ -123,19 +103,11 @@ static int kernel_images(const struct ops_writer *w, const char ***out,
 		ops_cur_init(&c, k, len);
 		kind = ops_cur_varint(&c);
 		if (kind == OPS_IMAGE_KERNEL) {
-			mods[i] = kernel_module;
+			mods[i] = "";
 		} else if (kind == OPS_IMAGE_MODULE) {
-			char *path;
-			size_t n;
-			const char *name;
-
-			if (!ops_cur_str(&c, &path))
+			if (!ops_cur_str(&c, &own[i]))
 				return -ENOMEM; /* the writer's own keys */
-			own[i] = path;
-			name = ops_image_module_name(path, &n);
-			memmove(path, name, n);
-			path[n] = '\0';
-			mods[i] = path;
+			mods[i] = ops_image_module_name(own[i], &(*lens)[i]);
 		}
 	}
 	return 0;
@@ -162,26 +134,28 @@ static int context_images(const struct ops_writer *w, uint32_t **out)
 	return 0;
 }
 
-/* The kernel samples' (module, address) keys, from what the writer holds:
- * the counted kernel cells and the kernel frames of its stacks, sorted. */
+/* The kernel samples, from what the writer holds: the counted kernel
+ * cells and the kernel frames of its stacks.  Their module names point
+ * into NAMES[]. */
 static int kernel_samples(const struct ops_writer *w, char ***names,
-			  struct ksym_key **out, size_t *n)
+			  struct ops_ksym_want **out, size_t *n)
 {
 	const struct ops_hist_writer *h = &w->hist;
 	const struct oputil_u64map *kf = &h->kframes;
 	const char **mods = NULL;
+	size_t *lens = NULL;
 	uint32_t *ctx_image = NULL;
-	struct ksym_key *keys;
+	struct ops_ksym_want *want;
 	size_t i;
 	int ret;
 
 	*out = NULL;
 	*n = 0;
-	ret = kernel_images(w, &mods, names);
+	ret = kernel_images(w, &mods, &lens, names);
 	ret = ret ? ret : context_images(w, &ctx_image);
-	keys = ret ? NULL
-		   : calloc((size_t)h->nr_cells + kf->nr + 1, sizeof(*keys));
-	if (!keys) {
+	want = ret ? NULL
+		   : calloc((size_t)h->nr_cells + kf->nr + 1, sizeof(*want));
+	if (!want) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -190,8 +164,8 @@ static int kernel_samples(const struct ops_writer *w, char ***names,
 
 		if (!kf->slots[i].key || img >= h->images.nr || !mods[img])
 			continue;
-		keys[*n].module = mods[img];
-		keys[(*n)++].addr = kf->slots[i].key;
+		want[(*n)++] = (struct ops_ksym_want){ mods[img], lens[img],
+						       kf->slots[i].key };
 	}
 	for (i = 0; i < h->nr_cells; i++) {
 		const struct ops_hist_cell *c = &h->cells[i];
@@ -202,146 +176,47 @@ static int kernel_samples(const struct ops_writer *w, char ***names,
 		img = ctx_image[c->ctx];
 		if (img >= h->images.nr || !mods[img])
 			continue;
-		keys[*n].module = mods[img];
-		keys[(*n)++].addr = c->offset;
+		want[(*n)++] = (struct ops_ksym_want){ mods[img], lens[img],
+						       c->offset };
 	}
-	qsort(keys, *n, sizeof(*keys), key_cmp);
-	*out = keys;
+	*out = want;
 out:
 	free(mods);
+	free(lens);
 	free(ctx_image);
 	return ret;
 }
 
-/* Mark the symbol holding each sample, its aliases, and the symbol after
- * them in the same module. */
-static void mark_needed(struct ksym_key *syms, size_t nsyms,
-			const struct ksym_key *samples, size_t nsamples)
-{
-	size_t i, lo = 0;
-
-	for (i = 0; i < nsamples; i++) {
-		struct ksym_key probe = { .module = samples[i].module,
-					  .addr = samples[i].addr,
-					  .line = (size_t)-1 };
-		size_t first, k;
-
-		/* the last symbol <= the sample; samples are sorted, so the
-		 * search can start where the last one ended */
-		lo = oputil_partition(lo, nsyms, m,
-				      key_cmp(&syms[m], &probe) <= 0);
-		if (!lo || strcmp(syms[lo - 1].module, probe.module))
-			continue;
-		first = lo - 1;
-		while (first && syms[first - 1].addr == syms[lo - 1].addr &&
-		       !strcmp(syms[first - 1].module, probe.module))
-			first--;
-		for (k = first; k < lo; k++)
-			syms[k].keep = true;
-		if (lo < nsyms && !strcmp(syms[lo].module, probe.module))
-			syms[lo].keep = true;
-	}
-}
-
-/* Index the copy's code lines in TEXT (split in place); STARTS[k] and
- * LENS[k] say where line k was. */
-static int index_lines(char *text, size_t len, struct ksym_key **syms,
-		       size_t *nsyms, size_t **starts, size_t **lens,
-		       size_t *nlines)
-{
-	size_t cap = 1, i, pos;
-
-	for (i = 0; i < len; i++)
-		cap += text[i] == '\n';
-	*syms = calloc(cap, sizeof(**syms));
-	*starts = calloc(cap, sizeof(**starts));
-	*lens = calloc(cap, sizeof(**lens));
-	if (!*syms || !*starts || !*lens)
-		return -ENOMEM;
-	*nsyms = *nlines = 0;
-	for (pos = 0; pos < len;) {
-		char *nl = memchr(text + pos, '\n', len - pos);
-		size_t l = (size_t)((nl ? nl : text + len) - (text + pos));
-		struct ops_ksym_line kl;
-		size_t k = (*nlines)++;
-
-		(*starts)[k] = pos;
-		(*lens)[k] = l;
-		text[pos + l] = '\0'; /* the newline, or the byte past len */
-		if (!memchr(text + pos, '\0', l) &&
-		    !ops_kallsyms_parse_line(text + pos, &kl) &&
-		    ops_kallsyms_is_code(&kl)) {
-			(*syms)[*nsyms].module = kl.module ? kl.module
-							   : kernel_module;
-			(*syms)[*nsyms].addr = kl.addr;
-			(*syms)[(*nsyms)++].line = k;
-		}
-		pos += l + 1;
-	}
-	return 0;
-}
-
 int ops_writer_trim_kallsyms(struct ops_writer *w)
 {
-	char *path = ops_strfmt("%s/kallsyms", w->dir);
-	struct ksym_key *samples = NULL, *syms = NULL;
+	int fd = openat(w->dfd, "kallsyms", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct ops_ksym_want *want = NULL;
+	struct ops_buf kept = { 0 };
 	char **names = NULL;
-	size_t nsamples = 0, nsyms = 0, nlines = 0, i, olen = 0;
-	size_t *starts = NULL, *lens = NULL;
-	uint8_t *orig = NULL;
-	char *text = NULL, *kept = NULL, *keep_line = NULL;
-	size_t len;
+	size_t n = 0, i;
 	int ret;
 
-	if (!path) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = ops_read_file(path, &orig, &len);
-	if (ret)
+	if (fd < 0) {
+		ret = -errno;
 		goto out; /* no copy (kernel not recorded): nothing to do */
-	text = malloc(len + 1);
-	ret = text ? kernel_samples(w, &names, &samples, &nsamples) : -ENOMEM;
-	if (ret)
-		goto out;
-	memcpy(text, orig, len);
-	text[len] = '\0';
-	ret = index_lines(text, len, &syms, &nsyms, &starts, &lens, &nlines);
-	/* a table without addresses (kptr_restrict) is left as it was */
-	if (ret || !nsyms)
-		goto out;
-	qsort(syms, nsyms, sizeof(*syms), key_cmp);
-	mark_needed(syms, nsyms, samples, nsamples);
-	keep_line = calloc(nlines ? nlines : 1, 1);
-	kept = malloc(len + 1);
-	if (!keep_line || !kept) {
-		ret = -ENOMEM;
-		goto out;
 	}
-	for (i = 0; i < nsyms; i++)
-		keep_line[syms[i].line] = syms[i].keep;
-	/* the kept lines in their original order, from the untouched copy */
-	for (i = 0; i < nlines; i++) {
-		if (!keep_line[i])
-			continue;
-		memcpy(kept + olen, orig + starts[i], lens[i]);
-		olen += lens[i];
-		kept[olen++] = '\n';
+	ret = kernel_samples(w, &names, &want, &n);
+	ret = ret ? ret : ops_kallsyms_trim_fd(fd, want, n, &kept);
+	/* a table without addresses (kptr_restrict) is left as it was */
+	if (ret) {
+		ret = ret > 0 ? 0 : ret;
+		goto out;
 	}
 	ret = ops_write_atomic(w->dfd, w->dir, "kallsyms", ".kallsyms.tmp",
-			       kept, olen, true, w->err, sizeof(w->err));
+			       kept.data ? (const char *)kept.data : "",
+			       kept.len, true, w->err, sizeof(w->err));
 out:
+	if (fd >= 0)
+		close(fd);
 	for (i = 0; names && i < w->hist.images.nr; i++)
 		free(names[i]);
 	free(names);
-	free(path);
-	free(orig);
-	free(text);
-	free(kept);
-	free(keep_line);
-	free(samples);
-	free(syms);
-	free(starts);
-	free(lens);
+	free(want);
+	ops_buf_free(&kept);
 	return ret == -ENOENT ? 0 : ret;
 }

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The trim of the session's kallsyms copy at a clean stop (FORMAT.md,
+ * kallsyms). */
+#ifndef OPS_KALLSYMS_TRIM_INTERNAL_H
+#define OPS_KALLSYMS_TRIM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bytes_internal.h"
+
+/* A kernel sample the trim keeps symbols for: its module as kallsyms
+ * names it (MODULE_LEN bytes, not NUL-terminated; empty for the kernel
+ * itself) and its address. */
+struct ops_ksym_want {
+	const char *module;
+	size_t module_len;
+	uint64_t addr;
+};
+
+/* Whether LINE (LEN bytes, no newline) is a code line of a kallsyms table
+ * as ops_kallsyms_parse_line() and ops_kallsyms_is_code() take it, without
+ * changing it: then its address, and its module (*MODULE_LEN 0 for the
+ * kernel itself). */
+bool ops_kallsyms_scan_code(const char *line, size_t len, uint64_t *addr,
+			    const char **module, size_t *module_len);
+
+/*
+ * Append to OUT the lines of kallsyms TEXT (LEN bytes) that name and bound
+ * the samples WANT (N of them, any order, repeats allowed), byte for byte
+ * and in their order, each with a newline: for each sample, the last code
+ * line of its module at or below its address, every code line of the
+ * module at that address, and the first code line of the module at the
+ * lowest address above it.  Two passes over TEXT and a sort of WANT,
+ * whatever order the table is in.  1 when TEXT has no code line with an
+ * address (nothing appended: the table is kept as it is), 0, or -ENOMEM.
+ * WANT is sorted in place.
+ */
+int ops_kallsyms_trim(const char *text, size_t len, struct ops_ksym_want *want,
+		      size_t n, struct ops_buf *out);
+
+/* The same for the table in file FD, read from its start twice in chunks
+ * of a fixed size; a read's error (negative errno) as well. */
+int ops_kallsyms_trim_fd(int fd, struct ops_ksym_want *want, size_t n,
+			 struct ops_buf *out);
+
+#endif
