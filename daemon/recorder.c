@@ -280,12 +280,17 @@ static int recorder_resolve(struct recorder *r, const struct pending_sample *s)
 	return 0;
 }
 
-/* The clock left the writer's time slice: the counts held back belong
- * to that slice, the next ones to the one at TIME. */
+/* A sample at TIME is counted in the slice of its time, all its counts
+ * (flat, stack, copy) in that one, as its anonymous stack sample is by
+ * its time.  When TIME is out of the writer's open slice, the counts held
+ * back belong to that slice, the next ones to the one at TIME; a sample
+ * read late goes back to its own. */
 static void recorder_slice(struct recorder *r, uint64_t time)
 {
 	int err;
 
+	if (time < r->slice_end && time + OPS_SLICE_NS >= r->slice_end)
+		return;
 	recorder_tally_flush(r);
 	err = ops_writer_time(r->w, time, &r->slice_end);
 	if (err)
@@ -314,8 +319,7 @@ static void recorder_sample(struct recorder *r, const struct record_sample *rs)
 		}
 	}
 	r->samples++;
-	if (s.time >= r->slice_end)
-		recorder_slice(r, s.time);
+	recorder_slice(r, s.time);
 	switch (rs->h.misc & PERF_RECORD_MISC_CPUMODE_MASK) {
 	case PERF_RECORD_MISC_KERNEL:
 	case PERF_RECORD_MISC_GUEST_KERNEL:
@@ -504,6 +508,7 @@ static void recorder_retry(struct recorder *r, bool final)
 	struct pending_sample s, evicted;
 
 	while (n-- && !r->err && pending_pop(&r->pending, &s)) {
+		recorder_slice(r, s.time);
 		if (recorder_resolve(r, &s) != -EAGAIN)
 			continue;
 		s.tries++;

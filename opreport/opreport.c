@@ -173,6 +173,9 @@ static int side_build(struct side *sd, const struct opreport_opts *o,
 			diag("warning: session %s: %" PRIu64
 			     " samples were counted without a time (recorded before time slices); the timeline leaves them out",
 			     o->session_dir, sd->tl.untimed);
+		/* as the rows of -l say it */
+		if (!ret && sd->tl.by_thread && sd->tl.threadless)
+			diag("note: native samples are not kept per thread: --separate=thread splits only JIT (anonymous) rows, and native rows show no thread (tid -)");
 		return ret ? out_of_memory(ret) : 0;
 	}
 	if (o->format == OUT_HTML) {

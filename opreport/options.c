@@ -343,8 +343,8 @@ static const struct poptOption options_table[] = {
 	{ "merge", 'm', POPT_ARG_STRING, NULL, OPT_MERGE,
 	  "merge separated profiles: lib, tid, tgid, cpu, all", "KEYS" },
 	{ "separate", 0, POPT_ARG_STRING, NULL, OPT_SEPARATE,
-	  "thread: split JIT rows by thread, with a tid column (none: do "
-	  "not)",
+	  "thread: split JIT rows (and timeline rows) by thread, with a tid "
+	  "column (none: do not)",
 	  "thread|none" },
 	{ "exclude-dependent", 'x', POPT_ARG_NONE, &flag_exclude_dep, 0,
 	  "leave out libraries, the kernel and JIT code of applications",
@@ -793,9 +793,10 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 	    (o->base_dir || o->callgraph || o->children ||
 	     o->event != OPREPORT_EVENT_CPU ||
 	     (o->format != OUT_TEXT && o->format != OUT_CSV &&
-	      o->format != OUT_JSON))) {
+	      o->format != OUT_JSON && o->format != OUT_TIMELINE_CSV &&
+	      o->format != OUT_TIMELINE_JSON))) {
 		fprintf(stderr,
-			"opreport: --separate=thread splits the rows of the summary and -l (text, csv, json): -c, --children, a differential profile, --event and the other formats do not apply (tid:N selects one thread's stacks)\n");
+			"opreport: --separate=thread splits the rows of the summary, -l (text, csv, json) and the timelines (timeline-csv, timeline-json): -c, --children, a differential profile, --event and the other formats do not apply (tid:N selects one thread's stacks)\n");
 		goto out;
 	}
 	if (o->separate_thread && (o->merge & MERGE_TGID)) {

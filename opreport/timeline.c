@@ -248,11 +248,25 @@ static int timeline_anon(struct timeline *t, struct ops_session *s,
 	return ret;
 }
 
+/* The samples of cells that no thread holds (counted ones). */
+static uint64_t timeline_threadless(const struct timeline *t)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < t->nr_cells; i++)
+		n += t->cells[i].samples;
+	for (i = 0; i < t->nr_tcells; i++)
+		n -= t->tcells[i].samples;
+	return n;
+}
+
 int timeline_build(struct timeline *t, struct ops_session *s, struct report *r)
 {
 	int ret;
 
 	memset(t, 0, sizeof(*t));
+	t->by_thread = r->opts->separate_thread;
 	t->bucket_ns = OPS_SLICE_NS;
 	t->len_ns = timerange_session_len(s);
 	/* the processes of the anonymous samples first: they name the
@@ -263,6 +277,7 @@ int timeline_build(struct timeline *t, struct ops_session *s, struct report *r)
 		timeline_merge(t);
 		timeline_merge_threads(t);
 		ret = timeline_multi(t);
+		t->threadless = timeline_threadless(t);
 	}
 	return ret;
 }
@@ -275,28 +290,102 @@ void timeline_free(struct timeline *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* One row of the exports: a cell's samples, or by thread those of
+ * thread TID (0: the samples of no thread). */
+struct timeline_row {
+	const struct timeline_cell *c;
+	uint32_t tid;
+	uint64_t samples;
+};
+
+/* The rows of cell C, from *AT of the thread cells (sorted as the cells
+ * are): each thread's, then the rest, threadless, when there is a rest.
+ * FN is called for each row. */
+static void timeline_rows(
+	const struct timeline *t, const struct timeline_cell *c, size_t *at,
+	void (*fn)(FILE *f, const struct timeline *t, const struct report *r,
+		   const struct timeline_row *row, bool first),
+	FILE *f, const struct report *r, bool *first)
+{
+	uint64_t left = c->samples;
+	size_t i = *at;
+
+	if (!t->by_thread) {
+		fn(f, t, r, &(struct timeline_row){ c, 0, c->samples },
+		   *first);
+		*first = false;
+		return;
+	}
+	for (; i < t->nr_tcells && t->tcells[i].bucket == c->bucket &&
+	       t->tcells[i].proc == c->proc;
+	     i++) {
+		fn(f, t, r,
+		   &(struct timeline_row){ c, t->tcells[i].tid,
+					   t->tcells[i].samples },
+		   *first);
+		*first = false;
+		left -= t->tcells[i].samples;
+	}
+	*at = i;
+	if (left) {
+		fn(f, t, r, &(struct timeline_row){ c, 0, left }, *first);
+		*first = false;
+	}
+}
+
+static void timeline_csv_row(FILE *f, const struct timeline *t,
+			     const struct report *r,
+			     const struct timeline_row *row, bool first)
+{
+	const struct timeline_proc *p = &t->procs[row->c->proc];
+
+	(void)first;
+	fprintf(f, "%.3f,", (double)(row->c->bucket * t->bucket_ns) / 1e9);
+	out_csv_field(f, r, p->name, false);
+	if (p->tgid)
+		fprintf(f, "%" PRIu32, p->tgid);
+	fprintf(f, ",%" PRIu64, row->samples);
+	if (t->by_thread && row->tid)
+		fprintf(f, ",%" PRIu32, row->tid);
+	else if (t->by_thread)
+		fputc(',', f);
+	fputc('\n', f);
+}
+
 int timeline_write_csv(FILE *f, const struct timeline *t,
 		       const struct report *r)
 {
-	size_t i;
+	size_t i, at = 0;
+	bool first = true;
 
-	fputs("time_s,process,tgid,samples\n", f);
-	for (i = 0; i < t->nr_cells; i++) {
-		const struct timeline_cell *c = &t->cells[i];
-		const struct timeline_proc *p = &t->procs[c->proc];
-
-		fprintf(f, "%.3f,", (double)(c->bucket * t->bucket_ns) / 1e9);
-		out_csv_field(f, r, p->name, false);
-		if (p->tgid)
-			fprintf(f, "%" PRIu32, p->tgid);
-		fprintf(f, ",%" PRIu64 "\n", c->samples);
-	}
+	fputs(t->by_thread ? "time_s,process,tgid,samples,tid\n"
+			   : "time_s,process,tgid,samples\n",
+	      f);
+	for (i = 0; i < t->nr_cells; i++)
+		timeline_rows(t, &t->cells[i], &at, timeline_csv_row, f, r,
+			      &first);
 	return ferror(f) ? -EIO : 0;
+}
+
+static void timeline_json_row(FILE *f, const struct timeline *t,
+			      const struct report *r,
+			      const struct timeline_row *row, bool first)
+{
+	(void)r;
+	fprintf(f, "%s[%.3f,%" PRIu32 ",%" PRIu64, first ? "" : ",",
+		(double)(row->c->bucket * t->bucket_ns) / 1e9, row->c->proc,
+		row->samples);
+	if (t->by_thread && row->tid)
+		fprintf(f, ",%" PRIu32, row->tid);
+	else if (t->by_thread)
+		fputs(",null", f);
+	fputc(']', f);
 }
 
 int timeline_write_json(FILE *f, const struct timeline *t)
 {
-	size_t i;
+	size_t i, at = 0;
+	bool first = true;
 
 	fprintf(f, "{\"bucket_s\":%.3f,\"length_s\":%.3f,\"processes\":[",
 		(double)t->bucket_ns / 1e9, (double)t->len_ns / 1e9);
@@ -309,9 +398,8 @@ int timeline_write_json(FILE *f, const struct timeline *t)
 	}
 	fputs("],\"buckets\":[", f);
 	for (i = 0; i < t->nr_cells; i++)
-		fprintf(f, "%s[%.3f,%" PRIu32 ",%" PRIu64 "]", i ? "," : "",
-			(double)(t->cells[i].bucket * t->bucket_ns) / 1e9,
-			t->cells[i].proc, t->cells[i].samples);
+		timeline_rows(t, &t->cells[i], &at, timeline_json_row, f, NULL,
+			      &first);
 	fputs("]}\n", f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -48,7 +48,11 @@ struct timeline {
 	/* a process has anonymous samples of more than one thread: only
 	 * then do rows by thread say more than rows by process */
 	bool threads;
-	uint64_t untimed; /* flat samples with no time */
+	/* --separate=thread: the exports split each cell into its
+	 * threads' rows and one of the samples without a thread */
+	bool by_thread;
+	uint64_t threadless; /* samples of cells that no thread holds */
+	uint64_t untimed;    /* flat samples with no time */
 };
 
 /* The flat samples of S (its window, if --time set one): counted ones
@@ -59,7 +63,8 @@ int timeline_build(struct timeline *t, struct ops_session *s,
 		   struct report *r);
 void timeline_free(struct timeline *t);
 
-/* time_s,process,tgid,samples lines, or one JSON object (JSON.md). */
+/* time_s,process,tgid,samples lines (and a tid column, by thread), or
+ * one JSON object (opreport.1). */
 int timeline_write_csv(FILE *f, const struct timeline *t,
 		       const struct report *r);
 int timeline_write_json(FILE *f, const struct timeline *t);

@@ -219,6 +219,30 @@ static size_t anon_window(const struct ops_anon_data *a,
 	return k;
 }
 
+/* Whether the stack sample S is in the time window.  One whose leaf is
+ * not anonymous had its flat count in a time slice (FORMAT.md,
+ * TIME_SLICES), which a window takes by the slice's middle: the sample
+ * is taken likewise, by the middle of its time's slice, so that a
+ * report's flat and stack samples of a window agree. */
+static bool anon_stack_in_window(const struct ops_anon_data *a,
+				 const struct ops_anon_sample *s)
+{
+	uint64_t t = s->time_ns, mid;
+
+	if (!a->windowed)
+		return true;
+	if (s->addr < a->nr_stacks &&
+	    a->stack_nodes[s->addr].frame.kind != OPS_FRAME_ANON) {
+		/* the writer's index: a time before the start is slice 0 */
+		t = t > a->slice_origin ? t - a->slice_origin : 0;
+		mid = t - t % OPS_SLICE_NS + OPS_SLICE_NS / 2;
+		t = a->slice_origin + mid < a->slice_origin
+			    ? UINT64_MAX
+			    : a->slice_origin + mid;
+	}
+	return t >= a->win_from && t < a->win_to;
+}
+
 /* Decode one block into OUT (room for its count); returns how many
  * samples were good, warning once per file if not all were.  The
  * mirror of anon_encode() in anon_writer.c. */
@@ -283,14 +307,14 @@ static size_t anon_decode_block(struct ops_anon_data *a,
 	}
 	*whole = i == count && c.ok && !ops_cur_left(&c);
 	if (*whole)
-		return anon_window(a, out, count);
+		return count;
 	if (!a->warned)
 		ops_warnf(a->warn, a->warn_arg, "%s: offset %llu: %s", a->path,
 			  (unsigned long long)b->off,
 			  i < count ? "bad sample record"
 				    : "trailing bytes in sample block");
 	a->warned = true;
-	return anon_window(a, out, i);
+	return i;
 }
 
 int ops_anon_decode(struct ops_anon_data *a, uint32_t proc_id,
@@ -315,8 +339,10 @@ int ops_anon_decode(struct ops_anon_data *a, uint32_t proc_id,
 		     b = a->blocks[b].next) {
 			bool whole;
 
-			got += anon_decode_block(a, &a->blocks[b],
-						 r->samples + got, &whole);
+			got += anon_window(a, r->samples + got,
+					   anon_decode_block(a, &a->blocks[b],
+							     r->samples + got,
+							     &whole));
 			/* what follows a damaged block would follow a gap */
 			if (!whole)
 				break;
@@ -360,7 +386,8 @@ int ops_anon_walk(struct ops_anon_data *a, uint32_t proc_id,
 			scratch = grown;
 			cap = blk->count;
 		}
-		got = anon_decode_block(a, blk, scratch, &whole);
+		got = anon_window(a, scratch,
+				  anon_decode_block(a, blk, scratch, &whole));
 		ret = got ? fn(arg, scratch, got) : 0;
 		if (!whole)
 			break;
@@ -473,6 +500,8 @@ int ops_anon_decode_stacks(struct ops_anon_data *a, uint32_t proc_id,
 					a->warned = true;
 					continue;
 				}
+				if (!anon_stack_in_window(a, &tmp[k]))
+					continue;
 				r->ssamples[got++] =
 					(struct ops_anon_stack_sample){
 						tmp[k].time_ns,

@@ -132,9 +132,12 @@ struct ops_anon_data {
 	struct ops_anon_block *blocks;
 	uint32_t nr_blocks, cap_blocks;
 	uint32_t nr_stacks; /* stack ids below it have an entry */
-	/* only samples with win_from <= time_ns < win_to decode */
+	const struct ops_stack_node *stack_nodes; /* the session's stacks */
+	/* only samples with win_from <= time_ns < win_to decode (a stack
+	 * sample with a counted leaf by its slice's middle, slices starting
+	 * at slice_origin) */
 	bool windowed;
-	uint64_t win_from, win_to;
+	uint64_t win_from, win_to, slice_origin;
 };
 
 /* Index the anon.samples open as FD, which A then owns (closed by

@@ -239,6 +239,7 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 	if (ret)
 		goto out;
 	s->anon.nr_stacks = s->hist.nr_stacks;
+	s->anon.stack_nodes = s->hist.nodes;
 
 	s->kallsyms = session_optional(s, "kallsyms");
 	s->modules = session_optional(s, "modules");
@@ -413,6 +414,7 @@ int ops_session_set_window(struct ops_session *s, uint64_t from_ns,
 	uint64_t start = s->meta.info.start_ns;
 
 	s->anon.windowed = true;
+	s->anon.slice_origin = start;
 	s->anon.win_from = start + from_ns < start ? UINT64_MAX
 						   : start + from_ns;
 	s->anon.win_to = start + to_ns < start ? UINT64_MAX : start + to_ns;

@@ -2,7 +2,8 @@
 /*
  * Time slices of the histograms (FORMAT.md, TIME_SLICES): every count
  * also goes to the open slice, and a slice is closed into one block when
- * the recorder's clock leaves it or at a flush.  Closed slices stay in
+ * the recorder's clock leaves it (forward, or back for a sample read
+ * late) or at a flush.  Closed slices stay in
  * memory as the blocks they are, so that a compaction, which folds the
  * COUNTS into totals, keeps them as they were.
  */
@@ -107,9 +108,11 @@ int ops_writer_time(struct ops_writer *w, uint64_t time_ns,
 					 : 0;
 	int ret = 0;
 
-	/* a sample read late (another CPU's buffer) stays in the open
-	 * slice: the clock only moves the slice forward */
-	if (!h->slicing || index > h->slice_index) {
+	/* a sample read late (from another CPU's buffer, or held until
+	 * its mapping was known) goes back to its own slice, which another
+	 * block then names again: its flat count and its stack are in the
+	 * slice of its time, as its anonymous stack sample is */
+	if (!h->slicing || index != h->slice_index) {
 		ret = ops_slice_close(w);
 		if (!ret) {
 			h->slice_index = index;

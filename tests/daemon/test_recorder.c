@@ -25,6 +25,8 @@ static struct ops_writer *w;
 static struct recorder r;
 static uint64_t clock_now = 1000;
 
+#define MS 1000000ull
+
 static int rm_entry(const char *path, const struct stat *st, int flag,
 		    struct FTW *ftw)
 {
@@ -532,6 +534,97 @@ START_TEST(test_full_chain_of_other_parts_not_cut)
 }
 END_TEST
 
+/* The flat and the stack samples of the session in the window [FROM,
+ * TO) ms: counts and anonymous samples, stack counts and anonymous stack
+ * samples. */
+static void window_counts(uint64_t from, uint64_t to, uint64_t *flat,
+			  uint64_t *stacks)
+{
+	const struct ops_anon_stack_sample *as;
+	const struct ops_anon_sample *an;
+	const struct ops_stack_count *sc;
+	const struct ops_hist_entry *h;
+	struct ops_session *s;
+	char err[256];
+	size_t n, i;
+
+	ck_assert_int_eq(
+		ops_session_open(&s, dir, NULL, NULL, err, sizeof(err)), 0);
+	if (to)
+		ck_assert_int_eq(ops_session_set_window(s, from * MS, to * MS),
+				 0);
+	*flat = *stacks = 0;
+	h = ops_session_hist(s, &n);
+	for (i = 0; i < n; i++)
+		*flat += h[i].count;
+	sc = ops_session_stack_hist(s, &n);
+	for (i = 0; i < n; i++)
+		*stacks += sc[i].count;
+	for (uint32_t p = 0; p < ops_session_nr_processes(s); p++) {
+		ck_assert_int_eq(ops_session_anon(s, p, &an, &n), 0);
+		*flat += n;
+		ck_assert_int_eq(ops_session_anon_stacks(s, p, &as, &n), 0);
+		*stacks += n;
+	}
+	ops_session_close(s);
+}
+
+/* A sample's flat count and its stack are in one time slice, that of
+ * its time, whichever way its stack is kept (a stack count, or a stack
+ * sample for its JIT frame), also when it was read late from another
+ * CPU's buffer or held until its mapping was known; and a window takes
+ * both or neither. */
+START_TEST(test_stack_in_its_flat_slice)
+{
+	const uint64_t jchain[] = { PERF_CONTEXT_USER, 0x400010,
+				    0x7f0000000100ull, 0x400020 };
+	const uint64_t nchain[] = { PERF_CONTEXT_USER, 0x400030, 0x400020 };
+	const uint64_t hchain[] = { PERF_CONTEXT_USER, 0x600010,
+				    0x7f0000000100ull, 0x400020 };
+	const uint64_t achain[] = { PERF_CONTEXT_USER, 0x7f0000000200ull,
+				    0x400020 };
+	uint64_t flat, stacks;
+
+	clock_now = 150 * MS;
+	feed_mmap(100, 0x400000, 0x2000, 0x1000, exe);
+	feed_mmap(100, 0x7f0000000000ull, 0x10000, 0, "//anon");
+	feed_chain(100, 0x400010, PERF_RECORD_MISC_USER, jchain, 4);
+	feed_chain(100, 0x400030, PERF_RECORD_MISC_USER, nchain, 3);
+	clock_now = 250 * MS;
+	feed_chain(100, 0x400010, PERF_RECORD_MISC_USER, jchain, 4);
+	/* read late, from another CPU's buffer */
+	clock_now = 180 * MS;
+	feed_chain(100, 0x400010, PERF_RECORD_MISC_USER, jchain, 4);
+	feed_chain(100, 0x400030, PERF_RECORD_MISC_USER, nchain, 3);
+	/* held until its mapping is known, in slice 2 */
+	clock_now = 190 * MS;
+	feed_chain(100, 0x600010, PERF_RECORD_MISC_USER, hchain, 4);
+	feed_chain(100, 0x7f0000000200ull, PERF_RECORD_MISC_USER, achain, 3);
+	ck_assert_uint_eq(r.pending.n, 1);
+	clock_now = 260 * MS;
+	feed_mmap(100, 0x600000, 0x1000, 0, exe);
+	recorder_end_round(&r);
+	ck_assert_uint_eq(r.pending.n, 0);
+	ops_session_close(reopen());
+
+	window_counts(0, 0, &flat, &stacks);
+	ck_assert_uint_eq(flat, 7);
+	ck_assert_uint_eq(stacks, 7);
+	/* slice 1 */
+	window_counts(100, 200, &flat, &stacks);
+	ck_assert_uint_eq(flat, 6);
+	ck_assert_uint_eq(stacks, 6);
+	/* slice 1 by its middle: the counted samples of it, the JIT one
+	 * at 190 ms by its own time */
+	window_counts(0, 155, &flat, &stacks);
+	ck_assert_uint_eq(flat, 5);
+	ck_assert_uint_eq(stacks, 5);
+	window_counts(200, 300, &flat, &stacks);
+	ck_assert_uint_eq(flat, 1);
+	ck_assert_uint_eq(stacks, 1);
+}
+END_TEST
+
 static Suite *recorder_suite(void)
 {
 	Suite *s = suite_create("recorder");
@@ -552,6 +645,7 @@ static Suite *recorder_suite(void)
 	tcase_add_checked_fixture(cg, setup_callgraph, teardown);
 	tcase_add_test(cg, test_callchains);
 	tcase_add_test(cg, test_full_chain_of_other_parts_not_cut);
+	tcase_add_test(cg, test_stack_in_its_flat_slice);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, sep);
 	suite_add_tcase(s, cg);

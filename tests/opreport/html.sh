@@ -20,10 +20,8 @@
 #    graph with that phase's function above 95% and the other below 5%
 #    and as many samples as the timeline-csv has in the range, and its
 #    --time= command reports that phase's function above 95%.
-#  Known defect: with -g a sample's stack count can be written in the
-#  time slice after its flat count's (at a slice's end), so a range's
-#  graph may differ from the timeline by one sample at each edge inside
-#  the session; the -g checks allow that, the flat ones nothing.
+#    A sample's stack is in its flat count's time slice: with -g as
+#    without, a range's graph holds exactly the timeline's samples.
 #  - no console error, no request, no URL in the file; a screenshot is
 #    kept as html_flame.png beside the test.  KEEP=1 keeps the files.
 . "$(dirname "$0")/lib.sh"
@@ -161,10 +159,8 @@ d = c.get("drag")
 g = d and d.get("graph")
 check(bool(g), "the drag redrew the graph")
 if g:
-    # flat: a stack is a flat sample, counted in the strip's bucket;
-    # -g: one sample at each edge (the known defect)
-    slack = 0 if mode == "flat" else 2
-    check(0 < g["total"] < c["total"] and abs(g["total"] - d["samples"]) <= slack,
+    # a stack is in its flat sample's bucket, with -g as without
+    check(0 < g["total"] < c["total"] and g["total"] == d["samples"],
           "drag %s: graph %d samples, strip %d in the range, whole %d"
           % (d["buckets"], g["total"], d["samples"], c["total"]))
     check("in the range picked" in g["status"], "status: %s" % g["status"])
@@ -272,8 +268,7 @@ read -r buckets bucket_s <<<"$strip"
 echo "phases: switch at $sw s, strip $buckets buckets of $bucket_s s, $tl_total samples"
 # drag FROM TO FN OTHER (seconds): the graph redrawn for the range has
 # FN above 95% and OTHER below 5%, and the timeline-csv's samples in
-# it (one more or less at each inner edge: the known defect); prints
-# the --time= range the page gives
+# it; prints the --time= range the page gives
 drag() {
 	local a b
 	a=$(python3 -c "print($1 / ($buckets * $bucket_s))")
@@ -295,18 +290,17 @@ if ok and g:
     bs = c["timeline"]["bucket_s"]
     csv_n = sum(int(r["samples"]) for r in csv.DictReader(open(sys.argv[3]))
                 if b0 <= round(float(r["time_s"]) / bs) < b1)
-    slack = (b0 > 0) + (b1 < c["timeline"]["buckets"])
     share = {}
     for f in g["drawn"]:
         share[f["name"]] = share.get(f["name"], 0) + f["share"]
     fn, other = sys.argv[4], sys.argv[5]
     gok = share.get(fn, 0) > 0.95 and share.get(other, 0) < 0.05 and \
-        abs(g["total"] - csv_n) <= slack and d["samples"] == csv_n and \
+        g["total"] == csv_n and d["samples"] == csv_n and \
         d["reset"]["total"] == c["total"]
     print("%s: drag redrew buckets [%d, %d): %s %.1f%%, %s %.1f%%, %d samples drawn, "
-          "timeline-csv %d (within %d), Reset %d" % ("ok" if gok else "FAIL", b0, b1, fn,
+          "timeline-csv %d, Reset %d" % ("ok" if gok else "FAIL", b0, b1, fn,
           100 * share.get(fn, 0), other, 100 * share.get(other, 0), g["total"], csv_n,
-          slack, d["reset"]["total"]), file=sys.stderr)
+          d["reset"]["total"]), file=sys.stderr)
     ok = gok
 else:
     print("FAIL: the drag did not redraw the graph", file=sys.stderr)

@@ -18,6 +18,7 @@
  *           is IMAGE:OFFSET, anon:ADDR or unknown:ADDR
  *   stackhist CTX STACK COUNT
  *   anonstack PROCESS TIME STACK TID
+ *   clock TIME                 (counts that follow are in TIME's slice)
  *
  * Numbers take C prefixes (0x...).  Errors name the line and exit 1.
  */
@@ -367,6 +368,10 @@ static void statement(struct st *st, const char *dir, char *line)
 					  lookup(st, st->stacks, st->nr_stacks,
 						 t[3]),
 					  (uint32_t)num(st, t[4])));
+		} else if (!strcmp(t[0], "clock") && n == 2) {
+			uint64_t end;
+
+			check(st, ops_writer_time(st->w, num(st, t[1]), &end));
 		} else if (!strcmp(t[0], "archive") && n == 3) {
 			check(st, ops_writer_archive_map(st->w,
 							 lookup(st, st->procs,

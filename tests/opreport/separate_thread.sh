@@ -135,7 +135,7 @@ refuse() {
 }
 refuse "opreport: invalid --separate 'cpu': expected thread or none (processes and CPUs are separated when recording: oprofiled --separate)" \
 	--separate=cpu
-refuse "opreport: --separate=thread splits the rows of the summary and -l (text, csv, json): -c, --children, a differential profile, --event and the other formats do not apply (tid:N selects one thread's stacks)" \
+refuse "opreport: --separate=thread splits the rows of the summary, -l (text, csv, json) and the timelines (timeline-csv, timeline-json): -c, --children, a differential profile, --event and the other formats do not apply (tid:N selects one thread's stacks)" \
 	--separate=thread --format=folded
 refuse "opreport: --separate=thread and --merge=tid (or tgid, all) say opposite things: give one" \
 	--separate=thread -m tid

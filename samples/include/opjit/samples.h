@@ -282,11 +282,12 @@ int ops_writer_process_update(struct ops_writer *w, uint32_t proc_id,
 
 /*
  * The recorder's clock: counts given from now on fall in the time slice
- * (OPS_SLICE_NS long, from the session's start) that holds TIME_NS, or
- * in the one open if TIME_NS is before it (a sample read late).  *END is
- * where that slice ends: the recorder calls this again at a sample at or
- * past it, after giving the counts it holds back.  Histograms counted
- * before the first call have no time.
+ * (OPS_SLICE_NS long, from the session's start) that holds TIME_NS, a
+ * sample's own time, also when it is before the open one (a sample read
+ * late).  *END is where that slice ends: the recorder calls this again
+ * at a sample at or past it, or before its start (*END - OPS_SLICE_NS),
+ * after giving the counts it holds back.  Histograms counted before the
+ * first call have no time.
  */
 #define OPS_SLICE_NS 100000000ull
 int ops_writer_time(struct ops_writer *w, uint64_t time_ns, uint64_t *end);
