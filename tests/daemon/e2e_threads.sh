@@ -78,6 +78,23 @@ grep -q "twothreads (tid:$atid tt-alpha)" sum.txt || fail "no '(tid:$atid tt-alp
 "$OPREPORT" --session-dir=s -l --format=csv >m.csv 2>/dev/null || fail "opreport -l failed"
 [ "$(grep -c ',alpha_work$' m.csv)" = 1 ] || fail "alpha_work is not one row without --separate=thread"
 
+# --pid: threads that ran before the recording are named from /proc
+"$bin" 3 >pidout.txt &
+wpid=$!
+cleanup_pids+=("$wpid")
+for _ in $(seq 100); do
+	grep -qx tt-beta /proc/"$wpid"/task/*/comm 2>/dev/null && break
+	sleep 0.05
+done
+grep -qx tt-beta /proc/"$wpid"/task/*/comm 2>/dev/null || fail "the workload's threads never took their names"
+"$OPROFILED" --separate=thread --pid "$wpid" --duration=0.5 --session-dir=a 2>aerr.txt ||
+	fail "oprofiled --pid --separate=thread exited $?: $(cat aerr.txt)"
+wait "$wpid" || fail "the workload failed"
+read -r _ patid _ < <(grep '^thread [0-9]* tt-alpha ' pidout.txt)
+dump a >ad.txt
+grep -qx "thread $wpid $patid tt-alpha" ad.txt ||
+	fail "--pid: no name tt-alpha for thread $patid: $(grep '^thread' ad.txt)"
+
 # a session recorded without it: native rows have no thread, as before
 "$OPROFILED" --separate=process --session-dir=p -- "$bin" 0.5 >/dev/null 2>perr.txt ||
 	fail "oprofiled --separate=process exited $?: $(cat perr.txt)"
