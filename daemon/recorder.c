@@ -326,6 +326,8 @@ static void recorder_sample(struct recorder *r, const struct record_sample *rs)
 		.tid = rs->tid, .cpu = (int32_t)rs->cpu, .misc = rs->h.misc,
 	}, evicted;
 
+	if (r->tctx)
+		recorder_thread_sample(r, s.pid, s.tid);
 	/* PERF_SAMPLE_CALLCHAIN: nr, then nr entries */
 	if (r->cfg.callgraph_depth &&
 	    rs->h.size >= sizeof(*rs) + sizeof(uint64_t)) {
@@ -341,8 +343,6 @@ static void recorder_sample(struct recorder *r, const struct record_sample *rs)
 		}
 	}
 	r->samples++;
-	if (r->tctx)
-		recorder_thread_sample(r, s.pid, s.tid);
 	if (s.time >= r->slice_end)
 		recorder_slice(r, s.time);
 	switch (rs->h.misc & PERF_RECORD_MISC_CPUMODE_MASK) {
