@@ -82,8 +82,8 @@ static const struct poptOption options_table[] = {
 	{ "duration", 'd', POPT_ARG_STRING, NULL, OPT_DURATION,
 	  "stop after SECONDS", "SECONDS" },
 	{ "separate", 's', POPT_ARG_STRING, NULL, OPT_SEPARATE,
-	  "keep histograms per process and/or per CPU (comma list)",
-	  "process,cpu,all,none" },
+	  "keep histograms per process, thread and/or CPU (comma list)",
+	  "process,thread,cpu,all,none" },
 	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR,
 	  "write the session to DIR (default ./oprofile_data)", "DIR" },
 	/* perf record's spelling; the session is a directory, not a file */
@@ -149,6 +149,7 @@ static const struct {
 	uint32_t bits;
 } separate_names[] = {
 	{ "process", OPS_SEPARATE_PROCESS },
+	{ "thread", OPS_SEPARATE_PROCESS | OPS_SEPARATE_THREAD },
 	{ "cpu", OPS_SEPARATE_CPU },
 	{ "all", OPS_SEPARATE_PROCESS | OPS_SEPARATE_CPU },
 	{ "none", 0 },

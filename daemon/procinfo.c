@@ -94,12 +94,11 @@ static int procinfo_slurp(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-int procinfo_comm(pid_t pid, char comm[PROC_COMM_MAX])
+static int procinfo_comm_at(const char *path, char comm[PROC_COMM_MAX])
 {
-	char path[64], buf[64];
+	char buf[64];
 	int err;
 
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	err = procinfo_slurp(path, buf, sizeof(buf));
 	if (err)
 		return err;
@@ -107,6 +106,23 @@ int procinfo_comm(pid_t pid, char comm[PROC_COMM_MAX])
 	buf[PROC_COMM_MAX - 1] = '\0';
 	memcpy(comm, buf, PROC_COMM_MAX);
 	return 0;
+}
+
+int procinfo_comm(pid_t pid, char comm[PROC_COMM_MAX])
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	return procinfo_comm_at(path, comm);
+}
+
+int procinfo_thread_comm(pid_t pid, pid_t tid, char comm[PROC_COMM_MAX])
+{
+	char path[80];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid,
+		 (int)tid);
+	return procinfo_comm_at(path, comm);
 }
 
 int procinfo_exe(pid_t pid, char **exe)

@@ -15,6 +15,8 @@ void procinfo_defaults(struct proc *p);
 /* Fill P's identity (uid, start times, nspid, exe, mount namespace). */
 int procinfo_read(struct proc *p);
 int procinfo_comm(pid_t pid, char comm[PROC_COMM_MAX]);
+/* Thread TID's of process PID: /proc/PID/task/TID/comm. */
+int procinfo_thread_comm(pid_t pid, pid_t tid, char comm[PROC_COMM_MAX]);
 /* The target of /proc/PID/exe, malloc'd. */
 int procinfo_exe(pid_t pid, char **exe);
 /* /proc/PID/stat's starttime (clock ticks since boot, CLOCK_BOOTTIME)

@@ -35,6 +35,8 @@ int recorder_init(struct recorder *r, struct ops_writer *w,
 		err = imgcache_init(&r->images);
 	if (!err)
 		err = pending_init(&r->pending, PENDING_CAP);
+	if (!err && (cfg->separate & OPS_SEPARATE_THREAD))
+		err = recorder_threads_init(r);
 	if (!err && cfg->callgraph_depth) {
 		/* the kernel adds a context marker or a few to the frames */
 		err = pending_init_chains(&r->pending,
@@ -51,20 +53,22 @@ void recorder_free(struct recorder *r)
 	proctab_free(&r->procs);
 	imgcache_free(&r->images);
 	pending_free(&r->pending);
+	recorder_threads_free(r);
 	free(r->frames);
 	r->frames = NULL;
 	free(r->exits);
 	r->exits = NULL;
 }
 
-static int recorder_context(struct recorder *r, uint32_t app, uint32_t image,
-			    uint32_t tgid, int32_t cpu, uint32_t *ctx)
+int recorder_context(struct recorder *r, uint32_t app, uint32_t image,
+		     uint32_t tgid, int32_t cpu, uint32_t tid, uint32_t *ctx)
 {
 	struct ops_context c = {
 		.app = app,
 		.image = image,
 		.tgid = (r->cfg.separate & OPS_SEPARATE_PROCESS) ? tgid : 0,
 		.cpu = (r->cfg.separate & OPS_SEPARATE_CPU) ? cpu : -1,
+		.tid = (r->cfg.separate & OPS_SEPARATE_THREAD) ? tid : 0,
 	};
 	int err = ops_writer_context(r->w, &c, ctx);
 
@@ -133,12 +137,25 @@ static void recorder_kernel(struct recorder *r, const struct pending_sample *s)
 		}
 		r->has_kernel_image = true;
 	}
+	if (r->tctx) {
+		uint32_t app = p && p->has_app ? p->app : r->kernel_image;
+		uint32_t ctx;
+
+		if (recorder_thread_context(r, app, r->kernel_image,
+					    p ? p->tgid : s->pid, cpu, s->tid,
+					    &ctx))
+			return;
+		r->kernel++;
+		recorder_hist(r, ctx, s->ip);
+		recorder_stack(r, p, s, ctx);
+		return;
+	}
 	if (p) {
 		if (p->kctx == MAPTAB_NO_CTX || p->kctx_cpu != cpu) {
 			uint32_t app = p->has_app ? p->app : r->kernel_image;
 
 			if (recorder_context(r, app, r->kernel_image, p->tgid,
-					     cpu, &p->kctx))
+					     cpu, 0, &p->kctx))
 				return;
 			p->kctx_cpu = cpu;
 		}
@@ -152,7 +169,7 @@ static void recorder_kernel(struct recorder *r, const struct pending_sample *s)
 	if (r->kctx_idle == MAPTAB_NO_CTX || r->kctx_idle_cpu != cpu ||
 	    r->kctx_idle_tgid != s->pid) {
 		if (recorder_context(r, r->kernel_image, r->kernel_image,
-				     s->pid, cpu, &r->kctx_idle))
+				     s->pid, cpu, 0, &r->kctx_idle))
 			return;
 		r->kctx_idle_cpu = cpu;
 		r->kctx_idle_tgid = s->pid;
@@ -223,12 +240,12 @@ int recorder_anon_note(struct recorder *r, struct proc *p,
 }
 
 int recorder_app_context(struct recorder *r, struct proc *p, int32_t cpu,
-			 uint32_t *ctx)
+			 uint32_t tid, uint32_t *ctx)
 {
 	if (!p->has_app)
 		return -ENOENT;
 	cpu = (r->cfg.separate & OPS_SEPARATE_CPU) ? cpu : -1;
-	return recorder_context(r, p->app, p->app, p->tgid, cpu, ctx);
+	return recorder_context(r, p->app, p->app, p->tgid, cpu, tid, ctx);
 }
 
 static void recorder_anon(struct recorder *r, struct proc *p,
@@ -251,6 +268,7 @@ static int recorder_resolve(struct recorder *r, const struct pending_sample *s)
 {
 	struct proc *p = proctab_get(&r->procs, s->pid);
 	struct maptab_entry *e;
+	uint32_t ctx = MAPTAB_NO_CTX;
 	int32_t cpu;
 
 	if (!p)
@@ -268,15 +286,24 @@ static int recorder_resolve(struct recorder *r, const struct pending_sample *s)
 		return 0;
 	}
 	cpu = (r->cfg.separate & OPS_SEPARATE_CPU) ? s->cpu : -1;
-	if (e->ctx == MAPTAB_NO_CTX || e->ctx_cpu != cpu) {
+	if (r->tctx) {
+		/* a mapping's samples come from all its threads */
+		if (recorder_thread_context(r, p->has_app ? p->app : e->image,
+					    e->image, p->tgid, cpu, s->tid,
+					    &ctx))
+			return 0;
+	} else if (e->ctx == MAPTAB_NO_CTX || e->ctx_cpu != cpu) {
 		uint32_t app = p->has_app ? p->app : e->image;
 
-		if (recorder_context(r, app, e->image, p->tgid, cpu, &e->ctx))
+		if (recorder_context(r, app, e->image, p->tgid, cpu, 0,
+				     &e->ctx))
 			return 0;
 		e->ctx_cpu = cpu;
 	}
-	recorder_hist(r, e->ctx, maptab_offset(e, s->ip));
-	recorder_stack(r, p, s, e->ctx);
+	if (!r->tctx)
+		ctx = e->ctx;
+	recorder_hist(r, ctx, maptab_offset(e, s->ip));
+	recorder_stack(r, p, s, ctx);
 	return 0;
 }
 
@@ -304,6 +331,8 @@ static void recorder_sample(struct recorder *r, const struct record_sample *rs)
 		.tid = rs->tid, .cpu = (int32_t)rs->cpu, .misc = rs->h.misc,
 	}, evicted;
 
+	if (r->tctx)
+		recorder_thread_sample(r, s.pid, s.tid);
 	/* PERF_SAMPLE_CALLCHAIN: nr, then nr entries */
 	if (r->cfg.callgraph_depth &&
 	    rs->h.size >= sizeof(*rs) + sizeof(uint64_t)) {
@@ -372,6 +401,8 @@ static void recorder_comm(struct recorder *r, const struct record_comm *c)
 	if (c->h.size < sizeof(*c) + sizeof(struct record_sample_id))
 		return;
 	room = c->h.size - sizeof(*c) - sizeof(struct record_sample_id);
+	if (r->tctx)
+		recorder_thread_comm(r, c->pid, c->tid, c->comm, room);
 	p = proctab_get(&r->procs, c->pid);
 	if (c->h.misc & PERF_RECORD_MISC_COMM_EXEC) {
 		bool sampled = p && !p->exited && p->sampled;
@@ -397,6 +428,8 @@ static void recorder_fork(struct recorder *r, const struct record_task *t)
 {
 	struct proc *parent, *child;
 
+	if (r->tctx)
+		recorder_thread_fork(r, t->pid, t->tid, t->ptid);
 	if (t->pid == t->ppid) /* a new thread */
 		return;
 	child = recorder_proc_new(r, t->pid);
@@ -423,6 +456,8 @@ static void recorder_exit(struct recorder *r, const struct record_task *t)
 	struct proc *p;
 	struct recorder_exit *v;
 
+	if (r->tctx)
+		recorder_thread_exit(r, t->tid);
 	if (t->pid != t->tid) /* a thread, not the process */
 		return;
 	p = proctab_get(&r->procs, t->pid);

@@ -16,6 +16,7 @@
 #include "imgcache.h"
 #include "pending.h"
 #include "proctab.h"
+#include "threadtab.h"
 
 struct recorder_config {
 	uint32_t separate; /* OPS_SEPARATE_* */
@@ -40,10 +41,25 @@ struct recorder_tally {
 	uint32_t count; /* 0: the slot is free */
 };
 
+/* A context of a thread, cached (recorder_threads.c). */
+struct recorder_tctx {
+	uint32_t app, image, tgid, tid;
+	int32_t cpu;
+	uint32_t ctx; /* MAPTAB_NO_CTX: the slot is free */
+};
+
+/* Slots of the thread context cache: a power of two */
+#define RECORDER_TCTX 256
+
 struct recorder {
 	struct ops_writer *w;
 	struct recorder_config cfg;
 	struct proctab procs;
+	/* --separate=thread: the threads and their names, and the contexts
+	 * of (app, image, process, CPU, thread) found last; NULL cache
+	 * otherwise */
+	struct threadtab threads;
+	struct recorder_tctx *tctx;
 	struct imgcache images;
 	struct pending pending;
 	bool has_kernel_image;
@@ -117,7 +133,33 @@ int recorder_anon_note(struct recorder *r, struct proc *p,
  * the process rather than to an image (a stack copy of a JIT leaf); 0,
  * -ENOENT when P has no executable known, or -1 when recording failed. */
 int recorder_app_context(struct recorder *r, struct proc *p, int32_t cpu,
-			 uint32_t *ctx);
+			 uint32_t tid, uint32_t *ctx);
+/* The context of (APP, IMAGE, TGID, CPU, TID) into *CTX, with what the
+ * session separates; 0 or the writer's error (kept in r->err). */
+int recorder_context(struct recorder *r, uint32_t app, uint32_t image,
+		     uint32_t tgid, int32_t cpu, uint32_t tid, uint32_t *ctx);
+
+/* recorder_threads.c: --separate=thread.  The context of a thread's
+ * sample, through a cache; 0 or as recorder_context. */
+int recorder_thread_context(struct recorder *r, uint32_t app, uint32_t image,
+			    uint32_t tgid, int32_t cpu, uint32_t tid,
+			    uint32_t *ctx);
+int recorder_threads_init(struct recorder *r);
+void recorder_threads_free(struct recorder *r);
+/* A sample of thread TID of TGID: its name goes to the session the
+ * first time. */
+void recorder_thread_sample(struct recorder *r, uint32_t tgid, uint32_t tid);
+/* PERF_RECORD_COMM: thread TID of TGID is now called COMM (LEN bytes,
+ * maybe NUL-terminated). */
+void recorder_thread_comm(struct recorder *r, uint32_t tgid, uint32_t tid,
+			  const char *comm, size_t len);
+/* PERF_RECORD_FORK: thread TID of TGID made by thread PTID, whose name
+ * it starts with; EXIT: thread TID ended. */
+void recorder_thread_fork(struct recorder *r, uint32_t tgid, uint32_t tid,
+			  uint32_t ptid);
+void recorder_thread_exit(struct recorder *r, uint32_t tid);
+/* The threads of running process PID and their names, from /proc. */
+void recorder_scan_threads(struct recorder *r, pid_t pid);
 
 /* recorder_stack.c: the call chain of a sample as a stack of the
  * session, counted in CTX (the leaf's context) unless it holds an

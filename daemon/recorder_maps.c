@@ -207,6 +207,7 @@ int recorder_scan_pid(struct recorder *r, pid_t pid)
 		return -ENOMEM;
 	}
 	procinfo_comm(pid, p->comm);
+	recorder_scan_threads(r, pid);
 	if (!p->exe)
 		procinfo_exe(pid, &p->exe);
 	if (p->exe && !p->has_app &&

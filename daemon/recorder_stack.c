@@ -219,7 +219,7 @@ void recorder_stack_chain(struct recorder *r, struct proc *p,
 	 * context, as no image holds the leaf */
 	else if (s->regs && anon && !st.nr_kernel &&
 		 r->frames[0].kind == OPS_FRAME_ANON &&
-		 !recorder_app_context(r, p, s->cpu, &ctx))
+		 !recorder_app_context(r, p, s->cpu, s->tid, &ctx))
 		recorder_stack_copy(r, p, s, ctx, id, p->app,
 				    s->stack_size < RECORDER_JIT_COPY
 					    ? s->stack_size

@@ -53,13 +53,24 @@ static void sep(FILE *f, uint32_t tgid, int32_t cpu)
 
 /* --separate=thread: the tid column, empty for a row with no thread (a
  * native one, whose histogram keeps none). */
-static void tid(FILE *f, const struct report *r, uint32_t v)
+static void tid(FILE *f, const struct report *r, uint32_t v,
+		const char *thread)
 {
 	if (!r->tid_separated)
 		return;
 	if (v)
 		fprintf(f, "%u", v);
 	fputc(',', f);
+	/* a session recorded per thread: the thread's name */
+	if (r->thread_names)
+		out_csv_field(f, r, thread, false);
+}
+
+static const char *tid_heading(const struct report *r)
+{
+	return r->thread_names	  ? "tid,thread,"
+	       : r->tid_separated ? "tid,"
+				  : "";
 }
 
 static void summary(FILE *f, const struct report *r)
@@ -67,7 +78,7 @@ static void summary(FILE *f, const struct report *r)
 	size_t i, k;
 
 	fprintf(f, "row,samples,percent,tgid,cpu,%skind,handler,app,image\n",
-		r->tid_separated ? "tid," : "");
+		tid_heading(r));
 	for (i = 0; i < r->nr_apps; i++) {
 		const struct report_app *app = &r->apps[i];
 
@@ -75,7 +86,7 @@ static void summary(FILE *f, const struct report *r)
 		num(f, app->count);
 		pct(f, report_percent(r, app->count, 0));
 		sep(f, app->tgid, app->cpu);
-		tid(f, r, 0);
+		tid(f, r, 0, NULL);
 		fputs(",,", f);
 		out_csv_field(f, r, app->app, false);
 		out_csv_field(f, r, "", true);
@@ -86,7 +97,7 @@ static void summary(FILE *f, const struct report *r)
 			num(f, img->count);
 			pct(f, report_percent(r, img->count, app->count));
 			sep(f, img->first->tgid, img->first->cpu);
-			tid(f, r, img->first->tid);
+			tid(f, r, img->first->tid, img->first->thread);
 			out_csv_field(f, r, out_kind_name(img->first->kind),
 				      false);
 			out_csv_field(f, r, img->first->handler, false);
@@ -103,7 +114,7 @@ static void symbols(FILE *f, const struct report *r)
 
 	fprintf(f,
 		"row,samples,percent,vma,file,line,tgid,cpu,%skind,handler,app,image,symbol\n",
-		r->tid_separated ? "tid," : "");
+		tid_heading(r));
 	for (i = 0; i < r->nr_rows; i++) {
 		const struct report_row *row = &r->rows[i];
 		const struct report_sym *s = row->sym;
@@ -117,7 +128,7 @@ static void symbols(FILE *f, const struct report *r)
 		out_csv_field(f, r, s && s->line ? s->file : NULL, false);
 		out_csv_field(f, r, s && s->line ? line : NULL, false);
 		sep(f, row->tgid, row->cpu);
-		tid(f, r, row->tid);
+		tid(f, r, row->tid, row->thread);
 		out_csv_field(f, r, out_kind_name(row->kind), false);
 		out_csv_field(f, r, row->handler, false);
 		out_csv_field(f, r, row->app, false);
@@ -135,7 +146,7 @@ static void symbols(FILE *f, const struct report *r)
 			out_csv_field(f, r, d->line ? d->file : NULL, false);
 			out_csv_field(f, r, d->line ? line : NULL, false);
 			sep(f, row->tgid, row->cpu);
-			tid(f, r, row->tid);
+			tid(f, r, row->tid, row->thread);
 			out_csv_field(f, r, out_kind_name(row->kind), false);
 			out_csv_field(f, r, row->handler, false);
 			out_csv_field(f, r, row->app, false);
@@ -158,7 +169,7 @@ static void naming_row(FILE *f, const struct report *r,
 	pct(f, report_percent(r, count, nm->samples));
 	fputs(",,,", f);
 	sep(f, nm->tgid, -1);
-	tid(f, r, 0);
+	tid(f, r, 0, NULL);
 	out_csv_field(f, r, out_kind_name(kind), false);
 	out_csv_field(f, r, nm->handler, false);
 	out_csv_field(f, r, nm->comm, false);

@@ -91,13 +91,15 @@ static void jsep(FILE *f, uint32_t tgid, int32_t cpu)
 
 /* the thread of a row under --separate=thread; null for a native row
  * (its histogram keeps none) or without it */
-static void jtid(FILE *f, uint32_t tid)
+static void jtid(FILE *f, uint32_t tid, const char *thread)
 {
 	jkey(f, "tid");
 	if (tid)
 		fprintf(f, "%u,", tid);
 	else
 		fputs("null,", f);
+	/* its name, in a session recorded per thread */
+	jskv(f, "thread", thread);
 }
 
 static void jline(FILE *f, const struct report *r, const char *file,
@@ -156,7 +158,7 @@ static void summary(FILE *f, const struct report *r)
 			jskv(f, "image", img->first->image);
 			jskv(f, "kind", out_kind_name(img->first->kind));
 			jskv(f, "handler", img->first->handler);
-			jtid(f, img->first->tid);
+			jtid(f, img->first->tid, img->first->thread);
 			jnum(f, "samples", img->count);
 			jpct(f, "percent",
 			     report_percent(r, img->count, app->count));
@@ -210,7 +212,7 @@ static void symbols(FILE *f, const struct report *r)
 		jskv(f, "handler", row->handler);
 		jskv(f, "app", row->app);
 		jsep(f, row->tgid, row->cpu);
-		jtid(f, row->tid);
+		jtid(f, row->tid, row->thread);
 		jskv(f, "symbol", s ? s->name : "(no symbols)");
 		jhex(f, "vma", s && s->has_vma, s ? s->vma : 0);
 		jline(f, r, s ? s->file : NULL, s ? s->line : 0);

@@ -19,6 +19,7 @@
 #define W_IMAGE 25
 #define W_APP 25
 #define W_TID 8
+#define W_THREAD 16
 
 void out_text_header(FILE *f, const struct report *r)
 {
@@ -56,13 +57,14 @@ void out_text_hidden(FILE *f, const struct report *r)
 
 /* "name (tgid:N) (cpu:N)" for a file or kernel image of a separated
  * profile; anonymous and JIT labels already name their process, and
- * under --separate=thread get "(tid:N)". */
+ * under --separate=thread get "(tid:N)", or "(tid:N NAME)" when the
+ * session kept the thread's name. */
 static const char *display(const struct report *r, const char *path,
 			   enum row_kind kind, uint32_t tgid, int32_t cpu,
-			   uint32_t tid)
+			   uint32_t tid, const char *thread)
 {
 	const char *name = out_safe(r->pool, report_image_name(r, path));
-	char buf[64] = "";
+	char buf[320] = "";
 	size_t len = 0;
 
 	if (tgid && (kind == ROW_FILE || kind == ROW_KERNEL))
@@ -71,7 +73,10 @@ static const char *display(const struct report *r, const char *path,
 	if (cpu >= 0)
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
 					" (cpu:%d)", cpu);
-	if (tid)
+	if (tid && thread)
+		snprintf(buf + len, sizeof(buf) - len, " (tid:%u %s)", tid,
+			 out_safe(r->pool, thread));
+	else if (tid)
 		snprintf(buf + len, sizeof(buf) - len, " (tid:%u)", tid);
 	if (!buf[0])
 		return name;
@@ -132,7 +137,7 @@ static void summary(FILE *f, const struct report *r)
 		summary_line(f, "", app->count,
 			     report_percent(r, app->count, 0),
 			     display(r, app->app, app->kind, app->tgid,
-				     app->cpu, 0),
+				     app->cpu, 0, NULL),
 			     limit);
 		if (r->opts->exclude_dependent || !has_dependents(app))
 			continue;
@@ -144,7 +149,8 @@ static void summary(FILE *f, const struct report *r)
 				     report_percent(r, img->count, app->count),
 				     display(r, img->first->image,
 					     img->first->kind, 0, -1,
-					     img->first->tid),
+					     img->first->tid,
+					     img->first->thread),
 				     limit);
 		}
 	}
@@ -213,6 +219,7 @@ enum {
 	C_PERCENT,
 	C_LINENR,
 	C_TID,
+	C_THREAD,
 	C_IMAGE,
 	C_APP,
 	C_SYMBOL,
@@ -222,8 +229,9 @@ enum {
 static const struct table_col symbol_cols[NR_C] = {
 	[C_VMA] = { W_VMA, false },	    [C_SAMPLES] = { W_SAMPLES, false },
 	[C_PERCENT] = { W_PERCENT, false }, [C_LINENR] = { W_LINENR, true },
-	[C_TID] = { W_TID, false },	    [C_IMAGE] = { W_IMAGE, true },
-	[C_APP] = { W_APP, true },	    [C_SYMBOL] = { 0, false },
+	[C_TID] = { W_TID, false },	    [C_THREAD] = { W_THREAD, true },
+	[C_IMAGE] = { W_IMAGE, true },	    [C_APP] = { W_APP, true },
+	[C_SYMBOL] = { 0, false },
 };
 
 /* The columns this report shows, in OProfile's order. */
@@ -240,6 +248,8 @@ static unsigned symbol_columns(const struct report *r, unsigned *which)
 		which[n++] = C_LINENR;
 	if (r->tid_separated)
 		which[n++] = C_TID;
+	if (r->thread_names)
+		which[n++] = C_THREAD;
 	which[n++] = C_IMAGE;
 	if (app_column(r))
 		which[n++] = C_APP;
@@ -260,8 +270,9 @@ static void symbol_cells(const struct report *r, const struct report_row *row,
 	cell[C_LINENR] = linenr(r, s ? s->file : NULL, s ? s->line : 0);
 	/* a native row has no thread: its histogram keeps none */
 	cell[C_TID] = row->tid ? strpool_printf(r->pool, "%u", row->tid) : "-";
-	cell[C_IMAGE] =
-		display(r, row->image, row->kind, row->tgid, row->cpu, 0);
+	cell[C_THREAD] = row->thread ? out_safe(r->pool, row->thread) : "-";
+	cell[C_IMAGE] = display(r, row->image, row->kind, row->tgid, row->cpu,
+				0, NULL);
 	cell[C_APP] =
 		row->app ? out_safe(r->pool, report_image_name(r, row->app))
 			 : "";
@@ -271,8 +282,8 @@ static void symbol_cells(const struct report *r, const struct report_row *row,
 static int symbols(FILE *f, const struct report *r)
 {
 	static const char *const heading[NR_C] = {
-		"vma", "samples",    "%",	 "linenr info",
-		"tid", "image name", "app name", "symbol name",
+		"vma",	  "samples",	"%",	    "linenr info", "tid",
+		"thread", "image name", "app name", "symbol name",
 	};
 	struct table_col cols[NR_C];
 	const char *cell[NR_C], *shown[NR_C];

@@ -58,8 +58,11 @@ static bool ctx_selected(const struct report *r, const struct ops_image *img,
 	if (profile_spec_has_tgid(spec) &&
 	    !profile_spec_match_tgid(spec, ctx->tgid))
 		return false;
-	/* a histogram keeps no thread: tid: selects none of it */
-	if (profile_spec_has_tid(spec))
+	/* a histogram keeps its thread only when recorded with
+	 * --separate=thread: else tid: selects none of it */
+	if (profile_spec_has_tid(spec) &&
+	    (!(r->info->separate & OPS_SEPARATE_THREAD) ||
+	     !profile_spec_match_tid(spec, ctx->tid)))
 		return false;
 	return profile_spec_match_image(spec, img->path) ||
 	       (app && profile_spec_match_image(spec, app->path));
@@ -153,6 +156,7 @@ static int add_image(struct profile *p, struct report *r,
 				   : image,
 			.tgid = ctx->tgid,
 			.cpu = ctx->cpu,
+			.tid = ctx->tid,
 			.count = pk[i].e->count,
 			.line_src = lsrc,
 		};
@@ -754,6 +758,8 @@ int profile_build(struct profile **out, struct report *r,
 	r->cpu_separated = (info->separate & OPS_SEPARATE_CPU) &&
 			   !(o->merge & MERGE_CPU);
 	r->tid_separated = o->separate_thread;
+	r->thread_names = r->tid_separated &&
+			  (info->separate & OPS_SEPARATE_THREAD);
 	/* an output of the call graph alone needs the flat samples only
 	 * counted: their names would be looked up for nothing */
 	cg_only = o->format == OUT_FOLDED || o->format == OUT_PPROF ||
@@ -765,8 +771,9 @@ int profile_build(struct profile **out, struct report *r,
 	    !(info->separate & OPS_SEPARATE_PROCESS))
 		diag("warning: session %s was recorded without --separate=process: native samples were not kept per process, so tgid: selects only JIT (anonymous) samples; record with oprofiled --separate=process",
 		     r->session_dir);
-	if (profile_spec_has_tid(o->spec))
-		diag("warning: native samples are not kept per thread, so tid: selects only JIT (anonymous) samples");
+	if (profile_spec_has_tid(o->spec) &&
+	    !(info->separate & OPS_SEPARATE_THREAD))
+		diag("warning: native samples are not kept per thread, so tid: selects only JIT (anonymous) samples; record with oprofiled --separate=thread");
 	/* reports its own failure: only it can say what is wrong with
 	 * libbfd */
 	ret = image_cache_new(&p->images, o, ops_session_nr_images(s));
@@ -774,8 +781,9 @@ int profile_build(struct profile **out, struct report *r,
 		return ret;
 	ret = add_hist(p, r, s);
 	/* so far the selected native samples: their rows have no thread */
-	if (!ret && r->tid_separated && r->total)
-		diag("note: native samples are not kept per thread: --separate=thread splits only JIT (anonymous) rows, and native rows show no thread (tid -)");
+	if (!ret && r->tid_separated && r->total &&
+	    !(info->separate & OPS_SEPARATE_THREAD))
+		diag("note: native samples are not kept per thread: --separate=thread splits only JIT (anonymous) rows, and native rows show no thread (tid -); record with oprofiled --separate=thread");
 	if (!ret)
 		ret = anon_rows_add(r, s, cg_only ? NULL : handlers);
 	/* there the flat samples were only counted, not offered to the

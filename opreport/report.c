@@ -183,6 +183,10 @@ static int fold_rows(struct report *r)
 		row->tgid = h->tgid;
 		row->cpu = h->cpu;
 		row->tid = h->tid;
+		row->thread = r->thread_names && h->tid
+				      ? ops_session_thread_name(
+						r->session, h->tgid, h->tid)
+				      : NULL;
 		row->sym = h->sym;
 		row->line_src = h->line_src;
 		for (j = i; j < r->nr_hits; j++) {

@@ -77,7 +77,8 @@ struct report_row {
 	const char *handler;
 	uint32_t tgid;
 	int32_t cpu;
-	uint32_t tid; /* 0: not separated, or a native row (no thread) */
+	uint32_t tid;	    /* 0: not separated, or a native row (no thread) */
+	const char *thread; /* the thread's name, when the session has it */
 	const struct report_sym *sym;
 	uint64_t count;
 	struct report_detail *details; /* sorted by vma, -d only */
@@ -139,8 +140,11 @@ struct report {
 	bool tgid_separated; /* rows carry processes */
 	bool cpu_separated;
 	bool tid_separated; /* JIT rows carry threads (--separate=thread) */
-	bool want_syms;	    /* rows per symbol (-l, -d, -i, -e) */
-	uint64_t total;	    /* samples of the profile the specs select */
+	/* and native rows too, and the threads have names: the session
+	 * was recorded with oprofiled --separate=thread */
+	bool thread_names;
+	bool want_syms;		/* rows per symbol (-l, -d, -i, -e) */
+	uint64_t total;		/* samples of the profile the specs select */
 	uint64_t session_total; /* samples of the whole session */
 	uint64_t anon_hidden;	/* anonymous samples left out */
 	struct report_hit *hits;

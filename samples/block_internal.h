@@ -34,6 +34,8 @@
 #define OPS_HIST_COPY_COUNTS 8
 #define OPS_HIST_PROCESS_MAPS 9
 #define OPS_HIST_TIME_SLICES 10
+#define OPS_HIST_CONTEXT_THREADS 11
+#define OPS_HIST_THREADS 12
 
 /* anon.samples block types */
 #define OPS_ANON_PROCESS 1

@@ -118,6 +118,7 @@ static const char *hist_contexts(struct hist_parse *hp, struct ops_cur *c)
 		if (cpu < INT32_MIN || cpu > INT32_MAX)
 			return "bad cpu in context";
 		x->cpu = (int32_t)cpu;
+		x->tid = 0;
 	}
 	if (!c->ok)
 		return "bad context record";
@@ -222,6 +223,12 @@ static const char *hist_block(void *arg, uint16_t type, const uint8_t *p,
 	case OPS_HIST_PROCESS_MAPS:
 		return ops_hist_pmaps(((struct hist_parse *)arg)->h, p, len,
 				      &((struct hist_parse *)arg)->oom);
+	case OPS_HIST_CONTEXT_THREADS:
+		return ops_hist_context_threads(((struct hist_parse *)arg)->h,
+						p, len);
+	case OPS_HIST_THREADS:
+		return ops_hist_threads(((struct hist_parse *)arg)->h, p, len,
+					&((struct hist_parse *)arg)->oom);
 	case OPS_HIST_TIME_SLICES:
 		return ops_hist_time_slices(((struct hist_parse *)arg)->h, p,
 					    len,
@@ -273,6 +280,7 @@ int ops_hist_parse(struct ops_hist_data *h, const uint8_t *buf, size_t len,
 	ops_hist_stacks_finish(h);
 	ops_hist_copies_finish(h);
 	ops_hist_slices_finish(h);
+	ops_hist_threads_finish(h);
 	return hp.oom ? -ENOMEM : 0;
 }
 
@@ -284,6 +292,7 @@ void ops_hist_data_free(struct ops_hist_data *h)
 		free((char *)h->images[i].path);
 	free(h->images);
 	free(h->contexts);
+	ops_hist_threads_free(h);
 	free(h->entries);
 	ops_hist_stacks_free(h);
 	ops_hist_copies_free(h);

@@ -42,6 +42,18 @@ int ops_context_encode(struct ops_buf *out, const struct ops_context *ctx)
 	return ret;
 }
 
+/* Bytes of V as a varint. */
+static size_t varint_len(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
 int ops_writer_image(struct ops_writer *w, const struct ops_image *img,
 		     uint32_t *id)
 {
@@ -75,11 +87,25 @@ int ops_writer_context(struct ops_writer *w, const struct ops_context *ctx,
 			w, -EINVAL,
 			"%s/samples.hist: context names unknown image %u or %u",
 			w->dir, ctx->app, ctx->image);
+	if (ctx->tid && !w->threads)
+		return ops_writer_fail(
+			w, -EINVAL,
+			"%s/samples.hist: context of thread %u in a session that does not separate threads",
+			w->dir, ctx->tid);
 	w->records.len = 0;
 	ret = ops_context_encode(&w->records, ctx);
+	/* the thread ends the key, and goes to CONTEXT_THREADS */
+	if (!ret && w->threads)
+		ret = ops_buf_put_varint(&w->records, ctx->tid);
+	if (!ret && w->threads)
+		ret = oputil_grow(&w->hist.ctx_tids, &w->hist.cap_ctx_tids,
+				  (size_t)w->hist.contexts.nr + 1,
+				  sizeof(*w->hist.ctx_tids));
 	if (!ret)
 		ret = ops_keyset_add(&w->hist.contexts, w->records.data,
 				     w->records.len, id);
+	if (!ret && w->threads)
+		w->hist.ctx_tids[*id] = ctx->tid;
 	if (ret)
 		return ops_writer_fail(
 			w, ret, "%s/samples.hist: cannot add context: %s",
@@ -192,6 +218,8 @@ int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
 	w->records.len = 0;
 	for (i = from; i < to && !ret; i++) {
 		k = ops_keyset_key(ks, i, &n);
+		if (type == OPS_HIST_CONTEXTS && w->threads)
+			n -= varint_len(w->hist.ctx_tids[i]);
 		ret = type == OPS_HIST_STACKS
 			      ? ops_stack_record_put(&w->records, k, n, i)
 			      : ops_buf_put(&w->records, k, n);
@@ -217,6 +245,27 @@ int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
 					      w->payload.len);
 		w->records.len = 0;
 		first = i + 1;
+	}
+	return ret;
+}
+
+int ops_hist_put_contexts(struct ops_writer *w, uint32_t from, uint32_t to)
+{
+	int ret = ops_hist_put_defs(w, &w->hist.contexts, from, to,
+				    OPS_HIST_CONTEXTS);
+	uint32_t i, end;
+
+	for (i = from; i < to && w->threads && !ret; i = end) {
+		end = to - i > COUNTS_PER_BLOCK ? i + COUNTS_PER_BLOCK : to;
+		w->payload.len = 0;
+		ret = ops_buf_put_varint(&w->payload, i);
+		ret = ret ? ret : ops_buf_put_varint(&w->payload, end - i);
+		for (uint32_t j = i; j < end && !ret; j++)
+			ret = ops_buf_put_varint(&w->payload,
+						 w->hist.ctx_tids[j]);
+		ret = ret ? ret
+			  : ops_block_frame(&w->out, OPS_HIST_CONTEXT_THREADS,
+					    w->payload.data, w->payload.len);
 	}
 	return ret;
 }
@@ -360,8 +409,9 @@ int ops_hist_writer_flush(struct ops_writer *w)
 	ret = ops_hist_put_defs(w, &h->images, h->images_on_disk, h->images.nr,
 				OPS_HIST_IMAGES);
 	ret = ret ? ret
-		  : ops_hist_put_defs(w, &h->contexts, h->contexts_on_disk,
-				      h->contexts.nr, OPS_HIST_CONTEXTS);
+		  : ops_hist_put_contexts(w, h->contexts_on_disk,
+					  h->contexts.nr);
+	ret = ret ? ret : ops_thread_put(w, false);
 	ret = ret ? ret : hist_reserve_sorted(h, h->nr_dirty);
 	if (ret)
 		return ops_writer_fail(w, ret,
@@ -396,6 +446,7 @@ int ops_hist_writer_flush(struct ops_writer *w)
 		h->cells[h->dirty[i]].pending = 0;
 	h->records_on_disk += h->nr_dirty;
 	h->nr_dirty = 0;
+	ops_thread_written(h);
 	/* deltas of a long session outgrow its table: start afresh */
 	if (h->records_on_disk > 4 * (uint64_t)h->nr_cells + 262144)
 		return ops_hist_writer_compact(w, false);
@@ -424,9 +475,8 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 	w->out.len = 0;
 	ret = ops_hist_put_defs(w, &h->images, 0, h->images.nr,
 				OPS_HIST_IMAGES);
-	ret = ret ? ret
-		  : ops_hist_put_defs(w, &h->contexts, 0, h->contexts.nr,
-				      OPS_HIST_CONTEXTS);
+	ret = ret ? ret : ops_hist_put_contexts(w, 0, h->contexts.nr);
+	ret = ret ? ret : ops_thread_put(w, true);
 	ret = ret ? ret : hist_reserve_sorted(h, h->nr_cells);
 	if (!ret) {
 		for (i = 0; i < h->nr_cells; i++)
@@ -480,6 +530,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 		h->cells[h->dirty[i]].pending = 0;
 	h->nr_dirty = 0;
 	h->records_on_disk = n;
+	ops_thread_written(h);
 out:
 	if (bf.fd >= 0) {
 		ops_blockfile_close(&bf);
@@ -496,6 +547,8 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	ops_blockfile_close(&h->bf);
 	ops_keyset_free(&h->images);
 	ops_keyset_free(&h->contexts);
+	free(h->ctx_tids);
+	ops_thread_writer_free(h);
 	ops_keyset_free(&h->stacks);
 	ops_keyset_free(&h->copies);
 	ops_keyset_free(&h->pmaps);

@@ -17,6 +17,11 @@ struct ops_hist_data {
 	uint32_t nr_images, cap_images;
 	struct ops_context *contexts;
 	uint32_t nr_contexts, cap_contexts;
+	uint32_t nr_ctx_threads; /* contexts given a thread so far */
+	/* thread names (thread_reader.c): in file order while reading,
+	 * then sorted by (tgid, tid), the last record of each kept */
+	struct ops_thread *threads; /* names owned */
+	size_t nr_threads, cap_threads;
 	struct ops_hist_entry *entries; /* sorted, equal keys summed */
 	size_t nr_entries, cap_entries;
 	/* call graphs: the stack table as the file has it, a tree of
@@ -54,6 +59,15 @@ struct ops_hist_data {
 	uint64_t untimed;	   /* flat counts beyond the slices' */
 	uint64_t win_from, win_to; /* ops_hist_window()'s */
 };
+
+/* CONTEXT_THREADS and THREADS payloads (thread_reader.c). */
+const char *ops_hist_context_threads(struct ops_hist_data *h, const uint8_t *p,
+				     size_t len);
+const char *ops_hist_threads(struct ops_hist_data *h, const uint8_t *p,
+			     size_t len, bool *oom);
+/* Once the whole file is read: the names sorted, one a thread. */
+void ops_hist_threads_finish(struct ops_hist_data *h);
+void ops_hist_threads_free(struct ops_hist_data *h);
 
 /* Sort H's counts and sum equal keys (hist_reader.c). */
 void ops_hist_merge(struct ops_hist_data *h);

@@ -356,6 +356,32 @@ const struct ops_context *ops_session_context(const struct ops_session *s,
 	return id < s->hist.nr_contexts ? &s->hist.contexts[id] : NULL;
 }
 
+const struct ops_thread *ops_session_threads(const struct ops_session *s,
+					     size_t *n)
+{
+	*n = s->hist.nr_threads;
+	return s->hist.threads;
+}
+
+const char *ops_session_thread_name(const struct ops_session *s, uint32_t tgid,
+				    uint32_t tid)
+{
+	size_t lo = 0, hi = s->hist.nr_threads;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ops_thread *t = &s->hist.threads[mid];
+
+		if (t->tgid == tgid && t->tid == tid)
+			return t->name;
+		if (t->tgid < tgid || (t->tgid == tgid && t->tid < tid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 const struct ops_hist_entry *ops_session_hist(const struct ops_session *s,
 					      size_t *n)
 {

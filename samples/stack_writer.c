@@ -271,8 +271,8 @@ int ops_hist_writer_defs(struct ops_writer *w)
 	ret = ops_hist_put_defs(w, &h->images, h->images_on_disk, h->images.nr,
 				OPS_HIST_IMAGES);
 	ret = ret ? ret
-		  : ops_hist_put_defs(w, &h->contexts, h->contexts_on_disk,
-				      h->contexts.nr, OPS_HIST_CONTEXTS);
+		  : ops_hist_put_contexts(w, h->contexts_on_disk,
+					  h->contexts.nr);
 	ret = ret ? ret
 		  : ops_hist_put_defs(w, &h->stacks, h->stacks_on_disk,
 				      h->stacks.nr, OPS_HIST_STACKS);

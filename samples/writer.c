@@ -318,6 +318,7 @@ int ops_writer_open(struct ops_writer **out, const char *dir,
 		return ops_writer_fail(w, ret, "out of memory");
 	w->meta.info.stop_ns = 0;
 	w->callgraph = info->callgraph_depth != 0;
+	w->threads = info->separate & OPS_SEPARATE_THREAD;
 	ret = writer_take_dir(w);
 	if (!ret && w->dfd < 0)
 		ret = writer_make_dir(w);

@@ -50,6 +50,19 @@ struct ops_hist_writer {
 	struct ops_blockfile bf;
 	struct ops_keyset images, contexts;
 	uint32_t images_on_disk, contexts_on_disk;
+	/* separating threads: each context's thread (its key ends with
+	 * it), and the threads' names by (tgid, tid) (thread_writer.c) */
+	uint32_t *ctx_tids;
+	size_t cap_ctx_tids;
+	struct ops_keyset threads;
+	struct ops_thread_name {
+		char *name;
+		bool dirty; /* in threads_dirty */
+	} * thread_names;
+	size_t cap_thread_names;
+	uint32_t *threads_dirty; /* names not on disk yet */
+	uint32_t nr_threads_dirty;
+	size_t cap_threads_dirty;
 	struct ops_hist_cell *cells;
 	uint32_t nr_cells;
 	size_t cap_cells;
@@ -162,6 +175,7 @@ struct ops_writer {
 	uint64_t hist_on_disk, anon_on_disk;
 	uint64_t anon_framed; /* in w->out, not yet appended */
 	bool callgraph;	      /* a version 2 session */
+	bool threads;	      /* OPS_SEPARATE_THREAD */
 	bool totals_dirty;    /* meta.info's totals not in samples.hist yet */
 	/* perf maps archived plain, trimmed and compressed at a clean
 	 * stop (archive.c) */
@@ -187,6 +201,15 @@ int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
  * appended to samples.hist, whose definitions are then all on disk
  * (hist_writer.c). */
 int ops_hist_append(struct ops_writer *w, int ret);
+/* Contexts FROM to TO as CONTEXTS blocks appended to W->out and, when
+ * the session separates threads, their CONTEXT_THREADS blocks. */
+int ops_hist_put_contexts(struct ops_writer *w, uint32_t from, uint32_t to);
+/* Thread names as a THREADS block appended to W->out: those changed
+ * since the last flush, or all (thread_writer.c). */
+int ops_thread_put(struct ops_writer *w, bool all);
+/* The THREADS block put reached the file: no name is pending. */
+void ops_thread_written(struct ops_hist_writer *h);
+void ops_thread_writer_free(struct ops_hist_writer *h);
 /* Append to samples.hist the definitions not on disk yet, so that a
  * block of anon.samples may name them (stack_writer.c).  Uses W->out. */
 int ops_hist_writer_defs(struct ops_writer *w);

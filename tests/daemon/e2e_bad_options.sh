@@ -26,8 +26,8 @@ expect "invalid --period '0': not a positive integer" --period=0 -- true
 expect "invalid --period '18446744073709551615': larger than 2\\^63-1" -c 18446744073709551615 -- true
 expect '--frequency and --period exclude each other' --frequency=100 --period=1000 -- true
 expect "invalid --duration '-1': not a positive number of seconds" --duration=-1 --system-wide
-expect "invalid --separate 'thread': expected process, cpu, all or none" --separate=thread -- true
-expect "invalid --separate '': expected process, cpu, all or none" -s '' -- true
+expect "invalid --separate 'threads': expected process, thread, cpu, all or none" --separate=threads -- true
+expect "invalid --separate '': expected process, thread, cpu, all or none" -s '' -- true
 expect "invalid --separate 'process,,cpu': empty item in the list" -s process,,cpu -- true
 expect "invalid --separate 'cpu,': empty item in the list" -s cpu, -- true
 expect 'nothing to profile: give a COMMAND, --pid or --system-wide'
@@ -62,13 +62,13 @@ done
 # --separate: --help, the man page and the error line (which the parser
 # builds from its own table) list the same values, and each is accepted
 # (a bad --frequency is checked after --separate, so nothing records)
-"$OPROFILED" --separate=thread -- true 2>sep.txt && fail "--separate=thread was accepted"
+"$OPROFILED" --separate=threads -- true 2>sep.txt && fail "--separate=threads was accepted"
 sed -n 's/.*: expected //p' sep.txt | sed 's/, / /g; s/ or / /' | tr ' ' '\n' |
 	sort >sep.code
 grep -o -- '--separate=[a-z,]*' help.txt | cut -d= -f2 | tr , '\n' | sort >sep.help
 grep -- '\\-\\-separate\\fR=' "$man" | sed 's/.*separate\\fR=//; s/\\f[BR]//g' |
 	tr , '\n' | sort >sep.man
-[ "$(wc -l <sep.code)" -ge 4 ] || fail "the --separate error lists $(cat sep.code)"
+[ "$(wc -l <sep.code)" -ge 5 ] || fail "the --separate error lists $(cat sep.code)"
 diff -u sep.code sep.help || fail "--help lists other --separate values than the code"
 diff -u sep.code sep.man || fail "the man page lists other --separate values than the code"
 for v in $(cat sep.code); do

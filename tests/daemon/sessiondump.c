@@ -3,7 +3,8 @@
  * sessiondump DIR: a session as plain lines, for the end-to-end tests.
  *   info KEY VALUE
  *   image ID KIND PATH
- *   context ID APP IMAGE TGID CPU
+ *   context ID APP IMAGE TGID CPU TID
+ *   thread TGID TID NAME
  *   hist CTX OFFSET COUNT
  *   process ID TGID NSPID UID FLAGS COMM EXE NR_RANGES START_NS START_UNIX_NS
  *   range ID START END
@@ -65,7 +66,8 @@ int main(int argc, char **argv)
 {
 	struct ops_session *s;
 	const struct ops_hist_entry *h;
-	char err[512];
+	const struct ops_thread *th;
+	char err[512], name[OPS_THREAD_NAME_MAX + 1];
 	size_t n;
 	int rc = 0;
 
@@ -86,9 +88,13 @@ int main(int argc, char **argv)
 	for (uint32_t i = 0; i < ops_session_nr_contexts(s); i++) {
 		const struct ops_context *c = ops_session_context(s, i);
 
-		printf("context %u %u %u %u %d\n", i, c->app, c->image,
-		       c->tgid, c->cpu);
+		printf("context %u %u %u %u %d %u\n", i, c->app, c->image,
+		       c->tgid, c->cpu, c->tid);
 	}
+	th = ops_session_threads(s, &n);
+	for (size_t i = 0; i < n; i++)
+		printf("thread %u %u %s\n", th[i].tgid, th[i].tid,
+		       dump_name(th[i].name, name, sizeof(name)));
 	h = ops_session_hist(s, &n);
 	for (size_t i = 0; i < n; i++)
 		printf("hist %u %" PRIu64 " %" PRIu64 "\n", h[i].ctx,

@@ -244,6 +244,105 @@ static uint64_t count_at(struct ops_session *s, const char *path,
 	return n;
 }
 
+static void setup_threads(void)
+{
+	setup_sep(OPS_SEPARATE_PROCESS | OPS_SEPARATE_THREAD);
+}
+
+/* Thread TID of PID made by thread PTID (PERF_RECORD_FORK). */
+static void feed_thread(uint32_t pid, uint32_t tid, uint32_t ptid)
+{
+	struct {
+		struct record_task t;
+		struct record_sample_id id;
+	} rec = { 0 };
+
+	rec.t.h.type = PERF_RECORD_FORK;
+	rec.t.h.size = sizeof(rec);
+	rec.t.pid = rec.t.ppid = pid;
+	rec.t.tid = tid;
+	rec.t.ptid = ptid;
+	rec.id.time = clock_now++;
+	recorder_record(&r, &rec.t.h);
+}
+
+/* Thread TID of PID renames itself (PR_SET_NAME). */
+static void feed_rename(uint32_t pid, uint32_t tid, const char *comm)
+{
+	unsigned char buf[128] = { 0 };
+	struct record_comm *c = (void *)buf;
+
+	c->h.type = PERF_RECORD_COMM;
+	c->h.size = sizeof(*c) + 16 + sizeof(struct record_sample_id);
+	c->pid = pid;
+	c->tid = tid;
+	strcpy(c->comm, comm);
+	put_id(buf + sizeof(*c) + 16, pid, tid);
+	recorder_record(&r, &c->h);
+}
+
+/* Samples at OFFSET of the image PATH in contexts of thread TID. */
+static uint64_t thread_count_at(struct ops_session *s, const char *path,
+				uint64_t offset, uint32_t tid)
+{
+	const struct ops_hist_entry *h;
+	uint64_t n = 0;
+	size_t nh;
+
+	h = ops_session_hist(s, &nh);
+	for (size_t i = 0; i < nh; i++) {
+		const struct ops_context *c = ops_session_context(s, h[i].ctx);
+		const struct ops_image *img = ops_session_image(s, c->image);
+
+		if (!strcmp(img->path, path) && h[i].offset == offset &&
+		    c->tid == tid)
+			n += h[i].count;
+	}
+	return n;
+}
+
+/* --separate=thread: each thread's counts under its own contexts, and
+ * each sampled thread's name: its own, its creator's, the last it
+ * took, or for a thread the recorder never saw start (and /proc no
+ * longer shows), its process's.  Pids above the kernel's pid_max, so
+ * that /proc has none of them. */
+START_TEST(test_threads)
+{
+	const uint32_t pid = 5000000, t1 = pid + 1, t2 = pid + 2,
+		       lost = pid + 99;
+	struct ops_session *s;
+
+	feed_exec(pid, "app");
+	feed_mmap(pid, 0x400000, 0x1000, 0, exe);
+	feed_thread(pid, t1, pid);
+	feed_rename(pid, t1, "worker");
+	for (int i = 0; i < 3; i++) {
+		feed_sample(pid, pid, 0x400010, PERF_RECORD_MISC_USER);
+		feed_sample(pid, t1, 0x400010, PERF_RECORD_MISC_USER);
+		feed_sample(pid, t1, 0x400020, PERF_RECORD_MISC_USER);
+	}
+	/* renamed after its first sample; then starts a thread, which
+	 * takes the new name */
+	feed_rename(pid, t1, "worker2");
+	feed_thread(pid, t2, t1);
+	feed_sample(pid, t2, 0x400010, PERF_RECORD_MISC_USER);
+	feed_sample(pid, lost, 0x400010, PERF_RECORD_MISC_USER);
+	recorder_end_round(&r);
+	s = reopen();
+	ck_assert_uint_eq(thread_count_at(s, exe, 0x10, pid), 3);
+	ck_assert_uint_eq(thread_count_at(s, exe, 0x10, t1), 3);
+	ck_assert_uint_eq(thread_count_at(s, exe, 0x20, t1), 3);
+	ck_assert_uint_eq(thread_count_at(s, exe, 0x10, t2), 1);
+	ck_assert_uint_eq(thread_count_at(s, exe, 0x10, lost), 1);
+	ck_assert_uint_eq(thread_count_at(s, exe, 0x10, 0), 0);
+	ck_assert_str_eq(ops_session_thread_name(s, pid, pid), "app");
+	ck_assert_str_eq(ops_session_thread_name(s, pid, t1), "worker2");
+	ck_assert_str_eq(ops_session_thread_name(s, pid, t2), "worker2");
+	ck_assert_str_eq(ops_session_thread_name(s, pid, lost), "app");
+	ops_session_close(s);
+}
+END_TEST
+
 START_TEST(test_multi_segment_and_pgoff)
 {
 	struct ops_session *s;
@@ -631,6 +730,7 @@ static Suite *recorder_suite(void)
 	TCase *tc = tcase_create("records");
 	TCase *cg = tcase_create("callgraph");
 	TCase *sep = tcase_create("separate process");
+	TCase *thr = tcase_create("separate thread");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_multi_segment_and_pgoff);
@@ -648,6 +748,9 @@ static Suite *recorder_suite(void)
 	tcase_add_test(cg, test_stack_in_its_flat_slice);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, sep);
+	tcase_add_checked_fixture(thr, setup_threads, teardown);
+	tcase_add_test(thr, test_threads);
+	suite_add_tcase(s, thr);
 	suite_add_tcase(s, cg);
 	return s;
 }

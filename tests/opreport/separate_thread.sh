@@ -31,7 +31,7 @@ rep() {
 	OPJIT_HANDLER_PATH=$HP "$OPREPORT" --session-dir="$S" \
 		--anon-handler=perfmap "$@"
 }
-note="opreport: note: native samples are not kept per thread: --separate=thread splits only JIT (anonymous) rows, and native rows show no thread (tid -)"
+note="opreport: note: native samples are not kept per thread: --separate=thread splits only JIT (anonymous) rows, and native rows show no thread (tid -); record with oprofiled --separate=thread"
 
 rep -l --separate=thread --format=csv >"$TMP/sep.csv" 2>"$TMP/sep.err" ||
 	{ cat "$TMP/sep.err"; fail "opreport -l --separate=thread --format=csv failed"; }

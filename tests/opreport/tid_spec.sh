@@ -16,7 +16,7 @@ off=$(off "$RT/rt_g_pie" rt_alpha)
 	echo "anon p 3 0x7f0000000120 301"
 	echo "anon p 4 0x7f0000000130 302"
 } | "$MKSESSION" "$TMP/s"
-want="opreport: warning: native samples are not kept per thread, so tid: selects only JIT (anonymous) samples"
+want="opreport: warning: native samples are not kept per thread, so tid: selects only JIT (anonymous) samples; record with oprofiled --separate=thread"
 # total: the JIT samples of the threads asked for, no native ones
 total() {
 	"$OPREPORT" --session-dir="$TMP/s" --anon-samples --format=json "$@" \

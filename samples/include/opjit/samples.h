@@ -38,6 +38,9 @@ extern "C" {
 /* ops_session_info.separate */
 #define OPS_SEPARATE_PROCESS 0x1u
 #define OPS_SEPARATE_CPU 0x2u
+/* Contexts name their thread (always with OPS_SEPARATE_PROCESS), and
+ * the session holds the threads' names (FORMAT.md, CONTEXT_THREADS). */
+#define OPS_SEPARATE_THREAD 0x4u
 
 /* Session metadata: session.meta. */
 struct ops_session_info {
@@ -97,6 +100,17 @@ struct ops_context {
 	uint32_t image; /* image id the samples fall in */
 	uint32_t tgid;	/* 0 unless OPS_SEPARATE_PROCESS */
 	int32_t cpu;	/* -1 unless OPS_SEPARATE_CPU */
+	uint32_t tid;	/* 0 unless OPS_SEPARATE_THREAD */
+};
+
+/* Bytes of a thread's name (the kernel's comm is at most 15). */
+#define OPS_THREAD_NAME_MAX 255
+
+/* A thread's name (OPS_SEPARATE_THREAD sessions). */
+struct ops_thread {
+	uint32_t tgid;
+	uint32_t tid;
+	const char *name;
 };
 
 struct ops_hist_entry {
@@ -268,6 +282,11 @@ int ops_writer_image(struct ops_writer *w, const struct ops_image *img,
 int ops_writer_context(struct ops_writer *w, const struct ops_context *ctx,
 		       uint32_t *id);
 
+/* The name of thread TID of process TGID, in a session that separates
+ * threads: written at the next flush when new or changed. */
+int ops_writer_thread(struct ops_writer *w, uint32_t tgid, uint32_t tid,
+		      const char *name);
+
 /* Add COUNT samples at OFFSET of context CTX.  Allocates only when a new
  * (ctx, offset) key is seen. */
 int ops_writer_hist_add(struct ops_writer *w, uint32_t ctx, uint64_t offset,
@@ -408,6 +427,13 @@ const struct ops_context *ops_session_context(const struct ops_session *s,
 
 /* Every histogram entry, counts of equal keys summed, sorted by
  * (ctx, offset). */
+/* The names of the threads (OPS_SEPARATE_THREAD sessions; none in
+ * others), sorted by (tgid, tid), the last name the recorder saw. */
+const struct ops_thread *ops_session_threads(const struct ops_session *s,
+					     size_t *n);
+/* Thread TID's name, or NULL when the session has none. */
+const char *ops_session_thread_name(const struct ops_session *s, uint32_t tgid,
+				    uint32_t tid);
 const struct ops_hist_entry *ops_session_hist(const struct ops_session *s,
 					      size_t *n);
 
