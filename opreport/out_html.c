@@ -27,6 +27,14 @@
  * buckets or in few, so this costs about a number a (stack, bucket)
  * with samples, where (bucket, count) pairs would cost two; samples
  * counted without a time are the stack's count beyond its buckets'.
+ *
+ * A differential page (--diff, "{ } { }") is the profile's page with
+ * the baseline's graph beside it: the baseline's nodes follow the
+ * profile's in "nodes" (one string table for both) and "base":{"title",
+ * "total", "stacks"} holds its stacks as "stacks" does, numbering those
+ * nodes.  The page matches frames by the path of (name, kind) from the
+ * root, as a two-count folded line matches stacks by their text, since
+ * addresses and processes change from run to run.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -218,11 +226,48 @@ static void html_times(FILE *f, const struct callgraph *cg)
 	fputc(']', f);
 }
 
+/* Graph CG's nodes from OFF on, their strings at NODE_STR. */
+static void html_nodes(FILE *f, const struct callgraph *cg,
+		       const long *node_str, size_t off)
+{
+	size_t i;
+
+	for (i = 0; i < cg->nr_nodes; i++) {
+		const struct cg_node *n = &cg->nodes[i];
+		const long *s = node_str + 4 * i;
+
+		fprintf(f, "%s%ld,%d,%ld,%ld,%ld,%u", i + off ? "," : "", s[0],
+			html_kind(n->kind), s[1], s[2], s[3],
+			n->sym ? n->sym->line : 0);
+	}
+}
+
+/* Graph CG's stacks, its nodes numbered from OFF. */
+static void html_stacks(FILE *f, const struct callgraph *cg, size_t off)
+{
+	size_t i, j;
+
+	fputs("\"stacks\":[", f);
+	for (i = 0; i < cg->nr_stacks; i++) {
+		const struct cg_stack *sk = &cg->stacks[i];
+
+		fprintf(f, "%s%" PRIu64 ",%u", i ? ",\n" : "", sk->count,
+			sk->depth);
+		for (j = 0; j < sk->depth; j++)
+			fprintf(f, ",%zu",
+				(sk->frames[j] + off) * 2 + sk->inlined[j]);
+	}
+	fputc(']', f);
+}
+
+/* R's page data; with BASE, a differential page: BASE's nodes follow
+ * R's in "nodes", and "base" holds its title, total and stacks. */
 static int html_data(FILE *f, const struct report *r, const long *node_str,
+		     const struct report *base, const long *base_str,
 		     const struct out_html_strtab *st)
 {
 	const struct callgraph *cg = r->cg;
-	size_t i, j;
+	size_t i;
 	int ret;
 
 	fputs("{\"v\":1,\"title\":", f);
@@ -236,30 +281,23 @@ static int html_data(FILE *f, const struct report *r, const long *node_str,
 		out_html_str(f, st->v[i]);
 	}
 	fputs("],\n\"nodes\":[", f);
-	for (i = 0; i < cg->nr_nodes; i++) {
-		const struct cg_node *n = &cg->nodes[i];
-		const long *s = node_str + 4 * i;
-
-		fprintf(f, "%s%ld,%d,%ld,%ld,%ld,%u", i ? "," : "", s[0],
-			html_kind(n->kind), s[1], s[2], s[3],
-			n->sym ? n->sym->line : 0);
-	}
-	fputs("],\n\"stacks\":[", f);
-	for (i = 0; i < cg->nr_stacks; i++) {
-		const struct cg_stack *sk = &cg->stacks[i];
-
-		fprintf(f, "%s%" PRIu64 ",%u", i ? ",\n" : "", sk->count,
-			sk->depth);
-		for (j = 0; j < sk->depth; j++)
-			fprintf(f, ",%u", sk->frames[j] * 2 + sk->inlined[j]);
-	}
-	fputc(']', f);
+	html_nodes(f, cg, node_str, 0);
+	if (base)
+		html_nodes(f, base->cg, base_str, cg->nr_nodes);
+	fputs("],\n", f);
+	html_stacks(f, cg, 0);
 	html_times(f, cg);
 	ret = html_timeline(f, r->tl);
+	if (base) {
+		fputs(",\n\"base\":{\"title\":", f);
+		out_html_str(f, base->session_dir ? base->session_dir : "");
+		fprintf(f, ",\"total\":%" PRIu64 ",\n", base->cg->total);
+		html_stacks(f, base->cg, cg->nr_nodes);
+		fputc('}', f);
+	}
 	fputc('}', f);
 	return ret;
 }
-
 void out_html_page_start(FILE *f)
 {
 	fputs(out_html_head, f);
@@ -279,40 +317,61 @@ int out_html_page_end(FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-int out_html(FILE *f, const struct report *r)
+/* Graph CG's nodes' strings into T: NODE_STR gets four indexes a node
+ * (name, image, handler, file).  0 or -ENOMEM. */
+static int html_node_strs(struct out_html_strtab *t, const struct report *r,
+			  long **node_str)
 {
 	const struct callgraph *cg = r->cg;
-	struct out_html_strtab st = { 0 };
-	long *node_str = NULL;
 	size_t i;
+	long *v;
+
+	v = *node_str =
+		calloc(4 * (cg->nr_nodes ? cg->nr_nodes : 1), sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < cg->nr_nodes; i++) {
+		const struct cg_node *n = &cg->nodes[i];
+		long *s = v + 4 * i;
+
+		s[0] = html_str(t, n->sym && n->sym->name ? n->sym->name
+							  : "(no symbols)");
+		s[1] = html_str(t, n->image ? report_image_name(r, n->image)
+					    : "(unknown)");
+		s[2] = html_str(t, n->handler);
+		s[3] = html_str(t, n->sym ? n->sym->file : NULL);
+		if (s[0] < 0 || s[1] < 0 || s[2] < 0 || s[3] < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int out_html_diff(FILE *f, const struct report *base, const struct report *r)
+{
+	struct out_html_strtab st = { 0 };
+	long *node_str = NULL, *base_str = NULL;
 	int ret = -ENOMEM;
 
 	/* index 0: "" and unknown, never looked up */
 	if (oputil_grow(&st.v, &st.cap, 1, sizeof(*st.v)))
 		goto out;
 	st.v[st.n++] = "";
-	node_str = calloc(4 * (cg->nr_nodes ? cg->nr_nodes : 1),
-			  sizeof(*node_str));
-	if (!node_str)
+	ret = html_node_strs(&st, r, &node_str);
+	if (!ret && base)
+		ret = html_node_strs(&st, base, &base_str);
+	if (ret)
 		goto out;
-	for (i = 0; i < cg->nr_nodes; i++) {
-		const struct cg_node *n = &cg->nodes[i];
-		long *s = node_str + 4 * i;
-
-		s[0] = html_str(&st, n->sym && n->sym->name ? n->sym->name
-							    : "(no symbols)");
-		s[1] = html_str(&st, n->image ? report_image_name(r, n->image)
-					      : "(unknown)");
-		s[2] = html_str(&st, n->handler);
-		s[3] = html_str(&st, n->sym ? n->sym->file : NULL);
-		if (s[0] < 0 || s[1] < 0 || s[2] < 0 || s[3] < 0)
-			goto out;
-	}
 	out_html_page_start(f);
-	ret = html_data(f, r, node_str, &st);
+	ret = html_data(f, r, node_str, base, base_str, &st);
 	ret = out_html_page_end(f) ?: ret;
 out:
 	free(node_str);
+	free(base_str);
 	out_html_strtab_free(&st);
 	return ret;
+}
+
+int out_html(FILE *f, const struct report *r)
+{
+	return out_html_diff(f, NULL, r);
 }
