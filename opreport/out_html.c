@@ -9,8 +9,14 @@
  * The data is JSON in a <script type="application/json"> block, compact
  * so that the page stays near the folded output's size: a string table,
  * nodes as six integers each (name, kind, image, handler, file, line),
- * stacks as (count, depth, frames...) with each frame node * 2 + 1 when
- * it was inlined into the frame before it.  Names are other users' text:
+ * stacks ("v":2) as (count, keep, n, n frames...): the first keep frames
+ * of the stack before it, then n of its own, root first, each frame
+ * node * 2 + 1 when it was inlined into the frame before it.  Stacks are
+ * written in the order of their frames, so that each shares most of its
+ * callers with the one before: a deep profile (node's stacks are 30
+ * frames and more) costs a few frames a stack, and the page builds its
+ * tree from the shared part without looking it up again.  ("v":1, the
+ * --event page's: (count, depth, frames...).)  Names are other users' text:
  * every string is escaped for JSON and '<', '>' and '&' as \u escapes,
  * so that no name can end the block (</script>) or open a comment.
  *
@@ -197,14 +203,15 @@ static int html_timeline(FILE *f, const struct timeline *t)
 	return ret;
 }
 
-/* Each stack's buckets, as the header says. */
-static void html_times(FILE *f, const struct callgraph *cg)
+/* Each stack's buckets, as the header says, in the order ORDER. */
+static void html_times(FILE *f, const struct callgraph *cg,
+		       const struct cg_stack *const *order)
 {
 	size_t i, j;
 
 	fputs(",\n\"times\":[", f);
 	for (i = 0; i < cg->nr_stacks; i++) {
-		const struct cg_stack *sk = &cg->stacks[i];
+		const struct cg_stack *sk = order[i];
 		uint32_t next = 0, n = 0;
 
 		/* a count, and a skip before it when buckets are */
@@ -242,20 +249,62 @@ static void html_nodes(FILE *f, const struct callgraph *cg,
 	}
 }
 
-/* Graph CG's stacks, its nodes numbered from OFF. */
-static void html_stacks(FILE *f, const struct callgraph *cg, size_t off)
+static int stack_frames_cmp(const void *pa, const void *pb)
 {
-	size_t i, j;
+	const struct cg_stack *a = *(const struct cg_stack *const *)pa;
+	const struct cg_stack *b = *(const struct cg_stack *const *)pb;
+	uint32_t i;
+
+	for (i = 0; i < a->depth && i < b->depth; i++) {
+		uint64_t x = (uint64_t)a->frames[i] * 2 + a->inlined[i];
+		uint64_t y = (uint64_t)b->frames[i] * 2 + b->inlined[i];
+
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return a->depth < b->depth ? -1 : a->depth > b->depth;
+}
+
+/* Graph CG's stacks in the order of their frames; NULL out of memory. */
+static const struct cg_stack **html_order(const struct callgraph *cg)
+{
+	const struct cg_stack **v;
+	size_t i;
+
+	v = malloc((cg->nr_stacks ? cg->nr_stacks : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (i = 0; i < cg->nr_stacks; i++)
+		v[i] = &cg->stacks[i];
+	if (cg->nr_stacks)
+		qsort(v, cg->nr_stacks, sizeof(*v), stack_frames_cmp);
+	return v;
+}
+
+/* Graph CG's stacks in the order ORDER, its nodes numbered from OFF,
+ * each as the frames it keeps of the one before and its own. */
+static void html_stacks(FILE *f, const struct callgraph *cg,
+			const struct cg_stack *const *order, size_t off)
+{
+	const struct cg_stack *prev = NULL;
+	size_t i, j, keep;
 
 	fputs("\"stacks\":[", f);
 	for (i = 0; i < cg->nr_stacks; i++) {
-		const struct cg_stack *sk = &cg->stacks[i];
+		const struct cg_stack *sk = order[i];
 
-		fprintf(f, "%s%" PRIu64 ",%u", i ? ",\n" : "", sk->count,
-			sk->depth);
-		for (j = 0; j < sk->depth; j++)
+		for (keep = 0;
+		     prev && keep < sk->depth && keep < prev->depth &&
+		     sk->frames[keep] == prev->frames[keep] &&
+		     sk->inlined[keep] == prev->inlined[keep];
+		     keep++)
+			;
+		fprintf(f, "%s%" PRIu64 ",%zu,%zu", i ? ",\n" : "", sk->count,
+			keep, sk->depth - keep);
+		for (j = keep; j < sk->depth; j++)
 			fprintf(f, ",%zu",
 				(sk->frames[j] + off) * 2 + sk->inlined[j]);
+		prev = sk;
 	}
 	fputc(']', f);
 }
@@ -267,10 +316,18 @@ static int html_data(FILE *f, const struct report *r, const long *node_str,
 		     const struct out_html_strtab *st)
 {
 	const struct callgraph *cg = r->cg;
+	const struct cg_stack **order, **base_order = NULL;
 	size_t i;
 	int ret;
 
-	fputs("{\"v\":1,\"title\":", f);
+	order = html_order(cg);
+	if (base)
+		base_order = html_order(base->cg);
+	if (!order || (base && !base_order)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	fputs("{\"v\":2,\"title\":", f);
 	out_html_str(f, r->session_dir ? r->session_dir : "");
 	fputs(",\"event\":", f);
 	out_html_str(f, r->info && r->info->event ? r->info->event : "");
@@ -285,17 +342,20 @@ static int html_data(FILE *f, const struct report *r, const long *node_str,
 	if (base)
 		html_nodes(f, base->cg, base_str, cg->nr_nodes);
 	fputs("],\n", f);
-	html_stacks(f, cg, 0);
-	html_times(f, cg);
+	html_stacks(f, cg, order, 0);
+	html_times(f, cg, order);
 	ret = html_timeline(f, r->tl);
 	if (base) {
 		fputs(",\n\"base\":{\"title\":", f);
 		out_html_str(f, base->session_dir ? base->session_dir : "");
 		fprintf(f, ",\"total\":%" PRIu64 ",\n", base->cg->total);
-		html_stacks(f, base->cg, cg->nr_nodes);
+		html_stacks(f, base->cg, base_order, cg->nr_nodes);
 		fputc('}', f);
 	}
 	fputc('}', f);
+out:
+	free(order);
+	free(base_order);
 	return ret;
 }
 void out_html_page_start(FILE *f)

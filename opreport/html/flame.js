@@ -4,12 +4,15 @@
 // through canvas fillText and textContent, never as markup.
 'use strict';
 (function () {
+	// when the script started, parsed its data and built its tree
+	const tStart = performance.now();
 	const KINDS = ['native', 'kernel', 'JIT', 'anonymous'];
 	const ROW = 17;
 	const data = JSON.parse(document.getElementById('opjit-data').textContent);
 	// what a stack's count counts: samples, or an event's weight (bytes, ns)
 	const UNIT = ' ' + (data.unit || 'samples');
 	const S = data.strings, N = data.nodes;
+	const tParsed = performance.now();
 	const canvas = document.getElementById('flame');
 	const ctx = canvas.getContext('2d');
 	const tip = document.getElementById('tip');
@@ -50,9 +53,16 @@
 	// where each stack starts in data.stacks, and in data.times when
 	// the page says when their samples ran
 	const stackAt = [], timesAt = [];
+	// stacks are (count, keep, n, n frames) from "v" 2 on: the first
+	// keep frames of the stack before, then its own; else (count, depth,
+	// frames)
+	const PREFIXED = data.v >= 2;
+	function stackNext(st, i) {
+		return PREFIXED ? i + 3 + st[i + 2] : i + 2 + st[i + 1];
+	}
 	(function index() {
 		const st = data.stacks, tm = data.times;
-		for (let i = 0; i < st.length; i += 2 + st[i + 1])
+		for (let i = 0; i < st.length; i = stackNext(st, i))
 			stackAt.push(i);
 		if (!tm)
 			return;
@@ -80,27 +90,45 @@
 		return n;
 	}
 
-	// The stacks ST (count, depth, frames...) as a tree whose frames
-	// are keyed by keyOf(), stack k weighing COUNT(k, its count).
+	// The stacks ST as a tree whose frames are keyed by keyOf(), stack
+	// k weighing COUNT(k, its count).  The frames a stack keeps of the
+	// last one counted are taken from PATH, not looked up again.
 	function grow(st, count) {
 		const top = new Frame(-1, null);
-		let deepest = 0;
-		for (let i = 0, k = 0; i < st.length; i += 2 + st[i + 1], k++) {
-			const depth = st[i + 1], n = count(k, st[i]);
+		const codes = [], path = [];
+		let deepest = 0, valid = 0;
+		for (let i = 0, k = 0; i < st.length; i = stackNext(st, i), k++) {
+			const keep = PREFIXED ? st[i + 1] : 0;
+			const own = PREFIXED ? st[i + 2] : st[i + 1];
+			const at = PREFIXED ? i + 3 : i + 2;
+			codes.length = keep;
+			for (let j = 0; j < own; j++)
+				codes.push(st[at + j]);
+			if (keep < valid)
+				valid = keep;
+			const n = count(k, st[i]);
 			if (!n)
 				continue;
+			const depth = codes.length;
 			let f = top;
 			top.total += n;
-			for (let j = 0; j < depth; j++) {
-				const code = st[i + 2 + j], key = keyOf(code);
+			for (let j = 0; j < valid; j++) {
+				f = path[j];
+				f.total += n;
+			}
+			for (let j = valid; j < depth; j++) {
+				const code = codes[j], key = keyOf(code);
 				let kid = f.kids.get(key);
 				if (!kid) {
 					kid = new Frame(code, f);
 					f.kids.set(key, kid);
 				}
 				kid.total += n;
+				path[j] = kid;
 				f = kid;
 			}
+			path.length = depth;
+			valid = depth;
 			f.self += n;
 			if (depth > deepest)
 				deepest = depth;
@@ -147,6 +175,7 @@
 		return t;
 	}
 	const whole = buildTree(null);
+	const tTree = performance.now();
 	let root = whole.root, maxDepth = whole.depth;
 
 	function frameName(f) {
@@ -696,7 +725,8 @@
 		const out = { total: root.total, base: BASE && { total: baseTree.total,
 				title: BASE.title, status: status.textContent,
 				self: selfByName(baseTree, 1, selfByName(root, 0, {})) },
-			firstDrawMs: firstDraw - t0,
+			firstDrawMs: firstDraw - t0, scriptStartMs: tStart,
+			parseMs: tParsed - tStart, treeMs: tTree - tParsed,
 			loadToDrawMs: firstDraw, drawn: shown() };
 		if (args.has('search')) {
 			setSearch(args.get('search'));
