@@ -150,8 +150,19 @@
 			(baseTree.total ? f.base / baseTree.total : 0));
 		if (f.code >= 0 && Math.abs(f.change) > maxChange)
 			maxChange = Math.abs(f.change);
-		for (const k of f.kids)
+		for (const k of kidsOf(f))
 			link(k, b ? b.kids.get(keyOf(k.code)) : null, total);
+	}
+
+	// F's callees, widest first as flame graphs read: sorted when first
+	// asked for, so that a large profile's first draw sorts only the
+	// frames it draws.
+	function kidsOf(f) {
+		if (f.kids instanceof Map)
+			f.kids = Array.from(f.kids.values()).sort(function (a, b) {
+				return b.total - a.total || a.code - b.code;
+			});
+		return f.kids;
 	}
 
 	// The tree of the stacks, each weighing its count, or only its
@@ -161,13 +172,6 @@
 			return stackInRange(k, range[0], range[1]);
 		} : function (k, n) { return n; });
 		const top = t.root;
-		// widest first, as flame graphs read
-		(function sort(f) {
-			f.kids = Array.from(f.kids.values()).sort(function (a, b) {
-				return b.total - a.total || a.code - b.code;
-			});
-			f.kids.forEach(sort);
-		})(top);
 		if (BASE) {
 			maxChange = 0;
 			link(top, baseTree, top.total);
@@ -450,7 +454,7 @@
 		maxDepth = t.depth;
 		focus = root;
 		for (const code of path) {
-			const k = focus.kids.find(function (x) { return keyOf(x.code) === keyOf(code); });
+			const k = kidsOf(focus).find(function (x) { return keyOf(x.code) === keyOf(code); });
 			if (!k)
 				break;
 			focus = k;
@@ -471,9 +475,26 @@
 		if (matches(f))
 			return f.total;
 		let n = 0;
-		for (const k of f.kids)
+		for (const k of kidsOf(f))
 			n += matchedSamples(k);
 		return n;
+	}
+
+	// TEXT cut to ROOM pixels with an ellipsis: each name measured once,
+	// its cut guessed from its mean glyph width and then checked
+	const widths = new Map();
+	function fit(text, room) {
+		let full = widths.get(text);
+		if (full === undefined) {
+			full = ctx.measureText(text).width;
+			widths.set(text, full);
+		}
+		if (full <= room)
+			return text;
+		let k = Math.floor(text.length * room / full);
+		while (k > 1 && ctx.measureText(text.slice(0, k) + '…').width > room)
+			k--;
+		return k > 1 ? text.slice(0, k) + '…' : '';
 	}
 
 	function draw() {
@@ -500,18 +521,7 @@
 			ctx.fillRect(x, top, Math.max(w - 1, 0.5), ROW - 1);
 			let text = '';
 			if (w > 30) {
-				text = frameName(f);
-				if (ctx.measureText(text).width > w - 6) {
-					let lo = 0, hi = text.length;
-					while (lo < hi) {
-						const mid = (lo + hi + 1) >> 1;
-						if (ctx.measureText(text.slice(0, mid) + '…').width <= w - 6)
-							lo = mid;
-						else
-							hi = mid - 1;
-					}
-					text = lo > 1 ? text.slice(0, lo) + '…' : '';
-				}
+				text = fit(frameName(f), w - 6);
 				if (text) {
 					ctx.fillStyle = '#000';
 					ctx.fillText(text, x + 3, top + ROW / 2);
@@ -523,7 +533,7 @@
 		for (let a = focus; a; a = a.parent)
 			box(a, 0, width);
 		(function kids(f, x) {
-			for (const k of f.kids) {
+			for (const k of kidsOf(f)) {
 				const w = k.total * scale;
 				if (w >= 0.3) {
 					box(k, x, w);
