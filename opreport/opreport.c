@@ -230,11 +230,20 @@ static int output_pprof_pair(const struct opreport_opts *o,
 	return ret;
 }
 
+static int write_html_diff(FILE *f, const void *arg)
+{
+	const struct side *sd = arg;
+
+	return out_html_diff(f, &sd[0].r, &sd[1].r);
+}
+
 static int diff_print(const struct opreport_opts *o, const struct side *sd)
 {
 	struct diff d;
 	int ret;
 
+	if (o->format == OUT_HTML)
+		return output(o, write_html_diff, sd);
 	if (o->format == OUT_PPROF)
 		return output_pprof_pair(o, write_report, &sd[0].r, &sd[1].r);
 	ret = diff_build(&d, &sd[0].r, &sd[1].r);

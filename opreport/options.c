@@ -369,7 +369,8 @@ static const struct poptOption options_table[] = {
 	  "DIR" },
 	{ "format", 0, POPT_ARG_STRING, NULL, OPT_FORMAT,
 	  "text (default), csv, json, folded (flame graphs), pprof "
-	  "(needs -o), html (an interactive flame graph page), "
+	  "(needs -o), html (an interactive flame graph page; with --diff "
+	  "coloured by change), "
 	  "timeline-csv or timeline-json (samples per 100 ms and process)",
 	  "FORMAT" },
 	{ "event", 0, POPT_ARG_STRING, NULL, OPT_EVENT,
@@ -804,9 +805,10 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 			"opreport: --separate=thread and --merge=tid (or tgid, all) say opposite things: give one\n");
 		goto out;
 	}
-	if (o->base_dir && o->format == OUT_HTML) {
+	if (o->base_dir && o->format == OUT_HTML &&
+	    o->event != OPREPORT_EVENT_CPU) {
 		fprintf(stderr,
-			"opreport: --format=html shows one profile: a differential page is not written yet\n");
+			"opreport: --event with --format=html shows one profile: a differential page is of CPU samples\n");
 		goto out;
 	}
 	if (o->format == OUT_PPROF && !o->output_file) {

@@ -38,6 +38,9 @@ int out_pprof(FILE *f, const struct report *r);
 /* A self-contained page with an interactive flame graph of the call
  * graph model (out_html.c). */
 int out_html(FILE *f, const struct report *r);
+/* The differential page: R's flame graph coloured by each frame's change
+ * of share against BASE (both finished reports, BASE may be NULL). */
+int out_html_diff(FILE *f, const struct report *base, const struct report *r);
 /* The page around a data block written between the two (the format of
  * out_html.c's comment), for --event's weighted stacks too; S escaped as
  * a JSON string that no name can end the block with. */

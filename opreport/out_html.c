@@ -9,8 +9,14 @@
  * The data is JSON in a <script type="application/json"> block, compact
  * so that the page stays near the folded output's size: a string table,
  * nodes as six integers each (name, kind, image, handler, file, line),
- * stacks as (count, depth, frames...) with each frame node * 2 + 1 when
- * it was inlined into the frame before it.  Names are other users' text:
+ * stacks ("v":2) as (count, keep, n, n frames...): the first keep frames
+ * of the stack before it, then n of its own, root first, each frame
+ * node * 2 + 1 when it was inlined into the frame before it.  Stacks are
+ * written in the order of their frames, so that each shares most of its
+ * callers with the one before: a deep profile (node's stacks are 30
+ * frames and more) costs a few frames a stack, and the page builds its
+ * tree from the shared part without looking it up again.  ("v":1, the
+ * --event page's: (count, depth, frames...).)  Names are other users' text:
  * every string is escaped for JSON and '<', '>' and '&' as \u escapes,
  * so that no name can end the block (</script>) or open a comment.
  *
@@ -27,6 +33,14 @@
  * buckets or in few, so this costs about a number a (stack, bucket)
  * with samples, where (bucket, count) pairs would cost two; samples
  * counted without a time are the stack's count beyond its buckets'.
+ *
+ * A differential page (--diff, "{ } { }") is the profile's page with
+ * the baseline's graph beside it: the baseline's nodes follow the
+ * profile's in "nodes" (one string table for both) and "base":{"title",
+ * "total", "stacks"} holds its stacks as "stacks" does, numbering those
+ * nodes.  The page matches frames by the path of (name, kind) from the
+ * root, as a two-count folded line matches stacks by their text, since
+ * addresses and processes change from run to run.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -189,14 +203,15 @@ static int html_timeline(FILE *f, const struct timeline *t)
 	return ret;
 }
 
-/* Each stack's buckets, as the header says. */
-static void html_times(FILE *f, const struct callgraph *cg)
+/* Each stack's buckets, as the header says, in the order ORDER. */
+static void html_times(FILE *f, const struct callgraph *cg,
+		       const struct cg_stack *const *order)
 {
 	size_t i, j;
 
 	fputs(",\n\"times\":[", f);
 	for (i = 0; i < cg->nr_stacks; i++) {
-		const struct cg_stack *sk = &cg->stacks[i];
+		const struct cg_stack *sk = order[i];
 		uint32_t next = 0, n = 0;
 
 		/* a count, and a skip before it when buckets are */
@@ -218,14 +233,101 @@ static void html_times(FILE *f, const struct callgraph *cg)
 	fputc(']', f);
 }
 
+/* Graph CG's nodes from OFF on, their strings at NODE_STR. */
+static void html_nodes(FILE *f, const struct callgraph *cg,
+		       const long *node_str, size_t off)
+{
+	size_t i;
+
+	for (i = 0; i < cg->nr_nodes; i++) {
+		const struct cg_node *n = &cg->nodes[i];
+		const long *s = node_str + 4 * i;
+
+		fprintf(f, "%s%ld,%d,%ld,%ld,%ld,%u", i + off ? "," : "", s[0],
+			html_kind(n->kind), s[1], s[2], s[3],
+			n->sym ? n->sym->line : 0);
+	}
+}
+
+static int stack_frames_cmp(const void *pa, const void *pb)
+{
+	const struct cg_stack *a = *(const struct cg_stack *const *)pa;
+	const struct cg_stack *b = *(const struct cg_stack *const *)pb;
+	uint32_t i;
+
+	for (i = 0; i < a->depth && i < b->depth; i++) {
+		uint64_t x = (uint64_t)a->frames[i] * 2 + a->inlined[i];
+		uint64_t y = (uint64_t)b->frames[i] * 2 + b->inlined[i];
+
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return a->depth < b->depth ? -1 : a->depth > b->depth;
+}
+
+/* Graph CG's stacks in the order of their frames; NULL out of memory. */
+static const struct cg_stack **html_order(const struct callgraph *cg)
+{
+	const struct cg_stack **v;
+	size_t i;
+
+	v = malloc((cg->nr_stacks ? cg->nr_stacks : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (i = 0; i < cg->nr_stacks; i++)
+		v[i] = &cg->stacks[i];
+	if (cg->nr_stacks)
+		qsort(v, cg->nr_stacks, sizeof(*v), stack_frames_cmp);
+	return v;
+}
+
+/* Graph CG's stacks in the order ORDER, its nodes numbered from OFF,
+ * each as the frames it keeps of the one before and its own. */
+static void html_stacks(FILE *f, const struct callgraph *cg,
+			const struct cg_stack *const *order, size_t off)
+{
+	const struct cg_stack *prev = NULL;
+	size_t i, j, keep;
+
+	fputs("\"stacks\":[", f);
+	for (i = 0; i < cg->nr_stacks; i++) {
+		const struct cg_stack *sk = order[i];
+
+		for (keep = 0;
+		     prev && keep < sk->depth && keep < prev->depth &&
+		     sk->frames[keep] == prev->frames[keep] &&
+		     sk->inlined[keep] == prev->inlined[keep];
+		     keep++)
+			;
+		fprintf(f, "%s%" PRIu64 ",%zu,%zu", i ? ",\n" : "", sk->count,
+			keep, sk->depth - keep);
+		for (j = keep; j < sk->depth; j++)
+			fprintf(f, ",%zu",
+				(sk->frames[j] + off) * 2 + sk->inlined[j]);
+		prev = sk;
+	}
+	fputc(']', f);
+}
+
+/* R's page data; with BASE, a differential page: BASE's nodes follow
+ * R's in "nodes", and "base" holds its title, total and stacks. */
 static int html_data(FILE *f, const struct report *r, const long *node_str,
+		     const struct report *base, const long *base_str,
 		     const struct out_html_strtab *st)
 {
 	const struct callgraph *cg = r->cg;
-	size_t i, j;
+	const struct cg_stack **order, **base_order = NULL;
+	size_t i;
 	int ret;
 
-	fputs("{\"v\":1,\"title\":", f);
+	order = html_order(cg);
+	if (base)
+		base_order = html_order(base->cg);
+	if (!order || (base && !base_order)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	fputs("{\"v\":2,\"title\":", f);
 	out_html_str(f, r->session_dir ? r->session_dir : "");
 	fputs(",\"event\":", f);
 	out_html_str(f, r->info && r->info->event ? r->info->event : "");
@@ -236,30 +338,26 @@ static int html_data(FILE *f, const struct report *r, const long *node_str,
 		out_html_str(f, st->v[i]);
 	}
 	fputs("],\n\"nodes\":[", f);
-	for (i = 0; i < cg->nr_nodes; i++) {
-		const struct cg_node *n = &cg->nodes[i];
-		const long *s = node_str + 4 * i;
-
-		fprintf(f, "%s%ld,%d,%ld,%ld,%ld,%u", i ? "," : "", s[0],
-			html_kind(n->kind), s[1], s[2], s[3],
-			n->sym ? n->sym->line : 0);
-	}
-	fputs("],\n\"stacks\":[", f);
-	for (i = 0; i < cg->nr_stacks; i++) {
-		const struct cg_stack *sk = &cg->stacks[i];
-
-		fprintf(f, "%s%" PRIu64 ",%u", i ? ",\n" : "", sk->count,
-			sk->depth);
-		for (j = 0; j < sk->depth; j++)
-			fprintf(f, ",%u", sk->frames[j] * 2 + sk->inlined[j]);
-	}
-	fputc(']', f);
-	html_times(f, cg);
+	html_nodes(f, cg, node_str, 0);
+	if (base)
+		html_nodes(f, base->cg, base_str, cg->nr_nodes);
+	fputs("],\n", f);
+	html_stacks(f, cg, order, 0);
+	html_times(f, cg, order);
 	ret = html_timeline(f, r->tl);
+	if (base) {
+		fputs(",\n\"base\":{\"title\":", f);
+		out_html_str(f, base->session_dir ? base->session_dir : "");
+		fprintf(f, ",\"total\":%" PRIu64 ",\n", base->cg->total);
+		html_stacks(f, base->cg, base_order, cg->nr_nodes);
+		fputc('}', f);
+	}
 	fputc('}', f);
+out:
+	free(order);
+	free(base_order);
 	return ret;
 }
-
 void out_html_page_start(FILE *f)
 {
 	fputs(out_html_head, f);
@@ -279,40 +377,61 @@ int out_html_page_end(FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-int out_html(FILE *f, const struct report *r)
+/* Graph CG's nodes' strings into T: NODE_STR gets four indexes a node
+ * (name, image, handler, file).  0 or -ENOMEM. */
+static int html_node_strs(struct out_html_strtab *t, const struct report *r,
+			  long **node_str)
 {
 	const struct callgraph *cg = r->cg;
-	struct out_html_strtab st = { 0 };
-	long *node_str = NULL;
 	size_t i;
+	long *v;
+
+	v = *node_str =
+		calloc(4 * (cg->nr_nodes ? cg->nr_nodes : 1), sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < cg->nr_nodes; i++) {
+		const struct cg_node *n = &cg->nodes[i];
+		long *s = v + 4 * i;
+
+		s[0] = html_str(t, n->sym && n->sym->name ? n->sym->name
+							  : "(no symbols)");
+		s[1] = html_str(t, n->image ? report_image_name(r, n->image)
+					    : "(unknown)");
+		s[2] = html_str(t, n->handler);
+		s[3] = html_str(t, n->sym ? n->sym->file : NULL);
+		if (s[0] < 0 || s[1] < 0 || s[2] < 0 || s[3] < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int out_html_diff(FILE *f, const struct report *base, const struct report *r)
+{
+	struct out_html_strtab st = { 0 };
+	long *node_str = NULL, *base_str = NULL;
 	int ret = -ENOMEM;
 
 	/* index 0: "" and unknown, never looked up */
 	if (oputil_grow(&st.v, &st.cap, 1, sizeof(*st.v)))
 		goto out;
 	st.v[st.n++] = "";
-	node_str = calloc(4 * (cg->nr_nodes ? cg->nr_nodes : 1),
-			  sizeof(*node_str));
-	if (!node_str)
+	ret = html_node_strs(&st, r, &node_str);
+	if (!ret && base)
+		ret = html_node_strs(&st, base, &base_str);
+	if (ret)
 		goto out;
-	for (i = 0; i < cg->nr_nodes; i++) {
-		const struct cg_node *n = &cg->nodes[i];
-		long *s = node_str + 4 * i;
-
-		s[0] = html_str(&st, n->sym && n->sym->name ? n->sym->name
-							    : "(no symbols)");
-		s[1] = html_str(&st, n->image ? report_image_name(r, n->image)
-					      : "(unknown)");
-		s[2] = html_str(&st, n->handler);
-		s[3] = html_str(&st, n->sym ? n->sym->file : NULL);
-		if (s[0] < 0 || s[1] < 0 || s[2] < 0 || s[3] < 0)
-			goto out;
-	}
 	out_html_page_start(f);
-	ret = html_data(f, r, node_str, &st);
+	ret = html_data(f, r, node_str, base, base_str, &st);
 	ret = out_html_page_end(f) ?: ret;
 out:
 	free(node_str);
+	free(base_str);
 	out_html_strtab_free(&st);
 	return ret;
+}
+
+int out_html(FILE *f, const struct report *r)
+{
+	return out_html_diff(f, NULL, r);
 }

@@ -4,12 +4,15 @@
 // through canvas fillText and textContent, never as markup.
 'use strict';
 (function () {
+	// when the script started, parsed its data and built its tree
+	const tStart = performance.now();
 	const KINDS = ['native', 'kernel', 'JIT', 'anonymous'];
 	const ROW = 17;
 	const data = JSON.parse(document.getElementById('opjit-data').textContent);
 	// what a stack's count counts: samples, or an event's weight (bytes, ns)
 	const UNIT = ' ' + (data.unit || 'samples');
 	const S = data.strings, N = data.nodes;
+	const tParsed = performance.now();
 	const canvas = document.getElementById('flame');
 	const ctx = canvas.getContext('2d');
 	const tip = document.getElementById('tip');
@@ -27,6 +30,17 @@
 	function nodeName(id) { return S[N[6 * id]]; }
 	function nodeKind(id) { return N[6 * id + 1]; }
 
+	// A differential page (data.base: the baseline's stacks, its nodes
+	// after the profile's) matches frames across the two runs by name,
+	// kind and inlining, as folded text does: their addresses, images
+	// and processes change from run to run.  A frame's key among its
+	// siblings is then that, and on a normal page the frame itself.
+	const BASE = data.base || null;
+	function keyOf(code) {
+		return BASE ? (N[6 * (code >> 1)] * 4 + N[6 * (code >> 1) + 1]) * 2 + (code & 1)
+			: code;
+	}
+
 	// The stacks as a tree of frames (node * 2 + inlined), root first.
 	function Frame(code, parent) {
 		this.code = code;
@@ -39,9 +53,16 @@
 	// where each stack starts in data.stacks, and in data.times when
 	// the page says when their samples ran
 	const stackAt = [], timesAt = [];
+	// stacks are (count, keep, n, n frames) from "v" 2 on: the first
+	// keep frames of the stack before, then its own; else (count, depth,
+	// frames)
+	const PREFIXED = data.v >= 2;
+	function stackNext(st, i) {
+		return PREFIXED ? i + 3 + st[i + 2] : i + 2 + st[i + 1];
+	}
 	(function index() {
 		const st = data.stacks, tm = data.times;
-		for (let i = 0; i < st.length; i += 2 + st[i + 1])
+		for (let i = 0; i < st.length; i = stackNext(st, i))
 			stackAt.push(i);
 		if (!tm)
 			return;
@@ -69,43 +90,96 @@
 		return n;
 	}
 
-	// The tree of the stacks, each weighing its count, or only its
-	// samples in buckets RANGE[0] to RANGE[1] when given.
-	function buildTree(range) {
-		const st = data.stacks;
+	// The stacks ST as a tree whose frames are keyed by keyOf(), stack
+	// k weighing COUNT(k, its count).  The frames a stack keeps of the
+	// last one counted are taken from PATH, not looked up again.
+	function grow(st, count) {
 		const top = new Frame(-1, null);
-		let deepest = 0;
-		for (let k = 0; k < stackAt.length; k++) {
-			const i = stackAt[k], depth = st[i + 1];
-			const count = range ? stackInRange(k, range[0], range[1]) : st[i];
-			if (!count)
+		const codes = [], path = [];
+		let deepest = 0, valid = 0;
+		for (let i = 0, k = 0; i < st.length; i = stackNext(st, i), k++) {
+			const keep = PREFIXED ? st[i + 1] : 0;
+			const own = PREFIXED ? st[i + 2] : st[i + 1];
+			const at = PREFIXED ? i + 3 : i + 2;
+			codes.length = keep;
+			for (let j = 0; j < own; j++)
+				codes.push(st[at + j]);
+			if (keep < valid)
+				valid = keep;
+			const n = count(k, st[i]);
+			if (!n)
 				continue;
+			const depth = codes.length;
 			let f = top;
-			top.total += count;
-			for (let j = 0; j < depth; j++) {
-				const code = st[i + 2 + j];
-				let kid = f.kids.get(code);
+			top.total += n;
+			for (let j = 0; j < valid; j++) {
+				f = path[j];
+				f.total += n;
+			}
+			for (let j = valid; j < depth; j++) {
+				const code = codes[j], key = keyOf(code);
+				let kid = f.kids.get(key);
 				if (!kid) {
 					kid = new Frame(code, f);
-					f.kids.set(code, kid);
+					f.kids.set(key, kid);
 				}
-				kid.total += count;
+				kid.total += n;
+				path[j] = kid;
 				f = kid;
 			}
-			f.self += count;
+			path.length = depth;
+			valid = depth;
+			f.self += n;
 			if (depth > deepest)
 				deepest = depth;
 		}
-		// widest first, as flame graphs read
-		(function sort(f) {
+		return { root: top, depth: deepest };
+	}
+	// the baseline's tree, whole: a range dragged on the strip is of
+	// the profile's time, and its shares are compared with the whole
+	// baseline's
+	const baseTree = BASE ? grow(BASE.stacks, function (k, n) { return n; }).root : null;
+	let maxChange = 0; // the largest change of share drawn, for the colours
+
+	// Each frame's baseline (the frame of the same path there): its
+	// samples in BASE and SELF, and the change of its share in points.
+	function link(f, b, total) {
+		f.base = b ? b.total : 0;
+		f.baseSelf = b ? b.self : 0;
+		f.change = 100 * ((total ? f.total / total : 0) -
+			(baseTree.total ? f.base / baseTree.total : 0));
+		if (f.code >= 0 && Math.abs(f.change) > maxChange)
+			maxChange = Math.abs(f.change);
+		for (const k of kidsOf(f))
+			link(k, b ? b.kids.get(keyOf(k.code)) : null, total);
+	}
+
+	// F's callees, widest first as flame graphs read: sorted when first
+	// asked for, so that a large profile's first draw sorts only the
+	// frames it draws.
+	function kidsOf(f) {
+		if (f.kids instanceof Map)
 			f.kids = Array.from(f.kids.values()).sort(function (a, b) {
 				return b.total - a.total || a.code - b.code;
 			});
-			f.kids.forEach(sort);
-		})(top);
-		return { root: top, depth: deepest };
+		return f.kids;
+	}
+
+	// The tree of the stacks, each weighing its count, or only its
+	// samples in buckets RANGE[0] to RANGE[1] when given.
+	function buildTree(range) {
+		const t = grow(data.stacks, range ? function (k) {
+			return stackInRange(k, range[0], range[1]);
+		} : function (k, n) { return n; });
+		const top = t.root;
+		if (BASE) {
+			maxChange = 0;
+			link(top, baseTree, top.total);
+		}
+		return t;
 	}
 	const whole = buildTree(null);
+	const tTree = performance.now();
 	let root = whole.root, maxDepth = whole.depth;
 
 	function frameName(f) {
@@ -119,11 +193,25 @@
 		return h >>> 0;
 	}
 
+	// A differential page: red where the frame's share of the samples
+	// grew, blue where it shrank, the deeper the larger the change
+	// against the largest drawn (at least 2 points, so that noise
+	// stays pale); the same share is white.
+	function diffColour(f) {
+		const t = Math.min(1, Math.abs(f.change) / Math.max(maxChange, 2));
+		if (t < 0.005)
+			return 'hsl(0,0%,96%)';
+		return 'hsl(' + (f.change > 0 ? 0 : 220) + ',85%,' +
+			Math.round(94 - 44 * t) + '%)';
+	}
+
 	// Kinds apart: JIT green to teal by handler, native warm, kernel
 	// red, inlined violet, anonymous grey; the name varies the shade.
 	function colour(f) {
 		if (f.code < 0)
 			return 'hsl(0,0%,80%)';
+		if (BASE)
+			return diffColour(f);
 		const id = f.code >> 1, kind = nodeKind(id);
 		const v = hash(nodeName(id)) % 1000 / 1000;
 		if (f.code & 1)
@@ -366,7 +454,7 @@
 		maxDepth = t.depth;
 		focus = root;
 		for (const code of path) {
-			const k = focus.kids.find(function (x) { return x.code === code; });
+			const k = kidsOf(focus).find(function (x) { return keyOf(x.code) === keyOf(code); });
 			if (!k)
 				break;
 			focus = k;
@@ -387,9 +475,26 @@
 		if (matches(f))
 			return f.total;
 		let n = 0;
-		for (const k of f.kids)
+		for (const k of kidsOf(f))
 			n += matchedSamples(k);
 		return n;
+	}
+
+	// TEXT cut to ROOM pixels with an ellipsis: each name measured once,
+	// its cut guessed from its mean glyph width and then checked
+	const widths = new Map();
+	function fit(text, room) {
+		let full = widths.get(text);
+		if (full === undefined) {
+			full = ctx.measureText(text).width;
+			widths.set(text, full);
+		}
+		if (full <= room)
+			return text;
+		let k = Math.floor(text.length * room / full);
+		while (k > 1 && ctx.measureText(text.slice(0, k) + '…').width > room)
+			k--;
+		return k > 1 ? text.slice(0, k) + '…' : '';
 	}
 
 	function draw() {
@@ -411,34 +516,24 @@
 		}
 		function box(f, x, w) {
 			const top = y(f.depth);
-			ctx.fillStyle = matches(f) ? 'hsl(300,80%,60%)' : colour(f);
+			const fill = matches(f) ? 'hsl(300,80%,60%)' : colour(f);
+			ctx.fillStyle = fill;
 			ctx.fillRect(x, top, Math.max(w - 1, 0.5), ROW - 1);
 			let text = '';
 			if (w > 30) {
-				text = frameName(f);
-				if (ctx.measureText(text).width > w - 6) {
-					let lo = 0, hi = text.length;
-					while (lo < hi) {
-						const mid = (lo + hi + 1) >> 1;
-						if (ctx.measureText(text.slice(0, mid) + '…').width <= w - 6)
-							lo = mid;
-						else
-							hi = mid - 1;
-					}
-					text = lo > 1 ? text.slice(0, lo) + '…' : '';
-				}
+				text = fit(frameName(f), w - 6);
 				if (text) {
 					ctx.fillStyle = '#000';
 					ctx.fillText(text, x + 3, top + ROW / 2);
 				}
 			}
-			drawn.push({ f: f, x: x, w: w, top: top, text: text });
+			drawn.push({ f: f, x: x, w: w, top: top, text: text, fill: fill });
 		}
 		// the focus's callers span the width, as in every flame graph
 		for (let a = focus; a; a = a.parent)
 			box(a, 0, width);
 		(function kids(f, x) {
-			for (const k of f.kids) {
+			for (const k of kidsOf(f)) {
 				const w = k.total * scale;
 				if (w >= 0.3) {
 					box(k, x, w);
@@ -484,11 +579,19 @@
 		return null;
 	}
 
+	function signed(x) {
+		return (x > 0 ? '+' : '') + x.toFixed(2);
+	}
+
 	function describe(f) {
 		const lines = [frameName(f)];
 		lines.push(f.total + UNIT + ', ' + pct(f.total, root.total) +
 			' of all' + (focus !== root ? ', ' + pct(f.total, focus.total) +
 			' of the zoomed frame' : '') + ', self ' + f.self);
+		if (BASE)
+			lines.push('baseline ' + f.base + UNIT + ', ' +
+				pct(f.base, baseTree.total) + ', self ' + f.baseSelf +
+				'; change ' + signed(f.change) + ' points of share');
 		if (f.code >= 0) {
 			const id = f.code >> 1, o = 6 * id;
 			let kind = KINDS[N[o + 1]] + ((f.code & 1) ? ', inlined' : '');
@@ -556,18 +659,24 @@
 	});
 	window.addEventListener('resize', function () { drawStrip(); draw(); });
 
-	document.getElementById('title').textContent = 'opjit profile: ' + data.title;
+	document.getElementById('title').textContent = BASE
+		? 'opjit differential profile: ' + data.title + ' against ' + BASE.title
+		: 'opjit profile: ' + data.title;
 	document.title = 'opjit: ' + data.title;
 	function showStatus() {
 		status.textContent = root.total + UNIT +
 			(data.event ? ' of ' + data.event : '') +
-			(root !== whole.root ? ' in the range picked' : '') + ', ' +
-			(data.stacks.length ? '' : 'no stacks, ') + 'click a frame to zoom';
+			(root !== whole.root ? ' in the range picked' : '') +
+			(BASE ? ' against the baseline\'s ' + baseTree.total + UNIT +
+				' (red: share grew, blue: shrank; frames only in the baseline are not drawn)' : '') +
+			', ' + (data.stacks.length ? '' : 'no stacks, ') + 'click a frame to zoom';
 	}
 	showStatus();
 	(function legend() {
 		const l = document.getElementById('legend');
-		const kinds = [['JIT', 'hsl(115,55%,60%)'], ['native', 'hsl(35,85%,62%)'],
+		const kinds = BASE ? [['share grew', 'hsl(0,85%,60%)'], ['shrank', 'hsl(220,85%,60%)'],
+			['the same', 'hsl(0,0%,96%)'], ['search match', 'hsl(300,80%,60%)']]
+			: [['JIT', 'hsl(115,55%,60%)'], ['native', 'hsl(35,85%,62%)'],
 			['kernel', 'hsl(5,65%,66%)'], ['inlined', 'hsl(270,55%,70%)'],
 			['anonymous', 'hsl(0,0%,75%)'], ['search match', 'hsl(300,80%,60%)']];
 		for (const s of kinds) {
@@ -599,11 +708,35 @@
 		function shown() {
 			return drawn.filter(function (d) { return d.f.code >= 0; })
 				.map(function (d) {
-					return { name: frameName(d.f), text: d.text,
+					const o = { name: frameName(d.f), text: d.text,
 						share: d.f.total / root.total, w: d.w };
+					if (BASE) {
+						o.samples = d.f.total;
+						o.self = d.f.self;
+						o.base = d.f.base;
+						o.baseSelf = d.f.baseSelf;
+						o.change = d.f.change;
+						o.fill = d.fill;
+						o.tip = describe(d.f);
+					}
+					return o;
 				});
 		}
-		const out = { total: root.total, firstDrawMs: firstDraw - t0,
+		// each name's own samples in the whole profile and baseline
+		function selfByName(f, side, m) {
+			if (f.code >= 0 && f.self) {
+				const n = frameName(f);
+				m[n] = m[n] || [0, 0];
+				m[n][side] += f.self;
+			}
+			f.kids.forEach(function (k) { selfByName(k, side, m); });
+			return m;
+		}
+		const out = { total: root.total, base: BASE && { total: baseTree.total,
+				title: BASE.title, status: status.textContent,
+				self: selfByName(baseTree, 1, selfByName(root, 0, {})) },
+			firstDrawMs: firstDraw - t0, scriptStartMs: tStart,
+			parseMs: tParsed - tStart, treeMs: tTree - tParsed,
 			loadToDrawMs: firstDraw, drawn: shown() };
 		if (args.has('search')) {
 			setSearch(args.get('search'));
