@@ -15,7 +15,7 @@
 # under FLOOR: set FLOOR to about 80% of what a good run reaches in that
 # time, so that a target that stops reaching its code fails.
 
-set(OPJIT_FUZZ_SECONDS 15 CACHE STRING "seconds each fuzz target runs under ctest")
+set(OPJIT_FUZZ_SECONDS 10 CACHE STRING "seconds each fuzz target runs under ctest")
 # fuzz_targets: every fuzz target and what it links, and nothing else of
 # the tree; test.sh builds only this in the fuzz build (the rest of the
 # tree under clang is checked by scripts/check-clang.sh)
