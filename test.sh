@@ -3,7 +3,8 @@
 # Every test: installs what is missing, then builds and runs ctest three
 # times: the normal build (warnings as errors), an ASan+UBSan build of the
 # unit suites and of the end-to-end tests of opreport, the handlers and
-# oprofiled, and a clang build that runs each fuzz target briefly.
+# oprofiled, and a clang build of the fuzz targets that runs each one
+# briefly (and clang's warnings on the rest of the tree).
 # Ends with one line: "N passed, N failed".
 set -euo pipefail
 . "$(dirname "$0")/scripts/setup.sh"
@@ -15,13 +16,23 @@ export CK_FORK=no
 
 passed=0 failed=0
 ctest_wrap=() # what ctest runs under
+# timed NAME CMD...: run CMD, then say how long it took on stderr, so
+# that the log shows where a run's minutes go
+timed() {
+	local t0=$SECONDS rc=0
+	"$@" || rc=$?
+	echo "$1 ${2##*/}: $((SECONDS - t0)) s" >&2
+	return "$rc"
+}
 # run_ctest DIR LABEL-ARGS...: run ctest, add its counts to the totals,
 # print the output of failing tests.
 run_ctest() {
 	local dir=$1; shift
 	local tag=${dir##*/}
 	local log="$OPJIT_LOGDIR/$tag-ctest.log"
+	local t0=$SECONDS
 	"${ctest_wrap[@]}" ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" "$@" >"$log" 2>&1 || true
+	echo "ctest $tag: $((SECONDS - t0)) s" >&2
 	local line total nfail
 	line=$(grep -E 'tests passed, [0-9]+ tests failed out of [0-9]+' "$log" | tail -n 1 || true)
 	if [ -z "$line" ]; then
@@ -43,7 +54,7 @@ run_ctest() {
 	echo "$tag: $line"
 }
 
-configure_and_build "$OPJIT_ROOT/build" -DOPJIT_WERROR=ON
+timed configure_and_build "$OPJIT_ROOT/build" -DOPJIT_WERROR=ON
 # OPJIT_TEST_HOG=N: only the end-to-end tests, with N busy loops beside
 # them (scripts/with-hog.sh), as on a machine shared with other work
 if [ -n "${OPJIT_TEST_HOG:-}" ]; then
@@ -55,19 +66,36 @@ if [ -n "${OPJIT_TEST_HOG:-}" ]; then
 fi
 run_ctest "$OPJIT_ROOT/build"
 
-configure_and_build "$OPJIT_ROOT/build-asan" -DOPJIT_WERROR=ON -DOPJIT_SANITIZE=ON
+timed configure_and_build "$OPJIT_ROOT/build-asan" -DOPJIT_WERROR=ON -DOPJIT_SANITIZE=ON
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	run_ctest "$OPJIT_ROOT/build-asan" -L 'unit|sanitize|asan'
 
-CC=clang configure_and_build "$OPJIT_ROOT/build-fuzz" -DOPJIT_WERROR=ON -DOPJIT_FUZZ=ON
+# the fuzz targets and what they link, no more; the rest of the tree
+# gets clang's warnings from its front end only (scripts/check-clang.sh:
+# clang warns from nothing later, so a full build would say no more)
+CC=clang configure_only "$OPJIT_ROOT/build-fuzz" -DOPJIT_WERROR=ON -DOPJIT_FUZZ=ON \
+	-DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+touch "$OPJIT_LOGDIR/build-fuzz.stamp"
+timed build_targets "$OPJIT_ROOT/build-fuzz" fuzz_targets
+t0=$SECONDS
+if bash "$OPJIT_ROOT/scripts/check-clang.sh" "$OPJIT_ROOT/build-fuzz" \
+	"$OPJIT_LOGDIR/build-fuzz.stamp" >"$OPJIT_LOGDIR/check-clang.log" 2>&1; then
+	passed=$((passed + 1))
+	echo "check-clang: passed in $((SECONDS - t0)) s ($(tail -n 1 "$OPJIT_LOGDIR/check-clang.log"))"
+else
+	tail -n 60 "$OPJIT_LOGDIR/check-clang.log" >&2
+	echo "check-clang: failed (log: $OPJIT_LOGDIR/check-clang.log)" >&2
+	failed=$((failed + 1))
+fi
 run_ctest "$OPJIT_ROOT/build-fuzz" -L fuzz
 
 # the Debian packages: built from a clean copy, lintian-clean, installed,
 # the autopkgtest run through them, purged (one step, one count)
+t0=$SECONDS
 if bash "$OPJIT_ROOT/scripts/package_test.sh" "$OPJIT_ROOT/build-deb" \
 	>"$OPJIT_LOGDIR/package.log" 2>&1; then
 	passed=$((passed + 1))
-	echo "package: passed ($(grep -m1 'packages built in' "$OPJIT_LOGDIR/package.log"))"
+	echo "package: passed in $((SECONDS - t0)) s ($(grep -m1 'packages built in' "$OPJIT_LOGDIR/package.log"))"
 else
 	rc=$?
 	if [ "$rc" -eq 77 ]; then

@@ -46,9 +46,20 @@ OPJIT_BUILD_PACKAGES=(gcc make cmake pkg-config binutils-dev libpopt-dev check
 # With ccache installed (test.sh installs it), a compile that was done
 # before, in any build directory or clone, is taken from its cache.
 configure_and_build() {
+	configure_only "$@"
+	build_targets "$1"
+}
+# configure_only DIR [CMAKE ARGS...]: configure_and_build's first half
+configure_only() {
 	local dir=$1; shift
-	local tag=${dir##*/} launcher=()
+	local launcher=()
 	command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache)
-	run_logged "$tag-configure" cmake -S "$OPJIT_ROOT" -B "$dir" "${launcher[@]}" "$@"
-	run_logged "$tag-build" cmake --build "$dir" -j "$(nproc)"
+	run_logged "${dir##*/}-configure" cmake -S "$OPJIT_ROOT" -B "$dir" "${launcher[@]}" "$@"
+}
+# build_targets DIR [TARGET...]: build TARGETs (default all) in DIR
+build_targets() {
+	local dir=$1; shift
+	local targets=()
+	[ $# -eq 0 ] || targets=(--target "$@")
+	run_logged "${dir##*/}-build" cmake --build "$dir" -j "$(nproc)" "${targets[@]}"
 }

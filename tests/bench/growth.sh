@@ -91,6 +91,16 @@ growth_keep_map() {
 	done
 }
 
+# "${TRACED_EXEC[@]}" PIDFILE CMD...: as PID_EXEC (lib.sh), but CMD
+# starts only once peak_rss.py has its trace in place (PIDFILE.traced),
+# or 30 s on without it
+TRACED_EXEC=(bash -c 'echo $$ >"$0" || exit 1
+	for ((i = 0; i < 3000; i++)); do
+		[ ! -e "$0.traced" ] || break
+		sleep 0.01
+	done
+	exec "$@"')
+
 # growth_side SIDE KIND SIZE: run workload KIND at SIZE under SIDE's
 # recorder (opjit: oprofiled, ref: perf record), fill G[SIDE.*]; the
 # session or perf.data stays for the reports, the JIT map too
@@ -99,7 +109,7 @@ growth_side() {
 	local keeper=''
 	growth_reset "$s" ''
 	rm -rf "$t.sess" "$t.data" "$t.data.report" "$t.outer" "$t.inner" \
-		"$t.rpid" "$t.hwm" "$t.pid" "$t.map"
+		"$t.rpid" "$t.rpid.traced" "$t.hwm" "$t.pid" "$t.map"
 	growth_cmd "$2" "$3" "$t.pid"
 	if [ "$s" = opjit ]; then
 		G[$s.why]=$(need_exe "$OPROFILED") || return
@@ -114,13 +124,13 @@ growth_side() {
 	node | map) growth_keep_map "$t.pid" "$t.map" & keeper=$! ;;
 	esac
 	if [ "$s" = opjit ]; then
-		"$RUSAGE" -o "$t.outer" -- "${PID_EXEC[@]}" "$t.rpid" \
+		"$RUSAGE" -o "$t.outer" -- "${TRACED_EXEC[@]}" "$t.rpid" \
 			"$OPROFILED" --session-dir="$t.sess" \
 			--frequency="$GROWTH_HZ" -- \
 			"$RUSAGE" -o "$t.inner" -- "${W[@]}" \
 			>/dev/null 2>"$t.err"
 	else
-		"$RUSAGE" -o "$t.outer" -- "${PID_EXEC[@]}" "$t.rpid" \
+		"$RUSAGE" -o "$t.outer" -- "${TRACED_EXEC[@]}" "$t.rpid" \
 			perf record -q -e cpu-clock -F "$GROWTH_HZ" \
 			-o "$t.data" -- \
 			"$RUSAGE" -o "$t.inner" -- "${W[@]}" \

@@ -57,8 +57,12 @@ if command -v node >/dev/null; then
 	"$oprofiled" --session-dir="$tmp/node" --frequency=4000 -- \
 		node --perf-basic-prof "$src/tests/handlers/fib.js" 8 \
 		>"$tmp/node.out" 2>&1
-	for m in /tmp/perf-*.map; do
-		[ "$m" -nt "$tmp/node.out" ] || [ ! -e "$m" ] || maps+=("$m")
+	# node's map, by the pid of the copy the session archived: a map
+	# new in /tmp may be another run's
+	for m in "$tmp"/node/maps/*/perf-*.map*; do
+		m=${m##*/}
+		m=${m%.gz}
+		[[ $m =~ ^perf-[0-9]+\.map$ ]] && maps+=("/tmp/$m")
 	done
 	compare "node perfmap" --session-dir="$tmp/node" -l \
 		--anon-handler=perfmap

@@ -7,7 +7,9 @@ peak_rss.py PIDFILE OUT
 Waits for PIDFILE to name a pid, traces that process (PTRACE_SEIZE with
 PTRACE_O_TRACEEXIT: it stops once, as it exits) and writes its VmHWM in
 KiB to OUT, read while it is stopped at its exit with its memory still
-mapped.  For growth.sh: getrusage gives a recorder's peak together with
+mapped.  PIDFILE.traced, created once the trace is in place (or could not
+be), tells the process it may go on: a recorder of a short workload on a
+busy machine is otherwise gone before we attach.  For growth.sh: getrusage gives a recorder's peak together with
 that of every child it reaped, its workload's among them, and polling
 /proc would miss a peak in the recorder's last moments.  On failure OUT
 gets one line beginning "why: " and the exit status is 1.
@@ -54,7 +56,12 @@ def wait_pidfile(path, timeout=60.0):
     raise OSError(f'{path} named no pid within {timeout:.0f} s')
 
 
-def trace(pid):
+def ready(path):
+    with open(path, 'w', encoding='ascii'):
+        pass
+
+
+def trace(pid, go):
     libc = ctypes.CDLL(None, use_errno=True)
     libc.ptrace.argtypes = (ctypes.c_long, ctypes.c_long, ctypes.c_void_p,
                             ctypes.c_void_p)
@@ -74,6 +81,8 @@ def trace(pid):
         # a container without CAP_SYS_PTRACE, or Yama: a reason, not a
         # failure of what we measure
         raise OSError(e.errno, f'ptrace is not allowed here ({e.strerror})')
+    finally:
+        ready(go)
     peak = None
     while True:
         _, status = os.waitpid(pid, WALL)
@@ -103,7 +112,7 @@ def main(argv):
     # the terminal's ^C is for the traced process, which we let go on
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        text = str(trace(wait_pidfile(argv[1])))
+        text = str(trace(wait_pidfile(argv[1]), argv[1] + '.traced'))
         code = 0
     except OSError as e:
         text, code = f'why: {e.strerror or e}', 1

@@ -40,6 +40,23 @@ e2e_remove_users() {
 # as_user CMD...: run CMD as $user
 as_user() { runuser -u "$user" -- "$@"; }
 
+# e2e_forget_jit_maps SESSION...: remove from /tmp the JIT maps
+# (anon.PID, perf-PID.map) of the processes these sessions recorded,
+# named by the copies each session archived: only our workloads' maps,
+# never those of a test running beside us (anything new in /tmp during
+# our run may be theirs).
+e2e_forget_jit_maps() {
+	local s f n
+	for s in "$@"; do
+		for f in "$s"/maps/*/*; do
+			n=${f##*/}
+			n=${n%.gz}
+			[[ $n =~ ^(anon\.[0-9]+|perf-[0-9]+\.map)$ ]] || continue
+			rm -f "/tmp/$n"
+		done
+	done
+}
+
 # off PROGRAM SYMBOL: SYMBOL's offset in one of tests/opreport's programs;
 # ret SYMBOL: in $APP, a return address one past an address inside it, so
 # that the report's lookup at address - 1 lands inside the function.

@@ -65,11 +65,9 @@ no_url() {
 		fail "$1 has no policy forbidding requests"
 }
 
-before=$(ls /tmp/anon.* 2>/dev/null || true)
+# jitdemo's maps, by the pids its sessions archived: no other test's
 cleanup_maps() {
-	for m in /tmp/anon.*; do
-		[ -e "$m" ] && ! grep -qxF "$m" <<<"$before" && rm -f "$m"
-	done
+	e2e_forget_jit_maps "$TMP/g" "$TMP/flat" "$TMP/phases"
 	rm -rf "$TMP"
 }
 trap cleanup_maps EXIT

@@ -16,11 +16,9 @@ JIT=$OPJIT_BUILD/tests/workloads/jitdemo
 [ -x "$OPROFILED" ] && [ -x "$JIT" ] || fail "oprofiled or jitdemo is not built"
 [ -f "$HP/libperfmap.so" ] || skip "$HP/libperfmap.so is not built"
 
-before=$(ls /tmp/anon.* 2>/dev/null || true)
+# jitdemo's maps, by the pids its sessions archived: no other test's
 cleanup_maps() {
-	for m in /tmp/anon.*; do
-		[ -e "$m" ] && ! grep -qxF "$m" <<<"$before" && rm -f "$m"
-	done
+	e2e_forget_jit_maps "$TMP/flat" "$TMP/g"
 	rm -rf "$TMP"
 }
 trap cleanup_maps EXIT

@@ -22,11 +22,9 @@ JIT=$OPJIT_BUILD/tests/workloads/jitdemo
 [ "$(uname -m)" = x86_64 ] || { echo "SKIP: jitdemo writes x86-64 code"; exit 77; }
 [ -x "$OPROFILED" ] && [ -x "$JIT" ] || fail "oprofiled or jitdemo is not built"
 
-before=$(ls /tmp/anon.* 2>/dev/null || true)
+# jitdemo's maps, by the pids its sessions archived: no other test's
 cleanup_maps() {
-	for m in /tmp/anon.*; do
-		[ -e "$m" ] && ! grep -qxF "$m" <<<"$before" && rm -f "$m"
-	done
+	e2e_forget_jit_maps "$TMP/s"
 	rm -rf "$TMP"
 }
 trap cleanup_maps EXIT
