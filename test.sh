@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Every test: installs what is missing, then builds and runs ctest three
+# Every test: installs what is missing, then builds and runs ctest four
 # times: the normal build (warnings as errors), an ASan+UBSan build of the
 # unit suites and of the end-to-end tests of opreport, the handlers and
-# oprofiled, and a clang build of the fuzz targets that runs each one
-# briefly (and clang's warnings on the rest of the tree).
+# oprofiled, a ThreadSanitizer build of what runs threads, and a clang
+# build of the fuzz targets that runs each one briefly (and clang's
+# warnings on the rest of the tree); then the Debian packages.
 # Ends with one line: "N passed, N failed".
 set -euo pipefail
 . "$(dirname "$0")/scripts/setup.sh"
@@ -69,6 +70,18 @@ run_ctest "$OPJIT_ROOT/build"
 timed configure_and_build "$OPJIT_ROOT/build-asan" -DOPJIT_WERROR=ON -DOPJIT_SANITIZE=ON
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	run_ctest "$OPJIT_ROOT/build-asan" -L 'unit|sanitize|asan'
+
+# ThreadSanitizer on what promises concurrency (the checker's threads
+# against every shipped handler, the jitlog library), in a tree built for
+# the tsan tests alone
+if timed bash "$OPJIT_ROOT/scripts/tsan_check.sh" --build-only "$OPJIT_ROOT/build-tsan" \
+	>"$OPJIT_LOGDIR/build-tsan.log" 2>&1; then
+	run_ctest "$OPJIT_ROOT/build-tsan" -L tsan
+else
+	tail -n 40 "$OPJIT_LOGDIR/build-tsan.log" >&2
+	echo "build-tsan: the build failed (log: $OPJIT_LOGDIR/build-tsan.log)" >&2
+	failed=$((failed + 1))
+fi
 
 # the fuzz targets and what they link, no more; the rest of the tree
 # gets clang's warnings from its front end only (scripts/check-clang.sh:
