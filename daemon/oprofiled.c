@@ -415,6 +415,7 @@ static double percent(uint64_t part, uint64_t whole)
 static int daemon_finish(struct daemon *d)
 {
 	struct ops_session_info t;
+	uint64_t dropped;
 	int failed = 0, err;
 
 	counters_disable(&d->c);
@@ -436,12 +437,19 @@ static int daemon_finish(struct daemon *d)
 		failed = 1;
 	}
 	t.samples_lost += ops_writer_unwritten(d->w);
+	dropped = ops_writer_copies_dropped(d->w);
 	ops_writer_free(d->w);
 	d->w = NULL;
 	if (d->r.throttles)
 		diag("the kernel throttled sampling "
 		     "%llu times; a lower --frequency would be steadier",
 		     (unsigned long long)d->r.throttles);
+	/* their samples keep frame-pointer stacks: say so, once */
+	if (dropped)
+		diag("%llu samples kept no stack copy: the session's copies "
+		     "reached their memory cap; a smaller "
+		     "--callgraph=dwarf,BYTES or a shorter run keeps them all",
+		     (unsigned long long)dropped);
 	diag("%llu samples, %llu lost (%.1f%%), "
 	     "%llu unattributed (%.1f%%), %u process%s, session %s",
 	     (unsigned long long)t.samples, (unsigned long long)t.samples_lost,

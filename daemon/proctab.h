@@ -31,6 +31,7 @@ struct proc {
 	uint32_t maps_given; /* maps.gen when given with a stack copy */
 	uint32_t kctx;	     /* cached kernel context */
 	int32_t kctx_cpu;
+	bool kctx_app; /* made once the program was known */
 	char comm[PROC_COMM_MAX];
 	/* for processes that ran anonymous code */
 	uint32_t proc_id; /* writer's id, PROC_NO_ID until registered */

@@ -151,13 +151,18 @@ static void recorder_kernel(struct recorder *r, const struct pending_sample *s)
 		return;
 	}
 	if (p) {
-		if (p->kctx == MAPTAB_NO_CTX || p->kctx_cpu != cpu) {
+		/* made again once exec's new program is known: the first
+		 * kernel samples after an exec (in execve itself) come
+		 * before the mapping that names it */
+		if (p->kctx == MAPTAB_NO_CTX || p->kctx_cpu != cpu ||
+		    p->kctx_app != p->has_app) {
 			uint32_t app = p->has_app ? p->app : r->kernel_image;
 
 			if (recorder_context(r, app, r->kernel_image, p->tgid,
 					     cpu, 0, &p->kctx))
 				return;
 			p->kctx_cpu = cpu;
+			p->kctx_app = p->has_app;
 		}
 		r->kernel++;
 		recorder_hist(r, p->kctx, s->ip);

@@ -206,12 +206,14 @@ void recorder_stack_chain(struct recorder *r, struct proc *p,
 		recorder_fail(r, err, true);
 		return;
 	}
-	/* copies of user samples in native code (a JIT's own frames keep
-	 * frame pointers; the native ones below them may not), and not of
-	 * kernel samples, whose user part is past a syscall's own frames */
-	if (s->regs && ctx != MAPTAB_NO_CTX && !st.nr_kernel &&
-	    r->frames[0].kind == OPS_FRAME_IMAGE)
-		recorder_stack_copy(r, p, s, ctx, id, r->frames[0].image,
+	/* copies of samples whose user leaf is native code (a JIT's own
+	 * frames keep frame pointers; the native ones below them may
+	 * not), in the kernel too: the registers and stack are the user
+	 * part's, at the kernel's entry */
+	if (s->regs && ctx != MAPTAB_NO_CTX && st.nr_kernel < st.nr_frames &&
+	    r->frames[st.nr_kernel].kind == OPS_FRAME_IMAGE)
+		recorder_stack_copy(r, p, s, ctx, id,
+				    r->frames[st.nr_kernel].image,
 				    s->stack_size);
 	/* and of JIT leaves, cut short: a JVM's interpreted callers hold
 	 * their Method* in their frames (opreport/unwind_jvm.h), which the

@@ -559,9 +559,11 @@ static size_t join(struct unwind *u, const struct ops_stack_copy *c,
 	return 0;
 }
 
-size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,
-		    const struct ops_stack *fp, struct cg_raw_frame *frames,
-		    size_t max, enum unwind_root *root)
+/* unwind_stack() of a stack with no kernel frame */
+static size_t unwind_user(struct unwind *u, const struct ops_stack_copy *c,
+			  const struct ops_stack *fp,
+			  struct cg_raw_frame *frames, size_t max,
+			  enum unwind_root *root)
 {
 	struct unwind_proc *p;
 	size_t i, n;
@@ -569,11 +571,9 @@ size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,
 
 	*root = UNWIND_WHOLE;
 	u->jit = false;
-	for (i = 0; fp && i < fp->nr_frames; i++)
+	for (i = 0; i < fp->nr_frames; i++)
 		u->jit |= fp->frames[i].kind == OPS_FRAME_ANON;
-	p = fp && fp->nr_frames && !fp->nr_kernel
-		    ? proc_of(u, c, &fp->frames[0])
-		    : NULL;
+	p = fp->nr_frames ? proc_of(u, c, &fp->frames[0]) : NULL;
 	if (!p || p->failed || !c->size || max < 2)
 		goto kept;
 	if (!p->dwfl && !(p->dwfl = proc_dwfl(u, p))) {
@@ -612,6 +612,35 @@ size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,
 kept:
 	u->kept++;
 	return 0;
+}
+
+size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,
+		    const struct ops_stack *fp, struct cg_raw_frame *frames,
+		    size_t max, enum unwind_root *root)
+{
+	struct ops_stack user;
+	size_t i, k, n;
+
+	*root = UNWIND_WHOLE;
+	if (!fp || fp->nr_kernel >= fp->nr_frames || fp->nr_kernel >= max) {
+		u->kept++;
+		return 0;
+	}
+	if (!fp->nr_kernel)
+		return unwind_user(u, c, fp, frames, max, root);
+	/* a sample in the kernel: the copy is of the user stack at its
+	 * entry, whose registers are those of the chain's user part */
+	k = fp->nr_kernel;
+	user = *fp;
+	user.frames += k;
+	user.nr_frames -= (uint32_t)k;
+	user.nr_kernel = 0;
+	n = unwind_user(u, c, &user, frames + k, max - k, root);
+	if (!n)
+		return 0;
+	for (i = 0; i < k; i++)
+		frames[i] = cg_frame(&fp->frames[i]);
+	return n + k;
 }
 
 void unwind_stats(const struct unwind *u, size_t *unwound, size_t *kept)

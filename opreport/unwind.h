@@ -42,7 +42,8 @@ enum unwind_root {
 
 /* Copy C's stack, leaf first, into FRAMES (room for MAX), its
  * frame-pointer stack FP joined below the unwound frames where they
- * meet; the number of frames, or 0 when the copy could not be unwound
+ * meet (the kernel frames of a sample taken in the kernel above them,
+ * the copy being of the user stack at the kernel's entry); the number of frames, or 0 when the copy could not be unwound
  * past its leaf (then its frame-pointer stack stands).  *ROOT says
  * whether the stack's root is the outermost frame. */
 size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,

@@ -2,23 +2,42 @@
 /*
  * The user stack copies of samples.hist (FORMAT.md, STACK_COPIES and
  * COPY_COUNTS).  A hot loop gives the same registers and the same bytes
- * at sample after sample, so a copy is interned whole, as its record,
- * and counted like a histogram cell; a new copy costs its bytes once.
+ * at sample after sample, so a copy is interned whole and counted like a
+ * histogram cell.  Copies that are not equal still share most of their
+ * bytes (a frame near sp holds a counter or a clock, the frames below
+ * it do not change), so a copy is kept as its registers and the ids of
+ * its pieces: COPY_PIECE bytes at addresses aligned to it, each interned
+ * once.  A new copy costs the pieces that changed, not all its bytes;
+ * on disk it is its record, whole (ops_copy_record_put).
  */
 #include <errno.h>
 #include <string.h>
 
 #include "writer_internal.h"
 
-/* The copies the writer keeps (each one's record, for deduplication and
- * compaction): past this a sample keeps its stack and loses its copy. */
+/* The copies the writer keeps (their records and pieces, for
+ * deduplication and compaction): past this a sample keeps its stack and
+ * loses its copy. */
 #define COPIES_MAX_BYTES (64u << 20)
+
+/* Small enough that a changed word costs little, large enough that a
+ * piece's id (a varint, and the table's slot) is a fraction of it. */
+#define COPY_PIECE 128u
+
+/* The end (offset from sp) of the piece that starts at offset OFF of a
+ * copy of SIZE bytes at SP. */
+static uint32_t piece_end(uint64_t sp, uint32_t off, uint32_t size)
+{
+	uint64_t next = ((sp + off) / COPY_PIECE + 1) * COPY_PIECE - sp;
+
+	return next < size ? (uint32_t)next : size;
+}
 
 int ops_writer_stack_copy(struct ops_writer *w, const struct ops_stack_copy *c)
 {
 	struct ops_hist_writer *h = &w->hist;
 	struct ops_buf *k = &h->copy_key;
-	uint32_t id;
+	uint32_t id, off, end;
 	int ret;
 
 	if (c->ctx >= h->contexts.nr || c->stack >= h->stacks.nr ||
@@ -26,6 +45,13 @@ int ops_writer_stack_copy(struct ops_writer *w, const struct ops_stack_copy *c)
 		return ops_writer_fail(w, -EINVAL,
 				       "%s/samples.hist: invalid stack copy",
 				       w->dir);
+	/* at most this much more: every piece new */
+	if (h->copies.arena.len + h->copy_pieces.arena.len + c->size +
+		    (c->size / COPY_PIECE + 2) * OPS_VARINT_MAX * 2 >
+	    COPIES_MAX_BYTES) {
+		h->copies_dropped++;
+		return 0;
+	}
 	k->len = 0;
 	ret = ops_buf_put_varint(k, c->ctx);
 	ret = ret ? ret : ops_buf_put_varint(k, c->stack);
@@ -33,10 +59,11 @@ int ops_writer_stack_copy(struct ops_writer *w, const struct ops_stack_copy *c)
 	ret = ret ? ret : ops_buf_put_varint(k, c->sp);
 	ret = ret ? ret : ops_buf_put_varint(k, c->bp);
 	ret = ret ? ret : ops_buf_put_varint(k, c->size);
-	ret = ret ? ret : ops_buf_put(k, c->bytes, c->size);
-	if (!ret && h->copies.arena.len + k->len > COPIES_MAX_BYTES) {
-		h->copies_dropped++;
-		return 0;
+	for (off = 0; off < c->size && !ret; off = end) {
+		end = piece_end(c->sp, off, c->size);
+		ret = ops_keyset_add(&h->copy_pieces, c->bytes + off,
+				     end - off, &id);
+		ret = ret ? ret : ops_buf_put_varint(k, id);
 	}
 	ret = ret ? ret : ops_keyset_add(&h->copies, k->data, k->len, &id);
 	if (ret)
@@ -44,4 +71,30 @@ int ops_writer_stack_copy(struct ops_writer *w, const struct ops_stack_copy *c)
 			w, ret, "%s/samples.hist: cannot add stack copy: %s",
 			w->dir, strerror(-ret));
 	return ops_hist_count(w, OPS_COPY_CTX, id, 1);
+}
+
+int ops_copy_record_put(struct ops_buf *out, const struct ops_hist_writer *h,
+			const uint8_t *key, size_t len)
+{
+	const uint8_t *piece;
+	struct ops_cur cur;
+	size_t head, n;
+	int i, ret;
+
+	ops_cur_init(&cur, key, len);
+	for (i = 0; i < 6; i++)
+		ops_cur_varint(&cur);
+	head = len - ops_cur_left(&cur);
+	ret = ops_buf_put(out, key, head);
+	while (!ret && ops_cur_left(&cur)) {
+		piece = ops_keyset_key(&h->copy_pieces, ops_cur_varint32(&cur),
+				       &n);
+		ret = ops_buf_put(out, piece, n);
+	}
+	return ret;
+}
+
+uint64_t ops_writer_copies_dropped(const struct ops_writer *w)
+{
+	return w->hist.copies_dropped;
 }

@@ -222,6 +222,9 @@ int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
 			n -= varint_len(w->hist.ctx_tids[i]);
 		ret = type == OPS_HIST_STACKS
 			      ? ops_stack_record_put(&w->records, k, n, i)
+		      : type == OPS_HIST_STACK_COPIES
+			      ? ops_copy_record_put(&w->records, &w->hist, k,
+						    n)
 			      : ops_buf_put(&w->records, k, n);
 		if (ret || (w->records.len < OPS_BLOCK_SOFT_MAX && i + 1 < to))
 			continue;
@@ -551,6 +554,7 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	ops_thread_writer_free(h);
 	ops_keyset_free(&h->stacks);
 	ops_keyset_free(&h->copies);
+	ops_keyset_free(&h->copy_pieces);
 	ops_keyset_free(&h->pmaps);
 	free(h->copy_key.data);
 	free(h->path);

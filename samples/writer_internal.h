@@ -77,8 +77,10 @@ struct ops_hist_writer {
 	 * disk (parent, flags, frame) */
 	struct ops_keyset stacks;
 	uint32_t stacks_on_disk;
-	/* the user stack copies, keys STACK_COPIES records as on disk */
+	/* the user stack copies, keys STACK_COPIES records with the ids
+	 * of their pieces in place of their bytes (copy_writer.c) */
 	struct ops_keyset copies;
+	struct ops_keyset copy_pieces;
 	uint32_t copies_on_disk;
 	struct ops_buf copy_key; /* scratch: the record being added */
 	uint64_t copies_dropped; /* past the copies' memory cap */
@@ -194,6 +196,10 @@ int ops_hist_writer_open(struct ops_writer *w);
 /* Count without checking CTX (which may carry OPS_STACK_CTX). */
 int ops_hist_count(struct ops_writer *w, uint32_t ctx, uint64_t offset,
 		   uint64_t count);
+/* Copy record KEY (LEN bytes) of H's copies as it goes on disk, its
+ * pieces' bytes in place of their ids, appended to OUT. */
+int ops_copy_record_put(struct ops_buf *out, const struct ops_hist_writer *h,
+			const uint8_t *key, size_t len);
 /* Definitions as blocks appended to W->out (hist_writer.c). */
 int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
 		      uint32_t from, uint32_t to, uint16_t type);

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # oprofiled's stack copies on the frameless workload:
 # --callgraph=dwarf,512 keeps registers and at most 512 bytes of user
-# stack for (nearly) every user sample's stack, counted as the stacks
-# are; -g and --callgraph=fp keep none;
+# stack for (nearly) every sample whose user leaf is in a file (one
+# taken in the kernel too: the user part's), counted as the stacks are; -g and --callgraph=fp keep none;
 # --call-graph=dwarf,2048 (perf's spelling) copies more than 512 and at
 # most 2048 bytes; a JIT leaf's copy (jitdemo's) is cut to 2048 bytes
 # and counted in the executable's own context.
@@ -13,10 +13,10 @@ bin=$WORKLOADS/frameless
 [ -x "$bin" ] || fail "$bin is not built"
 cd "$WORK"
 
-# copies in D: "COPIES USER_SAMPLES MAX_SIZE ZERO_SP"
+# copies in D: "COPIES SAMPLES_WITH_A_USER_LEAF_IN_A_FILE MAX_SIZE ZERO_SP"
 copies() {
 	awk '
-	$1 == "stack" { user[$2] = ($3 == 0) }
+	$1 == "stack" { k = $3; user[$2] = NF > 4 + k && $(5 + k) !~ /^(anon|unknown):/ }
 	$1 == "stackhist" && user[$3] { samples += $4 }
 	$1 == "stackcopy" { n += $5; if ($9 > max) max = $9; if ($7 == 0) zsp++ }
 	END { printf "%d %d %d %d\n", n, samples, max, zsp }' "$1"

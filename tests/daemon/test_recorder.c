@@ -486,6 +486,38 @@ START_TEST(test_kernel_samples)
 }
 END_TEST
 
+/* After an exec, a kernel sample before the new program's mapping (in
+ * execve itself) has no program yet; those after it have the program
+ * as application, not the context the first one made. */
+START_TEST(test_kernel_context_after_exec)
+{
+	const struct ops_hist_entry *h;
+	struct ops_session *s;
+	uint32_t napp = 0, nkern = 0;
+	size_t nh;
+
+	feed_exec(410, "prog");
+	feed_sample(410, 410, 0xffffffff81000123, PERF_RECORD_MISC_KERNEL);
+	feed_mmap(410, 0x400000, 0x1000, 0, exe);
+	feed_sample(410, 410, 0xffffffff81000456, PERF_RECORD_MISC_KERNEL);
+	recorder_end_round(&r);
+	s = reopen();
+	h = ops_session_hist(s, &nh);
+	for (size_t i = 0; i < nh; i++) {
+		const struct ops_context *c = ops_session_context(s, h[i].ctx);
+		const struct ops_image *app = ops_session_image(s, c->app);
+
+		if (h[i].offset == 0xffffffff81000456)
+			napp += !strcmp(app->path, exe);
+		if (h[i].offset == 0xffffffff81000123)
+			nkern += !strcmp(app->path, "[kernel.kallsyms]");
+	}
+	ck_assert_uint_eq(napp, 1);
+	ck_assert_uint_eq(nkern, 1);
+	ops_session_close(s);
+}
+END_TEST
+
 START_TEST(test_exited_process_forgotten)
 {
 	struct ops_session *s;
@@ -738,6 +770,7 @@ static Suite *recorder_suite(void)
 	tcase_add_test(tc, test_sample_before_its_mapping);
 	tcase_add_test(tc, test_anonymous_stream);
 	tcase_add_test(tc, test_kernel_samples);
+	tcase_add_test(tc, test_kernel_context_after_exec);
 	tcase_add_test(tc, test_exited_process_forgotten);
 	tcase_add_test(tc, test_jitdump_mapping_is_data);
 	tcase_add_checked_fixture(sep, setup_process, teardown);

@@ -10,6 +10,11 @@
 # the workload's own split of its thread CPU time.  With --no-unwind
 # (frame pointers alone) the same session must not: the kernel's walk
 # from memcpy loses hot and its callers, which is what this test is for.
+# And 99% of the samples whose user leaf is memcpy (those taken in the
+# kernel too, by their user part) must have their whole stack from main
+# through path_a or path_b and hot: the environment holds 16 KiB, so
+# that every copy is the whole 8 KiB (not what ASLR leaves above sp),
+# 16000 copies of 128 MiB that the session's writer must keep.
 . "$(dirname "$0")/lib.sh"
 OPROFILED=$OPJIT_BUILD/daemon/oprofiled
 WORKLOAD=$OPJIT_BUILD/tests/workloads/frameless
@@ -17,9 +22,13 @@ WORKLOAD=$OPJIT_BUILD/tests/workloads/frameless
 [ -x "$WORKLOAD" ] || fail "$WORKLOAD is not built"
 command -v go >/dev/null || { echo "SKIP: go is not installed (golang-go)"; exit 77; }
 
-timeout 120 "$OPROFILED" --callgraph=dwarf --session-dir="$TMP/s" -- \
+OPJIT_TEST_PAD=$(printf '%16384s' '') \
+	timeout 120 "$OPROFILED" --callgraph=dwarf --frequency=4000 \
+	--session-dir="$TMP/s" -- \
 	"$WORKLOAD" 4 >"$TMP/truth.txt" 2>"$TMP/oprofiled.err" ||
 	{ cat "$TMP/oprofiled.err"; fail "oprofiled --callgraph=dwarf failed"; }
+! grep "kept no stack copy" "$TMP/oprofiled.err" ||
+	fail "oprofiled dropped stack copies"
 S=$TMP/s
 
 op() { "$OPREPORT" --session-dir="$S" "$@" 2>"$TMP/op.err" ||
@@ -63,27 +72,36 @@ shares("opreport -c", callers.get("path_a", 0), callers.get("path_b", 0))
 
 def folded(path):
     """Samples of stacks through main;path_X;hot, the memcpy below
-    hot included."""
+    hot included; samples whose user leaf is memcpy, and those of them
+    whose stack is whole (from main through a path and hot)."""
     n = {"path_a": 0, "path_b": 0}
-    memcpy = 0
+    memcpy = whole = 0
     for line in open(path):
         stack, count = line.rsplit(" ", 1)
-        frames = [re.sub(r" \[[^]]*\]$", "", f) for f in stack.split(";")]
-        if "memcpy" in frames[-1]:
-            memcpy += int(count)
+        frames = [re.sub(r" \[[^]]*\]$", "", f) for f in stack.split(";")
+                  if not f.endswith("_[k]")]
+        through = False
         for i in range(1, len(frames) - 1):
             if frames[i] in n and frames[i + 1] == "hot" and \
                frames[i - 1] == "main":
                 n[frames[i]] += int(count)
-    return n, memcpy
+                through = i + 3 == len(frames)
+        if "memcpy" in frames[-1] and "_dl_" not in stack:
+            memcpy += int(count)
+            whole += int(count) if through else 0
+    return n, memcpy, whole
 
-n, memcpy = folded(tmp + "/folded.txt")
+n, memcpy, whole = folded(tmp + "/folded.txt")
 shares("folded", n["path_a"], n["path_b"])
 # hot's time is memcpy's: most of the stacks go through it
 if memcpy * 2 < n["path_a"] + n["path_b"]:
     print("FAIL: folded: only %d of hot's samples in memcpy" % memcpy)
     bad = 1
-n, _ = folded(tmp + "/fp.txt")
+ok = whole * 100 >= memcpy * 99
+print("%s: folded: %d of %d samples in memcpy with their whole stack"
+      % ("ok" if ok else "FAIL", whole, memcpy))
+bad |= not ok
+n, _, _ = folded(tmp + "/fp.txt")
 shares("folded --no-unwind (frame pointers alone)", n["path_a"],
        n["path_b"], expect=False)
 

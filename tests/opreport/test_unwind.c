@@ -132,15 +132,21 @@ static void teardown(void)
 	ops_session_close(session);
 }
 
-/* Copy of SIZE bytes, every word WORD, leaf at loop_fn's body: the
- * number of frames unwound. */
-static size_t unwind_words(uint64_t word, uint32_t size,
-			   struct cg_raw_frame *frames, enum unwind_root *root)
+/* Copy of SIZE bytes, every word WORD, user leaf at loop_fn's body
+ * below KERNEL kernel frames (at most 2): the number of frames
+ * unwound. */
+static size_t unwind_words_in(uint32_t kernel, uint64_t word, uint32_t size,
+			      struct cg_raw_frame *frames,
+			      enum unwind_root *root)
 {
 	uint64_t ip = (uint64_t)(uintptr_t)unwind_test_loop_body;
-	struct ops_frame leaf = { OPS_FRAME_IMAGE, exe_map.image,
-				  ip - exe_map.start + exe_map.pgoff };
-	struct ops_stack fp = { .frames = &leaf, .nr_frames = 1 };
+	struct ops_frame chain[3] = {
+		{ OPS_FRAME_UNKNOWN, 0, 0xffffffff81000100ull },
+		{ OPS_FRAME_UNKNOWN, 0, 0xffffffff81000200ull },
+	};
+	struct ops_stack fp = { .frames = chain + 2 - kernel,
+				.nr_frames = kernel + 1,
+				.nr_kernel = kernel };
 	uint64_t *bytes = calloc(1, size + 8);
 	struct ops_stack_copy c = { .ip = ip,
 				    .sp = STACK_BASE,
@@ -149,6 +155,8 @@ static size_t unwind_words(uint64_t word, uint32_t size,
 				    .bytes = (const uint8_t *)bytes };
 	size_t i, n;
 
+	chain[2] = (struct ops_frame){ OPS_FRAME_IMAGE, exe_map.image,
+				       ip - exe_map.start + exe_map.pgoff };
 	ck_assert_ptr_nonnull(bytes);
 	for (i = 0; i < size / 8; i++)
 		bytes[i] = word;
@@ -156,6 +164,12 @@ static size_t unwind_words(uint64_t word, uint32_t size,
 			 root);
 	free(bytes);
 	return n;
+}
+
+static size_t unwind_words(uint64_t word, uint32_t size,
+			   struct cg_raw_frame *frames, enum unwind_root *root)
+{
+	return unwind_words_in(0, word, size, frames, root);
 }
 
 static struct cg_raw_frame frames[OPS_STACK_MAX_FRAMES];
@@ -208,6 +222,36 @@ START_TEST(a_copy_cut_short)
 }
 END_TEST
 
+/* A sample taken in the kernel: its copy is the user stack at the
+ * kernel's entry, unwound as a user sample's is, below its kernel
+ * frames. */
+START_TEST(a_sample_in_the_kernel)
+{
+	enum unwind_root root, root_k;
+	size_t n, nk, i;
+
+	n = unwind_words(0xdead0000ull, 256, frames, &root);
+	ck_assert_uint_ge(n, 2);
+	nk = unwind_words_in(2, 0xdead0000ull, 256, frames, &root_k);
+	ck_assert_uint_eq(nk, n + 2);
+	ck_assert_int_eq(root_k, root);
+	ck_assert_uint_eq(frames[0].image, CG_UNKNOWN);
+	ck_assert_uint_eq(frames[0].addr, 0xffffffff81000100ull);
+	ck_assert_uint_eq(frames[1].addr, 0xffffffff81000200ull);
+	ck_assert_uint_eq(frames[2].image, exe_map.image);
+	ck_assert_uint_eq(frames[3].image, CG_UNKNOWN);
+	ck_assert_uint_eq(frames[3].addr, 0xdead0000ull);
+	/* the loop to the frame limit: the limit is the user part's */
+	for (i = 0; i < 2; i++)
+		nk = unwind_words_in(
+			2, (uint64_t)(uintptr_t)unwind_test_loop_body, 256,
+			frames, &root_k);
+	ck_assert_uint_eq(nk, UNWIND_MAX_FRAMES + 2);
+	ck_assert_int_eq(root_k, UNWIND_CUT_COPY);
+	ck_assert_int_eq(warnings, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("unwind");
@@ -217,6 +261,7 @@ int main(void)
 	tcase_add_test(tc, a_loop_stops_at_the_frame_limit);
 	tcase_add_test(tc, an_address_that_points_nowhere);
 	tcase_add_test(tc, a_copy_cut_short);
+	tcase_add_test(tc, a_sample_in_the_kernel);
 	suite_add_tcase(s, tc);
 	return opjit_check_run(s);
 }

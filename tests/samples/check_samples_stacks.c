@@ -270,6 +270,88 @@ START_TEST(test_stack_copies)
 }
 END_TEST
 
+/* The bytes of copy I of test_stack_copies_unequal: a loop's copies,
+ * one word near sp a counter, the rest the same, sp one of three. */
+static void unequal_copy(uint8_t *bytes, size_t size, uint32_t i, uint64_t *sp)
+{
+	size_t k;
+
+	for (k = 0; k < size; k++)
+		bytes[k] = (uint8_t)(k * 13 + k / 256);
+	memcpy(bytes + 24, &i, sizeof(i));
+	*sp = 0x7ffd0000 - 8 * (i % 3);
+}
+
+/* Copies that are not equal but share most of their bytes, more of
+ * them than the writer's cap would hold whole (17000 of 4 KiB, 66 MiB):
+ * every one kept, byte for byte, across the compaction at close; copies
+ * that share nothing still stop at the cap, and say how many. */
+START_TEST(test_stack_copies_unequal)
+{
+	enum { N = 17000, SIZE = 4096 };
+	struct warns wr = { 0 };
+	const struct ops_stack_copy *got;
+	struct ops_session *s;
+	uint8_t *bytes = malloc(SIZE);
+	struct ops_stack_copy cp = { .ip = 0x401000,
+				     .bp = 7,
+				     .size = SIZE,
+				     .bytes = bytes };
+	struct cg c;
+	uint32_t i;
+	size_t n;
+
+	ck_assert_ptr_nonnull(bytes);
+	cg_open(&c, 64);
+	cg_write(&c);
+	cp.ctx = c.ctx;
+	cp.stack = c.s_native;
+	for (i = 0; i < N; i++) {
+		unequal_copy(bytes, SIZE, i, &cp.sp);
+		ck_assert_int_eq(ops_writer_stack_copy(c.w, &cp), 0);
+		if (i % 4096 == 0)
+			ck_assert_int_eq(ops_writer_flush(c.w), 0);
+	}
+	ck_assert_uint_eq(ops_writer_copies_dropped(c.w), 0);
+	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
+	s = session_must_open(sdir, &wr);
+	got = ops_session_stack_copies(s, &n);
+	ck_assert_uint_eq(n, N);
+	for (i = 0; i < N; i++) {
+		unequal_copy(bytes, SIZE, i, &cp.sp);
+		ck_assert_uint_eq(got[i].sp, cp.sp);
+		ck_assert_uint_eq(got[i].size, SIZE);
+		ck_assert_uint_eq(got[i].count, 1);
+		ck_assert_mem_eq(got[i].bytes, bytes, SIZE);
+	}
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+
+	/* nothing shared: the cap */
+	cg_open(&c, 64);
+	cg_write(&c);
+	cp.ctx = c.ctx;
+	cp.stack = c.s_native;
+	cp.sp = 0x7ffd0000;
+	for (i = 0; i < N; i++) {
+		for (n = 0; n < SIZE; n += sizeof(i)) {
+			uint32_t v = i * 2654435761u + (uint32_t)n * 40503u;
+
+			memcpy(bytes + n, &v, sizeof(v));
+		}
+		ck_assert_int_eq(ops_writer_stack_copy(c.w, &cp), 0);
+		if (ops_writer_copies_dropped(c.w))
+			break;
+	}
+	/* 64 MiB: 16384 copies of 4 KiB at most, their pieces' ids aside */
+	ck_assert_uint_eq(ops_writer_copies_dropped(c.w), 1);
+	ck_assert_uint_gt(i, 15000);
+	ck_assert_uint_lt(i, 16384);
+	ops_writer_free(c.w);
+	free(bytes);
+}
+END_TEST
+
 static void pmap_check(struct ops_session *s, const struct cg *c)
 {
 	const struct ops_process_map *m;
@@ -965,6 +1047,7 @@ static Suite *stacks_suite(void)
 		{ "older_versions_read", test_older_versions_read },
 		{ "bad_compressed_block", test_bad_compressed_block },
 		{ "stack_copies", test_stack_copies },
+		{ "stack_copies_unequal", test_stack_copies_unequal },
 		{ "stack_copy_refused", test_stack_copy_refused },
 		{ "process_maps", test_process_maps },
 		{ "archived_perf_map_trimmed",

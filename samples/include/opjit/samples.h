@@ -348,6 +348,9 @@ int ops_writer_stack_add(struct ops_writer *w, uint32_t ctx, uint32_t stack,
  * itself is still counted with ops_writer_stack_add(). */
 int ops_writer_stack_copy(struct ops_writer *w,
 			  const struct ops_stack_copy *c);
+/* Samples whose copy ops_writer_stack_copy() dropped: the copies kept
+ * had reached the writer's memory cap (FORMAT.md, STACK_COPIES). */
+uint64_t ops_writer_copies_dropped(const struct ops_writer *w);
 
 /* Note one executable mapping of an image of a process whose samples
  * have stack copies (deduplicated: the same mapping is one record). */
