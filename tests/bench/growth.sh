@@ -307,7 +307,7 @@ growth_calibrate() {
 	# two sizes, so that node's start-up, a good part of a small run,
 	# drops out of the rate
 	n=400
-	[ "$SMOKE" = 0 ] || n=100
+	[ "$SMOKE" = 0 ] || n=300
 	if "$RUSAGE" -o "$TMPD/gcal" -- node "$fib" 20 >/dev/null \
 		2>"$TMPD/gcal.err" && ru_read "$TMPD/gcal"; then
 		cpu=$RU_CPU
@@ -315,6 +315,13 @@ growth_calibrate() {
 			2>"$TMPD/gcal.err" && ru_read "$TMPD/gcal" &&
 			G_NODE_RATE=$(ratio $((n - 20)) \
 				"$(sub "$RU_CPU" "$cpu")")
+		# a difference lost in start-up's noise (smoke's small
+		# sizes, a busy machine) would size a run at minutes: then
+		# the whole run's rate, start-up included, which errs short
+		if [ -n "$G_NODE_RATE" ] && awk -v d="$(sub "$RU_CPU" "$cpu")" \
+			-v t="$RU_CPU" 'BEGIN { exit !(d < 0.2 * t) }'; then
+			G_NODE_RATE=$(ratio "$n" "$RU_CPU")
+		fi
 	fi
 	case $G_NODE_RATE in -*) G_NODE_RATE='' ;; esac
 	if [ -z "$G_NODE_RATE" ]; then
