@@ -227,6 +227,280 @@ enum jd_header_result jd_header(struct jd_dump *d, const uint8_t *buf,
 /* ------------------------------------------------------------------ */
 /* Records */
 
+static int rec_move(struct jd_dump *d, const uint8_t *p, uint32_t total,
+		    uint64_t time, uint64_t at)
+{
+	struct jd_move *m;
+	struct jd_event *e;
+	int rc;
+
+	if (total < JD_RECORD_HEADER_SIZE + 48) {
+		bad(d, JD_CODE_MOVE, at, "%u bytes, at least %u expected",
+		    total, JD_RECORD_HEADER_SIZE + 48);
+		return 0;
+	}
+	rc = oputil_grow(&d->move, &d->capmove, d->nmove + 1, sizeof(*m));
+	rc = rc ? rc : oputil_grow(&d->ev, &d->capev, d->nev + 1, sizeof(*e));
+	if (rc)
+		return rc;
+	m = &d->move[d->nmove];
+	/* pid, tid, vma at +16 .. +32 */
+	m->old_addr = rd64(d, p + 32);
+	m->new_addr = rd64(d, p + 40);
+	m->size = rd64(d, p + 48);
+	m->index = rd64(d, p + 56);
+	m->time = time;
+	if (m->new_addr + m->size < m->new_addr) {
+		bad(d, JD_CODE_MOVE, at, "code wraps the address space");
+		return 0;
+	}
+	e = &d->ev[d->nev++];
+	e->kind = JD_CODE_MOVE;
+	e->i = (uint32_t)d->nmove++;
+	return 0;
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+	const struct jd_line *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Printable UTF-8 with no control character: what a file name is. */
+static bool name_plausible(const uint8_t *s, size_t n)
+{
+	size_t i = 0, k;
+
+	if (!n)
+		return false;
+	while (i < n) {
+		uint8_t c = s[i++];
+		size_t more;
+
+		if (c < 0x20 || c == 0x7f)
+			return false;
+		if (c < 0x80)
+			continue;
+		if (c >= 0xc2 && c <= 0xdf)
+			more = 1;
+		else if (c >= 0xe0 && c <= 0xef)
+			more = 2;
+		else if (c >= 0xf0 && c <= 0xf4)
+			more = 3;
+		else
+			return false;
+		if (n - i < more)
+			return false;
+		for (k = 0; k < more; k++)
+			if ((s[i + k] & 0xc0) != 0x80)
+				return false;
+		i += more;
+	}
+	return true;
+}
+
+/* Whether an entry can start at POS of a table for code at ADDR: its
+ * address in the code's first 4 GiB, a line below 2^24, a terminated
+ * name. */
+static bool entry_plausible(const struct jd_dump *d, const uint8_t *p,
+			    size_t pos, uint32_t total, uint64_t addr)
+{
+	uint64_t a;
+
+	if (total - pos < 17)
+		return false;
+	a = rd64(d, p + pos);
+	if (a < addr || a - addr >= (1ull << 32) ||
+	    rd32(d, p + pos + 8) >= (1u << 24))
+		return false;
+	return memchr(p + pos + 16, '\0', total - pos - 16) != NULL;
+}
+
+/*
+ * Where the name of entry I of NR, at NAME, really ends, when its
+ * first NUL comes after bytes that are not a name.  node 20 writes
+ * some names from memory already freed: the allocator's list pointers
+ * overwrite their first bytes, NULs included, while the record's size
+ * and the name's length and terminator stay right.  The name then ends
+ * at the first NUL after which the next entry fits (or, for the last,
+ * only padding is left); none: the first NUL, as the format says.
+ */
+static const uint8_t *name_end(const struct jd_dump *d, const uint8_t *p,
+			       uint32_t total, uint64_t addr, uint64_t i,
+			       uint64_t nr, const uint8_t *nul)
+{
+	const uint8_t *q = nul;
+
+	while (q) {
+		size_t next = (size_t)(q - p) + 1;
+
+		if (i + 1 == nr ? total - next < 8
+				: entry_plausible(d, p, next, total, addr))
+			return q;
+		q = memchr(q + 1, '\0', total - next);
+	}
+	return nul;
+}
+
+static int rec_debug(struct jd_dump *d, const uint8_t *p, uint32_t total,
+		     uint64_t at)
+{
+	const size_t fixed = JD_RECORD_HEADER_SIZE + 16;
+	uint64_t addr, nr, i;
+	size_t pos = fixed, first = d->nlines;
+	uint32_t prev = UINT32_MAX;
+	int rc;
+
+	if (total < fixed) {
+		bad(d, JD_CODE_DEBUG_INFO, at,
+		    "%u bytes, at least %zu expected", total, fixed);
+		return 0;
+	}
+	addr = rd64(d, p + 16);
+	nr = rd64(d, p + 24);
+	/* an entry is at least 17 bytes: addr, line, discriminator, NUL */
+	if (nr > (total - fixed) / 17) {
+		bad(d, JD_CODE_DEBUG_INFO, at,
+		    "%llu entries do not fit in %u bytes",
+		    (unsigned long long)nr, total);
+		return 0;
+	}
+	/* a table no load took is dropped with its garbled names */
+	d->has_pending = false;
+	d->ngarbled = 0;
+	for (i = 0; i < nr; i++) {
+		const char *name;
+		const uint8_t *nul;
+		struct jd_line *l;
+		uint32_t off;
+		size_t len;
+
+		if (total - pos < 17) {
+			rc = 1;
+			goto malformed;
+		}
+		name = (const char *)p + pos + 16;
+		nul = memchr(name, '\0', total - pos - 16);
+		if (!nul) {
+			rc = 2;
+			goto malformed;
+		}
+		len = (size_t)((const char *)nul - name);
+		rc = oputil_grow(&d->lines, &d->caplines, d->nlines + 1,
+				 sizeof(*l));
+		if (rc)
+			return rc;
+		/* "\xff" alone: the same file as the entry before */
+		if (len == 1 && (uint8_t)name[0] == 0xff &&
+		    prev != UINT32_MAX) {
+			off = prev;
+		} else if (!name_plausible((const uint8_t *)name, len)) {
+			struct jd_garbled *g;
+
+			nul = name_end(d, p, total, addr, i, nr, nul);
+			len = (size_t)((const char *)nul - name);
+			rc = oputil_grow(&d->garbled, &d->capgarbled,
+					 d->ngarbled + 1, sizeof(*g));
+			if (rc)
+				return rc;
+			g = &d->garbled[d->ngarbled];
+			rc = name_add(d, name, len, &g->bytes);
+			if (rc)
+				return rc;
+			g->line = (uint32_t)d->nlines;
+			g->len = (uint32_t)len;
+			d->ngarbled++;
+			d->names_garbled++;
+			off = JD_NO_FILE;
+		} else if (prev != UINT32_MAX && prev != JD_NO_FILE &&
+			   !strcmp(d->names + prev, name)) {
+			off = prev;
+		} else {
+			rc = name_add(d, name, len, &off);
+			if (rc)
+				return rc;
+		}
+		l = &d->lines[d->nlines++];
+		l->addr = rd64(d, p + pos);
+		l->line = rd32(d, p + pos + 8);
+		l->file = off;
+		prev = off;
+		pos = (size_t)((const uint8_t *)nul - p) + 1;
+	}
+	d->has_pending = true;
+	d->pending_addr = addr;
+	d->pending_first = (uint32_t)first;
+	d->pending_n = (uint32_t)(d->nlines - first);
+	return 0;
+malformed:
+	d->nlines = first;
+	d->ngarbled = 0;
+	bad(d, JD_CODE_DEBUG_INFO, at, "entry %llu %s", (unsigned long long)i,
+	    rc == 1 ? "runs past the record" : "has no terminated file name");
+	return 0;
+}
+
+/*
+ * Give the garbled names of the pending table the script of the code
+ * they describe when they are its bytes with only their start
+ * overwritten: the same length, the same last 8 bytes or more.  V8
+ * names code "JS:*fib /path/app.js:6:13", the script after the last
+ * space, before the line and column.
+ */
+static int garbled_match(struct jd_dump *d, uint32_t code_name)
+{
+	const char *name = jd_name(d, code_name), *path, *end;
+	uint32_t off = JD_NO_FILE;
+	size_t len, i, k;
+	char *copy;
+	int colons, rc = 0;
+
+	path = strrchr(name, ' ');
+	if (!path || !d->ngarbled)
+		return 0;
+	path++;
+	end = path + strlen(path);
+	for (colons = 0; colons < 2; colons++) {
+		const char *c = end;
+
+		while (c > path && c[-1] >= '0' && c[-1] <= '9')
+			c--;
+		if (c == end || c == path || c[-1] != ':')
+			break;
+		end = c - 1;
+	}
+	len = (size_t)(end - path);
+	if (len < 8 || !name_plausible((const uint8_t *)path, len))
+		return 0;
+	/* the pool may move when the path is added to it */
+	copy = strndup(path, len);
+	if (!copy)
+		return -ENOMEM;
+	for (i = 0; i < d->ngarbled; i++) {
+		const struct jd_garbled *g = &d->garbled[i];
+		const char *b = d->names + g->bytes;
+
+		if (g->len != len)
+			continue;
+		for (k = 0; k < len && b[len - 1 - k] == copy[len - 1 - k];
+		     k++)
+			;
+		if (k < 8)
+			continue;
+		if (off == JD_NO_FILE) {
+			rc = name_add(d, copy, len, &off);
+			if (rc)
+				goto out;
+		}
+		d->lines[g->line].file = off;
+		d->names_recovered++;
+	}
+out:
+	free(copy);
+	return rc;
+}
+
 static int rec_load(struct jd_dump *d, const uint8_t *p, size_t have,
 		    uint32_t total, uint64_t time, uint64_t at)
 {
@@ -274,131 +548,19 @@ static int rec_load(struct jd_dump *d, const uint8_t *p, size_t have,
 		c->code_len = (uint32_t)c->size;
 	/* the line table comes before the load of its code */
 	if (d->has_pending && d->pending_addr == c->addr) {
+		rc = garbled_match(d, c->name);
+		if (rc)
+			return rc;
 		c->first_line = d->pending_first;
 		c->nlines = d->pending_n;
+		qsort(d->lines + c->first_line, c->nlines, sizeof(*d->lines),
+		      line_cmp);
 		d->has_pending = false;
+		d->ngarbled = 0;
 	}
 	e = &d->ev[d->nev++];
 	e->kind = JD_CODE_LOAD;
 	e->i = (uint32_t)d->ncode++;
-	return 0;
-}
-
-static int rec_move(struct jd_dump *d, const uint8_t *p, uint32_t total,
-		    uint64_t time, uint64_t at)
-{
-	struct jd_move *m;
-	struct jd_event *e;
-	int rc;
-
-	if (total < JD_RECORD_HEADER_SIZE + 48) {
-		bad(d, JD_CODE_MOVE, at, "%u bytes, at least %u expected",
-		    total, JD_RECORD_HEADER_SIZE + 48);
-		return 0;
-	}
-	rc = oputil_grow(&d->move, &d->capmove, d->nmove + 1, sizeof(*m));
-	rc = rc ? rc : oputil_grow(&d->ev, &d->capev, d->nev + 1, sizeof(*e));
-	if (rc)
-		return rc;
-	m = &d->move[d->nmove];
-	/* pid, tid, vma at +16 .. +32 */
-	m->old_addr = rd64(d, p + 32);
-	m->new_addr = rd64(d, p + 40);
-	m->size = rd64(d, p + 48);
-	m->index = rd64(d, p + 56);
-	m->time = time;
-	if (m->new_addr + m->size < m->new_addr) {
-		bad(d, JD_CODE_MOVE, at, "code wraps the address space");
-		return 0;
-	}
-	e = &d->ev[d->nev++];
-	e->kind = JD_CODE_MOVE;
-	e->i = (uint32_t)d->nmove++;
-	return 0;
-}
-
-static int line_cmp(const void *a, const void *b)
-{
-	const struct jd_line *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static int rec_debug(struct jd_dump *d, const uint8_t *p, uint32_t total,
-		     uint64_t at)
-{
-	const size_t fixed = JD_RECORD_HEADER_SIZE + 16;
-	uint64_t addr, nr, i;
-	size_t pos = fixed, first = d->nlines;
-	uint32_t prev = UINT32_MAX;
-	int rc;
-
-	if (total < fixed) {
-		bad(d, JD_CODE_DEBUG_INFO, at,
-		    "%u bytes, at least %zu expected", total, fixed);
-		return 0;
-	}
-	addr = rd64(d, p + 16);
-	nr = rd64(d, p + 24);
-	/* an entry is at least 17 bytes: addr, line, discriminator, NUL */
-	if (nr > (total - fixed) / 17) {
-		bad(d, JD_CODE_DEBUG_INFO, at,
-		    "%llu entries do not fit in %u bytes",
-		    (unsigned long long)nr, total);
-		return 0;
-	}
-	for (i = 0; i < nr; i++) {
-		const char *name;
-		const uint8_t *nul;
-		struct jd_line *l;
-		uint32_t off;
-
-		if (total - pos < 17) {
-			rc = 1;
-			goto malformed;
-		}
-		name = (const char *)p + pos + 16;
-		nul = memchr(name, '\0', total - pos - 16);
-		if (!nul) {
-			rc = 2;
-			goto malformed;
-		}
-		rc = oputil_grow(&d->lines, &d->caplines, d->nlines + 1,
-				 sizeof(*l));
-		if (rc)
-			return rc;
-		/* "\xff" alone: the same file as the entry before */
-		if ((const char *)nul - name == 1 &&
-		    (uint8_t)name[0] == 0xff && prev != UINT32_MAX) {
-			off = prev;
-		} else if (prev != UINT32_MAX &&
-			   !strcmp(d->names + prev, name)) {
-			off = prev;
-		} else {
-			rc = name_add(d, name,
-				      (size_t)((const char *)nul - name),
-				      &off);
-			if (rc)
-				return rc;
-		}
-		l = &d->lines[d->nlines++];
-		l->addr = rd64(d, p + pos);
-		l->line = rd32(d, p + pos + 8);
-		l->file = off;
-		prev = off;
-		pos = (size_t)((const uint8_t *)nul - p) + 1;
-	}
-	qsort(d->lines + first, d->nlines - first, sizeof(*d->lines),
-	      line_cmp);
-	d->has_pending = true;
-	d->pending_addr = addr;
-	d->pending_first = (uint32_t)first;
-	d->pending_n = (uint32_t)(d->nlines - first);
-	return 0;
-malformed:
-	d->nlines = first;
-	bad(d, JD_CODE_DEBUG_INFO, at, "entry %llu %s", (unsigned long long)i,
-	    rc == 1 ? "runs past the record" : "has no terminated file name");
 	return 0;
 }
 
@@ -514,6 +676,8 @@ void jd_free(struct jd_dump *d)
 	free(d->ev);
 	free(d->lines);
 	free(d->names);
+	free(d->garbled);
+	d->garbled = NULL;
 	d->code = NULL;
 	d->move = NULL;
 	d->ev = NULL;

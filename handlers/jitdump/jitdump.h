@@ -42,7 +42,18 @@
 struct jd_line {
 	uint64_t addr;
 	uint32_t line;
-	uint32_t file; /* offset of the name in the name pool */
+	uint32_t file; /* offset of the name in the name pool, or JD_NO_FILE */
+};
+
+/* The file of a line whose name in the record was not a name. */
+#define JD_NO_FILE UINT32_MAX
+
+/* A line of the pending table whose file name was overwritten: its
+ * bytes (LEN, in the pool at BYTES), to be matched with the script of
+ * the load that follows. */
+struct jd_garbled {
+	uint32_t line; /* index into jd_dump.lines */
+	uint32_t bytes, len;
 };
 
 /* One JIT_CODE_LOAD. */
@@ -89,6 +100,12 @@ struct jd_dump {
 	uint64_t pending_addr;
 	uint32_t pending_first, pending_n;
 	bool has_pending;
+	/* its lines whose file names were not names */
+	struct jd_garbled *garbled;
+	size_t ngarbled, capgarbled;
+	/* line-table file names that were not names, and those of them
+	 * recovered from their code's name */
+	uint64_t names_garbled, names_recovered;
 	bool closed; /* a JIT_CODE_CLOSE was read */
 	uint64_t records, skipped;
 	/* malformed records: count, the first messages */

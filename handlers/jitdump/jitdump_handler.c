@@ -124,6 +124,15 @@ static void jdh_report(const struct opjit_host *host, const char *path,
 	if (x->unknown_moves)
 		warnf(host, "%s: %zu moves of code that was never loaded",
 		      path, x->unknown_moves);
+	if (d->names_garbled > d->names_recovered)
+		warnf(host,
+		      "%s: %llu line-table file names are not names (the "
+		      "writer's bug), their lines left without a file; %llu "
+		      "more recovered from their code's script",
+		      path,
+		      (unsigned long long)(d->names_garbled -
+					   d->names_recovered),
+		      (unsigned long long)d->names_recovered);
 }
 
 /* 1 when PATH is a jitdump we read, 0 when it is not one (said in one
@@ -218,8 +227,10 @@ static const struct opjit_symbol *sym_get(struct jdh_state *st, uint32_t life)
 	if (code->nlines) {
 		const struct jd_line *l = &st->d.lines[code->first_line];
 
-		s->file = jd_name(&st->d, l->file);
-		s->line = l->line;
+		if (l->file != JD_NO_FILE) {
+			s->file = jd_name(&st->d, l->file);
+			s->line = l->line;
+		}
 	}
 	st->sym[life] = js;
 	return s;
@@ -290,7 +301,8 @@ static int jdh_resolve(void *state, struct opjit_resolve_batch *b)
 		if (!lines)
 			continue;
 		l = jd_line_at(&st->d, &st->x, life, a);
-		if (l) {
+		/* a line whose file is unknown still ends the line before */
+		if (l && l->file != JD_NO_FILE) {
 			b->files[i] = jd_name(&st->d, l->file);
 			b->lines[i] = l->line;
 		}

@@ -460,6 +460,122 @@ START_TEST(lines)
 }
 END_TEST
 
+/* A name as node 20 writes some: its bytes read after they were freed,
+ * the first 16 overwritten by the allocator's list pointer and key
+ * (NULs among them), its length and terminator still right. */
+static void w_garbled(struct w *w, const char *name)
+{
+	static const uint8_t junk[16] = { 0x23, 0xcc, 0x03, 0,	  0,	0,
+					  0,	0,    0x50, 0x3a, 0x94, 0x43,
+					  0x3b, 0x90, 0xf6, 0xb9 };
+	size_t n = strlen(name);
+
+	memcpy(w->buf + w->len, name, n + 1);
+	memcpy(w->buf + w->len, junk, n < 16 ? n : 16);
+	w->len += n + 1;
+}
+
+/* A line table as node writes it for fib: its own script's name
+ * garbled twice, an inlined script's garbled once, a good name once,
+ * then padding to 8 bytes, and the load of the code. */
+static void w_node_debug(struct w *w, uint64_t addr)
+{
+	static const char *fib = "/srv/app/tests/handlers/fib.js";
+	size_t at = w->len;
+	uint32_t total;
+
+	w32(w, JD_CODE_DEBUG_INFO);
+	w32(w, 0);
+	w64(w, 1);
+	w64(w, addr);
+	w64(w, 4);
+	w64(w, addr + 0x40);
+	w32(w, 7);
+	w32(w, 2);
+	w_garbled(w, fib);
+	w64(w, addr + 0x42);
+	w32(w, 7);
+	w32(w, 11);
+	w_garbled(w, fib);
+	w64(w, addr + 0x50);
+	w32(w, 598);
+	w32(w, 30);
+	w_garbled(w, "node:internal/util");
+	w64(w, addr + 0x60);
+	w32(w, 8);
+	w32(w, 3);
+	wstr(w, fib);
+	while ((w->len - at) % 8)
+		w->buf[w->len++] = 0;
+	total = (uint32_t)(w->len - at);
+	memcpy(w->buf + at + 4, &total, 4);
+	w_load(w, 100000000, addr, 0x100, 1,
+	       "JS:*fib /srv/app/tests/handlers/fib.js:6:13");
+}
+
+/* Every entry of node's table is read at its place, the garbled names
+ * of fib's own script recovered from the load's name, the inlined
+ * one's dropped with its line kept, and nothing reported malformed. */
+START_TEST(node_garbled_names)
+{
+	static const char *fib = "/srv/app/tests/handlers/fib.js";
+	struct w w;
+	const struct jd_line *l;
+	uint32_t life;
+
+	memset(&w, 0, sizeof(w));
+	w_header(&w, 1, 40, 0);
+	w_node_debug(&w, 0x1000);
+	ck_assert_int_eq(parse_mem(&w, w.len), 0);
+	ck_assert_int_eq(d.nbad, 0);
+	ck_assert_int_eq(d.ncode, 1);
+	ck_assert_int_eq(jd_index_build(&x, &d, false), 0);
+	life = jd_index_life(&x, jd_index_seg(&x, 0x1044), 200000000);
+	ck_assert_uint_ne(life, UINT32_MAX);
+	l = jd_line_at(&d, &x, life, 0x1041);
+	ck_assert_uint_eq(l->line, 7);
+	ck_assert_str_eq(jd_name(&d, l->file), fib);
+	l = jd_line_at(&d, &x, life, 0x1044);
+	ck_assert_uint_eq(l->line, 7);
+	ck_assert_str_eq(jd_name(&d, l->file), fib);
+	l = jd_line_at(&d, &x, life, 0x1058);
+	ck_assert_uint_eq(l->line, 598);
+	ck_assert_uint_eq(l->file, JD_NO_FILE);
+	l = jd_line_at(&d, &x, life, 0x1070);
+	ck_assert_uint_eq(l->line, 8);
+	ck_assert_str_eq(jd_name(&d, l->file), fib);
+	ck_assert_int_eq(d.code[0].nlines, 4);
+	ck_assert_uint_eq(d.names_garbled, 3);
+	ck_assert_uint_eq(d.names_recovered, 2);
+}
+END_TEST
+
+/* A garbled name the code's name does not explain (another length, or
+ * a load with no script in its name) stays without a file. */
+START_TEST(garbled_not_guessed)
+{
+	struct w w;
+	size_t i;
+
+	memset(&w, 0, sizeof(w));
+	w_header(&w, 1, 40, 0);
+	w_node_debug(&w, 0x1000);
+	/* the load's name: "JS:*fib" alone */
+	for (i = 0; i + 7 < w.len; i++)
+		if (!memcmp(w.buf + i, "JS:*fib ", 8))
+			w.buf[i + 7] = '\0';
+	ck_assert_int_eq(parse_mem(&w, w.len), 0);
+	ck_assert_int_eq(d.nbad, 0);
+	ck_assert_int_eq(d.code[0].nlines, 4);
+	ck_assert_uint_eq(d.names_garbled, 3);
+	ck_assert_uint_eq(d.names_recovered, 0);
+	for (i = 0; i < 3; i++)
+		ck_assert_uint_eq(d.lines[d.code[0].first_line + i].file,
+				  JD_NO_FILE);
+	ck_assert_uint_eq(d.lines[d.code[0].first_line + 3].line, 8);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Through the handler's table, from files */
 
@@ -790,6 +906,8 @@ static Suite *suite(void)
 		{ "move", move },
 		{ "by_address", by_address },
 		{ "lines", lines },
+		{ "node_garbled_names", node_garbled_names },
+		{ "garbled_not_guessed", garbled_not_guessed },
 	}, handler[] = {
 		{ "handler_claims_and_names", handler_claims_and_names },
 		{ "handler_code_bytes", handler_code_bytes },
