@@ -126,13 +126,13 @@ static void jdh_report(const struct opjit_host *host, const char *path,
 		      path, x->unknown_moves);
 	if (d->names_garbled > d->names_recovered)
 		warnf(host,
-		      "%s: %llu line-table file names are not names (the "
-		      "writer's bug), their lines left without a file; %llu "
-		      "more recovered from their code's script",
-		      path,
+		      "%s: %llu line-table file names are not text (a "
+		      "writer's bug); recovered from their code's name: "
+		      "%llu, lines left without a file: %llu",
+		      path, (unsigned long long)d->names_garbled,
+		      (unsigned long long)d->names_recovered,
 		      (unsigned long long)(d->names_garbled -
-					   d->names_recovered),
-		      (unsigned long long)d->names_recovered);
+					   d->names_recovered));
 }
 
 /* 1 when PATH is a jitdump we read, 0 when it is not one (said in one

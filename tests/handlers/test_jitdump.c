@@ -797,6 +797,40 @@ START_TEST(handler_trust)
 }
 END_TEST
 
+/* Through the table: node's recovered names are given, the inlined
+ * script's garbled one gives no file and no line (not the line before
+ * it), and one line says so. */
+START_TEST(handler_garbled_names)
+{
+	struct w w;
+	const char *file;
+	char want[512];
+	uint32_t line;
+
+	memset(&w, 0, sizeof(w));
+	w_header(&w, 1, 40, 0);
+	w_node_debug(&w, 0x1000);
+	put_file(&w, w.len, 0644);
+	ck_assert_int_eq(h->claim(&host, &proc, &state, claim_err,
+				  sizeof(claim_err)),
+			 1);
+	ck_assert_int_eq(nwarned, 1);
+	snprintf(want, sizeof(want),
+		 "%s: 3 line-table file names are not text (a writer's "
+		 "bug); recovered from their code's name: 2, lines left "
+		 "without a file: 1",
+		 path);
+	ck_assert_str_eq(warned[0], want);
+	ck_assert_str_eq(resolve_one(0x1044, 200000000, &file, &line),
+			 "JS:*fib /srv/app/tests/handlers/fib.js:6:13");
+	ck_assert_str_eq(file, "/srv/app/tests/handlers/fib.js");
+	ck_assert_uint_eq(line, 7);
+	ck_assert_ptr_nonnull(resolve_one(0x1058, 200000000, &file, &line));
+	ck_assert_ptr_null(file);
+	ck_assert_uint_eq(line, 0);
+}
+END_TEST
+
 START_TEST(handler_torn_one_line)
 {
 	struct w w;
@@ -915,6 +949,7 @@ static Suite *suite(void)
 		  handler_other_kinds_ignored },
 		{ "handler_trust", handler_trust },
 		{ "handler_torn_one_line", handler_torn_one_line },
+		{ "handler_garbled_names", handler_garbled_names },
 		{ "handler_arch_timestamp", handler_arch_timestamp },
 		{ "handler_not_a_dump", handler_not_a_dump },
 		{ "handler_many_bad_records", handler_many_bad_records },
