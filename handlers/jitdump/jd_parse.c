@@ -301,20 +301,20 @@ static bool name_plausible(const uint8_t *s, size_t n)
 }
 
 /* Whether an entry can start at POS of a table for code at ADDR: its
- * address in the code's first 4 GiB, a line below 2^24, a terminated
- * name. */
+ * address in the code's first 4 GiB, a line from 1 (lines count from
+ * 1) below 2^24. */
 static bool entry_plausible(const struct jd_dump *d, const uint8_t *p,
 			    size_t pos, uint32_t total, uint64_t addr)
 {
 	uint64_t a;
+	uint32_t line;
 
 	if (total - pos < 17)
 		return false;
 	a = rd64(d, p + pos);
-	if (a < addr || a - addr >= (1ull << 32) ||
-	    rd32(d, p + pos + 8) >= (1u << 24))
-		return false;
-	return memchr(p + pos + 16, '\0', total - pos - 16) != NULL;
+	line = rd32(d, p + pos + 8);
+	return a >= addr && a - addr < (1ull << 32) && line &&
+	       line < (1u << 24);
 }
 
 /*
@@ -324,22 +324,32 @@ static bool entry_plausible(const struct jd_dump *d, const uint8_t *p,
  * overwrite their first bytes, NULs included, while the record's size
  * and the name's length and terminator stay right.  The name then ends
  * at the first NUL after which the next entry fits (or, for the last,
- * only padding is left); none: the first NUL, as the format says.
+ * only padding is left), within JD_NAME_SCAN bytes of its start; none:
+ * the first NUL, as the format says, and *GIVE_UP, so that a record of
+ * such names costs one scan, not one per entry.
  */
+#define JD_NAME_SCAN 4096u
 static const uint8_t *name_end(const struct jd_dump *d, const uint8_t *p,
 			       uint32_t total, uint64_t addr, uint64_t i,
-			       uint64_t nr, const uint8_t *nul)
+			       uint64_t nr, const uint8_t *name,
+			       const uint8_t *nul, bool *give_up)
 {
+	size_t stop = (size_t)(name - p) + JD_NAME_SCAN;
 	const uint8_t *q = nul;
 
+	if (stop > total)
+		stop = total;
 	while (q) {
 		size_t next = (size_t)(q - p) + 1;
 
 		if (i + 1 == nr ? total - next < 8
 				: entry_plausible(d, p, next, total, addr))
 			return q;
-		q = memchr(q + 1, '\0', total - next);
+		if (next >= stop)
+			break;
+		q = memchr(q + 1, '\0', stop - next);
 	}
+	*give_up = true;
 	return nul;
 }
 
@@ -350,6 +360,7 @@ static int rec_debug(struct jd_dump *d, const uint8_t *p, uint32_t total,
 	uint64_t addr, nr, i;
 	size_t pos = fixed, first = d->nlines;
 	uint32_t prev = UINT32_MAX;
+	bool give_up = false;
 	int rc;
 
 	if (total < fixed) {
@@ -398,7 +409,10 @@ static int rec_debug(struct jd_dump *d, const uint8_t *p, uint32_t total,
 		} else if (!name_plausible((const uint8_t *)name, len)) {
 			struct jd_garbled *g;
 
-			nul = name_end(d, p, total, addr, i, nr, nul);
+			if (!give_up)
+				nul = name_end(d, p, total, addr, i, nr,
+					       (const uint8_t *)name, nul,
+					       &give_up);
 			len = (size_t)((const char *)nul - name);
 			rc = oputil_grow(&d->garbled, &d->capgarbled,
 					 d->ngarbled + 1, sizeof(*g));

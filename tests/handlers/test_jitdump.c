@@ -576,6 +576,48 @@ START_TEST(garbled_not_guessed)
 }
 END_TEST
 
+/* Names that are not text where no later NUL is followed by an entry
+ * that fits: read as the format says, each line kept without a file. */
+START_TEST(garbled_no_resync)
+{
+	struct w w;
+	size_t at, i;
+	uint32_t total;
+
+	memset(&w, 0, sizeof(w));
+	w_header(&w, 1, 40, 0);
+	at = w.len;
+	w32(&w, JD_CODE_DEBUG_INFO);
+	w32(&w, 0);
+	w64(&w, 1);
+	w64(&w, 0x1000);
+	w64(&w, 3);
+	for (i = 0; i < 3; i++) {
+		w64(&w, i ? 0 : 0x1010); /* 0: before the code */
+		w32(&w, (uint32_t)(5 + i));
+		w32(&w, 0);
+		wstr(&w, "\x01\x02");
+	}
+	total = (uint32_t)(w.len - at);
+	memcpy(w.buf + at + 4, &total, 4);
+	w_load(&w, 100, 0x1000, 0x100, 1, "JS:*f /a/b/c/d/e/f.js:1:1");
+	ck_assert_int_eq(parse_mem(&w, w.len), 0);
+	ck_assert_msg(d.nbad == 0, "%s", d.bad[0]);
+	ck_assert_int_eq(d.code[0].nlines, 3);
+	ck_assert_uint_eq(d.names_garbled, 3);
+	ck_assert_uint_eq(d.names_recovered, 0);
+	/* sorted by address: the two at 0 (6, 7), then 0x1010 (5) */
+	for (i = 0, total = 0; i < 3; i++) {
+		const struct jd_line *l = &d.lines[d.code[0].first_line + i];
+
+		ck_assert_uint_eq(l->file, JD_NO_FILE);
+		total += l->line;
+	}
+	ck_assert_uint_eq(total, 18);
+	ck_assert_uint_eq(d.lines[d.code[0].first_line + 2].line, 5);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Through the handler's table, from files */
 
@@ -942,6 +984,7 @@ static Suite *suite(void)
 		{ "lines", lines },
 		{ "node_garbled_names", node_garbled_names },
 		{ "garbled_not_guessed", garbled_not_guessed },
+		{ "garbled_no_resync", garbled_no_resync },
 	}, handler[] = {
 		{ "handler_claims_and_names", handler_claims_and_names },
 		{ "handler_code_bytes", handler_code_bytes },
