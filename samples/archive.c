@@ -198,9 +198,11 @@ static int archive_copy(struct ops_writer *w, const char *src,
 	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, ret = 0;
 	ssize_t r;
 
-	if (in < 0)
-		return ops_writer_fail(w, -errno, "cannot read %s: %s", src,
-				       strerror(errno));
+	if (in < 0) {
+		ret = ops_writer_fail(w, -errno, "cannot read %s: %s", src,
+				      strerror(errno));
+		goto out;
+	}
 	if (!tmp || !buf) {
 		ret = ops_writer_fail(w, -ENOMEM, "out of memory");
 		goto out;
@@ -242,9 +244,10 @@ static int archive_copy(struct ops_writer *w, const char *src,
 out:
 	if (out >= 0)
 		close(out);
-	if (ret && tmp)
+	if (ret && tmp && in >= 0)
 		unlinkat(w->dfd, tmp, 0);
-	close(in);
+	if (in >= 0)
+		close(in);
 	free(buf);
 	free(tmp);
 	return ret;
