@@ -227,6 +227,17 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 			   &buf, &len, &path);
 	if (!ret && buf)
 		ret = ops_hist_parse(&s->hist, buf, len, path, warn, warn_arg);
+	if (!ret && buf &&
+	    ops_hist_events_check(&s->hist, ops_session_nr_events(s)) &&
+	    warn) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg),
+			 "%s: bad context event record (an event past the %u "
+			 "of session.meta): all read as the first",
+			 path, ops_session_nr_events(s));
+		warn(warn_arg, msg);
+	}
 	free(buf);
 	buf = NULL;
 	free(path);
@@ -348,6 +359,35 @@ const struct ops_image *ops_session_image(const struct ops_session *s,
 uint32_t ops_session_nr_contexts(const struct ops_session *s)
 {
 	return s->hist.nr_contexts;
+}
+
+uint32_t ops_session_nr_events(const struct ops_session *s)
+{
+	uint32_t n = 1;
+
+	for (const char *e = s->meta.info.event; e && *e; e++)
+		n += *e == ',';
+	return n;
+}
+
+int ops_session_event_name(const struct ops_session *s, uint32_t event,
+			   char *buf, size_t size)
+{
+	const char *e = s->meta.info.event ? s->meta.info.event : "";
+	size_t n;
+
+	while (event--) {
+		e = strchr(e, ',');
+		if (!e)
+			return -ENOENT;
+		e++;
+	}
+	n = strcspn(e, ",");
+	if (n >= size)
+		return -ENAMETOOLONG;
+	memcpy(buf, e, n);
+	buf[n] = '\0';
+	return 0;
 }
 
 const struct ops_context *ops_session_context(const struct ops_session *s,
