@@ -281,7 +281,8 @@ static int options_events(struct options *o, char *list)
 		for (unsigned i = 0; i < o->nr_events; i++)
 			if (o->events[i]->type == ev->type &&
 			    o->events[i]->config == ev->config) {
-				diag("event '%s' given twice", name);
+				diag("event '%s' given twice (%s)", name,
+				     o->events[i]->name);
 				return -EINVAL;
 			}
 		if (o->nr_events == OPTIONS_MAX_EVENTS) {
