@@ -527,6 +527,43 @@ void options_common_free(struct opreport_opts *o, struct options_given *g)
 
 /* One of opreport's own options; ARG (NULL for an option without a
  * value) is the caller's. */
+/* The names oprofiled -e takes (its --list-events): a session of
+ * several events reports one of them. */
+static const char *options_recorded_event(const char *name)
+{
+	static const char *const names[] = {
+		"cpu-clock",
+		"task-clock",
+		"page-faults",
+		"faults",
+		"context-switches",
+		"cs",
+		"cpu-migrations",
+		"migrations",
+		"minor-faults",
+		"major-faults",
+		"alignment-faults",
+		"emulation-faults",
+		"cycles",
+		"cpu-cycles",
+		"instructions",
+		"cache-references",
+		"cache-misses",
+		"branches",
+		"branch-instructions",
+		"branch-misses",
+		"bus-cycles",
+		"stalled-cycles-frontend",
+		"stalled-cycles-backend",
+		"ref-cycles",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(names[i], name))
+			return names[i];
+	return NULL;
+}
+
 static int options_value(void *ctx, int rc, const char *arg, char *err,
 			 size_t errlen)
 {
@@ -592,6 +629,8 @@ static int options_value(void *ctx, int rc, const char *arg, char *err,
 			o->event = OPREPORT_EVENT_ALLOC;
 		else if (!strcmp(arg, "lock"))
 			o->event = OPREPORT_EVENT_LOCK;
+		else if (options_recorded_event(arg))
+			o->session_event = options_recorded_event(arg);
 		else {
 			snprintf(
 				err, errlen,

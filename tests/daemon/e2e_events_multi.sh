@@ -6,12 +6,17 @@
 # (CONTEXT_EVENTS): the cpu-clock samples agree with the workload's CPU
 # time, the page-faults samples with the minor faults it took itself
 # (getrusage around the touching), and a one-event session carries no
-# event block at all.
+# event block at all.  opreport reports cpu-clock by default, saying once
+# which other events there are, and --event=page-faults the faults.
 . "$(dirname "$0")/lib.sh"
 
 cd "$WORK"
 bin=$WORKLOADS/pagetouch
 [ -x "$bin" ] || fail "$bin is not built"
+OPREPORT=$OPJIT_BUILD/opreport/opreport
+[ -x "$OPREPORT" ] || fail "$OPREPORT is not built"
+# report_count OUT SYMBOL: the samples of SYMBOL's row in opreport -l
+report_count() { awk -v s="$2" '$NF == s { n += $1 } END { print n + 0 }' "$1"; }
 read -r lo hi < <(symbol_offsets "$bin" touch_pages)
 
 # event_samples DUMP EVENT: samples of contexts of event index EVENT
@@ -89,6 +94,27 @@ for spelling in "-e cpu-clock -e page-faults" "-e cpu-clock,page-faults"; do
 	# the events are apart: the touching is a small share of the clock
 	[ "$pf_clock" -lt "$pf" ] ||
 		fail "$spelling: cpu-clock counted $pf_clock in touch_pages, as many as the faults"
+
+	# opreport: cpu-clock by default, one line on stderr for the rest
+	"$OPREPORT" --session-dir=s -l >r0.txt 2>r0.err ||
+		fail "opreport failed: $(cat r0.err)"
+	[ "$(cat r0.err)" = "opreport: session s recorded cpu-clock,page-faults: reporting cpu-clock (--event=NAME for another)" ] ||
+		fail "opreport said on stderr: $(cat r0.err)"
+	grep -q '^Counted cpu-clock events' r0.txt ||
+		fail "the default report is not of cpu-clock: $(head -2 r0.txt)"
+	[ "$(report_count r0.txt touch_pages)" -eq "$pf_clock" ] ||
+		fail "opreport: $(report_count r0.txt touch_pages) cpu-clock samples in touch_pages, the session $pf_clock"
+	"$OPREPORT" --session-dir=s -l --event=page-faults >r1.txt 2>r1.err ||
+		fail "opreport --event=page-faults failed: $(cat r1.err)"
+	[ ! -s r1.err ] || fail "opreport --event=page-faults said: $(cat r1.err)"
+	grep -q '^Counted page-faults events' r1.txt ||
+		fail "--event=page-faults reports another: $(head -2 r1.txt)"
+	[ "$(report_count r1.txt touch_pages)" -eq "$pf" ] ||
+		fail "opreport: $(report_count r1.txt touch_pages) page-faults in touch_pages, the session $pf"
+	rc=0
+	"$OPREPORT" --session-dir=s --event=cycles >r2.txt 2>r2.err || rc=$?
+	[ "$rc" -ne 0 ] && [ "$(cat r2.err)" = "opreport: --event=cycles: session s recorded cpu-clock,page-faults" ] ||
+		fail "opreport --event=cycles exited $rc and said: $(cat r2.err)"
 done
 
 # one event: the session is as before, no CONTEXT_EVENTS block
@@ -101,4 +127,9 @@ dump s >d1.txt
 types=$(block_types s/samples.hist)
 grep -qx 2 <<<"$types" || fail "no CONTEXTS block in a one-event session: $types"
 ! grep -qx 13 <<<"$types" || fail "a one-event session has a CONTEXT_EVENTS block"
+# and reports as before: no word of other events
+"$OPREPORT" --session-dir=s -l >r3.txt 2>r3.err || fail "opreport failed: $(cat r3.err)"
+[ ! -s r3.err ] || fail "opreport of one event said: $(cat r3.err)"
+grep -q '^Counted page-faults events' r3.txt || fail "one event: $(head -1 r3.txt)"
+[ "$(report_count r3.txt touch_pages)" -gt 0 ] || fail "one event: no faults in touch_pages"
 echo pass

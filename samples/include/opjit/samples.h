@@ -478,6 +478,13 @@ void ops_session_anon_release(struct ops_session *s, uint32_t proc_id);
 const struct ops_time_count *
 ops_session_time_counts(const struct ops_session *s, size_t *n);
 uint64_t ops_session_untimed(const struct ops_session *s);
+/* Keep only samples of event EVENT (ops_context.event) of a session of
+ * several: histograms, stacks, copies and slices of its contexts, and
+ * the anonymous samples when it is the first (anon.samples holds only
+ * the first's); ops_session_info's event becomes its name alone.  Call
+ * it before anything else that reads samples,
+ * ops_session_set_window included; once.  -ENOENT past the list. */
+int ops_session_select_event(struct ops_session *s, uint32_t event);
 /* Keep only samples of [FROM_NS, TO_NS), ns from the session's start:
  * the histograms become the sum of the slices whose middle is in it
  * (samples without a slice are left out), anonymous samples and stack
