@@ -94,7 +94,8 @@ static const struct poptOption options_table[] = {
 	{ "period", 'c', POPT_ARG_STRING, NULL, OPT_PERIOD,
 	  "sample once every N events instead", "N" },
 	{ "event", 'e', POPT_ARG_STRING, NULL, OPT_EVENT,
-	  "the event to sample (default cpu-clock; 'list' lists them)",
+	  "the event to sample (default cpu-clock; 'list' lists them); "
+	  "repeated or a comma list records several in one session",
 	  "NAME" },
 	{ "list-events", 0, POPT_ARG_NONE, NULL, OPT_LIST_EVENTS,
 	  "list the events this machine can sample and exit", NULL },

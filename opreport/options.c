@@ -376,8 +376,9 @@ static const struct poptOption options_table[] = {
 	{ "event", 0, POPT_ARG_STRING, NULL, OPT_EVENT,
 	  "what the report counts: cpu (default), alloc (a JVM's allocated "
 	  "bytes, from the javamap agent's alloc=), lock (time a JVM's "
-	  "threads waited on monitors, from its lock=)",
-	  "cpu|alloc|lock" },
+	  "threads waited on monitors, from its lock=), or, in a session "
+	  "of several events, the one to report (default cpu-clock)",
+	  "cpu|alloc|lock|EVENT" },
 	{ "folded-annotations", 0, POPT_ARG_STRING, NULL, OPT_FOLDED_MARKS,
 	  "folded frames marked as flamegraph.pl colours them (flamegraph, "
 	  "the default: _[k], _[j], _[i]) or plain, for speedscope (none)",
