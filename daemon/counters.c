@@ -79,11 +79,24 @@ int counters_init(struct counters *c, const struct counters_config *cfg)
 	err = counters_online_cpus(c);
 	if (err)
 		return err;
-	c->rings = calloc(c->nr_cpus, sizeof(*c->rings));
+	if (!c->cfg.nr_events) {
+		c->cfg.events[0] = (struct counters_event){
+			.type = cfg->type,
+			.config = cfg->config,
+		};
+		c->cfg.nr_events = 1;
+	}
+	if (c->cfg.nr_events > COUNTERS_MAX_EVENTS)
+		return -EINVAL;
+	c->nr_events = c->cfg.nr_events;
+	c->nr_rings = (size_t)c->nr_cpus * c->nr_events;
+	c->rings = calloc(c->nr_rings, sizeof(*c->rings));
 	if (!c->rings)
 		return -ENOMEM;
-	for (int i = 0; i < c->nr_cpus; i++)
+	for (size_t i = 0; i < c->nr_rings; i++) {
 		c->rings[i].fd = -1;
+		c->rings[i].event = (uint32_t)(i / (size_t)c->nr_cpus);
+	}
 	return 0;
 }
 
@@ -120,15 +133,18 @@ static uint32_t counters_watermark(const struct counters *c, uint64_t bytes)
 }
 
 static void counters_attr(const struct counters *c, struct perf_event_attr *a,
-			  bool inherit, bool enable_on_exec)
+			  uint32_t event, bool inherit, bool enable_on_exec)
 {
+	const struct counters_event *ev = &c->cfg.events[event];
 	long page = sysconf(_SC_PAGESIZE);
 
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
-	a->type = c->cfg.type;
-	a->config = c->cfg.config;
-	if (c->cfg.frequency) {
+	a->type = ev->type;
+	a->config = ev->config;
+	if (ev->period) {
+		a->sample_period = ev->period;
+	} else if (c->cfg.frequency) {
 		a->freq = 1;
 		a->sample_freq = c->cfg.frequency;
 	} else {
@@ -153,35 +169,33 @@ static void counters_attr(const struct counters *c, struct perf_event_attr *a,
 	a->enable_on_exec = enable_on_exec;
 	a->exclude_kernel = c->cfg.exclude_kernel || c->kernel_refused;
 	a->exclude_hv = 1;
-	a->mmap = 1;
-	a->mmap2 = 1;
-	a->comm = 1;
-	a->comm_exec = 1;
-	a->task = 1;
+	/* the first event's buffers tell of mappings and tasks: the
+	 * others' would repeat them */
+	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = !event;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
 	a->wakeup_watermark = counters_watermark(c, (uint64_t)c->data_pages *
 							    (uint64_t)page);
-	a->build_id = c->build_id;
+	a->build_id = c->build_id && !event;
 }
 
-static int counters_syscall(struct counters *c, pid_t pid, int cpu,
-			    bool inherit, bool enable_on_exec)
+static int counters_syscall(struct counters *c, uint32_t event, pid_t pid,
+			    int cpu, bool inherit, bool enable_on_exec)
 {
 	struct perf_event_attr a;
 
 	for (;;) {
 		int fd;
 
-		counters_attr(c, &a, inherit, enable_on_exec);
+		counters_attr(c, &a, event, inherit, enable_on_exec);
 		fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1,
 				  PERF_FLAG_FD_CLOEXEC);
 		if (fd >= 0)
 			return fd;
 		/* kernels before 5.12 know no build_id bit */
-		if (errno == EINVAL && c->build_id) {
+		if (errno == EINVAL && c->build_id && !event) {
 			c->build_id = false;
 			continue;
 		}
@@ -215,21 +229,26 @@ int counters_open_task(struct counters *c, pid_t pid, bool inherit,
 {
 	int err = 0;
 
-	for (int i = 0; i < c->nr_cpus; i++) {
-		struct ring *r = &c->rings[i];
-		int fd = counters_syscall(c, pid, c->cpus[i], inherit,
+	for (size_t k = 0; k < c->nr_rings; k++) {
+		struct ring *r = &c->rings[k];
+		uint32_t ev = r->event;
+		int i = (int)(k % (size_t)c->nr_cpus);
+		int fd = counters_syscall(c, ev, pid, c->cpus[i], inherit,
 					  enable_on_exec);
 
-		if (fd < 0)
+		if (fd < 0) {
+			c->failed_event = (int)ev;
 			return fd;
+		}
 		err = counters_keep_fd(c, fd);
 		if (err) {
 			close(fd);
 			return err;
 		}
-		if (r->fd < 0)
+		if (r->fd < 0) {
 			err = ring_open(r, fd, c->cpus[i], c->data_pages);
-		else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0)
+			r->event = ev; /* ring_open starts it afresh */
+		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0)
 			err = -errno;
 		if (err)
 			return err;
@@ -253,7 +272,7 @@ void counters_disable(struct counters *c)
 
 void counters_free(struct counters *c)
 {
-	for (int i = 0; i < c->nr_cpus && c->rings; i++)
+	for (size_t i = 0; i < c->nr_rings && c->rings; i++)
 		if (c->rings[i].fd >= 0)
 			ring_close(&c->rings[i]);
 	for (size_t i = 0; i < c->nr_fds; i++)

@@ -14,9 +14,25 @@
 
 #include "ring.h"
 
+/* events in one session */
+#define COUNTERS_MAX_EVENTS 8
+
+struct counters_event {
+	uint32_t type;	 /* PERF_TYPE_* */
+	uint64_t config; /* PERF_COUNT_* */
+	/* sampled every PERIOD events (not at the frequency): a count of
+	 * faults or switches in a session that also samples a clock */
+	uint64_t period;
+};
+
 struct counters_config {
-	uint32_t type;
+	uint32_t type; /* the first event, when nr_events is 0 */
 	uint64_t config;
+	/* several events, the first first: each with buffers of its own
+	 * (ring.event says whose), the first alone reporting mappings and
+	 * tasks */
+	struct counters_event events[COUNTERS_MAX_EVENTS];
+	uint32_t nr_events;
 	uint64_t frequency; /* Hz, or 0 */
 	uint64_t period;    /* when frequency is 0 */
 	bool exclude_kernel;
@@ -33,7 +49,10 @@ struct counters {
 	bool kernel_refused; /* kernel samples excluded by the fallback */
 	int nr_cpus;
 	int *cpus;
-	struct ring *rings; /* [nr_cpus]; fd -1 until opened */
+	uint32_t nr_events; /* at least 1 */
+	int failed_event;   /* the event an open failed on */
+	size_t nr_rings;    /* nr_cpus * nr_events */
+	struct ring *rings; /* [event * nr_cpus + cpu]; fd -1 until opened */
 	int *fds;
 	size_t nr_fds, cap_fds;
 	size_t data_pages;

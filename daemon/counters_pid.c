@@ -99,9 +99,10 @@ out:
 	return err;
 }
 
-void counters_report_open_error(const struct options *o, int err)
+void counters_report_open_error(const struct options *o,
+				const struct counters *c, int err)
 {
-	const char *ev = o->event->name;
+	const char *ev = o->events[c->failed_event]->name;
 	long max;
 
 	switch (-err) {

@@ -10,7 +10,8 @@
  * while we look. */
 int counters_open_pid(struct counters *c, pid_t pid);
 /* One line saying why the counters could not be opened. */
-void counters_report_open_error(const struct options *o, int err);
+void counters_report_open_error(const struct options *o,
+				const struct counters *c, int err);
 /* kernel.perf_event_paranoid, 2 when it cannot be read. */
 int counters_paranoid(void);
 

@@ -24,6 +24,7 @@
 #include "counters.h"
 #include "counters_pid.h"
 #include "diag.h"
+#include "evname.h"
 #include "launch.h"
 #include "options.h"
 #include "procinfo.h"
@@ -79,6 +80,7 @@ static void daemon_record(void *arg, const struct perf_event_header *h)
 	struct daemon *d = arg;
 
 	d->records++;
+	d->r.event = d->merge.ring->event;
 	recorder_record(&d->r, h);
 }
 
@@ -86,8 +88,8 @@ static void daemon_record(void *arg, const struct perf_event_header *h)
  * first across CPUs, so that a mapping is known before its samples. */
 static void daemon_drain(struct daemon *d)
 {
-	ring_merge_drain(&d->merge, d->c.rings, (size_t)d->c.nr_cpus,
-			 daemon_record, d);
+	ring_merge_drain(&d->merge, d->c.rings, d->c.nr_rings, daemon_record,
+			 d);
 	recorder_end_round(&d->r);
 }
 
@@ -185,7 +187,7 @@ static struct timespec *daemon_timeout(struct daemon *d, struct timespec *ts)
 
 static void daemon_loop(struct daemon *d)
 {
-	int nr = 2 + d->c.nr_cpus;
+	int nr = 2 + (int)d->c.nr_rings;
 	struct pollfd *pfd = calloc(nr, sizeof(*pfd));
 	struct timespec ts;
 
@@ -195,7 +197,7 @@ static void daemon_loop(struct daemon *d)
 	}
 	pfd[0] = (struct pollfd){ .fd = d->sigfd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = d->pidfd, .events = POLLIN };
-	for (int i = 0; i < d->c.nr_cpus; i++)
+	for (int i = 0; i < (int)d->c.nr_rings; i++)
 		pfd[2 + i] = (struct pollfd){
 			.fd = d->c.rings[i].base ? d->c.rings[i].fd : -1,
 			.events = POLLIN,
@@ -227,7 +229,7 @@ static int daemon_writer_open(struct daemon *d)
 {
 	struct utsname u;
 	struct ops_session_info info = {
-		.event = d->o->event->name,
+		.event = d->o->event_list,
 		.period = d->o->period,
 		.frequency = d->o->frequency,
 		.clock = "CLOCK_MONOTONIC",
@@ -292,10 +294,29 @@ static int daemon_open_counters(struct daemon *d)
 		.stack_copy = d->o->stack_copy,
 	};
 	struct rlimit rl;
-	int err = counters_init(&d->c, &cfg);
+	int err;
 
+	for (unsigned i = 0; i < d->o->nr_events; i++) {
+		const struct evname *ev = d->o->events[i];
+		/* a count of faults or switches has no rate to aim at: with
+		 * a clock beside it, every one is a sample (FORMAT.md) */
+		bool clock = ev->type == PERF_TYPE_SOFTWARE &&
+			     (ev->config == PERF_COUNT_SW_CPU_CLOCK ||
+			      ev->config == PERF_COUNT_SW_TASK_CLOCK);
+
+		cfg.events[i] = (struct counters_event){
+			.type = ev->type,
+			.config = ev->config,
+			.period = d->o->nr_events > 1 && d->o->frequency &&
+						  !clock
+					  ? 1
+					  : 0,
+		};
+	}
+	cfg.nr_events = d->o->nr_events;
+	err = counters_init(&d->c, &cfg);
 	if (!err)
-		err = ring_merge_init(&d->merge, (size_t)d->c.nr_cpus);
+		err = ring_merge_init(&d->merge, d->c.nr_rings);
 	if (err) {
 		diag("%s", strerror(-err));
 		return err;
@@ -319,7 +340,7 @@ static int daemon_open_counters(struct daemon *d)
 		break;
 	}
 	if (err) {
-		counters_report_open_error(d->o, err);
+		counters_report_open_error(d->o, &d->c, err);
 		return err;
 	}
 	if (d->c.kernel_refused)
@@ -374,7 +395,7 @@ static int daemon_start(struct daemon *d)
 	 * one or the other, never in neither */
 	err = counters_enable(&d->c);
 	if (err) {
-		counters_report_open_error(d->o, err);
+		counters_report_open_error(d->o, &d->c, err);
 		return err;
 	}
 	daemon_arm_deadline(d);

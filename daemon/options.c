@@ -94,7 +94,8 @@ static const struct poptOption options_table[] = {
 	{ "period", 'c', POPT_ARG_STRING, NULL, OPT_PERIOD,
 	  "sample once every N events instead", "N" },
 	{ "event", 'e', POPT_ARG_STRING, NULL, OPT_EVENT,
-	  "the event to sample (default cpu-clock; 'list' lists them)",
+	  "the event to sample (default cpu-clock; 'list' lists them); "
+	  "repeated or a comma list records several in one session",
 	  "NAME" },
 	{ "list-events", 0, POPT_ARG_NONE, NULL, OPT_LIST_EVENTS,
 	  "list the events this machine can sample and exit", NULL },
@@ -251,6 +252,58 @@ static int callgraph_mode(struct options *o, const char *m)
 	return 0;
 }
 
+/* LIST: the -e values joined by commas, each a name as perf spells
+ * it; the session records them all, the first the default of a report. */
+static int options_events(struct options *o, char *list)
+{
+	char *save = NULL, *name;
+	size_t n = strlen(list);
+
+	if (!n || list[0] == ',' || list[n - 1] == ',' || strstr(list, ",,")) {
+		diag("empty event name in '%s'", list);
+		return -EINVAL;
+	}
+	o->nr_events = 0;
+	o->event_list = list;
+	for (name = strtok_r(list, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save)) {
+		const struct evname *ev = evname_find(name);
+
+		if (!strcmp(name, "list")) {
+			diag("-e list lists the events; it is not one");
+			return -EINVAL;
+		}
+		if (!ev) {
+			diag("unknown event '%s' (oprofiled --list-events "
+			     "lists them)",
+			     name);
+			return -EINVAL;
+		}
+		for (unsigned i = 0; i < o->nr_events; i++)
+			if (o->events[i]->type == ev->type &&
+			    o->events[i]->config == ev->config) {
+				diag("event '%s' given twice (%s)", name,
+				     o->events[i]->name);
+				return -EINVAL;
+			}
+		if (o->nr_events == OPTIONS_MAX_EVENTS) {
+			diag("more than %d events in one session",
+			     OPTIONS_MAX_EVENTS);
+			return -EINVAL;
+		}
+		o->events[o->nr_events++] = ev;
+	}
+	o->event = o->events[0];
+	/* strtok_r cut the list: make it a list again, with the names */
+	o->event_list[0] = '\0';
+	for (unsigned i = 0; i < o->nr_events; i++) {
+		if (i)
+			strcat(o->event_list, ",");
+		strcat(o->event_list, o->events[i]->name);
+	}
+	return 0;
+}
+
 static int options_check(struct options *o)
 {
 	uint64_t v;
@@ -296,20 +349,15 @@ static int options_check(struct options *o)
 		o->period = v;
 		o->frequency = 0;
 	}
-	if (opt_event && strchr(opt_event, ',')) {
-		diag("only one event per session: %s", opt_event);
-		return -EINVAL;
-	}
 	if (opt_event && !strcmp(opt_event, "list")) {
 		evname_list(stdout);
 		return 1;
 	}
 	if (opt_event) {
-		o->event = evname_find(opt_event);
-		if (!o->event) {
-			diag("unknown event '%s'", opt_event);
-			return -EINVAL;
-		}
+		int err = options_events(o, opt_event);
+
+		if (err)
+			return err;
 	}
 	if (opt_archive_max) {
 		if (parse_u64(opt_archive_max, &v) || v > (1ull << 40))
@@ -335,6 +383,13 @@ static int options_check(struct options *o)
 	}
 	if (opt_callgraph_mode && callgraph_mode(o, opt_callgraph_mode))
 		return -EINVAL;
+	/* a stack with a JIT frame goes to anon.samples, which cannot say
+	 * its event yet (samples/FORMAT.md, CONTEXT_EVENTS) */
+	if (o->callgraph_depth && o->nr_events > 1) {
+		diag("call graphs record one event: -g with %s",
+		     o->event_list);
+		return -EINVAL;
+	}
 	o->no_kernel = opt_no_kernel;
 	o->archive_maps = !opt_no_archive;
 	if (modes == 0) {
@@ -454,6 +509,9 @@ int options_parse(struct options *o, int argc, const char **argv)
 	o->session_dir = "./oprofile_data";
 	o->frequency = DEFAULT_FREQUENCY;
 	o->event = evname_find("cpu-clock");
+	o->events[0] = o->event;
+	o->nr_events = 1;
+	o->event_list = (char *)o->event->name;
 	o->archive_max_bytes = (uint64_t)DEFAULT_ARCHIVE_MIB << 20;
 	if (options_join(o, argc, argv))
 		return -ENOMEM;
@@ -470,15 +528,19 @@ int options_parse(struct options *o, int argc, const char **argv)
 	       rc != OPT_LIST_EVENTS) {
 		char **slot = options_slot(rc);
 
-		/* a session records one event: never drop one silently */
+		/* -e a -e b is -e a,b, as perf takes it */
 		if (rc == OPT_EVENT && opt_event) {
-			char *second = poptGetOptArg(pc);
+			char *more = poptGetOptArg(pc), *both = NULL;
 
-			diag("only one event per session: %s "
-			     "and %s",
-			     opt_event, second ? second : "");
-			free(second);
-			return -EINVAL;
+			if (!more ||
+			    asprintf(&both, "%s,%s", opt_event, more) < 0) {
+				free(more);
+				return -ENOMEM;
+			}
+			free(more);
+			free(opt_event);
+			opt_event = both;
+			continue;
 		}
 		if (slot) {
 			free(*slot);

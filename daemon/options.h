@@ -15,6 +15,9 @@ enum options_mode {
 	MODE_SYSTEM,
 };
 
+/* events in one session: perf's groups stop near here too */
+#define OPTIONS_MAX_EVENTS 8
+
 struct options {
 	enum options_mode mode;
 	pid_t pid;
@@ -24,7 +27,12 @@ struct options {
 	const char *session_dir;
 	uint64_t frequency; /* Hz, 0 when a period is given */
 	uint64_t period;
-	const struct evname *event;
+	const struct evname *event; /* events[0] */
+	/* -e's, in the order given: event i of the session (a context's
+	 * event index) */
+	const struct evname *events[OPTIONS_MAX_EVENTS];
+	unsigned nr_events;
+	char *event_list; /* their names, comma separated (session.meta) */
 	bool no_kernel;
 	bool archive_maps;
 	uint64_t archive_max_bytes;

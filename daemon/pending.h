@@ -21,6 +21,7 @@ struct pending_sample {
 	 * included), or NULL; a held sample's points into the ring */
 	const uint64_t *chain;
 	uint32_t nr_chain;
+	uint32_t event; /* the session's event index (recorder.event) */
 	/* PERF_SAMPLE_REGS_USER (bp, sp, ip) and the stack copy, or NULL;
 	 * never held: they point into the ring */
 	const uint64_t *regs;

@@ -69,6 +69,7 @@ int recorder_context(struct recorder *r, uint32_t app, uint32_t image,
 		.tgid = (r->cfg.separate & OPS_SEPARATE_PROCESS) ? tgid : 0,
 		.cpu = (r->cfg.separate & OPS_SEPARATE_CPU) ? cpu : -1,
 		.tid = (r->cfg.separate & OPS_SEPARATE_THREAD) ? tid : 0,
+		.event = r->event,
 	};
 	int err = ops_writer_context(r->w, &c, ctx);
 
@@ -148,6 +149,18 @@ static void recorder_kernel(struct recorder *r, const struct pending_sample *s)
 		r->kernel++;
 		recorder_hist(r, ctx, s->ip);
 		recorder_stack(r, p, s, ctx);
+		return;
+	}
+	if (r->event) {
+		/* another event's: the caches below are the first's */
+		uint32_t app = p && p->has_app ? p->app : r->kernel_image;
+		uint32_t ctx;
+
+		if (recorder_context(r, app, r->kernel_image,
+				     p ? p->tgid : s->pid, cpu, 0, &ctx))
+			return;
+		r->kernel++;
+		recorder_hist(r, ctx, s->ip);
 		return;
 	}
 	if (p) {
@@ -259,6 +272,12 @@ static void recorder_anon(struct recorder *r, struct proc *p,
 {
 	int err;
 
+	/* anon.samples cannot say another event's yet (FORMAT.md,
+	 * CONTEXT_EVENTS): counted as unattributed, not as the first's */
+	if (r->event) {
+		r->unattributed++;
+		return;
+	}
 	if (recorder_anon_note(r, p, e))
 		return;
 	r->anon++;
@@ -297,6 +316,13 @@ static int recorder_resolve(struct recorder *r, const struct pending_sample *s)
 					    e->image, p->tgid, cpu, s->tid,
 					    &ctx))
 			return 0;
+	} else if (r->event) {
+		/* another event's: the mapping's cached context is the
+		 * first's */
+		uint32_t app = p->has_app ? p->app : e->image;
+
+		if (recorder_context(r, app, e->image, p->tgid, cpu, 0, &ctx))
+			return 0;
 	} else if (e->ctx == MAPTAB_NO_CTX || e->ctx_cpu != cpu) {
 		uint32_t app = p->has_app ? p->app : e->image;
 
@@ -305,7 +331,7 @@ static int recorder_resolve(struct recorder *r, const struct pending_sample *s)
 			return 0;
 		e->ctx_cpu = cpu;
 	}
-	if (!r->tctx)
+	if (!r->tctx && !r->event)
 		ctx = e->ctx;
 	recorder_hist(r, ctx, maptab_offset(e, s->ip));
 	recorder_stack(r, p, s, ctx);
@@ -334,6 +360,7 @@ static void recorder_sample(struct recorder *r, const struct record_sample *rs)
 	struct pending_sample s = {
 		.time = rs->time, .ip = rs->ip, .pid = rs->pid,
 		.tid = rs->tid, .cpu = (int32_t)rs->cpu, .misc = rs->h.misc,
+		.event = r->event,
 	}, evicted;
 
 	if (r->tctx)
@@ -546,8 +573,10 @@ static void recorder_retry(struct recorder *r, bool final)
 {
 	size_t n = r->pending.n;
 	struct pending_sample s, evicted;
+	uint32_t event = r->event;
 
 	while (n-- && !r->err && pending_pop(&r->pending, &s)) {
+		r->event = s.event;
 		recorder_slice(r, s.time);
 		if (recorder_resolve(r, &s) != -EAGAIN)
 			continue;
@@ -558,6 +587,7 @@ static void recorder_retry(struct recorder *r, bool final)
 		else
 			pending_push(&r->pending, &s, &evicted);
 	}
+	r->event = event;
 }
 
 static void recorder_reap(struct recorder *r)

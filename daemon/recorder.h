@@ -46,6 +46,7 @@ struct recorder_tctx {
 	uint32_t app, image, tgid, tid;
 	int32_t cpu;
 	uint32_t ctx; /* MAPTAB_NO_CTX: the slot is free */
+	uint32_t event;
 };
 
 /* Slots of the thread context cache: a power of two */
@@ -85,7 +86,11 @@ struct recorder {
 	uint16_t tally_used[RECORDER_TALLY]; /* the slots taken, in order */
 	uint32_t nr_tally_used;
 	uint64_t slice_end; /* the writer's time slice ends here */
-	int err;	    /* first failure: recording stops */
+	/* the event of the record being read (its buffer's), an index in
+	 * the session's list; the contexts cached in the mapping and
+	 * process tables are the first event's */
+	uint32_t event;
+	int err; /* first failure: recording stops */
 	bool err_from_writer;
 };
 

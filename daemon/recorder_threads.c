@@ -51,14 +51,17 @@ int recorder_thread_context(struct recorder *r, uint32_t app, uint32_t image,
 	h = oputil_hash_word(h, (uint32_t)cpu);
 	c = &r->tctx[h & (RECORDER_TCTX - 1)];
 	if (c->ctx != MAPTAB_NO_CTX && c->app == app && c->image == image &&
-	    c->tgid == tgid && c->tid == tid && c->cpu == cpu) {
+	    c->tgid == tgid && c->tid == tid && c->cpu == cpu &&
+	    c->event == r->event) {
 		*ctx = c->ctx;
 		return 0;
 	}
 	err = recorder_context(r, app, image, tgid, cpu, tid, ctx);
 	if (err)
 		return err;
-	*c = (struct recorder_tctx){ app, image, tgid, tid, cpu, *ctx };
+	*c =
+		(struct recorder_tctx){ app, image, tgid,    tid,
+					cpu, *ctx,  r->event };
 	return 0;
 }
 

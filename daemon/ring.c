@@ -185,6 +185,7 @@ void ring_merge_drain(struct ring_merge *m, struct ring *rings, size_t nr,
 				       ? &m->heap[2]
 				       : &m->heap[1];
 		do {
+			m->ring = top->ring;
 			fn(arg, top->ring->cur);
 			ring_advance(top->ring);
 			h = ring_peek(top->ring);

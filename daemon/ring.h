@@ -15,7 +15,8 @@
 struct ring {
 	int fd;
 	int cpu;
-	void *base; /* metadata page, then the data */
+	uint32_t event; /* the session's event of its samples (an index) */
+	void *base;	/* metadata page, then the data */
 	size_t map_size;
 	unsigned char *data;
 	uint64_t mask;	       /* data size - 1 */
@@ -50,6 +51,7 @@ struct ring_merge_slot {
 struct ring_merge {
 	struct ring_merge_slot *heap;
 	size_t n, cap;
+	const struct ring *ring; /* the one whose record FN is given */
 };
 
 /* Room for NR_RINGS rings: ring_merge_drain's NR is at most that. */

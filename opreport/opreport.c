@@ -127,6 +127,42 @@ static int out_of_memory(int ret)
 	return ret;
 }
 
+/* A session of several events (oprofiled -e a -e b) reports one: the
+ * one --event names, else cpu-clock when recorded, else the first,
+ * saying once which others there are. */
+static int side_select_event(struct ops_session *s,
+			     const struct opreport_opts *o)
+{
+	uint32_t n = ops_session_nr_events(s), pick = n, clock = 0;
+	const char *all = ops_session_info(s)->event;
+	char name[64];
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (ops_session_event_name(s, i, name, sizeof(name)))
+			continue;
+		if (o->session_event && !strcmp(name, o->session_event))
+			pick = i;
+		if (!strcmp(name, "cpu-clock"))
+			clock = i;
+	}
+	if (o->session_event && pick == n) {
+		fprintf(stderr,
+			"opreport: --event=%s: session %s recorded %s\n",
+			o->session_event, o->session_dir, all);
+		return -ENOENT;
+	}
+	if (n == 1)
+		return 0;
+	if (pick == n) {
+		pick = clock;
+		ops_session_event_name(s, pick, name, sizeof(name));
+		diag("session %s recorded %s: reporting %s (--event=NAME "
+		     "for another)",
+		     o->session_dir, all, name);
+	}
+	return ops_session_select_event(s, pick);
+}
+
 static int side_build(struct side *sd, const struct opreport_opts *o,
 		      struct anon_handlers *handlers)
 {
@@ -149,6 +185,9 @@ static int side_build(struct side *sd, const struct opreport_opts *o,
 				o->session_dir, strerror(-ret));
 		return ret;
 	}
+	ret = side_select_event(sd->s, o);
+	if (ret)
+		return ret;
 	ret = timerange_apply(&o->time, sd->s, &untimed, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "opreport: %s\n", err);

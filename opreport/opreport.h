@@ -60,20 +60,23 @@ struct opreport_opts {
 	const char *output_file;
 	enum opreport_format format;
 	enum opreport_event event; /* --event */
-	bool symbols;		   /* -l */
-	bool debug_info;	   /* -g */
-	bool details;		   /* -d */
-	bool show_address;	   /* -w */
-	bool exclude_dependent;	   /* -x */
-	bool no_header;		   /* -n */
-	bool long_filenames;	   /* -f */
-	bool global_percent;	   /* -% */
-	bool force;		   /* --force: -o may replace a file */
-	bool reverse_sort;	   /* -r */
-	bool callgraph;		   /* -c */
-	bool children;		   /* --children */
-	bool no_unwind;		   /* --no-unwind */
-	double threshold;	   /* percent, 0 = none */
+	/* --event=NAME of an event oprofiled recorded (-e), or NULL: the
+	 * session's first (cpu-clock when it has it) */
+	const char *session_event;
+	bool symbols;		/* -l */
+	bool debug_info;	/* -g */
+	bool details;		/* -d */
+	bool show_address;	/* -w */
+	bool exclude_dependent; /* -x */
+	bool no_header;		/* -n */
+	bool long_filenames;	/* -f */
+	bool global_percent;	/* -% */
+	bool force;		/* --force: -o may replace a file */
+	bool reverse_sort;	/* -r */
+	bool callgraph;		/* -c */
+	bool children;		/* --children */
+	bool no_unwind;		/* --no-unwind */
+	double threshold;	/* percent, 0 = none */
 	enum opreport_sort sort[8];
 	size_t nr_sort;
 	unsigned merge; /* MERGE_* */

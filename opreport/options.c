@@ -376,8 +376,9 @@ static const struct poptOption options_table[] = {
 	{ "event", 0, POPT_ARG_STRING, NULL, OPT_EVENT,
 	  "what the report counts: cpu (default), alloc (a JVM's allocated "
 	  "bytes, from the javamap agent's alloc=), lock (time a JVM's "
-	  "threads waited on monitors, from its lock=)",
-	  "cpu|alloc|lock" },
+	  "threads waited on monitors, from its lock=), or, in a session "
+	  "of several events, the one to report (default cpu-clock)",
+	  "cpu|alloc|lock|EVENT" },
 	{ "folded-annotations", 0, POPT_ARG_STRING, NULL, OPT_FOLDED_MARKS,
 	  "folded frames marked as flamegraph.pl colours them (flamegraph, "
 	  "the default: _[k], _[j], _[i]) or plain, for speedscope (none)",
@@ -527,6 +528,43 @@ void options_common_free(struct opreport_opts *o, struct options_given *g)
 
 /* One of opreport's own options; ARG (NULL for an option without a
  * value) is the caller's. */
+/* The names oprofiled -e takes (its --list-events): a session of
+ * several events reports one of them. */
+static const char *options_recorded_event(const char *name)
+{
+	static const char *const names[] = {
+		"cpu-clock",
+		"task-clock",
+		"page-faults",
+		"faults",
+		"context-switches",
+		"cs",
+		"cpu-migrations",
+		"migrations",
+		"minor-faults",
+		"major-faults",
+		"alignment-faults",
+		"emulation-faults",
+		"cycles",
+		"cpu-cycles",
+		"instructions",
+		"cache-references",
+		"cache-misses",
+		"branches",
+		"branch-instructions",
+		"branch-misses",
+		"bus-cycles",
+		"stalled-cycles-frontend",
+		"stalled-cycles-backend",
+		"ref-cycles",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(names[i], name))
+			return names[i];
+	return NULL;
+}
+
 static int options_value(void *ctx, int rc, const char *arg, char *err,
 			 size_t errlen)
 {
@@ -592,6 +630,8 @@ static int options_value(void *ctx, int rc, const char *arg, char *err,
 			o->event = OPREPORT_EVENT_ALLOC;
 		else if (!strcmp(arg, "lock"))
 			o->event = OPREPORT_EVENT_LOCK;
+		else if (options_recorded_event(arg))
+			o->session_event = options_recorded_event(arg);
 		else {
 			snprintf(
 				err, errlen,

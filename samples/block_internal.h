@@ -36,6 +36,7 @@
 #define OPS_HIST_TIME_SLICES 10
 #define OPS_HIST_CONTEXT_THREADS 11
 #define OPS_HIST_THREADS 12
+#define OPS_HIST_CONTEXT_EVENTS 13
 
 /* anon.samples block types */
 #define OPS_ANON_PROCESS 1

@@ -119,6 +119,7 @@ static const char *hist_contexts(struct hist_parse *hp, struct ops_cur *c)
 			return "bad cpu in context";
 		x->cpu = (int32_t)cpu;
 		x->tid = 0;
+		x->event = 0;
 	}
 	if (!c->ok)
 		return "bad context record";
@@ -226,6 +227,9 @@ static const char *hist_block(void *arg, uint16_t type, const uint8_t *p,
 	case OPS_HIST_CONTEXT_THREADS:
 		return ops_hist_context_threads(((struct hist_parse *)arg)->h,
 						p, len);
+	case OPS_HIST_CONTEXT_EVENTS:
+		return ops_hist_context_events(((struct hist_parse *)arg)->h,
+					       p, len);
 	case OPS_HIST_THREADS:
 		return ops_hist_threads(((struct hist_parse *)arg)->h, p, len,
 					&((struct hist_parse *)arg)->oom);
@@ -263,6 +267,52 @@ void ops_hist_merge(struct ops_hist_data *h)
 			e[++n] = e[i];
 	}
 	h->nr_entries = n + 1;
+}
+
+const char *ops_hist_context_events(struct ops_hist_data *h, const uint8_t *p,
+				    size_t len)
+{
+	struct ops_cur c;
+	uint32_t first, n, i;
+	uint64_t ev;
+
+	ops_cur_init(&c, p, len);
+	first = ops_cur_varint32(&c);
+	n = ops_cur_varint32(&c);
+	if (!c.ok || first != h->nr_ctx_events)
+		return "context event ids out of order";
+	if (n > h->nr_contexts - first || n > ops_cur_left(&c))
+		return "bad context event count";
+	/* the list's length is checked against session.meta's once the
+	 * file is read (ops_hist_events_check) */
+	for (i = 0; i < n; i++) {
+		ev = ops_cur_varint(&c);
+		if (!c.ok || ev > UINT32_MAX)
+			break;
+		h->contexts[first + i].event = (uint32_t)ev;
+	}
+	if (i < n || ops_cur_left(&c)) {
+		/* dropped whole */
+		while (i--)
+			h->contexts[first + i].event = 0;
+		return "bad context event record";
+	}
+	h->nr_ctx_events += n;
+	return NULL;
+}
+
+int ops_hist_events_check(struct ops_hist_data *h, uint32_t nr_events)
+{
+	uint32_t i;
+
+	for (i = 0; i < h->nr_contexts; i++)
+		if (h->contexts[i].event >= nr_events)
+			break;
+	if (i == h->nr_contexts)
+		return 0;
+	for (i = 0; i < h->nr_contexts; i++)
+		h->contexts[i].event = 0;
+	return -EINVAL;
 }
 
 int ops_hist_parse(struct ops_hist_data *h, const uint8_t *buf, size_t len,

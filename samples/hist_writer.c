@@ -92,6 +92,11 @@ int ops_writer_context(struct ops_writer *w, const struct ops_context *ctx,
 			w, -EINVAL,
 			"%s/samples.hist: context of thread %u in a session that does not separate threads",
 			w->dir, ctx->tid);
+	if (ctx->event >= w->nr_events)
+		return ops_writer_fail(
+			w, -EINVAL,
+			"%s/samples.hist: context of event %u in a session of %u events",
+			w->dir, ctx->event, w->nr_events);
 	w->records.len = 0;
 	ret = ops_context_encode(&w->records, ctx);
 	/* the thread ends the key, and goes to CONTEXT_THREADS */
@@ -101,11 +106,20 @@ int ops_writer_context(struct ops_writer *w, const struct ops_context *ctx,
 		ret = oputil_grow(&w->hist.ctx_tids, &w->hist.cap_ctx_tids,
 				  (size_t)w->hist.contexts.nr + 1,
 				  sizeof(*w->hist.ctx_tids));
+	/* the event after it, and to CONTEXT_EVENTS */
+	if (!ret && w->nr_events > 1)
+		ret = ops_buf_put_varint(&w->records, ctx->event);
+	if (!ret && w->nr_events > 1)
+		ret = oputil_grow(&w->hist.ctx_events, &w->hist.cap_ctx_events,
+				  (size_t)w->hist.contexts.nr + 1,
+				  sizeof(*w->hist.ctx_events));
 	if (!ret)
 		ret = ops_keyset_add(&w->hist.contexts, w->records.data,
 				     w->records.len, id);
 	if (!ret && w->threads)
 		w->hist.ctx_tids[*id] = ctx->tid;
+	if (!ret && w->nr_events > 1)
+		w->hist.ctx_events[*id] = ctx->event;
 	if (ret)
 		return ops_writer_fail(
 			w, ret, "%s/samples.hist: cannot add context: %s",
@@ -220,6 +234,8 @@ int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
 		k = ops_keyset_key(ks, i, &n);
 		if (type == OPS_HIST_CONTEXTS && w->threads)
 			n -= varint_len(w->hist.ctx_tids[i]);
+		if (type == OPS_HIST_CONTEXTS && w->nr_events > 1)
+			n -= varint_len(w->hist.ctx_events[i]);
 		ret = type == OPS_HIST_STACKS
 			      ? ops_stack_record_put(&w->records, k, n, i)
 		      : type == OPS_HIST_STACK_COPIES
@@ -268,6 +284,18 @@ int ops_hist_put_contexts(struct ops_writer *w, uint32_t from, uint32_t to)
 						 w->hist.ctx_tids[j]);
 		ret = ret ? ret
 			  : ops_block_frame(&w->out, OPS_HIST_CONTEXT_THREADS,
+					    w->payload.data, w->payload.len);
+	}
+	for (i = from; i < to && w->nr_events > 1 && !ret; i = end) {
+		end = to - i > COUNTS_PER_BLOCK ? i + COUNTS_PER_BLOCK : to;
+		w->payload.len = 0;
+		ret = ops_buf_put_varint(&w->payload, i);
+		ret = ret ? ret : ops_buf_put_varint(&w->payload, end - i);
+		for (uint32_t j = i; j < end && !ret; j++)
+			ret = ops_buf_put_varint(&w->payload,
+						 w->hist.ctx_events[j]);
+		ret = ret ? ret
+			  : ops_block_frame(&w->out, OPS_HIST_CONTEXT_EVENTS,
 					    w->payload.data, w->payload.len);
 	}
 	return ret;
@@ -551,6 +579,7 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	ops_keyset_free(&h->images);
 	ops_keyset_free(&h->contexts);
 	free(h->ctx_tids);
+	free(h->ctx_events);
 	ops_thread_writer_free(h);
 	ops_keyset_free(&h->stacks);
 	ops_keyset_free(&h->copies);

@@ -18,6 +18,7 @@ struct ops_hist_data {
 	struct ops_context *contexts;
 	uint32_t nr_contexts, cap_contexts;
 	uint32_t nr_ctx_threads; /* contexts given a thread so far */
+	uint32_t nr_ctx_events;	 /* contexts given an event so far */
 	/* thread names (thread_reader.c): in file order while reading,
 	 * then sorted by (tgid, tid), the last record of each kept */
 	struct ops_thread *threads; /* names owned */
@@ -61,6 +62,12 @@ struct ops_hist_data {
 };
 
 /* CONTEXT_THREADS and THREADS payloads (thread_reader.c). */
+/* CONTEXT_EVENTS payload (hist_reader.c). */
+const char *ops_hist_context_events(struct ops_hist_data *h, const uint8_t *p,
+				    size_t len);
+/* After the parse: every context's event within NR_EVENTS, or none kept
+ * (all read as event 0) and -EINVAL. */
+int ops_hist_events_check(struct ops_hist_data *h, uint32_t nr_events);
 const char *ops_hist_context_threads(struct ops_hist_data *h, const uint8_t *p,
 				     size_t len);
 const char *ops_hist_threads(struct ops_hist_data *h, const uint8_t *p,

@@ -31,6 +31,7 @@ struct ops_session {
 	struct ops_anon_data anon;
 	char *kallsyms, *modules;
 	struct ops_maplist *maps; /* one per process */
+	bool anon_hidden;	  /* another event than the first selected */
 };
 
 /* Read the container file DIR/NAME up to its first damage; a missing or
@@ -227,6 +228,17 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 			   &buf, &len, &path);
 	if (!ret && buf)
 		ret = ops_hist_parse(&s->hist, buf, len, path, warn, warn_arg);
+	if (!ret && buf &&
+	    ops_hist_events_check(&s->hist, ops_session_nr_events(s)) &&
+	    warn) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg),
+			 "%s: bad context event record (an event past the %u "
+			 "of session.meta): all read as the first",
+			 path, ops_session_nr_events(s));
+		warn(warn_arg, msg);
+	}
 	free(buf);
 	buf = NULL;
 	free(path);
@@ -350,6 +362,35 @@ uint32_t ops_session_nr_contexts(const struct ops_session *s)
 	return s->hist.nr_contexts;
 }
 
+uint32_t ops_session_nr_events(const struct ops_session *s)
+{
+	uint32_t n = 1;
+
+	for (const char *e = s->meta.info.event; e && *e; e++)
+		n += *e == ',';
+	return n;
+}
+
+int ops_session_event_name(const struct ops_session *s, uint32_t event,
+			   char *buf, size_t size)
+{
+	const char *e = s->meta.info.event ? s->meta.info.event : "";
+	size_t n;
+
+	while (event--) {
+		e = strchr(e, ',');
+		if (!e)
+			return -ENOENT;
+		e++;
+	}
+	n = strcspn(e, ",");
+	if (n >= size)
+		return -ENAMETOOLONG;
+	memcpy(buf, e, n);
+	buf[n] = '\0';
+	return 0;
+}
+
 const struct ops_context *ops_session_context(const struct ops_session *s,
 					      uint32_t id)
 {
@@ -403,17 +444,33 @@ const struct ops_process *ops_session_process(const struct ops_session *s,
 int ops_session_anon(struct ops_session *s, uint32_t proc_id,
 		     const struct ops_anon_sample **samples, size_t *n)
 {
+	static const struct ops_anon_sample none;
+
+	if (s->anon_hidden && proc_id < s->anon.nr_procs) {
+		*samples = &none;
+		*n = 0;
+		return 0;
+	}
 	return ops_anon_decode(&s->anon, proc_id, samples, n);
 }
 
 int ops_session_anon_count(struct ops_session *s, uint32_t proc_id, size_t *n)
 {
+	if (s->anon_hidden && proc_id < s->anon.nr_procs) {
+		*n = 0;
+		return 0;
+	}
 	return ops_anon_count(&s->anon, proc_id, n);
 }
 
 int ops_session_anon_take(struct ops_session *s, uint32_t proc_id,
 			  struct ops_anon_sample **samples, size_t *n)
 {
+	if (s->anon_hidden && proc_id < s->anon.nr_procs) {
+		*samples = NULL;
+		*n = 0;
+		return 0;
+	}
 	return ops_anon_take(&s->anon, proc_id, samples, n);
 }
 
@@ -432,6 +489,46 @@ ops_session_time_counts(const struct ops_session *s, size_t *n)
 uint64_t ops_session_untimed(const struct ops_session *s)
 {
 	return s->hist.untimed;
+}
+
+int ops_session_select_event(struct ops_session *s, uint32_t event)
+{
+	struct ops_hist_data *h = &s->hist;
+	size_t i, n;
+
+	if (event >= ops_session_nr_events(s))
+		return -ENOENT;
+#define KEEP(x) (h->contexts[(x)].event == event)
+	for (i = n = 0; i < h->nr_entries; i++)
+		if (KEEP(h->entries[i].ctx))
+			h->entries[n++] = h->entries[i];
+	h->nr_entries = n;
+	for (i = n = 0; i < h->nr_stack_counts; i++)
+		if (KEEP(h->stack_counts[i].ctx))
+			h->stack_counts[n++] = h->stack_counts[i];
+	h->nr_stack_counts = n;
+	for (i = n = 0; i < h->nr_slices; i++)
+		if (KEEP(h->slices[i].ctx))
+			h->slices[n++] = h->slices[i];
+	h->nr_slices = n;
+	/* a copy's id is its place: counted 0, not removed */
+	for (i = 0; i < h->nr_copies; i++)
+		if (!KEEP(h->copies[i].ctx))
+			h->copies[i].count = 0;
+#undef KEEP
+	s->anon_hidden = event != 0;
+	/* from here the session reads as one of that event, its name in
+	 * every report's header */
+	{
+		char *e = s->meta.event;
+
+		for (i = 0; i < event; i++)
+			e = strchr(e, ',') + 1;
+		n = strcspn(e, ",");
+		memmove(s->meta.event, e, n);
+		s->meta.event[n] = '\0';
+	}
+	return 0;
 }
 
 int ops_session_set_window(struct ops_session *s, uint64_t from_ns,
@@ -503,6 +600,13 @@ int ops_session_anon_stacks(struct ops_session *s, uint32_t proc_id,
 			    const struct ops_anon_stack_sample **samples,
 			    size_t *n)
 {
+	static const struct ops_anon_stack_sample none;
+
+	if (s->anon_hidden && proc_id < s->anon.nr_procs) {
+		*samples = &none;
+		*n = 0;
+		return 0;
+	}
 	return ops_anon_decode_stacks(&s->anon, proc_id, samples, n);
 }
 

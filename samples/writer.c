@@ -319,6 +319,9 @@ int ops_writer_open(struct ops_writer **out, const char *dir,
 	w->meta.info.stop_ns = 0;
 	w->callgraph = info->callgraph_depth != 0;
 	w->threads = info->separate & OPS_SEPARATE_THREAD;
+	w->nr_events = 1;
+	for (const char *e = info->event; e && *e; e++)
+		w->nr_events += *e == ',';
 	ret = writer_take_dir(w);
 	if (!ret && w->dfd < 0)
 		ret = writer_make_dir(w);

@@ -54,6 +54,9 @@ struct ops_hist_writer {
 	 * it), and the threads' names by (tgid, tid) (thread_writer.c) */
 	uint32_t *ctx_tids;
 	size_t cap_ctx_tids;
+	/* several events: each context's event (its key ends with it) */
+	uint32_t *ctx_events;
+	size_t cap_ctx_events;
 	struct ops_keyset threads;
 	struct ops_thread_name {
 		char *name;
@@ -178,6 +181,7 @@ struct ops_writer {
 	uint64_t anon_framed; /* in w->out, not yet appended */
 	bool callgraph;	      /* a version 2 session */
 	bool threads;	      /* OPS_SEPARATE_THREAD */
+	uint32_t nr_events;   /* in meta's event list; 1 for most */
 	bool totals_dirty;    /* meta.info's totals not in samples.hist yet */
 	/* perf maps archived plain, trimmed and compressed at a clean
 	 * stop (archive.c) */

@@ -20,7 +20,8 @@ expect "option '--pid' needs a value" --pid
 expect "invalid --pid 'abc': not a process id" --pid=abc
 expect "invalid --pid '0': not a process id" --pid=0
 expect 'no process with pid 4194303' --pid=4194303
-expect "unknown event 'no-such-event'" --event=no-such-event -- true
+expect "unknown event 'no-such-event' \\(oprofiled --list-events lists them\\)" \
+	--event=no-such-event -- true
 expect "invalid --frequency 'fast': not a positive integer" --frequency=fast -- true
 expect "invalid --period '0': not a positive integer" --period=0 -- true
 expect "invalid --period '18446744073709551615': larger than 2\\^63-1" -c 18446744073709551615 -- true

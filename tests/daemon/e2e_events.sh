@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Events: --list-events and -e list name what this machine can sample
 # (each listed event records; perf agrees on the hardware ones), and a
-# session records one event, so a second -e or a comma list is refused in
-# one line rather than dropped silently.
+# bad list of events (e2e_events_multi.sh records good ones) is refused
+# in one line naming what is wrong.
 . "$(dirname "$0")/lib.sh"
 
 cd "$WORK"
@@ -53,11 +53,20 @@ expect() {
 	grep -Eq "^oprofiled: $re\$" err.txt || fail "oprofiled $* said: $(cat err.txt)"
 	[ ! -e "$WORK/s1" ] || fail "oprofiled $* created a session"
 }
-expect 'only one event per session: cpu-clock and page-faults' \
-	-e cpu-clock -e page-faults -- true
-expect 'only one event per session: task-clock and cpu-clock' \
-	--event=task-clock --event cpu-clock -- true
-expect 'only one event per session: cpu-clock,page-faults' \
-	-e cpu-clock,page-faults -- true
+expect "unknown event 'bogus' \\(oprofiled --list-events lists them\\)" \
+	-e cpu-clock,bogus,page-faults -- true
+expect "unknown event 'bogus' \\(oprofiled --list-events lists them\\)" \
+	-e cpu-clock -e bogus -- true
+expect "event 'faults' given twice \\(page-faults\\)" -e page-faults,cpu-clock -e faults -- true
+expect "empty event name in 'cpu-clock,,page-faults'" -e cpu-clock,,page-faults -- true
+expect "empty event name in 'cpu-clock,'" -e cpu-clock, -- true
+expect '-e list lists the events; it is not one' -e cpu-clock,list -- true
+expect 'call graphs record one event: -g with cpu-clock,page-faults' \
+	-g -e cpu-clock,page-faults -- true
+if [ "$hw" = no ]; then
+	# the one that cannot open is named, whatever its place
+	expect "event 'cycles' is not supported on this machine" \
+		-e cpu-clock,page-faults,cycles -- true
+fi
 echo "events listed ($(printf '%s\n' "$listed" | wc -l), hardware: $hw);" \
-	"a second event refused in one line"
+	"bad lists refused in one line"

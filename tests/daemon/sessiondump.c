@@ -4,6 +4,7 @@
  *   info KEY VALUE
  *   image ID KIND PATH
  *   context ID APP IMAGE TGID CPU TID
+ *   ctxevent ID EVENT          (sessions of several events)
  *   thread TGID TID NAME
  *   hist CTX OFFSET COUNT
  *   process ID TGID NSPID UID FLAGS COMM EXE NR_RANGES START_NS START_UNIX_NS
@@ -90,6 +91,8 @@ int main(int argc, char **argv)
 
 		printf("context %u %u %u %u %d %u\n", i, c->app, c->image,
 		       c->tgid, c->cpu, c->tid);
+		if (ops_session_nr_events(s) > 1)
+			printf("ctxevent %u %u\n", i, c->event);
 	}
 	th = ops_session_threads(s, &n);
 	for (size_t i = 0; i < n; i++)

@@ -135,11 +135,29 @@ START_TEST(test_bad_options)
 	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "--event=bogus", "-a"), -22);
 	options_free(&o);
-	/* one event a session: a second one is refused, never dropped */
+	/* several events: repeated or listed, each kept in order */
 	ck_assert_int_eq(
-		PARSE(&o, "-e", "cpu-clock", "-e", "page-faults", "-a"), -22);
+		PARSE(&o, "-e", "cpu-clock", "-e", "page-faults", "-a"), 0);
+	ck_assert_uint_eq(o.nr_events, 2);
+	ck_assert_str_eq(o.events[0]->name, "cpu-clock");
+	ck_assert_str_eq(o.events[1]->name, "page-faults");
+	ck_assert_str_eq(o.event_list, "cpu-clock,page-faults");
 	options_free(&o);
-	ck_assert_int_eq(PARSE(&o, "-e", "cpu-clock,page-faults", "-a"), -22);
+	ck_assert_int_eq(PARSE(&o, "-e", "page-faults,cpu-clock", "-e",
+			       "context-switches", "-a"),
+			 0);
+	ck_assert_uint_eq(o.nr_events, 3);
+	ck_assert_str_eq(o.event->name, "page-faults");
+	ck_assert_str_eq(o.event_list,
+			 "page-faults,cpu-clock,context-switches");
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "-e", "cpu-clock,bogus", "-a"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "-e", "cpu-clock,cpu-clock", "-a"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "-e", "cpu-clock,", "-a"), -22);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "-g", "-e", "cpu-clock,faults", "-a"), -22);
 	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "--separate=process,foo", "-a"), -22);
 	options_free(&o);

@@ -178,7 +178,7 @@ static void session_write(const char *dir, bool stacks)
 	uint64_t caller = self_offset((const void *)nm_caller) + 4;
 	struct ops_frame fr[3];
 	struct ops_stack st = { fr, 0, 0, 0 };
-	struct ops_context ctx = { 0, 0, 42, -1, 0 };
+	struct ops_context ctx = { 0, 0, 42, -1, 0, 0 };
 	uint32_t app, kernel, c_app, c_kernel, proc, jproc, id, i;
 	char exe[512], ksyms[600];
 	struct ops_writer *w;

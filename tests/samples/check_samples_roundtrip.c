@@ -246,9 +246,9 @@ START_TEST(test_contexts)
 
 	ck_assert_int_eq(ops_writer_image(w, &app, &iapp), 0);
 	ck_assert_int_eq(ops_writer_image(w, &lib, &ilib), 0);
-	x = (struct ops_context){ iapp, iapp, 0, -1, 0 };
-	y = (struct ops_context){ iapp, ilib, 4242, -1, 0 };
-	z = (struct ops_context){ iapp, ilib, 4242, 3, 0 };
+	x = (struct ops_context){ iapp, iapp, 0, -1, 0, 0 };
+	y = (struct ops_context){ iapp, ilib, 4242, -1, 0, 0 };
+	z = (struct ops_context){ iapp, ilib, 4242, 3, 0, 0 };
 	ck_assert_int_eq(ops_writer_context(w, &x, &c1), 0);
 	ck_assert_int_eq(ops_writer_context(w, &y, &c2), 0);
 	ck_assert_int_eq(ops_writer_flush(w), 0);
@@ -749,10 +749,10 @@ static char *trimmed(const char *kallsyms, const struct ksample *ks, size_t n)
 	ck_assert_int_eq(ops_writer_image(w, &app, &ia), 0);
 	ck_assert_int_eq(ops_writer_image(w, &kern, &ik), 0);
 	/* a file image's offsets are no kernel addresses */
-	ck_assert_int_eq(ops_writer_context(
-				 w, &(struct ops_context){ ia, ia, 0, -1, 0 },
-				 &ctx),
-			 0);
+	ck_assert_int_eq(
+		ops_writer_context(
+			w, &(struct ops_context){ ia, ia, 0, -1, 0, 0 }, &ctx),
+		0);
 	ck_assert_int_eq(ops_writer_hist_add(w, ctx, 0xffffffff81000000, 9),
 			 0);
 	for (i = 0; i < n; i++) {
@@ -762,11 +762,12 @@ static char *trimmed(const char *kallsyms, const struct ksample *ks, size_t n)
 
 		if (ks[i].module)
 			ck_assert_int_eq(ops_writer_image(w, &m, &im), 0);
-		ck_assert_int_eq(ops_writer_context(w,
-						    &(struct ops_context){
-							    ia, im, 0, -1, 0 },
-						    &ctx),
-				 0);
+		ck_assert_int_eq(
+			ops_writer_context(w,
+					   &(struct ops_context){ ia, im, 0,
+								  -1, 0, 0 },
+					   &ctx),
+			0);
 		ck_assert_int_eq(ops_writer_hist_add(w, ctx, ks[i].addr, 1),
 				 0);
 	}
@@ -849,10 +850,10 @@ START_TEST(test_kallsyms_trim_stacks)
 	ck_assert_int_eq(ops_writer_image(w, &app, &ia), 0);
 	ck_assert_int_eq(ops_writer_image(w, &kern, &ik), 0);
 	ck_assert_int_eq(ops_writer_image(w, &ext4, &ie), 0);
-	ck_assert_int_eq(ops_writer_context(
-				 w, &(struct ops_context){ ia, ia, 0, -1, 0 },
-				 &ctx),
-			 0);
+	ck_assert_int_eq(
+		ops_writer_context(
+			w, &(struct ops_context){ ia, ia, 0, -1, 0, 0 }, &ctx),
+		0);
 	/* ext4_write's code, called from schedule, called from /bin/a */
 	f[0] = (struct ops_frame){ OPS_FRAME_IMAGE, ie, 0xffffffffc0000108 };
 	f[1] = (struct ops_frame){ OPS_FRAME_IMAGE, ik, 0xffffffff81000204 };

@@ -76,7 +76,7 @@ START_TEST(test_many_processes)
 		struct ops_process p = { .tgid = 10000 + i,
 					 .comm = "sh",
 					 .exe = "/usr/bin/sh" };
-		struct ops_context c = { img, img, 10000 + i, -1, 0 };
+		struct ops_context c = { img, img, 10000 + i, -1, 0, 0 };
 
 		ck_assert_int_eq(ops_writer_process(w, &p, &pid), 0);
 		ck_assert_uint_eq(pid, i);

@@ -45,7 +45,9 @@ extern "C" {
 /* Session metadata: session.meta. */
 struct ops_session_info {
 	uint32_t format_version; /* set by the library */
-	const char *event;	 /* e.g. "cpu-clock" */
+	/* e.g. "cpu-clock"; several events: "cpu-clock,page-faults",
+	 * in the order of ops_context.event */
+	const char *event;
 	uint64_t period;    /* sampling period, 0 when frequency is used */
 	uint64_t frequency; /* Hz, 0 when period is used */
 	const char *clock;  /* "CLOCK_MONOTONIC" */
@@ -101,6 +103,9 @@ struct ops_context {
 	uint32_t tgid;	/* 0 unless OPS_SEPARATE_PROCESS */
 	int32_t cpu;	/* -1 unless OPS_SEPARATE_CPU */
 	uint32_t tid;	/* 0 unless OPS_SEPARATE_THREAD */
+	/* index in the session's event list (ops_session_info.event,
+	 * comma separated); 0 in a session of one event */
+	uint32_t event;
 };
 
 /* Bytes of a thread's name (the kernel's comm is at most 15). */
@@ -425,6 +430,12 @@ uint32_t ops_session_nr_images(const struct ops_session *s);
 const struct ops_image *ops_session_image(const struct ops_session *s,
 					  uint32_t id);
 uint32_t ops_session_nr_contexts(const struct ops_session *s);
+/* The events of the session (ops_session_info.event is their comma
+ * list), at least 1, and the name of event EVENT (ops_context.event)
+ * into BUF: 0, -ENOENT past the list, -ENAMETOOLONG. */
+uint32_t ops_session_nr_events(const struct ops_session *s);
+int ops_session_event_name(const struct ops_session *s, uint32_t event,
+			   char *buf, size_t size);
 const struct ops_context *ops_session_context(const struct ops_session *s,
 					      uint32_t id);
 
@@ -467,6 +478,13 @@ void ops_session_anon_release(struct ops_session *s, uint32_t proc_id);
 const struct ops_time_count *
 ops_session_time_counts(const struct ops_session *s, size_t *n);
 uint64_t ops_session_untimed(const struct ops_session *s);
+/* Keep only samples of event EVENT (ops_context.event) of a session of
+ * several: histograms, stacks, copies and slices of its contexts, and
+ * the anonymous samples when it is the first (anon.samples holds only
+ * the first's); ops_session_info's event becomes its name alone.  Call
+ * it before anything else that reads samples,
+ * ops_session_set_window included; once.  -ENOENT past the list. */
+int ops_session_select_event(struct ops_session *s, uint32_t event);
 /* Keep only samples of [FROM_NS, TO_NS), ns from the session's start:
  * the histograms become the sum of the slices whose middle is in it
  * (samples without a slice are left out), anonymous samples and stack
