@@ -74,8 +74,11 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 # ThreadSanitizer on what promises concurrency (the checker's threads
 # against every shipped handler, the jitlog library), in a tree built for
 # the tsan tests alone
-if timed bash "$OPJIT_ROOT/scripts/tsan_check.sh" --build-only "$OPJIT_ROOT/build-tsan" \
-	>"$OPJIT_LOGDIR/build-tsan.log" 2>&1; then
+tsan_build() {
+	bash "$OPJIT_ROOT/scripts/tsan_check.sh" --build-only "$OPJIT_ROOT/build-tsan" \
+		>"$OPJIT_LOGDIR/build-tsan.log" 2>&1
+}
+if timed tsan_build; then
 	run_ctest "$OPJIT_ROOT/build-tsan" -L tsan
 else
 	tail -n 40 "$OPJIT_LOGDIR/build-tsan.log" >&2
