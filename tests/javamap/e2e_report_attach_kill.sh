@@ -24,7 +24,10 @@ check_hot() {
 	local s=$1 what=$2
 	jm_report "$s" -l --format=json >"$s.json" 2>"$s.rep.err" ||
 		fail "$what: opreport failed: $(cat "$s.rep.err")"
-	tgids+=("$(jm_tgid "$s.json")")
+	local tgid
+	tgid=$(jm_tgid "$s.json") ||
+		fail "$what: no JVM rows named by javamap: $(cat "$s.rep.err")"
+	tgids+=("$tgid")
 	local why="$what: alpha and beta not named 3:1"
 	python3 - "$s.json" "$what" <<'PY' || fail "$why"
 import json, sys
@@ -54,10 +57,18 @@ jm_profile "$JM_WORK/att" bash -c '
 expect_grep '^hot done$' "$JM_WORK/att.out" "Hot did not run to its end"
 check_hot "$JM_WORK/att" "attached"
 
-# 2. SIGKILL while oprofiled records
+# 2. SIGKILL while oprofiled records, once the JVM has had 3 s of CPU
+# (its own clock: on a busy machine 3 s of wall time can end before Hot
+# has run at all)
 jm_profile "$JM_WORK/kill" bash -c '
 	java -agentpath:"$0" -cp classes Hot 60 & p=$!
-	sleep 3
+	hz=$(getconf CLK_TCK)
+	for i in $(seq 1 600); do
+		read -r -a st 2>/dev/null </proc/$p/stat || break
+		# utime and stime, fields 14 and 15 (the name has no spaces)
+		[ $((st[13] + st[14])) -ge $((3 * hz)) ] && break
+		sleep 0.1
+	done
 	kill -9 $p
 	wait $p
 	exit 0' "$JM_AGENT"
