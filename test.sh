@@ -22,7 +22,7 @@ ctest_wrap=() # what ctest runs under
 timed() {
 	local t0=$SECONDS rc=0
 	"$@" || rc=$?
-	echo "$1 ${2##*/}: $((SECONDS - t0)) s" >&2
+	echo "$1${2:+ ${2##*/}}: $((SECONDS - t0)) s" >&2
 	return "$rc"
 }
 # run_ctest DIR LABEL-ARGS...: run ctest, add its counts to the totals,
