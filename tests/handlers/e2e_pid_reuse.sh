@@ -9,12 +9,20 @@
 mksession=$OPJIT_BUILD/tests/opreport/mksession
 [ -x "$mksession" ] || fail "$mksession is not built"
 
-# the later process: alive, with a start time of now
-sleep 60 &
-later=$!
-trap 'kill "$later" 2>/dev/null; rm -rf "$tmp"; rm -f "${cleanup[@]}"' EXIT
+# the later process: alive, with a start time of now, and a pid no map
+# in /tmp names yet (a map some other run left there would be a second
+# refusal)
+sleepers=
+trap 'kill $sleepers 2>/dev/null; rm -rf "$tmp"; rm -f "${cleanup[@]}"' EXIT
+for _ in $(seq 20); do
+	sleep 60 &
+	later=$!
+	sleepers="$sleepers $later"
+	[ -e "/tmp/perf-$later.map" ] || [ -e "/tmp/anon.$later" ] || break
+done
 map=/tmp/perf-$later.map
-[ ! -e "$map" ] || fail "$map is in the way; remove it and run again"
+[ ! -e "$map" ] && [ ! -e "/tmp/anon.$later" ] ||
+	fail "every pid tried has a map in /tmp; remove them and run again"
 forget_maps_of "$later"
 printf '7e0000000000 100 later_process_fn\n' >"$map"
 chmod 0644 "$map"
