@@ -268,36 +268,40 @@ int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
 	return ret;
 }
 
+/* One value a context, contexts FROM..TO, in blocks of TYPE: the
+ * contexts' threads and events, each beside the CONTEXTS block. */
+static int put_context_column(struct ops_writer *w, uint16_t type,
+			      const uint32_t *values, uint32_t from,
+			      uint32_t to)
+{
+	uint32_t i, end;
+	int ret = 0;
+
+	for (i = from; i < to && !ret; i = end) {
+		end = to - i > COUNTS_PER_BLOCK ? i + COUNTS_PER_BLOCK : to;
+		w->payload.len = 0;
+		ret = ops_buf_put_varint(&w->payload, i);
+		ret = ret ? ret : ops_buf_put_varint(&w->payload, end - i);
+		for (uint32_t j = i; j < end && !ret; j++)
+			ret = ops_buf_put_varint(&w->payload, values[j]);
+		ret = ret ? ret
+			  : ops_block_frame(&w->out, type, w->payload.data,
+					    w->payload.len);
+	}
+	return ret;
+}
+
 int ops_hist_put_contexts(struct ops_writer *w, uint32_t from, uint32_t to)
 {
 	int ret = ops_hist_put_defs(w, &w->hist.contexts, from, to,
 				    OPS_HIST_CONTEXTS);
-	uint32_t i, end;
 
-	for (i = from; i < to && w->threads && !ret; i = end) {
-		end = to - i > COUNTS_PER_BLOCK ? i + COUNTS_PER_BLOCK : to;
-		w->payload.len = 0;
-		ret = ops_buf_put_varint(&w->payload, i);
-		ret = ret ? ret : ops_buf_put_varint(&w->payload, end - i);
-		for (uint32_t j = i; j < end && !ret; j++)
-			ret = ops_buf_put_varint(&w->payload,
-						 w->hist.ctx_tids[j]);
-		ret = ret ? ret
-			  : ops_block_frame(&w->out, OPS_HIST_CONTEXT_THREADS,
-					    w->payload.data, w->payload.len);
-	}
-	for (i = from; i < to && w->nr_events > 1 && !ret; i = end) {
-		end = to - i > COUNTS_PER_BLOCK ? i + COUNTS_PER_BLOCK : to;
-		w->payload.len = 0;
-		ret = ops_buf_put_varint(&w->payload, i);
-		ret = ret ? ret : ops_buf_put_varint(&w->payload, end - i);
-		for (uint32_t j = i; j < end && !ret; j++)
-			ret = ops_buf_put_varint(&w->payload,
-						 w->hist.ctx_events[j]);
-		ret = ret ? ret
-			  : ops_block_frame(&w->out, OPS_HIST_CONTEXT_EVENTS,
-					    w->payload.data, w->payload.len);
-	}
+	if (!ret && w->threads)
+		ret = put_context_column(w, OPS_HIST_CONTEXT_THREADS,
+					 w->hist.ctx_tids, from, to);
+	if (!ret && w->nr_events > 1)
+		ret = put_context_column(w, OPS_HIST_CONTEXT_EVENTS,
+					 w->hist.ctx_events, from, to);
 	return ret;
 }
 
