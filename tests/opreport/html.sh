@@ -33,37 +33,7 @@ command -v chromium >/dev/null || { echo "SKIP: chromium is not installed"; exit
 [ "$(uname -m)" = x86_64 ] || { echo "SKIP: jitdemo writes x86-64 code"; exit 77; }
 [ -x "$OPROFILED" ] && [ -x "$JIT" ] || fail "oprofiled or jitdemo is not built"
 
-# page FILE HASH: the page's self-check as JSON in $TMP/check.json
-page() {
-	local n=$((++pages))
-	timeout 120 chromium --headless --disable-gpu --no-sandbox \
-		--user-data-dir="$TMP/chrome$n" --proxy-server=127.0.0.1:9 \
-		--proxy-bypass-list='<-loopback>' --window-size=1280,900 \
-		--enable-logging=stderr --log-level=0 --virtual-time-budget=5000 \
-		--dump-dom "file://$1#selftest$2" >"$TMP/dom$n.html" 2>"$TMP/chrome$n.err" ||
-		{ tail -5 "$TMP/chrome$n.err"; fail "chromium could not load $1"; }
-	if grep -E 'CONSOLE|Uncaught' "$TMP/chrome$n.err"; then
-		fail "the page wrote to the console"
-	fi
-	python3 - "$TMP/dom$n.html" >"$TMP/check.json" <<'EOP' || fail "no self-check in the page's DOM"
-import html, re, sys
-m = re.search(r'<pre id="selftest">(.*?)</pre>', open(sys.argv[1]).read(), re.S)
-if not m:
-    sys.exit(1)
-print(html.unescape(m.group(1)))
-EOP
-}
-pages=0
-
-# no request can leave the page: no URL anywhere in the file, and a
-# policy that forbids what a URL would fetch
-no_url() {
-	if grep -aEo '(https?|ftp|wss?)://[^"]{0,40}' "$1"; then
-		fail "$1 holds a URL"
-	fi
-	grep -q "Content-Security-Policy\" content=\"default-src 'none'" "$1" ||
-		fail "$1 has no policy forbidding requests"
-}
+. "$(dirname "$0")/page_check.sh"
 
 # jitdemo's maps, by the pids its sessions archived: no other test's
 cleanup_maps() {
