@@ -94,8 +94,8 @@ stk_why() {
 # Deep's callers stay interpreted (excluded from compilation) and out of
 # line, as in tests/javamap's e2e_javamap_interp_callgraph
 STACKS_JVM_OPTS=(-XX:+PreserveFramePointer -XX:CompileCommand=quiet
-	-XX:CompileCommand=exclude,Deep::left
-	-XX:CompileCommand=exclude,Deep::right
+	"-XX:CompileCommand=exclude,Deep::left"
+	"-XX:CompileCommand=exclude,Deep::right"
 	"-XX:CompileCommand=dontinline,Deep::*")
 
 # stk_workload W PIDFILE [SIDE]: set SW to workload W's command line
