@@ -280,8 +280,9 @@
 	let sel = null; // [first, end) in buckets, or null
 	let tlDrawn = { bars: 0, rows: [] };
 	// The strip's rows: one per process, or with BYTHREAD one per
-	// thread of a process's JIT samples (which know their thread) and
-	// one for the rest of its samples, counted with no thread.
+	// thread of a process's samples that know their thread (JIT ones,
+	// and counted ones of a session recorded per thread) and one for
+	// the rest of its samples, which have none.
 	function tlBuild(byThread) {
 		tlRows = [];
 		tlBuckets = 0;
@@ -315,13 +316,13 @@
 						continue;
 					}
 					r.b.set(b, t[j]);
-					// what is left of the process's row: its counted samples
+					// what is left of the process's row: its samples of no thread
 					m.set(b, (m.get(b) || 0) - t[j]);
 					b++;
 				}
 				th.push(r);
 			}
-			rows.forEach(function (r) { r.name += ' (counted)'; });
+			rows.forEach(function (r) { r.name += ' (no thread)'; });
 			rows = rows.concat(th);
 		}
 		rows.forEach(function (r) {
