@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The page in headless Firefox (firefox-esr) as in headless Chromium:
-# a profile and a differential page made with mksession, loaded in both
-# with every request refused, their self-checks (#selftest) read back
-# (page_firefox.sh: Firefox has no --dump-dom) and compared: the same
+# a profile and a differential page made with mksession, opened from
+# disk in both with every request refused, their self-checks
+# (#selftest) read back (page_firefox.sh: Firefox has no --dump-dom)
+# and compared: the same
 # frames at the same shares and colours, the same search, zoom, drag,
 # rows by thread and baseline graph, no error and no request in either,
 # and in Firefox the known shares of the session's functions, a hostile
