@@ -84,6 +84,20 @@ has '3 11.1111 [ext4] (tgid:100) rt_g_pie ext4_read'
 # past xfs's end by /proc/modules: in no symbol, left to the kernel
 has '2 7.4074 [kernel.kallsyms] (tgid:100) rt_g_pie (no symbols)'
 ok "-l names module code with the module as its image"
+# the whole table, as a recorder killed before its stop leaves it, names
+# the same
+cp "$TMP/out" "$TMP/trimmed"
+cp "$S/kallsyms" "$TMP/kallsyms.trimmed"
+cp "$TMP/kallsyms" "$S/kallsyms"
+report -l
+diff -u "$TMP/trimmed" "$TMP/out" || fail "-l differs with the whole table"
+report --format=folded
+cp "$TMP/out" "$TMP/whole.folded"
+cp "$TMP/kallsyms.trimmed" "$S/kallsyms"
+report --format=folded
+diff -u "$TMP/whole.folded" "$TMP/out" ||
+	fail "folded differs with the whole table"
+ok "the trimmed table names as the whole one"
 
 report -l --format=csv
 has "symbol,7,25.9259,0xffffffffc0000100,,,100,,kernel,,$APP,[nf_conntrack],ct_in"
