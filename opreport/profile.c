@@ -144,6 +144,19 @@ static int add_image(struct profile *p, struct report *r,
 	if (!r->want_syms) {
 		memcpy(vmas, offs, nu * sizeof(*vmas));
 		memset(syms, 0, nu * sizeof(*syms));
+		/* module code filed under the kernel is its module's image
+		 * in the summary as well; a session without the copy has
+		 * nothing to say of it here */
+		if (img->kind == OPS_IMAGE_KERNEL && ops_session_kallsyms(s)) {
+			ret = kernel_syms(p, s);
+			for (i = 0; i < nu && !ret; i++)
+				ret = kernel_sym(r, p->ks, offs[i], &syms[i],
+						 &images[i]);
+			memset(syms, 0, nu * sizeof(*syms));
+			if (ret)
+				goto out;
+			ret = -ENOMEM;
+		}
 	} else if (img->kind == OPS_IMAGE_FILE) {
 		ib = image_cache_get(p->images, pk[0].image, img);
 		if (!ib)

@@ -4,10 +4,11 @@
 # recorder files every kernel sample (perf_event says nothing of
 # modules): the session's trimmed kallsyms keeps the module lines they
 # need, and the report names them by the module's symbol with the module
-# as their image ("[nf_conntrack]") in -l, CSV, JSON, -c and folded; the
-# last symbol of a module ends where /proc/modules says the module does;
-# the kernel's own samples are named as before.  This machine need not
-# have modules: the session is written with the samples writer.
+# as their image ("[nf_conntrack]") in the summary, -l, CSV, JSON, -c and
+# folded; the last symbol of a module ends where /proc/modules says the
+# module does; the kernel's own samples are named as before.  This
+# machine need not have modules: the session is written with the samples
+# writer.
 . "$(dirname "$0")/lib.sh"
 
 APP=$RT/rt_g_pie
@@ -132,6 +133,13 @@ has 'main [rt_g_pie];ext4_tail [ext4]_[k];ct_in [nf_conntrack]_[k] 3'
 report --format=folded --folded-annotations=none
 has 'main [rt_g_pie];do_work [kernel];ct_in [nf_conntrack] 4'
 ok "folded"
+
+# the summary counts each module as an image of its own
+report
+has ' 12 44.4444 [kernel.kallsyms]'
+has ' 8 29.6296 [ext4]'
+has ' 7 25.9259 [nf_conntrack]'
+ok "the summary"
 
 report -c
 grep -q '\[nf_conntrack\].*ct_in' "$TMP/out" ||
