@@ -13,7 +13,7 @@ set -euo pipefail
 
 need_packages "${OPJIT_BUILD_PACKAGES[@]}" clang libclang-rt-14-dev \
 	linux-perf nodejs python3 procps mono-runtime mono-mcs golang-go pypy3 \
-	clang-format chromium dpkg-dev debhelper lintian fakeroot ccache
+	clang-format chromium firefox-esr dpkg-dev debhelper lintian fakeroot ccache
 export CK_FORK=no
 
 passed=0 failed=0

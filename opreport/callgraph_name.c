@@ -305,6 +305,40 @@ image_proto(struct name_ctx *nc, const struct ops_image *img, uint32_t id)
 	return proto.image ? proto_new(r, &proto) : NULL;
 }
 
+/* The modules met among the kernel's frames, each with its prototype:
+ * frames of one module come together, as the addresses are sorted. */
+struct module_protos {
+	const char **names; /* as kallsyms_resolve_kernel gives them */
+	const struct cg_node **protos;
+	size_t n, cap_names, cap_protos;
+};
+
+/* The prototype of the frames of MODULE, a copy of the kernel's KERNEL
+ * but for its image ("[name]"); NULL when out of memory. */
+static const struct cg_node *module_proto(struct name_ctx *nc,
+					  struct module_protos *mp,
+					  const struct cg_node *kernel,
+					  const char *module)
+{
+	struct cg_node proto = *kernel;
+	size_t i;
+
+	for (i = mp->n; i--;)
+		if (mp->names[i] == module)
+			return mp->protos[i];
+	if (oputil_grow(&mp->names, &mp->cap_names, mp->n + 1,
+			sizeof(*mp->names)) ||
+	    oputil_grow(&mp->protos, &mp->cap_protos, mp->n + 1,
+			sizeof(*mp->protos)))
+		return NULL;
+	proto.image = strpool_printf(nc->cg->r->pool, "[%s]", module);
+	if (!proto.image)
+		return NULL;
+	mp->names[mp->n] = module;
+	mp->protos[mp->n] = proto_new(nc->cg->r, &proto);
+	return mp->protos[mp->n++];
+}
+
 /* Name the frames of one image, FR[0..n), each address once, sorted. */
 static int resolve_image(struct name_ctx *nc, const struct key_addr *fr,
 			 size_t n)
@@ -314,7 +348,8 @@ static int resolve_image(struct name_ctx *nc, const struct key_addr *fr,
 	const struct ops_image *img = ops_session_image(src->s, fr[0].key);
 	const struct report_sym **syms = NULL;
 	uint64_t *offs = NULL, *vmas = NULL;
-	const struct cg_node *proto;
+	const struct cg_node *proto, **protos = NULL;
+	struct module_protos mp = { 0 };
 	struct image_bfd *ib = NULL;
 	const struct report_sym *inner, *callers[CG_INLINE_MAX];
 	/* the sites of inner, then of each caller; none without -g */
@@ -330,7 +365,8 @@ static int resolve_image(struct name_ctx *nc, const struct key_addr *fr,
 	offs = malloc(n * sizeof(*offs));
 	vmas = malloc(n * sizeof(*vmas));
 	syms = calloc(n, sizeof(*syms));
-	if (!proto || !offs || !vmas || !syms)
+	protos = calloc(n, sizeof(*protos));
+	if (!proto || !offs || !vmas || !syms || !protos)
 		goto out;
 	for (i = 0; i < n; i++)
 		offs[i] = fr[i].addr;
@@ -348,11 +384,27 @@ static int resolve_image(struct name_ctx *nc, const struct key_addr *fr,
 			if (!module)
 				goto out;
 		}
-		for (i = 0; i < n && src->ks; i++)
-			syms[i] = kallsyms_resolve(src->ks, module, offs[i]);
+		for (i = 0; i < n && src->ks; i++) {
+			const char *in = NULL;
+
+			if (img->kind == OPS_IMAGE_MODULE) {
+				syms[i] = kallsyms_resolve(src->ks, module,
+							   offs[i]);
+				continue;
+			}
+			/* the recorder files module code under the kernel */
+			if (kallsyms_resolve_kernel(src->ks, offs[i], &syms[i],
+						    &in))
+				goto out;
+			if (in &&
+			    !(protos[i] = module_proto(nc, &mp, proto, in)))
+				goto out;
+		}
 	}
 	ret = 0;
 	for (i = 0; i < n && !ret; i++) {
+		const struct cg_node *pi = protos[i] ? protos[i] : proto;
+
 		/* -g: what DWARF says was inlined there, as a JIT's
 		 * handler says it of its code */
 		inner = syms[i];
@@ -362,7 +414,7 @@ static int resolve_image(struct name_ctx *nc, const struct key_addr *fr,
 					  syms[i], &inner, callers, at,
 					  &nr_callers);
 		if (!ret)
-			ret = named_intern(nc, proto, inner, &at[0], callers,
+			ret = named_intern(nc, pi, inner, &at[0], callers,
 					   at + 1, nr_callers,
 					   &nc->image_named[fr[i].idx]);
 	}
@@ -370,6 +422,9 @@ out:
 	free(offs);
 	free(vmas);
 	free(syms);
+	free(protos);
+	free(mp.names);
+	free(mp.protos);
 	return ret;
 }
 

@@ -141,7 +141,10 @@ static int ev_write(FILE *f, const void *arg)
 	if (o->format == OUT_PPROF)
 		return events_pprof(f, er->rows, er->nr, alloc);
 	if (o->format == OUT_HTML)
-		return events_html(f, o->session_dir, er->rows, er->nr, alloc);
+		return events_html(f,
+				   &(struct ev_page_side){ o->session_dir,
+							   er->rows, er->nr },
+				   NULL, alloc);
 	if (o->format == OUT_JSON)
 		return events_json(f, o->session_dir, er->rows, er->nr, alloc);
 	if (o->format == OUT_FOLDED) {
@@ -257,6 +260,20 @@ static void ev_free(struct ev_report *er)
 	free(er->rows);
 }
 
+/* The differential page: ARG is the baseline's report, then the
+ * profile's. */
+static int ev_write_html_diff(FILE *f, const void *arg)
+{
+	const struct ev_report *er = arg;
+	const struct opreport_opts *o = er[1].o;
+
+	return events_html(
+		f,
+		&(struct ev_page_side){ o->session_dir, er[1].rows, er[1].nr },
+		&(struct ev_page_side){ o->base_dir, er[0].rows, er[0].nr },
+		o->event == OPREPORT_EVENT_ALLOC);
+}
+
 static int ev_write_pprof_side(FILE *f, const void *arg)
 {
 	const struct ev_report *er = arg;
@@ -276,21 +293,25 @@ int events_report(const struct opreport_opts *o,
 {
 	unsigned kind = o->event == OPREPORT_EVENT_ALLOC ? JM_REC_ALLOC
 							 : JM_REC_LOCK;
-	struct ev_report er = { .o = o }, base = { .o = o };
+	/* the baseline, then the profile */
+	struct ev_report side[2] = { { .o = o }, { .o = o } };
+	struct ev_report *base = &side[0], *er = &side[1];
 	struct ev_diff d = { .o = o, .dir = { o->base_dir, o->session_dir } };
 	int ret;
 
-	ret = ev_collect(&er, o->session_dir, kind);
+	ret = ev_collect(er, o->session_dir, kind);
 	if (!ret && o->base_dir)
-		ret = ev_collect(&base, o->base_dir, kind);
+		ret = ev_collect(base, o->base_dir, kind);
 	if (ret || !o->base_dir) {
 		if (!ret)
-			ret = output(o, ev_write, &er);
+			ret = output(o, ev_write, er);
 	} else if (o->format == OUT_PPROF) {
-		ret = output_pair(o, ev_write_pprof_side, &base, &er);
+		ret = output_pair(o, ev_write_pprof_side, base, er);
+	} else if (o->format == OUT_HTML) {
+		ret = output(o, ev_write_html_diff, side);
 	} else {
-		const struct ev_row *rows[2] = { base.rows, er.rows };
-		const size_t nr[2] = { base.nr, er.nr };
+		const struct ev_row *rows[2] = { base->rows, er->rows };
+		const size_t nr[2] = { base->nr, er->nr };
 
 		ret = ev_diff_build(&d, rows, nr);
 		if (ret)
@@ -299,7 +320,7 @@ int events_report(const struct opreport_opts *o,
 			ret = output(o, events_diff_write, &d);
 		ev_diff_free(&d);
 	}
-	ev_free(&er);
-	ev_free(&base);
+	ev_free(er);
+	ev_free(base);
 	return ret;
 }

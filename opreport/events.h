@@ -60,10 +60,18 @@ int events_json(FILE *f, const char *session_dir, const struct ev_row *rows,
 /* events_json.c: D as an "opjit-events-diff" document; 0 or -EIO. */
 int events_json_diff(FILE *f, const struct ev_diff *d, bool alloc);
 
-/* events_html.c: ROWS[0..N) as out_html.c's page, the flame graph
- * weighted by bytes (ALLOC) or nanoseconds waited; 0 or a negative errno. */
-int events_html(FILE *f, const char *session_dir, const struct ev_row *rows,
-		size_t n, bool alloc);
+/* One session's rows for a page. */
+struct ev_page_side {
+	const char *dir;
+	const struct ev_row *rows;
+	size_t nr;
+};
+
+/* events_html.c: PROF's rows as out_html.c's page, the flame graph
+ * weighted by bytes (ALLOC) or nanoseconds waited; with BASE (or NULL),
+ * the differential page against it.  0 or a negative errno. */
+int events_html(FILE *f, const struct ev_page_side *prof,
+		const struct ev_page_side *base, bool alloc);
 
 /* The report of O->event, written through OUTPUT (or, for a
  * differential pprof, OUTPUT_PAIR: the baseline's file, then the

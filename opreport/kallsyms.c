@@ -20,6 +20,11 @@ struct kallsyms {
 	char *text;	   /* names and modules point into it */
 	struct ksym *syms; /* sorted by (module, address) */
 	size_t nr;
+	/* the modules' symbols (after the kernel's in SYMS) by address
+	 * alone, made at the first lookup that needs them */
+	struct ksym **by_addr;
+	size_t nr_mod;
+	bool by_addr_made;
 	struct report_sym nosyms;
 };
 
@@ -227,6 +232,7 @@ void kallsyms_free(struct kallsyms *ks)
 {
 	if (!ks)
 		return;
+	free(ks->by_addr);
 	free(ks->syms);
 	free(ks->text);
 	free(ks);
@@ -253,4 +259,59 @@ const struct report_sym *kallsyms_resolve(struct kallsyms *ks,
 		return &ks->nosyms;
 	s->sym.referenced = true;
 	return &s->sym;
+}
+
+static int ksym_addr_cmp(const void *pa, const void *pb)
+{
+	const struct ksym *a = *(struct ksym *const *)pa,
+			  *b = *(struct ksym *const *)pb;
+
+	if (a->sym.vma != b->sym.vma)
+		return a->sym.vma < b->sym.vma ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/* The modules' symbols by address: 0 or -ENOMEM. */
+static int make_by_addr(struct kallsyms *ks)
+{
+	/* the kernel's (module NULL) sort first */
+	size_t first = oputil_partition(0, ks->nr, m, !ks->syms[m].module);
+	size_t i;
+
+	if (ks->by_addr_made)
+		return 0;
+	ks->nr_mod = ks->nr - first;
+	ks->by_addr = calloc(ks->nr_mod + 1, sizeof(*ks->by_addr));
+	if (!ks->by_addr)
+		return -ENOMEM;
+	for (i = 0; i < ks->nr_mod; i++)
+		ks->by_addr[i] = &ks->syms[first + i];
+	qsort(ks->by_addr, ks->nr_mod, sizeof(*ks->by_addr), ksym_addr_cmp);
+	ks->by_addr_made = true;
+	return 0;
+}
+
+int kallsyms_resolve_kernel(struct kallsyms *ks, uint64_t addr,
+			    const struct report_sym **sym, const char **module)
+{
+	size_t lo;
+	int ret;
+
+	*module = NULL;
+	*sym = kallsyms_resolve(ks, NULL, addr);
+	if (*sym != &ks->nosyms)
+		return 0;
+	ret = make_by_addr(ks);
+	if (ret)
+		return ret;
+	/* the module whose symbol is the last at or below ADDR, when that
+	 * symbol holds it: module code lies apart from the kernel's */
+	lo = oputil_partition(0, ks->nr_mod, m,
+			      ks->by_addr[m]->sym.vma <= addr);
+	if (!lo)
+		return 0;
+	*sym = kallsyms_resolve(ks, ks->by_addr[lo - 1]->module, addr);
+	if (*sym != &ks->nosyms)
+		*module = ks->by_addr[lo - 1]->module;
+	return 0;
 }

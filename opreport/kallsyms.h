@@ -40,4 +40,12 @@ size_t kallsyms_count(const struct kallsyms *ks);
 const struct report_sym *kallsyms_resolve(struct kallsyms *ks,
 					  const char *module, uint64_t addr);
 
+/* The symbol holding ADDR, a sample the recorder filed under the kernel
+ * (perf_event tells no module apart): the kernel's own, else a
+ * module's, its module's name in *MODULE (NULL otherwise, valid while KS
+ * is), else the "(no symbols)" symbol.  0 or -ENOMEM (not reported). */
+int kallsyms_resolve_kernel(struct kallsyms *ks, uint64_t addr,
+			    const struct report_sym **sym,
+			    const char **module);
+
 #endif

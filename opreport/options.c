@@ -845,12 +845,6 @@ int options_parse(struct opreport_opts *o, int argc, const char **argv)
 			"opreport: --separate=thread and --merge=tid (or tgid, all) say opposite things: give one\n");
 		goto out;
 	}
-	if (o->base_dir && o->format == OUT_HTML &&
-	    o->event != OPREPORT_EVENT_CPU) {
-		fprintf(stderr,
-			"opreport: --event with --format=html shows one profile: a differential page is of CPU samples\n");
-		goto out;
-	}
 	if (o->format == OUT_PPROF && !o->output_file) {
 		fprintf(stderr,
 			"opreport: --format=pprof writes a compressed binary file: give it with -o FILE\n");

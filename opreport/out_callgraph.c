@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <opjit/samples.h>
+
 #include "callgraph.h"
 #include "out.h"
 #include "strpool.h"
@@ -345,16 +347,21 @@ out:
 
 /* A name as one folded frame: ';' separates frames and the last space
  * the count, so ';' and line breaks become ':' and '?'. */
-static void folded_put(char **p, const char *s)
+static void folded_put_n(char **p, const char *s, size_t len)
 {
 	char *d = *p;
 
-	for (; *s; s++) {
+	for (; len--; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		*d++ = c == ';' ? ':' : c < 0x20 || c == 0x7f ? '?' : (char)c;
 	}
 	*p = d;
+}
+
+static void folded_put(char **p, const char *s)
+{
+	folded_put_n(p, s, strlen(s));
 }
 
 /* One frame, marked as flamegraph.pl colours it: _[k] kernel, _[j] JIT,
@@ -379,8 +386,14 @@ static void folded_frame(char **p, const struct report *r,
 	case ROW_KERNEL:
 		folded_put(p, shown_name(r, n));
 		if (n->image && strcmp(n->image, "[kernel.kallsyms]")) {
+			/* a module's name once in brackets, however it was
+			 * recorded ("ext4" or "[ext4]") */
+			size_t len;
+			const char *m = ops_image_module_name(
+				out_safe(r->pool, n->image), &len);
+
 			folded_put(p, " [");
-			folded_put(p, out_safe(r->pool, n->image));
+			folded_put_n(p, m, len);
 			folded_put(p, "]");
 		} else if (plain) {
 			folded_put(p, " [kernel]");

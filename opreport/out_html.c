@@ -23,9 +23,10 @@
  * The timeline strip's data is the timeline's cells (timeline.c):
  * "tl":{"bucket_s", "length_s", "procs":[names], "cells":[bucket,
  * proc, samples, ...]}, buckets counted from the session's start,
- * and when a process's JIT samples are of several threads,
- * "threads":[proc, tid, n, n values as in "times", ...] (counted samples
- * have no thread).
+ * and when a process's samples are of several threads,
+ * "threads":[proc, tid, n, n values as in "times", ...] (JIT samples,
+ * and counted ones of a session recorded per thread; the rest have no
+ * thread).
  * "times" says when each stack's samples ran, for a range dragged on
  * the strip to redraw the graph from them: per stack, in the order of
  * "stacks", n then n values, each a count of the next bucket or, when

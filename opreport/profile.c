@@ -100,6 +100,22 @@ static int kernel_syms(struct profile *p, struct ops_session *s)
 			     ops_session_kallsyms(s), ops_session_modules(s));
 }
 
+/* The symbol of ADDR, a sample filed under the kernel, in *SYM; when
+ * it lies in a module's code, the module as its image in *IMAGE
+ * ("[name]", as kallsyms writes it), else NULL.  0 or -ENOMEM. */
+static int kernel_sym(struct report *r, struct kallsyms *ks, uint64_t addr,
+		      const struct report_sym **sym, const char **image)
+{
+	const char *module;
+	int ret = kallsyms_resolve_kernel(ks, addr, sym, &module);
+
+	*image = NULL;
+	if (ret || !module)
+		return ret;
+	*image = strpool_printf(r->pool, "[%s]", module);
+	return *image ? 0 : -ENOMEM;
+}
+
 /* Resolve one image's picks [first, last) and add them as hits. */
 static int add_image(struct profile *p, struct report *r,
 		     struct ops_session *s, struct pick *pk, size_t n)
@@ -109,7 +125,7 @@ static int add_image(struct profile *p, struct report *r,
 	const struct report_line_src *lsrc = NULL;
 	uint64_t *offs = NULL, *vmas = NULL;
 	const char *image = strpool_intern(r->pool, img->path);
-	const char *module = NULL;
+	const char *module = NULL, **images = NULL;
 	struct image_bfd *ib = NULL;
 	size_t i, nu = 0, u;
 	int ret = -ENOMEM;
@@ -119,7 +135,8 @@ static int add_image(struct profile *p, struct report *r,
 	offs = malloc(n * sizeof(*offs));
 	vmas = malloc(n * sizeof(*vmas));
 	syms = malloc(n * sizeof(*syms));
-	if (!offs || !vmas || !syms)
+	images = calloc(n, sizeof(*images));
+	if (!offs || !vmas || !syms || !images)
 		goto out;
 	for (i = 0; i < n; i++)
 		if (!nu || offs[nu - 1] != pk[i].offset)
@@ -127,6 +144,19 @@ static int add_image(struct profile *p, struct report *r,
 	if (!r->want_syms) {
 		memcpy(vmas, offs, nu * sizeof(*vmas));
 		memset(syms, 0, nu * sizeof(*syms));
+		/* module code filed under the kernel is its module's image
+		 * in the summary as well; a session without the copy has
+		 * nothing to say of it here */
+		if (img->kind == OPS_IMAGE_KERNEL && ops_session_kallsyms(s)) {
+			ret = kernel_syms(p, s);
+			for (i = 0; i < nu && !ret; i++)
+				ret = kernel_sym(r, p->ks, offs[i], &syms[i],
+						 &images[i]);
+			memset(syms, 0, nu * sizeof(*syms));
+			if (ret)
+				goto out;
+			ret = -ENOMEM;
+		}
 	} else if (img->kind == OPS_IMAGE_FILE) {
 		ib = image_cache_get(p->images, pk[0].image, img);
 		if (!ib)
@@ -141,9 +171,18 @@ static int add_image(struct profile *p, struct report *r,
 		if (img->kind == OPS_IMAGE_MODULE)
 			module = module_name(r->pool, img->path);
 		for (i = 0; i < nu; i++) {
-			syms[i] = kallsyms_resolve(p->ks, module, offs[i]);
 			vmas[i] = offs[i];
+			if (img->kind == OPS_IMAGE_MODULE) {
+				syms[i] = kallsyms_resolve(p->ks, module,
+							   offs[i]);
+				continue;
+			}
+			ret = kernel_sym(r, p->ks, offs[i], &syms[i],
+					 &images[i]);
+			if (ret)
+				goto out;
 		}
+		ret = -ENOMEM;
 	}
 	for (i = u = 0; i < n; i++) {
 		const struct ops_context *ctx =
@@ -165,6 +204,8 @@ static int add_image(struct profile *p, struct report *r,
 			u++;
 		h.sym = syms[u];
 		h.vma = vmas[u];
+		if (images[u])
+			h.image = images[u];
 		if (!h.app)
 			goto out;
 		ret = report_add_hit(r, &h);
@@ -176,6 +217,7 @@ out:
 	free(offs);
 	free(vmas);
 	free(syms);
+	free(images);
 	return ret;
 }
 

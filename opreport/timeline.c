@@ -2,7 +2,9 @@
 /*
  * The timeline: flat samples per (time bucket, process).  Counted
  * samples have the time of their slice; anonymous samples their own,
- * put in the slice's bucket, so both kinds line up.
+ * put in the slice's bucket, so both kinds line up.  Each is kept by
+ * thread too when it has one: an anonymous sample always, a count when
+ * the session was recorded per thread (its context's tid).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -59,20 +61,20 @@ static int timeline_add(struct timeline *t, uint64_t bucket, uint32_t proc,
 }
 
 static int timeline_add_thread(struct timeline *t, uint64_t bucket,
-			       uint32_t proc, uint32_t tid)
+			       uint32_t proc, uint32_t tid, uint64_t n)
 {
 	struct timeline_tcell *c = t->nr_tcells ? &t->tcells[t->nr_tcells - 1]
 						: NULL;
 
 	if (c && c->bucket == bucket && c->proc == proc && c->tid == tid) {
-		c->samples++;
+		c->samples += n;
 		return 0;
 	}
 	if (oputil_grow(&t->tcells, &t->cap_tcells, t->nr_tcells + 1,
 			sizeof(*t->tcells)))
 		return -ENOMEM;
 	t->tcells[t->nr_tcells++] =
-		(struct timeline_tcell){ bucket, proc, tid, 1 };
+		(struct timeline_tcell){ bucket, proc, tid, n };
 	return 0;
 }
 
@@ -103,7 +105,7 @@ static void timeline_merge_threads(struct timeline *t)
 	t->nr_tcells = n + 1;
 }
 
-/* Whether a process has anonymous samples of more than one thread. */
+/* Whether a process has samples of more than one thread. */
 static int timeline_multi(struct timeline *t)
 {
 	uint32_t *first =
@@ -176,7 +178,8 @@ static uint32_t timeline_tgid(const struct timeline *t, const char *path)
 	return tgid;
 }
 
-/* The counted samples, from the slices in the window. */
+/* The counted samples, from the slices in the window; by thread too in
+ * a session recorded per thread (a context's tid is 0 otherwise). */
 static int timeline_counts(struct timeline *t, struct ops_session *s,
 			   struct strpool *pool)
 {
@@ -207,6 +210,10 @@ static int timeline_counts(struct timeline *t, struct ops_session *s,
 			return ret;
 		ret = timeline_add(t, tc[i].start_ns / t->bucket_ns, proc,
 				   tc[i].count);
+		if (!ret && ctx->tid)
+			ret = timeline_add_thread(
+				t, tc[i].start_ns / t->bucket_ns, proc,
+				ctx->tid, tc[i].count);
 		if (ret)
 			return ret;
 	}
@@ -241,14 +248,16 @@ static int timeline_anon(struct timeline *t, struct ops_session *s,
 			ret = timeline_add(t, at / t->bucket_ns, proc, 1)
 				      ?: timeline_add_thread(t,
 							     at / t->bucket_ns,
-							     proc, smp[k].tid);
+							     proc, smp[k].tid,
+							     1);
 		}
 		ops_session_anon_release(s, id);
 	}
 	return ret;
 }
 
-/* The samples of cells that no thread holds (counted ones). */
+/* The samples of cells that no thread holds (counts of a session not
+ * recorded per thread). */
 static uint64_t timeline_threadless(const struct timeline *t)
 {
 	uint64_t n = 0;

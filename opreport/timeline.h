@@ -25,7 +25,8 @@ struct timeline_cell {
 	uint64_t samples;
 };
 
-/* Anonymous samples, which know their thread, per thread. */
+/* The samples that know their thread (anonymous ones, and counted ones
+ * of a session recorded per thread), per thread. */
 struct timeline_tcell {
 	uint64_t bucket;
 	uint32_t proc; /* index in procs */
@@ -41,12 +42,12 @@ struct timeline {
 	size_t cap_procs;
 	struct timeline_cell *cells; /* sorted by (bucket, proc) */
 	size_t nr_cells, cap_cells;
-	/* the anonymous samples of cells again, by thread; sorted by
-	 * (bucket, proc, tid) */
+	/* the samples of cells that know their thread again, by thread;
+	 * sorted by (bucket, proc, tid) */
 	struct timeline_tcell *tcells;
 	size_t nr_tcells, cap_tcells;
-	/* a process has anonymous samples of more than one thread: only
-	 * then do rows by thread say more than rows by process */
+	/* a process has samples of more than one thread: only then do
+	 * rows by thread say more than rows by process */
 	bool threads;
 	/* --separate=thread: the exports split each cell into its
 	 * threads' rows and one of the samples without a thread */
@@ -56,8 +57,8 @@ struct timeline {
 };
 
 /* The flat samples of S (its window, if --time set one): counted ones
- * from the time slices, anonymous ones each at its time (and by
- * thread).  Names are
+ * from the time slices, anonymous ones each at its time; by thread
+ * those that know theirs.  Names are
  * interned in R's pool.  0 or -ENOMEM (not reported). */
 int timeline_build(struct timeline *t, struct ops_session *s,
 		   struct report *r);

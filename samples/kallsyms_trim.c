@@ -15,6 +15,11 @@
  * between it and its neighbour shares the neighbour's.  The second pass
  * keeps every line at a LO and the first at each HI.  Nothing of
  * the table is held beyond the line at hand and the lines kept.
+ *
+ * The recorder files every kernel sample under the kernel's image, those
+ * in a module's code too (perf_event says nothing of modules): so the
+ * kernel's samples are also the samples of one more group, of the lines
+ * of every module together, whose LO names the module a report finds.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -126,6 +131,7 @@ enum { KT_LO = 1, KT_HI = 2, KT_TAKEN = 4 };
 struct ktrim {
 	struct ktrim_group *groups;
 	size_t ngroups;
+	struct ktrim_group *any; /* the kernel's samples among modules' lines */
 	/* per sample: its address, LO and HI, and which of them it has;
 	 * after the first pass each group's part holds its kept addresses */
 	uint64_t *addr, *lo, *hi;
@@ -174,7 +180,8 @@ static struct ktrim_group *ktrim_group(struct ktrim *kt, const char *module,
 	for (g = 0; g < kt->ngroups; g++) {
 		struct ktrim_group *gr = &kt->groups[g];
 
-		if (same_module(gr->module, gr->module_len, module, len)) {
+		if (gr != kt->any &&
+		    same_module(gr->module, gr->module_len, module, len)) {
 			kt->last = gr;
 			break;
 		}
@@ -182,17 +189,19 @@ static struct ktrim_group *ktrim_group(struct ktrim *kt, const char *module,
 	return kt->last;
 }
 
-/* The samples of WANT (sorted), each address once, by module. */
+/* The samples of WANT (sorted), each address once, by module; the
+ * kernel's (first when there are any: their module sorts first) once
+ * more in the group of every module's lines. */
 static int ktrim_init(struct ktrim *kt, const struct ops_ksym_want *want,
 		      size_t n)
 {
-	size_t i, u = 0;
+	size_t i, u = 0, cap = 2 * n + 1;
 
-	kt->groups = calloc(n ? n : 1, sizeof(*kt->groups));
-	kt->addr = calloc(n ? n : 1, sizeof(*kt->addr));
-	kt->lo = calloc(n ? n : 1, sizeof(*kt->lo));
-	kt->hi = calloc(n ? n : 1, sizeof(*kt->hi));
-	kt->flags = calloc(n ? n : 1, sizeof(*kt->flags));
+	kt->groups = calloc(cap, sizeof(*kt->groups));
+	kt->addr = calloc(cap, sizeof(*kt->addr));
+	kt->lo = calloc(cap, sizeof(*kt->lo));
+	kt->hi = calloc(cap, sizeof(*kt->hi));
+	kt->flags = calloc(cap, sizeof(*kt->flags));
 	if (!kt->groups || !kt->addr || !kt->lo || !kt->hi || !kt->flags)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
@@ -210,6 +219,15 @@ static int ktrim_init(struct ktrim *kt, const struct ops_ksym_want *want,
 		}
 		kt->addr[u++] = want[i].addr;
 		g->n++;
+	}
+	if (kt->ngroups && !kt->groups[0].module_len) {
+		struct ktrim_group *k = &kt->groups[0];
+
+		kt->any = &kt->groups[kt->ngroups++];
+		kt->any->at = u;
+		kt->any->n = k->n;
+		memcpy(kt->addr + u, kt->addr + k->at,
+		       k->n * sizeof(*kt->addr));
 	}
 	return 0;
 }
@@ -304,6 +322,33 @@ static bool ksrc_line(struct ksrc *src, const char **line, size_t *l)
 	return true;
 }
 
+/* A code line at A of group G as a candidate LO and HI. */
+static void ktrim_place(struct ktrim *kt, struct ktrim_group *g, uint64_t a)
+{
+	const uint64_t *s = kt->addr + g->at;
+	size_t j = g->cursor;
+
+	/* where A falls among the samples: mostly where the line before
+	 * fell, or just after, as the kernel's lines ascend */
+	if ((j && s[j - 1] >= a) || (j < g->n && a > s[j])) {
+		if (j < g->n && a > s[j] && (j + 1 == g->n || a <= s[j + 1]))
+			j++;
+		else
+			j = oputil_partition(0, g->n, k, s[k] < a);
+	}
+	g->cursor = j;
+	if (j < g->n &&
+	    (!(kt->flags[g->at + j] & KT_LO) || kt->lo[g->at + j] < a)) {
+		kt->lo[g->at + j] = a;
+		kt->flags[g->at + j] |= KT_LO;
+	}
+	if (j && (!(kt->flags[g->at + j - 1] & KT_HI) ||
+		  kt->hi[g->at + j - 1] > a)) {
+		kt->hi[g->at + j - 1] = a;
+		kt->flags[g->at + j - 1] |= KT_HI;
+	}
+}
+
 /* The first pass: each code line's address as a candidate LO and HI.
  * Returns whether the table has a code line at all. */
 static bool ktrim_candidates(struct ktrim *kt, struct ksrc *src)
@@ -315,37 +360,15 @@ static bool ktrim_candidates(struct ktrim *kt, struct ksrc *src)
 
 	while (ksrc_line(src, &line, &l)) {
 		struct ktrim_group *g;
-		const uint64_t *s;
-		size_t j;
 
 		if (!ops_kallsyms_scan_code(line, l, &a, &mod, &mlen))
 			continue;
 		any = true;
 		g = ktrim_group(kt, mod, mlen);
-		if (!g)
-			continue;
-		/* where A falls among the samples: mostly where the line
-		 * before fell, or just after, as the kernel's lines ascend */
-		s = kt->addr + g->at;
-		j = g->cursor;
-		if ((j && s[j - 1] >= a) || (j < g->n && a > s[j])) {
-			if (j < g->n && a > s[j] &&
-			    (j + 1 == g->n || a <= s[j + 1]))
-				j++;
-			else
-				j = oputil_partition(0, g->n, k, s[k] < a);
-		}
-		g->cursor = j;
-		if (j < g->n && (!(kt->flags[g->at + j] & KT_LO) ||
-				 kt->lo[g->at + j] < a)) {
-			kt->lo[g->at + j] = a;
-			kt->flags[g->at + j] |= KT_LO;
-		}
-		if (j && (!(kt->flags[g->at + j - 1] & KT_HI) ||
-			  kt->hi[g->at + j - 1] > a)) {
-			kt->hi[g->at + j - 1] = a;
-			kt->flags[g->at + j - 1] |= KT_HI;
-		}
+		if (g)
+			ktrim_place(kt, g, a);
+		if (mlen && kt->any)
+			ktrim_place(kt, kt->any, a);
 	}
 	return any;
 }
@@ -437,13 +460,19 @@ static int ktrim_run(struct ksrc *src, struct ops_ksym_want *want, size_t n,
 	ksrc_rewind(src);
 	while (ksrc_line(src, &line, &l)) {
 		struct ktrim_group *g;
+		bool keep = false;
 
 		if (!scan_addr(line, l, &a) ||
 		    !oputil_u64map_get(&kt.kept, a, NULL) ||
 		    !ops_kallsyms_scan_code(line, l, &a, &mod, &mlen))
 			continue;
 		g = ktrim_group(&kt, mod, mlen);
-		if (!g || !ktrim_keep(&kt, g, a))
+		if (g)
+			keep = ktrim_keep(&kt, g, a);
+		/* both groups see the line: each takes its first once */
+		if (mlen && kt.any)
+			keep |= ktrim_keep(&kt, kt.any, a);
+		if (!keep)
 			continue;
 		ret = ops_buf_reserve(out, l + 1);
 		if (ret)

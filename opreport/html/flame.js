@@ -47,7 +47,8 @@
 		this.parent = parent;
 		this.total = 0;
 		this.self = 0;
-		this.kids = new Map();
+		this.kids = new Map(); // by keyOf(), for lookups across trees
+		this.sorted = null; // kidsOf()
 		this.depth = parent ? parent.depth + 1 : 0;
 	}
 	// where each stack starts in data.stacks, and in data.times when
@@ -138,49 +139,82 @@
 	// the baseline's tree, whole: a range dragged on the strip is of
 	// the profile's time, and its shares are compared with the whole
 	// baseline's
-	const baseTree = BASE ? grow(BASE.stacks, function (k, n) { return n; }).root : null;
+	const baseGrown = BASE ? grow(BASE.stacks, function (k, n) { return n; }) : null;
+	const baseTree = baseGrown ? baseGrown.root : null;
 	let maxChange = 0; // the largest change of share drawn, for the colours
 
-	// Each frame's baseline (the frame of the same path there): its
-	// samples in BASE and SELF, and the change of its share in points.
-	function link(f, b, total) {
+	// Each frame drawn against the frame of the same path in the other
+	// graph (O, or none): PROF and PROFSELF its samples in the profile
+	// (in the range picked), BASE and BASESELF in the baseline, CHANGE
+	// the change of its share in points.  F is of the baseline's graph
+	// when ISBASE: drawn at the baseline's widths, the frames that are
+	// gone from the profile show there.
+	function link(f, o, isBase, profTotal) {
+		const p = isBase ? o : f, b = isBase ? f : o;
+		f.prof = p ? p.total : 0;
+		f.profSelf = p ? p.self : 0;
 		f.base = b ? b.total : 0;
 		f.baseSelf = b ? b.self : 0;
-		f.change = 100 * ((total ? f.total / total : 0) -
+		f.change = 100 * ((profTotal ? f.prof / profTotal : 0) -
 			(baseTree.total ? f.base / baseTree.total : 0));
 		if (f.code >= 0 && Math.abs(f.change) > maxChange)
 			maxChange = Math.abs(f.change);
 		for (const k of kidsOf(f))
-			link(k, b ? b.kids.get(keyOf(k.code)) : null, total);
+			link(k, o ? o.kids.get(keyOf(k.code)) : null, isBase, profTotal);
+	}
+
+	// The frames of the baseline's graph B that the profile's P lacks,
+	// the first of each path only: how many, and their samples.
+	function gone(b, p, acc) {
+		for (const k of b.kids.values()) {
+			const q = p.kids.get(keyOf(k.code));
+			if (q) {
+				gone(k, q, acc);
+				continue;
+			}
+			acc.frames++;
+			acc.samples += k.total;
+		}
+		return acc;
 	}
 
 	// F's callees, widest first as flame graphs read: sorted when first
 	// asked for, so that a large profile's first draw sorts only the
 	// frames it draws.
 	function kidsOf(f) {
-		if (f.kids instanceof Map)
-			f.kids = Array.from(f.kids.values()).sort(function (a, b) {
+		if (!f.sorted)
+			f.sorted = Array.from(f.kids.values()).sort(function (a, b) {
 				return b.total - a.total || a.code - b.code;
 			});
-		return f.kids;
+		return f.sorted;
 	}
 
 	// The tree of the stacks, each weighing its count, or only its
 	// samples in buckets RANGE[0] to RANGE[1] when given.
 	function buildTree(range) {
-		const t = grow(data.stacks, range ? function (k) {
+		return grow(data.stacks, range ? function (k) {
 			return stackInRange(k, range[0], range[1]);
 		} : function (k, n) { return n; });
-		const top = t.root;
-		if (BASE) {
-			maxChange = 0;
-			link(top, baseTree, top.total);
-		}
-		return t;
 	}
 	const whole = buildTree(null);
-	const tTree = performance.now();
+	// the profile's graph (whole or of the range picked), and the graph
+	// drawn: that one, or on a differential page the baseline's when
+	// asked (showBase)
+	let prof = whole, showBase = false;
 	let root = whole.root, maxDepth = whole.depth;
+	let removed = null; // gone(), for the status
+	function setView() {
+		const t = showBase ? baseGrown : prof;
+		root = t.root;
+		maxDepth = t.depth;
+		if (!BASE)
+			return;
+		maxChange = 0;
+		link(root, showBase ? prof.root : baseTree, showBase, prof.root.total);
+		removed = gone(baseTree, prof.root, { frames: 0, samples: 0 });
+	}
+	setView();
+	const tTree = performance.now();
 
 	function frameName(f) {
 		return f.code < 0 ? 'all' : nodeName(f.code >> 1);
@@ -246,8 +280,9 @@
 	let sel = null; // [first, end) in buckets, or null
 	let tlDrawn = { bars: 0, rows: [] };
 	// The strip's rows: one per process, or with BYTHREAD one per
-	// thread of a process's JIT samples (which know their thread) and
-	// one for the rest of its samples, counted with no thread.
+	// thread of a process's samples that know their thread (JIT ones,
+	// and counted ones of a session recorded per thread) and one for
+	// the rest of its samples, which have none.
 	function tlBuild(byThread) {
 		tlRows = [];
 		tlBuckets = 0;
@@ -281,13 +316,13 @@
 						continue;
 					}
 					r.b.set(b, t[j]);
-					// what is left of the process's row: its counted samples
+					// what is left of the process's row: its samples of no thread
 					m.set(b, (m.get(b) || 0) - t[j]);
 					b++;
 				}
 				th.push(r);
 			}
-			rows.forEach(function (r) { r.name += ' (counted)'; });
+			rows.forEach(function (r) { r.name += ' (no thread)'; });
 			rows = rows.concat(th);
 		}
 		rows.forEach(function (r) {
@@ -449,12 +484,11 @@
 		const path = [];
 		for (let a = focus; a.parent; a = a.parent)
 			path.unshift(a.code);
-		const t = sel && timesAt.length ? buildTree(sel) : whole;
-		root = t.root;
-		maxDepth = t.depth;
+		prof = sel && timesAt.length ? buildTree(sel) : whole;
+		setView();
 		focus = root;
 		for (const code of path) {
-			const k = kidsOf(focus).find(function (x) { return keyOf(x.code) === keyOf(code); });
+			const k = focus.kids.get(keyOf(code));
 			if (!k)
 				break;
 			focus = k;
@@ -557,7 +591,16 @@
 			return;
 		}
 		const n = matchedSamples(root);
-		m.textContent = 'matched ' + n + UNIT + ', ' + pct(n, root.total);
+		let text = 'matched ' + n + UNIT + ', ' + pct(n, root.total);
+		// the other graph's too: a function gone from the profile is
+		// found in the baseline
+		if (BASE) {
+			const other = showBase ? prof.root : baseTree;
+			const o = matchedSamples(other);
+			text += '; ' + (showBase ? 'profile ' : 'baseline ') + o + UNIT +
+				', ' + pct(o, other.total);
+		}
+		m.textContent = text;
 	}
 
 	function crumbs() {
@@ -585,13 +628,19 @@
 
 	function describe(f) {
 		const lines = [frameName(f)];
-		lines.push(f.total + UNIT + ', ' + pct(f.total, root.total) +
-			' of all' + (focus !== root ? ', ' + pct(f.total, focus.total) +
+		lines.push((showBase ? 'baseline ' : '') + f.total + UNIT + ', ' +
+			pct(f.total, root.total) + ' of all' +
+			(focus !== root ? ', ' + pct(f.total, focus.total) +
 			' of the zoomed frame' : '') + ', self ' + f.self);
-		if (BASE)
-			lines.push('baseline ' + f.base + UNIT + ', ' +
-				pct(f.base, baseTree.total) + ', self ' + f.baseSelf +
-				'; change ' + signed(f.change) + ' points of share');
+		if (BASE) {
+			const other = showBase ? 'profile ' + f.prof + UNIT + ', ' +
+				pct(f.prof, prof.root.total) + ', self ' + f.profSelf
+				: 'baseline ' + f.base + UNIT + ', ' +
+				pct(f.base, baseTree.total) + ', self ' + f.baseSelf;
+			lines.push(other + '; change ' + signed(f.change) + ' points of share' +
+				(f.code >= 0 && !f.prof ? '; only in the baseline' : '') +
+				(f.code >= 0 && !f.base ? '; only in the profile' : ''));
+		}
 		if (f.code >= 0) {
 			const id = f.code >> 1, o = 6 * id;
 			let kind = KINDS[N[o + 1]] + ((f.code & 1) ? ', inlined' : '');
@@ -636,6 +685,29 @@
 		}
 		draw();
 	});
+	// A differential page draws the profile's graph, or the baseline's
+	// at its own widths, so that the frames gone from the profile show
+	// (as flamegraph.pl --negate draws them): the colours keep their
+	// sense, blue the share that shrank, deepest where all of it went.
+	const baseButton = document.getElementById('baseline');
+	baseButton.hidden = !BASE;
+	baseButton.addEventListener('click', function () {
+		const path = [];
+		for (let a = focus; a.parent; a = a.parent)
+			path.unshift(a.code);
+		showBase = !showBase;
+		this.textContent = showBase ? 'Profile' : 'Baseline';
+		setView();
+		focus = root;
+		for (const code of path) {
+			const k = focus.kids.get(keyOf(code));
+			if (!k)
+				break;
+			focus = k;
+		}
+		showStatus();
+		draw();
+	});
 	document.getElementById('icicle').addEventListener('click', function () {
 		icicle = !icicle;
 		this.textContent = icicle ? 'Flame' : 'Icicle';
@@ -663,13 +735,26 @@
 		? 'opjit differential profile: ' + data.title + ' against ' + BASE.title
 		: 'opjit profile: ' + data.title;
 	document.title = 'opjit: ' + data.title;
+	function goneText() {
+		return removed.frames + (removed.frames === 1 ? ' frame' : ' frames') +
+			' only in the baseline, ' + removed.samples + UNIT;
+	}
 	function showStatus() {
-		status.textContent = root.total + UNIT +
-			(data.event ? ' of ' + data.event : '') +
-			(root !== whole.root ? ' in the range picked' : '') +
-			(BASE ? ' against the baseline\'s ' + baseTree.total + UNIT +
-				' (red: share grew, blue: shrank; frames only in the baseline are not drawn)' : '') +
-			', ' + (data.stacks.length ? '' : 'no stacks, ') + 'click a frame to zoom';
+		const p = prof.root.total + UNIT + (data.event ? ' of ' + data.event : '') +
+			(prof !== whole ? ' in the range picked' : '');
+		let text;
+		if (!BASE)
+			text = p;
+		else if (!showBase)
+			text = p + ' against the baseline\'s ' + baseTree.total + UNIT +
+				' (red: share grew, blue: shrank; ' + (removed.frames
+				? goneText() + ': Baseline draws them)' : 'no frame only in the baseline)');
+		else
+			text = 'the baseline\'s ' + baseTree.total + UNIT + ' at its widths, against ' +
+				p + ' (red: share grew, blue: shrank; ' + goneText() +
+				'; frames only in the profile are not drawn: Profile draws them)';
+		status.textContent = text + ', ' + (data.stacks.length ? '' : 'no stacks, ') +
+			'click a frame to zoom';
 	}
 	showStatus();
 	(function legend() {
@@ -701,8 +786,9 @@
 	const firstDraw = performance.now();
 
 	// For tests: #selftest[&search=RE][&zoom=NAME][&drag=A,B][&threads=1]
-	// writes what the page drew, searched, zoomed, dragged and drew by
-	// thread into the element #selftest as JSON.
+	// [&baseline=1[&bsearch=RE]] writes what the page drew, searched,
+	// zoomed, dragged, drew by thread and of the baseline into the
+	// element #selftest as JSON.
 	if (/^#selftest/.test(location.hash)) {
 		const args = new URLSearchParams(location.hash.slice(1));
 		function shown() {
@@ -711,8 +797,8 @@
 					const o = { name: frameName(d.f), text: d.text,
 						share: d.f.total / root.total, w: d.w };
 					if (BASE) {
-						o.samples = d.f.total;
-						o.self = d.f.self;
+						o.samples = d.f.prof;
+						o.self = d.f.profSelf;
 						o.base = d.f.base;
 						o.baseSelf = d.f.baseSelf;
 						o.change = d.f.change;
@@ -732,9 +818,9 @@
 			f.kids.forEach(function (k) { selfByName(k, side, m); });
 			return m;
 		}
-		const out = { total: root.total, base: BASE && { total: baseTree.total,
+		const out = { total: prof.root.total, base: BASE && { total: baseTree.total,
 				title: BASE.title, status: status.textContent,
-				self: selfByName(baseTree, 1, selfByName(root, 0, {})) },
+				self: selfByName(baseTree, 1, selfByName(prof.root, 0, {})) },
 			firstDrawMs: firstDraw - t0, scriptStartMs: tStart,
 			parseMs: tParsed - tStart, treeMs: tTree - tParsed,
 			loadToDrawMs: firstDraw, drawn: shown() };
@@ -757,6 +843,22 @@
 				out.reset = { focus: frameName(focus), drawn: shown().length };
 			} else
 				out.zoom = null;
+		}
+		// baseline=1: the baseline's graph drawn (with bsearch=RE, searched)
+		if (args.has('baseline') && !baseButton.hidden) {
+			baseButton.click();
+			out.baseline = { status: status.textContent, label: baseButton.textContent,
+				total: root.total, drawn: shown() };
+			if (args.has('bsearch')) {
+				setSearch(args.get('bsearch'));
+				out.baseline.matched = document.getElementById('matched').textContent;
+				out.baseline.highlighted = drawn.filter(function (d) { return matches(d.f); })
+					.map(function (d) { return frameName(d.f); });
+				setSearch('');
+			}
+			baseButton.click();
+			out.baseline.back = { total: root.total, drawn: shown().length,
+				label: baseButton.textContent };
 		}
 		if (args.has('threads') && !threadsButton.hidden) {
 			threadsButton.click();

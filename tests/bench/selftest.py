@@ -306,6 +306,56 @@ __libc_start_call_main [libc.so.6];node::Start(int, char**) [node];\
 __memmove_avx512 [libc.so.6] 1
 """
 
+JVM_TOP = 'start_thread [libc.so.6];ThreadJavaMain [libjli.so];' \
+    'JavaMain [libjli.so];JavaCalls::call_helper(JavaValue*) [libjvm.so];' \
+    'call_stub [javamap]_[j];'
+JVM_MAIN = 'Deep.main(java.lang.String[]) [javamap]_[j];'
+JVM_LEAF = 'Deep.leaf(long) [javamap]_[j]'
+# Deep: right through left (a kernel frame below is left out) and
+# right; the interpreted frames only "Interpreter" (a frame-pointer
+# walk); main missed; a frame between main and left; leaf's call into
+# the JVM (not the hot work: its innermost frame is not leaf); a
+# compiler thread (not the hot work)
+FOLDED_JVM = f"""\
+{JVM_TOP}{JVM_MAIN}Deep.left() [javamap]_[j];{JVM_LEAF} 30
+{JVM_TOP}{JVM_MAIN}Deep.left() [javamap]_[j];{JVM_LEAF};\
+asm_sysvec_apic_timer_interrupt_[k] 3
+{JVM_TOP}{JVM_MAIN}Deep.right() [javamap]_[j];{JVM_LEAF} 11
+{JVM_TOP}Interpreter [javamap]_[j];Interpreter [javamap]_[j];{JVM_LEAF} 20
+{JVM_TOP}Deep.left() [javamap]_[j];{JVM_LEAF} 4
+{JVM_TOP}{JVM_MAIN}Interpreter [javamap]_[j];Deep.right() [javamap]_[j];\
+{JVM_LEAF} 2
+{JVM_TOP}{JVM_MAIN}Deep.left() [javamap]_[j];{JVM_LEAF};\
+counter_overflow Runtime1 stub [javamap]_[j] 5
+start_thread [libc.so.6];thread_native_entry(Thread*) [libjvm.so];\
+C2Compiler::compile_method(ciEnv*) [libjvm.so] 50
+"""
+
+PERF_JVM_TOP = """\
+\t    7f00a8938cc9 StubRoutines (1) (/tmp/perf-18973.map)
+\t          8282d2 JavaCalls::call_helper (/jvm/lib/server/libjvm.so)
+\t            4592 JavaMain (/jvm/lib/libjli.so)
+\t           891f5 start_thread (/lib/libc.so.6)
+"""
+# perf map names: right through right (a compiled main), then only
+# "Interpreter" for the interpreted frames, then a dwarf unwind that
+# stops at the JIT frame
+PERF_JVM = f"""\
+java 
+\tffffffff81000c82 asm_sysvec_apic_timer_interrupt ([kernel.kallsyms])
+\t    7f00a1407d11 long Deep.leaf(long) (/tmp/perf-18973.map)
+\t    7f00a894132f Deep.right() (/tmp/perf-18973.map)
+\t    7f00a8941400 void Deep.main(java.lang.String[]) (/tmp/perf-18973.map)
+{PERF_JVM_TOP}
+java 
+\t    7f00a1407d11 long Deep.leaf(long) (/tmp/perf-18973.map)
+\t    7f00a894132f Interpreter (/tmp/perf-18973.map)
+\t    7f00a894132f Interpreter (/tmp/perf-18973.map)
+{PERF_JVM_TOP}
+java 
+\t    7f00a1407d11 long Deep.leaf(long) (/tmp/perf-18973.map)
+"""
+
 
 def run_stacks(kind, workload, text):
     with tempfile.NamedTemporaryFile('w', suffix='.txt', delete=False) as f:
@@ -333,8 +383,16 @@ class Stacks(unittest.TestCase):
         self.assertEqual(run_stacks('opjit', 'node', FOLDED_NODE),
                          (0, ['28', '37', '21', '7']))
 
+    def test_jvm_folded(self):
+        self.assertEqual(run_stacks('opjit', 'jvm', FOLDED_JVM),
+                         (0, ['44', '70', '33', '11']))
+
+    def test_jvm_perf_script(self):
+        self.assertEqual(run_stacks('perf', 'jvm', PERF_JVM),
+                         (0, ['1', '3', '0', '1']))
+
     def test_bad_arguments(self):
-        self.assertEqual(run_stacks('opjit', 'jvm', '')[0], 2)
+        self.assertEqual(run_stacks('opjit', 'pypy', '')[0], 2)
 
 
 if __name__ == '__main__':

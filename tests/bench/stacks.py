@@ -23,6 +23,16 @@ WORKLOAD is
                Builtins_TypedArrayPrototypeSet, which node 20 calls
                memcpy from (a frame-pointer walk skips it, since memcpy
                keeps no frame)
+    jvm        tests/javamap/java/Deep.java on HotSpot with
+               -XX:+PreserveFramePointer, left and right kept
+               interpreted: the Java chain Deep.main; Deep.left |
+               Deep.right; Deep.leaf, each frame named as that method
+               (opjit's "Deep.leaf(long)" or a perf map's "long
+               Deep.leaf(long)"; HotSpot's "Interpreter" is no name), and
+               no other frame between main and leaf.  The native frames
+               above Deep.main (the launcher, JavaCalls, the call stub)
+               are the JVM's own and are not judged.  The hot work is
+               every sample whose innermost user frame is Deep.leaf.
 Kernel frames are left out of both: a sample taken in the kernel counts
 by its user stack.  An [unknown] frame anywhere makes a stack wrong.
 The hot work's samples are all those whose innermost user frame is
@@ -143,13 +153,38 @@ def judge_node(frames):
     return ok, p if ok else None
 
 
+def java(name, method):
+    """Whether frame NAME is Deep.METHOD, in opjit's spelling
+    (Deep.leaf(long)) or a perf map's (long Deep.leaf(long))."""
+    return re.match(r'^(?:[\w.$\[\]]+ )?Deep\.%s\([\w.,$\[\] ]*\)$'
+                    % method, name) is not None
+
+
+def judge_jvm(frames):
+    if not frames or not java(frames[-1], 'leaf'):
+        return None
+    mains = [i for i, f in enumerate(frames) if java(f, 'main')]
+    if len(mains) != 1:
+        return False, None
+    below = frames[mains[0] + 1:]
+    if len(below) != 2:
+        return False, None
+    p = 'path_a' if java(below[0], 'left') else \
+        'path_b' if java(below[0], 'right') else None
+    return p is not None, p
+
+
+JUDGES = {'frameless': judge_frameless, 'node': judge_node,
+          'jvm': judge_jvm}
+
+
 def main(argv):
     if len(argv) != 4 or argv[1] not in ('opjit', 'perf') or \
-       argv[2] not in ('frameless', 'node'):
+       argv[2] not in JUDGES:
         print(__doc__, file=sys.stderr)
         return 2
     stacks = opjit_stacks if argv[1] == 'opjit' else perf_stacks
-    judge = judge_frameless if argv[2] == 'frameless' else judge_node
+    judge = JUDGES[argv[2]]
     correct = total = 0
     paths = {'path_a': 0, 'path_b': 0}
     try:

@@ -4,12 +4,15 @@
 # 1. The share of the hot work's samples whose whole stack is right (the
 #    true caller chain from the program's entry: stacks.py says what that
 #    is for each workload), on tests/workloads/frameless (C, -O2, no frame
-#    pointers, the time in glibc's memcpy) and tests/opreport's
-#    native_leaf.js (node, a JS function whose time is in memcpy):
+#    pointers, the time in glibc's memcpy), tests/opreport's
+#    native_leaf.js (node, a JS function whose time is in memcpy) and
+#    tests/javamap's Deep (HotSpot with -XX:+PreserveFramePointer,
+#    interpreted callers above a compiled leaf; opjit with the javamap
+#    agent, perf with the map HotSpot writes at exit):
 #    `oprofiled -g` against `perf record -g`, and `oprofiled
 #    --callgraph=dwarf` against `perf record --call-graph=dwarf`.  Also
 #    path A's share of the complete stacks against the workload's own
-#    clock.
+#    clock, and each recorder's own CPU time.
 # 2. Recording bench_copies (frameless's call tree doing a fixed amount
 #    of work) with `-g`, `--callgraph=fp` and `--callgraph=dwarf` against
 #    `perf record --call-graph=dwarf`: bytes on disk, the recorder's own
@@ -22,6 +25,8 @@
 # goes first alternates); the cmp column is the per-pair ratio (or
 # difference in points), summed up by stats.py as median and range.
 # The issue's goals get a row each that says met or MISSED.
+# STACKS_WORKLOADS (environment) narrows what runs, e.g. "jvm": a list of
+# frameless, node, jvm and copies (the cost of 2), all by default.
 
 STACKS="Complete stacks beside perf"
 # perf script resolves inline frames with addr2line, which on node's
@@ -61,6 +66,9 @@ stk_record() {
 		[ "$status" -gt 128 ] && [ "$status" -lt 160 ] || break
 		echo "$(first_error "$out.err")" >>"$TMPD/perf-crashes"
 		rm -rf "$out.data"
+		# the crashed run's JIT map, which the next run's pid will
+		# not name
+		map_cleanup "$out.pid"
 	done
 	return "$status"
 }
@@ -83,7 +91,15 @@ stk_why() {
 	esac
 }
 
-# stk_workload W PIDFILE: set SW to workload W's command line, or
+# Deep's callers stay interpreted (excluded from compilation) and out of
+# line, as in tests/javamap's e2e_javamap_interp_callgraph
+STACKS_JVM_OPTS=(-XX:+PreserveFramePointer -XX:CompileCommand=quiet
+	"-XX:CompileCommand=exclude,Deep::left"
+	"-XX:CompileCommand=exclude,Deep::right"
+	"-XX:CompileCommand=dontinline,Deep::*")
+
+# stk_workload W PIDFILE [SIDE]: set SW to workload W's command line
+# (for SIDE, opjit or ref: the JVM's way of naming its code differs), or
 # SW_WHY to why it cannot run
 stk_workload() {
 	SW=() SW_WHY=''
@@ -101,6 +117,21 @@ stk_workload() {
 			--interpreted-frames-native-stack --no-turbo-inlining
 			"$SRC/tests/opreport/native_leaf.js" "$STACKS_SECONDS")
 		;;
+	jvm)
+		SW_WHY=$STACKS_DEEP_WHY
+		[ -z "$SW_WHY" ] || return
+		SW=("${PID_EXEC[@]}" "$2" java "${STACKS_JVM_OPTS[@]}")
+		if [ "${3:-}" = ref ]; then
+			SW+=(-XX:+UnlockDiagnosticVMOptions
+				-XX:+DumpPerfMapAtExit)
+		elif [ -f "$AGENT" ]; then
+			SW+=("-agentpath:$AGENT")
+		else
+			SW=() SW_WHY="not built: ${AGENT#"$BUILD"/}"
+			return
+		fi
+		SW+=(-cp "$STACKS_DEEP_CLASSES" Deep "$STACKS_SECONDS")
+		;;
 	copies)
 		SW_WHY=$(need_exe "$STACKS_COPIES") &&
 			SW=("$STACKS_COPIES" "$STACKS_ROUNDS")
@@ -108,11 +139,19 @@ stk_workload() {
 	esac
 }
 
+# stk_handler W: opreport's handler option for workload W's JIT code
+stk_handler() {
+	case $1 in
+	node) echo --anon-handler=perfmap ;;
+	jvm) echo --anon-handler=javamap ;;
+	esac
+}
+
 # stk_fold MODE W OUT: "CORRECT TOTAL A B" of recording OUT (stacks.py)
 stk_fold() {
 	local mode=$1 w=$2 out=$3
 	local -a h=()
-	[ "$w" != node ] || h=(--anon-handler=perfmap)
+	read -ra h <<<"$(stk_handler "$w")"
 	case $mode in
 	o?)
 		"$OPREPORT" --session-dir="$out.sess" --format=folded \
@@ -129,10 +168,17 @@ stk_fold() {
 }
 
 # stk_truth W OUT: path A's share (%) of the workload's own CPU time in
-# its two paths, from what it printed
+# its two paths, from what it printed (Deep: "deep left_ns=L right_ns=R")
 stk_truth() {
 	awk '$1 == "path_a" || $1 == "a" { a = $2 }
 		$1 == "path_b" || $1 == "b" { b = $2 }
+		$1 == "deep" {
+			for (i = 2; i <= NF; i++) {
+				split($i, kv, "=")
+				if (kv[1] == "left_ns") a = kv[2]
+				if (kv[1] == "right_ns") b = kv[2]
+			}
+		}
 		END { if (a + b > 0) printf "%.6f", 100 * a / (a + b) }' "$2.out"
 }
 
@@ -170,7 +216,7 @@ stk_time() {
 stk_speed() {
 	local w=$1 o=$2 p=$3 rep=$4 f f1 f2 ow pw side key
 	local -a h=()
-	[ "$w" != node ] || h=(--anon-handler=perfmap)
+	read -ra h <<<"$(stk_handler "$w")"
 	f1="$w, dwarf recordings: \`opreport -c\` vs \`perf report -g"
 	f1+=" --stdio\`, wall time"
 	f2="$w, dwarf recordings: \`opreport --format=folded\` vs"
@@ -221,8 +267,8 @@ stk_speed() {
 # and perf (KIND g: -g both; d: dwarf both), and their shares
 stk_share_pair() {
 	local w=$1 kind=$2 rep=$3 side mode out why r c t a b truth
-	local fig fig_err fig_bytes
-	local -A share=() err=() bytes=()
+	local fig fig_err fig_bytes fig_cpu wcpu
+	local -A share=() err=() bytes=() cpu=()
 	local -a order=(opjit ref)
 	[ $((rep % 2)) = 0 ] || order=(ref opjit)
 	if [ "$kind" = g ]; then
@@ -237,11 +283,15 @@ stk_share_pair() {
 	# bench_copies, whose identical stacks are the best case for
 	# deduplicated copies
 	fig_bytes="$w: bytes on disk, ${fig#*complete stacks, }"
+	# bench_rusage around the recorder minus bench_rusage around the
+	# workload, as for bench_copies below
+	fig_cpu="$w: recorder's own CPU time, ${fig#*complete stacks, }"
 	for side in "${order[@]}"; do
 		mode=$([ "$side" = opjit ] && echo o || echo p)$kind
 		out=$TMPD/stk.$w.$mode
 		why=$(stk_why "$mode")
-		[ -n "$why" ] || { stk_workload "$w" "$out.pid"; why=$SW_WHY; }
+		[ -n "$why" ] ||
+			{ stk_workload "$w" "$out.pid" "$side"; why=$SW_WHY; }
 		if [ -z "$why" ] && ! stk_record "$mode" "$out" "${SW[@]}"; then
 			why=$(failure "$(stk_mode_name "$mode")" $? "$out.err")
 		fi
@@ -253,6 +303,7 @@ stk_share_pair() {
 			rec_why "$STACKS" "$fig" "$side" "$why"
 			rec_why "$STACKS" "$fig_err" "$side" "$why"
 			rec_why "$STACKS" "$fig_bytes" "$side" "$why"
+			rec_why "$STACKS" "$fig_cpu" "$side" "$why"
 			continue
 		fi
 		if [ "$side" = opjit ]; then
@@ -261,6 +312,13 @@ stk_share_pair() {
 			bytes[$side]=$(stat -c %s "$out.data" 2>/dev/null)
 		fi
 		rec_val "$STACKS" "$fig_bytes" "$side" "${bytes[$side]}" B
+		if ru_read "$out.inner" && wcpu=$RU_CPU &&
+			ru_read "$out.outer"; then
+			cpu[$side]=$(sub "$RU_CPU" "$wcpu")
+			rec_val "$STACKS" "$fig_cpu" "$side" "${cpu[$side]}" cpu
+		else
+			rec_why "$STACKS" "$fig_cpu" "$side" "bench_rusage failed"
+		fi
 		read -r c t a b <<<"$r"
 		# the first pair's stacks, to see what was judged
 		if [ "$rep" = 0 ] && [ -n "${LOGDIR:-}" ]; then
@@ -300,6 +358,12 @@ stk_share_pair() {
 			"$(ratio "${bytes[opjit]}" "${bytes[ref]}")" x
 	else
 		rec_why "$STACKS" "$fig_bytes" cmp "needs both figures of the run"
+	fi
+	if [ -n "${cpu[opjit]:-}" ] && [ -n "${cpu[ref]:-}" ]; then
+		rec_val "$STACKS" "$fig_cpu" cmp \
+			"$(ratio "${cpu[opjit]}" "${cpu[ref]}")" x
+	else
+		rec_why "$STACKS" "$fig_cpu" cmp "needs both figures of the run"
 	fi
 	# the dwarf pair's report times, then the recordings go (perf's
 	# dwarf data is tens of MB)
@@ -458,42 +522,68 @@ stk_calibrate() {
 	[ -n "$STACKS_ROUNDS" ] || die "$STACKS_COPIES does not run"
 }
 
+# stk_deep_build: Deep compiled for the jvm workload, or
+# STACKS_DEEP_WHY saying why not; here rather than in build.sh, so that
+# runs without this section do not wait for javac
+stk_deep_build() {
+	STACKS_DEEP_CLASSES=$BUILD/tests/bench/deep-classes
+	STACKS_DEEP_WHY=$JAVA_WHY
+	[ -n "$STACKS_DEEP_WHY" ] ||
+		STACKS_DEEP_WHY=$(javac_into "$STACKS_DEEP_CLASSES" \
+			"$SRC/tests/javamap/java/Deep.java")
+}
+
 bench_stacks() {
-	local w kind rep f
+	local w kind rep f list
+	local -a shared=()
+	list=" ${STACKS_WORKLOADS:-frameless node jvm copies} "
+	for w in frameless node jvm; do
+		[[ "$list" != *" $w "* ]] || shared+=("$w")
+	done
 	STACKS_COPIES=$BUILD/tests/bench/bench_copies
 	STACKS_HZ=$REPORT_HZ
 	rec_section "$STACKS" "The share of the hot work's samples whose" \
 "whole stack is the true caller chain from the program's entry" \
 "(tests/bench/stacks.py says what that is), on tests/workloads/frameless" \
 "(C, -O2, no frame pointers, the time in glibc's memcpy, reached through" \
-"path_a and path_b 3:1) and tests/opreport/native_leaf.js (node, a JS" \
-"function whose time is in memcpy, through a and b 3:1), $STACKS_SECONDS s" \
+"path_a and path_b 3:1), tests/opreport/native_leaf.js (node, a JS" \
+"function whose time is in memcpy, through a and b 3:1) and" \
+"tests/javamap/java/Deep.java (jvm: HotSpot with" \
+"-XX:+PreserveFramePointer, Deep.left and Deep.right kept interpreted" \
+"and calling the compiled Deep.leaf 3:1; the true chain is Deep.main," \
+"left or right, leaf; opjit with the javamap agent, perf with the map" \
+"-XX:+DumpPerfMapAtExit writes), $STACKS_SECONDS s" \
 "at $(khz "$STACKS_HZ"), opjit (opreport --format=folded) against perf" \
 "(perf script --no-inline, folded by stacks.py); path A's share of the" \
-"complete stacks against the workload's own CPU clock. Then the cost of" \
+"complete stacks against the workload's own CPU clock; each recorder's" \
+"own CPU time (around the recorder minus around the workload), and the" \
+"bytes it wrote. Then the cost of" \
 "recording bench_copies (frameless's tree, fixed work, about" \
 "$STACKS_SECONDS s alone), and the report times on the dwarf" \
 "recordings (perf stopped after $STACKS_TIMEOUT s). $STACKS_PAIRS" \
 "interleaved pairs a figure; \"opjit vs reference\" is per pair: a" \
 "ratio, or a difference in points for shares and lost samples."
-	stk_calibrate
-	for w in frameless node; do
+	[[ "$list" != *" jvm "* ]] || stk_deep_build
+	[[ "$list" != *" copies "* ]] || stk_calibrate
+	for w in "${shared[@]}"; do
 		for kind in g d; do
 			for ((rep = 0; rep < STACKS_PAIRS; rep++)); do
 				stk_share_pair "$w" "$kind" "$rep"
 			done
 		done
 	done
-	for ((rep = 0; rep < STACKS_PAIRS; rep++)); do
-		stk_cost_pair "$rep"
-	done
-	stk_goal "bytes, \`-g\` vs \`--callgraph=fp\`" \
-		"$TMPD/stk.goal.cost.og.of.bytes" 2
-	stk_goal "bytes, \`--callgraph=dwarf\` vs perf's dwarf" \
-		"$TMPD/stk.goal.cost.od.pd.bytes" 0.25
-	stk_goal "recorder CPU, \`--callgraph=dwarf\` vs perf's dwarf" \
-		"$TMPD/stk.goal.cost.od.pd.cpu" 0.5
-	for w in frameless node; do
+	if [[ "$list" == *" copies "* ]]; then
+		for ((rep = 0; rep < STACKS_PAIRS; rep++)); do
+			stk_cost_pair "$rep"
+		done
+		stk_goal "bytes, \`-g\` vs \`--callgraph=fp\`" \
+			"$TMPD/stk.goal.cost.og.of.bytes" 2
+		stk_goal "bytes, \`--callgraph=dwarf\` vs perf's dwarf" \
+			"$TMPD/stk.goal.cost.od.pd.bytes" 0.25
+		stk_goal "recorder CPU, \`--callgraph=dwarf\` vs perf's dwarf" \
+			"$TMPD/stk.goal.cost.od.pd.cpu" 0.5
+	fi
+	for w in "${shared[@]}"; do
 		stk_goal "$w, \`opreport -c\` vs \`perf report -g\`, time" \
 			"$TMPD/stk.goal.speed.$w.c" 0.1
 		stk_goal "$w, \`--format=folded\` vs \`perf script\`, time" \

@@ -23,8 +23,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size >= 8) {
 		uint64_t addr;
 
+		const struct report_sym *sym;
+		const char *module;
+
 		memcpy(&addr, data, sizeof(addr));
 		kallsyms_resolve(ks, NULL, addr);
+		/* a kernel sample: named by the kernel, or by the module
+		 * it says, as that module's own lookup names it */
+		if (!kallsyms_resolve_kernel(ks, addr, &sym, &module) &&
+		    sym != kallsyms_resolve(ks, module, addr))
+			__builtin_trap();
 	}
 	kallsyms_free(ks);
 	return 0;

@@ -10,7 +10,11 @@
 #    jit_main shrinks by jit_new's 10%, jit_same keeps its share and is
 #    white; each frame's two counts and its change are those of
 #    `opreport -l --diff --format=csv` for the same pair, and its
-#    tooltip says them; jit_gone (baseline only) is not drawn.  Hostile
+#    tooltip says them.  jit_gone (baseline only) has no width in the
+#    profile's graph, and the status says so; Baseline draws the
+#    baseline's graph at its widths, where jit_gone is blue at its 10%,
+#    its tooltip says it is only in the baseline, and a search finds
+#    it (in the profile's graph too, as the baseline's share).  Hostile
 #    names (</script>, quotes, control bytes, a 5000-byte name) come
 #    back as the same text with their counts, and run as nothing.
 #  - search and zoom work as on the normal page; "{ session:A }
@@ -172,7 +176,7 @@ sys.exit(bad)
 EOP
 }
 
-page "$TMP/diff.html" "&search=%5Ejit_(up%7Cdown)%24&zoom=jit_main"
+page "$TMP/diff.html" "&search=%5Ejit_(up%7Cdown)%24&zoom=jit_main&baseline=1&bsearch=%5Ejit_gone%24"
 cp "$TMP/check.json" "$TMP/synthetic.json"
 check_diff "$TMP/check.json" "$TMP/diff.csv" jit_up jit_down jit_same ||
 	fail "the differential page drew the wrong colours or counts"
@@ -186,7 +190,44 @@ def check(ok, what):
     print("%s: %s" % ("ok" if ok else "FAIL", what))
     bad |= not ok
 drawn = {d["name"]: d for d in c["drawn"]}
-check("jit_gone" not in drawn, "jit_gone, only in the baseline, is not drawn")
+check("jit_gone" not in drawn, "jit_gone, only in the baseline, has no width in the profile's graph")
+check("1 frame only in the baseline, 2 samples: Baseline draws them" in c["base"]["status"],
+      "the status says what only the baseline has: %s" % c["base"]["status"])
+b = c.get("baseline")
+check(b is not None, "a Baseline button on the differential page")
+if b:
+    bd = {d["name"]: d for d in b["drawn"]}
+    g = bd.get("jit_gone")
+    check(g is not None and (g["samples"], g["base"], g["baseSelf"]) == (0, 2, 2)
+          and abs(g["share"] - 0.1) < 1e-9 and g["w"] > 100 and abs(g["change"] + 10) < 1e-9
+          and g["fill"].startswith("hsl(220,") and "only in the baseline" in g["tip"]
+          and "profile 0 samples" in g["tip"],
+          "Baseline: jit_gone drawn blue at its 10%%, -10 points: %s"
+          % str(g and (g["samples"], g["base"], round(g["share"], 3), round(g["w"]), g["change"],
+                       g["fill"], g["tip"].split("\n")[1:3])))
+    check("jit_new" not in bd, "Baseline: jit_new, only in the profile, has no width there")
+    u = bd.get("jit_up")
+    check(u is not None and (u["samples"], u["base"]) == (8, 2) and abs(u["share"] - 0.1) < 1e-9
+          and u["fill"].startswith("hsl(0,"),
+          "Baseline: jit_up at its baseline 10%%, red, 8 against 2: %s"
+          % str(u and (u["samples"], u["base"], u["share"], u["fill"])))
+    m = bd.get("jit_main")
+    check(m is not None and m["share"] == 1 and (m["samples"], m["base"]) == (18, 20),
+          "Baseline: jit_main spans the baseline's 20 samples, 18 in the profile")
+    for d in b["drawn"]:  # the same counts from either side
+        p = drawn.get(d["name"])
+        if p:
+            check((p["samples"], p["base"], round(p["change"], 9)) ==
+                  (d["samples"], d["base"], round(d["change"], 9)),
+                  "%.30r: the same counts and change in both graphs" % d["name"])
+    check(b["total"] == 20 and b["label"] == "Profile" and "the baseline's 20 samples at its widths"
+          in b["status"] and "1 frame only in the baseline" in b["status"],
+          "Baseline's status: %s" % b["status"])
+    check(b.get("matched") == "matched 2 samples, 10.00%; profile 0 samples, 0.00%"
+          and b.get("highlighted") == ["jit_gone"],
+          "Baseline: search ^jit_gone$ %s, lit %s" % (b.get("matched"), b.get("highlighted")))
+    check(b["back"] == {"total": 20, "drawn": len(c["drawn"]), "label": "Baseline"},
+          "Profile draws the profile's graph again: %s" % b["back"])
 m = drawn.get("jit_main")
 check(m is not None and m["samples"] == 18 and m["base"] == 20 and abs(m["change"] + 10) < 1e-9
       and m["fill"].startswith("hsl(220,"),
@@ -205,7 +246,8 @@ for name, (p, b) in want.items():
 title = dom.split("<title>")[1].split("</title>")[0] if "<title>" in dom else ""
 check(title.startswith("opjit: ") and "owned" not in title, "no name ran as script: title %r" % title[:60])
 s = c["search"]
-check(abs(s["share"] - 0.5) < 1e-9 and s["highlighted"] == 2 and "50.00%" in s["matched"],
+check(abs(s["share"] - 0.5) < 1e-9 and s["highlighted"] == 2 and
+      s["matched"] == "matched 10 samples, 50.00%; baseline 8 samples, 40.00%",
       "search ^jit_(up|down)$ matched %s, %d frames lit" % (s["matched"], s["highlighted"]))
 z = c["zoom"]
 names = {d["name"] for d in (z or {}).get("drawn", [])}

@@ -192,8 +192,10 @@ static void session_write(const char *dir, bool stacks)
 	snprintf(ksyms, sizeof(ksyms), "%s.kallsyms", dir);
 	f = fopen(ksyms, "w");
 	ck_assert_ptr_nonnull(f);
+	/* and a module's code, which the kernel's samples can be in */
 	fputs("ffffffff81000000 T _stext\nffffffff81000100 T do_work\n"
-	      "ffffffff81000200 T do_more\n",
+	      "ffffffff81000200 T do_more\n"
+	      "ffffffffc0000100 t mod_fn\t[nfc]\n",
 	      f);
 	fclose(f);
 	ck_assert_int_eq(ops_writer_open(&w, dir, &info), 0);
@@ -207,6 +209,8 @@ static void session_write(const char *dir, bool stacks)
 	ck_assert_int_eq(ops_writer_hist_add(w, c_app, caller, 2), 0);
 	ck_assert_int_eq(
 		ops_writer_hist_add(w, c_kernel, 0xffffffff81000110, 3), 0);
+	ck_assert_int_eq(
+		ops_writer_hist_add(w, c_kernel, 0xffffffffc0000110, 1), 0);
 	ck_assert_int_eq(ops_writer_process(w, &p, &proc), 0);
 	ck_assert_int_eq(ops_writer_process(w, &jp, &jproc), 0);
 	for (i = 0; i < 4; i++) {
@@ -230,6 +234,10 @@ static void session_write(const char *dir, bool stacks)
 		st.nr_kernel = 1;
 		ck_assert_int_eq(ops_writer_stack(w, &st, &id), 0);
 		ck_assert_int_eq(ops_writer_stack_add(w, c_kernel, id, 3), 0);
+		/* a module's code called from the image */
+		fr[0].addr = 0xffffffffc0000110;
+		ck_assert_int_eq(ops_writer_stack(w, &st, &id), 0);
+		ck_assert_int_eq(ops_writer_stack_add(w, c_kernel, id, 1), 0);
 		st.frames = fr + 1;
 		st.nr_frames = 2;
 		st.nr_kernel = 0;

@@ -246,6 +246,53 @@ START_TEST(kallsyms_kernel_and_modules)
 }
 END_TEST
 
+/* A sample filed under the kernel is the kernel's when a kernel symbol
+ * holds it, else the module's whose symbol does (its name given), else
+ * in none: a gap between modules, past a module's end by the modules
+ * copy, below every symbol. */
+START_TEST(kallsyms_kernel_samples_in_modules)
+{
+	static const char mods[] = "ext4 512 0 - Live 0xffffffffc0001000\n"
+				   "xfs 4096 0 - Live 0xffffffffc0002000\n";
+	const struct report_sym *sym;
+	const char *module;
+	struct kallsyms *ks;
+	size_t bad, first;
+
+	ck_assert_int_eq(kallsyms_parse(&ks, ksyms, sizeof(ksyms) - 1, &bad,
+					&first),
+			 0);
+	kallsyms_parse_modules(ks, mods, sizeof(mods) - 1, &bad, &first);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_int_eq(kallsyms_resolve_kernel(ks, 0xffffffff81000250ULL,
+						 &sym, &module),
+			 0);
+	ck_assert_str_eq(sym->name, "helper");
+	ck_assert_ptr_null(module);
+	ck_assert_int_eq(kallsyms_resolve_kernel(ks, 0xffffffffc0001090ULL,
+						 &sym, &module),
+			 0);
+	ck_assert_str_eq(sym->name, "mod_exit");
+	ck_assert_str_eq(module, "ext4");
+	ck_assert_int_eq(kallsyms_resolve_kernel(ks, 0xffffffffc0002ff0ULL,
+						 &sym, &module),
+			 0);
+	ck_assert_str_eq(sym->name, "other_fn");
+	ck_assert_str_eq(module, "xfs");
+	/* ext4 ends at c0001200 by the modules copy: the gap up to xfs */
+	ck_assert_int_eq(kallsyms_resolve_kernel(ks, 0xffffffffc0001200ULL,
+						 &sym, &module),
+			 0);
+	ck_assert_str_eq(sym->name, "(no symbols)");
+	ck_assert_ptr_null(module);
+	ck_assert_int_eq(kallsyms_resolve_kernel(ks, 0x1000, &sym, &module),
+			 0);
+	ck_assert_str_eq(sym->name, "(no symbols)");
+	ck_assert_ptr_null(module);
+	kallsyms_free(ks);
+}
+END_TEST
+
 /* An address is 1 to 16 hex digits, either case, and nothing else. */
 START_TEST(kallsyms_address_forms)
 {
@@ -618,6 +665,7 @@ static Suite *suite(void)
 		{ "spec_match", spec_image_and_tgid },
 		{ "spec_errors", spec_errors_name_the_word },
 		{ "kallsyms", kallsyms_kernel_and_modules },
+		{ "kallsyms_in_modules", kallsyms_kernel_samples_in_modules },
 		{ "kallsyms_forms", kallsyms_address_forms },
 		{ "kallsyms_modules", kallsyms_module_bounds },
 		{ "kallsyms_zero", kallsyms_without_addresses },

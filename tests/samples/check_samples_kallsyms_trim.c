@@ -97,6 +97,44 @@ START_TEST(modules_out_of_order_and_edges)
 }
 END_TEST
 
+/* The recorder files a sample in a module's code under the kernel: it
+ * keeps the module's lines that name and bound it, whichever module and
+ * wherever its lines are, as well as the kernel's it would have kept;
+ * the kernel's samples below every module keep no module's line. */
+START_TEST(kernel_samples_in_modules)
+{
+	const char *ks = "ffffffffc0002000 t xfs_b\t[xfs]\n"
+			 "ffffffff81000100 t do_work\n"
+			 "ffffffffc0000100 t ct_in\t[nf_conntrack]\n"
+			 "ffffffffc0000100 t ct_in_alias\t[nf_conntrack]\n"
+			 "ffffffffc0001000 t xfs_a\t[xfs]\n"
+			 "ffffffff81000200 T schedule\n"
+			 "ffffffffc0000000 t ct_get\t[nf_conntrack]\n"
+			 "ffffffffc0000200 t ct_put\t[nf_conntrack]\n"
+			 "ffffffffc0000200 t ct_put_alias\t[nf_conntrack]\n";
+	const struct ops_ksym_want in_modules[] = {
+		W("", 0xffffffffc0000180), /* in ct_in */
+		W("", 0xffffffffc0002010), /* in xfs's last symbol */
+	};
+	const struct ops_ksym_want in_kernel[] = {
+		W("", 0xffffffff81000180), /* in do_work */
+	};
+	char *got = both(ks, strlen(ks), in_modules, 2, 0);
+
+	ck_assert_str_eq(got,
+			 "ffffffffc0002000 t xfs_b\t[xfs]\n"
+			 "ffffffffc0000100 t ct_in\t[nf_conntrack]\n"
+			 "ffffffffc0000100 t ct_in_alias\t[nf_conntrack]\n"
+			 "ffffffff81000200 T schedule\n"
+			 "ffffffffc0000200 t ct_put\t[nf_conntrack]\n");
+	free(got);
+	got = both(ks, strlen(ks), in_kernel, 1, 0);
+	ck_assert_str_eq(got, "ffffffff81000100 t do_work\n"
+			      "ffffffff81000200 T schedule\n");
+	free(got);
+}
+END_TEST
+
 /* The symbol after a sample bounds it: only the first line at that
  * address, unless another sample falls in it. */
 START_TEST(next_symbol_first_line_only)
@@ -367,6 +405,7 @@ int main(void)
 	TCase *tc = tcase_create("kallsyms_trim");
 
 	tcase_add_test(tc, modules_out_of_order_and_edges);
+	tcase_add_test(tc, kernel_samples_in_modules);
 	tcase_add_test(tc, next_symbol_first_line_only);
 	tcase_add_test(tc, junk_hidden_and_empty);
 	tcase_add_test(tc, random_tables);

@@ -27,6 +27,49 @@ static int ref_cmp(const void *pa, const void *pb)
 	return (a->line > b->line) - (a->line < b->line);
 }
 
+static int addr_cmp(const void *pa, const void *pb)
+{
+	const struct ref_key *a = *(struct ref_key *const *)pa,
+			     *b = *(struct ref_key *const *)pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return (a->line > b->line) - (a->line < b->line);
+}
+
+/* A kernel sample may lie in a module's code: among every module's lines
+ * together, the last at or below it (every line at that address) and the
+ * first above it are kept too. */
+static int ref_modules(struct ref_key *syms, size_t nsyms,
+		       const struct ref_key *samples, size_t n)
+{
+	struct ref_key **mod = calloc(nsyms + 1, sizeof(*mod));
+	size_t i, k, nm = 0;
+
+	if (!mod)
+		return -ENOMEM;
+	for (i = 0; i < nsyms; i++)
+		if (syms[i].module[0])
+			mod[nm++] = &syms[i];
+	qsort(mod, nm, sizeof(*mod), addr_cmp);
+	for (i = 0; i < n; i++) {
+		uint64_t a = samples[i].addr;
+		size_t lo;
+
+		if (samples[i].module[0])
+			continue;
+		lo = oputil_partition(0, nm, m, mod[m]->addr <= a);
+		if (!lo)
+			continue;
+		for (k = lo; k && mod[k - 1]->addr == mod[lo - 1]->addr; k--)
+			mod[k - 1]->keep = true;
+		if (lo < nm)
+			mod[lo]->keep = true;
+	}
+	free(mod);
+	return 0;
+}
+
 int kallsyms_trim_ref(const char *orig, size_t len,
 		      const struct ops_ksym_want *want, size_t n,
 		      struct ops_buf *out)
@@ -79,6 +122,10 @@ int kallsyms_trim_ref(const char *orig, size_t len,
 	}
 	qsort(samples, n, sizeof(*samples), ref_cmp);
 	qsort(syms, nsyms, sizeof(*syms), ref_cmp);
+	ret = ref_modules(syms, nsyms, samples, n);
+	if (ret)
+		goto out;
+	ret = -ENOMEM;
 	for (i = 0; i < n; i++) {
 		size_t first, k;
 
