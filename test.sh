@@ -3,8 +3,8 @@
 # Every test: installs what is missing, then builds and runs ctest four
 # times: the normal build (warnings as errors), an ASan+UBSan build of the
 # unit suites and of the end-to-end tests of opreport, the handlers and
-# oprofiled (where the pages are written, and loaded in Chromium only in
-# the normal build), a ThreadSanitizer build of what runs threads, and a clang
+# oprofiled (where the pages are written, and loaded in the browsers only
+# in the normal build), a ThreadSanitizer build of what runs threads, and a clang
 # build of the fuzz targets that runs each one briefly (and clang's
 # warnings on the rest of the tree); then the Debian packages.
 # Ends with one line: "N passed, N failed".

@@ -7,10 +7,11 @@
 # each with no URL, the policy that forbids requests, and one end of
 # its data block; the pages of made-up sessions without a word on
 # stderr (a recording may have a stack cut at the depth limit).
-# Registered in the sanitizer build only, in place of html.sh and
-# html_diff.sh there: what those add is Chromium running the page's
-# script, the same program on the same bytes in both builds, about 6 s
-# of CPU a page; the normal build loads every page.
+# Registered in the sanitizer build only, in place of html.sh,
+# html_diff.sh and html_firefox.sh there: what those add is a browser
+# running the page's script, the same program on the same bytes in both
+# builds, about 6 s of CPU a page in Chromium; the normal build loads
+# every page.
 . "$(dirname "$0")/lib.sh"
 HP=${OPJIT_HANDLER_PATH:-$OPJIT_BUILD/lib/opjit/handlers}
 [ -f "$HP/libperfmap.so" ] || fail "$HP/libperfmap.so is not built"
@@ -21,7 +22,7 @@ JIT=$OPJIT_BUILD/tests/workloads/jitdemo
 [ -x "$OPROFILED" ] && [ -x "$JIT" ] || fail "oprofiled or jitdemo is not built"
 
 . "$(dirname "$0")/page_check.sh"
-echo "NOTE: pages written, not loaded: Chromium checks them in the normal build (opreport_html, opreport_html_diff)"
+echo "NOTE: pages written, not loaded: the browsers check them in the normal build (opreport_html, opreport_html_diff, opreport_html_firefox)"
 
 cleanup_maps() {
 	e2e_forget_jit_maps "$TMP/g" "$TMP/flat" "$TMP/phases"
