@@ -26,8 +26,9 @@ struct elf_symtab {
 	struct symtab_ent *v; /* in file order until sorted by value */
 	size_t n;
 	bool sorted;
-	char *strtab; /* NUL-terminated at strtab_len */
+	const char *strtab; /* a NUL at strtab_len - 1 or strtab_len */
 	size_t strtab_len;
+	struct elf_bytes strbytes; /* holds strtab */
 	struct symtab_sec *secs;
 	size_t nr_secs;
 	bool relocatable; /* ET_REL: values are section offsets */
@@ -65,7 +66,8 @@ int elf_symtab_read(struct elf_symtab **out, bfd *abfd, bool dynamic)
 {
 	struct elf_shdr *shdrs = NULL, *tab = NULL, *str;
 	struct elf_symtab *t = NULL;
-	unsigned char *syms = NULL;
+	struct elf_bytes symbytes = { 0 };
+	const unsigned char *syms;
 	struct elf_ehdr h;
 	uint64_t i, nsyms;
 	int err = 0;
@@ -102,13 +104,23 @@ int elf_symtab_read(struct elf_symtab **out, bfd *abfd, bool dynamic)
 						  !!(shdrs[i].flags &
 						     SHF_EXECINSTR) };
 	t->nr_secs = h.shnum;
-	syms = elf_read_at(abfd, tab->offset, tab->size, 0, &err);
+	syms = elf_bytes_get(abfd, tab->offset, tab->size, &symbytes, &err);
 	if (!syms)
 		goto out;
-	t->strtab = elf_read_section(abfd, str, &err);
+	/* names are read up to their NUL: a table that does not end in
+	 * one is read into a buffer that does */
+	if (str->type == SHT_NOBITS)
+		goto out;
+	t->strtab = elf_bytes_get(abfd, str->offset, str->size, &t->strbytes,
+				  &err);
+	if (t->strtab && t->strtab[str->size - 1]) {
+		elf_bytes_free(&t->strbytes);
+		t->strbytes.buf = elf_read_section(abfd, str, &err);
+		t->strtab = t->strbytes.buf;
+	}
+	t->strtab_len = str->size;
 	if (!t->strtab)
 		goto out;
-	t->strtab_len = str->size;
 	t->v = calloc(nsyms, sizeof(*t->v));
 	if (!t->v) {
 		err = -ENOMEM;
@@ -126,7 +138,7 @@ int elf_symtab_read(struct elf_symtab **out, bfd *abfd, bool dynamic)
 	t = NULL;
 out:
 	free(shdrs);
-	free(syms);
+	elf_bytes_free(&symbytes);
 	elf_symtab_free(t);
 	return err;
 }
@@ -210,7 +222,7 @@ void elf_symtab_free(struct elf_symtab *t)
 	if (!t)
 		return;
 	free(t->v);
-	free(t->strtab);
+	elf_bytes_free(&t->strbytes);
 	free(t->secs);
 	free(t);
 }
