@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 /* No real table comes near this; a damaged header must not make us
  * allocate gigabytes. */
@@ -42,43 +41,6 @@ void *elf_read_section(bfd *abfd, const struct elf_shdr *s, int *err)
 	if (s->type == SHT_NOBITS)
 		return NULL;
 	return elf_read_at(abfd, s->offset, s->size, 1, err);
-}
-
-const void *elf_bytes_get(bfd *abfd, uint64_t off, uint64_t len,
-			  struct elf_bytes *b, int *err)
-{
-	ufile_ptr fsize = bfd_get_file_size(abfd);
-	void *map, *p;
-	bfd_size_type map_len;
-
-	*b = (struct elf_bytes){ 0 };
-	*err = 0;
-	if (!len || len > ELF_READ_MAX ||
-	    (fsize && (off > fsize || len > fsize - off)))
-		return NULL;
-	/* fsize is 0 when libbfd cannot tell: then only a read is sure
-	 * not to run past the file's end */
-	if (fsize) {
-		p = bfd_mmap(abfd, NULL, len, PROT_READ, MAP_PRIVATE,
-			     (file_ptr)off, &map, &map_len);
-		if (p != MAP_FAILED && p) {
-			b->p = p;
-			b->map = map;
-			b->map_len = map_len;
-			return p;
-		}
-	}
-	b->buf = elf_read_at(abfd, off, len, 0, err);
-	b->p = b->buf;
-	return b->p;
-}
-
-void elf_bytes_free(struct elf_bytes *b)
-{
-	if (b->map)
-		munmap(b->map, b->map_len);
-	free(b->buf);
-	*b = (struct elf_bytes){ 0 };
 }
 
 #define EHDR(cls, f) bfd_get_##cls(abfd, b + offsetof(Elf64_Ehdr, f))

@@ -38,20 +38,4 @@ void *elf_read_at(bfd *abfd, uint64_t off, uint64_t len, size_t extra,
 /* Section S's contents, with one zero byte after them. */
 void *elf_read_section(bfd *abfd, const struct elf_shdr *s, int *err);
 
-/*
- * LEN bytes at OFF of ABFD, read-only: mapped from the file where libbfd
- * can map it, else read into a buffer.  A big table (node's symbols and
- * their names, 10 MB) read into fresh memory cost a copy and a fault per
- * page; mapped, the pages are the page cache's own.  NULL as
- * elf_read_at(); released with elf_bytes_free().
- */
-struct elf_bytes {
-	const void *p;
-	void *map, *buf;
-	uint64_t map_len;
-};
-const void *elf_bytes_get(bfd *abfd, uint64_t off, uint64_t len,
-			  struct elf_bytes *b, int *err);
-void elf_bytes_free(struct elf_bytes *b);
-
 #endif

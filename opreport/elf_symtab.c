@@ -26,9 +26,8 @@ struct elf_symtab {
 	struct symtab_ent *v; /* in file order until sorted by value */
 	size_t n;
 	bool sorted;
-	const char *strtab; /* a NUL at strtab_len - 1 or strtab_len */
+	char *strtab; /* NUL-terminated at strtab_len */
 	size_t strtab_len;
-	struct elf_bytes strbytes; /* holds strtab */
 	struct symtab_sec *secs;
 	size_t nr_secs;
 	bool relocatable; /* ET_REL: values are section offsets */
@@ -66,8 +65,7 @@ int elf_symtab_read(struct elf_symtab **out, bfd *abfd, bool dynamic)
 {
 	struct elf_shdr *shdrs = NULL, *tab = NULL, *str;
 	struct elf_symtab *t = NULL;
-	struct elf_bytes symbytes = { 0 };
-	const unsigned char *syms;
+	unsigned char *syms = NULL;
 	struct elf_ehdr h;
 	uint64_t i, nsyms;
 	int err = 0;
@@ -104,23 +102,13 @@ int elf_symtab_read(struct elf_symtab **out, bfd *abfd, bool dynamic)
 						  !!(shdrs[i].flags &
 						     SHF_EXECINSTR) };
 	t->nr_secs = h.shnum;
-	syms = elf_bytes_get(abfd, tab->offset, tab->size, &symbytes, &err);
+	syms = elf_read_at(abfd, tab->offset, tab->size, 0, &err);
 	if (!syms)
 		goto out;
-	/* names are read up to their NUL: a table that does not end in
-	 * one is read into a buffer that does */
-	if (str->type == SHT_NOBITS)
-		goto out;
-	t->strtab = elf_bytes_get(abfd, str->offset, str->size, &t->strbytes,
-				  &err);
-	if (t->strtab && t->strtab[str->size - 1]) {
-		elf_bytes_free(&t->strbytes);
-		t->strbytes.buf = elf_read_section(abfd, str, &err);
-		t->strtab = t->strbytes.buf;
-	}
-	t->strtab_len = str->size;
+	t->strtab = elf_read_section(abfd, str, &err);
 	if (!t->strtab)
 		goto out;
+	t->strtab_len = str->size;
 	t->v = calloc(nsyms, sizeof(*t->v));
 	if (!t->v) {
 		err = -ENOMEM;
@@ -138,7 +126,7 @@ int elf_symtab_read(struct elf_symtab **out, bfd *abfd, bool dynamic)
 	t = NULL;
 out:
 	free(shdrs);
-	elf_bytes_free(&symbytes);
+	free(syms);
 	elf_symtab_free(t);
 	return err;
 }
@@ -222,7 +210,7 @@ void elf_symtab_free(struct elf_symtab *t)
 	if (!t)
 		return;
 	free(t->v);
-	elf_bytes_free(&t->strbytes);
+	free(t->strtab);
 	free(t->secs);
 	free(t);
 }
