@@ -192,6 +192,26 @@ static int name_add(struct jd_dump *d, const char *s, size_t len,
 /* ------------------------------------------------------------------ */
 /* Header */
 
+/*
+ * V8 writes each line-table entry's address as its code's address plus
+ * the entry's offset plus the size of an ELF header (64 bytes, 52 on a
+ * 32-bit target).  perf inject puts the code behind such a header in
+ * the ELF file it writes, and until a 2020 fix it placed the line table
+ * as if the code began at the file's start; V8 made up for that, and
+ * kept doing so after perf was fixed.  Taken as the format says, every
+ * line would name the instructions 64 bytes after its own.
+ */
+static uint32_t v8_elf_header(uint32_t elf_mach)
+{
+	switch (elf_mach) {
+	case 3:	 /* EM_386 */
+	case 40: /* EM_ARM */
+		return 0x34;
+	default:
+		return 0x40;
+	}
+}
+
 enum jd_header_result jd_header(struct jd_dump *d, const uint8_t *buf,
 				size_t len, uint32_t *hdr_size)
 {
@@ -212,6 +232,9 @@ enum jd_header_result jd_header(struct jd_dump *d, const uint8_t *buf,
 	*hdr_size = rd32(d, buf + 8);
 	d->elf_mach = rd32(d, buf + 12);
 	d->pid = rd32(d, buf + 20);
+	d->line_bias = rd32(d, buf + 16) == JD_V8_RESERVED
+			       ? v8_elf_header(d->elf_mach)
+			       : 0;
 	/* buf + 24 holds the writer's own timestamp, in whatever clock it
 	 * liked (wall time, for some): the records' times are used */
 	d->flags = rd64(d, buf + 32);
@@ -437,6 +460,9 @@ static int rec_debug(struct jd_dump *d, const uint8_t *p, uint32_t total,
 		}
 		l = &d->lines[d->nlines++];
 		l->addr = rd64(d, p + pos);
+		/* an entry below the code plus the bias is not V8's: kept */
+		if (l->addr >= addr && l->addr - addr >= d->line_bias)
+			l->addr -= d->line_bias;
 		l->line = rd32(d, p + pos + 8);
 		l->file = off;
 		prev = off;

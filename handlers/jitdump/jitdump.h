@@ -17,6 +17,10 @@
 #define JD_HEADER_SIZE 40u
 #define JD_RECORD_HEADER_SIZE 16u
 
+/* V8 fills the header's reserved word with this; no other writer
+ * known does. */
+#define JD_V8_RESERVED 0xDEADBEEFu
+
 /* Header flags. */
 #define JD_FLAGS_ARCH_TIMESTAMP \
 	0x1ull /* records stamped by the CPU's
@@ -86,6 +90,10 @@ struct jd_dump {
 	uint32_t elf_mach;
 	uint32_t pid;
 	uint64_t flags;
+	/* subtracted from every line-table address: V8 writes them as
+	 * where perf inject's ELF file would hold the code, behind its ELF
+	 * header (see jd_header()) */
+	uint32_t line_bias;
 	struct jd_code *code;
 	size_t ncode, capcode;
 	struct jd_move *move;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # tests/bench/annotate.sh [--quick] [--build DIR] [--compare OPANNOTATE]
+#                         [--pairs N]
 #
 # The annotated disassembly of a JIT's hottest function, opjit beside
 # perf in the same run: node --perf-prof fib.js recorded at 4 kHz (20 s,
@@ -15,19 +16,24 @@
 # (user + system) is beside wall time: on a shared machine it is the
 # steadier of the two.  With --compare, another build of opannotate (an
 # older one, say) annotates the same session in the same run, and its
-# output is compared with this build's.
+# output is compared with this build's.  With --pairs N, the two
+# annotations (opannotate's default scope, then perf inject + annotate)
+# run N times in turn on the same recordings, and each pair's ratio is
+# printed with their median.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build=$src/build
 seconds=20
 compare=
+pairs=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) seconds=4 ;;
 	--build) build=$2; shift ;;
 	--compare) compare=$2; shift ;;
-	*) echo "usage: annotate.sh [--quick] [--build DIR] [--compare OPANNOTATE]" >&2; exit 2 ;;
+	--pairs) pairs=$2; shift ;;
+	*) echo "usage: annotate.sh [--quick] [--build DIR] [--compare OPANNOTATE] [--pairs N]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -103,7 +109,20 @@ read -r perf_files perf_bytes < <(written_since "$tmp/mark-perf" "$tmp/perf" "$H
 find "$HOME/.debug" -newer "$tmp/mark-perf" -name 'jitted-*' \
 	-exec rm -rf {} + 2>/dev/null || true
 
-python3 - "$tmp" "$op_files" "$op_bytes" "$perf_files" "$perf_bytes" <<'PY'
+# further pairs, each the default scope then perf, on the same recordings
+for ((i = 2; i <= pairs; i++)); do
+	"$rusage" -o "$tmp/op.$i.ru" -- "$opannotate" --session-dir="$tmp/op/s" \
+		--assembly --anon-handler=jitdump -i "$hot" >/dev/null 2>&1
+	touch "$tmp/mark-perf"
+	"$rusage" -o "$tmp/inject.$i.ru" -- perf inject --jit -i "$tmp/perf/perf.data" \
+		-o "$tmp/perf/jit.data" 2>/dev/null
+	"$rusage" -o "$tmp/annotate.$i.ru" -- perf annotate -i "$tmp/perf/jit.data" \
+		--stdio "$hot" >/dev/null 2>&1
+	find "$HOME/.debug" -newer "$tmp/mark-perf" -name 'jitted-*' \
+		-exec rm -rf {} + 2>/dev/null || true
+done
+
+python3 - "$tmp" "$op_files" "$op_bytes" "$perf_files" "$perf_bytes" "$pairs" <<'PY'
 import re, sys
 tmp = sys.argv[1]
 op_files, op_bytes, perf_files, perf_bytes = map(int, sys.argv[2:6])
@@ -142,4 +161,19 @@ print(f"ratio opjit/perf: wall {op_w/pf_w:.3f}x, CPU {op_c/pf_c:.3f}x, peak RSS 
       f"image:anon wall {oa_w/pf_w:.3f}x, CPU {oa_c/pf_c:.3f}x")
 if os.path.exists(f"{tmp}/opold.ru"):
     print(f"compared opannotate/perf: wall {oo_w/pf_w:.3f}x, CPU {oo_c/pf_c:.3f}x")
+pairs = int(sys.argv[6])
+if pairs > 1:
+    rows = [(op_w, op_c, pf_w, pf_c)]
+    for i in range(2, pairs + 1):
+        w, c, _ = ru(f"op.{i}")
+        iw, ic, _ = ru(f"inject.{i}")
+        aw, ac, _ = ru(f"annotate.{i}")
+        rows.append((w, c, iw + aw, ic + ac))
+    print("| pair | opannotate wall s | CPU s | perf wall s | CPU s | wall ratio | CPU ratio |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for i, (w, c, pw, pc) in enumerate(rows, 1):
+        print(f"| {i} | {w:.2f} | {c:.3f} | {pw:.2f} | {pc:.2f} | {w/pw:.3f}x | {c/pc:.3f}x |")
+    med = lambda v: sorted(v)[len(v) // 2] if len(v) % 2 else sum(sorted(v)[len(v)//2-1:len(v)//2+1]) / 2
+    print(f"median of {pairs} pairs: wall {med([r[0]/r[2] for r in rows]):.3f}x, "
+          f"CPU {med([r[1]/r[3] for r in rows]):.3f}x")
 PY

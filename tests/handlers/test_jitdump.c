@@ -550,6 +550,106 @@ START_TEST(node_garbled_names)
 }
 END_TEST
 
+/* Read a dump of the corpus into W. */
+static void w_file(struct w *w, const char *name)
+{
+	char path[512];
+	ssize_t n;
+	int fd;
+
+	memset(w, 0, sizeof(*w));
+	snprintf(path, sizeof(path), "%s/%s", JD_CORPUS, name);
+	fd = open(path, O_RDONLY);
+	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+	n = read(fd, w->buf, sizeof(w->buf));
+	close(fd);
+	ck_assert_msg(n > 0 && (size_t)n < sizeof(w->buf), "%s: %zd bytes",
+		      path, n);
+	w->len = (size_t)n;
+}
+
+static const struct jd_code *code_named(const char *prefix)
+{
+	size_t i;
+
+	for (i = 0; i < d.ncode; i++)
+		if (!strncmp(jd_name(&d, d.code[i].name), prefix,
+			     strlen(prefix)))
+			return &d.code[i];
+	ck_abort_msg("no code named %s...", prefix);
+	return NULL;
+}
+
+/* node 20's own bytes (tests/opannotate/hot.js under --perf-prof, two
+ * loads with their tables): V8 adds 64 bytes to every line's address,
+ * so a table read as written starts 64 bytes into its code, a 40-byte
+ * stub's line lies past its end, and hot's loop body (the imul of
+ * Math.imul(s, 31), line 7) falls on the loop's own line 6. */
+START_TEST(node_line_bias)
+{
+	static const uint8_t imul[] = { 0x44, 0x6b, 0xc7, 0x1f };
+	const struct jd_code *c;
+	const struct jd_line *l;
+	const uint8_t *code, *at;
+	uint32_t life;
+	size_t i, k;
+	struct w w;
+
+	w_file(&w, "node20-hot.dump");
+	ck_assert_int_eq(parse_mem(&w, w.len), 0);
+	ck_assert_int_eq(d.nbad, 0);
+	ck_assert_int_eq(d.ncode, 2);
+	ck_assert_uint_eq(d.line_bias, 0x40);
+	for (i = 0; i < d.ncode; i++) {
+		c = &d.code[i];
+		ck_assert_uint_gt(c->nlines, 0);
+		/* the entry of the function's own position, at its start */
+		ck_assert_uint_eq(d.lines[c->first_line].addr, c->addr);
+		for (k = 0; k < c->nlines; k++)
+			ck_assert_msg(
+				d.lines[c->first_line + k].addr - c->addr <
+					c->size,
+				"%s: a line at +0x%llx of %llu bytes",
+				jd_name(&d, c->name),
+				(unsigned long long)(d.lines[c->first_line + k]
+							     .addr -
+						     c->addr),
+				(unsigned long long)c->size);
+	}
+	c = code_named("JS:*hot ");
+	ck_assert_uint_eq(c->code_len, c->size);
+	code = w.buf + c->code_off;
+	at = memmem(code, c->code_len, imul, sizeof(imul));
+	ck_assert_ptr_nonnull(at);
+	ck_assert_int_eq(jd_index_build(&x, &d, false), 0);
+	life = jd_index_life(&x, jd_index_seg(&x, c->addr), c->time);
+	ck_assert_uint_ne(life, UINT32_MAX);
+	l = jd_line_at(&d, &x, life, c->addr + (uint64_t)(at - code));
+	ck_assert_uint_eq(l->line, 7);
+	ck_assert_str_eq(jd_name(&d, l->file),
+			 "/srv/myapp/src/tests/opannotate/hot.js");
+	/* the function's entry is its declaration's line */
+	l = jd_line_at(&d, &x, life, c->addr);
+	ck_assert_uint_eq(l->line, 4);
+}
+END_TEST
+
+/* The same bytes but for the header's reserved word: not V8's, its
+ * addresses are taken as written. */
+START_TEST(line_bias_v8_only)
+{
+	const struct jd_code *c;
+	struct w w;
+
+	w_file(&w, "node20-hot.dump");
+	memset(w.buf + 16, 0, 4);
+	ck_assert_int_eq(parse_mem(&w, w.len), 0);
+	ck_assert_uint_eq(d.line_bias, 0);
+	c = code_named("JS:*hot ");
+	ck_assert_uint_eq(d.lines[c->first_line].addr, c->addr + 0x40);
+}
+END_TEST
+
 /* A garbled name the code's name does not explain (another length, or
  * a load with no script in its name) stays without a file. */
 START_TEST(garbled_not_guessed)
@@ -985,6 +1085,8 @@ static Suite *suite(void)
 		{ "node_garbled_names", node_garbled_names },
 		{ "garbled_not_guessed", garbled_not_guessed },
 		{ "garbled_no_resync", garbled_no_resync },
+		{ "node_line_bias", node_line_bias },
+		{ "line_bias_v8_only", line_bias_v8_only },
 	}, handler[] = {
 		{ "handler_claims_and_names", handler_claims_and_names },
 		{ "handler_code_bytes", handler_code_bytes },

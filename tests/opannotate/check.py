@@ -17,6 +17,10 @@ check.py sums ANNOTATE_JSON REPORT_JSON HANDLER MIN LOOP NAME...
     hottest code object's samples lie at least LOOP% inside its loops
     (from the target of a backward branch to the branch).
 
+check.py hottest JSON SOURCE MIN
+    In --source, SOURCE has at least MIN samples and its hottest line is
+    one marked HOT-LOOP.
+
 check.py loop JSON SYMBOL SOURCE MIN
     In SYMBOL's disassembly, the loop (from the target of the one
     backward branch to that branch) holds at least 90% of its samples,
@@ -78,6 +82,23 @@ def check_loop(path, name, source, minimum):
           (source, ftotal, fhot, sorted(hot), 100.0 * fhot / max(ftotal, 1)))
     if fhot * 10 < ftotal * 9:
         fail("the loop's lines hold under 90%")
+
+
+def check_hottest(path, source, minimum):
+    doc = json.load(open(path))
+    hot = {n + 1 for n, text in enumerate(open(source)) if "HOT-LOOP" in text}
+    files = [f for f in doc.get("sources", []) if f["file"] == source]
+    if len(files) != 1:
+        fail("--source lists %s %d times" % (source, len(files)))
+    lines = sorted(files[0]["lines"], key=lambda l: -l["samples"])
+    total = sum(l["samples"] for l in lines)
+    if total < minimum:
+        fail("%s has %d samples, fewer than %d" % (source, total, minimum))
+    print("%s: %d samples, by line: %s" % (source, total, ", ".join(
+        "%d: %d" % (l["line"], l["samples"]) for l in lines[:4])))
+    if lines[0]["line"] not in hot:
+        fail("the hottest line, %d, is not one of the loop's %s" %
+             (lines[0]["line"], sorted(hot)))
 
 
 def insns(sym):
@@ -210,6 +231,8 @@ if __name__ == "__main__":
         check_sums(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]),
                    int(sys.argv[6]), sys.argv[7:])
         sys.exit(0)
+    elif sys.argv[1] == "hottest":
+        check_hottest(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif sys.argv[1] == "loop":
         check_loop(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
     elif sys.argv[1] == "generations":
