@@ -66,12 +66,33 @@ if [ -n "${OPJIT_TEST_HOG:-}" ]; then
 	[ "$failed" -eq 0 ]
 	exit
 fi
-run_ctest "$OPJIT_ROOT/build"
+# The later passes' builds run at the lowest priority beside the tests
+# of the pass before: ctest -j2 leaves a core idle for about a third of
+# its time (tests wait on their workloads, on browsers and on each
+# other), and a build there costs the run little.  Each build's status
+# is read when its tests start.
+# in_background NAME CMD...: CMD niced, its exit status in NAME.rc
+in_background() {
+	local name=$1; shift
+	(
+		renice -n 19 -p "$BASHPID" >/dev/null
+		rc=0
+		# a subshell: a step that dies still leaves its status
+		("$@") || rc=$?
+		echo "$rc" >"$OPJIT_LOGDIR/$name.rc"
+	) &
+}
+# status NAME: wait for NAME's background step; its exit status
+status() {
+	while [ ! -s "$OPJIT_LOGDIR/$1.rc" ]; do sleep 1; done
+	return "$(cat "$OPJIT_LOGDIR/$1.rc")"
+}
+rm -f "$OPJIT_LOGDIR"/*.rc
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 
-timed configure_and_build "$OPJIT_ROOT/build-asan" -DOPJIT_WERROR=ON -DOPJIT_SANITIZE=ON
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	run_ctest "$OPJIT_ROOT/build-asan" -L 'unit|sanitize|asan'
-
+asan_build() {
+	configure_and_build "$OPJIT_ROOT/build-asan" -DOPJIT_WERROR=ON -DOPJIT_SANITIZE=ON
+}
 # ThreadSanitizer on what promises concurrency (the checker's threads
 # against every shipped handler, the jitlog library), in a tree built for
 # the tsan tests alone
@@ -79,7 +100,48 @@ tsan_build() {
 	bash "$OPJIT_ROOT/scripts/tsan_check.sh" --build-only "$OPJIT_ROOT/build-tsan" \
 		>"$OPJIT_LOGDIR/build-tsan.log" 2>&1
 }
-if timed tsan_build; then
+# the fuzz targets and what they link, no more; the rest of the tree
+# gets clang's warnings from its front end only (scripts/check-clang.sh:
+# clang warns from nothing later, so a full build would say no more)
+fuzz_build() {
+	CC=clang configure_only "$OPJIT_ROOT/build-fuzz" -DOPJIT_WERROR=ON -DOPJIT_FUZZ=ON \
+		-DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+	touch "$OPJIT_LOGDIR/build-fuzz.stamp"
+	build_targets "$OPJIT_ROOT/build-fuzz" fuzz_targets
+}
+check_clang() {
+	status fuzz || return 0 # the build's failure is counted once
+	bash "$OPJIT_ROOT/scripts/check-clang.sh" "$OPJIT_ROOT/build-fuzz" \
+		"$OPJIT_LOGDIR/build-fuzz.stamp" >"$OPJIT_LOGDIR/check-clang.log" 2>&1
+}
+# the Debian packages, from a clean copy of the tree: built beside the
+# ASan tests, installed and profiled at the end, when nothing else runs
+package_build() {
+	bash "$OPJIT_ROOT/scripts/package_test.sh" "$OPJIT_ROOT/build-deb" build \
+		>"$OPJIT_LOGDIR/package.log" 2>&1
+}
+later_builds() {
+	in_background tsan timed tsan_build
+	status tsan || true
+	in_background fuzz timed fuzz_build
+	status fuzz || true
+	in_background clang timed check_clang
+}
+
+in_background asan timed asan_build
+run_ctest "$OPJIT_ROOT/build"
+
+later_builds &
+in_background package timed package_build
+if status asan; then
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		run_ctest "$OPJIT_ROOT/build-asan" -L 'unit|sanitize|asan'
+else
+	echo "build-asan: the build failed (log: $OPJIT_LOGDIR/build-asan-build.log)" >&2
+	failed=$((failed + 1))
+fi
+
+if status tsan; then
 	run_ctest "$OPJIT_ROOT/build-tsan" -L tsan
 else
 	tail -n 40 "$OPJIT_LOGDIR/build-tsan.log" >&2
@@ -87,42 +149,40 @@ else
 	failed=$((failed + 1))
 fi
 
-# the fuzz targets and what they link, no more; the rest of the tree
-# gets clang's warnings from its front end only (scripts/check-clang.sh:
-# clang warns from nothing later, so a full build would say no more)
-CC=clang configure_only "$OPJIT_ROOT/build-fuzz" -DOPJIT_WERROR=ON -DOPJIT_FUZZ=ON \
-	-DCMAKE_EXPORT_COMPILE_COMMANDS=ON
-touch "$OPJIT_LOGDIR/build-fuzz.stamp"
-timed build_targets "$OPJIT_ROOT/build-fuzz" fuzz_targets
-t0=$SECONDS
-if bash "$OPJIT_ROOT/scripts/check-clang.sh" "$OPJIT_ROOT/build-fuzz" \
-	"$OPJIT_LOGDIR/build-fuzz.stamp" >"$OPJIT_LOGDIR/check-clang.log" 2>&1; then
-	passed=$((passed + 1))
-	echo "check-clang: passed in $((SECONDS - t0)) s ($(tail -n 1 "$OPJIT_LOGDIR/check-clang.log"))"
-else
-	tail -n 60 "$OPJIT_LOGDIR/check-clang.log" >&2
-	echo "check-clang: failed (log: $OPJIT_LOGDIR/check-clang.log)" >&2
-	failed=$((failed + 1))
-fi
-run_ctest "$OPJIT_ROOT/build-fuzz" -L fuzz
-
-# the Debian packages: built from a clean copy, lintian-clean, installed,
-# the autopkgtest run through them, purged (one step, one count)
-t0=$SECONDS
-if bash "$OPJIT_ROOT/scripts/package_test.sh" "$OPJIT_ROOT/build-deb" \
-	>"$OPJIT_LOGDIR/package.log" 2>&1; then
-	passed=$((passed + 1))
-	echo "package: passed in $((SECONDS - t0)) s ($(grep -m1 'packages built in' "$OPJIT_LOGDIR/package.log"))"
-else
-	rc=$?
-	if [ "$rc" -eq 77 ]; then
-		grep SKIP "$OPJIT_LOGDIR/package.log" >&2 || true
-		echo "package: skipped (log: $OPJIT_LOGDIR/package.log)" >&2
+if status fuzz; then
+	if status clang; then
+		passed=$((passed + 1))
+		echo "check-clang: passed ($(tail -n 1 "$OPJIT_LOGDIR/check-clang.log"))"
 	else
-		tail -n 60 "$OPJIT_LOGDIR/package.log" >&2
-		echo "package: failed (log: $OPJIT_LOGDIR/package.log)" >&2
+		tail -n 60 "$OPJIT_LOGDIR/check-clang.log" >&2
+		echo "check-clang: failed (log: $OPJIT_LOGDIR/check-clang.log)" >&2
 		failed=$((failed + 1))
 	fi
+	run_ctest "$OPJIT_ROOT/build-fuzz" -L fuzz
+else
+	echo "build-fuzz: the build failed (log: $OPJIT_LOGDIR/build-fuzz-build.log)" >&2
+	failed=$((failed + 1))
+fi
+
+# the packages: lintian-clean, installed, the autopkgtest run through
+# them, purged (one step with their build, one count)
+t0=$SECONDS
+rc=0
+status package || rc=$?
+if [ "$rc" -eq 0 ]; then
+	bash "$OPJIT_ROOT/scripts/package_test.sh" "$OPJIT_ROOT/build-deb" check \
+		>>"$OPJIT_LOGDIR/package.log" 2>&1 || rc=$?
+fi
+if [ "$rc" -eq 0 ]; then
+	passed=$((passed + 1))
+	echo "package: passed, checked in $((SECONDS - t0)) s ($(grep -m1 'packages built in' "$OPJIT_LOGDIR/package.log"))"
+elif [ "$rc" -eq 77 ]; then
+	grep SKIP "$OPJIT_LOGDIR/package.log" >&2 || true
+	echo "package: skipped (log: $OPJIT_LOGDIR/package.log)" >&2
+else
+	tail -n 60 "$OPJIT_LOGDIR/package.log" >&2
+	echo "package: failed (log: $OPJIT_LOGDIR/package.log)" >&2
+	failed=$((failed + 1))
 fi
 
 echo "$passed passed, $failed failed"
