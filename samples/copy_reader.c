@@ -115,8 +115,8 @@ const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
 		e->size = (uint32_t)size;
 		e->bytes = NULL;
 		/* an index now: the arrays may move as later blocks come */
-		e->pieces =
-			(const uint8_t *const *)(uintptr_t)h->nr_copy_pieces;
+		e->piece_base = NULL;
+		e->piece_ids = (const uint32_t *)(uintptr_t)h->nr_copy_pieces;
 		e->count = 0;
 		for (off = 0; off < e->size; off = end) {
 			end = piece_end(e->sp, off, e->size);
@@ -178,34 +178,19 @@ void ops_hist_copies_finish(struct ops_hist_data *h)
 {
 	size_t i;
 
-	/* the ids become pointers once */
-	if (!h->copy_pieces)
-		return;
-	if (h->nr_copy_pieces) {
-		h->piece_ptrs =
-			malloc(h->nr_copy_pieces * sizeof(*h->piece_ptrs));
-		/* no copy can be read: they are dropped, as a damaged
-		 * block's are */
-		if (!h->piece_ptrs) {
-			h->nr_copies = 0;
-			return;
-		}
-	}
-	for (i = 0; i < h->nr_copy_pieces; i++)
-		h->piece_ptrs[i] =
-			h->piece_bytes +
-			(size_t)h->copy_pieces[i] * OPS_STACK_COPY_PIECE;
-	for (i = 0; i < h->nr_copies; i++)
-		h->copies[i].pieces =
-			h->copies[i].size
-				? h->piece_ptrs +
-					  (uintptr_t)h->copies[i].pieces
+	for (i = 0; i < h->nr_copies; i++) {
+		struct ops_stack_copy *e = &h->copies[i];
+
+		e->piece_base = e->size ? h->piece_bytes : NULL;
+		e->piece_ids =
+			e->size ? h->copy_pieces + (uintptr_t)e->piece_ids
 				: NULL;
-	free(h->copy_pieces);
-	h->copy_pieces = NULL;
-	h->cap_copy_pieces = 0;
+	}
+	/* only the ids are asked for from here on */
+	free(h->piece_len);
+	h->piece_len = NULL;
+	h->cap_piece_len = 0;
 	oputil_idxset_free(&h->piece_set);
-	memset(&h->piece_set, 0, sizeof(h->piece_set));
 }
 
 void ops_hist_copies_free(struct ops_hist_data *h)
@@ -214,13 +199,10 @@ void ops_hist_copies_free(struct ops_hist_data *h)
 	free(h->piece_bytes);
 	free(h->piece_len);
 	free(h->copy_pieces);
-	free(h->piece_ptrs);
 	oputil_idxset_free(&h->piece_set);
-	memset(&h->piece_set, 0, sizeof(h->piece_set));
 	h->copies = NULL;
 	h->piece_bytes = h->piece_len = NULL;
 	h->copy_pieces = NULL;
-	h->piece_ptrs = NULL;
 	h->nr_copies = h->nr_pieces = h->nr_copy_pieces = 0;
 	h->cap_copies = h->cap_piece_bytes = h->cap_piece_len = 0;
 	h->cap_copy_pieces = 0;
@@ -242,7 +224,7 @@ bool ops_stack_copy_read(const struct ops_stack_copy *c, uint64_t addr,
 		memcpy(o, c->bytes + off, len);
 		return true;
 	}
-	if (!c->pieces)
+	if (!c->piece_ids || !c->piece_base)
 		return false;
 	while (len) {
 		/* piece j covers [sp, next boundary) for j 0, then aligned */
@@ -256,7 +238,11 @@ bool ops_stack_copy_read(const struct ops_stack_copy *c, uint64_t addr,
 			in;
 		size_t k = room < len ? (size_t)room : len;
 
-		memcpy(o, c->pieces[j] + in, k);
+		memcpy(o,
+		       c->piece_base +
+			       (size_t)c->piece_ids[j] * OPS_STACK_COPY_PIECE +
+			       in,
+		       k);
 		o += k;
 		addr += k;
 		len -= k;

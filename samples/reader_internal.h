@@ -46,8 +46,7 @@ struct ops_hist_data {
 	/* stack copies in id order, their bytes as pieces (copy_reader.c):
 	 * each distinct piece once in piece_bytes, OPS_STACK_COPY_PIECE
 	 * bytes a slot, its length in piece_len, found by content through
-	 * piece_set; each copy's piece ids in copy_pieces, then, once the
-	 * file is read, as pointers in piece_ptrs */
+	 * piece_set; each copy's piece ids in copy_pieces */
 	struct ops_stack_copy *copies;
 	size_t nr_copies, cap_copies;
 	uint8_t *piece_bytes, *piece_len;
@@ -55,7 +54,6 @@ struct ops_hist_data {
 	struct oputil_idxset piece_set;
 	uint32_t *copy_pieces;
 	size_t nr_copy_pieces, cap_copy_pieces;
-	const uint8_t **piece_ptrs;
 	/* the process mappings of the copies, in id order */
 	struct ops_process_map *pmaps;
 	size_t nr_pmaps, cap_pmaps;

@@ -67,7 +67,7 @@ static void check_hist(struct ops_hist_data *h)
 		const struct ops_stack_copy *c = &h->copies[i];
 
 		if (c->ctx >= h->nr_contexts || c->stack >= h->nr_stacks ||
-		    c->size > OPS_STACK_COPY_MAX || (c->size && !c->pieces))
+		    c->size > OPS_STACK_COPY_MAX || (c->size && !c->piece_ids))
 			abort();
 		/* every byte readable (ASan checks) */
 		for (uint32_t b = 0; b < c->size; b++) {

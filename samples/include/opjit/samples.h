@@ -224,10 +224,12 @@ struct ops_stack_copy {
 	 * pieces (the reader's): read either through ops_stack_copy_read */
 	const uint8_t *bytes;
 	uint64_t count; /* samples (the reader's sum; the writer adds 1) */
-	/* the first from sp to the next multiple of OPS_STACK_COPY_PIECE,
-	 * each of the others OPS_STACK_COPY_PIECE bytes, the last up to
-	 * sp + size */
-	const uint8_t *const *pieces;
+	/* the pieces: piece_ids[j] is at piece_base + id *
+	 * OPS_STACK_COPY_PIECE; the first from sp to the next multiple of
+	 * OPS_STACK_COPY_PIECE, each of the others OPS_STACK_COPY_PIECE
+	 * bytes, the last up to sp + size */
+	const uint8_t *piece_base;
+	const uint32_t *piece_ids;
 };
 
 /* LEN bytes of copy C at address ADDR into OUT: false when they are
