@@ -332,6 +332,14 @@ START_TEST(test_stack_copies_unequal)
 			ops_stack_copy_read(&got[i], got[i].sp, whole, SIZE));
 		ck_assert_mem_eq(whole, bytes, SIZE);
 	}
+	/* the reader keeps each distinct piece once: copies 0 and 3 (the
+	 * same sp) differ only in their first piece, which holds the
+	 * counter */
+	ck_assert_uint_eq(got[0].sp, got[3].sp);
+	ck_assert_ptr_eq(got[0].piece_base, got[3].piece_base);
+	ck_assert_uint_ne(got[0].piece_ids[0], got[3].piece_ids[0]);
+	for (i = 1; i < SIZE / OPS_STACK_COPY_PIECE; i++)
+		ck_assert_uint_eq(got[0].piece_ids[i], got[3].piece_ids[i]);
 	ck_assert_int_eq(wr.n, 0);
 	ops_session_close(s);
 
