@@ -88,6 +88,17 @@ static void raw_frames(const struct ops_stack *st, struct cg_raw_frame *fr)
 	}
 }
 
+/* Copy CP for the readers of unwind_jvm.h, its bytes whole in BUF
+ * (OPS_STACK_COPY_MAX of them): the session keeps them in pieces. */
+static struct unwind_jvm_copy jvm_copy(const struct ops_stack_copy *cp,
+				       uint8_t *buf)
+{
+	bool whole = ops_stack_copy_read(cp, cp->sp, buf, cp->size);
+
+	return (struct unwind_jvm_copy){ cp->sp, cp->bp, whole ? buf : NULL,
+					 whole ? cp->size : 0 };
+}
+
 /* A PyPy sample's stack into FR: its leaf and the JIT frames that
  * called it, read from copy CP (unwind_pypy.h); the rest of the chain,
  * which the kernel walked from the JIT code's rbp (PyPy's heap frame,
@@ -95,9 +106,9 @@ static void raw_frames(const struct ops_stack *st, struct cg_raw_frame *fr)
  * caller: the stack is then kept as recorded. */
 static size_t pypy_frames(const struct ops_stack *st,
 			  const struct ops_stack_copy *cp,
-			  struct cg_raw_frame *fr)
+			  struct cg_raw_frame *fr, uint8_t *buf)
 {
-	struct unwind_jvm_copy uc = { cp->sp, cp->bp, cp->bytes, cp->size };
+	struct unwind_jvm_copy uc = jvm_copy(cp, buf);
 	uint64_t ret[OPS_STACK_MAX_FRAMES];
 	size_t n, k;
 
@@ -133,6 +144,7 @@ int profile_jvm_add(struct callgraph *cg, struct anon_handlers *handlers,
 	struct jvm_query *qs = NULL;
 	struct ops_anon_sample *q = NULL;
 	struct cg_raw_frame *fr = NULL;
+	uint8_t *buf = NULL;
 	struct anon_resolved ar = { 0 };
 	size_t j, i, nf = 0, cap_fs = 0, f = 0;
 	uint32_t k, sid;
@@ -142,14 +154,14 @@ int profile_jvm_add(struct callgraph *cg, struct anon_handlers *handlers,
 	if (!n)
 		return 0;
 	fr = malloc(OPS_STACK_MAX_FRAMES * sizeof(*fr));
-	if (!fr)
+	buf = malloc(OPS_STACK_COPY_MAX);
+	if (!fr || !buf)
 		goto out;
 	for (j = 0; j < n && handlers; j++) {
 		const struct ops_stack *st =
 			ops_session_stack(s, smp[j].stack);
 		const struct ops_stack_copy *cp = smp[j].copy;
-		struct unwind_jvm_copy uc = { cp->sp, cp->bp, cp->bytes,
-					      cp->size };
+		struct unwind_jvm_copy uc = jvm_copy(cp, buf);
 		size_t nc = st ? jit_chain(st, chain) : 0;
 
 		/* a PyPy sample takes its JIT callers (pypy_frames) */
@@ -207,7 +219,7 @@ int profile_jvm_add(struct callgraph *cg, struct anon_handlers *handlers,
 
 		if (!st)
 			continue;
-		nr = pypy_frames(st, smp[j].copy, fr);
+		nr = pypy_frames(st, smp[j].copy, fr, buf);
 		if (nr) {
 			/* FS holds nothing of a PyPy sample */
 			ret = callgraph_add_stack(cg, fr, nr, true, &sid);
@@ -241,5 +253,6 @@ out:
 	free(qs);
 	free(q);
 	free(fr);
+	free(buf);
 	return ret;
 }

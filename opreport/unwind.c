@@ -193,15 +193,12 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 			   void *arg)
 {
 	struct unwind *u = arg;
-	const struct ops_stack_copy *c = u->cur;
 
 	(void)dwfl;
-	if (addr < c->sp || addr - c->sp > c->size ||
-	    c->size - (addr - c->sp) < sizeof(*result)) {
+	if (!ops_stack_copy_read(u->cur, addr, result, sizeof(*result))) {
 		u->fault = true;
 		return false;
 	}
-	memcpy(result, c->bytes + (addr - c->sp), sizeof(*result));
 	return true;
 }
 

@@ -3,12 +3,19 @@
  * Reading the user stack copies of samples.hist (FORMAT.md,
  * STACK_COPIES and COPY_COUNTS).  A damaged block is dropped whole; a
  * count for a copy no block defined is damage.
+ *
+ * On disk each copy is whole; here it is kept as the writer keeps it,
+ * its pieces interned: a session's copies are tens of MiB whole and a
+ * few hundred KiB of distinct pieces, and writing every byte anew to
+ * fresh memory cost most of a report's time.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/crc32c.h>
 #include <oputil/grow.h>
+#include <oputil/hash.h>
 
 #include "bytes_internal.h"
 #include "reader_internal.h"
@@ -16,10 +23,53 @@
 /* The smallest record: six one-byte varints. */
 #define COPY_MIN 6
 
+/* The end (offset from sp) of the piece that starts at offset OFF of a
+ * copy of SIZE bytes at SP. */
+static uint32_t piece_end(uint64_t sp, uint32_t off, uint32_t size)
+{
+	uint64_t next = ((sp + off) / OPS_STACK_COPY_PIECE + 1) *
+				OPS_STACK_COPY_PIECE -
+			sp;
+
+	return next < size ? (uint32_t)next : size;
+}
+
+/* The id of the piece P of LEN bytes, interned.  0 or -ENOMEM. */
+static int piece_intern(struct ops_hist_data *h, const uint8_t *p, size_t len,
+			uint32_t *id)
+{
+	uint32_t hash = (uint32_t)oputil_hash_u64(
+		oputil_crc32c((uint32_t)len, p, len));
+	struct oputil_idxset_pos pos;
+	uint32_t i;
+
+	i = oputil_idxset_find(
+		&h->piece_set, hash, &pos, k,
+		h->piece_set.hash[k] == hash && h->piece_len[k] == len &&
+			!memcmp(h->piece_bytes +
+					(size_t)k * OPS_STACK_COPY_PIECE,
+				p, len));
+	if (i != OPUTIL_IDXSET_NONE) {
+		*id = i;
+		return 0;
+	}
+	if (h->nr_pieces >= UINT32_MAX - 1 ||
+	    oputil_grow(&h->piece_bytes, &h->cap_piece_bytes,
+			(h->nr_pieces + 1) * OPS_STACK_COPY_PIECE, 1) ||
+	    oputil_grow(&h->piece_len, &h->cap_piece_len, h->nr_pieces + 1,
+			1) ||
+	    oputil_idxset_put(&h->piece_set, &pos, (uint32_t)h->nr_pieces) < 0)
+		return -ENOMEM;
+	memcpy(h->piece_bytes + h->nr_pieces * OPS_STACK_COPY_PIECE, p, len);
+	h->piece_len[h->nr_pieces] = (uint8_t)len;
+	*id = (uint32_t)h->nr_pieces++;
+	return 0;
+}
+
 const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
 			    size_t len, bool *oom)
 {
-	size_t start = h->nr_copies, bytes_start = h->nr_copy_bytes;
+	size_t start = h->nr_copies, pieces_start = h->nr_copy_pieces;
 	const char *why = NULL;
 	uint64_t n, i;
 	int rc;
@@ -30,17 +80,20 @@ const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
 	if (rc)
 		return rc == -ERANGE ? "bad count of stack copies"
 				     : "bad stack copy block";
-	/* every byte of the block at most: its records' bytes fit */
+	/* every byte of the block at most: its records' pieces fit (a
+	 * piece holds at least one byte) */
 	if (oputil_grow(&h->copies, &h->cap_copies, start + n,
 			sizeof(*h->copies)) ||
-	    oputil_grow(&h->copy_bytes, &h->cap_copy_bytes,
-			bytes_start + ops_cur_left(&c), 1)) {
+	    oputil_grow(&h->copy_pieces, &h->cap_copy_pieces,
+			pieces_start + ops_cur_left(&c),
+			sizeof(*h->copy_pieces))) {
 		*oom = true;
 		return "out of memory";
 	}
 	for (i = 0; i < n; i++) {
 		struct ops_stack_copy *e = &h->copies[start + i];
 		uint64_t ctx, stack, size;
+		uint32_t off, end;
 
 		ctx = ops_cur_varint(&c);
 		stack = ops_cur_varint(&c);
@@ -60,11 +113,22 @@ const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
 		e->ctx = (uint32_t)ctx;
 		e->stack = (uint32_t)stack;
 		e->size = (uint32_t)size;
-		/* an offset now: the buffer may move as later blocks come */
-		e->bytes = (const uint8_t *)(uintptr_t)h->nr_copy_bytes;
+		e->bytes = NULL;
+		/* an index now: the arrays may move as later blocks come */
+		e->piece_base = NULL;
+		e->piece_ids = (const uint32_t *)(uintptr_t)h->nr_copy_pieces;
 		e->count = 0;
-		ops_cur_bytes(&c, h->copy_bytes + h->nr_copy_bytes, size);
-		h->nr_copy_bytes += size;
+		for (off = 0; off < e->size; off = end) {
+			end = piece_end(e->sp, off, e->size);
+			if (piece_intern(h, c.p + off, end - off,
+					 &h->copy_pieces[h->nr_copy_pieces])) {
+				*oom = true;
+				why = "out of memory";
+				goto out;
+			}
+			h->nr_copy_pieces++;
+		}
+		c.p += e->size;
 	}
 	if (ops_cur_left(&c)) {
 		why = "trailing bytes in stack copy block";
@@ -73,7 +137,7 @@ const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
 	h->nr_copies = start + n;
 out:
 	if (why)
-		h->nr_copy_bytes = bytes_start;
+		h->nr_copy_pieces = pieces_start;
 	return why;
 }
 
@@ -114,18 +178,74 @@ void ops_hist_copies_finish(struct ops_hist_data *h)
 {
 	size_t i;
 
-	for (i = 0; i < h->nr_copies; i++)
-		h->copies[i].bytes =
-			h->copies[i].size
-				? h->copy_bytes + (uintptr_t)h->copies[i].bytes
+	for (i = 0; i < h->nr_copies; i++) {
+		struct ops_stack_copy *e = &h->copies[i];
+
+		e->piece_base = e->size ? h->piece_bytes : NULL;
+		e->piece_ids =
+			e->size ? h->copy_pieces + (uintptr_t)e->piece_ids
 				: NULL;
+	}
+	/* only the ids are asked for from here on */
+	free(h->piece_len);
+	h->piece_len = NULL;
+	h->cap_piece_len = 0;
+	oputil_idxset_free(&h->piece_set);
 }
 
 void ops_hist_copies_free(struct ops_hist_data *h)
 {
 	free(h->copies);
-	free(h->copy_bytes);
+	free(h->piece_bytes);
+	free(h->piece_len);
+	free(h->copy_pieces);
+	oputil_idxset_free(&h->piece_set);
 	h->copies = NULL;
-	h->copy_bytes = NULL;
-	h->nr_copies = h->nr_copy_bytes = 0;
+	h->piece_bytes = h->piece_len = NULL;
+	h->copy_pieces = NULL;
+	h->nr_copies = h->nr_pieces = h->nr_copy_pieces = 0;
+	h->cap_copies = h->cap_piece_bytes = h->cap_piece_len = 0;
+	h->cap_copy_pieces = 0;
+}
+
+bool ops_stack_copy_read(const struct ops_stack_copy *c, uint64_t addr,
+			 void *out, size_t len)
+{
+	uint8_t *o = out;
+	uint64_t off;
+
+	if (addr < c->sp || addr - c->sp > c->size ||
+	    c->size - (addr - c->sp) < len)
+		return false;
+	off = addr - c->sp;
+	if (!len)
+		return true;
+	if (c->bytes) {
+		memcpy(o, c->bytes + off, len);
+		return true;
+	}
+	if (!c->piece_ids || !c->piece_base)
+		return false;
+	while (len) {
+		/* piece j covers [sp, next boundary) for j 0, then aligned */
+		uint64_t j = addr / OPS_STACK_COPY_PIECE -
+			     c->sp / OPS_STACK_COPY_PIECE;
+		uint64_t in = j ? addr % OPS_STACK_COPY_PIECE : addr - c->sp;
+		uint64_t room =
+			(j ? OPS_STACK_COPY_PIECE
+			   : OPS_STACK_COPY_PIECE -
+					 c->sp % OPS_STACK_COPY_PIECE) -
+			in;
+		size_t k = room < len ? (size_t)room : len;
+
+		memcpy(o,
+		       c->piece_base +
+			       (size_t)c->piece_ids[j] * OPS_STACK_COPY_PIECE +
+			       in,
+		       k);
+		o += k;
+		addr += k;
+		len -= k;
+	}
+	return true;
 }

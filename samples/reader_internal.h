@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include <opjit/samples.h>
+#include <oputil/idxset.h>
 
 struct ops_hist_data {
 	struct ops_image *images; /* paths owned */
@@ -42,11 +43,17 @@ struct ops_hist_data {
 	struct ops_frame *stack_frames; /* OPS_STACK_MAX_FRAMES of them */
 	struct ops_stack_count *stack_counts; /* sorted, equal keys summed */
 	size_t nr_stack_counts, cap_stack_counts;
-	/* stack copies in id order, their bytes in copy_bytes */
+	/* stack copies in id order, their bytes as pieces (copy_reader.c):
+	 * each distinct piece once in piece_bytes, OPS_STACK_COPY_PIECE
+	 * bytes a slot, its length in piece_len, found by content through
+	 * piece_set; each copy's piece ids in copy_pieces */
 	struct ops_stack_copy *copies;
 	size_t nr_copies, cap_copies;
-	uint8_t *copy_bytes;
-	size_t nr_copy_bytes, cap_copy_bytes;
+	uint8_t *piece_bytes, *piece_len;
+	size_t nr_pieces, cap_piece_bytes, cap_piece_len;
+	struct oputil_idxset piece_set;
+	uint32_t *copy_pieces;
+	size_t nr_copy_pieces, cap_copy_pieces;
 	/* the process mappings of the copies, in id order */
 	struct ops_process_map *pmaps;
 	size_t nr_pmaps, cap_pmaps;

@@ -210,6 +210,7 @@ static void copy_check(struct ops_session *s, const struct cg *c,
 		       const uint8_t *bytes, uint64_t first, uint64_t second)
 {
 	const struct ops_stack_copy *cp;
+	uint8_t got[64], none;
 	size_t n;
 
 	cp = ops_session_stack_copies(s, &n);
@@ -220,10 +221,14 @@ static void copy_check(struct ops_session *s, const struct cg *c,
 	ck_assert_uint_eq(cp[0].sp, 0x7ffd0000);
 	ck_assert_uint_eq(cp[0].bp, 7);
 	ck_assert_uint_eq(cp[0].size, 64);
-	ck_assert_mem_eq(cp[0].bytes, bytes, 64);
+	ck_assert(ops_stack_copy_read(&cp[0], 0x7ffd0000, got, 64));
+	ck_assert_mem_eq(got, bytes, 64);
+	/* nothing past its end */
+	ck_assert(!ops_stack_copy_read(&cp[0], 0x7ffd0000 + 57, got, 8));
+	ck_assert(!ops_stack_copy_read(&cp[0], 0x7ffd0000 - 1, got, 1));
 	ck_assert_uint_eq(cp[0].count, first);
 	ck_assert_uint_eq(cp[1].size, 0);
-	ck_assert_ptr_null(cp[1].bytes);
+	ck_assert(!ops_stack_copy_read(&cp[1], cp[1].sp, &none, 1));
 	ck_assert_uint_eq(cp[1].count, second);
 }
 
@@ -292,7 +297,7 @@ START_TEST(test_stack_copies_unequal)
 	struct warns wr = { 0 };
 	const struct ops_stack_copy *got;
 	struct ops_session *s;
-	uint8_t *bytes = malloc(SIZE);
+	uint8_t *bytes = malloc(SIZE), *whole = malloc(SIZE);
 	struct ops_stack_copy cp = { .ip = 0x401000,
 				     .bp = 7,
 				     .size = SIZE,
@@ -302,6 +307,7 @@ START_TEST(test_stack_copies_unequal)
 	size_t n;
 
 	ck_assert_ptr_nonnull(bytes);
+	ck_assert_ptr_nonnull(whole);
 	cg_open(&c, 64);
 	cg_write(&c);
 	cp.ctx = c.ctx;
@@ -322,8 +328,18 @@ START_TEST(test_stack_copies_unequal)
 		ck_assert_uint_eq(got[i].sp, cp.sp);
 		ck_assert_uint_eq(got[i].size, SIZE);
 		ck_assert_uint_eq(got[i].count, 1);
-		ck_assert_mem_eq(got[i].bytes, bytes, SIZE);
+		ck_assert(
+			ops_stack_copy_read(&got[i], got[i].sp, whole, SIZE));
+		ck_assert_mem_eq(whole, bytes, SIZE);
 	}
+	/* the reader keeps each distinct piece once: copies 0 and 3 (the
+	 * same sp) differ only in their first piece, which holds the
+	 * counter */
+	ck_assert_uint_eq(got[0].sp, got[3].sp);
+	ck_assert_ptr_eq(got[0].piece_base, got[3].piece_base);
+	ck_assert_uint_ne(got[0].piece_ids[0], got[3].piece_ids[0]);
+	for (i = 1; i < SIZE / OPS_STACK_COPY_PIECE; i++)
+		ck_assert_uint_eq(got[0].piece_ids[i], got[3].piece_ids[i]);
 	ck_assert_int_eq(wr.n, 0);
 	ops_session_close(s);
 
@@ -349,6 +365,7 @@ START_TEST(test_stack_copies_unequal)
 	ck_assert_uint_lt(i, 16384);
 	ops_writer_free(c.w);
 	free(bytes);
+	free(whole);
 }
 END_TEST
 

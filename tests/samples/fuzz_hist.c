@@ -67,11 +67,16 @@ static void check_hist(struct ops_hist_data *h)
 		const struct ops_stack_copy *c = &h->copies[i];
 
 		if (c->ctx >= h->nr_contexts || c->stack >= h->nr_stacks ||
-		    c->size > OPS_STACK_COPY_MAX || (c->size && !c->bytes))
+		    c->size > OPS_STACK_COPY_MAX || (c->size && !c->piece_ids))
 			abort();
 		/* every byte readable (ASan checks) */
-		for (uint32_t b = 0; b < c->size; b++)
-			hist_byte_sink = c->bytes[b];
+		for (uint32_t b = 0; b < c->size; b++) {
+			uint8_t v;
+
+			if (!ops_stack_copy_read(c, c->sp + b, &v, 1))
+				abort();
+			hist_byte_sink = v;
+		}
 	}
 	for (i = 0; i < h->nr_pmaps; i++) {
 		const struct ops_process_map *m = &h->pmaps[i];

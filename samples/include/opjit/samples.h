@@ -207,6 +207,11 @@ struct ops_stack_count {
 /* Bytes a stack copy may hold (the kernel's own limit is below). */
 #define OPS_STACK_COPY_MAX 65536u
 
+/* The reader keeps a copy's bytes as pieces at addresses aligned to
+ * this, each distinct piece once: the copies of a loop share most of
+ * theirs, and all of a session's copies whole would be tens of MiB. */
+#define OPS_STACK_COPY_PIECE 128u
+
 /* The user registers and the top of the user stack of samples of one
  * stack (no anonymous frame) in one context, for the report to unwind
  * what the frame-pointer chain missed. */
@@ -215,9 +220,22 @@ struct ops_stack_copy {
 	uint32_t stack; /* the frame-pointer stack id of the samples */
 	uint64_t ip, sp, bp;
 	uint32_t size; /* bytes copied from sp up, 0..OPS_STACK_COPY_MAX */
+	/* the bytes whole (the writer's input), or NULL when they are in
+	 * pieces (the reader's): read either through ops_stack_copy_read */
 	const uint8_t *bytes;
 	uint64_t count; /* samples (the reader's sum; the writer adds 1) */
+	/* the pieces: piece_ids[j] is at piece_base + id *
+	 * OPS_STACK_COPY_PIECE; the first from sp to the next multiple of
+	 * OPS_STACK_COPY_PIECE, each of the others OPS_STACK_COPY_PIECE
+	 * bytes, the last up to sp + size */
+	const uint8_t *piece_base;
+	const uint32_t *piece_ids;
 };
+
+/* LEN bytes of copy C at address ADDR into OUT: false when they are
+ * not all inside the copy. */
+bool ops_stack_copy_read(const struct ops_stack_copy *c, uint64_t addr,
+			 void *out, size_t len);
 
 /* Samples counted in one time slice (FORMAT.md, TIME_SLICES). */
 enum ops_time_kind {
