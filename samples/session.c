@@ -31,7 +31,6 @@ struct ops_session {
 	struct ops_anon_data anon;
 	char *kallsyms, *modules;
 	struct ops_maplist *maps; /* one per process */
-	bool anon_hidden;	  /* another event than the first selected */
 };
 
 /* Read the container file DIR/NAME up to its first damage; a missing or
@@ -252,6 +251,12 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 		goto out;
 	s->anon.nr_stacks = s->hist.nr_stacks;
 	s->anon.stack_nodes = s->hist.nodes;
+	if (s->anon.max_event >= ops_session_nr_events(s))
+		ops_warnf(warn, warn_arg,
+			  "%s/anon.samples: offset %llu: samples of event %u, "
+			  "past the %u of session.meta: left out",
+			  s->dir, (unsigned long long)s->anon.max_event_off,
+			  s->anon.max_event, ops_session_nr_events(s));
 
 	s->kallsyms = session_optional(s, "kallsyms");
 	s->modules = session_optional(s, "modules");
@@ -444,33 +449,17 @@ const struct ops_process *ops_session_process(const struct ops_session *s,
 int ops_session_anon(struct ops_session *s, uint32_t proc_id,
 		     const struct ops_anon_sample **samples, size_t *n)
 {
-	static const struct ops_anon_sample none;
-
-	if (s->anon_hidden && proc_id < s->anon.nr_procs) {
-		*samples = &none;
-		*n = 0;
-		return 0;
-	}
 	return ops_anon_decode(&s->anon, proc_id, samples, n);
 }
 
 int ops_session_anon_count(struct ops_session *s, uint32_t proc_id, size_t *n)
 {
-	if (s->anon_hidden && proc_id < s->anon.nr_procs) {
-		*n = 0;
-		return 0;
-	}
 	return ops_anon_count(&s->anon, proc_id, n);
 }
 
 int ops_session_anon_take(struct ops_session *s, uint32_t proc_id,
 			  struct ops_anon_sample **samples, size_t *n)
 {
-	if (s->anon_hidden && proc_id < s->anon.nr_procs) {
-		*samples = NULL;
-		*n = 0;
-		return 0;
-	}
 	return ops_anon_take(&s->anon, proc_id, samples, n);
 }
 
@@ -516,7 +505,7 @@ int ops_session_select_event(struct ops_session *s, uint32_t event)
 		if (!KEEP(h->copies[i].ctx))
 			h->copies[i].count = 0;
 #undef KEEP
-	s->anon_hidden = event != 0;
+	ops_anon_select_event(&s->anon, event);
 	/* from here the session reads as one of that event, its name in
 	 * every report's header */
 	{
@@ -600,13 +589,6 @@ int ops_session_anon_stacks(struct ops_session *s, uint32_t proc_id,
 			    const struct ops_anon_stack_sample **samples,
 			    size_t *n)
 {
-	static const struct ops_anon_stack_sample none;
-
-	if (s->anon_hidden && proc_id < s->anon.nr_procs) {
-		*samples = &none;
-		*n = 0;
-		return 0;
-	}
 	return ops_anon_decode_stacks(&s->anon, proc_id, samples, n);
 }
 
