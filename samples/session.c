@@ -194,12 +194,44 @@ nomem:
 	return -ENOMEM;
 }
 
+/* In *PERIOD the period of event EVENT from LIST (session.meta's
+ * event_periods: NR u64 values, comma separated); -EINVAL when LIST is
+ * not that. */
+static int session_event_period(const char *list, uint32_t nr, uint32_t event,
+				uint64_t *period)
+{
+	uint32_t i = 0;
+	uint64_t v = 0;
+	size_t digits = 0;
+
+	for (;; list++) {
+		if (*list >= '0' && *list <= '9') {
+			if (v > (UINT64_MAX - (uint64_t)(*list - '0')) / 10)
+				return -EINVAL;
+			v = v * 10 + (uint64_t)(*list - '0');
+			digits++;
+			continue;
+		}
+		if ((*list != ',' && *list) || !digits || i >= nr)
+			return -EINVAL;
+		if (i == event)
+			*period = v;
+		i++;
+		v = 0;
+		digits = 0;
+		if (!*list)
+			break;
+	}
+	return i == nr ? 0 : -EINVAL;
+}
+
 static int session_load(struct ops_session *s, ops_warn_fn warn,
 			void *warn_arg, char *err, size_t errlen)
 {
 	uint8_t *buf = NULL;
 	char *path = NULL;
 	bool have_maps;
+	uint64_t period;
 	size_t len;
 	uint32_t i;
 	int ret;
@@ -237,6 +269,16 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 			 "of session.meta): all read as the first",
 			 path, ops_session_nr_events(s));
 		warn(warn_arg, msg);
+	}
+	if (*s->meta.event_periods &&
+	    session_event_period(s->meta.event_periods,
+				 ops_session_nr_events(s), 0, &period)) {
+		ops_warnf(warn, warn_arg,
+			  "%s/session.meta: bad event_periods '%s' for %u "
+			  "events: each read as the session's period",
+			  s->dir, s->meta.event_periods,
+			  ops_session_nr_events(s));
+		s->meta.event_periods[0] = '\0';
 	}
 	free(buf);
 	buf = NULL;
@@ -482,10 +524,12 @@ uint64_t ops_session_untimed(const struct ops_session *s)
 
 int ops_session_select_event(struct ops_session *s, uint32_t event)
 {
+	uint32_t nr = ops_session_nr_events(s);
 	struct ops_hist_data *h = &s->hist;
+	uint64_t period;
 	size_t i, n;
 
-	if (event >= ops_session_nr_events(s))
+	if (event >= nr)
 		return -ENOENT;
 #define KEEP(x) (h->contexts[(x)].event == event)
 	for (i = n = 0; i < h->nr_entries; i++)
@@ -517,6 +561,15 @@ int ops_session_select_event(struct ops_session *s, uint32_t event)
 		memmove(s->meta.event, e, n);
 		s->meta.event[n] = '\0';
 	}
+	/* and its period: an event that counts, beside a clock sampled at
+	 * a frequency, is sampled at every occurrence */
+	if (*s->meta.event_periods &&
+	    !session_event_period(s->meta.event_periods, nr, event, &period) &&
+	    period) {
+		s->meta.info.period = period;
+		s->meta.info.frequency = 0;
+	}
+	s->meta.event_periods[0] = '\0';
 	return 0;
 }
 

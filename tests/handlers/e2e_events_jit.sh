@@ -101,6 +101,16 @@ ms=$(((hot_ns + cold_ns) / 1000000))
 [ $((hot + cold)) -ge $((ms * 2)) ] && [ $((hot + cold)) -le $((ms * 44 / 10)) ] ||
 	fail "cpu-clock: $((hot + cold)) samples in jit_hot and jit_cold for $ms ms of their CPU"
 
+# each header says its event's own rate: the clock's frequency, and a
+# sample at every fault (session.meta's event_periods)
+for ev in cpu-clock page-faults; do
+	"$OPJIT_OPREPORT" --session-dir="$tmp/s" --event=$ev >"$tmp/h-$ev.txt" \
+		2>/dev/null || fail "opreport --event=$ev failed"
+done
+[ "$(head -n 1 "$tmp/h-cpu-clock.txt")" = "Counted cpu-clock events (software timer) at 4000 Hz" ] &&
+	[ "$(head -n 1 "$tmp/h-page-faults.txt")" = "Counted page-faults events, every one a sample" ] ||
+	fail "headers: '$(head -n 1 "$tmp/h-cpu-clock.txt")', '$(head -n 1 "$tmp/h-page-faults.txt")'"
+
 # -g: each event's stacks; folded lines end in their leaf and count
 record g -g -e cpu-clock -e page-faults
 faults=$(awk '$1 == "faults" && $2 == "jit_touch" { print $3 }' "$tmp/g.out")

@@ -254,6 +254,62 @@ START_TEST(test_anon_events)
 }
 END_TEST
 
+/* Each event's period (event_periods), for the report's header: a
+ * session of one event has none, a bad list is one warning. */
+static struct ops_session *open_periods(const char *events,
+					const char *periods, struct warns *wr)
+{
+	struct ops_session_info info = info_example();
+	struct ops_writer *w = NULL;
+
+	info.event = events;
+	info.event_periods = periods;
+	info.frequency = 4000;
+	info.period = 0;
+	ck_assert_int_eq(ops_writer_open(&w, sdir, &info), 0);
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+	return session_must_open(sdir, wr);
+}
+
+START_TEST(test_event_periods)
+{
+	char *meta = tmp_path(sdir, "session.meta");
+	struct warns wr = { 0 };
+	struct ops_session *s;
+	char *text;
+	size_t len;
+
+	for (uint32_t e = 0; e < 2; e++) {
+		s = open_periods("cpu-clock,page-faults", "0,1", &wr);
+		ck_assert_str_eq(ops_session_info(s)->event_periods, "0,1");
+		ck_assert_int_eq(ops_session_select_event(s, e), 0);
+		ck_assert_uint_eq(ops_session_info(s)->period, e ? 1 : 0);
+		ck_assert_uint_eq(ops_session_info(s)->frequency,
+				  e ? 0 : 4000);
+		ck_assert_str_eq(ops_session_info(s)->event_periods, "");
+		ops_session_close(s);
+	}
+	ck_assert_int_eq(wr.n, 0);
+
+	/* not written for one event */
+	s = open_periods("cpu-clock", NULL, &wr);
+	ops_session_close(s);
+	text = file_read(meta, &len);
+	ck_assert_ptr_null(memmem(text, len, "event_periods", 13));
+	free(text);
+
+	s = open_periods("cpu-clock,page-faults", "0,x", &wr);
+	ck_assert_int_eq(wr.n, 1);
+	ck_assert_int_eq(ops_session_select_event(s, 1), 0);
+	ck_assert_uint_eq(ops_session_info(s)->frequency, 4000);
+	ops_session_close(s);
+	s = open_periods("cpu-clock,page-faults", "0,1,1", &wr);
+	ck_assert_int_eq(wr.n, 2);
+	ops_session_close(s);
+	free(meta);
+}
+END_TEST
+
 /* A JIT sample of an event past the session's list is refused. */
 START_TEST(test_anon_event_past)
 {
@@ -281,6 +337,7 @@ int main(void)
 	tcase_add_test(tc, test_one_event);
 	tcase_add_loop_test(tc, test_anon_events, 0, 2);
 	tcase_add_test(tc, test_anon_event_past);
+	tcase_add_test(tc, test_event_periods);
 	suite_add_tcase(su, tc);
 	return opjit_check_run(su);
 }

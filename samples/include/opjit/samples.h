@@ -71,6 +71,11 @@ struct ops_session_info {
 	/* call graphs: the depth asked for (frames per sample), 0 when the
 	 * session has none */
 	uint32_t callgraph_depth;
+	/* several events: each one's period, comma separated in the order
+	 * of event, 0 for one sampled at frequency ("0,1"); NULL or empty
+	 * otherwise.  ops_session_select_event sets period and frequency
+	 * from it. */
+	const char *event_periods;
 };
 
 enum ops_image_kind {
