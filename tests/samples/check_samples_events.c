@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/crc32c.h>
+
 #include "helpers.h"
 
 #include "check_run.h"
@@ -147,7 +149,8 @@ static bool has_type(const uint16_t *types, size_t n, uint16_t type)
 }
 
 /* A process's JIT samples of EVENTS (one or two), interleaved as rings
- * of two events read them: event 0 at 0x1000 + i, event 1 at 0x2000 + i;
+ * of two events read them: event 0 at 0x1000 + i, event 1 at 0x2000 + i
+ * (and of a third, one at 0x3000);
  * with call graphs, a stack sample of each too.  Flushed between, and
  * the last written by the process's exit. */
 static void write_anon(const char *events, bool stacks)
@@ -158,6 +161,7 @@ static void write_anon(const char *events, bool stacks)
 	struct ops_stack st = { .frames = &f, .nr_frames = 1 };
 	struct ops_writer *w = NULL;
 	bool two = strchr(events, ',') != NULL;
+	bool three = two && strchr(strchr(events, ',') + 1, ',');
 	uint32_t id, stack;
 
 	info.event = events;
@@ -172,6 +176,10 @@ static void write_anon(const char *events, bool stacks)
 			ck_assert_int_eq(ops_writer_anon_event(w, id, 1,
 							       105 + 10 * i,
 							       0x2000 + i, 8),
+					 0);
+		if (three && i == 5)
+			ck_assert_int_eq(ops_writer_anon_event(w, id, 2, 160,
+							       0x3000, 9),
 					 0);
 		if (i == 2)
 			ck_assert_int_eq(ops_writer_flush(w), 0);
@@ -310,6 +318,70 @@ START_TEST(test_event_periods)
 }
 END_TEST
 
+/* Damage in the EVENT_ blocks: event 0 there is a bad block, which ends
+ * the file's walk with one warning; an event past session.meta's list is
+ * never read, with one warning. */
+START_TEST(test_anon_event_damage)
+{
+	char *anon = tmp_path(sdir, "anon.samples");
+	char *meta = tmp_path(sdir, "session.meta");
+	struct warns wr = { 0 };
+	struct ops_session *s;
+	const struct ops_anon_sample *a;
+	size_t len, off, n;
+	uint8_t *b;
+	char *text, *at;
+
+	write_anon("cpu-clock,page-faults", false);
+	b = file_read(anon, &len);
+	for (off = 16; off + 16 <= len;) {
+		uint32_t plen = b[off + 8] | b[off + 9] << 8 |
+				b[off + 10] << 16 |
+				(uint32_t)b[off + 11] << 24;
+
+		if (b[off + 4] == 4) {
+			/* proc_id 0, then the event: 1 becomes 0 */
+			ck_assert_uint_eq(b[off + 17], 1);
+			b[off + 17] = 0;
+			uint32_t crc = oputil_crc32c(0, b + off + 16, plen);
+
+			memcpy(b + off + 12, &crc, 4);
+			break;
+		}
+		off += 16 + plen;
+	}
+	ck_assert_uint_lt(off + 16, len);
+	file_write(anon, b, len);
+	free(b);
+	s = session_must_open(sdir, &wr);
+	ck_assert_int_eq(wr.n, 1);
+	ck_assert_ptr_nonnull(strstr(wr.last, "bad sample block header"));
+	/* what came before it reads */
+	ck_assert_int_eq(ops_session_anon(s, 0, &a, &n), 0);
+	ck_assert_uint_ge(n, 1);
+	ops_session_close(s);
+
+	/* three events recorded, two listed: the third's samples left out */
+	write_anon("cpu-clock,page-faults,cycles", false);
+	text = file_read(meta, &len);
+	at = memmem(text, len, ",cycles\n", 8);
+	ck_assert_ptr_nonnull(at);
+	memmove(at, at + 7, len - (size_t)(at + 7 - text));
+	file_write(meta, text, len - 7);
+	free(text);
+	wr.n = 0;
+	s = session_must_open(sdir, &wr);
+	ck_assert_int_eq(wr.n, 1);
+	ck_assert_ptr_nonnull(strstr(wr.last,
+				     "samples of event 2, past the 2 of "
+				     "session.meta: left out"));
+	check_anon(s, 6, 0x1000, 1, 100, 7);
+	ops_session_close(s);
+	free(anon);
+	free(meta);
+}
+END_TEST
+
 /* A JIT sample of an event past the session's list is refused. */
 START_TEST(test_anon_event_past)
 {
@@ -337,6 +409,7 @@ int main(void)
 	tcase_add_test(tc, test_one_event);
 	tcase_add_loop_test(tc, test_anon_events, 0, 2);
 	tcase_add_test(tc, test_anon_event_past);
+	tcase_add_test(tc, test_anon_event_damage);
 	tcase_add_test(tc, test_event_periods);
 	suite_add_tcase(su, tc);
 	return opjit_check_run(su);
