@@ -5,6 +5,7 @@
  * timeout for the next flush.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -240,8 +241,21 @@ static int daemon_writer_open(struct daemon *d)
 		.kernel_excluded = d->o->no_kernel || d->c.kernel_refused,
 		.callgraph_depth = d->o->callgraph_depth,
 	};
+	char periods[COUNTERS_MAX_EVENTS * 21 + 1] = "";
 	int err;
 
+	/* several events: each one's period, for the report's header (an
+	 * event that counts is sampled at every one beside a clock) */
+	for (uint32_t i = 0; d->c.nr_events > 1 && i < d->c.nr_events; i++) {
+		uint64_t p = d->c.cfg.events[i].period;
+		size_t n = strlen(periods);
+
+		if (!p && !d->o->frequency)
+			p = d->o->period;
+		snprintf(periods + n, sizeof(periods) - n, "%s%" PRIu64,
+			 i ? "," : "", p);
+	}
+	info.event_periods = periods;
 	if (!uname(&u)) {
 		info.host = u.nodename;
 		info.kernel_release = u.release;

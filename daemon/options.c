@@ -383,13 +383,6 @@ static int options_check(struct options *o)
 	}
 	if (opt_callgraph_mode && callgraph_mode(o, opt_callgraph_mode))
 		return -EINVAL;
-	/* a stack with a JIT frame goes to anon.samples, which cannot say
-	 * its event yet (samples/FORMAT.md, CONTEXT_EVENTS) */
-	if (o->callgraph_depth && o->nr_events > 1) {
-		diag("call graphs record one event: -g with %s",
-		     o->event_list);
-		return -EINVAL;
-	}
 	o->no_kernel = opt_no_kernel;
 	o->archive_maps = !opt_no_archive;
 	if (modes == 0) {

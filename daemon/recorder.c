@@ -161,6 +161,7 @@ static void recorder_kernel(struct recorder *r, const struct pending_sample *s)
 			return;
 		r->kernel++;
 		recorder_hist(r, ctx, s->ip);
+		recorder_stack(r, p, s, ctx);
 		return;
 	}
 	if (p) {
@@ -272,16 +273,11 @@ static void recorder_anon(struct recorder *r, struct proc *p,
 {
 	int err;
 
-	/* anon.samples cannot say another event's yet (FORMAT.md,
-	 * CONTEXT_EVENTS): counted as unattributed, not as the first's */
-	if (r->event) {
-		r->unattributed++;
-		return;
-	}
 	if (recorder_anon_note(r, p, e))
 		return;
 	r->anon++;
-	err = ops_writer_anon(r->w, p->proc_id, s->time, s->ip, s->tid);
+	err = ops_writer_anon_event(r->w, p->proc_id, r->event, s->time, s->ip,
+				    s->tid);
 	if (err)
 		recorder_fail(r, err, true);
 }

@@ -198,8 +198,8 @@ void recorder_stack_chain(struct recorder *r, struct proc *p,
 		return;
 	err = ops_writer_stack(r->w, &st, &id);
 	if (!err && anon)
-		err = ops_writer_anon_stack(r->w, p->proc_id, s->time, id,
-					    s->tid);
+		err = ops_writer_anon_stack_event(r->w, p->proc_id, r->event,
+						  s->time, id, s->tid);
 	else if (!err && ctx != MAPTAB_NO_CTX)
 		err = ops_writer_stack_add(r->w, ctx, id, 1);
 	if (err) {

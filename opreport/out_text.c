@@ -33,6 +33,8 @@ void out_text_header(FILE *f, const struct report *r)
 		out_event_desc(in->event));
 	if (in->frequency)
 		fprintf(f, " at %" PRIu64 " Hz\n", in->frequency);
+	else if (in->period == 1)
+		fprintf(f, ", every one a sample\n");
 	else
 		fprintf(f, " every %" PRIu64 " events\n", in->period);
 	out_date(r, date, sizeof(date));

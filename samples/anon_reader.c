@@ -108,9 +108,11 @@ bad:
 }
 
 static const char *anon_samples(struct ops_anon_data *a, struct ops_cur *c,
-				size_t len, uint64_t offset, bool stacks)
+				size_t len, uint64_t offset, bool stacks,
+				bool tagged)
 {
 	uint32_t id = ops_cur_varint32(c);
+	uint32_t event = tagged ? ops_cur_varint32(c) : 0;
 	uint64_t count = ops_cur_varint(c);
 	struct ops_anon_rproc *r;
 	struct ops_anon_block *b;
@@ -118,7 +120,8 @@ static const char *anon_samples(struct ops_anon_data *a, struct ops_cur *c,
 	ops_cur_varint(c);
 	ops_cur_varint(c);
 	ops_cur_varint32(c);
-	if (!c->ok)
+	/* the first event's samples are never in an EVENT_ block */
+	if (!c->ok || (tagged && !event))
 		return "bad sample block header";
 	if (id >= a->nr_procs)
 		return "samples for an unknown process";
@@ -141,6 +144,11 @@ static const char *anon_samples(struct ops_anon_data *a, struct ops_cur *c,
 	b->len = (uint32_t)len;
 	b->next = NO_BLOCK;
 	b->count = (uint32_t)count; /* at most len / 2 + 1 */
+	b->event = event;
+	if (event > a->max_event) {
+		a->max_event = event;
+		a->max_event_off = offset;
+	}
 	r = &a->procs[id];
 	if (stacks) {
 		if (r->last_sblock == NO_BLOCK)
@@ -170,9 +178,13 @@ static const char *anon_block(void *arg, uint16_t type, const uint8_t *p,
 	case OPS_ANON_PROCESS:
 		return anon_process(arg, &c);
 	case OPS_ANON_SAMPLES:
-		return anon_samples(arg, &c, len, offset, false);
+		return anon_samples(arg, &c, len, offset, false, false);
 	case OPS_ANON_STACK_SAMPLES:
-		return anon_samples(arg, &c, len, offset, true);
+		return anon_samples(arg, &c, len, offset, true, false);
+	case OPS_ANON_EVENT_SAMPLES:
+		return anon_samples(arg, &c, len, offset, false, true);
+	case OPS_ANON_EVENT_STACK_SAMPLES:
+		return anon_samples(arg, &c, len, offset, true, true);
 	}
 	return NULL; /* a later version's block: skip it */
 }
@@ -203,6 +215,27 @@ int ops_anon_open(struct ops_anon_data *a, int fd, const char *path,
 }
 
 #define MRU 3
+
+/* Whether block B holds samples of the event being read. */
+static bool anon_wanted(const struct ops_anon_data *a,
+			const struct ops_anon_block *b)
+{
+	return a->all_events || b->event == a->event;
+}
+
+/* The samples of the event being read in the blocks from FIRST, as
+ * their headers say. */
+static uint64_t anon_wanted_count(const struct ops_anon_data *a,
+				  uint32_t first)
+{
+	uint64_t n = 0;
+	uint32_t b;
+
+	for (b = first; b != NO_BLOCK; b = a->blocks[b].next)
+		if (anon_wanted(a, &a->blocks[b]))
+			n += a->blocks[b].count;
+	return n;
+}
 
 /* Keep of OUT[0..N) the samples in the time window, if one is set. */
 static size_t anon_window(const struct ops_anon_data *a,
@@ -270,6 +303,8 @@ static size_t anon_decode_block(struct ops_anon_data *a,
 	}
 	ops_cur_init(&c, a->payload, b->len);
 	ops_cur_varint32(&c);
+	if (b->event)
+		ops_cur_varint32(&c);
 	count = ops_cur_varint(&c);
 	t = ops_cur_varint(&c);
 	mru_addr[0] = ops_cur_varint(&c);
@@ -321,6 +356,7 @@ int ops_anon_decode(struct ops_anon_data *a, uint32_t proc_id,
 		    const struct ops_anon_sample **samples, size_t *n)
 {
 	struct ops_anon_rproc *r;
+	uint64_t want;
 	uint32_t b;
 	size_t got = 0;
 
@@ -329,16 +365,19 @@ int ops_anon_decode(struct ops_anon_data *a, uint32_t proc_id,
 	if (proc_id >= a->nr_procs)
 		return -ENOENT;
 	r = &a->procs[proc_id];
-	if (!r->decoded && r->nr_samples) {
-		if (r->nr_samples > SIZE_MAX / sizeof(*r->samples))
+	want = r->decoded ? 0 : anon_wanted_count(a, r->first_block);
+	if (want) {
+		if (want > SIZE_MAX / sizeof(*r->samples))
 			return -ENOMEM;
-		r->samples = malloc(r->nr_samples * sizeof(*r->samples));
+		r->samples = malloc(want * sizeof(*r->samples));
 		if (!r->samples)
 			return -ENOMEM;
 		for (b = r->first_block; b != NO_BLOCK;
 		     b = a->blocks[b].next) {
 			bool whole;
 
+			if (!anon_wanted(a, &a->blocks[b]))
+				continue;
 			got += anon_window(a, r->samples + got,
 					   anon_decode_block(a, &a->blocks[b],
 							     r->samples + got,
@@ -375,6 +414,8 @@ int ops_anon_walk(struct ops_anon_data *a, uint32_t proc_id,
 		bool whole;
 		size_t got;
 
+		if (!anon_wanted(a, blk))
+			continue;
 		if (blk->count > cap) {
 			void *grown = realloc(scratch,
 					      blk->count * sizeof(*scratch));
@@ -452,6 +493,7 @@ int ops_anon_decode_stacks(struct ops_anon_data *a, uint32_t proc_id,
 	struct ops_anon_sample *tmp = NULL;
 	struct ops_anon_rproc *r;
 	size_t got = 0, cap = 0, k, m;
+	uint64_t want;
 	uint32_t b;
 
 	*samples = NULL;
@@ -459,10 +501,11 @@ int ops_anon_decode_stacks(struct ops_anon_data *a, uint32_t proc_id,
 	if (proc_id >= a->nr_procs)
 		return -ENOENT;
 	r = &a->procs[proc_id];
-	if (!r->sdecoded && r->nr_ssamples) {
-		if (r->nr_ssamples > SIZE_MAX / sizeof(*r->ssamples))
+	want = r->sdecoded ? 0 : anon_wanted_count(a, r->first_sblock);
+	if (want) {
+		if (want > SIZE_MAX / sizeof(*r->ssamples))
 			return -ENOMEM;
-		r->ssamples = malloc(r->nr_ssamples * sizeof(*r->ssamples));
+		r->ssamples = malloc(want * sizeof(*r->ssamples));
 		if (!r->ssamples)
 			return -ENOMEM;
 		for (b = r->first_sblock; b != NO_BLOCK;
@@ -470,6 +513,8 @@ int ops_anon_decode_stacks(struct ops_anon_data *a, uint32_t proc_id,
 			const struct ops_anon_block *blk = &a->blocks[b];
 			bool whole;
 
+			if (!anon_wanted(a, blk))
+				continue;
 			/* a block holds at most one sample per two bytes */
 			if (blk->len / 2 + 1 > cap) {
 				void *t = realloc(tmp, (blk->len / 2 + 1) *
@@ -519,6 +564,20 @@ int ops_anon_decode_stacks(struct ops_anon_data *a, uint32_t proc_id,
 	*samples = r->ssamples;
 	*n = r->nr_sdecoded;
 	return 0;
+}
+
+void ops_anon_select_event(struct ops_anon_data *a, uint32_t event)
+{
+	uint32_t i;
+
+	a->event = event;
+	for (i = 0; i < a->nr_procs; i++) {
+		ops_anon_release(a, i);
+		free(a->procs[i].ssamples);
+		a->procs[i].ssamples = NULL;
+		a->procs[i].nr_sdecoded = 0;
+		a->procs[i].sdecoded = false;
+	}
 }
 
 void ops_anon_data_free(struct ops_anon_data *a)

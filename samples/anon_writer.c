@@ -24,6 +24,7 @@ int ops_anon_writer_open(struct ops_writer *w)
 	if (!path)
 		return ops_writer_fail(w, -ENOMEM, "out of memory");
 	w->anon.bf.version = w->callgraph ? OPS_FORMAT_VERSION : 0;
+	w->anon.nr_events = w->nr_events;
 	ret = ops_blockfile_create(&w->anon.bf, w->dfd, path, "anon.samples",
 				   false, OPS_ANON_MAGIC, w->err,
 				   sizeof(w->err));
@@ -113,8 +114,9 @@ int ops_writer_process(struct ops_writer *w, const struct ops_process *p,
 }
 
 /* Frame PR's buffered samples as one SAMPLES block (STACK_SAMPLES for
- * a stack stream) at the end of W->out, and empty the buffer. */
-static int anon_put_block(struct ops_writer *w, uint32_t id,
+ * a stack stream; the EVENT_ ones, which say their event, for EVENT
+ * after the first) at the end of W->out, and empty the buffer. */
+static int anon_put_block(struct ops_writer *w, uint32_t id, uint32_t event,
 			  struct ops_anon_proc *pr, uint16_t type)
 {
 	struct ops_buf *b = &w->payload;
@@ -124,6 +126,12 @@ static int anon_put_block(struct ops_writer *w, uint32_t id,
 		return 0;
 	b->len = 0;
 	ret = ops_buf_put_varint(b, id);
+	if (event) {
+		type = type == OPS_ANON_STACK_SAMPLES
+			       ? OPS_ANON_EVENT_STACK_SAMPLES
+			       : OPS_ANON_EVENT_SAMPLES;
+		ret = ret ? ret : ops_buf_put_varint(b, event);
+	}
 	ret = ret ? ret : ops_buf_put_varint(b, pr->count);
 	ret = ret ? ret : ops_buf_put_varint(b, pr->t0);
 	ret = ret ? ret : ops_buf_put_varint(b, pr->a0);
@@ -151,21 +159,62 @@ static int anon_append(struct ops_writer *w)
 	return ret;
 }
 
-/* Both streams of process ID, after the stack definitions they name
- * (which go to samples.hist, through W->out, so first). */
+/* The stream of EVENT of process PR (NULL when it has none yet). */
+static struct ops_anon_proc *anon_event(struct ops_anon_proc *pr,
+					uint32_t event)
+{
+	if (!event)
+		return pr;
+	return pr->events ? &pr->events[event - 1] : NULL;
+}
+
+/* Every stream of process ID, each event's flat then stack samples, at
+ * the end of W->out (emptied first), after the stack definitions they
+ * name (which go to samples.hist, through W->out, so first). */
 static int anon_put_samples(struct ops_writer *w, uint32_t id,
 			    struct ops_anon_proc *pr)
 {
+	struct ops_anon_proc *ev;
+	bool stacks = false;
+	uint32_t e;
 	int ret = 0;
 
-	if (pr->stacks && pr->stacks->count)
+	for (e = 0; e < w->nr_events && (ev = anon_event(pr, e)); e++)
+		stacks |= ev->stacks && ev->stacks->count;
+	if (stacks)
 		ret = ops_hist_writer_defs(w);
 	w->out.len = 0;
 	w->anon_framed = 0;
-	ret = ret ? ret : anon_put_block(w, id, pr, OPS_ANON_SAMPLES);
-	ret = ret ? ret
-		  : anon_put_block(w, id, pr->stacks, OPS_ANON_STACK_SAMPLES);
+	for (e = 0; e < w->nr_events && !ret; e++) {
+		ev = anon_event(pr, e);
+		if (!ev)
+			break;
+		ret = anon_put_block(w, id, e, ev, OPS_ANON_SAMPLES);
+		ret = ret ? ret
+			  : anon_put_block(w, id, e, ev->stacks,
+					   OPS_ANON_STACK_SAMPLES);
+	}
 	return ret;
+}
+
+/* Give back PR's buffers, of every one of the NR_EVENTS events. */
+static void anon_proc_free(uint32_t nr_events, struct ops_anon_proc *pr)
+{
+	uint32_t e;
+
+	for (e = nr_events; e-- > 0;) {
+		struct ops_anon_proc *ev = anon_event(pr, e);
+
+		if (!ev)
+			continue;
+		ops_buf_free(&ev->enc);
+		if (ev->stacks)
+			ops_buf_free(&ev->stacks->enc);
+		free(ev->stacks);
+		ev->stacks = NULL;
+	}
+	free(pr->events);
+	pr->events = NULL;
 }
 
 int ops_writer_process_update(struct ops_writer *w, uint32_t proc_id,
@@ -185,13 +234,8 @@ int ops_writer_process_update(struct ops_writer *w, uint32_t proc_id,
 	/* an exited process sends nothing more: give its buffers back */
 	ret = anon_put_samples(w, proc_id, pr);
 	ret = ret ? ret : anon_append(w);
-	if (!ret) {
-		ops_buf_free(&pr->enc);
-		if (pr->stacks)
-			ops_buf_free(&pr->stacks->enc);
-		free(pr->stacks);
-		pr->stacks = NULL;
-	}
+	if (!ret)
+		anon_proc_free(w->nr_events, pr);
 	return ret;
 }
 
@@ -241,7 +285,7 @@ static size_t anon_encode(struct ops_anon_proc *pr, uint8_t *rec, int64_t dt,
 
 /* Add a sample to stream PR of process PROC_ID (the flat one, or its
  * stack stream when TYPE says so, ADDR then being a stack id). */
-static int anon_add(struct ops_writer *w, uint32_t proc_id,
+static int anon_add(struct ops_writer *w, uint32_t proc_id, uint32_t event,
 		    struct ops_anon_proc *pr, uint16_t type, uint64_t time_ns,
 		    uint64_t addr, uint32_t tid)
 {
@@ -261,7 +305,7 @@ static int anon_add(struct ops_writer *w, uint32_t proc_id,
 						     : 0;
 		w->out.len = 0;
 		w->anon_framed = 0;
-		ret = ret ? ret : anon_put_block(w, proc_id, pr, type);
+		ret = ret ? ret : anon_put_block(w, proc_id, event, pr, type);
 		if (ret)
 			goto fail;
 		ret = anon_append(w);
@@ -292,31 +336,67 @@ fail:
 			       w->dir, strerror(-ret));
 }
 
+/* In *PR the stream of EVENT of process PROC_ID, made at its first
+ * sample; 0 or W's failure. */
+static int anon_stream(struct ops_writer *w, uint32_t proc_id, uint32_t event,
+		       struct ops_anon_proc **pr)
+{
+	struct ops_anon_proc *p;
+
+	if (proc_id >= w->anon.nr_procs)
+		return ops_writer_fail(
+			w, -EINVAL, "%s/anon.samples: unknown process id %u",
+			w->dir, proc_id);
+	if (event >= w->nr_events)
+		return ops_writer_fail(
+			w, -EINVAL,
+			"%s/anon.samples: event %u of a session of %u", w->dir,
+			event, w->nr_events);
+	p = &w->anon.procs[proc_id];
+	if (event && !p->events) {
+		p->events = calloc(w->nr_events - 1, sizeof(*p->events));
+		if (!p->events)
+			return ops_writer_fail(
+				w, -ENOMEM,
+				"%s/anon.samples: cannot add sample: %s",
+				w->dir, strerror(ENOMEM));
+	}
+	*pr = anon_event(p, event);
+	return 0;
+}
+
+int ops_writer_anon_event(struct ops_writer *w, uint32_t proc_id,
+			  uint32_t event, uint64_t time_ns, uint64_t addr,
+			  uint32_t tid)
+{
+	struct ops_anon_proc *pr;
+	int ret = anon_stream(w, proc_id, event, &pr);
+
+	if (ret)
+		return ret;
+	return anon_add(w, proc_id, event, pr, OPS_ANON_SAMPLES, time_ns, addr,
+			tid);
+}
+
 int ops_writer_anon(struct ops_writer *w, uint32_t proc_id, uint64_t time_ns,
 		    uint64_t addr, uint32_t tid)
 {
-	if (proc_id >= w->anon.nr_procs)
-		return ops_writer_fail(
-			w, -EINVAL, "%s/anon.samples: unknown process id %u",
-			w->dir, proc_id);
-	return anon_add(w, proc_id, &w->anon.procs[proc_id], OPS_ANON_SAMPLES,
-			time_ns, addr, tid);
+	return ops_writer_anon_event(w, proc_id, 0, time_ns, addr, tid);
 }
 
-int ops_writer_anon_stack(struct ops_writer *w, uint32_t proc_id,
-			  uint64_t time_ns, uint32_t stack, uint32_t tid)
+int ops_writer_anon_stack_event(struct ops_writer *w, uint32_t proc_id,
+				uint32_t event, uint64_t time_ns,
+				uint32_t stack, uint32_t tid)
 {
 	struct ops_anon_proc *pr;
+	int ret = anon_stream(w, proc_id, event, &pr);
 
-	if (proc_id >= w->anon.nr_procs)
-		return ops_writer_fail(
-			w, -EINVAL, "%s/anon.samples: unknown process id %u",
-			w->dir, proc_id);
+	if (ret)
+		return ret;
 	if (stack >= w->hist.stacks.nr)
 		return ops_writer_fail(w, -EINVAL,
 				       "%s/anon.samples: unknown stack %u",
 				       w->dir, stack);
-	pr = &w->anon.procs[proc_id];
 	if (!pr->stacks) {
 		pr->stacks = calloc(1, sizeof(*pr->stacks));
 		if (!pr->stacks)
@@ -325,8 +405,14 @@ int ops_writer_anon_stack(struct ops_writer *w, uint32_t proc_id,
 				"%s/anon.samples: cannot add sample: %s",
 				w->dir, strerror(ENOMEM));
 	}
-	return anon_add(w, proc_id, pr->stacks, OPS_ANON_STACK_SAMPLES,
+	return anon_add(w, proc_id, event, pr->stacks, OPS_ANON_STACK_SAMPLES,
 			time_ns, stack, tid);
+}
+
+int ops_writer_anon_stack(struct ops_writer *w, uint32_t proc_id,
+			  uint64_t time_ns, uint32_t stack, uint32_t tid)
+{
+	return ops_writer_anon_stack_event(w, proc_id, 0, time_ns, stack, tid);
 }
 
 int ops_anon_writer_flush(struct ops_writer *w)
@@ -340,10 +426,18 @@ int ops_anon_writer_flush(struct ops_writer *w)
 	w->out.len = 0;
 	w->anon_framed = 0;
 	for (i = 0; i < a->nr_procs && !ret; i++) {
-		ret = anon_put_block(w, i, &a->procs[i], OPS_ANON_SAMPLES);
-		ret = ret ? ret
-			  : anon_put_block(w, i, a->procs[i].stacks,
-					   OPS_ANON_STACK_SAMPLES);
+		struct ops_anon_proc *ev;
+		uint32_t e;
+
+		for (e = 0; e < w->nr_events && !ret; e++) {
+			ev = anon_event(&a->procs[i], e);
+			if (!ev)
+				break;
+			ret = anon_put_block(w, i, e, ev, OPS_ANON_SAMPLES);
+			ret = ret ? ret
+				  : anon_put_block(w, i, e, ev->stacks,
+						   OPS_ANON_STACK_SAMPLES);
+		}
 	}
 	if (ret)
 		return ops_writer_fail(w, ret,
@@ -357,12 +451,8 @@ void ops_anon_writer_free(struct ops_anon_writer *a)
 	uint32_t i;
 
 	ops_blockfile_close(&a->bf);
-	for (i = 0; i < a->nr_procs; i++) {
-		ops_buf_free(&a->procs[i].enc);
-		if (a->procs[i].stacks)
-			ops_buf_free(&a->procs[i].stacks->enc);
-		free(a->procs[i].stacks);
-	}
+	for (i = 0; i < a->nr_procs; i++)
+		anon_proc_free(a->nr_events, &a->procs[i]);
 	free(a->procs);
 	memset(a, 0, sizeof(*a));
 }

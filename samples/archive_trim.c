@@ -133,6 +133,8 @@ void ops_writer_trim_maps(struct ops_writer *w)
 			ops_anon_data_free(&a);
 		return;
 	}
+	/* the map names the samples of every event */
+	a.all_events = true;
 	for (i = 0; i < w->nr_plain_maps; i++) {
 		const struct ops_plain_map *m = &w->plain_maps[i];
 

@@ -42,6 +42,9 @@
 #define OPS_ANON_PROCESS 1
 #define OPS_ANON_SAMPLES 2
 #define OPS_ANON_STACK_SAMPLES 3
+/* the same, of an event after the first (several events) */
+#define OPS_ANON_EVENT_SAMPLES 4
+#define OPS_ANON_EVENT_STACK_SAMPLES 5
 
 /* Block header flags: from version 4 (OPS_FORMAT_VERSION_DEFLATE) on,
  * a payload may be a varint of its length then a zlib stream of it. */

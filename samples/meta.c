@@ -40,6 +40,8 @@ static const struct meta_key meta_keys[] = {
 	{ "processes", T_U32, INFO(processes), 0 },
 	/* written only when not 0: a flat session stays as it was */
 	{ "callgraph_depth", T_U32, INFO(callgraph_depth), 0 },
+	/* written only in a session of several events, likewise */
+	{ "event_periods", STR(event_periods) },
 };
 
 #define NR_KEYS (sizeof(meta_keys) / sizeof(meta_keys[0]))
@@ -86,6 +88,9 @@ int ops_meta_format(const struct ops_session_info *info, struct ops_buf *out)
 
 		if (f == (const void *)&info->callgraph_depth &&
 		    !info->callgraph_depth)
+			continue;
+		if (f == (const void *)&info->event_periods &&
+		    (!info->event_periods || !*info->event_periods))
 			continue;
 		ret = ops_buf_put(out, k->name, strlen(k->name));
 		ret = ret ? ret : ops_buf_put_u8(out, ' ');
@@ -237,8 +242,10 @@ static int meta_parse_value(struct ops_meta *m, const struct meta_key *k,
 
 static void meta_point_strings(struct ops_meta *m)
 {
-	char **s[] = { &m->event, &m->clock, &m->host, &m->kernel_release,
-		       &m->command_line };
+	char **s[] = {
+		&m->event,	    &m->clock,	      &m->host,
+		&m->kernel_release, &m->command_line, &m->event_periods
+	};
 	size_t i;
 
 	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++)
@@ -249,6 +256,7 @@ static void meta_point_strings(struct ops_meta *m)
 	m->info.host = m->host;
 	m->info.kernel_release = m->kernel_release;
 	m->info.command_line = m->command_line;
+	m->info.event_periods = m->event_periods;
 }
 
 static int meta_parse_header(const char *line, size_t n, const char *path,
@@ -365,7 +373,7 @@ int ops_meta_parse(const char *buf, size_t len, const char *path,
 	}
 	meta_point_strings(m);
 	if (!m->event || !m->clock || !m->host || !m->kernel_release ||
-	    !m->command_line) {
+	    !m->command_line || !m->event_periods) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		ret = -ENOMEM;
 	}
@@ -382,22 +390,25 @@ void ops_meta_free(struct ops_meta *m)
 	free(m->host);
 	free(m->kernel_release);
 	free(m->command_line);
+	free(m->event_periods);
 	memset(m, 0, sizeof(*m));
 }
 
 int ops_meta_copy(struct ops_meta *m, const struct ops_session_info *info)
 {
-	const char *src[] = { info->event, info->clock, info->host,
-			      info->kernel_release, info->command_line };
-	char **dst[] = { &m->event, &m->clock, &m->host, &m->kernel_release,
-			 &m->command_line };
+	const char *src[] = { info->event,	  info->clock,
+			      info->host,	  info->kernel_release,
+			      info->command_line, info->event_periods };
+	char **dst[] = { &m->event,	   &m->clock,
+			 &m->host,	   &m->kernel_release,
+			 &m->command_line, &m->event_periods };
 	size_t i;
 
 	m->info = *info;
 	m->info.format_version = info->callgraph_depth
 					 ? OPS_FORMAT_VERSION
 					 : OPS_FORMAT_VERSION_FLAT;
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < sizeof(dst) / sizeof(dst[0]); i++) {
 		free(*dst[i]);
 		*dst[i] = strdup(src[i] ? src[i] : "");
 		if (!*dst[i])
@@ -408,5 +419,6 @@ int ops_meta_copy(struct ops_meta *m, const struct ops_session_info *info)
 	m->info.host = m->host;
 	m->info.kernel_release = m->kernel_release;
 	m->info.command_line = m->command_line;
+	m->info.event_periods = m->event_periods;
 	return 0;
 }

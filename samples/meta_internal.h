@@ -18,6 +18,7 @@
 struct ops_meta {
 	struct ops_session_info info;
 	char *event, *clock, *host, *kernel_release, *command_line;
+	char *event_periods;
 };
 
 int ops_meta_format(const struct ops_session_info *info, struct ops_buf *out);

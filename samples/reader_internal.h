@@ -145,6 +145,7 @@ struct ops_anon_block {
 	uint32_t len;	/* payload length */
 	uint32_t next;	/* next block of the same process, or UINT32_MAX */
 	uint32_t count; /* samples, as its header says */
+	uint32_t event; /* 0, or that of an EVENT_ block, which says it */
 };
 
 struct ops_anon_data {
@@ -166,6 +167,13 @@ struct ops_anon_data {
 	 * at slice_origin) */
 	bool windowed;
 	uint64_t win_from, win_to, slice_origin;
+	/* only samples of this event decode (a session of several), or
+	 * of all with all_events */
+	uint32_t event;
+	bool all_events;
+	/* the highest event of an EVENT_ block, and that block's offset */
+	uint32_t max_event;
+	uint64_t max_event_off;
 };
 
 /* Index the anon.samples open as FD, which A then owns (closed by
@@ -197,6 +205,9 @@ void ops_anon_release(struct ops_anon_data *a, uint32_t proc_id);
 int ops_anon_decode_stacks(struct ops_anon_data *a, uint32_t proc_id,
 			   const struct ops_anon_stack_sample **samples,
 			   size_t *n);
+/* Read only the samples of EVENT from now on (decoded ones are
+ * forgotten). */
+void ops_anon_select_event(struct ops_anon_data *a, uint32_t event);
 void ops_anon_data_free(struct ops_anon_data *a);
 
 #endif /* OPS_READER_INTERNAL_H */

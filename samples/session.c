@@ -31,7 +31,6 @@ struct ops_session {
 	struct ops_anon_data anon;
 	char *kallsyms, *modules;
 	struct ops_maplist *maps; /* one per process */
-	bool anon_hidden;	  /* another event than the first selected */
 };
 
 /* Read the container file DIR/NAME up to its first damage; a missing or
@@ -195,12 +194,44 @@ nomem:
 	return -ENOMEM;
 }
 
+/* In *PERIOD the period of event EVENT from LIST (session.meta's
+ * event_periods: NR u64 values, comma separated); -EINVAL when LIST is
+ * not that. */
+static int session_event_period(const char *list, uint32_t nr, uint32_t event,
+				uint64_t *period)
+{
+	uint32_t i = 0;
+	uint64_t v = 0;
+	size_t digits = 0;
+
+	for (;; list++) {
+		if (*list >= '0' && *list <= '9') {
+			if (v > (UINT64_MAX - (uint64_t)(*list - '0')) / 10)
+				return -EINVAL;
+			v = v * 10 + (uint64_t)(*list - '0');
+			digits++;
+			continue;
+		}
+		if ((*list != ',' && *list) || !digits || i >= nr)
+			return -EINVAL;
+		if (i == event)
+			*period = v;
+		i++;
+		v = 0;
+		digits = 0;
+		if (!*list)
+			break;
+	}
+	return i == nr ? 0 : -EINVAL;
+}
+
 static int session_load(struct ops_session *s, ops_warn_fn warn,
 			void *warn_arg, char *err, size_t errlen)
 {
 	uint8_t *buf = NULL;
 	char *path = NULL;
 	bool have_maps;
+	uint64_t period;
 	size_t len;
 	uint32_t i;
 	int ret;
@@ -239,6 +270,16 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 			 path, ops_session_nr_events(s));
 		warn(warn_arg, msg);
 	}
+	if (*s->meta.event_periods &&
+	    session_event_period(s->meta.event_periods,
+				 ops_session_nr_events(s), 0, &period)) {
+		ops_warnf(warn, warn_arg,
+			  "%s/session.meta: bad event_periods '%s' for %u "
+			  "events: each read as the session's period",
+			  s->dir, s->meta.event_periods,
+			  ops_session_nr_events(s));
+		s->meta.event_periods[0] = '\0';
+	}
 	free(buf);
 	buf = NULL;
 	free(path);
@@ -252,6 +293,12 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 		goto out;
 	s->anon.nr_stacks = s->hist.nr_stacks;
 	s->anon.stack_nodes = s->hist.nodes;
+	if (s->anon.max_event >= ops_session_nr_events(s))
+		ops_warnf(warn, warn_arg,
+			  "%s/anon.samples: offset %llu: samples of event %u, "
+			  "past the %u of session.meta: left out",
+			  s->dir, (unsigned long long)s->anon.max_event_off,
+			  s->anon.max_event, ops_session_nr_events(s));
 
 	s->kallsyms = session_optional(s, "kallsyms");
 	s->modules = session_optional(s, "modules");
@@ -444,33 +491,17 @@ const struct ops_process *ops_session_process(const struct ops_session *s,
 int ops_session_anon(struct ops_session *s, uint32_t proc_id,
 		     const struct ops_anon_sample **samples, size_t *n)
 {
-	static const struct ops_anon_sample none;
-
-	if (s->anon_hidden && proc_id < s->anon.nr_procs) {
-		*samples = &none;
-		*n = 0;
-		return 0;
-	}
 	return ops_anon_decode(&s->anon, proc_id, samples, n);
 }
 
 int ops_session_anon_count(struct ops_session *s, uint32_t proc_id, size_t *n)
 {
-	if (s->anon_hidden && proc_id < s->anon.nr_procs) {
-		*n = 0;
-		return 0;
-	}
 	return ops_anon_count(&s->anon, proc_id, n);
 }
 
 int ops_session_anon_take(struct ops_session *s, uint32_t proc_id,
 			  struct ops_anon_sample **samples, size_t *n)
 {
-	if (s->anon_hidden && proc_id < s->anon.nr_procs) {
-		*samples = NULL;
-		*n = 0;
-		return 0;
-	}
 	return ops_anon_take(&s->anon, proc_id, samples, n);
 }
 
@@ -493,10 +524,12 @@ uint64_t ops_session_untimed(const struct ops_session *s)
 
 int ops_session_select_event(struct ops_session *s, uint32_t event)
 {
+	uint32_t nr = ops_session_nr_events(s);
 	struct ops_hist_data *h = &s->hist;
+	uint64_t period;
 	size_t i, n;
 
-	if (event >= ops_session_nr_events(s))
+	if (event >= nr)
 		return -ENOENT;
 #define KEEP(x) (h->contexts[(x)].event == event)
 	for (i = n = 0; i < h->nr_entries; i++)
@@ -516,7 +549,7 @@ int ops_session_select_event(struct ops_session *s, uint32_t event)
 		if (!KEEP(h->copies[i].ctx))
 			h->copies[i].count = 0;
 #undef KEEP
-	s->anon_hidden = event != 0;
+	ops_anon_select_event(&s->anon, event);
 	/* from here the session reads as one of that event, its name in
 	 * every report's header */
 	{
@@ -528,6 +561,15 @@ int ops_session_select_event(struct ops_session *s, uint32_t event)
 		memmove(s->meta.event, e, n);
 		s->meta.event[n] = '\0';
 	}
+	/* and its period: an event that counts, beside a clock sampled at
+	 * a frequency, is sampled at every occurrence */
+	if (*s->meta.event_periods &&
+	    !session_event_period(s->meta.event_periods, nr, event, &period) &&
+	    period) {
+		s->meta.info.period = period;
+		s->meta.info.frequency = 0;
+	}
+	s->meta.event_periods[0] = '\0';
 	return 0;
 }
 
@@ -600,13 +642,6 @@ int ops_session_anon_stacks(struct ops_session *s, uint32_t proc_id,
 			    const struct ops_anon_stack_sample **samples,
 			    size_t *n)
 {
-	static const struct ops_anon_stack_sample none;
-
-	if (s->anon_hidden && proc_id < s->anon.nr_procs) {
-		*samples = &none;
-		*n = 0;
-		return 0;
-	}
 	return ops_anon_decode_stacks(&s->anon, proc_id, samples, n);
 }
 

@@ -152,12 +152,16 @@ struct ops_anon_proc {
 	/* the stream of stack samples, the same encoding with a stack id
 	 * for the address; allocated at the process's first one */
 	struct ops_anon_proc *stacks;
+	/* several events: the streams of events 1 .. nr_events - 1, each
+	 * with its own stack stream; allocated at the first of them */
+	struct ops_anon_proc *events;
 };
 
 struct ops_anon_writer {
 	struct ops_blockfile bf;
 	struct ops_anon_proc *procs;
 	uint32_t nr_procs, cap_procs;
+	uint32_t nr_events; /* the writer's, for the free */
 };
 
 struct ops_writer {

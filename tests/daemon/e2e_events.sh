@@ -61,8 +61,6 @@ expect "event 'faults' given twice \\(page-faults\\)" -e page-faults,cpu-clock -
 expect "empty event name in 'cpu-clock,,page-faults'" -e cpu-clock,,page-faults -- true
 expect "empty event name in 'cpu-clock,'" -e cpu-clock, -- true
 expect '-e list lists the events; it is not one' -e cpu-clock,list -- true
-expect 'call graphs record one event: -g with cpu-clock,page-faults' \
-	-g -e cpu-clock,page-faults -- true
 if [ "$hw" = no ]; then
 	# the one that cannot open is named, whatever its place
 	expect "event 'cycles' is not supported on this machine" \

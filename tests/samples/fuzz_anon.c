@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* libFuzzer target: the anon.samples reader, index and decode, on
- * arbitrary bytes. */
+ * arbitrary bytes, each of the first three events' samples in turn. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -75,8 +75,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   &warnings)) {
 		/* stack ids from 8 have no entry */
 		a.nr_stacks = 8;
-		for (p = 0; p < a.nr_procs; p++)
-			check_process(&a, p);
+		for (uint32_t e = 0; e < 3; e++) {
+			ops_anon_select_event(&a, e);
+			for (p = 0; p < a.nr_procs; p++)
+				check_process(&a, p);
+		}
 		/* one warning per damaged file, index and decode together */
 		if (warnings > 1)
 			abort();

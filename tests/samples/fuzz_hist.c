@@ -102,6 +102,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_hist(&h);
 		if (ops_hist_stack(&h, h.nr_stacks))
 			abort();
+		/* a session of two events: every context's event within
+		 * them once checked */
+		ops_hist_events_check(&h, 2);
+		for (uint32_t i = 0; i < h.nr_contexts; i++)
+			if (h.contexts[i].event >= 2)
+				abort();
 	}
 	ops_hist_data_free(&h);
 	free(buf);

@@ -38,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	same_str(m.info.host, again.info.host);
 	same_str(m.info.kernel_release, again.info.kernel_release);
 	same_str(m.info.command_line, again.info.command_line);
+	same_str(m.info.event_periods, again.info.event_periods);
 	if (m.info.samples != again.info.samples ||
 	    m.info.start_unix_ns != again.info.start_unix_ns ||
 	    m.info.kernel_excluded != again.info.kernel_excluded ||

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * jitdemo [--seconds S] [--threads N] [--map-file anon|perf|none]
- *         [--phases 1]
+ *         [--phases 1] [--touch-pages N]
  *
  * A minimal JIT: writes two x86-64 functions, jit_hot and jit_cold, into
  * anonymous memory and runs them, jit_hot doing three times the
@@ -14,12 +14,19 @@
  * CPU time and jit_cold alone for the second, and prints
  * "phase-switch NS", the CLOCK_MONOTONIC time it switched.
  *
+ * --touch-pages N: a third function, jit_touch, writes to fresh pages
+ * (a page fault each), 64 pages between each worker's rounds until N
+ * pages are touched (the rest after the last round); the map names it, and at exit the demo prints
+ * "faults jit_touch N", the minor faults its workers took in it
+ * (getrusage around each call), the truth of a page-faults profile.
+ *
  * At exit it prints "cpu jit_hot NS" and "cpu jit_cold NS": the thread CPU
  * time spent in each, summed over the workers, the truth a profile's
  * split is compared with on a busy machine.  On SIGUSR1 it prints
  * "cpu-so-far HOT_NS COLD_NS", the same sums up to then, so that a
  * profile of part of a long run has its truth too (without --phases).
  */
+#define _GNU_SOURCE /* RUSAGE_THREAD */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -30,22 +37,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #define COLD_ITERATIONS 1000000u
-#define FN_SLOT 64 /* bytes between the two functions */
-#define CODE_SIZE (2 * FN_SLOT)
+#define FN_SLOT 64		/* bytes between the two functions */
+#define CODE_SIZE (2 * FN_SLOT) /* jit_hot and jit_cold, as printed */
+#define TOUCH_CHUNK 64		/* pages jit_touch is given at once */
 
 typedef void (*jit_fn)(void);
+typedef void (*jit_touch_fn)(char *pages, long n);
 
 static double seconds = 2;
 static int phases;
 static jit_fn jit_hot, jit_cold;
+static jit_touch_fn jit_touch;
+static long touch_pages; /* per worker */
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static double hot_cpu, cold_cpu;	     /* under out_lock */
+static long touch_faults;		     /* under out_lock */
 static atomic_llong hot_so_far, cold_so_far; /* ns, without --phases */
 
 /* Async-signal-safe: formats with no stdio. */
@@ -83,6 +96,46 @@ static size_t emit_loop(unsigned char *p, uint32_t iterations)
 	memcpy(p + 1, &iterations, 4);
 	memcpy(p + 5, tail, sizeof(tail));
 	return 5 + sizeof(tail);
+}
+
+/* 1: mov byte [rdi], 1; add rdi, 4096; dec rsi; jnz 1b; ret */
+static size_t emit_touch(unsigned char *p)
+{
+	static const unsigned char code[] = {
+		0xc6, 0x07, 0x01, /* mov byte [rdi], 1 */
+		0x48, 0x81, 0xc7, 0x00, 0x10, 0x00, 0x00, /* add rdi, 4096 */
+		0x48, 0xff, 0xce,			  /* dec rsi */
+		0x75, 0xf1,				  /* jnz 1b */
+		0xc3,					  /* ret */
+	};
+
+	memcpy(p, code, sizeof(code));
+	return sizeof(code);
+}
+
+static long thread_minflt(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_minflt;
+}
+
+/* TOUCH_CHUNK fresh pages through jit_touch; the faults it took. */
+static long touch_chunk(void)
+{
+	long before, after;
+	char *p = mmap(NULL, TOUCH_CHUNK * 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("jitdemo: mmap");
+		exit(1);
+	}
+	before = thread_minflt();
+	jit_touch(p, TOUCH_CHUNK);
+	after = thread_minflt();
+	munmap(p, TOUCH_CHUNK * 4096);
+	return after - before;
 }
 
 static double now(void)
@@ -128,6 +181,7 @@ static void *worker(void *arg)
 {
 	double end = now() + seconds;
 	double hot = 0, cold = 0, t0, t1, t2;
+	long touched = 0, faults = 0;
 
 	pthread_mutex_lock(&out_lock);
 	printf("thread %ld\n", (long)syscall(SYS_gettid));
@@ -147,10 +201,18 @@ static void *worker(void *arg)
 		cold += t2 - t1;
 		atomic_fetch_add(&hot_so_far, (long long)((t1 - t0) * 1e9));
 		atomic_fetch_add(&cold_so_far, (long long)((t2 - t1) * 1e9));
+		if (touched < touch_pages) {
+			faults += touch_chunk();
+			touched += TOUCH_CHUNK;
+		}
 	}
+	/* all of them, however few rounds a busy machine left time for */
+	for (; touched < touch_pages; touched += TOUCH_CHUNK)
+		faults += touch_chunk();
 	pthread_mutex_lock(&out_lock);
 	hot_cpu += hot;
 	cold_cpu += cold;
+	touch_faults += faults;
 	pthread_mutex_unlock(&out_lock);
 	return arg;
 }
@@ -198,6 +260,9 @@ static int write_map(const char *kind, uintptr_t base)
 	fprintf(f, "%lx %x jit_hot\n", (unsigned long)base, FN_SLOT);
 	fprintf(f, "%lx %x jit_cold\n", (unsigned long)(base + FN_SLOT),
 		FN_SLOT);
+	if (touch_pages)
+		fprintf(f, "%lx %x jit_touch\n",
+			(unsigned long)(base + 2 * FN_SLOT), FN_SLOT);
 	if (fclose(f)) {
 		fprintf(stderr, "jitdemo: cannot write %s: %s\n", path,
 			strerror(errno));
@@ -227,6 +292,10 @@ static int parse_args(int argc, char **argv, long *threads, const char **map)
 			if (strcmp(v, "0") && strcmp(v, "1"))
 				goto usage;
 			phases = v[0] == '1';
+		} else if (!strcmp(a, "--touch-pages")) {
+			touch_pages = strtol(v, &end, 10);
+			if (*end || end == v || touch_pages < 1)
+				goto usage;
 		} else if (!strcmp(a, "--map-file")) {
 			if (strcmp(v, "anon") && strcmp(v, "perf") &&
 			    strcmp(v, "none"))
@@ -239,7 +308,8 @@ static int parse_args(int argc, char **argv, long *threads, const char **map)
 	return 0;
 usage:
 	fprintf(stderr, "usage: jitdemo [--seconds S] [--threads N] "
-			"[--map-file anon|perf|none] [--phases 1]\n");
+			"[--map-file anon|perf|none] [--phases 1] "
+			"[--touch-pages N]\n");
 	return -1;
 }
 
@@ -260,21 +330,23 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &threads, &map))
 		return 2;
 	signal(SIGUSR1, print_so_far);
-	code = mmap(NULL, CODE_SIZE, PROT_READ | PROT_WRITE,
+	code = mmap(NULL, 3 * FN_SLOT, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (code == MAP_FAILED) {
 		fprintf(stderr, "jitdemo: mmap: %s\n", strerror(errno));
 		return 1;
 	}
-	memset(code, 0xcc, CODE_SIZE); /* int3 between the functions */
+	memset(code, 0xcc, 3 * FN_SLOT); /* int3 between the functions */
 	emit_loop(code, 3 * COLD_ITERATIONS);
 	emit_loop(code + FN_SLOT, COLD_ITERATIONS);
-	if (mprotect(code, CODE_SIZE, PROT_READ | PROT_EXEC)) {
+	emit_touch(code + 2 * FN_SLOT);
+	if (mprotect(code, 3 * FN_SLOT, PROT_READ | PROT_EXEC)) {
 		fprintf(stderr, "jitdemo: mprotect: %s\n", strerror(errno));
 		return 1;
 	}
 	jit_hot = (jit_fn)(uintptr_t)code;
 	jit_cold = (jit_fn)(uintptr_t)(code + FN_SLOT);
+	jit_touch = (jit_touch_fn)(uintptr_t)(code + 2 * FN_SLOT);
 	if (write_map(map, (uintptr_t)code))
 		return 1;
 	printf("jit-range 0x%lx 0x%lx\n", (unsigned long)(uintptr_t)code,
@@ -293,5 +365,7 @@ int main(int argc, char **argv)
 	free(t);
 	printf("cpu jit_hot %.0f\ncpu jit_cold %.0f\n", hot_cpu * 1e9,
 	       cold_cpu * 1e9);
+	if (touch_pages)
+		printf("faults jit_touch %ld\n", touch_faults);
 	return 0;
 }

@@ -71,6 +71,11 @@ struct ops_session_info {
 	/* call graphs: the depth asked for (frames per sample), 0 when the
 	 * session has none */
 	uint32_t callgraph_depth;
+	/* several events: each one's period, comma separated in the order
+	 * of event, 0 for one sampled at frequency ("0,1"); NULL or empty
+	 * otherwise.  ops_session_select_event sets period and frequency
+	 * from it. */
+	const char *event_periods;
 };
 
 enum ops_image_kind {
@@ -337,6 +342,11 @@ int ops_writer_time(struct ops_writer *w, uint64_t time_ns, uint64_t *end);
 /* Append one raw anonymous sample to a process's stream. */
 int ops_writer_anon(struct ops_writer *w, uint32_t proc_id, uint64_t time_ns,
 		    uint64_t addr, uint32_t tid);
+/* The same, of event EVENT (ops_context.event) of a session of several;
+ * ops_writer_anon is event 0's. */
+int ops_writer_anon_event(struct ops_writer *w, uint32_t proc_id,
+			  uint32_t event, uint64_t time_ns, uint64_t addr,
+			  uint32_t tid);
 
 /*
  * Call graphs (INFO's callgraph_depth not 0 at open).  Register a stack
@@ -384,6 +394,10 @@ int ops_writer_process_map(struct ops_writer *w,
  * process's stream. */
 int ops_writer_anon_stack(struct ops_writer *w, uint32_t proc_id,
 			  uint64_t time_ns, uint32_t stack, uint32_t tid);
+/* The same, of event EVENT (ops_context.event). */
+int ops_writer_anon_stack_event(struct ops_writer *w, uint32_t proc_id,
+				uint32_t event, uint64_t time_ns,
+				uint32_t stack, uint32_t tid);
 
 /*
  * Copy a JIT map file of a process into the session.  The original is
@@ -498,8 +512,10 @@ ops_session_time_counts(const struct ops_session *s, size_t *n);
 uint64_t ops_session_untimed(const struct ops_session *s);
 /* Keep only samples of event EVENT (ops_context.event) of a session of
  * several: histograms, stacks, copies and slices of its contexts, and
- * the anonymous samples when it is the first (anon.samples holds only
- * the first's); ops_session_info's event becomes its name alone.  Call
+ * its anonymous samples and stack samples (those of the first event
+ * alone until ops_session_select_event is called; a session recorded
+ * before revision 4.3 has only the first's); ops_session_info's event
+ * becomes its name alone.  Call
  * it before anything else that reads samples,
  * ops_session_set_window included; once.  -ENOENT past the list. */
 int ops_session_select_event(struct ops_session *s, uint32_t event);
