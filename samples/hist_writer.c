@@ -592,7 +592,6 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	free(h->copy_key.data);
 	free(h->path);
 	free(h->edges);
-	free(h->recent);
 	free(h->cells);
 	oputil_idxset_free(&h->cell_set);
 	free(h->dirty);

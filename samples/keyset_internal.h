@@ -29,11 +29,6 @@ int ops_keyset_add(struct ops_keyset *ks, const void *key, size_t len,
  * added twice. */
 int ops_keyset_add_new(struct ops_keyset *ks, const void *key, size_t len,
 		       uint32_t *id);
-/* Append KEY as the next id without indexing it: for a set whose keys
- * the owner finds by other means (the stack table's nodes), and which is
- * then never searched with ops_keyset_add. */
-int ops_keyset_append(struct ops_keyset *ks, const void *key, size_t len,
-		      uint32_t *id);
 const uint8_t *ops_keyset_key(const struct ops_keyset *ks, uint32_t id,
 			      size_t *len);
 void ops_keyset_free(struct ops_keyset *ks);

@@ -41,10 +41,9 @@ struct ops_stack_edge {
 	uint8_t flags;
 };
 
-/* Slots of the cache of recent nodes, a power of two: 192 KiB, which
- * stays in a core's cache beside the rest of the hot path and holds the
- * upper levels of a deep recursion's tree; and the slots the index of
- * every node starts with, doubled at half full. */
+/* Slots of the edge cache, a power of two: 192 KiB, which stays in a
+ * core's cache beside the rest of the hot path and holds the upper
+ * levels of a deep recursion's tree. */
 #define OPS_STACK_EDGES 8192u
 
 struct ops_hist_writer {
@@ -100,12 +99,9 @@ struct ops_hist_writer {
 		uint8_t flags;
 	} * path;
 	size_t path_n, cap_path;
-	/* recently found nodes by parent and frame, direct-mapped, before
-	 * an index of every node, the whole key in its slot
-	 * (stack_writer.c) */
-	struct ops_stack_edge *recent, *edges;
-	uint32_t cap_edges, nr_edges;
-	bool no_edges; /* tests: the keyset's own lookups, as a reference */
+	/* recently found nodes by parent and frame (stack_writer.c) */
+	struct ops_stack_edge *edges;
+	bool no_edges; /* tests: the table alone, as a reference */
 	struct ops_stack_stats stack_stats;
 	/* the kernel-side frames of the stacks, address to image id + 1,
 	 * each once: the kallsyms trim keeps their symbols */

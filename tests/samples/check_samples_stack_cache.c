@@ -162,8 +162,7 @@ static void check_read_back(const char *dir, const struct given *g, uint32_t n)
 	ops_session_close(s);
 }
 
-/* More stacks than the cache has slots for edges: it evicts, and the
- * index doubles. */
+/* More stacks than the cache has slots for edges: it evicts. */
 #define NR_STACKS 20000u
 
 static void same_table(enum shape shape)
