@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include <opjit/samples.h>
+#include <oputil/grow.h>
 
 static double cpu_s(void)
 {
@@ -56,12 +57,9 @@ static int load(struct ops_session *s)
 
 			if (!src)
 				continue;
-			if (nr_given == cap) {
-				cap = cap ? cap * 2 : 4096;
-				given = realloc(given, cap * sizeof(*given));
-				if (!given)
-					return -1;
-			}
+			if (oputil_grow(&given, &cap, nr_given + 1,
+					sizeof(*given)))
+				return -1;
 			g = &given[nr_given++];
 			g->st = *src;
 			f = malloc(src->nr_frames * sizeof(*f));
