@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * bench_stack_replay SESSION OUT [ROUNDS]: the stack writer's own CPU
+ * time on a recording's real stacks.  The anonymous-stack samples of
+ * SESSION (a `-g` recording, node's say) are given again, in recording
+ * order, to a writer of a new session in OUT, ROUNDS times (a new
+ * session each), and the CPU time of the best round is printed with the
+ * writer's node counters.  The same input every time, so that two
+ * builds of the writer compare on one shared machine without a
+ * workload's noise.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <opjit/samples.h>
+#include <oputil/grow.h>
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The samples to give: each one's stack (its frames copied, since the
+ * session builds a stack in memory it reuses), process, time and
+ * thread, read before any round so that no round times the reading. */
+struct given {
+	struct ops_stack st;
+	uint32_t proc;
+	uint32_t tid;
+	uint64_t time_ns;
+};
+
+static struct given *given;
+static size_t nr_given;
+
+static int load(struct ops_session *s)
+{
+	size_t cap = 0, k, n;
+	uint32_t p;
+
+	for (p = 0; p < ops_session_nr_processes(s); p++) {
+		const struct ops_anon_stack_sample *v;
+
+		if (ops_session_anon_stacks(s, p, &v, &n))
+			return -1;
+		for (k = 0; k < n; k++) {
+			const struct ops_stack *src =
+				ops_session_stack(s, v[k].stack);
+			struct ops_frame *f;
+			struct given *g;
+
+			if (!src)
+				continue;
+			if (oputil_grow(&given, &cap, nr_given + 1,
+					sizeof(*given)))
+				return -1;
+			g = &given[nr_given++];
+			g->st = *src;
+			f = malloc(src->nr_frames * sizeof(*f));
+			if (!f)
+				return -1;
+			memcpy(f, src->frames, src->nr_frames * sizeof(*f));
+			g->st.frames = f;
+			g->proc = p;
+			g->tid = v[k].tid;
+			g->time_ns = v[k].time_ns;
+		}
+	}
+	return 0;
+}
+
+/* One round: the samples into a session in OUT; its CPU time, or a
+ * negative value said. */
+static double replay(struct ops_session *s, const char *out)
+{
+	struct ops_session_info info = *ops_session_info(s);
+	struct ops_writer *w;
+	uint32_t i, p, id, proc = 0;
+	double t0, t = -1;
+	size_t k;
+	int err = 0;
+
+	if (ops_writer_open(&w, out, &info))
+		return -1;
+	for (i = 0; i < ops_session_nr_images(s) && !err; i++)
+		err = ops_writer_image(w, ops_session_image(s, i), &id);
+	for (p = 0; p < ops_session_nr_processes(s) && !err; p++)
+		err = ops_writer_process(w, ops_session_process(s, p), &proc);
+	t0 = cpu_s();
+	for (k = 0; k < nr_given && !err; k++) {
+		const struct given *g = &given[k];
+
+		err = ops_writer_stack(w, &g->st, &id);
+		err = err ? err
+			  : ops_writer_anon_stack(w, g->proc, g->time_ns, id,
+						  g->tid);
+		if (!err && k % 8000 == 7999)
+			err = ops_writer_flush(w);
+	}
+	if (!err) {
+		struct ops_stack_stats ss;
+		double n = (double)(k ? k : 1);
+
+		ops_writer_stack_stats(w, &ss);
+		printf("a sample: %.1f frames, %.1f shared, %.1f cached, %.1f looked up, %.1f added; ",
+		       (double)ss.frames / n, (double)ss.shared / n,
+		       (double)ss.cached / n, (double)ss.lookups / n,
+		       (double)ss.added / n);
+	}
+	err = err ? err : ops_writer_close(w, 1);
+	t = err ? -1 : cpu_s() - t0;
+	if (err)
+		fprintf(stderr, "bench_stack_replay: %s\n",
+			ops_writer_error(w));
+	return t;
+}
+
+int main(int argc, char **argv)
+{
+	struct ops_session *s;
+	char err[256];
+	int rounds = argc > 3 ? atoi(argv[3]) : 3, r;
+	double best = -1;
+	size_t nr = 0;
+
+	if (argc < 3 || rounds < 1) {
+		fprintf(stderr,
+			"usage: bench_stack_replay SESSION OUT [ROUNDS]\n");
+		return 2;
+	}
+	if (ops_session_open(&s, argv[1], NULL, NULL, err, sizeof(err))) {
+		fprintf(stderr, "bench_stack_replay: %s\n", err);
+		return 1;
+	}
+	if (load(s)) {
+		fprintf(stderr, "bench_stack_replay: out of memory\n");
+		return 1;
+	}
+	nr = nr_given;
+	for (r = 0; r < rounds; r++) {
+		double t = replay(s, argv[2]);
+
+		if (t < 0)
+			return 1;
+		if (best < 0 || t < best)
+			best = t;
+		printf("round %d: %.3f s, %zu samples, %.2f us a sample\n", r,
+		       t, nr, nr ? t * 1e6 / (double)nr : 0);
+	}
+	printf("best: %.3f s, %.2f us a sample\n", best,
+	       nr ? best * 1e6 / (double)nr : 0);
+	ops_session_close(s);
+	return 0;
+}
