@@ -332,6 +332,89 @@ static int cg_add_flat(struct profile *p, struct report *r,
 	return ret;
 }
 
+/* Whether image ID of session S is the kernel or a module. */
+static bool image_in_kernel(struct ops_session *s, uint32_t id)
+{
+	const struct ops_image *img = ops_session_image(s, id);
+
+	return img && (img->kind == OPS_IMAGE_KERNEL ||
+		       img->kind == OPS_IMAGE_MODULE);
+}
+
+/*
+ * The graph looks a caller up one byte back, in its call instruction
+ * (cg_lookup_addr).  The user frame just above a stack's kernel frames
+ * is no return address but where the program stopped (a fault, an
+ * interrupt, the instruction after a system call), to be named by that
+ * instruction as a leaf is, as perf names it: a fault on a function's
+ * first byte would else be named by the function before.  So it enters
+ * the graph one byte on.
+ */
+static uint64_t stopped_addr(uint64_t addr)
+{
+	return addr + 1;
+}
+
+/* FRAMES[0..N), leaf first: the user frame a kernel part stopped, if
+ * any, one byte on (stopped_addr). */
+static void cg_mark_stopped(struct ops_session *s, struct cg_raw_frame *frames,
+			    size_t n)
+{
+	uint32_t nr_img = ops_session_nr_images(s);
+	size_t i;
+
+	for (i = 0; i + 1 < n; i++) {
+		if (frames[i].image >= nr_img ||
+		    !image_in_kernel(s, frames[i].image))
+			return;
+		if (frames[i + 1].image == CG_UNKNOWN)
+			return;
+		if (frames[i + 1].image == CG_ANON ||
+		    (frames[i + 1].image < nr_img &&
+		     !image_in_kernel(s, frames[i + 1].image))) {
+			frames[i + 1].addr = stopped_addr(frames[i + 1].addr);
+			return;
+		}
+	}
+}
+
+/* Session frame F's image id in the graph. */
+static uint32_t cg_image_of(const struct ops_frame *f)
+{
+	return f->kind == OPS_FRAME_IMAGE  ? f->image
+	       : f->kind == OPS_FRAME_ANON ? CG_ANON
+					   : CG_UNKNOWN;
+}
+
+/* Whether session stack I's frame is one of a user program that a
+ * kernel frame below it stopped: STOPPED[I], set for each such I. */
+static int cg_table_stopped(struct ops_session *s, uint32_t n, bool **stopped)
+{
+	uint32_t nr_img = ops_session_nr_images(s);
+	uint32_t i, parent, flags;
+
+	*stopped = calloc(n ? n : 1, sizeof(**stopped));
+	if (!*stopped)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct ops_frame *f =
+			ops_session_stack_top(s, i, &parent, &flags);
+		const struct ops_frame *up;
+		uint32_t pp, pflags;
+
+		if (!f || parent >= i || f->kind != OPS_FRAME_IMAGE ||
+		    f->image >= nr_img || !image_in_kernel(s, f->image))
+			continue;
+		up = ops_session_stack_top(s, parent, &pp, &pflags);
+		if (up &&
+		    (up->kind == OPS_FRAME_ANON ||
+		     (up->kind == OPS_FRAME_IMAGE && up->image < nr_img &&
+		      !image_in_kernel(s, up->image))))
+			(*stopped)[parent] = true;
+	}
+	return 0;
+}
+
 /* folded and pprof show a session without call chains as stacks of one
  * frame; -c and json show only recorded call chains */
 /* The session's stack table into the call graph as it is, a tree, each
@@ -343,8 +426,11 @@ static int cg_add_table(struct profile *p, struct ops_session *s, uint32_t *of,
 			uint32_t n)
 {
 	uint32_t i, parent, flags;
+	bool *stopped;
+	int ret;
 
-	for (i = 0; i < n; i++) {
+	ret = cg_table_stopped(s, n, &stopped);
+	for (i = 0; i < n && !ret; i++) {
 		const struct ops_frame *f =
 			ops_session_stack_top(s, i, &parent, &flags);
 		struct cg_raw_frame fr;
@@ -353,16 +439,15 @@ static int cg_add_table(struct profile *p, struct ops_session *s, uint32_t *of,
 		if (!f || (parent != UINT32_MAX &&
 			   (parent >= i || of[parent] == CG_NONE)))
 			continue;
-		fr.addr = f->addr;
-		fr.image = f->kind == OPS_FRAME_IMAGE  ? f->image
-			   : f->kind == OPS_FRAME_ANON ? CG_ANON
-						       : CG_UNKNOWN;
+		fr.image = cg_image_of(f);
+		fr.addr = stopped[i] ? stopped_addr(f->addr) : f->addr;
 		if (callgraph_add_frame(
 			    p->cg, parent == UINT32_MAX ? CG_NONE : of[parent],
 			    &fr, flags & OPS_STACK_TRUNCATED, &of[i]))
-			return -ENOMEM;
+			ret = -ENOMEM;
 	}
-	return 0;
+	free(stopped);
+	return ret;
 }
 
 /* Whether a stack of process P whose leaf is LEAF is selected: by the
@@ -565,6 +650,7 @@ static int cg_add_copies(struct profile *p, struct report *r,
 			cut += cp[i].count;
 		c = (struct cg_raw_ctx){ app ? ctx->app : CG_NONE, CG_NONE,
 					 ctx->tgid };
+		cg_mark_stopped(s, frames, nf);
 		ret = callgraph_add_stack(p->cg, frames, nf,
 					  root != UNWIND_WHOLE, &sid);
 		if (ret)

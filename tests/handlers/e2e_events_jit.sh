@@ -143,4 +143,22 @@ echo "-g: page-faults stacks in jit_touch $g_touch for $faults faults" \
 [ $((g_hot_pf * 100)) -le "$faults" ] && [ "$g_touch_clock" -lt "$g_touch" ] ||
 	fail "-g: the events' stacks are mixed"
 check_jitdemo_share "-g cpu-clock" "$g_hot" "$g_cold" $(jitdemo_cpu "$tmp/g.out")
+# the clock's ticks while the kernel handled jit_touch's faults: the JIT
+# frame above the kernel's is the one the fault stopped, named by its
+# own instruction (a store on jit_touch's first byte), not as a return
+# address one byte back, in jit_cold
+read -r stopped_touch stopped_cold < <(awk '{ c = $NF; st = $0
+	sub(/ [0-9]+$/, "", st); n = split(st, f, ";")
+	for (i = 1; i < n; i++)
+		if (f[i + 1] ~ /_\[k\]$/ && f[i] !~ /_\[k\]$/) {
+			if (index(f[i], "jit_touch [perfmap]") == 1) t += c
+			if (index(f[i], "jit_cold [perfmap]") == 1) k += c
+			break
+		} }
+	END { print t + 0, k + 0 }' "$tmp/g-cpu-clock.txt")
+echo "-g cpu-clock: kernel stacks under jit_touch $stopped_touch, under jit_cold $stopped_cold"
+[ "$stopped_touch" -ge 10 ] ||
+	fail "-g cpu-clock: only $stopped_touch ticks in jit_touch's faults, too few to tell"
+[ $((stopped_cold * 20)) -le "$stopped_touch" ] ||
+	fail "-g cpu-clock: $stopped_cold kernel stacks under jit_cold, which touches nothing (jit_touch $stopped_touch)"
 echo "jit samples and stacks of each event named apart"
