@@ -156,17 +156,7 @@ echo "screenshot: $shot"
 # hostile names from a perf map: they come back as the same text
 HOST=$TMP/hostile
 mkdir -p "$TMP/maps"
-long=$(printf 'L%.0s' $(seq 5000))
-python3 - "$TMP/maps/perf-300.map" "$long" <<'EOP'
-import sys
-names = ['</script><script>document.title="owned"</script>',
-         '"quoted" \'single\' \\back\\slash',
-         'ctl\x01\x1b[31m\x7fbytes', '<!-- open comment', sys.argv[2]]
-with open(sys.argv[1], "w") as f:
-    for i, n in enumerate(names):
-        f.write("%x 80 %s\n" % (0x7f0000000100 + 0x100 * i, n))
-EOP
-chmod 644 "$TMP/maps/perf-300.map"
+perf_map "$TMP/maps/perf-300.map" 7f0000000100 "${hostile_names[@]}"
 {
 	echo "separate process"
 	echo "process p 300 $(id -u) jitdemo /usr/bin/jitdemo start_unix_ns 1 range 0x7f0000000000-0x7f0000100000"

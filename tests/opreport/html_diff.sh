@@ -37,23 +37,13 @@ command -v chromium >/dev/null || { echo "SKIP: chromium is not installed"; exit
 
 # the pair: one process each, its JIT functions at other addresses, the
 # same names; every function is a leaf under jit_main but jit_new
-long=$(printf 'L%.0s' $(seq 5000))
 # mkpair DIR PID BASEADDR COUNTS: COUNTS the samples of each name below,
 # in order, jit_main's none of its own
 mkpair() {
 	local dir=$1 pid=$2 addr=$3 counts=$4
 	mkdir -p "$TMP/maps"
-	python3 - "$TMP/maps/perf-$pid.map" "$addr" "$long" <<'EOP'
-import sys
-names = ["jit_main", "jit_up", "jit_down", "jit_same", "jit_gone", "jit_new",
-         '</script><script>document.title="owned"</script>',
-         '"quoted" \'single\' \\back\\slash', 'ctl\x01\x1b[31m\x7fbytes', sys.argv[3]]
-base = int(sys.argv[2], 16)
-with open(sys.argv[1], "w") as f:
-    for i, n in enumerate(names):
-        f.write("%x 80 %s\n" % (base + 0x100 * i, n))
-EOP
-	chmod 644 "$TMP/maps/perf-$pid.map"
+	perf_map "$TMP/maps/perf-$pid.map" "$addr" jit_main jit_up jit_down \
+		jit_same jit_gone jit_new "${hostile_names[@]:0:3}" "$long"
 	python3 - "$pid" "$addr" "$counts" "$TMP/maps/perf-$pid.map" "$(id -u)" <<'EOP' | "$MKSESSION" "$dir"
 import sys
 pid, base, counts, mp = int(sys.argv[1]), int(sys.argv[2], 16), sys.argv[3].split(","), sys.argv[4]

@@ -27,16 +27,8 @@ command -v chromium >/dev/null || { echo "SKIP: chromium is not installed"; exit
 mk() {
 	local dir=$1 pid=$2 base=$3 counts=$4
 	mkdir -p "$TMP/maps"
-	python3 - "$TMP/maps/perf-$pid.map" "$base" <<'EOP'
-import sys
-names = ["jit_main", "jit_a", "jit_b", "jit_gone",
-         '</script><script>document.title="owned"</script>']
-base = int(sys.argv[2], 16)
-with open(sys.argv[1], "w") as f:
-    for i, n in enumerate(names):
-        f.write("%x 80 %s\n" % (base + 0x100 * i, n))
-EOP
-	chmod 644 "$TMP/maps/perf-$pid.map"
+	perf_map "$TMP/maps/perf-$pid.map" "$base" jit_main jit_a jit_b jit_gone \
+		"${hostile_names[0]}"
 	python3 - "$pid" "$base" "$counts" "$TMP/maps/perf-$pid.map" "$(id -u)" <<'EOP' | "$MKSESSION" "$dir"
 import sys
 pid, base, counts, mp = int(sys.argv[1]), int(sys.argv[2], 16), sys.argv[3].split(","), sys.argv[4]

@@ -66,23 +66,13 @@ html gdiff --session-dir="$TMP/g" --diff="$TMP/phases"
 
 # hostile names from a perf map, in a flame graph and in a differential
 # page against a session of the same names at other counts
-long=$(printf 'L%.0s' $(seq 5000))
 mkdir -p "$TMP/maps"
 # hostile DIR PID COUNT...: a session of PID's five hostile names, with
 # COUNT samples of each
 hostile() {
 	local dir=$1 pid=$2 t=1 i n
 	shift 2
-	python3 - "$TMP/maps/perf-$pid.map" "$long" <<'EOP'
-import sys
-names = ['</script><script>document.title="owned"</script>',
-         '"quoted" \'single\' \\back\\slash',
-         'ctl\x01\x1b[31m\x7fbytes', '<!-- open comment', sys.argv[2]]
-with open(sys.argv[1], "w") as f:
-    for i, n in enumerate(names):
-        f.write("%x 80 %s\n" % (0x7f0000000100 + 0x100 * i, n))
-EOP
-	chmod 644 "$TMP/maps/perf-$pid.map"
+	perf_map "$TMP/maps/perf-$pid.map" 7f0000000100 "${hostile_names[@]}"
 	{
 		echo "separate process"
 		echo "process p $pid $(id -u) jitdemo /usr/bin/jitdemo start_unix_ns 1 range 0x7f0000000000-0x7f0000100000"

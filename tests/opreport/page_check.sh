@@ -25,6 +25,24 @@ EOP
 }
 pages=0
 
+# perf_map FILE BASE NAME...: a perf map giving each NAME 0x80 bytes, the
+# first at BASE (hex), each next 0x100 on
+perf_map() {
+	python3 - "$@" <<'EOP'
+import sys
+path, base = sys.argv[1], int(sys.argv[2], 16)
+with open(path, "w") as f:
+    for i, n in enumerate(sys.argv[3:]):
+        f.write("%x 80 %s\n" % (base + 0x100 * i, n))
+EOP
+	chmod 644 "$1"
+}
+# the hostile names every page test shows as text, $long a 5000-byte one
+long=$(printf 'L%.0s' $(seq 5000))
+hostile_names=('</script><script>document.title="owned"</script>'
+	"\"quoted\" 'single' \\back\\slash" $'ctl\x01\x1b[31m\x7fbytes'
+	'<!-- open comment' "$long")
+
 # no request can leave the page: no URL anywhere in the file, and a
 # policy that forbids what a URL would fetch
 no_url() {
