@@ -169,8 +169,29 @@ static struct ops_anon_proc *anon_event(struct ops_anon_proc *pr,
 }
 
 /* Every stream of process ID, each event's flat then stack samples, at
- * the end of W->out (emptied first), after the stack definitions they
- * name (which go to samples.hist, through W->out, so first). */
+ * the end of W->out. */
+static int anon_put_events(struct ops_writer *w, uint32_t id,
+			   struct ops_anon_proc *pr)
+{
+	struct ops_anon_proc *ev;
+	uint32_t e;
+	int ret = 0;
+
+	for (e = 0; e < w->nr_events && !ret; e++) {
+		ev = anon_event(pr, e);
+		if (!ev)
+			break;
+		ret = anon_put_block(w, id, e, ev, OPS_ANON_SAMPLES);
+		ret = ret ? ret
+			  : anon_put_block(w, id, e, ev->stacks,
+					   OPS_ANON_STACK_SAMPLES);
+	}
+	return ret;
+}
+
+/* Every stream of process ID at the end of W->out (emptied first),
+ * after the stack definitions they name (which go to samples.hist,
+ * through W->out, so first). */
 static int anon_put_samples(struct ops_writer *w, uint32_t id,
 			    struct ops_anon_proc *pr)
 {
@@ -185,16 +206,7 @@ static int anon_put_samples(struct ops_writer *w, uint32_t id,
 		ret = ops_hist_writer_defs(w);
 	w->out.len = 0;
 	w->anon_framed = 0;
-	for (e = 0; e < w->nr_events && !ret; e++) {
-		ev = anon_event(pr, e);
-		if (!ev)
-			break;
-		ret = anon_put_block(w, id, e, ev, OPS_ANON_SAMPLES);
-		ret = ret ? ret
-			  : anon_put_block(w, id, e, ev->stacks,
-					   OPS_ANON_STACK_SAMPLES);
-	}
-	return ret;
+	return ret ? ret : anon_put_events(w, id, pr);
 }
 
 /* Give back PR's buffers, of every one of the NR_EVENTS events. */
@@ -425,20 +437,8 @@ int ops_anon_writer_flush(struct ops_writer *w)
 		ret = ops_hist_writer_defs(w);
 	w->out.len = 0;
 	w->anon_framed = 0;
-	for (i = 0; i < a->nr_procs && !ret; i++) {
-		struct ops_anon_proc *ev;
-		uint32_t e;
-
-		for (e = 0; e < w->nr_events && !ret; e++) {
-			ev = anon_event(&a->procs[i], e);
-			if (!ev)
-				break;
-			ret = anon_put_block(w, i, e, ev, OPS_ANON_SAMPLES);
-			ret = ret ? ret
-				  : anon_put_block(w, i, e, ev->stacks,
-						   OPS_ANON_STACK_SAMPLES);
-		}
-	}
+	for (i = 0; i < a->nr_procs && !ret; i++)
+		ret = anon_put_events(w, i, &a->procs[i]);
 	if (ret)
 		return ops_writer_fail(w, ret,
 				       "%s/anon.samples: cannot flush: %s",
