@@ -151,13 +151,15 @@ START_TEST(test_bad_options)
 	ck_assert_str_eq(o.event_list,
 			 "page-faults,cpu-clock,context-switches");
 	options_free(&o);
+	/* call graphs of several events */
+	ck_assert_int_eq(PARSE(&o, "-g", "-e", "cpu-clock,faults", "-a"), 0);
+	ck_assert_uint_eq(o.nr_events, 2);
+	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "-e", "cpu-clock,bogus", "-a"), -22);
 	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "-e", "cpu-clock,cpu-clock", "-a"), -22);
 	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "-e", "cpu-clock,", "-a"), -22);
-	options_free(&o);
-	ck_assert_int_eq(PARSE(&o, "-g", "-e", "cpu-clock,faults", "-a"), -22);
 	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "--separate=process,foo", "-a"), -22);
 	options_free(&o);
