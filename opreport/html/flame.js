@@ -478,13 +478,13 @@
 		applyRange();
 	});
 
-	// The graph of the range picked (or of the whole session), zoomed
-	// into the same frame when the range has it.
-	function applyRange() {
+	// The view CHANGE makes, zoomed into the same frame when the new
+	// graph has it (else as deep along its path as it goes).
+	function keepFocus(change) {
 		const path = [];
 		for (let a = focus; a.parent; a = a.parent)
 			path.unshift(a.code);
-		prof = sel && timesAt.length ? buildTree(sel) : whole;
+		change();
 		setView();
 		focus = root;
 		for (const code of path) {
@@ -495,6 +495,13 @@
 		}
 		showStatus();
 		draw();
+	}
+
+	// The graph of the range picked (or of the whole session).
+	function applyRange() {
+		keepFocus(function () {
+			prof = sel && timesAt.length ? buildTree(sel) : whole;
+		});
 	}
 
 	let focus = root, icicle = false, regex = null;
@@ -692,21 +699,10 @@
 	const baseButton = document.getElementById('baseline');
 	baseButton.hidden = !BASE;
 	baseButton.addEventListener('click', function () {
-		const path = [];
-		for (let a = focus; a.parent; a = a.parent)
-			path.unshift(a.code);
-		showBase = !showBase;
-		this.textContent = showBase ? 'Profile' : 'Baseline';
-		setView();
-		focus = root;
-		for (const code of path) {
-			const k = focus.kids.get(keyOf(code));
-			if (!k)
-				break;
-			focus = k;
-		}
-		showStatus();
-		draw();
+		keepFocus(function () {
+			showBase = !showBase;
+			baseButton.textContent = showBase ? 'Profile' : 'Baseline';
+		});
 	});
 	document.getElementById('icicle').addEventListener('click', function () {
 		icicle = !icicle;
