@@ -58,6 +58,15 @@ struct cg_raw_frame {
 	uint64_t addr;	/* file offset, kernel address, or virtual address */
 };
 
+/* The session's frame F as the graph takes it. */
+static inline struct cg_raw_frame cg_raw_frame_of(const struct ops_frame *f)
+{
+	return (struct cg_raw_frame){ f->kind == OPS_FRAME_IMAGE  ? f->image
+				      : f->kind == OPS_FRAME_ANON ? CG_ANON
+								  : CG_UNKNOWN,
+				      f->addr };
+}
+
 /* Whose stack it is. */
 struct cg_raw_ctx {
 	uint32_t app;  /* image id of the application, or CG_NONE */

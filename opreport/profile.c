@@ -332,13 +332,21 @@ static int cg_add_flat(struct profile *p, struct report *r,
 	return ret;
 }
 
-/* Whether image ID of session S is the kernel or a module. */
-static bool image_in_kernel(struct ops_session *s, uint32_t id)
-{
-	const struct ops_image *img = ops_session_image(s, id);
+/* Which side of the kernel's edge a graph frame of image IMAGE is on. */
+enum frame_side { FRAME_UNKNOWN, FRAME_KERNEL, FRAME_USER };
 
-	return img && (img->kind == OPS_IMAGE_KERNEL ||
-		       img->kind == OPS_IMAGE_MODULE);
+static enum frame_side frame_side(struct ops_session *s, uint32_t image)
+{
+	const struct ops_image *img;
+
+	if (image == CG_ANON)
+		return FRAME_USER;
+	img = ops_session_image(s, image); /* NULL for CG_UNKNOWN */
+	if (!img)
+		return FRAME_UNKNOWN;
+	return img->kind == OPS_IMAGE_KERNEL || img->kind == OPS_IMAGE_MODULE
+		       ? FRAME_KERNEL
+		       : FRAME_USER;
 }
 
 /*
@@ -360,37 +368,27 @@ static uint64_t stopped_addr(uint64_t addr)
 static void cg_mark_stopped(struct ops_session *s, struct cg_raw_frame *frames,
 			    size_t n)
 {
-	uint32_t nr_img = ops_session_nr_images(s);
 	size_t i;
 
 	for (i = 0; i + 1 < n; i++) {
-		if (frames[i].image >= nr_img ||
-		    !image_in_kernel(s, frames[i].image))
+		if (frame_side(s, frames[i].image) != FRAME_KERNEL)
 			return;
-		if (frames[i + 1].image == CG_UNKNOWN)
-			return;
-		if (frames[i + 1].image == CG_ANON ||
-		    (frames[i + 1].image < nr_img &&
-		     !image_in_kernel(s, frames[i + 1].image))) {
+		switch (frame_side(s, frames[i + 1].image)) {
+		case FRAME_USER:
 			frames[i + 1].addr = stopped_addr(frames[i + 1].addr);
 			return;
+		case FRAME_UNKNOWN:
+			return;
+		case FRAME_KERNEL:
+			break;
 		}
 	}
-}
-
-/* Session frame F's image id in the graph. */
-static uint32_t cg_image_of(const struct ops_frame *f)
-{
-	return f->kind == OPS_FRAME_IMAGE  ? f->image
-	       : f->kind == OPS_FRAME_ANON ? CG_ANON
-					   : CG_UNKNOWN;
 }
 
 /* Whether session stack I's frame is one of a user program that a
  * kernel frame below it stopped: STOPPED[I], set for each such I. */
 static int cg_table_stopped(struct ops_session *s, uint32_t n, bool **stopped)
 {
-	uint32_t nr_img = ops_session_nr_images(s);
 	uint32_t i, parent, flags;
 
 	*stopped = calloc(n ? n : 1, sizeof(**stopped));
@@ -400,16 +398,14 @@ static int cg_table_stopped(struct ops_session *s, uint32_t n, bool **stopped)
 		const struct ops_frame *f =
 			ops_session_stack_top(s, i, &parent, &flags);
 		const struct ops_frame *up;
-		uint32_t pp, pflags;
+		uint32_t up_parent;
 
-		if (!f || parent >= i || f->kind != OPS_FRAME_IMAGE ||
-		    f->image >= nr_img || !image_in_kernel(s, f->image))
+		if (!f || parent >= i ||
+		    frame_side(s, cg_raw_frame_of(f).image) != FRAME_KERNEL)
 			continue;
-		up = ops_session_stack_top(s, parent, &pp, &pflags);
+		up = ops_session_stack_top(s, parent, &up_parent, &flags);
 		if (up &&
-		    (up->kind == OPS_FRAME_ANON ||
-		     (up->kind == OPS_FRAME_IMAGE && up->image < nr_img &&
-		      !image_in_kernel(s, up->image))))
+		    frame_side(s, cg_raw_frame_of(up).image) == FRAME_USER)
 			(*stopped)[parent] = true;
 	}
 	return 0;
@@ -439,8 +435,9 @@ static int cg_add_table(struct profile *p, struct ops_session *s, uint32_t *of,
 		if (!f || (parent != UINT32_MAX &&
 			   (parent >= i || of[parent] == CG_NONE)))
 			continue;
-		fr.image = cg_image_of(f);
-		fr.addr = stopped[i] ? stopped_addr(f->addr) : f->addr;
+		fr = cg_raw_frame_of(f);
+		if (stopped[i])
+			fr.addr = stopped_addr(fr.addr);
 		if (callgraph_add_frame(
 			    p->cg, parent == UINT32_MAX ? CG_NONE : of[parent],
 			    &fr, flags & OPS_STACK_TRUNCATED, &of[i]))

@@ -78,14 +78,8 @@ static void raw_frames(const struct ops_stack *st, struct cg_raw_frame *fr)
 {
 	uint32_t k;
 
-	for (k = 0; k < st->nr_frames; k++) {
-		const struct ops_frame *f = &st->frames[k];
-
-		fr[k].addr = f->addr;
-		fr[k].image = f->kind == OPS_FRAME_IMAGE  ? f->image
-			      : f->kind == OPS_FRAME_ANON ? CG_ANON
-							  : CG_UNKNOWN;
-	}
+	for (k = 0; k < st->nr_frames; k++)
+		fr[k] = cg_raw_frame_of(&st->frames[k]);
 }
 
 /* Copy CP for the readers of unwind_jvm.h, its bytes whole in BUF

@@ -474,14 +474,6 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return u->nr_pcs < UNWIND_MAX_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
-static struct cg_raw_frame cg_frame(const struct ops_frame *f)
-{
-	return (struct cg_raw_frame){ f->kind == OPS_FRAME_IMAGE  ? f->image
-				      : f->kind == OPS_FRAME_ANON ? CG_ANON
-								  : CG_UNKNOWN,
-				      f->addr };
-}
-
 /* Frame PC as the session names frames: an image and file offset; in
  * a process that runs JIT code, an address no image holds is
  * anonymous, for its handler to name. */
@@ -509,7 +501,7 @@ static size_t splice(struct unwind *u, const struct ops_stack *fp, size_t i,
 	for (n = 0; n < i; n++)
 		frames[n] = proc_frame(u, u->cur_proc, u->pcs[n]);
 	for (; j < fp->nr_frames; j++)
-		frames[n++] = cg_frame(&fp->frames[j]);
+		frames[n++] = cg_raw_frame_of(&fp->frames[j]);
 	if (fp->flags & OPS_STACK_TRUNCATED)
 		*root = UNWIND_CUT_CHAIN;
 	return n;
@@ -547,7 +539,8 @@ static size_t join(struct unwind *u, const struct ops_stack_copy *c,
 		struct cg_raw_frame f = proc_frame(u, u->cur_proc, u->pcs[i]);
 
 		for (j = 1; j < fp->nr_frames; j++) {
-			struct cg_raw_frame g = cg_frame(&fp->frames[j]);
+			struct cg_raw_frame g =
+				cg_raw_frame_of(&fp->frames[j]);
 
 			if (f.image == g.image && f.addr == g.addr)
 				return splice(u, fp, i, j, frames, max, root);
@@ -636,7 +629,7 @@ size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,
 	if (!n)
 		return 0;
 	for (i = 0; i < k; i++)
-		frames[i] = cg_frame(&fp->frames[i]);
+		frames[i] = cg_raw_frame_of(&fp->frames[i]);
 	return n + k;
 }
 
