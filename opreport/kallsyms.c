@@ -24,7 +24,6 @@ struct kallsyms {
 	 * alone, made at the first lookup that needs them */
 	struct ksym **by_addr;
 	size_t nr_mod;
-	bool by_addr_made;
 	struct report_sym nosyms;
 };
 
@@ -274,12 +273,12 @@ static int ksym_addr_cmp(const void *pa, const void *pb)
 /* The modules' symbols by address: 0 or -ENOMEM. */
 static int make_by_addr(struct kallsyms *ks)
 {
-	/* the kernel's (module NULL) sort first */
-	size_t first = oputil_partition(0, ks->nr, m, !ks->syms[m].module);
-	size_t i;
+	size_t first, i;
 
-	if (ks->by_addr_made)
+	if (ks->by_addr)
 		return 0;
+	/* the kernel's (module NULL) sort first */
+	first = oputil_partition(0, ks->nr, m, !ks->syms[m].module);
 	ks->nr_mod = ks->nr - first;
 	ks->by_addr = calloc(ks->nr_mod + 1, sizeof(*ks->by_addr));
 	if (!ks->by_addr)
@@ -287,7 +286,6 @@ static int make_by_addr(struct kallsyms *ks)
 	for (i = 0; i < ks->nr_mod; i++)
 		ks->by_addr[i] = &ks->syms[first + i];
 	qsort(ks->by_addr, ks->nr_mod, sizeof(*ks->by_addr), ksym_addr_cmp);
-	ks->by_addr_made = true;
 	return 0;
 }
 
