@@ -189,6 +189,21 @@ if [ -s "$TMPD/perf-crashes" ]; then
 		"reports, and was run again: $(sort -u "$TMPD/perf-crashes" |
 		head -n 1)"
 fi
+# A part that is not built yet, a tool this machine lacks, or perf itself
+# crashing or running past growth's time limit (its bug, not ours, and
+# the table says so) is a reason, and so is a JIT map that something
+# else on this shared machine removed from /tmp; any other command that
+# ran and broke fails the smoke test, and is reported by a full run.
+# They are said before the table, which is long, so that they head the
+# output of a failing test.
+ok='^(not built:|perf is not installed|perf record does not work here'
+ok+='|node is not installed|no JDK|no jfr command|needs |undefined'
+ok+='|perf (record|report) crashed|ptrace is not allowed'
+ok+="|perf (report|script) did not finish within|node's /tmp/perf-PID.map was gone)"
+broken=$(awk -F '\t' -v ok="$ok" '$1 == "w" && $5 !~ ok {
+	print "  " $2 " / " $3 " (" $4 "): " $5 }' "$RAW" | sort -u)
+[ -z "$broken" ] ||
+	printf 'run.sh: these measurements broke:\n%s\n' "$broken" >&2
 mkdir -p "$(dirname "$OUT")" || die "cannot create the directory of $OUT"
 cp "$RAW" "$LOGDIR/raw.tsv"
 python3 "$BENCH_DIR/stats.py" table "$RAW" "$OUT" --check ||
@@ -207,19 +222,5 @@ section cggrowth && check_rows "$CG_GROWTH"
 if section growth; then
 	for g in "${GROWTH_SECTIONS[@]}"; do check_rows "$g"; done
 fi
-# A part that is not built yet, a tool this machine lacks, or perf itself
-# crashing or running past growth's time limit (its bug, not ours, and
-# the table says so) is a reason, and so is a JIT map that something
-# else on this shared machine removed from /tmp; any other command that
-# ran and broke fails the smoke test, and is reported by a full run.
-ok='^(not built:|perf is not installed|perf record does not work here'
-ok+='|node is not installed|no JDK|no jfr command|needs |undefined'
-ok+='|perf (record|report) crashed|ptrace is not allowed'
-ok+="|perf (report|script) did not finish within|node's /tmp/perf-PID.map was gone)"
-broken=$(awk -F '\t' -v ok="$ok" '$1 == "w" && $5 !~ ok {
-	print "  " $2 " / " $3 " (" $4 "): " $5 }' "$RAW" | sort -u)
-if [ -n "$broken" ]; then
-	printf 'run.sh: these measurements broke:\n%s\n' "$broken" >&2
-	[ "$SMOKE" = 0 ] || exit 1
-fi
+[ -z "$broken" ] || [ "$SMOKE" = 0 ] || exit 1
 echo "run.sh: wrote $OUT"

@@ -178,13 +178,14 @@ def cmd_table(argv):
     except OSError as e:
         print(f'stats.py: cannot write {argv[1]}: {e}', file=sys.stderr)
         return 1
+    # the problems come before the table, which is long, so that they
+    # head the output of a failing smoke test
+    problems = check(sections) if len(argv) == 3 else []
+    for p in problems:
+        print(f'stats.py: {p}', file=sys.stderr)
+    sys.stderr.flush()
     sys.stdout.write(text)
-    if len(argv) == 3:
-        problems = check(sections)
-        for p in problems:
-            print(f'stats.py: {p}', file=sys.stderr)
-        return 1 if problems else 0
-    return 0
+    return 1 if problems else 0
 
 
 def main(argv):
