@@ -410,7 +410,9 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 			   const char *src_path, uint64_t max_bytes);
 
 /* Copy the kernel symbol table and module list (e.g. /proc/kallsyms,
- * /proc/modules) into the session.  Either may be NULL. */
+ * /proc/modules) into the session.  Either may be NULL.  Given both, a
+ * clean stop reads them again and adds the modules loaded meanwhile
+ * (FORMAT.md, kallsyms). */
 int ops_writer_kernel_symbols(struct ops_writer *w, const char *kallsyms,
 			      const char *modules);
 
