@@ -104,15 +104,27 @@ chmod +x server
 cp app.js app.py my-jit server "$W/man/"
 
 # total CMD [WHICH]: the samples CMD selects (WHICH=base: of its
-# baseline): its session's, under its profile specification
+# baseline): its session's, under its profile specification, of the
+# event it reports
 total() {
 	local w specs=()
 	for w in $1; do
-		case $w in image:*|tgid:*) specs+=("$w") ;; esac
+		case $w in image:*|tgid:*|--event=*) specs+=("$w") ;; esac
 	done
 	"$OPJIT_BUILD/opreport/opreport" --session-dir="$(session_of "$1" "${2:-}")" \
 		--format=json "${specs[@]}" 2>/dev/null |
 		python3 -c 'import json, sys; print(json.load(sys.stdin)["total_samples"])'
+}
+# session_samples CMD: the samples of the event CMD reports in its
+# whole session
+session_samples() {
+	local w ev=()
+	for w in $1; do
+		case $w in --event=*) ev+=("$w") ;; esac
+	done
+	"$OPJIT_BUILD/opreport/opreport" --session-dir="$(session_of "$1")" \
+		--format=json "${ev[@]}" 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["session_samples"])'
 }
 # session_of CMD [WHICH]: the session a command reads (WHICH=base: its
 # baseline)
@@ -202,6 +214,13 @@ check_opreport() {
 		grep -q 'jit:' "$out" || fail "$cmd: no JIT code in the call graph" ;;
 	*" -l "*)
 		[ "$hidden" != 0 ] || grep -q 'jit:' "$out" || { cat "$out"; fail "$cmd: no JIT rows"; }
+		# a session of several events: the header counts each, the
+		# reported one's as the JSON of the whole session does
+		if grep -q '^Events recorded: ' "$out"; then
+			n=$(sed -nE 's/^Events recorded: .* ([0-9]+) samples \(this report\).*/\1/p' "$out")
+			want=$(session_samples "$cmd")
+			[ "$n" = "$want" ] || { head -n 4 "$out"; fail "$cmd: the header counts $n samples of the event reported, the session $want"; }
+		fi
 		if [ "$diff" = 0 ]; then
 			n=$(awk -v h="$hidden" '/^samples/ {on = 1; next} on && /^[0-9]+ / {s += $1} /^$/ {on = 0} END {print s + h}' "$out")
 			want=$(total "$cmd")
