@@ -220,6 +220,7 @@ check_opreport() {
 			n=$(sed -nE 's/^Events recorded: .* ([0-9]+) samples \(this report\).*/\1/p' "$out")
 			want=$(session_samples "$cmd")
 			[ "$n" = "$want" ] || { head -n 4 "$out"; fail "$cmd: the header counts $n samples of the event reported, the session $want"; }
+			echo "header of several events: $n samples of the one reported, the session $want"
 		fi
 		if [ "$diff" = 0 ]; then
 			n=$(awk -v h="$hidden" '/^samples/ {on = 1; next} on && /^[0-9]+ / {s += $1} /^$/ {on = 0} END {print s + h}' "$out")
