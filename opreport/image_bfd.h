@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * ELF images through libbfd.  Each image of the session is opened once
- * and its symbol table sorted once; samples keyed by file offset are
+ * ELF images through libbfd.  Each image of the session is opened once;
+ * an ELF static table is read where the addresses asked need it, any
+ * other table whole and sorted once; samples keyed by file offset are
  * mapped to link-time addresses through the loadable sections, so PIE
  * and multi-segment binaries come out right.  Separate debug files are
  * found by build-id and .gnu_debuglink.  A missing or changed image
