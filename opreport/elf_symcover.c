@@ -305,6 +305,8 @@ int elf_symcover_find(struct elf_symcover *c, const uint64_t *vmas, size_t n,
 
 	*out = NULL;
 	*nr = 0;
+	if (!n)
+		return 0;
 again:
 	err = -ENOMEM;
 	s.lo = calloc(n + 1, sizeof(*s.lo));
