@@ -469,7 +469,9 @@ static int daemon_finish(struct daemon *d)
 		recorder_flush(&d->r);
 	err = ops_writer_finish(d->w, oputil_clock_ns(CLOCK_MONOTONIC));
 	if (err && !failed) {
-		diag("%s", ops_writer_error(d->w));
+		/* the recording was whole: its end is what failed */
+		diag("%s; the session keeps what was written before",
+		     ops_writer_error(d->w));
 		failed = 1;
 	}
 	t.samples_lost += ops_writer_unwritten(d->w);

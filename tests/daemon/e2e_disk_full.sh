@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# On a full disk oprofiled stops recording with one line naming the file,
-# keeps what it wrote readable, lets the command finish, and exits 1.
+# On a full disk oprofiled stops recording with one line naming the file
+# (or, filled only by the stop's last writes, says what the session
+# keeps), keeps what it wrote readable, lets the command finish, and
+# exits 1.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(uname -m)" = x86_64 ] || skip "jitdemo writes x86-64 code; this is $(uname -m)"
@@ -17,7 +19,9 @@ rc=0
 	"$WORKLOADS/jitdemo" >out.txt 2>err.txt || rc=$?
 [ "$rc" -eq 1 ] || fail "exited $rc on a full disk, not 1: $(cat err.txt)"
 grep -q '^finished$' out.txt || fail "the command did not run to its end"
-grep -Eq '^oprofiled: cannot write small/s/[^ ]+: No space left on device; recording stopped$' err.txt ||
+# the disk fills while recording, or, on a busy machine that let the
+# workload sample less, only at the stop's last writes
+grep -Eq '^oprofiled: cannot write small/s/[^ ]+: No space left on device; (recording stopped|the session keeps what was written before)$' err.txt ||
 	fail "no clear line about the full disk: $(cat err.txt)"
 [ "$(grep -c 'No space left' err.txt)" -eq 1 ] || fail "the full disk reported more than once: $(cat err.txt)"
 dump small/s >d.txt

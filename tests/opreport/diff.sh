@@ -150,11 +150,14 @@ hp = prof["heavyJs"] / (prof["heavyJs"] + prof["lightJs"])
 print(f"heavyJs: {100*hb:.1f}% of the two, then {100*hp:.1f}%")
 assert abs(hb - 0.75) < 0.05 and abs(hp - 0.5) < 0.05
 PY
+# the change is in points of each session's whole, of which the two are
+# a part a loaded machine shrinks (0.25 of 40% is 10 points): 5 points
+# is a move, whatever the noise
 c=$(change "$TMP/n.txt" 'heavyJs')
-python3 -c "import sys; sys.exit(not float('$c') < -10)" ||
+python3 -c "import sys; sys.exit(not float('$c') < -5)" ||
 	fail "heavyJs change $c is not a fall"
 c=$(change "$TMP/n.txt" 'lightJs')
-python3 -c "import sys; sys.exit(not float('$c') > 10)" ||
+python3 -c "import sys; sys.exit(not float('$c') > 5)" ||
 	fail "lightJs change $c is not a rise"
 echo "ok: node, JIT symbols: heavyJs 75% -> 50% of the two, lightJs up"
 
