@@ -110,12 +110,16 @@ const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
 	if (rc)
 		return rc == -ERANGE ? "bad count of stack copies"
 				     : "bad stack copy block";
-	/* every byte of the block at most: its records' pieces fit (a
-	 * piece holds at least one byte) */
+	/* a record of S bytes has at most S / PIECE + 2 pieces (a first
+	 * and a last piece shorter than the rest) and takes more than S
+	 * bytes of the block: room for its pieces without a byte each,
+	 * which had made every block's array megabytes and moved it */
 	if (oputil_grow(&h->copies, &h->cap_copies, start + n,
 			sizeof(*h->copies)) ||
 	    oputil_grow(&h->copy_pieces, &h->cap_copy_pieces,
-			pieces_start + ops_cur_left(&c),
+			pieces_start +
+				ops_cur_left(&c) / OPS_STACK_COPY_PIECE +
+				2 * n,
 			sizeof(*h->copy_pieces))) {
 		*oom = true;
 		return "out of memory";
