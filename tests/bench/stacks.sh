@@ -205,8 +205,10 @@ stk_time() {
 		rec_why "$STACKS" "$fig" "$col" "$name did not finish" \
 			"within $STACKS_TIMEOUT s"
 		rec_why "$STACKS" "$fig_cpu" "$col" "$name did not finish" \
-			"within $STACKS_TIMEOUT s"
+			"within $STACKS_TIMEOUT s (${RU_CPU} s CPU by then)"
 		printf -v "$var" '>%s' "$STACKS_TIMEOUT"
+		# what it took until it was stopped: a bound
+		printf -v "${var}_cpu" '>%s' "$RU_CPU"
 		return
 	fi
 	if [ "$status" -ne 0 ] || [ "$RU_STATUS" != 0 ]; then
@@ -271,10 +273,17 @@ stk_speed() {
 			ratio "$ow" "$pw" >>"$TMPD/stk.goal.speed.$w.$key"
 			echo >>"$TMPD/stk.goal.speed.$w.$key"
 		fi
-		# CPU, steadier than wall time on a shared machine; perf
-		# stopped at the limit has no CPU figure
-		if [ -z "$ow_cpu" ] || [ -z "$pw_cpu" ]; then
+		# CPU, steadier than wall time on a shared machine; of perf
+		# stopped at the limit, the CPU it took by then: a bound
+		if [ -z "$ow_cpu" ] || [ -z "$pw_cpu" ] ||
+			[ "${ow_cpu#>}" != "$ow_cpu" ]; then
 			rec_why "$STACKS" "$fc" cmp "needs both figures of the run"
+		elif [ "${pw_cpu#>}" != "$pw_cpu" ]; then
+			rec_note "$STACKS" "$fc" cmp "under" \
+				"$(ratio "$ow_cpu" "${pw_cpu#>}")x (perf stopped)"
+			ratio "$ow_cpu" "${pw_cpu#>}" \
+				>>"$TMPD/stk.goal.speed.$w.$key.cpu"
+			echo >>"$TMPD/stk.goal.speed.$w.$key.cpu"
 		else
 			rec_val "$STACKS" "$fc" cmp "$(ratio "$ow_cpu" "$pw_cpu")" x
 			ratio "$ow_cpu" "$pw_cpu" \
