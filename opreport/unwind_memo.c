@@ -18,7 +18,8 @@
  * to copy more often than this is not worth checking more of. */
 #define MEMO_WAYS 8
 
-/* Memory the memo takes at most: past it, copies are unwound afresh. */
+/* Bytes of entries, reads and frames remembered at most (their arrays
+ * grow by doubling): past it, copies are unwound afresh. */
 #define MEMO_MAX_BYTES (64u << 20)
 
 struct memo_entry {
