@@ -22,6 +22,7 @@
 #include "image_bfd.h"
 #include "opreport.h"
 #include "unwind.h"
+#include "unwind_memo.h"
 
 /* x86-64 DWARF register numbers */
 #define DWARF_RBP 6
@@ -29,6 +30,10 @@
 
 #define KNOWN_BP 0x1
 #define KNOWN_SP 0x2
+
+/* Reads of one unwinding logged at most for the memo: a copy that
+ * needs more is unwound afresh each time. */
+#define UNWIND_MAX_READS 4096
 
 /* Mappings of one process layout kept at most: a process maps a few
  * hundred; a damaged session may name millions. */
@@ -65,6 +70,13 @@ struct unwind {
 	bool jit; /* the copy's process runs JIT code: unmapped is anon */
 	struct unwind_proc *cur_proc;
 	size_t unwound, kept;
+	/* the outcomes of copies unwound before, and the reads of the
+	 * unwinding under way (reads_over: too many, or no memory) */
+	struct unwind_memo *memo;
+	struct unwind_read *reads;
+	size_t nr_reads, cap_reads;
+	bool reads_over;
+	struct unwind_frame memo_frames[UNWIND_MAX_FRAMES];
 };
 
 static int pmap_cmp(const void *a, const void *b)
@@ -193,13 +205,20 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 			   void *arg)
 {
 	struct unwind *u = arg;
+	bool ok = ops_stack_copy_read(u->cur, addr, result, sizeof(*result));
 
 	(void)dwfl;
-	if (!ops_stack_copy_read(u->cur, addr, result, sizeof(*result))) {
+	if (!u->reads_over &&
+	    (u->nr_reads >= UNWIND_MAX_READS ||
+	     oputil_grow(&u->reads, &u->cap_reads, u->nr_reads + 1,
+			 sizeof(*u->reads))))
+		u->reads_over = true;
+	if (!u->reads_over)
+		u->reads[u->nr_reads++] =
+			(struct unwind_read){ addr, ok ? *result : 0, ok };
+	if (!ok)
 		u->fault = true;
-		return false;
-	}
-	return true;
+	return ok;
 }
 
 /* The registers the recorder keeps: the others are unknown, and a
@@ -354,6 +373,8 @@ int unwind_new(struct unwind **out, struct ops_session *s,
 		.debuginfo_path = u->debuginfo_path ? &u->debuginfo_path
 						    : NULL,
 	};
+	/* without a memo (no memory), every copy is unwound afresh */
+	u->memo = unwind_memo_new();
 	if (!u->warned || procs_build(u, pm, n)) {
 		unwind_free(u);
 		return -ENOMEM;
@@ -375,6 +396,8 @@ void unwind_free(struct unwind *u)
 		free(u->procs[i].maps);
 	}
 	free(u->procs);
+	unwind_memo_free(u->memo);
+	free(u->reads);
 	free(u->warned);
 	free(u->debuginfo_path);
 	free(u);
@@ -549,6 +572,51 @@ static size_t join(struct unwind *u, const struct ops_stack_copy *c,
 	return 0;
 }
 
+/* Copy C unwound in layout P into u->pcs and the rest: from the memo
+ * when a copy before it read the same words, else by libdwfl (*FRESH),
+ * and then remembered.  libdwfl's return. */
+static int unwind_copy(struct unwind *u, struct unwind_proc *p,
+		       const struct ops_stack_copy *c, bool *fresh)
+{
+	uint32_t layout = (uint32_t)(p - u->procs);
+	struct unwind_outcome o;
+	size_t i;
+	int ret;
+
+	u->cur = c;
+	u->fault = false;
+	u->nr_pcs = 0;
+	u->cur_proc = p;
+	u->nr_reads = 0;
+	u->reads_over = !u->memo;
+	*fresh = false;
+	if (u->memo && unwind_memo_find(u->memo, layout, c, &o)) {
+		for (i = 0; i < o.nr; i++) {
+			u->pcs[i] = o.frames[i].pc;
+			u->bps[i] = o.frames[i].bp;
+			u->sps[i] = o.frames[i].sp;
+			u->known[i] = o.frames[i].known;
+		}
+		u->nr_pcs = o.nr;
+		u->fault = o.fault;
+		return o.ret;
+	}
+	*fresh = true;
+	ret = dwfl_getthread_frames(p->dwfl, dwfl_pid(p->dwfl), frame_cb, u);
+	if (u->reads_over)
+		return ret;
+	for (i = 0; i < u->nr_pcs; i++)
+		u->memo_frames[i] =
+			(struct unwind_frame){ u->pcs[i], u->bps[i], u->sps[i],
+					       u->known[i] };
+	o = (struct unwind_outcome){ u->memo_frames, u->nr_pcs, u->fault,
+				     ret };
+	/* out of memory, the copies to come are unwound afresh: the
+	 * memo saves time and changes nothing */
+	unwind_memo_add(u->memo, layout, c, u->reads, u->nr_reads, &o);
+	return ret;
+}
+
 /* unwind_stack() of a stack with no kernel frame */
 static size_t unwind_user(struct unwind *u, const struct ops_stack_copy *c,
 			  const struct ops_stack *fp,
@@ -556,6 +624,7 @@ static size_t unwind_user(struct unwind *u, const struct ops_stack_copy *c,
 			  enum unwind_root *root)
 {
 	struct unwind_proc *p;
+	bool fresh;
 	size_t i, n;
 	int ret;
 
@@ -570,13 +639,11 @@ static size_t unwind_user(struct unwind *u, const struct ops_stack_copy *c,
 		p->failed = true;
 		goto kept;
 	}
-	u->cur = c;
-	u->fault = false;
-	u->nr_pcs = 0;
-	u->cur_proc = p;
-	ret = dwfl_getthread_frames(p->dwfl, dwfl_pid(p->dwfl), frame_cb, u);
+	ret = unwind_copy(u, p, c, &fresh);
+	/* a remembered outcome's warning was said, or not, when it was
+	 * unwound: warn_stop() depends only on what is remembered */
 	if (u->nr_pcs < 2) {
-		if (ret == -1)
+		if (ret == -1 && fresh)
 			warn_stop(u, p, c->ip);
 		goto kept;
 	}
@@ -595,7 +662,7 @@ static size_t unwind_user(struct unwind *u, const struct ops_stack_copy *c,
 	 * otherwise is a frame with no entry, where stacks end */
 	if (u->fault || u->nr_pcs >= UNWIND_MAX_FRAMES || n < u->nr_pcs)
 		*root = UNWIND_CUT_COPY;
-	if (ret == -1)
+	if (ret == -1 && fresh)
 		warn_stop(u, p, u->pcs[u->nr_pcs - 1] - 1);
 	u->unwound++;
 	return n;
@@ -637,4 +704,9 @@ void unwind_stats(const struct unwind *u, size_t *unwound, size_t *kept)
 {
 	*unwound = u ? u->unwound : 0;
 	*kept = u ? u->kept : 0;
+}
+
+void unwind_memo_counts(const struct unwind *u, size_t *hits, size_t *misses)
+{
+	unwind_memo_stats(u ? u->memo : NULL, hits, misses);
 }

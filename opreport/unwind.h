@@ -53,4 +53,8 @@ size_t unwind_stack(struct unwind *u, const struct ops_stack_copy *c,
 /* Copies unwound and copies that kept their frame-pointer stacks. */
 void unwind_stats(const struct unwind *u, size_t *unwound, size_t *kept);
 
+/* Copies whose unwinding was remembered from an earlier copy's
+ * (unwind_memo.h), and copies unwound by libdwfl. */
+void unwind_memo_counts(const struct unwind *u, size_t *hits, size_t *misses);
+
 #endif

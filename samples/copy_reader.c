@@ -66,10 +66,40 @@ static int piece_intern(struct ops_hist_data *h, const uint8_t *p, size_t len,
 	return 0;
 }
 
+/* The id of the piece of copy PREV (its ids from PREV_IDS) that covers
+ * exactly [A, A + LEN) and holds the bytes P, or OPUTIL_IDXSET_NONE.  A
+ * loop's copies share their sp and most of their pieces, so that this
+ * one comparison with the copy before finds nine pieces in ten without
+ * hashing them. */
+static uint32_t piece_as_before(const struct ops_hist_data *h,
+				const struct ops_stack_copy *prev,
+				const uint32_t *prev_ids, uint64_t a,
+				const uint8_t *p, uint32_t len)
+{
+	uint64_t j, start, end, top = prev->sp + prev->size;
+	uint32_t id;
+
+	if (a < prev->sp || a >= top)
+		return OPUTIL_IDXSET_NONE;
+	j = a / OPS_STACK_COPY_PIECE - prev->sp / OPS_STACK_COPY_PIECE;
+	start = j ? a / OPS_STACK_COPY_PIECE * OPS_STACK_COPY_PIECE : prev->sp;
+	end = (a / OPS_STACK_COPY_PIECE + 1) * OPS_STACK_COPY_PIECE;
+	if (end > top)
+		end = top;
+	if (start != a || end - a != len)
+		return OPUTIL_IDXSET_NONE;
+	id = prev_ids[j];
+	if (memcmp(h->piece_bytes + (size_t)id * OPS_STACK_COPY_PIECE, p, len))
+		return OPUTIL_IDXSET_NONE;
+	return id;
+}
+
 const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
 			    size_t len, bool *oom)
 {
 	size_t start = h->nr_copies, pieces_start = h->nr_copy_pieces;
+	const struct ops_stack_copy *prev = NULL;
+	const uint32_t *prev_ids = NULL;
 	const char *why = NULL;
 	uint64_t n, i;
 	int rc;
@@ -80,12 +110,16 @@ const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
 	if (rc)
 		return rc == -ERANGE ? "bad count of stack copies"
 				     : "bad stack copy block";
-	/* every byte of the block at most: its records' pieces fit (a
-	 * piece holds at least one byte) */
+	/* a record of S bytes has at most S / PIECE + 2 pieces (a first
+	 * and a last piece shorter than the rest) and takes more than S
+	 * bytes of the block: room for its pieces without a byte each,
+	 * which had made every block's array megabytes and moved it */
 	if (oputil_grow(&h->copies, &h->cap_copies, start + n,
 			sizeof(*h->copies)) ||
 	    oputil_grow(&h->copy_pieces, &h->cap_copy_pieces,
-			pieces_start + ops_cur_left(&c),
+			pieces_start +
+				ops_cur_left(&c) / OPS_STACK_COPY_PIECE +
+				2 * n,
 			sizeof(*h->copy_pieces))) {
 		*oom = true;
 		return "out of memory";
@@ -119,9 +153,18 @@ const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
 		e->piece_ids = (const uint32_t *)(uintptr_t)h->nr_copy_pieces;
 		e->count = 0;
 		for (off = 0; off < e->size; off = end) {
+			uint32_t *id = &h->copy_pieces[h->nr_copy_pieces];
+
 			end = piece_end(e->sp, off, e->size);
-			if (piece_intern(h, c.p + off, end - off,
-					 &h->copy_pieces[h->nr_copy_pieces])) {
+			*id = prev ? piece_as_before(h, prev, prev_ids,
+						     e->sp + off, c.p + off,
+						     end - off)
+				   : OPUTIL_IDXSET_NONE;
+			if (*id != OPUTIL_IDXSET_NONE) {
+				h->nr_copy_pieces++;
+				continue;
+			}
+			if (piece_intern(h, c.p + off, end - off, id)) {
 				*oom = true;
 				why = "out of memory";
 				goto out;
@@ -129,6 +172,10 @@ const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
 			h->nr_copy_pieces++;
 		}
 		c.p += e->size;
+		if (e->size) {
+			prev = e;
+			prev_ids = h->copy_pieces + (uintptr_t)e->piece_ids;
+		}
 	}
 	if (ops_cur_left(&c)) {
 		why = "trailing bytes in stack copy block";

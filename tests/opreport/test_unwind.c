@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * The unwinder (opreport/unwind.c) on bad stack copies: a loop its CFI
- * makes, return addresses that point nowhere, a copy cut short.  The
+ * makes, return addresses that point nowhere, a copy cut short; and its
+ * memo (unwind_memo.h), whose stacks are those a fresh unwinding gives.  The
  * session holds this test's own layout, and the leaf is loop_fn below,
  * whose CFI says that its return address is at rsp and its caller's
  * rsp is its own: a return address that is loop_fn again unwinds to
@@ -132,12 +133,12 @@ static void teardown(void)
 	ops_session_close(session);
 }
 
-/* Copy of SIZE bytes, every word WORD, user leaf at loop_fn's body
- * below KERNEL kernel frames (at most 2): the number of frames
- * unwound. */
-static size_t unwind_words_in(uint32_t kernel, uint64_t word, uint32_t size,
-			      struct cg_raw_frame *frames,
-			      enum unwind_root *root)
+/* Copy of SIZE bytes WORDS, user leaf at loop_fn's body below KERNEL
+ * kernel frames (at most 2), unwound by U: the number of frames. */
+static size_t unwind_copy_by(struct unwind *u, uint32_t kernel,
+			     const uint64_t *words, uint32_t size,
+			     struct cg_raw_frame *frames,
+			     enum unwind_root *root)
 {
 	uint64_t ip = (uint64_t)(uintptr_t)unwind_test_loop_body;
 	struct ops_frame chain[3] = {
@@ -147,21 +148,31 @@ static size_t unwind_words_in(uint32_t kernel, uint64_t word, uint32_t size,
 	struct ops_stack fp = { .frames = chain + 2 - kernel,
 				.nr_frames = kernel + 1,
 				.nr_kernel = kernel };
-	uint64_t *bytes = calloc(1, size + 8);
 	struct ops_stack_copy c = { .ip = ip,
 				    .sp = STACK_BASE,
 				    .bp = STACK_BASE,
 				    .size = size,
-				    .bytes = (const uint8_t *)bytes };
-	size_t i, n;
+				    .bytes = (const uint8_t *)words };
 
 	chain[2] = (struct ops_frame){ OPS_FRAME_IMAGE, exe_map.image,
 				       ip - exe_map.start + exe_map.pgoff };
+	return unwind_stack(u, &c, &fp, frames, OPS_STACK_MAX_FRAMES, root);
+}
+
+/* Copy of SIZE bytes, every word WORD, user leaf at loop_fn's body
+ * below KERNEL kernel frames (at most 2): the number of frames
+ * unwound. */
+static size_t unwind_words_in(uint32_t kernel, uint64_t word, uint32_t size,
+			      struct cg_raw_frame *frames,
+			      enum unwind_root *root)
+{
+	uint64_t *bytes = calloc(1, size + 8);
+	size_t i, n;
+
 	ck_assert_ptr_nonnull(bytes);
 	for (i = 0; i < size / 8; i++)
 		bytes[i] = word;
-	n = unwind_stack(unwinder, &c, &fp, frames, OPS_STACK_MAX_FRAMES,
-			 root);
+	n = unwind_copy_by(unwinder, kernel, bytes, size, frames, root);
 	free(bytes);
 	return n;
 }
@@ -252,6 +263,78 @@ START_TEST(a_sample_in_the_kernel)
 }
 END_TEST
 
+/* Copy WORDS (SIZE bytes) unwound by the session's unwinder, whose
+ * memo may know it, and by a new one, whose memo is empty: the same
+ * frames and root.  Whether the first found it in its memo. */
+static bool unwind_as_fresh(const uint64_t *words, uint32_t size, size_t *n)
+{
+	static struct cg_raw_frame fresh[OPS_STACK_MAX_FRAMES];
+	static struct opreport_opts opts;
+	enum unwind_root root, root_fresh;
+	size_t hits, misses, hits2, misses2, nf;
+	struct unwind *u;
+
+	unwind_memo_counts(unwinder, &hits, &misses);
+	*n = unwind_copy_by(unwinder, 0, words, size, frames, &root);
+	unwind_memo_counts(unwinder, &hits2, &misses2);
+	ck_assert_uint_eq(hits2 + misses2, hits + misses + 1);
+	ck_assert_int_eq(unwind_new(&u, session, &opts), 0);
+	ck_assert_ptr_nonnull(u);
+	nf = unwind_copy_by(u, 0, words, size, fresh, &root_fresh);
+	unwind_free(u);
+	ck_assert_uint_eq(*n, nf);
+	ck_assert_int_eq(root, root_fresh);
+	ck_assert_mem_eq(frames, fresh, nf * sizeof(*fresh));
+	return hits2 > hits;
+}
+
+/* A copy whose words at the addresses the unwinding read are those of
+ * a copy unwound before is that copy's stack, without libdwfl; a word
+ * changed where it read, or read outside the copy, is unwound again. */
+START_TEST(a_copy_read_alike_is_remembered)
+{
+	uint64_t words[32];
+	size_t i, n;
+
+	for (i = 0; i < 32; i++)
+		words[i] = 0xdead0000ull;
+	ck_assert(!unwind_as_fresh(words, sizeof(words), &n));
+	ck_assert_uint_ge(n, 2);
+	ck_assert_uint_eq(frames[1].addr, 0xdead0000ull);
+	/* loop_fn's return address is the word at sp, and past it
+	 * libdwfl's frame-pointer fallback reads the two at bp (sp too):
+	 * the words above them may change */
+	words[16] = words[31] = 42;
+	ck_assert(unwind_as_fresh(words, sizeof(words), &n));
+	ck_assert_uint_eq(frames[1].addr, 0xdead0000ull);
+	/* one byte of that word changed: unwound again, another stack */
+	words[0] = 0xdead0001ull;
+	ck_assert(!unwind_as_fresh(words, sizeof(words), &n));
+	ck_assert_uint_ge(n, 2);
+	ck_assert_uint_eq(frames[1].addr, 0xdead0001ull);
+	/* both are remembered now */
+	ck_assert(unwind_as_fresh(words, sizeof(words), &n));
+	words[0] = 0xdead0000ull;
+	ck_assert(unwind_as_fresh(words, sizeof(words), &n));
+	ck_assert_uint_eq(frames[1].addr, 0xdead0000ull);
+	/* the return address outside a shorter copy: a read that failed
+	 * is part of what is remembered */
+	ck_assert(!unwind_as_fresh(words, 4, &n));
+	ck_assert_uint_eq(n, 0);
+	ck_assert(unwind_as_fresh(words, 4, &n));
+	ck_assert(unwind_as_fresh(words, sizeof(words), &n));
+	ck_assert_uint_eq(frames[1].addr, 0xdead0000ull);
+	/* the loop to the frame limit, remembered whole */
+	for (i = 0; i < 32; i++)
+		words[i] = (uint64_t)(uintptr_t)unwind_test_loop_body;
+	ck_assert(!unwind_as_fresh(words, sizeof(words), &n));
+	ck_assert_uint_eq(n, UNWIND_MAX_FRAMES);
+	ck_assert(unwind_as_fresh(words, sizeof(words), &n));
+	ck_assert_uint_eq(n, UNWIND_MAX_FRAMES);
+	ck_assert_int_eq(warnings, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("unwind");
@@ -262,6 +345,7 @@ int main(void)
 	tcase_add_test(tc, an_address_that_points_nowhere);
 	tcase_add_test(tc, a_copy_cut_short);
 	tcase_add_test(tc, a_sample_in_the_kernel);
+	tcase_add_test(tc, a_copy_read_alike_is_remembered);
 	suite_add_tcase(s, tc);
 	return opjit_check_run(s);
 }

@@ -904,8 +904,16 @@ START_TEST(test_bad_compressed_block)
 		uint32_t plen = ops_le32_load(buf + off + 8);
 
 		if (ops_le16_load(buf + off + 6) & OPS_BLOCK_DEFLATED) {
+			struct ops_cur cur;
+
+			/* the first deflate block's type made the reserved
+			 * one: past the length and the zlib header */
+			ops_cur_init(&cur, buf + off + OPS_BLOCK_HEADER_SIZE,
+				     plen);
+			ops_cur_varint(&cur);
+			ck_assert_uint_gt(ops_cur_left(&cur), 2);
 			bad = off;
-			buf[off + OPS_BLOCK_HEADER_SIZE + plen / 2] ^= 0x55;
+			buf[cur.p + 2 - buf] |= 0x06;
 			fix_crc(buf, off);
 			break;
 		}
