@@ -102,10 +102,12 @@ tsan_build() {
 }
 # the fuzz targets and what they link, no more; the rest of the tree
 # gets clang's warnings from its front end only (scripts/check-clang.sh:
-# clang warns from nothing later, so a full build would say no more)
+# clang warns from nothing later, so a full build would say no more).
+# -U: each target's seconds are tests/fuzz/OpjitFuzz.cmake's, not those
+# an older configure left in the cache.
 fuzz_build() {
 	CC=clang configure_only "$OPJIT_ROOT/build-fuzz" -DOPJIT_WERROR=ON -DOPJIT_FUZZ=ON \
-		-DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+		-DCMAKE_EXPORT_COMPILE_COMMANDS=ON -UOPJIT_FUZZ_SECONDS
 	touch "$OPJIT_LOGDIR/build-fuzz.stamp"
 	build_targets "$OPJIT_ROOT/build-fuzz" fuzz_targets
 }
