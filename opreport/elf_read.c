@@ -3,6 +3,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +12,21 @@
  * allocate gigabytes. */
 #define ELF_READ_MAX (256u << 20)
 
+bool elf_read_fits(bfd *abfd, uint64_t off, uint64_t len)
+{
+	ufile_ptr fsize = bfd_get_file_size(abfd);
+
+	return len && len <= ELF_READ_MAX &&
+	       !(fsize && (off > fsize || len > fsize - off));
+}
+
 void *elf_read_at(bfd *abfd, uint64_t off, uint64_t len, size_t extra,
 		  int *err)
 {
-	ufile_ptr fsize = bfd_get_file_size(abfd);
 	char *buf;
 
 	*err = 0;
-	if (!len || len > ELF_READ_MAX ||
-	    (fsize && (off > fsize || len > fsize - off)))
+	if (!elf_read_fits(abfd, off, len))
 		return NULL;
 	buf = malloc(len + extra);
 	if (!buf) {
@@ -118,4 +125,22 @@ struct elf_shdr *elf_read_shdrs(bfd *abfd, const struct elf_ehdr *h, int *err)
 	}
 	free(raw);
 	return s;
+}
+
+void elf_read_sym(bfd *abfd, const unsigned char *p, bool is64,
+		  struct elf_sym *e)
+{
+	if (is64) {
+		e->name = bfd_get_32(abfd, p + offsetof(Elf64_Sym, st_name));
+		e->info = p[offsetof(Elf64_Sym, st_info)];
+		e->shndx = bfd_get_16(abfd, p + offsetof(Elf64_Sym, st_shndx));
+		e->value = bfd_get_64(abfd, p + offsetof(Elf64_Sym, st_value));
+		e->size = bfd_get_64(abfd, p + offsetof(Elf64_Sym, st_size));
+	} else {
+		e->name = bfd_get_32(abfd, p + offsetof(Elf32_Sym, st_name));
+		e->info = p[offsetof(Elf32_Sym, st_info)];
+		e->shndx = bfd_get_16(abfd, p + offsetof(Elf32_Sym, st_shndx));
+		e->value = bfd_get_32(abfd, p + offsetof(Elf32_Sym, st_value));
+		e->size = bfd_get_32(abfd, p + offsetof(Elf32_Sym, st_size));
+	}
 }

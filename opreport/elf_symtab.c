@@ -10,32 +10,20 @@
 #include <string.h>
 #include <oputil/search.h>
 
-struct symtab_ent {
-	uint64_t value, size;
-	uint32_t name; /* offset in strtab */
-	uint16_t shndx;
-	uint8_t info; /* st_info: binding and type */
-};
-
-struct symtab_sec {
-	uint64_t addr, size;
-	bool code; /* SHF_EXECINSTR */
-};
-
 struct elf_symtab {
-	struct symtab_ent *v; /* in file order until sorted by value */
+	struct elf_sym *v; /* in file order until sorted by value */
 	size_t n;
 	bool sorted;
 	char *strtab; /* NUL-terminated at strtab_len */
 	size_t strtab_len;
-	struct symtab_sec *secs;
+	struct elf_symtab_sec *secs;
 	size_t nr_secs;
 	bool relocatable; /* ET_REL: values are section offsets */
 };
 
 static int ent_cmp(const void *pa, const void *pb)
 {
-	const struct symtab_ent *a = pa, *b = pb;
+	const struct elf_sym *a = pa, *b = pb;
 
 	if (a->value != b->value)
 		return a->value < b->value ? -1 : 1;
@@ -43,34 +31,14 @@ static int ent_cmp(const void *pa, const void *pb)
 	return (a->name > b->name) - (a->name < b->name);
 }
 
-static void sym_get(bfd *abfd, const unsigned char *p, bool is64,
-		    struct symtab_ent *e)
-{
-	if (is64) {
-		e->name = bfd_get_32(abfd, p + offsetof(Elf64_Sym, st_name));
-		e->info = p[offsetof(Elf64_Sym, st_info)];
-		e->shndx = bfd_get_16(abfd, p + offsetof(Elf64_Sym, st_shndx));
-		e->value = bfd_get_64(abfd, p + offsetof(Elf64_Sym, st_value));
-		e->size = bfd_get_64(abfd, p + offsetof(Elf64_Sym, st_size));
-	} else {
-		e->name = bfd_get_32(abfd, p + offsetof(Elf32_Sym, st_name));
-		e->info = p[offsetof(Elf32_Sym, st_info)];
-		e->shndx = bfd_get_16(abfd, p + offsetof(Elf32_Sym, st_shndx));
-		e->value = bfd_get_32(abfd, p + offsetof(Elf32_Sym, st_value));
-		e->size = bfd_get_32(abfd, p + offsetof(Elf32_Sym, st_size));
-	}
-}
-
-int elf_symtab_read(struct elf_symtab **out, bfd *abfd, bool dynamic)
+int elf_symtab_locate(struct elf_symtab_loc *loc, bfd *abfd, bool dynamic)
 {
 	struct elf_shdr *shdrs = NULL, *tab = NULL, *str;
-	struct elf_symtab *t = NULL;
-	unsigned char *syms = NULL;
 	struct elf_ehdr h;
-	uint64_t i, nsyms;
+	uint64_t i;
 	int err = 0;
 
-	*out = NULL;
+	memset(loc, 0, sizeof(*loc));
 	if (!elf_read_ehdr(abfd, &h))
 		return 0;
 	shdrs = elf_read_shdrs(abfd, &h, &err);
@@ -82,33 +50,62 @@ int elf_symtab_read(struct elf_symtab **out, bfd *abfd, bool dynamic)
 	if (!tab || tab->link >= h.shnum ||
 	    tab->entsize != (h.is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym)))
 		goto out;
-	nsyms = tab->size / tab->entsize;
 	str = &shdrs[tab->link];
-	if (str->type != SHT_STRTAB || nsyms < 2)
+	if (str->type != SHT_STRTAB || tab->size / tab->entsize < 2 ||
+	    !elf_read_fits(abfd, tab->offset, tab->size) ||
+	    !elf_read_fits(abfd, str->offset, str->size))
 		goto out;
+	loc->secs = calloc(h.shnum, sizeof(*loc->secs));
+	if (!loc->secs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < h.shnum; i++)
+		loc->secs[i] = (struct elf_symtab_sec){
+			shdrs[i].addr, shdrs[i].size,
+			!!(shdrs[i].flags & SHF_EXECINSTR)
+		};
+	loc->nr_secs = h.shnum;
+	loc->is64 = h.is64;
+	loc->relocatable = h.relocatable;
+	loc->symoff = tab->offset;
+	loc->symsize = tab->size;
+	loc->entsize = tab->entsize;
+	loc->stroff = str->offset;
+	loc->strsize = str->size;
+out:
+	free(shdrs);
+	return err;
+}
+
+int elf_symtab_read(struct elf_symtab **out, bfd *abfd, bool dynamic)
+{
+	struct elf_symtab_loc loc;
+	struct elf_symtab *t = NULL;
+	unsigned char *syms = NULL;
+	uint64_t i, nsyms;
+	int err = elf_symtab_locate(&loc, abfd, dynamic);
+
+	*out = NULL;
+	if (err || !loc.secs)
+		return err;
+	nsyms = loc.symsize / loc.entsize;
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		err = -ENOMEM;
 		goto out;
 	}
-	t->relocatable = h.relocatable;
-	t->secs = calloc(h.shnum, sizeof(*t->secs));
-	if (!t->secs) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < h.shnum; i++)
-		t->secs[i] = (struct symtab_sec){ shdrs[i].addr, shdrs[i].size,
-						  !!(shdrs[i].flags &
-						     SHF_EXECINSTR) };
-	t->nr_secs = h.shnum;
-	syms = elf_read_at(abfd, tab->offset, tab->size, 0, &err);
+	t->relocatable = loc.relocatable;
+	t->secs = loc.secs;
+	t->nr_secs = loc.nr_secs;
+	loc.secs = NULL;
+	syms = elf_read_at(abfd, loc.symoff, loc.symsize, 0, &err);
 	if (!syms)
 		goto out;
-	t->strtab = elf_read_section(abfd, str, &err);
+	t->strtab = elf_read_at(abfd, loc.stroff, loc.strsize, 1, &err);
 	if (!t->strtab)
 		goto out;
-	t->strtab_len = str->size;
+	t->strtab_len = loc.strsize;
 	t->v = calloc(nsyms, sizeof(*t->v));
 	if (!t->v) {
 		err = -ENOMEM;
@@ -116,16 +113,16 @@ int elf_symtab_read(struct elf_symtab **out, bfd *abfd, bool dynamic)
 	}
 	/* entry 0 is the null symbol */
 	for (i = 1; i < nsyms; i++) {
-		struct symtab_ent *e = &t->v[t->n];
+		struct elf_sym *e = &t->v[t->n];
 
-		sym_get(abfd, syms + i * tab->entsize, h.is64, e);
+		elf_read_sym(abfd, syms + i * loc.entsize, loc.is64, e);
 		if (e->name < t->strtab_len)
 			t->n++;
 	}
 	*out = t;
 	t = NULL;
 out:
-	free(shdrs);
+	free(loc.secs);
 	free(syms);
 	elf_symtab_free(t);
 	return err;
@@ -168,11 +165,41 @@ size_t elf_symtab_count(const struct elf_symtab *t)
 
 /* The rank libbfd's flags give: BSF_FUNCTION for STT_FUNC only,
  * BSF_GLOBAL for STB_GLOBAL, BSF_WEAK for STB_WEAK. */
-static int ent_prio(const struct symtab_ent *e)
+static int ent_prio(const struct elf_sym *e)
 {
 	return (ELF64_ST_TYPE(e->info) == STT_FUNC ? 4 : 0) +
 	       (ELF64_ST_BIND(e->info) == STB_GLOBAL ? 2 : 0) +
 	       (ELF64_ST_BIND(e->info) == STB_WEAK ? 1 : 0);
+}
+
+bool elf_symtab_code_ent(const struct elf_sym *e,
+			 const struct elf_symtab_sec *secs, size_t nr_secs)
+{
+	unsigned type = ELF64_ST_TYPE(e->info);
+
+	/* SHN_UNDEF, and SHN_ABS, SHN_COMMON and the other reserved
+	 * indexes, are no code section */
+	if (!e->shndx || e->shndx >= SHN_LORESERVE || e->shndx >= nr_secs)
+		return false;
+	return secs[e->shndx].code && type != STT_SECTION && type != STT_FILE;
+}
+
+bool elf_symtab_code_name(const char *name)
+{
+	return *name && name[0] != '$' && strncmp(name, ".L", 2);
+}
+
+void elf_symtab_code_sym(const struct elf_sym *e,
+			 const struct elf_symtab_sec *secs, bool relocatable,
+			 const char *name, struct elf_code_sym *out)
+{
+	const struct elf_symtab_sec *sec = &secs[e->shndx];
+
+	out->vma = relocatable ? sec->addr + e->value : e->value;
+	out->end = sec->addr + sec->size;
+	out->size = e->size;
+	out->name = name;
+	out->prio = ent_prio(e);
 }
 
 size_t elf_symtab_code(const struct elf_symtab *t, struct elf_code_sym *out)
@@ -180,27 +207,14 @@ size_t elf_symtab_code(const struct elf_symtab *t, struct elf_code_sym *out)
 	size_t i, n = 0;
 
 	for (i = 0; t && i < t->n; i++) {
-		const struct symtab_ent *e = &t->v[i];
+		const struct elf_sym *e = &t->v[i];
 		const char *name = t->strtab + e->name;
-		const struct symtab_sec *sec;
-		unsigned type = ELF64_ST_TYPE(e->info);
 
-		/* SHN_UNDEF, and SHN_ABS, SHN_COMMON and the other
-		 * reserved indexes, are no code section */
-		if (!e->shndx || e->shndx >= SHN_LORESERVE ||
-		    e->shndx >= t->nr_secs)
+		if (!elf_symtab_code_ent(e, t->secs, t->nr_secs) ||
+		    !elf_symtab_code_name(name))
 			continue;
-		sec = &t->secs[e->shndx];
-		if (!sec->code || type == STT_SECTION || type == STT_FILE)
-			continue;
-		if (!*name || name[0] == '$' || !strncmp(name, ".L", 2))
-			continue;
-		out[n].vma = t->relocatable ? sec->addr + e->value : e->value;
-		out[n].end = sec->addr + sec->size;
-		out[n].size = e->size;
-		out[n].name = name;
-		out[n].prio = ent_prio(e);
-		n++;
+		elf_symtab_code_sym(e, t->secs, t->relocatable, name,
+				    &out[n++]);
 	}
 	return n;
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "bfd_inc.h"
+#include "elf_read.h"
 
 struct elf_symtab;
 
@@ -25,6 +26,28 @@ struct elf_code_sym {
 	const char *name;  /* in the table's string table */
 	int prio;	   /* function 4, + global 2, + weak 1 */
 };
+
+/* A section, as the code filter sees it. */
+struct elf_symtab_sec {
+	uint64_t addr, size;
+	bool code; /* SHF_EXECINSTR */
+};
+
+/* Where a table and its names lie in the file. */
+struct elf_symtab_loc {
+	struct elf_symtab_sec *secs; /* every section, by index */
+	size_t nr_secs;
+	bool is64, relocatable; /* ET_REL: values are section offsets */
+	uint64_t symoff, symsize, entsize;
+	uint64_t stroff, strsize;
+};
+
+/*
+ * ABFD's symbol table (DYNAMIC: the dynamic one) found, not read: LOC's
+ * secs (to be freed) is NULL, and 0 returned, when it has none that
+ * elf_symtab_read() would read.  Only -ENOMEM is an error.
+ */
+int elf_symtab_locate(struct elf_symtab_loc *loc, bfd *abfd, bool dynamic);
 
 /*
  * ABFD's symbol table (DYNAMIC: the dynamic one).  *OUT is NULL, and 0
@@ -44,6 +67,16 @@ uint64_t elf_symtab_size(struct elf_symtab *t, uint64_t value,
  */
 size_t elf_symtab_count(const struct elf_symtab *t);
 size_t elf_symtab_code(const struct elf_symtab *t, struct elf_code_sym *out);
+
+/* The filter of elf_symtab_code() in two halves, for a reader of parts
+ * of a table (elf_symcover.c): whether entry E is a code symbol, its name
+ * aside; whether NAME is one; and the code symbol E is. */
+bool elf_symtab_code_ent(const struct elf_sym *e,
+			 const struct elf_symtab_sec *secs, size_t nr_secs);
+bool elf_symtab_code_name(const char *name);
+void elf_symtab_code_sym(const struct elf_sym *e,
+			 const struct elf_symtab_sec *secs, bool relocatable,
+			 const char *name, struct elf_code_sym *out);
 void elf_symtab_free(struct elf_symtab *t);
 
 #endif

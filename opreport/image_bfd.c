@@ -9,12 +9,14 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <oputil/bump.h>
 #include <oputil/grow.h>
 #include <oputil/search.h>
 
 #include "diag.h"
 #include "bfd_inc.h"
 #include "elf_plt.h"
+#include "elf_symcover.h"
 #include "elf_symtab.h"
 #include "image_bfd.h"
 #include "out.h"
@@ -44,6 +46,14 @@ struct image_bfd {
 	struct elf_symtab *symtab; /* holds the names of syms, when ELF */
 	struct report_sym *syms;   /* sorted by vma */
 	size_t nr_syms;
+	/* an ELF static table read for the addresses asked (syms is then
+	 * empty), the symbols it named so far by vma, their memory, and
+	 * whether reading it failed (said once) */
+	struct elf_symcover *cover;
+	struct report_sym **found;
+	size_t nr_found, cap_found;
+	struct oputil_bump found_mem;
+	bool cover_failed;
 	struct report_sym *plt; /* PLT stubs, read on first use */
 	struct elf_plt elf_plt; /* holds the names of plt, when ELF */
 	size_t nr_plt;
@@ -67,6 +77,13 @@ struct image_cache {
 	struct image_bfd **images;
 	uint32_t nr_images;
 };
+
+static bool whole_tables;
+
+void image_bfd_whole_tables(bool whole)
+{
+	whole_tables = whole;
+}
 
 /* bfd prints its own complaints about odd files; our one line per image
  * says enough. */
@@ -117,6 +134,9 @@ static void image_free(struct image_bfd *img)
 		free(img->owned[i]);
 	free(img->owned);
 	free(img->syms);
+	free(img->found);
+	oputil_bump_free(&img->found_mem);
+	elf_symcover_free(img->cover);
 	free(img->plt);
 	free(img->secs);
 	free(img->lsecs);
@@ -696,6 +716,27 @@ static int elf_static_symtab(struct image_bfd *img)
 	return err ? err : 1;
 }
 
+/* The ELF static table that elf_static_symtab() would read, found, to
+ * be read for the addresses asked (image_bfd_resolve()).  1 when there
+ * is one, 0 when not, or -ENOMEM (not reported). */
+static int elf_static_cover(struct image_bfd *img)
+{
+	int err = 0;
+
+	if (img->dbg)
+		err = elf_symcover_open(&img->cover, img->dbg);
+	img->symbfd = img->dbg;
+	if (!err && !img->cover) {
+		err = elf_symcover_open(&img->cover, img->abfd);
+		img->symbfd = img->abfd;
+	}
+	if (err || !img->cover)
+		return err;
+	img->found_mem = (struct oputil_bump)OPUTIL_BUMP_INIT(16384);
+	plt_span(img);
+	return 1;
+}
+
 /* IMG's symbols, from the best table it has.  0 or -ENOMEM, as
  * build_sections() (not reported: image_open() says it, naming the
  * image). */
@@ -705,7 +746,8 @@ static int build_symtab(struct image_bfd *img)
 	struct elf_code_sym *c = NULL;
 	long na, nd = 0, ndyn;
 	size_t n = 0;
-	int ret = elf_static_symtab(img);
+	int ret = whole_tables ? elf_static_symtab(img)
+			       : elf_static_cover(img);
 
 	if (ret)
 		return ret < 0 ? ret : 0;
@@ -834,6 +876,8 @@ unusable:
 	free(img->syms);
 	img->syms = NULL;
 	img->nr_syms = 0;
+	elf_symcover_free(img->cover);
+	img->cover = NULL;
 	img->plt_read = true;
 	img->nr_secs = 0;
 	img->nr_lsecs = 0;
@@ -889,39 +933,208 @@ static struct report_sym *sym_in(struct report_sym *syms, size_t n,
 	return vma - s->vma < s->size ? s : NULL;
 }
 
+/* VMA's PLT stub, or NULL when it is in none. */
+static struct report_sym *plt_at(struct image_bfd *img, uint64_t vma)
+{
+	if (vma < img->plt_lo || vma >= img->plt_hi)
+		return NULL;
+	if (!img->plt_read)
+		plt_load(img);
+	return sym_in(img->plt, img->nr_plt, vma);
+}
+
 static struct report_sym *sym_at(struct image_bfd *img, uint64_t vma)
 {
-	struct report_sym *s;
+	struct report_sym *s = plt_at(img, vma);
 
-	if (vma >= img->plt_lo && vma < img->plt_hi) {
-		if (!img->plt_read)
-			plt_load(img);
-		s = sym_in(img->plt, img->nr_plt, vma);
-		if (s)
-			return s;
+	return s ? s : sym_in(img->syms, img->nr_syms, vma);
+}
+
+static int u64_cmp(const void *pa, const void *pb)
+{
+	const uint64_t *a = pa, *b = pb;
+
+	return (*a > *b) - (*a < *b);
+}
+
+static int found_cmp(const void *pa, const void *pb)
+{
+	const struct report_sym *a = *(const struct report_sym *const *)pa;
+	const struct report_sym *b = *(const struct report_sym *const *)pb;
+
+	return (a->vma > b->vma) - (a->vma < b->vma);
+}
+
+/* The one symbol of IMG at S's address, S's copy made the first time:
+ * a symbol named again for other addresses must be the same one.  NULL
+ * when out of memory. */
+static struct report_sym *found_get(struct image_bfd *img,
+				    const struct report_sym *s,
+				    struct report_sym ***fresh,
+				    size_t *nr_fresh, size_t *cap_fresh)
+{
+	size_t lo = oputil_partition(0, img->nr_found, m,
+				     img->found[m]->vma < s->vma);
+	struct report_sym *f;
+
+	if (lo < img->nr_found && img->found[lo]->vma == s->vma)
+		return img->found[lo];
+	if (oputil_grow(fresh, cap_fresh, *nr_fresh + 1, sizeof(**fresh)))
+		return NULL;
+	f = oputil_bump_alloc(&img->found_mem, sizeof(*f));
+	if (!f)
+		return NULL;
+	*f = *s;
+	(*fresh)[(*nr_fresh)++] = f;
+	return f;
+}
+
+/* The new symbols FRESH[0..n) into IMG's found ones, by vma.  0 or
+ * -ENOMEM. */
+static int found_merge(struct image_bfd *img, struct report_sym **fresh,
+		       size_t n)
+{
+	size_t i, j, k;
+
+	if (!n)
+		return 0;
+	if (oputil_grow(&img->found, &img->cap_found, img->nr_found + n,
+			sizeof(*img->found)))
+		return -ENOMEM;
+	qsort(fresh, n, sizeof(*fresh), found_cmp);
+	i = img->nr_found;
+	j = n;
+	k = img->nr_found + n;
+	while (j) {
+		if (i && img->found[i - 1]->vma > fresh[j - 1]->vma)
+			img->found[--k] = img->found[--i];
+		else
+			img->found[--k] = fresh[--j];
 	}
-	return sym_in(img->syms, img->nr_syms, vma);
+	img->nr_found += n;
+	return 0;
+}
+
+/*
+ * The symbols of VMAS[0..n) (MAPPED[i]: VMAS[i] is in a section) from
+ * the part of the static table that names them, into SYMS (NULL: none).
+ * The table built of that part, as the whole one is built, holds the
+ * same symbol at or below each of them.  0, -ENOMEM or -EIO.
+ */
+static int cover_resolve(struct image_bfd *img, const uint64_t *vmas,
+			 const bool *mapped, size_t n,
+			 struct report_sym **syms)
+{
+	struct report_sym *tab = NULL, **fresh = NULL, **built = NULL;
+	struct elf_code_sym *c = NULL;
+	uint64_t *q;
+	size_t i, nq = 0, nc = 0, nt = 0, nr_fresh = 0, cap_fresh = 0;
+	int ret = -ENOMEM;
+
+	q = malloc((n ? n : 1) * sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (mapped[i])
+			q[nq++] = vmas[i];
+	qsort(q, nq, sizeof(*q), u64_cmp);
+	for (i = 0; i + 1 < nq; i++)
+		if (q[i] == q[i + 1])
+			break;
+	if (i + 1 < nq) {
+		size_t u = i + 1;
+
+		for (; i + 1 < nq; i++)
+			if (q[i + 1] != q[u - 1])
+				q[u++] = q[i + 1];
+		nq = u;
+	}
+	ret = elf_symcover_find(img->cover, q, nq, &c, &nc);
+	if (ret)
+		goto out;
+	ret = syms_build(c, nc, &tab, &nt);
+	if (ret)
+		goto out;
+	ret = -ENOMEM;
+	built = calloc(nt ? nt : 1, sizeof(*built));
+	if (!built)
+		goto out;
+	for (i = 0; i < n; i++) {
+		struct report_sym *s = NULL;
+
+		syms[i] = NULL;
+		if (!mapped[i])
+			continue;
+		s = sym_in(tab, nt, vmas[i]);
+		if (!s)
+			continue;
+		if (!built[s - tab]) {
+			built[s - tab] = found_get(img, s, &fresh, &nr_fresh,
+						   &cap_fresh);
+			if (!built[s - tab])
+				goto out;
+		}
+		syms[i] = built[s - tab];
+	}
+	ret = found_merge(img, fresh, nr_fresh);
+out:
+	free(q);
+	free(c);
+	free(tab);
+	free(built);
+	free(fresh);
+	return ret;
 }
 
 void image_bfd_resolve(struct image_bfd *img, const uint64_t *offsets,
 		       size_t n, const struct report_sym **syms,
 		       uint64_t *vmas)
 {
+	struct report_sym **found = NULL;
+	bool *mapped = NULL;
 	size_t i;
+	int ret = 0;
 
+	if (img->cover && !img->cover_failed) {
+		found = malloc((n ? n : 1) * sizeof(*found));
+		mapped = malloc(n ? n : 1);
+		ret = found && mapped ? 0 : -ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
 		struct report_sym *s = NULL;
 		uint64_t vma;
+		bool in = offset_to_vma(img, offsets[i], &vma);
 
-		if (offset_to_vma(img, offsets[i], &vma))
+		vmas[i] = in ? vma : offsets[i];
+		if (in && !img->cover)
 			s = sym_at(img, vma);
-		else
-			vma = offsets[i];
+		if (mapped)
+			mapped[i] = in;
 		if (s)
 			s->referenced = true;
 		syms[i] = s ? s : &img->nosyms;
-		vmas[i] = vma;
 	}
+	if (!ret && found)
+		ret = cover_resolve(img, vmas, mapped, n, found);
+	if (ret) {
+		img->cover_failed = true;
+		out_warnf("%s: %s; its samples show as (no symbols)",
+			  img->path,
+			  ret == -ENOMEM ? "out of memory"
+					 : "cannot read its symbol table");
+	} else if (found) {
+		for (i = 0; i < n; i++) {
+			struct report_sym *s = mapped[i] ? plt_at(img, vmas[i])
+							 : NULL;
+
+			s = s ? s : found[i];
+			if (s)
+				s->referenced = true;
+			syms[i] = s ? s : &img->nosyms;
+		}
+	}
+	free(found);
+	free(mapped);
 }
 
 const struct report_line_src *image_bfd_line_src(struct image_bfd *img)
@@ -1058,6 +1271,7 @@ void image_cache_finish(struct image_cache *c, bool lines)
 {
 	bool demangle = c->opts->demangle != DEMANGLE_NONE;
 	uint32_t i;
+	size_t k;
 
 	for (i = 0; i < c->nr_images; i++) {
 		struct image_bfd *img = c->images[i];
@@ -1066,5 +1280,7 @@ void image_cache_finish(struct image_cache *c, bool lines)
 			continue;
 		syms_finish(img, img->plt, img->nr_plt, demangle, lines);
 		syms_finish(img, img->syms, img->nr_syms, demangle, lines);
+		for (k = 0; k < img->nr_found; k++)
+			syms_finish(img, img->found[k], 1, demangle, lines);
 	}
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * ELF images through libbfd.  Each image of the session is opened once
- * and its symbol table sorted once; samples keyed by file offset are
+ * ELF images through libbfd.  Each image of the session is opened once;
+ * an ELF static table is read where the addresses asked need it, any
+ * other table whole and sorted once; samples keyed by file offset are
  * mapped to link-time addresses through the loadable sections, so PIE
  * and multi-segment binaries come out right.  Separate debug files are
  * found by build-id and .gnu_debuglink.  A missing or changed image
@@ -31,6 +32,11 @@ char *image_bfd_find(const struct opreport_opts *o, const char *path);
 int image_cache_new(struct image_cache **out, const struct opreport_opts *o,
 		    uint32_t nr_images);
 void image_cache_free(struct image_cache *c);
+
+/* Whether an ELF image's static table is read whole when the image is
+ * opened (true), or in part for the addresses each image_bfd_resolve()
+ * asks (false, the default); the symbols are the same.  For tests. */
+void image_bfd_whole_tables(bool whole);
 
 /* The image of session image ID, opened on first use.  Never NULL unless
  * out of memory (not reported); an unusable image resolves to "(no

@@ -19,6 +19,7 @@
 #include "profile.h"
 #include "events.h"
 #include "report.h"
+#include "strpool.h"
 
 static void session_warn(void *arg, const char *msg)
 {
@@ -127,10 +128,38 @@ static int out_of_memory(int ret)
 	return ret;
 }
 
+/* The text header's count of each event's samples, taken while the
+ * session still holds them all. */
+static int side_count_events(struct report *r, struct ops_session *s,
+			     uint32_t n, uint32_t pick)
+{
+	char name[64];
+	int ret;
+
+	r->event_names = strpool_alloc(r->pool, n * sizeof(*r->event_names));
+	r->event_samples =
+		strpool_alloc(r->pool, n * sizeof(*r->event_samples));
+	if (!r->event_names || !r->event_samples)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		if (ops_session_event_name(s, i, name, sizeof(name)))
+			snprintf(name, sizeof(name), "event %u", i);
+		r->event_names[i] = strpool_intern(r->pool, name);
+		if (!r->event_names[i])
+			return -ENOMEM;
+	}
+	ret = ops_session_event_samples(s, r->event_samples, n);
+	if (ret)
+		return ret;
+	r->nr_events = n;
+	r->event_shown = pick;
+	return 0;
+}
+
 /* A session of several events (oprofiled -e a -e b) reports one: the
  * one --event names, else cpu-clock when recorded, else the first,
  * saying once which others there are. */
-static int side_select_event(struct ops_session *s,
+static int side_select_event(struct report *r, struct ops_session *s,
 			     const struct opreport_opts *o)
 {
 	uint32_t n = ops_session_nr_events(s), pick = n, clock = 0;
@@ -160,6 +189,9 @@ static int side_select_event(struct ops_session *s,
 		     "for another)",
 		     o->session_dir, all, name);
 	}
+	if (o->format == OUT_TEXT && !o->no_header &&
+	    side_count_events(r, s, n, pick))
+		return out_of_memory(-ENOMEM);
 	return ops_session_select_event(s, pick);
 }
 
@@ -185,7 +217,7 @@ static int side_build(struct side *sd, const struct opreport_opts *o,
 				o->session_dir, strerror(-ret));
 		return ret;
 	}
-	ret = side_select_event(sd->s, o);
+	ret = side_select_event(&sd->r, sd->s, o);
 	if (ret)
 		return ret;
 	ret = timerange_apply(&o->time, sd->s, &untimed, err, sizeof(err));

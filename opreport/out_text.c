@@ -43,6 +43,21 @@ void out_text_header(FILE *f, const struct report *r)
 		in->command_line ? out_safe(r->pool, in->command_line)
 				 : "unknown",
 		in->stop_ns ? "" : " (did not stop cleanly)");
+	/* OProfile's header has a line per counter: one line here, after
+	 * those that scripts read by their place */
+	for (uint32_t i = 0; i < r->nr_events; i++) {
+		const char *name = out_safe(r->pool, r->event_names[i]);
+
+		fprintf(f, "%s%s %" PRIu64 " samples (",
+			i ? ", " : "Events recorded: ", name,
+			r->event_samples[i]);
+		if (i == r->event_shown)
+			fputs("this report)", f);
+		else
+			fprintf(f, "--event=%s)", name);
+	}
+	if (r->nr_events)
+		fputc('\n', f);
 }
 
 /* Up front, not after the table: most of a JIT's profile may be hidden,

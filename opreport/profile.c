@@ -49,9 +49,9 @@ static int pick_cmp(const void *pa, const void *pb)
 	return (a->offset > b->offset) - (a->offset < b->offset);
 }
 
-static bool ctx_selected(const struct report *r, const struct ops_image *img,
-			 const struct ops_image *app,
-			 const struct ops_context *ctx)
+/* Whether tgid: and tid: keep CTX's samples. */
+static bool ctx_threads_selected(const struct report *r,
+				 const struct ops_context *ctx)
 {
 	const struct profile_spec *spec = r->opts->spec;
 
@@ -60,12 +60,20 @@ static bool ctx_selected(const struct report *r, const struct ops_image *img,
 		return false;
 	/* a histogram keeps its thread only when recorded with
 	 * --separate=thread: else tid: selects none of it */
-	if (profile_spec_has_tid(spec) &&
-	    (!(r->info->separate & OPS_SEPARATE_THREAD) ||
-	     !profile_spec_match_tid(spec, ctx->tid)))
-		return false;
-	return profile_spec_match_image(spec, img->path) ||
-	       (app && profile_spec_match_image(spec, app->path));
+	return !profile_spec_has_tid(spec) ||
+	       ((r->info->separate & OPS_SEPARATE_THREAD) &&
+		profile_spec_match_tid(spec, ctx->tid));
+}
+
+static bool ctx_selected(const struct report *r, const struct ops_image *img,
+			 const struct ops_image *app,
+			 const struct ops_context *ctx)
+{
+	const struct profile_spec *spec = r->opts->spec;
+
+	return ctx_threads_selected(r, ctx) &&
+	       (profile_spec_match_image(spec, img->path) ||
+		(app && profile_spec_match_image(spec, app->path)));
 }
 
 static enum row_kind kind_of(const struct ops_image *img)
@@ -114,6 +122,37 @@ static int kernel_sym(struct report *r, struct kallsyms *ks, uint64_t addr,
 		return ret;
 	*image = strpool_printf(r->pool, "[%s]", module);
 	return *image ? 0 : -ENOMEM;
+}
+
+/* Whether the spec keeps a sample at ADDR of CTX, whose image is IMG.
+ * The recorder files a module's code under the kernel, and the report
+ * names it by its module: image: selects it by its module too
+ * (image:[ext4]), and [kernel.kallsyms] then means the kernel's own
+ * code.  1, 0 or -ENOMEM (not reported). */
+static int sample_selected(struct profile *p, const struct report *r,
+			   struct ops_session *s, const struct ops_image *img,
+			   const struct ops_image *app,
+			   const struct ops_context *ctx, uint64_t addr)
+{
+	const struct profile_spec *spec = r->opts->spec;
+	const struct report_sym *sym;
+	const char *module;
+	int ret;
+
+	if (img->kind == OPS_IMAGE_KERNEL && profile_spec_has_image(spec) &&
+	    ops_session_kallsyms(s) && ctx_threads_selected(r, ctx)) {
+		ret = kernel_syms(p, s);
+		if (!ret)
+			ret = kallsyms_resolve_kernel(p->ks, addr, &sym,
+						      &module);
+		if (ret)
+			return ret;
+		if (module)
+			return profile_spec_match_module(spec, module) ||
+			       (app &&
+				profile_spec_match_image(spec, app->path));
+	}
+	return ctx_selected(r, img, app, ctx);
 }
 
 /* Resolve one image's picks [first, last) and add them as hits. */
@@ -236,6 +275,7 @@ static int add_hist(struct profile *p, struct report *r, struct ops_session *s)
 	for (i = 0; i < n; i++) {
 		const struct ops_context *ctx;
 		const struct ops_image *img, *app;
+		int sel;
 
 		/* the reader checks ids; an entry it let through that still
 		 * points nowhere is not counted rather than crash */
@@ -253,7 +293,12 @@ static int add_hist(struct profile *p, struct report *r, struct ops_session *s)
 			free(pk);
 			return -EOVERFLOW;
 		}
-		if (!ctx_selected(r, img, app, ctx))
+		sel = sample_selected(p, r, s, img, app, ctx, h[i].offset);
+		if (sel < 0) {
+			free(pk);
+			return sel;
+		}
+		if (!sel)
 			continue;
 		/* a part of the session total: cannot overflow */
 		report_count_add(&r->total, h[i].count);
@@ -295,13 +340,14 @@ static int cg_add_flat(struct profile *p, struct report *r,
 		img = ops_session_image(s, ctx->image);
 		app = ctx->app < nr_img ? ops_session_image(s, ctx->app)
 					: NULL;
-		if (!img || !ctx_selected(r, img, app, ctx))
+		if (!img || !h[i].count)
+			continue;
+		ret = sample_selected(p, r, s, img, app, ctx, h[i].offset);
+		if (ret <= 0)
 			continue;
 		c = (struct cg_raw_ctx){ app ? ctx->app : CG_NONE, CG_NONE,
 					 ctx->tgid };
 		fr = (struct cg_raw_frame){ ctx->image, h[i].offset };
-		if (!h[i].count)
-			continue;
 		ret = callgraph_add_stack(p->cg, &fr, 1, false, &sid)
 			      ?: slice_counts_add(&p->slices, p->cg, &c, sid,
 						  &k, NULL, h[i].count);
@@ -626,14 +672,17 @@ static int cg_add_copies(struct profile *p, struct report *r,
 		img = ops_session_image(s, ctx->image);
 		app = ctx->app < nr_img ? ops_session_image(s, ctx->app)
 					: NULL;
-		if (!img || !ctx_selected(r, img, app, ctx))
-			continue;
 		fp = ops_session_stack(s, cp[i].stack);
 		/* a JIT leaf's copy is cut short, for its interpreted
 		 * frames' words (unwind_jvm.h), not for DWARF to unwind:
 		 * JIT code has no call-frame information */
-		if (!fp)
+		if (!img || !fp)
 			continue;
+		ret = sample_selected(p, r, s, img, app, ctx,
+				      fp->frames[0].addr);
+		if (ret <= 0)
+			continue;
+		ret = 0;
 		if (fp->nr_frames && fp->frames[0].kind == OPS_FRAME_ANON) {
 			(*jm)[nj++] = (struct jit_move){ cp[i].stack, &cp[i],
 							 cp[i].count };
@@ -727,6 +776,7 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 		const struct ops_context *ctx =
 			ops_session_context(s, sc[i].ctx);
 		const struct ops_image *img, *app;
+		const struct ops_stack *leaf;
 		struct cg_raw_ctx c;
 
 		if (!ctx || ctx->image >= nr_img)
@@ -734,8 +784,15 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 		img = ops_session_image(s, ctx->image);
 		app = ctx->app < nr_img ? ops_session_image(s, ctx->app)
 					: NULL;
-		if (!img || !ctx_selected(r, img, app, ctx))
+		if (!img)
 			continue;
+		/* a stack id the table lacks is counted as missing below */
+		leaf = ops_session_stack(s, sc[i].stack);
+		ret = sample_selected(p, r, s, img, app, ctx,
+				      leaf ? leaf->frames[0].addr : 0);
+		if (ret <= 0)
+			continue;
+		ret = 0;
 		sid = sc[i].stack < nr_stacks ? of[sc[i].stack] : CG_NONE;
 		if (sid == CG_NONE) {
 			missing += sc[i].count;

@@ -147,6 +147,11 @@ struct report {
 	uint64_t total;		/* samples of the profile the specs select */
 	uint64_t session_total; /* samples of the whole session */
 	uint64_t anon_hidden;	/* anonymous samples left out */
+	/* a session of several events, in the text header: each one's
+	 * name and samples in the whole session, and the one reported */
+	const char **event_names;
+	uint64_t *event_samples;
+	uint32_t nr_events, event_shown;
 	struct report_hit *hits;
 	size_t nr_hits, cap_hits;
 	struct report_row *rows;

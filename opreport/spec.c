@@ -163,7 +163,31 @@ bool profile_spec_match_image(const struct profile_spec *spec,
 		const char *pat = spec->images[i];
 		const char *subject = strchr(pat, '/') ? path : base;
 
-		if (!fnmatch(pat, subject, 0))
+		/* literally too: "[kernel.kallsyms]" is a bracket
+		 * expression to fnmatch */
+		if (!strcmp(pat, subject) || !fnmatch(pat, subject, 0))
+			return true;
+	}
+	return false;
+}
+
+bool profile_spec_match_module(const struct profile_spec *spec,
+			       const char *name)
+{
+	char ko[256];
+	size_t i;
+
+	if (!profile_spec_has_image(spec))
+		return true;
+	if ((size_t)snprintf(ko, sizeof(ko), "%s.ko", name) >= sizeof(ko))
+		ko[0] = 0;
+	for (i = 0; i < spec->nr_images; i++) {
+		const char *pat = spec->images[i];
+		size_t len = strlen(name);
+
+		if ((pat[0] == '[' && !strncmp(pat + 1, name, len) &&
+		     !strcmp(pat + 1 + len, "]")) ||
+		    !fnmatch(pat, name, 0) || (ko[0] && !fnmatch(pat, ko, 0)))
 			return true;
 	}
 	return false;

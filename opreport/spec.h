@@ -32,9 +32,16 @@ bool profile_spec_has_image(const struct profile_spec *spec);
 bool profile_spec_has_tgid(const struct profile_spec *spec);
 
 /* Whether an image path matches: a pattern matches the whole path or,
- * when it has no '/', the base name; shell wildcards work. */
+ * when it has no '/', the base name, literally or with shell
+ * wildcards. */
 bool profile_spec_match_image(const struct profile_spec *spec,
 			      const char *path);
+/* Whether a kernel module's code matches, by NAME as /proc/modules
+ * writes it: "[NAME]" as reports show it, NAME, or NAME.ko (shell
+ * wildcards work in the last two), for module code the recorder filed
+ * under the kernel. */
+bool profile_spec_match_module(const struct profile_spec *spec,
+			       const char *name);
 bool profile_spec_match_tgid(const struct profile_spec *spec, uint32_t tgid);
 /* tid:N,...: the threads asked for; only JIT samples carry their thread */
 bool profile_spec_has_tid(const struct profile_spec *spec);

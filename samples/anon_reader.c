@@ -455,6 +455,30 @@ int ops_anon_count(struct ops_anon_data *a, uint32_t proc_id, size_t *n)
 	return ops_anon_walk(a, proc_id, anon_count_block, n);
 }
 
+int ops_anon_count_event(struct ops_anon_data *a, uint32_t event, uint64_t *n)
+{
+	uint32_t keep = a->event;
+	bool windowed = a->windowed, all = a->all_events;
+	uint32_t i;
+	int ret = 0;
+
+	*n = 0;
+	/* the walk reads what the selection says: this event, unwindowed */
+	a->event = event;
+	a->windowed = false;
+	a->all_events = false;
+	for (i = 0; i < a->nr_procs && !ret; i++) {
+		size_t k = 0;
+
+		ret = ops_anon_walk(a, i, anon_count_block, &k);
+		*n += k;
+	}
+	a->event = keep;
+	a->windowed = windowed;
+	a->all_events = all;
+	return ret;
+}
+
 int ops_anon_take(struct ops_anon_data *a, uint32_t proc_id,
 		  struct ops_anon_sample **samples, size_t *n)
 {

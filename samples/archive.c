@@ -262,5 +262,12 @@ int ops_writer_kernel_symbols(struct ops_writer *w, const char *kallsyms,
 		ret = archive_copy(w, kallsyms, "kallsyms");
 	if (!ret && modules)
 		ret = archive_copy(w, modules, "modules");
+	/* the stop looks again for modules loaded while recording, with
+	 * both (kallsyms.c); without memory for the names it does not */
+	free(w->kallsyms_src);
+	free(w->modules_src);
+	w->kallsyms_src = !ret && kallsyms && modules ? strdup(kallsyms)
+						      : NULL;
+	w->modules_src = w->kallsyms_src ? strdup(modules) : NULL;
 	return ret;
 }

@@ -195,6 +195,9 @@ int ops_anon_walk(struct ops_anon_data *a, uint32_t proc_id,
 		  void *arg);
 /* How many samples of one process decode, without keeping them. */
 int ops_anon_count(struct ops_anon_data *a, uint32_t proc_id, size_t *n);
+/* How many samples of event EVENT, of every process, decode, whatever
+ * event is selected and whatever the window; none kept. */
+int ops_anon_count_event(struct ops_anon_data *a, uint32_t event, uint64_t *n);
 /* One process's samples, decoded, handed to the caller to free. */
 int ops_anon_take(struct ops_anon_data *a, uint32_t proc_id,
 		  struct ops_anon_sample **samples, size_t *n);

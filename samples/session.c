@@ -573,6 +573,38 @@ int ops_session_select_event(struct ops_session *s, uint32_t event)
 	return 0;
 }
 
+static void add_sat(uint64_t *sum, uint64_t n)
+{
+	if (__builtin_add_overflow(*sum, n, sum))
+		*sum = UINT64_MAX;
+}
+
+int ops_session_event_samples(struct ops_session *s, uint64_t *totals,
+			      uint32_t nr)
+{
+	const struct ops_hist_data *h = &s->hist;
+	uint64_t anon;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < nr; i++)
+		totals[i] = 0;
+	for (i = 0; i < h->nr_entries; i++) {
+		uint32_t ctx = h->entries[i].ctx;
+
+		if (ctx < h->nr_contexts && h->contexts[ctx].event < nr)
+			add_sat(&totals[h->contexts[ctx].event],
+				h->entries[i].count);
+	}
+	for (i = 0; i < nr; i++) {
+		ret = ops_anon_count_event(&s->anon, (uint32_t)i, &anon);
+		if (ret)
+			return ret;
+		add_sat(&totals[i], anon);
+	}
+	return 0;
+}
+
 int ops_session_set_window(struct ops_session *s, uint64_t from_ns,
 			   uint64_t to_ns)
 {

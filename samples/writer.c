@@ -458,5 +458,7 @@ void ops_writer_free(struct ops_writer *w)
 		close(w->lockfd); /* releases the session lock */
 	free(w->dir);
 	free(w->previous);
+	free(w->kallsyms_src);
+	free(w->modules_src);
 	free(w);
 }

@@ -173,6 +173,9 @@ struct ops_writer {
 	char *leaf;
 	int lockfd; /* DIR/.lock, flock'ed while the session is recorded */
 	char *previous;
+	/* the tables ops_writer_kernel_symbols() copied, read again at
+	 * the stop for the modules loaded meanwhile (kallsyms.c) */
+	char *kallsyms_src, *modules_src;
 	char err[1024];
 	struct ops_meta meta;
 	struct ops_hist_writer hist;

@@ -12,6 +12,7 @@ with) and, for a loop, its Python function, file and lines, to
 is handlers/pypy/FORMAT.md of opjit.  Under CPython, or when the file
 cannot be made safely, it says so on stderr and the program runs on.
 """
+import errno
 import os
 import sys
 import time
@@ -134,6 +135,26 @@ def _run_code(code, name, argv):
     exec(compile(code, name, "exec"), main.__dict__)
 
 
+def _module_problem(name):
+    """Why pypy3 -m NAME would not run, in pypy3's words, or None: a
+    module that is not there is one line, not a traceback."""
+    import importlib.util
+    try:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations is not None:
+            # a package runs as its __main__
+            main = name + ".__main__"
+            if importlib.util.find_spec(main) is None:
+                return ("No module named %s; '%s' is a package and cannot "
+                        "be directly executed" % (main, name))
+    except (ImportError, AttributeError, TypeError, ValueError) as e:
+        return ("Error while finding module specification for %r (%s: %s)"
+                % (name, type(e).__name__, e))
+    if spec is None:
+        return "No module named %s" % name
+    return None
+
+
 def _main(argv):
     """Run what follows like pypy3's command line: SCRIPT, -c CODE,
     -m MODULE or - (standard input), with their arguments."""
@@ -150,13 +171,18 @@ def _main(argv):
                 sys.stderr.write("opjit_pypy: %s needs an argument\n" % opt)
                 return 2
             val, rest = rest[0], rest[1:]
-        start()
         if opt == "-c":
+            start()
             _run_code(val, "<string>", ["-c"] + rest)
         else:
             # as "pypy3 -m": the current directory first on the path
             sys.argv = [val] + rest
             sys.path[0] = os.getcwd()
+            why = _module_problem(val)
+            if why:
+                _warn(why)
+                return 1
+            start()
             runpy.run_module(val, run_name="__main__", alter_sys=True)
         return 0
     elif args[:1] == ["-"]:
@@ -165,6 +191,11 @@ def _main(argv):
         return 0
     if not args or (args[0].startswith("-") and not script_only):
         sys.stderr.write(_USAGE)
+        return 2
+    path = os.path.abspath(args[0])
+    if not os.path.exists(path):
+        _warn("can't open file %s: [Errno %d] %s"
+              % (path, errno.ENOENT, os.strerror(errno.ENOENT)))
         return 2
     start()
     sys.argv = args

@@ -7,7 +7,8 @@
 # time, the page-faults samples with the minor faults it took itself
 # (getrusage around the touching), and a one-event session carries no
 # event block at all.  opreport reports cpu-clock by default, saying once
-# which other events there are, and --event=page-faults the faults.
+# which other events there are, and --event=page-faults the faults; the
+# header of either counts each event's samples in the session.
 . "$(dirname "$0")/lib.sh"
 
 cd "$WORK"
@@ -38,6 +39,20 @@ touch_samples() {
 		$1 == "hist" && ($2 in ctx) && ($2 in ev) &&
 			$3 + 0 >= lo + 0 && $3 + 0 < hi + 0 { n += $4 }
 		END { print n + 0 }' "$1"
+}
+
+# all_samples DIR EVENT: the samples of event index EVENT in the whole
+# session, its histograms and JIT samples, as a report of it reads them
+all_samples() {
+	"$SESSIONDUMP" "$1" "$2" >all.txt 2>all.err ||
+		fail "sessiondump $1 $2: $(cat all.err)"
+	awk '$1 == "hist" { n += $4 } $1 == "anon" { n++ } END { print n + 0 }' all.txt
+}
+# json_samples OPTIONS...: the session's samples opreport --format=json
+# counts for the event it reports
+json_samples() {
+	"$OPREPORT" --session-dir=s --format=json "$@" 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["session_samples"])'
 }
 
 # block_types FILE: the type of each block of a container file, walking
@@ -111,6 +126,28 @@ for spelling in "-e cpu-clock -e page-faults" "-e cpu-clock,page-faults"; do
 		fail "--event=page-faults reports another: $(head -2 r1.txt)"
 	[ "$(report_count r1.txt touch_pages)" -eq "$pf" ] ||
 		fail "opreport: $(report_count r1.txt touch_pages) page-faults in touch_pages, the session $pf"
+	# the header's third line: every event's samples, whichever the
+	# report is of, the same as the reader gives each event and as
+	# the JSON of each counts
+	all_clock=$(all_samples s 0)
+	all_pf=$(all_samples s 1)
+	echo "$spelling: the session holds $all_clock cpu-clock and $all_pf page-faults samples"
+	[ "$all_clock" -ge "$clock" ] && [ "$all_pf" -ge "$pf" ] ||
+		fail "$spelling: $all_clock and $all_pf samples in the session, pagetouch's alone $clock and $pf"
+	[ "$(json_samples)" = "$all_clock" ] &&
+		[ "$(json_samples --event=page-faults)" = "$all_pf" ] ||
+		fail "$spelling: the JSON counts $(json_samples) and $(json_samples --event=page-faults), the session $all_clock and $all_pf"
+	want="Events recorded: cpu-clock $all_clock samples (this report), page-faults $all_pf samples (--event=page-faults)"
+	[ "$(sed -n 3p r0.txt)" = "$want" ] ||
+		fail "$spelling: the header of cpu-clock's report is '$(head -n 4 r0.txt)', not '... $want'"
+	want="Events recorded: cpu-clock $all_clock samples (--event=cpu-clock), page-faults $all_pf samples (this report)"
+	[ "$(sed -n 3p r1.txt)" = "$want" ] ||
+		fail "$spelling: the header of page-faults' report is '$(head -n 4 r1.txt)', not '... $want'"
+	# under a --time window the same line: the whole session's samples
+	"$OPREPORT" --session-dir=s -l --time=0%-50% >r4.txt 2>r4.err ||
+		fail "opreport --time=0%-50% failed: $(cat r4.err)"
+	[ "$(sed -n 3p r4.txt)" = "Events recorded: cpu-clock $all_clock samples (this report), page-faults $all_pf samples (--event=page-faults)" ] ||
+		fail "$spelling: under --time the header is '$(head -n 4 r4.txt)'"
 	rc=0
 	"$OPREPORT" --session-dir=s --event=cycles >r2.txt 2>r2.err || rc=$?
 	[ "$rc" -ne 0 ] && [ "$(cat r2.err)" = "opreport: --event=cycles: session s recorded cpu-clock,page-faults" ] ||
@@ -131,5 +168,6 @@ grep -qx 2 <<<"$types" || fail "no CONTEXTS block in a one-event session: $types
 "$OPREPORT" --session-dir=s -l >r3.txt 2>r3.err || fail "opreport failed: $(cat r3.err)"
 [ ! -s r3.err ] || fail "opreport of one event said: $(cat r3.err)"
 grep -q '^Counted page-faults events' r3.txt || fail "one event: $(head -1 r3.txt)"
+! grep -q '^Events recorded' r3.txt || fail "one event: the header counts events: $(head -n 4 r3.txt)"
 [ "$(report_count r3.txt touch_pages)" -gt 0 ] || fail "one event: no faults in touch_pages"
 echo pass

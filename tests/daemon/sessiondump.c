@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * sessiondump DIR: a session as plain lines, for the end-to-end tests.
+ * sessiondump DIR [EVENT]: a session as plain lines, for the end-to-end
+ * tests; with EVENT (an index in its event list) that event's samples
+ * alone, as a report of it reads them (ops_session_select_event).
  *   info KEY VALUE
  *   image ID KIND PATH
  *   context ID APP IMAGE TGID CPU TID
@@ -22,6 +24,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <opjit/samples.h>
 
@@ -70,14 +73,25 @@ int main(int argc, char **argv)
 	const struct ops_thread *th;
 	char err[512], name[OPS_THREAD_NAME_MAX + 1];
 	size_t n;
+	char *end = NULL;
+	unsigned long event = 0;
 	int rc = 0;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: sessiondump DIR\n");
+	if (argc == 3)
+		event = strtoul(argv[2], &end, 10);
+	if ((argc != 2 && argc != 3) ||
+	    (argc == 3 && (!*argv[2] || *end || event > UINT32_MAX))) {
+		fprintf(stderr, "usage: sessiondump DIR [EVENT]\n");
 		return 2;
 	}
 	if (ops_session_open(&s, argv[1], dump_warn, NULL, err, sizeof(err))) {
 		fprintf(stderr, "sessiondump: %s\n", err);
+		return 1;
+	}
+	if (argc == 3 && ops_session_select_event(s, (uint32_t)event)) {
+		fprintf(stderr, "sessiondump: %s has no event %lu\n", argv[1],
+			event);
+		ops_session_close(s);
 		return 1;
 	}
 	dump_info(ops_session_info(s));

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # First contact: the README's commands and the man pages' examples,
-# taken from README.md, oprofiled.1 and opreport.1 as they are and run in
+# taken from README.md, oprofiled.1, opreport.1 and opjit-pypy.1 as they are and run in
 # order (the README's from a directory where build/ is this build, the
 # man pages' with the programs on PATH), with small stand-ins for app.js,
-# app.jar, app.py, ./my-jit, ./my-program and ./server.  Each opreport command must give
+# app.jar, app.py (bench.py), ./my-jit, ./my-program and ./server.  Each opreport command must give
 # the whole profile: every process with JIT samples claimed, and the
 # rows, folded lines or pprof samples adding up to the samples it selects;
 # a command that does not ask for JIT code must say how many samples it
@@ -30,7 +30,8 @@ man_examples() {
 	awk '/^\.SH/ {ex = ($2 == "EXAMPLES")} ex && /^\.nf/ {on = 1; next}
 		/^\.fi/ {on = 0} on && !/^$/' "$1" | sed 's/\\-/-/g'
 }
-mapfile -t mans < <(man_examples "$OPJIT_SOURCE/daemon/oprofiled.1"; man_examples "$OPJIT_SOURCE/opreport/opreport.1")
+mapfile -t mans < <(man_examples "$OPJIT_SOURCE/daemon/oprofiled.1"; man_examples "$OPJIT_SOURCE/opreport/opreport.1"
+	man_examples "$OPJIT_SOURCE/handlers/pypy/opjit-pypy.1")
 [ "${#mans[@]}" -ge 10 ] || fail "only ${#mans[@]} examples found in the man pages"
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' "${cmds[@]}" "${mans[@]}"
@@ -102,17 +103,30 @@ fi
 printf '#!/bin/sh\nexec node --perf-basic-prof "%s/app.js"\n' "$W/man" >server
 chmod +x server
 cp app.js app.py my-jit server "$W/man/"
+cp app.py "$W/man/bench.py"
 
 # total CMD [WHICH]: the samples CMD selects (WHICH=base: of its
-# baseline): its session's, under its profile specification
+# baseline): its session's, under its profile specification, of the
+# event it reports
 total() {
 	local w specs=()
 	for w in $1; do
-		case $w in image:*|tgid:*) specs+=("$w") ;; esac
+		case $w in image:*|tgid:*|--event=*) specs+=("$w") ;; esac
 	done
 	"$OPJIT_BUILD/opreport/opreport" --session-dir="$(session_of "$1" "${2:-}")" \
 		--format=json "${specs[@]}" 2>/dev/null |
 		python3 -c 'import json, sys; print(json.load(sys.stdin)["total_samples"])'
+}
+# session_samples CMD: the samples of the event CMD reports in its
+# whole session
+session_samples() {
+	local w ev=()
+	for w in $1; do
+		case $w in --event=*) ev+=("$w") ;; esac
+	done
+	"$OPJIT_BUILD/opreport/opreport" --session-dir="$(session_of "$1")" \
+		--format=json "${ev[@]}" 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["session_samples"])'
 }
 # session_of CMD [WHICH]: the session a command reads (WHICH=base: its
 # baseline)
@@ -169,6 +183,7 @@ check_opreport() {
 	case $cmd in
 	*--format=folded*)
 		f=$(out_file "$cmd")
+		f=${f:-$out}
 		if [ "$diff" = 1 ]; then
 			n=$(awk '{b += $(NF - 1); a += $NF} END {print b + 0, a + 0}' "$f")
 			want="$(total "$cmd" base) $(total "$cmd")"
@@ -177,7 +192,7 @@ check_opreport() {
 			want=$(total "$cmd")
 		fi
 		[ "$n" = "$want" ] || fail "$cmd: the folded lines hold $n samples, the session $want"
-		grep -qE '\[(perfmap|jitdump|javamap|jitlog|pypy)\]' "$f" ||
+		grep -qE '\[(perfmap|jitdump|javamap|jitlog|pypy|pypy-loops)\]' "$f" ||
 			fail "$cmd: no JIT frame in $f" ;;
 	*--format=pprof*)
 		command -v go >/dev/null || { echo "not checked (no go): $cmd"; return; }
@@ -202,6 +217,14 @@ check_opreport() {
 		grep -q 'jit:' "$out" || fail "$cmd: no JIT code in the call graph" ;;
 	*" -l "*)
 		[ "$hidden" != 0 ] || grep -q 'jit:' "$out" || { cat "$out"; fail "$cmd: no JIT rows"; }
+		# a session of several events: the header counts each, the
+		# reported one's as the JSON of the whole session does
+		if grep -q '^Events recorded: ' "$out"; then
+			n=$(sed -nE 's/^Events recorded: .* ([0-9]+) samples \(this report\).*/\1/p' "$out")
+			want=$(session_samples "$cmd")
+			[ "$n" = "$want" ] || { head -n 4 "$out"; fail "$cmd: the header counts $n samples of the event reported, the session $want"; }
+			echo "header of several events: $n samples of the one reported, the session $want"
+		fi
 		if [ "$diff" = 0 ]; then
 			n=$(awk -v h="$hidden" '/^samples/ {on = 1; next} on && /^[0-9]+ / {s += $1} /^$/ {on = 0} END {print s + h}' "$out")
 			want=$(total "$cmd")
@@ -286,7 +309,7 @@ wait
 echo "ran $ran README commands"
 
 cd "$W/man"
-PATH=$OPJIT_BUILD/opreport:$OPJIT_BUILD/daemon:$PATH
+PATH=$OPJIT_BUILD/opreport:$OPJIT_BUILD/daemon:$OPJIT_BUILD/bin:$PATH
 n_readme=$ran
 for cmd in "${mans[@]}"; do
 	run_doc "$cmd"

@@ -110,6 +110,25 @@ done
 [ "$(head -n 1 "$tmp/h-cpu-clock.txt")" = "Counted cpu-clock events (software timer) at 4000 Hz" ] &&
 	[ "$(head -n 1 "$tmp/h-page-faults.txt")" = "Counted page-faults events, every one a sample" ] ||
 	fail "headers: '$(head -n 1 "$tmp/h-cpu-clock.txt")', '$(head -n 1 "$tmp/h-page-faults.txt")'"
+# and each counts every event's samples, the JIT ones included: as many
+# as the reader gives each event (sessiondump, which reads one event as a
+# report does), the faults' almost all JIT samples
+sessiondump=$OPJIT_BUILD/tests/daemon/sessiondump
+[ -x "$sessiondump" ] || fail "$sessiondump is not built"
+for e in 0 1; do
+	"$sessiondump" "$tmp/s" $e >"$tmp/dump$e.txt" 2>"$tmp/dump$e.err" ||
+		show_fail "$tmp/dump$e.err" "sessiondump $e failed"
+done
+read -r all_clock anon_clock < <(awk '$1 == "hist" { n += $4 }
+	$1 == "anon" { n++; a++ } END { print n + 0, a + 0 }' "$tmp/dump0.txt")
+read -r all_pf anon_pf < <(awk '$1 == "hist" { n += $4 }
+	$1 == "anon" { n++; a++ } END { print n + 0, a + 0 }' "$tmp/dump1.txt")
+echo "the session: cpu-clock $all_clock samples ($anon_clock JIT), page-faults $all_pf ($anon_pf JIT)"
+[ "$anon_pf" -ge "$touch" ] && [ "$anon_clock" -ge $((hot + cold)) ] ||
+	fail "the session's JIT samples ($anon_clock, $anon_pf) are fewer than those named ($((hot + cold)), $touch)"
+[ "$(sed -n 3p "$tmp/h-cpu-clock.txt")" = "Events recorded: cpu-clock $all_clock samples (this report), page-faults $all_pf samples (--event=page-faults)" ] &&
+	[ "$(sed -n 3p "$tmp/h-page-faults.txt")" = "Events recorded: cpu-clock $all_clock samples (--event=cpu-clock), page-faults $all_pf samples (this report)" ] ||
+	fail "the headers' events: '$(sed -n 3p "$tmp/h-cpu-clock.txt")', '$(sed -n 3p "$tmp/h-page-faults.txt")'"
 
 # -g: each event's stacks; folded lines end in their leaf and count
 record g -g -e cpu-clock -e page-faults

@@ -3,7 +3,8 @@
 # opjit-pypy takes pypy3's own command line: --help is its own usage,
 # -c CODE, -m MODULE and - run as under pypy3 (sys.argv, __main__) with
 # the compile hook writing the map of their JIT loops, and PyPy's own
-# options (-O) reach pypy3.  Each ended in a Python traceback before.
+# options (-O) reach pypy3.  Each ended in a Python traceback before, and
+# so did a module or script that is not there, which is one line now.
 . "$(dirname "$0")/e2e_lib.sh"
 need_cmd pypy3 pypy3
 launcher=$OPJIT_BUILD/bin/opjit-pypy
@@ -75,6 +76,34 @@ rc=0
 "$launcher" -c 2>"$tmp/e.err" || rc=$?
 [ "$rc" = 2 ] && [ "$(cat "$tmp/e.err")" = "opjit-pypy: -c needs an argument" ] ||
 	show_fail "$tmp/e.err" "opjit-pypy -c without code: exit $rc"
+# a module or script that is not there is one line and pypy3's status,
+# as pypy3 says it ("No module named", "can't open file"), no traceback
+rc=0
+(cd "$tmp/mod" && "$launcher" -m nosuchmod) >"$tmp/nm.out" 2>"$tmp/nm.err" || rc=$?
+[ "$rc" = 1 ] && [ "$(cat "$tmp/nm.err")" = "opjit_pypy: No module named nosuchmod" ] ||
+	show_fail "$tmp/nm.err" "opjit-pypy -m nosuchmod: exit $rc"
+rc=0
+(cd "$tmp/mod" && "$launcher" -m nosuchpkg.sub) >"$tmp/np.out" 2>"$tmp/np.err" || rc=$?
+[ "$rc" = 1 ] && [ "$(wc -l <"$tmp/np.err")" = 1 ] &&
+	grep -q "^opjit_pypy: Error while finding module specification for 'nosuchpkg.sub' (ModuleNotFoundError: No module named 'nosuchpkg')$" "$tmp/np.err" ||
+	show_fail "$tmp/np.err" "opjit-pypy -m nosuchpkg.sub: exit $rc"
+mkdir "$tmp/mod/pkg"
+: >"$tmp/mod/pkg/__init__.py"
+rc=0
+(cd "$tmp/mod" && "$launcher" -m pkg) >"$tmp/pk.out" 2>"$tmp/pk.err" || rc=$?
+[ "$rc" = 1 ] && [ "$(cat "$tmp/pk.err")" = "opjit_pypy: No module named pkg.__main__; 'pkg' is a package and cannot be directly executed" ] ||
+	show_fail "$tmp/pk.err" "opjit-pypy -m pkg (no __main__): exit $rc"
+rc=0
+"$launcher" "$tmp/nosuch.py" >"$tmp/ns.out" 2>"$tmp/ns.err" || rc=$?
+[ "$rc" = 2 ] && [ "$(cat "$tmp/ns.err")" = "opjit_pypy: can't open file $tmp/nosuch.py: [Errno 2] No such file or directory" ] ||
+	show_fail "$tmp/ns.err" "opjit-pypy nosuch.py: exit $rc"
+# the program's own ImportError is the program's: its traceback, as
+# pypy3 shows it
+printf 'import nosuchmod\n' >"$tmp/mod/badimport.py"
+rc=0
+(cd "$tmp/mod" && "$launcher" -m badimport) >"$tmp/bi.out" 2>"$tmp/bi.log" || rc=$?
+[ "$rc" = 1 ] && grep -q Traceback "$tmp/bi.log" && grep -q "No module named 'nosuchmod'" "$tmp/bi.log" ||
+	show_fail "$tmp/bi.log" "opjit-pypy -m badimport: exit $rc"
 for f in "$tmp"/*.err; do
 	grep -q Traceback "$f" && show_fail "$f" "a Python traceback"
 done

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # A C program with a known hot loop: the loop's instructions hold at
 # least 90% of its function's samples, --source puts them on the loop's
-# lines; a missing source file, a missing image and bad options cost
-# one line each.
+# lines, as with the images' whole symbol tables read; a missing source
+# file, a missing image and bad options cost one line each.
 . "$(dirname "$0")/lib.sh"
 CC=${CC:-cc}
 command -v "$CC" >/dev/null || skip "no C compiler ($CC)"
@@ -25,6 +25,12 @@ grep -q "hotloop.c:1[678]: .*HOT-LOOP" "$TMP/a.txt" ||
 	{ cat "$TMP/a.txt"; fail "no loop line interleaved in the disassembly"; }
 [ ! -s "$TMP/a.err" ] || { cat "$TMP/a.err"; fail "warnings on a clean run"; }
 echo "ok: hot loop"
+
+# the static tables, read only where the samples fall, name them as the
+# whole tables do
+same_as_whole "--assembly --source" opannotate "$S" --assembly --source
+same_as_whole "-i hot_sum, JSON" opannotate "$S" --assembly --source -i hot_sum --format=json
+echo "ok: as the whole tables"
 
 # --threshold: only symbols with that share; -e leaves one out
 "$OPANNOTATE" "$S" --assembly --threshold=50 >"$TMP/t.txt" 2>/dev/null || fail "--threshold exited $?"

@@ -38,3 +38,25 @@ one_line() {
 	[ "$n" -eq 1 ] || { cat "$1"; fail "$2: $n lines on stderr, not 1"; }
 	grep -q "^opannotate: " "$1" || { cat "$1"; fail "$2: not an opannotate: line"; }
 }
+
+# same_as_whole WHAT TOOL ARGS...: TOOL (opannotate or opreport) ARGS
+# gives byte for byte what it gives with every ELF image's static table
+# read whole (TOOL_whole, the tool as it was before reading only the
+# parts its samples need), on stdout and stderr
+same_as_whole() {
+	local what=$1 tool=$2 rc
+	local part=$OPJIT_BUILD/$2/$2 whole=$OPJIT_BUILD/tests/opannotate/$2_whole
+	shift 2
+	[ -x "$part" ] || fail "$part is not built"
+	[ -x "$whole" ] || fail "$whole is not built"
+	rc=0
+	"$part" "$@" >"$TMP/part.out" 2>"$TMP/part.err" || rc=$?
+	echo "exit $rc" >>"$TMP/part.err"
+	rc=0
+	"$whole" "$@" >"$TMP/whole.out" 2>"$TMP/whole.err" || rc=$?
+	echo "exit $rc" >>"$TMP/whole.err"
+	cmp -s "$TMP/part.out" "$TMP/whole.out" ||
+		{ diff "$TMP/whole.out" "$TMP/part.out" | head -20; fail "$tool $what: the output differs from the whole tables'"; }
+	cmp -s "$TMP/part.err" "$TMP/whole.err" ||
+		{ diff "$TMP/whole.err" "$TMP/part.err" | head -20; fail "$tool $what: stderr differs from the whole tables'"; }
+}

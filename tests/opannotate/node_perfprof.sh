@@ -6,7 +6,8 @@
 # instructions holding exactly the samples opreport gives the function,
 # and its hottest code's samples in its loop; in --source, the loop's
 # body is the hottest line (V8's line tables are 64 bytes off as
-# written).
+# written).  node's own symbols (110k), read only where its samples
+# fall, name them as the whole table does, with and without -i.
 . "$(dirname "$0")/lib.sh"
 HP=${OPJIT_HANDLER_PATH:-$OPJIT_BUILD/lib/opjit/handlers}
 OPREPORT=$OPJIT_BUILD/opreport/opreport
@@ -34,4 +35,27 @@ python3 "$HERE/check.py" sums "$TMP/a.json" "$TMP/r.json" jitdump 500 90 "$name"
 	{ cat "$TMP/s.err"; fail "opannotate --source exited $?"; }
 python3 "$HERE/check.py" hottest "$TMP/s.json" "$HERE/hot.js" 500 ||
 	fail "the hottest line of hot.js is not its loop's body"
+# node's hottest native symbol and the hot JS function, by -i
+native=$(python3 -c '
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["symbols"]
+        if r["kind"] == "file" and r["image"].endswith("/node")]
+print(max(rows, key=lambda r: r["samples"])["symbol"] if rows else "")' "$TMP/r.json")
+[ -n "$native" ] || fail "no sample in node's own code"
+hotjs=$(python3 -c '
+import json, re, sys
+rows = [r for r in json.load(open(sys.argv[1]))["symbols"]
+        if r["kind"] == "jit" and re.fullmatch(sys.argv[2], r["symbol"])]
+print(max(rows, key=lambda r: r["samples"])["symbol"] if rows else "")' "$TMP/r.json" "$name")
+[ -n "$hotjs" ] || fail "no JIT row for hot"
+S=(--session-dir="$TMP/s" --anon-handler=jitdump)
+same_as_whole "--assembly -i NATIVE" opannotate "${S[@]}" --assembly -i "$native"
+grep -qF "$native" "$TMP/part.out" || fail "-i $native annotated nothing"
+same_as_whole "--assembly -i HOT" opannotate "${S[@]}" --assembly -i "$hotjs"
+grep -qF "$hotjs" "$TMP/part.out" || fail "-i $hotjs annotated nothing"
+same_as_whole "--assembly --source --format=json" opannotate "${S[@]}" --assembly --source \
+	--format=json
+same_as_whole "--assembly -e NATIVE --threshold=0.5" opannotate "${S[@]}" --assembly \
+	-e "$native" --threshold=0.5
+same_as_whole "-l -d" opreport "${S[@]}" -l -d
 echo "ok: node --perf-prof annotated"

@@ -148,6 +148,37 @@ grep -q '\[kernel.kallsyms\].*do_work' "$TMP/out" ||
 	show_fail "$TMP/out" "-c names no do_work in [kernel.kallsyms]"
 ok "-c"
 
+# image: selects module code filed under the kernel by its module, as
+# the report names it, by name or as NAME.ko, wildcards too; and
+# [kernel.kallsyms] selects the kernel's own code, without the modules'
+# rows: the symbols of the report's rows with their counts
+rows() {
+	awk '$1 ~ /^[0-9]+$/ && NF >= 4 {
+		s = $0; sub(/.*rt_g_pie +/, "", s); print $1, s }' "$TMP/out" |
+		sort | tr '\n' ' '
+}
+for spec in 'image:[nf_conntrack]' image:nf_conntrack image:nf_conntrack.ko \
+	'image:nf_*'; do
+	report -l "$spec"
+	[ "$(rows)" = "7 ct_in " ] || show_fail "$TMP/out" "$spec: rows $(rows)"
+done
+report -l 'image:[ext4]'
+[ "$(rows)" = "3 ext4_read 5 ext4_tail " ] ||
+	show_fail "$TMP/out" "image:[ext4]: rows $(rows)"
+report -l 'image:[kernel.kallsyms]'
+[ "$(rows)" = "10 do_work 2 (no symbols) " ] ||
+	show_fail "$TMP/out" "image:[kernel.kallsyms]: rows $(rows)"
+# stacks by their leaf: both end in ct_in, none in ext4
+report --format=folded --folded-annotations=none 'image:[nf_conntrack]'
+[ "$(sort "$TMP/out")" = "main [rt_g_pie];do_work [kernel];ct_in [nf_conntrack] 4
+main [rt_g_pie];ext4_tail [ext4];ct_in [nf_conntrack] 3" ] ||
+	show_fail "$TMP/out" "folded image:[nf_conntrack]"
+report --format=folded 'image:[ext4]'
+[ ! -s "$TMP/out" ] || show_fail "$TMP/out" "folded image:[ext4]"
+report -l image:xfs
+[ "$(rows)" = "" ] || show_fail "$TMP/out" "image:xfs: rows $(rows)"
+ok "image: selects a module's code filed under the kernel"
+
 # a malformed modules line: one warning naming the file, the rest kept
 printf 'garbage\n' >>"$S/modules"
 "$OPREPORT" --session-dir="$S" -l >"$TMP/out" 2>"$TMP/err" ||

@@ -5,7 +5,8 @@
  * ops_session_select_event keeps one event's counts and name; each
  * event's JIT samples and stack samples go to their own streams of
  * anon.samples (EVENT_SAMPLES, EVENT_STACK_SAMPLES), which only a
- * session of several events has. */
+ * session of several events has; ops_session_event_samples counts
+ * each event's samples whatever is selected. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <errno.h>
@@ -399,6 +400,57 @@ START_TEST(test_anon_event_past)
 }
 END_TEST
 
+/* Each event's samples for a report's header, whatever is selected:
+ * the histograms of each event's contexts, and each event's JIT samples
+ * (the stack samples are not more samples); those of an event past the
+ * list are no event's. */
+START_TEST(test_event_samples)
+{
+	char *meta = tmp_path(sdir, "session.meta");
+	struct warns wr = { 0 };
+	struct ops_session *s;
+	uint64_t t[3] = { 9, 9, 9 };
+	uint32_t ctx[2];
+	char *text, *at;
+	size_t len;
+
+	write_events("cpu-clock,page-faults", ctx, true);
+	s = session_must_open(sdir, &wr);
+	ck_assert_int_eq(ops_session_event_samples(s, t, 2), 0);
+	ck_assert_uint_eq(t[0], 3);
+	ck_assert_uint_eq(t[1], 5);
+	ck_assert_uint_eq(t[2], 9);
+	ops_session_close(s);
+
+	write_anon("cpu-clock,page-faults", true);
+	s = session_must_open(sdir, &wr);
+	/* decoded samples of the first event do not stand in for them */
+	check_anon(s, 6, 0x1000, 1, 100, 7);
+	ck_assert_int_eq(ops_session_event_samples(s, t, 2), 0);
+	ck_assert_uint_eq(t[0], 6);
+	ck_assert_uint_eq(t[1], 3);
+	/* and the selection reads as before */
+	ck_assert_int_eq(ops_session_select_event(s, 1), 0);
+	check_anon(s, 3, 0x2000, 2, 105, 8);
+	ops_session_close(s);
+
+	/* three events recorded, two listed */
+	write_anon("cpu-clock,page-faults,cycles", false);
+	text = file_read(meta, &len);
+	at = memmem(text, len, ",cycles\n", 8);
+	ck_assert_ptr_nonnull(at);
+	memmove(at, at + 7, len - (size_t)(at + 7 - text));
+	file_write(meta, text, len - 7);
+	free(text);
+	s = session_must_open(sdir, &wr);
+	ck_assert_int_eq(ops_session_event_samples(s, t, 2), 0);
+	ck_assert_uint_eq(t[0], 6);
+	ck_assert_uint_eq(t[1], 3);
+	ops_session_close(s);
+	free(meta);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("samples_events");
@@ -411,6 +463,7 @@ int main(void)
 	tcase_add_test(tc, test_anon_event_past);
 	tcase_add_test(tc, test_anon_event_damage);
 	tcase_add_test(tc, test_event_periods);
+	tcase_add_test(tc, test_event_samples);
 	suite_add_tcase(su, tc);
 	return opjit_check_run(su);
 }

@@ -875,6 +875,95 @@ START_TEST(test_kallsyms_trim_stacks)
 }
 END_TEST
 
+/* A module loaded while recording is in neither copy made at the start:
+ * the stop reads the tables again and adds its lines that samples need,
+ * and its /proc/modules line; modules that were there stay as copied. */
+START_TEST(test_kallsyms_late_module)
+{
+	const char *ks = "ffffffff81000000 T _stext\n"
+			 "ffffffff81000200 T schedule\n"
+			 "ffffffffc0000000 t ext4_read\t[ext4]\n"
+			 "ffffffffc0000100 t ext4_write\t[ext4]\n";
+	const char *mods = "ext4 4096 0 - Live 0xffffffffc0000000\n";
+	const char *late_ks = "ffffffffc0005000 t late_fn\t[late]\n"
+			      "ffffffffc0005100 t late_tail\t[late]\n"
+			      "ffffffffc0005200 t late_unused\t[late]\n";
+	const char *late_mod = "late 8192 0 - Live 0xffffffffc0005000\n";
+	struct ops_image app = { .kind = OPS_IMAGE_FILE, .path = "/bin/a" };
+	struct ops_image kern = { .kind = OPS_IMAGE_KERNEL,
+				  .path = "[kernel.kallsyms]" };
+	struct ops_writer *w = writer_must_open(sdir);
+	char *ksrc = tmp_path(tmp, "ks"), *msrc = tmp_path(tmp, "mods");
+	char *both, *got;
+	uint32_t ia, ik, ctx;
+	struct ops_session *s;
+	struct warns wr = { 0 };
+	size_t len;
+
+	file_write(ksrc, ks, strlen(ks));
+	file_write(msrc, mods, strlen(mods));
+	ck_assert_int_eq(ops_writer_kernel_symbols(w, ksrc, msrc), 0);
+	/* the module comes after the copies were made */
+	both = malloc(strlen(ks) + strlen(late_ks) + 1);
+	ck_assert_ptr_nonnull(both);
+	strcpy(stpcpy(both, ks), late_ks);
+	file_write(ksrc, both, strlen(both));
+	free(both);
+	both = malloc(strlen(mods) + strlen(late_mod) + 1);
+	ck_assert_ptr_nonnull(both);
+	strcpy(stpcpy(both, late_mod), mods);
+	file_write(msrc, both, strlen(both));
+	free(both);
+	ck_assert_int_eq(ops_writer_image(w, &app, &ia), 0);
+	ck_assert_int_eq(ops_writer_image(w, &kern, &ik), 0);
+	ck_assert_int_eq(
+		ops_writer_context(
+			w, &(struct ops_context){ ia, ik, 0, -1, 0, 0 }, &ctx),
+		0);
+	/* filed under the kernel, as the recorder files module code */
+	ck_assert_int_eq(ops_writer_hist_add(w, ctx, 0xffffffffc0005010, 3),
+			 0);
+	ck_assert_int_eq(ops_writer_hist_add(w, ctx, 0xffffffffc0000110, 2),
+			 0);
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+
+	s = session_must_open(sdir, &wr);
+	got = file_read(ops_session_kallsyms(s), &len);
+	ck_assert_str_eq(got, "ffffffff81000200 T schedule\n"
+			      "ffffffffc0000100 t ext4_write\t[ext4]\n"
+			      "ffffffffc0005000 t late_fn\t[late]\n"
+			      "ffffffffc0005100 t late_tail\t[late]\n");
+	free(got);
+	got = file_read(ops_session_modules(s), &len);
+	ck_assert_str_eq(got, "ext4 4096 0 - Live 0xffffffffc0000000\n"
+			      "late 8192 0 - Live 0xffffffffc0005000\n");
+	free(got);
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+
+	/* no module came: the modules copy is the one made at the start */
+	w = writer_must_open(sdir);
+	file_write(msrc, mods, strlen(mods));
+	ck_assert_int_eq(ops_writer_kernel_symbols(w, ksrc, msrc), 0);
+	ck_assert_int_eq(ops_writer_image(w, &app, &ia), 0);
+	ck_assert_int_eq(ops_writer_image(w, &kern, &ik), 0);
+	ck_assert_int_eq(
+		ops_writer_context(
+			w, &(struct ops_context){ ia, ik, 0, -1, 0, 0 }, &ctx),
+		0);
+	ck_assert_int_eq(ops_writer_hist_add(w, ctx, 0xffffffffc0000110, 2),
+			 0);
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+	s = session_must_open(sdir, &wr);
+	got = file_read(ops_session_modules(s), &len);
+	ck_assert_str_eq(got, mods);
+	free(got);
+	ops_session_close(s);
+	free(ksrc);
+	free(msrc);
+}
+END_TEST
+
 /* Nothing to trim by: no kernel samples leave no lines; a table whose
  * addresses were hidden (kptr_restrict) is kept as it was. */
 START_TEST(test_kallsyms_trim_edges)
@@ -996,6 +1085,7 @@ static Suite *roundtrip_suite(void)
 		{ "kallsyms_proc", test_kallsyms_proc },
 		{ "kallsyms_trim", test_kallsyms_trim },
 		{ "kallsyms_trim_stacks", test_kallsyms_trim_stacks },
+		{ "kallsyms_late_module", test_kallsyms_late_module },
 		{ "kallsyms_trim_edges", test_kallsyms_trim_edges },
 		{ "previous", test_previous },
 		{ "finish", test_finish },

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* libFuzzer target: the anon.samples reader, index and decode, on
- * arbitrary bytes, each of the first three events' samples in turn. */
+ * arbitrary bytes, each of the first three events' samples in turn, as
+ * many as ops_anon_count_event counts of each beforehand. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -35,7 +36,8 @@ static void check_stacks(struct ops_anon_data *a, uint32_t p)
 		abort();
 }
 
-static void check_process(struct ops_anon_data *a, uint32_t p)
+/* The samples of process P that decode, added to *SUM. */
+static void check_process(struct ops_anon_data *a, uint32_t p, uint64_t *sum)
 {
 	const struct ops_process *proc = &a->procs[p].p;
 	const struct ops_anon_sample *s;
@@ -47,10 +49,15 @@ static void check_process(struct ops_anon_data *a, uint32_t p)
 	for (r = 0; r < proc->nr_ranges; r++)
 		if (proc->ranges[r].end < proc->ranges[r].start)
 			abort();
-	if (ops_anon_decode(a, p, &s, &n))
+	/* out of memory: nothing to compare */
+	if (ops_anon_decode(a, p, &s, &n)) {
+		*sum = UINT64_MAX;
 		return;
+	}
 	if (n > a->procs[p].nr_samples)
 		abort();
+	if (*sum != UINT64_MAX)
+		*sum += n;
 	/* cached: the same answer twice */
 	if (ops_anon_decode(a, p, &s, &again) || again != n)
 		abort();
@@ -60,6 +67,7 @@ static void check_process(struct ops_anon_data *a, uint32_t p)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ops_anon_data a;
+	uint64_t counted[3];
 	int warnings = 0;
 	uint8_t *buf;
 	uint32_t p;
@@ -75,10 +83,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   &warnings)) {
 		/* stack ids from 8 have no entry */
 		a.nr_stacks = 8;
+		for (uint32_t e = 0; e < 3; e++)
+			if (ops_anon_count_event(&a, e, &counted[e]))
+				abort();
 		for (uint32_t e = 0; e < 3; e++) {
+			uint64_t sum = 0;
+
 			ops_anon_select_event(&a, e);
 			for (p = 0; p < a.nr_procs; p++)
-				check_process(&a, p);
+				check_process(&a, p, &sum);
+			if (sum != UINT64_MAX && sum != counted[e])
+				abort();
 		}
 		/* one warning per damaged file, index and decode together */
 		if (warnings > 1)

@@ -410,7 +410,9 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 			   const char *src_path, uint64_t max_bytes);
 
 /* Copy the kernel symbol table and module list (e.g. /proc/kallsyms,
- * /proc/modules) into the session.  Either may be NULL. */
+ * /proc/modules) into the session.  Either may be NULL.  Given both, a
+ * clean stop reads them again and adds the modules loaded meanwhile
+ * (FORMAT.md, kallsyms). */
 int ops_writer_kernel_symbols(struct ops_writer *w, const char *kallsyms,
 			      const char *modules);
 
@@ -519,6 +521,13 @@ uint64_t ops_session_untimed(const struct ops_session *s);
  * it before anything else that reads samples,
  * ops_session_set_window included; once.  -ENOENT past the list. */
 int ops_session_select_event(struct ops_session *s, uint32_t event);
+/* The samples of each event of the session, whatever a report selects:
+ * TOTALS[E], for E below NR, the histogram counts of event E's contexts
+ * and its anonymous samples, as many as a report of event E alone reads
+ * with no time window.  Call it before ops_session_select_event and
+ * ops_session_set_window, which narrow the histograms.  0, or -ENOMEM. */
+int ops_session_event_samples(struct ops_session *s, uint64_t *totals,
+			      uint32_t nr);
 /* Keep only samples of [FROM_NS, TO_NS), ns from the session's start:
  * the histograms become the sum of the slices whose middle is in it
  * (samples without a slice are left out), anonymous samples and stack
