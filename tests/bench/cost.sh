@@ -244,7 +244,8 @@ bench_cost() {
 "perf.data." \
 "\"opjit vs reference\" is a ratio, or a difference in points for lost" \
 "samples."
-	bench_calibrate
+	# once: the call graph runs time the same work as the flat ones
+	[ -n "${SPIN_ITERS:-}" ] || bench_calibrate
 	for WL in C node; do
 		for hz in "${FREQS[@]}"; do
 			if [ "$WL" = C ] || [ -z "$NODE_WHY" ]; then

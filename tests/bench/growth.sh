@@ -307,7 +307,7 @@ growth_calibrate() {
 	# two sizes, so that node's start-up, a good part of a small run,
 	# drops out of the rate
 	n=400
-	[ "$SMOKE" = 0 ] || n=300
+	[ "$SMOKE" = 0 ] || n=100
 	if "$RUSAGE" -o "$TMPD/gcal" -- node "$fib" 20 >/dev/null \
 		2>"$TMPD/gcal.err" && ru_read "$TMPD/gcal"; then
 		cpu=$RU_CPU

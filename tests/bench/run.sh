@@ -77,13 +77,19 @@ BUILD=$(cd "$BUILD" && pwd)
 OUT=$(realpath -m "$OUT")
 
 if [ "$SMOKE" = 1 ]; then
+	# workloads of a fraction of a second where they can be: the
+	# start-up of the recorders, runtimes and reports is most of the
+	# work.  Accuracy's keep a second: in half a second the JVM has not
+	# yet compiled the inlined Hot.alpha that opjit must name.  A growth
+	# report still running after 5 s is stopped: perf's source lines of
+	# node take longer at any size, opreport's a fraction of a second.
 	RUNS=${RUNS:-1} FREQS=(1000) REPORT_HZ=1000 MAP_SIZES=(10000)
 	RESOLVE_SAMPLES=100000 SPEED_SCALE=1 ANON_SIZES=(50000 200000)
-	COST_SECONDS=0.3 ACC_SECONDS=1 CG_SECONDS=1
-	GROWTH_C_SECONDS=(1) GROWTH_NODE_SAMPLES=(1000)
-	GROWTH_MAP_FUNCTIONS=(1000) GROWTH_MAP_SECONDS=1
-	GROWTH_IDLE_SECONDS=(1) GROWTH_REPORT_TIMEOUT=10
-	STEADY_SKIP=1 STEADY_SECONDS=1
+	COST_SECONDS=0.3 ACC_SECONDS=1 CG_SECONDS=0.3
+	GROWTH_C_SECONDS=(0.3) GROWTH_NODE_SAMPLES=(300)
+	GROWTH_MAP_FUNCTIONS=(300) GROWTH_MAP_SECONDS=0.3
+	GROWTH_IDLE_SECONDS=(0.3) GROWTH_REPORT_TIMEOUT=5
+	STEADY_SKIP=0.5 STEADY_SECONDS=0.5
 	STACKS_PAIRS=1 STACKS_SECONDS=1 STACKS_TIMEOUT=30
 elif [ "$QUICK" = 1 ]; then
 	RUNS=${RUNS:-1} FREQS=(1000 4000) REPORT_HZ=4000
@@ -159,13 +165,26 @@ bench_perf_check
 cd "$TMPD" || die "cannot enter $TMPD"
 # section NAME: whether --sections asks for NAME
 section() { [[ ",$SECTIONS," == *",$1,"* ]]; }
+# cpu_spent VAR: set VAR to this shell's and its reaped children's CPU
+# seconds so far (`times` here, not in a subshell, which would count
+# only its own)
+cpu_spent() {
+	times >"$TMPD/times"
+	printf -v "$1" '%s' "$(awk '{ for (i = 1; i <= NF; i++) {
+		split($i, t, /[ms]/); n += 60 * t[1] + t[2] } }
+		END { printf "%.1f", n }' "$TMPD/times")"
+}
 # timed NAME FN: run section FN if asked for, saying on stderr how long it
-# took (where a smoke run's minutes go)
+# took, by the clock and in CPU time (where a smoke run's minutes go: on
+# a shared machine the clock says little)
 timed() {
 	section "$1" || return 0
-	local t0=$SECONDS
+	local t0=$SECONDS c0 c1
+	cpu_spent c0
 	"$2"
-	printf 'run.sh: %s took %d s\n' "$2" $((SECONDS - t0)) >&2
+	cpu_spent c1
+	printf 'run.sh: %s took %d s, %.1f s of CPU\n' "$2" \
+		$((SECONDS - t0)) "$(sub "$c1" "$c0")" >&2
 }
 timed cost bench_cost
 # the report speed and accuracy workloads are sized by the cost

@@ -75,7 +75,10 @@ bench_steady() {
 	# each run is two workloads under two recorders for the whole
 	# measure: three runs give a median and a range
 	local rep runs=$((RUNS < 3 ? RUNS : 3))
-	local n=$((STEADY_SKIP + STEADY_SECONDS + 1))
+	local n
+	# a second more than is measured (the seconds may be fractions)
+	n=$(awk -v a="$STEADY_SKIP" -v b="$STEADY_SECONDS" \
+		'BEGIN { printf "%g", a + b + 1 }')
 	local busy="busy (threetoone, a CPU flat out) at $(khz "$REPORT_HZ"):"
 	local idle="idle (sleep):"
 	busy+=" the recorder's CPU time a second"
