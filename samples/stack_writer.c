@@ -273,10 +273,50 @@ int ops_hist_writer_defs(struct ops_writer *w)
 	ret = ret ? ret
 		  : ops_hist_put_contexts(w, h->contexts_on_disk,
 					  h->contexts.nr);
-	ret = ret ? ret
-		  : ops_hist_put_defs(w, &h->stacks, h->stacks_on_disk,
-				      h->stacks.nr, OPS_HIST_STACKS);
+	ret = ret ? ret : ops_hist_put_stacks(w, h->stacks_on_disk);
 	return ops_hist_append(w, ret);
+}
+
+int ops_hist_put_stacks(struct ops_writer *w, uint32_t from)
+{
+	struct ops_hist_writer *h = &w->hist;
+	int ret;
+
+	/* a compaction: the blocks the file had, as they were (zlib takes
+	 * more time than all the rest of a node's encoding) */
+	if (!from && h->blocks_to) {
+		ret = ops_buf_put(&w->out, h->stack_blocks.data,
+				  h->stack_blocks.len);
+		if (ret)
+			return ret;
+		from = h->blocks_to;
+	}
+	h->pending_off = w->out.len;
+	ret = ops_hist_put_defs(w, &h->stacks, from, h->stacks.nr,
+				OPS_HIST_STACKS);
+	h->pending_end = w->out.len;
+	/* kept only where they continue the blocks kept */
+	h->pending_to = !ret && from == h->blocks_to ? h->stacks.nr : 0;
+	return ret;
+}
+
+void ops_hist_stacks_written(struct ops_writer *w, bool written)
+{
+	struct ops_hist_writer *h = &w->hist;
+
+	if (!written || h->pending_to <= h->blocks_to) {
+		h->pending_to = 0;
+		return;
+	}
+	if (ops_buf_put(&h->stack_blocks, w->out.data + h->pending_off,
+			h->pending_end - h->pending_off)) {
+		/* the next compaction encodes the table anew */
+		h->stack_blocks.len = 0;
+		h->blocks_to = 0;
+	} else {
+		h->blocks_to = h->pending_to;
+	}
+	h->pending_to = 0;
 }
 
 void ops_writer_stack_stats(const struct ops_writer *w,

@@ -80,6 +80,15 @@ struct ops_hist_writer {
 	 * disk (parent, flags, frame) */
 	struct ops_keyset stacks;
 	uint32_t stacks_on_disk;
+	/* the STACKS blocks of nodes [0, blocks_to) as the file has them,
+	 * framed and deflated, which a compaction puts again instead of
+	 * encoding and deflating the whole table anew; and those of the
+	 * write under way, bytes [pending_off, pending_end) of W->out,
+	 * made of nodes [blocks_to, pending_to), kept once the file has
+	 * them */
+	struct ops_buf stack_blocks;
+	uint32_t blocks_to, pending_to;
+	size_t pending_off, pending_end;
 	/* the user stack copies, keys STACK_COPIES records with the ids
 	 * of their pieces in place of their bytes (copy_writer.c) */
 	struct ops_keyset copies;
@@ -123,6 +132,13 @@ struct ops_hist_writer {
 	struct ops_buf slices;
 	size_t slices_on_disk;
 };
+
+/* STACKS blocks of nodes FROM to W->hist.stacks.nr into W->out: FROM
+ * is what the file holds, or 0 for a compaction. */
+int ops_hist_put_stacks(struct ops_writer *w, uint32_t from);
+/* The file took W->out (WRITTEN) or not: its STACKS blocks are kept
+ * for the next compaction, or forgotten. */
+void ops_hist_stacks_written(struct ops_writer *w, bool written);
 
 /* Put stack node ID's record (as the table keys it, its parent as an
  * id) into OUT as the file has it (FORMAT.md, STACKS). */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "block_internal.h"
 #include "helpers.h"
 #include "writer_internal.h"
 
@@ -276,6 +277,92 @@ START_TEST(test_root_only)
 }
 END_TEST
 
+/* The STACKS blocks of a samples.hist: how many, their payloads back to
+ * back. */
+struct stacks_seen {
+	uint32_t blocks;
+	struct ops_buf payloads;
+};
+
+static const char *see_stacks(void *arg, uint16_t type, const uint8_t *p,
+			      size_t len, uint64_t offset)
+{
+	struct stacks_seen *seen = arg;
+
+	(void)offset;
+	if (type != OPS_HIST_STACKS)
+		return NULL;
+	seen->blocks++;
+	return ops_buf_put(&seen->payloads, p, len) ? "out of memory" : NULL;
+}
+
+static void read_stacks(const char *dir, struct stacks_seen *seen)
+{
+	char *path = tmp_path(dir, "samples.hist");
+	size_t len;
+	uint8_t *buf = file_read(path, &len);
+	struct warns wr = { 0 };
+
+	ck_assert_ptr_nonnull(buf);
+	memset(seen, 0, sizeof(*seen));
+	ck_assert_uint_eq(ops_blocks_parse(buf, len, OPS_HIST_MAGIC, path,
+					   see_stacks, seen, warns_collect,
+					   &wr),
+			  len);
+	ck_assert_int_eq(wr.n, 0);
+	free(buf);
+	free(path);
+}
+
+/* A compaction (the close's, or one while recording) puts the STACKS
+ * blocks the file had as they were, and encodes only the nodes added
+ * since: the table is not encoded and deflated again whole.  Before
+ * that, a compaction wrote the whole table as one block. */
+START_TEST(test_compact_keeps_blocks)
+{
+	char *dir = tmp_path(tmp, "s");
+	struct ops_writer *w = open_writer(dir, true);
+	struct given *g = calloc(3000, sizeof(*g));
+	struct stacks_seen flushed, compacted, closed;
+	uint64_t seed = 7;
+	uint32_t i;
+
+	ck_assert_ptr_nonnull(g);
+	for (i = 0; i < 3000; i++) {
+		make_stack(&g[i], SHAPE_RECURSION, &seed, i);
+		ck_assert_int_eq(ops_writer_stack(w, &g[i].st, &g[i].id), 0);
+		if (i % 997 == 996 || i == 1999)
+			ck_assert_int_eq(ops_writer_flush(w), 0);
+		if (i == 1999) {
+			read_stacks(dir, &flushed);
+			ck_assert_uint_ge(flushed.blocks, 3);
+			/* as the close does, while recording */
+			ck_assert_int_eq(ops_hist_writer_compact(w, false), 0);
+			read_stacks(dir, &compacted);
+			ck_assert_uint_eq(compacted.blocks, flushed.blocks);
+			ck_assert_uint_eq(compacted.payloads.len,
+					  flushed.payloads.len);
+			ck_assert_mem_eq(compacted.payloads.data,
+					 flushed.payloads.data,
+					 flushed.payloads.len);
+		}
+	}
+	ck_assert_int_eq(ops_writer_close(w, 5), 0);
+	/* the blocks kept, then those of the nodes added since */
+	read_stacks(dir, &closed);
+	ck_assert_uint_gt(closed.blocks, flushed.blocks);
+	ck_assert_uint_gt(closed.payloads.len, flushed.payloads.len);
+	ck_assert_mem_eq(closed.payloads.data, flushed.payloads.data,
+			 flushed.payloads.len);
+	check_read_back(dir, g, 3000);
+	ops_buf_free(&flushed.payloads);
+	ops_buf_free(&compacted.payloads);
+	ops_buf_free(&closed.payloads);
+	free(g);
+	free(dir);
+}
+END_TEST
+
 static Suite *stack_cache_suite(void)
 {
 	const struct {
@@ -287,6 +374,7 @@ static Suite *stack_cache_suite(void)
 		{ "cut", test_cut },
 		{ "kernel_split", test_kernel_split },
 		{ "root_only", test_root_only },
+		{ "compact_keeps_blocks", test_compact_keeps_blocks },
 	};
 	Suite *s = suite_create("samples_stack_cache");
 	size_t i;
