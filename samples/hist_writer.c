@@ -582,6 +582,8 @@ out:
 
 void ops_hist_writer_free(struct ops_hist_writer *h)
 {
+	size_t i;
+
 	ops_blockfile_close(&h->bf);
 	ops_keyset_free(&h->images);
 	ops_keyset_free(&h->contexts);
@@ -593,7 +595,8 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	ops_keyset_free(&h->copy_pieces);
 	ops_keyset_free(&h->pmaps);
 	free(h->copy_key.data);
-	free(h->path);
+	for (i = 0; i < OPS_STACK_LANES; i++)
+		free(h->lanes[i].path);
 	free(h->edges);
 	ops_buf_free(&h->stack_blocks);
 	free(h->cells);

@@ -41,6 +41,9 @@ struct ops_stack_edge {
 	uint8_t flags;
 };
 
+/* Threads whose last stacks the stack writer keeps, a power of two. */
+#define OPS_STACK_LANES 16u
+
 /* Slots of the edge cache, a power of two: 192 KiB, which stays in a
  * core's cache beside the rest of the hot path and holds the upper
  * levels of a deep recursion's tree. */
@@ -99,15 +102,20 @@ struct ops_hist_writer {
 	/* the process mappings, keys PROCESS_MAPS records as on disk */
 	struct ops_keyset pmaps;
 	uint32_t pmaps_on_disk;
-	/* the last stack added, root first: each depth's frame, node flags
-	 * and node, so that the next stack finds the outer part it shares
-	 * with it without a lookup per frame */
-	struct ops_path_step {
-		struct ops_frame frame;
-		uint32_t node;
-		uint8_t flags;
-	} * path;
-	size_t path_n, cap_path;
+	/* the last stack added by a thread, root first: each depth's
+	 * frame, node flags and node, so that the thread's next stack
+	 * finds the outer part it shares with it without a lookup per
+	 * frame; threads by their id, direct-mapped (two that share a
+	 * lane share it as one) */
+	struct ops_stack_lane {
+		struct ops_path_step {
+			struct ops_frame frame;
+			uint32_t node;
+			uint8_t flags;
+		} * path;
+		size_t path_n, cap_path;
+		uint32_t tid;
+	} lanes[OPS_STACK_LANES];
 	/* recently found nodes by parent and frame (stack_writer.c) */
 	struct ops_stack_edge *edges;
 	bool no_edges; /* tests: the table alone, as a reference */

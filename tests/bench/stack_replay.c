@@ -113,7 +113,7 @@ static double replay(struct ops_session *s, const char *out)
 	for (k = 0; k < nr_given && !err; k++) {
 		const struct given *g = &given[k];
 
-		err = ops_writer_stack(w, &g->st, &id);
+		err = ops_writer_stack_of(w, &g->st, g->tid, &id);
 		err = err ? err
 			  : ops_writer_anon_stack(w, g->proc, g->time_ns, id,
 						  g->tid);
