@@ -196,7 +196,7 @@ void recorder_stack_chain(struct recorder *r, struct proc *p,
 		st.flags |= OPS_STACK_TRUNCATED;
 	if (r->err)
 		return;
-	err = ops_writer_stack(r->w, &st, &id);
+	err = ops_writer_stack_of(r->w, &st, s->tid, &id);
 	if (!err && anon)
 		err = ops_writer_anon_stack_event(r->w, p->proc_id, r->event,
 						  s->time, id, s->tid);

@@ -137,12 +137,15 @@ int ops_hist_append(struct ops_writer *w, int ret)
 {
 	struct ops_hist_writer *h = &w->hist;
 
-	if (ret)
+	if (ret) {
+		ops_hist_stacks_written(w, false);
 		return ops_writer_fail(w, ret,
 				       "%s/samples.hist: cannot flush: %s",
 				       w->dir, strerror(-ret));
+	}
 	ret = ops_blockfile_append(&h->bf, w->out.data, w->out.len, w->err,
 				   sizeof(w->err));
+	ops_hist_stacks_written(w, !ret);
 	if (ret)
 		return ret;
 	h->images_on_disk = h->images.nr;
@@ -322,8 +325,7 @@ static int delta_cmp(const void *a, const void *b)
 static int hist_put_stack_defs(struct ops_writer *w, uint32_t stacks_from,
 			       uint32_t copies_from, uint32_t pmaps_from)
 {
-	int ret = ops_hist_put_defs(w, &w->hist.stacks, stacks_from,
-				    w->hist.stacks.nr, OPS_HIST_STACKS);
+	int ret = ops_hist_put_stacks(w, stacks_from);
 
 	ret = ret ? ret
 		  : ops_hist_put_defs(w, &w->hist.copies, copies_from,
@@ -567,6 +569,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 	h->records_on_disk = n;
 	ops_thread_written(h);
 out:
+	ops_hist_stacks_written(w, !ret);
 	if (bf.fd >= 0) {
 		ops_blockfile_close(&bf);
 		unlinkat(w->dfd, ".samples.hist.tmp", 0);
@@ -579,6 +582,8 @@ out:
 
 void ops_hist_writer_free(struct ops_hist_writer *h)
 {
+	size_t i;
+
 	ops_blockfile_close(&h->bf);
 	ops_keyset_free(&h->images);
 	ops_keyset_free(&h->contexts);
@@ -590,8 +595,10 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	ops_keyset_free(&h->copy_pieces);
 	ops_keyset_free(&h->pmaps);
 	free(h->copy_key.data);
-	free(h->path);
+	for (i = 0; i < OPS_STACK_LANES; i++)
+		free(h->lanes[i].path);
 	free(h->edges);
+	ops_buf_free(&h->stack_blocks);
 	free(h->cells);
 	oputil_idxset_free(&h->cell_set);
 	free(h->dirty);

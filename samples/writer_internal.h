@@ -41,6 +41,9 @@ struct ops_stack_edge {
 	uint8_t flags;
 };
 
+/* Threads whose last stacks the stack writer keeps, a power of two. */
+#define OPS_STACK_LANES 16u
+
 /* Slots of the edge cache, a power of two: 192 KiB, which stays in a
  * core's cache beside the rest of the hot path and holds the upper
  * levels of a deep recursion's tree. */
@@ -80,6 +83,15 @@ struct ops_hist_writer {
 	 * disk (parent, flags, frame) */
 	struct ops_keyset stacks;
 	uint32_t stacks_on_disk;
+	/* the STACKS blocks of nodes [0, blocks_to) as the file has them,
+	 * framed and deflated, which a compaction puts again instead of
+	 * encoding and deflating the whole table anew; and those of the
+	 * write under way, bytes [pending_off, pending_end) of W->out,
+	 * made of nodes [blocks_to, pending_to), kept once the file has
+	 * them */
+	struct ops_buf stack_blocks;
+	uint32_t blocks_to, pending_to;
+	size_t pending_off, pending_end;
 	/* the user stack copies, keys STACK_COPIES records with the ids
 	 * of their pieces in place of their bytes (copy_writer.c) */
 	struct ops_keyset copies;
@@ -90,15 +102,20 @@ struct ops_hist_writer {
 	/* the process mappings, keys PROCESS_MAPS records as on disk */
 	struct ops_keyset pmaps;
 	uint32_t pmaps_on_disk;
-	/* the last stack added, root first: each depth's frame, node flags
-	 * and node, so that the next stack finds the outer part it shares
-	 * with it without a lookup per frame */
-	struct ops_path_step {
-		struct ops_frame frame;
-		uint32_t node;
-		uint8_t flags;
-	} * path;
-	size_t path_n, cap_path;
+	/* the last stack added by a thread, root first: each depth's
+	 * frame, node flags and node, so that the thread's next stack
+	 * finds the outer part it shares with it without a lookup per
+	 * frame; threads by their id, direct-mapped (two that share a
+	 * lane share it as one) */
+	struct ops_stack_lane {
+		struct ops_path_step {
+			struct ops_frame frame;
+			uint32_t node;
+			uint8_t flags;
+		} * path;
+		size_t path_n, cap_path;
+		uint32_t tid;
+	} lanes[OPS_STACK_LANES];
 	/* recently found nodes by parent and frame (stack_writer.c) */
 	struct ops_stack_edge *edges;
 	bool no_edges; /* tests: the table alone, as a reference */
@@ -123,6 +140,13 @@ struct ops_hist_writer {
 	struct ops_buf slices;
 	size_t slices_on_disk;
 };
+
+/* STACKS blocks of nodes FROM to W->hist.stacks.nr into W->out: FROM
+ * is what the file holds, or 0 for a compaction. */
+int ops_hist_put_stacks(struct ops_writer *w, uint32_t from);
+/* The file took W->out (WRITTEN) or not: its STACKS blocks are kept
+ * for the next compaction, or forgotten. */
+void ops_hist_stacks_written(struct ops_writer *w, bool written);
 
 /* Put stack node ID's record (as the table keys it, its parent as an
  * id) into OUT as the file has it (FORMAT.md, STACKS). */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * The stack writer's shortcuts (the path of the stack before, the cache
- * of recent nodes, no search below a new node) change how a stack's
+ * The stack writer's shortcuts (the path of the thread's stack before,
+ * the cache of recent nodes, no search below a new node) change how a stack's
  * nodes are found, never which: a session written with them has the
  * samples.hist, byte for byte, of one whose every node is looked up in
  * the table, and each stack reads back as given.
@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oputil/hash.h>
+
+#include "block_internal.h"
 #include "helpers.h"
 #include "writer_internal.h"
 
@@ -34,6 +37,7 @@ static void teardown(void)
 struct given {
 	struct ops_frame f[MAX_DEPTH + 4];
 	struct ops_stack st;
+	uint32_t tid;
 	uint32_t id;
 };
 
@@ -76,6 +80,7 @@ static void make_stack(struct given *g, enum shape shape, uint64_t *seed,
 	r[n++] = (struct ops_frame){ OPS_FRAME_ANON, 0,
 				     0x7f0000001000ull + rnd(seed) % 512 * 4 };
 	g->st = (struct ops_stack){ .frames = g->f };
+	g->tid = 1000 + thread;
 	if (shape == SHAPE_KERNEL) {
 		/* the same frames with one, two or none in the kernel */
 		g->st.nr_kernel = (uint32_t)rnd(seed) % 3;
@@ -123,7 +128,8 @@ static void write_stream(const char *dir, bool edges, enum shape shape,
 
 	for (i = 0; i < n; i++) {
 		make_stack(&g[i], shape, &seed, i);
-		failed += ops_writer_stack(w, &g[i].st, &g[i].id) != 0;
+		failed += ops_writer_stack_of(w, &g[i].st, g[i].tid,
+					      &g[i].id) != 0;
 		if (i % 997 == 0)
 			failed += ops_writer_flush(w) != 0;
 	}
@@ -203,6 +209,11 @@ static void same_table(enum shape shape)
 	ck_assert_uint_lt(sb.lookups, sb.frames - sb.shared);
 	/* the stream is larger than the cache: it must have evicted */
 	ck_assert_uint_gt(sa.added, OPS_STACK_EDGES);
+	/* the threads' roots differ: a thread's own stack before shares
+	 * more than the last stack of any thread (the reference's one
+	 * path) */
+	if (shape == SHAPE_RECURSION)
+		ck_assert_uint_gt(sa.shared, sb.shared);
 	free(fa);
 	free(fb);
 	free(ha);
@@ -276,6 +287,188 @@ START_TEST(test_root_only)
 }
 END_TEST
 
+/* Stack I of the sequence of test_thread_paths into F (leaf first),
+ * its thread into *TID. */
+static struct ops_stack thread_stack(uint32_t i, struct ops_frame *f,
+				     uint32_t *tid)
+{
+	/* thread 1's stack A, root first */
+	static const struct ops_frame a[] = {
+		{ OPS_FRAME_IMAGE, 0, 0x100 },
+		{ OPS_FRAME_IMAGE, 1, 0x29d90 },
+		{ OPS_FRAME_ANON, 0, 0x7f0000001040ull },
+		{ OPS_FRAME_ANON, 0, 0x7f0000001000ull },
+		{ OPS_FRAME_ANON, 0, 0x7f0000001040ull },
+		{ OPS_FRAME_ANON, 0, 0x7f0000001008ull },
+	};
+	struct ops_frame r[8];
+	uint32_t n = 6, k;
+
+	memcpy(r, a, sizeof(a));
+	*tid = 1;
+	switch (i % 7) {
+	case 0: /* A */
+	case 2: /* A again, after thread 2's */
+		break;
+	case 1: /* thread 2: another root, then A's frames */
+	case 6: /* and again, after five of thread 1's */
+		*tid = 2;
+		r[0].addr = 0x200;
+		break;
+	case 3: /* shorter: A's outer four frames */
+		n = 4;
+		break;
+	case 4: /* longer: A and a leaf below it */
+		r[n++] = (struct ops_frame){ OPS_FRAME_ANON, 0,
+					     0x7f0000001010ull };
+		break;
+	case 5: /* A but for its root */
+		r[0].addr = 0x101;
+		break;
+	}
+	for (k = 0; k < n; k++)
+		f[k] = r[n - 1 - k];
+	return (struct ops_stack){ f, n, 0, 0 };
+}
+
+/* Two threads' stacks interleaved: the same stack again, a shorter, a
+ * longer one and one differing at its root have the ids of the table
+ * alone (one path for all threads, no cache), and each thread's stack
+ * shares its outer frames with the thread's own stack before. */
+START_TEST(test_thread_paths)
+{
+	char *da = tmp_path(tmp, "lanes"), *db = tmp_path(tmp, "table");
+	struct ops_writer *wa = open_writer(da, true);
+	struct ops_writer *wb = open_writer(db, false);
+	/* the frames each stack shares with its thread's stack before:
+	 * none for the first of each thread, A's six again, A's outer
+	 * four, the shorter's four of the longer one, none (another root),
+	 * thread 2's six again after four of thread 1's; in the second
+	 * round, A after the one of another root, none */
+	static const uint64_t shared[14] = { 0, 0, 6, 4, 4, 0, 6,
+					     0, 6, 6, 4, 4, 0, 6 };
+	struct ops_stack_stats before, after;
+	struct ops_frame f[8];
+	uint32_t i, tid, tid2 = 2, ia[14], ib[14];
+
+	/* thread 2 in a lane of its own */
+	while ((oputil_hash_u64(tid2) & (OPS_STACK_LANES - 1)) ==
+	       (oputil_hash_u64(1) & (OPS_STACK_LANES - 1)))
+		tid2++;
+	for (i = 0; i < 14; i++) {
+		struct ops_stack st = thread_stack(i, f, &tid);
+
+		if (tid == 2)
+			tid = tid2;
+		ops_writer_stack_stats(wa, &before);
+		ck_assert_int_eq(ops_writer_stack_of(wa, &st, tid, &ia[i]), 0);
+		ops_writer_stack_stats(wa, &after);
+		ck_assert_uint_eq(after.shared - before.shared, shared[i]);
+		ck_assert_int_eq(ops_writer_stack_of(wb, &st, tid, &ib[i]), 0);
+		ck_assert_uint_eq(ia[i], ib[i]);
+	}
+	/* the same stack is the same id, whichever thread or path */
+	ck_assert_uint_eq(ia[0], ia[2]);
+	ck_assert_uint_eq(ia[1], ia[6]);
+	ck_assert_uint_ne(ia[0], ia[1]);
+	ck_assert_uint_ne(ia[0], ia[5]);
+	ck_assert_uint_ne(ia[3], ia[0]);
+	ck_assert_uint_ne(ia[4], ia[0]);
+	for (i = 0; i < 7; i++)
+		ck_assert_uint_eq(ia[i], ia[i + 7]);
+	ck_assert_int_eq(ops_writer_close(wa, 5), 0);
+	ck_assert_int_eq(ops_writer_close(wb, 5), 0);
+	free(da);
+	free(db);
+}
+END_TEST
+
+/* The STACKS blocks of a samples.hist: how many, their payloads back to
+ * back. */
+struct stacks_seen {
+	uint32_t blocks;
+	struct ops_buf payloads;
+};
+
+static const char *see_stacks(void *arg, uint16_t type, const uint8_t *p,
+			      size_t len, uint64_t offset)
+{
+	struct stacks_seen *seen = arg;
+
+	(void)offset;
+	if (type != OPS_HIST_STACKS)
+		return NULL;
+	seen->blocks++;
+	return ops_buf_put(&seen->payloads, p, len) ? "out of memory" : NULL;
+}
+
+static void read_stacks(const char *dir, struct stacks_seen *seen)
+{
+	char *path = tmp_path(dir, "samples.hist");
+	size_t len;
+	uint8_t *buf = file_read(path, &len);
+	struct warns wr = { 0 };
+
+	ck_assert_ptr_nonnull(buf);
+	memset(seen, 0, sizeof(*seen));
+	ck_assert_uint_eq(ops_blocks_parse(buf, len, OPS_HIST_MAGIC, path,
+					   see_stacks, seen, warns_collect,
+					   &wr),
+			  len);
+	ck_assert_int_eq(wr.n, 0);
+	free(buf);
+	free(path);
+}
+
+/* A compaction (the close's, or one while recording) puts the STACKS
+ * blocks the file had as they were, and encodes only the nodes added
+ * since: the table is not encoded and deflated again whole.  Before
+ * that, a compaction wrote the whole table as one block. */
+START_TEST(test_compact_keeps_blocks)
+{
+	char *dir = tmp_path(tmp, "s");
+	struct ops_writer *w = open_writer(dir, true);
+	struct given *g = calloc(3000, sizeof(*g));
+	struct stacks_seen flushed, compacted, closed;
+	uint64_t seed = 7;
+	uint32_t i;
+
+	ck_assert_ptr_nonnull(g);
+	for (i = 0; i < 3000; i++) {
+		make_stack(&g[i], SHAPE_RECURSION, &seed, i);
+		ck_assert_int_eq(ops_writer_stack(w, &g[i].st, &g[i].id), 0);
+		if (i % 997 == 996 || i == 1999)
+			ck_assert_int_eq(ops_writer_flush(w), 0);
+		if (i == 1999) {
+			read_stacks(dir, &flushed);
+			ck_assert_uint_ge(flushed.blocks, 3);
+			/* as the close does, while recording */
+			ck_assert_int_eq(ops_hist_writer_compact(w, false), 0);
+			read_stacks(dir, &compacted);
+			ck_assert_uint_eq(compacted.blocks, flushed.blocks);
+			ck_assert_uint_eq(compacted.payloads.len,
+					  flushed.payloads.len);
+			ck_assert_mem_eq(compacted.payloads.data,
+					 flushed.payloads.data,
+					 flushed.payloads.len);
+		}
+	}
+	ck_assert_int_eq(ops_writer_close(w, 5), 0);
+	/* the blocks kept, then those of the nodes added since */
+	read_stacks(dir, &closed);
+	ck_assert_uint_gt(closed.blocks, flushed.blocks);
+	ck_assert_uint_gt(closed.payloads.len, flushed.payloads.len);
+	ck_assert_mem_eq(closed.payloads.data, flushed.payloads.data,
+			 flushed.payloads.len);
+	check_read_back(dir, g, 3000);
+	ops_buf_free(&flushed.payloads);
+	ops_buf_free(&compacted.payloads);
+	ops_buf_free(&closed.payloads);
+	free(g);
+	free(dir);
+}
+END_TEST
+
 static Suite *stack_cache_suite(void)
 {
 	const struct {
@@ -287,6 +480,8 @@ static Suite *stack_cache_suite(void)
 		{ "cut", test_cut },
 		{ "kernel_split", test_kernel_split },
 		{ "root_only", test_root_only },
+		{ "compact_keeps_blocks", test_compact_keeps_blocks },
+		{ "thread_paths", test_thread_paths },
 	};
 	Suite *s = suite_create("samples_stack_cache");
 	size_t i;

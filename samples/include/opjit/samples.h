@@ -356,6 +356,11 @@ int ops_writer_anon_event(struct ops_writer *w, uint32_t proc_id,
  */
 int ops_writer_stack(struct ops_writer *w, const struct ops_stack *st,
 		     uint32_t *id);
+/* The same, for a stack sampled in thread TID: a thread's stack shares
+ * most of its outer frames with the thread's stack before, more than
+ * with another thread's, and that part is found without a lookup. */
+int ops_writer_stack_of(struct ops_writer *w, const struct ops_stack *st,
+			uint32_t tid, uint32_t *id);
 
 /* The writer's work on the stack table so far, node by node: how much
  * of the stacks it found by comparing each with the one before, in its
@@ -363,7 +368,7 @@ int ops_writer_stack(struct ops_writer *w, const struct ops_stack *st,
 struct ops_stack_stats {
 	uint64_t stacks;  /* stacks given */
 	uint64_t frames;  /* their frames, a node each */
-	uint64_t shared;  /* nodes shared with the stack before */
+	uint64_t shared;  /* nodes shared with the thread's stack before */
 	uint64_t cached;  /* nodes found in the cache */
 	uint64_t lookups; /* nodes looked up in the table */
 	uint64_t added;	  /* new nodes (of the lookups, and below them) */
