@@ -875,45 +875,33 @@ START_TEST(test_kallsyms_trim_stacks)
 }
 END_TEST
 
-/* A module loaded while recording is in neither copy made at the start:
- * the stop reads the tables again and adds its lines that samples need,
- * and its /proc/modules line; modules that were there stay as copied. */
-START_TEST(test_kallsyms_late_module)
+/* Write A then B into PATH. */
+static void file_write2(const char *path, const char *a, const char *b)
 {
-	const char *ks = "ffffffff81000000 T _stext\n"
-			 "ffffffff81000200 T schedule\n"
-			 "ffffffffc0000000 t ext4_read\t[ext4]\n"
-			 "ffffffffc0000100 t ext4_write\t[ext4]\n";
-	const char *mods = "ext4 4096 0 - Live 0xffffffffc0000000\n";
-	const char *late_ks = "ffffffffc0005000 t late_fn\t[late]\n"
-			      "ffffffffc0005100 t late_tail\t[late]\n"
-			      "ffffffffc0005200 t late_unused\t[late]\n";
-	const char *late_mod = "late 8192 0 - Live 0xffffffffc0005000\n";
+	char *both = malloc(strlen(a) + strlen(b) + 1);
+
+	ck_assert_ptr_nonnull(both);
+	strcpy(stpcpy(both, a), b);
+	file_write(path, both, strlen(both));
+	free(both);
+}
+
+/* Record kernel samples at ADDRS (N, one each) in a session whose
+ * kernel tables are KSRC and MSRC, which LATE (if any) changes after
+ * the start, as a module loaded while recording does. */
+static void record_kernel(const char *ksrc, const char *msrc,
+			  void (*late)(void), const uint64_t *addrs, size_t n)
+{
 	struct ops_image app = { .kind = OPS_IMAGE_FILE, .path = "/bin/a" };
 	struct ops_image kern = { .kind = OPS_IMAGE_KERNEL,
 				  .path = "[kernel.kallsyms]" };
 	struct ops_writer *w = writer_must_open(sdir);
-	char *ksrc = tmp_path(tmp, "ks"), *msrc = tmp_path(tmp, "mods");
-	char *both, *got;
 	uint32_t ia, ik, ctx;
-	struct ops_session *s;
-	struct warns wr = { 0 };
-	size_t len;
+	size_t i;
 
-	file_write(ksrc, ks, strlen(ks));
-	file_write(msrc, mods, strlen(mods));
 	ck_assert_int_eq(ops_writer_kernel_symbols(w, ksrc, msrc), 0);
-	/* the module comes after the copies were made */
-	both = malloc(strlen(ks) + strlen(late_ks) + 1);
-	ck_assert_ptr_nonnull(both);
-	strcpy(stpcpy(both, ks), late_ks);
-	file_write(ksrc, both, strlen(both));
-	free(both);
-	both = malloc(strlen(mods) + strlen(late_mod) + 1);
-	ck_assert_ptr_nonnull(both);
-	strcpy(stpcpy(both, late_mod), mods);
-	file_write(msrc, both, strlen(both));
-	free(both);
+	if (late)
+		late();
 	ck_assert_int_eq(ops_writer_image(w, &app, &ia), 0);
 	ck_assert_int_eq(ops_writer_image(w, &kern, &ik), 0);
 	ck_assert_int_eq(
@@ -921,12 +909,45 @@ START_TEST(test_kallsyms_late_module)
 			w, &(struct ops_context){ ia, ik, 0, -1, 0, 0 }, &ctx),
 		0);
 	/* filed under the kernel, as the recorder files module code */
-	ck_assert_int_eq(ops_writer_hist_add(w, ctx, 0xffffffffc0005010, 3),
-			 0);
-	ck_assert_int_eq(ops_writer_hist_add(w, ctx, 0xffffffffc0000110, 2),
-			 0);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(ops_writer_hist_add(w, ctx, addrs[i], 1), 0);
 	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+}
 
+static const char late_ks[] = "ffffffff81000000 T _stext\n"
+			      "ffffffff81000200 T schedule\n"
+			      "ffffffffc0000000 t ext4_read\t[ext4]\n"
+			      "ffffffffc0000100 t ext4_write\t[ext4]\n";
+static const char late_mods[] = "ext4 4096 0 - Live 0xffffffffc0000000\n";
+static char *late_ksrc, *late_msrc;
+
+/* The module "late" is loaded: both tables list it now. */
+static void load_late_module(void)
+{
+	file_write2(late_ksrc, late_ks,
+		    "ffffffffc0005000 t late_fn\t[late]\n"
+		    "ffffffffc0005100 t late_tail\t[late]\n"
+		    "ffffffffc0005200 t late_unused\t[late]\n");
+	file_write2(late_msrc, "late 8192 0 - Live 0xffffffffc0005000\n",
+		    late_mods);
+}
+
+/* A module loaded while recording is in neither copy made at the start:
+ * the stop reads the tables again and adds its lines that samples need,
+ * and its /proc/modules line; modules that were there stay as copied. */
+START_TEST(test_kallsyms_late_module)
+{
+	const uint64_t addrs[] = { 0xffffffffc0005010, 0xffffffffc0000110 };
+	struct ops_session *s;
+	struct warns wr = { 0 };
+	size_t len;
+	char *got;
+
+	late_ksrc = tmp_path(tmp, "ks");
+	late_msrc = tmp_path(tmp, "mods");
+	file_write(late_ksrc, late_ks, strlen(late_ks));
+	file_write(late_msrc, late_mods, strlen(late_mods));
+	record_kernel(late_ksrc, late_msrc, load_late_module, addrs, 2);
 	s = session_must_open(sdir, &wr);
 	got = file_read(ops_session_kallsyms(s), &len);
 	ck_assert_str_eq(got, "ffffffff81000200 T schedule\n"
@@ -942,25 +963,15 @@ START_TEST(test_kallsyms_late_module)
 	ops_session_close(s);
 
 	/* no module came: the modules copy is the one made at the start */
-	w = writer_must_open(sdir);
-	file_write(msrc, mods, strlen(mods));
-	ck_assert_int_eq(ops_writer_kernel_symbols(w, ksrc, msrc), 0);
-	ck_assert_int_eq(ops_writer_image(w, &app, &ia), 0);
-	ck_assert_int_eq(ops_writer_image(w, &kern, &ik), 0);
-	ck_assert_int_eq(
-		ops_writer_context(
-			w, &(struct ops_context){ ia, ik, 0, -1, 0, 0 }, &ctx),
-		0);
-	ck_assert_int_eq(ops_writer_hist_add(w, ctx, 0xffffffffc0000110, 2),
-			 0);
-	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+	file_write(late_msrc, late_mods, strlen(late_mods));
+	record_kernel(late_ksrc, late_msrc, NULL, addrs + 1, 1);
 	s = session_must_open(sdir, &wr);
 	got = file_read(ops_session_modules(s), &len);
-	ck_assert_str_eq(got, mods);
+	ck_assert_str_eq(got, late_mods);
 	free(got);
 	ops_session_close(s);
-	free(ksrc);
-	free(msrc);
+	free(late_ksrc);
+	free(late_msrc);
 }
 END_TEST
 
