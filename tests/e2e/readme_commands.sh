@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # First contact: the README's commands and the man pages' examples,
-# taken from README.md, oprofiled.1, opreport.1 and opjit-pypy.1 as they are and run in
+# taken from README.md, oprofiled.1, opreport.1, opjit-pypy.1 and
+# opannotate.1 as they are and run in
 # order (the README's from a directory where build/ is this build, the
 # man pages' with the programs on PATH), with small stand-ins for app.js,
-# app.jar, app.py (bench.py), ./my-jit, ./my-program and ./server.  Each opreport command must give
+# app.jar, app.py (bench.py), ./my-jit, ./my-program, ./myprog and ./server.  Each opreport command must give
 # the whole profile: every process with JIT samples claimed, and the
 # rows, folded lines or pprof samples adding up to the samples it selects;
 # a command that does not ask for JIT code must say how many samples it
@@ -30,8 +31,11 @@ man_examples() {
 	awk '/^\.SH/ {ex = ($2 == "EXAMPLES")} ex && /^\.nf/ {on = 1; next}
 		/^\.fi/ {on = 0} on && !/^$/' "$1" | sed 's/\\-/-/g'
 }
+# (the agent's path as the packages install it is this build's)
 mapfile -t mans < <(man_examples "$OPJIT_SOURCE/daemon/oprofiled.1"; man_examples "$OPJIT_SOURCE/opreport/opreport.1"
-	man_examples "$OPJIT_SOURCE/handlers/pypy/opjit-pypy.1")
+	man_examples "$OPJIT_SOURCE/handlers/pypy/opjit-pypy.1"
+	man_examples "$OPJIT_SOURCE/opannotate/opannotate.1" |
+		sed "s#/usr/lib/x86_64-linux-gnu/opjit/#$OPJIT_BUILD/lib/opjit/#")
 [ "${#mans[@]}" -ge 10 ] || fail "only ${#mans[@]} examples found in the man pages"
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' "${cmds[@]}" "${mans[@]}"
@@ -103,6 +107,9 @@ fi
 printf '#!/bin/sh\nexec node --perf-basic-prof "%s/app.js"\n' "$W/man" >server
 chmod +x server
 cp app.js app.py my-jit server "$W/man/"
+[ "$java_ok" = 0 ] || cp app.jar "$W/man/"
+# a C program built with -g, for opannotate --source
+cp "$OPJIT_BUILD/tests/workloads/threetoone" "$W/man/myprog"
 cp app.py "$W/man/bench.py"
 
 # total CMD [WHICH]: the samples CMD selects (WHICH=base: of its
@@ -296,7 +303,7 @@ run_doc() {
 		case $cmd in *"&"|*"& ") ;; *)
 			grep -qE 'oprofiled: [0-9]+ samples' err.txt || { cat err.txt; fail "$cmd: no summary"; } ;;
 		esac ;;
-	build/opannotate/opannotate*) check_opannotate "$cmd" out.txt ;;
+	build/opannotate/opannotate*|opannotate*) check_opannotate "$cmd" out.txt ;;
 	go\ tool\ pprof*) grep -q 'total' out.txt || fail "$cmd: no total" ;;
 	esac
 	ran=$((ran + 1))
@@ -309,7 +316,7 @@ wait
 echo "ran $ran README commands"
 
 cd "$W/man"
-PATH=$OPJIT_BUILD/opreport:$OPJIT_BUILD/daemon:$OPJIT_BUILD/bin:$PATH
+PATH=$OPJIT_BUILD/opreport:$OPJIT_BUILD/opannotate:$OPJIT_BUILD/daemon:$OPJIT_BUILD/bin:$PATH
 n_readme=$ran
 for cmd in "${mans[@]}"; do
 	run_doc "$cmd"
