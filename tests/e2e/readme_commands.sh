@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# First contact: the README's commands and the man pages' examples,
+# First contact: the README's commands, the man pages' examples and the
+# commands of the handlers' READMEs (jitdump, javamap, pypy),
 # taken from README.md, oprofiled.1, opreport.1, opjit-pypy.1 and
 # opannotate.1 as they are and run in
 # order (the README's from a directory where build/ is this build, the
@@ -37,8 +38,22 @@ mapfile -t mans < <(man_examples "$OPJIT_SOURCE/daemon/oprofiled.1"; man_example
 	man_examples "$OPJIT_SOURCE/opannotate/opannotate.1" |
 		sed "s#/usr/lib/x86_64-linux-gnu/opjit/#$OPJIT_BUILD/lib/opjit/#")
 [ "${#mans[@]}" -ge 10 ] || fail "only ${#mans[@]} examples found in the man pages"
+# the folder READMEs' commands: indented lines, or the lines of sh
+# fences, that run a program, without their trailing comments
+folder_cmds() {
+	awk '/^```sh/ { f = 1; next } /^```/ { f = 0 }
+		f && NF { print; next }
+		/^    [a-z]/ { sub(/^    /, ""); print }' "$1" |
+		grep -E '^(cd |oprofiled |opreport |opannotate |jcmd |java )' |
+		sed -E 's/[[:space:]]+#.*$//' |
+		sed "s#/usr/lib/x86_64-linux-gnu/opjit/#$OPJIT_BUILD/lib/opjit/#"
+}
+mapfile -t folders < <(for f in handlers/jitdump/README.md \
+	handlers/javamap/README.md handlers/pypy/README.md; do
+	folder_cmds "$OPJIT_SOURCE/$f"; done)
+[ "${#folders[@]}" -ge 12 ] || fail "only ${#folders[@]} commands found in the folders' READMEs"
 if [ "${1:-}" = --list ]; then
-	printf '%s\n' "${cmds[@]}" "${mans[@]}"
+	printf '%s\n' "${cmds[@]}" "${mans[@]}" "${folders[@]}"
 	exit 0
 fi
 
@@ -322,4 +337,35 @@ for cmd in "${mans[@]}"; do
 	run_doc "$cmd"
 done
 echo "ran $((ran - n_readme)) man page examples"
+
+# the folders' READMEs, from a directory holding app/ (the jitdump
+# README's cd), with a JVM program Main whose hot(long) is hot
+mkdir -p "$W/folders/app"
+cd "$W/folders"
+cp "$W/man/app.js" "$W/man/app.py" app/
+if [ "$java_ok" = 1 ]; then
+	mkdir main
+	cat >main/Main.java <<'EOF'
+public class Main {
+	static long hot(long n) {
+		long s = 0;
+		for (long i = 0; i < n; i++) s += (i * 31) % 7;
+		return s;
+	}
+	public static void main(String[] args) {
+		long t = 0, end = System.nanoTime() + 2_000_000_000L;
+		while (System.nanoTime() < end) t += hot(1_000_000);
+		System.out.println(t > 0);
+	}
+}
+EOF
+	(cd main && javac Main.java && jar cf ../app/app.jar Main.class) ||
+		fail "cannot build the Main stand-in"
+fi
+n_man=$ran
+for cmd in "${folders[@]}"; do
+	case $cmd in jcmd\ PID*) notrun+=("$cmd (needs a JVM running)"); continue ;; esac
+	run_doc "$cmd"
+done
+echo "ran $((ran - n_man)) commands of the folders' READMEs"
 for n in "${notrun[@]}"; do echo "not run: $n"; done
