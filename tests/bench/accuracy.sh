@@ -15,7 +15,10 @@ ACC_OPREPORT_ARGS=()
 acc_opreport_format() {
 	OPREPORT_FMT=() OPREPORT_KIND=opreport
 	[ -x "$OPREPORT" ] || return 0
-	if "$OPREPORT" --help 2>&1 | grep -q -- '--format'; then
+	# read whole: grep -q leaving at its match would end opreport's
+	# later writes with SIGPIPE, which pipefail takes for no --format,
+	# and the text report then parsed named no JIT rows
+	if [[ $("$OPREPORT" --help 2>&1) == *--format* ]]; then
 		OPREPORT_FMT=(--format=json) OPREPORT_KIND=opreport-json
 	fi
 }
