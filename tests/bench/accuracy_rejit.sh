@@ -78,31 +78,28 @@ churn_opjit() {
 	ACC_OPREPORT_ARGS=(-d)
 	acc_opjit javamap ChurnA.work ChurnB.work -- \
 		"${PID_EXEC[@]}" "$ACC_PIDFILE" java "-agentpath:$AGENT" \
-		"${CHURN_OPTS[@]}" -cp "$CHURN_CLASSES" Churn "$1" "$2"
+		"${CHURN_OPTS[@]}" -cp "$CHURN_CLASSES" Churn "$1" 0.25
 	ACC_OPREPORT_ARGS=()
 }
 
 churn_jfr() {
 	acc_jfr ChurnA.work ChurnB.work -- "${CHURN_OPTS[@]}" \
-		-cp "$CHURN_CLASSES" Churn "$1" "$2"
+		-cp "$CHURN_CLASSES" Churn "$1" 0.25
 }
 
 acc_rejit() {
-	local rep phases=24 secs=0.25
-	# a quarter second a phase, as tests/javamap runs it; the smoke's
-	# four phases are longer, as a busy machine's compiler threads may
-	# not compile a class's work in a quarter second, and a phase
-	# interpreted throughout names no method
-	[ "$SMOKE" = 0 ] || phases=4 secs=0.5
+	local rep phases=24
+	# a quarter second a phase, as tests/javamap runs it
+	[ "$SMOKE" = 0 ] || phases=4
 	for ((rep = 0; rep < RUNS; rep++)); do
 		if [ -n "$CHURN_WHY" ]; then
 			O_WHY=$CHURN_WHY P_WHY=$CHURN_WHY
 		elif [ $((rep % 2)) = 0 ]; then
-			churn_opjit "$phases" "$secs"
-			churn_jfr "$phases" "$secs"
+			churn_opjit "$phases"
+			churn_jfr "$phases"
 		else
-			churn_jfr "$phases" "$secs"
-			churn_opjit "$phases" "$secs"
+			churn_jfr "$phases"
+			churn_opjit "$phases"
 		fi
 		acc_rejit_record
 	done
