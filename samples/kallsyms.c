@@ -188,6 +188,16 @@ out:
 	return ret;
 }
 
+/* The line at *P before END, without its newline: its length, *P moved
+ * past it. */
+static size_t next_line(const char **p, const char *end)
+{
+	const char *line = *p, *nl = memchr(line, '\n', (size_t)(end - line));
+
+	*p = nl ? nl + 1 : end;
+	return (size_t)((nl ? nl : end) - line);
+}
+
 /* The module of a /proc/modules line: its first word. */
 static size_t modules_word(const char *line, size_t len)
 {
@@ -200,47 +210,47 @@ static size_t modules_word(const char *line, size_t len)
 static bool modules_has(const char *text, size_t len, const char *name,
 			size_t name_len)
 {
-	const char *end = text + len, *nl;
+	const char *p = text, *end = text + len;
 
-	for (; text < end; text = nl + 1) {
-		nl = memchr(text, '\n', (size_t)(end - text));
-		if (!nl)
-			nl = end;
-		if (modules_word(text, (size_t)(nl - text)) == name_len &&
-		    !memcmp(text, name, name_len))
+	while (p < end) {
+		const char *line = p;
+		size_t n = next_line(&p, end);
+
+		if (modules_word(line, n) == name_len &&
+		    !memcmp(line, name, name_len))
 			return true;
 	}
 	return false;
 }
 
-/* Append to LATE the lines of the modules the recorder's /proc/modules
- * lists now and the session's copy, made at the start, lacks: the
- * modules loaded while recording.  0 or a negative errno. */
-static int late_modules(struct ops_writer *w, struct ops_buf *late)
+/* The session's copy of /proc/modules, made at the start, into MODULES,
+ * and after it the lines of the modules the recorder's /proc/modules
+ * lists now and the copy lacks: the modules loaded while recording,
+ * from *COPIED on.  0 or a negative errno. */
+static int late_modules(struct ops_writer *w, struct ops_buf *modules,
+			size_t *copied)
 {
 	int fd = openat(w->dfd, "modules", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	uint8_t *then = NULL, *now = NULL;
 	size_t tlen = 0, nlen = 0;
-	const char *line, *end, *nl;
+	const char *p, *end;
 	int ret;
 
 	if (fd < 0)
 		return -errno;
 	ret = ops_read_fd(fd, OPS_MODULES_MAX, &then, &tlen);
 	close(fd);
-	if (!ret)
-		ret = ops_read_file(w->modules_src, &now, &nlen);
+	ret = ret ?: ops_buf_put(modules, then, tlen)
+		  ?: ops_read_file(w->modules_src, &now, &nlen);
+	*copied = modules->len;
 	end = (const char *)now + nlen;
-	for (line = (const char *)now; !ret && line < end; line = nl + 1) {
-		size_t word;
+	for (p = (const char *)now; !ret && p < end;) {
+		const char *line = p;
+		size_t n = next_line(&p, end), word = modules_word(line, n);
 
-		nl = memchr(line, '\n', (size_t)(end - line));
-		if (!nl)
-			nl = end;
-		word = modules_word(line, (size_t)(nl - line));
 		if (word && !modules_has((const char *)then, tlen, line, word))
-			ret = ops_buf_put(late, line, (size_t)(nl - line))
-				      ?: ops_buf_put_u8(late, '\n');
+			ret = ops_buf_put(modules, line, n)
+				      ?: ops_buf_put_u8(modules, '\n');
 	}
 	free(then);
 	free(now);
@@ -248,80 +258,54 @@ static int late_modules(struct ops_writer *w, struct ops_buf *late)
 }
 
 /* Append to KEPT the lines of LIVE (a trimmed table) that are the code
- * of a module LATE (/proc/modules lines) lists. */
-static int late_lines(const struct ops_buf *live, const struct ops_buf *late,
+ * of a module LATE (LEN bytes of /proc/modules lines) lists. */
+static int late_lines(const struct ops_buf *live, const char *late, size_t len,
 		      struct ops_buf *kept)
 {
-	const char *line = (const char *)live->data, *nl;
-	const char *end = line + live->len;
+	const char *p = (const char *)live->data, *end = p + live->len;
 	int ret = 0;
 
-	for (; !ret && line && line < end; line = nl + 1) {
-		const char *mod;
-		size_t mlen;
+	while (!ret && p && p < end) {
+		const char *line = p, *mod;
+		size_t n = next_line(&p, end), mlen;
 		uint64_t addr;
 
-		nl = memchr(line, '\n', (size_t)(end - line));
-		if (!nl)
-			nl = end;
-		if (ops_kallsyms_scan_code(line, (size_t)(nl - line), &addr,
-					   &mod, &mlen) &&
-		    mlen &&
-		    modules_has((const char *)late->data, late->len, mod,
-				mlen))
-			ret = ops_buf_put(kept, line, (size_t)(nl - line))
+		if (ops_kallsyms_scan_code(line, n, &addr, &mod, &mlen) &&
+		    mlen && modules_has(late, len, mod, mlen))
+			ret = ops_buf_put(kept, line, n)
 				      ?: ops_buf_put_u8(kept, '\n');
 	}
 	return ret;
 }
 
-/* The code lines and /proc/modules lines of the modules loaded while
- * recording, which the copies made at the start lack, into KEPT and
- * MODULES: the recorder's table is read again, trimmed to WANT as the
- * copy is.  0 (nothing when no module came), or a negative errno. */
+/* The code lines of the modules loaded while recording, which the
+ * copies made at the start lack, into KEPT, and the whole new
+ * /proc/modules text into MODULES, the late modules' lines from *COPIED
+ * on: the recorder's table is read again, trimmed to WANT as the copy
+ * is.  0 (no late lines when no module came), or a negative errno. */
 static int trim_late_modules(struct ops_writer *w, struct ops_ksym_want *want,
 			     size_t n, struct ops_buf *kept,
-			     struct ops_buf *modules)
+			     struct ops_buf *modules, size_t *copied)
 {
 	struct ops_buf live = { 0 };
 	int fd, ret;
 
+	*copied = 0;
 	if (!w->modules_src || !w->kallsyms_src)
 		return 0;
-	ret = late_modules(w, modules);
-	if (ret || !modules->len)
+	ret = late_modules(w, modules, copied);
+	if (ret || modules->len == *copied)
 		return ret;
 	fd = open(w->kallsyms_src, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	ret = ops_kallsyms_trim_fd(fd, want, n, &live);
 	close(fd);
-	ret = ret < 0 ? ret : late_lines(&live, modules, kept);
+	ret = ret < 0 ? ret
+		      : late_lines(&live,
+				   (const char *)modules->data + *copied,
+				   modules->len - *copied, kept);
 	ops_buf_free(&live);
-	return ret;
-}
-
-/* Add the late modules' lines to the session's copy of /proc/modules. */
-static int append_modules(struct ops_writer *w, const struct ops_buf *late)
-{
-	int fd = openat(w->dfd, "modules", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	struct ops_buf all = { 0 };
-	uint8_t *then = NULL;
-	size_t tlen = 0;
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = ops_read_fd(fd, OPS_MODULES_MAX, &then, &tlen);
-	close(fd);
-	ret = ret ?: ops_buf_put(&all, then, tlen) ?: ops_buf_put(&all, late->data,
-							       late->len);
-	if (!ret)
-		ret = ops_write_atomic(w->dfd, w->dir, "modules",
-				       ".modules.tmp", all.data, all.len, true,
-				       w->err, sizeof(w->err));
-	free(then);
-	ops_buf_free(&all);
 	return ret;
 }
 
@@ -329,9 +313,9 @@ int ops_writer_trim_kallsyms(struct ops_writer *w)
 {
 	int fd = openat(w->dfd, "kallsyms", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct ops_ksym_want *want = NULL;
-	struct ops_buf kept = { 0 }, late = { 0 };
+	struct ops_buf kept = { 0 }, modules = { 0 };
 	char **names = NULL;
-	size_t n = 0, i, n_kept;
+	size_t n = 0, i, n_kept, copied;
 	int ret;
 
 	if (fd < 0) {
@@ -347,15 +331,18 @@ int ops_writer_trim_kallsyms(struct ops_writer *w)
 	}
 	/* a module the copy lacks is not worth losing the trim for */
 	n_kept = kept.len;
-	if (trim_late_modules(w, want, n, &kept, &late)) {
+	if (trim_late_modules(w, want, n, &kept, &modules, &copied)) {
 		kept.len = n_kept;
-		late.len = 0;
+		modules.len = copied = 0;
 	}
 	ret = ops_write_atomic(w->dfd, w->dir, "kallsyms", ".kallsyms.tmp",
 			       kept.data ? (const char *)kept.data : "",
 			       kept.len, true, w->err, sizeof(w->err));
-	if (!ret && late.len)
-		ret = append_modules(w, &late);
+	if (!ret && modules.len > copied)
+		ret = ops_write_atomic(w->dfd, w->dir, "modules",
+				       ".modules.tmp", modules.data,
+				       modules.len, true, w->err,
+				       sizeof(w->err));
 out:
 	if (fd >= 0)
 		close(fd);
@@ -364,6 +351,6 @@ out:
 	free(names);
 	free(want);
 	ops_buf_free(&kept);
-	ops_buf_free(&late);
+	ops_buf_free(&modules);
 	return ret == -ENOENT ? 0 : ret;
 }
