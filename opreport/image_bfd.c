@@ -1028,7 +1028,7 @@ static int cover_resolve(struct image_bfd *img, const uint64_t *vmas,
 	struct report_sym *tab = NULL, **fresh = NULL, **built = NULL;
 	struct elf_code_sym *c = NULL;
 	uint64_t *q;
-	size_t i, nq = 0, nc = 0, nt = 0, nr_fresh = 0, cap_fresh = 0;
+	size_t i, u, nq = 0, nc = 0, nt = 0, nr_fresh = 0, cap_fresh = 0;
 	int ret = -ENOMEM;
 
 	q = malloc((n ? n : 1) * sizeof(*q));
@@ -1038,17 +1038,10 @@ static int cover_resolve(struct image_bfd *img, const uint64_t *vmas,
 		if (mapped[i])
 			q[nq++] = vmas[i];
 	qsort(q, nq, sizeof(*q), u64_cmp);
-	for (i = 0; i + 1 < nq; i++)
-		if (q[i] == q[i + 1])
-			break;
-	if (i + 1 < nq) {
-		size_t u = i + 1;
-
-		for (; i + 1 < nq; i++)
-			if (q[i + 1] != q[u - 1])
-				q[u++] = q[i + 1];
-		nq = u;
-	}
+	for (i = u = 0; i < nq; i++)
+		if (!u || q[i] != q[u - 1])
+			q[u++] = q[i];
+	nq = u;
 	ret = elf_symcover_find(img->cover, q, nq, &c, &nc);
 	if (ret)
 		goto out;
