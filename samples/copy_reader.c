@@ -76,19 +76,18 @@ static uint32_t piece_as_before(const struct ops_hist_data *h,
 				const uint32_t *prev_ids, uint64_t a,
 				const uint8_t *p, uint32_t len)
 {
-	uint64_t j, start, end, top = prev->sp + prev->size;
-	uint32_t id;
+	uint32_t off, id;
 
-	if (a < prev->sp || a >= top)
+	if (a < prev->sp || a - prev->sp >= prev->size)
 		return OPUTIL_IDXSET_NONE;
-	j = a / OPS_STACK_COPY_PIECE - prev->sp / OPS_STACK_COPY_PIECE;
-	start = j ? a / OPS_STACK_COPY_PIECE * OPS_STACK_COPY_PIECE : prev->sp;
-	end = (a / OPS_STACK_COPY_PIECE + 1) * OPS_STACK_COPY_PIECE;
-	if (end > top)
-		end = top;
-	if (start != a || end - a != len)
+	off = (uint32_t)(a - prev->sp);
+	/* a piece of PREV starts at A (its first, or one on the grid) and
+	 * ends where this one does */
+	if ((off && a % OPS_STACK_COPY_PIECE) ||
+	    piece_end(prev->sp, off, prev->size) - off != len)
 		return OPUTIL_IDXSET_NONE;
-	id = prev_ids[j];
+	id = prev_ids[a / OPS_STACK_COPY_PIECE -
+		      prev->sp / OPS_STACK_COPY_PIECE];
 	if (memcmp(h->piece_bytes + (size_t)id * OPS_STACK_COPY_PIECE, p, len))
 		return OPUTIL_IDXSET_NONE;
 	return id;
