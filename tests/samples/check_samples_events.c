@@ -319,6 +319,22 @@ START_TEST(test_event_periods)
 }
 END_TEST
 
+/* JIT samples of three events recorded, session.meta (META) listing
+ * only the first two, as a damaged or older list would. */
+static void write_anon_two_listed(const char *meta)
+{
+	size_t len;
+	char *text, *at;
+
+	write_anon("cpu-clock,page-faults,cycles", false);
+	text = file_read(meta, &len);
+	at = memmem(text, len, ",cycles\n", 8);
+	ck_assert_ptr_nonnull(at);
+	memmove(at, at + 7, len - (size_t)(at + 7 - text));
+	file_write(meta, text, len - 7);
+	free(text);
+}
+
 /* Damage in the EVENT_ blocks: event 0 there is a bad block, which ends
  * the file's walk with one warning; an event past session.meta's list is
  * never read, with one warning. */
@@ -331,7 +347,6 @@ START_TEST(test_anon_event_damage)
 	const struct ops_anon_sample *a;
 	size_t len, off, n;
 	uint8_t *b;
-	char *text, *at;
 
 	write_anon("cpu-clock,page-faults", false);
 	b = file_read(anon, &len);
@@ -363,13 +378,7 @@ START_TEST(test_anon_event_damage)
 	ops_session_close(s);
 
 	/* three events recorded, two listed: the third's samples left out */
-	write_anon("cpu-clock,page-faults,cycles", false);
-	text = file_read(meta, &len);
-	at = memmem(text, len, ",cycles\n", 8);
-	ck_assert_ptr_nonnull(at);
-	memmove(at, at + 7, len - (size_t)(at + 7 - text));
-	file_write(meta, text, len - 7);
-	free(text);
+	write_anon_two_listed(meta);
 	wr.n = 0;
 	s = session_must_open(sdir, &wr);
 	ck_assert_int_eq(wr.n, 1);
@@ -411,8 +420,6 @@ START_TEST(test_event_samples)
 	struct ops_session *s;
 	uint64_t t[3] = { 9, 9, 9 };
 	uint32_t ctx[2];
-	char *text, *at;
-	size_t len;
 
 	write_events("cpu-clock,page-faults", ctx, true);
 	s = session_must_open(sdir, &wr);
@@ -435,13 +442,7 @@ START_TEST(test_event_samples)
 	ops_session_close(s);
 
 	/* three events recorded, two listed */
-	write_anon("cpu-clock,page-faults,cycles", false);
-	text = file_read(meta, &len);
-	at = memmem(text, len, ",cycles\n", 8);
-	ck_assert_ptr_nonnull(at);
-	memmove(at, at + 7, len - (size_t)(at + 7 - text));
-	file_write(meta, text, len - 7);
-	free(text);
+	write_anon_two_listed(meta);
 	s = session_must_open(sdir, &wr);
 	ck_assert_int_eq(ops_session_event_samples(s, t, 2), 0);
 	ck_assert_uint_eq(t[0], 6);
