@@ -62,10 +62,9 @@ struct unwind {
 	/* the copy being unwound and what it gave */
 	const struct ops_stack_copy *cur;
 	bool fault; /* a read outside the copy */
-	Dwarf_Addr pcs[UNWIND_MAX_FRAMES];
-	/* each frame's rbp and rsp, when the unwinding knows them */
-	Dwarf_Word bps[UNWIND_MAX_FRAMES], sps[UNWIND_MAX_FRAMES];
-	uint8_t known[UNWIND_MAX_FRAMES]; /* KNOWN_BP | KNOWN_SP */
+	/* each frame's pc, and its rbp and rsp where KNOWN_BP and
+	 * KNOWN_SP say the unwinding knows them: as the memo keeps them */
+	struct unwind_frame fr[UNWIND_MAX_FRAMES];
 	size_t nr_pcs;
 	bool jit; /* the copy's process runs JIT code: unmapped is anon */
 	struct unwind_proc *cur_proc;
@@ -76,7 +75,6 @@ struct unwind {
 	struct unwind_read *reads;
 	size_t nr_reads, cap_reads;
 	bool reads_over;
-	struct unwind_frame memo_frames[UNWIND_MAX_FRAMES];
 };
 
 static int pmap_cmp(const void *a, const void *b)
@@ -482,18 +480,15 @@ static void warn_stop(struct unwind *u, struct unwind_proc *p, uint64_t pc)
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct unwind *u = arg;
+	struct unwind_frame *f;
 	Dwarf_Addr pc;
 
 	if (!dwfl_frame_pc(state, &pc, NULL) || !pc)
 		return DWARF_CB_ABORT;
-	u->known[u->nr_pcs] =
-		(dwfl_frame_reg(state, DWARF_RBP, &u->bps[u->nr_pcs])
-			 ? 0
-			 : KNOWN_BP) |
-		(dwfl_frame_reg(state, DWARF_RSP, &u->sps[u->nr_pcs])
-			 ? 0
-			 : KNOWN_SP);
-	u->pcs[u->nr_pcs++] = pc;
+	f = &u->fr[u->nr_pcs++];
+	f->known = (dwfl_frame_reg(state, DWARF_RBP, &f->bp) ? 0 : KNOWN_BP) |
+		   (dwfl_frame_reg(state, DWARF_RSP, &f->sp) ? 0 : KNOWN_SP);
+	f->pc = pc;
 	return u->nr_pcs < UNWIND_MAX_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
@@ -522,7 +517,7 @@ static size_t splice(struct unwind *u, const struct ops_stack *fp, size_t i,
 	if (i + fp->nr_frames - j > max)
 		return 0;
 	for (n = 0; n < i; n++)
-		frames[n] = proc_frame(u, u->cur_proc, u->pcs[n]);
+		frames[n] = proc_frame(u, u->cur_proc, u->fr[n].pc);
 	for (; j < fp->nr_frames; j++)
 		frames[n++] = cg_raw_frame_of(&fp->frames[j]);
 	if (fp->flags & OPS_STACK_TRUNCATED)
@@ -547,19 +542,21 @@ static size_t join(struct unwind *u, const struct ops_stack_copy *c,
 	size_t i, j, n = u->nr_pcs;
 
 	for (i = 1; i < n && fp->nr_frames > 1; i++) {
-		bool owner = (u->known[i] & KNOWN_BP) && u->bps[i] == c->bp;
+		bool owner = (u->fr[i].known & KNOWN_BP) &&
+			     u->fr[i].bp == c->bp;
 
 		if (owner && i + 1 < n)
-			owner = (u->known[i + 1] & KNOWN_SP) &&
-				u->sps[i + 1] == c->bp + 16;
+			owner = (u->fr[i + 1].known & KNOWN_SP) &&
+				u->fr[i + 1].sp == c->bp + 16;
 		else if (owner)
-			owner = proc_frame(u, u->cur_proc, u->pcs[i]).image ==
+			owner = proc_frame(u, u->cur_proc, u->fr[i].pc).image ==
 				CG_ANON;
 		if (owner)
 			return splice(u, fp, i + 1, 1, frames, max, root);
 	}
 	for (i = 1; i < n; i++) {
-		struct cg_raw_frame f = proc_frame(u, u->cur_proc, u->pcs[i]);
+		struct cg_raw_frame f =
+			proc_frame(u, u->cur_proc, u->fr[i].pc);
 
 		for (j = 1; j < fp->nr_frames; j++) {
 			struct cg_raw_frame g =
@@ -572,15 +569,14 @@ static size_t join(struct unwind *u, const struct ops_stack_copy *c,
 	return 0;
 }
 
-/* Copy C unwound in layout P into u->pcs and the rest: from the memo
- * when a copy before it read the same words, else by libdwfl (*FRESH),
- * and then remembered.  libdwfl's return. */
+/* Copy C unwound in layout P into u->fr: from the memo when a copy
+ * before it read the same words, else by libdwfl (*FRESH), and then
+ * remembered.  libdwfl's return. */
 static int unwind_copy(struct unwind *u, struct unwind_proc *p,
 		       const struct ops_stack_copy *c, bool *fresh)
 {
 	uint32_t layout = (uint32_t)(p - u->procs);
 	struct unwind_outcome o;
-	size_t i;
 	int ret;
 
 	u->cur = c;
@@ -591,12 +587,7 @@ static int unwind_copy(struct unwind *u, struct unwind_proc *p,
 	u->reads_over = !u->memo;
 	*fresh = false;
 	if (u->memo && unwind_memo_find(u->memo, layout, c, &o)) {
-		for (i = 0; i < o.nr; i++) {
-			u->pcs[i] = o.frames[i].pc;
-			u->bps[i] = o.frames[i].bp;
-			u->sps[i] = o.frames[i].sp;
-			u->known[i] = o.frames[i].known;
-		}
+		memcpy(u->fr, o.frames, o.nr * sizeof(*u->fr));
 		u->nr_pcs = o.nr;
 		u->fault = o.fault;
 		return o.ret;
@@ -605,12 +596,7 @@ static int unwind_copy(struct unwind *u, struct unwind_proc *p,
 	ret = dwfl_getthread_frames(p->dwfl, dwfl_pid(p->dwfl), frame_cb, u);
 	if (u->reads_over)
 		return ret;
-	for (i = 0; i < u->nr_pcs; i++)
-		u->memo_frames[i] =
-			(struct unwind_frame){ u->pcs[i], u->bps[i], u->sps[i],
-					       u->known[i] };
-	o = (struct unwind_outcome){ u->memo_frames, u->nr_pcs, u->fault,
-				     ret };
+	o = (struct unwind_outcome){ u->fr, u->nr_pcs, u->fault, ret };
 	/* out of memory, the copies to come are unwound afresh: the
 	 * memo saves time and changes nothing */
 	unwind_memo_add(u->memo, layout, c, u->reads, u->nr_reads, &o);
@@ -657,13 +643,13 @@ static size_t unwind_user(struct unwind *u, const struct ops_stack_copy *c,
 	 * cut where the copy or the frame limit ended them */
 	n = u->nr_pcs < max ? u->nr_pcs : max;
 	for (i = 0; i < n; i++)
-		frames[i] = proc_frame(u, p, u->pcs[i]);
+		frames[i] = proc_frame(u, p, u->fr[i].pc);
 	/* cut where the copy ran out or at the frame limit; an error
 	 * otherwise is a frame with no entry, where stacks end */
 	if (u->fault || u->nr_pcs >= UNWIND_MAX_FRAMES || n < u->nr_pcs)
 		*root = UNWIND_CUT_COPY;
 	if (ret == -1 && fresh)
-		warn_stop(u, p, u->pcs[u->nr_pcs - 1] - 1);
+		warn_stop(u, p, u->fr[u->nr_pcs - 1].pc - 1);
 	u->unwound++;
 	return n;
 kept:
