@@ -174,8 +174,8 @@ bool profile_spec_match_image(const struct profile_spec *spec,
 bool profile_spec_match_module(const struct profile_spec *spec,
 			       const char *name)
 {
+	size_t i, len = strlen(name);
 	char ko[256];
-	size_t i;
 
 	if (!profile_spec_has_image(spec))
 		return true;
@@ -183,7 +183,6 @@ bool profile_spec_match_module(const struct profile_spec *spec,
 		ko[0] = 0;
 	for (i = 0; i < spec->nr_images; i++) {
 		const char *pat = spec->images[i];
-		size_t len = strlen(name);
 
 		if ((pat[0] == '[' && !strncmp(pat + 1, name, len) &&
 		     !strcmp(pat + 1 + len, "]")) ||
