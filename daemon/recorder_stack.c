@@ -218,9 +218,11 @@ void recorder_stack_chain(struct recorder *r, struct proc *p,
 	/* and of JIT leaves, cut short: a JVM's interpreted callers hold
 	 * their Method* in their frames (opreport/unwind_jvm.h), which the
 	 * first few KiB above sp hold; counted in the executable's own
-	 * context, as no image holds the leaf */
-	else if (s->regs && anon && !st.nr_kernel &&
-		 r->frames[0].kind == OPS_FRAME_ANON &&
+	 * context, as no image holds the leaf.  In the kernel too, as
+	 * for native leaves: an interrupt taken in JIT code is a sample
+	 * of it like any other */
+	else if (s->regs && anon && st.nr_kernel < st.nr_frames &&
+		 r->frames[st.nr_kernel].kind == OPS_FRAME_ANON &&
 		 !recorder_app_context(r, p, s->cpu, s->tid, &ctx))
 		recorder_stack_copy(r, p, s, ctx, id, p->app,
 				    s->stack_size < RECORDER_JIT_COPY

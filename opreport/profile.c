@@ -683,7 +683,10 @@ static int cg_add_copies(struct profile *p, struct report *r,
 		if (ret <= 0)
 			continue;
 		ret = 0;
-		if (fp->nr_frames && fp->frames[0].kind == OPS_FRAME_ANON) {
+		/* the user leaf: below the kernel's frames of a sample
+		 * taken in the kernel */
+		if (fp->nr_kernel < fp->nr_frames &&
+		    fp->frames[fp->nr_kernel].kind == OPS_FRAME_ANON) {
 			(*jm)[nj++] = (struct jit_move){ cp[i].stack, &cp[i],
 							 cp[i].count };
 			continue;

@@ -60,17 +60,17 @@ static int jvm_batch(void *ctx, const struct anon_resolved *b, size_t base,
 	return 0;
 }
 
-/* The user frames from the leaf that are JIT code: the chain that
+/* The user frames from the user leaf (below the kernel's frames of a
+ * sample taken in the kernel) that are JIT code: the chain that
  * unwind_jvm_values() follows, at most OPS_STACK_MAX_FRAMES. */
 static size_t jit_chain(const struct ops_stack *st, uint64_t *chain)
 {
 	size_t k;
 
-	if (st->nr_kernel)
-		return 0;
-	for (k = 0; k < st->nr_frames && st->frames[k].kind == OPS_FRAME_ANON;
+	for (k = 0; st->nr_kernel + k < st->nr_frames &&
+		    st->frames[st->nr_kernel + k].kind == OPS_FRAME_ANON;
 	     k++)
-		chain[k] = st->frames[k].addr;
+		chain[k] = st->frames[st->nr_kernel + k].addr;
 	return k;
 }
 
@@ -104,19 +104,23 @@ static size_t pypy_frames(const struct ops_stack *st,
 {
 	struct unwind_jvm_copy uc = jvm_copy(cp, buf);
 	uint64_t ret[OPS_STACK_MAX_FRAMES];
+	uint32_t nk = st->nr_kernel;
 	size_t n, k;
 
-	if (!st->nr_frames || st->frames[0].kind != OPS_FRAME_ANON)
+	/* a sample in the kernel keeps its kernel frames below */
+	if (nk >= st->nr_frames || st->frames[nk].kind != OPS_FRAME_ANON)
 		return 0;
-	n = unwind_pypy_frames(&uc, ret, OPS_STACK_MAX_FRAMES);
+	n = unwind_pypy_frames(&uc, ret, OPS_STACK_MAX_FRAMES - nk);
 	if (n < 2)
 		return 0;
-	fr[0] = (struct cg_raw_frame){ .addr = st->frames[0].addr,
-				       .image = CG_ANON };
+	for (k = 0; k < nk; k++)
+		fr[k] = cg_raw_frame_of(&st->frames[k]);
+	fr[nk] = (struct cg_raw_frame){ .addr = st->frames[nk].addr,
+					.image = CG_ANON };
 	for (k = 1; k < n; k++)
-		fr[k] = (struct cg_raw_frame){ .addr = ret[k - 1],
-					       .image = CG_ANON };
-	return n;
+		fr[nk + k] = (struct cg_raw_frame){ .addr = ret[k - 1],
+						    .image = CG_ANON };
+	return nk + n;
 }
 
 /* Frame K's address in sample SM's stack. */
@@ -170,8 +174,9 @@ int profile_jvm_add(struct callgraph *cg, struct anon_handlers *handlers,
 				continue;
 			if (oputil_grow(&fs, &cap_fs, nf + 1, sizeof(*fs)))
 				goto out;
-			fs[nf++] =
-				(struct jvm_frame){ j, k, v[k], NULL, NULL };
+			/* K in the stack, past its kernel frames */
+			fs[nf++] = (struct jvm_frame){ j, st->nr_kernel + k,
+						       v[k], NULL, NULL };
 		}
 	}
 	if (nf) {
