@@ -19,7 +19,8 @@ echo "using $(command -v oprofiled) and $(command -v opreport)"
 [ "$(uname -m)" = x86_64 ] || skip "jitdemo writes x86-64 code; this is $(uname -m)"
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# the maps jitdemo and PyPy leave in /tmp are ours: the sessions name them
+trap 'e2e_forget_jit_maps "$tmp/s" "$tmp/p"; rm -rf "$tmp"' EXIT
 jitdemo=${JITDEMO:-}
 if [ -z "$jitdemo" ]; then
 	cc=${CC:-cc}

@@ -5,6 +5,8 @@
 . "${BASH_SOURCE[0]%/*}/../lib/e2e.sh"
 : "${OPJIT_BUILD:?} ${OPJIT_SOURCE:?}"
 
+# the demo's map in /tmp is ours: the session demo.sh records names it
+trap 'e2e_forget_jit_maps "$OPJIT_BUILD/demo_session"' EXIT
 out=$(bash "$OPJIT_SOURCE/scripts/demo.sh" "$OPJIT_BUILD" 2>&1) ||
 	fail "demo.sh exited $?: $out"
 echo "$out"

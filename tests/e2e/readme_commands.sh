@@ -60,8 +60,12 @@ fi
 W=$(mktemp -d "${TMPDIR:-/tmp}/readme.XXXXXX")
 tgids=()
 cleanup() {
-	local t
+	local t sessions
 	for t in "${tgids[@]}"; do rm -f "/tmp/perf-$t.map" "/tmp/anon.$t"; done
+	# the maps of every process the commands recorded, reported or not
+	# (a report to a file, json or folded, names no tgid here)
+	mapfile -t sessions < <(find "$W" -type d -name maps -printf '%h\n')
+	e2e_forget_jit_maps "${sessions[@]}"
 	rm -rf "$W"
 }
 trap cleanup EXIT

@@ -17,6 +17,7 @@ pages=8192
 # $tmp/NAME; its stdout in NAME.out, the recorder's in NAME.err
 record() {
 	local name=$1; shift
+	forget_maps_recorded_in "$tmp/$name"
 	"$oprofiled" --session-dir="$tmp/$name" "$@" -- "$jitdemo" \
 		--seconds 3 --threads 1 --map-file perf --touch-pages $pages \
 		>"$tmp/$name.out" 2>"$tmp/$name.err" ||

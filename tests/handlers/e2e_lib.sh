@@ -18,9 +18,11 @@ export OPJIT_OPREPORT=$OPJIT_BUILD/opreport/opreport
 opreport=$here/opreport_both.sh
 
 tmp=$(mktemp -d)
-# files in /tmp our own workloads left behind (their maps)
+# files in /tmp our own workloads left behind (their maps), and sessions
+# of our workloads whose archived maps name more of them
 cleanup=()
-trap 'rm -rf "$tmp"; rm -f "${cleanup[@]}"' EXIT
+recorded=()
+trap 'e2e_forget_jit_maps "${recorded[@]}"; rm -rf "$tmp"; rm -f "${cleanup[@]}"' EXIT
 
 # forget_maps_of PID...: the runtimes' maps are ours to remove
 forget_maps_of() {
@@ -28,6 +30,14 @@ forget_maps_of() {
 	for pid in "$@"; do
 		cleanup+=("/tmp/perf-$pid.map" "/tmp/anon.$pid")
 	done
+}
+
+# forget_maps_recorded_in SESSION...: the maps these sessions (recorded
+# from our own workloads, not made up) archive are ours to remove at
+# exit, when no report needs them any more: for a run no JSON report
+# names the pids of
+forget_maps_recorded_in() {
+	recorded+=("$@")
 }
 
 # report_pids JSON: the tgids in a report's JIT image names

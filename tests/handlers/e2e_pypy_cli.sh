@@ -26,6 +26,19 @@ map_has_loop() {
 		show_fail "$map" "$2: $map holds no JIT loop"
 }
 
+# launch DIR ARGS...: opjit-pypy ARGS in DIR, its exit status in $rc.
+# The launcher execs pypy3, so $! is the pid whose /tmp/anon.<pid> the
+# run may write (a run that fails early writes one too): ours to remove.
+launch() {
+	local dir=$1 pid
+	shift
+	(cd "$dir" && exec "$launcher" "$@") &
+	pid=$!
+	forget_maps_of "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+}
+
 # --help: opjit-pypy's own usage, exit 0
 "$launcher" --help >"$tmp/help.out" 2>"$tmp/help.err" ||
 	show_fail "$tmp/help.err" "opjit-pypy --help failed"
@@ -55,9 +68,11 @@ read -r pid rest <"$tmp/m.out" || show_fail "$tmp/m.err" "-m printed nothing"
 map_has_loop "$pid" "-m"
 
 # PyPy's own options go to pypy3: -O drops asserts
-out=$("$launcher" -O -c 'assert False; print("optimized")' 2>"$tmp/o.err") ||
-	show_fail "$tmp/o.err" "opjit-pypy -O -c failed"
-[ "$out" = optimized ] || show_fail "$tmp/o.err" "-O did not reach pypy3"
+launch "$tmp" -O -c 'assert False; print("optimized")' >"$tmp/o.out" \
+	2>"$tmp/o.err"
+[ "$rc" = 0 ] || show_fail "$tmp/o.err" "opjit-pypy -O -c failed"
+[ "$(cat "$tmp/o.out")" = optimized ] ||
+	show_fail "$tmp/o.err" "-O did not reach pypy3"
 
 # - : the program from standard input
 out=$(printf 'import os, sys\nprint(os.getpid(), sys.argv)\n' |
@@ -68,8 +83,7 @@ forget_maps_of "$pid"
 [ "$rest" = "['-', 'arg']" ] || show_fail "$tmp/s.err" "- got sys.argv $rest"
 
 # the program's exit status is the launcher's
-rc=0
-"$launcher" -c 'raise SystemExit(3)' 2>/dev/null || rc=$?
+launch "$tmp" -c 'raise SystemExit(3)' 2>/dev/null
 [ "$rc" = 3 ] || fail "opjit-pypy -c 'raise SystemExit(3)' exited $rc"
 # a missing argument is one line, no traceback
 rc=0
@@ -78,30 +92,25 @@ rc=0
 	show_fail "$tmp/e.err" "opjit-pypy -c without code: exit $rc"
 # a module or script that is not there is one line and pypy3's status,
 # as pypy3 says it ("No module named", "can't open file"), no traceback
-rc=0
-(cd "$tmp/mod" && "$launcher" -m nosuchmod) >"$tmp/nm.out" 2>"$tmp/nm.err" || rc=$?
+launch "$tmp/mod" -m nosuchmod >"$tmp/nm.out" 2>"$tmp/nm.err"
 [ "$rc" = 1 ] && [ "$(cat "$tmp/nm.err")" = "opjit_pypy: No module named nosuchmod" ] ||
 	show_fail "$tmp/nm.err" "opjit-pypy -m nosuchmod: exit $rc"
-rc=0
-(cd "$tmp/mod" && "$launcher" -m nosuchpkg.sub) >"$tmp/np.out" 2>"$tmp/np.err" || rc=$?
+launch "$tmp/mod" -m nosuchpkg.sub >"$tmp/np.out" 2>"$tmp/np.err"
 [ "$rc" = 1 ] && [ "$(wc -l <"$tmp/np.err")" = 1 ] &&
 	grep -q "^opjit_pypy: Error while finding module specification for 'nosuchpkg.sub' (ModuleNotFoundError: No module named 'nosuchpkg')$" "$tmp/np.err" ||
 	show_fail "$tmp/np.err" "opjit-pypy -m nosuchpkg.sub: exit $rc"
 mkdir "$tmp/mod/pkg"
 : >"$tmp/mod/pkg/__init__.py"
-rc=0
-(cd "$tmp/mod" && "$launcher" -m pkg) >"$tmp/pk.out" 2>"$tmp/pk.err" || rc=$?
+launch "$tmp/mod" -m pkg >"$tmp/pk.out" 2>"$tmp/pk.err"
 [ "$rc" = 1 ] && [ "$(cat "$tmp/pk.err")" = "opjit_pypy: No module named pkg.__main__; 'pkg' is a package and cannot be directly executed" ] ||
 	show_fail "$tmp/pk.err" "opjit-pypy -m pkg (no __main__): exit $rc"
-rc=0
-"$launcher" "$tmp/nosuch.py" >"$tmp/ns.out" 2>"$tmp/ns.err" || rc=$?
+launch "$tmp" "$tmp/nosuch.py" >"$tmp/ns.out" 2>"$tmp/ns.err"
 [ "$rc" = 2 ] && [ "$(cat "$tmp/ns.err")" = "opjit_pypy: can't open file $tmp/nosuch.py: [Errno 2] No such file or directory" ] ||
 	show_fail "$tmp/ns.err" "opjit-pypy nosuch.py: exit $rc"
 # the program's own ImportError is the program's: its traceback, as
 # pypy3 shows it
 printf 'import nosuchmod\n' >"$tmp/mod/badimport.py"
-rc=0
-(cd "$tmp/mod" && "$launcher" -m badimport) >"$tmp/bi.out" 2>"$tmp/bi.log" || rc=$?
+launch "$tmp/mod" -m badimport >"$tmp/bi.out" 2>"$tmp/bi.log"
 [ "$rc" = 1 ] && grep -q Traceback "$tmp/bi.log" && grep -q "No module named 'nosuchmod'" "$tmp/bi.log" ||
 	show_fail "$tmp/bi.log" "opjit-pypy -m badimport: exit $rc"
 for f in "$tmp"/*.err; do
