@@ -37,6 +37,14 @@
 #define OPS_HIST_CONTEXT_THREADS 11
 #define OPS_HIST_THREADS 12
 #define OPS_HIST_CONTEXT_EVENTS 13
+/* revision 4.4: stack copies as pieces, each piece once, and their
+ * counts (in the place of STACK_COPIES, COPY_COUNTS and TIME_SLICES'
+ * copy section, which a reader of 4.3 would find naming copies it does
+ * not know) */
+#define OPS_HIST_COPY_PIECES 14
+#define OPS_HIST_PIECED_COPIES 15
+#define OPS_HIST_PIECED_COPY_COUNTS 16
+#define OPS_HIST_PIECED_COPY_SLICES 17
 
 /* anon.samples block types */
 #define OPS_ANON_PROCESS 1

@@ -4,10 +4,12 @@
  * STACK_COPIES and COPY_COUNTS).  A damaged block is dropped whole; a
  * count for a copy no block defined is damage.
  *
- * On disk each copy is whole; here it is kept as the writer keeps it,
- * its pieces interned: a session's copies are tens of MiB whole and a
- * few hundred KiB of distinct pieces, and writing every byte anew to
- * fresh memory cost most of a report's time.
+ * Here a copy is kept as the writer keeps it, its pieces interned: a
+ * session's copies are tens of MiB whole and a few hundred KiB of
+ * distinct pieces.  A session of revision 4.4 holds them so on disk
+ * (COPY_PIECES, PIECED_COPIES), and its piece ids go into the table as
+ * they are; an older one holds each copy whole (STACK_COPIES), whose
+ * pieces are found again by content.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -104,6 +106,8 @@ const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
 	int rc;
 	struct ops_cur c;
 
+	if (h->copies_pieced)
+		return "stack copies of two forms";
 	ops_cur_init(&c, p, len);
 	rc = ops_cur_block_head(&c, start, COPY_MIN, &n);
 	if (rc)
@@ -181,10 +185,135 @@ const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
 		goto out;
 	}
 	h->nr_copies = start + n;
+	h->copies_whole = true;
 out:
 	if (why)
 		h->nr_copy_pieces = pieces_start;
 	return why;
+}
+
+/* The fewest bytes a COPY_PIECES record takes: its length and a byte. */
+#define PIECE_MIN 2
+
+const char *ops_hist_copy_pieces(struct ops_hist_data *h, const uint8_t *p,
+				 size_t len, bool *oom)
+{
+	size_t start = h->nr_pieces;
+	uint64_t n, i, plen;
+	struct ops_cur c;
+	int rc;
+
+	if (h->copies_whole)
+		return "stack copies of two forms";
+	ops_cur_init(&c, p, len);
+	rc = ops_cur_block_head(&c, start, PIECE_MIN, &n);
+	if (rc)
+		return rc == -ERANGE ? "bad count of stack copy pieces"
+				     : "stack copy piece ids out of order";
+	if (start + n > UINT32_MAX - 1)
+		return "bad count of stack copy pieces";
+	if (oputil_grow(&h->piece_bytes, &h->cap_piece_bytes,
+			(start + n) * OPS_STACK_COPY_PIECE, 1) ||
+	    oputil_grow(&h->piece_len, &h->cap_piece_len, start + n, 1)) {
+		*oom = true;
+		return "out of memory";
+	}
+	for (i = 0; i < n; i++) {
+		plen = ops_cur_varint(&c);
+		if (!c.ok || !plen || plen > OPS_STACK_COPY_PIECE ||
+		    plen > ops_cur_left(&c))
+			return "bad stack copy piece record";
+		memcpy(h->piece_bytes + (start + i) * OPS_STACK_COPY_PIECE,
+		       c.p, plen);
+		h->piece_len[start + i] = (uint8_t)plen;
+		c.p += plen;
+	}
+	if (ops_cur_left(&c))
+		return "trailing bytes in stack copy piece block";
+	h->nr_pieces = start + n;
+	h->copies_pieced = true;
+	return NULL;
+}
+
+const char *ops_hist_pieced_copies(struct ops_hist_data *h, const uint8_t *p,
+				   size_t len, bool *oom)
+{
+	size_t start = h->nr_copies, pieces_start = h->nr_copy_pieces;
+	const char *why = NULL;
+	uint64_t n, i, id;
+	struct ops_cur c;
+	int rc;
+
+	if (h->copies_whole)
+		return "stack copies of two forms";
+	ops_cur_init(&c, p, len);
+	rc = ops_cur_block_head(&c, start, COPY_MIN, &n);
+	if (rc)
+		return rc == -ERANGE ? "bad count of stack copies"
+				     : "bad stack copy block";
+	/* a piece's id takes a byte or more */
+	if (oputil_grow(&h->copies, &h->cap_copies, start + n,
+			sizeof(*h->copies)) ||
+	    oputil_grow(&h->copy_pieces, &h->cap_copy_pieces,
+			pieces_start + ops_cur_left(&c),
+			sizeof(*h->copy_pieces))) {
+		*oom = true;
+		return "out of memory";
+	}
+	for (i = 0; i < n && !why; i++) {
+		struct ops_stack_copy *e = &h->copies[start + i];
+		uint64_t ctx, stack, size;
+		uint32_t off, end;
+
+		ctx = ops_cur_varint(&c);
+		stack = ops_cur_varint(&c);
+		e->ip = ops_cur_varint(&c);
+		e->sp = ops_cur_varint(&c);
+		e->bp = ops_cur_varint(&c);
+		size = ops_cur_varint(&c);
+		if (!c.ok || size > OPS_STACK_COPY_MAX)
+			why = "bad stack copy record";
+		else if (ctx >= h->nr_contexts)
+			why = "stack copy of an unknown context";
+		else if (stack >= h->nr_stacks)
+			why = "stack copy of an unknown stack";
+		if (why)
+			break;
+		e->ctx = (uint32_t)ctx;
+		e->stack = (uint32_t)stack;
+		e->size = (uint32_t)size;
+		e->bytes = NULL;
+		/* an index now: the arrays may move as later blocks come */
+		e->piece_base = NULL;
+		e->piece_ids = (const uint32_t *)(uintptr_t)h->nr_copy_pieces;
+		e->count = 0;
+		for (off = 0; off < e->size; off = end) {
+			end = piece_end(e->sp, off, e->size);
+			id = ops_cur_varint(&c);
+			if (!c.ok) {
+				why = "bad stack copy record";
+				break;
+			}
+			if (id >= h->nr_pieces) {
+				why = "stack copy of an unknown piece";
+				break;
+			}
+			if (h->piece_len[id] != end - off) {
+				why = "bad stack copy record";
+				break;
+			}
+			h->copy_pieces[h->nr_copy_pieces++] = (uint32_t)id;
+		}
+	}
+	if (!why && ops_cur_left(&c))
+		why = "trailing bytes in stack copy block";
+	if (why) {
+		h->nr_copy_pieces = pieces_start;
+		return why;
+	}
+	h->nr_copies = start + n;
+	h->copies_pieced = true;
+	return NULL;
 }
 
 const char *ops_hist_copy_counts(struct ops_hist_data *h, const uint8_t *p,
@@ -252,6 +381,7 @@ void ops_hist_copies_free(struct ops_hist_data *h)
 	h->nr_copies = h->nr_pieces = h->nr_copy_pieces = 0;
 	h->cap_copies = h->cap_piece_bytes = h->cap_piece_len = 0;
 	h->cap_copy_pieces = 0;
+	h->copies_whole = h->copies_pieced = false;
 }
 
 bool ops_stack_copy_read(const struct ops_stack_copy *c, uint64_t addr,

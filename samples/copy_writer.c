@@ -7,8 +7,9 @@
  * bytes (a frame near sp holds a counter or a clock, the frames below
  * it do not change), so a copy is kept as its registers and the ids of
  * its pieces: COPY_PIECE bytes at addresses aligned to it, each interned
- * once.  A new copy costs the pieces that changed, not all its bytes;
- * on disk it is its record, whole (ops_copy_record_put).
+ * once.  A new copy costs the pieces that changed, not all its bytes,
+ * in memory and on disk alike: its key is its PIECED_COPIES record, and
+ * each piece goes to the file once, in COPY_PIECES.
  */
 #include <errno.h>
 #include <string.h>
@@ -73,25 +74,25 @@ int ops_writer_stack_copy(struct ops_writer *w, const struct ops_stack_copy *c)
 	return ops_hist_count(w, OPS_COPY_CTX, id, 1);
 }
 
-int ops_copy_record_put(struct ops_buf *out, const struct ops_hist_writer *h,
-			const uint8_t *key, size_t len)
+int ops_copy_piece_put(struct ops_buf *out, const uint8_t *piece, size_t len)
 {
-	const uint8_t *piece;
-	struct ops_cur cur;
-	size_t head, n;
-	int i, ret;
+	int ret = ops_buf_put_varint(out, len);
 
-	ops_cur_init(&cur, key, len);
-	for (i = 0; i < 6; i++)
-		ops_cur_varint(&cur);
-	head = len - ops_cur_left(&cur);
-	ret = ops_buf_put(out, key, head);
-	while (!ret && ops_cur_left(&cur)) {
-		piece = ops_keyset_key(&h->copy_pieces, ops_cur_varint32(&cur),
-				       &n);
-		ret = ops_buf_put(out, piece, n);
-	}
-	return ret;
+	return ret ? ret : ops_buf_put(out, piece, len);
+}
+
+int ops_copy_put(struct ops_writer *w, uint32_t copies_from,
+		 uint32_t pieces_from)
+{
+	struct ops_hist_writer *h = &w->hist;
+	int ret;
+
+	/* a piece's definition before the first copy that names it */
+	ret = ops_hist_put_defs(w, &h->copy_pieces, pieces_from,
+				h->copy_pieces.nr, OPS_HIST_COPY_PIECES);
+	return ret ? ret
+		   : ops_hist_put_defs(w, &h->copies, copies_from,
+				       h->copies.nr, OPS_HIST_PIECED_COPIES);
 }
 
 uint64_t ops_writer_copies_dropped(const struct ops_writer *w)

@@ -219,8 +219,21 @@ static const char *hist_block(void *arg, uint16_t type, const uint8_t *p,
 		return ops_hist_copies(((struct hist_parse *)arg)->h, p, len,
 				       &((struct hist_parse *)arg)->oom);
 	case OPS_HIST_COPY_COUNTS:
+	case OPS_HIST_PIECED_COPY_COUNTS:
 		return ops_hist_copy_counts(((struct hist_parse *)arg)->h, p,
 					    len);
+	case OPS_HIST_COPY_PIECES:
+		return ops_hist_copy_pieces(((struct hist_parse *)arg)->h, p,
+					    len,
+					    &((struct hist_parse *)arg)->oom);
+	case OPS_HIST_PIECED_COPIES:
+		return ops_hist_pieced_copies(
+			((struct hist_parse *)arg)->h, p, len,
+			&((struct hist_parse *)arg)->oom);
+	case OPS_HIST_PIECED_COPY_SLICES:
+		return ops_hist_copy_slices(((struct hist_parse *)arg)->h, p,
+					    len,
+					    &((struct hist_parse *)arg)->oom);
 	case OPS_HIST_PROCESS_MAPS:
 		return ops_hist_pmaps(((struct hist_parse *)arg)->h, p, len,
 				      &((struct hist_parse *)arg)->oom);

@@ -241,9 +241,8 @@ int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
 			n -= varint_len(w->hist.ctx_events[i]);
 		ret = type == OPS_HIST_STACKS
 			      ? ops_stack_record_put(&w->records, k, n, i)
-		      : type == OPS_HIST_STACK_COPIES
-			      ? ops_copy_record_put(&w->records, &w->hist, k,
-						    n)
+		      : type == OPS_HIST_COPY_PIECES
+			      ? ops_copy_piece_put(&w->records, k, n)
 			      : ops_buf_put(&w->records, k, n);
 		if (ret || (w->records.len < OPS_BLOCK_SOFT_MAX && i + 1 < to))
 			continue;
@@ -257,7 +256,8 @@ int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
 		/* the stack table is most of a call graph session's bytes,
 		 * and squeezes to a third */
 		if (!ret &&
-		    (type == OPS_HIST_STACKS || type == OPS_HIST_STACK_COPIES))
+		    (type == OPS_HIST_STACKS || type == OPS_HIST_COPY_PIECES ||
+		     type == OPS_HIST_PIECED_COPIES))
 			ret = ops_block_frame_deflated(&w->out, type,
 						       w->payload.data,
 						       w->payload.len,
@@ -323,14 +323,12 @@ static int delta_cmp(const void *a, const void *b)
  * stacks from STACKS_FROM on and the STACK_COUNTS blocks: damage to the
  * stack table leaves the flat counts before it readable. */
 static int hist_put_stack_defs(struct ops_writer *w, uint32_t stacks_from,
-			       uint32_t copies_from, uint32_t pmaps_from)
+			       uint32_t copies_from, uint32_t pieces_from,
+			       uint32_t pmaps_from)
 {
 	int ret = ops_hist_put_stacks(w, stacks_from);
 
-	ret = ret ? ret
-		  : ops_hist_put_defs(w, &w->hist.copies, copies_from,
-				      w->hist.copies.nr,
-				      OPS_HIST_STACK_COPIES);
+	ret = ret ? ret : ops_copy_put(w, copies_from, pieces_from);
 	return ret ? ret
 		   : ops_hist_put_defs(w, &w->hist.pmaps, pmaps_from,
 				       w->hist.pmaps.nr,
@@ -339,7 +337,7 @@ static int hist_put_stack_defs(struct ops_writer *w, uint32_t stacks_from,
 
 static int hist_put_counts(struct ops_writer *w, uint32_t n,
 			   uint32_t stacks_from, uint32_t copies_from,
-			   uint32_t pmaps_from)
+			   uint32_t pieces_from, uint32_t pmaps_from)
 {
 	struct ops_hist_delta *d = w->hist.sorted;
 	bool stacks_put = false;
@@ -355,7 +353,7 @@ static int hist_put_counts(struct ops_writer *w, uint32_t n,
 
 		if (kind && !stacks_put) {
 			ret = hist_put_stack_defs(w, stacks_from, copies_from,
-						  pmaps_from);
+						  pieces_from, pmaps_from);
 			stacks_put = true;
 			if (ret)
 				break;
@@ -384,16 +382,17 @@ static int hist_put_counts(struct ops_writer *w, uint32_t n,
 			poff = d[j].offset;
 		}
 		ret = ret ? ret
-			  : ops_block_frame(&w->out,
-					    kind == OPS_STACK_CTX
-						    ? OPS_HIST_STACK_COUNTS
-					    : kind ? OPS_HIST_COPY_COUNTS
-						   : OPS_HIST_COUNTS,
-					    w->payload.data, w->payload.len);
+			  : ops_block_frame(
+				    &w->out,
+				    kind == OPS_STACK_CTX
+					    ? OPS_HIST_STACK_COUNTS
+				    : kind ? OPS_HIST_PIECED_COPY_COUNTS
+					   : OPS_HIST_COUNTS,
+				    w->payload.data, w->payload.len);
 	}
 	if (!ret && !stacks_put)
 		ret = hist_put_stack_defs(w, stacks_from, copies_from,
-					  pmaps_from);
+					  pieces_from, pmaps_from);
 	return ret;
 }
 
@@ -461,7 +460,8 @@ int ops_hist_writer_flush(struct ops_writer *w)
 							c->ctx };
 	}
 	ret = hist_put_counts(w, h->nr_dirty, h->stacks_on_disk,
-			      h->copies_on_disk, h->pmaps_on_disk);
+			      h->copies_on_disk, h->pieces_on_disk,
+			      h->pmaps_on_disk);
 	/* every count on disk is in a slice on disk too */
 	ret = ret ? ret : ops_slice_close(w);
 	ret = ret ? ret
@@ -474,6 +474,7 @@ int ops_hist_writer_flush(struct ops_writer *w)
 		return ret;
 	/* the copies go out with the counts, never with the definitions */
 	h->copies_on_disk = h->copies.nr;
+	h->pieces_on_disk = h->copy_pieces.nr;
 	h->pmaps_on_disk = h->pmaps.nr;
 	h->slices_on_disk = h->slices.len;
 	w->totals_dirty = false;
@@ -522,7 +523,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 					h->cells[i].offset, h->cells[i].total,
 					h->cells[i].ctx
 				};
-		ret = hist_put_counts(w, n, 0, 0, 0);
+		ret = hist_put_counts(w, n, 0, 0, 0, 0);
 	}
 	ret = ret ? ret : ops_slice_close(w);
 	ret = ret ? ret : ops_buf_put(&w->out, h->slices.data, h->slices.len);
@@ -561,6 +562,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 	h->contexts_on_disk = h->contexts.nr;
 	h->stacks_on_disk = h->stacks.nr;
 	h->copies_on_disk = h->copies.nr;
+	h->pieces_on_disk = h->copy_pieces.nr;
 	h->pmaps_on_disk = h->pmaps.nr;
 	h->slices_on_disk = h->slices.len;
 	for (i = 0; i < h->nr_dirty; i++)

@@ -54,6 +54,9 @@ struct ops_hist_data {
 	struct oputil_idxset piece_set;
 	uint32_t *copy_pieces;
 	size_t nr_copy_pieces, cap_copy_pieces;
+	/* a file holds copies of one form: whole (STACK_COPIES) or as
+	 * pieces defined once (COPY_PIECES, PIECED_COPIES) */
+	bool copies_whole, copies_pieced;
 	/* the process mappings of the copies, in id order */
 	struct ops_process_map *pmaps;
 	size_t nr_pmaps, cap_pmaps;
@@ -110,6 +113,14 @@ const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
 			    size_t len, bool *oom);
 const char *ops_hist_copy_counts(struct ops_hist_data *h, const uint8_t *p,
 				 size_t len);
+/* COPY_PIECES and PIECED_COPIES payloads (copy_reader.c), and
+ * PIECED_COPY_SLICES (slice_reader.c). */
+const char *ops_hist_copy_pieces(struct ops_hist_data *h, const uint8_t *p,
+				 size_t len, bool *oom);
+const char *ops_hist_pieced_copies(struct ops_hist_data *h, const uint8_t *p,
+				   size_t len, bool *oom);
+const char *ops_hist_copy_slices(struct ops_hist_data *h, const uint8_t *p,
+				 size_t len, bool *oom);
 /* PROCESS_MAPS payloads (pmap_reader.c). */
 const char *ops_hist_pmaps(struct ops_hist_data *h, const uint8_t *p,
 			   size_t len, bool *oom);

@@ -56,11 +56,12 @@ static const char *slice_section(struct ops_hist_data *h, struct ops_cur *c,
 	return NULL;
 }
 
-const char *ops_hist_time_slices(struct ops_hist_data *h, const uint8_t *p,
-				 size_t len, bool *oom)
+/* A slice's sections of KINDS[0..N), the payload P of a TIME_SLICES or
+ * PIECED_COPY_SLICES block. */
+static const char *slice_block(struct ops_hist_data *h, const uint8_t *p,
+			       size_t len, const uint32_t *kinds, size_t n,
+			       bool *oom)
 {
-	static const uint32_t kinds[] = { OPS_TIME_COUNTS, OPS_TIME_COPIES,
-					  OPS_TIME_STACKS };
 	size_t before = h->nr_slices;
 	uint64_t slice_ns, index;
 	const char *why = NULL;
@@ -73,7 +74,7 @@ const char *ops_hist_time_slices(struct ops_hist_data *h, const uint8_t *p,
 	if (!c.ok || !slice_ns || slice_ns > SLICE_MAX_NS ||
 	    index > UINT64_MAX / 2 / slice_ns)
 		why = "bad time slice";
-	for (k = 0; k < 3 && !why; k++)
+	for (k = 0; k < n && !why; k++)
 		why = slice_section(h, &c, kinds[k], index * slice_ns,
 				    slice_ns, oom);
 	if (!why && ops_cur_left(&c))
@@ -81,6 +82,23 @@ const char *ops_hist_time_slices(struct ops_hist_data *h, const uint8_t *p,
 	if (why)
 		h->nr_slices = before; /* a bad block adds none */
 	return why;
+}
+
+const char *ops_hist_time_slices(struct ops_hist_data *h, const uint8_t *p,
+				 size_t len, bool *oom)
+{
+	static const uint32_t kinds[] = { OPS_TIME_COUNTS, OPS_TIME_COPIES,
+					  OPS_TIME_STACKS };
+
+	return slice_block(h, p, len, kinds, 3, oom);
+}
+
+const char *ops_hist_copy_slices(struct ops_hist_data *h, const uint8_t *p,
+				 size_t len, bool *oom)
+{
+	static const uint32_t kinds[] = { OPS_TIME_COPIES };
+
+	return slice_block(h, p, len, kinds, 1, oom);
 }
 
 bool ops_slice_in(const struct ops_time_count *t, uint64_t from, uint64_t to)

@@ -62,7 +62,7 @@ int ops_slice_close(struct ops_writer *w)
 {
 	struct ops_hist_writer *h = &w->hist;
 	struct ops_hist_delta *d;
-	uint32_t i, at = 0, n = h->nr_slice_dirty;
+	uint32_t i, at = 0, n = h->nr_slice_dirty, copies, copies_end;
 	int ret;
 
 	if (!n)
@@ -84,13 +84,31 @@ int ops_slice_close(struct ops_writer *w)
 	ret = ops_buf_put_varint(&w->payload, OPS_SLICE_NS);
 	ret = ret ? ret : ops_buf_put_varint(&w->payload, h->slice_index);
 	ret = ret ? ret : slice_put_section(&w->payload, d, n, 0, &at);
-	ret = ret ? ret
-		  : slice_put_section(&w->payload, d, n, OPS_COPY_CTX, &at);
+	/* the copies' counts go beside, in PIECED_COPY_SLICES: a reader
+	 * that knows no copy of this session finds none of them here */
+	copies = at;
+	while (at < n &&
+	       (d[at].ctx & (OPS_STACK_CTX | OPS_COPY_CTX)) == OPS_COPY_CTX)
+		at++;
+	copies_end = at;
+	ret = ret ? ret : ops_buf_put_varint(&w->payload, 0);
 	ret = ret ? ret
 		  : slice_put_section(&w->payload, d, n, OPS_STACK_CTX, &at);
 	ret = ret ? ret
 		  : ops_block_frame(&h->slices, OPS_HIST_TIME_SLICES,
 				    w->payload.data, w->payload.len);
+	if (ret || copies == copies_end)
+		goto out;
+	w->payload.len = 0;
+	ret = ops_buf_put_varint(&w->payload, OPS_SLICE_NS);
+	ret = ret ? ret : ops_buf_put_varint(&w->payload, h->slice_index);
+	ret = ret ? ret
+		  : slice_put_section(&w->payload, d, n, OPS_COPY_CTX,
+				      &copies);
+	ret = ret ? ret
+		  : ops_block_frame(&h->slices, OPS_HIST_PIECED_COPY_SLICES,
+				    w->payload.data, w->payload.len);
+out:
 	if (!ret)
 		return 0;
 fail:

@@ -92,11 +92,11 @@ struct ops_hist_writer {
 	struct ops_buf stack_blocks;
 	uint32_t blocks_to, pending_to;
 	size_t pending_off, pending_end;
-	/* the user stack copies, keys STACK_COPIES records with the ids
-	 * of their pieces in place of their bytes (copy_writer.c) */
+	/* the user stack copies, keys PIECED_COPIES records as on disk,
+	 * and their pieces, keys their bytes (copy_writer.c) */
 	struct ops_keyset copies;
 	struct ops_keyset copy_pieces;
-	uint32_t copies_on_disk;
+	uint32_t copies_on_disk, pieces_on_disk;
 	struct ops_buf copy_key; /* scratch: the record being added */
 	uint64_t copies_dropped; /* past the copies' memory cap */
 	/* the process mappings, keys PROCESS_MAPS records as on disk */
@@ -231,10 +231,13 @@ int ops_hist_writer_open(struct ops_writer *w);
 /* Count without checking CTX (which may carry OPS_STACK_CTX). */
 int ops_hist_count(struct ops_writer *w, uint32_t ctx, uint64_t offset,
 		   uint64_t count);
-/* Copy record KEY (LEN bytes) of H's copies as it goes on disk, its
- * pieces' bytes in place of their ids, appended to OUT. */
-int ops_copy_record_put(struct ops_buf *out, const struct ops_hist_writer *h,
-			const uint8_t *key, size_t len);
+/* A COPY_PIECES record, piece PIECE of LEN bytes, appended to OUT. */
+int ops_copy_piece_put(struct ops_buf *out, const uint8_t *piece, size_t len);
+/* The COPY_PIECES blocks of pieces PIECES_FROM on, then the
+ * PIECED_COPIES blocks of copies COPIES_FROM on, appended to W->out:
+ * what the file holds, or 0 and 0 for a compaction (copy_writer.c). */
+int ops_copy_put(struct ops_writer *w, uint32_t copies_from,
+		 uint32_t pieces_from);
 /* Definitions as blocks appended to W->out (hist_writer.c). */
 int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
 		      uint32_t from, uint32_t to, uint16_t type);

@@ -1055,6 +1055,564 @@ START_TEST(test_archived_map_plain_and_trimmed)
 }
 END_TEST
 
+/* The pieces tests' copies: A, 600 bytes at an sp 40 bytes below a
+ * multiple of 128 (pieces of 40, 128, 128, 128, 128 and 48 bytes); B,
+ * A with one word of its third piece changed; C, 300 bytes of its own
+ * at another sp (112, 128, 60).  Ten distinct pieces. */
+enum { PIECES_A = 600, PIECES_C = 300, PIECES_DISTINCT = 10 };
+
+struct piece_copies {
+	uint8_t a[PIECES_A], b[PIECES_A], c[PIECES_C];
+	struct ops_stack_copy ca, cb, cc;
+};
+
+static void piece_copies_make(struct piece_copies *p, const struct cg *c)
+{
+	uint32_t k;
+
+	for (k = 0; k < PIECES_A; k++)
+		p->a[k] = (uint8_t)((k * 2654435761u) >> 13);
+	memcpy(p->b, p->a, PIECES_A);
+	p->b[40 + 128 + 8] ^= 0x5a;
+	for (k = 0; k < PIECES_C; k++)
+		p->c[k] = (uint8_t)((k * 40503u + 77) >> 5);
+	p->ca = (struct ops_stack_copy){ .ctx = c->ctx,
+					 .stack = c->s_native,
+					 .ip = 0x401000,
+					 .sp = 0x7ffd0000 - 40,
+					 .bp = 7,
+					 .size = PIECES_A,
+					 .bytes = p->a };
+	p->cb = p->ca;
+	p->cb.bytes = p->b;
+	p->cc = p->ca;
+	p->cc.ctx = c->kctx;
+	p->cc.stack = c->s_kernel;
+	p->cc.sp = 0x7ffe0010;
+	p->cc.size = PIECES_C;
+	p->cc.bytes = p->c;
+}
+
+/* A (twice) and B in slice 0, a flush, then C and A in slice 1. */
+static void piece_copies_write(struct cg *c, struct piece_copies *p)
+{
+	uint64_t t0 = info_example().start_ns, end;
+
+	piece_copies_make(p, c);
+	ck_assert_int_eq(ops_writer_time(c->w, t0 + 50 * 1000000ull, &end), 0);
+	ck_assert_int_eq(ops_writer_stack_copy(c->w, &p->ca), 0);
+	ck_assert_int_eq(ops_writer_stack_copy(c->w, &p->ca), 0);
+	ck_assert_int_eq(ops_writer_stack_copy(c->w, &p->cb), 0);
+	ck_assert_int_eq(ops_writer_flush(c->w), 0);
+	ck_assert_int_eq(ops_writer_time(c->w, t0 + 150 * 1000000ull, &end),
+			 0);
+	ck_assert_int_eq(ops_writer_stack_copy(c->w, &p->cc), 0);
+	ck_assert_int_eq(ops_writer_stack_copy(c->w, &p->ca), 0);
+	ck_assert_int_eq(ops_writer_flush(c->w), 0);
+}
+
+/* Copy GOT is WANT, bytes and all, counted COUNT times. */
+static void copy_eq(const struct ops_stack_copy *got,
+		    const struct ops_stack_copy *want, uint64_t count)
+{
+	uint8_t whole[PIECES_A];
+
+	ck_assert_uint_eq(got->ctx, want->ctx);
+	ck_assert_uint_eq(got->stack, want->stack);
+	ck_assert_uint_eq(got->ip, want->ip);
+	ck_assert_uint_eq(got->sp, want->sp);
+	ck_assert_uint_eq(got->bp, want->bp);
+	ck_assert_uint_eq(got->size, want->size);
+	ck_assert_uint_eq(got->count, count);
+	ck_assert(ops_stack_copy_read(got, got->sp, whole, got->size));
+	ck_assert_mem_eq(whole, want->bytes, want->size);
+}
+
+/* The copies of piece_copies_write read back, each distinct piece once
+ * in the reader; the counts those of slice SLICE (0 or 1), or of both
+ * (2). */
+static void piece_copies_check(struct ops_session *s,
+			       const struct piece_copies *p, int slice)
+{
+	static const uint64_t counts[3][3] = { { 2, 1, 0 },
+					       { 1, 0, 1 },
+					       { 3, 1, 1 } };
+	const struct ops_stack_copy *got;
+	size_t n, i;
+
+	got = ops_session_stack_copies(s, &n);
+	ck_assert_uint_eq(n, 3);
+	copy_eq(&got[0], &p->ca, counts[slice][0]);
+	copy_eq(&got[1], &p->cb, counts[slice][1]);
+	copy_eq(&got[2], &p->cc, counts[slice][2]);
+	/* A and B share every piece but their third */
+	ck_assert_ptr_eq(got[0].piece_base, got[1].piece_base);
+	for (i = 0; i < 6; i++)
+		if (i == 2)
+			ck_assert_uint_ne(got[0].piece_ids[i],
+					  got[1].piece_ids[i]);
+		else
+			ck_assert_uint_eq(got[0].piece_ids[i],
+					  got[1].piece_ids[i]);
+}
+
+/* The payload of the block at OFF of BUF, inflated when it is deflated,
+ * malloc'ed; its length in *N. */
+static uint8_t *block_payload(const uint8_t *buf, size_t off, size_t *n)
+{
+	uint32_t plen = ops_le32_load(buf + off + 8);
+	const uint8_t *pay = buf + off + OPS_BLOCK_HEADER_SIZE;
+	uint8_t *z = NULL;
+	size_t zcap = 0;
+
+	*n = plen;
+	if (ops_le16_load(buf + off + 6) & OPS_BLOCK_DEFLATED) {
+		ck_assert_ptr_null(ops_block_inflate(pay, plen, &z, &zcap, n));
+		return z;
+	}
+	z = malloc(plen ? plen : 1);
+	ck_assert_ptr_nonnull(z);
+	memcpy(z, pay, plen);
+	return z;
+}
+
+/* The blocks of TYPE in the container file BUF, and in *RECORDS the
+ * sum of their second varints (a definition block's n). */
+static size_t blocks_of(const uint8_t *buf, size_t len, uint16_t type,
+			uint64_t *records)
+{
+	size_t off = OPS_FILE_HEADER_SIZE, nr = 0, n;
+
+	*records = 0;
+	while (off + OPS_BLOCK_HEADER_SIZE <= len) {
+		if (ops_le16_load(buf + off + 4) == type) {
+			uint8_t *pay = block_payload(buf, off, &n);
+			struct ops_cur c;
+
+			ops_cur_init(&c, pay, n);
+			ops_cur_varint(&c);
+			*records += ops_cur_varint(&c);
+			free(pay);
+			nr++;
+		}
+		off += OPS_BLOCK_HEADER_SIZE + ops_le32_load(buf + off + 8);
+	}
+	return nr;
+}
+
+/* Each distinct piece of the copies is once in the file, whether
+ * flushed twice or compacted, and no copy is whole. */
+static void pieces_once(bool slices)
+{
+	uint64_t records;
+	uint8_t *buf;
+	size_t len;
+
+	buf = file_read(hist, &len);
+	ck_assert_uint_gt(blocks_of(buf, len, OPS_HIST_COPY_PIECES, &records),
+			  0);
+	ck_assert_uint_eq(records, PIECES_DISTINCT);
+	blocks_of(buf, len, OPS_HIST_PIECED_COPIES, &records);
+	ck_assert_uint_eq(records, 3);
+	ck_assert_uint_eq(blocks_of(buf, len, OPS_HIST_STACK_COPIES, &records),
+			  0);
+	ck_assert_uint_eq(blocks_of(buf, len, OPS_HIST_COPY_COUNTS, &records),
+			  0);
+	ck_assert_uint_gt(
+		blocks_of(buf, len, OPS_HIST_PIECED_COPY_COUNTS, &records), 0);
+	ck_assert_uint_eq(blocks_of(buf, len, OPS_HIST_PIECED_COPY_SLICES,
+				    &records) > 0,
+			  slices);
+	free(buf);
+}
+
+/* Stack copies that share pieces and copies that do not: each piece
+ * once on disk, across two flushes and the compaction at close, and
+ * every copy read back byte for byte, with its counts, whole and by time
+ * slice. */
+START_TEST(test_copy_pieces_roundtrip)
+{
+	struct warns wr = { 0 };
+	struct piece_copies p;
+	struct ops_session *s;
+	struct cg c;
+	int pass;
+
+	cg_open(&c, 64);
+	cg_write(&c);
+	piece_copies_write(&c, &p);
+	for (pass = 0; pass < 2; pass++) {
+		pieces_once(true);
+		s = session_must_open(sdir, &wr);
+		cg_check(&c, s);
+		piece_copies_check(s, &p, 2);
+		ops_session_close(s);
+		s = session_must_open(sdir, &wr);
+		ck_assert_int_eq(
+			ops_session_set_window(s, 0, 100 * 1000000ull), 0);
+		piece_copies_check(s, &p, 0);
+		ops_session_close(s);
+		s = session_must_open(sdir, &wr);
+		ck_assert_int_eq(ops_session_set_window(s, 100 * 1000000ull,
+							200 * 1000000ull),
+				 0);
+		piece_copies_check(s, &p, 1);
+		ops_session_close(s);
+		if (!pass)
+			ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
+	}
+	ck_assert_int_eq(wr.n, 0);
+}
+END_TEST
+
+/* A compaction while recording (its flushes' records outgrew the
+ * table) writes every piece once again, and the flushes after it add
+ * only the new ones: the copies read right before and after the close. */
+START_TEST(test_copy_pieces_compacted)
+{
+	struct warns wr = { 0 };
+	struct piece_copies p;
+	struct ops_session *s;
+	uint64_t records;
+	uint8_t *buf;
+	size_t len;
+	uint32_t i, k;
+	struct cg c;
+
+	cg_open(&c, 64);
+	cg_write(&c);
+	piece_copies_make(&p, &c);
+	ck_assert_int_eq(ops_writer_stack_copy(c.w, &p.ca), 0);
+	ck_assert_int_eq(ops_writer_stack_copy(c.w, &p.ca), 0);
+	ck_assert_int_eq(ops_writer_stack_copy(c.w, &p.cb), 0);
+	ck_assert_int_eq(ops_writer_flush(c.w), 0);
+	/* 300 flushes of 1024 cells: past 4 records a cell and 262144 */
+	for (i = 0; i < 300; i++) {
+		for (k = 0; k < 1024; k++)
+			ck_assert_int_eq(
+				ops_writer_hist_add(c.w, c.ctx, k * 4, 1), 0);
+		ck_assert_int_eq(ops_writer_flush(c.w), 0);
+	}
+	buf = file_read(hist, &len);
+	ck_assert_uint_lt(blocks_of(buf, len, OPS_HIST_COUNTS, &records), 100);
+	free(buf);
+	ck_assert_int_eq(ops_writer_stack_copy(c.w, &p.cc), 0);
+	ck_assert_int_eq(ops_writer_stack_copy(c.w, &p.ca), 0);
+	ck_assert_int_eq(ops_writer_flush(c.w), 0);
+	pieces_once(false);
+	s = session_must_open(sdir, &wr);
+	piece_copies_check(s, &p, 2);
+	ops_session_close(s);
+	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
+	pieces_once(false);
+	s = session_must_open(sdir, &wr);
+	piece_copies_check(s, &p, 2);
+	ops_session_close(s);
+	ck_assert_int_eq(wr.n, 0);
+}
+END_TEST
+
+/* Write BUF to samples.hist with the block at OFF replaced by PAY (PLEN
+ * bytes, not compressed), or left out for PAY NULL. */
+static void hist_with_block(const uint8_t *buf, size_t len, size_t off,
+			    const uint8_t *pay, size_t plen)
+{
+	size_t end =
+		off + OPS_BLOCK_HEADER_SIZE + ops_le32_load(buf + off + 8);
+	size_t olen =
+		off + (pay ? OPS_BLOCK_HEADER_SIZE + plen : 0) + (len - end);
+	uint8_t *out = malloc(olen);
+
+	ck_assert_ptr_nonnull(out);
+	memcpy(out, buf, off);
+	if (pay) {
+		memcpy(out + off, buf + off, OPS_BLOCK_HEADER_SIZE);
+		out[off + 6] = out[off + 7] = 0;
+		ops_le32_store(out + off + 8, (uint32_t)plen);
+		memcpy(out + off + OPS_BLOCK_HEADER_SIZE, pay, plen);
+		fix_crc(out, off);
+	}
+	memcpy(out + olen - (len - end), buf + end, len - end);
+	file_write(hist, out, olen);
+	free(out);
+}
+
+/* The session as piece_copies_write left it, damaged by DAMAGE: one
+ * warning, REASON, at the block damaged; no copy, and the stacks and
+ * flat counts before it kept. */
+static void pieces_damage_check(const char *reason)
+{
+	struct warns wr = { 0 };
+	struct ops_session *s;
+	size_t n;
+
+	s = session_must_open(sdir, &wr);
+	check_one_warning(&wr, hist, reason);
+	ops_session_stack_copies(s, &n);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_uint_gt(ops_session_nr_stacks(s), 0);
+	ck_assert_uint_gt(ops_session_nr_contexts(s), 0);
+	ops_session_close(s);
+}
+
+/* Damage to the pieces or to a copy naming them: the block is dropped
+ * whole with one line, the file before it read. */
+START_TEST(test_copy_pieces_damage)
+{
+	struct piece_copies p;
+	uint8_t *buf, *pay, *bad;
+	size_t len, n, off, at, idlen;
+	struct ops_cur cur;
+	struct cg c;
+	int i;
+
+	cg_open(&c, 64);
+	cg_write(&c);
+	piece_copies_write(&c, &p);
+	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
+	buf = file_read(hist, &len);
+
+	/* A's first piece (id 0) named as one not defined, then as one
+	 * of 128 bytes (id 1) where its place holds 40 */
+	off = block_of(buf, len, OPS_HIST_PIECED_COPIES);
+	pay = block_payload(buf, off, &n);
+	ops_cur_init(&cur, pay, n);
+	for (i = 0; i < 8; i++) /* first_id, n, ctx, stack, ip, sp, bp, size */
+		ops_cur_varint(&cur);
+	at = (size_t)(cur.p - pay);
+	ck_assert_uint_eq(ops_cur_varint(&cur), 0);
+	idlen = (size_t)(cur.p - pay) - at;
+	bad = malloc(n + 8);
+	ck_assert_ptr_nonnull(bad);
+	memcpy(bad, pay, at);
+	i = (int)ops_varint_encode(bad + at, PIECES_DISTINCT);
+	memcpy(bad + at + i, pay + at + idlen, n - at - idlen);
+	hist_with_block(buf, len, off, bad, n - idlen + (size_t)i);
+	pieces_damage_check("stack copy of an unknown piece");
+	i = (int)ops_varint_encode(bad + at, 1);
+	memcpy(bad + at + i, pay + at + idlen, n - at - idlen);
+	hist_with_block(buf, len, off, bad, n - idlen + (size_t)i);
+	pieces_damage_check("bad stack copy record");
+	/* cut short: its last record's last piece runs out */
+	hist_with_block(buf, len, off, pay, n - 1);
+	pieces_damage_check("bad stack copy record");
+	free(bad);
+	free(pay);
+
+	/* the pieces cut short */
+	off = block_of(buf, len, OPS_HIST_COPY_PIECES);
+	pay = block_payload(buf, off, &n);
+	hist_with_block(buf, len, off, pay, n - 1);
+	pieces_damage_check("bad stack copy piece record");
+	/* or gone: the copies name pieces never defined */
+	hist_with_block(buf, len, off, NULL, 0);
+	pieces_damage_check("stack copy of an unknown piece");
+	/* the pieces after a whole copy (an empty STACK_COPIES block) */
+	bad = malloc(len + OPS_BLOCK_HEADER_SIZE + 2);
+	ck_assert_ptr_nonnull(bad);
+	memcpy(bad, buf, off);
+	ops_le32_store(bad + off, OPS_BLOCK_MAGIC);
+	bad[off + 4] = OPS_HIST_STACK_COPIES;
+	bad[off + 5] = bad[off + 6] = bad[off + 7] = 0;
+	ops_le32_store(bad + off + 8, 2);
+	bad[off + OPS_BLOCK_HEADER_SIZE] =
+		bad[off + OPS_BLOCK_HEADER_SIZE + 1] = 0;
+	fix_crc(bad, off);
+	memcpy(bad + off + OPS_BLOCK_HEADER_SIZE + 2, buf + off, len - off);
+	file_write(hist, bad, len + OPS_BLOCK_HEADER_SIZE + 2);
+	free(bad);
+	pieces_damage_check("stack copies of two forms");
+	free(pay);
+	free(buf);
+}
+END_TEST
+
+/* Append a block of TYPE, payload PAY of N bytes, to OUT (*OLEN bytes,
+ * *CAP allocated). */
+static void block_put(uint8_t **out, size_t *olen, size_t *cap, uint16_t type,
+		      const uint8_t *pay, size_t n)
+{
+	if (*olen + OPS_BLOCK_HEADER_SIZE + n > *cap) {
+		*cap = 2 * (*olen + OPS_BLOCK_HEADER_SIZE + n);
+		*out = realloc(*out, *cap);
+		ck_assert_ptr_nonnull(*out);
+	}
+	ops_le32_store(*out + *olen, OPS_BLOCK_MAGIC);
+	(*out)[*olen + 4] = (uint8_t)type;
+	(*out)[*olen + 5] = (uint8_t)(type >> 8);
+	(*out)[*olen + 6] = (*out)[*olen + 7] = 0;
+	ops_le32_store(*out + *olen + 8, (uint32_t)n);
+	memcpy(*out + *olen + OPS_BLOCK_HEADER_SIZE, pay, n);
+	fix_crc(*out, *olen);
+	*olen += OPS_BLOCK_HEADER_SIZE + n;
+}
+
+/* Skip a COUNTS-encoded section (n, then n records of three varints). */
+static void section_skip(struct ops_cur *c)
+{
+	uint64_t n = ops_cur_varint(c), i;
+
+	for (i = 0; i < 3 * n; i++)
+		ops_cur_varint(c);
+	ck_assert(c->ok);
+}
+
+/* BUF (a samples.hist of revision 4.4) as a writer of 4.3 wrote it:
+ * every copy whole in STACK_COPIES, its counts in COPY_COUNTS and in the
+ * copies' section of TIME_SLICES; nothing compressed. */
+static uint8_t *as_whole_copies(const uint8_t *buf, size_t len, size_t *olen)
+{
+	size_t off = OPS_FILE_HEADER_SIZE, cap = len * 4 + 4096, n, nr = 0;
+	uint8_t *out = malloc(cap), *pieces = NULL, *pay, *rec;
+	size_t *plens = NULL;
+
+	ck_assert_ptr_nonnull(out);
+	memcpy(out, buf, OPS_FILE_HEADER_SIZE);
+	*olen = OPS_FILE_HEADER_SIZE;
+	while (off + OPS_BLOCK_HEADER_SIZE <= len) {
+		uint16_t type = ops_le16_load(buf + off + 4);
+		size_t next = off + OPS_BLOCK_HEADER_SIZE +
+			      ops_le32_load(buf + off + 8);
+		struct ops_cur c;
+		uint64_t first, k, i, j;
+
+		pay = block_payload(buf, off, &n);
+		ops_cur_init(&c, pay, n);
+		rec = malloc(n * 200 + 64);
+		ck_assert_ptr_nonnull(rec);
+		if (type == OPS_HIST_COPY_PIECES) {
+			first = ops_cur_varint(&c);
+			k = ops_cur_varint(&c);
+			ck_assert_uint_eq(first, nr);
+			pieces = realloc(pieces, (nr + k) * 128);
+			plens = realloc(plens, (nr + k) * sizeof(*plens));
+			for (i = 0; i < k; i++, nr++) {
+				plens[nr] = ops_cur_varint(&c);
+				memcpy(pieces + nr * 128, c.p, plens[nr]);
+				c.p += plens[nr];
+			}
+		} else if (type == OPS_HIST_PIECED_COPIES) {
+			uint8_t *q = rec;
+			uint64_t v[6];
+
+			q += ops_varint_encode(q, ops_cur_varint(&c));
+			k = ops_cur_varint(&c);
+			q += ops_varint_encode(q, k);
+			for (i = 0; i < k; i++) {
+				uint64_t off2, end;
+
+				for (j = 0; j < 6; j++) {
+					v[j] = ops_cur_varint(&c);
+					q += ops_varint_encode(q, v[j]);
+				}
+				/* v[3] sp, v[5] size */
+				for (off2 = 0; off2 < v[5]; off2 = end) {
+					uint64_t id = ops_cur_varint(&c);
+
+					end = ((v[3] + off2) / 128 + 1) * 128 -
+					      v[3];
+					end = end < v[5] ? end : v[5];
+					ck_assert_uint_lt(id, nr);
+					ck_assert_uint_eq(plens[id],
+							  end - off2);
+					memcpy(q, pieces + id * 128,
+					       end - off2);
+					q += end - off2;
+				}
+			}
+			ck_assert(c.ok && !ops_cur_left(&c));
+			block_put(&out, olen, &cap, OPS_HIST_STACK_COPIES, rec,
+				  (size_t)(q - rec));
+		} else if (type == OPS_HIST_PIECED_COPY_COUNTS) {
+			block_put(&out, olen, &cap, OPS_HIST_COPY_COUNTS, pay,
+				  n);
+		} else if (type == OPS_HIST_TIME_SLICES &&
+			   next + OPS_BLOCK_HEADER_SIZE <= len &&
+			   ops_le16_load(buf + next + 4) ==
+				   OPS_HIST_PIECED_COPY_SLICES) {
+			/* the copies' section from the block after */
+			size_t n2, a, b;
+			uint8_t *pay2 = block_payload(buf, next, &n2);
+			struct ops_cur c2;
+
+			ops_cur_varint(&c);
+			ops_cur_varint(&c);
+			section_skip(&c);
+			a = (size_t)(c.p - pay);
+			ck_assert_uint_eq(ops_cur_varint(&c), 0);
+			b = (size_t)(c.p - pay);
+			ops_cur_init(&c2, pay2, n2);
+			ops_cur_varint(&c2);
+			ops_cur_varint(&c2);
+			memcpy(rec, pay, a);
+			memcpy(rec + a, c2.p, ops_cur_left(&c2));
+			memcpy(rec + a + ops_cur_left(&c2), pay + b, n - b);
+			block_put(&out, olen, &cap, type, rec,
+				  n - (b - a) + ops_cur_left(&c2));
+			free(pay2);
+			next += OPS_BLOCK_HEADER_SIZE +
+				ops_le32_load(buf + next + 8);
+		} else {
+			ck_assert_uint_ne(type, OPS_HIST_PIECED_COPY_SLICES);
+			block_put(&out, olen, &cap, type, pay, n);
+		}
+		free(rec);
+		free(pay);
+		off = next;
+	}
+	free(pieces);
+	free(plens);
+	return out;
+}
+
+/* A session written before the pieces (each copy whole, its counts in
+ * COPY_COUNTS and TIME_SLICES) reads as it did: the same copies, bytes
+ * and counts as the same session written with them, whole and by
+ * slice, each distinct piece once in the reader. */
+START_TEST(test_copies_whole_read)
+{
+	struct warns wr = { 0 };
+	struct piece_copies p;
+	struct ops_session *s;
+	uint8_t *buf, *old;
+	uint64_t records;
+	size_t len, olen;
+	struct cg c;
+
+	cg_open(&c, 64);
+	cg_write(&c);
+	piece_copies_write(&c, &p);
+	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
+	buf = file_read(hist, &len);
+	old = as_whole_copies(buf, len, &olen);
+	file_write(hist, old, olen);
+	free(buf);
+	ck_assert_uint_eq(blocks_of(old, olen, OPS_HIST_COPY_PIECES, &records),
+			  0);
+	ck_assert_uint_gt(
+		blocks_of(old, olen, OPS_HIST_STACK_COPIES, &records), 0);
+	ck_assert_uint_eq(records, 3);
+	ck_assert_uint_gt(blocks_of(old, olen, OPS_HIST_COPY_COUNTS, &records),
+			  0);
+	free(old);
+	s = session_must_open(sdir, &wr);
+	cg_check(&c, s);
+	piece_copies_check(s, &p, 2);
+	ops_session_close(s);
+	s = session_must_open(sdir, &wr);
+	ck_assert_int_eq(ops_session_set_window(s, 0, 100 * 1000000ull), 0);
+	piece_copies_check(s, &p, 0);
+	ops_session_close(s);
+	s = session_must_open(sdir, &wr);
+	ck_assert_int_eq(ops_session_set_window(s, 100 * 1000000ull,
+						200 * 1000000ull),
+			 0);
+	piece_copies_check(s, &p, 1);
+	ops_session_close(s);
+	ck_assert_int_eq(wr.n, 0);
+}
+END_TEST
+
 static Suite *stacks_suite(void)
 {
 	const struct {
@@ -1074,6 +1632,10 @@ static Suite *stacks_suite(void)
 		{ "stack_copies", test_stack_copies },
 		{ "stack_copies_unequal", test_stack_copies_unequal },
 		{ "stack_copy_refused", test_stack_copy_refused },
+		{ "copy_pieces_roundtrip", test_copy_pieces_roundtrip },
+		{ "copy_pieces_compacted", test_copy_pieces_compacted },
+		{ "copy_pieces_damage", test_copy_pieces_damage },
+		{ "copies_whole_read", test_copies_whole_read },
 		{ "process_maps", test_process_maps },
 		{ "archived_perf_map_trimmed",
 		  test_archived_perf_map_trimmed },
