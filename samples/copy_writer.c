@@ -12,6 +12,7 @@
  * each piece goes to the file once, in COPY_PIECES.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "writer_internal.h"
@@ -34,11 +35,46 @@ static uint32_t piece_end(uint64_t sp, uint32_t off, uint32_t size)
 	return next < size ? (uint32_t)next : size;
 }
 
+/* The most pieces a copy has: one more than its size in whole pieces,
+ * for a start that is not aligned. */
+#define COPY_LAST_IDS (OPS_STACK_COPY_MAX / COPY_PIECE + 1)
+
+/* The id of the piece of H's last copy that holds the LEN bytes of B at
+ * address ADDR, the same bytes at the same place; UINT32_MAX if none. */
+static uint32_t copy_last_piece(const struct ops_hist_writer *h, uint64_t addr,
+				const uint8_t *b, uint32_t len)
+{
+	uint64_t sp = h->copy_last.sp, end = sp + h->copy_last.size;
+	uint64_t piece = addr / COPY_PIECE * COPY_PIECE;
+	uint64_t start = piece > sp ? piece : sp;
+	uint64_t stop = piece + COPY_PIECE < end ? piece + COPY_PIECE : end;
+
+	if (!h->copy_last.bytes || addr < sp || start != addr ||
+	    stop != addr + len ||
+	    memcmp(h->copy_last.bytes + (addr - sp), b, len))
+		return UINT32_MAX;
+	return h->copy_last.ids[piece / COPY_PIECE - sp / COPY_PIECE];
+}
+
+/* C, whose pieces' ids are in h->copy_last.new, as the last copy. */
+static void copy_last_keep(struct ops_hist_writer *h,
+			   const struct ops_stack_copy *c)
+{
+	uint32_t *ids = h->copy_last.ids;
+
+	h->copy_last.ids = h->copy_last.new;
+	h->copy_last.new = ids;
+	h->copy_last.sp = c->sp;
+	h->copy_last.size = c->size;
+	if (c->size)
+		memcpy(h->copy_last.bytes, c->bytes, c->size);
+}
+
 int ops_writer_stack_copy(struct ops_writer *w, const struct ops_stack_copy *c)
 {
 	struct ops_hist_writer *h = &w->hist;
 	struct ops_buf *k = &h->copy_key;
-	uint32_t id, off, end;
+	uint32_t id, off, end, n = 0;
 	int ret;
 
 	if (c->ctx >= h->contexts.nr || c->stack >= h->stacks.nr ||
@@ -53,6 +89,21 @@ int ops_writer_stack_copy(struct ops_writer *w, const struct ops_stack_copy *c)
 		h->copies_dropped++;
 		return 0;
 	}
+	if (!h->copy_last.bytes) {
+		h->copy_last.bytes = malloc(OPS_STACK_COPY_MAX);
+		h->copy_last.ids = malloc(COPY_LAST_IDS * sizeof(uint32_t));
+		h->copy_last.new = malloc(COPY_LAST_IDS * sizeof(uint32_t));
+		if (!h->copy_last.bytes || !h->copy_last.ids ||
+		    !h->copy_last.new) {
+			free(h->copy_last.bytes);
+			h->copy_last.bytes = NULL;
+			return ops_writer_fail(
+				w, -ENOMEM,
+				"%s/samples.hist: cannot add stack copy: %s",
+				w->dir, strerror(ENOMEM));
+		}
+		h->copy_last.size = 0;
+	}
 	k->len = 0;
 	ret = ops_buf_put_varint(k, c->ctx);
 	ret = ret ? ret : ops_buf_put_varint(k, c->stack);
@@ -62,15 +113,24 @@ int ops_writer_stack_copy(struct ops_writer *w, const struct ops_stack_copy *c)
 	ret = ret ? ret : ops_buf_put_varint(k, c->size);
 	for (off = 0; off < c->size && !ret; off = end) {
 		end = piece_end(c->sp, off, c->size);
-		ret = ops_keyset_add(&h->copy_pieces, c->bytes + off,
-				     end - off, &id);
+		id = copy_last_piece(h, c->sp + off, c->bytes + off,
+				     end - off);
+		if (id == UINT32_MAX)
+			ret = ops_keyset_add(&h->copy_pieces, c->bytes + off,
+					     end - off, &id);
+		h->copy_last.new[n++] = id;
 		ret = ret ? ret : ops_buf_put_varint(k, id);
 	}
 	ret = ret ? ret : ops_keyset_add(&h->copies, k->data, k->len, &id);
-	if (ret)
+	if (ret) {
+		/* the pieces added are kept; which the last copy had is
+		 * known no more */
+		h->copy_last.size = 0;
 		return ops_writer_fail(
 			w, ret, "%s/samples.hist: cannot add stack copy: %s",
 			w->dir, strerror(-ret));
+	}
+	copy_last_keep(h, c);
 	return ops_hist_count(w, OPS_COPY_CTX, id, 1);
 }
 

@@ -597,6 +597,9 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	ops_keyset_free(&h->copy_pieces);
 	ops_keyset_free(&h->pmaps);
 	free(h->copy_key.data);
+	free(h->copy_last.bytes);
+	free(h->copy_last.ids);
+	free(h->copy_last.new);
 	for (i = 0; i < OPS_STACK_LANES; i++)
 		free(h->lanes[i].path);
 	free(h->edges);

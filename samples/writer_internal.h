@@ -99,6 +99,15 @@ struct ops_hist_writer {
 	uint32_t copies_on_disk, pieces_on_disk;
 	struct ops_buf copy_key; /* scratch: the record being added */
 	uint64_t copies_dropped; /* past the copies' memory cap */
+	/* the copy added last, its bytes and its pieces' ids: most pieces
+	 * of the next are the same bytes at the same address, found
+	 * without hashing (copy_writer.c) */
+	struct {
+		uint64_t sp;
+		uint32_t size;
+		uint8_t *bytes;	     /* OPS_STACK_COPY_MAX */
+		uint32_t *ids, *new; /* COPY_LAST_IDS each */
+	} copy_last;
 	/* the process mappings, keys PROCESS_MAPS records as on disk */
 	struct ops_keyset pmaps;
 	uint32_t pmaps_on_disk;

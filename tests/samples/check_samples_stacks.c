@@ -1265,6 +1265,95 @@ START_TEST(test_copy_pieces_roundtrip)
 }
 END_TEST
 
+/* Copies of one stack's memory at shifting sp, and sizes (the writer
+ * finds a piece the copy before had at the same address without hashing
+ * it): each read back byte for byte, and as many pieces on disk as
+ * there are distinct ones, none twice and none lost to a match at the
+ * wrong place. */
+START_TEST(test_copy_pieces_shifted)
+{
+	/* sp and size of each copy, over MEM at 0x7ffd0000; the third
+	 * changes one byte of memory first */
+	static const struct {
+		uint32_t at, size;
+	} w[] = { { 0, 1024 },	 { 8, 1016 }, { 8, 1016 }, { 136, 600 },
+		  { 64, 1000 },	 { 0, 128 },  { 1, 1 },	   { 512, 1536 },
+		  { 384, 1152 }, { 0, 2048 }, { 0, 2048 } };
+	enum { N = sizeof(w) / sizeof(w[0]), MEM = 2048 };
+	static uint8_t mem[N][MEM];
+	struct ops_stack_copy want[N];
+	const struct ops_stack_copy *got;
+	uint8_t pieces[N * 20][128];
+	size_t plen[N * 20], np = 0, n, i, j, q;
+	struct warns wr = { 0 };
+	struct ops_session *s;
+	uint64_t records;
+	uint8_t *buf;
+	size_t len;
+	struct cg c;
+
+	cg_open(&c, 64);
+	cg_write(&c);
+	for (i = 0; i < N; i++) {
+		uint64_t sp = 0x7ffd0000 + w[i].at, off, end;
+
+		if (!i)
+			for (j = 0; j < MEM; j++)
+				mem[0][j] = (uint8_t)((j * 2654435761u) >> 13);
+		else
+			memcpy(mem[i], mem[i - 1], MEM);
+		if (i == 2)
+			mem[i][300] ^= 0x5a;
+		want[i] =
+			(struct ops_stack_copy){ .ctx = c.ctx,
+						 .stack = c.s_native,
+						 .ip = 0x401000 +
+						       (i < N - 1 ? i : i - 1),
+						 .sp = sp,
+						 .bp = 7,
+						 .size = w[i].size,
+						 .bytes = mem[i] + w[i].at };
+		ck_assert_int_eq(ops_writer_stack_copy(c.w, &want[i]), 0);
+		/* the distinct pieces, the slow way */
+		for (off = 0; off < w[i].size; off = end) {
+			end = ((sp + off) / 128 + 1) * 128 - sp;
+			end = end < w[i].size ? end : w[i].size;
+			for (q = 0; q < np; q++)
+				if (plen[q] == end - off &&
+				    !memcmp(pieces[q], want[i].bytes + off,
+					    end - off))
+					break;
+			if (q == np) {
+				memcpy(pieces[np], want[i].bytes + off,
+				       end - off);
+				plen[np++] = end - off;
+			}
+		}
+	}
+	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
+	buf = file_read(hist, &len);
+	blocks_of(buf, len, OPS_HIST_COPY_PIECES, &records);
+	ck_assert_uint_eq(records, np);
+	free(buf);
+	s = session_must_open(sdir, &wr);
+	got = ops_session_stack_copies(s, &n);
+	/* the last two are one copy, counted twice */
+	ck_assert_uint_eq(n, N - 1);
+	for (i = 0; i < N - 1; i++) {
+		uint8_t whole[MEM];
+
+		ck_assert_uint_eq(got[i].sp, want[i].sp);
+		ck_assert_uint_eq(got[i].size, want[i].size);
+		ck_assert_uint_eq(got[i].count, i == N - 2 ? 2 : 1);
+		ck_assert(ops_stack_copy_read(&got[i], got[i].sp, whole,
+					      got[i].size));
+		ck_assert_mem_eq(whole, want[i].bytes, want[i].size);
+	}
+	ops_session_close(s);
+	ck_assert_int_eq(wr.n, 0);
+}
+END_TEST
+
 /* A compaction while recording (its flushes' records outgrew the
  * table) writes every piece once again, and the flushes after it add
  * only the new ones: the copies read right before and after the close. */
@@ -1634,6 +1723,7 @@ static Suite *stacks_suite(void)
 		{ "stack_copy_refused", test_stack_copy_refused },
 		{ "copy_pieces_roundtrip", test_copy_pieces_roundtrip },
 		{ "copy_pieces_compacted", test_copy_pieces_compacted },
+		{ "copy_pieces_shifted", test_copy_pieces_shifted },
 		{ "copy_pieces_damage", test_copy_pieces_damage },
 		{ "copies_whole_read", test_copies_whole_read },
 		{ "process_maps", test_process_maps },
