@@ -257,6 +257,7 @@ growth_size() {
 	local o=$TMPD/growth.opjit r=$TMPD/growth.ref SPEED=$1
 	# perf's source lines of JIT code cost it tens of ms an address
 	local SPEED_TIMEOUT=$GROWTH_REPORT_TIMEOUT
+	local SPEED_REF_TIMEOUT=$GROWTH_REF_REPORT_TIMEOUT
 	local -a order=(opjit ref) handler=()
 	case $kind in
 	node | map) jit=1 handler=(--anon-handler=perfmap) ;;
@@ -360,7 +361,9 @@ growth_reorder() {
 # $TMPD/growth.raw, for growth_reorder, through a RAW of our own (the
 # rec_ functions write to whichever RAW is in scope)
 growth_measure() {
-	local secs n rep l hz RAW=$TMPD/growth.raw
+	local secs n rep l hz RAW=$TMPD/growth.raw perf_limit=''
+	[ "$GROWTH_REF_REPORT_TIMEOUT" = "$GROWTH_REPORT_TIMEOUT" ] ||
+		perf_limit=" (perf's: $GROWTH_REF_REPORT_TIMEOUT s)"
 	hz=$(khz "$GROWTH_HZ")
 	: >"$RAW"
 	rec_section "$GROWTH_C" "Each size recorded $GROWTH_RUNS time(s) by" \
@@ -375,8 +378,8 @@ growth_measure() {
 "lines and instructions) does the work of" \
 "\`perf report --sort sym,srcline\`. \"opjit vs reference\" is a" \
 "ratio: below 1 means opjit is faster or smaller. A report still" \
-"running after $GROWTH_REPORT_TIMEOUT s is stopped, and its cell says" \
-"so. Bytes are the sizes of the session's files (not its" \
+"running after $GROWTH_REPORT_TIMEOUT s$perf_limit is stopped, and its" \
+"cell says so. Bytes are the sizes of the session's files (not its" \
 "directories) and of perf.data; perf's leave out its build-id cache in" \
 "~/.debug, written once per binary."
 	rec_section "$GROWTH_NODE" "node --perf-basic-prof fib.js (one hot" \

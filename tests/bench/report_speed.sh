@@ -32,20 +32,22 @@ speed_record() {
 # speed_time FIGURE COLUMN CMD...: time one report; set T_WALL T_RSS and
 # record them, or record why not.  SPEED_TIMEOUT, when set, is how many
 # seconds a report may take before it is stopped (growth.sh: perf's
-# source lines of JIT code can take hours).
+# source lines of JIT code can take hours), and SPEED_REF_TIMEOUT, when
+# set, the reference's (column ref) instead.
 speed_time() {
-	local fig=$1 col=$2 status name why
+	local fig=$1 col=$2 status name why secs=${SPEED_TIMEOUT:-}
 	local -a limit=()
 	shift 2
 	name=${1##*/}
 	[ "$name" != perf ] || name="perf report"
-	[ -z "${SPEED_TIMEOUT:-}" ] || limit=(timeout "$SPEED_TIMEOUT")
+	[ "$col" != ref ] || secs=${SPEED_REF_TIMEOUT:-$secs}
+	[ -z "$secs" ] || limit=(timeout "$secs")
 	T_WALL='' T_RSS=''
 	"$RUSAGE" -o "$TMPD/speed.ru" -- "${limit[@]}" "$@" >/dev/null \
 		2>"$TMPD/speed.err"
 	status=$?
 	if [ "$status" = 124 ] && [ "${#limit[@]}" -gt 0 ]; then
-		why="$name did not finish within $SPEED_TIMEOUT s (stopped)"
+		why="$name did not finish within $secs s (stopped)"
 		rec_why "$SPEED" "$fig: wall time" "$col" "$why"
 		rec_why "$SPEED" "$fig: peak RSS" "$col" "$why"
 		return

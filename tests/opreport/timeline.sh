@@ -39,25 +39,21 @@ start=$(awk '$1 == "start_ns" { print $2 }' "$S/session.meta")
 stop=$(awk '$1 == "stop_ns" { print $2 }' "$S/session.meta")
 [ -n "$switch" ] && [ -n "$start" ] && [ "${stop:-0}" -gt "$start" ] ||
 	fail "no phase-switch line or no session times"
-sw=$(python3 -c "print('%.3f' % (($switch - $start) / 1e9))")
-len=$(python3 -c "print('%.3f' % (($stop - $start) / 1e9))")
+# (awk, as below, rather than python3: a python3 start costs a tenth of
+# a second of CPU, and this test made thirty of them)
+sw=$(awk -v d=$((switch - start)) 'BEGIN { printf "%.3f", d / 1e9 }')
+len=$(awk -v d=$((stop - start)) 'BEGIN { printf "%.3f", d / 1e9 }')
 echo "session ${len} s, switch at ${sw} s"
 
 # report ARGS...: jit_hot and jit_cold samples and all samples, one line
 report() {
 	"$OPREPORT" --session-dir="$S" --anon-handler=perfmap -l --format=csv \
 		"$@" >"$TMP/r.csv" 2>"$TMP/r.err" || { cat "$TMP/r.err"; fail "opreport $* failed"; }
-	python3 - "$TMP/r.csv" <<'EOP'
-import csv, sys
-hot = cold = total = 0
-for row in csv.reader(open(sys.argv[1])):
-    if row and row[0] == "symbol":
-        n = int(row[1])
-        total += n
-        hot += n * (row[-1] == "jit_hot")
-        cold += n * (row[-1] == "jit_cold")
-print(hot, cold, total)
-EOP
+	# opreport quotes a field only when it holds a comma, a quote or a
+	# line break, which jit_hot, jit_cold and the counts never do
+	awk -F, '$1 == "symbol" { n = $2 + 0; total += n
+			if ($NF == "jit_hot") hot += n; if ($NF == "jit_cold") cold += n }
+		END { print hot + 0, cold + 0, total + 0 }' "$TMP/r.csv"
 }
 # the symbol rows' columns: the name is the last
 # (the whole output first: grep -q leaving a pipe early fails it under pipefail)
@@ -80,16 +76,16 @@ for i in $(seq 0 19); do
 	[ "$f" = "$total" ] || fail "$w: folded $f, flat $total samples"
 	if [ -z "$est" ] && [ $((hot + cold)) -gt 0 ] && [ "$cold" -gt "$hot" ]; then
 		# within the window, the switch is after jit_hot's part of it
-		est=$(python3 -c "print('%.3f' % ($len * (0.05 * $i + 0.05 * $hot / ($hot + $cold))))")
+		est=$(awk "BEGIN { printf \"%.3f\", $len * (0.05 * $i + 0.05 * $hot / ($hot + $cold)) }")
 	fi
 done
 [ -n "$est" ] || fail "no window where jit_cold leads"
-python3 -c "import sys; sys.exit(abs($est - $sw) > 0.05 * $len)" ||
+awk "BEGIN { d = $est - $sw; exit (d < 0 ? -d : d) > 0.05 * $len }" ||
 	fail "the timeline switches at $est s, the workload at $sw s (more than 5% of $len s apart)"
 echo "ok: the timeline switches at $est s, the workload at $sw s"
 
 read -r hot cold total < <(report --time=0,"$sw")
-python3 -c "import sys; sys.exit(not $hot > 0.95 * ($hot + $cold))" ||
+awk "BEGIN { exit !($hot > 0.95 * ($hot + $cold)) }" ||
 	fail "--time=0,$sw: jit_hot $hot of $((hot + cold)) samples in the loops ($total in all)"
 echo "ok: --time=0,$sw: jit_hot $hot of $((hot + cold)) samples in the loops ($total in all)"
 folded=$(folded --time=0,"$sw")
@@ -101,7 +97,7 @@ timeline=$("$OPREPORT" --session-dir="$S" --format=timeline-csv --time=0,"$sw" 2
 	fail "--time=0,$sw: folded $folded, timeline $timeline, flat $total samples"
 echo "ok: --time=0,$sw: folded $folded, timeline $timeline, flat $total samples"
 read -r hot cold total < <(report --time="$sw",)
-python3 -c "import sys; sys.exit(not $cold > 0.95 * ($hot + $cold))" ||
+awk "BEGIN { exit !($cold > 0.95 * ($hot + $cold)) }" ||
 	fail "--time=$sw,: jit_cold $cold of $((hot + cold)) samples in the loops ($total in all)"
 echo "ok: --time=$sw,: jit_cold $cold of $((hot + cold)) samples in the loops ($total in all)"
 
