@@ -95,6 +95,37 @@ static uint32_t piece_as_before(const struct ops_hist_data *h,
 	return id;
 }
 
+/* The head of a copy record (STACK_COPIES or PIECED_COPIES: context,
+ * stack, registers, size) from C into E, its pieces to come at the end
+ * of h->copy_pieces; what is wrong with it, or NULL. */
+static const char *copy_head_read(const struct ops_hist_data *h,
+				  struct ops_cur *c, struct ops_stack_copy *e)
+{
+	uint64_t ctx, stack, size;
+
+	ctx = ops_cur_varint(c);
+	stack = ops_cur_varint(c);
+	e->ip = ops_cur_varint(c);
+	e->sp = ops_cur_varint(c);
+	e->bp = ops_cur_varint(c);
+	size = ops_cur_varint(c);
+	if (!c->ok || size > OPS_STACK_COPY_MAX)
+		return "bad stack copy record";
+	if (ctx >= h->nr_contexts)
+		return "stack copy of an unknown context";
+	if (stack >= h->nr_stacks)
+		return "stack copy of an unknown stack";
+	e->ctx = (uint32_t)ctx;
+	e->stack = (uint32_t)stack;
+	e->size = (uint32_t)size;
+	e->bytes = NULL;
+	/* an index now: the arrays may move as later blocks come */
+	e->piece_base = NULL;
+	e->piece_ids = (const uint32_t *)(uintptr_t)h->nr_copy_pieces;
+	e->count = 0;
+	return NULL;
+}
+
 const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
 			    size_t len, bool *oom)
 {
@@ -129,32 +160,13 @@ const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
 	}
 	for (i = 0; i < n; i++) {
 		struct ops_stack_copy *e = &h->copies[start + i];
-		uint64_t ctx, stack, size;
 		uint32_t off, end;
 
-		ctx = ops_cur_varint(&c);
-		stack = ops_cur_varint(&c);
-		e->ip = ops_cur_varint(&c);
-		e->sp = ops_cur_varint(&c);
-		e->bp = ops_cur_varint(&c);
-		size = ops_cur_varint(&c);
-		if (!c.ok || size > OPS_STACK_COPY_MAX ||
-		    size > ops_cur_left(&c))
+		why = copy_head_read(h, &c, e);
+		if (!why && e->size > ops_cur_left(&c))
 			why = "bad stack copy record";
-		else if (ctx >= h->nr_contexts)
-			why = "stack copy of an unknown context";
-		else if (stack >= h->nr_stacks)
-			why = "stack copy of an unknown stack";
 		if (why)
 			goto out;
-		e->ctx = (uint32_t)ctx;
-		e->stack = (uint32_t)stack;
-		e->size = (uint32_t)size;
-		e->bytes = NULL;
-		/* an index now: the arrays may move as later blocks come */
-		e->piece_base = NULL;
-		e->piece_ids = (const uint32_t *)(uintptr_t)h->nr_copy_pieces;
-		e->count = 0;
 		for (off = 0; off < e->size; off = end) {
 			uint32_t *id = &h->copy_pieces[h->nr_copy_pieces];
 
@@ -262,31 +274,11 @@ const char *ops_hist_pieced_copies(struct ops_hist_data *h, const uint8_t *p,
 	}
 	for (i = 0; i < n && !why; i++) {
 		struct ops_stack_copy *e = &h->copies[start + i];
-		uint64_t ctx, stack, size;
 		uint32_t off, end;
 
-		ctx = ops_cur_varint(&c);
-		stack = ops_cur_varint(&c);
-		e->ip = ops_cur_varint(&c);
-		e->sp = ops_cur_varint(&c);
-		e->bp = ops_cur_varint(&c);
-		size = ops_cur_varint(&c);
-		if (!c.ok || size > OPS_STACK_COPY_MAX)
-			why = "bad stack copy record";
-		else if (ctx >= h->nr_contexts)
-			why = "stack copy of an unknown context";
-		else if (stack >= h->nr_stacks)
-			why = "stack copy of an unknown stack";
+		why = copy_head_read(h, &c, e);
 		if (why)
 			break;
-		e->ctx = (uint32_t)ctx;
-		e->stack = (uint32_t)stack;
-		e->size = (uint32_t)size;
-		e->bytes = NULL;
-		/* an index now: the arrays may move as later blocks come */
-		e->piece_base = NULL;
-		e->piece_ids = (const uint32_t *)(uintptr_t)h->nr_copy_pieces;
-		e->count = 0;
 		for (off = 0; off < e->size; off = end) {
 			end = piece_end(e->sp, off, e->size);
 			id = ops_cur_varint(&c);
