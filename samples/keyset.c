@@ -39,6 +39,35 @@ static bool keyset_eq(const struct ops_keyset *ks, uint32_t id,
 	return n == len && !memcmp(k, key, len);
 }
 
+/* KEY stored as key number ks->nr, that number in *ID; the set is not
+ * told. */
+static int keyset_store(struct ops_keyset *ks, const void *key, size_t len,
+			uint32_t *id)
+{
+	int ret;
+
+	if (ks->nr + 2 > ks->cap) {
+		uint32_t cap = ks->cap ? ks->cap * 2 : 64;
+		size_t *o;
+
+		if (ks->nr >= UINT32_MAX / 2)
+			return -ENOSPC;
+		o = realloc(ks->off, cap * sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		ks->off = o;
+		ks->cap = cap;
+		if (!ks->nr)
+			ks->off[0] = 0;
+	}
+	ret = ops_buf_put(&ks->arena, key, len);
+	if (ret)
+		return ret;
+	ks->off[ks->nr + 1] = ks->arena.len;
+	*id = ks->nr++;
+	return 0;
+}
+
 /* KEY's id, KEY added when not there; FRESH: the caller knows it is not,
  * and the probe compares no key. */
 static int keyset_add(struct ops_keyset *ks, const void *key, size_t len,
@@ -61,27 +90,10 @@ static int keyset_add(struct ops_keyset *ks, const void *key, size_t len,
 		*id = i;
 		return 0;
 	}
-	if (ks->nr + 2 > ks->cap) {
-		uint32_t cap = ks->cap ? ks->cap * 2 : 64;
-		size_t *o;
-
-		if (ks->nr >= UINT32_MAX / 2)
-			return -ENOSPC;
-		o = realloc(ks->off, cap * sizeof(*o));
-		if (!o)
-			return -ENOMEM;
-		ks->off = o;
-		ks->cap = cap;
-		if (!ks->nr)
-			ks->off[0] = 0;
-	}
-	ret = ops_buf_put(&ks->arena, key, len);
-	if (ret)
-		return ret;
-	ks->off[ks->nr + 1] = ks->arena.len;
-	oputil_idxset_put(&ks->set, &pos, ks->nr);
-	*id = ks->nr++;
-	return 0;
+	ret = keyset_store(ks, key, len, id);
+	if (!ret)
+		oputil_idxset_put(&ks->set, &pos, *id);
+	return ret;
 }
 
 int ops_keyset_add(struct ops_keyset *ks, const void *key, size_t len,
@@ -94,6 +106,12 @@ int ops_keyset_add_new(struct ops_keyset *ks, const void *key, size_t len,
 		       uint32_t *id)
 {
 	return keyset_add(ks, key, len, id, true);
+}
+
+int ops_keyset_append(struct ops_keyset *ks, const void *key, size_t len,
+		      uint32_t *id)
+{
+	return keyset_store(ks, key, len, id);
 }
 
 void ops_keyset_free(struct ops_keyset *ks)

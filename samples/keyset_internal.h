@@ -29,6 +29,11 @@ int ops_keyset_add(struct ops_keyset *ks, const void *key, size_t len,
  * added twice. */
 int ops_keyset_add_new(struct ops_keyset *ks, const void *key, size_t len,
 		       uint32_t *id);
+/* Store KEY as the next id without indexing it, for a table whose owner
+ * finds its keys another way (the stack writer's nodes): such a keyset
+ * is never searched, as it may hold a key twice. */
+int ops_keyset_append(struct ops_keyset *ks, const void *key, size_t len,
+		      uint32_t *id);
 const uint8_t *ops_keyset_key(const struct ops_keyset *ks, uint32_t id,
 			      size_t *len);
 void ops_keyset_free(struct ops_keyset *ks);

@@ -44,10 +44,10 @@ struct ops_stack_edge {
 /* Threads whose last stacks the stack writer keeps, a power of two. */
 #define OPS_STACK_LANES 16u
 
-/* Slots of the edge cache, a power of two: 192 KiB, which stays in a
- * core's cache beside the rest of the hot path and holds the upper
- * levels of a deep recursion's tree. */
-#define OPS_STACK_EDGES 8192u
+/* Slots of each generation of the stack writer's node index, a power of
+ * two, at most half of them used: two generations of 768 KiB, which
+ * hold the nodes a recursive JIT workload finds again (stack_writer.c). */
+#define OPS_STACK_INDEX 32768u
 
 struct ops_hist_writer {
 	struct ops_blockfile bf;
@@ -80,7 +80,8 @@ struct ops_hist_writer {
 	size_t cap_sorted;
 	uint64_t records_on_disk; /* count records in the file */
 	/* the stack table is a tree: node keys are STACKS records as on
-	 * disk (parent, flags, frame) */
+	 * disk (parent, flags, frame), stored without the keyset's index
+	 * (a node may be stored twice), but for the exact reference */
 	struct ops_keyset stacks;
 	uint32_t stacks_on_disk;
 	/* the STACKS blocks of nodes [0, blocks_to) as the file has them,
@@ -116,9 +117,15 @@ struct ops_hist_writer {
 		size_t path_n, cap_path;
 		uint32_t tid;
 	} lanes[OPS_STACK_LANES];
-	/* recently found nodes by parent and frame (stack_writer.c) */
-	struct ops_stack_edge *edges;
-	bool no_edges; /* tests: the table alone, as a reference */
+	/* the nodes by parent and frame, in two generations: those added
+	 * or found since the newer one began, and before (stack_writer.c);
+	 * index_limit nodes in the newer one start the next */
+	struct ops_stack_edge *index[2];
+	uint32_t index_nr, index_limit;
+	uint8_t index_new;
+	/* tests: every node looked up in the whole table, once each, as
+	 * a reference */
+	bool exact;
 	struct ops_stack_stats stack_stats;
 	/* the kernel-side frames of the stacks, address to image id + 1,
 	 * each once: the kallsyms trim keeps their symbols */
