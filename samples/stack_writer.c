@@ -102,13 +102,19 @@ static bool frame_eq(const struct ops_frame *a, const struct ops_frame *b)
 	       a->image == b->image;
 }
 
-static uint64_t edge_hash(uint32_t parent, const struct ops_frame *f,
+/* The index's hash of a node: that of its parent's (PARENT_HASH, or the
+ * seed at a root), then its frame F and node flags FLAGS.  It names the
+ * whole path from the root, not the parent's id, so that the slots of a
+ * stack's nodes are known before any is found, and are all fetched at
+ * once (stack_nodes). */
+static uint64_t path_hash(uint64_t parent_hash, const struct ops_frame *f,
 			  uint8_t flags)
 {
-	return oputil_hash_u64(oputil_hash_word64(
-		((uint64_t)parent << 32 | (uint64_t)f->image << 8 | f->kind) ^
-			(uint64_t)flags << 29,
-		f->addr));
+	return oputil_hash_word64(
+		oputil_hash_word64(parent_hash,
+				   (uint64_t)f->image << 16 |
+					   (uint64_t)f->kind << 8 | flags),
+		f->addr);
 }
 
 static bool edge_eq(const struct ops_stack_edge *e, uint32_t parent,
@@ -157,8 +163,7 @@ static void index_renew(struct ops_hist_writer *h)
 			const struct ops_path_step *s = &l->path[d];
 			uint32_t parent = d ? l->path[d - 1].node + 1 : 0;
 			struct ops_stack_edge *e = index_probe(
-				t, edge_hash(parent, &s->frame, s->flags),
-				parent, &s->frame, s->flags);
+				t, s->hash, parent, &s->frame, s->flags);
 
 			if (e->node)
 				continue;
@@ -213,21 +218,21 @@ static uint32_t index_find(struct ops_hist_writer *h, uint64_t hash,
 }
 
 /* The node of parent PARENT (node id + 1, 0 at a root) for ST's frame I
- * (leaf first) in *ID; *FRESH: PARENT was added by this stack, so the
- * node cannot be there yet, and becomes true when the node is added. */
+ * (leaf first), whose index hash is HASH, in *ID; *FRESH: PARENT was
+ * added by this stack, so the node cannot be there yet, and becomes
+ * true when the node is added. */
 static int stack_node(struct ops_writer *w, const struct ops_stack *st,
-		      uint32_t i, uint32_t parent, bool *fresh, uint32_t *id)
+		      uint32_t i, uint32_t parent, uint64_t hash, bool *fresh,
+		      uint32_t *id)
 {
 	struct ops_hist_writer *h = &w->hist;
 	const struct ops_frame *f = &st->frames[i];
 	uint8_t rec[4 * OPS_VARINT_MAX], *p = rec;
 	uint8_t flags = node_flags(st, i);
-	uint64_t hash = 0;
 	uint32_t nr = h->stacks.nr;
 	int ret;
 
 	if (!h->exact) {
-		hash = edge_hash(parent, f, flags);
 		*id = *fresh ? UINT32_MAX
 			     : index_find(h, hash, parent, f, flags);
 		if (*id != UINT32_MAX) {
@@ -266,6 +271,29 @@ static int stack_node(struct ops_writer *w, const struct ops_stack *st,
 	if (!h->exact)
 		index_put(h, hash, parent, f, flags, *id);
 	return 0;
+}
+
+/* The index hashes of ST's nodes below the D it shares with lane L's
+ * path into the path, and their slots fetched into the cache: a lookup
+ * in an index as large as the nodes of a recursion misses the cache
+ * (the workload ran in between), and the misses of a stack's dozen new
+ * levels, each waited for in turn, were most of the recorder's time. */
+static void path_fetch(const struct ops_hist_writer *h,
+		       struct ops_stack_lane *l, const struct ops_stack *st,
+		       uint32_t d)
+{
+	uint64_t hash = d ? l->path[d - 1].hash : OPUTIL_HASH_SEED;
+	uint32_t i;
+
+	for (i = st->nr_frames - d; i-- > 0; d++) {
+		size_t slot;
+
+		hash = path_hash(hash, &st->frames[i], node_flags(st, i));
+		l->path[d].hash = hash;
+		slot = hash & (OPS_STACK_INDEX - 1);
+		__builtin_prefetch(&h->index[h->index_new][slot]);
+		__builtin_prefetch(&h->index[h->index_new ^ 1][slot]);
+	}
 }
 
 /* The node of stack ST's leaf, its nodes added where new, outermost
@@ -324,12 +352,16 @@ static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 		parent = l->path[d - 1].node + 1;
 	/* the path is this stack's from here on, whatever fails */
 	l->path_n = d;
+	if (!h->exact)
+		path_fetch(h, l, st, d);
 	for (i = st->nr_frames - d; i-- > 0; d++) {
-		ret = stack_node(w, st, i, parent, &fresh, id);
+		ret = stack_node(w, st, i, parent, l->path[d].hash, &fresh,
+				 id);
 		if (ret)
 			return ret;
-		l->path[d] = (struct ops_path_step){ st->frames[i], *id,
-						     node_flags(st, i) };
+		l->path[d].frame = st->frames[i];
+		l->path[d].node = *id;
+		l->path[d].flags = node_flags(st, i);
 		l->path_n = d + 1;
 		parent = *id + 1;
 	}

@@ -111,6 +111,7 @@ struct ops_hist_writer {
 	struct ops_stack_lane {
 		struct ops_path_step {
 			struct ops_frame frame;
+			uint64_t hash; /* of the frames from the root */
 			uint32_t node;
 			uint8_t flags;
 		} * path;
