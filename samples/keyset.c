@@ -26,8 +26,10 @@ static uint64_t keyset_hash(const uint8_t *p, size_t n)
 const uint8_t *ops_keyset_key(const struct ops_keyset *ks, uint32_t id,
 			      size_t *len)
 {
-	*len = ks->off[id + 1] - ks->off[id];
-	return ks->arena.data + ks->off[id];
+	const size_t *o = ks->off + (id - ks->base);
+
+	*len = o[1] - o[0];
+	return ks->arena.data + o[0];
 }
 
 static bool keyset_eq(const struct ops_keyset *ks, uint32_t id,
@@ -46,7 +48,7 @@ static int keyset_store(struct ops_keyset *ks, const void *key, size_t len,
 {
 	int ret;
 
-	if (ks->nr + 2 > ks->cap) {
+	if (ks->nr - ks->base + 2 > ks->cap) {
 		uint32_t cap = ks->cap ? ks->cap * 2 : 64;
 		size_t *o;
 
@@ -57,13 +59,13 @@ static int keyset_store(struct ops_keyset *ks, const void *key, size_t len,
 			return -ENOMEM;
 		ks->off = o;
 		ks->cap = cap;
-		if (!ks->nr)
+		if (ks->nr == ks->base)
 			ks->off[0] = 0;
 	}
 	ret = ops_buf_put(&ks->arena, key, len);
 	if (ret)
 		return ret;
-	ks->off[ks->nr + 1] = ks->arena.len;
+	ks->off[ks->nr - ks->base + 1] = ks->arena.len;
 	*id = ks->nr++;
 	return 0;
 }
@@ -112,6 +114,22 @@ int ops_keyset_append(struct ops_keyset *ks, const void *key, size_t len,
 		      uint32_t *id)
 {
 	return keyset_store(ks, key, len, id);
+}
+
+void ops_keyset_forget(struct ops_keyset *ks, uint32_t n)
+{
+	uint32_t i, kept;
+	size_t cut;
+
+	if (n <= ks->base || n > ks->nr || ks->set.nr)
+		return;
+	kept = ks->nr - n;
+	cut = ks->off[n - ks->base];
+	memmove(ks->arena.data, ks->arena.data + cut, ks->arena.len - cut);
+	ks->arena.len -= cut;
+	for (i = 0; i <= kept; i++)
+		ks->off[i] = ks->off[n - ks->base + i] - cut;
+	ks->base = n;
 }
 
 void ops_keyset_free(struct ops_keyset *ks)

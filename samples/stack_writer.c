@@ -462,15 +462,19 @@ void ops_hist_stacks_written(struct ops_writer *w, bool written)
 		h->pending_to = 0;
 		return;
 	}
-	if (ops_buf_put(&h->stack_blocks, w->out.data + h->pending_off,
-			h->pending_end - h->pending_off)) {
-		/* the next compaction encodes the table anew */
-		h->stack_blocks.len = 0;
-		h->blocks_to = 0;
-	} else {
+	/* when this fails, the blocks kept stay, and the next compaction
+	 * encodes the nodes after them, whose keys are all kept from now
+	 * on (no later blocks continue these) */
+	if (!ops_buf_put(&h->stack_blocks, w->out.data + h->pending_off,
+			 h->pending_end - h->pending_off))
 		h->blocks_to = h->pending_to;
-	}
 	h->pending_to = 0;
+	/* the keys of the nodes in these blocks are needed no more: the
+	 * writer's memory of the table is what the index holds, and the
+	 * nodes of the last second (the node table grew with the run, and
+	 * so did the cost of each sample, in page faults and copies) */
+	if (!h->exact)
+		ops_keyset_forget(&h->stacks, h->blocks_to);
 }
 
 void ops_writer_stack_stats(const struct ops_writer *w,

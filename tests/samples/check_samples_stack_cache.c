@@ -8,7 +8,7 @@
  * each stack reads back as given.  Past a generation of the index, a
  * node no stack met lately is forgotten and stored again: every stack
  * still reads back as given, the nodes in use keep their ids, and the
- * index stays within its bound.
+ * index stays within its bound, as do the keys kept of the nodes.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -310,6 +310,10 @@ START_TEST(test_forgets)
 	ops_writer_stack_stats(wb, &sb);
 	ck_assert_uint_ge(sa.generations, 3);
 	ck_assert_uint_gt(sa.added, sb.added);
+	/* the keys of the nodes on disk are forgotten, those of the exact
+	 * table, which it searches, kept */
+	ck_assert_uint_gt(wa->hist.stacks.base, 0);
+	ck_assert_uint_eq(wb->hist.stacks.base, 0);
 	ck_assert_int_eq(ops_writer_close(wa, 5), 0);
 	ck_assert_int_eq(ops_writer_close(wb, 5), 0);
 	check_read_back(da, g, N);
