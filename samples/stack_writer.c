@@ -469,10 +469,10 @@ void ops_hist_stacks_written(struct ops_writer *w, bool written)
 			 h->pending_end - h->pending_off))
 		h->blocks_to = h->pending_to;
 	h->pending_to = 0;
-	/* the keys of the nodes in these blocks are needed no more: the
-	 * writer's memory of the table is what the index holds, and the
-	 * nodes of the last second (the node table grew with the run, and
-	 * so did the cost of each sample, in page faults and copies) */
+	/* the keys of the nodes in the kept blocks are read no more: the
+	 * writer keeps only the index and the keys of the nodes not in
+	 * them, about a flush's (kept for the whole run, they grew with
+	 * it, and so did each sample's cost, in page faults and copies) */
 	if (!h->exact)
 		ops_keyset_forget(&h->stacks, h->blocks_to);
 }
