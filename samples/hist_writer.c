@@ -602,7 +602,7 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	free(h->copy_last.new);
 	for (i = 0; i < OPS_STACK_LANES; i++)
 		free(h->lanes[i].path);
-	free(h->edges);
+	free(h->index[0]);
 	ops_buf_free(&h->stack_blocks);
 	free(h->cells);
 	oputil_idxset_free(&h->cell_set);

@@ -26,8 +26,10 @@ static uint64_t keyset_hash(const uint8_t *p, size_t n)
 const uint8_t *ops_keyset_key(const struct ops_keyset *ks, uint32_t id,
 			      size_t *len)
 {
-	*len = ks->off[id + 1] - ks->off[id];
-	return ks->arena.data + ks->off[id];
+	const size_t *o = ks->off + (id - ks->base);
+
+	*len = o[1] - o[0];
+	return ks->arena.data + o[0];
 }
 
 static bool keyset_eq(const struct ops_keyset *ks, uint32_t id,
@@ -37,6 +39,35 @@ static bool keyset_eq(const struct ops_keyset *ks, uint32_t id,
 	const uint8_t *k = ops_keyset_key(ks, id, &n);
 
 	return n == len && !memcmp(k, key, len);
+}
+
+/* KEY stored as key number ks->nr, that number in *ID; the set is not
+ * told. */
+static int keyset_store(struct ops_keyset *ks, const void *key, size_t len,
+			uint32_t *id)
+{
+	int ret;
+
+	if (ks->nr - ks->base + 2 > ks->cap) {
+		uint32_t cap = ks->cap ? ks->cap * 2 : 64;
+		size_t *o;
+
+		if (ks->nr >= UINT32_MAX / 2)
+			return -ENOSPC;
+		o = realloc(ks->off, cap * sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		ks->off = o;
+		ks->cap = cap;
+		if (ks->nr == ks->base)
+			ks->off[0] = 0;
+	}
+	ret = ops_buf_put(&ks->arena, key, len);
+	if (ret)
+		return ret;
+	ks->off[ks->nr - ks->base + 1] = ks->arena.len;
+	*id = ks->nr++;
+	return 0;
 }
 
 /* KEY's id, KEY added when not there; FRESH: the caller knows it is not,
@@ -61,27 +92,10 @@ static int keyset_add(struct ops_keyset *ks, const void *key, size_t len,
 		*id = i;
 		return 0;
 	}
-	if (ks->nr + 2 > ks->cap) {
-		uint32_t cap = ks->cap ? ks->cap * 2 : 64;
-		size_t *o;
-
-		if (ks->nr >= UINT32_MAX / 2)
-			return -ENOSPC;
-		o = realloc(ks->off, cap * sizeof(*o));
-		if (!o)
-			return -ENOMEM;
-		ks->off = o;
-		ks->cap = cap;
-		if (!ks->nr)
-			ks->off[0] = 0;
-	}
-	ret = ops_buf_put(&ks->arena, key, len);
-	if (ret)
-		return ret;
-	ks->off[ks->nr + 1] = ks->arena.len;
-	oputil_idxset_put(&ks->set, &pos, ks->nr);
-	*id = ks->nr++;
-	return 0;
+	ret = keyset_store(ks, key, len, id);
+	if (!ret)
+		oputil_idxset_put(&ks->set, &pos, *id);
+	return ret;
 }
 
 int ops_keyset_add(struct ops_keyset *ks, const void *key, size_t len,
@@ -94,6 +108,28 @@ int ops_keyset_add_new(struct ops_keyset *ks, const void *key, size_t len,
 		       uint32_t *id)
 {
 	return keyset_add(ks, key, len, id, true);
+}
+
+int ops_keyset_append(struct ops_keyset *ks, const void *key, size_t len,
+		      uint32_t *id)
+{
+	return keyset_store(ks, key, len, id);
+}
+
+void ops_keyset_forget(struct ops_keyset *ks, uint32_t n)
+{
+	uint32_t i, kept;
+	size_t cut;
+
+	if (n <= ks->base || n > ks->nr || ks->set.nr)
+		return;
+	kept = ks->nr - n;
+	cut = ks->off[n - ks->base];
+	memmove(ks->arena.data, ks->arena.data + cut, ks->arena.len - cut);
+	ks->arena.len -= cut;
+	for (i = 0; i <= kept; i++)
+		ks->off[i] = ks->off[n - ks->base + i] - cut;
+	ks->base = n;
 }
 
 void ops_keyset_free(struct ops_keyset *ks)

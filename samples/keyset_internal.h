@@ -14,9 +14,11 @@
 #include "bytes_internal.h"
 
 struct ops_keyset {
-	struct ops_buf arena; /* the keys, back to back */
-	size_t *off;	      /* key i is arena[off[i], off[i + 1]) */
+	struct ops_buf arena; /* the keys from base on, back to back */
+	/* key i is arena[off[i - base], off[i - base + 1]) */
+	size_t *off;
 	uint32_t nr, cap;
+	uint32_t base; /* the keys below it are forgotten (appended only) */
 	struct oputil_idxset set; /* the ids, found by their key */
 };
 
@@ -29,6 +31,16 @@ int ops_keyset_add(struct ops_keyset *ks, const void *key, size_t len,
  * added twice. */
 int ops_keyset_add_new(struct ops_keyset *ks, const void *key, size_t len,
 		       uint32_t *id);
+/* Store KEY as the next id without indexing it, for a table whose owner
+ * finds its keys another way (the stack writer's nodes): such a keyset
+ * is never searched, as it may hold a key twice. */
+int ops_keyset_append(struct ops_keyset *ks, const void *key, size_t len,
+		      uint32_t *id);
+/* Forget the keys of ids below N, of a keyset filled only by
+ * ops_keyset_append: their ids stay taken, and the memory of the rest
+ * is reused. */
+void ops_keyset_forget(struct ops_keyset *ks, uint32_t n);
+/* Key ID, which must not be forgotten. */
 const uint8_t *ops_keyset_key(const struct ops_keyset *ks, uint32_t id,
 			      size_t *len);
 void ops_keyset_free(struct ops_keyset *ks);

@@ -5,9 +5,10 @@
  * differs from a known one in its leaf alone costs one node: JIT code
  * gives a new leaf address at almost every sample.  A sample's stack is
  * found from the root: the part it shares with its thread's stack before
- * by comparing frames, the rest a node at a time, from a small cache of
- * recent nodes before the table.  Nothing is kept per whole stack,
- * which JIT code makes new at almost every sample too.
+ * by comparing frames, the rest a node at a time from an index of the
+ * nodes met lately, whose size is bounded: a node it forgot is stored
+ * again.  Nothing is kept per whole stack, which JIT code makes new at
+ * almost every sample too.
  * Counts share the histogram's table, marked by OPS_STACK_CTX.
  */
 #include <errno.h>
@@ -101,54 +102,151 @@ static bool frame_eq(const struct ops_frame *a, const struct ops_frame *b)
 	       a->image == b->image;
 }
 
-/* The edge cache's slot for a node of PARENT (node id + 1) with frame F
- * and node flags FLAGS. */
-static struct ops_stack_edge *edge_slot(struct ops_hist_writer *h,
-					uint32_t parent,
-					const struct ops_frame *f,
-					uint8_t flags)
+/* The index's hash of a node: that of its parent's (PARENT_HASH, or the
+ * seed at a root), then its frame F and node flags FLAGS.  It names the
+ * whole path from the root, not the parent's id, so that the slots of a
+ * stack's nodes are known before any is found, and are all fetched at
+ * once (stack_nodes). */
+static uint64_t path_hash(uint64_t parent_hash, const struct ops_frame *f,
+			  uint8_t flags)
 {
-	uint64_t x = oputil_hash_word64(((uint64_t)parent << 32 |
-					 (uint64_t)f->image << 8 | f->kind) ^
-						(uint64_t)flags << 29,
-					f->addr);
-
-	return &h->edges[oputil_hash_u64(x) & (OPS_STACK_EDGES - 1)];
+	return oputil_hash_word64(
+		oputil_hash_word64(parent_hash,
+				   (uint64_t)f->image << 16 |
+					   (uint64_t)f->kind << 8 | flags),
+		f->addr);
 }
 
 static bool edge_eq(const struct ops_stack_edge *e, uint32_t parent,
 		    const struct ops_frame *f, uint8_t flags)
 {
-	return e->node && e->parent == parent && e->addr == f->addr &&
+	return e->parent == parent && e->addr == f->addr &&
 	       e->kind == f->kind && e->image == f->image && e->flags == flags;
 }
 
+/* The slot of generation T of the node index that holds the node of
+ * PARENT with frame F and flags FLAGS, or the empty slot where it
+ * would go (linear probing: a generation is at most half full). */
+static struct ops_stack_edge *index_probe(struct ops_stack_edge *t,
+					  uint64_t hash, uint32_t parent,
+					  const struct ops_frame *f,
+					  uint8_t flags)
+{
+	size_t i = hash & (OPS_STACK_INDEX - 1);
+
+	while (t[i].node && !edge_eq(&t[i], parent, f, flags))
+		i = (i + 1) & (OPS_STACK_INDEX - 1);
+	return &t[i];
+}
+
+/* A new generation of the index, in place of the older one.  The nodes
+ * of the threads' last stacks go into it: they are found by comparing
+ * frames, not in the index, and a thread that returns to a caller and
+ * calls again meets them below it. */
+static void index_renew(struct ops_hist_writer *h)
+{
+	struct ops_stack_edge *t;
+	uint32_t i;
+	size_t d;
+
+	h->index_new ^= 1;
+	t = h->index[h->index_new];
+	memset(t, 0, OPS_STACK_INDEX * sizeof(*t));
+	h->index_nr = 0;
+	h->stack_stats.generations++;
+	for (i = 0; i < OPS_STACK_LANES; i++) {
+		const struct ops_stack_lane *l = &h->lanes[i];
+
+		/* half the generation at most: the rest is for the stacks */
+		for (d = 0; d < l->path_n && h->index_nr < h->index_limit / 2;
+		     d++) {
+			const struct ops_path_step *s = &l->path[d];
+			uint32_t parent = d ? l->path[d - 1].node + 1 : 0;
+			struct ops_stack_edge *e = index_probe(
+				t, s->hash, parent, &s->frame, s->flags);
+
+			if (e->node)
+				continue;
+			*e = (struct ops_stack_edge){
+				s->frame.addr, parent,	      s->frame.image,
+				s->node + 1,   s->frame.kind, s->flags
+			};
+			h->index_nr++;
+		}
+	}
+}
+
+/* Node ID of PARENT, frame F and flags FLAGS into the newer generation
+ * of the index; a full one becomes the older, and the older, emptied,
+ * the newer: the nodes not met during a whole generation are forgotten,
+ * and a stack through one of them is stored again with new ids. */
+static void index_put(struct ops_hist_writer *h, uint64_t hash,
+		      uint32_t parent, const struct ops_frame *f,
+		      uint8_t flags, uint32_t id)
+{
+	struct ops_stack_edge *e;
+
+	if (h->index_nr >= h->index_limit)
+		index_renew(h);
+	e = index_probe(h->index[h->index_new], hash, parent, f, flags);
+	if (!e->node)
+		h->index_nr++;
+	*e = (struct ops_stack_edge){ f->addr, parent,	f->image,
+				      id + 1,  f->kind, flags };
+}
+
+/* The node of PARENT (node id + 1, 0 at a root), frame F and FLAGS in
+ * the index, or UINT32_MAX; one found only in the older generation is
+ * put in the newer, so that the nodes in use are never forgotten. */
+static uint32_t index_find(struct ops_hist_writer *h, uint64_t hash,
+			   uint32_t parent, const struct ops_frame *f,
+			   uint8_t flags)
+{
+	const struct ops_stack_edge *e;
+	uint32_t id;
+
+	e = index_probe(h->index[h->index_new], hash, parent, f, flags);
+	if (e->node)
+		return e->node - 1;
+	e = index_probe(h->index[h->index_new ^ 1], hash, parent, f, flags);
+	if (!e->node)
+		return UINT32_MAX;
+	/* before the put, which may empty the generation E is in */
+	id = e->node - 1;
+	index_put(h, hash, parent, f, flags, id);
+	return id;
+}
+
 /* The node of parent PARENT (node id + 1, 0 at a root) for ST's frame I
- * (leaf first) in *ID; *FRESH: PARENT was added by this stack, so the
- * node cannot be there yet, and becomes true when the node is added. */
+ * (leaf first), whose index hash is HASH, in *ID; *FRESH: PARENT was
+ * added by this stack, so the node cannot be there yet, and becomes
+ * true when the node is added. */
 static int stack_node(struct ops_writer *w, const struct ops_stack *st,
-		      uint32_t i, uint32_t parent, bool *fresh, uint32_t *id)
+		      uint32_t i, uint32_t parent, uint64_t hash, bool *fresh,
+		      uint32_t *id)
 {
 	struct ops_hist_writer *h = &w->hist;
 	const struct ops_frame *f = &st->frames[i];
 	uint8_t rec[4 * OPS_VARINT_MAX], *p = rec;
 	uint8_t flags = node_flags(st, i);
-	struct ops_stack_edge *e = NULL;
 	uint32_t nr = h->stacks.nr;
 	int ret;
 
-	if (h->edges) {
-		e = edge_slot(h, parent, f, flags);
-		if (!*fresh && edge_eq(e, parent, f, flags)) {
+	if (!h->exact) {
+		*id = *fresh ? UINT32_MAX
+			     : index_find(h, hash, parent, f, flags);
+		if (*id != UINT32_MAX) {
 			h->stack_stats.cached++;
-			*id = e->node - 1;
 			return 0;
 		}
 	}
 	p += ops_varint_encode(p, parent);
 	p += ops_varint_encode(p, flags);
 	p = frame_encode(p, f, parent ? &st->frames[i + 1] : NULL);
-	if (*fresh) {
+	if (!h->exact) {
+		ret = ops_keyset_append(&h->stacks, rec, (size_t)(p - rec),
+					id);
+	} else if (*fresh) {
 		ret = ops_keyset_add_new(&h->stacks, rec, (size_t)(p - rec),
 					 id);
 	} else {
@@ -170,10 +268,32 @@ static int stack_node(struct ops_writer *w, const struct ops_stack *st,
 				      (uint64_t)f->image + 1, NULL) == -ENOMEM)
 			return -ENOMEM;
 	}
-	if (e)
-		*e = (struct ops_stack_edge){ f->addr, parent,	f->image,
-					      *id + 1, f->kind, flags };
+	if (!h->exact)
+		index_put(h, hash, parent, f, flags, *id);
 	return 0;
+}
+
+/* The index hashes of ST's nodes below the D it shares with lane L's
+ * path into the path, and their slots fetched into the cache: a lookup
+ * in an index as large as the nodes of a recursion misses the cache
+ * (the workload ran in between), and the misses of a stack's dozen new
+ * levels, each waited for in turn, were most of the recorder's time. */
+static void path_fetch(const struct ops_hist_writer *h,
+		       struct ops_stack_lane *l, const struct ops_stack *st,
+		       uint32_t d)
+{
+	uint64_t hash = d ? l->path[d - 1].hash : OPUTIL_HASH_SEED;
+	uint32_t i;
+
+	for (i = st->nr_frames - d; i-- > 0; d++) {
+		size_t slot;
+
+		hash = path_hash(hash, &st->frames[i], node_flags(st, i));
+		l->path[d].hash = hash;
+		slot = hash & (OPS_STACK_INDEX - 1);
+		__builtin_prefetch(&h->index[h->index_new][slot]);
+		__builtin_prefetch(&h->index[h->index_new ^ 1][slot]);
+	}
 }
 
 /* The node of stack ST's leaf, its nodes added where new, outermost
@@ -181,20 +301,27 @@ static int stack_node(struct ops_writer *w, const struct ops_stack *st,
  * (a deep recursion, an event loop): the part shared with the thread's
  * last stack is its nodes, found without hashing a record each (node
  * running JS in two threads: 24.1 frames of 30.7 a sample, against
- * 21.4 with the last stack of any thread).  Below it, a node is
- * looked for in the edge cache, then in the table, and once one is new
- * every node below it is too, and is added without a search.  On a
- * recursive JIT workload (node fib.js) that took the table's lookups
- * from 15.7 a sample to 3.9; the 4.3 new nodes a sample remain. */
+ * 21.4 with the last stack of any thread).  Below it, a node is looked
+ * for in the index, and once one is new every node below it is too,
+ * and is added without a search.
+ *
+ * The index is bounded, not the table: a recursive JIT workload makes
+ * new stacks for as long as it runs (node fib.js: 3.3 new nodes a
+ * sample, 250,000 in 20 s), and an index of them all made each lookup
+ * a few cache misses in a table that grew with the run, most of the
+ * recorder's time (3.5 of 6 us a sample at 20 s).  So a node that no
+ * stack met during a whole generation of the index is forgotten, and a
+ * stack through it is stored again with new ids: equal stacks may have
+ * two ids, which every reader takes as the same stack (FORMAT.md). */
 static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 		       uint32_t tid, uint32_t *id)
 {
 	struct ops_hist_writer *h = &w->hist;
 	/* the reference of the tests: one path, as before threads */
 	struct ops_stack_lane *l =
-		&h->lanes[h->no_edges ? 0
-				      : oputil_hash_u64(tid) &
-						(OPS_STACK_LANES - 1)];
+		&h->lanes[h->exact ? 0
+				   : oputil_hash_u64(tid) &
+					     (OPS_STACK_LANES - 1)];
 	uint32_t i, d = 0, parent = 0; /* node id + 1, 0 for none */
 	bool fresh = false;
 	int ret = oputil_grow(&l->path, &l->cap_path, st->nr_frames,
@@ -202,11 +329,16 @@ static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 
 	if (ret)
 		return ret;
-	if (!h->edges && !h->no_edges) {
-		/* without it the table still answers, only slower */
-		h->edges = calloc(OPS_STACK_EDGES, sizeof(*h->edges));
+	if (!h->index[0] && !h->exact) {
+		h->index[0] =
+			calloc(2 * OPS_STACK_INDEX, sizeof(*h->index[0]));
+		if (!h->index[0])
+			return -ENOMEM;
+		h->index[1] = h->index[0] + OPS_STACK_INDEX;
+		if (!h->index_limit || h->index_limit > OPS_STACK_INDEX / 2)
+			h->index_limit = OPS_STACK_INDEX / 2;
 	}
-	if (l->tid != tid && !h->no_edges) {
+	if (l->tid != tid && !h->exact) {
 		/* another thread's: it shares little more than the root */
 		l->tid = tid;
 		l->path_n = 0;
@@ -220,12 +352,16 @@ static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 		parent = l->path[d - 1].node + 1;
 	/* the path is this stack's from here on, whatever fails */
 	l->path_n = d;
+	if (!h->exact)
+		path_fetch(h, l, st, d);
 	for (i = st->nr_frames - d; i-- > 0; d++) {
-		ret = stack_node(w, st, i, parent, &fresh, id);
+		ret = stack_node(w, st, i, parent, l->path[d].hash, &fresh,
+				 id);
 		if (ret)
 			return ret;
-		l->path[d] = (struct ops_path_step){ st->frames[i], *id,
-						     node_flags(st, i) };
+		l->path[d].frame = st->frames[i];
+		l->path[d].node = *id;
+		l->path[d].flags = node_flags(st, i);
 		l->path_n = d + 1;
 		parent = *id + 1;
 	}
@@ -326,15 +462,19 @@ void ops_hist_stacks_written(struct ops_writer *w, bool written)
 		h->pending_to = 0;
 		return;
 	}
-	if (ops_buf_put(&h->stack_blocks, w->out.data + h->pending_off,
-			h->pending_end - h->pending_off)) {
-		/* the next compaction encodes the table anew */
-		h->stack_blocks.len = 0;
-		h->blocks_to = 0;
-	} else {
+	/* when this fails, the blocks kept stay, and the next compaction
+	 * encodes the nodes after them, whose keys are all kept from now
+	 * on (no later blocks continue these) */
+	if (!ops_buf_put(&h->stack_blocks, w->out.data + h->pending_off,
+			 h->pending_end - h->pending_off))
 		h->blocks_to = h->pending_to;
-	}
 	h->pending_to = 0;
+	/* the keys of the nodes in the kept blocks are read no more: the
+	 * writer keeps only the index and the keys of the nodes not in
+	 * them, about a flush's (kept for the whole run, they grew with
+	 * it, and so did each sample's cost, in page faults and copies) */
+	if (!h->exact)
+		ops_keyset_forget(&h->stacks, h->blocks_to);
 }
 
 void ops_writer_stack_stats(const struct ops_writer *w,

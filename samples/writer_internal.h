@@ -44,10 +44,12 @@ struct ops_stack_edge {
 /* Threads whose last stacks the stack writer keeps, a power of two. */
 #define OPS_STACK_LANES 16u
 
-/* Slots of the edge cache, a power of two: 192 KiB, which stays in a
- * core's cache beside the rest of the hot path and holds the upper
- * levels of a deep recursion's tree. */
-#define OPS_STACK_EDGES 8192u
+/* Slots of each generation of the stack writer's node index, a power of
+ * two, at most half of them used: two generations of 3 MiB.  On a 60 s
+ * node fib.js recording (bench_stack_replay --cold), 32 Ki slots made
+ * 4.5 nodes a sample, 128 Ki 3.0 (an index of every node: 2.7) in as
+ * little time, and the report of 61 MiB peak against 45 MiB. */
+#define OPS_STACK_INDEX 131072u
 
 struct ops_hist_writer {
 	struct ops_blockfile bf;
@@ -80,7 +82,8 @@ struct ops_hist_writer {
 	size_t cap_sorted;
 	uint64_t records_on_disk; /* count records in the file */
 	/* the stack table is a tree: node keys are STACKS records as on
-	 * disk (parent, flags, frame) */
+	 * disk (parent, flags, frame), stored without the keyset's index
+	 * (a node may be stored twice), but for the exact reference */
 	struct ops_keyset stacks;
 	uint32_t stacks_on_disk;
 	/* the STACKS blocks of nodes [0, blocks_to) as the file has them,
@@ -119,15 +122,22 @@ struct ops_hist_writer {
 	struct ops_stack_lane {
 		struct ops_path_step {
 			struct ops_frame frame;
+			uint64_t hash; /* of the frames from the root */
 			uint32_t node;
 			uint8_t flags;
 		} * path;
 		size_t path_n, cap_path;
 		uint32_t tid;
 	} lanes[OPS_STACK_LANES];
-	/* recently found nodes by parent and frame (stack_writer.c) */
-	struct ops_stack_edge *edges;
-	bool no_edges; /* tests: the table alone, as a reference */
+	/* the nodes by parent and frame, in two generations: those added
+	 * or found since the newer one began, and before (stack_writer.c);
+	 * index_limit nodes in the newer one start the next */
+	struct ops_stack_edge *index[2];
+	uint32_t index_nr, index_limit;
+	uint8_t index_new;
+	/* tests: every node looked up in the whole table, once each, as
+	 * a reference */
+	bool exact;
 	struct ops_stack_stats stack_stats;
 	/* the kernel-side frames of the stacks, address to image id + 1,
 	 * each once: the kallsyms trim keeps their symbols */

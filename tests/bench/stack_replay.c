@@ -128,10 +128,11 @@ static double replay(struct ops_session *s, const char *out)
 		double n = (double)(k ? k : 1);
 
 		ops_writer_stack_stats(w, &ss);
-		printf("a sample: %.1f frames, %.1f shared, %.1f cached, %.1f looked up, %.1f added; ",
+		printf("a sample: %.1f frames, %.1f shared, %.1f found in the index, %.1f added; %" PRIu64
+		       " generations; ",
 		       (double)ss.frames / n, (double)ss.shared / n,
-		       (double)ss.cached / n, (double)ss.lookups / n,
-		       (double)ss.added / n);
+		       (double)ss.cached / n, (double)ss.added / n,
+		       ss.generations);
 	}
 	err = err ? err : ops_writer_close(w, 1);
 	t = err ? -1 : cpu_s() - t0 - out_of_round;

@@ -14,6 +14,9 @@
  *   kallsyms PATH | modules PATH
  *   archive PROCESS PATH
  *   callgraph DEPTH            (before any other data: a call graph session)
+ *   stackindex N               (before any stack: the writer's index of
+ *                              stack nodes forgets past N a generation,
+ *                              and stores forgotten nodes again)
  *   stack NAME [kernel N] [truncated] FRAME...   leaf first, where FRAME
  *           is IMAGE:OFFSET, anon:ADDR or unknown:ADDR
  *   stackhist CTX STACK COUNT
@@ -28,6 +31,9 @@
 #include <string.h>
 
 #include <opjit/samples.h>
+
+/* the writer's own state, for stackindex */
+#include "writer_internal.h"
 
 #define MAX_NAMES 4096
 #define MAX_TOK 64
@@ -349,6 +355,11 @@ static void statement(struct st *st, const char *dir, char *line)
 						  (uint32_t)num(st, t[4])));
 			st->total++;
 			st->anon++;
+		} else if (!strcmp(t[0], "stackindex") && n == 2) {
+			if (st->nr_stacks || !num(st, t[1]))
+				die(st,
+				    "stackindex N: before any stack, N > 0");
+			st->w->hist.index_limit = (uint32_t)num(st, t[1]);
 		} else if (!strcmp(t[0], "stack")) {
 			stmt_stack(st, t, n);
 		} else if (!strcmp(t[0], "stackhist") && n == 4) {

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * The stack writer's shortcuts (the path of the thread's stack before,
- * the cache of recent nodes, no search below a new node) change how a stack's
- * nodes are found, never which: a session written with them has the
- * samples.hist, byte for byte, of one whose every node is looked up in
- * the table, and each stack reads back as given.
+ * the bounded index of the nodes, no search below a new node) change
+ * how a stack's nodes are found, never which, while the index holds
+ * them: a session written with them has the samples.hist, byte for
+ * byte, of one whose every node is looked up in the whole table, and
+ * each stack reads back as given.  Past a generation of the index, a
+ * node no stack met lately is forgotten and stored again: every stack
+ * still reads back as given, the nodes in use keep their ids, and the
+ * index stays within its bound, as do the keys kept of the nodes.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -97,7 +101,10 @@ static void make_stack(struct given *g, enum shape shape, uint64_t *seed,
 		g->f[g->st.nr_frames] = r[--n];
 }
 
-static struct ops_writer *open_writer(const char *dir, bool edges)
+/* A writer whose index forgets (LIMIT nodes a generation), or the
+ * default one (0), or the exact reference (EXACT). */
+static struct ops_writer *open_writer_limit(const char *dir, bool exact,
+					    uint32_t limit)
 {
 	struct ops_session_info info = info_example();
 	struct ops_image app = { .path = "/usr/bin/app" };
@@ -112,8 +119,14 @@ static struct ops_writer *open_writer(const char *dir, bool edges)
 	ck_assert_int_eq(ops_writer_image(w, &app, &id), 0);
 	ck_assert_int_eq(ops_writer_image(w, &libc, &id), 0);
 	ck_assert_int_eq(ops_writer_image(w, &k, &id), 0);
-	w->hist.no_edges = !edges;
+	w->hist.exact = exact;
+	w->hist.index_limit = limit;
 	return w;
+}
+
+static struct ops_writer *open_writer(const char *dir, bool edges)
+{
+	return open_writer_limit(dir, !edges, 0);
 }
 
 /* Write N stacks of SHAPE from SEED into DIR, flushing now and then;
@@ -168,8 +181,8 @@ static void check_read_back(const char *dir, const struct given *g, uint32_t n)
 	ops_session_close(s);
 }
 
-/* More stacks than the cache has slots for edges: it evicts. */
-#define NR_STACKS 20000u
+/* Stacks of a stream that one generation of the index holds */
+#define NR_STACKS 400u
 
 static void same_table(enum shape shape)
 {
@@ -202,13 +215,14 @@ static void same_table(enum shape shape)
 	ck_assert_uint_ge(sa.shared + sa.cached + sa.lookups + sa.added,
 			  sa.frames);
 	ck_assert_uint_eq(sb.cached, 0);
-	/* the cache took work off the table, and nodes below a new one
-	 * were added without a search */
+	/* the index took the work of the table, which is not searched,
+	 * and nodes below a new one were added without a search */
 	ck_assert_uint_gt(sa.cached, 0);
-	ck_assert_uint_lt(sa.lookups, sb.lookups);
+	ck_assert_uint_eq(sa.lookups, 0);
 	ck_assert_uint_lt(sb.lookups, sb.frames - sb.shared);
-	/* the stream is larger than the cache: it must have evicted */
-	ck_assert_uint_gt(sa.added, OPS_STACK_EDGES);
+	/* and held every node: nothing was stored twice */
+	ck_assert_uint_eq(sa.generations, 0);
+	ck_assert_uint_gt(sa.added, NR_STACKS);
 	/* the threads' roots differ: a thread's own stack before shares
 	 * more than the last stack of any thread (the reference's one
 	 * path) */
@@ -245,6 +259,67 @@ END_TEST
 START_TEST(test_kernel_split)
 {
 	same_table(SHAPE_KERNEL);
+}
+END_TEST
+
+/* Past a generation of the index: each stack reads back as given, and
+ * the stacks met all along keep their ids (K, in a thread of its own,
+ * found by its path and so put in each new generation; L, given in a
+ * thread whose path another thread's stacks replace, found in the
+ * index), while the others' nodes are stored again, more than the
+ * exact table has; the index never holds more than its bound. */
+START_TEST(test_forgets)
+{
+	enum { N = 20000, LIMIT = 512 };
+	char *da = tmp_path(tmp, "bounded"), *db = tmp_path(tmp, "exact");
+	struct ops_writer *wa = open_writer_limit(da, false, LIMIT);
+	struct ops_writer *wb = open_writer_limit(db, true, 0);
+	struct given *g = calloc(N, sizeof(*g));
+	struct ops_frame kf[3] = {
+		{ OPS_FRAME_ANON, 0, 0x7f0000002000ull },
+		{ OPS_FRAME_IMAGE, 1, 0x29d90 },
+		{ OPS_FRAME_IMAGE, 0, 0x900 },
+	};
+	struct ops_stack k = { kf, 3, 0, 0 }, l = { kf, 2, 0, 0 };
+	struct ops_stack_stats sa, sb;
+	uint32_t i, id, kid = 0, lid = 0, bad = 0, over = 0, b;
+	uint64_t seed = 99;
+
+	ck_assert_ptr_nonnull(g);
+	for (i = 0; i < N; i++) {
+		make_stack(&g[i], SHAPE_RECURSION, &seed, i);
+		bad += ops_writer_stack_of(wa, &g[i].st, g[i].tid, &g[i].id) !=
+		       0;
+		bad += ops_writer_stack_of(wb, &g[i].st, g[i].tid, &b) != 0;
+		over += wa->hist.index_nr > LIMIT;
+		if (i % 7)
+			continue;
+		bad += ops_writer_stack_of(wa, &k, 7, &id) != 0;
+		bad += i && id != kid;
+		kid = id;
+		/* in the lane of thread 1000, whose stacks replace it */
+		bad += ops_writer_stack_of(wa, &l, 1000, &id) != 0;
+		bad += i && id != lid;
+		lid = id;
+		if (i % 997 == 0)
+			bad += ops_writer_flush(wa) != 0;
+	}
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_eq(over, 0);
+	ops_writer_stack_stats(wa, &sa);
+	ops_writer_stack_stats(wb, &sb);
+	ck_assert_uint_ge(sa.generations, 3);
+	ck_assert_uint_gt(sa.added, sb.added);
+	/* the keys of the nodes on disk are forgotten, those of the exact
+	 * table, which it searches, kept */
+	ck_assert_uint_gt(wa->hist.stacks.base, 0);
+	ck_assert_uint_eq(wb->hist.stacks.base, 0);
+	ck_assert_int_eq(ops_writer_close(wa, 5), 0);
+	ck_assert_int_eq(ops_writer_close(wb, 5), 0);
+	check_read_back(da, g, N);
+	free(g);
+	free(da);
+	free(db);
 }
 END_TEST
 
@@ -482,6 +557,7 @@ static Suite *stack_cache_suite(void)
 		{ "root_only", test_root_only },
 		{ "compact_keeps_blocks", test_compact_keeps_blocks },
 		{ "thread_paths", test_thread_paths },
+		{ "forgets", test_forgets },
 	};
 	Suite *s = suite_create("samples_stack_cache");
 	size_t i;

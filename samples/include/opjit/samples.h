@@ -364,14 +364,17 @@ int ops_writer_stack_of(struct ops_writer *w, const struct ops_stack *st,
 
 /* The writer's work on the stack table so far, node by node: how much
  * of the stacks it found by comparing each with the one before, in its
- * cache of recent nodes, by a lookup in the whole table, or added. */
+ * bounded index of the nodes, or added; how often the index forgot the
+ * nodes of its older generation. */
 struct ops_stack_stats {
-	uint64_t stacks;  /* stacks given */
-	uint64_t frames;  /* their frames, a node each */
-	uint64_t shared;  /* nodes shared with the thread's stack before */
-	uint64_t cached;  /* nodes found in the cache */
-	uint64_t lookups; /* nodes looked up in the table */
-	uint64_t added;	  /* new nodes (of the lookups, and below them) */
+	uint64_t stacks;      /* stacks given */
+	uint64_t frames;      /* their frames, a node each */
+	uint64_t shared;      /* nodes shared with the thread's stack before */
+	uint64_t cached;      /* nodes found in the index */
+	uint64_t lookups;     /* nodes looked up in the whole table (only the
+			     tests' exact reference has one) */
+	uint64_t added;	      /* new nodes, stored again when forgotten */
+	uint64_t generations; /* times the index began a generation */
 };
 void ops_writer_stack_stats(const struct ops_writer *w,
 			    struct ops_stack_stats *stats);
