@@ -1156,6 +1156,29 @@ static void piece_copies_check(struct ops_session *s,
 					  got[1].piece_ids[i]);
 }
 
+/* The session's stacks, and the copies of piece_copies_write whole and
+ * in each of its two slices. */
+static void piece_copies_check_all(const struct cg *c,
+				   const struct piece_copies *p,
+				   struct warns *wr)
+{
+	struct ops_session *s = session_must_open(sdir, wr);
+
+	cg_check(c, s);
+	piece_copies_check(s, p, 2);
+	ops_session_close(s);
+	s = session_must_open(sdir, wr);
+	ck_assert_int_eq(ops_session_set_window(s, 0, 100 * 1000000ull), 0);
+	piece_copies_check(s, p, 0);
+	ops_session_close(s);
+	s = session_must_open(sdir, wr);
+	ck_assert_int_eq(ops_session_set_window(s, 100 * 1000000ull,
+						200 * 1000000ull),
+			 0);
+	piece_copies_check(s, p, 1);
+	ops_session_close(s);
+}
+
 /* The payload of the block at OFF of BUF, inflated when it is deflated,
  * malloc'ed; its length in *N. */
 static uint8_t *block_payload(const uint8_t *buf, size_t off, size_t *n)
@@ -1234,7 +1257,6 @@ START_TEST(test_copy_pieces_roundtrip)
 {
 	struct warns wr = { 0 };
 	struct piece_copies p;
-	struct ops_session *s;
 	struct cg c;
 	int pass;
 
@@ -1243,21 +1265,7 @@ START_TEST(test_copy_pieces_roundtrip)
 	piece_copies_write(&c, &p);
 	for (pass = 0; pass < 2; pass++) {
 		pieces_once(true);
-		s = session_must_open(sdir, &wr);
-		cg_check(&c, s);
-		piece_copies_check(s, &p, 2);
-		ops_session_close(s);
-		s = session_must_open(sdir, &wr);
-		ck_assert_int_eq(
-			ops_session_set_window(s, 0, 100 * 1000000ull), 0);
-		piece_copies_check(s, &p, 0);
-		ops_session_close(s);
-		s = session_must_open(sdir, &wr);
-		ck_assert_int_eq(ops_session_set_window(s, 100 * 1000000ull,
-							200 * 1000000ull),
-				 0);
-		piece_copies_check(s, &p, 1);
-		ops_session_close(s);
+		piece_copies_check_all(&c, &p, &wr);
 		if (!pass)
 			ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
 	}
@@ -1662,7 +1670,6 @@ START_TEST(test_copies_whole_read)
 {
 	struct warns wr = { 0 };
 	struct piece_copies p;
-	struct ops_session *s;
 	uint8_t *buf, *old;
 	uint64_t records;
 	size_t len, olen;
@@ -1684,20 +1691,7 @@ START_TEST(test_copies_whole_read)
 	ck_assert_uint_gt(blocks_of(old, olen, OPS_HIST_COPY_COUNTS, &records),
 			  0);
 	free(old);
-	s = session_must_open(sdir, &wr);
-	cg_check(&c, s);
-	piece_copies_check(s, &p, 2);
-	ops_session_close(s);
-	s = session_must_open(sdir, &wr);
-	ck_assert_int_eq(ops_session_set_window(s, 0, 100 * 1000000ull), 0);
-	piece_copies_check(s, &p, 0);
-	ops_session_close(s);
-	s = session_must_open(sdir, &wr);
-	ck_assert_int_eq(ops_session_set_window(s, 100 * 1000000ull,
-						200 * 1000000ull),
-			 0);
-	piece_copies_check(s, &p, 1);
-	ops_session_close(s);
+	piece_copies_check_all(&c, &p, &wr);
 	ck_assert_int_eq(wr.n, 0);
 }
 END_TEST
