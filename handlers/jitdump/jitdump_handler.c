@@ -256,20 +256,12 @@ static int jdh_resolve(void *state, struct opjit_resolve_batch *b)
 			     OPJIT_SIZE_THROUGH(struct opjit_resolve_batch,
 						lines) &&
 		     b->files && b->lines;
-	uint32_t *reasons =
-		b->struct_size >= OPJIT_SIZE_THROUGH(
-					  struct opjit_resolve_batch, reasons)
-			? b->reasons
-			: NULL;
 	size_t i, seg = SIZE_MAX;
+	int rc;
 
-	if (b->struct_size <
-	    OPJIT_SIZE_THROUGH(struct opjit_resolve_batch, symbols)) {
-		snprintf(st->err, sizeof(st->err),
-			 "resolve batch of %zu bytes is too small",
-			 b->struct_size);
-		return -EINVAL;
-	}
+	rc = opjit_kit_batch_check(b, st->err, sizeof(st->err));
+	if (rc)
+		return rc;
 	for (i = 0; i < b->count; i++) {
 		uint64_t a = b->addrs[i];
 		const struct opjit_symbol *s;
@@ -281,14 +273,14 @@ static int jdh_resolve(void *state, struct opjit_resolve_batch *b)
 		    a >= st->x.seg[seg].end)
 			seg = jd_index_seg(&st->x, a);
 		if (seg == SIZE_MAX) {
-			if (reasons)
-				reasons[i] = OPJIT_UNRESOLVED_NO_ENTRY;
+			if (b->reasons)
+				b->reasons[i] = OPJIT_UNRESOLVED_NO_ENTRY;
 			continue;
 		}
 		life = jd_index_life(&st->x, seg, b->times ? b->times[i] : 0);
 		if (life == UINT32_MAX) {
-			if (reasons)
-				reasons[i] =
+			if (b->reasons)
+				b->reasons[i] =
 					jdh_why_no_life(st, seg, b->times[i]);
 			continue;
 		}

@@ -328,19 +328,11 @@ static int pm_resolve(void *state, struct opjit_resolve_batch *b)
 	size_t i, hint = SIZE_MAX;
 	struct perfmap_cursor cur = { 0, 0 };
 	uint64_t start = 0, end = 0;
-	uint32_t *reasons =
-		b->struct_size >= OPJIT_SIZE_THROUGH(
-					  struct opjit_resolve_batch, reasons)
-			? b->reasons
-			: NULL;
+	int rc;
 
-	if (b->struct_size <
-	    OPJIT_SIZE_THROUGH(struct opjit_resolve_batch, symbols)) {
-		snprintf(st->err, sizeof(st->err),
-			 "resolve batch of %zu bytes is too small",
-			 b->struct_size);
-		return -EINVAL;
-	}
+	rc = opjit_kit_batch_check(b, st->err, sizeof(st->err));
+	if (rc)
+		return rc;
 	for (i = 0; i < b->count; i++) {
 		uint64_t a = b->addrs[i];
 		const struct opjit_symbol *s;
@@ -351,8 +343,8 @@ static int pm_resolve(void *state, struct opjit_resolve_batch *b)
 						    &end);
 		if (hint == SIZE_MAX) {
 			/* a perf map has no times: all it can say */
-			if (reasons)
-				reasons[i] = OPJIT_UNRESOLVED_NO_ENTRY;
+			if (b->reasons)
+				b->reasons[i] = OPJIT_UNRESOLVED_NO_ENTRY;
 			continue;
 		}
 		s = sym_get(st, hint, start);

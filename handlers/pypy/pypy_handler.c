@@ -304,28 +304,20 @@ static const struct opjit_symbol *sym_get(struct pp_state *st, size_t i)
 static int pp_resolve(void *state, struct opjit_resolve_batch *b)
 {
 	struct pp_state *st = state;
-	uint32_t *reasons =
-		b->struct_size >= OPJIT_SIZE_THROUGH(
-					  struct opjit_resolve_batch, reasons)
-			? b->reasons
-			: NULL;
 	size_t i;
+	int rc;
 
-	if (b->struct_size <
-	    OPJIT_SIZE_THROUGH(struct opjit_resolve_batch, symbols)) {
-		snprintf(st->err, sizeof(st->err),
-			 "resolve batch of %zu bytes is too small",
-			 b->struct_size);
-		return -EINVAL;
-	}
+	rc = opjit_kit_batch_check(b, st->err, sizeof(st->err));
+	if (rc)
+		return rc;
 	for (i = 0; i < b->count; i++) {
 		uint32_t why = OPJIT_UNRESOLVED_NO_ENTRY;
 		size_t k = pypy_lookup(&st->map, b->addrs[i],
 				       b->times ? b->times[i] : 0, &why);
 
 		if (k == SIZE_MAX) {
-			if (reasons)
-				reasons[i] = why;
+			if (b->reasons)
+				b->reasons[i] = why;
 			continue;
 		}
 		b->symbols[i] = sym_get(st, k);

@@ -221,6 +221,19 @@ opjit_kit_syms_lookup(void *ctx, uint64_t addr, uint64_t time,
 	return opjit_kit_syms_find((const struct opjit_kit_syms *)ctx, addr);
 }
 
+/* Whether a host's batch holds 1.0's fields, which a resolve() that
+ * walks the batch itself checks first: 0, or -EINVAL with the line in
+ * ERR (ERR_SIZE bytes) for last_error() to give. */
+static inline int opjit_kit_batch_check(const struct opjit_resolve_batch *b,
+					char *err, size_t err_size)
+{
+	if (b->struct_size >= OPJIT_RESOLVE_BATCH_SIZE_1_0)
+		return 0;
+	snprintf(err, err_size, "resolve batch of %zu bytes is too small",
+		 b->struct_size);
+	return -EINVAL;
+}
+
 /* resolve() through LOOK: each sample's symbol, or its reason.  Reads
  * and writes only what the batch's struct_size holds.  0, or -EINVAL
  * for a batch smaller than 1.0's. */
