@@ -123,6 +123,23 @@ START_TEST(resolve_walks_the_batch)
 }
 END_TEST
 
+START_TEST(batch_check_says_a_short_batch)
+{
+	struct opjit_resolve_batch b = {
+		.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_0,
+	};
+	char err[64] = "", want[64];
+
+	ck_assert_int_eq(opjit_kit_batch_check(&b, err, sizeof(err)), 0);
+	ck_assert_str_eq(err, "");
+	b.struct_size = OPJIT_RESOLVE_BATCH_SIZE_1_0 - 1;
+	ck_assert_int_eq(opjit_kit_batch_check(&b, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "resolve batch of %zu bytes is too small",
+		 b.struct_size);
+	ck_assert_str_eq(err, want);
+}
+END_TEST
+
 START_TEST(error_buffer_keeps_one_line)
 {
 	struct opjit_kit_err e = { { 0 } };
@@ -183,6 +200,7 @@ int main(void)
 	tcase_add_test(t, pointers_stay_as_the_store_grows);
 	tcase_add_test(t, find_holds_the_ends_and_the_latest);
 	tcase_add_test(t, resolve_walks_the_batch);
+	tcase_add_test(t, batch_check_says_a_short_batch);
 	tcase_add_test(t, error_buffer_keeps_one_line);
 	tcase_add_test(t, each_host_minor_gets_its_table);
 	suite_add_tcase(s, t);
