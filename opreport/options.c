@@ -276,8 +276,14 @@ enum {
 const struct poptOption options_common_table[] = {
 	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR,
 	  "the session (default ./oprofile_data)", "DIR" },
+	/* perf report's spellings; its input is a file, a session a
+	 * directory */
+	{ "input", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR,
+	  "the same as --session-dir", "DIR" },
 	{ "threshold", 't', POPT_ARG_STRING, NULL, OPT_THRESHOLD,
 	  "leave out rows under PERCENT of the samples", "PERCENT" },
+	{ "percent-limit", 0, POPT_ARG_STRING, NULL, OPT_THRESHOLD,
+	  "the same as --threshold", "PERCENT" },
 	{ "include-symbols", 'i', POPT_ARG_STRING, NULL, OPT_INCLUDE,
 	  "only these symbols", "NAMES" },
 	{ "exclude-symbols", 'e', POPT_ARG_STRING, NULL, OPT_EXCLUDE,

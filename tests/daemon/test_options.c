@@ -109,6 +109,24 @@ START_TEST(test_modes_and_values)
 	ck_assert_int_eq(PARSE(&o, "--session-dir=a", "-o", "b", "-a"), 0);
 	ck_assert_str_eq(o.session_dir, "b");
 	options_free(&o);
+	/* --all-cpus, --freq and --count are perf record's spellings of
+	 * -a, -F and -c */
+	ck_assert_int_eq(PARSE(&o, "--all-cpus", "--freq", "99"), 0);
+	ck_assert_int_eq(o.mode, MODE_SYSTEM);
+	ck_assert_uint_eq(o.frequency, 99);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--freq=99", "true"), 0);
+	ck_assert_uint_eq(o.frequency, 99);
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--count", "5000", "--call-graph", "true"),
+			 0);
+	ck_assert_uint_eq(o.period, 5000);
+	ck_assert_uint_eq(o.frequency, 0);
+	ck_assert_uint_eq(o.callgraph_depth, 127);
+	ck_assert_str_eq(o.command[0], "true");
+	options_free(&o);
+	ck_assert_int_eq(PARSE(&o, "--freq=99", "--count=5000", "true"), -22);
+	options_free(&o);
 	ck_assert_int_eq(PARSE(&o, "-a", "-F", "99"), 0);
 	ck_assert_int_eq(o.mode, MODE_SYSTEM);
 	ck_assert_uint_eq(o.frequency, 99);

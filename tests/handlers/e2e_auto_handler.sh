@@ -4,19 +4,26 @@
 # handler to ask for.  Two node processes in one session, one writing a
 # perf map (--perf-basic-prof), one a jitdump (--perf-prof):
 # --anon-handler=auto names each through the handler its own files call
-# for, and the block after -l names the handler of each; under
+# for, and the block after -l names the handler of each; a third writing
+# both is named by jitdump, which auto offers it first (a jitdump knows
+# what code lived at an address when, a perf map only the last); under
 # --anon-handler=perfmap the jitdump process is unclaimed and the block
 # says which handler would read it.
 . "$(dirname "$0")/e2e_lib.sh"
 need_cmd node nodejs
 
-mkdir -p "$tmp/run"
+mkdir -p "$tmp/run" "$tmp/both"
 (cd "$tmp/run" && "$oprofiled" --session-dir="$tmp/s" -- sh -c \
-	"node --perf-basic-prof '$here/fib.js' 2 & node --perf-prof '$here/fib.js' 2; wait") \
+	"node --perf-basic-prof '$here/fib.js' 2 & node --perf-prof '$here/fib.js' 2 &
+	(cd '$tmp/both' && node --perf-prof --perf-basic-prof '$here/fib.js' 1); wait") \
 	>"$tmp/rec.out" 2>&1 || show_fail "$tmp/rec.out" "oprofiled failed on node"
 ls "$tmp/run"/jit-*.dump >/dev/null 2>&1 ||
 	fail "node --perf-prof wrote no jit-<pid>.dump"
 dump_pid=$(ls "$tmp/run"/jit-*.dump | head -1 | sed 's/.*jit-\([0-9]*\)\.dump/\1/')
+both_pid=$(ls "$tmp/both"/jit-*.dump | head -1 | sed 's/.*jit-\([0-9]*\)\.dump/\1/')
+[ -n "$both_pid" ] || fail "node --perf-prof --perf-basic-prof wrote no jit-<pid>.dump"
+forget_maps_of "$both_pid"
+[ -f "/tmp/perf-$both_pid.map" ] || fail "node --perf-prof --perf-basic-prof wrote no perf map"
 
 "$opreport" --session-dir="$tmp/s" -l --anon-handler=auto >"$tmp/auto.txt" \
 	2>"$tmp/auto.err" || show_fail "$tmp/auto.err" "--anon-handler=auto failed"
@@ -26,8 +33,10 @@ sed -n '/^names of anonymous samples, by process:$/,$p' "$tmp/auto.txt" >"$tmp/b
 grep -qE "^tgid $dump_pid \(node\): [0-9]+ samples, [0-9]+ named by jitdump" "$tmp/block" ||
 	show_fail "$tmp/auto.txt" "auto: the --perf-prof process (tgid $dump_pid) is not named by jitdump"
 grep -E '^tgid [0-9]+ \(node\): [0-9]+ samples, [0-9]+ named by perfmap' "$tmp/block" |
-	grep -qv "^tgid $dump_pid " ||
+	grep -Ev "^tgid ($dump_pid|$both_pid) " | grep -q . ||
 	show_fail "$tmp/auto.txt" "auto: the --perf-basic-prof process is not named by perfmap"
+grep -qE "^tgid $both_pid \(node\): [0-9]+ samples, [0-9]+ named by jitdump" "$tmp/block" ||
+	show_fail "$tmp/auto.txt" "auto: the process with a jitdump and a perf map (tgid $both_pid) is not named by jitdump"
 grep -qE 'jit:jitdump \(tgid:[0-9]+ node\) +node +JS:[*~^+]?fib' "$tmp/auto.txt" ||
 	show_fail "$tmp/auto.txt" "auto: no fib row named by jitdump"
 grep -qE 'jit:perfmap \(tgid:[0-9]+ node\) +node +JS:[*~^+]?fib' "$tmp/auto.txt" ||

@@ -96,26 +96,37 @@ printf '%s\n' "$out" |
 	grep -Eq "^example[[:space:]]+(example|$tmp/example)/libexample\.so[[:space:]]" ||
 	{ printf '%s\n' "$out" >&2; fail "the README's '$list' lists no example"; }
 # a report through it: a process whose pid no process can hold (above any
-# pid_max), four samples, a perf map naming three of them with node's
-# names, which hold spaces
+# pid_max), five samples, a perf map naming four of them with node's
+# names and the JVM's (-XX:+DumpPerfMapAtExit: 0x-prefixed, the method
+# with its return and parameter types), which hold spaces
 mksession=$OPJIT_BUILD/tests/opreport/mksession
 [ -x "$mksession" ] || fail "$mksession is not built"
 pid=4194300
 syms=/tmp/example-$pid.syms
 [ ! -e "$syms" ] || fail "$syms is in the way; remove it and run again"
 trap 'rm -rf "$tmp"; rm -f "$syms"' EXIT
-"$mksession" "$tmp/session" <<EOS
+# the README's report command, verbatim, where it builds the example: the
+# session is ./oprofile_data there
+report=$(printf '%s\n' "$doc" |
+	grep -m1 '^opreport -l --anon-handler=example --handler-path=example$') ||
+	fail "handler-api/README.md gives no opreport -l --anon-handler=example command"
+run_report() {
+	(cd "$tmp" && PATH=${installed%/*}:$PATH env -u OPJIT_HANDLER_PATH \
+		sh -c "$report")
+}
+"$mksession" "$tmp/oprofile_data" <<EOS
 process a $pid $(id -u) exjit /usr/bin/exjit start_unix_ns 1 range 0x7e0000000000-0x7e0000010000
 anon a 1 0x7e0000000010 $pid
 anon a 2 0x7e0000000020 $pid
 anon a 3 0x7e0000000900 $pid
 anon a 4 0x7e0000000a04 $pid
+anon a 5 0x7e0000000b10 $pid
 EOS
 printf '%s\n' '7e0000000000 100 JS:*ex_fn /app/x.js:2:17' \
-	'7e0000000a00 10 Function:~second /app/y.js:1:1' >"$syms"
+	'7e0000000a00 10 Function:~second /app/y.js:1:1' \
+	'0x00007e0000000b00 0x0000000000000040 long Hot.hot(long, int)' >"$syms"
 chmod 0644 "$syms"
-"$installed" --session-dir="$tmp/session" -l --handler-path="$tmp/example" \
-	--anon-handler=example >"$tmp/rep.txt" 2>"$tmp/rep.err" ||
+run_report >"$tmp/rep.txt" 2>"$tmp/rep.err" ||
 	show_fail "$tmp/rep.err" "the installed opreport failed with the example"
 grep -Eq "^2 .* jit:example \(tgid:$pid exjit\) +JS:\*ex_fn /app/x\.js:2:17$" \
 	"$tmp/rep.txt" ||
@@ -123,18 +134,20 @@ grep -Eq "^2 .* jit:example \(tgid:$pid exjit\) +JS:\*ex_fn /app/x\.js:2:17$" \
 grep -Eq "^1 .* jit:example \(tgid:$pid exjit\) +Function:~second /app/y\.js:1:1$" \
 	"$tmp/rep.txt" ||
 	show_fail "$tmp/rep.txt" "the example stopped reading after a name with spaces"
-want="opreport: tgid $pid (exjit): 1 of 4 JIT samples unnamed: 1 no entry"
+grep -Eq "^1 .* jit:example \(tgid:$pid exjit\) +long Hot\.hot\(long, int\)$" \
+	"$tmp/rep.txt" ||
+	show_fail "$tmp/rep.txt" "the example did not name the JVM's Hot.hot"
+want="opreport: tgid $pid (exjit): 1 of 5 JIT samples unnamed: 1 no entry"
 [ "$(cat "$tmp/rep.err")" = "$want" ] ||
 	show_fail "$tmp/rep.err" "want only: $want"
 # the host's trust rules guard the example's file too
 chmod 0666 "$syms"
-"$installed" --session-dir="$tmp/session" -l --handler-path="$tmp/example" \
-	--anon-handler=example >"$tmp/rep.txt" 2>"$tmp/rep.err" ||
+run_report >"$tmp/rep.txt" 2>"$tmp/rep.err" ||
 	show_fail "$tmp/rep.err" "the installed opreport failed with the example"
 grep -qx "opreport: example: $syms: writable by group or others \
 (trust rule: mode)" "$tmp/rep.err" ||
 	show_fail "$tmp/rep.err" "no refusal of the world-writable $syms"
-grep -qx "opreport: tgid $pid (exjit): 4 of 4 JIT samples unnamed: 4 map \
+grep -qx "opreport: tgid $pid (exjit): 5 of 5 JIT samples unnamed: 5 map \
 refused" "$tmp/rep.err" ||
 	show_fail "$tmp/rep.err" "no summary line for the refused map"
 grep -q ex_fn "$tmp/rep.txt" &&

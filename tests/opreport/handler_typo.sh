@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# First contact, finding 3: a handler name typed wrong exited 0 with a
+# First contact, finding 10: a handler name typed wrong exited 0 with a
 # report that named nothing.  Now it is an error: exit status 1 and one
 # line that lists the names the search path holds.
 . "$(dirname "$0")/lib.sh"

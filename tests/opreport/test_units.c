@@ -436,6 +436,28 @@ START_TEST(options_repeated_strings_keep_the_last)
 }
 END_TEST
 
+/* --input and --percent-limit, perf report's spellings, are
+ * --session-dir and --threshold: the same slot, the last one wins */
+START_TEST(options_perf_spellings)
+{
+	struct opreport_opts o;
+	const char *a[] = { "opreport", "--input=s1", "--percent-limit", "5" };
+	const char *b[] = {
+		"opreport",	     "--input=s1", "--session-dir=s2",
+		"--percent-limit=5", "-t",	   "7"
+	};
+
+	ck_assert_int_eq(options_parse(&o, 4, a), 0);
+	ck_assert_str_eq(o.session_dir, "s1");
+	ck_assert(o.threshold == 5.0);
+	options_free(&o);
+	ck_assert_int_eq(options_parse(&o, 6, b), 0);
+	ck_assert_str_eq(o.session_dir, "s2");
+	ck_assert(o.threshold == 7.0);
+	options_free(&o);
+}
+END_TEST
+
 static int by_addr_time(const void *pa, const void *pb)
 {
 	const struct ops_anon_sample *a = pa, *b = pb;
@@ -672,6 +694,7 @@ static Suite *suite(void)
 		{ "kallsyms_junk", kallsyms_binary_junk },
 		{ "strpool", strpool_interns },
 		{ "options_repeats", options_repeated_strings_keep_the_last },
+		{ "options_perf_spellings", options_perf_spellings },
 		{ "anon_sort", anon_sort_as_qsort },
 		{ "table_sizes", table_sizes_columns_to_content },
 		{ "table_limit", table_fits_a_limit },
