@@ -147,12 +147,48 @@ int ops_copy_put(struct ops_writer *w, uint32_t copies_from,
 	struct ops_hist_writer *h = &w->hist;
 	int ret;
 
+	/* a compaction: the blocks the file had, as they were (deflating
+	 * every piece again at the close was as much CPU as deflating them
+	 * at the flushes) */
+	if (!copies_from && !pieces_from && h->copy_blocks.len) {
+		ret = ops_buf_put(&w->out, h->copy_blocks.data,
+				  h->copy_blocks.len);
+		if (ret)
+			return ret;
+		copies_from = h->copy_blocks_copies;
+		pieces_from = h->copy_blocks_pieces;
+	}
+	h->copy_pending_off = w->out.len;
 	/* a piece's definition before the first copy that names it */
 	ret = ops_hist_put_defs(w, &h->copy_pieces, pieces_from,
 				h->copy_pieces.nr, OPS_HIST_COPY_PIECES);
-	return ret ? ret
-		   : ops_hist_put_defs(w, &h->copies, copies_from,
-				       h->copies.nr, OPS_HIST_PIECED_COPIES);
+	ret = ret ? ret
+		  : ops_hist_put_defs(w, &h->copies, copies_from, h->copies.nr,
+				      OPS_HIST_PIECED_COPIES);
+	h->copy_pending_end = w->out.len;
+	h->copy_pending_pieces = h->copy_pieces.nr;
+	h->copy_pending_copies = h->copies.nr;
+	/* kept only where they continue the blocks kept */
+	h->copy_pending = !ret && copies_from == h->copy_blocks_copies &&
+			  pieces_from == h->copy_blocks_pieces;
+	return ret;
+}
+
+void ops_copy_written(struct ops_writer *w, bool written)
+{
+	struct ops_hist_writer *h = &w->hist;
+
+	/* when this fails, the blocks kept stay, and the next compaction
+	 * encodes the copies after them: the writer keeps every copy */
+	if (written && h->copy_pending &&
+	    (h->copy_pending_copies > h->copy_blocks_copies ||
+	     h->copy_pending_pieces > h->copy_blocks_pieces) &&
+	    !ops_buf_put(&h->copy_blocks, w->out.data + h->copy_pending_off,
+			 h->copy_pending_end - h->copy_pending_off)) {
+		h->copy_blocks_copies = h->copy_pending_copies;
+		h->copy_blocks_pieces = h->copy_pending_pieces;
+	}
+	h->copy_pending = false;
 }
 
 uint64_t ops_writer_copies_dropped(const struct ops_writer *w)

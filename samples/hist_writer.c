@@ -604,6 +604,7 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 		free(h->lanes[i].path);
 	free(h->index[0]);
 	ops_buf_free(&h->stack_blocks);
+	ops_buf_free(&h->copy_blocks);
 	free(h->cells);
 	oputil_idxset_free(&h->cell_set);
 	free(h->dirty);

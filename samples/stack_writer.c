@@ -458,6 +458,7 @@ void ops_hist_stacks_written(struct ops_writer *w, bool written)
 {
 	struct ops_hist_writer *h = &w->hist;
 
+	ops_copy_written(w, written);
 	if (!written || h->pending_to <= h->blocks_to) {
 		h->pending_to = 0;
 		return;

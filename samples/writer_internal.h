@@ -101,6 +101,17 @@ struct ops_hist_writer {
 	struct ops_keyset copy_pieces;
 	uint32_t copies_on_disk, pieces_on_disk;
 	struct ops_buf copy_key; /* scratch: the record being added */
+	/* the COPY_PIECES and PIECED_COPIES blocks of pieces [0,
+	 * copy_blocks_pieces) and copies [0, copy_blocks_copies) as the
+	 * file has them, which a compaction puts again rather than
+	 * deflating every piece anew (as the stacks' blocks above); those
+	 * of the write under way are bytes [copy_pending_off,
+	 * copy_pending_end) of W->out, kept once the file has them */
+	struct ops_buf copy_blocks;
+	uint32_t copy_blocks_pieces, copy_blocks_copies;
+	uint32_t copy_pending_pieces, copy_pending_copies;
+	size_t copy_pending_off, copy_pending_end;
+	bool copy_pending;
 	uint64_t copies_dropped; /* past the copies' memory cap */
 	/* the copy added last, its bytes and its pieces' ids: most pieces
 	 * of the next are the same bytes at the same address, found
@@ -257,6 +268,10 @@ int ops_copy_piece_put(struct ops_buf *out, const uint8_t *piece, size_t len);
  * what the file holds, or 0 and 0 for a compaction (copy_writer.c). */
 int ops_copy_put(struct ops_writer *w, uint32_t copies_from,
 		 uint32_t pieces_from);
+/* The file took W->out (WRITTEN) or not: its COPY_PIECES and
+ * PIECED_COPIES blocks are kept for the next compaction, or forgotten
+ * (copy_writer.c). */
+void ops_copy_written(struct ops_writer *w, bool written);
 /* Definitions as blocks appended to W->out (hist_writer.c). */
 int ops_hist_put_defs(struct ops_writer *w, const struct ops_keyset *ks,
 		      uint32_t from, uint32_t to, uint16_t type);

@@ -612,6 +612,59 @@ START_TEST(test_archive_maps)
 }
 END_TEST
 
+/* A map that is not trimmed (a JVM agent's anon map, megabytes) is
+ * compressed as it is read, a buffer at a time: the copy of one of
+ * several buffers' size, whose bytes repeat at no short distance, reads
+ * back as the original, byte for byte, with its mode. */
+START_TEST(test_archive_anon_streamed)
+{
+	enum { N = 300 * 1024 + 17 };
+	struct ops_process p = { .tgid = 4343, .comm = "java" };
+	struct ops_writer *w = writer_must_open(sdir);
+	char *src = tmp_path(tmp, "anon.4343");
+	const char *const *paths;
+	struct warns wr = { 0 };
+	struct ops_session *s;
+	uint8_t *orig = malloc(N), *back = malloc(N + 1);
+	char why[256];
+	uint32_t id, x = 12345;
+	struct stat c;
+	size_t i;
+	int fd;
+
+	ck_assert_ptr_nonnull(orig);
+	ck_assert_ptr_nonnull(back);
+	for (i = 0; i < N; i++) {
+		x = x * 1103515245u + 12345u;
+		orig[i] = i % 4096 < 2048 ? (uint8_t)(x >> 16) : (uint8_t)i;
+	}
+	file_write(src, (const char *)orig, N);
+	ck_assert_int_eq(chmod(src, 0604), 0);
+	ck_assert_int_eq(ops_writer_process(w, &p, &id), 0);
+	ck_assert_int_eq(ops_writer_archive_map(w, id, src, 1 << 20), 0);
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+	s = session_must_open(sdir, &wr);
+	ck_assert_uint_eq(ops_session_archived_maps(s, id, &paths), 1);
+	ck_assert_ptr_nonnull(strstr(paths[0], "/maps/0/anon.4343.gz"));
+	ck_assert_int_eq(stat(paths[0], &c), 0);
+	ck_assert_uint_eq(c.st_mode & 07777, 0604);
+	ck_assert_uint_lt((size_t)c.st_size, N);
+	fd = ops_archived_map_fd(open(paths[0], O_RDONLY), paths[0], why,
+				 sizeof(why));
+	ck_assert_msg(fd >= 0, "%s", why);
+	ck_assert_int_eq(fstat(fd, &c), 0);
+	ck_assert_int_eq(c.st_size, (off_t)N);
+	ck_assert_int_eq(pread(fd, back, N + 1, 0), (ssize_t)N);
+	ck_assert_int_eq(memcmp(back, orig, N), 0);
+	close(fd);
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+	free(orig);
+	free(back);
+	free(src);
+}
+END_TEST
+
 /* An archived copy as older sessions hold it (plain) reads as it is; a
  * damaged compressed one is refused in words. */
 START_TEST(test_archive_damage)
@@ -1091,6 +1144,7 @@ static Suite *roundtrip_suite(void)
 		{ "anon_stream", test_anon_stream },
 		{ "process_jitdump", test_process_jitdump },
 		{ "archive_maps", test_archive_maps },
+		{ "archive_anon_streamed", test_archive_anon_streamed },
 		{ "archive_damage", test_archive_damage },
 		{ "kallsyms", test_kallsyms },
 		{ "kallsyms_proc", test_kallsyms_proc },

@@ -1273,6 +1273,65 @@ START_TEST(test_copy_pieces_roundtrip)
 }
 END_TEST
 
+/* The COPY_PIECES and PIECED_COPIES blocks of the container file BUF,
+ * headers and all, in file order, into *OUT (malloc'ed); their number. */
+static size_t copy_blocks(const uint8_t *buf, size_t len, uint8_t **out,
+			  size_t *out_len)
+{
+	size_t off = OPS_FILE_HEADER_SIZE, nr = 0, n;
+
+	*out = NULL;
+	*out_len = 0;
+	while (off + OPS_BLOCK_HEADER_SIZE <= len) {
+		uint16_t type = ops_le16_load(buf + off + 4);
+
+		n = OPS_BLOCK_HEADER_SIZE + ops_le32_load(buf + off + 8);
+		if (type == OPS_HIST_COPY_PIECES ||
+		    type == OPS_HIST_PIECED_COPIES) {
+			*out = realloc(*out, *out_len + n);
+			ck_assert_ptr_nonnull(*out);
+			memcpy(*out + *out_len, buf + off, n);
+			*out_len += n;
+			nr++;
+		}
+		off += n;
+	}
+	return nr;
+}
+
+/* The compaction at close puts the copies' blocks the flushes wrote
+ * back as they were, byte for byte, rather than encoding and deflating
+ * every piece again (as much of a short recording's CPU as the flushes
+ * took); the copies read back the same. */
+START_TEST(test_copy_blocks_kept)
+{
+	struct warns wr = { 0 };
+	struct piece_copies p;
+	uint8_t *buf, *before, *after;
+	size_t len, nb, na;
+	struct cg c;
+
+	cg_open(&c, 64);
+	cg_write(&c);
+	piece_copies_write(&c, &p);
+	buf = file_read(hist, &len);
+	/* each flush's pieces, then its copies */
+	ck_assert_uint_eq(copy_blocks(buf, len, &before, &nb), 4);
+	free(buf);
+	ck_assert_int_eq(ops_writer_close(c.w, 5), 0);
+	buf = file_read(hist, &len);
+	ck_assert_uint_eq(copy_blocks(buf, len, &after, &na), 4);
+	ck_assert_uint_eq(na, nb);
+	ck_assert_mem_eq(after, before, nb);
+	free(buf);
+	free(before);
+	free(after);
+	pieces_once(true);
+	piece_copies_check_all(&c, &p, &wr);
+	ck_assert_int_eq(wr.n, 0);
+}
+END_TEST
+
 /* Copies of one stack's memory at shifting sp, and sizes (the writer
  * finds a piece the copy before had at the same address without hashing
  * it): each read back byte for byte, and as many pieces on disk as
@@ -1717,6 +1776,7 @@ static Suite *stacks_suite(void)
 		{ "stack_copy_refused", test_stack_copy_refused },
 		{ "copy_pieces_roundtrip", test_copy_pieces_roundtrip },
 		{ "copy_pieces_compacted", test_copy_pieces_compacted },
+		{ "copy_blocks_kept", test_copy_blocks_kept },
 		{ "copy_pieces_shifted", test_copy_pieces_shifted },
 		{ "copy_pieces_damage", test_copy_pieces_damage },
 		{ "copies_whole_read", test_copies_whole_read },

@@ -17,10 +17,11 @@
 /* Where compressed bytes go: 0, or a negative errno that stops it. */
 typedef int (*oputil_gzip_put_fn)(void *arg, const void *p, size_t n);
 
-/* DATA (LEN bytes) compressed to PUT.  0, -ENOMEM, -EIO (zlib failed)
- * or what PUT returned. */
-static inline int oputil_gzip(const void *data, size_t len,
-			      oputil_gzip_put_fn put, void *arg)
+/* DATA (LEN bytes) compressed at zlib's LEVEL (0 to 9, or
+ * Z_DEFAULT_COMPRESSION) to PUT.  0, -ENOMEM, -EIO (zlib failed) or
+ * what PUT returned. */
+static inline int oputil_gzip_level(const void *data, size_t len, int level,
+				    oputil_gzip_put_fn put, void *arg)
 {
 	uint8_t out[65536];
 	z_stream z;
@@ -28,7 +29,7 @@ static inline int oputil_gzip(const void *data, size_t len,
 
 	memset(&z, 0, sizeof(z));
 	/* 15 + 16: a gzip header and trailer */
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+	if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	z.next_in = (Bytef *)(uintptr_t)data;
@@ -49,6 +50,13 @@ static inline int oputil_gzip(const void *data, size_t len,
 	} while (!ret && zr != Z_STREAM_END);
 	deflateEnd(&z);
 	return ret;
+}
+
+/* oputil_gzip_level() at zlib's default level. */
+static inline int oputil_gzip(const void *data, size_t len,
+			      oputil_gzip_put_fn put, void *arg)
+{
+	return oputil_gzip_level(data, len, Z_DEFAULT_COMPRESSION, put, arg);
 }
 
 #endif
