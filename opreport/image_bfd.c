@@ -79,10 +79,16 @@ struct image_cache {
 };
 
 static bool whole_tables;
+static unsigned long dynamic_reads;
 
 void image_bfd_whole_tables(bool whole)
 {
 	whole_tables = whole;
+}
+
+unsigned long image_bfd_dynamic_reads(void)
+{
+	return dynamic_reads;
 }
 
 /* bfd prints its own complaints about odd files; our one line per image
@@ -422,6 +428,7 @@ static long read_symtab(bfd *abfd, asymbol ***out, bool dynamic)
 		return -ENOMEM;
 	n = dynamic ? bfd_canonicalize_dynamic_symtab(abfd, *out)
 		    : bfd_canonicalize_symtab(abfd, *out);
+	dynamic_reads += dynamic;
 	if (n < 0)
 		n = 0;
 	return n;
