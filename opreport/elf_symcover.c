@@ -45,8 +45,8 @@ struct cover_ent {
 	size_t slot; /* of the pass (struct slots) */
 };
 
-/* CODE: E is a code symbol, else (in the dynamic table's second pass
- * alone) any other entry. */
+/* CODE: E is a code symbol, else (in a dynamic table's pass alone) any
+ * other entry. */
 typedef int (*cover_fn)(void *arg, const struct elf_sym *e, uint64_t vma,
 			bool code);
 
@@ -367,7 +367,7 @@ static int by_place(const void *pa, const void *pb)
  * them from the whole table (elf_symtab_size()): a code symbol's is the
  * first nonzero st_size, by name offset, of the entries at its address
  * with its name, "@VERSION" of its own aside.  Those entries all lie at
- * its place, and the second pass took every entry there.  0 or -ENOMEM.
+ * its place, and the pass kept every entry there.  0 or -ENOMEM.
  */
 static int dyn_sizes(struct gather *g)
 {
