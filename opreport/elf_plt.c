@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <oputil/grow.h>
 #include <oputil/search.h>
 
 struct plt_reloc {
@@ -23,6 +24,21 @@ static int reloc_cmp(const void *pa, const void *pb)
 	return (a->slot > b->slot) - (a->slot < b->slot);
 }
 
+/* A stub found, to be named once all are found (name_pending()). */
+struct plt_pend {
+	const struct plt_reloc *r;
+	uint64_t vma, end;
+	uint64_t stroff; /* its symbol's name, in the dynamic strings */
+	char *name;	 /* NULL: unreadable, the stub goes unnamed */
+};
+
+/* A piece of the file read at once, for reads in ascending order. */
+struct plt_win {
+	unsigned char *buf;
+	uint64_t off, len; /* what buf holds */
+	size_t cap;
+};
+
 struct plt_ctx {
 	bfd *abfd;
 	const struct elf_shdr *shdrs;
@@ -32,6 +48,9 @@ struct plt_ctx {
 	size_t nrel;
 	struct elf_plt *out;
 	size_t cap, names_len, names_cap;
+	struct plt_pend *pend;
+	size_t npend, cap_pend;
+	struct plt_win win;
 };
 
 /* The dynamic relocations: every RELA section of the dynamic table. */
@@ -93,62 +112,144 @@ static const struct plt_reloc *reloc_at(const struct plt_ctx *c, uint64_t slot)
 /* Longer names exist (C++), but not as PLT stubs anyone reads. */
 #define PLT_NAME_MAX 4096
 
+/* A piece is at least this long: node's 486 stubs name symbols near
+ * each other, and a seek and a read of each name and each symbol on its
+ * own were a tenth of opannotate's time. */
+#define PLT_WIN 16384
+
 /*
- * The name of dynamic symbol SYM, read on its own: a few hundred stubs
- * name a few hundred of node's 75k dynamic symbols, whose table and
- * strings are 7 MiB.  NULL when it cannot be read.
+ * LEN bytes at OFF, LIMIT or less, through C's piece: read from OFF as
+ * PLT_WIN bytes (up to LIMIT) when the piece does not hold them, or as
+ * LEN bytes alone when a short file cannot give so many.  NULL when
+ * they cannot be read, with *ERR set when out of memory.
  */
-static char *dyn_name(struct plt_ctx *c, uint32_t sym, char *buf, size_t len)
+static const unsigned char *win_get(struct plt_ctx *c, uint64_t off,
+				    uint64_t len, uint64_t limit, int *err)
 {
-	unsigned char ent[sizeof(Elf64_Sym)];
-	uint64_t off, left;
-	size_t n;
+	struct plt_win *w = &c->win;
+	uint64_t want = limit - off < PLT_WIN ? limit - off : PLT_WIN;
 
-	if (sym >= c->syms->size / sizeof(Elf64_Sym) ||
-	    bfd_seek(c->abfd,
-		     (file_ptr)(c->syms->offset + (uint64_t)sym * sizeof(ent)),
-		     SEEK_SET) ||
-	    bfd_bread(ent, sizeof(ent), c->abfd) != sizeof(ent))
+	if (w->buf && off >= w->off && off - w->off + len <= w->len)
+		return w->buf + (off - w->off);
+	if (want < len)
+		want = len;
+	if (oputil_grow(&w->buf, &w->cap, want + 1, 1)) {
+		*err = -ENOMEM;
 		return NULL;
-	off = bfd_get_32(c->abfd, ent + offsetof(Elf64_Sym, st_name));
-	if (off >= c->strs->size)
-		return NULL;
-	left = c->strs->size - off;
-	/* most names are short: a first small read, then the rest */
-	for (n = 0; n < len - 1 && n < left;) {
-		size_t want = n ? len - 1 - n : 128;
-
-		if (want > left - n)
-			want = (size_t)(left - n);
-		if (want > len - 1 - n)
-			want = len - 1 - n;
-		if (bfd_seek(c->abfd, (file_ptr)(c->strs->offset + off + n),
-			     SEEK_SET) ||
-		    bfd_bread(buf + n, want, c->abfd) != want)
-			return NULL;
-		if (memchr(buf + n, '\0', want))
-			return buf;
-		n += want;
 	}
-	buf[n] = '\0';
-	return buf;
+	w->len = 0;
+	if (bfd_seek(c->abfd, (file_ptr)off, SEEK_SET) ||
+	    bfd_bread(w->buf, want, c->abfd) != want) {
+		want = len;
+		if (bfd_seek(c->abfd, (file_ptr)off, SEEK_SET) ||
+		    bfd_bread(w->buf, want, c->abfd) != want)
+			return NULL;
+	}
+	w->off = off;
+	w->len = want;
+	return w->buf;
+}
+
+/* Longer names exist (C++), but not as PLT stubs anyone reads. */
+#define PLT_NAME_MAX 4096
+
+/*
+ * The name of stub P's symbol at its offset: up to its NUL, or
+ * PLT_NAME_MAX - 1 bytes or the strings' end; a first short read, then
+ * the rest, as each name read on its own was.  0 with P's name NULL when
+ * it cannot be read, or -ENOMEM.
+ */
+static int pend_name(struct plt_ctx *c, struct plt_pend *p)
+{
+	uint64_t left = c->strs->size - p->stroff, end, n;
+	const unsigned char *b;
+	int err = 0;
+
+	n = left < 128 ? left : 128;
+	end = c->strs->offset + c->strs->size;
+	b = win_get(c, c->strs->offset + p->stroff, n, end, &err);
+	if (b && !memchr(b, '\0', n)) {
+		n = left < PLT_NAME_MAX - 1 ? left : PLT_NAME_MAX - 1;
+		b = win_get(c, c->strs->offset + p->stroff, n, end, &err);
+	}
+	if (!b)
+		return err;
+	p->name = malloc(n + 1);
+	if (!p->name)
+		return -ENOMEM;
+	memcpy(p->name, b, n);
+	p->name[n] = '\0';
+	return 0;
+}
+
+static int pend_by_sym(const void *pa, const void *pb)
+{
+	const struct plt_pend *a = *(const struct plt_pend *const *)pa;
+	const struct plt_pend *b = *(const struct plt_pend *const *)pb;
+
+	return (a->r->sym > b->r->sym) - (a->r->sym < b->r->sym);
+}
+
+static int pend_by_name(const void *pa, const void *pb)
+{
+	const struct plt_pend *a = *(const struct plt_pend *const *)pa;
+	const struct plt_pend *b = *(const struct plt_pend *const *)pb;
+
+	return (a->stroff > b->stroff) - (a->stroff < b->stroff);
+}
+
+/*
+ * The names of the stubs found that have a symbol: their symbols read in
+ * the table's order, then their names in the strings' order, each
+ * through one piece of the file.  0 or -ENOMEM.
+ */
+static int name_pending(struct plt_ctx *c)
+{
+	struct plt_pend **o;
+	size_t i, k, n = 0;
+	int err = 0;
+
+	o = malloc((c->npend ? c->npend : 1) * sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	for (i = 0; i < c->npend; i++)
+		if (c->pend[i].r->sym)
+			o[n++] = &c->pend[i];
+	qsort(o, n, sizeof(*o), pend_by_sym);
+	for (i = k = 0; i < n && !err; i++) {
+		uint64_t at = c->syms->offset +
+			      (uint64_t)o[i]->r->sym * sizeof(Elf64_Sym);
+		const unsigned char *ent;
+
+		if (o[i]->r->sym >= c->syms->size / sizeof(Elf64_Sym))
+			continue;
+		ent = win_get(c, at, sizeof(Elf64_Sym),
+			      c->syms->offset + c->syms->size, &err);
+		if (!ent)
+			continue;
+		o[i]->stroff = bfd_get_32(c->abfd,
+					  ent + offsetof(Elf64_Sym, st_name));
+		if (o[i]->stroff < c->strs->size)
+			o[k++] = o[i];
+	}
+	qsort(o, k, sizeof(*o), pend_by_name);
+	for (i = 0; i < k && !err; i++)
+		err = pend_name(c, o[i]);
+	free(o);
+	return err;
 }
 
 /* The name libbfd gives the stub of R: its symbol's, "+0x" and the
  * addend when there is one, then "@plt"; "*ABS*" with no symbol. */
-static int name_stub(struct plt_ctx *c, const struct plt_reloc *r,
-		     uint64_t vma, uint64_t end)
+static int name_stub(struct plt_ctx *c, const struct plt_pend *p)
 {
-	char buf[PLT_NAME_MAX];
-	const char *sym = "*ABS*";
+	const struct plt_reloc *r = p->r;
+	const char *sym = r->sym ? p->name : "*ABS*";
 	char addend[24] = "";
 	size_t len;
 
-	if (r->sym) {
-		sym = dyn_name(c, r->sym, buf, sizeof(buf));
-		if (!sym)
-			return 0;
-	}
+	if (!sym)
+		return 0;
 	if (r->addend)
 		snprintf(addend, sizeof(addend), "+0x%" PRIx64,
 			 (uint64_t)r->addend);
@@ -174,7 +275,7 @@ static int name_stub(struct plt_ctx *c, const struct plt_reloc *r,
 	snprintf(c->out->names + c->names_len, len, "%s%s@plt", sym, addend);
 	/* an offset for now: the names may still move */
 	c->out->v[c->out->n++] = (struct elf_code_sym){
-		vma, end, 0, (const char *)(uintptr_t)c->names_len, -1
+		p->vma, p->end, 0, (const char *)(uintptr_t)c->names_len, -1
 	};
 	c->names_len += len;
 	return 0;
@@ -205,9 +306,14 @@ static int scan_plt(struct plt_ctx *c, const struct elf_shdr *s,
 				continue;
 			disp = (int32_t)bfd_get_32(c->abfd, b + k + 2);
 			r = reloc_at(c, s->addr + k + 6 + (int64_t)disp);
-			if (r)
-				err = name_stub(c, r, s->addr + e,
-						s->addr + s->size);
+			if (r && oputil_grow(&c->pend, &c->cap_pend,
+					     c->npend + 1, sizeof(*c->pend)))
+				err = -ENOMEM;
+			else if (r)
+				c->pend[c->npend++] =
+					(struct plt_pend){ r, s->addr + e,
+							   s->addr + s->size,
+							   0, NULL };
 			break;
 		}
 	}
@@ -285,9 +391,17 @@ int elf_plt_read(struct elf_plt *out, bfd *abfd)
 	err = read_relocs(&c);
 	if (!err)
 		err = scan_plts(&c, &h);
+	if (!err)
+		err = name_pending(&c);
+	for (i = 0; i < c.npend && !err; i++)
+		err = name_stub(&c, &c.pend[i]);
 	for (i = 0; i < p.n && !err; i++)
 		p.v[i].name = p.names + (uintptr_t)p.v[i].name;
 done:
+	for (i = 0; i < c.npend; i++)
+		free(c.pend[i].name);
+	free(c.pend);
+	free(c.win.buf);
 	free(shdrs);
 	free(c.rel);
 	if (err) {

@@ -20,6 +20,7 @@
 
 struct elf_symcover {
 	bfd *abfd;
+	bool dynamic; /* the dynamic table, its sizes as libbfd's */
 	struct elf_symtab_loc loc;
 	uint64_t nsyms;
 	unsigned char *buf; /* COVER_WINDOW bytes */
@@ -33,20 +34,27 @@ struct elf_symcover {
 	size_t win_cap;
 };
 
-/* A code symbol met in a pass: its entry and address. */
+/* A symbol met in a pass: its entry and address, and whether it is a
+ * code symbol (else an entry of the dynamic table that only lends its
+ * size, dyn_sizes()). */
 struct cover_ent {
 	struct elf_sym e;
 	uint64_t vma;
 	const char *name;
+	bool code;
+	size_t slot; /* of the pass (struct slots) */
 };
 
-typedef int (*cover_fn)(void *arg, const struct elf_sym *e, uint64_t vma);
+/* CODE: E is a code symbol, else (in a dynamic table's pass alone) any
+ * other entry. */
+typedef int (*cover_fn)(void *arg, const struct elf_sym *e, uint64_t vma,
+			bool code);
 
-int elf_symcover_open(struct elf_symcover **out, bfd *abfd)
+static int cover_open(struct elf_symcover **out, bfd *abfd, bool dynamic)
 {
 	struct elf_symcover *c;
 	struct elf_symtab_loc loc;
-	int err = elf_symtab_locate(&loc, abfd, false);
+	int err = elf_symtab_locate(&loc, abfd, dynamic);
 
 	*out = NULL;
 	if (err || !loc.secs)
@@ -60,11 +68,22 @@ int elf_symcover_open(struct elf_symcover **out, bfd *abfd)
 		return -ENOMEM;
 	}
 	c->abfd = abfd;
+	c->dynamic = dynamic;
 	c->loc = loc;
 	c->nsyms = loc.symsize / loc.entsize;
 	c->names = (struct oputil_bump)OPUTIL_BUMP_INIT(16384);
 	*out = c;
 	return 0;
+}
+
+int elf_symcover_open(struct elf_symcover **out, bfd *abfd)
+{
+	return cover_open(out, abfd, false);
+}
+
+int elf_symcover_open_dynamic(struct elf_symcover **out, bfd *abfd)
+{
+	return cover_open(out, abfd, true);
 }
 
 void elf_symcover_free(struct elf_symcover *c)
@@ -79,10 +98,10 @@ void elf_symcover_free(struct elf_symcover *c)
 	free(c);
 }
 
-/* FN for each code symbol of the table, in the table's order, but for
- * its name unless the names are read; entry 0 is the null symbol.  0,
- * FN's error, or -EIO. */
-static int cover_scan(struct elf_symcover *c, cover_fn fn, void *arg)
+/* FN for each code symbol of the table (ALL: and each other entry with
+ * a name), in the table's order, but for its name unless the names are
+ * read; entry 0 is the null symbol.  0, FN's error, or -EIO. */
+static int cover_scan(struct elf_symcover *c, cover_fn fn, void *arg, bool all)
 {
 	const struct elf_symtab_loc *l = &c->loc;
 	uint64_t per = COVER_WINDOW / l->entsize, i, k, cnt;
@@ -97,18 +116,22 @@ static int cover_scan(struct elf_symcover *c, cover_fn fn, void *arg)
 			return -EIO;
 		for (k = 0; k < cnt; k++) {
 			struct elf_sym e;
+			bool code;
 
 			elf_read_sym(c->abfd, c->buf + k * l->entsize, l->is64,
 				     &e);
-			if (e.name >= l->strsize ||
-			    !elf_symtab_code_ent(&e, l->secs, l->nr_secs) ||
-			    (c->strtab &&
-			     !elf_symtab_code_name(c->strtab + e.name)))
+			if (e.name >= l->strsize)
+				continue;
+			code = elf_symtab_code_ent(&e, l->secs, l->nr_secs) &&
+			       (!c->strtab ||
+				elf_symtab_code_name(c->strtab + e.name));
+			if (!code && !all)
 				continue;
 			ret = fn(arg, &e,
-				 l->relocatable
+				 l->relocatable && code
 					 ? l->secs[e.shndx].addr + e.value
-					 : e.value);
+					 : e.value,
+				 code);
 			if (ret)
 				return ret;
 		}
@@ -117,11 +140,17 @@ static int cover_scan(struct elf_symcover *c, cover_fn fn, void *arg)
 }
 
 /*
- * The first pass: the asked addresses cut the address space into slots,
- * slot k holding (vmas[k - 1], vmas[k]], and each slot keeps the least
- * and greatest symbol address in it.  The greatest of slot k is the last
- * symbol address at or below vmas[k]; the least of slot k is the first
- * one above vmas[k - 1].  Those are the places.
+ * The pass: the asked addresses cut the address space into slots, slot
+ * k holding (vmas[k - 1], vmas[k]], and each slot keeps the least and
+ * greatest code-symbol address in it.  The greatest of slot k is the
+ * last symbol address at or below vmas[k]; the least of slot k is the
+ * first one above vmas[k - 1].  Those are the places, and every entry at
+ * one is wanted.  As the pass goes a slot's least only falls and its
+ * greatest only rises, so an entry that is at neither now never will be:
+ * the entries are kept in the table's order and those dropped from time
+ * to time, and one pass does what a pass for the places and another for
+ * their entries did (node's table read twice was a tenth of
+ * opannotate's time).
  */
 struct slots {
 	const uint64_t *vmas;
@@ -130,21 +159,19 @@ struct slots {
 	bool *used;
 };
 
-static int slot_add(void *arg, const struct elf_sym *e, uint64_t vma)
+/* Whether an entry at VMA in slot K may still be at a place. */
+static bool slot_may_hold(const struct slots *s, size_t k, uint64_t vma)
 {
-	struct slots *s = arg;
-	size_t k = oputil_partition(0, s->n, m, s->vmas[m] < vma);
+	return !s->used[k] || (k > 0 && vma <= s->lo[k]) ||
+	       (k < s->n && vma >= s->hi[k]);
+}
 
-	(void)e;
-	if (!s->used[k]) {
-		s->used[k] = true;
-		s->lo[k] = s->hi[k] = vma;
-	} else if (vma < s->lo[k]) {
-		s->lo[k] = vma;
-	} else if (vma > s->hi[k]) {
-		s->hi[k] = vma;
-	}
-	return 0;
+/* Whether an entry at VMA in slot K is at a place, once the pass is
+ * done. */
+static bool slot_holds(const struct slots *s, size_t k, uint64_t vma)
+{
+	return s->used[k] &&
+	       ((k > 0 && vma == s->lo[k]) || (k < s->n && vma == s->hi[k]));
 }
 
 /* The places, ascending, each once, into W (room for 2n). */
@@ -163,25 +190,54 @@ static size_t slot_places(const struct slots *s, uint64_t *w)
 	return nw;
 }
 
-/* The second pass: every code symbol at a place, in the table's
- * order. */
+/* The pass's state, and then every entry at a place, in the table's
+ * order, with the places. */
 struct gather {
+	struct slots s;
 	const uint64_t *w;
 	size_t nw;
 	struct cover_ent *v;
 	size_t n, cap;
 };
 
-static int gather_add(void *arg, const struct elf_sym *e, uint64_t vma)
+/* G's entries that may still be at a place (ALL: that are at one). */
+static void gather_drop(struct gather *g, bool all)
+{
+	size_t i, j;
+
+	for (i = j = 0; i < g->n; i++)
+		if (all ? slot_holds(&g->s, g->v[i].slot, g->v[i].vma)
+			: slot_may_hold(&g->s, g->v[i].slot, g->v[i].vma))
+			g->v[j++] = g->v[i];
+	g->n = j;
+}
+
+static int gather_add(void *arg, const struct elf_sym *e, uint64_t vma,
+		      bool code)
 {
 	struct gather *g = arg;
-	size_t k = oputil_partition(0, g->nw, m, g->w[m] < vma);
+	struct slots *s = &g->s;
+	size_t k = oputil_partition(0, s->n, m, s->vmas[m] < vma);
 
-	if (k == g->nw || g->w[k] != vma)
+	if (code && !s->used[k]) {
+		s->used[k] = true;
+		s->lo[k] = s->hi[k] = vma;
+	} else if (code && vma < s->lo[k]) {
+		s->lo[k] = vma;
+	} else if (code && vma > s->hi[k]) {
+		s->hi[k] = vma;
+	} else if (!slot_may_hold(s, k, vma)) {
 		return 0;
-	if (oputil_grow(&g->v, &g->cap, g->n + 1, sizeof(*g->v)))
-		return -ENOMEM;
-	g->v[g->n++] = (struct cover_ent){ *e, vma, NULL };
+	}
+	/* full: drop what no place holds, and grow unless that freed
+	 * half, so that the pass stays linear */
+	if (g->n == g->cap) {
+		gather_drop(g, false);
+		if (g->n >= g->cap / 2 &&
+		    oputil_grow(&g->v, &g->cap, g->cap + 1, sizeof(*g->v)))
+			return -ENOMEM;
+	}
+	g->v[g->n++] = (struct cover_ent){ *e, vma, NULL, code, k };
 	return 0;
 }
 
@@ -285,7 +341,7 @@ static bool places_named(const struct gather *g)
 	if (!named)
 		return false;
 	for (i = 0; i < g->n; i++)
-		if (elf_symtab_code_name(g->v[i].name))
+		if (g->v[i].code && elf_symtab_code_name(g->v[i].name))
 			named[oputil_partition(0, g->nw, m,
 					       g->w[m] < g->v[i].vma)] = true;
 	for (i = 0; i < g->nw; i++)
@@ -294,11 +350,67 @@ static bool places_named(const struct gather *g)
 	return all;
 }
 
+static int by_place(const void *pa, const void *pb)
+{
+	const struct cover_ent *a = *(const struct cover_ent *const *)pa;
+	const struct cover_ent *b = *(const struct cover_ent *const *)pb;
+
+	if (a->vma != b->vma)
+		return a->vma < b->vma ? -1 : 1;
+	if (a->e.name != b->e.name)
+		return a->e.name < b->e.name ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/*
+ * The sizes libbfd's reading of a dynamic table gives, as image_bfd took
+ * them from the whole table (elf_symtab_size()): a code symbol's is the
+ * first nonzero st_size, by name offset, of the entries at its address
+ * with its name, "@VERSION" of its own aside.  Those entries all lie at
+ * its place, and the pass kept every entry there.  0 or -ENOMEM.
+ */
+static int dyn_sizes(struct gather *g)
+{
+	struct cover_ent **o = malloc((g->n ? g->n : 1) * sizeof(*o));
+	uint64_t *size = malloc((g->n ? g->n : 1) * sizeof(*size));
+	size_t i, j, a, b;
+
+	if (!o || !size) {
+		free(o);
+		free(size);
+		return -ENOMEM;
+	}
+	for (i = 0; i < g->n; i++)
+		o[i] = &g->v[i];
+	qsort(o, g->n, sizeof(*o), by_place);
+	for (a = 0; a < g->n; a = b) {
+		for (b = a + 1; b < g->n && o[b]->vma == o[a]->vma; b++)
+			;
+		for (i = a; i < b; i++) {
+			size_t len = strcspn(o[i]->name, "@");
+
+			size[i] = 0;
+			for (j = a; j < b && !size[i]; j++)
+				if (o[j]->e.size &&
+				    strlen(o[j]->name) == len &&
+				    !memcmp(o[j]->name, o[i]->name, len))
+					size[i] = o[j]->e.size;
+		}
+	}
+	for (i = 0; i < g->n; i++)
+		o[i]->e.size = size[i];
+	free(o);
+	free(size);
+	return 0;
+}
+
 int elf_symcover_find(struct elf_symcover *c, const uint64_t *vmas, size_t n,
 		      struct elf_code_sym **out, size_t *nr)
 {
-	struct slots s = { vmas, n, NULL, NULL, NULL };
-	struct gather g = { 0 };
+	struct gather g = {
+		{ vmas, n, NULL, NULL, NULL }, NULL, 0, NULL, 0, 0
+	};
+	struct slots *s = &g.s;
 	uint64_t *w = NULL;
 	size_t i, k;
 	int err;
@@ -309,20 +421,19 @@ int elf_symcover_find(struct elf_symcover *c, const uint64_t *vmas, size_t n,
 		return 0;
 again:
 	err = -ENOMEM;
-	s.lo = calloc(n + 1, sizeof(*s.lo));
-	s.hi = calloc(n + 1, sizeof(*s.hi));
-	s.used = calloc(n + 1, sizeof(*s.used));
+	s->lo = calloc(n + 1, sizeof(*s->lo));
+	s->hi = calloc(n + 1, sizeof(*s->hi));
+	s->used = calloc(n + 1, sizeof(*s->used));
 	w = malloc((2 * n + 1) * sizeof(*w));
-	if (!s.lo || !s.hi || !s.used || !w)
+	if (!s->lo || !s->hi || !s->used || !w)
 		goto out;
-	err = cover_scan(c, slot_add, &s);
+	err = cover_scan(c, gather_add, &g, c->dynamic);
 	if (err)
 		goto out;
+	gather_drop(&g, true);
 	g.w = w;
-	g.nw = slot_places(&s, w);
-	err = g.nw ? cover_scan(c, gather_add, &g) : 0;
-	if (!err)
-		err = names_read(c, &g);
+	g.nw = slot_places(s, w);
+	err = names_read(c, &g);
 	if (err)
 		goto out;
 	if (!c->strtab && !places_named(&g)) {
@@ -332,29 +443,36 @@ again:
 			err = err ? err : -EIO;
 			goto out;
 		}
-		free(s.lo);
-		free(s.hi);
-		free(s.used);
+		free(s->lo);
+		free(s->hi);
+		free(s->used);
 		free(w);
 		free(g.v);
-		g = (struct gather){ 0 };
+		g = (struct gather){
+			{ vmas, n, NULL, NULL, NULL }, NULL, 0, NULL, 0, 0
+		};
 		goto again;
+	}
+	if (c->dynamic) {
+		err = dyn_sizes(&g);
+		if (err)
+			goto out;
 	}
 	err = -ENOMEM;
 	*out = malloc((g.n ? g.n : 1) * sizeof(**out));
 	if (!*out)
 		goto out;
 	for (i = k = 0; i < g.n; i++)
-		if (elf_symtab_code_name(g.v[i].name))
+		if (g.v[i].code && elf_symtab_code_name(g.v[i].name))
 			elf_symtab_code_sym(&g.v[i].e, c->loc.secs,
 					    c->loc.relocatable, g.v[i].name,
 					    &(*out)[k++]);
 	*nr = k;
 	err = 0;
 out:
-	free(s.lo);
-	free(s.hi);
-	free(s.used);
+	free(s->lo);
+	free(s->hi);
+	free(s->used);
 	free(w);
 	free(g.v);
 	return err;

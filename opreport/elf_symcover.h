@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * Of an ELF image's static symbol table, only the code symbols that name
- * given addresses.  Which symbol holds an address depends on two places
- * of the table alone: the greatest code-symbol address at or below it
- * (the symbols there, ranked, name it) and the least one above it (where
- * its symbol ends at the latest).  So the table is read in passes through
- * a small buffer, without its names, and only the symbols at those
- * places have their names read.  A big image's whole table (node: 110k
- * symbols, 7 MB of names) read and sorted was most of opannotate's time,
- * for the few hundred symbols its samples fall in.
+ * Of an ELF image's static (or dynamic) symbol table, only the code
+ * symbols that name given addresses.  Which symbol holds an address
+ * depends on two places of the table alone: the greatest code-symbol
+ * address at or below it (the symbols there, ranked, name it) and the
+ * least one above it (where its symbol ends at the latest).  So the
+ * table is read in one pass through a small buffer, without its names,
+ * and only the symbols at those places have their names read.  A big
+ * image's whole table (node: 110k symbols, 7 MB of names) read and
+ * sorted was most of opannotate's time, for the few hundred symbols its
+ * samples fall in.
  */
 #ifndef OPREPORT_ELF_SYMCOVER_H
 #define OPREPORT_ELF_SYMCOVER_H
@@ -25,6 +26,10 @@ struct elf_symcover;
  * elf_symtab_read(ABFD, false) would give no table.  0 or -ENOMEM (not
  * reported).  ABFD must outlive *OUT. */
 int elf_symcover_open(struct elf_symcover **out, bfd *abfd);
+/* The same of ABFD's dynamic table, whose code symbols elf_symcover_find() gives
+ * with the sizes libbfd's reading of it gives: of the first entry at the
+ * symbol's address with its name that has one (elf_symtab_size()). */
+int elf_symcover_open_dynamic(struct elf_symcover **out, bfd *abfd);
 
 /*
  * VMAS[0..n): link-time addresses, ascending, each once.  *OUT (to be

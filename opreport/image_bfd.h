@@ -33,10 +33,14 @@ int image_cache_new(struct image_cache **out, const struct opreport_opts *o,
 		    uint32_t nr_images);
 void image_cache_free(struct image_cache *c);
 
-/* Whether an ELF image's static table is read whole when the image is
- * opened (true), or in part for the addresses each image_bfd_resolve()
- * asks (false, the default); the symbols are the same.  For tests. */
+/* Whether an ELF image's static table, or a stripped x86 image's
+ * dynamic one, is read whole when the image is opened (true), or in part
+ * for the addresses each image_bfd_resolve() asks (false, the default);
+ * the symbols are the same.  For tests. */
 void image_bfd_whole_tables(bool whole);
+/* How many dynamic symbol tables libbfd has read whole so far.  For
+ * tests. */
+unsigned long image_bfd_dynamic_reads(void);
 
 /* The image of session image ID, opened on first use.  Never NULL unless
  * out of memory (not reported); an unusable image resolves to "(no

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* Any file can be named as an image in a session (or planted where one
  * was): opreport reads its ELF symbol tables and PLT stubs itself, and
- * a static table in part (elf_symcover.c).  Parse anything. */
+ * a static or dynamic table in part (elf_symcover.c).  Parse anything. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,10 +46,10 @@ static int u64_cmp(const void *pa, const void *pb)
 	return (*a > *b) - (*a < *b);
 }
 
-/* The static table read in part, around some of its symbols: what it
- * gives is there in the whole table, which is read exactly when it
- * is. */
-static void cover(bfd *abfd)
+/* The static (DYNAMIC: dynamic) table read in part, around some of its
+ * symbols: what it gives is there in the whole table, which is read
+ * exactly when it is. */
+static void cover(bfd *abfd, bool dynamic)
 {
 	struct elf_code_sym *all = NULL, *part = NULL;
 	struct elf_symcover *c = NULL;
@@ -57,9 +57,11 @@ static void cover(bfd *abfd)
 	uint64_t q[66];
 	size_t na = 0, np = 0, nq = 0, i, j, u;
 
-	if (elf_symcover_open(&c, abfd) || !c)
+	if ((dynamic ? elf_symcover_open_dynamic(&c, abfd)
+		     : elf_symcover_open(&c, abfd)) ||
+	    !c)
 		return;
-	if (elf_symtab_read(&t, abfd, false) || !t)
+	if (elf_symtab_read(&t, abfd, dynamic) || !t)
 		abort(); /* the table one finds, the other reads */
 	all = calloc(elf_symtab_count(t) + 1, sizeof(*all));
 	if (all)
@@ -117,7 +119,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		walk(abfd, false);
 		walk(abfd, true);
-		cover(abfd);
+		cover(abfd, false);
+		cover(abfd, true);
 		if (elf_plt_read(&plt, abfd) > 0)
 			elf_plt_free(&plt);
 		bfd_close(abfd);

@@ -6,7 +6,8 @@
  * loadable section, resolve to the same symbols (name, address, size,
  * demangled) as with the whole table read and sorted, in one batch and
  * in several (the call graph asks again), and two addresses share a
- * symbol in one exactly when they do in the other.
+ * symbol in one exactly when they do in the other.  A stripped x86
+ * image's dynamic table is read in part too, never whole by libbfd.
  */
 #include <check.h>
 #include <stdio.h>
@@ -293,10 +294,76 @@ START_TEST(part_as_whole)
 }
 END_TEST
 
+/* Whether PATH is an x86 ELF image with a dynamic table and no static
+ * one. */
+static bool stripped_x86(const char *path)
+{
+	bfd *abfd = bfd_openr(path, NULL);
+	struct elf_symtab_loc st, dy;
+	bool yes = false;
+
+	if (abfd && bfd_check_format(abfd, bfd_object) &&
+	    bfd_get_flavour(abfd) == bfd_target_elf_flavour &&
+	    bfd_get_arch(abfd) == bfd_arch_i386 &&
+	    !elf_symtab_locate(&st, abfd, false) &&
+	    !elf_symtab_locate(&dy, abfd, true)) {
+		yes = !st.secs && dy.secs;
+		free(st.secs);
+		free(dy.secs);
+	}
+	if (abfd)
+		bfd_close(abfd);
+	return yes;
+}
+
+/* A stripped image's samples, its PLT stubs' among them, are named
+ * without libbfd reading its dynamic table whole; the whole tables'
+ * way does read it, so the count is seen to count. */
+START_TEST(dynamic_in_part)
+{
+	const char *path = images[2 * _i];
+	struct opreport_opts o = { .demangle = DEMANGLE_SMART };
+	struct probes p = { 0 };
+	struct image_cache *c;
+	struct image_bfd *img;
+	const struct report_sym **s;
+	unsigned long before;
+	uint64_t *v;
+	size_t i, named = 0;
+
+	/* a debug file's static table would name them */
+	if (strcmp(images[2 * _i + 1], "-") || access(path, R_OK) ||
+	    !stripped_x86(path))
+		return;
+	probes_make(&p, path, NULL);
+	qsort(p.v, p.n, sizeof(*p.v), u64_cmp);
+	s = calloc(p.n, sizeof(*s));
+	v = calloc(p.n, sizeof(*v));
+	before = image_bfd_dynamic_reads();
+	img = image(&c, &o, path, false);
+	image_bfd_resolve(img, p.v, p.n, s, v);
+	image_cache_finish(c, false);
+	for (i = 0; i < p.n; i++)
+		named += s[i]->has_vma;
+	ck_assert_msg(named > 0, "%s: no address was named", path);
+	ck_assert_msg(image_bfd_dynamic_reads() == before,
+		      "%s: libbfd read the dynamic table whole", path);
+	image_cache_free(c);
+	img = image(&c, &o, path, true);
+	image_bfd_resolve(img, p.v, p.n, s, v);
+	ck_assert_uint_gt(image_bfd_dynamic_reads(), before);
+	image_cache_free(c);
+	free(s);
+	free(v);
+	free(p.v);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("image_cover");
 	TCase *tc = tcase_create("part_as_whole");
+	TCase *td = tcase_create("dynamic_in_part");
 
 	if (argc < 3 || (argc - 1) % 2) {
 		fprintf(stderr, "usage: %s {IMAGE DEBUG-FILE|-}...\n",
@@ -307,6 +374,8 @@ int main(int argc, char **argv)
 	nr_images = (argc - 1) / 2;
 	bfd_init();
 	tcase_add_loop_test(tc, part_as_whole, 0, nr_images);
+	tcase_add_loop_test(td, dynamic_in_part, 0, nr_images);
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, td);
 	return opjit_check_run(s);
 }
