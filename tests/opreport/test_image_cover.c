@@ -242,11 +242,9 @@ START_TEST(part_as_whole)
 	const char *path = images[2 * _i], *dbg = images[2 * _i + 1];
 	struct opreport_opts o = { .demangle = DEMANGLE_SMART };
 	struct probes p = { 0 };
-	struct image_cache *ca, *cb[2];
-	struct image_bfd *a;
-	const struct report_sym **sa, **sb[2];
+	const struct report_sym **sa, **sb;
 	uint64_t *va, *vb;
-	size_t i, u, k;
+	size_t i, u, batches;
 
 	if (access(path, R_OK)) {
 		fprintf(stderr, "test_image_cover: SKIP %s: not installed\n",
@@ -260,40 +258,35 @@ START_TEST(part_as_whole)
 			p.v[u++] = p.v[i];
 	p.n = u;
 	sa = calloc(p.n, sizeof(*sa));
+	sb = calloc(p.n, sizeof(*sb));
 	va = calloc(p.n, sizeof(*va));
 	vb = calloc(p.n, sizeof(*vb));
-	/* the whole table read and asked once for both ways of asking the
-	 * part read (under ASan, node's whole table costs seconds), all
-	 * three caches finished together at the end: a name is only
-	 * demangled when its cache is finished */
-	a = image(&ca, &o, path, true);
-	image_bfd_resolve(a, p.v, p.n, sa, va);
-	for (k = 0; k < 2; k++) {
-		size_t batches = 2 * k + 1, named = 0;
-		struct image_bfd *b = image(&cb[k], &o, path, false);
+	for (batches = 1; batches <= 3; batches += 2) {
+		struct image_cache *ca, *cb;
+		struct image_bfd *a = image(&ca, &o, path, true);
+		struct image_bfd *b = image(&cb, &o, path, false);
+		size_t named = 0;
 
-		sb[k] = calloc(p.n, sizeof(*sb[k]));
-		resolve_batches(b, p.v, p.n, batches, sb[k], vb);
+		image_bfd_resolve(a, p.v, p.n, sa, va);
+		resolve_batches(b, p.v, p.n, batches, sb, vb);
 		for (i = 0; i < p.n; i++) {
 			ck_assert_uint_eq(va[i], vb[i]);
-			same_sym(path, p.v[i], sa[i], sb[k][i]);
+			same_sym(path, p.v[i], sa[i], sb[i]);
 			named += sa[i]->has_vma;
 		}
-		same_sharing(path, sa, sb[k], p.n);
+		same_sharing(path, sa, sb, p.n);
 		ck_assert_msg(named > 0, "%s: no address was named", path);
 		if (batches == 1)
 			singles(path, &o, &p, sa);
-	}
-	image_cache_finish(ca, false);
-	for (k = 0; k < 2; k++) {
-		image_cache_finish(cb[k], false);
+		image_cache_finish(ca, false);
+		image_cache_finish(cb, false);
 		for (i = 0; i < p.n; i++)
-			same_sym(path, p.v[i], sa[i], sb[k][i]);
-		image_cache_free(cb[k]);
-		free(sb[k]);
+			same_sym(path, p.v[i], sa[i], sb[i]);
+		image_cache_free(ca);
+		image_cache_free(cb);
 	}
-	image_cache_free(ca);
 	free(sa);
+	free(sb);
 	free(va);
 	free(vb);
 	free(p.v);
