@@ -9,7 +9,13 @@ Each mutant changes one file of a copy of SESSION (truncation, bit flips,
 runs of zeros or random bytes, a duplicated chunk), for the container
 files (samples.hist, anon.samples) half the time with every block's
 CRC-32C recomputed so that the damage reaches the parsers behind the
-checksums.  opreport must finish within the time limit, exit 0 or 1,
+checksums.  The files take turns, and each file's mutants take the kinds
+in turn, the containers' first without the checksums recomputed and then
+with them: COUNT of ten times the number of files gives every file every
+kind of damage, each container both ways.  Where the damage falls is
+random.  Files whose names begin with a dot are left alone: a reader
+ignores them (samples/FORMAT.md), so their mutants would all read as the
+session itself.  opreport must finish within the time limit, exit 0 or 1,
 print no sanitizer report, and, when the mutant is damage by the block
 rules of samples/FORMAT.md, say so in a line naming the file.  Prints one
 line per failure and a summary; exits 1 when anything failed.
@@ -81,10 +87,12 @@ def recompute_crcs(data):
     return bytes(data)
 
 
-def mutate(data, rng):
+OPS = ["truncate", "flip", "zero", "random", "dup"]
+
+
+def mutate(data, op, rng):
     data = bytearray(data)
     n = len(data)
-    op = rng.choice(["truncate", "flip", "zero", "random", "dup"])
     if n == 0:
         return op, bytes(rng.randbytes(rng.randint(1, 64)))
     if op == "truncate":
@@ -111,20 +119,22 @@ def main():
     cmd = sys.argv[sep + 1:]
     rng = random.Random(int(seed))
     files = sorted(os.path.relpath(os.path.join(d, f), session)
-                   for d, _, fs in os.walk(session) for f in fs)
+                   for d, _, fs in os.walk(session) for f in fs
+                   if not f.startswith("."))
     mutant = os.path.join(work, "mutant")
     failures = 0
     warned = 0
     for i in range(int(count)):
         rel = files[i % len(files)]
+        turn = i // len(files)
         shutil.rmtree(mutant, ignore_errors=True)
         shutil.copytree(session, mutant, symlinks=True)
         path = os.path.join(mutant, rel)
         with open(path, "rb") as f:
             orig = f.read()
-        op, data = mutate(orig, rng)
+        op, data = mutate(orig, OPS[turn % len(OPS)], rng)
         base = os.path.basename(rel)
-        crc = base in CONTAINERS and rng.random() < 0.5
+        crc = base in CONTAINERS and turn // len(OPS) % 2 == 1
         if crc:
             data = recompute_crcs(data)
             op += "+crc"

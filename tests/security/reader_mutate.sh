@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The mutation loop: record a real node session and a real java session
-# (javamap agent) once, then mutate every file of them a few hundred ways
+# (javamap agent) once, then mutate every file of them many ways
 # (reader_mutate.py) and run opreport built with ASan+UBSan on each under
 # a time limit: no crash, no hang, no sanitizer report, and a warning for
 # every damaged checksummed file.  OPJIT_MUTANTS sets how many per session
-# (default 120), OPJIT_MUTATE_SEED the seed (default: a new one, printed).
+# (default ten turns of its files: each file gets every kind of damage,
+# each container with its checksums recomputed and without),
+# OPJIT_MUTATE_SEED the seed (default: a new one, printed).
+# The rounds are few because the depth is elsewhere: every parser behind
+# these files has a fuzz target that test.sh runs with a coverage floor
+# (fuzz_samples_hist, _anon, _meta, _archive_inflate,
+# fuzz_opreport_kallsyms, fuzz_perfmap, fuzz_jm_parse); this loop is the
+# whole reader on real sessions, each mutant a start of opreport under
+# ASan (a third of a second of CPU).
 . "$(dirname "$0")/reader_lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 command -v node >/dev/null || skip "node is not installed (apt-get install nodejs)"
@@ -19,7 +27,6 @@ ldd "$OPREPORT" | grep libasan >/dev/null ||
 asan_rt=$(ldd "$AGENT" | awk '/libasan/ { print $3 }')
 [ -f "$asan_rt" ] || fail "cannot find the ASan runtime the agent links"
 
-n=${OPJIT_MUTANTS:-120}
 seed=${OPJIT_MUTATE_SEED:-$RANDOM}
 echo "seed $seed (OPJIT_MUTATE_SEED=$seed repeats this run)"
 
@@ -52,6 +59,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99
 status=0
 for s in node java; do
 	echo "$s session: $(cd "$tmp/$s" && find . -type f | tr '\n' ' ')"
+	n=${OPJIT_MUTANTS:-$((10 * $(find "$tmp/$s" -type f ! -name '.*' | wc -l)))}
 	# ELF images are left out (libbfd on node costs seconds a run under
 	# ASan, and no session file changes what it reads); every session
 	# file is still read, the kallsyms copy and the maps through the
