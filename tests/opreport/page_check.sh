@@ -8,6 +8,9 @@
 # its subshells hold, and closes when the test exits and the pipe with it.
 browser_start() {
 	[ -z "${BROWSER_IN:-}" ] || return 0
+	# a subshell's pipe would close with it, and the next page start
+	# another browser: the first page loads in the test's own shell
+	[ "$BASHPID" = "$$" ] || fail "the first page must load in the test's shell, not a subshell"
 	mkfifo "$TMP/browser.in" "$TMP/browser.out" ||
 		fail "cannot make the browser's pipes"
 	python3 "$OPJIT_SOURCE/tests/opreport/chromium_pages.py" \
