@@ -13,7 +13,9 @@
 # hid, and those must make up the rest.  Each opannotate command must
 # show JIT instructions or source lines with samples.  A line whose tool is missing
 # here, or that starts a browser or a server or profiles the whole
-# machine, is not run, and the test says which.
+# machine, is not run, and the test says which; a recording the same as
+# one before it is made once, and the commands after it read a copy of
+# its session (recording_key).
 #   readme_commands.sh         run them
 #   readme_commands.sh --list  only print them
 . "${BASH_SOURCE[0]%/*}/../lib/e2e.sh"
