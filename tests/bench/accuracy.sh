@@ -166,7 +166,7 @@ acc_threetoone() {
 	for ((rep = 0; rep < RUNS; rep++)); do
 		if O_WHY=$(need_exe "$THREETOONE"); then
 			acc_both "$rep" "" heavy_work light_work -- \
-				"$THREETOONE" "$ACC_SECONDS"
+				"$THREETOONE" "$ACC_NATIVE_SECONDS"
 		else
 			P_WHY=$O_WHY
 		fi

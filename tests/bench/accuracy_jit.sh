@@ -16,7 +16,7 @@ acc_jitdemo() {
 			# a perf map, since that is the one file perf reads too
 			acc_both "$rep" perfmap jit_hot jit_cold -- \
 				"${PID_EXEC[@]}" "$ACC_PIDFILE" "$JITDEMO" \
-				--seconds "$ACC_SECONDS" --map-file perf
+				--seconds "$ACC_NATIVE_SECONDS" --map-file perf
 		else
 			P_WHY=$O_WHY
 		fi

@@ -77,22 +77,26 @@ BUILD=$(cd "$BUILD" && pwd)
 OUT=$(realpath -m "$OUT")
 
 GROWTH_REF_REPORT_TIMEOUT='' # perf's, when not GROWTH_REPORT_TIMEOUT
+ACC_NATIVE_SECONDS='' # threetoone's and jitdemo's, when not ACC_SECONDS
 if [ "$SMOKE" = 1 ]; then
 	# workloads of a fraction of a second where they can be: the
 	# start-up of the recorders, runtimes and reports is most of the
-	# work.  Accuracy's keep a second: in half a second the JVM has not
-	# yet compiled the inlined Hot.alpha that opjit must name.  A growth
-	# report of perf's still running after 5 s is stopped: its source
-	# lines of node take longer at any size.  opreport's take a second
+	# work.  Accuracy's JVM workloads keep a second: in half a second
+	# the JVM has not yet compiled the inlined Hot.alpha that opjit must
+	# name; threetoone and jitdemo need no warming up, and at 1 kHz 0.3
+	# s still gives each of their functions tens of samples.  A growth
+	# report of perf's still running after 2 s is stopped: its source
+	# lines of node take longer at any size, and each second it runs on
+	# is a second of the smoke test's CPU.  opreport's take a second
 	# or two, more on a busy machine: stopped at 5 s too, they failed
 	# the smoke test by the clock; stopped after 60 s, a hang still does.
 	RUNS=${RUNS:-1} FREQS=(1000) REPORT_HZ=1000 MAP_SIZES=(10000)
 	RESOLVE_SAMPLES=100000 SPEED_SCALE=1 ANON_SIZES=(50000 200000)
-	COST_SECONDS=0.3 ACC_SECONDS=1 CG_SECONDS=0.3
+	COST_SECONDS=0.3 ACC_SECONDS=1 ACC_NATIVE_SECONDS=0.3 CG_SECONDS=0.3
 	GROWTH_C_SECONDS=(0.3) GROWTH_NODE_SAMPLES=(300)
 	GROWTH_MAP_FUNCTIONS=(300) GROWTH_MAP_SECONDS=0.3
 	GROWTH_IDLE_SECONDS=(0.3) GROWTH_REPORT_TIMEOUT=60
-	GROWTH_REF_REPORT_TIMEOUT=5
+	GROWTH_REF_REPORT_TIMEOUT=2
 	STEADY_SKIP=0.5 STEADY_SECONDS=0.5
 	STACKS_PAIRS=1 STACKS_SECONDS=1 STACKS_TIMEOUT=30
 elif [ "$QUICK" = 1 ]; then
@@ -117,6 +121,7 @@ else
 	STACKS_PAIRS=${RUNS_GIVEN:-3} STACKS_SECONDS=3 STACKS_TIMEOUT=60
 fi
 GROWTH_HZ=$REPORT_HZ
+ACC_NATIVE_SECONDS=${ACC_NATIVE_SECONDS:-$ACC_SECONDS}
 [ -n "$GROWTH_REF_REPORT_TIMEOUT" ] ||
 	GROWTH_REF_REPORT_TIMEOUT=$GROWTH_REPORT_TIMEOUT
 

@@ -13,7 +13,9 @@
 # hid, and those must make up the rest.  Each opannotate command must
 # show JIT instructions or source lines with samples.  A line whose tool is missing
 # here, or that starts a browser or a server or profiles the whole
-# machine, is not run, and the test says which.
+# machine, is not run, and the test says which; a recording the same as
+# one before it is made once, and the commands after it read a copy of
+# its session (recording_key).
 #   readme_commands.sh         run them
 #   readme_commands.sh --list  only print them
 . "${BASH_SOURCE[0]%/*}/../lib/e2e.sh"
@@ -99,7 +101,8 @@ for k in range(60):
     t += heavy(300000) + light(100000)
 print(t > 0)
 EOF
-printf '#!/bin/sh\nexec "%s" 2\n' "$OPJIT_BUILD/tests/workloads/exprjit" >my-jit
+# (0.6 s of its CPU time: 0.2 s a phase, a couple of hundred samples each)
+printf '#!/bin/sh\nexec "%s" 0.6\n' "$OPJIT_BUILD/tests/workloads/exprjit" >my-jit
 chmod +x my-jit
 # a C program built -O2 without frame pointers
 printf '#!/bin/sh\nexec "%s" 1\n' "$OPJIT_BUILD/tests/workloads/frameless" >my-program
@@ -121,8 +124,29 @@ public class App {
 	}
 }
 EOF
-	(cd jar && javac *.java && printf 'Main-Class: App\n' >m && jar cfm ../app.jar m *.class) &&
-		java_ok=1
+	# and the folders' READMEs' program Main, whose hot(long) is hot
+	# (one javac for both: each start of it costs seconds of CPU)
+	mkdir main
+	cat >main/Main.java <<'EOF'
+public class Main {
+	static long hot(long n) {
+		long s = 0;
+		for (long i = 0; i < n; i++) s += (i * 31) % 7;
+		return s;
+	}
+	public static void main(String[] args) {
+		long t = 0, end = System.nanoTime() + 1_000_000_000L;
+		while (System.nanoTime() < end) t += hot(1_000_000);
+		System.out.println(t > 0);
+	}
+}
+EOF
+	javac -d classes jar/*.java main/Main.java &&
+		(cd classes && printf 'Main-Class: App\n' >m &&
+			jar cfm ../app.jar m $(ls -- *.class | grep -vx Main.class) &&
+			jar cf ../main.jar Main.class) ||
+		fail "cannot build the JVM stand-ins"
+	java_ok=1
 fi
 
 printf '#!/bin/sh\nexec node --perf-basic-prof "%s/app.js"\n' "$W/man" >server
@@ -281,10 +305,34 @@ check_opannotate() {
 	esac
 }
 
-ran=0 notrun=()
+ran=0 notrun=() same=()
+# A recording the same as one made before (the same program and
+# arguments, the same stand-ins, whatever the path it is run by) is not
+# made again: its session is copied where this one would write it, and
+# the commands after it read that.  The first run was checked; a second
+# would check the same thing again, for seconds of CPU each.
+declare -A recorded
+# recording_key CMD: CMD with the programs' and the stand-ins' paths
+# made alike, or nothing for what is not a recording in the foreground
+# of a program started under oprofiled
+recording_key() {
+	local w key=
+	case $1 in *'&'*|cd\ *|*--pid=*|*--session-dir=*) return ;; esac
+	case $1 in build/daemon/oprofiled\ *--\ *|oprofiled\ *--\ *) ;; *) return ;; esac
+	for w in $1; do
+		w=${w#build/daemon/}
+		w=${w#build/bin/}
+		w=${w/#-agentpath:*\/libjavamap-agent.so/-agentpath:AGENT}
+		# a stand-in by its content, not its name (bench.py is app.py)
+		[ ! -f "$w" ] || w=$(cksum <"$w")
+		key+=" $w"
+	done
+	echo "$key"
+}
+
 # run_doc CMD: run one documented command and check what it gave
 run_doc() {
-	local cmd=$1 why= rc=0
+	local cmd=$1 why= rc=0 key
 	case $cmd in
 	speedscope*) why="opens a browser" ;;
 	*-http=*) why="serves a web page" ;;
@@ -315,8 +363,18 @@ run_doc() {
 			cmd=${cmd%% &&*}
 		} ;;
 	esac
+	key=$(recording_key "$cmd")
+	if [ -n "$key" ] && [ -n "${recorded[$key]:-}" ]; then
+		echo "same recording as before: $cmd (its session copied from ${recorded[$key]})"
+		rm -rf oprofile_data
+		cp -a "${recorded[$key]}" oprofile_data
+		same+=("$cmd")
+		return
+	fi
 	echo "run: $cmd"
 	eval "$cmd" >out.txt 2>err.txt || rc=$?
+	[ -z "$key" ] || [ "$rc" != 0 ] || recorded[$key]=$PWD/oprofile_data.first$ran
+	[ -z "$key" ] || [ "$rc" != 0 ] || cp -a oprofile_data "${recorded[$key]}"
 	[ "$rc" = 0 ] || { cat err.txt; fail "$cmd: exited $rc"; }
 	case $cmd in
 	build/opreport/opreport*|opreport*) check_opreport "${cmd%% &&*}" out.txt err.txt ;;
@@ -349,29 +407,12 @@ echo "ran $((ran - n_readme)) man page examples"
 mkdir -p "$W/folders/app"
 cd "$W/folders"
 cp "$W/man/app.js" "$W/man/app.py" app/
-if [ "$java_ok" = 1 ]; then
-	mkdir main
-	cat >main/Main.java <<'EOF'
-public class Main {
-	static long hot(long n) {
-		long s = 0;
-		for (long i = 0; i < n; i++) s += (i * 31) % 7;
-		return s;
-	}
-	public static void main(String[] args) {
-		long t = 0, end = System.nanoTime() + 1_000_000_000L;
-		while (System.nanoTime() < end) t += hot(1_000_000);
-		System.out.println(t > 0);
-	}
-}
-EOF
-	(cd main && javac Main.java && jar cf ../app/app.jar Main.class) ||
-		fail "cannot build the Main stand-in"
-fi
+[ "$java_ok" = 0 ] || cp "$W/readme/main.jar" app/app.jar
 n_man=$ran
 for cmd in "${folders[@]}"; do
 	case $cmd in jcmd\ PID*) notrun+=("$cmd (needs a JVM running)"); continue ;; esac
 	run_doc "$cmd"
 done
 echo "ran $((ran - n_man)) commands of the folders' READMEs"
+for n in "${same[@]}"; do echo "recorded once, reported again: $n"; done
 for n in "${notrun[@]}"; do echo "not run: $n"; done

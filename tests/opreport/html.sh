@@ -145,13 +145,7 @@ done
 
 # the screenshot of the -g page, for the test log
 shot=$OPJIT_BUILD/tests/opreport/html_flame.png
-timeout 120 chromium --headless --disable-gpu --no-sandbox \
-	--user-data-dir="$TMP/chrome-shot" --proxy-server=127.0.0.1:9 \
-	--window-size=1280,420 --hide-scrollbars --screenshot="$shot" \
-	"file://$TMP/g.html" >"$TMP/shot.err" 2>&1 ||
-	{ tail -5 "$TMP/shot.err"; fail "chromium could not take a screenshot"; }
-[ -s "$shot" ] || fail "no screenshot"
-echo "screenshot: $shot"
+screenshot "$TMP/g.html" "$shot" 1280 420
 
 # hostile names from a perf map: they come back as the same text
 HOST=$TMP/hostile
