@@ -518,62 +518,78 @@ struct moved {
 	uint64_t count;
 };
 
-/* The stacks unwound from the copies of a stack with JIT frames: its
- * samples are in each process's stream, each with its time, and each
- * takes the next unwound stack with samples left (which sample had
- * which copy is not recorded; they differ only below the JIT frames). */
-struct anon_move {
+/* A share of a session stack's samples, for the samples of the stack in
+ * each process's stream to take in turn: each takes the first of the
+ * stack's run with samples left (which sample had which copy is not
+ * recorded; they differ only below the JIT frames).  The first member
+ * of anon_move and jit_move. */
+struct move_turn {
 	uint32_t stack; /* the session's frame-pointer stack */
-	uint32_t cg;	/* the unwound stack in the graph */
 	uint64_t left;	/* samples still to take it */
 };
 
-static int anon_move_cmp(const void *a, const void *b)
+static int move_turn_cmp(const void *a, const void *b)
 {
-	const struct anon_move *x = a, *y = b;
+	const struct move_turn *x = a, *y = b;
 
 	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
+/* In BASE, N entries of SIZE bytes sorted by stack, each beginning with
+ * its move_turn: the first of STACK's run with samples left, one of them
+ * taken; or NULL. */
+static void *move_take(void *base, size_t n, size_t size, uint32_t stack)
+{
+	struct move_turn key = { stack, 0 };
+	char *m, *end = (char *)base + n * size;
+
+	if (!n)
+		return NULL;
+	m = bsearch(&key, base, n, size, move_turn_cmp);
+	if (!m)
+		return NULL;
+	while (m > (char *)base &&
+	       ((struct move_turn *)(m - size))->stack == stack)
+		m -= size;
+	for (; m < end && ((struct move_turn *)m)->stack == stack; m += size) {
+		struct move_turn *t = (struct move_turn *)m;
+
+		if (t->left) {
+			t->left--;
+			return m;
+		}
+	}
+	return NULL;
+}
+
+/* The stacks unwound from the copies of a stack with JIT frames, its
+ * samples' in turn. */
+struct anon_move {
+	struct move_turn turn;
+	uint32_t cg; /* the unwound stack in the graph */
+};
+
 /* The unwound stack for a sample of session stack STACK, or CG_NONE. */
 static uint32_t anon_moved(struct anon_move *am, size_t n, uint32_t stack)
 {
-	struct anon_move key = { stack, 0, 0 };
-	struct anon_move *m = bsearch(&key, am, n, sizeof(*am), anon_move_cmp);
+	struct anon_move *m = move_take(am, n, sizeof(*am), stack);
 
-	if (!m)
-		return CG_NONE;
-	while (m > am && m[-1].stack == stack)
-		m--;
-	for (; m < am + n && m->stack == stack; m++)
-		if (m->left) {
-			m->left--;
-			return m->cg;
-		}
-	return CG_NONE;
+	return m ? m->cg : CG_NONE;
 }
 
 /* A JIT leaf's copy, for the samples of its stack to take in turn as
  * anon_move's: its interpreted frames are named from it (profile_jvm.h). */
 struct jit_move {
-	uint32_t stack;
+	struct move_turn turn;
 	const struct ops_stack_copy *copy;
-	uint64_t left;
 };
-
-static int jit_move_cmp_stack(const void *a, const void *b)
-{
-	const struct jit_move *x = a, *y = b;
-
-	return x->stack < y->stack ? -1 : x->stack > y->stack;
-}
 
 static int jit_move_cmp(const void *a, const void *b)
 {
 	const struct jit_move *x = a, *y = b;
 
-	if (x->stack != y->stack)
-		return x->stack < y->stack ? -1 : 1;
+	if (x->turn.stack != y->turn.stack)
+		return x->turn.stack < y->turn.stack ? -1 : 1;
 	/* in the copies' order, whatever qsort does with equal keys */
 	return (x->copy > y->copy) - (x->copy < y->copy);
 }
@@ -582,22 +598,9 @@ static int jit_move_cmp(const void *a, const void *b)
 static const struct ops_stack_copy *jit_moved(struct jit_move *jm, size_t n,
 					      uint32_t stack)
 {
-	struct jit_move key = { stack, NULL, 0 };
-	struct jit_move *m;
+	struct jit_move *m = move_take(jm, n, sizeof(*jm), stack);
 
-	if (!n)
-		return NULL;
-	m = bsearch(&key, jm, n, sizeof(*jm), jit_move_cmp_stack);
-	if (!m)
-		return NULL;
-	while (m > jm && m[-1].stack == stack)
-		m--;
-	for (; m < jm + n && m->stack == stack; m++)
-		if (m->left) {
-			m->left--;
-			return m->copy;
-		}
-	return NULL;
+	return m ? m->copy : NULL;
 }
 
 static int moved_cmp(const void *a, const void *b)
@@ -687,8 +690,9 @@ static int cg_add_copies(struct profile *p, struct report *r,
 		 * taken in the kernel */
 		if (fp->nr_kernel < fp->nr_frames &&
 		    fp->frames[fp->nr_kernel].kind == OPS_FRAME_ANON) {
-			(*jm)[nj++] = (struct jit_move){ cp[i].stack, &cp[i],
-							 cp[i].count };
+			(*jm)[nj++] = (struct jit_move){ { cp[i].stack,
+							   cp[i].count },
+							 &cp[i] };
 			continue;
 		}
 		nf = unwind_stack(u, &cp[i], fp, frames, OPS_STACK_MAX_FRAMES,
@@ -705,8 +709,9 @@ static int cg_add_copies(struct profile *p, struct report *r,
 		if (ret)
 			break;
 		if (stack_has_anon(fp)) {
-			(*am)[na++] = (struct anon_move){ cp[i].stack, sid,
-							  cp[i].count };
+			(*am)[na++] = (struct anon_move){ { cp[i].stack,
+							    cp[i].count },
+							  sid };
 			continue;
 		}
 		ret = slice_counts_add(
@@ -720,7 +725,7 @@ static int cg_add_copies(struct profile *p, struct report *r,
 	}
 	qsort(*mv, nm, sizeof(**mv), moved_cmp);
 	*nmv = nm;
-	qsort(*am, na, sizeof(**am), anon_move_cmp);
+	qsort(*am, na, sizeof(**am), move_turn_cmp);
 	*nam = na;
 	qsort(*jm, nj, sizeof(**jm), jit_move_cmp);
 	*njm = nj;
