@@ -6,19 +6,9 @@
 # twice by mksession, once with an index that forgets at every node,
 # gives the same -c, folded, csv, json and html as the exact one.
 . "$(dirname "$0")/lib.sh"
-HP=${OPJIT_HANDLER_PATH:-$OPJIT_BUILD/lib/opjit/handlers}
-[ -f "$HP/libperfmap.so" ] || fail "$HP/libperfmap.so is not built"
-export OPJIT_HANDLER_PATH=$HP
 DUMP=$OPJIT_BUILD/tests/daemon/sessiondump
 [ -x "$DUMP" ] || fail "$DUMP is not built"
-APP=$RT/rt_g_pie
-A=$(off "$APP" rt_alpha) G=$(off "$APP" rt_gamma)
-B=$(off "$APP" rt_local_beta)
-mkdir "$TMP/maps"
-printf '7f0000000100 80 JS:*fib\n7f0000000200 80 JS:~loop\n' \
-	>"$TMP/maps/perf-300.map"
-chmod 644 "$TMP/maps/perf-300.map"
-printf 'ffffffff81000000 T _stext\nffffffff81000100 t do_work\n' >"$TMP/kallsyms"
+cg_synthetic
 
 # session DIR [stackindex N]: the stacks of callgraph_golden.sh, then
 # each given again after others (s1b, s6b, s8b), and one that shares
@@ -39,14 +29,7 @@ hist a $A 43
 hist a $G 10
 hist a $B 5
 hist kk 0xffffffff81000104 2
-stack s1 app:$A app:$(ret main)
-stack s2 app:$G app:$(ret main)
-stack s3 app:$B app:$(ret rt_gamma) app:$(ret main)
-stack s4 kernel 1 k:0xffffffff81000104 app:$(ret rt_alpha) app:$(ret main)
-stack s5 truncated app:$A app:$(ret rt_gamma)
-stack s6 anon:0x7f0000000110 anon:0x7f0000000211 app:$(ret main)
-stack s7 app:$A anon:0x7f0000000121 unknown:0x1234
-stack s8 anon:0x7f0000000120 anon:0x7f0000000131 anon:0x7f0000000131 anon:0x7f0000000211 app:$(ret main)
+$(cg_golden_stacks)
 stack s1b app:$A app:$(ret main)
 stack s6b anon:0x7f0000000110 anon:0x7f0000000211 app:$(ret main)
 stack s9 anon:0x7f0000000124 anon:0x7f0000000131 anon:0x7f0000000131 anon:0x7f0000000211 app:$(ret main)

@@ -41,3 +41,37 @@ golden() {
 		status=1
 	fi
 }
+
+# cg_synthetic: what the synthetic call-graph sessions of
+# callgraph_golden.sh and callgraph_forget.sh share: the perfmap handler,
+# the program APP with its functions' offsets A, G and B, the perf map of
+# tgid 300 in $TMP/maps and the kernel's symbols in $TMP/kallsyms
+cg_synthetic() {
+	HP=${OPJIT_HANDLER_PATH:-$OPJIT_BUILD/lib/opjit/handlers}
+	[ -f "$HP/libperfmap.so" ] || fail "$HP/libperfmap.so is not built"
+	export OPJIT_HANDLER_PATH=$HP
+	APP=$RT/rt_g_pie
+	A=$(off "$APP" rt_alpha) G=$(off "$APP" rt_gamma)
+	B=$(off "$APP" rt_local_beta)
+	mkdir "$TMP/maps"
+	printf '7f0000000100 80 JS:*fib\n7f0000000200 80 JS:~loop\n' \
+		>"$TMP/maps/perf-300.map"
+	chmod 644 "$TMP/maps/perf-300.map"
+	printf 'ffffffff81000000 T _stext\nffffffff81000100 t do_work\n' \
+		>"$TMP/kallsyms"
+}
+
+# cg_golden_stacks: the stacks s1 to s8 of callgraph_golden.sh's session,
+# lines of a mksession script (after cg_synthetic)
+cg_golden_stacks() {
+	cat <<EOS
+stack s1 app:$A app:$(ret main)
+stack s2 app:$G app:$(ret main)
+stack s3 app:$B app:$(ret rt_gamma) app:$(ret main)
+stack s4 kernel 1 k:0xffffffff81000104 app:$(ret rt_alpha) app:$(ret main)
+stack s5 truncated app:$A app:$(ret rt_gamma)
+stack s6 anon:0x7f0000000110 anon:0x7f0000000211 app:$(ret main)
+stack s7 app:$A anon:0x7f0000000121 unknown:0x1234
+stack s8 anon:0x7f0000000120 anon:0x7f0000000131 anon:0x7f0000000131 anon:0x7f0000000211 app:$(ret main)
+EOS
+}
