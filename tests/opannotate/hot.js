@@ -3,7 +3,7 @@
 // that V8 compiles to machine code, called until SECONDS have passed.
 function hot(n) {
 	let s = 1;
-	for (let i = 0; i < n; i++) {
+	for (let i = 0; i < n; i++) { // LOOP-HEAD
 		s = (Math.imul(s, 31) + i) | 0; // HOT-LOOP
 		s ^= s >>> 7; // HOT-LOOP
 	}
