@@ -204,7 +204,7 @@ rc=0
 status package-check || rc=$?
 if [ "$rc" -eq 0 ]; then
 	passed=$((passed + 1))
-	echo "package: passed, checked in $((SECONDS - t0)) s ($(grep -m1 'packages built in' "$OPJIT_LOGDIR/package.log"))"
+	echo "package: passed, checked in $((SECONDS - t0)) s ($(grep -m1 'packages built in' "$OPJIT_LOGDIR/package.log"); $(grep -m1 'installed and profiled in' "$OPJIT_LOGDIR/package.log"))"
 elif [ "$rc" -eq 77 ]; then
 	grep SKIP "$OPJIT_LOGDIR/package.log" >&2 || true
 	echo "package: skipped (log: $OPJIT_LOGDIR/package.log)" >&2

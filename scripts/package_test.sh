@@ -63,6 +63,7 @@ lintian_verdict() {
 	fi
 }
 
+start=$SECONDS
 debs=()
 for p in "${pkgs[@]}"; do debs+=("$out/${p}_${version}_$(dpkg --print-architecture).deb"); done
 cleanup() { dpkg --purge "${pkgs[@]}" >"$out/purge.log" 2>&1 || cat "$out/purge.log" >&2; }
@@ -75,9 +76,13 @@ grep -q "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/opjit/handlers/libpe
 # the autopkgtest, from a directory outside the build: only the package
 env -u OPJIT_HANDLER_PATH PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 	"$src/debian/tests/profile-jit" || fail "the autopkgtest failed"
+profiled=$SECONDS
 cleanup
 trap - EXIT
+purged=$SECONDS
 lintian_verdict
+echo "installed and profiled in $((profiled - start)) s, purged in" \
+	"$((purged - profiled)) s, lintian done $((SECONDS - start)) s after the install began"
 for p in "${pkgs[@]}"; do
 	if present "$p"; then
 		fail "$p is still installed after dpkg --purge"
