@@ -484,15 +484,19 @@ malformed:
 /*
  * Give the garbled names of the pending table the script of the code
  * they describe when they are its bytes with only their start
- * overwritten: the same length, the same last 8 bytes or more.  V8
- * names code "JS:*fib /path/app.js:6:13", the script after the last
- * space, before the line and column.
+ * overwritten: the same length, and the same last 8 bytes or every
+ * byte past the 16 the allocator writes into a freed block (a path of
+ * 17 to 23 bytes keeps fewer than 8: "/home/me/app/fib.js").  V8 names
+ * code "JS:*fib /path/app.js:6:13", the script after the last space,
+ * before the line and column.
  */
+enum { FREED_PREFIX = 16 }; /* glibc's tcache: next pointer and key */
+
 static int garbled_match(struct jd_dump *d, uint32_t code_name)
 {
 	const char *name = jd_name(d, code_name), *path, *end;
 	uint32_t off = JD_NO_FILE;
-	size_t len, i, k;
+	size_t len, kept, i, k;
 	char *copy;
 	int colons, rc = 0;
 
@@ -513,6 +517,7 @@ static int garbled_match(struct jd_dump *d, uint32_t code_name)
 	len = (size_t)(end - path);
 	if (len < 8 || !name_plausible((const uint8_t *)path, len))
 		return 0;
+	kept = len > FREED_PREFIX ? len - FREED_PREFIX : 0;
 	/* the pool may move when the path is added to it */
 	copy = strndup(path, len);
 	if (!copy)
@@ -526,7 +531,7 @@ static int garbled_match(struct jd_dump *d, uint32_t code_name)
 		for (k = 0; k < len && b[len - 1 - k] == copy[len - 1 - k];
 		     k++)
 			;
-		if (k < 8)
+		if (k < 8 && (kept == 0 || k < kept))
 			continue;
 		if (off == JD_NO_FILE) {
 			rc = name_add(d, copy, len, &off);
