@@ -63,7 +63,7 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/readme.XXXXXX")
 tgids=()
 cleanup() {
 	local t sessions
-	for t in "${tgids[@]}"; do rm -f "/tmp/perf-$t.map" "/tmp/anon.$t"; done
+	for t in "${tgids[@]}"; do e2e_rm_maps "/tmp/perf-$t.map" "/tmp/anon.$t"; done
 	# the maps of every process the commands recorded, reported or not
 	# (a report to a file, json or folded, names no tgid here)
 	mapfile -t sessions < <(find "$W" -type d -name maps -printf '%h\n')

@@ -22,7 +22,7 @@ tmp=$(mktemp -d)
 # of our workloads whose archived maps name more of them
 cleanup=()
 recorded=()
-trap 'e2e_forget_jit_maps "${recorded[@]}"; rm -rf "$tmp"; rm -f "${cleanup[@]}"' EXIT
+trap 'e2e_forget_jit_maps "${recorded[@]}"; rm -rf "$tmp"; e2e_rm_maps "${cleanup[@]}"' EXIT
 
 # forget_maps_of PID...: the runtimes' maps are ours to remove
 forget_maps_of() {

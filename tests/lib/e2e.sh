@@ -44,7 +44,9 @@ as_user() { runuser -u "$user" -- "$@"; }
 # (anon.PID, perf-PID.map) of the processes these sessions recorded,
 # named by the copies each session archived: only our workloads' maps,
 # never those of a test running beside us (anything new in /tmp during
-# our run may be theirs).
+# our run may be theirs).  The pids are 15 bits here and come round in
+# minutes on a busy machine: a map newer than the session's copy (which
+# keeps the map's time) is another process's, made since.
 e2e_forget_jit_maps() {
 	local s f n
 	for s in "$@"; do
@@ -52,8 +54,22 @@ e2e_forget_jit_maps() {
 			n=${f##*/}
 			n=${n%.gz}
 			[[ $n =~ ^(anon\.[0-9]+|perf-[0-9]+\.map)$ ]] || continue
-			rm -f "/tmp/$n"
+			find /tmp -maxdepth 1 -name "$n" ! -newer "$f" -delete
 		done
+	done
+}
+
+# e2e_rm_maps FILE...: remove FILEs, but not a JIT map (/tmp/anon.PID,
+# /tmp/perf-PID.map) whose pid a live process has: that pid came round
+# to another test's workload, and the map is its.
+e2e_rm_maps() {
+	local f pid
+	for f in "$@"; do
+		if [[ $f =~ ^/tmp/(anon\.([0-9]+)|perf-([0-9]+)\.map)$ ]]; then
+			pid=${BASH_REMATCH[2]}${BASH_REMATCH[3]}
+			! kill -0 "$pid" 2>/dev/null || continue
+		fi
+		rm -f "$f"
 	done
 }
 

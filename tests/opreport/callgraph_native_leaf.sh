@@ -44,7 +44,7 @@ op fp --no-unwind
 "$OPREPORT" --session-dir="$TMP/s" --anon-samples --format=json \
 	>"$TMP/r.json" 2>/dev/null || true
 for pid in $(grep -o 'tgid:[0-9]*' "$TMP/r.json" | cut -d: -f2 | sort -u); do
-	rm -f "/tmp/perf-$pid.map"
+	e2e_rm_maps "/tmp/perf-$pid.map"
 done
 
 python3 - "$TMP" <<'EOP'

@@ -125,7 +125,7 @@ echo "ok: go tool pprof -diff_base: light_work up, heavy_work down"
 # node: JIT code matched by name although the pids differ.  The perf
 # maps node leaves in /tmp go with the test (the sessions keep copies).
 trap 'for f in "$TMP"/n*.pid; do
-	[ -f "$f" ] && rm -f "/tmp/perf-$(cat "$f").map"; done; rm -rf "$TMP"' EXIT
+	[ -f "$f" ] && e2e_rm_maps "/tmp/perf-$(cat "$f").map"; done; rm -rf "$TMP"' EXIT
 record "$TMP/n1" sh -c 'echo $$ >"$0.pid"; exec node --perf-basic-prof "$1" 2 3' \
 	"$TMP/n1" "$HERE/split.js"
 record "$TMP/n2" sh -c 'echo $$ >"$0.pid"; exec node --perf-basic-prof "$1" 2 1' \
