@@ -3,8 +3,12 @@
 // defined afresh by a class loader that is dropped after its phase, so
 // the JIT compiles new code, the class is unloaded, its code freed, and
 // the next phase's code can land in the same memory.  Prints how long
-// each worker ran, the truth a profile should agree with.
+// each worker ran, the truth a profile should agree with.  Phases and
+// truth are the main thread's own CPU time, not the clock's: on a busy
+// machine each phase does the same work.
 import java.io.InputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.lang.reflect.Method;
 
 public class Churn {
@@ -52,16 +56,17 @@ public class Churn {
 			classBytes(names[0]), classBytes(names[1]),
 		};
 		long[] ran = new long[2];
+		ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
 
 		for (int p = 0; p < phases; p++) {
 			int w = p % 2;
 			ClassLoader l = new OneClassLoader(names[w], bytes[w]);
 			Class<?> c = l.loadClass(names[w]);
 			Method m = c.getMethod("work", long.class);
-			long t0 = System.nanoTime(), end = t0 + phaseNs;
-			while (System.nanoTime() < end)
+			long t0 = cpu.getCurrentThreadCpuTime(), end = t0 + phaseNs;
+			while (cpu.getCurrentThreadCpuTime() < end)
 				sink += (Long)m.invoke(null, 200_000L);
-			ran[w] += System.nanoTime() - t0;
+			ran[w] += cpu.getCurrentThreadCpuTime() - t0;
 			l = null;
 			c = null;
 			m = null;
