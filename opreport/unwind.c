@@ -23,6 +23,7 @@
 #include "image_bfd.h"
 #include "opreport.h"
 #include "unwind.h"
+#include "unwind_cfi.h"
 #include "unwind_memo.h"
 
 /* x86-64 DWARF register numbers */
@@ -32,8 +33,6 @@
 /* libdwfl's search path for debug files when it is given none */
 #define DEFAULT_DEBUGINFO_PATH ":.debug:/usr/lib/debug"
 
-#define KNOWN_BP 0x1
-#define KNOWN_SP 0x2
 
 /* Reads of one unwinding logged at most for the memo: a copy that
  * needs more is unwound afresh each time. */
@@ -50,6 +49,7 @@ struct unwind_proc {
 	struct ops_process_map *maps;
 	size_t n;
 	Dwfl *dwfl; /* made on first use */
+	struct unwind_cfi *cfi; /* its rules by pc; NULL: libdwfl alone */
 	bool failed;
 };
 
@@ -66,8 +66,9 @@ struct unwind {
 	/* the copy being unwound and what it gave */
 	const struct ops_stack_copy *cur;
 	bool fault; /* a read outside the copy */
-	/* each frame's pc, and its rbp and rsp where KNOWN_BP and
-	 * KNOWN_SP say the unwinding knows them: as the memo keeps them */
+	/* each frame's pc, and its rbp and rsp where UNWIND_KNOWN_BP
+	 * and UNWIND_KNOWN_SP say the unwinding knows them: as the memo
+	 * keeps them */
 	struct unwind_frame fr[UNWIND_MAX_FRAMES];
 	size_t nr_pcs;
 	bool jit; /* the copy's process runs JIT code: unmapped is anon */
@@ -220,6 +221,16 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 			(struct unwind_read){ addr, ok ? *result : 0, ok };
 	if (!ok)
 		u->fault = true;
+	return ok;
+}
+
+/* cb_memory_read for unwind_cfi_walk */
+static bool cfi_read(uint64_t addr, uint64_t *val, void *arg)
+{
+	Dwarf_Word w = 0;
+	bool ok = cb_memory_read(NULL, addr, &w, arg);
+
+	*val = w;
 	return ok;
 }
 
@@ -495,6 +506,7 @@ void unwind_free(struct unwind *u)
 	if (!u)
 		return;
 	for (i = 0; i < u->nr_procs; i++) {
+		unwind_cfi_free(u->procs[i].cfi);
 		if (u->procs[i].dwfl)
 			dwfl_end(u->procs[i].dwfl);
 		free(u->procs[i].maps);
@@ -592,8 +604,11 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (!dwfl_frame_pc(state, &pc, NULL) || !pc)
 		return DWARF_CB_ABORT;
 	f = &u->fr[u->nr_pcs++];
-	f->known = (dwfl_frame_reg(state, DWARF_RBP, &f->bp) ? 0 : KNOWN_BP) |
-		   (dwfl_frame_reg(state, DWARF_RSP, &f->sp) ? 0 : KNOWN_SP);
+	f->known =
+		(dwfl_frame_reg(state, DWARF_RBP, &f->bp) ? 0
+							  : UNWIND_KNOWN_BP) |
+		(dwfl_frame_reg(state, DWARF_RSP, &f->sp) ? 0
+							  : UNWIND_KNOWN_SP);
 	f->pc = pc;
 	return u->nr_pcs < UNWIND_MAX_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
@@ -648,11 +663,11 @@ static size_t join(struct unwind *u, const struct ops_stack_copy *c,
 	size_t i, j, n = u->nr_pcs;
 
 	for (i = 1; i < n && fp->nr_frames > 1; i++) {
-		bool owner = (u->fr[i].known & KNOWN_BP) &&
+		bool owner = (u->fr[i].known & UNWIND_KNOWN_BP) &&
 			     u->fr[i].bp == c->bp;
 
 		if (owner && i + 1 < n)
-			owner = (u->fr[i + 1].known & KNOWN_SP) &&
+			owner = (u->fr[i + 1].known & UNWIND_KNOWN_SP) &&
 				u->fr[i + 1].sp == c->bp + 16;
 		else if (owner)
 			owner = proc_frame(u, u->cur_proc, u->fr[i].pc).image ==
@@ -699,7 +714,17 @@ static int unwind_copy(struct unwind *u, struct unwind_proc *p,
 		return o.ret;
 	}
 	*fresh = true;
-	ret = dwfl_getthread_frames(p->dwfl, dwfl_pid(p->dwfl), frame_cb, u);
+	if (!p->cfi || !unwind_cfi_walk(p->cfi, c->ip, c->bp, c->sp, cfi_read,
+					u, u->fr, UNWIND_MAX_FRAMES,
+					&u->nr_pcs, &ret)) {
+		/* what the walk read and found does not count */
+		u->fault = false;
+		u->nr_pcs = 0;
+		u->nr_reads = 0;
+		u->reads_over = !u->memo;
+		ret = dwfl_getthread_frames(p->dwfl, dwfl_pid(p->dwfl),
+					    frame_cb, u);
+	}
 	if (u->reads_over)
 		return ret;
 	o = (struct unwind_outcome){ u->fr, u->nr_pcs, u->fault, ret };
@@ -731,6 +756,9 @@ static size_t unwind_user(struct unwind *u, const struct ops_stack_copy *c,
 		p->failed = true;
 		goto kept;
 	}
+	/* without it (no memory), libdwfl unwinds every copy */
+	if (!p->cfi)
+		p->cfi = unwind_cfi_new(p->dwfl);
 	ret = unwind_copy(u, p, c, &fresh);
 	/* a remembered outcome's warning was said, or not, when it was
 	 * unwound: warn_stop() depends only on what is remembered */
