@@ -58,6 +58,10 @@ struct unwind_cfi {
 
 #define NO_RULES 1u
 
+/* The rules where no CFI covers the pc (JIT code, hand-written code):
+ * libdwfl's x86-64 backend steps by the frame pointer (fp_step) */
+static struct pc_rules fp_only;
+
 struct unwind_cfi *unwind_cfi_new(Dwfl *dwfl)
 {
 	struct unwind_cfi *c = calloc(1, sizeof(*c));
@@ -77,7 +81,8 @@ void unwind_cfi_free(struct unwind_cfi *c)
 		struct pc_rules *r =
 			(struct pc_rules *)(uintptr_t)c->by_pc.slots[i].val;
 
-		if (!c->by_pc.slots[i].key || c->by_pc.slots[i].val == NO_RULES)
+		if (!c->by_pc.slots[i].key || c->by_pc.slots[i].val == NO_RULES ||
+		    r == &fp_only)
 			continue;
 		free(r->frame);
 		free(r);
@@ -93,7 +98,9 @@ void unwind_cfi_stats(const struct unwind_cfi *c, size_t *rules,
 	*given_up = c ? c->given_up : 0;
 }
 
-/* The rules at PC as libdw gives them, or NULL where libdwfl would step
+/* The rules at PC as libdw gives them, from .eh_frame or else
+ * .debug_frame as libdwfl looks, or &fp_only where neither has an entry
+ * for PC (or no module holds it), or NULL where libdwfl would step
  * another way or a rule is one this file does not follow. */
 static struct pc_rules *rules_make(struct unwind_cfi *c, uint64_t pc)
 {
@@ -105,9 +112,15 @@ static struct pc_rules *rules_make(struct unwind_cfi *c, uint64_t pc)
 	bool signal;
 	int ra, i;
 
-	cfi = mod ? dwfl_module_eh_cfi(mod, &bias) : NULL;
-	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame))
-		return NULL;
+	if (!mod)
+		return &fp_only;
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame)) {
+		frame = NULL;
+		cfi = dwfl_module_dwarf_cfi(mod, &bias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame))
+			return &fp_only;
+	}
 	ra = dwarf_frame_info(frame, &start, &end, &signal);
 	r = calloc(1, sizeof(*r));
 	if (!r || signal || ra < 0 || ra >= NREGS ||
@@ -160,9 +173,10 @@ static struct pc_rules *rules_at(struct unwind_cfi *c, uint64_t pc)
 	r = rules_make(c, pc);
 	if (oputil_u64map_put(&c->by_pc, ~pc,
 			      r ? (uint64_t)(uintptr_t)r : NO_RULES, NULL) < 0) {
-		if (r)
+		if (r && r != &fp_only) {
 			free(r->frame);
-		free(r);
+			free(r);
+		}
 		return NULL;
 	}
 	return r;
@@ -268,8 +282,32 @@ static enum eval eval(const struct walk *w, const struct regs *s,
 }
 
 /* How a step ended: the caller's pc set, the outermost frame reached,
- * or a step this file does not make. */
-enum step { STEP_PC, STEP_END, STEP_OTHER };
+ * no step (libdwfl's error), or a step this file does not make. */
+enum step { STEP_PC, STEP_END, STEP_FAIL, STEP_OTHER };
+
+/* libdwfl's step where no CFI covers the pc, the x86-64 backend's
+ * frame-pointer fallback (x86_64_unwind): the caller's rbp at rbp (0
+ * where that cannot be read), its pc at rbp + 8, its rsp rbp + 16, and
+ * no step unless that rsp is above the frame's own (0 when unknown).
+ * JIT code, which has no CFI. */
+static enum step fp_step(const struct walk *w, const struct regs *s,
+			 struct regs *up, uint64_t *pc)
+{
+	uint64_t fp, sp, prev;
+
+	if (!reg_get(s, DWARF_RBP, &fp) || !fp)
+		return STEP_FAIL;
+	if (!reg_get(s, DWARF_RSP, &sp))
+		sp = 0;
+	if (!w->read(fp, &prev, w->arg))
+		prev = 0;
+	if (!w->read(fp + 8, pc, w->arg) || sp >= fp + 16)
+		return STEP_FAIL;
+	up->set = 1u << DWARF_RBP | 1u << DWARF_RSP;
+	up->v[DWARF_RBP] = prev;
+	up->v[DWARF_RSP] = fp + 16;
+	return STEP_PC;
+}
 
 /* libdwfl's handle_cfi: frame S at PC unwound by rules R into *UP. */
 static enum step step(const struct walk *w, const struct regs *s,
@@ -343,13 +381,19 @@ bool unwind_cfi_walk(struct unwind_cfi *c, uint64_t ip, uint64_t bp,
 		}
 		/* a caller's pc is a return address: its call is before */
 		r = rules_at(c, initial ? pc : pc - 1);
-		if (!r || (e = step(&w, &s, r, &up, &next)) == STEP_OTHER) {
+		if (!r)
+			e = STEP_OTHER;
+		else if (r == &fp_only)
+			e = fp_step(&w, &s, &up, &next);
+		else
+			e = step(&w, &s, r, &up, &next);
+		if (e == STEP_OTHER) {
 			c->given_up++;
 			return false;
 		}
-		if (e == STEP_END) {
+		if (e != STEP_PC) {
 			*nr = n;
-			*ret = 0;
+			*ret = e == STEP_END ? 0 : -1;
 			return true;
 		}
 		s = up;

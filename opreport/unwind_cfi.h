@@ -8,10 +8,11 @@
  * most of a report's time on a PyPy dwarf session and, under ASan, most
  * of its allocations.  Each step is libdwfl's (frame_unwind.c,
  * handle_cfi and expr_eval): the same registers, the same reads in the
- * same order, the same end.  A frame whose step libdwfl takes another
- * way (no .eh_frame entry, whence .debug_frame or the frame-pointer
- * fallback; a signal frame; an operation not written here) makes the
- * walk give up, and unwind.c unwinds that copy with libdwfl itself.
+ * same order, the same end: the .eh_frame entry for a pc, else the
+ * .debug_frame one, else (JIT code, hand-written code) the x86-64
+ * backend's frame-pointer step.  A frame whose step libdwfl takes
+ * another way (a signal frame, an operation not written here) makes
+ * the walk give up, and unwind.c unwinds that copy with libdwfl itself.
  */
 #ifndef OPREPORT_UNWIND_CFI_H
 #define OPREPORT_UNWIND_CFI_H
@@ -38,8 +39,9 @@ typedef bool unwind_cfi_read(uint64_t addr, uint64_t *val, void *arg);
  * walk ending there), the stack's words read by READ: true with *NR
  * frames and *RET what dwfl_getthread_frames would return with
  * unwind.c's frame callback (0 at the outermost frame, 1 where the
- * callback stopped: pc 0 or MAX frames).  False when a frame needs
- * libdwfl's own way; then nothing of the walk counts.
+ * callback stopped: pc 0 or MAX frames, -1 where the frame-pointer
+ * step failed).  False when a frame needs libdwfl's own way; then
+ * nothing of the walk counts.
  */
 bool unwind_cfi_walk(struct unwind_cfi *c, uint64_t ip, uint64_t bp,
 		     uint64_t sp, unwind_cfi_read *read, void *arg,
