@@ -25,8 +25,9 @@
 #define DWARF_RSP 7
 /* expression stack depth handled here; deeper ones go to libdwfl */
 #define STACK_MAX 16
-/* pcs whose rules are kept at most a layout; past it, libdwfl */
-#define RULES_MAX (1u << 20)
+/* pcs whose rules are kept at most a layout (2.4 KiB each, 40 MiB);
+ * past it, libdwfl steps the frames at other pcs */
+#define RULES_MAX (1u << 14)
 
 /* One register's rule: undefined, the same value, or OPS (NOPS). */
 enum reg_kind { REG_UNDEFINED, REG_SAME, REG_EXPR };
