@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE /* asprintf */
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
@@ -22,14 +23,16 @@
 #include "image_bfd.h"
 #include "opreport.h"
 #include "unwind.h"
+#include "unwind_cfi.h"
 #include "unwind_memo.h"
 
 /* x86-64 DWARF register numbers */
 #define DWARF_RBP 6
 #define DWARF_RSP 7
 
-#define KNOWN_BP 0x1
-#define KNOWN_SP 0x2
+/* libdwfl's search path for debug files when it is given none */
+#define DEFAULT_DEBUGINFO_PATH ":.debug:/usr/lib/debug"
+
 
 /* Reads of one unwinding logged at most for the memo: a copy that
  * needs more is unwound afresh each time. */
@@ -46,6 +49,7 @@ struct unwind_proc {
 	struct ops_process_map *maps;
 	size_t n;
 	Dwfl *dwfl; /* made on first use */
+	struct unwind_cfi *cfi; /* its rules by pc; NULL: libdwfl alone */
 	bool failed;
 };
 
@@ -62,8 +66,9 @@ struct unwind {
 	/* the copy being unwound and what it gave */
 	const struct ops_stack_copy *cur;
 	bool fault; /* a read outside the copy */
-	/* each frame's pc, and its rbp and rsp where KNOWN_BP and
-	 * KNOWN_SP say the unwinding knows them: as the memo keeps them */
+	/* each frame's pc, and its rbp and rsp where UNWIND_KNOWN_BP
+	 * and UNWIND_KNOWN_SP say the unwinding knows them: as the memo
+	 * keeps them */
 	struct unwind_frame fr[UNWIND_MAX_FRAMES];
 	size_t nr_pcs;
 	bool jit; /* the copy's process runs JIT code: unmapped is anon */
@@ -219,6 +224,16 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	return ok;
 }
 
+/* cb_memory_read for unwind_cfi_walk */
+static bool cfi_read(uint64_t addr, uint64_t *val, void *arg)
+{
+	Dwarf_Word w = 0;
+	bool ok = cb_memory_read(NULL, addr, &w, arg);
+
+	*val = w;
+	return ok;
+}
+
 /* The registers the recorder keeps: the others are unknown, and a
  * frame whose rule needs one ends the unwinding. */
 static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
@@ -286,6 +301,102 @@ out:
 	return ret;
 }
 
+/* Whether ELF file FD has a .debug_frame section with contents, and
+ * its build id is the BITS_LEN bytes at BITS. */
+static bool debug_file_fits(int fd, const unsigned char *bits, int bits_len,
+			    bool *has_cfi)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *id;
+	Elf_Scn *scn = NULL;
+	bool fits = false;
+	size_t shstrndx;
+
+	*has_cfi = false;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) ||
+	    dwelf_elf_gnu_build_id(elf, &id) != bits_len ||
+	    memcmp(id, bits, (size_t)bits_len))
+		goto out;
+	fits = true;
+	while (!*has_cfi && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		*has_cfi = name && (!strcmp(name, ".debug_frame") ||
+				    !strcmp(name, ".zdebug_frame"));
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	return fits;
+}
+
+/* Whether the debug file libdwfl's search would take for MOD, the first
+ * DIR/.build-id/NN/REST.debug in the absolute directories of PATH (as
+ * libdwfl's own search by build id, which comes first), is there with
+ * MOD's build id and no .debug_frame. */
+static bool debug_file_lacks_cfi(Dwfl_Module *mod, const char *path)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	char *dirs, *next, *dir, *name = NULL;
+	int i, n = dwfl_module_build_id(mod, &bits, &vaddr), fd = -1;
+	char id[2 * 64 + sizeof("/.build-id/x/.debug")], *p = id;
+	bool fits = false, has_cfi = true;
+	struct stat st;
+
+	if (n < 3 || n > 64)
+		return false;
+	p += sprintf(p, "/.build-id/%02x/", bits[0]);
+	for (i = 1; i < n; i++)
+		p += sprintf(p, "%02x", bits[i]);
+	strcpy(p, ".debug");
+	dirs = strdup(path);
+	for (next = dirs; fd < 0 && next && (dir = strsep(&next, ":"));) {
+		dir += *dir == '+' || *dir == '-';
+		if (*dir != '/')
+			continue;
+		free(name);
+		name = NULL;
+		if (asprintf(&name, "%s%s", dir, id) < 0)
+			break;
+		fd = ops_file_open(name, UINT64_MAX, &st);
+	}
+	if (fd >= 0) {
+		fits = debug_file_fits(fd, bits, n, &has_cfi);
+		close(fd);
+	}
+	free(name);
+	free(dirs);
+	return fits && !has_cfi;
+}
+
+/* A module's debug file, as libdwfl's standard search finds it, but
+ * none when the one its search by build id finds has no .debug_frame:
+ * the unwinder asks for the debug file for that section alone (when
+ * .eh_frame has no entry for a pc), and libdw inflates every compressed
+ * debug section of a file it opens (glibc's ld.so, whose hand-written
+ * entry has no entry, has a 2 MB debug file without .debug_frame). */
+static int cb_find_debuginfo(Dwfl_Module *mod, void **userdata,
+			     const char *modname, Dwarf_Addr base,
+			     const char *file_name, const char *debuglink_file,
+			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const struct unwind *u = *userdata;
+
+	if (u && debug_file_lacks_cfi(mod, u->debuginfo_path
+						   ? u->debuginfo_path
+						   : DEFAULT_DEBUGINFO_PATH))
+		return -1;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
+					    file_name, debuglink_file,
+					    debuglink_crc,
+					    debuginfo_file_name);
+}
+
 /* P's images reported to a new Dwfl at their recorded places. */
 static Dwfl *proc_dwfl(struct unwind *u, struct unwind_proc *p)
 {
@@ -300,6 +411,8 @@ static Dwfl *proc_dwfl(struct unwind *u, struct unwind_proc *p)
 		const struct ops_image *img =
 			ops_session_image(u->s, m->image);
 		const char *why = NULL;
+		Dwfl_Module *mod;
+		void **userdata;
 		struct stat st;
 		GElf_Addr base;
 		char *path;
@@ -321,11 +434,15 @@ static Dwfl *proc_dwfl(struct unwind *u, struct unwind_proc *p)
 		}
 		if (image_base(fd, m, &base, &why)) {
 			close(fd);
-		} else if (!dwfl_report_elf(dwfl, img->path, path, fd, base,
-					    false)) {
+		} else if (!(mod = dwfl_report_elf(dwfl, img->path, path, fd,
+						   base, false))) {
 			why = dwfl_errmsg(-1);
 			close(fd);
 		} else {
+			/* for cb_find_debuginfo */
+			dwfl_module_info(mod, &userdata, NULL, NULL, NULL,
+					 NULL, NULL, NULL);
+			*userdata = u;
 			reported++;
 		}
 		if (why)
@@ -366,7 +483,7 @@ int unwind_new(struct unwind **out, struct ops_session *s,
 		u->debuginfo_path = NULL;
 	u->cb = (Dwfl_Callbacks){
 		.find_elf = dwfl_build_id_find_elf,
-		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.find_debuginfo = cb_find_debuginfo,
 		.section_address = dwfl_offline_section_address,
 		.debuginfo_path = u->debuginfo_path ? &u->debuginfo_path
 						    : NULL,
@@ -389,6 +506,7 @@ void unwind_free(struct unwind *u)
 	if (!u)
 		return;
 	for (i = 0; i < u->nr_procs; i++) {
+		unwind_cfi_free(u->procs[i].cfi);
 		if (u->procs[i].dwfl)
 			dwfl_end(u->procs[i].dwfl);
 		free(u->procs[i].maps);
@@ -486,8 +604,11 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (!dwfl_frame_pc(state, &pc, NULL) || !pc)
 		return DWARF_CB_ABORT;
 	f = &u->fr[u->nr_pcs++];
-	f->known = (dwfl_frame_reg(state, DWARF_RBP, &f->bp) ? 0 : KNOWN_BP) |
-		   (dwfl_frame_reg(state, DWARF_RSP, &f->sp) ? 0 : KNOWN_SP);
+	f->known =
+		(dwfl_frame_reg(state, DWARF_RBP, &f->bp) ? 0
+							  : UNWIND_KNOWN_BP) |
+		(dwfl_frame_reg(state, DWARF_RSP, &f->sp) ? 0
+							  : UNWIND_KNOWN_SP);
 	f->pc = pc;
 	return u->nr_pcs < UNWIND_MAX_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
@@ -542,11 +663,11 @@ static size_t join(struct unwind *u, const struct ops_stack_copy *c,
 	size_t i, j, n = u->nr_pcs;
 
 	for (i = 1; i < n && fp->nr_frames > 1; i++) {
-		bool owner = (u->fr[i].known & KNOWN_BP) &&
+		bool owner = (u->fr[i].known & UNWIND_KNOWN_BP) &&
 			     u->fr[i].bp == c->bp;
 
 		if (owner && i + 1 < n)
-			owner = (u->fr[i + 1].known & KNOWN_SP) &&
+			owner = (u->fr[i + 1].known & UNWIND_KNOWN_SP) &&
 				u->fr[i + 1].sp == c->bp + 16;
 		else if (owner)
 			owner = proc_frame(u, u->cur_proc, u->fr[i].pc).image ==
@@ -593,7 +714,17 @@ static int unwind_copy(struct unwind *u, struct unwind_proc *p,
 		return o.ret;
 	}
 	*fresh = true;
-	ret = dwfl_getthread_frames(p->dwfl, dwfl_pid(p->dwfl), frame_cb, u);
+	if (!p->cfi || !unwind_cfi_walk(p->cfi, c->ip, c->bp, c->sp, cfi_read,
+					u, u->fr, UNWIND_MAX_FRAMES,
+					&u->nr_pcs, &ret)) {
+		/* what the walk read and found does not count */
+		u->fault = false;
+		u->nr_pcs = 0;
+		u->nr_reads = 0;
+		u->reads_over = !u->memo;
+		ret = dwfl_getthread_frames(p->dwfl, dwfl_pid(p->dwfl),
+					    frame_cb, u);
+	}
 	if (u->reads_over)
 		return ret;
 	o = (struct unwind_outcome){ u->fr, u->nr_pcs, u->fault, ret };
@@ -625,6 +756,9 @@ static size_t unwind_user(struct unwind *u, const struct ops_stack_copy *c,
 		p->failed = true;
 		goto kept;
 	}
+	/* without it (no memory), libdwfl unwinds every copy */
+	if (!p->cfi)
+		p->cfi = unwind_cfi_new(p->dwfl);
 	ret = unwind_copy(u, p, c, &fresh);
 	/* a remembered outcome's warning was said, or not, when it was
 	 * unwound: warn_stop() depends only on what is remembered */

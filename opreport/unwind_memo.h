@@ -29,7 +29,9 @@ struct unwind_read {
 };
 
 /* One unwound frame: its pc, and its rbp and rsp where KNOWN says they
- * are known (unwind.c's bits). */
+ * are known (UNWIND_KNOWN_BP, UNWIND_KNOWN_SP). */
+#define UNWIND_KNOWN_BP 0x1
+#define UNWIND_KNOWN_SP 0x2
 struct unwind_frame {
 	uint64_t pc, bp, sp;
 	uint8_t known;
