@@ -41,6 +41,26 @@ static int archive_put(void *fdp, const void *p, size_t n)
 	return ops_write_all(*(int *)fdp, p, n);
 }
 
+/* One read of IN into BUF (LEN bytes at most), counted in *TOTAL: the
+ * bytes read (0 at its end), or a negative errno, -EFBIG once *TOTAL is
+ * past MAX (a file may grow while read); *READ_FAILED set when the read
+ * itself failed. */
+static ssize_t archive_read(int in, uint8_t *buf, size_t len, uint64_t *total,
+			    uint64_t max, bool *read_failed)
+{
+	ssize_t r;
+
+	do
+		r = read(in, buf, len);
+	while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		*read_failed = true;
+		return -errno;
+	}
+	*total += (uint64_t)r;
+	return *total > max ? -EFBIG : r;
+}
+
 /* File IN (at most MAX bytes: -EFBIG past them, as it may grow while
  * read) gzip-compressed into OUT through two buffers of a fixed size:
  * a JVM agent's map is megabytes, and every fresh page of a buffer that
@@ -68,17 +88,10 @@ static int archive_gzip_fd(int in, int out, uint64_t max, bool *read_failed)
 	}
 	while (!ret && zr != Z_STREAM_END) {
 		if (!z.avail_in && flush == Z_NO_FLUSH) {
-			r = read(in, ib, CHUNK);
-			if (r < 0 && errno == EINTR)
-				continue;
+			r = archive_read(in, ib, CHUNK, &total, max,
+					 read_failed);
 			if (r < 0) {
-				ret = -errno;
-				*read_failed = true;
-				break;
-			}
-			total += (uint64_t)r;
-			if (total > max) {
-				ret = -EFBIG;
+				ret = (int)r;
 				break;
 			}
 			flush = r ? Z_NO_FLUSH : Z_FINISH;
@@ -114,10 +127,11 @@ static int archive_plain_fd(int in, int out, uint64_t max, bool *read_failed)
 	int ret = 0;
 
 	for (;;) {
-		uint64_t want = max - total + 1;
+		/* a byte past MAX, to see it grew past */
+		uint64_t left = max - total;
 
 		r = sendfile(out, in, NULL,
-			     want < (1u << 30) ? want : 1u << 30);
+			     left < (1u << 30) ? (size_t)left + 1 : 1u << 30);
 		if (r <= 0)
 			break;
 		total += (uint64_t)r;
@@ -129,23 +143,12 @@ static int archive_plain_fd(int in, int out, uint64_t max, bool *read_failed)
 	buf = malloc(CHUNK);
 	if (!buf)
 		return -ENOMEM;
-	for (;;) {
-		r = read(in, buf, CHUNK);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ret = -errno;
-			*read_failed = true;
-			break;
-		}
-		total += (uint64_t)r;
-		if (total > max)
-			ret = -EFBIG;
-		else if (r)
-			ret = ops_write_all(out, buf, (size_t)r);
-		if (ret || !r)
-			break;
-	}
+	do {
+		r = archive_read(in, buf, CHUNK, &total, max, read_failed);
+		ret = r < 0 ? (int)r
+		      : r   ? ops_write_all(out, buf, (size_t)r)
+			    : 0;
+	} while (!ret && r);
 	free(buf);
 	return ret;
 }
