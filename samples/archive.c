@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -38,6 +39,26 @@ static int archive_mkdir(int dfd, const char *name)
 static int archive_put(void *fdp, const void *p, size_t n)
 {
 	return ops_write_all(*(int *)fdp, p, n);
+}
+
+/* One read of IN into BUF (LEN bytes at most), counted in *TOTAL: the
+ * bytes read (0 at its end), or a negative errno, -EFBIG once *TOTAL is
+ * past MAX (a file may grow while read); *READ_FAILED set when the read
+ * itself failed. */
+static ssize_t archive_read(int in, uint8_t *buf, size_t len, uint64_t *total,
+			    uint64_t max, bool *read_failed)
+{
+	ssize_t r;
+
+	do
+		r = read(in, buf, len);
+	while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		*read_failed = true;
+		return -errno;
+	}
+	*total += (uint64_t)r;
+	return *total > max ? -EFBIG : r;
 }
 
 /* File IN (at most MAX bytes: -EFBIG past them, as it may grow while
@@ -67,17 +88,10 @@ static int archive_gzip_fd(int in, int out, uint64_t max, bool *read_failed)
 	}
 	while (!ret && zr != Z_STREAM_END) {
 		if (!z.avail_in && flush == Z_NO_FLUSH) {
-			r = read(in, ib, CHUNK);
-			if (r < 0 && errno == EINTR)
-				continue;
+			r = archive_read(in, ib, CHUNK, &total, max,
+					 read_failed);
 			if (r < 0) {
-				ret = -errno;
-				*read_failed = true;
-				break;
-			}
-			total += (uint64_t)r;
-			if (total > max) {
-				ret = -EFBIG;
+				ret = (int)r;
 				break;
 			}
 			flush = r ? Z_NO_FLUSH : Z_FINISH;
@@ -98,10 +112,52 @@ static int archive_gzip_fd(int in, int out, uint64_t max, bool *read_failed)
 	return ret;
 }
 
+/* File IN (at most MAX bytes: -EFBIG past them) copied plain into OUT
+ * by the kernel, page cache to page cache: a JIT's perf map is megabytes
+ * (9 MiB for 100k node functions), and reading it into a buffer of ours
+ * to write it out again cost the recorder a fault a page and two copies.
+ * Where the kernel cannot (or fails part way), the rest goes through a
+ * buffer, whose read or write then says which side failed. */
+static int archive_plain_fd(int in, int out, uint64_t max, bool *read_failed)
+{
+	enum { CHUNK = 64 << 10 };
+	uint64_t total = 0;
+	uint8_t *buf;
+	ssize_t r;
+	int ret = 0;
+
+	for (;;) {
+		/* a byte past MAX, to see it grew past */
+		uint64_t left = max - total;
+
+		r = sendfile(out, in, NULL,
+			     left < (1u << 30) ? (size_t)left + 1 : 1u << 30);
+		if (r <= 0)
+			break;
+		total += (uint64_t)r;
+		if (total > max)
+			return -EFBIG;
+	}
+	if (!r)
+		return 0;
+	buf = malloc(CHUNK);
+	if (!buf)
+		return -ENOMEM;
+	do {
+		r = archive_read(in, buf, CHUNK, &total, max, read_failed);
+		ret = r < 0 ? (int)r
+		      : r   ? ops_write_all(out, buf, (size_t)r)
+			    : 0;
+	} while (!ret && r);
+	free(buf);
+	return ret;
+}
+
 /* The copy must pass the same trust rules as the original, so it keeps
  * the original's owner, mode and mtime.  Its bytes: DATA (LEN bytes),
- * plain or gzip-compressed, or with IN not -1 that file's, compressed
- * (MAX bytes at most; *READ_FAILED set when reading it failed). */
+ * plain or gzip-compressed, or with IN not -1 that file's, plain or
+ * compressed (MAX bytes at most; *READ_FAILED set when reading it
+ * failed). */
 static int archive_write_copy(int fd, const struct stat *st,
 			      const uint8_t *data, size_t len, bool plain,
 			      int in, uint64_t max, bool *read_failed)
@@ -110,8 +166,9 @@ static int archive_write_copy(int fd, const struct stat *st,
 	int ret;
 
 	/* level 1, as archive_gzip_fd() says */
-	ret = in >= 0 ? archive_gzip_fd(in, fd, max, read_failed)
-	      : plain ? ops_write_all(fd, data, len)
+	ret = in >= 0 && plain ? archive_plain_fd(in, fd, max, read_failed)
+	      : in >= 0	       ? archive_gzip_fd(in, fd, max, read_failed)
+	      : plain	       ? ops_write_all(fd, data, len)
 		      : oputil_gzip_level(data, len, 1, archive_put, &fd);
 	if (ret)
 		return ret;
@@ -188,11 +245,9 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 {
 	char *dir = NULL, *tmp = NULL, *dst = NULL;
 	const char *base = strrchr(src_path, '/');
-	uint8_t *data = NULL;
 	int fd = -1, ret;
 	bool plain, read_failed = false;
 	struct stat st;
-	size_t len = 0;
 
 	base = base ? base + 1 : src_path;
 	if (proc_id >= w->anon.nr_procs)
@@ -221,18 +276,10 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 	 * others compressed as they are read */
 	plain = ops_jit_map_kind(base) == OPS_JIT_MAP_PERF ||
 		ops_jit_map_kind(base) == OPS_JIT_MAP_JITDUMP;
-	ret = (uint64_t)st.st_size > max_bytes ? -EFBIG
-	      : plain ? ops_read_fd(fd, max_bytes, &data, &len)
-		      : 0;
-	if (ret == -EFBIG) {
-		ops_writer_fail(w, ret,
-				"cannot archive %s: larger than %llu bytes",
-				src_path, (unsigned long long)max_bytes);
-		goto out;
-	}
-	if (ret) {
-		ops_writer_fail(w, ret, "cannot read %s: %s", src_path,
-				strerror(-ret));
+	if ((uint64_t)st.st_size > max_bytes) {
+		ret = ops_writer_fail(
+			w, -EFBIG, "cannot archive %s: larger than %llu bytes",
+			src_path, (unsigned long long)max_bytes);
 		goto out;
 	}
 	dir = ops_strfmt("maps/%u", proc_id);
@@ -246,8 +293,8 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 				dir ? dir : "maps", strerror(-ret));
 		goto out;
 	}
-	ret = archive_install(w, tmp, dst, &st, data, len, plain,
-			      plain ? -1 : fd, max_bytes, &read_failed);
+	ret = archive_install(w, tmp, dst, &st, NULL, 0, plain, fd, max_bytes,
+			      &read_failed);
 	if (ret == -EFBIG) {
 		ops_writer_fail(w, ret,
 				"cannot archive %s: larger than %llu bytes",
@@ -265,7 +312,6 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 out:
 	if (fd >= 0)
 		close(fd);
-	free(data);
 	free(dir);
 	free(tmp);
 	free(dst);

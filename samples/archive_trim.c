@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -74,6 +75,32 @@ static int needed_addrs(struct ops_writer *w, struct ops_anon_data *a,
 	return ret;
 }
 
+/* The plain copy FD (ST) mapped in *DATA (*LEN bytes, none for an empty
+ * file), read where it lies in the page cache: the copy the recorder
+ * just wrote is there, and reading 9 MiB of map into a buffer cost a
+ * fault a page.  The session is ours, so nothing truncates it under
+ * us.  0 or a negative errno. */
+static int map_plain(int fd, const struct stat *st, uint8_t **data,
+		     size_t *len)
+{
+	void *m;
+
+	*data = NULL;
+	*len = 0;
+	if (!S_ISREG(st->st_mode) ||
+	    (uint64_t)st->st_size > OPS_ARCHIVE_MAX_INFLATED)
+		return S_ISREG(st->st_mode) ? -EFBIG : -EINVAL;
+	if (!st->st_size)
+		return 0;
+	m = mmap(NULL, (size_t)st->st_size, PROT_READ,
+		 MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	*data = m;
+	*len = (size_t)st->st_size;
+	return 0;
+}
+
 /* Replace plain copy M by its entries that hold one of ADDRS (N),
  * compressed. */
 static int trim_one(struct ops_writer *w, const struct ops_plain_map *m,
@@ -93,8 +120,7 @@ static int trim_one(struct ops_writer *w, const struct ops_plain_map *m,
 		goto out;
 	fd = openat(w->dfd, src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	ret = fd < 0 || fstat(fd, &st) ? -errno : 0;
-	ret = ret ? ret
-		  : ops_read_fd(fd, OPS_ARCHIVE_MAX_INFLATED, &data, &len);
+	ret = ret ? ret : map_plain(fd, &st, &data, &len);
 	if (!ret && ops_jit_map_kind(m->name) == OPS_JIT_MAP_JITDUMP)
 		ret = ops_jitdump_trim(data, len, addrs, n, &kept);
 	else if (!ret)
@@ -109,7 +135,8 @@ static int trim_one(struct ops_writer *w, const struct ops_plain_map *m,
 out:
 	if (fd >= 0)
 		close(fd);
-	free(data);
+	if (len)
+		munmap(data, len);
 	ops_buf_free(&kept);
 	free(src);
 	free(tmp);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* libFuzzer target: the trim of an archived perf map on arbitrary text
- * and addresses.  What it keeps is the input's own lines, in order, and
- * trimming that again changes nothing. */
+ * and addresses.  What it keeps is the input's own lines, in order, the
+ * same bytes as the first trim's (map_trim_ref.c), and trimming that
+ * again changes nothing. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "map_trim_internal.h"
+#include "map_trim_ref.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -46,13 +47,15 @@ static int lines_of(const uint8_t *out, size_t olen, const uint8_t *in,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ops_buf once = { 0 }, twice = { 0 };
-	uint64_t addrs[16];
+	struct ops_buf once = { 0 }, twice = { 0 }, ref = { 0 };
+	uint64_t addrs[64];
 	size_t n;
 
 	if (!size)
 		return 0;
-	n = data[0] % 17;
+	/* up to 64: enough for the search from the last line's answer
+	 * to gallop both ways */
+	n = data[0] % 65;
 	if (size < 1 + n * 8)
 		return 0;
 	memcpy(addrs, data + 1, n * 8);
@@ -61,13 +64,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size -= 1 + n * 8;
 	if (ops_perfmap_trim((const char *)data, size, addrs, n, &once) ||
 	    ops_perfmap_trim((const char *)once.data, once.len, addrs, n,
-			     &twice))
+			     &twice) ||
+	    perfmap_trim_ref((const char *)data, size, addrs, n, &ref))
 		abort();
 	if (!lines_of(once.data, once.len, data, size) ||
 	    once.len != twice.len ||
-	    (once.len && memcmp(once.data, twice.data, once.len)))
+	    (once.len && memcmp(once.data, twice.data, once.len)) ||
+	    once.len != ref.len ||
+	    (once.len && memcmp(once.data, ref.data, once.len)))
 		abort();
 	ops_buf_free(&once);
 	ops_buf_free(&twice);
+	ops_buf_free(&ref);
 	return 0;
 }

@@ -7,13 +7,20 @@
 #ifndef OPUTIL_HEX_H
 #define OPUTIL_HEX_H
 
+/* Each byte's hex digit value plus one, 0 for a byte that is not one: a
+ * load where two range tests and their branches were most of the time
+ * of a 9 MiB perf map's trim. */
+static const unsigned char oputil_hex_tab[256] = {
+	['0'] = 1,  ['1'] = 2,	['2'] = 3,  ['3'] = 4,	['4'] = 5,  ['5'] = 6,
+	['6'] = 7,  ['7'] = 8,	['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
+	['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 /* The hex digit C's value, either case, or -1. */
 static inline int oputil_hex_digit(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+	return oputil_hex_tab[(unsigned char)c] - 1;
 }
 
 #endif

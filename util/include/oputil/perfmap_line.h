@@ -63,6 +63,48 @@ static inline bool oputil_perfmap_sep(const char **p, const char *end)
 }
 
 /*
+ * The fields of the line P..END (without its '\n') before its name: its
+ * START and SIZE, each after optional (then required) spaces or tabs, and
+ * the separator after SIZE.  Where the name starts, or NULL when the line
+ * cannot be an entry.  A line that passes is an entry when
+ * oputil_perfmap_entry() says so too; oputil_perfmap_line() is the two.
+ */
+static inline const char *oputil_perfmap_fields(const char *p, const char *end,
+						uint64_t *start,
+						uint64_t *size)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (!oputil_perfmap_hex(&p, end, start) ||
+	    !oputil_perfmap_sep(&p, end) ||
+	    !oputil_perfmap_hex(&p, end, size) || !oputil_perfmap_sep(&p, end))
+		return NULL;
+	return p;
+}
+
+/*
+ * Whether a line whose fields (START, SIZE) passed oputil_perfmap_fields()
+ * with its name at P..END is an entry: SIZE at most 2^32 - 1, START + SIZE
+ * not past 2^64, and the name, trailing blanks left out, not blank and
+ * holding no NUL.  NUL is the first NUL at or after P, or any pointer at
+ * or past END when there is none: a caller that scans a whole map finds
+ * them once for every line.  The name's length in *NLEN.
+ */
+static inline bool oputil_perfmap_entry(const char *p, const char *end,
+					uint64_t start, uint64_t size,
+					const char *nul, size_t *nlen)
+{
+	while (end > p && oputil_perfmap_blank(end[-1]))
+		end--;
+	if (end == p || nul < end)
+		return false;
+	if (size > UINT32_MAX || size > UINT64_MAX - start)
+		return false;
+	*nlen = (size_t)(end - p);
+	return true;
+}
+
+/*
  * Whether the line P..END (without its '\n') is an entry: its START,
  * SIZE (at most 2^32 - 1, and START + SIZE not past 2^64) and NAME, which
  * points into the line, trailing blanks left out, not blank and holding
@@ -72,20 +114,16 @@ static inline bool oputil_perfmap_line(const char *p, const char *end,
 				       uint64_t *start, uint64_t *size,
 				       const char **name, size_t *nlen)
 {
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	if (!oputil_perfmap_hex(&p, end, start) ||
-	    !oputil_perfmap_sep(&p, end) ||
-	    !oputil_perfmap_hex(&p, end, size) || !oputil_perfmap_sep(&p, end))
+	const char *nul;
+
+	p = oputil_perfmap_fields(p, end, start, size);
+	if (!p)
 		return false;
-	while (end > p && oputil_perfmap_blank(end[-1]))
-		end--;
-	if (end == p || memchr(p, '\0', (size_t)(end - p)))
-		return false;
-	if (*size > UINT32_MAX || *size > UINT64_MAX - *start)
+	nul = memchr(p, '\0', (size_t)(end - p));
+	if (!oputil_perfmap_entry(p, end, *start, *size, nul ? nul : end,
+				  nlen))
 		return false;
 	*name = p;
-	*nlen = (size_t)(end - p);
 	return true;
 }
 
