@@ -2,7 +2,11 @@
 // The known call tree on the JVM: main calls a() three times for each
 // call of b(), both call hot() with the same work.  Run with hot, a and
 // b kept out of line (-XX:CompileCommand=dontinline,CallTree::*) so that
-// each stays a frame of its own.
+// each stays a frame of its own.  Runs for its argument's seconds of its
+// own CPU time, not the clock's: on a busy machine it does the same work.
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+
 public class CallTree {
 	static volatile long sink;
 
@@ -26,8 +30,9 @@ public class CallTree {
 	public static void main(String[] args) {
 		double secs = args.length > 0 ? Double.parseDouble(args[0])
 					       : 3;
-		long end = System.nanoTime() + (long)(secs * 1e9);
-		while (System.nanoTime() < end) {
+		ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
+		long end = cpu.getCurrentThreadCpuTime() + (long)(secs * 1e9);
+		while (cpu.getCurrentThreadCpuTime() < end) {
 			sink += a();
 			sink += a();
 			sink += a();
