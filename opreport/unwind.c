@@ -33,7 +33,6 @@
 /* libdwfl's search path for debug files when it is given none */
 #define DEFAULT_DEBUGINFO_PATH ":.debug:/usr/lib/debug"
 
-
 /* Reads of one unwinding logged at most for the memo: a copy that
  * needs more is unwound afresh each time. */
 #define UNWIND_MAX_READS 4096
@@ -48,7 +47,7 @@ struct unwind_proc {
 	uint32_t tgid, app;
 	struct ops_process_map *maps;
 	size_t n;
-	Dwfl *dwfl; /* made on first use */
+	Dwfl *dwfl;		/* made on first use */
 	struct unwind_cfi *cfi; /* its rules by pc; NULL: libdwfl alone */
 	bool failed;
 };
@@ -383,7 +382,8 @@ static bool debug_file_lacks_cfi(Dwfl_Module *mod, const char *path)
 static int cb_find_debuginfo(Dwfl_Module *mod, void **userdata,
 			     const char *modname, Dwarf_Addr base,
 			     const char *file_name, const char *debuglink_file,
-			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+			     GElf_Word debuglink_crc,
+			     char **debuginfo_file_name)
 {
 	const struct unwind *u = *userdata;
 
@@ -714,9 +714,9 @@ static int unwind_copy(struct unwind *u, struct unwind_proc *p,
 		return o.ret;
 	}
 	*fresh = true;
-	if (!p->cfi || !unwind_cfi_walk(p->cfi, c->ip, c->bp, c->sp, cfi_read,
-					u, u->fr, UNWIND_MAX_FRAMES,
-					&u->nr_pcs, &ret)) {
+	if (!p->cfi ||
+	    !unwind_cfi_walk(p->cfi, c->ip, c->bp, c->sp, cfi_read, u, u->fr,
+			     UNWIND_MAX_FRAMES, &u->nr_pcs, &ret)) {
 		/* what the walk read and found does not count */
 		u->fault = false;
 		u->nr_pcs = 0;

@@ -82,8 +82,8 @@ void unwind_cfi_free(struct unwind_cfi *c)
 		struct pc_rules *r =
 			(struct pc_rules *)(uintptr_t)c->by_pc.slots[i].val;
 
-		if (!c->by_pc.slots[i].key || c->by_pc.slots[i].val == NO_RULES ||
-		    r == &fp_only)
+		if (!c->by_pc.slots[i].key ||
+		    c->by_pc.slots[i].val == NO_RULES || r == &fp_only)
 			continue;
 		free(r->frame);
 		free(r);
@@ -173,7 +173,8 @@ static struct pc_rules *rules_at(struct unwind_cfi *c, uint64_t pc)
 		return NULL;
 	r = rules_make(c, pc);
 	if (oputil_u64map_put(&c->by_pc, ~pc,
-			      r ? (uint64_t)(uintptr_t)r : NO_RULES, NULL) < 0) {
+			      r ? (uint64_t)(uintptr_t)r : NO_RULES,
+			      NULL) < 0) {
 		if (r && r != &fp_only) {
 			free(r->frame);
 			free(r);
@@ -257,7 +258,8 @@ static enum eval eval(const struct walk *w, const struct regs *s,
 			a = stack[--n];
 			stack[n++] = atom == DW_OP_plus ? a + b : a - b;
 		} else if (atom == DW_OP_deref) {
-			if (!n || !w->read(stack[n - 1], &stack[n - 1], w->arg))
+			if (!n ||
+			    !w->read(stack[n - 1], &stack[n - 1], w->arg))
 				return EVAL_FAIL;
 		} else if (atom == DW_OP_nop) {
 		} else if (atom == DW_OP_call_frame_cfa) {
@@ -312,8 +314,7 @@ static enum step fp_step(const struct walk *w, const struct regs *s,
 
 /* libdwfl's handle_cfi: frame S at PC unwound by rules R into *UP. */
 static enum step step(const struct walk *w, const struct regs *s,
-		      const struct pc_rules *r, struct regs *up,
-		      uint64_t *pc)
+		      const struct pc_rules *r, struct regs *up, uint64_t *pc)
 {
 	bool undefined = false;
 	unsigned i;

@@ -259,6 +259,11 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 			w, -EINVAL, "cannot archive %s: not a map file name",
 			src_path);
 	fd = open(src_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		/* not a failure: the message of a later one stays its own */
+		ret = -ENOENT;
+		goto out;
+	}
 	if (fd < 0) {
 		ret = ops_writer_fail(w, -errno, "cannot archive %s: %s",
 				      src_path,

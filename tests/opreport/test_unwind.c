@@ -435,7 +435,8 @@ static void make_session(bool exec)
 		copies[i] = (struct ops_stack_copy){ .ip = ip };
 		ck_assert_int_eq(ops_writer_context(w, &ctx, &copies[i].ctx),
 				 0);
-		ck_assert_int_eq(ops_writer_stack(w, &st, &copies[i].stack), 0);
+		ck_assert_int_eq(ops_writer_stack(w, &st, &copies[i].stack),
+				 0);
 		ck_assert_int_eq(ops_writer_stack_add(w, copies[i].ctx,
 						      copies[i].stack, 1),
 				 0);
@@ -443,8 +444,8 @@ static void make_session(bool exec)
 		ck_assert_int_eq(ops_writer_stack_copy(w, &copies[i]), 0);
 	}
 	ck_assert_int_eq(ops_writer_close(w, 1), 0);
-	ck_assert_int_eq(ops_session_open(&layouts_session, dir, NULL, NULL, err,
-					  sizeof(err)),
+	ck_assert_int_eq(ops_session_open(&layouts_session, dir, NULL, NULL,
+					  err, sizeof(err)),
 			 0);
 	remove_dir(dir);
 }

@@ -568,6 +568,12 @@ START_TEST(test_archive_maps)
 	ck_assert_int_eq(symlink(src, link), 0);
 	ck_assert_int_lt(ops_writer_archive_map(w, id, link, 1 << 20), 0);
 	ck_assert_ptr_nonnull(strstr(ops_writer_error(w), "symbolic link"));
+	/* no map at all: no failure, and the last one's message stays
+	 * (a full disk was once reported as this missing map) */
+	ck_assert_int_eq(ops_writer_archive_map(
+				 w, id, "/nonexistent/perf-1.map", 1 << 20),
+			 -ENOENT);
+	ck_assert_ptr_nonnull(strstr(ops_writer_error(w), "symbolic link"));
 	ck_assert_int_eq(ops_writer_archive_map(w, 7, src, 1 << 20), -EINVAL);
 	ck_assert_int_eq(ops_writer_close(w, 1), 0);
 

@@ -412,7 +412,9 @@ int ops_writer_anon_stack_event(struct ops_writer *w, uint32_t proc_id,
  * only read.  The copy keeps the original's owner, mode and mtime so
  * that the same trust rules apply to it.  At most MAX_BYTES are copied
  * per file; a larger file gives -EFBIG and no copy.  Copying the same
- * source again replaces the earlier copy.
+ * source again replaces the earlier copy.  A map that is not there
+ * gives -ENOENT and leaves ops_writer_error() as it was: most processes
+ * have no map, and that is no failure of the session.
  */
 int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 			   const char *src_path, uint64_t max_bytes);
