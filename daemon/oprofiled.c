@@ -275,6 +275,9 @@ static int daemon_writer_open(struct daemon *d)
 		d->w = NULL;
 		return err;
 	}
+	/* a dwarf session's stack copies are many times the JVM agent's
+	 * map, whose compression was a fifth of the recorder's CPU */
+	ops_writer_archive_stored(d->w, d->o->stack_copy != 0);
 	if (ops_writer_previous(d->w))
 		diag("previous session kept in %s", ops_writer_previous(d->w));
 	if (!info.kernel_excluded) {

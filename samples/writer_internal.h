@@ -244,6 +244,7 @@ struct ops_writer {
 	bool threads;	      /* OPS_SEPARATE_THREAD */
 	uint32_t nr_events;   /* in meta's event list; 1 for most */
 	bool totals_dirty;    /* meta.info's totals not in samples.hist yet */
+	bool archive_stored;  /* ops_writer_archive_stored() */
 	/* perf maps archived plain, trimmed and compressed at a clean
 	 * stop (archive.c) */
 	struct ops_plain_map {

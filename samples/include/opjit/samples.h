@@ -416,6 +416,13 @@ int ops_writer_anon_stack_event(struct ops_writer *w, uint32_t proc_id,
  */
 int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 			   const char *src_path, uint64_t max_bytes);
+/* From now on, store the JIT map copies that are compressed (all but
+ * perf maps and jitdumps, which are trimmed at the stop) in gzip without
+ * compressing them (deflate's stored blocks).  For a recorder whose
+ * stack copies make its session many times a map's size, where
+ * compressing a JVM agent's map of megabytes costs more CPU than its
+ * bytes are worth (FORMAT.md, maps). */
+void ops_writer_archive_stored(struct ops_writer *w, bool stored);
 
 /* Copy the kernel symbol table and module list (e.g. /proc/kallsyms,
  * /proc/modules) into the session.  Either may be NULL.  Given both, a
