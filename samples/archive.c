@@ -282,22 +282,18 @@ out:
 	return ret;
 }
 
-/* Copy SRC to NAME in the session (temporary name, then rename) through
- * a buffer of a fixed size: /proc/kallsyms is megabytes, and every fresh
- * page of a buffer that held it whole would be a fault. */
-static int archive_copy(struct ops_writer *w, const char *src,
-			const char *name)
+/* Copy IN (from its offset to its end; SRC names it) to NAME in the
+ * session (temporary name, then rename) through a buffer of a fixed
+ * size: /proc/kallsyms is megabytes, and every fresh page of a buffer
+ * that held it whole would be a fault. */
+static int archive_copy_fd(struct ops_writer *w, int in, const char *src,
+			   const char *name)
 {
 	enum { CHUNK = 64 << 10 };
 	char *tmp = ops_strfmt(".%s.tmp", name), *buf = malloc(CHUNK);
-	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, ret = 0;
+	int out = -1, ret = 0;
 	ssize_t r;
 
-	if (in < 0) {
-		ret = ops_writer_fail(w, -errno, "cannot read %s: %s", src,
-				      strerror(errno));
-		goto out;
-	}
 	if (!tmp || !buf) {
 		ret = ops_writer_fail(w, -ENOMEM, "out of memory");
 		goto out;
@@ -339,13 +335,37 @@ static int archive_copy(struct ops_writer *w, const char *src,
 out:
 	if (out >= 0)
 		close(out);
-	if (ret && tmp && in >= 0)
+	if (ret && tmp)
 		unlinkat(w->dfd, tmp, 0);
-	if (in >= 0)
-		close(in);
 	free(buf);
 	free(tmp);
 	return ret;
+}
+
+/* Copy file SRC to NAME in the session. */
+static int archive_copy(struct ops_writer *w, const char *src,
+			const char *name)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC), ret;
+
+	if (in < 0)
+		return ops_writer_fail(w, -errno, "cannot read %s: %s", src,
+				       strerror(errno));
+	ret = archive_copy_fd(w, in, src, name);
+	close(in);
+	return ret;
+}
+
+/* The copies' sources, read again at the stop (kallsyms.c): for the
+ * modules loaded while recording, with both; for samples a kept table
+ * cannot name, KALLSYMS.  Without memory for the names it does not. */
+static void kernel_sources(struct ops_writer *w, const char *kallsyms,
+			   const char *modules)
+{
+	free(w->kallsyms_src);
+	free(w->modules_src);
+	w->kallsyms_src = kallsyms ? strdup(kallsyms) : NULL;
+	w->modules_src = modules ? strdup(modules) : NULL;
 }
 
 int ops_writer_kernel_symbols(struct ops_writer *w, const char *kallsyms,
@@ -357,12 +377,20 @@ int ops_writer_kernel_symbols(struct ops_writer *w, const char *kallsyms,
 		ret = archive_copy(w, kallsyms, "kallsyms");
 	if (!ret && modules)
 		ret = archive_copy(w, modules, "modules");
-	/* the stop looks again for modules loaded while recording, with
-	 * both (kallsyms.c); without memory for the names it does not */
-	free(w->kallsyms_src);
-	free(w->modules_src);
-	w->kallsyms_src = !ret && kallsyms && modules ? strdup(kallsyms)
-						      : NULL;
-	w->modules_src = w->kallsyms_src ? strdup(modules) : NULL;
+	kernel_sources(w, ret ? NULL : kallsyms, ret ? NULL : modules);
+	w->kallsyms_kept = false;
+	return ret;
+}
+
+int ops_writer_kernel_symbols_kept(struct ops_writer *w, int kallsyms_fd,
+				   const char *what, const char *kallsyms,
+				   const char *modules)
+{
+	int ret = archive_copy_fd(w, kallsyms_fd, what, "kallsyms");
+
+	if (!ret && modules)
+		ret = archive_copy(w, modules, "modules");
+	kernel_sources(w, ret ? NULL : kallsyms, ret ? NULL : modules);
+	w->kallsyms_kept = !ret;
 	return ret;
 }

@@ -230,6 +230,9 @@ struct ops_writer {
 	/* the tables ops_writer_kernel_symbols() copied, read again at
 	 * the stop for the modules loaded meanwhile (kallsyms.c) */
 	char *kallsyms_src, *modules_src;
+	/* the kallsyms copy is a kept table without the code that comes
+	 * and goes (ops_writer_kernel_symbols_kept()) */
+	bool kallsyms_kept;
 	char err[1024];
 	struct ops_meta meta;
 	struct ops_hist_writer hist;

@@ -801,7 +801,11 @@ struct ksample {
 	uint64_t addr;
 };
 
-static char *trimmed(const char *kallsyms, const struct ksample *ks, size_t n)
+/* The same, KALLSYMS given as a table the recorder kept
+ * (ops_writer_kernel_symbols_kept()) when LIVE, the table as it is now,
+ * is set. */
+static char *trimmed_from(const char *kallsyms, const char *live,
+			  const struct ksample *ks, size_t n)
 {
 	struct ops_image app = { .kind = OPS_IMAGE_FILE, .path = "/bin/a" };
 	struct ops_image kern = { .kind = OPS_IMAGE_KERNEL,
@@ -814,7 +818,20 @@ static char *trimmed(const char *kallsyms, const struct ksample *ks, size_t n)
 	size_t i, len;
 
 	file_write(src, kallsyms, strlen(kallsyms));
-	ck_assert_int_eq(ops_writer_kernel_symbols(w, src, NULL), 0);
+	if (live) {
+		char *now = tmp_path(tmp, "ks-now");
+		int fd = open(src, O_RDONLY);
+
+		file_write(now, live, strlen(live));
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(ops_writer_kernel_symbols_kept(w, fd, "kept",
+								 now, NULL),
+				 0);
+		close(fd);
+		free(now);
+	} else {
+		ck_assert_int_eq(ops_writer_kernel_symbols(w, src, NULL), 0);
+	}
 	ck_assert_int_eq(ops_writer_image(w, &app, &ia), 0);
 	ck_assert_int_eq(ops_writer_image(w, &kern, &ik), 0);
 	/* a file image's offsets are no kernel addresses */
@@ -849,6 +866,45 @@ static char *trimmed(const char *kallsyms, const struct ksample *ks, size_t n)
 	free(src);
 	return data;
 }
+
+static char *trimmed(const char *kallsyms, const struct ksample *ks, size_t n)
+{
+	return trimmed_from(kallsyms, NULL, ks, n);
+}
+
+/* A kept table (the recorder's cache of this boot's) lacks the code
+ * that comes and goes: at the stop, samples in the kernel's own code are
+ * named from it, and a sample anywhere else from the table as it is now,
+ * which names the BPF program the kept one lacks.  (LIVE's extra line
+ * in the kernel's code shows which table a trim read.) */
+START_TEST(test_kallsyms_kept)
+{
+	const char *kept = "ffffffff81000000 T _stext\n"
+			   "ffffffff81000100 t do_work\n"
+			   "ffffffff81000200 T _etext\n";
+	const char *live = "ffffffff81000000 T _stext\n"
+			   "ffffffff81000100 t do_work\n"
+			   "ffffffff81000180 t now_only\n"
+			   "ffffffff81000200 T _etext\n"
+			   "ffffffffc0001000 t bpf_prog_1_x\t[bpf]\n"
+			   "ffffffffc0001100 t bpf_prog_2_y\t[bpf]\n";
+	const struct ksample core = { NULL, 0xffffffff81000110 };
+	const struct ksample both[] = { { NULL, 0xffffffff81000110 },
+					{ NULL, 0xffffffffc0001010 } };
+	char *got = trimmed_from(kept, live, &core, 1);
+
+	ck_assert_str_eq(got, "ffffffff81000100 t do_work\n"
+			      "ffffffff81000200 T _etext\n");
+	free(got);
+	got = trimmed_from(kept, live, both, 2);
+	ck_assert_str_eq(got, "ffffffff81000100 t do_work\n"
+			      "ffffffff81000180 t now_only\n"
+			      "ffffffff81000200 T _etext\n"
+			      "ffffffffc0001000 t bpf_prog_1_x\t[bpf]\n"
+			      "ffffffffc0001100 t bpf_prog_2_y\t[bpf]\n");
+	free(got);
+}
+END_TEST
 
 /* At a clean stop the copy keeps the code symbols that hold samples,
  * their aliases and the code symbol after each, per module, in the
@@ -1166,6 +1222,7 @@ static Suite *roundtrip_suite(void)
 		{ "kallsyms", test_kallsyms },
 		{ "kallsyms_proc", test_kallsyms_proc },
 		{ "kallsyms_trim", test_kallsyms_trim },
+		{ "kallsyms_kept", test_kallsyms_kept },
 		{ "kallsyms_trim_stacks", test_kallsyms_trim_stacks },
 		{ "kallsyms_late_module", test_kallsyms_late_module },
 		{ "kallsyms_trim_edges", test_kallsyms_trim_edges },

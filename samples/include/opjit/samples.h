@@ -430,6 +430,16 @@ void ops_writer_archive_stored(struct ops_writer *w, bool stored);
  * (FORMAT.md, kallsyms). */
 int ops_writer_kernel_symbols(struct ops_writer *w, const char *kallsyms,
 			      const char *modules);
+/* The same, the symbol table read from KALLSYMS_FD (from its offset to
+ * its end; WHAT names it in messages): a table the recorder kept from
+ * an earlier read of KALLSYMS in this boot, without the code that comes
+ * and goes (BPF programs, ftrace trampolines, kprobes' copies).  At a
+ * clean stop, when a kernel sample lies outside the kernel's code and
+ * every module of MODULES, the trim reads KALLSYMS again instead
+ * (FORMAT.md, kallsyms). */
+int ops_writer_kernel_symbols_kept(struct ops_writer *w, int kallsyms_fd,
+				   const char *what, const char *kallsyms,
+				   const char *modules);
 
 /* Update the totals (written to samples.hist at the next flush, and to
  * session.meta at close). */
