@@ -200,12 +200,29 @@ static char *default_dir(void)
 	return NULL;
 }
 
+/* Whether the directory holding PATH is the user's own: the cache and
+ * ~/.cache are made only there, so that root run with a user's HOME
+ * leaves that home as it was. */
+static bool owned_parent(const char *path)
+{
+	char *up = strdup(path), *slash = up ? strrchr(up, '/') : NULL;
+	struct stat st;
+	bool own;
+
+	if (slash)
+		*(slash == up ? slash + 1 : slash) = '\0';
+	own = slash && !stat(up, &st) && st.st_uid == geteuid();
+	free(up);
+	return own;
+}
+
 /* The directory DIR: its parent is opened as it is (a home may be a
  * link), the directory itself never through a link, made 0700 when
  * missing, and used only when it is the user's own and private. */
 static int open_dir(struct ksymcache *c)
 {
 	char *slash = strrchr(c->dir, '/'), *parent;
+	struct stat st;
 	int pfd, fd;
 
 	if (!slash || !slash[1])
@@ -216,14 +233,17 @@ static int open_dir(struct ksymcache *c)
 		return -ENOMEM;
 	/* ~/.cache may not be there yet: the XDG rule makes it 0700 */
 	pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pfd < 0 && errno == ENOENT && !mkdir(parent, 0700))
+	if (pfd < 0 && errno == ENOENT && owned_parent(parent) &&
+	    !mkdir(parent, 0700))
 		pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	free(parent);
 	if (pfd < 0)
 		return -errno;
 	fd = openat(pfd, slash + 1,
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && !mkdirat(pfd, slash + 1, 0700))
+	/* made only in a directory of the user's own (owned_parent()) */
+	if (fd < 0 && errno == ENOENT && !fstat(pfd, &st) &&
+	    st.st_uid == geteuid() && !mkdirat(pfd, slash + 1, 0700))
 		fd = openat(pfd, slash + 1,
 			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR))

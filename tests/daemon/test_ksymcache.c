@@ -281,6 +281,15 @@ START_TEST(test_other_owner_refused)
 	ck_assert_int_eq(ksymcache_open(&c, path("cache"), &src), -1);
 	ck_assert_int_eq(nr_lines, 2);
 	ck_assert_ptr_nonnull(strstr(lines[1], "owned by another user"));
+	/* root run with another user's HOME makes nothing in it */
+	ck_assert_int_eq(mkdir(path("home"), 0755), 0);
+	ck_assert_int_eq(chown(path("home"), 12345, 12345), 0);
+	ck_assert_int_eq(ksymcache_open(&c, path("home/opjit"), &src), -1);
+	ck_assert_int_eq(ksymcache_open(&c, path("home/.cache/opjit"), &src),
+			 -1);
+	ck_assert_int_eq(access(path("home/opjit"), F_OK), -1);
+	ck_assert_int_eq(access(path("home/.cache"), F_OK), -1);
+	ck_assert_int_eq(nr_lines, 2);
 }
 END_TEST
 
