@@ -369,8 +369,24 @@ static bool fleeting(const struct ksymcache *c, const char *line, size_t len)
 	return true;
 }
 
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -EIO;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 /* The table of IN, its fleeting lines left out, appended to OUT as it
- * is read; its size and checksum in *SIZE, *CRC. */
+ * is read (the lines kept moved to the front of each chunk, which is
+ * written whole); its size and checksum in *SIZE, *CRC. */
 static int copy_table(const struct ksymcache *c, int in, int out,
 		      uint64_t *size, uint32_t *crc)
 {
@@ -382,7 +398,8 @@ static int copy_table(const struct ksymcache *c, int in, int out,
 	*crc = 0;
 	while (buf && !ret) {
 		ssize_t r = read(in, buf + have, CHUNK - have);
-		char *p = buf, *end, *nl;
+		char *p = buf, *end, *nl, *kept;
+		size_t n_kept;
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -391,6 +408,7 @@ static int copy_table(const struct ksymcache *c, int in, int out,
 			break;
 		}
 		end = buf + have + r;
+		kept = buf;
 		/* a last line without a newline is kept whole */
 		while (p < end &&
 		       ((nl = memchr(p, '\n', (size_t)(end - p))) || !r)) {
@@ -398,15 +416,18 @@ static int copy_table(const struct ksymcache *c, int in, int out,
 			size_t with = nl ? n + 1 : n;
 
 			if (!fleeting(c, p, n)) {
-				if (write(out, p, with) != (ssize_t)with) {
-					ret = -EIO;
-					break;
-				}
-				*crc = oputil_crc32c(*crc, p, with);
-				*size += with;
+				memmove(kept, p, with);
+				kept += with;
 			}
 			p += with;
 		}
+		n_kept = (size_t)(kept - buf);
+		if (write_all(out, buf, n_kept)) {
+			ret = -EIO;
+			break;
+		}
+		*crc = oputil_crc32c(*crc, buf, n_kept);
+		*size += n_kept;
 		have = (size_t)(end - p);
 		if (!r)
 			break;
@@ -454,10 +475,9 @@ void ksymcache_fill(struct ksymcache *c, int fd)
 		return;
 	/* the table's line is written last, over room left for it */
 	n = snprintf(tail, sizeof(tail), "table %20llu %08x\n", 0ull, 0u);
-	ret = write(out, c->key, c->key_len) == (ssize_t)c->key_len &&
-			      write(out, tail, (size_t)n) == n
-		      ? copy_table(c, fd, out, &size, &crc)
-		      : -EIO;
+	ret = write_all(out, c->key, c->key_len) ?:
+		      write_all(out, tail, (size_t)n) ?:
+		      copy_table(c, fd, out, &size, &crc);
 	if (!ret) {
 		n = snprintf(tail, sizeof(tail), "table %20llu %08x\n",
 			     (unsigned long long)size, (unsigned)crc);

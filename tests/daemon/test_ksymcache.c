@@ -169,6 +169,52 @@ START_TEST(test_fill_then_hit)
 }
 END_TEST
 
+/* A table of many chunks (the fill reads 64 KiB at a time): every line
+ * kept but the fleeting ones, wherever the chunks cut it. */
+START_TEST(test_fill_many_chunks)
+{
+	size_t cap = 1 << 22, n = 0, k = 0, i;
+	char *all = malloc(cap), *want = malloc(cap), *got;
+	struct ksymcache c;
+	ssize_t r;
+	int fd;
+
+	ck_assert_ptr_nonnull(all);
+	ck_assert_ptr_nonnull(want);
+	for (i = 0; i < 40000; i++) {
+		char line[128];
+		int len = snprintf(line, sizeof(line),
+				   i % 7 == 3 ? "ffffffffc%07zx t prog_%zu\t[bpf]\n"
+				   : i % 5 ? "ffffffff8%07zx t f_%zu\n"
+					   : "ffffffffc%07zx t m_%zu\t[ext4]\n",
+				   i * 16, i);
+
+		memcpy(all + n, line, (size_t)len);
+		n += (size_t)len;
+		if (i % 7 != 3) {
+			memcpy(want + k, line, (size_t)len);
+			k += (size_t)len;
+		}
+	}
+	all[n] = want[k] = '\0';
+	put("kallsyms", all);
+	fill();
+	ck_assert_int_eq(ksymcache_open(&c, path("cache"), &src), 0);
+	fd = ksymcache_lookup(&c);
+	ksymcache_close(&c);
+	ck_assert_int_ge(fd, 0);
+	got = calloc(1, cap);
+	ck_assert_ptr_nonnull(got);
+	r = read(fd, got, cap - 1);
+	close(fd);
+	ck_assert_int_eq(r, (ssize_t)k);
+	ck_assert_int_eq(memcmp(got, want, k), 0);
+	free(all);
+	free(want);
+	free(got);
+}
+END_TEST
+
 /* Another boot (KASLR moved everything), a module loaded at another
  * address, or the table's first line (addresses now hidden): not used;
  * the entry kept then replaces the old one. */
@@ -300,6 +346,7 @@ static Suite *ksymcache_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_fill_then_hit);
+	tcase_add_test(tc, test_fill_many_chunks);
 	tcase_add_test(tc, test_stale_not_used);
 	tcase_add_test(tc, test_corrupt_not_used);
 	tcase_add_test(tc, test_links_and_modes_refused);
