@@ -66,8 +66,9 @@ static int read_small(const char *path, char **out, size_t *len)
 		if (r < 0 && errno == EINTR)
 			continue;
 		ret = r < 0 ? -errno
-		      : t.len + (size_t)r > SMALL_MAX ? -EFBIG
-						     : text_put(&t, buf, (size_t)r);
+		      : t.len + (size_t)r > SMALL_MAX
+			      ? -EFBIG
+			      : text_put(&t, buf, (size_t)r);
 	}
 	close(fd);
 	if (!ret && !t.p)
@@ -98,8 +99,8 @@ static int first_line(const char *kallsyms, struct text *key)
 	nl = strchr(buf, '\n');
 	if (!nl)
 		return -EIO;
-	return text_put(key, "first ", 6) ?:
-		       text_put(key, buf, (size_t)(nl - buf + 1));
+	return text_put(key, "first ", 6)
+		       ?: text_put(key, buf, (size_t)(nl - buf + 1));
 }
 
 /* The key's module lines from /proc/modules TEXT, and the names. */
@@ -137,8 +138,8 @@ static int make_key(struct ksymcache *c, const struct ksymcache_sources *s)
 	uint64_t h;
 	int ret;
 
-	ret = read_small(s->notes, &notes, &nlen) ?:
-		      read_small(s->boot_id, &boot, &blen);
+	ret = read_small(s->notes, &notes, &nlen)
+		      ?: read_small(s->boot_id, &boot, &blen);
 	if (!ret && s->modules)
 		ret = read_small(s->modules, &mods, &mlen);
 	ret = ret ?: text_put(&key, MAGIC, strlen(MAGIC)) ?:
@@ -167,8 +168,7 @@ static int make_key(struct ksymcache *c, const struct ksymcache_sources *s)
 }
 
 /* FD's status fits an entry of ours, or one line says why not. */
-static bool ours(const struct ksymcache *c, const char *name, int fd,
-		 bool dir)
+static bool ours(const struct ksymcache *c, const char *name, int fd, bool dir)
 {
 	struct stat st;
 	const char *why = NULL;
@@ -329,7 +329,8 @@ int ksymcache_lookup(struct ksymcache *c)
 		goto miss;
 	head[r] = '\0';
 	end = strchr(head + c->key_len, '\n');
-	if (!end || sscanf(head + c->key_len, "table %llu %x", &size, &crc) != 2)
+	if (!end ||
+	    sscanf(head + c->key_len, "table %llu %x", &size, &crc) != 2)
 		goto corrupt;
 	at = end + 1 - head;
 	if ((unsigned long long)st.st_size != (unsigned long long)at + size ||
@@ -470,7 +471,8 @@ void ksymcache_fill(struct ksymcache *c, int fd)
 
 	snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", c->name, (int)getpid());
 	out = openat(c->dfd, tmp,
-		     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		     0600);
 	if (out < 0)
 		return;
 	/* the table's line is written last, over room left for it */

@@ -32,12 +32,12 @@ struct ksymcache_sources {
 };
 
 struct ksymcache {
-	int dfd;	   /* the cache directory */
-	char *dir;	   /* its path, for messages */
-	char *key;	   /* what identifies this boot's table */
+	int dfd;   /* the cache directory */
+	char *dir; /* its path, for messages */
+	char *key; /* what identifies this boot's table */
 	size_t key_len;
-	char name[40];	   /* the entry's name: a hash of the key */
-	char **modules;	   /* the names of the modules loaded */
+	char name[40];	/* the entry's name: a hash of the key */
+	char **modules; /* the names of the modules loaded */
 	size_t nr_modules;
 };
 

@@ -62,8 +62,7 @@ static int archive_gzip_fd(int in, int out, int level, uint64_t max,
 	/* 15 + 16: a gzip header and trailer */
 	if (!ib || !ob ||
 	    deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) !=
-		    Z_OK) {
+			 Z_DEFAULT_STRATEGY) != Z_OK) {
 		free(ib);
 		free(ob);
 		return -ENOMEM;

@@ -382,11 +382,13 @@ static bool kept_names_all(struct ops_writer *w, const struct ops_buf *kept,
 static int trim_live(struct ops_writer *w, struct ops_ksym_want *want,
 		     size_t n, struct ops_buf *kept)
 {
-	int fd = w->kallsyms_src ? open(w->kallsyms_src, O_RDONLY | O_CLOEXEC)
-				 : -1, ret;
+	int fd, ret;
 
-	if (fd < 0)
+	if (!w->kallsyms_src)
 		return -ENOENT;
+	fd = open(w->kallsyms_src, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
 	ret = ops_kallsyms_trim_fd(fd, want, n, kept);
 	close(fd);
 	return ret;

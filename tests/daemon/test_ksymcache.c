@@ -56,12 +56,11 @@ static const char *table =
 	"ffffffffc0002000 t bpf_prog_1_x\t[bpf]\n"
 	"ffffffffc0003000 t ftrace_trampoline\t[__builtin__ftrace]\n"
 	"ffffffffc0004000 t nf_hook\t[nf_tables]\n";
-static const char *table_kept =
-	"ffffffff81000000 T _stext\n"
-	"ffffffff81000100 t do_work\n"
-	"ffffffff81000200 T _etext\n"
-	"ffffffffc0001000 t ext4_fill\t[ext4]\n"
-	"ffffffffc0004000 t nf_hook\t[nf_tables]\n";
+static const char *table_kept = "ffffffff81000000 T _stext\n"
+				"ffffffff81000100 t do_work\n"
+				"ffffffff81000200 T _etext\n"
+				"ffffffffc0001000 t ext4_fill\t[ext4]\n"
+				"ffffffffc0004000 t nf_hook\t[nf_tables]\n";
 static const char *modules =
 	"ext4 4096 2 - Live 0xffffffffc0001000\n"
 	"nf_tables 8192 17 nft_ct, Live 0xffffffffc0004000\n";
@@ -183,11 +182,12 @@ START_TEST(test_fill_many_chunks)
 	ck_assert_ptr_nonnull(want);
 	for (i = 0; i < 40000; i++) {
 		char line[128];
-		int len = snprintf(line, sizeof(line),
-				   i % 7 == 3 ? "ffffffffc%07zx t prog_%zu\t[bpf]\n"
-				   : i % 5 ? "ffffffff8%07zx t f_%zu\n"
-					   : "ffffffffc%07zx t m_%zu\t[ext4]\n",
-				   i * 16, i);
+		int len = snprintf(
+			line, sizeof(line),
+			i % 7 == 3 ? "ffffffffc%07zx t prog_%zu\t[bpf]\n"
+			: i % 5	   ? "ffffffff8%07zx t f_%zu\n"
+				   : "ffffffffc%07zx t m_%zu\t[ext4]\n",
+			i * 16, i);
 
 		memcpy(all + n, line, (size_t)len);
 		n += (size_t)len;

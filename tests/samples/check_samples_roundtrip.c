@@ -825,7 +825,7 @@ static char *trimmed_from(const char *kallsyms, const char *live,
 		file_write(now, live, strlen(live));
 		ck_assert_int_ge(fd, 0);
 		ck_assert_int_eq(ops_writer_kernel_symbols_kept(w, fd, "kept",
-								 now, NULL),
+								now, NULL),
 				 0);
 		close(fd);
 		free(now);
