@@ -5,6 +5,7 @@
  * timeout for the next flush.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <malloc.h>
 #include <poll.h>
@@ -27,6 +28,7 @@
 #include "counters_pid.h"
 #include "diag.h"
 #include "evname.h"
+#include "ksymcache.h"
 #include "launch.h"
 #include "options.h"
 #include "procinfo.h"
@@ -227,6 +229,44 @@ static void daemon_loop(struct daemon *d)
 	free(pfd);
 }
 
+/* The kernel's symbol table and module list into the session: the
+ * table from the user's cache of this boot's when it holds it, or read
+ * from /proc/kallsyms and kept there for the next recording. */
+static int daemon_kernel_symbols(struct daemon *d, const char *modules)
+{
+	const struct ksymcache_sources src = {
+		.kallsyms = "/proc/kallsyms",
+		.modules = modules,
+		.notes = "/sys/kernel/notes",
+		.boot_id = "/proc/sys/kernel/random/boot_id",
+	};
+	struct ksymcache c;
+	bool cached = d->o->kallsyms_cache && !ksymcache_open(&c, NULL, &src);
+	int fd = cached ? ksymcache_lookup(&c) : -1, err;
+	char *copy = NULL;
+
+	if (fd >= 0) {
+		err = ops_writer_kernel_symbols_kept(d->w, fd, c.name,
+						     src.kallsyms, modules);
+		close(fd);
+	} else {
+		err = ops_writer_kernel_symbols(d->w, src.kallsyms, modules);
+		/* the session's fresh copy, read back from the page cache */
+		if (!err && cached &&
+		    asprintf(&copy, "%s/kallsyms", d->o->session_dir) < 0)
+			copy = NULL;
+		fd = copy ? open(copy, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		if (fd >= 0) {
+			ksymcache_fill(&c, fd);
+			close(fd);
+		}
+		free(copy);
+	}
+	if (cached)
+		ksymcache_close(&c);
+	return err;
+}
+
 static int daemon_writer_open(struct daemon *d)
 {
 	struct utsname u;
@@ -275,6 +315,9 @@ static int daemon_writer_open(struct daemon *d)
 		d->w = NULL;
 		return err;
 	}
+	/* a dwarf session's stack copies are many times the JVM agent's
+	 * map, whose compression was a fifth of the recorder's CPU */
+	ops_writer_archive_stored(d->w, d->o->stack_copy != 0);
 	if (ops_writer_previous(d->w))
 		diag("previous session kept in %s", ops_writer_previous(d->w));
 	if (!info.kernel_excluded) {
@@ -282,8 +325,7 @@ static int daemon_writer_open(struct daemon *d)
 		const char *modules =
 			access("/proc/modules", R_OK) ? NULL : "/proc/modules";
 
-		err = ops_writer_kernel_symbols(d->w, "/proc/kallsyms",
-						modules);
+		err = daemon_kernel_symbols(d, modules);
 		if (err == -ENOSPC || err == -EDQUOT) {
 			diag("%s", ops_writer_error(d->w));
 			return err;

@@ -26,6 +26,7 @@ static char *opt_pid, *opt_duration, *opt_separate, *opt_session_dir;
 static char *opt_frequency, *opt_period, *opt_event, *opt_archive_max;
 static char *opt_callgraph_depth, *opt_callgraph_mode;
 static int opt_system, opt_no_kernel, opt_no_archive, opt_callgraph;
+static int opt_no_ksymcache;
 
 enum {
 	OPT_PID = 1,
@@ -108,6 +109,10 @@ static const struct poptOption options_table[] = {
 	  "list the events this machine can sample and exit", NULL },
 	{ "no-kernel", 0, POPT_ARG_NONE, &opt_no_kernel, 0,
 	  "do not record kernel samples", NULL },
+	{ "no-kallsyms-cache", 0, POPT_ARG_NONE, &opt_no_ksymcache, 0,
+	  "read /proc/kallsyms at every start, not the copy of this boot's "
+	  "kept in ~/.cache/opjit",
+	  NULL },
 	{ "no-archive-maps", 0, POPT_ARG_NONE, &opt_no_archive, 0,
 	  "do not copy JIT map files into the session", NULL },
 	{ "archive-max", 0, POPT_ARG_STRING, NULL, OPT_ARCHIVE_MAX,
@@ -392,6 +397,7 @@ static int options_check(struct options *o)
 		return -EINVAL;
 	o->no_kernel = opt_no_kernel;
 	o->archive_maps = !opt_no_archive;
+	o->kallsyms_cache = !opt_no_ksymcache;
 	if (modes == 0) {
 		diag("nothing to profile: give a "
 		     "COMMAND, --pid or --system-wide");
@@ -508,6 +514,7 @@ int options_parse(struct options *o, int argc, const char **argv)
 
 	memset(o, 0, sizeof(*o));
 	opt_system = opt_no_kernel = opt_no_archive = opt_callgraph = 0;
+	opt_no_ksymcache = 0;
 	o->session_dir = "./oprofile_data";
 	o->frequency = DEFAULT_FREQUENCY;
 	o->event = evname_find("cpu-clock");

@@ -35,6 +35,7 @@ struct options {
 	char *event_list; /* their names, comma separated (session.meta) */
 	bool no_kernel;
 	bool archive_maps;
+	bool kallsyms_cache; /* --no-kallsyms-cache turns it off */
 	uint64_t archive_max_bytes;
 	uint32_t callgraph_depth; /* frames per sample, 0: no call graph */
 	uint32_t stack_copy;	  /* user stack bytes per sample, 0: none */

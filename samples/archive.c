@@ -67,8 +67,10 @@ static ssize_t archive_read(int in, uint8_t *buf, size_t len, uint64_t *total,
  * held it whole was a fault (a twelfth of a short recording's CPU).
  * Level 1: at zlib's default level compressing that map was a third of
  * the recording's CPU; level 1 takes a third of the time for a tenth
- * more bytes. */
-static int archive_gzip_fd(int in, int out, uint64_t max, bool *read_failed)
+ * more bytes.  Level 0 (ops_writer_archive_stored()): the same map
+ * stored, 1.6 against 35 ms. */
+static int archive_gzip_fd(int in, int out, int level, uint64_t max,
+			   bool *read_failed)
 {
 	enum { CHUNK = 64 << 10 };
 	uint8_t *ib = malloc(CHUNK), *ob = malloc(CHUNK);
@@ -80,8 +82,8 @@ static int archive_gzip_fd(int in, int out, uint64_t max, bool *read_failed)
 	memset(&z, 0, sizeof(z));
 	/* 15 + 16: a gzip header and trailer */
 	if (!ib || !ob ||
-	    deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-		    Z_OK) {
+	    deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK) {
 		free(ib);
 		free(ob);
 		return -ENOMEM;
@@ -160,16 +162,17 @@ static int archive_plain_fd(int in, int out, uint64_t max, bool *read_failed)
  * failed). */
 static int archive_write_copy(int fd, const struct stat *st,
 			      const uint8_t *data, size_t len, bool plain,
-			      int in, uint64_t max, bool *read_failed)
+			      int in, int level, uint64_t max,
+			      bool *read_failed)
 {
 	struct timespec ts[2] = { st->st_atim, st->st_mtim };
 	int ret;
 
-	/* level 1, as archive_gzip_fd() says */
+	/* level 1 or 0, as archive_gzip_fd() says */
 	ret = in >= 0 && plain ? archive_plain_fd(in, fd, max, read_failed)
-	      : in >= 0	       ? archive_gzip_fd(in, fd, max, read_failed)
-	      : plain	       ? ops_write_all(fd, data, len)
-		      : oputil_gzip_level(data, len, 1, archive_put, &fd);
+	      : in >= 0 ? archive_gzip_fd(in, fd, level, max, read_failed)
+	      : plain	? ops_write_all(fd, data, len)
+			: oputil_gzip_level(data, len, 1, archive_put, &fd);
 	if (ret)
 		return ret;
 	if (fchown(fd, st->st_uid, st->st_gid) && st->st_uid != geteuid())
@@ -187,7 +190,8 @@ static int archive_install(struct ops_writer *w, const char *tmp,
 	int out = ops_create_at(w->dfd, tmp, 0600, true);
 	int ret = out < 0 ? out
 			  : archive_write_copy(out, st, data, len, plain, in,
-					       max, read_failed);
+					       w->archive_stored ? 0 : 1, max,
+					       read_failed);
 
 	if (out >= 0 && close(out) && !ret)
 		ret = -errno;
@@ -206,6 +210,11 @@ int ops_archive_install(struct ops_writer *w, const char *tmp, const char *dst,
 
 	return archive_install(w, tmp, dst, st, data, len, plain, -1, 0,
 			       &read_failed);
+}
+
+void ops_writer_archive_stored(struct ops_writer *w, bool stored)
+{
+	w->archive_stored = stored;
 }
 
 /* Remember copy NAME of PROC_ID for the trim, once. */
@@ -323,22 +332,18 @@ out:
 	return ret;
 }
 
-/* Copy SRC to NAME in the session (temporary name, then rename) through
- * a buffer of a fixed size: /proc/kallsyms is megabytes, and every fresh
- * page of a buffer that held it whole would be a fault. */
-static int archive_copy(struct ops_writer *w, const char *src,
-			const char *name)
+/* Copy IN (from its offset to its end; SRC names it) to NAME in the
+ * session (temporary name, then rename) through a buffer of a fixed
+ * size: /proc/kallsyms is megabytes, and every fresh page of a buffer
+ * that held it whole would be a fault. */
+static int archive_copy_fd(struct ops_writer *w, int in, const char *src,
+			   const char *name)
 {
 	enum { CHUNK = 64 << 10 };
 	char *tmp = ops_strfmt(".%s.tmp", name), *buf = malloc(CHUNK);
-	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, ret = 0;
+	int out = -1, ret = 0;
 	ssize_t r;
 
-	if (in < 0) {
-		ret = ops_writer_fail(w, -errno, "cannot read %s: %s", src,
-				      strerror(errno));
-		goto out;
-	}
 	if (!tmp || !buf) {
 		ret = ops_writer_fail(w, -ENOMEM, "out of memory");
 		goto out;
@@ -380,13 +385,37 @@ static int archive_copy(struct ops_writer *w, const char *src,
 out:
 	if (out >= 0)
 		close(out);
-	if (ret && tmp && in >= 0)
+	if (ret && tmp)
 		unlinkat(w->dfd, tmp, 0);
-	if (in >= 0)
-		close(in);
 	free(buf);
 	free(tmp);
 	return ret;
+}
+
+/* Copy file SRC to NAME in the session. */
+static int archive_copy(struct ops_writer *w, const char *src,
+			const char *name)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC), ret;
+
+	if (in < 0)
+		return ops_writer_fail(w, -errno, "cannot read %s: %s", src,
+				       strerror(errno));
+	ret = archive_copy_fd(w, in, src, name);
+	close(in);
+	return ret;
+}
+
+/* The copies' sources, read again at the stop (kallsyms.c): for the
+ * modules loaded while recording, with both; for samples a kept table
+ * cannot name, KALLSYMS.  Without memory for the names it does not. */
+static void kernel_sources(struct ops_writer *w, const char *kallsyms,
+			   const char *modules)
+{
+	free(w->kallsyms_src);
+	free(w->modules_src);
+	w->kallsyms_src = kallsyms ? strdup(kallsyms) : NULL;
+	w->modules_src = modules ? strdup(modules) : NULL;
 }
 
 int ops_writer_kernel_symbols(struct ops_writer *w, const char *kallsyms,
@@ -398,12 +427,20 @@ int ops_writer_kernel_symbols(struct ops_writer *w, const char *kallsyms,
 		ret = archive_copy(w, kallsyms, "kallsyms");
 	if (!ret && modules)
 		ret = archive_copy(w, modules, "modules");
-	/* the stop looks again for modules loaded while recording, with
-	 * both (kallsyms.c); without memory for the names it does not */
-	free(w->kallsyms_src);
-	free(w->modules_src);
-	w->kallsyms_src = !ret && kallsyms && modules ? strdup(kallsyms)
-						      : NULL;
-	w->modules_src = w->kallsyms_src ? strdup(modules) : NULL;
+	kernel_sources(w, ret ? NULL : kallsyms, ret ? NULL : modules);
+	w->kallsyms_kept = false;
+	return ret;
+}
+
+int ops_writer_kernel_symbols_kept(struct ops_writer *w, int kallsyms_fd,
+				   const char *what, const char *kallsyms,
+				   const char *modules)
+{
+	int ret = archive_copy_fd(w, kallsyms_fd, what, "kallsyms");
+
+	if (!ret && modules)
+		ret = archive_copy(w, modules, "modules");
+	kernel_sources(w, ret ? NULL : kallsyms, ret ? NULL : modules);
+	w->kallsyms_kept = !ret;
 	return ret;
 }

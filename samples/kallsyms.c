@@ -279,7 +279,8 @@ static int late_lines(const struct ops_buf *live, const char *late, size_t len,
 }
 
 /* The code lines of the modules loaded while recording, which the
- * copies made at the start lack, into KEPT, and the whole new
+ * copies made at the start lack, into KEPT (none when NULL: a trim of
+ * the table read now has them), and the whole new
  * /proc/modules text into MODULES, the late modules' lines from *COPIED
  * on: the recorder's table is read again, trimmed to WANT as the copy
  * is.  0 (no late lines when no module came), or a negative errno. */
@@ -294,7 +295,7 @@ static int trim_late_modules(struct ops_writer *w, struct ops_ksym_want *want,
 	if (!w->modules_src || !w->kallsyms_src)
 		return 0;
 	ret = late_modules(w, modules, copied);
-	if (ret || modules->len == *copied)
+	if (ret || modules->len == *copied || !kept)
 		return ret;
 	fd = open(w->kallsyms_src, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -309,6 +310,90 @@ static int trim_late_modules(struct ops_writer *w, struct ops_ksym_want *want,
 	return ret;
 }
 
+/* Whether the /proc/modules TEXT (LEN bytes) lists a module whose
+ * range (its address, sixth word, and size, second) holds ADDR. */
+static bool modules_cover(const char *text, size_t len, uint64_t addr)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		char line[512], *save = NULL, *f[6];
+		const char *start = p;
+		size_t n = next_line(&p, end), k;
+		unsigned long long size, base;
+
+		if (n >= sizeof(line))
+			continue;
+		memcpy(line, start, n);
+		line[n] = '\0';
+		for (k = 0; k < 6; k++)
+			if (!(f[k] = strtok_r(k ? NULL : line, " ", &save)))
+				break;
+		if (k < 6 || sscanf(f[1], "%llu", &size) != 1 ||
+		    sscanf(f[5], "%llx", &base) != 1)
+			continue;
+		if (base && addr >= base && addr - base < size)
+			return true;
+	}
+	return false;
+}
+
+/* Whether the lines KEPT (a trim of a kept table, ops_writer_kernel_
+ * symbols_kept()) name every address of WANT (N) as the whole table
+ * would: each lies between two of the kernel's own code lines, or in a
+ * module the session's `modules` copy lists.  Anywhere else lies code
+ * that comes and goes, which a kept table leaves out. */
+static bool kept_names_all(struct ops_writer *w, const struct ops_buf *kept,
+			   const struct ops_ksym_want *want, size_t n)
+{
+	const char *p = (const char *)kept->data, *end = p + kept->len;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	uint8_t *mods = NULL;
+	size_t mlen = 0, i;
+	bool all = true;
+	int fd;
+
+	while (p && p < end) {
+		const char *line = p, *mod;
+		size_t len = next_line(&p, end), ml;
+		uint64_t addr;
+
+		if (ops_kallsyms_scan_code(line, len, &addr, &mod, &ml) &&
+		    !ml) {
+			lo = addr < lo ? addr : lo;
+			hi = addr > hi ? addr : hi;
+		}
+	}
+	fd = openat(w->dfd, "modules", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		if (ops_read_fd(fd, OPS_MODULES_MAX, &mods, &mlen))
+			mlen = 0;
+		close(fd);
+	}
+	for (i = 0; all && i < n; i++)
+		all = (want[i].addr >= lo && want[i].addr < hi) ||
+		      modules_cover((const char *)mods, mlen, want[i].addr);
+	free(mods);
+	return all;
+}
+
+/* WANT (N) trimmed from the table the recorder named, read now, into
+ * KEPT: 0, or non-zero when it cannot be (the copy then stays whole). */
+static int trim_live(struct ops_writer *w, struct ops_ksym_want *want,
+		     size_t n, struct ops_buf *kept)
+{
+	int fd, ret;
+
+	if (!w->kallsyms_src)
+		return -ENOENT;
+	fd = open(w->kallsyms_src, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = ops_kallsyms_trim_fd(fd, want, n, kept);
+	close(fd);
+	return ret;
+}
+
 int ops_writer_trim_kallsyms(struct ops_writer *w)
 {
 	int fd = openat(w->dfd, "kallsyms", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -316,6 +401,7 @@ int ops_writer_trim_kallsyms(struct ops_writer *w)
 	struct ops_buf kept = { 0 }, modules = { 0 };
 	char **names = NULL;
 	size_t n = 0, i, n_kept, copied;
+	bool live;
 	int ret;
 
 	if (fd < 0) {
@@ -329,9 +415,19 @@ int ops_writer_trim_kallsyms(struct ops_writer *w)
 		ret = ret > 0 ? 0 : ret;
 		goto out;
 	}
+	/* a kept table lacks the code that comes and goes: a sample it
+	 * cannot name is named from the table as it is now, or the whole
+	 * copy stays */
+	live = w->kallsyms_kept && !kept_names_all(w, &kept, want, n);
+	if (live) {
+		kept.len = 0;
+		if (trim_live(w, want, n, &kept))
+			goto out;
+	}
 	/* a module the copy lacks is not worth losing the trim for */
 	n_kept = kept.len;
-	if (trim_late_modules(w, want, n, &kept, &modules, &copied)) {
+	if (trim_late_modules(w, want, n, live ? NULL : &kept, &modules,
+			      &copied)) {
 		kept.len = n_kept;
 		modules.len = copied = 0;
 	}

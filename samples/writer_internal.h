@@ -230,6 +230,9 @@ struct ops_writer {
 	/* the tables ops_writer_kernel_symbols() copied, read again at
 	 * the stop for the modules loaded meanwhile (kallsyms.c) */
 	char *kallsyms_src, *modules_src;
+	/* the kallsyms copy is a kept table without the code that comes
+	 * and goes (ops_writer_kernel_symbols_kept()) */
+	bool kallsyms_kept;
 	char err[1024];
 	struct ops_meta meta;
 	struct ops_hist_writer hist;
@@ -244,6 +247,7 @@ struct ops_writer {
 	bool threads;	      /* OPS_SEPARATE_THREAD */
 	uint32_t nr_events;   /* in meta's event list; 1 for most */
 	bool totals_dirty;    /* meta.info's totals not in samples.hist yet */
+	bool archive_stored;  /* ops_writer_archive_stored() */
 	/* perf maps archived plain, trimmed and compressed at a clean
 	 * stop (archive.c) */
 	struct ops_plain_map {

@@ -418,6 +418,13 @@ int ops_writer_anon_stack_event(struct ops_writer *w, uint32_t proc_id,
  */
 int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
 			   const char *src_path, uint64_t max_bytes);
+/* From now on, store the JIT map copies that are compressed (all but
+ * perf maps and jitdumps, which are trimmed at the stop) in gzip without
+ * compressing them (deflate's stored blocks).  For a recorder whose
+ * stack copies make its session many times a map's size, where
+ * compressing a JVM agent's map of megabytes costs more CPU than its
+ * bytes are worth (FORMAT.md, maps). */
+void ops_writer_archive_stored(struct ops_writer *w, bool stored);
 
 /* Copy the kernel symbol table and module list (e.g. /proc/kallsyms,
  * /proc/modules) into the session.  Either may be NULL.  Given both, a
@@ -425,6 +432,16 @@ int ops_writer_archive_map(struct ops_writer *w, uint32_t proc_id,
  * (FORMAT.md, kallsyms). */
 int ops_writer_kernel_symbols(struct ops_writer *w, const char *kallsyms,
 			      const char *modules);
+/* The same, the symbol table read from KALLSYMS_FD (from its offset to
+ * its end; WHAT names it in messages): a table the recorder kept from
+ * an earlier read of KALLSYMS in this boot, without the code that comes
+ * and goes (BPF programs, ftrace trampolines, kprobes' copies).  At a
+ * clean stop, when a kernel sample lies outside the kernel's code and
+ * every module of MODULES, the trim reads KALLSYMS again instead
+ * (FORMAT.md, kallsyms). */
+int ops_writer_kernel_symbols_kept(struct ops_writer *w, int kallsyms_fd,
+				   const char *what, const char *kallsyms,
+				   const char *modules);
 
 /* Update the totals (written to samples.hist at the next flush, and to
  * session.meta at close). */
