@@ -900,9 +900,12 @@ static int cg_build(struct profile *p, struct report *r, struct ops_session *s,
 		return ret;
 	p->cg->start_ns = ops_session_info(s)->start_ns;
 	ret = slice_counts_build(&p->slices, s);
-	if (!ret && r->has_stacks)
+	if (!ret && r->has_stacks) {
 		ret = cg_add_stacks(p, r, s, handlers);
-	else if (!ret)
+		/* the graph has its own copy of the tree: the session's
+		 * would double the report's memory while it is named */
+		ops_session_release_stacks(s);
+	} else if (!ret)
 		ret = cg_add_flat(p, r, s);
 	slice_counts_free(&p->slices);
 	if (!ret)

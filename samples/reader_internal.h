@@ -219,6 +219,8 @@ void ops_anon_release(struct ops_anon_data *a, uint32_t proc_id);
 int ops_anon_decode_stacks(struct ops_anon_data *a, uint32_t proc_id,
 			   const struct ops_anon_stack_sample **samples,
 			   size_t *n);
+/* Forget every process's decoded stack samples. */
+void ops_anon_release_stacks(struct ops_anon_data *a);
 /* Read only the samples of EVENT from now on (decoded ones are
  * forgotten). */
 void ops_anon_select_event(struct ops_anon_data *a, uint32_t event);

@@ -588,6 +588,14 @@ int ops_session_anon_stacks(struct ops_session *s, uint32_t proc_id,
 			    const struct ops_anon_stack_sample **samples,
 			    size_t *n);
 
+/* Free the session's call chains once the caller has taken what it
+ * needs of them: its stack table and counts, and every process's
+ * decoded stack samples.  The session then has no stacks (ids given
+ * before name none); its other data stay.  A report's call graph keeps
+ * its own copy of the tree, so this is what lets its memory be one
+ * tree's rather than two. */
+void ops_session_release_stacks(struct ops_session *s);
+
 /* Paths inside the session of the archived map copies of a process,
  * named as the originals' base names (anon.<tgid>, perf-<tgid>.map),
  * with OPS_ARCHIVE_SUFFIX when compressed (all copies since the format
