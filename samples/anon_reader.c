@@ -506,6 +506,10 @@ void ops_anon_release(struct ops_anon_data *a, uint32_t proc_id)
 	r->samples = NULL;
 	r->nr_decoded = 0;
 	r->decoded = false;
+	free(r->ssamples);
+	r->ssamples = NULL;
+	r->nr_sdecoded = 0;
+	r->sdecoded = false;
 }
 
 /* The stack samples of process PROC_ID: its STACK_SAMPLES blocks decode

@@ -159,6 +159,15 @@ typedef int (*anon_samples_fn)(void *ctx, bool timeless,
 			       const struct ops_anon_sample **samples,
 			       size_t *n);
 
+/* Whether the names of process PROC_ID's samples will depend on their
+ * addresses alone: 1 when the handler that claims it is timeless (or
+ * none does, or none is loaded), 0 when its names depend on the time or
+ * a handler failed to claim it (anon_handlers_resolve() then says why),
+ * or -ENOMEM (not reported).  The process is claimed and released
+ * quietly. */
+int anon_handlers_timeless(struct anon_handlers *h, struct ops_session *s,
+			   uint32_t proc_id);
+
 /* anon_handlers_resolve(), the samples asked of GIVE only when a handler
  * has claimed the process, and only then made: a caller that holds many
  * samples of few addresses gives one an address to a timeless handler. */

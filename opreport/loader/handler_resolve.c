@@ -445,6 +445,41 @@ static const char *would_claim(struct anon_handlers *hs,
 	return NULL;
 }
 
+int anon_handlers_timeless(struct anon_handlers *hs, struct ops_session *s,
+			   uint32_t proc_id)
+{
+	const struct ops_process *p;
+	struct opjit_process op;
+	struct candidates cs;
+	char why[HANDLER_WHY_LEN];
+	size_t i;
+	int rc = 0;
+
+	if (!hs || hs->n == 0 || !(p = ops_session_process(s, proc_id)))
+		return 1;
+	cand_build(&cs, s, proc_id, p);
+	proc_build(&op, p, &cs);
+	/* offered as anon_handlers_resolve() will, quietly: what a handler
+	 * says of the process it says then */
+	for (i = 0; i < hs->n && rc == 0; i++) {
+		struct anon_handler *h = &hs->v[i];
+
+		h->quiet = true;
+		rc = ops()->claim(h, &op, why, sizeof(why));
+		if (rc > 0) {
+			rc = h->state_flags & OPJIT_STATE_TIMELESS ? 1 : 2;
+			ops()->release(h, why, sizeof(why));
+		}
+		h->quiet = false;
+		if (rc == -HANDLER_NOMEM)
+			return -ENOMEM;
+		/* one that failed is offered it again, and says why then */
+		if (rc < 0)
+			return 0;
+	}
+	return rc != 2;
+}
+
 /* anon_handlers_resolve()'s samples, given as they are. */
 struct given {
 	const struct ops_anon_sample *samples;

@@ -508,8 +508,9 @@ int ops_session_anon_count(struct ops_session *s, uint32_t proc_id, size_t *n);
  * and frees (NULL when there are none); the session forgets them. */
 int ops_session_anon_take(struct ops_session *s, uint32_t proc_id,
 			  struct ops_anon_sample **samples, size_t *n);
-/* Free a process's decoded samples; the pointer ops_session_anon() gave
- * is no longer valid, and a later call decodes them again. */
+/* Free a process's decoded samples and stack samples; the pointers
+ * ops_session_anon() and ops_session_anon_stacks() gave are no longer
+ * valid, and a later call decodes them again. */
 void ops_session_anon_release(struct ops_session *s, uint32_t proc_id);
 
 /*
