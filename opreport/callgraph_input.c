@@ -366,11 +366,11 @@ int callgraph_sum_flush(struct callgraph *cg, const struct cg_raw_ctx *ctx)
 
 	/* in the order they were met: a class is made at its first
 	 * sample, as when each sample is added */
+	oputil_idxset_free(&in->sum_set);
 	for (i = 0; i < in->nr_sums && !ret; i++)
 		ret = add_samples(cg, ctx, in->sums[i].stack,
 				  in->sums[i].time_ns, in->sums[i].slice,
 				  in->sums[i].count);
-	oputil_idxset_free(&in->sum_set);
 	free(in->sums);
 	in->sums = NULL;
 	in->nr_sums = in->cap_sums = 0;

@@ -874,10 +874,10 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 							      smp[i].time_ns,
 							      1);
 		}
+		/* read: decoded again, should anything ask */
+		ops_session_anon_release(s, id);
 		if (!ret && timeless > 0)
 			ret = callgraph_sum_flush(p->cg, &c);
-		/* decoded again, should anything ask */
-		ops_session_anon_release(s, id);
 		if (!ret)
 			ret = profile_jvm_add(p->cg, handlers, s, id, &c, js,
 					      njs);
