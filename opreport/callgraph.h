@@ -192,6 +192,15 @@ const struct cg_raw_frame *callgraph_stack_leaf(const struct callgraph *cg,
 int callgraph_add_samples(struct callgraph *cg, const struct cg_raw_ctx *ctx,
 			  uint32_t id, uint64_t time_ns, uint64_t count);
 
+/* One sample with stack ID at TIME_NS of a process whose frames are
+ * named by their addresses alone (anon_handlers_timeless()): its time
+ * matters only for its slice, so the samples of one stack and slice are
+ * summed, one entry for all, until callgraph_sum_flush() adds them as
+ * CTX's, in the order they were met.  Not to be mixed with other adds
+ * between the two.  0 or -ENOMEM (not reported). */
+int callgraph_sum_sample(struct callgraph *cg, uint32_t id, uint64_t time_ns);
+int callgraph_sum_flush(struct callgraph *cg, const struct cg_raw_ctx *ctx);
+
 /* Add COUNT samples of CTX with stack ID counted in time slice SLICE
  * (CG_NO_SLICE: none); their stack has no anonymous frame to name at a
  * time.  0, or -ENOMEM (not reported). */

@@ -316,19 +316,65 @@ static int add_samples(struct callgraph *cg, const struct cg_raw_ctx *ctx,
 	return 0;
 }
 
-int callgraph_add_samples(struct callgraph *cg, const struct cg_raw_ctx *ctx,
-			  uint32_t id, uint64_t time_ns, uint64_t count)
+/* The time slice of a sample at TIME_NS, as the timeline puts a sample
+ * in its bucket: one before the start in the first. */
+static uint32_t slice_of(const struct callgraph *cg, uint64_t time_ns)
 {
-	/* as the timeline puts a sample in its bucket: one before the
-	 * start in the first */
 	uint64_t slice = time_ns > cg->start_ns
 				 ? (time_ns - cg->start_ns) / OPS_SLICE_NS
 				 : 0;
 
-	return add_samples(cg, ctx, id, time_ns,
-			   slice < CG_NO_SLICE ? (uint32_t)slice
-					       : CG_NO_SLICE - 1,
-			   count);
+	return slice < CG_NO_SLICE ? (uint32_t)slice : CG_NO_SLICE - 1;
+}
+
+int callgraph_add_samples(struct callgraph *cg, const struct cg_raw_ctx *ctx,
+			  uint32_t id, uint64_t time_ns, uint64_t count)
+{
+	return add_samples(cg, ctx, id, time_ns, slice_of(cg, time_ns), count);
+}
+
+int callgraph_sum_sample(struct callgraph *cg, uint32_t id, uint64_t time_ns)
+{
+	struct cg_input *in = cg->in;
+	struct cg_sum *v = in->sums;
+	struct oputil_idxset_pos pos;
+	uint32_t slice = slice_of(cg, time_ns), i;
+	/* FNV's low bits see only the inputs' low bits: mix them */
+	uint64_t h = oputil_hash_u64(oputil_hash_word(
+		oputil_hash_word(OPUTIL_HASH_SEED, id), slice));
+
+	i = oputil_idxset_find(&in->sum_set, h, &pos, k,
+			       v[k].stack == id && v[k].slice == slice);
+	if (i != OPUTIL_IDXSET_NONE) {
+		v[i].count++;
+		return 0;
+	}
+	if (in->nr_sums >= UINT32_MAX - 1 ||
+	    oputil_grow(&in->sums, &in->cap_sums, in->nr_sums + 1,
+			sizeof(*in->sums)) ||
+	    oputil_idxset_put(&in->sum_set, &pos, (uint32_t)in->nr_sums) < 0)
+		return -ENOMEM;
+	in->sums[in->nr_sums++] = (struct cg_sum){ id, slice, time_ns, 1 };
+	return 0;
+}
+
+int callgraph_sum_flush(struct callgraph *cg, const struct cg_raw_ctx *ctx)
+{
+	struct cg_input *in = cg->in;
+	size_t i;
+	int ret = 0;
+
+	/* in the order they were met: a class is made at its first
+	 * sample, as when each sample is added */
+	oputil_idxset_free(&in->sum_set);
+	for (i = 0; i < in->nr_sums && !ret; i++)
+		ret = add_samples(cg, ctx, in->sums[i].stack,
+				  in->sums[i].time_ns, in->sums[i].slice,
+				  in->sums[i].count);
+	free(in->sums);
+	in->sums = NULL;
+	in->nr_sums = in->cap_sums = 0;
+	return ret;
 }
 
 int callgraph_add_counted(struct callgraph *cg, const struct cg_raw_ctx *ctx,
@@ -368,5 +414,7 @@ void cg_input_free(struct cg_input *in)
 	free(in->slot_addr);
 	free(in->slot_weight);
 	free(in->samples);
+	oputil_idxset_free(&in->sum_set);
+	free(in->sums);
 	free(in);
 }

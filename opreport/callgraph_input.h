@@ -39,6 +39,13 @@ struct cg_sample_in {
 	uint64_t count;
 };
 
+/* A timeless process's samples of one stack in one time slice, summed
+ * (callgraph_sum_sample), with the time of the first. */
+struct cg_sum {
+	uint32_t stack, slice;
+	uint64_t time_ns, count;
+};
+
 struct cg_input {
 	/* stack I: frames[I] below stack parent[I] (CG_NONE at a root) */
 	struct cg_raw_frame *frames;
@@ -67,6 +74,10 @@ struct cg_input {
 	size_t nr_samples, cap_samples;
 	/* the slots of all samples: the sum of their stacks' slots_n */
 	size_t nr_sample_slots;
+	/* the process's samples being summed, by (stack, slice) */
+	struct cg_sum *sums;
+	size_t nr_sums, cap_sums;
+	struct oputil_idxset sum_set;
 };
 
 /* The address frame F (leaf first) of a stack is looked up at. */

@@ -434,8 +434,10 @@ out:
 struct frame_sink {
 	struct name_ctx *nc;
 	const struct ops_process *p;
-	const uint32_t *slots;	 /* per sample: its slot */
-	const uint32_t *weights; /* per sample: the frames it stands for */
+	/* per frame given: where its name goes in OUT, and the frames it
+	 * stands for */
+	const uint32_t *slots, *weights;
+	uint32_t *out; /* the sample slots' names, or the groups' */
 	struct anon_symcache *cache;
 	const struct cg_node *proto; /* made at the first batch */
 	/* the last name made without inlining, and what it was made of:
@@ -481,7 +483,7 @@ static int frame_batch(void *ctx, const struct anon_resolved *b, size_t base,
 		const struct report_sym *sym;
 		struct cg_site at = { NULL, 0 };
 		uint32_t ni = b->nr_inl[i];
-		uint32_t *named = &fs->nc->nm->slot_named[fs->slots[base + i]];
+		uint32_t *named = &fs->out[fs->slots[base + i]];
 
 		if (b->syms[i] && b->lines)
 			at = (struct cg_site){ b->files ? b->files[i] : NULL,
@@ -523,47 +525,207 @@ static int frame_batch(void *ctx, const struct anon_resolved *b, size_t base,
 	return 0;
 }
 
-/* Name the N anonymous frames SMP (sorted by address, then time) of
- * process PROC through the handler that claims it: frame I is sample
- * slot SLOTS[I] and stands for WEIGHTS[I] frames. */
-static int resolve_anon(struct name_ctx *nc, uint32_t proc,
-			const struct ops_anon_sample *smp,
-			const uint32_t *slots, const uint32_t *weights,
-			size_t n)
+/* One frame of a group, while the group is put in time order. */
+struct timed_slot {
+	uint64_t time;
+	uint32_t slot, weight;
+};
+
+static int timed_cmp(const void *pa, const void *pb)
 {
+	const struct timed_slot *a = pa, *b = pb;
+
+	return CMP(a->time, b->time);
+}
+
+/* SMP, SLOTS and WEIGHTS [0..n), all of one address, put in time
+ * order. */
+static int time_order(struct ops_anon_sample *smp, uint32_t *slots,
+		      uint32_t *weights, size_t n)
+{
+	struct timed_slot *t;
+	size_t i;
+
+	for (i = 1; i < n && smp[i - 1].time_ns <= smp[i].time_ns; i++)
+		;
+	if (i >= n)
+		return 0; /* as samples normally come: in recording order */
+	t = malloc(n * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		t[i] = (struct timed_slot){ smp[i].time_ns, slots[i],
+					    weights[i] };
+	qsort(t, n, sizeof(*t), timed_cmp);
+	for (i = 0; i < n; i++) {
+		smp[i].time_ns = t[i].time;
+		slots[i] = t[i].slot;
+		weights[i] = t[i].weight;
+	}
+	free(t);
+	return 0;
+}
+
+/* The frames slot K of sample SMP stands for: its stack's frames at
+ * that address, times the sample's count (at most UINT32_MAX). */
+static uint64_t slot_weight(const struct cg_input *in,
+			    const struct cg_sample_in *smp, uint32_t k)
+{
+	uint64_t w =
+		in->slot_weight[in->slots_at[smp->stack] + k] * smp->count;
+
+	return w < UINT32_MAX ? w : UINT32_MAX;
+}
+
+/*
+ * The anonymous frames of the samples, in groups by (process, address):
+ * until a process is named, each of its sample slots holds its group's
+ * index in slot_named.  A group knows its earliest time and the frames
+ * of its slots; a process, the range of the input's samples that are
+ * its (a process's samples come together).
+ */
+struct anon_groups {
+	struct key_addrs g; /* sorted by (process, address) once gathered */
+	uint64_t *time, *weight; /* per group, by its index from before */
+	size_t cap_time, cap_weight;
+	uint32_t *rank;	 /* per group index: its place once sorted */
+	uint32_t *named; /* per group index: its name, when named so */
+	/* per process: its samples, in->samples[first..end), and the
+	 * index of the first one's first slot */
+	size_t *first, *end, *first_slot;
+	bool *by_group;	     /* per process: named a group at a time */
+};
+
+/* The frames of one process given to its handler, and where their names
+ * go. */
+struct proc_frames {
+	struct name_ctx *nc;
+	struct anon_groups *ag;
+	struct frame_sink *fs;
+	uint32_t proc;
+	size_t lo, hi; /* its groups, ag->g.v[lo..hi) */
+	struct ops_anon_sample *smp;
+	uint32_t *slots, *weights;
+	bool given; /* the per-slot frames were all made */
+};
+
+/* A handler claimed the process: what it names.  A timeless one gets
+ * one frame a group, at the group's earliest time, whose name then goes
+ * to all of its slots; any other, every slot at its sample's time,
+ * sorted by (address, time), each name going to its slot. */
+static int give_frames(void *ctx, bool timeless,
+		       const struct ops_anon_sample **out, size_t *n)
+{
+	struct proc_frames *pf = ctx;
+	struct anon_groups *ag = pf->ag;
+	const struct cg_input *in = pf->nc->cg->in;
+	uint32_t *slot_named = pf->nc->nm->slot_named;
+	size_t i, k, at, m = 0, lo;
+
+	if (timeless)
+		m = pf->hi - pf->lo;
+	else
+		for (k = pf->lo; k < pf->hi; k++)
+			m += ag->g.v[k].n;
+	pf->smp = malloc((m ? m : 1) * sizeof(*pf->smp));
+	pf->slots = malloc((m ? m : 1) * sizeof(*pf->slots));
+	pf->weights = malloc((m ? m : 1) * sizeof(*pf->weights));
+	if (!pf->smp || !pf->slots || !pf->weights)
+		return -ENOMEM;
+	pf->fs->slots = pf->slots;
+	pf->fs->weights = pf->weights;
+	*out = pf->smp;
+	*n = m;
+	if (timeless) {
+		ag->by_group[pf->proc] = true;
+		pf->fs->out = ag->named;
+		for (k = pf->lo; k < pf->hi; k++) {
+			const struct key_addr *gr = &ag->g.v[k];
+			uint64_t w = ag->weight[gr->idx];
+
+			pf->smp[k - pf->lo] = (struct ops_anon_sample){
+				ag->time[gr->idx], gr->addr, 0
+			};
+			pf->slots[k - pf->lo] = gr->idx;
+			pf->weights[k - pf->lo] =
+				(uint32_t)(w < UINT32_MAX ? w : UINT32_MAX);
+		}
+		return 0;
+	}
+	pf->fs->out = slot_named;
+	for (k = pf->lo, at = 0; k < pf->hi; k++) {
+		ag->g.v[k].at = at;
+		at += ag->g.v[k].n;
+	}
+	/* each slot placed in its group, in recording order */
+	at = ag->first_slot[pf->proc];
+	for (i = ag->first[pf->proc]; i < ag->end[pf->proc]; i++) {
+		const struct cg_sample_in *smp = &in->samples[i];
+
+		if (smp->ctx.proc != pf->proc) {
+			at += in->slots_n[smp->stack];
+			continue;
+		}
+		for (k = 0; k < in->slots_n[smp->stack]; k++) {
+			size_t slot = at++;
+			struct key_addr *gr =
+				&ag->g.v[ag->rank[slot_named[slot]]];
+			size_t to = gr->at++;
+
+			pf->smp[to] = (struct ops_anon_sample){ smp->time_ns,
+								gr->addr, 0 };
+			pf->slots[to] = (uint32_t)slot;
+			pf->weights[to] = (uint32_t)slot_weight(in, smp, k);
+		}
+	}
+	for (k = pf->lo, lo = 0; k < pf->hi; k++) {
+		int ret = time_order(pf->smp + lo, pf->slots + lo,
+				     pf->weights + lo, ag->g.v[k].n);
+
+		if (ret)
+			return ret;
+		lo += ag->g.v[k].n;
+	}
+	pf->given = true;
+	return 0;
+}
+/* Name the anonymous frames of process PROC, its groups PF->lo to
+ * PF->hi, through the handler that claims it. */
+static int resolve_anon(struct proc_frames *pf)
+{
+	struct name_ctx *nc = pf->nc;
+	struct anon_groups *ag = pf->ag;
 	struct report *r = nc->cg->r;
 	const struct cg_sources *src = nc->src;
-	const struct ops_process *p = ops_session_process(src->s, proc);
+	const struct ops_process *p = ops_session_process(src->s, pf->proc);
 	struct anon_resolved ar = { 0 };
-	struct frame_sink fs = { .nc = nc,
-				 .p = p,
-				 .slots = slots,
-				 .weights = weights,
-				 .last_named = CG_NONE };
+	struct frame_sink fs = { .nc = nc, .p = p, .last_named = CG_NONE };
 	struct report_sym *bucket;
 	struct cg_node proto = { .kind = ROW_ANON, .image_id = CG_NONE };
 	uint64_t frames = 0;
 	uint32_t id;
-	size_t i;
+	size_t i, k;
 	int claimed = 0, ret = -ENOMEM;
 
 	if (!p)
 		return -EINVAL;
+	pf->fs = &fs;
 	fs.cache = anon_symcache_new();
 	if (!fs.cache)
 		goto out;
-	for (i = 0; i < n; i++)
-		frames += weights[i];
+	for (k = pf->lo; k < pf->hi; k++)
+		frames += ag->weight[ag->g.v[k].idx];
 	if (src->handlers)
-		claimed = anon_handlers_resolve(src->handlers, src->s, proc,
-						smp, n, frame_batch, &fs, &ar);
+		claimed = anon_handlers_resolve_by(src->handlers, src->s,
+						   pf->proc, give_frames, pf,
+						   frame_batch, &fs, &ar);
 	if (claimed != 1) {
 		/* a handler that failed has said why; the frames stay
 		 * anonymous, one node per process, whatever batches it
 		 * named before it failed */
 		bucket = strpool_alloc(r->pool, sizeof(*bucket));
-		proto.image =
-			strpool_printf(r->pool, "anon (tgid:%u)", p->tgid);
+		proto.image = strpool_printf(r->pool, "anon (tgid:%u)",
+					     p->tgid);
 		if (!bucket || !proto.image)
 			goto out;
 		memset(bucket, 0, sizeof(*bucket));
@@ -572,8 +734,18 @@ static int resolve_anon(struct name_ctx *nc, uint32_t proc,
 				   NULL, NULL, 0, &id);
 		if (ret)
 			goto out;
-		for (i = 0; i < n; i++)
-			nc->nm->slot_named[slots[i]] = id;
+		/* slots already given their own names keep the bucket's;
+		 * else every group of the process is the bucket */
+		if (pf->given) {
+			for (i = pf->lo, k = 0; i < pf->hi; i++)
+				k += ag->g.v[i].n;
+			for (i = 0; i < k; i++)
+				nc->nm->slot_named[pf->slots[i]] = id;
+		} else {
+			ag->by_group[pf->proc] = true;
+			for (i = pf->lo; i < pf->hi; i++)
+				ag->named[ag->g.v[i].idx] = id;
+		}
 	}
 	ret = 0;
 	if (r->naming_frames)
@@ -583,6 +755,11 @@ out:
 	free(fs.inl);
 	free(fs.inl_at);
 	anon_symcache_free(fs.cache);
+	free(pf->smp);
+	free(pf->slots);
+	free(pf->weights);
+	pf->smp = NULL;
+	pf->slots = pf->weights = NULL;
 	return ret;
 }
 
@@ -602,7 +779,6 @@ static int unknown_named(struct name_ctx *nc, uint32_t *id)
 	return named_intern(nc, proto_new(r, &unknown), usym, NULL, NULL, NULL,
 			    0, id);
 }
-
 /* The frames in files and the kernel, each distinct (image, address)
  * once: stack I's as a leaf into leaf_named[I], as a caller into
  * caller_named[I]. */
@@ -666,146 +842,110 @@ static int name_stack_frames(struct name_ctx *nc, uint32_t unknown)
 	return ret;
 }
 
-/* One frame of a group, while the group is put in time order. */
-struct timed_slot {
-	uint64_t time;
-	uint32_t slot, weight;
-};
-
-static int timed_cmp(const void *pa, const void *pb)
-{
-	const struct timed_slot *a = pa, *b = pb;
-
-	return CMP(a->time, b->time);
-}
-
-/* SMP, SLOTS and WEIGHTS [0..n), all of one address, put in time
- * order. */
-static int time_order(struct ops_anon_sample *smp, uint32_t *slots,
-		      uint32_t *weights, size_t n)
-{
-	struct timed_slot *t;
-	size_t i;
-
-	for (i = 1; i < n && smp[i - 1].time_ns <= smp[i].time_ns; i++)
-		;
-	if (i >= n)
-		return 0; /* as samples normally come: in recording order */
-	t = malloc(n * sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		t[i] = (struct timed_slot){ smp[i].time_ns, slots[i],
-					    weights[i] };
-	qsort(t, n, sizeof(*t), timed_cmp);
-	for (i = 0; i < n; i++) {
-		smp[i].time_ns = t[i].time;
-		slots[i] = t[i].slot;
-		weights[i] = t[i].weight;
-	}
-	free(t);
-	return 0;
-}
-
-/* The frames slot K of sample SMP stands for: its stack's frames at
- * that address, times the sample's count (at most UINT32_MAX). */
-static uint64_t slot_weight(const struct cg_input *in,
-			    const struct cg_sample_in *smp, uint32_t k)
-{
-	uint64_t w =
-		in->slot_weight[in->slots_at[smp->stack] + k] * smp->count;
-
-	return w < UINT32_MAX ? w : UINT32_MAX;
-}
-
 /*
- * The anonymous frames, each sample's slots at its time.  Each process's
- * are handed to its handler sorted by (address, time): the samples are
- * put in groups by (process, address), only the groups are sorted, and
- * each sample's slots are placed into their groups in recording order,
- * which is time order already.
+ * The anonymous frames, each sample's slots at its time.  The slots are
+ * put in groups by (process, address), and each process's handed to its
+ * handler sorted by (address, time) (give_frames): only the groups are
+ * sorted, and each sample's slots are placed into their groups in
+ * recording order, which is time order already.  A handler whose names
+ * do not depend on the time, and a process none claims, name a group
+ * at a time: the memory is then the groups', not a frame's per slot.
  */
 static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 {
 	const struct cg_input *in = nc->cg->in;
 	uint32_t *slot_named = nc->nm->slot_named;
-	struct key_addrs g = { 0 }; /* by (process, address) */
-	struct ops_anon_sample *smp = NULL;
-	uint32_t *slots = NULL, *weights = NULL, *rank = NULL, k;
-	size_t i, at, nr = 0, lo;
+	uint32_t nr_proc = ops_session_nr_processes(nc->src->s), k;
+	struct anon_groups ag = { 0 };
+	size_t i, at, j;
 	int ret = -ENOMEM;
 
 	if (in->nr_sample_slots >= UINT32_MAX)
 		return -ENOMEM;
+	ag.first = calloc(nr_proc ? nr_proc : 1, sizeof(*ag.first));
+	ag.end = calloc(nr_proc ? nr_proc : 1, sizeof(*ag.end));
+	ag.first_slot = calloc(nr_proc ? nr_proc : 1, sizeof(*ag.first_slot));
+	ag.by_group = calloc(nr_proc ? nr_proc : 1, sizeof(*ag.by_group));
+	if (!ag.first || !ag.end || !ag.first_slot || !ag.by_group)
+		goto out;
 	/* each slot's group, in the slot's name for now */
 	for (i = at = 0; i < in->nr_samples; i++) {
 		const struct cg_sample_in *s = &in->samples[i];
 		const uint64_t *addr = in->slot_addr + in->slots_at[s->stack];
+		uint32_t p = s->ctx.proc;
 
-		for (k = 0; k < in->slots_n[s->stack]; k++, at++) {
-			slot_named[at] = CG_NONE;
-			if (s->ctx.proc == CG_NONE)
-				continue;
-			if (key_addr_of(&g, s->ctx.proc, addr[k],
-					&slot_named[at]))
-				goto out;
-			nr++;
+		if (p != CG_NONE && p >= nr_proc) {
+			ret = -EINVAL;
+			goto out;
 		}
-	}
-	key_addrs_sort(&g);
-	/* the groups in (process, address) order, each its place */
-	rank = malloc((g.n ? g.n : 1) * sizeof(*rank));
-	smp = malloc((nr ? nr : 1) * sizeof(*smp));
-	slots = malloc((nr ? nr : 1) * sizeof(*slots));
-	weights = malloc((nr ? nr : 1) * sizeof(*weights));
-	if (!rank || !smp || !slots || !weights)
-		goto out;
-	for (i = 0, at = 0; i < g.n; i++) {
-		rank[g.v[i].idx] = (uint32_t)i;
-		g.v[i].at = at;
-		at += g.v[i].n;
-	}
-	for (i = at = 0; i < in->nr_samples; i++) {
-		const struct cg_sample_in *s = &in->samples[i];
-
+		if (p != CG_NONE && !ag.end[p]) {
+			ag.first[p] = i;
+			ag.first_slot[p] = at;
+		}
+		if (p != CG_NONE)
+			ag.end[p] = i + 1;
 		for (k = 0; k < in->slots_n[s->stack]; k++, at++) {
-			struct key_addr *gr;
-			size_t to;
+			uint32_t gi;
 
-			if (slot_named[at] == CG_NONE) {
+			if (p == CG_NONE) {
 				slot_named[at] = unknown;
 				continue;
 			}
-			gr = &g.v[rank[slot_named[at]]];
-			to = gr->at++;
-			smp[to] = (struct ops_anon_sample){ s->time_ns,
-							    gr->addr, 0 };
-			slots[to] = (uint32_t)at;
-			weights[to] = (uint32_t)slot_weight(in, s, k);
+			if (key_addr_of(&ag.g, p, addr[k], &gi) ||
+			    oputil_grow(&ag.time, &ag.cap_time, ag.g.n,
+					sizeof(*ag.time)) ||
+			    oputil_grow(&ag.weight, &ag.cap_weight, ag.g.n,
+					sizeof(*ag.weight)))
+				goto out;
+			if (ag.g.v[gi].n == 1) {
+				ag.time[gi] = s->time_ns;
+				ag.weight[gi] = 0;
+			} else if (s->time_ns < ag.time[gi]) {
+				ag.time[gi] = s->time_ns;
+			}
+			ag.weight[gi] += slot_weight(in, s, k);
+			slot_named[at] = gi;
 		}
 	}
+	key_addrs_sort(&ag.g);
+	ag.rank = malloc((ag.g.n ? ag.g.n : 1) * sizeof(*ag.rank));
+	ag.named = malloc((ag.g.n ? ag.g.n : 1) * sizeof(*ag.named));
+	if (!ag.rank || !ag.named)
+		goto out;
+	for (i = 0; i < ag.g.n; i++)
+		ag.rank[ag.g.v[i].idx] = (uint32_t)i;
 	ret = 0;
-	for (i = 0, lo = 0; i < g.n && !ret; i++) {
-		ret = time_order(smp + lo, slots + lo, weights + lo, g.v[i].n);
-		lo += g.v[i].n;
-	}
-	for (i = 0, lo = 0; i < g.n && !ret;) {
-		size_t j, hi = lo;
+	for (i = 0; i < ag.g.n && !ret; i = j) {
+		struct proc_frames pf = { .nc = nc, .ag = &ag };
 
-		for (j = i; j < g.n && g.v[j].key == g.v[i].key; j++)
-			hi += g.v[j].n;
-		ret = resolve_anon(nc, g.v[i].key, smp + lo, slots + lo,
-				   weights + lo, hi - lo);
-		i = j;
-		lo = hi;
+		for (j = i; j < ag.g.n && ag.g.v[j].key == ag.g.v[i].key; j++)
+			;
+		pf.proc = ag.g.v[i].key;
+		pf.lo = i;
+		pf.hi = j;
+		ret = resolve_anon(&pf);
+	}
+	/* the slots of processes named a group at a time take their
+	 * group's name */
+	for (i = at = 0; i < in->nr_samples && !ret; i++) {
+		const struct cg_sample_in *s = &in->samples[i];
+		bool by_group = s->ctx.proc != CG_NONE && ag.by_group[s->ctx.proc];
+
+		for (k = 0; k < in->slots_n[s->stack]; k++, at++)
+			if (by_group)
+				slot_named[at] = ag.named[slot_named[at]];
 	}
 out:
-	oputil_idxset_free(&g.set);
-	free(g.v);
-	free(rank);
-	free(smp);
-	free(slots);
-	free(weights);
+	oputil_idxset_free(&ag.g.set);
+	free(ag.g.v);
+	free(ag.time);
+	free(ag.weight);
+	free(ag.rank);
+	free(ag.named);
+	free(ag.first);
+	free(ag.end);
+	free(ag.first_slot);
+	free(ag.by_group);
 	return ret;
 }
 

@@ -771,7 +771,7 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 	struct moved *mv = NULL;
 	struct anon_move *am = NULL;
 	size_t n, i, nmv = 0, nam = 0;
-	int ret = 0;
+	int ret = 0, timeless;
 
 	of = malloc((nr_stacks ? nr_stacks : 1) * sizeof(*of));
 	if (!of)
@@ -826,6 +826,13 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 		ret = ops_session_anon_stacks(s, id, &smp, &n);
 		c.tgid = pr->tgid;
 		njs = 0;
+		/* names that do not depend on the time let the samples of a
+		 * stack be summed by time slice: memory for its stacks, not
+		 * for its samples */
+		timeless = !ret && n ? anon_handlers_timeless(handlers, s, id)
+				     : 0;
+		if (timeless < 0)
+			ret = timeless;
 		for (i = 0; i < n && !ret; i++) {
 			const struct ops_stack_copy *jc;
 
@@ -860,9 +867,17 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 
 				sid = u != CG_NONE ? u : sid;
 			}
-			ret = callgraph_add_samples(p->cg, &c, sid,
-						    smp[i].time_ns, 1);
+			ret = timeless > 0
+				      ? callgraph_sum_sample(p->cg, sid,
+							     smp[i].time_ns)
+				      : callgraph_add_samples(p->cg, &c, sid,
+							      smp[i].time_ns,
+							      1);
 		}
+		/* read: decoded again, should anything ask */
+		ops_session_anon_release(s, id);
+		if (!ret && timeless > 0)
+			ret = callgraph_sum_flush(p->cg, &c);
 		if (!ret)
 			ret = profile_jvm_add(p->cg, handlers, s, id, &c, js,
 					      njs);
@@ -900,9 +915,12 @@ static int cg_build(struct profile *p, struct report *r, struct ops_session *s,
 		return ret;
 	p->cg->start_ns = ops_session_info(s)->start_ns;
 	ret = slice_counts_build(&p->slices, s);
-	if (!ret && r->has_stacks)
+	if (!ret && r->has_stacks) {
 		ret = cg_add_stacks(p, r, s, handlers);
-	else if (!ret)
+		/* the graph has its own copy of the tree: the session's
+		 * would double the report's memory while it is named */
+		ops_session_release_stacks(s);
+	} else if (!ret)
 		ret = cg_add_flat(p, r, s);
 	slice_counts_free(&p->slices);
 	if (!ret)

@@ -506,6 +506,10 @@ void ops_anon_release(struct ops_anon_data *a, uint32_t proc_id)
 	r->samples = NULL;
 	r->nr_decoded = 0;
 	r->decoded = false;
+	free(r->ssamples);
+	r->ssamples = NULL;
+	r->nr_sdecoded = 0;
+	r->sdecoded = false;
 }
 
 /* The stack samples of process PROC_ID: its STACK_SAMPLES blocks decode
@@ -590,18 +594,26 @@ int ops_anon_decode_stacks(struct ops_anon_data *a, uint32_t proc_id,
 	return 0;
 }
 
-void ops_anon_select_event(struct ops_anon_data *a, uint32_t event)
+void ops_anon_release_stacks(struct ops_anon_data *a)
 {
 	uint32_t i;
 
-	a->event = event;
 	for (i = 0; i < a->nr_procs; i++) {
-		ops_anon_release(a, i);
 		free(a->procs[i].ssamples);
 		a->procs[i].ssamples = NULL;
 		a->procs[i].nr_sdecoded = 0;
 		a->procs[i].sdecoded = false;
 	}
+}
+
+void ops_anon_select_event(struct ops_anon_data *a, uint32_t event)
+{
+	uint32_t i;
+
+	a->event = event;
+	for (i = 0; i < a->nr_procs; i++)
+		ops_anon_release(a, i);
+	ops_anon_release_stacks(a);
 }
 
 void ops_anon_data_free(struct ops_anon_data *a)

@@ -212,13 +212,16 @@ int ops_anon_count_event(struct ops_anon_data *a, uint32_t event, uint64_t *n);
 /* One process's samples, decoded, handed to the caller to free. */
 int ops_anon_take(struct ops_anon_data *a, uint32_t proc_id,
 		  struct ops_anon_sample **samples, size_t *n);
-/* Forget one process's decoded samples; they decode again when asked. */
+/* Forget one process's decoded samples and stack samples; they decode
+ * again when asked. */
 void ops_anon_release(struct ops_anon_data *a, uint32_t proc_id);
 /* Decode one process's stack samples (cached), leaving out those whose
  * stack id is A->nr_stacks or above. */
 int ops_anon_decode_stacks(struct ops_anon_data *a, uint32_t proc_id,
 			   const struct ops_anon_stack_sample **samples,
 			   size_t *n);
+/* Forget every process's decoded stack samples. */
+void ops_anon_release_stacks(struct ops_anon_data *a);
 /* Read only the samples of EVENT from now on (decoded ones are
  * forgotten). */
 void ops_anon_select_event(struct ops_anon_data *a, uint32_t event);

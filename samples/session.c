@@ -677,6 +677,15 @@ int ops_session_anon_stacks(struct ops_session *s, uint32_t proc_id,
 	return ops_anon_decode_stacks(&s->anon, proc_id, samples, n);
 }
 
+void ops_session_release_stacks(struct ops_session *s)
+{
+	ops_hist_stacks_free(&s->hist);
+	ops_anon_release_stacks(&s->anon);
+	/* the anonymous reader's view of the table goes with it */
+	s->anon.stack_nodes = NULL;
+	s->anon.nr_stacks = 0;
+}
+
 size_t ops_session_archived_maps(const struct ops_session *s, uint32_t proc_id,
 				 const char *const **paths)
 {

@@ -147,4 +147,33 @@ int anon_handlers_resolve(struct anon_handlers *h, struct ops_session *s,
 			  anon_batch_fn sink, void *sink_ctx,
 			  struct anon_resolved *res);
 
+/*
+ * The samples a claiming handler is to name, asked for once it has
+ * claimed the process: TIMELESS when its names depend on the address
+ * alone (handler ABI 1.3 OPJIT_STATE_TIMELESS), so that one sample an
+ * address, at any of its times, names them all.  Sets *SAMPLES, sorted
+ * by address (then time), and *N; they stay valid until the naming is
+ * done.  0 or -ENOMEM (not reported).
+ */
+typedef int (*anon_samples_fn)(void *ctx, bool timeless,
+			       const struct ops_anon_sample **samples,
+			       size_t *n);
+
+/* Whether the names of process PROC_ID's samples will depend on their
+ * addresses alone: 1 when the handler that claims it is timeless (or
+ * none does, or none is loaded), 0 when its names depend on the time or
+ * a handler failed to claim it (anon_handlers_resolve() then says why),
+ * or -ENOMEM (not reported).  The process is claimed and released
+ * quietly. */
+int anon_handlers_timeless(struct anon_handlers *h, struct ops_session *s,
+			   uint32_t proc_id);
+
+/* anon_handlers_resolve(), the samples asked of GIVE only when a handler
+ * has claimed the process, and only then made: a caller that holds many
+ * samples of few addresses gives one an address to a timeless handler. */
+int anon_handlers_resolve_by(struct anon_handlers *h, struct ops_session *s,
+			     uint32_t proc_id, anon_samples_fn give,
+			     void *give_ctx, anon_batch_fn sink,
+			     void *sink_ctx, struct anon_resolved *res);
+
 #endif

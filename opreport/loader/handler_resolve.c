@@ -339,11 +339,12 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 static int claim_by(struct anon_handlers *hs, struct anon_handler *h,
 		    const struct ops_session *s, uint32_t proc_id,
 		    const struct ops_process *p,
-		    const struct opjit_process *op,
-		    const struct ops_anon_sample *samples, size_t n,
-		    anon_batch_fn sink, void *sink_ctx,
+		    const struct opjit_process *op, anon_samples_fn give,
+		    void *give_ctx, anon_batch_fn sink, void *sink_ctx,
 		    struct anon_resolved *res)
 {
+	const struct ops_anon_sample *samples = NULL;
+	size_t n = 0;
 	struct resolve_ctx c = { .hs = hs,
 				 .h = h,
 				 .sink = sink,
@@ -373,7 +374,12 @@ static int claim_by(struct anon_handlers *hs, struct anon_handler *h,
 	}
 	memset(res, 0, sizeof(*res));
 	res->handler = c.batch.handler = h->name;
-	rc = resolve_all(&c, p, samples, n);
+	/* the samples are asked for once it is known whether one an
+	 * address will do */
+	rc = give(give_ctx, h->state_flags & OPJIT_STATE_TIMELESS, &samples,
+		  &n)
+		     ? -HANDLER_NOMEM
+		     : resolve_all(&c, p, samples, n);
 	if (rc == -HANDLER_SAID)
 		say(&c, "%s: cannot name the samples of process %u (%s): %s",
 		    h->name, p->tgid, p->comm ? p->comm : "?", c.why);
@@ -439,11 +445,74 @@ static const char *would_claim(struct anon_handlers *hs,
 	return NULL;
 }
 
+int anon_handlers_timeless(struct anon_handlers *hs, struct ops_session *s,
+			   uint32_t proc_id)
+{
+	const struct ops_process *p;
+	struct opjit_process op;
+	struct candidates cs;
+	char why[HANDLER_WHY_LEN];
+	size_t i;
+	int rc = 0;
+
+	if (!hs || hs->n == 0 || !(p = ops_session_process(s, proc_id)))
+		return 1;
+	cand_build(&cs, s, proc_id, p);
+	proc_build(&op, p, &cs);
+	/* offered as anon_handlers_resolve() will, quietly: what a handler
+	 * says of the process it says then */
+	for (i = 0; i < hs->n && rc == 0; i++) {
+		struct anon_handler *h = &hs->v[i];
+
+		h->quiet = true;
+		rc = ops()->claim(h, &op, why, sizeof(why));
+		if (rc > 0) {
+			rc = h->state_flags & OPJIT_STATE_TIMELESS ? 1 : 2;
+			ops()->release(h, why, sizeof(why));
+		}
+		h->quiet = false;
+		if (rc == -HANDLER_NOMEM)
+			return -ENOMEM;
+		/* one that failed is offered it again, and says why then */
+		if (rc < 0)
+			return 0;
+	}
+	return rc != 2;
+}
+
+/* anon_handlers_resolve()'s samples, given as they are. */
+struct given {
+	const struct ops_anon_sample *samples;
+	size_t n;
+};
+
+static int give_all(void *ctx, bool timeless,
+		    const struct ops_anon_sample **samples, size_t *n)
+{
+	const struct given *g = ctx;
+
+	(void)timeless;
+	*samples = g->samples;
+	*n = g->n;
+	return 0;
+}
+
 int anon_handlers_resolve(struct anon_handlers *hs, struct ops_session *s,
 			  uint32_t proc_id,
 			  const struct ops_anon_sample *samples, size_t n,
 			  anon_batch_fn sink, void *sink_ctx,
 			  struct anon_resolved *res)
+{
+	struct given g = { samples, n };
+
+	return anon_handlers_resolve_by(hs, s, proc_id, give_all, &g, sink,
+					sink_ctx, res);
+}
+
+int anon_handlers_resolve_by(struct anon_handlers *hs, struct ops_session *s,
+			     uint32_t proc_id, anon_samples_fn give,
+			     void *give_ctx, anon_batch_fn sink,
+			     void *sink_ctx, struct anon_resolved *res)
 {
 	const struct ops_process *p;
 	struct opjit_process op;
@@ -462,8 +531,8 @@ int anon_handlers_resolve(struct anon_handlers *hs, struct ops_session *s,
 	hs->declined_why[0] = '\0';
 	for (i = 0; i < hs->n; i++) {
 		hs->v[i].maps_refused = 0;
-		rc = claim_by(hs, &hs->v[i], s, proc_id, p, &op, samples, n,
-			      sink, sink_ctx, res);
+		rc = claim_by(hs, &hs->v[i], s, proc_id, p, &op, give,
+			      give_ctx, sink, sink_ctx, res);
 		if (rc != 0)
 			return rc;
 		if (hs->v[i].maps_refused && !res->map_refused) {

@@ -5,7 +5,10 @@
 # pairs (which goes first alternates), the recorder's own CPU time from
 # the kernel's accounting (bench_rusage around the recorder minus
 # bench_rusage around its workload), and the per-pair ratio's median and
-# range.  Prints a markdown table; not run by test.sh.
+# range.  Then each recording is reported, and the peak RSS of opreport
+# -c, --format=folded, pprof and html (/usr/bin/time's %M) is set beside
+# that of `perf report -g --stdio` and of `perf script` on perf's
+# recording of the pair.  Prints two markdown tables; not run by test.sh.
 #
 # usage: cg_growth.sh [--quick] [--build DIR] [--oprofiled PATH]
 #                     [--pairs N] [--seconds "10 60"] [--hz HZ]
@@ -28,9 +31,11 @@ while [ $# -gt 0 ]; do
 	shift
 done
 OPROFILED=${OPROFILED:-$BUILD/daemon/oprofiled}
+OPREPORT=${OPREPORT:-$BUILD/opreport/opreport}
 RUSAGE=$BUILD/tests/bench/bench_rusage
 SPIN=$BUILD/tests/bench/bench_spin
-for x in "$OPROFILED" "$RUSAGE" "$SPIN"; do
+[ -x /usr/bin/time ] || { echo "cg_growth.sh: no /usr/bin/time" >&2; exit 2; }
+for x in "$OPROFILED" "$OPREPORT" "$RUSAGE" "$SPIN"; do
 	[ -x "$x" ] || { echo "cg_growth.sh: $x: not built" >&2; exit 2; }
 done
 command -v perf >/dev/null || { echo "cg_growth.sh: no perf" >&2; exit 2; }
@@ -53,7 +58,43 @@ fib_per_s() {
 	awk -v w="$w" 'BEGIN { printf "%d", 500 / w }'
 }
 
-# one_side SIDE KIND SECONDS: prints "cpu_s samples"
+# The report forms whose peak RSS is measured, and perf's two.
+FORMS="-c folded pprof html"
+PERF_FORMS="report script"
+
+# peak_kib OUT CMD...: CMD's peak RSS in KiB into OUT ("?" when it
+# failed), its output thrown away
+peak_kib() {
+	local out=$1
+	shift
+	/usr/bin/time -f %M -o "$T/peak" "$@" >/dev/null 2>"$T/rerr" &&
+		tail -n 1 "$T/peak" >"$out" || echo '?' >"$out"
+}
+
+# report_peaks SIDE KIND: each report of the recording just made, its
+# peak RSS in $T/rss.SIDE.FORM
+report_peaks() {
+	local s=$1 kind=$2 f h=()
+	[ "$kind" = node ] && h=(--anon-handler=perfmap)
+	if [ "$s" = opjit ]; then
+		for f in $FORMS; do
+			case $f in
+			-c) peak_kib "$T/rss.opjit.$f" "$OPREPORT" \
+				--session-dir="$T/sess" -c "${h[@]}" ;;
+			*) peak_kib "$T/rss.opjit.$f" "$OPREPORT" \
+				--session-dir="$T/sess" --format="$f" \
+				-o "$T/report.out" --force "${h[@]}" ;;
+			esac
+		done
+	else
+		peak_kib "$T/rss.perf.report" perf report -i "$T/data" -g \
+			--stdio
+		peak_kib "$T/rss.perf.script" perf script -i "$T/data"
+	fi
+}
+
+# one_side SIDE KIND SECONDS: prints "cpu_s samples", the reports' peaks
+# left in $T/rss.SIDE.*
 one_side() {
 	local s=$1 kind=$2 secs=$3 w=() wu ws ou os n
 	case $kind in
@@ -77,6 +118,8 @@ one_side() {
 	fi
 	read -r _ ou os _ <"$T/outer"
 	read -r _ wu ws _ <"$T/inner"
+	# perf report names node's frames from its map: before it goes
+	report_peaks "$s" "$kind"
 	# node's own map only: /tmp is shared
 	[ ! -s "$T/pid" ] || rm -f "/tmp/perf-$(cat "$T/pid").map"
 	awk -v a="$ou" -v b="$os" -v c="$wu" -v d="$ws" -v n="${n:-?}" \
@@ -100,6 +143,7 @@ else
 fi
 echo "| workload, length | oprofiled -g CPU (median) | opjit samples | perf record -g CPU (median) | per-pair ratio, median [range] |"
 echo "| --- | --- | --- | --- | --- |"
+: >"$T/rss_rows"
 turn=0
 for secs in $SECONDS_LIST; do
 	for kind in $KINDS; do
@@ -118,11 +162,43 @@ for secs in $SECONDS_LIST; do
 				>>"$T/ratios"
 			echo "cg_growth.sh: $kind ${secs}s pair $p: opjit" \
 				"${oc}s ($on samples), perf ${pc}s ($pn)" >&2
+			# one line a form: kind secs opjit_kib report script
+			for f in $FORMS; do
+				echo "$kind $secs $f $(cat "$T/rss.opjit.$f")" \
+					"$(cat "$T/rss.perf.report")" \
+					"$(cat "$T/rss.perf.script")" >>"$T/rss_rows"
+			done
 		done
 		printf '| %s, %s s | %s s | %s | %s s | %s |\n' "$kind" "$secs" \
 			"$(sort -g "$T/ocpu" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')" \
 			"$on" \
 			"$(sort -g "$T/pcpu" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')" \
 			"$(stats <"$T/ratios")"
+	done
+done
+
+# the reports' peak RSS, per pair: each form of opreport against perf
+# report -g --stdio and against perf script on the pair's recordings
+echo
+echo "| workload, length | opreport form | opreport peak RSS (median) | perf report -g --stdio (median) | perf script (median) | ratio to perf report, median [range] | ratio to perf script, median [range] |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+for secs in $SECONDS_LIST; do
+	for kind in $KINDS; do
+		for f in $FORMS; do
+			awk -v k="$kind" -v s="$secs" -v f="$f" \
+				'$1 == k && $2 == s && $3 == f && $4 != "?" &&
+				 $5 != "?" && $6 != "?"' "$T/rss_rows" >"$T/rr"
+			[ -s "$T/rr" ] || continue
+			printf '| %s, %s s | %s | %.1f MiB | %.1f MiB | %.1f MiB | %s | %s |\n' \
+				"$kind" "$secs" "$f" \
+				"$(awk '{ print $4 / 1024 }' "$T/rr" | median)" \
+				"$(awk '{ print $5 / 1024 }' "$T/rr" | median)" \
+				"$(awk '{ print $6 / 1024 }' "$T/rr" | median)" \
+				"$(awk '{ print $4 / $5 }' "$T/rr" | stats)" \
+				"$(awk '{ print $4 / $6 }' "$T/rr" | stats)"
+		done
 	done
 done

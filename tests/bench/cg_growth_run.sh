@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # run.sh's short call-graph growth point (sourced): cg_growth.sh --quick,
 # one interleaved pair of `oprofiled -g` and `perf record -g` for C and
-# node, its rows recorded as the suite's; the full table (10 and 60 s, 3
-# pairs) is cg_growth.sh's own, for RESULTS.md.
+# node, its rows recorded as the suite's (the recorders' CPU, and each
+# report form's peak RSS beside perf script's); the full tables (10 and
+# 60 s, 3 pairs) are cg_growth.sh's own, for RESULTS.md.
 
 CG_GROWTH="Call-graph recording by length (short)"
 
@@ -33,5 +34,23 @@ bench_cg_growth() {
 		rec_val "$CG_GROWTH" "$name: recorder CPU" opjit "$ocpu" s
 		rec_val "$CG_GROWTH" "$name: recorder CPU" ref "$pcpu" s
 		rec_val "$CG_GROWTH" "$name: recorder CPU" cmp "$ratio" x
-	done < <(grep '^| [A-Za-z]*, [0-9]* s |' "$out")
+	done < <(sed '/^$/q' "$out" | grep '^| [A-Za-z]*, [0-9]* s |')
+	# the reports' peak RSS (the second table):
+	# | C, 5 s | -c | 3.1 MiB | 20.0 MiB | 18.0 MiB | 0.16x [..] | 0.17x [..] |
+	while IFS='|' read -r _ name form orss prss srss _ sratio _; do
+		read -r name <<<"$name"
+		read -r form _ <<<"$form"
+		read -r orss _ <<<"$orss"
+		read -r prss _ <<<"$prss"
+		read -r srss _ <<<"$srss"
+		read -r sratio _ <<<"${sratio%%x*}"
+		rec_val "$CG_GROWTH" "$name: opreport $form peak RSS" opjit \
+			"$orss" MiB
+		rec_val "$CG_GROWTH" "$name: opreport $form peak RSS" ref \
+			"$srss" MiB
+		rec_val "$CG_GROWTH" "$name: opreport $form peak RSS" cmp \
+			"$sratio" x
+		rec_val "$CG_GROWTH" "$name: perf report -g peak RSS" ref \
+			"$prss" MiB
+	done < <(sed '1,/^$/d' "$out" | grep '^| [A-Za-z]*, [0-9]* s |')
 }

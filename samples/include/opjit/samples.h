@@ -527,8 +527,9 @@ int ops_session_anon_count(struct ops_session *s, uint32_t proc_id, size_t *n);
  * and frees (NULL when there are none); the session forgets them. */
 int ops_session_anon_take(struct ops_session *s, uint32_t proc_id,
 			  struct ops_anon_sample **samples, size_t *n);
-/* Free a process's decoded samples; the pointer ops_session_anon() gave
- * is no longer valid, and a later call decodes them again. */
+/* Free a process's decoded samples and stack samples; the pointers
+ * ops_session_anon() and ops_session_anon_stacks() gave are no longer
+ * valid, and a later call decodes them again. */
 void ops_session_anon_release(struct ops_session *s, uint32_t proc_id);
 
 /*
@@ -606,6 +607,14 @@ ops_session_process_maps(const struct ops_session *s, size_t *n);
 int ops_session_anon_stacks(struct ops_session *s, uint32_t proc_id,
 			    const struct ops_anon_stack_sample **samples,
 			    size_t *n);
+
+/* Free the session's call chains once the caller has taken what it
+ * needs of them: its stack table and counts, and every process's
+ * decoded stack samples.  The session then has no stacks (ids given
+ * before name none); its other data stay.  A report's call graph keeps
+ * its own copy of the tree, so this is what lets its memory be one
+ * tree's rather than two. */
+void ops_session_release_stacks(struct ops_session *s);
 
 /* Paths inside the session of the archived map copies of a process,
  * named as the originals' base names (anon.<tgid>, perf-<tgid>.map),

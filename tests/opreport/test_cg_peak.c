@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * A call graph's memory grows with its distinct stacks, not with the
+ * samples on them: profile_build() of a JIT process's -g session with N
+ * samples on 64 stacks, then with 4N on the same stacks, must not reach
+ * a heap peak higher by more than PER_SAMPLE_MAX bytes for each sample
+ * added.  The peak is that of the bytes live in the blocks allocated
+ * and freed while profile_build() runs (their usable sizes, which
+ * glibc's allocator and ASan's both give): the allocator is wrapped at
+ * link time, as in test_nomem.c.  The frames are left to the process's
+ * bucket (no handler claims it), which names them, as a timeless
+ * handler (perfmap)
+ * does, one (process, address) at a time.
+ *
+ * The samples of a stack in a time slice are one entry of the input;
+ * before, each sample was one (40 bytes), each of its slots had a name
+ * (4 bytes) and a frame handed to the naming (32 bytes), and the bound
+ * failed at 189.5 bytes a sample.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "callgraph.h"
+#include "diag.h"
+#include "profile.h"
+#include "report.h"
+#include "spec.h"
+#include "check_run.h"
+#include "wrap_alloc.h"
+
+/* bytes of heap a sample added may cost at the peak: the session's
+ * decoded stack samples of the process (16 bytes each), which the graph
+ * reads; an input entry (40 bytes) and its slots' names (4 bytes each)
+ * a sample, and the naming's frames a slot, made it about 190 */
+#define PER_SAMPLE_MAX 24
+#define STACKS 64
+#define N 20000
+
+void __real_free(void *p);
+void __wrap_free(void *p);
+
+static bool armed;
+/* bytes live in blocks counted since armed (blocks from before that are
+ * freed take it down, below 0 even), and its highest */
+static long long live, peak;
+
+static void gained(void *p)
+{
+	if (armed && p) {
+		live += (long long)malloc_usable_size(p);
+		if (live > peak)
+			peak = live;
+	}
+}
+
+void *__wrap_malloc(size_t n)
+{
+	void *p = __real_malloc(n);
+
+	gained(p);
+	return p;
+}
+
+void *__wrap_calloc(size_t n, size_t m)
+{
+	void *p = __real_calloc(n, m);
+
+	gained(p);
+	return p;
+}
+
+void *__wrap_realloc(void *q, size_t n)
+{
+	size_t was = q && armed ? malloc_usable_size(q) : 0;
+	void *p = __real_realloc(q, n);
+
+	if (p) {
+		live -= (long long)was;
+		gained(p);
+	}
+	return p;
+}
+
+void __wrap_free(void *p)
+{
+	if (armed && p)
+		live -= (long long)malloc_usable_size(p);
+	__real_free(p);
+}
+
+#define JIT_BASE 0x7e0000000000ull
+
+/* A session of one JIT process whose NR samples are spread over
+ * STACKS stacks of 8 frames, 4 anonymous ones (3 distinct addresses, a
+ * recursion's return address twice) below 4 of a file, and over the
+ * same 5 s. */
+static void session_write(const char *dir, uint32_t nr)
+{
+	struct ops_session_info info = { .event = "cpu-clock",
+					 .frequency = 4000,
+					 .separate = OPS_SEPARATE_PROCESS,
+					 .callgraph_depth = 16 };
+	struct ops_image img = { .kind = OPS_IMAGE_FILE,
+				 .path = "/usr/bin/jitted" };
+	struct ops_range jrange = { JIT_BASE, JIT_BASE + 0x100000 };
+	struct ops_process jp = { .tgid = 43,
+				  .nspid = 43,
+				  .comm = "jitted",
+				  .exe = "/usr/bin/jitted",
+				  .ranges = &jrange,
+				  .nr_ranges = 1 };
+	struct ops_frame fr[8];
+	struct ops_stack st = { fr, 8, 0, 0 };
+	uint32_t app, proc, ids[STACKS], k, i;
+	struct ops_writer *w;
+
+	ck_assert_int_eq(ops_writer_open(&w, dir, &info), 0);
+	ck_assert_int_eq(ops_writer_image(w, &img, &app), 0);
+	ck_assert_int_eq(ops_writer_process(w, &jp, &proc), 0);
+	for (k = 0; k < STACKS; k++) {
+		fr[0] = (struct ops_frame){ OPS_FRAME_ANON, 0,
+					    JIT_BASE + 0x1000 * k + 0x10 };
+		fr[1] = (struct ops_frame){ OPS_FRAME_ANON, 0,
+					    JIT_BASE + 0x1000 * k + 0x80 };
+		fr[2] = fr[1];
+		fr[3] = (struct ops_frame){ OPS_FRAME_ANON, 0,
+					    JIT_BASE + 0x100 * (k % 8) + 0x40 };
+		for (i = 4; i < 8; i++)
+			fr[i] = (struct ops_frame){ OPS_FRAME_IMAGE, app,
+						    0x1000 + 0x100 * i +
+							    (k % 4) };
+		ck_assert_int_eq(ops_writer_stack(w, &st, &ids[k]), 0);
+	}
+	/* N samples' time however many there are: the time slices, and so
+	 * each stack's counts by slice, stay the same */
+	for (i = 0; i < nr; i++)
+		ck_assert_int_eq(
+			ops_writer_anon_stack(w, proc,
+					      1000000 + 250000ull * N * i / nr,
+					      ids[(i * 7) % STACKS], 43),
+			0);
+	ck_assert_int_eq(ops_writer_close(w, 1), 0);
+}
+
+/* The heap's peak while profile_build() makes OPTS's call graph of a
+ * session of NR samples, above what it held before. */
+static size_t build_peak(const struct opreport_opts *opts, uint32_t nr)
+{
+	char dir[] = "/tmp/opjit-cgpeak-XXXXXX", cmd[64];
+	struct profile *prof = NULL;
+	struct ops_session *s;
+	struct report r;
+	char err[256];
+	int ret;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	session_write(dir, nr);
+	ck_assert_int_eq(
+		ops_session_open(&s, dir, NULL, NULL, err, sizeof(err)), 0);
+	ck_assert_int_eq(report_init(&r, opts), 0);
+	r.has_stacks = callgraph_session_has_stacks(s);
+	live = peak = 0;
+	armed = true;
+	ret = profile_build(&prof, &r, s, NULL);
+	armed = false;
+	ck_assert_int_eq(ret, 0);
+	ck_assert_ptr_nonnull(r.cg);
+	ck_assert_uint_eq(r.cg->total, nr);
+	profile_free(prof);
+	report_release(&r);
+	ops_session_close(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	return (size_t)peak;
+}
+
+static void grows_by_stacks(enum opreport_format format, bool callgraph)
+{
+	struct opreport_opts o = { .format = format,
+				   .callgraph = callgraph,
+				   .anon_samples = true };
+	size_t small, big;
+	double per;
+
+	o.demangle = DEMANGLE_NONE;
+	o.spec = profile_spec_new();
+	ck_assert_ptr_nonnull(o.spec);
+	small = build_peak(&o, N);
+	big = build_peak(&o, 4 * N);
+	profile_spec_free(o.spec);
+	per = big > small ? (double)(big - small) / (3 * N) : 0;
+	ck_assert_msg(per <= PER_SAMPLE_MAX,
+		      "peak %zu bytes for %u samples, %zu for %u: %.1f bytes a "
+		      "sample added (at most %d)",
+		      small, N, big, 4 * N, per, PER_SAMPLE_MAX);
+}
+
+START_TEST(callgraph_text)
+{
+	grows_by_stacks(OUT_TEXT, true);
+}
+END_TEST
+
+START_TEST(folded)
+{
+	grows_by_stacks(OUT_FOLDED, false);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cg_peak");
+	TCase *tc = tcase_create("profile_build");
+
+	tcase_add_test(tc, callgraph_text);
+	tcase_add_test(tc, folded);
+	suite_add_tcase(s, tc);
+	return opjit_check_run(s);
+}
