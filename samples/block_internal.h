@@ -45,6 +45,10 @@
 #define OPS_HIST_PIECED_COPIES 15
 #define OPS_HIST_PIECED_COPY_COUNTS 16
 #define OPS_HIST_PIECED_COPY_SLICES 17
+/* Version 5: stacks as deltas of each lane's stack before, of
+ * OPS_DELTA_LANES lanes. */
+#define OPS_HIST_STACK_DELTAS 18
+#define OPS_DELTA_LANES 16u
 
 /* anon.samples block types */
 #define OPS_ANON_PROCESS 1
