@@ -49,6 +49,8 @@
  * OPS_DELTA_LANES lanes. */
 #define OPS_HIST_STACK_DELTAS 18
 #define OPS_DELTA_LANES 16u
+/* Frames each lane's records name by their place (FORMAT.md). */
+#define OPS_DELTA_MRU 8u
 
 /* anon.samples block types */
 #define OPS_ANON_PROCESS 1

@@ -16,8 +16,8 @@
 
 #include "reader_internal.h"
 
-/* The fewest bytes a record takes: lane, kept, new frames. */
-#define DELTA_MIN 3
+/* The fewest bytes a record takes: lane, kept, new frames, kernel. */
+#define DELTA_MIN 4
 
 #define NODE_KERNEL 0x1
 #define NODE_CUT 0x2
@@ -93,6 +93,35 @@ nomem:
 	return "out of memory";
 }
 
+/* A frame of lane L's record, below PREV (NULL at a root), into *F:
+ * one the lane named lately by its place, or the frame itself
+ * (delta_writer.c); either is then the lane's most recent. */
+static bool delta_frame(const struct ops_hist_data *h, struct ops_cur *c,
+			struct ops_delta_rlane *l,
+			const struct ops_frame *prev, struct ops_frame *f)
+{
+	uint64_t code = ops_cur_varint(c);
+	uint32_t k;
+
+	if (!c->ok)
+		return false;
+	if (code < OPS_DELTA_MRU) {
+		k = (uint32_t)code;
+		if (k >= l->nr_mru)
+			return false;
+		*f = l->mru[k];
+	} else {
+		if (!ops_hist_stack_frame(h, c, code - OPS_DELTA_MRU, prev, f))
+			return false;
+		if (l->nr_mru < OPS_DELTA_MRU)
+			l->nr_mru++;
+		k = l->nr_mru - 1;
+	}
+	memmove(&l->mru[1], &l->mru[0], k * sizeof(l->mru[0]));
+	l->mru[0] = *f;
+	return true;
+}
+
 /* One record: the stack of delta id ID into H->delta_node[ID]. */
 static const char *delta_record(struct ops_hist_data *h, struct ops_cur *c,
 				uint32_t id, bool *oom)
@@ -100,6 +129,7 @@ static const char *delta_record(struct ops_hist_data *h, struct ops_cur *c,
 	uint32_t lane = ops_cur_varint32(c);
 	uint32_t keep = ops_cur_varint32(c);
 	uint32_t add = ops_cur_varint32(c);
+	uint32_t kcut = ops_cur_varint32(c);
 	struct ops_delta_rlane *l;
 	uint32_t parent, j;
 	const char *why;
@@ -107,7 +137,10 @@ static const char *delta_record(struct ops_hist_data *h, struct ops_cur *c,
 	if (!c->ok || lane >= OPS_DELTA_LANES)
 		return "bad stack delta record";
 	l = &h->dlanes[lane];
-	if (keep > l->n || add > OPS_STACK_MAX_FRAMES - keep || !(keep + add))
+	/* the kernel frames are of the new ones, and a cut is a new
+	 * root's */
+	if (keep > l->n || add > OPS_STACK_MAX_FRAMES - keep ||
+	    !(keep + add) || kcut >> 1 > add || (keep && (kcut & 1)))
 		return "bad stack delta record";
 	if (!l->path &&
 	    !(l->path = malloc(OPS_STACK_MAX_FRAMES * sizeof(*l->path)))) {
@@ -116,13 +149,13 @@ static const char *delta_record(struct ops_hist_data *h, struct ops_cur *c,
 	}
 	parent = keep ? l->path[keep - 1] + 1 : 0;
 	for (j = 0; j < add; j++) {
-		uint32_t flags = ops_cur_varint32(c);
+		uint32_t flags = (j >= add - (kcut >> 1) ? NODE_KERNEL : 0) |
+				 (!keep && !j && (kcut & 1) ? NODE_CUT : 0);
 		struct ops_frame f;
 
-		if (!c->ok ||
-		    !ops_hist_stack_frame(
-			    h, c, parent ? &h->dnodes[parent - 1].frame : NULL,
-			    &f))
+		if (!delta_frame(h, c, l,
+				 parent ? &h->dnodes[parent - 1].frame : NULL,
+				 &f))
 			return "bad stack delta record";
 		why = dnode_intern(h, parent, &f, flags, oom,
 				   &l->path[keep + j]);

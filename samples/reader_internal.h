@@ -57,6 +57,9 @@ struct ops_hist_data {
 	struct ops_delta_rlane {
 		uint32_t *path; /* OPS_STACK_MAX_FRAMES */
 		uint32_t n;
+		/* the frames its records named last, most recent first */
+		struct ops_frame mru[OPS_DELTA_MRU];
+		uint32_t nr_mru;
 	} dlanes[OPS_DELTA_LANES];
 	/* the stack ops_session_stack() put together last */
 	struct ops_stack stack;
@@ -131,10 +134,11 @@ const char *ops_hist_stack_counts(struct ops_hist_data *h, const uint8_t *p,
 /* A STACK_DELTAS payload (delta_reader.c). */
 const char *ops_hist_stack_deltas(struct ops_hist_data *h, const uint8_t *p,
 				  size_t len, bool *oom);
-/* The frame record after PREV (NULL at a root) into *F (stack_reader.c);
- * false on damage. */
+/* The frame record of tag TAG (read from C, as the rest of it) after
+ * PREV (NULL at a root) into *F (stack_reader.c); false on damage. */
 bool ops_hist_stack_frame(const struct ops_hist_data *h, struct ops_cur *c,
-			  const struct ops_frame *prev, struct ops_frame *f);
+			  uint64_t tag, const struct ops_frame *prev,
+			  struct ops_frame *f);
 /* Once the whole file is read: the deltas' nodes after the table's,
  * their ids as node ids; 0 or -ENOMEM. */
 int ops_hist_deltas_finish(struct ops_hist_data *h);

@@ -25,12 +25,10 @@
 #define NODE_KERNEL 0x1
 #define NODE_CUT 0x2
 
-/* One frame record after PREV (NULL at a root); false on damage. */
 bool ops_hist_stack_frame(const struct ops_hist_data *h, struct ops_cur *c,
-			  const struct ops_frame *prev, struct ops_frame *f)
+			  uint64_t tag, const struct ops_frame *prev,
+			  struct ops_frame *f)
 {
-	uint64_t tag = ops_cur_varint(c);
-
 	if (!c->ok)
 		return false;
 	if (tag == TAG_SAME) {
@@ -99,8 +97,8 @@ const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 			if (up->depth >= OPS_STACK_MAX_FRAMES)
 				goto bad;
 		}
-		if (!ops_hist_stack_frame(h, &c, up ? &up->frame : NULL,
-					  &nd->frame))
+		if (!ops_hist_stack_frame(h, &c, ops_cur_varint(&c),
+					  up ? &up->frame : NULL, &nd->frame))
 			goto bad;
 		nd->parent = parent;
 		nd->depth = up ? up->depth + 1 : 1;

@@ -62,19 +62,20 @@ static bool stack_has_anon(const struct ops_stack *st)
 #define NODE_CUT 0x2
 
 uint8_t *ops_stack_frame_encode(uint8_t *p, const struct ops_frame *f,
-				const struct ops_frame *prev)
+				const struct ops_frame *prev, uint32_t base)
 {
 	if (prev && prev->kind == f->kind &&
 	    (f->kind != OPS_FRAME_IMAGE || prev->image == f->image)) {
-		p += ops_varint_encode(p, TAG_SAME);
+		p += ops_varint_encode(p, base + TAG_SAME);
 		return p +
 		       ops_varint_encode(
 			       p, ops_zigzag((int64_t)(f->addr - prev->addr)));
 	}
-	p += ops_varint_encode(p, f->kind == OPS_FRAME_ANON ? TAG_ANON
-				  : f->kind == OPS_FRAME_UNKNOWN
-					  ? TAG_UNKNOWN
-					  : (uint64_t)TAG_IMAGE + f->image);
+	p += ops_varint_encode(
+		p, base + (f->kind == OPS_FRAME_ANON ? TAG_ANON
+			   : f->kind == OPS_FRAME_UNKNOWN
+				   ? TAG_UNKNOWN
+				   : (uint64_t)TAG_IMAGE + f->image));
 	return p + ops_varint_encode(p, f->addr);
 }
 
@@ -252,7 +253,8 @@ static int stack_node(struct ops_writer *w, const struct ops_stack *st,
 	}
 	p += ops_varint_encode(p, parent);
 	p += ops_varint_encode(p, flags);
-	p = ops_stack_frame_encode(p, f, parent ? &st->frames[i + 1] : NULL);
+	p = ops_stack_frame_encode(p, f, parent ? &st->frames[i + 1] : NULL,
+				   0);
 	if (!h->exact) {
 		ret = ops_keyset_append(&h->stacks, rec, (size_t)(p - rec),
 					id);

@@ -161,6 +161,10 @@ struct ops_hist_writer {
 		size_t path_n, cap_path;
 		uint32_t tid;
 		uint32_t last; /* the path's id; UINT32_MAX: none */
+		/* the frames the lane's records named last, most recent
+		 * first (FORMAT.md, STACK_DELTAS) */
+		struct ops_frame mru[OPS_DELTA_MRU];
+		uint32_t nr_mru;
 	} dlanes[OPS_STACK_LANES];
 	/* ids given; the records of ids [delta_first, nr_deltas) not in
 	 * a block yet; every STACK_DELTAS block framed, in order, which a
@@ -201,9 +205,10 @@ int ops_hist_put_stacks(struct ops_writer *w, uint32_t from);
 void ops_hist_stacks_written(struct ops_writer *w, bool written);
 
 /* The record of frame F after its parent's frame PREV (NULL at a
- * root) into P, which it returns past (FORMAT.md, STACKS' tag). */
+ * root) into P, which it returns past (FORMAT.md, STACKS' tag, plus
+ * BASE: STACK_DELTAS' literal frames). */
 uint8_t *ops_stack_frame_encode(uint8_t *p, const struct ops_frame *f,
-				const struct ops_frame *prev);
+				const struct ops_frame *prev, uint32_t base);
 /* The node flags (FORMAT.md, STACKS) of stack ST's frame I, leaf first. */
 uint8_t ops_stack_node_flags(const struct ops_stack *st, uint32_t i);
 /* Stack ST of thread TID, which has an anonymous frame, as a delta in a
