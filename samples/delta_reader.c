@@ -113,12 +113,9 @@ static bool delta_frame(const struct ops_hist_data *h, struct ops_cur *c,
 	} else {
 		if (!ops_hist_stack_frame(h, c, code - OPS_DELTA_MRU, prev, f))
 			return false;
-		if (l->nr_mru < OPS_DELTA_MRU)
-			l->nr_mru++;
-		k = l->nr_mru - 1;
+		k = OPS_DELTA_MRU; /* not there */
 	}
-	memmove(&l->mru[1], &l->mru[0], k * sizeof(l->mru[0]));
-	l->mru[0] = *f;
+	ops_delta_mru_front(l->mru, &l->nr_mru, k, f);
 	return true;
 }
 

@@ -43,16 +43,11 @@ static uint8_t *delta_frame(struct ops_delta_lane *l, uint8_t *p,
 		if (l->mru[k].addr == f->addr && l->mru[k].kind == f->kind &&
 		    l->mru[k].image == f->image)
 			break;
-	if (k < l->nr_mru) {
+	if (k < l->nr_mru)
 		*p++ = (uint8_t)k;
-	} else {
+	else
 		p = ops_stack_frame_encode(p, f, prev, OPS_DELTA_MRU);
-		if (l->nr_mru < OPS_DELTA_MRU)
-			l->nr_mru++;
-		k = l->nr_mru - 1;
-	}
-	memmove(&l->mru[1], &l->mru[0], k * sizeof(l->mru[0]));
-	l->mru[0] = *f;
+	ops_delta_mru_front(l->mru, &l->nr_mru, k, f);
 	return p;
 }
 
