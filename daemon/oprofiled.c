@@ -281,6 +281,11 @@ static int daemon_writer_open(struct daemon *d)
 		.separate = d->o->separate,
 		.kernel_excluded = d->o->no_kernel || d->c.kernel_refused,
 		.callgraph_depth = d->o->callgraph_depth,
+		/* -g: the JIT samples' stacks as deltas, which the report
+		 * interns (a table of a deep recursion's nodes was most of
+		 * the recorder's time); --callgraph=dwarf's copies name
+		 * their stacks by id, interned as before */
+		.stack_deltas = !d->o->stack_copy,
 	};
 	char periods[COUNTERS_MAX_EVENTS * 21 + 1] = "";
 	int err;

@@ -559,6 +559,14 @@ int ops_anon_decode_stacks(struct ops_anon_data *a, uint32_t proc_id,
 			}
 			m = anon_decode_block(a, blk, tmp, &whole);
 			for (k = 0; k < m; k++) {
+				uint64_t id = tmp[k].addr;
+
+				/* version 5: a delta's id, to its node's */
+				if (a->stack_ids)
+					tmp[k].addr =
+						id < a->nr_stack_ids
+							? a->stack_ids[id]
+							: UINT64_MAX;
 				if (tmp[k].addr >= a->nr_stacks) {
 					if (!a->warned)
 						ops_warnf(
@@ -567,9 +575,7 @@ int ops_anon_decode_stacks(struct ops_anon_data *a, uint32_t proc_id,
 							a->path,
 							(unsigned long long)
 								blk->off,
-							(unsigned long long)
-								tmp[k]
-									.addr);
+							(unsigned long long)id);
 					a->warned = true;
 					continue;
 				}

@@ -23,7 +23,8 @@ int ops_anon_writer_open(struct ops_writer *w)
 
 	if (!path)
 		return ops_writer_fail(w, -ENOMEM, "out of memory");
-	w->anon.bf.version = w->callgraph ? OPS_FORMAT_VERSION : 0;
+	w->anon.bf.version = w->callgraph ? ops_meta_version(&w->meta.info)
+					  : 0;
 	w->anon.nr_events = w->nr_events;
 	ret = ops_blockfile_create(&w->anon.bf, w->dfd, path, "anon.samples",
 				   false, OPS_ANON_MAGIC, w->err,
@@ -405,7 +406,8 @@ int ops_writer_anon_stack_event(struct ops_writer *w, uint32_t proc_id,
 
 	if (ret)
 		return ret;
-	if (stack >= w->hist.stacks.nr)
+	/* a version 5 session's are the deltas' ids */
+	if (stack >= (w->hist.deltas ? w->hist.nr_deltas : w->hist.stacks.nr))
 		return ops_writer_fail(w, -EINVAL,
 				       "%s/anon.samples: unknown stack %u",
 				       w->dir, stack);

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <opjit/samples.h>
 
@@ -45,6 +46,27 @@
 #define OPS_HIST_PIECED_COPIES 15
 #define OPS_HIST_PIECED_COPY_COUNTS 16
 #define OPS_HIST_PIECED_COPY_SLICES 17
+/* Version 5: stacks as deltas of each lane's stack before, of
+ * OPS_DELTA_LANES lanes. */
+#define OPS_HIST_STACK_DELTAS 18
+#define OPS_DELTA_LANES 16u
+/* Frames each lane's records name by their place (FORMAT.md). */
+#define OPS_DELTA_MRU 8u
+
+/* Frame F first among a lane's last frames MRU (*NR of them): moved
+ * from place K, or, K being *NR (not there), entering with the last
+ * falling out; the writer and the reader both. */
+static inline void ops_delta_mru_front(struct ops_frame *mru, uint32_t *nr,
+				       uint32_t k, const struct ops_frame *f)
+{
+	if (k >= *nr) {
+		if (*nr < OPS_DELTA_MRU)
+			(*nr)++;
+		k = *nr - 1;
+	}
+	memmove(&mru[1], &mru[0], k * sizeof(*mru));
+	mru[0] = *f;
+}
 
 /* anon.samples block types */
 #define OPS_ANON_PROCESS 1

@@ -209,6 +209,10 @@ static const char *hist_block(void *arg, uint16_t type, const uint8_t *p,
 		return ops_hist_stacks(((struct hist_parse *)arg)->h, p, len,
 				       ((struct hist_parse *)arg)->parent_ids,
 				       &((struct hist_parse *)arg)->oom);
+	case OPS_HIST_STACK_DELTAS:
+		return ops_hist_stack_deltas(((struct hist_parse *)arg)->h, p,
+					     len,
+					     &((struct hist_parse *)arg)->oom);
 	case OPS_HIST_STACK_COUNTS:
 		return ops_hist_stack_counts(((struct hist_parse *)arg)->h, p,
 					     len,
@@ -340,6 +344,8 @@ int ops_hist_parse(struct ops_hist_data *h, const uint8_t *buf, size_t len,
 	ops_blocks_parse(buf, len, OPS_HIST_MAGIC, path, hist_block, &hp, warn,
 			 warn_arg);
 	ops_hist_merge(h);
+	if (ops_hist_deltas_finish(h))
+		hp.oom = true;
 	ops_hist_stacks_finish(h);
 	ops_hist_copies_finish(h);
 	ops_hist_slices_finish(h);

@@ -427,7 +427,9 @@ int ops_hist_writer_open(struct ops_writer *w)
 
 	if (!path)
 		return ops_writer_fail(w, -ENOMEM, "out of memory");
-	w->hist.bf.version = w->callgraph ? OPS_FORMAT_VERSION : 0;
+	w->hist.bf.version = w->callgraph ? ops_meta_version(&w->meta.info)
+					  : 0;
+	w->hist.deltas = w->callgraph && w->meta.info.stack_deltas;
 	ret = ops_blockfile_create(&w->hist.bf, w->dfd, path, "samples.hist",
 				   false, OPS_HIST_MAGIC, w->err,
 				   sizeof(w->err));
@@ -505,11 +507,12 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 		ret = ops_writer_fail(w, -ENOMEM, "out of memory");
 		goto out;
 	}
-	bf.version = w->callgraph ? OPS_FORMAT_VERSION : 0;
+	bf.version = w->callgraph ? ops_meta_version(&w->meta.info) : 0;
 	ret = ops_blockfile_create(&bf, w->dfd, tmp, ".samples.hist.tmp", true,
 				   OPS_HIST_MAGIC, w->err, sizeof(w->err));
 	if (ret)
 		goto out;
+	h->compacting = true;
 	w->out.len = 0;
 	ret = ops_hist_put_defs(w, &h->images, 0, h->images.nr,
 				OPS_HIST_IMAGES);
@@ -572,6 +575,7 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 	ops_thread_written(h);
 out:
 	ops_hist_stacks_written(w, !ret);
+	h->compacting = false;
 	if (bf.fd >= 0) {
 		ops_blockfile_close(&bf);
 		unlinkat(w->dfd, ".samples.hist.tmp", 0);
@@ -593,6 +597,7 @@ void ops_hist_writer_free(struct ops_hist_writer *h)
 	free(h->ctx_events);
 	ops_thread_writer_free(h);
 	ops_keyset_free(&h->stacks);
+	ops_delta_free(h);
 	ops_keyset_free(&h->copies);
 	ops_keyset_free(&h->copy_pieces);
 	ops_keyset_free(&h->pmaps);

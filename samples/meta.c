@@ -70,6 +70,14 @@ static int meta_put_escaped(struct ops_buf *out, const char *s)
 	return ret;
 }
 
+uint32_t ops_meta_version(const struct ops_session_info *info)
+{
+	if (!info->callgraph_depth)
+		return OPS_FORMAT_VERSION_FLAT;
+	return info->stack_deltas ? OPS_FORMAT_VERSION_DELTAS
+				  : OPS_FORMAT_VERSION_DEFLATE;
+}
+
 int ops_meta_format(const struct ops_session_info *info, struct ops_buf *out)
 {
 	const char *base = (const char *)info;
@@ -79,8 +87,7 @@ int ops_meta_format(const struct ops_session_info *info, struct ops_buf *out)
 
 	out->len = 0;
 	snprintf(num, sizeof(num), "%s %u\n", OPS_META_MAGIC,
-		 info->callgraph_depth ? OPS_FORMAT_VERSION
-				       : OPS_FORMAT_VERSION_FLAT);
+		 ops_meta_version(info));
 	ret = ops_buf_put(out, num, strlen(num));
 	for (i = 0; i < NR_KEYS && !ret; i++) {
 		const struct meta_key *k = &meta_keys[i];
@@ -309,6 +316,8 @@ int ops_meta_parse(const char *buf, size_t len, const char *path,
 						errlen);
 			if (ret)
 				goto out;
+			m->info.stack_deltas = m->info.format_version >=
+					       OPS_FORMAT_VERSION_DELTAS;
 		} else if (n) {
 			sp = memchr(p, ' ', n);
 			if (!sp) {
@@ -405,9 +414,7 @@ int ops_meta_copy(struct ops_meta *m, const struct ops_session_info *info)
 	size_t i;
 
 	m->info = *info;
-	m->info.format_version = info->callgraph_depth
-					 ? OPS_FORMAT_VERSION
-					 : OPS_FORMAT_VERSION_FLAT;
+	m->info.format_version = ops_meta_version(info);
 	for (i = 0; i < sizeof(dst) / sizeof(dst[0]); i++) {
 		free(*dst[i]);
 		*dst[i] = strdup(src[i] ? src[i] : "");

@@ -22,6 +22,9 @@ struct ops_meta {
 };
 
 int ops_meta_format(const struct ops_session_info *info, struct ops_buf *out);
+/* The format version a session of INFO is written as: 1 without call
+ * graphs, 5 with stack deltas, 4 with call graphs otherwise. */
+uint32_t ops_meta_version(const struct ops_session_info *info);
 
 /* Parse LEN bytes of a session.meta named PATH.  On failure ERR holds
  * one line naming PATH and the line number.  Strings are never NULL. */

@@ -13,6 +13,8 @@
 #include <opjit/samples.h>
 #include <oputil/idxset.h>
 
+#include "block_internal.h"
+
 struct ops_hist_data {
 	struct ops_image *images; /* paths owned */
 	uint32_t nr_images, cap_images;
@@ -38,6 +40,27 @@ struct ops_hist_data {
 		uint32_t flags; /* OPS_STACK_* */
 	} * nodes;
 	uint32_t nr_stacks, cap_stacks;
+	/* version 5: the STACK_DELTAS stacks (delta_reader.c), interned
+	 * as they are read into nodes of their own, whose parents are
+	 * among them, appended to the table's once the whole file is read
+	 * (a later STACKS block takes the ids after the table's); the
+	 * first dnodes_ok are those of whole blocks.  Each delta id's
+	 * node in delta_node: a dnode's index, then its node id.  Each
+	 * lane's last stack as its dnodes, root first. */
+	struct ops_stack_node *dnodes;
+	uint32_t nr_dnodes, dnodes_ok;
+	size_t cap_dnodes;
+	struct oputil_idxset dnode_set;
+	uint32_t *delta_node;
+	uint32_t nr_deltas;
+	size_t cap_delta_node;
+	struct ops_delta_rlane {
+		uint32_t *path; /* OPS_STACK_MAX_FRAMES */
+		uint32_t n;
+		/* the frames its records named last, most recent first */
+		struct ops_frame mru[OPS_DELTA_MRU];
+		uint32_t nr_mru;
+	} dlanes[OPS_DELTA_LANES];
 	/* the stack ops_session_stack() put together last */
 	struct ops_stack stack;
 	struct ops_frame *stack_frames; /* OPS_STACK_MAX_FRAMES of them */
@@ -108,6 +131,18 @@ const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 const struct ops_stack *ops_hist_stack(struct ops_hist_data *h, uint32_t id);
 const char *ops_hist_stack_counts(struct ops_hist_data *h, const uint8_t *p,
 				  size_t len, bool *oom);
+/* A STACK_DELTAS payload (delta_reader.c). */
+const char *ops_hist_stack_deltas(struct ops_hist_data *h, const uint8_t *p,
+				  size_t len, bool *oom);
+/* The frame record of tag TAG (read from C, as the rest of it) after
+ * PREV (NULL at a root) into *F (stack_reader.c); false on damage. */
+bool ops_hist_stack_frame(const struct ops_hist_data *h, struct ops_cur *c,
+			  uint64_t tag, const struct ops_frame *prev,
+			  struct ops_frame *f);
+/* Once the whole file is read: the deltas' nodes after the table's,
+ * their ids as node ids; 0 or -ENOMEM. */
+int ops_hist_deltas_finish(struct ops_hist_data *h);
+void ops_hist_deltas_free(struct ops_hist_data *h);
 /* STACK_COPIES and COPY_COUNTS payloads (copy_reader.c). */
 const char *ops_hist_copies(struct ops_hist_data *h, const uint8_t *p,
 			    size_t len, bool *oom);
@@ -173,6 +208,10 @@ struct ops_anon_data {
 	uint32_t nr_blocks, cap_blocks;
 	uint32_t nr_stacks; /* stack ids below it have an entry */
 	const struct ops_stack_node *stack_nodes; /* the session's stacks */
+	/* version 5: the samples name deltas (STACK_DELTAS), each the
+	 * node of its stack here; NULL in earlier sessions */
+	const uint32_t *stack_ids;
+	uint32_t nr_stack_ids;
 	/* only samples with win_from <= time_ns < win_to decode (a stack
 	 * sample with a counted leaf by its slice's middle, slices starting
 	 * at slice_origin) */

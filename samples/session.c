@@ -293,6 +293,14 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 		goto out;
 	s->anon.nr_stacks = s->hist.nr_stacks;
 	s->anon.stack_nodes = s->hist.nodes;
+	if (s->meta.info.format_version >= OPS_FORMAT_VERSION_DELTAS) {
+		/* empty when samples.hist has none: every id then lacks one */
+		static const uint32_t none;
+
+		s->anon.stack_ids = s->hist.delta_node ? s->hist.delta_node
+						       : &none;
+		s->anon.nr_stack_ids = s->hist.nr_deltas;
+	}
 	if (s->anon.max_event >= ops_session_nr_events(s))
 		ops_warnf(warn, warn_arg,
 			  "%s/anon.samples: offset %llu: samples of event %u, "

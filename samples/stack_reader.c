@@ -25,12 +25,10 @@
 #define NODE_KERNEL 0x1
 #define NODE_CUT 0x2
 
-/* One frame record after PREV (NULL at a root); false on damage. */
-static bool stack_frame(const struct ops_hist_data *h, struct ops_cur *c,
-			const struct ops_frame *prev, struct ops_frame *f)
+bool ops_hist_stack_frame(const struct ops_hist_data *h, struct ops_cur *c,
+			  uint64_t tag, const struct ops_frame *prev,
+			  struct ops_frame *f)
 {
-	uint64_t tag = ops_cur_varint(c);
-
 	if (!c->ok)
 		return false;
 	if (tag == TAG_SAME) {
@@ -99,7 +97,8 @@ const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 			if (up->depth >= OPS_STACK_MAX_FRAMES)
 				goto bad;
 		}
-		if (!stack_frame(h, &c, up ? &up->frame : NULL, &nd->frame))
+		if (!ops_hist_stack_frame(h, &c, ops_cur_varint(&c),
+					  up ? &up->frame : NULL, &nd->frame))
 			goto bad;
 		nd->parent = parent;
 		nd->depth = up ? up->depth + 1 : 1;
@@ -215,6 +214,7 @@ void ops_hist_stacks_free(struct ops_hist_data *h)
 	free(h->nodes);
 	free(h->stack_frames);
 	free(h->stack_counts);
+	ops_hist_deltas_free(h);
 	h->nodes = NULL;
 	h->stack_frames = NULL;
 	h->stack_counts = NULL;

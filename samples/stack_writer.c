@@ -45,25 +45,37 @@ static int stack_check(const struct ops_writer *w, const struct ops_stack *st)
 	return 0;
 }
 
+/* Whether ST has a frame in anonymous memory: a JIT sample's stack,
+ * which goes to anon.samples with its time. */
+static bool stack_has_anon(const struct ops_stack *st)
+{
+	uint32_t i;
+
+	for (i = 0; i < st->nr_frames; i++)
+		if (st->frames[i].kind == OPS_FRAME_ANON)
+			return true;
+	return false;
+}
+
 /* Node flags (FORMAT.md, STACKS). */
 #define NODE_KERNEL 0x1
 #define NODE_CUT 0x2
 
-/* The frame of a node after its parent's frame PREV (NULL at a root). */
-static uint8_t *frame_encode(uint8_t *p, const struct ops_frame *f,
-			     const struct ops_frame *prev)
+uint8_t *ops_stack_frame_encode(uint8_t *p, const struct ops_frame *f,
+				const struct ops_frame *prev, uint32_t base)
 {
 	if (prev && prev->kind == f->kind &&
 	    (f->kind != OPS_FRAME_IMAGE || prev->image == f->image)) {
-		p += ops_varint_encode(p, TAG_SAME);
+		p += ops_varint_encode(p, base + TAG_SAME);
 		return p +
 		       ops_varint_encode(
 			       p, ops_zigzag((int64_t)(f->addr - prev->addr)));
 	}
-	p += ops_varint_encode(p, f->kind == OPS_FRAME_ANON ? TAG_ANON
-				  : f->kind == OPS_FRAME_UNKNOWN
-					  ? TAG_UNKNOWN
-					  : (uint64_t)TAG_IMAGE + f->image);
+	p += ops_varint_encode(
+		p, base + (f->kind == OPS_FRAME_ANON ? TAG_ANON
+			   : f->kind == OPS_FRAME_UNKNOWN
+				   ? TAG_UNKNOWN
+				   : (uint64_t)TAG_IMAGE + f->image));
 	return p + ops_varint_encode(p, f->addr);
 }
 
@@ -86,8 +98,7 @@ int ops_stack_record_put(struct ops_buf *out, const uint8_t *key, size_t len,
 	return ret ? ret : ops_buf_put(out, key + used, len - used);
 }
 
-/* The node flags of ST's frame I (leaf first). */
-static uint8_t node_flags(const struct ops_stack *st, uint32_t i)
+uint8_t ops_stack_node_flags(const struct ops_stack *st, uint32_t i)
 {
 	uint8_t flags = i < st->nr_kernel ? NODE_KERNEL : 0;
 
@@ -228,7 +239,7 @@ static int stack_node(struct ops_writer *w, const struct ops_stack *st,
 	struct ops_hist_writer *h = &w->hist;
 	const struct ops_frame *f = &st->frames[i];
 	uint8_t rec[4 * OPS_VARINT_MAX], *p = rec;
-	uint8_t flags = node_flags(st, i);
+	uint8_t flags = ops_stack_node_flags(st, i);
 	uint32_t nr = h->stacks.nr;
 	int ret;
 
@@ -242,7 +253,8 @@ static int stack_node(struct ops_writer *w, const struct ops_stack *st,
 	}
 	p += ops_varint_encode(p, parent);
 	p += ops_varint_encode(p, flags);
-	p = frame_encode(p, f, parent ? &st->frames[i + 1] : NULL);
+	p = ops_stack_frame_encode(p, f, parent ? &st->frames[i + 1] : NULL,
+				   0);
 	if (!h->exact) {
 		ret = ops_keyset_append(&h->stacks, rec, (size_t)(p - rec),
 					id);
@@ -288,7 +300,8 @@ static void path_fetch(const struct ops_hist_writer *h,
 	for (i = st->nr_frames - d; i-- > 0; d++) {
 		size_t slot;
 
-		hash = path_hash(hash, &st->frames[i], node_flags(st, i));
+		hash = path_hash(hash, &st->frames[i],
+				 ops_stack_node_flags(st, i));
 		l->path[d].hash = hash;
 		slot = hash & (OPS_STACK_INDEX - 1);
 		__builtin_prefetch(&h->index[h->index_new][slot]);
@@ -344,7 +357,8 @@ static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 		l->path_n = 0;
 	}
 	while (d < st->nr_frames && d < l->path_n &&
-	       l->path[d].flags == node_flags(st, st->nr_frames - 1 - d) &&
+	       l->path[d].flags ==
+		       ops_stack_node_flags(st, st->nr_frames - 1 - d) &&
 	       frame_eq(&l->path[d].frame, &st->frames[st->nr_frames - 1 - d]))
 		d++;
 	h->stack_stats.shared += d;
@@ -361,7 +375,7 @@ static int stack_nodes(struct ops_writer *w, const struct ops_stack *st,
 			return ret;
 		l->path[d].frame = st->frames[i];
 		l->path[d].node = *id;
-		l->path[d].flags = node_flags(st, i);
+		l->path[d].flags = ops_stack_node_flags(st, i);
 		l->path_n = d + 1;
 		parent = *id + 1;
 	}
@@ -390,7 +404,9 @@ int ops_writer_stack_of(struct ops_writer *w, const struct ops_stack *st,
 	if (stack_check(w, st))
 		return ops_writer_fail(
 			w, -EINVAL, "%s/samples.hist: invalid stack", w->dir);
-	ret = stack_nodes(w, st, tid, id);
+	ret = w->hist.deltas && stack_has_anon(st)
+		      ? ops_delta_stack(w, st, tid, id)
+		      : stack_nodes(w, st, tid, id);
 	if (ret)
 		return ops_writer_fail(w, ret,
 				       "%s/samples.hist: cannot add stack: %s",
@@ -419,7 +435,7 @@ int ops_hist_writer_defs(struct ops_writer *w)
 
 	if (h->images_on_disk == h->images.nr &&
 	    h->contexts_on_disk == h->contexts.nr &&
-	    h->stacks_on_disk == h->stacks.nr)
+	    h->stacks_on_disk == h->stacks.nr && !ops_delta_pending(h))
 		return 0;
 	w->out.len = 0;
 	ret = ops_hist_put_defs(w, &h->images, h->images_on_disk, h->images.nr,
@@ -451,7 +467,8 @@ int ops_hist_put_stacks(struct ops_writer *w, uint32_t from)
 	h->pending_end = w->out.len;
 	/* kept only where they continue the blocks kept */
 	h->pending_to = !ret && from == h->blocks_to ? h->stacks.nr : 0;
-	return ret;
+	/* the deltas after the nodes: both name the images before them */
+	return ret ? ret : ops_delta_put(w);
 }
 
 void ops_hist_stacks_written(struct ops_writer *w, bool written)
@@ -459,6 +476,7 @@ void ops_hist_stacks_written(struct ops_writer *w, bool written)
 	struct ops_hist_writer *h = &w->hist;
 
 	ops_copy_written(w, written);
+	ops_delta_written(w, written);
 	if (!written || h->pending_to <= h->blocks_to) {
 		h->pending_to = 0;
 		return;

@@ -149,6 +149,32 @@ struct ops_hist_writer {
 	/* tests: every node looked up in the whole table, once each, as
 	 * a reference */
 	bool exact;
+	/* version 5: the stacks with an anonymous frame as deltas
+	 * (delta_writer.c, FORMAT.md STACK_DELTAS), not interned: each
+	 * lane's last such stack, root first, and the id it was given */
+	bool deltas;
+	struct ops_delta_lane {
+		struct ops_delta_step {
+			struct ops_frame frame;
+			uint8_t flags;
+		} * path;
+		size_t path_n, cap_path;
+		uint32_t tid;
+		uint32_t last; /* the path's id; UINT32_MAX: none */
+		/* the frames the lane's records named last, most recent
+		 * first (FORMAT.md, STACK_DELTAS) */
+		struct ops_frame mru[OPS_DELTA_MRU];
+		uint32_t nr_mru;
+	} dlanes[OPS_STACK_LANES];
+	/* ids given; the records of ids [delta_first, nr_deltas) not in
+	 * a block yet; every STACK_DELTAS block framed, in order, which a
+	 * compaction puts back whole (each record names the one before in
+	 * its lane), of which the file has the first delta_on_disk bytes
+	 * and the write under way the first delta_pending_end */
+	uint32_t nr_deltas, delta_first;
+	struct ops_buf delta_recs, delta_blocks;
+	size_t delta_on_disk, delta_pending_end;
+	bool compacting; /* ops_hist_writer_compact() under way */
 	struct ops_stack_stats stack_stats;
 	/* the kernel-side frames of the stacks, address to image id + 1,
 	 * each once: the kallsyms trim keeps their symbols */
@@ -177,6 +203,26 @@ int ops_hist_put_stacks(struct ops_writer *w, uint32_t from);
 /* The file took W->out (WRITTEN) or not: its STACKS blocks are kept
  * for the next compaction, or forgotten. */
 void ops_hist_stacks_written(struct ops_writer *w, bool written);
+
+/* The record of frame F after its parent's frame PREV (NULL at a
+ * root) into P, which it returns past (FORMAT.md, STACKS' tag, plus
+ * BASE: STACK_DELTAS' literal frames). */
+uint8_t *ops_stack_frame_encode(uint8_t *p, const struct ops_frame *f,
+				const struct ops_frame *prev, uint32_t base);
+/* The node flags (FORMAT.md, STACKS) of stack ST's frame I, leaf first. */
+uint8_t ops_stack_node_flags(const struct ops_stack *st, uint32_t i);
+/* Stack ST of thread TID, which has an anonymous frame, as a delta in a
+ * version 5 session: its id in *ID (delta_writer.c). */
+int ops_delta_stack(struct ops_writer *w, const struct ops_stack *st,
+		    uint32_t tid, uint32_t *id);
+/* The STACK_DELTAS blocks not on disk (all of them in a compaction)
+ * appended to W->out. */
+int ops_delta_put(struct ops_writer *w);
+/* The file took what ops_delta_put() appended (WRITTEN) or not. */
+void ops_delta_written(struct ops_writer *w, bool written);
+/* Whether there are deltas the file does not have. */
+bool ops_delta_pending(const struct ops_hist_writer *h);
+void ops_delta_free(struct ops_hist_writer *h);
 
 /* Put stack node ID's record (as the table keys it, its parent as an
  * id) into OUT as the file has it (FORMAT.md, STACKS). */

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * bench_stack_replay [--cold] SESSION OUT [ROUNDS]: the stack writer's own CPU
+ * bench_stack_replay [--cold] [--deltas] SESSION OUT [ROUNDS]: the stack writer's own CPU
  * time on a recording's real stacks.  The anonymous-stack samples of
  * SESSION (a `-g` recording, node's say) are given again, in recording
  * order, to a writer of a new session in OUT, ROUNDS times (a new
  * session each), and the CPU time of the best round is printed with the
  * writer's node counters.  The same input every time, so that two
  * builds of the writer compare on one shared machine without a
- * workload's noise.
+ * workload's noise.  --deltas writes the stacks as deltas (version 5,
+ * FORMAT.md STACK_DELTAS), else interned (version 4): the two sessions
+ * of one SESSION must give the same reports.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,6 +44,8 @@ static size_t nr_given;
 /* --cold: the caches emptied at every flush, as a live recorder finds
  * them after the two-second sleep its workload ran in */
 static uint8_t *evict;
+/* --deltas */
+static bool deltas;
 #define EVICT_BYTES (64u << 20)
 
 /* Walk EVICT, which displaces the writer's tables from every cache
@@ -103,6 +107,8 @@ static double replay(struct ops_session *s, const char *out)
 	size_t k;
 	int err = 0;
 
+	info.stack_deltas = deltas;
+
 	if (ops_writer_open(&w, out, &info))
 		return -1;
 	for (i = 0; i < ops_session_nr_images(s) && !err; i++)
@@ -150,9 +156,11 @@ int main(int argc, char **argv)
 	double best = -1;
 	size_t nr = 0;
 
-	if (argc > 1 && !strcmp(argv[1], "--cold")) {
-		evict = calloc(1, EVICT_BYTES);
-		if (!evict) {
+	while (argc > 1 &&
+	       (!strcmp(argv[1], "--cold") || !strcmp(argv[1], "--deltas"))) {
+		if (!strcmp(argv[1], "--deltas")) {
+			deltas = true;
+		} else if (!evict && !(evict = calloc(1, EVICT_BYTES))) {
 			fprintf(stderr, "bench_stack_replay: out of memory\n");
 			return 1;
 		}
@@ -162,7 +170,7 @@ int main(int argc, char **argv)
 	rounds = argc > 3 ? atoi(argv[3]) : 3;
 	if (argc < 3 || rounds < 1) {
 		fprintf(stderr,
-			"usage: bench_stack_replay [--cold] SESSION OUT [ROUNDS]\n");
+			"usage: bench_stack_replay [--cold] [--deltas] SESSION OUT [ROUNDS]\n");
 		return 2;
 	}
 	if (ops_session_open(&s, argv[1], NULL, NULL, err, sizeof(err))) {

@@ -24,6 +24,12 @@
  *   clock TIME                 (counts that follow are in TIME's slice)
  *
  * Numbers take C prefixes (0x...).  Errors name the line and exit 1.
+ *
+ * MKSESSION_DELTAS=1 in the environment writes a call graph session of
+ * version 5: the stacks with an anonymous frame are given to the writer
+ * at each anonstack, in their thread, and written as deltas
+ * (FORMAT.md, STACK_DELTAS); a report must read it as the same session
+ * written without them.  Such a run that wrote no delta fails.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -48,6 +54,11 @@ struct st {
 	struct ops_writer *w;
 	struct name_id images[MAX_NAMES], ctxs[MAX_NAMES], procs[MAX_NAMES];
 	struct name_id stacks[MAX_NAMES];
+	/* with deltas, the stacks with an anonymous frame, given to the
+	 * writer at each sample: their frames by the name's place */
+	struct ops_stack defs[MAX_NAMES];
+	struct ops_frame *def_frames[MAX_NAMES]; /* defs' frames */
+	bool deltas;
 	size_t nr_images, nr_ctxs, nr_procs, nr_stacks;
 	uint64_t stop_ns;
 	unsigned lineno;
@@ -66,8 +77,10 @@ static void st_free(struct st *st)
 		free(st->ctxs[i].name);
 	for (i = 0; i < st->nr_procs; i++)
 		free(st->procs[i].name);
-	for (i = 0; i < st->nr_stacks; i++)
+	for (i = 0; i < st->nr_stacks; i++) {
 		free(st->stacks[i].name);
+		free(st->def_frames[i]);
+	}
 	free(st->kallsyms);
 	free(st->modules);
 	free(st->event);
@@ -100,6 +113,19 @@ static uint32_t lookup(const struct st *st, const struct name_id *t, size_t n,
 	for (i = 0; i < n; i++)
 		if (!strcmp(t[i].name, name))
 			return t[i].id;
+	die(st, "unknown name");
+	return 0;
+}
+
+/* The place of NAME in T. */
+static size_t place(const struct st *st, const struct name_id *t, size_t n,
+		    const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(t[i].name, name))
+			return i;
 	die(st, "unknown name");
 	return 0;
 }
@@ -265,8 +291,39 @@ static void stmt_stack(struct st *st, char **t, int n)
 		f->addr = num(st, colon + 1);
 		s.nr_frames++;
 	}
+	for (i = 0; st->deltas && i < (int)s.nr_frames; i++)
+		if (frames[i].kind == OPS_FRAME_ANON)
+			break;
+	if (st->deltas && i < (int)s.nr_frames) {
+		/* a delta's id is its sample's: given at each anonstack */
+		struct ops_stack *d = &st->defs[st->nr_stacks];
+		struct ops_frame *f = malloc(s.nr_frames * sizeof(*frames));
+
+		add_name(st, st->stacks, &st->nr_stacks, t[1], UINT32_MAX);
+		if (!f)
+			die(st, "out of memory");
+		memcpy(f, frames, s.nr_frames * sizeof(*frames));
+		st->def_frames[st->nr_stacks - 1] = f;
+		*d = s;
+		d->frames = f;
+		return;
+	}
 	check(st, ops_writer_stack(st->w, &s, &id));
 	add_name(st, st->stacks, &st->nr_stacks, t[1], id);
+}
+
+/* anonstack PROCESS TIME STACK TID */
+static void stmt_anonstack(struct st *st, char **t)
+{
+	size_t k = place(st, st->stacks, st->nr_stacks, t[3]);
+	uint32_t tid = (uint32_t)num(st, t[4]);
+	uint32_t id = st->stacks[k].id;
+
+	if (st->defs[k].frames)
+		check(st, ops_writer_stack_of(st->w, &st->defs[k], tid, &id));
+	check(st, ops_writer_anon_stack(
+			  st->w, lookup(st, st->procs, st->nr_procs, t[1]),
+			  num(st, t[2]), id, tid));
 }
 
 static void open_writer(struct st *st, const char *dir)
@@ -371,14 +428,7 @@ static void statement(struct st *st, const char *dir, char *line)
 							  st->nr_stacks, t[2]),
 						   num(st, t[3])));
 		} else if (!strcmp(t[0], "anonstack") && n == 5) {
-			check(st, ops_writer_anon_stack(
-					  st->w,
-					  lookup(st, st->procs, st->nr_procs,
-						 t[1]),
-					  num(st, t[2]),
-					  lookup(st, st->stacks, st->nr_stacks,
-						 t[3]),
-					  (uint32_t)num(st, t[4])));
+			stmt_anonstack(st, t);
 		} else if (!strcmp(t[0], "clock") && n == 2) {
 			uint64_t end;
 
@@ -413,11 +463,19 @@ int main(int argc, char **argv)
 	st.info.command_line = "oprofiled -- ./workload";
 	st.info.start_ns = 1000;
 	st.stop_ns = 2000000000;
+	st.deltas = getenv("MKSESSION_DELTAS") &&
+		    !strcmp(getenv("MKSESSION_DELTAS"), "1");
+	st.info.stack_deltas = st.deltas;
 	while (fgets(line, sizeof(line), stdin)) {
 		st.lineno++;
 		statement(&st, argv[1], line);
 	}
 	open_writer(&st, argv[1]);
+	if (st.deltas && st.info.callgraph_depth && !st.w->hist.nr_deltas) {
+		fprintf(stderr,
+			"mksession: MKSESSION_DELTAS=1 wrote no delta\n");
+		return 1;
+	}
 	if (st.kallsyms || st.modules)
 		check(&st, ops_writer_kernel_symbols(st.w, st.kallsyms,
 						     st.modules));

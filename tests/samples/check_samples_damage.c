@@ -332,7 +332,7 @@ START_TEST(test_unknown_version)
 		orig[8] = OPS_FORMAT_VERSION + 1;
 		file_write(files[f], orig, len);
 		s = session_must_open(sdir, &w);
-		check_warning(&w, files[f], 8, "unknown version 5");
+		check_warning(&w, files[f], 8, "unknown version 6");
 		ops_session_close(s);
 		orig[8] = 1;
 		file_write(files[f], orig, len);
@@ -383,8 +383,8 @@ START_TEST(test_meta_damage)
 	char *missing = tmp_path(tmp, "nowhere");
 
 	write_two_flushes();
-	file_write(meta, "opjit-session 5\nevent x\n", 24);
-	expect_open_error(sdir, meta, "unknown version 5");
+	file_write(meta, "opjit-session 6\nevent x\n", 24);
+	expect_open_error(sdir, meta, "unknown version 6");
 	file_write(meta, "PK\3\4garbage", 11);
 	expect_open_error(sdir, meta, "not an opjit session");
 	file_write(meta, "opjit-session 1\nsamples 12x\n", 28);

@@ -54,6 +54,10 @@ static void check_hist(struct ops_hist_data *h)
 			     st->frames[f].image >= h->nr_images))
 				abort();
 	}
+	/* version 5: every delta names a node of the table */
+	for (i = 0; i < h->nr_deltas; i++)
+		if (h->delta_node[i] >= h->nr_stacks)
+			abort();
 	for (i = 0; i < h->nr_stack_counts; i++) {
 		const struct ops_stack_count *e = &h->stack_counts[i];
 

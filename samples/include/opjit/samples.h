@@ -28,12 +28,16 @@ extern "C" {
  * call graphs; a session recorded without them is written as version 1
  * (OPS_FORMAT_VERSION_FLAT), byte for byte as before, and every version
  * from 1 reads. */
-#define OPS_FORMAT_VERSION 4
+#define OPS_FORMAT_VERSION 5
 #define OPS_FORMAT_VERSION_FLAT 1
 /* Version 2 wrote a stack node's parent as its id; 3 as the distance. */
 #define OPS_FORMAT_VERSION_STACK_IDS 2
 /* Version 4 may compress a block (the stack table's). */
 #define OPS_FORMAT_VERSION_DEFLATE 4
+/* Version 5: the stacks of JIT samples as each thread's previous stack
+ * plus what differs (STACK_DELTAS), not interned by the recorder.  A
+ * call graph session without them is still written as version 4. */
+#define OPS_FORMAT_VERSION_DELTAS 5
 
 /* ops_session_info.separate */
 #define OPS_SEPARATE_PROCESS 0x1u
@@ -76,6 +80,10 @@ struct ops_session_info {
 	 * otherwise.  ops_session_select_event sets period and frequency
 	 * from it. */
 	const char *event_periods;
+	/* call graphs, to the writer: the stacks with an anonymous frame
+	 * are written as deltas (FORMAT.md, STACK_DELTAS; version 5), not
+	 * interned; read back: the session is of version 5 */
+	bool stack_deltas;
 };
 
 enum ops_image_kind {
@@ -358,7 +366,12 @@ int ops_writer_stack(struct ops_writer *w, const struct ops_stack *st,
 		     uint32_t *id);
 /* The same, for a stack sampled in thread TID: a thread's stack shares
  * most of its outer frames with the thread's stack before, more than
- * with another thread's, and that part is found without a lookup. */
+ * with another thread's, and that part is found without a lookup.
+ * In a session opened with stack_deltas, a stack with an anonymous
+ * frame is not interned: it is written as TID's stack before plus what
+ * differs, and its id (a STACK_DELTAS id, see FORMAT.md) is for
+ * ops_writer_anon_stack() alone; equal stacks have the same id only
+ * when one follows the other in its thread. */
 int ops_writer_stack_of(struct ops_writer *w, const struct ops_stack *st,
 			uint32_t tid, uint32_t *id);
 

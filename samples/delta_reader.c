@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The STACK_DELTAS blocks of samples.hist (FORMAT.md; version 5), the
+ * mirror of delta_writer.c.  The recorder wrote each JIT sample's stack
+ * as its lane's stack before plus what differs; here each is put
+ * together and interned by parent and frame, so that a report gets the
+ * same tree of nodes as from STACKS blocks, and each delta id names
+ * its stack's node.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <oputil/grow.h>
+#include <oputil/hash.h>
+
+#include "reader_internal.h"
+
+/* The fewest bytes a record takes: lane, kept, new frames, kernel. */
+#define DELTA_MIN 4
+
+#define NODE_KERNEL 0x1
+#define NODE_CUT 0x2
+
+static uint64_t dnode_hash(uint32_t parent, const struct ops_frame *f,
+			   uint32_t flags)
+{
+	return oputil_hash_word64(
+		oputil_hash_word64(oputil_hash_word(OPUTIL_HASH_SEED, parent),
+				   (uint64_t)f->image << 16 |
+					   (uint64_t)f->kind << 8 | flags),
+		f->addr);
+}
+
+/* The node of frame F with node flags FLAGS below dnode PARENT (index
+ * + 1, 0 at a root), added when new; its index in *OUT.  NULL, or why
+ * the record is damage. */
+static const char *dnode_intern(struct ops_hist_data *h, uint32_t parent,
+				const struct ops_frame *f, uint32_t flags,
+				bool *oom, uint32_t *out)
+{
+	const struct ops_stack_node *up = parent ? &h->dnodes[parent - 1]
+						 : NULL;
+	struct oputil_idxset_pos pos;
+	struct ops_stack_node *nd;
+	uint32_t kernel = !!(flags & NODE_KERNEL);
+	uint32_t sflags = up		       ? up->flags
+			  : (flags & NODE_CUT) ? OPS_STACK_TRUNCATED
+					       : 0;
+	uint32_t i;
+
+	/* user frames are the outer ones */
+	if (up && !kernel && up->nr_kernel)
+		return "bad stack delta record";
+	if (up && up->depth >= OPS_STACK_MAX_FRAMES)
+		return "bad stack delta record";
+	/* a node is its frame, its parent and whether it ran in the kernel
+	 * (and at a root whether the stack was cut): FLAGS' other bits
+	 * are nothing to a reader */
+	flags = kernel | (up ? 0 : sflags ? NODE_CUT : 0);
+	i = oputil_idxset_find(
+		&h->dnode_set, dnode_hash(parent, f, flags), &pos, k,
+		h->dnodes[k].parent == parent &&
+			h->dnodes[k].frame.addr == f->addr &&
+			h->dnodes[k].frame.kind == f->kind &&
+			h->dnodes[k].frame.image == f->image &&
+			h->dnodes[k].nr_kernel - (up ? up->nr_kernel : 0) ==
+				kernel &&
+			h->dnodes[k].flags == sflags);
+	if (i != OPUTIL_IDXSET_NONE) {
+		*out = i;
+		return NULL;
+	}
+	if (h->nr_dnodes == UINT32_MAX - 1 ||
+	    oputil_grow(&h->dnodes, &h->cap_dnodes, (size_t)h->nr_dnodes + 1,
+			sizeof(*h->dnodes)))
+		goto nomem;
+	i = h->nr_dnodes;
+	if (oputil_idxset_put(&h->dnode_set, &pos, i) < 0)
+		goto nomem;
+	up = parent ? &h->dnodes[parent - 1] : NULL; /* they may have moved */
+	nd = &h->dnodes[i];
+	nd->frame = *f;
+	nd->parent = parent;
+	nd->depth = up ? up->depth + 1 : 1;
+	nd->nr_kernel = (up ? up->nr_kernel : 0) + kernel;
+	nd->flags = sflags;
+	h->nr_dnodes++;
+	*out = i;
+	return NULL;
+nomem:
+	*oom = true;
+	return "out of memory";
+}
+
+/* A frame of lane L's record, below PREV (NULL at a root), into *F:
+ * one the lane named lately by its place, or the frame itself
+ * (delta_writer.c); either is then the lane's most recent. */
+static bool delta_frame(const struct ops_hist_data *h, struct ops_cur *c,
+			struct ops_delta_rlane *l,
+			const struct ops_frame *prev, struct ops_frame *f)
+{
+	uint64_t code = ops_cur_varint(c);
+	uint32_t k;
+
+	if (!c->ok)
+		return false;
+	if (code < OPS_DELTA_MRU) {
+		k = (uint32_t)code;
+		if (k >= l->nr_mru)
+			return false;
+		*f = l->mru[k];
+	} else {
+		if (!ops_hist_stack_frame(h, c, code - OPS_DELTA_MRU, prev, f))
+			return false;
+		k = OPS_DELTA_MRU; /* not there */
+	}
+	ops_delta_mru_front(l->mru, &l->nr_mru, k, f);
+	return true;
+}
+
+/* One record: the stack of delta id ID into H->delta_node[ID]. */
+static const char *delta_record(struct ops_hist_data *h, struct ops_cur *c,
+				uint32_t id, bool *oom)
+{
+	uint32_t lane = ops_cur_varint32(c);
+	uint32_t keep = ops_cur_varint32(c);
+	uint32_t add = ops_cur_varint32(c);
+	uint32_t kcut = ops_cur_varint32(c);
+	struct ops_delta_rlane *l;
+	uint32_t parent, j;
+	const char *why;
+
+	if (!c->ok || lane >= OPS_DELTA_LANES)
+		return "bad stack delta record";
+	l = &h->dlanes[lane];
+	/* the kernel frames are of the new ones, and a cut is a new
+	 * root's */
+	if (keep > l->n || add > OPS_STACK_MAX_FRAMES - keep ||
+	    !(keep + add) || kcut >> 1 > add || (keep && (kcut & 1)))
+		return "bad stack delta record";
+	if (!l->path &&
+	    !(l->path = malloc(OPS_STACK_MAX_FRAMES * sizeof(*l->path)))) {
+		*oom = true;
+		return "out of memory";
+	}
+	parent = keep ? l->path[keep - 1] + 1 : 0;
+	for (j = 0; j < add; j++) {
+		uint32_t flags = (j >= add - (kcut >> 1) ? NODE_KERNEL : 0) |
+				 (!keep && !j && (kcut & 1) ? NODE_CUT : 0);
+		struct ops_frame f;
+
+		if (!delta_frame(h, c, l,
+				 parent ? &h->dnodes[parent - 1].frame : NULL,
+				 &f))
+			return "bad stack delta record";
+		why = dnode_intern(h, parent, &f, flags, oom,
+				   &l->path[keep + j]);
+		if (why)
+			return why;
+		parent = l->path[keep + j] + 1;
+	}
+	l->n = keep + add;
+	h->delta_node[id] = parent - 1;
+	return NULL;
+}
+
+const char *ops_hist_stack_deltas(struct ops_hist_data *h, const uint8_t *p,
+				  size_t len, bool *oom)
+{
+	struct ops_cur c;
+	uint32_t first, n, i;
+	const char *why;
+
+	ops_cur_init(&c, p, len);
+	first = ops_cur_varint32(&c);
+	n = ops_cur_varint32(&c);
+	if (!c.ok || first != h->nr_deltas)
+		return "stack delta ids out of order";
+	if (n > ops_cur_left(&c) / DELTA_MIN ||
+	    (uint64_t)first + n > UINT32_MAX)
+		return "bad stack delta count";
+	if (oputil_grow(&h->delta_node, &h->cap_delta_node, (size_t)first + n,
+			sizeof(*h->delta_node))) {
+		*oom = true;
+		return "out of memory";
+	}
+	/* a block that does not parse is dropped whole, and ends the
+	 * file's walk: the nodes it added are left out at the finish */
+	for (i = 0; i < n; i++) {
+		why = delta_record(h, &c, first + i, oom);
+		if (why)
+			return why;
+	}
+	if (ops_cur_left(&c))
+		return "trailing bytes in stack delta block";
+	h->nr_deltas = first + n;
+	h->dnodes_ok = h->nr_dnodes;
+	return NULL;
+}
+
+int ops_hist_deltas_finish(struct ops_hist_data *h)
+{
+	uint32_t base = h->nr_stacks, i;
+	size_t cap = h->cap_stacks;
+
+	oputil_idxset_free(&h->dnode_set);
+	if (!h->dnodes_ok)
+		return 0;
+	if ((uint64_t)base + h->dnodes_ok > UINT32_MAX ||
+	    oputil_grow(&h->nodes, &cap, (size_t)base + h->dnodes_ok,
+			sizeof(*h->nodes)))
+		return -ENOMEM;
+	h->cap_stacks = (uint32_t)(cap > UINT32_MAX ? UINT32_MAX : cap);
+	if (!h->stack_frames &&
+	    !(h->stack_frames =
+		      malloc(OPS_STACK_MAX_FRAMES * sizeof(*h->stack_frames))))
+		return -ENOMEM;
+	for (i = 0; i < h->dnodes_ok; i++) {
+		h->nodes[base + i] = h->dnodes[i];
+		if (h->nodes[base + i].parent)
+			h->nodes[base + i].parent += base;
+	}
+	for (i = 0; i < h->nr_deltas; i++)
+		h->delta_node[i] += base;
+	h->nr_stacks = base + h->dnodes_ok;
+	free(h->dnodes);
+	h->dnodes = NULL;
+	h->nr_dnodes = h->dnodes_ok = 0;
+	h->cap_dnodes = 0;
+	return 0;
+}
+
+void ops_hist_deltas_free(struct ops_hist_data *h)
+{
+	uint32_t i;
+
+	free(h->dnodes);
+	free(h->delta_node);
+	oputil_idxset_free(&h->dnode_set);
+	for (i = 0; i < OPS_DELTA_LANES; i++)
+		free(h->dlanes[i].path);
+	h->dnodes = NULL;
+	h->delta_node = NULL;
+	memset(h->dlanes, 0, sizeof(h->dlanes));
+	h->nr_dnodes = h->dnodes_ok = h->nr_deltas = 0;
+	h->cap_dnodes = h->cap_delta_node = 0;
+}

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The stacks of JIT samples as deltas (FORMAT.md, STACK_DELTAS; version
+ * 5): each is written as its thread's stack before, cut to the part it
+ * shares from the root, plus its own frames below that, and given the
+ * next id.  Nothing is looked up: a recursive JIT workload makes new
+ * stacks for as long as it runs, and finding each frame's node in a
+ * table as large as the run's stacks (node fib.js: 36 frames, 3 new
+ * nodes a sample) was most of the recorder's time, in cache and TLB
+ * misses.  Here a sample touches its lane's last stack and the end of
+ * a buffer; the report interns.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <oputil/grow.h>
+#include <oputil/hash.h>
+
+#include "writer_internal.h"
+
+static bool step_eq(const struct ops_delta_step *s, const struct ops_frame *f,
+		    uint8_t flags)
+{
+	return s->frame.addr == f->addr && s->frame.kind == f->kind &&
+	       s->frame.image == f->image && s->flags == flags;
+}
+
+/* Frame F, below PREV (NULL at a root), into P as lane L's record
+ * has it: its place among the frames the lane named last, or the frame
+ * itself, which then comes first there.  A recursion's frames are a
+ * few return addresses again and again: a byte each, where a STACKS
+ * record takes three or more, and a block that needs no deflating
+ * (zlib level 1 was 0.54 us a node fib.js sample, half the writer's
+ * time, for 51 bytes a sample). */
+static uint8_t *delta_frame(struct ops_delta_lane *l, uint8_t *p,
+			    const struct ops_frame *f,
+			    const struct ops_frame *prev)
+{
+	uint32_t k;
+
+	for (k = 0; k < l->nr_mru; k++)
+		if (l->mru[k].addr == f->addr && l->mru[k].kind == f->kind &&
+		    l->mru[k].image == f->image)
+			break;
+	if (k < l->nr_mru)
+		*p++ = (uint8_t)k;
+	else
+		p = ops_stack_frame_encode(p, f, prev, OPS_DELTA_MRU);
+	ops_delta_mru_front(l->mru, &l->nr_mru, k, f);
+	return p;
+}
+
+/* The records of the open run as a STACK_DELTAS block kept in
+ * H->delta_blocks. */
+static int delta_close(struct ops_writer *w)
+{
+	struct ops_hist_writer *h = &w->hist;
+	int ret;
+
+	if (!h->delta_recs.len)
+		return 0;
+	w->payload.len = 0;
+	ret = ops_buf_put_varint(&w->payload, h->delta_first);
+	ret = ret ? ret
+		  : ops_buf_put_varint(&w->payload,
+				       h->nr_deltas - h->delta_first);
+	ret = ret ? ret
+		  : ops_buf_put(&w->payload, h->delta_recs.data,
+				h->delta_recs.len);
+	ret = ret ? ret
+		  : ops_block_frame(&h->delta_blocks, OPS_HIST_STACK_DELTAS,
+				    w->payload.data, w->payload.len);
+	if (ret)
+		return ret;
+	h->delta_recs.len = 0;
+	h->delta_first = h->nr_deltas;
+	return 0;
+}
+
+/* The frames of a stack the writer had not written before go into the
+ * sets of the trims at the stop (the perf maps', kallsyms'): JIT code
+ * is a few thousand addresses, so these stay small and cached. */
+static int delta_note(struct ops_hist_writer *h, const struct ops_stack *st,
+		      uint32_t i)
+{
+	const struct ops_frame *f = &st->frames[i];
+
+	if (f->kind == OPS_FRAME_ANON &&
+	    oputil_u64map_put(&h->aframes, f->addr, 0, NULL) == -ENOMEM)
+		return -ENOMEM;
+	if (i < st->nr_kernel && f->kind == OPS_FRAME_IMAGE &&
+	    oputil_u64map_put(&h->kframes, f->addr, (uint64_t)f->image + 1,
+			      NULL) == -ENOMEM)
+		return -ENOMEM;
+	return 0;
+}
+
+int ops_delta_stack(struct ops_writer *w, const struct ops_stack *st,
+		    uint32_t tid, uint32_t *id)
+{
+	struct ops_hist_writer *h = &w->hist;
+	uint32_t nl = (uint32_t)(oputil_hash_u64(tid) & (OPS_STACK_LANES - 1));
+	struct ops_delta_lane *l = &h->dlanes[nl];
+	uint32_t n = st->nr_frames, d = 0, i, shared;
+	uint8_t *p;
+	int ret;
+
+	if (h->nr_deltas == UINT32_MAX)
+		return -EOVERFLOW;
+	ret = oputil_grow(&l->path, &l->cap_path, n, sizeof(*l->path));
+	/* a record's most: four counts, then a frame's tag and value
+	 * each */
+	ret = ret ? ret
+		  : ops_buf_reserve(&h->delta_recs,
+				    (4 + 2 * (size_t)n) * OPS_VARINT_MAX);
+	if (ret)
+		return ret;
+	if (l->tid != tid || l->last == UINT32_MAX) {
+		/* another thread's: the lane starts again from the root */
+		l->tid = tid;
+		l->path_n = 0;
+	}
+	while (d < n && d < l->path_n &&
+	       step_eq(&l->path[d], &st->frames[n - 1 - d],
+		       ops_stack_node_flags(st, n - 1 - d)))
+		d++;
+	h->stack_stats.stacks++;
+	h->stack_stats.frames += n;
+	h->stack_stats.shared += d;
+	if (d == n && l->path_n == n) {
+		/* the thread's stack again: its id again */
+		*id = l->last;
+		return 0;
+	}
+	/* first what can fail: a record is written whole or not at all,
+	 * and its lane's frames change with it */
+	for (i = n - d; i-- > 0;) {
+		ret = delta_note(h, st, i);
+		if (ret)
+			return ret;
+	}
+	shared = d;
+	p = h->delta_recs.data + h->delta_recs.len;
+	p += ops_varint_encode(p, nl);
+	p += ops_varint_encode(p, d);
+	p += ops_varint_encode(p, n - d);
+	/* the new frames that ran in the kernel, the innermost; and at a
+	 * new root, whether the chain was cut */
+	p += ops_varint_encode(
+		p, (uint64_t)(st->nr_kernel < n - d ? st->nr_kernel : n - d)
+				   << 1 |
+			   (!d && (st->flags & OPS_STACK_TRUNCATED)));
+	for (i = n - d; i-- > 0; d++) {
+		const struct ops_frame *f = &st->frames[i];
+
+		p = delta_frame(l, p, f,
+				i + 1 < n ? &st->frames[i + 1] : NULL);
+		l->path[d] =
+			(struct ops_delta_step){ *f,
+						 ops_stack_node_flags(st, i) };
+	}
+	h->delta_recs.len = (size_t)(p - h->delta_recs.data);
+	h->stack_stats.added += n - shared;
+	l->path_n = n;
+	l->last = *id = h->nr_deltas++;
+	/* blocks near 1 MiB, as the other definitions' */
+	if (h->delta_recs.len >= OPS_BLOCK_SOFT_MAX)
+		return delta_close(w);
+	return 0;
+}
+
+bool ops_delta_pending(const struct ops_hist_writer *h)
+{
+	return h->delta_recs.len || h->delta_on_disk < h->delta_blocks.len;
+}
+
+int ops_delta_put(struct ops_writer *w)
+{
+	struct ops_hist_writer *h = &w->hist;
+	size_t from = h->compacting ? 0 : h->delta_on_disk;
+	int ret = delta_close(w);
+
+	ret = ret ? ret
+		  : ops_buf_put(&w->out, h->delta_blocks.data + from,
+				h->delta_blocks.len - from);
+	h->delta_pending_end = ret ? h->delta_on_disk : h->delta_blocks.len;
+	return ret;
+}
+
+void ops_delta_written(struct ops_writer *w, bool written)
+{
+	struct ops_hist_writer *h = &w->hist;
+
+	if (written && h->delta_pending_end > h->delta_on_disk)
+		h->delta_on_disk = h->delta_pending_end;
+	h->delta_pending_end = h->delta_on_disk;
+}
+
+void ops_delta_free(struct ops_hist_writer *h)
+{
+	size_t i;
+
+	for (i = 0; i < OPS_STACK_LANES; i++)
+		free(h->dlanes[i].path);
+	ops_buf_free(&h->delta_recs);
+	ops_buf_free(&h->delta_blocks);
+}

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Stack deltas (FORMAT.md, STACK_DELTAS; version 5): JIT stacks written
+ * as their thread's stack before plus what differs read back as the
+ * stacks given, in threads that interleave (more than the lanes, so that
+ * threads share one), across flushes, blocks and the compaction, beside
+ * interned stacks; and a damaged delta block is one warning for
+ * samples.hist, one for the samples it leaves without a stack, and the
+ * rest of the session.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <oputil/crc32c.h>
+
+#include "block_internal.h"
+#include "helpers.h"
+#include "writer_internal.h"
+
+#include "check_run.h"
+
+static char *tmp, *sdir, *hist;
+
+static void setup(void)
+{
+	tmp = tmp_make();
+	sdir = tmp_path(tmp, "session");
+	hist = tmp_path(sdir, "samples.hist");
+}
+
+static void teardown(void)
+{
+	free(hist);
+	free(sdir);
+	tmp_remove(tmp);
+}
+
+#define NR_THREADS 21 /* more than the writer's 16 lanes */
+#define MAX_DEPTH 200
+
+/* One given sample: its thread and stack (leaf first). */
+struct given {
+	uint32_t tid;
+	struct ops_stack st;
+	struct ops_frame *frames;
+};
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* N samples of NR_THREADS threads, each a recursion that returns a few
+ * levels and calls again: the app's main at the root, JIT frames, a
+ * libc frame now and then, sometimes kernel frames at the leaf, and
+ * now and then a stack cut at the depth limit.  Image ids: 0 app, 1
+ * libc, 2 kernel. */
+static struct given *make_given(uint32_t n, uint64_t seed)
+{
+	struct ops_frame path[NR_THREADS][MAX_DEPTH]; /* root first */
+	uint32_t depth[NR_THREADS] = { 0 };
+	struct given *g = calloc(n, sizeof(*g));
+	uint32_t i, t, d, k;
+
+	ck_assert_ptr_nonnull(g);
+	for (i = 0; i < n; i++) {
+		uint32_t nk = rnd(&seed) % 4 == 0 ? 1 + rnd(&seed) % 2 : 0;
+
+		t = (uint32_t)(rnd(&seed) % NR_THREADS);
+		/* return a few levels, keep main and one JIT frame */
+		d = (uint32_t)(rnd(&seed) % 8);
+		depth[t] = depth[t] > d + 2 ? depth[t] - d : 2;
+		path[t][0] = (struct ops_frame){ OPS_FRAME_IMAGE, 0, 0x1100 };
+		path[t][1] = (struct ops_frame){ OPS_FRAME_ANON, 0,
+						 0x7f0000001000ull + t };
+		/* and call again */
+		d = (uint32_t)(rnd(&seed) % 9);
+		for (k = 0; k < d && depth[t] < MAX_DEPTH - 3; k++)
+			path[t][depth[t]++] =
+				rnd(&seed) % 10 == 0
+					? (struct ops_frame){ OPS_FRAME_IMAGE,
+							      1,
+							      0x29d90 +
+								      rnd(&seed) %
+									      4 }
+					: (struct ops_frame){
+						  OPS_FRAME_ANON, 0,
+						  0x7f0000002000ull +
+							  rnd(&seed) % 64 * 8
+					  };
+		g[i].tid = 1000 + t;
+		g[i].frames = malloc((depth[t] + nk) * sizeof(*g[i].frames));
+		ck_assert_ptr_nonnull(g[i].frames);
+		for (k = 0; k < nk; k++)
+			g[i].frames[k] = (struct ops_frame){
+				OPS_FRAME_IMAGE, 2, 0xffffffff81000100ull + k
+			};
+		for (k = 0; k < depth[t]; k++)
+			g[i].frames[nk + k] = path[t][depth[t] - 1 - k];
+		g[i].st = (struct ops_stack){ g[i].frames, depth[t] + nk, nk,
+					      rnd(&seed) % 16 == 0
+						      ? OPS_STACK_TRUNCATED
+						      : 0 };
+	}
+	return g;
+}
+
+static void given_free(struct given *g, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		free(g[i].frames);
+	free(g);
+}
+
+/* A native stack counted beside the JIT ones: interned in both forms. */
+static const struct ops_frame native[] = {
+	{ OPS_FRAME_IMAGE, 0, 0x1234 },
+	{ OPS_FRAME_IMAGE, 0, 0x1100 },
+};
+
+/* G[0..N) into a session in DIR, with deltas or not, flushed every
+ * FLUSH samples; a flat anonymous sample at each. */
+static void write_session(const char *dir, bool deltas, const struct given *g,
+			  uint32_t n, uint32_t flush)
+{
+	struct ops_session_info info = info_example();
+	struct ops_image app = { .path = "/usr/bin/app" };
+	struct ops_image libc = { .path = "/lib/libc.so.6" };
+	struct ops_image k = { .kind = OPS_IMAGE_KERNEL,
+			       .path = "[kernel.kallsyms]" };
+	struct ops_range r = { 0x7f0000000000ull, 0x7f0000010000ull };
+	struct ops_process p = { .tgid = 42,
+				 .nspid = 42,
+				 .comm = "app",
+				 .exe = "/usr/bin/app",
+				 .ranges = &r,
+				 .nr_ranges = 1 };
+	struct ops_context ctx = { .cpu = -1 };
+	struct ops_stack ns = { native, 2, 0, 0 };
+	struct ops_writer *w;
+	uint32_t id, proc, c, i;
+
+	info.callgraph_depth = MAX_DEPTH;
+	info.stack_deltas = deltas;
+	ck_assert_int_eq(ops_writer_open(&w, dir, &info), 0);
+	ck_assert_int_eq(ops_writer_image(w, &app, &id), 0);
+	ck_assert_int_eq(ops_writer_image(w, &libc, &id), 0);
+	ck_assert_int_eq(ops_writer_image(w, &k, &id), 0);
+	ctx.app = ctx.image = 0;
+	ck_assert_int_eq(ops_writer_context(w, &ctx, &c), 0);
+	ck_assert_int_eq(ops_writer_process(w, &p, &proc), 0);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(
+			ops_writer_stack_of(w, &g[i].st, g[i].tid, &id), 0);
+		ck_assert_int_eq(ops_writer_anon_stack(w, proc, 1000 + i, id,
+						       g[i].tid),
+				 0);
+		ck_assert_int_eq(ops_writer_anon(w, proc, 1000 + i,
+						 g[i].frames[0].addr,
+						 g[i].tid),
+				 0);
+		if (i % 97 == 0) {
+			ck_assert_int_eq(ops_writer_stack_of(w, &ns, 7, &id),
+					 0);
+			ck_assert_int_eq(ops_writer_stack_add(w, c, id, 1), 0);
+		}
+		if (flush && i % flush == flush - 1)
+			ck_assert_int_eq(ops_writer_flush(w), 0);
+	}
+	if (deltas)
+		ck_assert_uint_gt(w->hist.nr_deltas, 0);
+	ck_assert_int_eq(ops_writer_close(w, 5), 0);
+}
+
+static bool stack_eq(const struct ops_stack *a, const struct ops_stack *b)
+{
+	uint32_t i;
+
+	if (a->nr_frames != b->nr_frames || a->nr_kernel != b->nr_kernel ||
+	    a->flags != b->flags)
+		return false;
+	for (i = 0; i < a->nr_frames; i++)
+		if (a->frames[i].kind != b->frames[i].kind ||
+		    a->frames[i].image != b->frames[i].image ||
+		    a->frames[i].addr != b->frames[i].addr)
+			return false;
+	return true;
+}
+
+/* The anonymous stack samples of DIR are G's, in order, from the first;
+ * how many read. */
+static size_t check_read(const char *dir, const struct given *g, uint32_t n,
+			 uint32_t version, struct warns *wr)
+{
+	struct ops_session *s = session_must_open(dir, wr);
+	const struct ops_anon_stack_sample *a;
+	const struct ops_stack_count *sc;
+	size_t na, nc, i;
+
+	ck_assert_uint_eq(ops_session_info(s)->format_version, version);
+	ck_assert_int_eq(ops_session_anon_stacks(s, 0, &a, &na), 0);
+	ck_assert_uint_le(na, n);
+	for (i = 0; i < na; i++) {
+		const struct ops_stack *st = ops_session_stack(s, a[i].stack);
+
+		ck_assert_ptr_nonnull(st);
+		ck_assert_uint_eq(a[i].tid, g[i].tid);
+		ck_assert_msg(stack_eq(st, &g[i].st),
+			      "sample %zu: not its stack", i);
+	}
+	/* the interned stack beside them, counted once each 97 */
+	sc = ops_session_stack_hist(s, &nc);
+	if (na == n) {
+		ck_assert_uint_eq(nc, 1);
+		ck_assert_uint_eq(sc[0].count, (n + 96) / 97);
+		ck_assert_uint_eq(ops_session_stack(s, sc[0].stack)->nr_frames,
+				  2);
+	}
+	ops_session_close(s);
+	return na;
+}
+
+/* Many samples: several flushes, blocks near 1 MiB, a compaction at the
+ * close; the same stacks read back with deltas as without. */
+START_TEST(test_roundtrip)
+{
+	const uint32_t n = 60000;
+	struct given *g = make_given(n, 12345);
+	char *plain = tmp_path(tmp, "plain");
+	struct warns wr = { 0 };
+
+	write_session(sdir, true, g, n, 25000);
+	ck_assert_uint_eq(
+		check_read(sdir, g, n, OPS_FORMAT_VERSION_DELTAS, &wr), n);
+	ck_assert_int_eq(wr.n, 0);
+	write_session(plain, false, g, n, 25000);
+	ck_assert_uint_eq(
+		check_read(plain, g, n, OPS_FORMAT_VERSION_DEFLATE, &wr), n);
+	ck_assert_int_eq(wr.n, 0);
+	free(plain);
+	given_free(g, n);
+}
+END_TEST
+
+/* Never flushed until the close, and flushed after every sample: the
+ * lanes' stacks carry across blocks either way. */
+START_TEST(test_flush_every_sample)
+{
+	const uint32_t n = 3000;
+	struct given *g = make_given(n, 7);
+	char *other = tmp_path(tmp, "other");
+	struct warns wr = { 0 };
+
+	write_session(sdir, true, g, n, 1);
+	ck_assert_uint_eq(
+		check_read(sdir, g, n, OPS_FORMAT_VERSION_DELTAS, &wr), n);
+	write_session(other, true, g, n, 0);
+	ck_assert_uint_eq(
+		check_read(other, g, n, OPS_FORMAT_VERSION_DELTAS, &wr), n);
+	ck_assert_int_eq(wr.n, 0);
+	free(other);
+	given_free(g, n);
+}
+END_TEST
+
+/* The offset of the payload of the first block of TYPE in BUF (LEN) at
+ * or after FROM, or 0. */
+static size_t block_find(const uint8_t *buf, size_t len, uint16_t type,
+			 size_t from, uint32_t *plen, uint16_t *flags)
+{
+	size_t off = OPS_FILE_HEADER_SIZE;
+
+	while (off + OPS_BLOCK_HEADER_SIZE <= len) {
+		*plen = ops_le32_load(buf + off + 8);
+		*flags = (uint16_t)(buf[off + 6] | buf[off + 7] << 8);
+		if ((uint16_t)(buf[off + 4] | buf[off + 5] << 8) == type &&
+		    off >= from)
+			return off + OPS_BLOCK_HEADER_SIZE;
+		off += OPS_BLOCK_HEADER_SIZE + *plen;
+	}
+	return 0;
+}
+
+/* A delta block cut short: one warning for samples.hist, one for the
+ * samples whose stacks it held; the samples before it read as given. */
+START_TEST(test_truncated_block)
+{
+	const uint32_t n = 6000;
+	struct given *g = make_given(n, 11);
+	struct warns wr = { 0 };
+	uint32_t plen, last = 0;
+	uint16_t flags;
+	size_t len, off = 0, at;
+	uint8_t *buf;
+
+	write_session(sdir, true, g, n, 1000);
+	buf = file_read(hist, &len);
+	while ((at = block_find(buf, len, OPS_HIST_STACK_DELTAS, off + 1,
+				&plen, &flags))) {
+		off = at;
+		last++;
+	}
+	ck_assert_uint_ge(last, 2);
+	/* the last one loses its end */
+	file_write(hist, buf, off + plen / 2);
+	at = check_read(sdir, g, n, OPS_FORMAT_VERSION_DELTAS, &wr);
+	ck_assert_uint_gt(at, 0);
+	ck_assert_uint_lt(at, n);
+	ck_assert_int_eq(wr.n, 2);
+	ck_assert_ptr_nonnull(strstr(wr.last, "with no entry"));
+	free(buf);
+	given_free(g, n);
+}
+END_TEST
+
+/* A record that does not parse, its block's checksum good: the block is
+ * dropped whole with one warning, its samples with one more, and the
+ * flat samples still read. */
+START_TEST(test_bad_record)
+{
+	const uint32_t n = 3;
+	struct given *g = make_given(n, 5);
+	struct ops_session *s;
+	const struct ops_anon_sample *flat;
+	const struct ops_anon_stack_sample *a;
+	struct warns wr = { 0 };
+	uint32_t plen;
+	uint16_t flags;
+	size_t len, at, na;
+	uint8_t *buf;
+
+	write_session(sdir, true, g, n, 0);
+	buf = file_read(hist, &len);
+	at = block_find(buf, len, OPS_HIST_STACK_DELTAS, 0, &plen, &flags);
+	ck_assert_uint_gt(at, 0);
+	/* the block stored as it is, so that a byte of it can be changed */
+	if (flags & OPS_BLOCK_DEFLATED) {
+		uint8_t *raw = NULL, *out;
+		size_t cap = 0, rlen, olen;
+
+		ck_assert_ptr_null(
+			ops_block_inflate(buf + at, plen, &raw, &cap, &rlen));
+		olen = len - plen + rlen;
+		out = malloc(olen);
+		ck_assert_ptr_nonnull(out);
+		memcpy(out, buf, at);
+		memcpy(out + at, raw, rlen);
+		memcpy(out + at + rlen, buf + at + plen, len - at - plen);
+		out[at - 10] = out[at - 9] = 0; /* flags */
+		ops_le32_store(out + at - 8, (uint32_t)rlen);
+		free(raw);
+		free(buf);
+		buf = out;
+		len = olen;
+		plen = (uint32_t)rlen;
+	}
+	/* first id 0, 3 records, the first one's lane past the lanes */
+	ck_assert_uint_eq(buf[at], 0);
+	ck_assert_uint_eq(buf[at + 1], 3);
+	buf[at + 2] = 0x7f;
+	ops_le32_store(buf + at - 4, oputil_crc32c(0, buf + at, plen));
+	file_write(hist, buf, len);
+	s = session_must_open(sdir, &wr);
+	ck_assert_int_eq(ops_session_anon_stacks(s, 0, &a, &na), 0);
+	ck_assert_uint_eq(na, 0);
+	ck_assert_int_eq(ops_session_anon(s, 0, &flat, &na), 0);
+	ck_assert_uint_eq(na, n);
+	ck_assert_int_eq(wr.n, 2);
+	ops_session_close(s);
+	free(buf);
+	given_free(g, n);
+}
+END_TEST
+
+static Suite *deltas_suite(void)
+{
+	const struct {
+		const char *name;
+		const TTest *test;
+	} cases[] = {
+		{ "roundtrip", test_roundtrip },
+		{ "flush_every_sample", test_flush_every_sample },
+		{ "truncated_block", test_truncated_block },
+		{ "bad_record", test_bad_record },
+	};
+	Suite *s = suite_create("samples_deltas");
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		TCase *tc = tcase_create(cases[i].name);
+
+		tcase_add_checked_fixture(tc, setup, teardown);
+		tcase_set_timeout(tc, 60);
+		tcase_add_test(tc, cases[i].test);
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
+
+int main(void)
+{
+	return opjit_check_run(deltas_suite());
+}
