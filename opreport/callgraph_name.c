@@ -593,7 +593,7 @@ struct anon_groups {
 	/* per process: its samples, in->samples[first..end), and the
 	 * index of the first one's first slot */
 	size_t *first, *end, *first_slot;
-	bool *by_group;	     /* per process: named a group at a time */
+	bool *by_group; /* per process: named a group at a time */
 };
 
 /* The frames of one process given to its handler, and where their names
@@ -643,9 +643,9 @@ static int give_frames(void *ctx, bool timeless,
 			const struct key_addr *gr = &ag->g.v[k];
 			uint64_t w = ag->weight[gr->idx];
 
-			pf->smp[k - pf->lo] = (struct ops_anon_sample){
-				ag->time[gr->idx], gr->addr, 0
-			};
+			pf->smp[k - pf->lo] =
+				(struct ops_anon_sample){ ag->time[gr->idx],
+							  gr->addr, 0 };
 			pf->slots[k - pf->lo] = gr->idx;
 			pf->weights[k - pf->lo] =
 				(uint32_t)(w < UINT32_MAX ? w : UINT32_MAX);
@@ -724,8 +724,8 @@ static int resolve_anon(struct proc_frames *pf)
 		 * anonymous, one node per process, whatever batches it
 		 * named before it failed */
 		bucket = strpool_alloc(r->pool, sizeof(*bucket));
-		proto.image = strpool_printf(r->pool, "anon (tgid:%u)",
-					     p->tgid);
+		proto.image =
+			strpool_printf(r->pool, "anon (tgid:%u)", p->tgid);
 		if (!bucket || !proto.image)
 			goto out;
 		memset(bucket, 0, sizeof(*bucket));
@@ -929,7 +929,8 @@ static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 	 * group's name */
 	for (i = at = 0; i < in->nr_samples && !ret; i++) {
 		const struct cg_sample_in *s = &in->samples[i];
-		bool by_group = s->ctx.proc != CG_NONE && ag.by_group[s->ctx.proc];
+		bool by_group = s->ctx.proc != CG_NONE &&
+				ag.by_group[s->ctx.proc];
 
 		for (k = 0; k < in->slots_n[s->stack]; k++, at++)
 			if (by_group)

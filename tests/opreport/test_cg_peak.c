@@ -128,8 +128,9 @@ static void session_write(const char *dir, uint32_t nr)
 		fr[1] = (struct ops_frame){ OPS_FRAME_ANON, 0,
 					    JIT_BASE + 0x1000 * k + 0x80 };
 		fr[2] = fr[1];
-		fr[3] = (struct ops_frame){ OPS_FRAME_ANON, 0,
-					    JIT_BASE + 0x100 * (k % 8) + 0x40 };
+		fr[3] = (struct ops_frame){
+			OPS_FRAME_ANON, 0, JIT_BASE + 0x100 * (k % 8) + 0x40
+		};
 		for (i = 4; i < 8; i++)
 			fr[i] = (struct ops_frame){ OPS_FRAME_IMAGE, app,
 						    0x1000 + 0x100 * i +
@@ -194,10 +195,11 @@ static void grows_by_stacks(enum opreport_format format, bool callgraph)
 	big = build_peak(&o, 4 * N);
 	profile_spec_free(o.spec);
 	per = big > small ? (double)(big - small) / (3 * N) : 0;
-	ck_assert_msg(per <= PER_SAMPLE_MAX,
-		      "peak %zu bytes for %u samples, %zu for %u: %.1f bytes a "
-		      "sample added (at most %d)",
-		      small, N, big, 4 * N, per, PER_SAMPLE_MAX);
+	ck_assert_msg(
+		per <= PER_SAMPLE_MAX,
+		"peak %zu bytes for %u samples, %zu for %u: %.1f bytes a "
+		"sample added (at most %d)",
+		small, N, big, 4 * N, per, PER_SAMPLE_MAX);
 }
 
 START_TEST(callgraph_text)
