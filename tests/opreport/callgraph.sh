@@ -25,7 +25,9 @@ perf record -q --no-buildid --no-buildid-cache -e cpu-clock -F 4000 -g -o "$TMP/
 perf_pid=$!
 pid=
 for _ in $(seq 100); do
-	pid=$(pgrep -P "$perf_pid" || true)
+	# once it has exec'd: an oprofiled attached to perf's child before
+	# the exec leaves perf's enable-on-exec events off (0 samples)
+	pid=$(pgrep -P "$perf_pid" -x callchain || true)
 	[ -n "$pid" ] && break
 	sleep 0.02
 done

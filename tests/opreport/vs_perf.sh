@@ -21,7 +21,9 @@ perf record -q --no-buildid --no-buildid-cache -e cpu-clock -F 4000 -o "$TMP/per
 perf_pid=$!
 pid=
 for _ in $(seq 100); do
-	pid=$(pgrep -P "$perf_pid" || true)
+	# once it has exec'd: an oprofiled attached to perf's child before
+	# the exec leaves perf's enable-on-exec events off (0 samples)
+	pid=$(pgrep -P "$perf_pid" -x threetoone || true)
 	[ -n "$pid" ] && break
 	sleep 0.02
 done
