@@ -131,31 +131,17 @@ static void write_session(const char *dir, bool deltas, const struct given *g,
 			  uint32_t n, uint32_t flush)
 {
 	struct ops_session_info info = info_example();
-	struct ops_image app = { .path = "/usr/bin/app" };
-	struct ops_image libc = { .path = "/lib/libc.so.6" };
-	struct ops_image k = { .kind = OPS_IMAGE_KERNEL,
-			       .path = "[kernel.kallsyms]" };
-	struct ops_range r = { 0x7f0000000000ull, 0x7f0000010000ull };
-	struct ops_process p = { .tgid = 42,
-				 .nspid = 42,
-				 .comm = "app",
-				 .exe = "/usr/bin/app",
-				 .ranges = &r,
-				 .nr_ranges = 1 };
-	struct ops_context ctx = { .cpu = -1 };
 	struct ops_stack ns = { native, 2, 0, 0 };
+	struct app_session s;
 	struct ops_writer *w;
 	uint32_t id, proc, c, i;
 
 	info.callgraph_depth = MAX_DEPTH;
 	info.stack_deltas = deltas;
-	ck_assert_int_eq(ops_writer_open(&w, dir, &info), 0);
-	ck_assert_int_eq(ops_writer_image(w, &app, &id), 0);
-	ck_assert_int_eq(ops_writer_image(w, &libc, &id), 0);
-	ck_assert_int_eq(ops_writer_image(w, &k, &id), 0);
-	ctx.app = ctx.image = 0;
-	ck_assert_int_eq(ops_writer_context(w, &ctx, &c), 0);
-	ck_assert_int_eq(ops_writer_process(w, &p, &proc), 0);
+	app_session_open(&s, dir, &info);
+	w = s.w;
+	proc = s.proc;
+	c = s.ctx;
 	for (i = 0; i < n; i++) {
 		ck_assert_int_eq(
 			ops_writer_stack_of(w, &g[i].st, g[i].tid, &id), 0);

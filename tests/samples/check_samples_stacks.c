@@ -72,29 +72,20 @@ static const struct ops_frame jit[] = {
 static void cg_open(struct cg *c, uint32_t depth)
 {
 	struct ops_session_info info = info_example();
-	struct ops_image app = { .path = "/usr/bin/app" };
-	struct ops_image libc = { .path = "/lib/libc.so.6" };
-	struct ops_image k = { .kind = OPS_IMAGE_KERNEL,
-			       .path = "[kernel.kallsyms]" };
-	struct ops_range r = { 0x7f0000000000ull, 0x7f0000010000ull };
-	struct ops_process p = { .tgid = 42,
-				 .nspid = 42,
-				 .comm = "app",
-				 .exe = "/usr/bin/app",
-				 .ranges = &r,
-				 .nr_ranges = 1 };
 	struct ops_context ctx = { .cpu = -1 };
+	struct app_session s;
 
 	info.callgraph_depth = depth;
-	ck_assert_int_eq(ops_writer_open(&c->w, sdir, &info), 0);
-	ck_assert_int_eq(ops_writer_image(c->w, &app, &c->app), 0);
-	ck_assert_int_eq(ops_writer_image(c->w, &libc, &c->libc), 0);
-	ck_assert_int_eq(ops_writer_image(c->w, &k, &c->kernel), 0);
-	ctx.app = ctx.image = c->app;
-	ck_assert_int_eq(ops_writer_context(c->w, &ctx, &c->ctx), 0);
+	app_session_open(&s, sdir, &info);
+	c->w = s.w;
+	c->app = s.app;
+	c->libc = s.libc;
+	c->kernel = s.kernel;
+	c->ctx = s.ctx;
+	c->proc = s.proc;
+	ctx.app = c->app;
 	ctx.image = c->kernel;
 	ck_assert_int_eq(ops_writer_context(c->w, &ctx, &c->kctx), 0);
-	ck_assert_int_eq(ops_writer_process(c->w, &p, &c->proc), 0);
 }
 
 /* Three stacks, counted and streamed, over two flushes. */

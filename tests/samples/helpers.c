@@ -117,3 +117,28 @@ size_t file_size(const char *path)
 	ck_assert_int_eq(stat(path, &st), 0);
 	return (size_t)st.st_size;
 }
+
+void app_session_open(struct app_session *s, const char *dir,
+		      const struct ops_session_info *info)
+{
+	struct ops_image app = { .path = "/usr/bin/app" };
+	struct ops_image libc = { .path = "/lib/libc.so.6" };
+	struct ops_image k = { .kind = OPS_IMAGE_KERNEL,
+			       .path = "[kernel.kallsyms]" };
+	struct ops_range r = { 0x7f0000000000ull, 0x7f0000010000ull };
+	struct ops_process p = { .tgid = 42,
+				 .nspid = 42,
+				 .comm = "app",
+				 .exe = "/usr/bin/app",
+				 .ranges = &r,
+				 .nr_ranges = 1 };
+	struct ops_context ctx = { .cpu = -1 };
+
+	ck_assert_int_eq(ops_writer_open(&s->w, dir, info), 0);
+	ck_assert_int_eq(ops_writer_image(s->w, &app, &s->app), 0);
+	ck_assert_int_eq(ops_writer_image(s->w, &libc, &s->libc), 0);
+	ck_assert_int_eq(ops_writer_image(s->w, &k, &s->kernel), 0);
+	ctx.app = ctx.image = s->app;
+	ck_assert_int_eq(ops_writer_context(s->w, &ctx, &s->ctx), 0);
+	ck_assert_int_eq(ops_writer_process(s->w, &p, &s->proc), 0);
+}

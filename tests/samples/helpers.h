@@ -22,6 +22,16 @@ void warns_collect(void *arg, const char *msg);
 
 struct ops_session_info info_example(void);
 
+/* The call-graph tests' session, opened in DIR with INFO: images
+ * /usr/bin/app, libc and the kernel, a context of app in app, and
+ * process 42 (app, its JIT code in one range at 0x7f0000000000). */
+struct app_session {
+	struct ops_writer *w;
+	uint32_t app, libc, kernel, ctx, proc;
+};
+void app_session_open(struct app_session *s, const char *dir,
+		      const struct ops_session_info *info);
+
 /* Open DIR as a session, failing the test when it cannot be opened. */
 struct ops_session *session_must_open(const char *dir, struct warns *w);
 
