@@ -102,13 +102,17 @@ failure() {
 
 # perf_record_data DATA ERRFILE PIDFILE CMD...: perf record CMD at
 # REPORT_HZ into DATA, for a report rather than for its cost; perf 6.1
-# sometimes aborts in its build-id step on a shared machine, so a crash
-# is retried twice, after removing the JIT map of the crashed run
+# sometimes aborts in its build-id step on a shared machine (a build-id
+# longer than its 20-byte buffer, "assertion failed at build-id.c"), so
+# a crash is retried twice, after removing the JIT map of the crashed
+# run, the last time without that step (--no-buildid), which a report
+# does without: it finds each file by its path
 perf_record_data() {
-	local data=$1 err=$2 pidfile=$3 try status
+	local data=$1 err=$2 pidfile=$3 try status nobid=
 	shift 3
 	for try in 1 2 3; do
-		perf record -q -e cpu-clock -F "$REPORT_HZ" \
+		[ "$try" != 3 ] || nobid=--no-buildid
+		perf record -q -e cpu-clock -F "$REPORT_HZ" $nobid \
 			${PERF_RECORD_CALLGRAPH:+-g} -o "$data" -- \
 			"$@" >/dev/null 2>"$err"
 		status=$?
