@@ -1277,6 +1277,16 @@ END_TEST
 static const struct ops_anon_sample asked_smp[] = { { 1, 0x1000, 1 },
 						    { 2, 0x2000, 1 } };
 
+/* Handler NAME of DIR alone, and a session whose process 0 is TGID
+ * running COMM. */
+static void asked_setup(const char *dir, const char *name, uint32_t tgid,
+			const char *comm)
+{
+	load_one_from(dir, name);
+	memset(&sess, 0, sizeof(sess));
+	session_proc(0, tgid, comm);
+}
+
 /* A tgid of the "counted" comm that no other test's claims count, by
  * either path (a suite may run its tests in one process). */
 static uint32_t counted_tgid(uint32_t base)
@@ -1294,9 +1304,7 @@ START_TEST(asked_then_named_is_claimed_once)
 	struct anon_resolved r;
 	uint32_t tgid = counted_tgid(4200);
 
-	load_one_from(FAKE_DIR, "alpha");
-	memset(&sess, 0, sizeof(sess));
-	session_proc(0, tgid, "counted");
+	asked_setup(FAKE_DIR, "alpha", tgid, "counted");
 	capture_begin();
 	ck_assert_int_eq(anon_handlers_timeless(hs, &sess, 0), 0);
 	ck_assert_int_eq(resolve_all(hs, &sess, 0, asked_smp, 2, &r), 1);
@@ -1325,9 +1333,7 @@ START_TEST(asked_timeless_then_named_is_claimed_once)
 	struct anon_resolved r;
 	uint32_t tgid = counted_tgid(4300);
 
-	load_one_from(FAKE_DIR3, "timeless");
-	memset(&sess, 0, sizeof(sess));
-	session_proc(0, tgid, "counted");
+	asked_setup(FAKE_DIR3, "timeless", tgid, "counted");
 	session_proc(1, tgid + 10, "nobody's");
 	capture_begin();
 	ck_assert_int_eq(anon_handlers_timeless(hs, &sess, 0), 1);
@@ -1345,6 +1351,17 @@ START_TEST(asked_timeless_then_named_is_claimed_once)
 }
 END_TEST
 
+/* Process ID named by alpha, which said SAID while naming it. */
+static void named_once(uint32_t id, const char *said)
+{
+	struct anon_resolved r;
+
+	capture_begin();
+	ck_assert_int_eq(resolve_all(hs, &sess, id, asked_smp, 2, &r), 1);
+	ck_assert_str_eq(capture_end(), said);
+	ck_assert_str_eq(r.syms[0]->name, "alpha:lo");
+}
+
 /* What a handler says while claiming is said once, when the question
  * claims the process, and not again when the samples are named with
  * that claim; what it says while naming, then.  Two processes asked
@@ -1353,7 +1370,6 @@ END_TEST
  * are still said. */
 START_TEST(asked_lines_said_once)
 {
-	struct anon_resolved r;
 	char claimed[512], batch[64], two[1024];
 
 	snprintf(claimed, sizeof(claimed),
@@ -1364,33 +1380,24 @@ START_TEST(asked_lines_said_once)
 	snprintf(batch, sizeof(batch), "opreport: alpha: batch %zu\n",
 		 (size_t)OPJIT_RESOLVE_BATCH_SIZE_1_2);
 	snprintf(two, sizeof(two), "%s%s", claimed, claimed);
-	load_one_from(FAKE_DIR, "alpha");
-	memset(&sess, 0, sizeof(sess));
-	session_proc(0, 100, "sizes");
+	asked_setup(FAKE_DIR, "alpha", 100, "sizes");
 	session_proc(1, 101, "sizes");
 	session_proc(2, 102, "sizes");
 	capture_begin();
 	ck_assert_int_eq(anon_handlers_timeless(hs, &sess, 0), 0);
 	ck_assert_str_eq(capture_end(), claimed);
 	capture_begin();
-	ck_assert_int_eq(resolve_all(hs, &sess, 0, asked_smp, 2, &r), 1);
-	ck_assert_str_eq(capture_end(), batch);
-	ck_assert_str_eq(r.syms[0]->name, "alpha:lo");
+	ck_assert_int_eq(anon_handlers_timeless(hs, &sess, 0), 0);
+	ck_assert_str_eq(capture_end(), "");
+	named_once(0, batch);
 	capture_begin();
 	ck_assert_int_eq(anon_handlers_timeless(hs, &sess, 1), 0);
 	ck_assert_int_eq(anon_handlers_timeless(hs, &sess, 2), 0);
 	ck_assert_str_eq(capture_end(), two);
-	capture_begin();
-	ck_assert_int_eq(resolve_all(hs, &sess, 1, asked_smp, 2, &r), 1);
-	ck_assert_str_eq(capture_end(), batch);
-	ck_assert_str_eq(r.syms[0]->name, "alpha:lo");
-	capture_begin();
-	ck_assert_int_eq(resolve_all(hs, &sess, 2, asked_smp, 2, &r), 1);
-	ck_assert_str_eq(capture_end(), batch);
+	named_once(1, batch);
+	named_once(2, batch);
 	/* and an offer of one already named says nothing */
-	capture_begin();
-	ck_assert_int_eq(resolve_all(hs, &sess, 0, asked_smp, 2, &r), 1);
-	ck_assert_str_eq(capture_end(), "");
+	named_once(0, "");
 }
 END_TEST
 
@@ -1400,9 +1407,7 @@ START_TEST(asked_failure_said_once)
 {
 	struct anon_resolved r;
 
-	load_one_from(FAKE_DIR, "alpha");
-	memset(&sess, 0, sizeof(sess));
-	session_proc(0, 100, "fail-alpha");
+	asked_setup(FAKE_DIR, "alpha", 100, "fail-alpha");
 	capture_begin();
 	ck_assert_int_eq(anon_handlers_timeless(hs, &sess, 0), 1);
 	ck_assert_str_eq(capture_end(),
