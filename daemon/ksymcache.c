@@ -26,8 +26,10 @@
 #include <unistd.h>
 
 #include <oputil/crc32c.h>
+#include <oputil/fileio.h>
 #include <oputil/grow.h>
 #include <oputil/hash.h>
+#include <oputil/modules_line.h>
 
 #include "diag.h"
 
@@ -47,38 +49,6 @@ static int text_put(struct text *t, const char *s, size_t n)
 	memcpy(t->p + t->len, s, n);
 	t->len += n;
 	t->p[t->len] = '\0';
-	return 0;
-}
-
-/* The first up to SMALL_MAX bytes of PATH (a /proc or /sys file, which
- * says size 0), NUL-terminated, in *OUT (LEN bytes). */
-static int read_small(const char *path, char **out, size_t *len)
-{
-	struct text t = { 0 };
-	char buf[4096];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
-	ssize_t r;
-
-	*out = NULL;
-	if (fd < 0)
-		return -errno;
-	while (!ret && (r = read(fd, buf, sizeof(buf))) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		ret = r < 0 ? -errno
-		      : t.len + (size_t)r > SMALL_MAX
-			      ? -EFBIG
-			      : text_put(&t, buf, (size_t)r);
-	}
-	close(fd);
-	if (!ret && !t.p)
-		ret = text_put(&t, "", 0);
-	if (ret) {
-		free(t.p);
-		return ret;
-	}
-	*out = t.p;
-	*len = t.len;
 	return 0;
 }
 
@@ -103,28 +73,40 @@ static int first_line(const char *kallsyms, struct text *key)
 		       ?: text_put(key, buf, (size_t)(nl - buf + 1));
 }
 
-/* The key's module lines from /proc/modules TEXT, and the names. */
-static int module_lines(struct ksymcache *c, char *text, struct text *key)
+/* The key's module lines from /proc/modules TEXT (LEN bytes), and the
+ * names. */
+static int module_lines(struct ksymcache *c, const char *text, size_t len,
+			struct text *key)
 {
-	char *line, *save = NULL, *f[6], *fs;
-	size_t cap = 0, k;
+	const char *p = text, *end = text + len;
+	struct oputil_modules_line m;
+	size_t cap = 0;
 	char ln[600];
 	int ret = 0;
 
-	for (line = strtok_r(text, "\n", &save); !ret && line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		for (k = 0; k < 6; k++)
-			if (!(f[k] = strtok_r(k ? NULL : line, " ", &fs)))
-				break;
-		if (k < 6)
+	while (!ret && p < end) {
+		const char *line = p, *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - line);
+
+		p = nl ? nl + 1 : end;
+		if (!n)
+			continue;
+		if (!oputil_modules_line(line, n, &m))
 			return -EINVAL;
-		snprintf(ln, sizeof(ln), "module %s %s %s %s\n", f[0], f[1],
-			 f[4], f[5]);
+		snprintf(ln, sizeof(ln), "module %.*s %.*s %.*s %.*s\n",
+			 (int)m.len[OPUTIL_MODULE_NAME], m.f[OPUTIL_MODULE_NAME],
+			 (int)m.len[OPUTIL_MODULE_SIZE], m.f[OPUTIL_MODULE_SIZE],
+			 (int)m.len[OPUTIL_MODULE_STATE],
+			 m.f[OPUTIL_MODULE_STATE],
+			 (int)m.len[OPUTIL_MODULE_ADDRESS],
+			 m.f[OPUTIL_MODULE_ADDRESS]);
 		ret = text_put(key, ln, strlen(ln));
 		if (!ret && oputil_grow(&c->modules, &cap, c->nr_modules + 1,
 					sizeof(*c->modules)))
 			ret = -ENOMEM;
-		if (!ret && !(c->modules[c->nr_modules++] = strdup(f[0])))
+		if (!ret && !(c->modules[c->nr_modules++] =
+				      strndup(m.f[OPUTIL_MODULE_NAME],
+					      m.len[OPUTIL_MODULE_NAME])))
 			ret = -ENOMEM;
 	}
 	return ret;
@@ -133,26 +115,29 @@ static int module_lines(struct ksymcache *c, char *text, struct text *key)
 static int make_key(struct ksymcache *c, const struct ksymcache_sources *s)
 {
 	struct text key = { 0 };
-	char *notes = NULL, *boot = NULL, *mods = NULL, hex[3];
+	uint8_t *notes = NULL, *boot = NULL, *mods = NULL;
 	size_t nlen = 0, blen = 0, mlen = 0, i;
+	char hex[3];
 	uint64_t h;
 	int ret;
 
-	ret = read_small(s->notes, &notes, &nlen)
-		      ?: read_small(s->boot_id, &boot, &blen);
+	/* /proc and /sys files, which say size 0 */
+	ret = oputil_read_file(s->notes, SMALL_MAX, &notes, &nlen)
+		      ?: oputil_read_file(s->boot_id, SMALL_MAX, &boot, &blen);
 	if (!ret && s->modules)
-		ret = read_small(s->modules, &mods, &mlen);
+		ret = oputil_read_file(s->modules, SMALL_MAX, &mods, &mlen);
 	ret = ret ?: text_put(&key, MAGIC, strlen(MAGIC)) ?:
 		      text_put(&key, "notes ", 6);
 	for (i = 0; !ret && i < nlen; i++) {
-		snprintf(hex, sizeof(hex), "%02x", (unsigned char)notes[i]);
+		snprintf(hex, sizeof(hex), "%02x", notes[i]);
 		ret = text_put(&key, hex, 2);
 	}
 	ret = ret ?: text_put(&key, "\nboot ", 6) ?:
-		      text_put(&key, boot, strcspn(boot, "\n")) ?:
+		      text_put(&key, (const char *)boot,
+			       strcspn((const char *)boot, "\n")) ?:
 		      text_put(&key, "\n", 1) ?: first_line(s->kallsyms, &key);
 	if (!ret && mods)
-		ret = module_lines(c, mods, &key);
+		ret = module_lines(c, (const char *)mods, mlen, &key);
 	free(notes);
 	free(boot);
 	free(mods);
@@ -370,21 +355,6 @@ static bool fleeting(const struct ksymcache *c, const char *line, size_t len)
 	return true;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The table of IN, its fleeting lines left out, appended to OUT as it
  * is read (the lines kept moved to the front of each chunk, which is
  * written whole); its size and checksum in *SIZE, *CRC. */
@@ -423,7 +393,7 @@ static int copy_table(const struct ksymcache *c, int in, int out,
 			p += with;
 		}
 		n_kept = (size_t)(kept - buf);
-		if (write_all(out, buf, n_kept)) {
+		if (oputil_write_all(out, buf, n_kept)) {
 			ret = -EIO;
 			break;
 		}
@@ -477,8 +447,8 @@ void ksymcache_fill(struct ksymcache *c, int fd)
 		return;
 	/* the table's line is written last, over room left for it */
 	n = snprintf(tail, sizeof(tail), "table %20llu %08x\n", 0ull, 0u);
-	ret = write_all(out, c->key, c->key_len) ?:
-		      write_all(out, tail, (size_t)n) ?:
+	ret = oputil_write_all(out, c->key, c->key_len) ?:
+		      oputil_write_all(out, tail, (size_t)n) ?:
 		      copy_table(c, fd, out, &size, &crc);
 	if (!ret) {
 		n = snprintf(tail, sizeof(tail), "table %20llu %08x\n",

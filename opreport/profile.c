@@ -772,6 +772,7 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 	struct anon_move *am = NULL;
 	size_t n, i, nmv = 0, nam = 0;
 	int ret = 0, timeless;
+	bool probed;
 
 	of = malloc((nr_stacks ? nr_stacks : 1) * sizeof(*of));
 	if (!of)
@@ -826,13 +827,8 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 		ret = ops_session_anon_stacks(s, id, &smp, &n);
 		c.tgid = pr->tgid;
 		njs = 0;
-		/* names that do not depend on the time let the samples of a
-		 * stack be summed by time slice: memory for its stacks, not
-		 * for its samples */
-		timeless = !ret && n ? anon_handlers_timeless(handlers, s, id)
-				     : 0;
-		if (timeless < 0)
-			ret = timeless;
+		probed = false;
+		timeless = 0;
 		for (i = 0; i < n && !ret; i++) {
 			const struct ops_stack_copy *jc;
 
@@ -850,6 +846,22 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 						 callgraph_stack_leaf(p->cg,
 								      sid)))
 				continue;
+			/* names that do not depend on the time let the
+			 * samples of a stack be summed by time slice: memory
+			 * for its stacks, not for its samples.  Asked at the
+			 * first sample the report shows, so that a process it
+			 * leaves out is not offered to the handlers (whose
+			 * lines about it would be noise); the offer is kept
+			 * for the naming */
+			if (!probed) {
+				probed = true;
+				timeless = anon_handlers_timeless(handlers, s,
+								  id);
+				if (timeless < 0) {
+					ret = timeless;
+					break;
+				}
+			}
 			jc = jit_moved(jm, njm, smp[i].stack);
 			if (jc) {
 				if (oputil_grow(&js, &cap_js, njs + 1,

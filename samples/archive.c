@@ -38,7 +38,7 @@ static int archive_mkdir(int dfd, const char *name)
 
 static int archive_put(void *fdp, const void *p, size_t n)
 {
-	return ops_write_all(*(int *)fdp, p, n);
+	return oputil_write_all(*(int *)fdp, p, n);
 }
 
 /* One read of IN into BUF (LEN bytes at most), counted in *TOTAL: the
@@ -106,7 +106,7 @@ static int archive_gzip_fd(int in, int out, int level, uint64_t max,
 		if (zr == Z_STREAM_ERROR)
 			ret = -EIO;
 		else
-			ret = ops_write_all(out, ob, CHUNK - z.avail_out);
+			ret = oputil_write_all(out, ob, CHUNK - z.avail_out);
 	}
 	deflateEnd(&z);
 	free(ib);
@@ -148,7 +148,7 @@ static int archive_plain_fd(int in, int out, uint64_t max, bool *read_failed)
 	do {
 		r = archive_read(in, buf, CHUNK, &total, max, read_failed);
 		ret = r < 0 ? (int)r
-		      : r   ? ops_write_all(out, buf, (size_t)r)
+		      : r   ? oputil_write_all(out, buf, (size_t)r)
 			    : 0;
 	} while (!ret && r);
 	free(buf);
@@ -171,7 +171,7 @@ static int archive_write_copy(int fd, const struct stat *st,
 	/* level 1 or 0, as archive_gzip_fd() says */
 	ret = in >= 0 && plain ? archive_plain_fd(in, fd, max, read_failed)
 	      : in >= 0 ? archive_gzip_fd(in, fd, level, max, read_failed)
-	      : plain	? ops_write_all(fd, data, len)
+	      : plain	? oputil_write_all(fd, data, len)
 			: oputil_gzip_level(data, len, 1, archive_put, &fd);
 	if (ret)
 		return ret;
@@ -360,7 +360,7 @@ static int archive_copy_fd(struct ops_writer *w, int in, const char *src,
 			continue;
 		if (r <= 0)
 			break;
-		ret = ops_write_all(out, buf, (size_t)r);
+		ret = oputil_write_all(out, buf, (size_t)r);
 		if (ret) {
 			ops_writer_fail(w, ret, "cannot write %s/%s: %s",
 					w->dir, tmp, strerror(-ret));

@@ -167,7 +167,7 @@ int ops_blockfile_append(struct ops_blockfile *bf, const void *data,
 	}
 	if (!len)
 		return 0;
-	ret = ops_write_all(bf->fd, data, len);
+	ret = oputil_write_all(bf->fd, data, len);
 	if (ret) {
 		snprintf(err, errlen, "cannot write %s: %s", bf->path,
 			 strerror(-ret));

@@ -9,83 +9,9 @@
 #include <unistd.h>
 
 #include <opjit/samples.h>
+#include <oputil/fileio.h>
 
 #include "fileio_internal.h"
-
-int ops_write_all(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-int ops_read_fd(int fd, uint64_t max, uint8_t **out, size_t *len)
-{
-	size_t cap = 0, n = 0;
-	uint8_t *buf = NULL, *p;
-	struct stat st;
-	ssize_t r;
-	int ret = 0;
-
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-		cap = (size_t)st.st_size + 1;
-	for (;;) {
-		if (n == cap || !buf) {
-			cap = n < cap ? cap : cap ? cap * 2 : 65536;
-			p = realloc(buf, cap);
-			if (!p) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			buf = p;
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			goto out;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-		if (n > max) {
-			ret = -EFBIG;
-			goto out;
-		}
-	}
-	*out = buf;
-	*len = n;
-	buf = NULL;
-out:
-	free(buf);
-	return ret;
-}
-
-int ops_read_file(const char *path, uint8_t **out, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = ops_read_fd(fd, UINT64_MAX, out, len);
-	close(fd);
-	return ret;
-}
 
 int ops_create_at(int dfd, const char *name, int mode, bool replace_leftover)
 {
@@ -112,7 +38,7 @@ int ops_write_atomic(int dfd, const char *dir, const char *name,
 			 strerror(-ret));
 		return ret;
 	}
-	ret = ops_write_all(fd, data, len);
+	ret = oputil_write_all(fd, data, len);
 	if (!ret && sync && fsync(fd))
 		ret = -errno;
 	if (close(fd) && !ret)
@@ -177,7 +103,7 @@ fail:
 
 int ops_file_read(const char *path, uint64_t max, char **out, size_t *len)
 {
-	uint8_t *buf = NULL, *p;
+	uint8_t *buf = NULL;
 	struct stat st;
 	size_t n = 0;
 	int fd, ret;
@@ -187,18 +113,13 @@ int ops_file_read(const char *path, uint64_t max, char **out, size_t *len)
 	fd = ops_file_open(path, max, &st);
 	if (fd < 0)
 		return fd;
-	/* st_size is only a hint (/proc files say 0, a live file grows) */
-	ret = ops_read_fd(fd, max, &buf, &n);
+	/* st_size is only a hint (/proc files say 0, a live file grows);
+	 * the text comes NUL-terminated */
+	ret = oputil_read_fd(fd, max, &buf, &n);
 	close(fd);
 	if (ret)
 		return ret;
-	p = realloc(buf, n + 1);
-	if (!p) {
-		free(buf);
-		return -ENOMEM;
-	}
-	p[n] = '\0';
-	*out = (char *)p;
+	*out = (char *)buf;
 	*len = n;
 	return 0;
 }

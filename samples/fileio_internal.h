@@ -6,13 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-int ops_write_all(int fd, const void *data, size_t len);
-
-/* Read all of FD (one sequential read loop; works on /proc files whose
- * size is 0) into a malloc'ed buffer.  At most MAX bytes: more gives
- * -EFBIG. */
-int ops_read_fd(int fd, uint64_t max, uint8_t **out, size_t *len);
-int ops_read_file(const char *path, uint8_t **out, size_t *len);
+/* Writing a buffer whole and reading a descriptor or file to its end:
+ * oputil_write_all(), oputil_read_fd() and oputil_read_file()
+ * (oputil/fileio.h), the loops the recorder's kernel symbol cache uses
+ * too. */
+#include <oputil/fileio.h>
 
 /*
  * Create NAME (relative to the directory DFD) for writing, never through

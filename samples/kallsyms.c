@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <oputil/hex.h>
+#include <oputil/modules_line.h>
 
 #include "fileio_internal.h"
 #include "kallsyms_trim_internal.h"
@@ -238,10 +239,10 @@ static int late_modules(struct ops_writer *w, struct ops_buf *modules,
 
 	if (fd < 0)
 		return -errno;
-	ret = ops_read_fd(fd, OPS_MODULES_MAX, &then, &tlen);
+	ret = oputil_read_fd(fd, OPS_MODULES_MAX, &then, &tlen);
 	close(fd);
 	ret = ret ?: ops_buf_put(modules, then, tlen)
-		  ?: ops_read_file(w->modules_src, &now, &nlen);
+		  ?: oputil_read_file(w->modules_src, UINT64_MAX, &now, &nlen);
 	*copied = modules->len;
 	end = (const char *)now + nlen;
 	for (p = (const char *)now; !ret && p < end;) {
@@ -310,27 +311,35 @@ static int trim_late_modules(struct ops_writer *w, struct ops_ksym_want *want,
 	return ret;
 }
 
+/* Field K of module line M as a number, in hex when HEX, into *V;
+ * false when it is none. */
+static bool module_number(const struct oputil_modules_line *m, int k,
+			  bool hex, unsigned long long *v)
+{
+	char num[32];
+
+	if (m->len[k] >= sizeof(num))
+		return false;
+	memcpy(num, m->f[k], m->len[k]);
+	num[m->len[k]] = '\0';
+	return sscanf(num, hex ? "%llx" : "%llu", v) == 1;
+}
+
 /* Whether the /proc/modules TEXT (LEN bytes) lists a module whose
- * range (its address, sixth word, and size, second) holds ADDR. */
+ * range (its address and size) holds ADDR. */
 static bool modules_cover(const char *text, size_t len, uint64_t addr)
 {
 	const char *p = text, *end = text + len;
 
 	while (p < end) {
-		char line[512], *save = NULL, *f[6];
 		const char *start = p;
-		size_t n = next_line(&p, end), k;
+		size_t n = next_line(&p, end);
+		struct oputil_modules_line m;
 		unsigned long long size, base;
 
-		if (n >= sizeof(line))
-			continue;
-		memcpy(line, start, n);
-		line[n] = '\0';
-		for (k = 0; k < 6; k++)
-			if (!(f[k] = strtok_r(k ? NULL : line, " ", &save)))
-				break;
-		if (k < 6 || sscanf(f[1], "%llu", &size) != 1 ||
-		    sscanf(f[5], "%llx", &base) != 1)
+		if (!oputil_modules_line(start, n, &m) ||
+		    !module_number(&m, OPUTIL_MODULE_SIZE, false, &size) ||
+		    !module_number(&m, OPUTIL_MODULE_ADDRESS, true, &base))
 			continue;
 		if (base && addr >= base && addr - base < size)
 			return true;
@@ -366,7 +375,7 @@ static bool kept_names_all(struct ops_writer *w, const struct ops_buf *kept,
 	}
 	fd = openat(w->dfd, "modules", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0) {
-		if (ops_read_fd(fd, OPS_MODULES_MAX, &mods, &mlen))
+		if (oputil_read_fd(fd, OPS_MODULES_MAX, &mods, &mlen))
 			mlen = 0;
 		close(fd);
 	}

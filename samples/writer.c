@@ -162,7 +162,7 @@ static int writer_lock(struct ops_writer *w)
 	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
 	ret = ftruncate(w->lockfd, 0)
 		      ? -errno
-		      : ops_write_all(w->lockfd, buf, (size_t)n);
+		      : oputil_write_all(w->lockfd, buf, (size_t)n);
 	if (ret)
 		return ops_writer_fail(w, ret, "cannot write %s/%s: %s",
 				       w->dir, OPS_LOCK_NAME, strerror(-ret));

@@ -320,6 +320,7 @@ void anon_handlers_free(struct anon_handlers *hs)
 
 	if (!hs)
 		return;
+	handler_offer_free(hs);
 	for (i = 0; i < hs->n; i++)
 		close_where(&hs->v[i]);
 	free(hs->v);

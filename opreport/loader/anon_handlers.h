@@ -161,10 +161,12 @@ typedef int (*anon_samples_fn)(void *ctx, bool timeless,
 
 /* Whether the names of process PROC_ID's samples will depend on their
  * addresses alone: 1 when the handler that claims it is timeless (or
- * none does, or none is loaded), 0 when its names depend on the time or
- * a handler failed to claim it (anon_handlers_resolve() then says why),
- * or -ENOMEM (not reported).  The process is claimed and released
- * quietly. */
+ * none does, or none is loaded), 0 when its names depend on the time,
+ * or -ENOMEM (reported).  The process is offered to the handlers here,
+ * as anon_handlers_resolve() would, with every line that calls for; the
+ * claiming handler's state is kept, and the next anon_handlers_resolve()
+ * of the process names its samples with it rather than claim it again.
+ * Only the last process asked about is kept so. */
 int anon_handlers_timeless(struct anon_handlers *h, struct ops_session *s,
 			   uint32_t proc_id);
 

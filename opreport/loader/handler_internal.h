@@ -49,6 +49,11 @@ struct anon_handler {
 	bool quiet, spoke;
 };
 
+/* The parts of an offer whose lines are said once (anon_handlers.said):
+ * the claim, and the naming of the samples with the claimed state. */
+#define HANDLER_SAID_CLAIM 0x1u
+#define HANDLER_SAID_NAMING 0x2u
+
 /* The search path as a NULL-terminated array of directories, in order.
  * handler_dirs_get() drops a directory the trust rules refuse, with a
  * line (reported); 0 or -ENOMEM (not reported). */
@@ -64,12 +69,14 @@ struct anon_handlers {
 	char declined_why[2 * HANDLER_WHY_LEN]; /* the first failed claim */
 	/* A process is offered twice when the report shows both its
 	 * samples and its call chains' frames: the (process, handler)
-	 * pairs of SAID_SESSION that have had their lines, so that the
-	 * second offer does not say them again.  The sessions of one
-	 * report stay open together, so a pointer tells them apart. */
+	 * pairs of SAID_SESSION that have had their lines, and in which
+	 * part of an offer (HANDLER_SAID_*), so that a later offer does
+	 * not say them again.  The sessions of one report stay open
+	 * together, so a pointer tells them apart. */
 	const struct ops_session *said_session;
 	struct handler_said {
 		uint32_t proc, handler;
+		uint32_t parts; /* HANDLER_SAID_* */
 	} * said;
 	size_t nr_said, cap_said;
 	/* the installed handlers not loaded, loaded (into SPARES) only to
@@ -78,7 +85,14 @@ struct anon_handlers {
 	size_t nr_spare_names;
 	struct anon_handlers *spares;
 	struct handler_dirs dirs;
+	/* the process offered last, its claiming handler's state kept
+	 * until its samples are named (handler_resolve.c) */
+	struct handler_offer *offer;
 };
+
+/* Release the state an offer still holds, and the offer, before HS's
+ * handlers are closed. */
+void handler_offer_free(struct anon_handlers *hs);
 
 /* NAME is [a-z0-9_-]+, 1 to HANDLER_NAME_MAX characters (the one rule,
  * which anon_handler_name_check() states). */

@@ -2,8 +2,9 @@
 /*
  * Offering a process to the handlers and naming its anonymous samples.
  * The claiming handler's symbols are copied into report-owned memory and
- * its state is released right away, so a report over many processes
- * holds at most one handler state at a time.
+ * its state is released once they are named, so a report over many
+ * processes holds at most one handler state at a time: the one offer
+ * kept open between anon_handlers_timeless() and the naming.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -162,13 +163,15 @@ struct resolve_ctx {
 	char why[HANDLER_WHY_LEN];
 };
 
-/* Whether handler H has had lines about process PROC_ID of session S;
- * with SPOKE, that it has now. */
+/* Whether handler H has had lines about process PROC_ID of session S in
+ * PART of an offer (HANDLER_SAID_*); with SPOKE, that it has now. */
 static bool said(struct anon_handlers *hs, const struct anon_handler *h,
-		 const struct ops_session *s, uint32_t proc_id, bool spoke)
+		 const struct ops_session *s, uint32_t proc_id, uint32_t part,
+		 bool spoke)
 {
-	struct handler_said k = { proc_id, (uint32_t)(h - hs->v) };
+	struct handler_said k = { proc_id, (uint32_t)(h - hs->v), part };
 	size_t i;
+	bool had;
 
 	if (hs->said_session != s) {
 		hs->said_session = s;
@@ -176,8 +179,12 @@ static bool said(struct anon_handlers *hs, const struct anon_handler *h,
 	}
 	for (i = 0; i < hs->nr_said; i++)
 		if (hs->said[i].proc == k.proc &&
-		    hs->said[i].handler == k.handler)
-			return true;
+		    hs->said[i].handler == k.handler) {
+			had = hs->said[i].parts & part;
+			if (spoke)
+				hs->said[i].parts |= part;
+			return had;
+		}
 	/* out of memory, the next offer says it again: better than never */
 	if (spoke && !oputil_grow(&hs->said, &hs->cap_said, hs->nr_said + 1,
 				  sizeof(*hs->said)))
@@ -185,30 +192,30 @@ static bool said(struct anon_handlers *hs, const struct anon_handler *h,
 	return false;
 }
 
-/* One line about what the handler did with the process, unless an
+/* One line about what handler H did with the process, unless an
  * earlier offer of it had its lines (the handler's own warnings go
  * through handler_warn(), which asks the same). */
-static void say(struct resolve_ctx *c, const char *fmt, ...)
+static void say(struct anon_handler *h, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static void say(struct resolve_ctx *c, const char *fmt, ...)
+static void say(struct anon_handler *h, const char *fmt, ...)
 {
 	va_list ap;
 
-	c->h->spoke = true;
-	if (c->h->quiet)
+	h->spoke = true;
+	if (h->quiet)
 		return;
 	va_start(ap, fmt);
 	vdiag(fmt, ap);
 	va_end(ap);
 }
 
-/* The line for a handler that broke on process P. */
-static void broke(struct resolve_ctx *c, const struct ops_process *p,
+/* The line for handler H that broke on process P. */
+static void broke(struct anon_handler *h, const struct ops_process *p,
 		  const char *doing, const char *why, bool stays)
 {
 	char comm[64];
 
-	say(c, "handler %s %s while %s tgid %u (%s)%s", c->h->name, why, doing,
+	say(h, "handler %s %s while %s tgid %u (%s)%s", h->name, why, doing,
 	    p->tgid,
 	    handler_text_clean(p->comm ? p->comm : "?", comm, sizeof(comm)),
 	    stays ? "; its samples stay anonymous" : "");
@@ -258,7 +265,7 @@ static void malformed_note(struct resolve_ctx *c, const struct ops_process *p,
 			   size_t n, const char *what, const char *fate)
 {
 	if (n)
-		say(c,
+		say(c->h,
 		    "%s: %zu malformed %s%s for process %u (%s): a reserved "
 		    "field set, or fields past ABI %u.%u; %s",
 		    c->h->name, n, what, n == 1 ? "" : "s", p->tgid,
@@ -268,7 +275,7 @@ static void malformed_note(struct resolve_ctx *c, const struct ops_process *p,
 
 /* Name the N SAMPLES of P, batch by batch, into the sink.  0 (the
  * malformed entries said), or -HANDLER_* with c->why (not reported:
- * claim_by() says it). */
+ * name_by() says it). */
 static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 		       const struct ops_anon_sample *samples, size_t n)
 {
@@ -333,16 +340,162 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 	return 0;
 }
 
-/* Offer process P (PROC_ID of S) to H and, when H claims it, name its
- * samples: 1, 0 when H did not claim it, or a negative errno; each
- * failure is reported here. */
-static int claim_by(struct anon_handlers *hs, struct anon_handler *h,
-		    const struct ops_session *s, uint32_t proc_id,
-		    const struct ops_process *p,
-		    const struct opjit_process *op, anon_samples_fn give,
-		    void *give_ctx, anon_batch_fn sink, void *sink_ctx,
-		    struct anon_resolved *res)
+/*
+ * The offer of one process to the handlers, from the first claim to the
+ * naming of its samples.  anon_handlers_timeless() makes it and leaves
+ * the claiming handler's state claimed, so that the naming takes that
+ * state rather than claim the process again (a perf map of 100k
+ * functions is parsed once, not twice).  It holds what the host gave
+ * the handlers, which a claimed state may still look at, and what they
+ * answered.  Only one is held: making another releases it first, so
+ * that a report over many processes still holds one state at a time.
+ */
+struct handler_offer {
+	const struct ops_session *s;
+	uint32_t proc_id;
+	bool open;		/* made, and not yet named or dropped */
+	struct anon_handler *h; /* the one that claimed it, or NULL */
+	struct candidates cs;
+	struct opjit_process op;
+	/* when none claimed it: a map refused, a claim that failed */
+	bool map_refused;
+	const char *refused_why, *declined_why;
+};
+
+/* Handler H begins PART (HANDLER_SAID_*) of offer O: quiet when an
+ * earlier offer of the process had that part's lines. */
+static void part_begin(struct anon_handlers *hs, struct anon_handler *h,
+		       const struct handler_offer *o, uint32_t part)
 {
+	h->quiet = said(hs, h, o->s, o->proc_id, part, false);
+	h->spoke = false;
+}
+
+/* ... and ends it: what it said there stops the later offers of the
+ * process from saying it again. */
+static void part_end(struct anon_handlers *hs, struct anon_handler *h,
+		     const struct handler_offer *o, uint32_t part)
+{
+	if (h->spoke)
+		said(hs, h, o->s, o->proc_id, part, true);
+	h->quiet = false;
+}
+
+/* Offer O's process P to H, with every line it calls for: 1 when H
+ * claimed it (its state is then H's), 0 when not, or -ENOMEM (reported). */
+static int claim_one(struct anon_handlers *hs, struct anon_handler *h,
+		     struct handler_offer *o, const struct ops_process *p)
+{
+	char why[HANDLER_WHY_LEN];
+	int rc;
+
+	part_begin(hs, h, o, HANDLER_SAID_CLAIM);
+	rc = ops()->claim(h, &o->op, why, sizeof(why));
+	if (rc == -HANDLER_SAID)
+		say(h, "%s: cannot read the map of process %u (%s): %s",
+		    h->name, p->tgid, o->op.comm, why);
+	else if (rc == -HANDLER_BROKE)
+		broke(h, p, "claiming", why, false);
+	if ((rc == -HANDLER_SAID || rc == -HANDLER_BROKE) &&
+	    !hs->declined_why[0]) {
+		snprintf(hs->declined_why, sizeof(hs->declined_why), "%s: %s",
+			 h->name, why);
+		o->declined_why = hs->declined_why;
+	}
+	part_end(hs, h, o, HANDLER_SAID_CLAIM);
+	if (rc > 0)
+		return 1;
+	if (rc == -HANDLER_NOMEM) {
+		diag("cannot name the samples of process %u: out of memory",
+		     p->tgid);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Release the state of the open offer, if any, quietly: its process is
+ * offered again when its samples are named, and that offer's naming
+ * says what goes wrong then. */
+static void offer_drop(struct anon_handlers *hs)
+{
+	struct handler_offer *o = hs->offer;
+	char why[HANDLER_WHY_LEN];
+
+	if (!o || !o->open)
+		return;
+	o->open = false;
+	if (!o->h)
+		return;
+	o->h->quiet = true;
+	ops()->release(o->h, why, sizeof(why));
+	o->h->quiet = false;
+	o->h = NULL;
+}
+
+void handler_offer_free(struct anon_handlers *hs)
+{
+	offer_drop(hs);
+	free(hs->offer);
+	hs->offer = NULL;
+}
+
+/* The open offer of process PROC_ID (P) of S: the one held, or a new one,
+ * made by offering P to each handler in order until one claims it.
+ * NULL out of memory (reported). */
+static struct handler_offer *offer_get(struct anon_handlers *hs,
+				       struct ops_session *s, uint32_t proc_id,
+				       const struct ops_process *p)
+{
+	struct handler_offer *o = hs->offer;
+	size_t i;
+	int rc;
+
+	if (o && o->open && o->s == s && o->proc_id == proc_id)
+		return o;
+	offer_drop(hs);
+	if (!o) {
+		o = hs->offer = malloc(sizeof(*o));
+		if (!o) {
+			diag("cannot name the samples of process %u: out of memory",
+			     p->tgid);
+			return NULL;
+		}
+	}
+	memset(o, 0, sizeof(*o));
+	o->s = s;
+	o->proc_id = proc_id;
+	cand_build(&o->cs, s, proc_id, p);
+	proc_build(&o->op, p, &o->cs);
+	hs->declined_why[0] = '\0';
+	for (i = 0; i < hs->n; i++) {
+		struct anon_handler *h = &hs->v[i];
+
+		h->maps_refused = 0;
+		rc = claim_one(hs, h, o, p);
+		if (rc < 0)
+			return NULL;
+		if (rc > 0) {
+			o->h = h;
+			break;
+		}
+		if (h->maps_refused && !o->map_refused) {
+			o->map_refused = true;
+			o->refused_why = h->refused_why;
+		}
+	}
+	o->open = true;
+	return o;
+}
+
+/* Name the samples of offer O's process P, which O->h claimed, and
+ * release its state: 1, or a negative errno; each failure is reported
+ * here. */
+static int name_by(struct anon_handlers *hs, struct handler_offer *o,
+		   const struct ops_process *p, anon_samples_fn give,
+		   void *give_ctx, anon_batch_fn sink, void *sink_ctx,
+		   struct anon_resolved *res)
+{
+	struct anon_handler *h = o->h;
 	const struct ops_anon_sample *samples = NULL;
 	size_t n = 0;
 	struct resolve_ctx c = { .hs = hs,
@@ -352,26 +505,9 @@ static int claim_by(struct anon_handlers *hs, struct anon_handler *h,
 	char rwhy[HANDLER_WHY_LEN];
 	int rc, rrc;
 
-	h->quiet = said(hs, h, s, proc_id, false);
-	h->spoke = false;
-	rc = ops()->claim(h, op, c.why, sizeof(c.why));
-	if (rc == -HANDLER_SAID)
-		say(&c, "%s: cannot read the map of process %u (%s): %s",
-		    h->name, p->tgid, op->comm, c.why);
-	else if (rc == -HANDLER_BROKE)
-		broke(&c, p, "claiming", c.why, false);
-	if ((rc == -HANDLER_SAID || rc == -HANDLER_BROKE) &&
-	    !hs->declined_why[0]) {
-		snprintf(hs->declined_why, sizeof(hs->declined_why), "%s: %s",
-			 h->name, c.why);
-		res->declined_why = hs->declined_why;
-	}
-	if (rc == -HANDLER_NOMEM)
-		goto out;
-	if (rc <= 0) {
-		rc = 0; /* the next handler is offered it */
-		goto out;
-	}
+	o->open = false;
+	o->h = NULL;
+	part_begin(hs, h, o, HANDLER_SAID_NAMING);
 	memset(res, 0, sizeof(*res));
 	res->handler = c.batch.handler = h->name;
 	/* the samples are asked for once it is known whether one an
@@ -381,16 +517,15 @@ static int claim_by(struct anon_handlers *hs, struct anon_handler *h,
 		     ? -HANDLER_NOMEM
 		     : resolve_all(&c, p, samples, n);
 	if (rc == -HANDLER_SAID)
-		say(&c, "%s: cannot name the samples of process %u (%s): %s",
+		say(h, "%s: cannot name the samples of process %u (%s): %s",
 		    h->name, p->tgid, p->comm ? p->comm : "?", c.why);
 	else if (rc == -HANDLER_BROKE)
-		broke(&c, p, "resolving", c.why, true);
+		broke(h, p, "resolving", c.why, true);
 	rrc = ops()->release(h, rwhy, sizeof(rwhy));
 	if (rc == 0 && rrc == -HANDLER_BROKE)
-		broke(&c, p, "releasing", rwhy, true);
+		broke(h, p, "releasing", rwhy, true);
 	if (rc == 0)
 		rc = rrc ? rrc : 1;
-out:
 	handler_table_free(&c.t);
 	free(c.addrs);
 	free(c.times);
@@ -409,9 +544,7 @@ out:
 	free(c.inl);
 	free(c.ask);
 	free(c.inl_at);
-	if (h->spoke)
-		said(hs, h, s, proc_id, true);
-	h->quiet = false;
+	part_end(hs, h, o, HANDLER_SAID_NAMING);
 	if (rc == -HANDLER_NOMEM) {
 		diag("cannot name the samples of process %u: out of memory",
 		     p->tgid);
@@ -449,35 +582,15 @@ int anon_handlers_timeless(struct anon_handlers *hs, struct ops_session *s,
 			   uint32_t proc_id)
 {
 	const struct ops_process *p;
-	struct opjit_process op;
-	struct candidates cs;
-	char why[HANDLER_WHY_LEN];
-	size_t i;
-	int rc = 0;
+	const struct handler_offer *o;
 
 	if (!hs || hs->n == 0 || !(p = ops_session_process(s, proc_id)))
 		return 1;
-	cand_build(&cs, s, proc_id, p);
-	proc_build(&op, p, &cs);
-	/* offered as anon_handlers_resolve() will, quietly: what a handler
-	 * says of the process it says then */
-	for (i = 0; i < hs->n && rc == 0; i++) {
-		struct anon_handler *h = &hs->v[i];
-
-		h->quiet = true;
-		rc = ops()->claim(h, &op, why, sizeof(why));
-		if (rc > 0) {
-			rc = h->state_flags & OPJIT_STATE_TIMELESS ? 1 : 2;
-			ops()->release(h, why, sizeof(why));
-		}
-		h->quiet = false;
-		if (rc == -HANDLER_NOMEM)
-			return -ENOMEM;
-		/* one that failed is offered it again, and says why then */
-		if (rc < 0)
-			return 0;
-	}
-	return rc != 2;
+	/* the offer the naming takes, lines and all */
+	o = offer_get(hs, s, proc_id, p);
+	if (!o)
+		return -ENOMEM;
+	return !o->h || (o->h->state_flags & OPJIT_STATE_TIMELESS);
 }
 
 /* anon_handlers_resolve()'s samples, given as they are. */
@@ -515,32 +628,24 @@ int anon_handlers_resolve_by(struct anon_handlers *hs, struct ops_session *s,
 			     void *sink_ctx, struct anon_resolved *res)
 {
 	const struct ops_process *p;
-	struct opjit_process op;
-	struct candidates cs;
-	size_t i;
-	int rc;
+	struct handler_offer *o;
 
 	if (!hs || hs->n == 0)
 		return 0;
 	p = ops_session_process(s, proc_id);
 	if (!p)
 		return 0;
-	cand_build(&cs, s, proc_id, p);
-	proc_build(&op, p, &cs);
 	memset(res, 0, sizeof(*res));
-	hs->declined_why[0] = '\0';
-	for (i = 0; i < hs->n; i++) {
-		hs->v[i].maps_refused = 0;
-		rc = claim_by(hs, &hs->v[i], s, proc_id, p, &op, give,
-			      give_ctx, sink, sink_ctx, res);
-		if (rc != 0)
-			return rc;
-		if (hs->v[i].maps_refused && !res->map_refused) {
-			res->map_refused = true;
-			res->refused_why = hs->v[i].refused_why;
-		}
-	}
+	o = offer_get(hs, s, proc_id, p);
+	if (!o)
+		return -ENOMEM;
+	if (o->h)
+		return name_by(hs, o, p, give, give_ctx, sink, sink_ctx, res);
+	o->open = false;
+	res->map_refused = o->map_refused;
+	res->refused_why = o->refused_why;
+	res->declined_why = o->declined_why;
 	if (!res->map_refused && !res->declined_why)
-		res->would = would_claim(hs, &op);
+		res->would = would_claim(hs, &o->op);
 	return 0;
 }

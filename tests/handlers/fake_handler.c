@@ -13,6 +13,12 @@
  * lines 1 to 100; for comm "badinline", into "mid" and then a frame
  * whose reserved field is set.
  *
+ * For comm "counted", [0x1000,0x2000) is "NAME:claim N", N the claims
+ * of that tgid this handler has had (in this process, or its helper):
+ * a test sees whether the host claimed a process once or twice.  A
+ * count outside the states, which the concurrency rule forbids, kept
+ * for that comm alone.
+ *
  * A timeless build (FAKE_TIMELESS, ABI 1.3) says its names depend on the
  * address alone, refuses a batch that asks an address twice, and warns
  * "asked N" for each batch of N addresses.
@@ -325,6 +331,7 @@ struct fake_state {
 	uint32_t nr_chain; /* 0: no inlining at all */
 	const struct opjit_inline_frame *chain_at;
 #endif
+	char counted[64]; /* comm "counted": lo's name */
 	struct opjit_symbol cand[MAX_CANDS];
 	char cand_name[MAX_CANDS][256];
 	size_t ncand;
@@ -334,6 +341,23 @@ struct fake_state {
 	struct opjit_symbol **fresh;
 	size_t nfresh;
 };
+
+/* The claims of tgid TGID so far, this one counted (comm "counted"). */
+__attribute__((unused)) static unsigned fake_count_claim(uint32_t tgid)
+{
+	static struct {
+		uint32_t tgid;
+		unsigned n;
+	} seen[16];
+	size_t i;
+
+	for (i = 0; i < 16 && seen[i].n && seen[i].tgid != tgid; i++)
+		;
+	if (i == 16)
+		return 0;
+	seen[i].tgid = tgid;
+	return ++seen[i].n;
+}
 
 __attribute__((unused)) static int fake_claim(const struct opjit_host *host,
 					      const struct opjit_process *proc,
@@ -352,7 +376,8 @@ __attribute__((unused)) static int fake_claim(const struct opjit_host *host,
 	    strcmp(proc->comm, "cands") && strcmp(proc->comm, "badresolve") &&
 	    strcmp(proc->comm, "noisy") && strcmp(proc->comm, "flood") &&
 	    strcmp(proc->comm, "deep") && strcmp(proc->comm, "badinline") &&
-	    strcmp(proc->comm, "inline") && strcmp(proc->comm, "sizes")
+	    strcmp(proc->comm, "inline") && strcmp(proc->comm, "sizes") &&
+	    strcmp(proc->comm, "counted")
 #ifdef FAKE_BAD
 	    && strcmp(proc->comm, "jitdemo")
 #endif
@@ -411,6 +436,11 @@ __attribute__((unused)) static int fake_claim(const struct opjit_host *host,
 #ifdef FAKE_BAD_RESERVED
 	st->hi.s.reserved = 1;
 #endif
+	if (!strcmp(proc->comm, "counted")) {
+		snprintf(st->counted, sizeof(st->counted), "%s:claim %u",
+			 FAKE_NAME, fake_count_claim(proc->tgid));
+		st->lo.s.name = st->counted;
+	}
 #ifdef FAKE_SHARED
 	fake_shared_claims++;
 	snprintf(fake_shared_name, sizeof(fake_shared_name), "%s:%u",

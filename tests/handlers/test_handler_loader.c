@@ -1272,6 +1272,154 @@ START_TEST(timeless_handler_asked_each_address_once)
 }
 END_TEST
 
+/* ---- a process asked about, then named: one claim ---- */
+
+static const struct ops_anon_sample asked_smp[] = { { 1, 0x1000, 1 },
+						    { 2, 0x2000, 1 } };
+
+/* Handler NAME of DIR alone, and a session whose process 0 is TGID
+ * running COMM. */
+static void asked_setup(const char *dir, const char *name, uint32_t tgid,
+			const char *comm)
+{
+	load_one_from(dir, name);
+	memset(&sess, 0, sizeof(sess));
+	session_proc(0, tgid, comm);
+}
+
+/* A tgid of the "counted" comm that no other test's claims count, by
+ * either path (a suite may run its tests in one process). */
+static uint32_t counted_tgid(uint32_t base)
+{
+	return base + (handler_isolation.none ? 1 : 0);
+}
+
+/* A call graph asks whether a process's names depend on the time
+ * (anon_handlers_timeless()) before it names the process's samples: the
+ * naming takes the state that question claimed, by either path, so the
+ * handler claims the process once (a 100k-function perf map is parsed
+ * once, not twice).  alpha names 0x1000 after the claims it has had. */
+START_TEST(asked_then_named_is_claimed_once)
+{
+	struct anon_resolved r;
+	uint32_t tgid = counted_tgid(4200);
+
+	asked_setup(FAKE_DIR, "alpha", tgid, "counted");
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_timeless(hs, &sess, 0), 0);
+	ck_assert_int_eq(resolve_all(hs, &sess, 0, asked_smp, 2, &r), 1);
+	capture_end();
+	ck_assert_str_eq(r.handler, "alpha");
+	ck_assert_str_eq(r.syms[0]->name, "alpha:claim 1");
+	ck_assert_str_eq(r.syms[1]->name, "alpha:hi");
+	/* asked twice, still one claim; named again (a report's flat
+	 * samples and then its call chains), a claim of its own */
+	session_proc(1, tgid + 10, "counted");
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_timeless(hs, &sess, 1), 0);
+	ck_assert_int_eq(anon_handlers_timeless(hs, &sess, 1), 0);
+	ck_assert_int_eq(resolve_all(hs, &sess, 1, asked_smp, 2, &r), 1);
+	ck_assert_str_eq(r.syms[0]->name, "alpha:claim 1");
+	ck_assert_int_eq(resolve_all(hs, &sess, 1, asked_smp, 2, &r), 1);
+	ck_assert_str_eq(r.syms[0]->name, "alpha:claim 2");
+	capture_end();
+}
+END_TEST
+
+/* The same with a timeless handler, which the answer says (1); a
+ * process none claims is offered to none again when named. */
+START_TEST(asked_timeless_then_named_is_claimed_once)
+{
+	struct anon_resolved r;
+	uint32_t tgid = counted_tgid(4300);
+
+	asked_setup(FAKE_DIR3, "timeless", tgid, "counted");
+	session_proc(1, tgid + 10, "nobody's");
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_timeless(hs, &sess, 0), 1);
+	ck_assert_int_eq(resolve_all(hs, &sess, 0, asked_smp, 2, &r), 1);
+	ck_assert_int_eq(anon_handlers_timeless(hs, &sess, 1), 1);
+	ck_assert_int_eq(resolve_all(hs, &sess, 1, asked_smp, 2, &r), 0);
+	capture_end();
+	ck_assert_ptr_null(r.handler);
+	ck_assert_ptr_null(r.declined_why);
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_timeless(hs, &sess, 0), 1);
+	ck_assert_int_eq(resolve_all(hs, &sess, 0, asked_smp, 2, &r), 1);
+	capture_end();
+	ck_assert_str_eq(r.syms[0]->name, "timeless:claim 2");
+}
+END_TEST
+
+/* Process ID named by alpha, which said SAID while naming it. */
+static void named_once(uint32_t id, const char *said)
+{
+	struct anon_resolved r;
+
+	capture_begin();
+	ck_assert_int_eq(resolve_all(hs, &sess, id, asked_smp, 2, &r), 1);
+	ck_assert_str_eq(capture_end(), said);
+	ck_assert_str_eq(r.syms[0]->name, "alpha:lo");
+}
+
+/* What a handler says while claiming is said once, when the question
+ * claims the process, and not again when the samples are named with
+ * that claim; what it says while naming, then.  Two processes asked
+ * about before either is named: only the last claim is kept, the first
+ * process is claimed again when named, quietly, and its naming's lines
+ * are still said. */
+START_TEST(asked_lines_said_once)
+{
+	char claimed[512], batch[64], two[1024];
+
+	snprintf(claimed, sizeof(claimed),
+		 "opreport: alpha: claimed\nopreport: alpha: host %zu "
+		 "process %zu candidate %zu\n",
+		 (size_t)OPJIT_HOST_SIZE_1_0, (size_t)OPJIT_PROCESS_SIZE_1_0,
+		 (size_t)OPJIT_MAP_CANDIDATE_SIZE_1_0);
+	snprintf(batch, sizeof(batch), "opreport: alpha: batch %zu\n",
+		 (size_t)OPJIT_RESOLVE_BATCH_SIZE_1_2);
+	snprintf(two, sizeof(two), "%s%s", claimed, claimed);
+	asked_setup(FAKE_DIR, "alpha", 100, "sizes");
+	session_proc(1, 101, "sizes");
+	session_proc(2, 102, "sizes");
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_timeless(hs, &sess, 0), 0);
+	ck_assert_str_eq(capture_end(), claimed);
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_timeless(hs, &sess, 0), 0);
+	ck_assert_str_eq(capture_end(), "");
+	named_once(0, batch);
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_timeless(hs, &sess, 1), 0);
+	ck_assert_int_eq(anon_handlers_timeless(hs, &sess, 2), 0);
+	ck_assert_str_eq(capture_end(), two);
+	named_once(1, batch);
+	named_once(2, batch);
+	/* and an offer of one already named says nothing */
+	named_once(0, "");
+}
+END_TEST
+
+/* A claim that fails is said when the question is asked, once; the
+ * naming reports it as the process's reason, without a line. */
+START_TEST(asked_failure_said_once)
+{
+	struct anon_resolved r;
+
+	asked_setup(FAKE_DIR, "alpha", 100, "fail-alpha");
+	capture_begin();
+	ck_assert_int_eq(anon_handlers_timeless(hs, &sess, 0), 1);
+	ck_assert_str_eq(capture_end(),
+			 "opreport: alpha: cannot read the map of process "
+			 "100 (fail-alpha): fake map unreadable\n");
+	capture_begin();
+	ck_assert_int_eq(resolve_all(hs, &sess, 0, asked_smp, 2, &r), 0);
+	ck_assert_str_eq(capture_end(), "");
+	ck_assert_str_eq(r.declined_why, "alpha: fake map unreadable");
+}
+END_TEST
+
 /* A handler of a later minor, told this host's minor, leaves its new
  * fields zero: its longer table and longer symbols are taken. */
 START_TEST(later_handler_works_in_this_host)
@@ -1531,6 +1679,10 @@ static Suite *loader_suite(void)
 	tcase_add_test(res, inline_chains_reach_the_report);
 	tcase_add_test(res, long_inline_chain_is_cut);
 	tcase_add_test(res, malformed_inline_frame_ends_the_chain);
+	tcase_add_test(res, asked_then_named_is_claimed_once);
+	tcase_add_test(res, asked_timeless_then_named_is_claimed_once);
+	tcase_add_test(res, asked_lines_said_once);
+	tcase_add_test(res, asked_failure_said_once);
 	suite_add_tcase(s, load);
 	suite_add_tcase(s, res);
 	/* the same claims, inside opreport: the same answers */
@@ -1549,6 +1701,10 @@ static Suite *loader_suite(void)
 	tcase_add_test(inproc, long_inline_chain_is_cut);
 	tcase_add_test(inproc, malformed_inline_frame_ends_the_chain);
 	tcase_add_test(inproc, timeless_handler_asked_each_address_once);
+	tcase_add_test(inproc, asked_then_named_is_claimed_once);
+	tcase_add_test(inproc, asked_timeless_then_named_is_claimed_once);
+	tcase_add_test(inproc, asked_lines_said_once);
+	tcase_add_test(inproc, asked_failure_said_once);
 	suite_add_tcase(s, inproc);
 	iso = tcase_create("isolation");
 	tcase_add_checked_fixture(iso, setup, teardown);
