@@ -420,8 +420,8 @@ static int class_pfx(struct cg_build *b, uint32_t ci, uint32_t *at)
 		b->last_tgid = c->tgid;
 		b->gen++;
 	}
-	for (t = in->parent[leaf]; t != CG_NONE && !memo_holds(b, t, c);
-	     t = in->parent[t]) {
+	for (t = cg_in_parent(in, leaf); t != CG_NONE && !memo_holds(b, t, c);
+	     t = cg_in_parent(in, t)) {
 		if (oputil_grow(&b->path, &b->cap_path, n + 1,
 				sizeof(*b->path)))
 			return -ENOMEM;
@@ -694,8 +694,8 @@ out:
 	return ret;
 }
 
-/* Unique stacks (root first) by site and by function, each node's self
- * and total, the arcs. */
+/* Once the site stacks are gathered: unique stacks (root first) by site
+ * and by function, each node's self and total, the arcs. */
 static int build_model(struct cg_build *b)
 {
 	struct callgraph *cg = b->cg;
@@ -703,7 +703,7 @@ static int build_model(struct cg_build *b)
 	size_t i, j, na = 0;
 	int ret;
 
-	ret = gather_site_stacks(b) ?: site_slices(b);
+	ret = site_slices(b);
 	if (ret)
 		return ret;
 	ret = -ENOMEM;
@@ -786,29 +786,54 @@ static int build_tables(struct cg_build *b)
 	return 0;
 }
 
+/* What gathering the site stacks needed, the raw input with it, and
+ * then the session's stack table when the graph read it. */
+static void build_gathered(struct cg_build *b)
+{
+	cg_names_free(&b->names);
+	free(b->classes);
+	free(b->node_of);
+	free(b->node_gen);
+	free(b->pfx);
+	oputil_idxset_free(&b->pfx_set);
+	free(b->memo_pfx);
+	free(b->memo_class);
+	free(b->path);
+	oputil_idxset_free(&b->node_set);
+	memset(&b->names, 0, sizeof(b->names));
+	b->classes = NULL;
+	b->node_of = b->node_gen = b->memo_pfx = b->memo_class = NULL;
+	b->pfx = NULL;
+	b->path = NULL;
+	/* the raw input is named: only the model is kept */
+	cg_input_free(b->cg->in);
+	b->cg->in = NULL;
+	if (b->src->release_stacks)
+		ops_session_release_stacks(b->src->s);
+}
+
+/*
+ * Each stage frees what the next ones do not need, as soon as it can: a
+ * JIT's samples each have their own stack, and the input, the names of
+ * its slots and the classes, one each a sample, were together most of
+ * the report's memory, while the model is a few thousand stacks.
+ */
 int callgraph_resolve(struct callgraph *cg, const struct cg_sources *src)
 {
 	struct cg_build b = { .cg = cg, .src = src };
 	int ret;
 
-	ret = (cg->in ? cg_input_weigh(cg->in) : 0) ?:
-	      cg_names_resolve(&b.names, cg, src) ?: gather_classes(&b) ?:
-	      build_tables(&b) ?: build_model(&b);
-	cg_names_free(&b.names);
-	free(b.classes);
+	ret = cg_names_resolve(&b.names, cg, src);
+	if (!ret && cg->in)
+		cg_input_named(cg->in);
+	ret = ret ?: gather_classes(&b);
+	if (!ret && cg->in)
+		cg_input_classed(cg->in);
+	ret = ret ?: build_tables(&b) ?: gather_site_stacks(&b);
+	build_gathered(&b);
+	ret = ret ?: build_model(&b);
 	free(b.ts);
 	free(b.class_ss);
-	free(b.node_of);
-	free(b.node_gen);
-	free(b.pfx);
-	oputil_idxset_free(&b.pfx_set);
-	free(b.memo_pfx);
-	free(b.memo_class);
-	free(b.path);
-	oputil_idxset_free(&b.node_set);
-	/* the raw input is named: only the model is kept */
-	cg_input_free(cg->in);
-	cg->in = NULL;
 	return ret;
 }
 

@@ -566,15 +566,13 @@ static int time_order(struct ops_anon_sample *smp, uint32_t *slots,
 	return 0;
 }
 
-/* The frames slot K of sample SMP stands for: its stack's frames at
- * that address, times the sample's count (at most UINT32_MAX). */
-static uint64_t slot_weight(const struct cg_input *in,
-			    const struct cg_sample_in *smp, uint32_t k)
+/* The frames a slot of sample SMP stands for, W of its stack's frames:
+ * W times the sample's count (at most UINT32_MAX). */
+static uint64_t slot_weight(const struct cg_sample_in *smp, uint32_t w)
 {
-	uint64_t w =
-		in->slot_weight[in->slots_at[smp->stack] + k] * smp->count;
+	uint64_t v = w * smp->count;
 
-	return w < UINT32_MAX ? w : UINT32_MAX;
+	return v < UINT32_MAX ? v : UINT32_MAX;
 }
 
 /*
@@ -594,6 +592,9 @@ struct anon_groups {
 	 * index of the first one's first slot */
 	size_t *first, *end, *first_slot;
 	bool *by_group; /* per process: named a group at a time */
+	/* a sample's slots' addresses and weights (cg_input_slots) */
+	uint64_t *addr;
+	uint32_t *w;
 };
 
 /* The frames of one process given to its handler, and where their names
@@ -666,6 +667,7 @@ static int give_frames(void *ctx, bool timeless,
 			at += in->slots_n[smp->stack];
 			continue;
 		}
+		cg_input_slots(in, smp->stack, NULL, ag->w);
 		for (k = 0; k < in->slots_n[smp->stack]; k++) {
 			size_t slot = at++;
 			struct key_addr *gr =
@@ -675,7 +677,7 @@ static int give_frames(void *ctx, bool timeless,
 			pf->smp[to] = (struct ops_anon_sample){ smp->time_ns,
 								gr->addr, 0 };
 			pf->slots[to] = (uint32_t)slot;
-			pf->weights[to] = (uint32_t)slot_weight(in, smp, k);
+			pf->weights[to] = (uint32_t)slot_weight(smp, ag->w[k]);
 		}
 	}
 	for (k = pf->lo, lo = 0; k < pf->hi; k++) {
@@ -792,7 +794,8 @@ static int name_stack_frames(struct name_ctx *nc, uint32_t unknown)
 	int ret = 0;
 
 	for (i = 0; i < in->nr_stacks && !ret; i++) {
-		const struct cg_raw_frame *fr = &in->frames[i];
+		struct cg_raw_frame f = cg_in_frame(in, (uint32_t)i);
+		const struct cg_raw_frame *fr = &f;
 		bool unk = fr->image == CG_UNKNOWN || fr->image >= nr_img;
 
 		nm->leaf_named[i] = nm->caller_named[i] = CG_NONE;
@@ -822,7 +825,8 @@ static int name_stack_frames(struct name_ctx *nc, uint32_t unknown)
 		}
 	}
 	for (i = 0; i < in->nr_stacks && !ret; i++) {
-		const struct cg_raw_frame *fr = &in->frames[i];
+		struct cg_raw_frame f = cg_in_frame(in, (uint32_t)i);
+		const struct cg_raw_frame *fr = &f;
 		bool unk = fr->image == CG_UNKNOWN || fr->image >= nr_img;
 
 		if (fr->image == CG_ANON)
@@ -866,12 +870,15 @@ static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 	ag.end = calloc(nr_proc ? nr_proc : 1, sizeof(*ag.end));
 	ag.first_slot = calloc(nr_proc ? nr_proc : 1, sizeof(*ag.first_slot));
 	ag.by_group = calloc(nr_proc ? nr_proc : 1, sizeof(*ag.by_group));
-	if (!ag.first || !ag.end || !ag.first_slot || !ag.by_group)
+	ag.addr =
+		malloc((in->max_slots ? in->max_slots : 1) * sizeof(*ag.addr));
+	ag.w = malloc((in->max_slots ? in->max_slots : 1) * sizeof(*ag.w));
+	if (!ag.first || !ag.end || !ag.first_slot || !ag.by_group ||
+	    !ag.addr || !ag.w)
 		goto out;
 	/* each slot's group, in the slot's name for now */
 	for (i = at = 0; i < in->nr_samples; i++) {
 		const struct cg_sample_in *s = &in->samples[i];
-		const uint64_t *addr = in->slot_addr + in->slots_at[s->stack];
 		uint32_t p = s->ctx.proc;
 
 		if (p != CG_NONE && p >= nr_proc) {
@@ -882,8 +889,10 @@ static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 			ag.first[p] = i;
 			ag.first_slot[p] = at;
 		}
-		if (p != CG_NONE)
+		if (p != CG_NONE) {
 			ag.end[p] = i + 1;
+			cg_input_slots(in, s->stack, ag.addr, ag.w);
+		}
 		for (k = 0; k < in->slots_n[s->stack]; k++, at++) {
 			uint32_t gi;
 
@@ -891,7 +900,7 @@ static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 				slot_named[at] = unknown;
 				continue;
 			}
-			if (key_addr_of(&ag.g, p, addr[k], &gi) ||
+			if (key_addr_of(&ag.g, p, ag.addr[k], &gi) ||
 			    oputil_grow(&ag.time, &ag.cap_time, ag.g.n,
 					sizeof(*ag.time)) ||
 			    oputil_grow(&ag.weight, &ag.cap_weight, ag.g.n,
@@ -903,7 +912,7 @@ static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 			} else if (s->time_ns < ag.time[gi]) {
 				ag.time[gi] = s->time_ns;
 			}
-			ag.weight[gi] += slot_weight(in, s, k);
+			ag.weight[gi] += slot_weight(s, ag.w[k]);
 			slot_named[at] = gi;
 		}
 	}
@@ -946,6 +955,8 @@ out:
 	free(ag.first);
 	free(ag.end);
 	free(ag.first_slot);
+	free(ag.addr);
+	free(ag.w);
 	free(ag.by_group);
 	return ret;
 }
