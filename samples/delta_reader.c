@@ -59,11 +59,10 @@ static const char *dnode_intern(struct ops_hist_data *h, uint32_t parent,
 	 * (and at a root whether the stack was cut): FLAGS' other bits
 	 * are nothing to a reader */
 	flags = kernel | (up ? 0 : sflags ? NODE_CUT : 0);
-	i = oputil_idxset_find(&h->dnode_set, dnode_hash(parent, frame, flags),
-			       &pos, k,
-			       h->dnodes[k].parent == parent &&
-				       h->dnodes[k].frame == frame &&
-				       h->dnodes[k].kernel_cut == kernel_cut);
+	i = oputil_idxset_find(
+		&h->dnode_set, dnode_hash(parent, frame, flags), &pos, k,
+		h->dnodes[k].parent == parent && h->dnodes[k].frame == frame &&
+			h->dnodes[k].kernel_cut == kernel_cut);
 	if (i != OPUTIL_IDXSET_NONE) {
 		*out = i;
 		return NULL;
@@ -146,10 +145,11 @@ static const char *delta_record(struct ops_hist_data *h, struct ops_cur *c,
 				 (!keep && !j && (kcut & 1) ? NODE_CUT : 0);
 		struct ops_frame f;
 
-		if (!delta_frame(h, c, l,
-				 parent ? &h->frames[h->dnodes[parent - 1].frame]
-					: NULL,
-				 &f))
+		if (!delta_frame(
+			    h, c, l,
+			    parent ? &h->frames[h->dnodes[parent - 1].frame]
+				   : NULL,
+			    &f))
 			return "bad stack delta record";
 		why = dnode_intern(h, parent, &f, flags, oom,
 				   &l->path[keep + j]);

@@ -141,10 +141,11 @@ const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 			goto nomem;
 		nd->parent = parent;
 		nd->depth = (uint16_t)(up ? up->depth + 1 : 1);
-		kernel = (up ? ops_node_kernel(up) : 0) + !!(flags & NODE_KERNEL);
+		kernel = (up ? ops_node_kernel(up) : 0) +
+			 !!(flags & NODE_KERNEL);
 		nd->kernel_cut =
 			(uint16_t)(kernel << 1 |
-				   (up		       ? ops_node_flags(up)
+				   (up			 ? ops_node_flags(up)
 				    : (flags & NODE_CUT) ? OPS_STACK_TRUNCATED
 							 : 0));
 	}
