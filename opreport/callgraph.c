@@ -258,20 +258,20 @@ static int gather_classes(struct cg_build *b)
 
 	for (i = 0; in && i < in->nr_samples && !ret; i++) {
 		const struct cg_sample_in *smp = &in->samples[i];
-		uint32_t n = in->slots_n[smp->stack], k;
+		const struct cg_raw_ctx *ctx = cg_sample_ctx(in, smp);
+		uint32_t n = cg_slots_n(in, smp->stack), k;
 		struct cg_class c;
 		uint64_t h;
 
 		/* a process's samples come together: its application is
 		 * looked up once */
-		if (i == 0 || smp->ctx.app != last.app ||
-		    smp->ctx.proc != last.proc) {
-			last = smp->ctx;
-			ret = ctx_app(b->cg, b->src->s, &smp->ctx, &app);
+		if (i == 0 || ctx->app != last.app || ctx->proc != last.proc) {
+			last = *ctx;
+			ret = ctx_app(b->cg, b->src->s, ctx, &app);
 			if (ret)
 				break;
 		}
-		c = (struct cg_class){ smp->stack, smp->ctx.tgid, app, at,
+		c = (struct cg_class){ smp->stack, ctx->tgid, app, at,
 				       smp->count };
 		at += n;
 		h = class_hash(&c, slot_named + c.slot0, n);

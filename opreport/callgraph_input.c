@@ -100,8 +100,6 @@ static int stack_room(struct cg_input *in, size_t n)
 			sizeof(*in->cs_head)) ||
 	    oputil_grow(&in->cslot, &in->cap_cslot, n + 1,
 			sizeof(*in->cslot)) ||
-	    oputil_grow(&in->slots_n, &in->cap_slots_n, n + 1,
-			sizeof(*in->slots_n)) ||
 	    oputil_grow(&in->leaf_slot, &in->cap_leaf_slot, n + 1,
 			sizeof(*in->leaf_slot)))
 		return -ENOMEM;
@@ -118,7 +116,6 @@ static int stack_init(struct cg_input *in, uint32_t n, uint32_t parent,
 	if (parent != CG_NONE)
 		truncated = in->flags[parent] & CG_IN_TRUNCATED;
 	in->flags[n] = flags | (truncated ? CG_IN_TRUNCATED : 0);
-	in->slots_n[n] = 0;
 	in->leaf_slot[n] = CG_NONE;
 	return caller_slots(in, n, fr);
 }
@@ -240,7 +237,6 @@ static void stack_used(struct cg_input *in, uint32_t id)
 	if (fr.image == CG_ANON &&
 	    (leaf = caller_slot(in, head, fr.addr)) == CG_NONE)
 		leaf = n++;
-	in->slots_n[id] = n;
 	in->leaf_slot[id] = leaf;
 	if (n > in->max_slots)
 		in->max_slots = n;
@@ -261,7 +257,7 @@ void cg_input_slots(const struct cg_input *in, uint32_t id, uint64_t *addr,
 	}
 	if (!weight)
 		return;
-	memset(weight, 0, in->slots_n[id] * sizeof(*weight));
+	memset(weight, 0, cg_slots_n(in, id) * sizeof(*weight));
 	/* each caller's own slot, as many times as the stack passes it */
 	for (p = parent; p != CG_NONE; p = cg_in_parent(in, p))
 		if (in->cslot[p] != CG_NONE)
@@ -289,11 +285,52 @@ void cg_input_classed(struct cg_input *in)
 	in->nr_samples = in->cap_samples = 0;
 }
 
+/* CTX's index in IN's contexts, added when new, into *AT. */
+static int ctx_intern(struct cg_input *in, const struct cg_raw_ctx *ctx,
+		      uint32_t *at)
+{
+	const struct cg_raw_ctx *v = in->ctxs;
+	struct oputil_idxset_pos pos;
+	uint64_t h;
+	uint32_t i;
+
+	/* a process's samples, and a context's counts, come together */
+	if (in->nr_ctxs) {
+		i = (uint32_t)in->nr_ctxs - 1;
+		if (v[i].app == ctx->app && v[i].proc == ctx->proc &&
+		    v[i].tgid == ctx->tgid) {
+			*at = i;
+			return 0;
+		}
+	}
+	h = oputil_hash_u64(oputil_hash_word(
+		oputil_hash_word(oputil_hash_word(OPUTIL_HASH_SEED, ctx->app),
+				 ctx->proc),
+		ctx->tgid));
+	i = oputil_idxset_find(&in->ctx_set, h, &pos, k,
+			       v[k].app == ctx->app &&
+				       v[k].proc == ctx->proc &&
+				       v[k].tgid == ctx->tgid);
+	if (i == OPUTIL_IDXSET_NONE) {
+		if (in->nr_ctxs >= UINT32_MAX - 1 ||
+		    oputil_grow(&in->ctxs, &in->cap_ctxs, in->nr_ctxs + 1,
+				sizeof(*in->ctxs)) ||
+		    oputil_idxset_put(&in->ctx_set, &pos,
+				      (uint32_t)in->nr_ctxs) < 0)
+			return -ENOMEM;
+		i = (uint32_t)in->nr_ctxs;
+		in->ctxs[in->nr_ctxs++] = *ctx;
+	}
+	*at = i;
+	return 0;
+}
+
 static int add_samples(struct callgraph *cg, const struct cg_raw_ctx *ctx,
 		       uint32_t id, uint64_t time_ns, uint32_t slice,
 		       uint64_t count)
 {
 	struct cg_input *in = cg->in;
+	uint32_t c;
 
 	if (!count)
 		return 0;
@@ -302,9 +339,11 @@ static int add_samples(struct callgraph *cg, const struct cg_raw_ctx *ctx,
 	if (oputil_grow(&in->samples, &in->cap_samples, in->nr_samples + 1,
 			sizeof(*in->samples)))
 		return -ENOMEM;
+	if (ctx_intern(in, ctx, &c))
+		return -ENOMEM;
 	in->samples[in->nr_samples++] =
-		(struct cg_sample_in){ *ctx, id, slice, time_ns, count };
-	in->nr_sample_slots += in->slots_n[id];
+		(struct cg_sample_in){ c, id, slice, time_ns, count };
+	in->nr_sample_slots += cg_slots_n(in, id);
 	return 0;
 }
 
@@ -396,13 +435,14 @@ void cg_input_free(struct cg_input *in)
 	free(in->flags);
 	free(in->cs_head);
 	free(in->cslot);
-	free(in->slots_n);
 	free(in->leaf_slot);
 	free(in->cs_addr);
 	free(in->cs_slot);
 	free(in->cs_prev);
 	oputil_idxset_free(&in->stack_set);
 	free(in->samples);
+	free(in->ctxs);
+	oputil_idxset_free(&in->ctx_set);
 	oputil_idxset_free(&in->sum_set);
 	free(in->sums);
 	free(in);

@@ -35,7 +35,7 @@
 #define CG_IN_STOPPED 0x8
 
 struct cg_sample_in {
-	struct cg_raw_ctx ctx;
+	uint32_t ctx; /* its index in cg_input.ctxs */
 	uint32_t stack;
 	uint32_t slice; /* its time slice, or CG_NO_SLICE */
 	uint64_t time_ns;
@@ -64,14 +64,14 @@ struct cg_input {
 	 * to it, a list from entry cs_head[I] (CG_NONE: none) back to the
 	 * root's, and its own slot, cslot[I] (CG_NONE: not anonymous) */
 	uint32_t *cs_head, *cslot;
-	/* a CG_IN_LEAF stack's slots: slots_n[I] of them, the callers'
-	 * and, when none of them has the leaf's address, the leaf's, whose
+	/* a CG_IN_LEAF stack's slots (cg_slots_n): the callers' and,
+	 * when none of them has the leaf's address, the leaf's; the leaf's
 	 * slot is leaf_slot[I] (CG_NONE: not anonymous); their addresses
 	 * and weights are put together when asked for (cg_input_slots) */
-	uint32_t *slots_n, *leaf_slot;
+	uint32_t *leaf_slot;
 	size_t nr_stacks, cap_frames, cap_parent, cap_flags, cap_cs_head,
-		cap_cslot, cap_slots_n, cap_leaf_slot;
-	uint32_t max_slots; /* the most slots a leaf stack has */
+		cap_cslot, cap_leaf_slot;
+	uint32_t max_slots;		/* the most slots a leaf stack has */
 	struct oputil_idxset stack_set; /* by (parent, frame, truncated) */
 	/* list entries: a caller slot's address, its number, the entry of
 	 * the slot before */
@@ -80,7 +80,12 @@ struct cg_input {
 	size_t nr_cs, cap_cs_addr, cap_cs_slot, cap_cs_prev;
 	struct cg_sample_in *samples;
 	size_t nr_samples, cap_samples;
-	/* the slots of all samples: the sum of their stacks' slots_n */
+	/* the samples' contexts, each once: a few, where the samples are
+	 * one a JIT sample of a stack of its own */
+	struct cg_raw_ctx *ctxs;
+	size_t nr_ctxs, cap_ctxs;
+	struct oputil_idxset ctx_set;
+	/* the slots of all samples: the sum of their stacks' */
 	size_t nr_sample_slots;
 	/* the process's samples being summed, by (stack, slice) */
 	struct cg_sum *sums;
@@ -116,6 +121,13 @@ static inline uint32_t cg_in_parent(const struct cg_input *in, uint32_t id)
 	return parent;
 }
 
+/* Whose stack sample SMP's is. */
+static inline const struct cg_raw_ctx *
+cg_sample_ctx(const struct cg_input *in, const struct cg_sample_in *smp)
+{
+	return &in->ctxs[smp->ctx];
+}
+
 /* The address frame F (leaf first) of a stack is looked up at. */
 static inline uint64_t cg_lookup_addr(uint32_t f, uint64_t addr)
 {
@@ -131,7 +143,17 @@ static inline uint32_t cg_caller_slots(const struct cg_input *in, uint32_t id)
 	return e == CG_NONE ? 0 : in->cs_slot[e] + 1;
 }
 
-/* The slots of stack ID, a sample's leaf stack, in[ID]->slots_n of
+/* The slots of stack ID, a sample's leaf stack: its callers', and one
+ * more when its leaf's address is none of theirs (leaf_slot is then
+ * the one after the callers'). */
+static inline uint32_t cg_slots_n(const struct cg_input *in, uint32_t id)
+{
+	uint32_t n = cg_caller_slots(in, cg_in_parent(in, id));
+
+	return in->leaf_slot[id] == n ? n + 1 : n;
+}
+
+/* The slots of stack ID, a sample's leaf stack, cg_slots_n() of
  * them: the address each is looked up at into ADDR, and into WEIGHT
  * the frames of the stack each stands for (a recursion returns to one
  * address many times); either may be NULL.  Put together from the

@@ -621,7 +621,7 @@ static int give_frames(void *ctx, bool timeless,
 	struct anon_groups *ag = pf->ag;
 	const struct cg_input *in = pf->nc->cg->in;
 	uint32_t *slot_named = pf->nc->nm->slot_named;
-	size_t i, k, at, m = 0, lo;
+	size_t i, k, at, m = 0, lo, ns;
 
 	if (timeless)
 		m = pf->hi - pf->lo;
@@ -663,12 +663,12 @@ static int give_frames(void *ctx, bool timeless,
 	for (i = ag->first[pf->proc]; i < ag->end[pf->proc]; i++) {
 		const struct cg_sample_in *smp = &in->samples[i];
 
-		if (smp->ctx.proc != pf->proc) {
-			at += in->slots_n[smp->stack];
+		if (cg_sample_ctx(in, smp)->proc != pf->proc) {
+			at += cg_slots_n(in, smp->stack);
 			continue;
 		}
 		cg_input_slots(in, smp->stack, NULL, ag->w);
-		for (k = 0; k < in->slots_n[smp->stack]; k++) {
+		for (k = 0, ns = cg_slots_n(in, smp->stack); k < ns; k++) {
 			size_t slot = at++;
 			struct key_addr *gr =
 				&ag->g.v[ag->rank[slot_named[slot]]];
@@ -859,7 +859,7 @@ static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 {
 	const struct cg_input *in = nc->cg->in;
 	uint32_t *slot_named = nc->nm->slot_named;
-	uint32_t nr_proc = ops_session_nr_processes(nc->src->s), k;
+	uint32_t nr_proc = ops_session_nr_processes(nc->src->s), k, ns;
 	struct anon_groups ag = { 0 };
 	size_t i, at, j;
 	int ret = -ENOMEM;
@@ -879,7 +879,7 @@ static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 	/* each slot's group, in the slot's name for now */
 	for (i = at = 0; i < in->nr_samples; i++) {
 		const struct cg_sample_in *s = &in->samples[i];
-		uint32_t p = s->ctx.proc;
+		uint32_t p = cg_sample_ctx(in, s)->proc;
 
 		if (p != CG_NONE && p >= nr_proc) {
 			ret = -EINVAL;
@@ -893,7 +893,7 @@ static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 			ag.end[p] = i + 1;
 			cg_input_slots(in, s->stack, ag.addr, ag.w);
 		}
-		for (k = 0; k < in->slots_n[s->stack]; k++, at++) {
+		for (k = 0, ns = cg_slots_n(in, s->stack); k < ns; k++, at++) {
 			uint32_t gi;
 
 			if (p == CG_NONE) {
@@ -938,10 +938,10 @@ static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 	 * group's name */
 	for (i = at = 0; i < in->nr_samples && !ret; i++) {
 		const struct cg_sample_in *s = &in->samples[i];
-		bool by_group = s->ctx.proc != CG_NONE &&
-				ag.by_group[s->ctx.proc];
+		uint32_t p = cg_sample_ctx(in, s)->proc;
+		bool by_group = p != CG_NONE && ag.by_group[p];
 
-		for (k = 0; k < in->slots_n[s->stack]; k++, at++)
+		for (k = 0, ns = cg_slots_n(in, s->stack); k < ns; k++, at++)
 			if (by_group)
 				slot_named[at] = ag.named[slot_named[at]];
 	}
