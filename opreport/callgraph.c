@@ -22,11 +22,17 @@
  */
 struct cg_class {
 	uint32_t stack; /* input stack */
-	uint32_t tgid;
+	uint32_t who;	/* its application and process, in cg_build.whos */
+	uint32_t slot0; /* its slots' names: names.slot_named + slot0 */
+	uint64_t count;
+};
+
+/* Whose samples a class's are: a few, where the classes are about one
+ * a sample when a JIT's samples have each a stack of its own. */
+struct cg_who {
 	const char *app; /* interned; NULL when the session does not say,
 			  * or under --merge=lib */
-	size_t slot0;	 /* its slots' names: names.slot_named + slot0 */
-	uint64_t count;
+	uint32_t tgid;
 };
 
 /* Samples of class (then site stack) AT in time slice SLICE. */
@@ -56,8 +62,9 @@ struct cg_build {
 	size_t cap_nodes;
 	/* per name: the node of its function, when node_gen is gen: that
 	 * of the application and process last expanded */
-	uint32_t *node_of, *node_gen, gen, last_tgid;
-	const char *last_app;
+	uint32_t *node_of, *node_gen, gen, last_who;
+	struct cg_who *whos;
+	size_t nr_whos, cap_whos;
 	/* the prefixes of the stacks, each a frame (node, site, whether
 	 * inlined into the frame before it) below the prefix of its
 	 * callers (CG_NONE for none), interned */
@@ -152,7 +159,7 @@ static int class_node(struct cg_build *b, const struct cg_class *c,
 	uint32_t i;
 
 	n.sym = sym;
-	n.app = c->app;
+	n.app = b->whos[c->who].app;
 	if (!n.app && !(cg->r->opts->merge & MERGE_LIB))
 		n.app = n.image;
 	/* JIT and anonymous images name their process (JIT code not
@@ -163,7 +170,7 @@ static int class_node(struct cg_build *b, const struct cg_class *c,
 				 (n.kind == ROW_JIT &&
 				  !(cg->r->opts->merge & MERGE_TGID)) ||
 				 n.kind == ROW_ANON
-			 ? c->tgid
+			 ? b->whos[c->who].tgid
 			 : 0;
 	i = oputil_idxset_find(&b->node_set, node_hash(&n), &pos, k,
 			       node_eq(&cg->nodes[k], &n));
@@ -208,8 +215,7 @@ static uint64_t class_hash(const struct cg_class *c, const uint32_t *names,
 	uint32_t k;
 
 	h = oputil_hash_word(h, c->stack);
-	h = oputil_hash_word(h, c->tgid);
-	h = oputil_hash_word64(h, (uintptr_t)c->app);
+	h = oputil_hash_word(h, c->who);
 	for (k = 0; k < n; k++)
 		h = oputil_hash_word(h, names[k]);
 	/* FNV's low bits see only the inputs' low bits: mix them */
@@ -219,8 +225,7 @@ static uint64_t class_hash(const struct cg_class *c, const uint32_t *names,
 static bool class_same(const struct cg_class *a, const struct cg_class *b,
 		       const uint32_t *slot_named, uint32_t n)
 {
-	return a->stack == b->stack && a->tgid == b->tgid &&
-	       a->app == b->app &&
+	return a->stack == b->stack && a->who == b->who &&
 	       !memcmp(slot_named + a->slot0, slot_named + b->slot0,
 		       n * sizeof(*slot_named));
 }
@@ -244,6 +249,28 @@ static int class_slice(struct cg_build *b, uint32_t k, uint32_t slice,
 	return 0;
 }
 
+/* The index of (APP, TGID) in B's whos, added when new, into *WHO; a
+ * linear search, made when the samples' context changes (a process's
+ * samples come together), in whos as few as the processes. */
+static int who_of(struct cg_build *b, const char *app, uint32_t tgid,
+		  uint32_t *who)
+{
+	size_t i;
+
+	for (i = b->nr_whos; i-- > 0;)
+		if (b->whos[i].app == app && b->whos[i].tgid == tgid) {
+			*who = (uint32_t)i;
+			return 0;
+		}
+	if (b->nr_whos >= UINT32_MAX ||
+	    oputil_grow(&b->whos, &b->cap_whos, b->nr_whos + 1,
+			sizeof(*b->whos)))
+		return -ENOMEM;
+	b->whos[b->nr_whos] = (struct cg_who){ app, tgid };
+	*who = (uint32_t)b->nr_whos++;
+	return 0;
+}
+
 /* The samples gathered into classes, their counts summed. */
 static int gather_classes(struct cg_build *b)
 {
@@ -253,6 +280,7 @@ static int gather_classes(struct cg_build *b)
 	struct oputil_idxset_pos pos;
 	struct cg_raw_ctx last = { CG_NONE, CG_NONE, 0 };
 	const char *app = NULL;
+	uint32_t who = 0;
 	size_t i, at = 0;
 	int ret = 0;
 
@@ -267,11 +295,13 @@ static int gather_classes(struct cg_build *b)
 		 * looked up once */
 		if (i == 0 || ctx->app != last.app || ctx->proc != last.proc) {
 			last = *ctx;
-			ret = ctx_app(b->cg, b->src->s, ctx, &app);
+			ret = ctx_app(b->cg, b->src->s, ctx, &app)
+				      ?: who_of(b, app, ctx->tgid, &who);
 			if (ret)
 				break;
 		}
-		c = (struct cg_class){ smp->stack, ctx->tgid, app, at,
+		/* the names resolved at most UINT32_MAX - 1 slots */
+		c = (struct cg_class){ smp->stack, who, (uint32_t)at,
 				       smp->count };
 		at += n;
 		h = class_hash(&c, slot_named + c.slot0, n);
@@ -393,10 +423,9 @@ static bool memo_holds(const struct cg_build *b, uint32_t t,
 		return false;
 	m = &b->classes[b->memo_class[t]];
 	n = cg_caller_slots(b->cg->in, t);
-	return m->app == c->app && m->tgid == c->tgid &&
-	       !memcmp(b->names.slot_named + m->slot0,
-		       b->names.slot_named + c->slot0,
-		       n * sizeof(*b->names.slot_named));
+	return m->who == c->who && !memcmp(b->names.slot_named + m->slot0,
+					   b->names.slot_named + c->slot0,
+					   n * sizeof(*b->names.slot_named));
 }
 
 /*
@@ -415,9 +444,8 @@ static int class_pfx(struct cg_build *b, uint32_t ci, uint32_t *at)
 	uint32_t t, n = 0, leaf = c->stack;
 	int ret = 0;
 
-	if (c->app != b->last_app || c->tgid != b->last_tgid || !b->gen) {
-		b->last_app = c->app;
-		b->last_tgid = c->tgid;
+	if (c->who != b->last_who || !b->gen) {
+		b->last_who = c->who;
 		b->gen++;
 	}
 	for (t = cg_in_parent(in, leaf); t != CG_NONE && !memo_holds(b, t, c);
@@ -792,6 +820,7 @@ static void build_gathered(struct cg_build *b)
 {
 	cg_names_free(&b->names);
 	free(b->classes);
+	free(b->whos);
 	free(b->node_of);
 	free(b->node_gen);
 	free(b->pfx);
@@ -802,6 +831,7 @@ static void build_gathered(struct cg_build *b)
 	oputil_idxset_free(&b->node_set);
 	memset(&b->names, 0, sizeof(b->names));
 	b->classes = NULL;
+	b->whos = NULL;
 	b->node_of = b->node_gen = b->memo_pfx = b->memo_class = NULL;
 	b->pfx = NULL;
 	b->path = NULL;
