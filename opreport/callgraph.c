@@ -22,11 +22,17 @@
  */
 struct cg_class {
 	uint32_t stack; /* input stack */
-	uint32_t tgid;
+	uint32_t who;	/* its application and process, in cg_build.whos */
+	uint32_t slot0; /* its slots' names: names.slot_named + slot0 */
+	uint64_t count;
+};
+
+/* Whose samples a class's are: a few, where the classes are about one
+ * a sample when a JIT's samples have each a stack of its own. */
+struct cg_who {
 	const char *app; /* interned; NULL when the session does not say,
 			  * or under --merge=lib */
-	size_t slot0;	 /* its slots' names: names.slot_named + slot0 */
-	uint64_t count;
+	uint32_t tgid;
 };
 
 /* Samples of class (then site stack) AT in time slice SLICE. */
@@ -56,8 +62,9 @@ struct cg_build {
 	size_t cap_nodes;
 	/* per name: the node of its function, when node_gen is gen: that
 	 * of the application and process last expanded */
-	uint32_t *node_of, *node_gen, gen, last_tgid;
-	const char *last_app;
+	uint32_t *node_of, *node_gen, gen, last_who;
+	struct cg_who *whos;
+	size_t nr_whos, cap_whos;
 	/* the prefixes of the stacks, each a frame (node, site, whether
 	 * inlined into the frame before it) below the prefix of its
 	 * callers (CG_NONE for none), interned */
@@ -152,7 +159,7 @@ static int class_node(struct cg_build *b, const struct cg_class *c,
 	uint32_t i;
 
 	n.sym = sym;
-	n.app = c->app;
+	n.app = b->whos[c->who].app;
 	if (!n.app && !(cg->r->opts->merge & MERGE_LIB))
 		n.app = n.image;
 	/* JIT and anonymous images name their process (JIT code not
@@ -163,7 +170,7 @@ static int class_node(struct cg_build *b, const struct cg_class *c,
 				 (n.kind == ROW_JIT &&
 				  !(cg->r->opts->merge & MERGE_TGID)) ||
 				 n.kind == ROW_ANON
-			 ? c->tgid
+			 ? b->whos[c->who].tgid
 			 : 0;
 	i = oputil_idxset_find(&b->node_set, node_hash(&n), &pos, k,
 			       node_eq(&cg->nodes[k], &n));
@@ -208,8 +215,7 @@ static uint64_t class_hash(const struct cg_class *c, const uint32_t *names,
 	uint32_t k;
 
 	h = oputil_hash_word(h, c->stack);
-	h = oputil_hash_word(h, c->tgid);
-	h = oputil_hash_word64(h, (uintptr_t)c->app);
+	h = oputil_hash_word(h, c->who);
 	for (k = 0; k < n; k++)
 		h = oputil_hash_word(h, names[k]);
 	/* FNV's low bits see only the inputs' low bits: mix them */
@@ -219,8 +225,7 @@ static uint64_t class_hash(const struct cg_class *c, const uint32_t *names,
 static bool class_same(const struct cg_class *a, const struct cg_class *b,
 		       const uint32_t *slot_named, uint32_t n)
 {
-	return a->stack == b->stack && a->tgid == b->tgid &&
-	       a->app == b->app &&
+	return a->stack == b->stack && a->who == b->who &&
 	       !memcmp(slot_named + a->slot0, slot_named + b->slot0,
 		       n * sizeof(*slot_named));
 }
@@ -244,6 +249,28 @@ static int class_slice(struct cg_build *b, uint32_t k, uint32_t slice,
 	return 0;
 }
 
+/* The index of (APP, TGID) in B's whos, added when new, into *WHO; a
+ * linear search, made when the samples' context changes (a process's
+ * samples come together), in whos as few as the processes. */
+static int who_of(struct cg_build *b, const char *app, uint32_t tgid,
+		  uint32_t *who)
+{
+	size_t i;
+
+	for (i = b->nr_whos; i-- > 0;)
+		if (b->whos[i].app == app && b->whos[i].tgid == tgid) {
+			*who = (uint32_t)i;
+			return 0;
+		}
+	if (b->nr_whos >= UINT32_MAX ||
+	    oputil_grow(&b->whos, &b->cap_whos, b->nr_whos + 1,
+			sizeof(*b->whos)))
+		return -ENOMEM;
+	b->whos[b->nr_whos] = (struct cg_who){ app, tgid };
+	*who = (uint32_t)b->nr_whos++;
+	return 0;
+}
+
 /* The samples gathered into classes, their counts summed. */
 static int gather_classes(struct cg_build *b)
 {
@@ -253,25 +280,28 @@ static int gather_classes(struct cg_build *b)
 	struct oputil_idxset_pos pos;
 	struct cg_raw_ctx last = { CG_NONE, CG_NONE, 0 };
 	const char *app = NULL;
+	uint32_t who = 0;
 	size_t i, at = 0;
 	int ret = 0;
 
 	for (i = 0; in && i < in->nr_samples && !ret; i++) {
 		const struct cg_sample_in *smp = &in->samples[i];
-		uint32_t n = in->slots_n[smp->stack], k;
+		const struct cg_raw_ctx *ctx = cg_sample_ctx(in, smp);
+		uint32_t n = cg_slots_n(in, smp->stack), k;
 		struct cg_class c;
 		uint64_t h;
 
 		/* a process's samples come together: its application is
 		 * looked up once */
-		if (i == 0 || smp->ctx.app != last.app ||
-		    smp->ctx.proc != last.proc) {
-			last = smp->ctx;
-			ret = ctx_app(b->cg, b->src->s, &smp->ctx, &app);
+		if (i == 0 || ctx->app != last.app || ctx->proc != last.proc) {
+			last = *ctx;
+			ret = ctx_app(b->cg, b->src->s, ctx, &app)
+				      ?: who_of(b, app, ctx->tgid, &who);
 			if (ret)
 				break;
 		}
-		c = (struct cg_class){ smp->stack, smp->ctx.tgid, app, at,
+		/* the names resolved at most UINT32_MAX - 1 slots */
+		c = (struct cg_class){ smp->stack, who, (uint32_t)at,
 				       smp->count };
 		at += n;
 		h = class_hash(&c, slot_named + c.slot0, n);
@@ -393,10 +423,9 @@ static bool memo_holds(const struct cg_build *b, uint32_t t,
 		return false;
 	m = &b->classes[b->memo_class[t]];
 	n = cg_caller_slots(b->cg->in, t);
-	return m->app == c->app && m->tgid == c->tgid &&
-	       !memcmp(b->names.slot_named + m->slot0,
-		       b->names.slot_named + c->slot0,
-		       n * sizeof(*b->names.slot_named));
+	return m->who == c->who && !memcmp(b->names.slot_named + m->slot0,
+					   b->names.slot_named + c->slot0,
+					   n * sizeof(*b->names.slot_named));
 }
 
 /*
@@ -415,13 +444,12 @@ static int class_pfx(struct cg_build *b, uint32_t ci, uint32_t *at)
 	uint32_t t, n = 0, leaf = c->stack;
 	int ret = 0;
 
-	if (c->app != b->last_app || c->tgid != b->last_tgid || !b->gen) {
-		b->last_app = c->app;
-		b->last_tgid = c->tgid;
+	if (c->who != b->last_who || !b->gen) {
+		b->last_who = c->who;
 		b->gen++;
 	}
-	for (t = in->parent[leaf]; t != CG_NONE && !memo_holds(b, t, c);
-	     t = in->parent[t]) {
+	for (t = cg_in_parent(in, leaf); t != CG_NONE && !memo_holds(b, t, c);
+	     t = cg_in_parent(in, t)) {
 		if (oputil_grow(&b->path, &b->cap_path, n + 1,
 				sizeof(*b->path)))
 			return -ENOMEM;
@@ -694,8 +722,8 @@ out:
 	return ret;
 }
 
-/* Unique stacks (root first) by site and by function, each node's self
- * and total, the arcs. */
+/* Once the site stacks are gathered: unique stacks (root first) by site
+ * and by function, each node's self and total, the arcs. */
 static int build_model(struct cg_build *b)
 {
 	struct callgraph *cg = b->cg;
@@ -703,7 +731,7 @@ static int build_model(struct cg_build *b)
 	size_t i, j, na = 0;
 	int ret;
 
-	ret = gather_site_stacks(b) ?: site_slices(b);
+	ret = site_slices(b);
 	if (ret)
 		return ret;
 	ret = -ENOMEM;
@@ -786,29 +814,56 @@ static int build_tables(struct cg_build *b)
 	return 0;
 }
 
+/* What gathering the site stacks needed, the raw input with it, and
+ * then the session's stack table when the graph read it. */
+static void build_gathered(struct cg_build *b)
+{
+	cg_names_free(&b->names);
+	free(b->classes);
+	free(b->whos);
+	free(b->node_of);
+	free(b->node_gen);
+	free(b->pfx);
+	oputil_idxset_free(&b->pfx_set);
+	free(b->memo_pfx);
+	free(b->memo_class);
+	free(b->path);
+	oputil_idxset_free(&b->node_set);
+	memset(&b->names, 0, sizeof(b->names));
+	b->classes = NULL;
+	b->whos = NULL;
+	b->node_of = b->node_gen = b->memo_pfx = b->memo_class = NULL;
+	b->pfx = NULL;
+	b->path = NULL;
+	/* the raw input is named: only the model is kept */
+	cg_input_free(b->cg->in);
+	b->cg->in = NULL;
+	if (b->src->release_stacks)
+		ops_session_release_stacks(b->src->s);
+}
+
+/*
+ * Each stage frees what the next ones do not need, as soon as it can: a
+ * JIT's samples each have their own stack, and the input, the names of
+ * its slots and the classes, one each a sample, were together most of
+ * the report's memory, while the model is a few thousand stacks.
+ */
 int callgraph_resolve(struct callgraph *cg, const struct cg_sources *src)
 {
 	struct cg_build b = { .cg = cg, .src = src };
 	int ret;
 
-	ret = (cg->in ? cg_input_weigh(cg->in) : 0) ?:
-	      cg_names_resolve(&b.names, cg, src) ?: gather_classes(&b) ?:
-	      build_tables(&b) ?: build_model(&b);
-	cg_names_free(&b.names);
-	free(b.classes);
+	ret = cg_names_resolve(&b.names, cg, src);
+	if (!ret && cg->in)
+		cg_input_named(cg->in);
+	ret = ret ?: gather_classes(&b);
+	if (!ret && cg->in)
+		cg_input_classed(cg->in);
+	ret = ret ?: build_tables(&b) ?: gather_site_stacks(&b);
+	build_gathered(&b);
+	ret = ret ?: build_model(&b);
 	free(b.ts);
 	free(b.class_ss);
-	free(b.node_of);
-	free(b.node_gen);
-	free(b.pfx);
-	oputil_idxset_free(&b.pfx_set);
-	free(b.memo_pfx);
-	free(b.memo_class);
-	free(b.path);
-	oputil_idxset_free(&b.node_set);
-	/* the raw input is named: only the model is kept */
-	cg_input_free(cg->in);
-	cg->in = NULL;
 	return ret;
 }
 

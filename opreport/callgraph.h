@@ -161,28 +161,30 @@ int callgraph_new(struct callgraph **out, struct report *r);
 void callgraph_free(struct callgraph *cg);
 
 /*
- * Add the stack of FRAME called from stack PARENT (CG_NONE: FRAME is the
- * root), and say in *ID its id: a tree of stacks, as the session keeps
- * its table, added as it is, each stack once.  TRUNCATED, said of a
- * root: the chain was cut at the recording's depth limit, and so are the
- * stacks below it.  0, or -ENOMEM (not reported).
+ * Take session S's stack table as the graph's first stacks, stack I of
+ * the table stack I here: a tree, each frame once however many stacks
+ * pass through it.  The graph reads the table's frames and parents
+ * from S, without a copy, until callgraph_resolve() has named them:
+ * S's stacks are not to be released before.  STOPPED[I] says that
+ * stack I's frame is one of a program a kernel frame below it stopped,
+ * to be named one byte on (profile.c).  Before any other add.  0, or
+ * -ENOMEM (not reported).
  */
-int callgraph_add_frame(struct callgraph *cg, uint32_t parent,
-			const struct cg_raw_frame *frame, bool truncated,
-			uint32_t *id);
+int callgraph_add_table(struct callgraph *cg, const struct ops_session *s,
+			const bool *stopped);
 
 /* Add stack FRAMES[0..N), leaf first as the kernel gave them (return
  * addresses for all but the leaf), and say in *ID its id: a stack this
  * function added before, or the stacks of its callers, are found and
- * shared.  Not to be mixed with callgraph_add_frame().  0, or -ENOMEM
+ * shared, apart from the table's.  0, or -ENOMEM
  * (not reported). */
 int callgraph_add_stack(struct callgraph *cg,
 			const struct cg_raw_frame *frames, size_t n,
 			bool truncated, uint32_t *id);
 
 /* The leaf of stack ID, which callgraph_add_stack gave. */
-const struct cg_raw_frame *callgraph_stack_leaf(const struct callgraph *cg,
-						uint32_t id);
+struct cg_raw_frame callgraph_stack_leaf(const struct callgraph *cg,
+					 uint32_t id);
 
 /*
  * Add COUNT samples of CTX with stack ID.  TIME_NS is their time, by
@@ -218,6 +220,10 @@ struct cg_sources {
 	struct image_cache *images;
 	struct kallsyms *ks;		/* may be NULL: no kernel frames */
 	struct anon_handlers *handlers; /* may be NULL */
+	/* release the session's stacks (ops_session_release_stacks) once
+	 * the graph is done with its table, before the model's last
+	 * stages */
+	bool release_stacks;
 };
 
 /* Whether session S recorded call chains (oprofiled -g). */

@@ -31,8 +31,10 @@ static uint64_t frame_hash(uint32_t parent, const struct cg_raw_frame *fr,
 static bool stack_is(const struct cg_input *in, uint32_t i, uint32_t parent,
 		     const struct cg_raw_frame *fr, bool truncated)
 {
-	return in->parent[i] == parent && in->frames[i].image == fr->image &&
-	       in->frames[i].addr == fr->addr &&
+	struct cg_raw_frame f = cg_in_frame(in, i);
+
+	return cg_in_parent(in, i) == parent && f.image == fr->image &&
+	       f.addr == fr->addr &&
 	       (parent != CG_NONE ||
 		!(in->flags[i] & CG_IN_TRUNCATED) == !truncated);
 }
@@ -50,14 +52,15 @@ static uint32_t caller_slot(const struct cg_input *in, uint32_t e,
 
 /* Stack N's caller slots: its parent's, and its own address as a caller
  * when it is anonymous and new. */
-static int caller_slots(struct cg_input *in, uint32_t n)
+static int caller_slots(struct cg_input *in, uint32_t n,
+			const struct cg_raw_frame *fr)
 {
-	uint32_t parent = in->parent[n];
+	uint32_t parent = cg_in_parent(in, n);
 	uint32_t head = parent == CG_NONE ? CG_NONE : in->cs_head[parent];
-	uint64_t addr = cg_lookup_addr(1, in->frames[n].addr);
+	uint64_t addr = cg_lookup_addr(1, fr->addr);
 	uint32_t slot = CG_NONE;
 
-	if (in->frames[n].image == CG_ANON &&
+	if (fr->image == CG_ANON &&
 	    (slot = caller_slot(in, head, addr)) == CG_NONE) {
 		if (in->nr_cs >= CG_NONE - 1 ||
 		    oputil_grow(&in->cs_addr, &in->cap_cs_addr, in->nr_cs + 1,
@@ -78,54 +81,87 @@ static int caller_slots(struct cg_input *in, uint32_t n)
 	return 0;
 }
 
+/* Room for stack N's own arrays; for one of its own (not the table's)
+ * its frame and parent too. */
+static int stack_room(struct cg_input *in, size_t n)
+{
+	size_t own = n >= in->nr_table ? n - in->nr_table + 1 : 0;
+
+	if (n >= CG_NONE - 2)
+		return -ENOMEM;
+	if (own && (oputil_grow(&in->frames, &in->cap_frames, own,
+				sizeof(*in->frames)) ||
+		    oputil_grow(&in->parent, &in->cap_parent, own,
+				sizeof(*in->parent))))
+		return -ENOMEM;
+	if (oputil_grow(&in->flags, &in->cap_flags, n + 1,
+			sizeof(*in->flags)) ||
+	    oputil_grow(&in->cs_head, &in->cap_cs_head, n + 1,
+			sizeof(*in->cs_head)) ||
+	    oputil_grow(&in->cslot, &in->cap_cslot, n + 1,
+			sizeof(*in->cslot)) ||
+	    oputil_grow(&in->leaf_slot, &in->cap_leaf_slot, n + 1,
+			sizeof(*in->leaf_slot)))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Stack N, whose frame is FR below PARENT (cut when TRUNCATED, and
+ * with FLAGS), set up; its frame and parent in place already. */
+static int stack_init(struct cg_input *in, uint32_t n, uint32_t parent,
+		      const struct cg_raw_frame *fr, bool truncated,
+		      uint8_t flags)
+{
+	/* a chain cut at its root is cut for every stack below */
+	if (parent != CG_NONE)
+		truncated = in->flags[parent] & CG_IN_TRUNCATED;
+	in->flags[n] = flags | (truncated ? CG_IN_TRUNCATED : 0);
+	in->leaf_slot[n] = CG_NONE;
+	return caller_slots(in, n, fr);
+}
+
 /* Append stack FR below PARENT (cut when TRUNCATED) as id N. */
 static int stack_append(struct cg_input *in, uint32_t parent,
 			const struct cg_raw_frame *fr, bool truncated)
 {
 	size_t n = in->nr_stacks;
 
-	if (n >= CG_NONE - 2 ||
-	    oputil_grow(&in->frames, &in->cap_frames, n + 1,
-			sizeof(*in->frames)) ||
-	    oputil_grow(&in->parent, &in->cap_parent, n + 1,
-			sizeof(*in->parent)) ||
-	    oputil_grow(&in->flags, &in->cap_flags, n + 1,
-			sizeof(*in->flags)) ||
-	    oputil_grow(&in->cs_head, &in->cap_cs_head, n + 1,
-			sizeof(*in->cs_head)) ||
-	    oputil_grow(&in->cslot, &in->cap_cslot, n + 1,
-			sizeof(*in->cslot)) ||
-	    oputil_grow(&in->slots_at, &in->cap_slots_at, n + 1,
-			sizeof(*in->slots_at)) ||
-	    oputil_grow(&in->slots_n, &in->cap_slots_n, n + 1,
-			sizeof(*in->slots_n)) ||
-	    oputil_grow(&in->leaf_slot, &in->cap_leaf_slot, n + 1,
-			sizeof(*in->leaf_slot)))
+	if (stack_room(in, n))
 		return -ENOMEM;
-	in->frames[n] = *fr;
-	in->parent[n] = parent;
-	/* a chain cut at its root is cut for every stack below */
-	in->flags[n] = (parent != CG_NONE ? in->flags[parent] & CG_IN_TRUNCATED
-					  : truncated)
-			       ? CG_IN_TRUNCATED
-			       : 0;
-	in->slots_at[n] = in->slots_n[n] = 0;
-	in->leaf_slot[n] = CG_NONE;
-	if (caller_slots(in, (uint32_t)n))
+	in->frames[n - in->nr_table] = *fr;
+	in->parent[n - in->nr_table] = parent;
+	if (stack_init(in, (uint32_t)n, parent, fr, truncated, 0))
 		return -ENOMEM;
 	in->nr_stacks++;
 	return 0;
 }
 
-int callgraph_add_frame(struct callgraph *cg, uint32_t parent,
-			const struct cg_raw_frame *frame, bool truncated,
-			uint32_t *id)
+int callgraph_add_table(struct callgraph *cg, const struct ops_session *s,
+			const bool *stopped)
 {
 	struct cg_input *in = input_of(cg);
+	uint32_t n = ops_session_nr_stacks(s), i, parent, flags;
 
-	if (!in || stack_append(in, parent, frame, truncated))
+	if (!in)
 		return -ENOMEM;
-	*id = (uint32_t)(in->nr_stacks - 1);
+	if (in->nr_stacks)
+		return -EINVAL; /* the table's ids are the first */
+	in->table = s;
+	in->nr_table = n;
+	if (n && stack_room(in, n - 1))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct cg_raw_frame fr = cg_raw_frame_of(
+			ops_session_stack_top(s, i, &parent, &flags));
+
+		/* the reader has checked that a parent comes first */
+		if (stopped[i])
+			fr.addr++;
+		if (stack_init(in, i, parent, &fr, flags & OPS_STACK_TRUNCATED,
+			       stopped[i] ? CG_IN_STOPPED : 0))
+			return -ENOMEM;
+		in->nr_stacks++;
+	}
 	return 0;
 }
 
@@ -177,123 +213,116 @@ int callgraph_add_stack(struct callgraph *cg,
 	return ret;
 }
 
-const struct cg_raw_frame *callgraph_stack_leaf(const struct callgraph *cg,
-						uint32_t id)
+struct cg_raw_frame callgraph_stack_leaf(const struct callgraph *cg,
+					 uint32_t id)
 {
-	return &cg->in->frames[id];
+	return cg_in_frame(cg->in, id);
 }
 
 /* Stack ID is a sample's: note it a leaf, its callers callers, and its
  * slots: its callers', then its leaf's address when no caller has it. */
-static int stack_used(struct cg_input *in, uint32_t id)
+static void stack_used(struct cg_input *in, uint32_t id)
 {
-	uint32_t parent = in->parent[id], n = cg_caller_slots(in, parent);
+	uint32_t parent = cg_in_parent(in, id),
+		 n = cg_caller_slots(in, parent);
 	uint32_t head = parent == CG_NONE ? CG_NONE : in->cs_head[parent];
-	uint64_t addr = in->frames[id].addr;
-	size_t at = in->nr_slots;
-	uint32_t e, p, leaf = CG_NONE;
+	struct cg_raw_frame fr = cg_in_frame(in, id);
+	uint32_t p, leaf = CG_NONE;
 
 	in->flags[id] |= CG_IN_LEAF;
 	/* a caller marked has its own callers marked */
 	for (p = parent; p != CG_NONE && !(in->flags[p] & CG_IN_CALLER);
-	     p = in->parent[p])
+	     p = cg_in_parent(in, p))
 		in->flags[p] |= CG_IN_CALLER;
-	if (in->frames[id].image == CG_ANON &&
-	    (leaf = caller_slot(in, head, addr)) == CG_NONE)
+	if (fr.image == CG_ANON &&
+	    (leaf = caller_slot(in, head, fr.addr)) == CG_NONE)
 		leaf = n++;
-	if (at + n >= UINT32_MAX ||
-	    oputil_grow(&in->slot_addr, &in->cap_slot_addr, at + n,
-			sizeof(*in->slot_addr)))
-		return -ENOMEM;
-	for (e = head; e != CG_NONE; e = in->cs_prev[e])
-		in->slot_addr[at + in->cs_slot[e]] = in->cs_addr[e];
-	if (leaf != CG_NONE)
-		in->slot_addr[at + leaf] = addr;
-	in->slots_at[id] = (uint32_t)at;
-	in->slots_n[id] = n;
 	in->leaf_slot[id] = leaf;
-	in->nr_slots = at + n;
-	return 0;
+	if (n > in->max_slots)
+		in->max_slots = n;
 }
 
-/* Stack T entered (IN true) or left in the walk of cg_input_weigh():
- * the weights of a sample's leaf, then T's own caller slot counted for
- * the stacks below it. */
-static void weigh_visit(struct cg_input *in, uint32_t *cnt, uint32_t t,
-			bool enter)
+void cg_input_slots(const struct cg_input *in, uint32_t id, uint64_t *addr,
+		    uint32_t *weight)
 {
-	uint32_t k, n;
+	uint32_t parent = cg_in_parent(in, id), leaf = in->leaf_slot[id];
+	uint32_t e, p;
 
-	if (!enter) {
-		if (in->cslot[t] != CG_NONE)
-			cnt[in->cslot[t]]--;
+	if (addr) {
+		for (e = parent == CG_NONE ? CG_NONE : in->cs_head[parent];
+		     e != CG_NONE; e = in->cs_prev[e])
+			addr[in->cs_slot[e]] = in->cs_addr[e];
+		if (leaf != CG_NONE)
+			addr[leaf] = cg_in_frame(in, id).addr;
+	}
+	if (!weight)
 		return;
-	}
-	if (in->flags[t] & CG_IN_LEAF) {
-		uint32_t *w = in->slot_weight + in->slots_at[t];
-
-		n = cg_caller_slots(in, in->parent[t]);
-		for (k = 0; k < in->slots_n[t]; k++)
-			w[k] = k < n ? cnt[k] : 0;
-		if (in->leaf_slot[t] != CG_NONE)
-			w[in->leaf_slot[t]]++;
-	}
-	if (in->cslot[t] != CG_NONE)
-		cnt[in->cslot[t]]++;
+	memset(weight, 0, cg_slots_n(in, id) * sizeof(*weight));
+	/* each caller's own slot, as many times as the stack passes it */
+	for (p = parent; p != CG_NONE; p = cg_in_parent(in, p))
+		if (in->cslot[p] != CG_NONE)
+			weight[in->cslot[p]]++;
+	if (leaf != CG_NONE)
+		weight[leaf]++;
 }
 
-int cg_input_weigh(struct cg_input *in)
+void cg_input_named(struct cg_input *in)
 {
-	uint32_t *child = NULL, *sib = NULL, *cnt = NULL;
-	size_t *todo = NULL, i, n = in->nr_stacks, nt = 0;
-	int ret = -ENOMEM;
+	/* the callers' addresses; their slots' numbers stay, which the
+	 * model's classes compare */
+	free(in->cs_addr);
+	free(in->cs_prev);
+	in->cs_addr = NULL;
+	in->cs_prev = NULL;
+	in->cap_cs_addr = in->cap_cs_prev = 0;
+	oputil_idxset_free(&in->stack_set);
+}
 
-	if (oputil_grow(&in->slot_weight, &in->cap_slot_weight,
-			in->nr_slots ? in->nr_slots : 1,
-			sizeof(*in->slot_weight)))
-		return -ENOMEM;
-	/* the tree walked from each root, each stack's count of every
-	 * caller slot held on the way down: no stack is walked to its
-	 * root, and each is visited once */
-	child = malloc((n + 1) * sizeof(*child));
-	sib = malloc((n ? n : 1) * sizeof(*sib));
-	cnt = calloc(in->nr_cs + 1, sizeof(*cnt));
-	todo = malloc((n ? 2 * n : 1) * sizeof(*todo));
-	if (!child || !sib || !cnt || !todo)
-		goto out;
-	/* child[n] lists the roots */
-	for (i = 0; i <= n; i++)
-		child[i] = CG_NONE;
-	for (i = n; i-- > 0;) {
-		uint32_t up = in->parent[i] == CG_NONE ? (uint32_t)n
-						       : in->parent[i];
+void cg_input_classed(struct cg_input *in)
+{
+	free(in->samples);
+	in->samples = NULL;
+	in->nr_samples = in->cap_samples = 0;
+}
 
-		if (!(in->flags[i] & (CG_IN_LEAF | CG_IN_CALLER)))
-			continue; /* no sample's stack passes here */
-		sib[i] = child[up];
-		child[up] = (uint32_t)i;
+/* CTX's index in IN's contexts, added when new, into *AT. */
+static int ctx_intern(struct cg_input *in, const struct cg_raw_ctx *ctx,
+		      uint32_t *at)
+{
+	const struct cg_raw_ctx *v = in->ctxs;
+	struct oputil_idxset_pos pos;
+	uint64_t h;
+	uint32_t i;
+
+	/* a process's samples, and a context's counts, come together */
+	if (in->nr_ctxs) {
+		i = (uint32_t)in->nr_ctxs - 1;
+		if (v[i].app == ctx->app && v[i].proc == ctx->proc &&
+		    v[i].tgid == ctx->tgid) {
+			*at = i;
+			return 0;
+		}
 	}
-	/* stack T to enter is pushed as 2T, to leave as 2T + 1 */
-	for (i = child[n]; i != CG_NONE; i = sib[i])
-		todo[nt++] = 2 * i;
-	while (nt) {
-		size_t x = todo[--nt];
-		uint32_t t = (uint32_t)(x / 2), c;
-
-		weigh_visit(in, cnt, t, !(x & 1));
-		if (x & 1)
-			continue;
-		todo[nt++] = x + 1;
-		for (c = child[t]; c != CG_NONE; c = sib[c])
-			todo[nt++] = 2 * (size_t)c;
+	h = oputil_hash_u64(oputil_hash_word(
+		oputil_hash_word(oputil_hash_word(OPUTIL_HASH_SEED, ctx->app),
+				 ctx->proc),
+		ctx->tgid));
+	i = oputil_idxset_find(&in->ctx_set, h, &pos, k,
+			       v[k].app == ctx->app &&
+				       v[k].proc == ctx->proc &&
+				       v[k].tgid == ctx->tgid);
+	if (i == OPUTIL_IDXSET_NONE) {
+		if (in->nr_ctxs >= UINT32_MAX - 1 ||
+		    oputil_grow(&in->ctxs, &in->cap_ctxs, in->nr_ctxs + 1,
+				sizeof(*in->ctxs)) ||
+		    oputil_idxset_put(&in->ctx_set, &pos,
+				      (uint32_t)in->nr_ctxs) < 0)
+			return -ENOMEM;
+		i = (uint32_t)in->nr_ctxs;
+		in->ctxs[in->nr_ctxs++] = *ctx;
 	}
-	ret = 0;
-out:
-	free(child);
-	free(sib);
-	free(cnt);
-	free(todo);
-	return ret;
+	*at = i;
+	return 0;
 }
 
 static int add_samples(struct callgraph *cg, const struct cg_raw_ctx *ctx,
@@ -301,18 +330,20 @@ static int add_samples(struct callgraph *cg, const struct cg_raw_ctx *ctx,
 		       uint64_t count)
 {
 	struct cg_input *in = cg->in;
-	int ret;
+	uint32_t c;
 
 	if (!count)
 		return 0;
-	if (!(in->flags[id] & CG_IN_LEAF) && (ret = stack_used(in, id)))
-		return ret;
+	if (!(in->flags[id] & CG_IN_LEAF))
+		stack_used(in, id);
 	if (oputil_grow(&in->samples, &in->cap_samples, in->nr_samples + 1,
 			sizeof(*in->samples)))
 		return -ENOMEM;
+	if (ctx_intern(in, ctx, &c))
+		return -ENOMEM;
 	in->samples[in->nr_samples++] =
-		(struct cg_sample_in){ *ctx, id, slice, time_ns, count };
-	in->nr_sample_slots += in->slots_n[id];
+		(struct cg_sample_in){ c, id, slice, time_ns, count };
+	in->nr_sample_slots += cg_slots_n(in, id);
 	return 0;
 }
 
@@ -404,16 +435,14 @@ void cg_input_free(struct cg_input *in)
 	free(in->flags);
 	free(in->cs_head);
 	free(in->cslot);
-	free(in->slots_at);
-	free(in->slots_n);
 	free(in->leaf_slot);
 	free(in->cs_addr);
 	free(in->cs_slot);
 	free(in->cs_prev);
 	oputil_idxset_free(&in->stack_set);
-	free(in->slot_addr);
-	free(in->slot_weight);
 	free(in->samples);
+	free(in->ctxs);
+	oputil_idxset_free(&in->ctx_set);
 	oputil_idxset_free(&in->sum_set);
 	free(in->sums);
 	free(in);

@@ -30,9 +30,12 @@
 #define CG_IN_TRUNCATED 0x1 /* the chain was cut: its root is not the root */
 #define CG_IN_LEAF 0x2	    /* the leaf of some sample's stack */
 #define CG_IN_CALLER 0x4    /* a caller in some sample's stack */
+/* a frame of the session's table that a kernel frame below it stopped:
+ * looked up one byte on, as a leaf (profile.c's stopped_addr) */
+#define CG_IN_STOPPED 0x8
 
 struct cg_sample_in {
-	struct cg_raw_ctx ctx;
+	uint32_t ctx; /* its index in cg_input.ctxs */
 	uint32_t stack;
 	uint32_t slice; /* its time slice, or CG_NO_SLICE */
 	uint64_t time_ns;
@@ -47,7 +50,13 @@ struct cg_sum {
 };
 
 struct cg_input {
-	/* stack I: frames[I] below stack parent[I] (CG_NONE at a root) */
+	/* stacks 0 .. nr_table - 1 are the session's table, as it is
+	 * (callgraph_add_table): their frames and parents are read from
+	 * it, not copied, the larger part of a JIT session's tree; stack
+	 * I from nr_table on is frames[I - nr_table] below stack
+	 * parent[I - nr_table] (CG_NONE at a root) */
+	const struct ops_session *table;
+	uint32_t nr_table;
 	struct cg_raw_frame *frames;
 	uint32_t *parent;
 	uint8_t *flags;
@@ -55,30 +64,69 @@ struct cg_input {
 	 * to it, a list from entry cs_head[I] (CG_NONE: none) back to the
 	 * root's, and its own slot, cslot[I] (CG_NONE: not anonymous) */
 	uint32_t *cs_head, *cslot;
-	/* a CG_IN_LEAF stack's slots: slot_addr and slot_weight (the
-	 * frames each stands for) from slots_at[I], slots_n[I] of them, and
-	 * the slot of its leaf, leaf_slot[I] (CG_NONE: not anonymous) */
-	uint32_t *slots_at, *slots_n, *leaf_slot;
+	/* a CG_IN_LEAF stack's slots (cg_slots_n): the callers' and,
+	 * when none of them has the leaf's address, the leaf's; the leaf's
+	 * slot is leaf_slot[I] (CG_NONE: not anonymous); their addresses
+	 * and weights are put together when asked for (cg_input_slots) */
+	uint32_t *leaf_slot;
 	size_t nr_stacks, cap_frames, cap_parent, cap_flags, cap_cs_head,
-		cap_cslot, cap_slots_at, cap_slots_n, cap_leaf_slot;
+		cap_cslot, cap_leaf_slot;
+	uint32_t max_slots;		/* the most slots a leaf stack has */
 	struct oputil_idxset stack_set; /* by (parent, frame, truncated) */
 	/* list entries: a caller slot's address, its number, the entry of
 	 * the slot before */
 	uint64_t *cs_addr;
 	uint32_t *cs_slot, *cs_prev;
 	size_t nr_cs, cap_cs_addr, cap_cs_slot, cap_cs_prev;
-	uint64_t *slot_addr;
-	uint32_t *slot_weight;
-	size_t nr_slots, cap_slot_addr, cap_slot_weight;
 	struct cg_sample_in *samples;
 	size_t nr_samples, cap_samples;
-	/* the slots of all samples: the sum of their stacks' slots_n */
+	/* the samples' contexts, each once: a few, where the samples are
+	 * one a JIT sample of a stack of its own */
+	struct cg_raw_ctx *ctxs;
+	size_t nr_ctxs, cap_ctxs;
+	struct oputil_idxset ctx_set;
+	/* the slots of all samples: the sum of their stacks' */
 	size_t nr_sample_slots;
 	/* the process's samples being summed, by (stack, slice) */
 	struct cg_sum *sums;
 	size_t nr_sums, cap_sums;
 	struct oputil_idxset sum_set;
 };
+
+/* Stack ID's own frame (its leaf). */
+static inline struct cg_raw_frame cg_in_frame(const struct cg_input *in,
+					      uint32_t id)
+{
+	uint32_t parent, flags;
+	struct cg_raw_frame fr;
+
+	if (id >= in->nr_table)
+		return in->frames[id - in->nr_table];
+	fr = cg_raw_frame_of(
+		ops_session_stack_top(in->table, id, &parent, &flags));
+	if (in->flags[id] & CG_IN_STOPPED)
+		fr.addr++;
+	return fr;
+}
+
+/* The stack of stack ID's callers, CG_NONE at a root. */
+static inline uint32_t cg_in_parent(const struct cg_input *in, uint32_t id)
+{
+	uint32_t parent, flags;
+
+	if (id >= in->nr_table)
+		return in->parent[id - in->nr_table];
+	ops_session_stack_top(in->table, id, &parent, &flags);
+	/* the table's root is UINT32_MAX, which is CG_NONE */
+	return parent;
+}
+
+/* Whose stack sample SMP's is. */
+static inline const struct cg_raw_ctx *
+cg_sample_ctx(const struct cg_input *in, const struct cg_sample_in *smp)
+{
+	return &in->ctxs[smp->ctx];
+}
 
 /* The address frame F (leaf first) of a stack is looked up at. */
 static inline uint64_t cg_lookup_addr(uint32_t f, uint64_t addr)
@@ -95,9 +143,29 @@ static inline uint32_t cg_caller_slots(const struct cg_input *in, uint32_t id)
 	return e == CG_NONE ? 0 : in->cs_slot[e] + 1;
 }
 
-/* Fill every sample's leaf stack's slot_weight, once all samples are
- * in.  0 or -ENOMEM (not reported). */
-int cg_input_weigh(struct cg_input *in);
+/* The slots of stack ID, a sample's leaf stack: its callers', and one
+ * more when its leaf's address is none of theirs (leaf_slot is then
+ * the one after the callers'). */
+static inline uint32_t cg_slots_n(const struct cg_input *in, uint32_t id)
+{
+	uint32_t n = cg_caller_slots(in, cg_in_parent(in, id));
+
+	return in->leaf_slot[id] == n ? n + 1 : n;
+}
+
+/* The slots of stack ID, a sample's leaf stack, cg_slots_n() of
+ * them: the address each is looked up at into ADDR, and into WEIGHT
+ * the frames of the stack each stands for (a recursion returns to one
+ * address many times); either may be NULL.  Put together from the
+ * callers' list and a walk to the root rather than kept: a JIT's
+ * samples have a stack each, and their slots were most of its input. */
+void cg_input_slots(const struct cg_input *in, uint32_t id, uint64_t *addr,
+		    uint32_t *weight);
+
+/* What only the naming needed, freed once the frames are named. */
+void cg_input_named(struct cg_input *in);
+/* The samples, freed once they are gathered into classes. */
+void cg_input_classed(struct cg_input *in);
 
 void cg_input_free(struct cg_input *in);
 

@@ -566,15 +566,13 @@ static int time_order(struct ops_anon_sample *smp, uint32_t *slots,
 	return 0;
 }
 
-/* The frames slot K of sample SMP stands for: its stack's frames at
- * that address, times the sample's count (at most UINT32_MAX). */
-static uint64_t slot_weight(const struct cg_input *in,
-			    const struct cg_sample_in *smp, uint32_t k)
+/* The frames a slot of sample SMP stands for, W of its stack's frames:
+ * W times the sample's count (at most UINT32_MAX). */
+static uint64_t slot_weight(const struct cg_sample_in *smp, uint32_t w)
 {
-	uint64_t w =
-		in->slot_weight[in->slots_at[smp->stack] + k] * smp->count;
+	uint64_t v = w * smp->count;
 
-	return w < UINT32_MAX ? w : UINT32_MAX;
+	return v < UINT32_MAX ? v : UINT32_MAX;
 }
 
 /*
@@ -594,6 +592,9 @@ struct anon_groups {
 	 * index of the first one's first slot */
 	size_t *first, *end, *first_slot;
 	bool *by_group; /* per process: named a group at a time */
+	/* a sample's slots' addresses and weights (cg_input_slots) */
+	uint64_t *addr;
+	uint32_t *w;
 };
 
 /* The frames of one process given to its handler, and where their names
@@ -620,7 +621,7 @@ static int give_frames(void *ctx, bool timeless,
 	struct anon_groups *ag = pf->ag;
 	const struct cg_input *in = pf->nc->cg->in;
 	uint32_t *slot_named = pf->nc->nm->slot_named;
-	size_t i, k, at, m = 0, lo;
+	size_t i, k, at, m = 0, lo, ns;
 
 	if (timeless)
 		m = pf->hi - pf->lo;
@@ -662,11 +663,12 @@ static int give_frames(void *ctx, bool timeless,
 	for (i = ag->first[pf->proc]; i < ag->end[pf->proc]; i++) {
 		const struct cg_sample_in *smp = &in->samples[i];
 
-		if (smp->ctx.proc != pf->proc) {
-			at += in->slots_n[smp->stack];
+		if (cg_sample_ctx(in, smp)->proc != pf->proc) {
+			at += cg_slots_n(in, smp->stack);
 			continue;
 		}
-		for (k = 0; k < in->slots_n[smp->stack]; k++) {
+		cg_input_slots(in, smp->stack, NULL, ag->w);
+		for (k = 0, ns = cg_slots_n(in, smp->stack); k < ns; k++) {
 			size_t slot = at++;
 			struct key_addr *gr =
 				&ag->g.v[ag->rank[slot_named[slot]]];
@@ -675,7 +677,7 @@ static int give_frames(void *ctx, bool timeless,
 			pf->smp[to] = (struct ops_anon_sample){ smp->time_ns,
 								gr->addr, 0 };
 			pf->slots[to] = (uint32_t)slot;
-			pf->weights[to] = (uint32_t)slot_weight(in, smp, k);
+			pf->weights[to] = (uint32_t)slot_weight(smp, ag->w[k]);
 		}
 	}
 	for (k = pf->lo, lo = 0; k < pf->hi; k++) {
@@ -792,7 +794,8 @@ static int name_stack_frames(struct name_ctx *nc, uint32_t unknown)
 	int ret = 0;
 
 	for (i = 0; i < in->nr_stacks && !ret; i++) {
-		const struct cg_raw_frame *fr = &in->frames[i];
+		struct cg_raw_frame f = cg_in_frame(in, (uint32_t)i);
+		const struct cg_raw_frame *fr = &f;
 		bool unk = fr->image == CG_UNKNOWN || fr->image >= nr_img;
 
 		nm->leaf_named[i] = nm->caller_named[i] = CG_NONE;
@@ -822,7 +825,8 @@ static int name_stack_frames(struct name_ctx *nc, uint32_t unknown)
 		}
 	}
 	for (i = 0; i < in->nr_stacks && !ret; i++) {
-		const struct cg_raw_frame *fr = &in->frames[i];
+		struct cg_raw_frame f = cg_in_frame(in, (uint32_t)i);
+		const struct cg_raw_frame *fr = &f;
 		bool unk = fr->image == CG_UNKNOWN || fr->image >= nr_img;
 
 		if (fr->image == CG_ANON)
@@ -855,7 +859,7 @@ static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 {
 	const struct cg_input *in = nc->cg->in;
 	uint32_t *slot_named = nc->nm->slot_named;
-	uint32_t nr_proc = ops_session_nr_processes(nc->src->s), k;
+	uint32_t nr_proc = ops_session_nr_processes(nc->src->s), k, ns;
 	struct anon_groups ag = { 0 };
 	size_t i, at, j;
 	int ret = -ENOMEM;
@@ -866,13 +870,16 @@ static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 	ag.end = calloc(nr_proc ? nr_proc : 1, sizeof(*ag.end));
 	ag.first_slot = calloc(nr_proc ? nr_proc : 1, sizeof(*ag.first_slot));
 	ag.by_group = calloc(nr_proc ? nr_proc : 1, sizeof(*ag.by_group));
-	if (!ag.first || !ag.end || !ag.first_slot || !ag.by_group)
+	ag.addr =
+		malloc((in->max_slots ? in->max_slots : 1) * sizeof(*ag.addr));
+	ag.w = malloc((in->max_slots ? in->max_slots : 1) * sizeof(*ag.w));
+	if (!ag.first || !ag.end || !ag.first_slot || !ag.by_group ||
+	    !ag.addr || !ag.w)
 		goto out;
 	/* each slot's group, in the slot's name for now */
 	for (i = at = 0; i < in->nr_samples; i++) {
 		const struct cg_sample_in *s = &in->samples[i];
-		const uint64_t *addr = in->slot_addr + in->slots_at[s->stack];
-		uint32_t p = s->ctx.proc;
+		uint32_t p = cg_sample_ctx(in, s)->proc;
 
 		if (p != CG_NONE && p >= nr_proc) {
 			ret = -EINVAL;
@@ -882,16 +889,18 @@ static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 			ag.first[p] = i;
 			ag.first_slot[p] = at;
 		}
-		if (p != CG_NONE)
+		if (p != CG_NONE) {
 			ag.end[p] = i + 1;
-		for (k = 0; k < in->slots_n[s->stack]; k++, at++) {
+			cg_input_slots(in, s->stack, ag.addr, ag.w);
+		}
+		for (k = 0, ns = cg_slots_n(in, s->stack); k < ns; k++, at++) {
 			uint32_t gi;
 
 			if (p == CG_NONE) {
 				slot_named[at] = unknown;
 				continue;
 			}
-			if (key_addr_of(&ag.g, p, addr[k], &gi) ||
+			if (key_addr_of(&ag.g, p, ag.addr[k], &gi) ||
 			    oputil_grow(&ag.time, &ag.cap_time, ag.g.n,
 					sizeof(*ag.time)) ||
 			    oputil_grow(&ag.weight, &ag.cap_weight, ag.g.n,
@@ -903,7 +912,7 @@ static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 			} else if (s->time_ns < ag.time[gi]) {
 				ag.time[gi] = s->time_ns;
 			}
-			ag.weight[gi] += slot_weight(in, s, k);
+			ag.weight[gi] += slot_weight(s, ag.w[k]);
 			slot_named[at] = gi;
 		}
 	}
@@ -929,10 +938,10 @@ static int name_sample_slots(struct name_ctx *nc, uint32_t unknown)
 	 * group's name */
 	for (i = at = 0; i < in->nr_samples && !ret; i++) {
 		const struct cg_sample_in *s = &in->samples[i];
-		bool by_group = s->ctx.proc != CG_NONE &&
-				ag.by_group[s->ctx.proc];
+		uint32_t p = cg_sample_ctx(in, s)->proc;
+		bool by_group = p != CG_NONE && ag.by_group[p];
 
-		for (k = 0; k < in->slots_n[s->stack]; k++, at++)
+		for (k = 0, ns = cg_slots_n(in, s->stack); k < ns; k++, at++)
 			if (by_group)
 				slot_named[at] = ag.named[slot_named[at]];
 	}
@@ -946,6 +955,8 @@ out:
 	free(ag.first);
 	free(ag.end);
 	free(ag.first_slot);
+	free(ag.addr);
+	free(ag.w);
 	free(ag.by_group);
 	return ret;
 }

@@ -459,36 +459,17 @@ static int cg_table_stopped(struct ops_session *s, uint32_t n, bool **stopped)
 
 /* folded and pprof show a session without call chains as stacks of one
  * frame; -c and json show only recorded call chains */
-/* The session's stack table into the call graph as it is, a tree, each
- * stack after its callers' (the reader has checked that a parent comes
- * before its child): each frame once, however many stacks pass through
- * it.  OF[i] is session stack i's id in the graph.  0 or -ENOMEM (not
- * reported). */
-static int cg_add_table(struct profile *p, struct ops_session *s, uint32_t *of,
-			uint32_t n)
+/* The session's stack table into the call graph as it is, a tree (each
+ * frame once, however many stacks pass through it), its stack ids the
+ * graph's.  0 or -ENOMEM (not reported). */
+static int cg_add_table(struct profile *p, struct ops_session *s)
 {
-	uint32_t i, parent, flags;
 	bool *stopped;
 	int ret;
 
-	ret = cg_table_stopped(s, n, &stopped);
-	for (i = 0; i < n && !ret; i++) {
-		const struct ops_frame *f =
-			ops_session_stack_top(s, i, &parent, &flags);
-		struct cg_raw_frame fr;
-
-		of[i] = CG_NONE;
-		if (!f || (parent != UINT32_MAX &&
-			   (parent >= i || of[parent] == CG_NONE)))
-			continue;
-		fr = cg_raw_frame_of(f);
-		if (stopped[i])
-			fr.addr = stopped_addr(fr.addr);
-		if (callgraph_add_frame(
-			    p->cg, parent == UINT32_MAX ? CG_NONE : of[parent],
-			    &fr, flags & OPS_STACK_TRUNCATED, &of[i]))
-			ret = -ENOMEM;
-	}
+	ret = cg_table_stopped(s, ops_session_nr_stacks(s), &stopped);
+	if (!ret)
+		ret = callgraph_add_table(p->cg, s, stopped);
 	free(stopped);
 	return ret;
 }
@@ -497,14 +478,14 @@ static int cg_add_table(struct profile *p, struct ops_session *s, uint32_t *of,
  * leaf, as the flat sample of the same instruction is. */
 static bool anon_stack_selected(struct report *r, struct ops_session *s,
 				const struct ops_process *p,
-				const struct cg_raw_frame *leaf)
+				struct cg_raw_frame leaf)
 {
 	const struct profile_spec *spec = r->opts->spec;
 	const struct ops_image *img;
 
-	if (leaf->image == CG_ANON || leaf->image == CG_UNKNOWN)
+	if (leaf.image == CG_ANON || leaf.image == CG_UNKNOWN)
 		return r->opts->anon_samples && anon_rows_selected(r, p);
-	img = ops_session_image(s, leaf->image);
+	img = ops_session_image(s, leaf.image);
 	if (!img || !profile_spec_match_tgid(spec, p->tgid) ||
 	    profile_spec_has_tid(spec))
 		return false;
@@ -763,7 +744,7 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 	struct jit_move *jm = NULL;
 	struct profile_jvm_sample *js = NULL;
 	size_t njm = 0, njs, cap_js = 0;
-	uint32_t nr_stacks = ops_session_nr_stacks(s), *of;
+	uint32_t nr_stacks = ops_session_nr_stacks(s);
 	const struct ops_stack_count *sc;
 	uint32_t id, sid, nr = ops_session_nr_processes(s);
 	uint32_t nr_img = ops_session_nr_images(s);
@@ -774,10 +755,7 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 	int ret = 0, timeless;
 	bool probed;
 
-	of = malloc((nr_stacks ? nr_stacks : 1) * sizeof(*of));
-	if (!of)
-		return -ENOMEM;
-	ret = cg_add_table(p, s, of, nr_stacks);
+	ret = cg_add_table(p, s);
 	ret = ret ? ret
 		  : cg_add_copies(p, r, s, &mv, &nmv, &am, &nam, &jm, &njm);
 	sc = ops_session_stack_hist(s, &n);
@@ -802,7 +780,7 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 		if (ret <= 0)
 			continue;
 		ret = 0;
-		sid = sc[i].stack < nr_stacks ? of[sc[i].stack] : CG_NONE;
+		sid = sc[i].stack < nr_stacks ? sc[i].stack : CG_NONE;
 		if (sid == CG_NONE) {
 			missing += sc[i].count;
 			continue;
@@ -832,7 +810,7 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 		for (i = 0; i < n && !ret; i++) {
 			const struct ops_stack_copy *jc;
 
-			sid = smp[i].stack < nr_stacks ? of[smp[i].stack]
+			sid = smp[i].stack < nr_stacks ? smp[i].stack
 						       : CG_NONE;
 			if (sid == CG_NONE) {
 				missing++;
@@ -896,7 +874,6 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 	}
 	free(js);
 	free(jm);
-	free(of);
 	free(mv);
 	free(am);
 	if (missing)
@@ -919,7 +896,9 @@ static bool want_callgraph(const struct report *r)
 static int cg_build(struct profile *p, struct report *r, struct ops_session *s,
 		    struct anon_handlers *handlers)
 {
-	struct cg_sources src = { s, p->images, NULL, handlers };
+	struct cg_sources src = { .s = s,
+				  .images = p->images,
+				  .handlers = handlers };
 	int ret;
 
 	ret = callgraph_new(&p->cg, r);
@@ -927,20 +906,20 @@ static int cg_build(struct profile *p, struct report *r, struct ops_session *s,
 		return ret;
 	p->cg->start_ns = ops_session_info(s)->start_ns;
 	ret = slice_counts_build(&p->slices, s);
-	if (!ret && r->has_stacks) {
+	if (!ret && r->has_stacks)
 		ret = cg_add_stacks(p, r, s, handlers);
-		/* the graph has its own copy of the tree: the session's
-		 * would double the report's memory while it is named */
-		ops_session_release_stacks(s);
-	} else if (!ret)
+	else if (!ret)
 		ret = cg_add_flat(p, r, s);
 	slice_counts_free(&p->slices);
 	if (!ret)
 		ret = kernel_syms(p, s);
-	if (ret)
-		return ret;
 	src.ks = p->ks;
-	ret = callgraph_resolve(p->cg, &src);
+	/* the graph reads the session's tree until it has named it */
+	src.release_stacks = r->has_stacks;
+	if (!ret)
+		ret = callgraph_resolve(p->cg, &src);
+	else if (r->has_stacks)
+		ops_session_release_stacks(s);
 	if (ret)
 		return ret;
 	r->cg = p->cg;

@@ -265,7 +265,8 @@ static bool anon_stack_in_window(const struct ops_anon_data *a,
 	if (!a->windowed)
 		return true;
 	if (s->addr < a->nr_stacks &&
-	    a->stack_nodes[s->addr].frame.kind != OPS_FRAME_ANON) {
+	    a->stack_frames[a->stack_nodes[s->addr].frame].kind !=
+		    OPS_FRAME_ANON) {
 		/* the writer's index: a time before the start is slice 0 */
 		t = t > a->slice_origin ? t - a->slice_origin : 0;
 		mid = t - t % OPS_SLICE_NS + OPS_SLICE_NS / 2;

@@ -22,14 +22,10 @@
 #define NODE_KERNEL 0x1
 #define NODE_CUT 0x2
 
-static uint64_t dnode_hash(uint32_t parent, const struct ops_frame *f,
-			   uint32_t flags)
+static uint64_t dnode_hash(uint32_t parent, uint32_t frame, uint32_t flags)
 {
-	return oputil_hash_word64(
-		oputil_hash_word64(oputil_hash_word(OPUTIL_HASH_SEED, parent),
-				   (uint64_t)f->image << 16 |
-					   (uint64_t)f->kind << 8 | flags),
-		f->addr);
+	return oputil_hash_word64(oputil_hash_word(OPUTIL_HASH_SEED, parent),
+				  (uint64_t)frame << 8 | flags);
 }
 
 /* The node of frame F with node flags FLAGS below dnode PARENT (index
@@ -44,29 +40,29 @@ static const char *dnode_intern(struct ops_hist_data *h, uint32_t parent,
 	struct oputil_idxset_pos pos;
 	struct ops_stack_node *nd;
 	uint32_t kernel = !!(flags & NODE_KERNEL);
-	uint32_t sflags = up		       ? up->flags
+	uint32_t up_kernel = up ? ops_node_kernel(up) : 0;
+	uint32_t sflags = up		       ? ops_node_flags(up)
 			  : (flags & NODE_CUT) ? OPS_STACK_TRUNCATED
 					       : 0;
-	uint32_t i;
+	uint16_t kernel_cut = (uint16_t)((up_kernel + kernel) << 1 | sflags);
+	uint32_t i, frame;
 
 	/* user frames are the outer ones */
-	if (up && !kernel && up->nr_kernel)
+	if (up && !kernel && up_kernel)
 		return "bad stack delta record";
 	if (up && up->depth >= OPS_STACK_MAX_FRAMES)
 		return "bad stack delta record";
+	frame = ops_hist_frame_intern(h, f);
+	if (frame == UINT32_MAX)
+		goto nomem;
 	/* a node is its frame, its parent and whether it ran in the kernel
 	 * (and at a root whether the stack was cut): FLAGS' other bits
 	 * are nothing to a reader */
 	flags = kernel | (up ? 0 : sflags ? NODE_CUT : 0);
 	i = oputil_idxset_find(
-		&h->dnode_set, dnode_hash(parent, f, flags), &pos, k,
-		h->dnodes[k].parent == parent &&
-			h->dnodes[k].frame.addr == f->addr &&
-			h->dnodes[k].frame.kind == f->kind &&
-			h->dnodes[k].frame.image == f->image &&
-			h->dnodes[k].nr_kernel - (up ? up->nr_kernel : 0) ==
-				kernel &&
-			h->dnodes[k].flags == sflags);
+		&h->dnode_set, dnode_hash(parent, frame, flags), &pos, k,
+		h->dnodes[k].parent == parent && h->dnodes[k].frame == frame &&
+			h->dnodes[k].kernel_cut == kernel_cut);
 	if (i != OPUTIL_IDXSET_NONE) {
 		*out = i;
 		return NULL;
@@ -80,11 +76,10 @@ static const char *dnode_intern(struct ops_hist_data *h, uint32_t parent,
 		goto nomem;
 	up = parent ? &h->dnodes[parent - 1] : NULL; /* they may have moved */
 	nd = &h->dnodes[i];
-	nd->frame = *f;
+	nd->frame = frame;
 	nd->parent = parent;
-	nd->depth = up ? up->depth + 1 : 1;
-	nd->nr_kernel = (up ? up->nr_kernel : 0) + kernel;
-	nd->flags = sflags;
+	nd->depth = (uint16_t)(up ? up->depth + 1 : 1);
+	nd->kernel_cut = kernel_cut;
 	h->nr_dnodes++;
 	*out = i;
 	return NULL;
@@ -150,9 +145,11 @@ static const char *delta_record(struct ops_hist_data *h, struct ops_cur *c,
 				 (!keep && !j && (kcut & 1) ? NODE_CUT : 0);
 		struct ops_frame f;
 
-		if (!delta_frame(h, c, l,
-				 parent ? &h->dnodes[parent - 1].frame : NULL,
-				 &f))
+		if (!delta_frame(
+			    h, c, l,
+			    parent ? &h->frames[h->dnodes[parent - 1].frame]
+				   : NULL,
+			    &f))
 			return "bad stack delta record";
 		why = dnode_intern(h, parent, &f, flags, oom,
 				   &l->path[keep + j]);
@@ -202,29 +199,37 @@ const char *ops_hist_stack_deltas(struct ops_hist_data *h, const uint8_t *p,
 int ops_hist_deltas_finish(struct ops_hist_data *h)
 {
 	uint32_t base = h->nr_stacks, i;
-	size_t cap = h->cap_stacks;
+	struct ops_stack_node *v;
 
 	oputil_idxset_free(&h->dnode_set);
+	/* the frames are all known: only their array is kept */
+	oputil_idxset_free(&h->frame_set);
 	if (!h->dnodes_ok)
 		return 0;
-	if ((uint64_t)base + h->dnodes_ok > UINT32_MAX ||
-	    oputil_grow(&h->nodes, &cap, (size_t)base + h->dnodes_ok,
-			sizeof(*h->nodes)))
+	if ((uint64_t)base + h->dnodes_ok > UINT32_MAX)
 		return -ENOMEM;
-	h->cap_stacks = (uint32_t)(cap > UINT32_MAX ? UINT32_MAX : cap);
 	if (!h->stack_frames &&
 	    !(h->stack_frames =
 		      malloc(OPS_STACK_MAX_FRAMES * sizeof(*h->stack_frames))))
 		return -ENOMEM;
-	for (i = 0; i < h->dnodes_ok; i++) {
-		h->nodes[base + i] = h->dnodes[i];
-		if (h->nodes[base + i].parent)
-			h->nodes[base + i].parent += base;
-	}
+	/* the deltas' nodes are most of a JIT session's: the table's few
+	 * go in front of them, where a copy of the deltas' into the table
+	 * would hold both for a moment */
+	v = realloc(h->dnodes, ((size_t)base + h->dnodes_ok) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memmove(v + base, v, (size_t)h->dnodes_ok * sizeof(*v));
+	if (base)
+		memcpy(v, h->nodes, (size_t)base * sizeof(*v));
+	for (i = base; i < base + h->dnodes_ok; i++)
+		if (v[i].parent)
+			v[i].parent += base;
 	for (i = 0; i < h->nr_deltas; i++)
 		h->delta_node[i] += base;
+	free(h->nodes);
+	h->nodes = v;
 	h->nr_stacks = base + h->dnodes_ok;
-	free(h->dnodes);
+	h->cap_stacks = h->nr_stacks;
 	h->dnodes = NULL;
 	h->nr_dnodes = h->dnodes_ok = 0;
 	h->cap_dnodes = 0;

@@ -31,14 +31,23 @@ struct ops_hist_data {
 	/* call graphs: the stack table as the file has it, a tree of
 	 * nodes, each its frame below its parent's; stack I is node I's
 	 * path to its root, put together when asked for (a node's whole
-	 * path each would take the table's depth times its memory) */
+	 * path each would take the table's depth times its memory).  A
+	 * node is 12 bytes, its frame an index into frames, where each
+	 * distinct frame is once: a JIT's recursion makes a new node most
+	 * samples from a few return addresses, and the nodes are most of a
+	 * long session's report memory. */
 	struct ops_stack_node {
-		struct ops_frame frame;
 		uint32_t parent; /* node id + 1; 0 at a root */
-		uint32_t depth;	 /* frames from here to the root */
-		uint32_t nr_kernel;
-		uint32_t flags; /* OPS_STACK_* */
+		uint32_t frame;	 /* in frames */
+		uint16_t depth;	 /* frames from here to the root */
+		/* kernel frames from here to the root << 1, and
+		 * OPS_STACK_TRUNCATED (the root's) */
+		uint16_t kernel_cut;
 	} * nodes;
+	struct ops_frame *frames;
+	uint32_t nr_frames;
+	size_t cap_frames;
+	struct oputil_idxset frame_set; /* frames, while the file is read */
 	uint32_t nr_stacks, cap_stacks;
 	/* version 5: the STACK_DELTAS stacks (delta_reader.c), interned
 	 * as they are read into nodes of their own, whose parents are
@@ -139,6 +148,19 @@ const char *ops_hist_stack_deltas(struct ops_hist_data *h, const uint8_t *p,
 bool ops_hist_stack_frame(const struct ops_hist_data *h, struct ops_cur *c,
 			  uint64_t tag, const struct ops_frame *prev,
 			  struct ops_frame *f);
+/* Frame F's index in H->frames, added when new; UINT32_MAX when out of
+ * memory (stack_reader.c). */
+uint32_t ops_hist_frame_intern(struct ops_hist_data *h,
+			       const struct ops_frame *f);
+/* Node ND's kernel frames and OPS_STACK_* flags. */
+static inline uint32_t ops_node_kernel(const struct ops_stack_node *nd)
+{
+	return nd->kernel_cut >> 1;
+}
+static inline uint32_t ops_node_flags(const struct ops_stack_node *nd)
+{
+	return nd->kernel_cut & OPS_STACK_TRUNCATED;
+}
 /* Once the whole file is read: the deltas' nodes after the table's,
  * their ids as node ids; 0 or -ENOMEM. */
 int ops_hist_deltas_finish(struct ops_hist_data *h);
@@ -208,6 +230,7 @@ struct ops_anon_data {
 	uint32_t nr_blocks, cap_blocks;
 	uint32_t nr_stacks; /* stack ids below it have an entry */
 	const struct ops_stack_node *stack_nodes; /* the session's stacks */
+	const struct ops_frame *stack_frames;	  /* and their frames */
 	/* version 5: the samples name deltas (STACK_DELTAS), each the
 	 * node of its stack here; NULL in earlier sessions */
 	const uint32_t *stack_ids;

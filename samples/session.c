@@ -293,6 +293,7 @@ static int session_load(struct ops_session *s, ops_warn_fn warn,
 		goto out;
 	s->anon.nr_stacks = s->hist.nr_stacks;
 	s->anon.stack_nodes = s->hist.nodes;
+	s->anon.stack_frames = s->hist.frames;
 	if (s->meta.info.format_version >= OPS_FORMAT_VERSION_DELTAS) {
 		/* empty when samples.hist has none: every id then lacks one */
 		static const uint32_t none;
@@ -653,8 +654,8 @@ const struct ops_frame *ops_session_stack_top(const struct ops_session *s,
 		return NULL;
 	nd = &s->hist.nodes[id];
 	*parent = nd->parent ? nd->parent - 1 : UINT32_MAX;
-	*flags = nd->flags;
-	return &nd->frame;
+	*flags = ops_node_flags(nd);
+	return &s->hist.frames[nd->frame];
 }
 
 const struct ops_stack_count *
@@ -691,6 +692,7 @@ void ops_session_release_stacks(struct ops_session *s)
 	ops_anon_release_stacks(&s->anon);
 	/* the anonymous reader's view of the table goes with it */
 	s->anon.stack_nodes = NULL;
+	s->anon.stack_frames = NULL;
 	s->anon.nr_stacks = 0;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <oputil/grow.h>
+#include <oputil/hash.h>
 
 #include "block_internal.h"
 #include "reader_internal.h"
@@ -24,6 +25,38 @@
 
 #define NODE_KERNEL 0x1
 #define NODE_CUT 0x2
+
+/* a node's depth and kernel frames fit its 16-bit fields */
+_Static_assert(OPS_STACK_MAX_FRAMES < 1u << 15, "node fields too small");
+
+static uint64_t frame_hash(const struct ops_frame *f)
+{
+	return oputil_hash_word64(oputil_hash_word64(OPUTIL_HASH_SEED,
+						     (uint64_t)f->image << 8 |
+							     f->kind),
+				  f->addr);
+}
+
+uint32_t ops_hist_frame_intern(struct ops_hist_data *h,
+			       const struct ops_frame *f)
+{
+	struct oputil_idxset_pos pos;
+	uint32_t i;
+
+	i = oputil_idxset_find(&h->frame_set, frame_hash(f), &pos, k,
+			       h->frames[k].addr == f->addr &&
+				       h->frames[k].image == f->image &&
+				       h->frames[k].kind == f->kind);
+	if (i != OPUTIL_IDXSET_NONE)
+		return i;
+	if (h->nr_frames >= UINT32_MAX - 1 ||
+	    oputil_grow(&h->frames, &h->cap_frames, (size_t)h->nr_frames + 1,
+			sizeof(*h->frames)) ||
+	    oputil_idxset_put(&h->frame_set, &pos, h->nr_frames) < 0)
+		return UINT32_MAX;
+	h->frames[h->nr_frames] = *f;
+	return h->nr_frames++;
+}
 
 bool ops_hist_stack_frame(const struct ops_hist_data *h, struct ops_cur *c,
 			  uint64_t tag, const struct ops_frame *prev,
@@ -82,6 +115,8 @@ const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 		uint32_t parent = ops_cur_varint32(&c);
 		uint32_t flags = ops_cur_varint32(&c);
 		const struct ops_stack_node *up = NULL;
+		struct ops_frame f;
+		uint32_t kernel;
 
 		if (!c.ok || parent > first + i)
 			goto bad;
@@ -92,21 +127,27 @@ const char *ops_hist_stacks(struct ops_hist_data *h, const uint8_t *p,
 		if (parent) {
 			up = &h->nodes[parent - 1];
 			/* user frames are the outer ones */
-			if (!(flags & NODE_KERNEL) && up->nr_kernel)
+			if (!(flags & NODE_KERNEL) && ops_node_kernel(up))
 				goto bad;
 			if (up->depth >= OPS_STACK_MAX_FRAMES)
 				goto bad;
 		}
 		if (!ops_hist_stack_frame(h, &c, ops_cur_varint(&c),
-					  up ? &up->frame : NULL, &nd->frame))
+					  up ? &h->frames[up->frame] : NULL,
+					  &f))
 			goto bad;
+		nd->frame = ops_hist_frame_intern(h, &f);
+		if (nd->frame == UINT32_MAX)
+			goto nomem;
 		nd->parent = parent;
-		nd->depth = up ? up->depth + 1 : 1;
-		nd->nr_kernel =
-			(up ? up->nr_kernel : 0) + !!(flags & NODE_KERNEL);
-		nd->flags = up			 ? up->flags
-			    : (flags & NODE_CUT) ? OPS_STACK_TRUNCATED
-						 : 0;
+		nd->depth = (uint16_t)(up ? up->depth + 1 : 1);
+		kernel = (up ? ops_node_kernel(up) : 0) +
+			 !!(flags & NODE_KERNEL);
+		nd->kernel_cut =
+			(uint16_t)(kernel << 1 |
+				   (up			 ? ops_node_flags(up)
+				    : (flags & NODE_CUT) ? OPS_STACK_TRUNCATED
+							 : 0));
 	}
 	if (ops_cur_left(&c))
 		return "trailing bytes in stack block";
@@ -128,10 +169,11 @@ const struct ops_stack *ops_hist_stack(struct ops_hist_data *h, uint32_t id)
 		return NULL;
 	nd = &h->nodes[id];
 	h->stack = (struct ops_stack){ h->stack_frames, nd->depth,
-				       nd->nr_kernel, nd->flags };
+				       ops_node_kernel(nd),
+				       ops_node_flags(nd) };
 	/* the depths the parse checked bound the walk */
 	for (;;) {
-		h->stack_frames[d++] = nd->frame;
+		h->stack_frames[d++] = h->frames[nd->frame];
 		if (!nd->parent)
 			break;
 		nd = &h->nodes[nd->parent - 1];
@@ -212,6 +254,11 @@ void ops_hist_stacks_finish(struct ops_hist_data *h)
 void ops_hist_stacks_free(struct ops_hist_data *h)
 {
 	free(h->nodes);
+	free(h->frames);
+	oputil_idxset_free(&h->frame_set);
+	h->frames = NULL;
+	h->nr_frames = 0;
+	h->cap_frames = 0;
 	free(h->stack_frames);
 	free(h->stack_counts);
 	ops_hist_deltas_free(h);

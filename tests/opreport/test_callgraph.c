@@ -104,7 +104,7 @@ static void fixture_open(struct fixture *fx)
 
 static void fixture_resolve(struct fixture *fx)
 {
-	struct cg_sources src = { fx->s, fx->images, NULL, NULL };
+	struct cg_sources src = { .s = fx->s, .images = fx->images };
 
 	ck_assert_int_eq(callgraph_resolve(fx->cg, &src), 0);
 }
