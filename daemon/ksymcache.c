@@ -94,8 +94,10 @@ static int module_lines(struct ksymcache *c, const char *text, size_t len,
 		if (!oputil_modules_line(line, n, &m))
 			return -EINVAL;
 		snprintf(ln, sizeof(ln), "module %.*s %.*s %.*s %.*s\n",
-			 (int)m.len[OPUTIL_MODULE_NAME], m.f[OPUTIL_MODULE_NAME],
-			 (int)m.len[OPUTIL_MODULE_SIZE], m.f[OPUTIL_MODULE_SIZE],
+			 (int)m.len[OPUTIL_MODULE_NAME],
+			 m.f[OPUTIL_MODULE_NAME],
+			 (int)m.len[OPUTIL_MODULE_SIZE],
+			 m.f[OPUTIL_MODULE_SIZE],
 			 (int)m.len[OPUTIL_MODULE_STATE],
 			 m.f[OPUTIL_MODULE_STATE],
 			 (int)m.len[OPUTIL_MODULE_ADDRESS],

@@ -313,8 +313,8 @@ static int trim_late_modules(struct ops_writer *w, struct ops_ksym_want *want,
 
 /* Field K of module line M as a number, in hex when HEX, into *V;
  * false when it is none. */
-static bool module_number(const struct oputil_modules_line *m, int k,
-			  bool hex, unsigned long long *v)
+static bool module_number(const struct oputil_modules_line *m, int k, bool hex,
+			  unsigned long long *v)
 {
 	char num[32];
 

@@ -97,8 +97,8 @@ END_TEST
  * of its bytes.  Then written back whole, and a missing file's errno. */
 START_TEST(read_file_and_write_all_round_trip)
 {
-	static const size_t sizes[] = { 0, 1, 62, 63, 64, 65, 4095, 4096,
-					65535, 65536, 200001 };
+	static const size_t sizes[] = { 0,    1,    62,	   63,	  64,	 65,
+					4095, 4096, 65535, 65536, 200001 };
 	char path[] = "/tmp/test_fileio.XXXXXX";
 	uint8_t *want = malloc(200001), *buf;
 	size_t len, i, k;
@@ -158,7 +158,8 @@ START_TEST(modules_line_fields)
 {
 	static const char line[] =
 		"nf_tables 372736 0 - Live 0xffffffffc0a00000 (OE)";
-	static const char spaced[] = "  ext4  1064960 2 - Live 0x0000000000000000";
+	static const char spaced[] =
+		"  ext4  1064960 2 - Live 0x0000000000000000";
 	struct oputil_modules_line m;
 
 	ck_assert(oputil_modules_line(line, strlen(line), &m));
@@ -173,8 +174,8 @@ START_TEST(modules_line_fields)
 	assert_field(&m, OPUTIL_MODULE_SIZE, "1064960");
 	assert_field(&m, OPUTIL_MODULE_ADDRESS, "0x0000000000000000");
 	/* the length given is the line: what lies past it is not read */
-	ck_assert(!oputil_modules_line(line, strlen("nf_tables 372736 0 - Live"),
-				       &m));
+	ck_assert(!oputil_modules_line(
+		line, strlen("nf_tables 372736 0 - Live"), &m));
 	ck_assert(!oputil_modules_line(line, 0, &m));
 	ck_assert(!oputil_modules_line("a b c d e ", 10, &m));
 }
