@@ -207,7 +207,8 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 			   void *arg)
 {
 	struct unwind *u = arg;
-	bool ok = ops_stack_copy_read(u->cur, addr, result, sizeof(*result));
+	uint64_t w;
+	bool ok = ops_stack_copy_word(u->cur, addr, &w);
 
 	(void)dwfl;
 	if (!u->reads_over &&
@@ -215,9 +216,11 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	     oputil_grow(&u->reads, &u->cap_reads, u->nr_reads + 1,
 			 sizeof(*u->reads))))
 		u->reads_over = true;
+	if (ok)
+		*result = w;
 	if (!u->reads_over)
 		u->reads[u->nr_reads++] =
-			(struct unwind_read){ addr, ok ? *result : 0, ok };
+			(struct unwind_read){ addr, ok ? w : 0, ok };
 	if (!ok)
 		u->fault = true;
 	return ok;
