@@ -6,6 +6,7 @@
 #include <oputil/grow.h>
 #include <oputil/hash.h>
 #include <oputil/idxset.h>
+#include <oputil/radix.h>
 #include <oputil/search.h>
 
 #include "callgraph.h"
@@ -632,23 +633,32 @@ static int tslice_cmp(const void *pa, const void *pb)
 	return CMP(a->at, b->at) ?: CMP(a->slice, b->slice);
 }
 
-/* V[0..n) sorted, with equal neighbours summed, as slices into OUT;
- * their number. */
-static size_t tslices_merge(struct cg_slice *out, struct cg_tslice *v,
-			    size_t n)
+/* V[0..n) sorted (by a radix sort: qsort of a dwarf report's 12k
+ * slices was 8% of its CPU), with equal neighbours summed, as slices
+ * into OUT; their number in *NU.  0 or -ENOMEM. */
+static int tslices_merge(struct cg_slice *out, struct cg_tslice *v, size_t n,
+			 size_t *nu)
 {
-	size_t i, nu = 0;
+	struct cg_tslice *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	const struct cg_tslice *sorted;
+	size_t i;
 
-	if (n) /* qsort's array may not be NULL, even empty */
-		qsort(v, n, sizeof(*v), tslice_cmp);
+	if (!tmp)
+		return -ENOMEM;
+	sorted = oputil_radix_sort(v, tmp, n, t,
+				   (uint64_t)t->at << 32 | t->slice);
+	if (sorted != v)
+		memcpy(v, sorted, n * sizeof(*v));
+	free(tmp);
+	*nu = 0;
 	for (i = 0; i < n; i++) {
-		if (nu && i && !tslice_cmp(&v[i - 1], &v[i])) {
-			out[nu - 1].count += v[i].count;
+		if (*nu && i && !tslice_cmp(&v[i - 1], &v[i])) {
+			out[*nu - 1].count += v[i].count;
 			continue;
 		}
-		out[nu++] = (struct cg_slice){ v[i].slice, v[i].count };
+		out[(*nu)++] = (struct cg_slice){ v[i].slice, v[i].count };
 	}
-	return nu;
+	return 0;
 }
 
 /* Each site stack's samples by time slice, from its classes', before
@@ -656,15 +666,15 @@ static size_t tslices_merge(struct cg_slice *out, struct cg_tslice *v,
 static int site_slices(struct cg_build *b)
 {
 	struct callgraph *cg = b->cg;
-	size_t i, at = 0;
+	size_t i, at = 0, nu;
 
 	for (i = 0; i < b->nr_ts; i++)
 		b->ts[i].at = b->class_ss[b->ts[i].at];
 	cg->site_slices =
 		malloc((b->nr_ts ? b->nr_ts : 1) * sizeof(*cg->site_slices));
-	if (!cg->site_slices)
+	if (!cg->site_slices ||
+	    tslices_merge(cg->site_slices, b->ts, b->nr_ts, &nu))
 		return -ENOMEM;
-	tslices_merge(cg->site_slices, b->ts, b->nr_ts);
 	/* the sorted entries are by stack: each takes its run, in the
 	 * order tslices_merge kept */
 	for (i = 0; i < b->nr_ts; i++) {
@@ -685,7 +695,7 @@ static int site_slices(struct cg_build *b)
 static int stack_slices(struct callgraph *cg)
 {
 	struct cg_tslice *v = NULL;
-	size_t i, k = 0, n = 0, cap = 0, at = 0;
+	size_t i, k = 0, n = 0, cap = 0, at = 0, nu;
 	int ret = -ENOMEM;
 
 	for (i = 0; i < cg->nr_site_stacks; i++)
@@ -712,8 +722,9 @@ static int stack_slices(struct callgraph *cg)
 				};
 		}
 		st->slices = cg->stack_slices + at;
-		st->nr_slices =
-			(uint32_t)tslices_merge(cg->stack_slices + at, v, nv);
+		if (tslices_merge(cg->stack_slices + at, v, nv, &nu))
+			goto out;
+		st->nr_slices = (uint32_t)nu;
 		at += st->nr_slices;
 	}
 	ret = 0;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <oputil/bump.h>
 #include <oputil/grow.h>
+#include <oputil/radix.h>
 #include <oputil/search.h>
 
 #include "diag.h"
@@ -526,11 +527,9 @@ static int cand_rank_cmp(const struct elf_code_sym *a,
 static int cands_order(const struct elf_code_sym *c, size_t n,
 		       uint32_t **order)
 {
-	struct cand_key *base, *a, *b, *t;
-	uint64_t diff = 0;
-	size_t i, j, k, cnt[256];
+	struct cand_key *base, *a;
+	size_t i, j, k;
 	uint32_t *o;
-	unsigned shift;
 
 	*order = NULL;
 	if (n > UINT32_MAX)
@@ -542,32 +541,9 @@ static int cands_order(const struct elf_code_sym *c, size_t n,
 		free(o);
 		return -ENOMEM;
 	}
-	a = base;
-	b = base + n;
-	for (i = 0; i < n; i++) {
-		a[i] = (struct cand_key){ c[i].vma, (uint32_t)i };
-		diff |= c[i].vma ^ c[0].vma;
-	}
-	for (shift = 0; shift < 64; shift += 8) {
-		size_t sum = 0;
-
-		if (!((diff >> shift) & 0xff))
-			continue;
-		memset(cnt, 0, sizeof(cnt));
-		for (i = 0; i < n; i++)
-			cnt[(a[i].vma >> shift) & 0xff]++;
-		for (k = 0; k < 256; k++) {
-			size_t m = cnt[k];
-
-			cnt[k] = sum;
-			sum += m;
-		}
-		for (i = 0; i < n; i++)
-			b[cnt[(a[i].vma >> shift) & 0xff]++] = a[i];
-		t = a;
-		a = b;
-		b = t;
-	}
+	for (i = 0; i < n; i++)
+		base[i] = (struct cand_key){ c[i].vma, (uint32_t)i };
+	a = oputil_radix_sort(base, base + n, n, e, e->vma);
 	for (i = 0; i < n; i++)
 		o[i] = a[i].i;
 	free(base);

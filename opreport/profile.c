@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <oputil/grow.h>
+#include <oputil/u64map.h>
 
 #include "anon_rows.h"
 #include "callgraph.h"
@@ -493,11 +494,13 @@ static bool anon_stack_selected(struct report *r, struct ops_session *s,
 	       profile_spec_match_image(spec, p->exe ? p->exe : "");
 }
 
-/* Samples a stack copy moved off the frame-pointer stack of a context. */
-struct moved {
-	uint32_t ctx, stack;
-	uint64_t count;
-};
+/* The key of (context, stack) in the map of the samples the stack
+ * copies moved off each frame-pointer stack: never 0, which is no key,
+ * as a stack id is below UINT32_MAX (CG_NONE). */
+static uint64_t moved_key(uint32_t ctx, uint32_t stack)
+{
+	return (uint64_t)ctx << 32 | ((uint64_t)stack + 1);
+}
 
 /* A share of a session stack's samples, for the samples of the stack in
  * each process's stream to take in turn: each takes the first of the
@@ -584,15 +587,6 @@ static const struct ops_stack_copy *jit_moved(struct jit_move *jm, size_t n,
 	return m ? m->copy : NULL;
 }
 
-static int moved_cmp(const void *a, const void *b)
-{
-	const struct moved *x = a, *y = b;
-
-	if (x->ctx != y->ctx)
-		return x->ctx < y->ctx ? -1 : 1;
-	return x->stack < y->stack ? -1 : x->stack > y->stack;
-}
-
 static bool stack_has_anon(const struct ops_stack *st)
 {
 	uint32_t i;
@@ -604,10 +598,11 @@ static bool stack_has_anon(const struct ops_stack *st)
 }
 
 /* The samples of the stack copies, each on the stack unwound from it;
- * *MV (sorted, *NMV of them) says how many each (context, stack) count
- * gave up.  0 or -ENOMEM (not reported). */
+ * MV (by moved_key) says how many each (context, stack) count gave up:
+ * a map, not a list of every copy sorted, since copies are thousands
+ * and their frame-pointer stacks a few.  0 or -ENOMEM (not reported). */
 static int cg_add_copies(struct profile *p, struct report *r,
-			 struct ops_session *s, struct moved **mv, size_t *nmv,
+			 struct ops_session *s, struct oputil_u64map *mv,
 			 struct anon_move **am, size_t *nam,
 			 struct jit_move **jm, size_t *njm)
 {
@@ -618,11 +613,10 @@ static int cg_add_copies(struct profile *p, struct report *r,
 	const struct ops_stack_copy *cp;
 	struct cg_raw_frame *frames = NULL;
 	struct unwind *u = NULL;
-	size_t n, i, nm = 0;
+	size_t n, i;
+	uint64_t *took;
 	int ret;
 
-	*mv = NULL;
-	*nmv = 0;
 	*am = NULL;
 	*nam = 0;
 	*jm = NULL;
@@ -634,10 +628,9 @@ static int cg_add_copies(struct profile *p, struct report *r,
 	if (ret || !u)
 		return ret;
 	frames = malloc(OPS_STACK_MAX_FRAMES * sizeof(*frames));
-	*mv = malloc(n * sizeof(**mv));
 	*am = malloc(n * sizeof(**am));
 	*jm = malloc(n * sizeof(**jm));
-	if (!frames || !*mv || !*am || !*jm) {
+	if (!frames || !*am || !*jm) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -701,11 +694,18 @@ static int cg_add_copies(struct profile *p, struct report *r,
 			&(struct slice_key){ OPS_TIME_STACKS, cp[i].ctx,
 					     cp[i].stack },
 			cp[i].count);
-		(*mv)[nm++] =
-			(struct moved){ cp[i].ctx, cp[i].stack, cp[i].count };
+		if (ret)
+			break;
+		took = oputil_u64map_ref(mv, moved_key(cp[i].ctx, cp[i].stack),
+					 NULL);
+		if (!took) {
+			ret = -ENOMEM;
+			break;
+		}
+		*took += cp[i].count;
 	}
-	qsort(*mv, nm, sizeof(**mv), moved_cmp);
-	*nmv = nm;
+	if (ret)
+		goto out;
 	qsort(*am, na, sizeof(**am), move_turn_cmp);
 	*nam = na;
 	qsort(*jm, nj, sizeof(**jm), jit_move_cmp);
@@ -718,21 +718,12 @@ out:
 }
 
 /* Of COUNT samples of (CTX, STACK), those no copy took. */
-static uint64_t not_moved(const struct moved *mv, size_t n, uint32_t ctx,
+static uint64_t not_moved(const struct oputil_u64map *mv, uint32_t ctx,
 			  uint32_t stack, uint64_t count)
 {
-	struct moved key = { ctx, stack, 0 };
-	const struct moved *m =
-		n ? bsearch(&key, mv, n, sizeof(*mv), moved_cmp) : NULL;
 	uint64_t took = 0;
 
-	if (!m)
-		return count;
-	/* equal keys are adjacent: every copy of the stack */
-	while (m > mv && !moved_cmp(m - 1, &key))
-		m--;
-	for (; m < mv + n && !moved_cmp(m, &key); m++)
-		took += m->count;
+	oputil_u64map_get(mv, moved_key(ctx, stack), &took);
 	return took < count ? count - took : 0;
 }
 
@@ -749,15 +740,14 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 	uint32_t id, sid, nr = ops_session_nr_processes(s);
 	uint32_t nr_img = ops_session_nr_images(s);
 	uint64_t missing = 0;
-	struct moved *mv = NULL;
+	struct oputil_u64map mv = { 0 };
 	struct anon_move *am = NULL;
-	size_t n, i, nmv = 0, nam = 0;
+	size_t n, i, nam = 0;
 	int ret = 0, timeless;
 	bool probed;
 
 	ret = cg_add_table(p, s);
-	ret = ret ? ret
-		  : cg_add_copies(p, r, s, &mv, &nmv, &am, &nam, &jm, &njm);
+	ret = ret ? ret : cg_add_copies(p, r, s, &mv, &am, &nam, &jm, &njm);
 	sc = ops_session_stack_hist(s, &n);
 	for (i = 0; i < n && !ret; i++) {
 		const struct ops_context *ctx =
@@ -787,13 +777,12 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 		}
 		c = (struct cg_raw_ctx){ app ? ctx->app : CG_NONE, CG_NONE,
 					 ctx->tgid };
-		ret = slice_counts_add(&p->slices, p->cg, &c, sid,
-				       &(struct slice_key){ OPS_TIME_STACKS,
-							    sc[i].ctx,
-							    sc[i].stack },
-				       NULL,
-				       not_moved(mv, nmv, sc[i].ctx,
-						 sc[i].stack, sc[i].count));
+		ret = slice_counts_add(
+			&p->slices, p->cg, &c, sid,
+			&(struct slice_key){ OPS_TIME_STACKS, sc[i].ctx,
+					     sc[i].stack },
+			NULL,
+			not_moved(&mv, sc[i].ctx, sc[i].stack, sc[i].count));
 	}
 	for (id = 0; id < nr && !ret; id++) {
 		const struct ops_process *pr = ops_session_process(s, id);
@@ -874,7 +863,7 @@ static int cg_add_stacks(struct profile *p, struct report *r,
 	}
 	free(js);
 	free(jm);
-	free(mv);
+	oputil_u64map_free(&mv);
 	free(am);
 	if (missing)
 		diag("warning: session %s: %" PRIu64

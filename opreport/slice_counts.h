@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <oputil/idxset.h>
+
 #include "callgraph.h"
 
 struct ops_session;
@@ -25,14 +27,34 @@ struct slice_key {
 };
 
 struct slice_count {
-	struct slice_key k;
 	uint32_t slice; /* from the session's start, OPS_SLICE_NS long */
 	uint64_t left;	/* samples not yet taken */
 };
 
+/* One key's slices: v[first, first + n), in the order of their slices,
+ * one entry a slice. */
+struct slice_run {
+	uint32_t first, n;
+};
+
+struct slice_group {
+	struct slice_key k;
+	struct slice_run r;
+};
+
+/* Found by key, not by a binary search of every count sorted: the counts
+ * come from the session grouped by slice, and a dwarf recording has a
+ * key for each of its ten thousand stack copies, which the report looks
+ * up in their order.  A copy's run is at its id; the other keys' in a
+ * hash set. */
 struct slice_counts {
-	struct slice_count *v; /* sorted by (kind, ctx, key, slice) */
+	struct slice_count *v; /* grouped by key */
 	size_t n;
+	struct slice_run *copy; /* by copy id (ctx 0) */
+	size_t nr_copy;
+	struct slice_group *g;
+	size_t ng, cap_g;
+	struct oputil_idxset set; /* of g, by key */
 };
 
 /* The slices of session S in its window.  0 or -ENOMEM (not

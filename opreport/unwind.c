@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <oputil/grow.h>
+#include <oputil/hash.h>
 
 #include "diag.h"
 #include "image_bfd.h"
@@ -37,6 +38,10 @@
  * needs more is unwound afresh each time. */
 #define UNWIND_MAX_READS 4096
 
+/* Pcs whose mapping a process layout remembers (a power of two): the
+ * return addresses of a loop's copies are a few hundred. */
+#define UNWIND_SEEN 256
+
 /* Mappings of one process layout kept at most: a process maps a few
  * hundred; a damaged session may name millions. */
 #define UNWIND_MAX_MAPS 65536
@@ -50,6 +55,13 @@ struct unwind_proc {
 	Dwfl *dwfl;		/* made on first use */
 	struct unwind_cfi *cfi; /* its rules by pc; NULL: libdwfl alone */
 	bool failed;
+	struct proc_seen *seen; /* made on first use; NULL: none */
+};
+
+/* proc_find()'s answers by pc: its mapping's index + 1, or 0. */
+struct proc_seen {
+	uint64_t pc[UNWIND_SEEN];
+	uint32_t map[UNWIND_SEEN];
 };
 
 struct unwind {
@@ -156,11 +168,20 @@ out:
 	return ret;
 }
 
-static const struct ops_process_map *proc_find(const struct unwind_proc *p,
+/* The mapping of P that holds ADDR, or NULL: remembered by address,
+ * since a copy's frames are looked up a dozen times each (the join, the
+ * splice) and its return addresses are those of the copies before. */
+static const struct ops_process_map *proc_find(struct unwind_proc *p,
 					       uint64_t addr)
 {
 	size_t lo = 0, hi = p->n;
+	size_t h = (size_t)oputil_hash_u64(addr) & (UNWIND_SEEN - 1);
 
+	/* without memory for it, every lookup searches */
+	if (!p->seen && p->n)
+		p->seen = calloc(1, sizeof(*p->seen));
+	if (p->seen && p->seen->map[h] && p->seen->pc[h] == addr)
+		return &p->maps[p->seen->map[h] - 1];
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -169,8 +190,13 @@ static const struct ops_process_map *proc_find(const struct unwind_proc *p,
 		else
 			hi = mid;
 	}
-	if (lo < p->n && p->maps[lo].start <= addr)
+	if (lo < p->n && p->maps[lo].start <= addr) {
+		if (p->seen) {
+			p->seen->pc[h] = addr;
+			p->seen->map[h] = (uint32_t)lo + 1;
+		}
 		return &p->maps[lo];
+	}
 	return NULL;
 }
 
@@ -207,7 +233,8 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 			   void *arg)
 {
 	struct unwind *u = arg;
-	bool ok = ops_stack_copy_read(u->cur, addr, result, sizeof(*result));
+	uint64_t w;
+	bool ok = ops_stack_copy_word(u->cur, addr, &w);
 
 	(void)dwfl;
 	if (!u->reads_over &&
@@ -215,9 +242,11 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	     oputil_grow(&u->reads, &u->cap_reads, u->nr_reads + 1,
 			 sizeof(*u->reads))))
 		u->reads_over = true;
+	if (ok)
+		*result = w;
 	if (!u->reads_over)
 		u->reads[u->nr_reads++] =
-			(struct unwind_read){ addr, ok ? *result : 0, ok };
+			(struct unwind_read){ addr, ok ? w : 0, ok };
 	if (!ok)
 		u->fault = true;
 	return ok;
@@ -510,6 +539,7 @@ void unwind_free(struct unwind *u)
 		if (u->procs[i].dwfl)
 			dwfl_end(u->procs[i].dwfl);
 		free(u->procs[i].maps);
+		free(u->procs[i].seen);
 	}
 	free(u->procs);
 	unwind_memo_free(u->memo);
@@ -523,7 +553,7 @@ void unwind_free(struct unwind *u)
  * process, when the session separates them) that maps its ip at its
  * leaf frame's file offset. */
 /* Whether copy C, whose context is CTX and leaf LEAF, may be of P. */
-static bool proc_fits(const struct unwind_proc *p,
+static bool proc_fits(struct unwind_proc *p,
 		      const struct ops_context *ctx,
 		      const struct ops_stack_copy *c,
 		      const struct ops_frame *leaf)
@@ -617,7 +647,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
  * a process that runs JIT code, an address no image holds is
  * anonymous, for its handler to name. */
 static struct cg_raw_frame proc_frame(const struct unwind *u,
-				      const struct unwind_proc *p, uint64_t pc)
+				      struct unwind_proc *p, uint64_t pc)
 {
 	const struct ops_process_map *m = proc_find(p, pc);
 

@@ -84,7 +84,7 @@ static bool reads_fit(const struct unwind_memo *m, const struct memo_entry *e,
 
 	for (i = 0; i < e->nr_reads; i++) {
 		uint64_t v;
-		bool ok = ops_stack_copy_read(c, r[i].addr, &v, sizeof(v));
+		bool ok = ops_stack_copy_word(c, r[i].addr, &v);
 
 		if (ok != r[i].ok || (ok && v != r[i].value))
 			return false;

@@ -406,33 +406,40 @@ int ops_block_payload(int fd, uint64_t off, uint32_t len, uint8_t **buf,
 	return 0;
 }
 
-/* Read up to WANT bytes at the end of the buffer; fewer only at EOF. */
-static int blocks_read_more(int fd, uint8_t **buf, size_t *len, size_t *cap,
-			    size_t want, size_t *got)
+/* The file is read this much at a time: a session's samples.hist is
+ * hundreds of blocks of a few KiB, and two reads a block (header, then
+ * payload) were a thousand system calls a report. */
+#define BLOCKS_READ_CHUNK (256u << 10)
+
+/* Fill the buffer to at least WANT bytes, reading a chunk at a time;
+ * fewer only at EOF. */
+static int blocks_read_to(int fd, uint8_t **buf, size_t *len, size_t *cap,
+			  size_t want)
 {
+	size_t room;
 	ssize_t r;
 
-	if (oputil_grow(buf, cap, *len + want, 1))
-		return -ENOMEM;
-	*got = 0;
-	while (*got < want) {
-		r = read(fd, *buf + *len + *got, want - *got);
+	while (*len < want) {
+		room = want - *len > BLOCKS_READ_CHUNK ? want - *len
+						       : BLOCKS_READ_CHUNK;
+		if (oputil_grow(buf, cap, *len + room, 1))
+			return -ENOMEM;
+		r = read(fd, *buf + *len, *cap - *len);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			return -errno;
 		if (!r)
 			break;
-		*got += (size_t)r;
+		*len += (size_t)r;
 	}
-	*len += *got;
 	return 0;
 }
 
 int ops_blocks_read(const char *path, const char magic[8], uint8_t **out,
 		    size_t *len)
 {
-	size_t cap = 0, n = 0, got;
+	size_t cap = 0, n = 0, at = OPS_FILE_HEADER_SIZE, end;
 	uint8_t *buf = NULL, *h;
 	struct stat st;
 	uint32_t plen;
@@ -443,25 +450,33 @@ int ops_blocks_read(const char *path, const char magic[8], uint8_t **out,
 	fd = ops_file_open(path, UINT64_MAX, &st);
 	if (fd < 0)
 		return fd;
-	ret = blocks_read_more(fd, &buf, &n, &cap, OPS_FILE_HEADER_SIZE, &got);
-	if (ret || got < OPS_FILE_HEADER_SIZE || memcmp(buf, magic, 8))
+	ret = blocks_read_to(fd, &buf, &n, &cap, at);
+	if (ret || n < at || memcmp(buf, magic, 8)) {
+		n = n < at ? n : at;
 		goto out;
+	}
 	/* Stop after the first block header that is damage: the parser
 	 * reports it at the same offset, and a sparse or hostile file is
-	 * never read past it. */
+	 * never read more than a chunk past it.  What was read past the
+	 * good blocks is cut as a block-by-block read would have left it:
+	 * the damaged header, or all there was of a truncated block. */
 	for (;;) {
-		ret = blocks_read_more(fd, &buf, &n, &cap,
-				       OPS_BLOCK_HEADER_SIZE, &got);
-		if (ret || got < OPS_BLOCK_HEADER_SIZE)
+		ret = blocks_read_to(fd, &buf, &n, &cap,
+				     at + OPS_BLOCK_HEADER_SIZE);
+		if (ret || n < at + OPS_BLOCK_HEADER_SIZE)
 			break;
-		h = buf + n - OPS_BLOCK_HEADER_SIZE;
+		h = buf + at;
 		plen = ops_le32_load(h + 8);
+		end = at + OPS_BLOCK_HEADER_SIZE;
 		if (ops_le32_load(h) != OPS_BLOCK_MAGIC ||
-		    plen > OPS_BLOCK_MAX)
+		    plen > OPS_BLOCK_MAX) {
+			n = end;
 			break;
-		ret = blocks_read_more(fd, &buf, &n, &cap, plen, &got);
-		if (ret || got < plen)
+		}
+		ret = blocks_read_to(fd, &buf, &n, &cap, end + plen);
+		if (ret || n < end + plen)
 			break;
+		at = end + plen;
 	}
 out:
 	close(fd);

@@ -99,29 +99,31 @@ uint8_t ops_cur_u8(struct ops_cur *c)
 	return *c->p++;
 }
 
-uint64_t ops_cur_varint(struct ops_cur *c)
+uint64_t ops_cur_varint_long(struct ops_cur *c)
 {
+	const uint8_t *p = c->p;
 	uint64_t v = 0;
-	unsigned int shift = 0;
+	unsigned int shift;
 	uint8_t byte;
 
 	if (!c->ok)
 		return 0;
-	do {
-		if (c->p >= c->end || shift > 63) {
-			c->ok = false;
-			return 0;
-		}
-		byte = *c->p++;
+	/* in a local, not through C: an address is a seven-byte varint,
+	 * and a dwarf session's copies hold three each */
+	for (shift = 0; p < c->end; shift += 7) {
+		byte = *p++;
 		/* the tenth byte may only carry the top bit */
-		if (shift == 63 && byte > 1) {
-			c->ok = false;
-			return 0;
-		}
+		if (shift == 63 && byte > 1)
+			break;
 		v |= (uint64_t)(byte & 0x7f) << shift;
-		shift += 7;
-	} while (byte & 0x80);
-	return v;
+		if (!(byte & 0x80)) {
+			c->p = p;
+			return v;
+		}
+	}
+	c->p = p;
+	c->ok = false;
+	return 0;
 }
 
 int64_t ops_cur_svarint(struct ops_cur *c)

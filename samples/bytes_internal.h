@@ -89,7 +89,29 @@ static inline size_t ops_cur_left(const struct ops_cur *c)
 }
 
 uint8_t ops_cur_u8(struct ops_cur *c);
-uint64_t ops_cur_varint(struct ops_cur *c);
+/* ops_cur_varint() of a varint longer than two bytes, or at the end */
+uint64_t ops_cur_varint_long(struct ops_cur *c);
+
+/* Inline for its one- and two-byte cases: a dwarf session's stack
+ * copies are a few hundred thousand piece ids, each a varint, and the
+ * call was most of what reading one cost. */
+static inline uint64_t ops_cur_varint(struct ops_cur *c)
+{
+	const uint8_t *p = c->p;
+
+	if (c->ok && c->end - p >= 2) {
+		if (!(p[0] & 0x80)) {
+			c->p = p + 1;
+			return p[0];
+		}
+		if (!(p[1] & 0x80)) {
+			c->p = p + 2;
+			return (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		}
+	}
+	return ops_cur_varint_long(c);
+}
+
 int64_t ops_cur_svarint(struct ops_cur *c);
 /* A varint that must fit in 32 bits. */
 uint32_t ops_cur_varint32(struct ops_cur *c);

@@ -274,6 +274,11 @@ const char *ops_hist_pieced_copies(struct ops_hist_data *h, const uint8_t *p,
 	}
 	for (i = 0; i < n && !why; i++) {
 		struct ops_stack_copy *e = &h->copies[start + i];
+		/* in locals: the stores to the ids would otherwise make
+		 * the compiler load h's fields again for each id */
+		uint32_t *ids = h->copy_pieces + h->nr_copy_pieces;
+		const uint8_t *piece_len = h->piece_len;
+		size_t nr_pieces = h->nr_pieces;
 		uint32_t off, end;
 
 		why = copy_head_read(h, &c, e);
@@ -286,16 +291,17 @@ const char *ops_hist_pieced_copies(struct ops_hist_data *h, const uint8_t *p,
 				why = "bad stack copy record";
 				break;
 			}
-			if (id >= h->nr_pieces) {
+			if (id >= nr_pieces) {
 				why = "stack copy of an unknown piece";
 				break;
 			}
-			if (h->piece_len[id] != end - off) {
+			if (piece_len[id] != end - off) {
 				why = "bad stack copy record";
 				break;
 			}
-			h->copy_pieces[h->nr_copy_pieces++] = (uint32_t)id;
+			*ids++ = (uint32_t)id;
 		}
+		h->nr_copy_pieces = (size_t)(ids - h->copy_pieces);
 	}
 	if (!why && ops_cur_left(&c))
 		why = "trailing bytes in stack copy block";

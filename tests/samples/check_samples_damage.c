@@ -18,6 +18,7 @@
 
 #include <oputil/crc32c.h>
 
+#include "bytes_internal.h"
 #include "helpers.h"
 
 #include "check_run.h"
@@ -726,6 +727,93 @@ START_TEST(test_bad_totals_record)
 }
 END_TEST
 
+/* The reference a varint is read against: the plain loop, as FORMAT.md
+ * describes the encoding (seven bits a byte, low first, at most ten
+ * bytes, the tenth carrying only the top bit).  The number of bytes
+ * taken in *TAKEN, or 0 when damage. */
+static uint64_t varint_ref(const uint8_t *p, size_t len, size_t *taken)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	*taken = 0;
+	for (i = 0; i < len && i < 10; i++) {
+		if (i == 9 && p[i] > 1)
+			return 0;
+		v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+		if (!(p[i] & 0x80)) {
+			*taken = i + 1;
+			return v;
+		}
+	}
+	return 0;
+}
+
+/* The reader's varints (inline for one and two bytes, a loop beyond)
+ * give the reference's value and length, at the end of a buffer too,
+ * and fail on a varint cut short or longer than ten bytes. */
+START_TEST(test_varint_decoding)
+{
+	static const struct {
+		uint8_t b[12];
+		size_t len;
+	} cases[] = {
+		{ { 0x00 }, 1 },
+		{ { 0x7f }, 1 },
+		{ { 0x05, 0x80 }, 2 },
+		{ { 0x80, 0x01 }, 2 },
+		{ { 0xff, 0x7f }, 2 },
+		{ { 0x80, 0x00 }, 2 }, /* not the shortest form: read as 0 */
+		{ { 0xff, 0x7f, 0x33 }, 3 },
+		{ { 0x80, 0x80, 0x01 }, 3 },
+		{ { 0xd2, 0xfe, 0x7f }, 3 },
+		{ { 0xf8, 0xac, 0xd1, 0x91, 0xa1, 0xff, 0x0f }, 7 },
+		{ { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		    0x01 },
+		  10 },
+		{ { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		    0x01, 0x00, 0x00 },
+		  12 },
+		/* damage: cut short, a tenth byte with more than the top
+		 * bit, an eleventh byte */
+		{ { 0x80 }, 1 },
+		{ { 0x80, 0x80 }, 2 },
+		{ { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }, 7 },
+		{ { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		    0x02 },
+		  10 },
+		{ { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		    0x81, 0x00 },
+		  11 },
+	};
+	size_t i, taken;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t want = varint_ref(cases[i].b, cases[i].len, &taken);
+		struct ops_cur c;
+		uint64_t got;
+
+		ops_cur_init(&c, cases[i].b, cases[i].len);
+		got = ops_cur_varint(&c);
+		ck_assert_msg(c.ok == (taken != 0), "case %zu: ok %d", i,
+			      c.ok);
+		if (!taken) {
+			ck_assert_uint_eq(got, 0);
+			/* failed once, failed for good */
+			ops_cur_init(&c, cases[i].b, cases[i].len);
+			c.ok = false;
+			ck_assert_uint_eq(ops_cur_varint(&c), 0);
+			ck_assert_ptr_eq(c.p, cases[i].b);
+			continue;
+		}
+		ck_assert_msg(got == want, "case %zu: %#llx, not %#llx", i,
+			      (unsigned long long)got,
+			      (unsigned long long)want);
+		ck_assert_uint_eq((size_t)(c.p - cases[i].b), taken);
+	}
+}
+END_TEST
+
 static Suite *damage_suite(void)
 {
 	Suite *s = suite_create("samples_damage");
@@ -746,6 +834,7 @@ static Suite *damage_suite(void)
 		{ "meta_damage", test_meta_damage },
 		{ "killed_writer", test_killed_writer },
 		{ "write_failure", test_write_failure },
+		{ "varint_decoding", test_varint_decoding },
 	};
 	size_t i;
 

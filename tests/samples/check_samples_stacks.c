@@ -279,6 +279,26 @@ static void unequal_copy(uint8_t *bytes, size_t size, uint32_t i, uint64_t *sp)
 	*sp = 0x7ffd0000 - 8 * (i % 3);
 }
 
+/* ops_stack_copy_word() against ops_stack_copy_read() at every address
+ * from 16 bytes below copy C to 16 above it. */
+static void word_check(const struct ops_stack_copy *c)
+{
+	uint64_t a;
+
+	for (a = c->sp - 16; a < c->sp + c->size + 16; a++) {
+		uint64_t want = 0x5a5a5a5a5a5a5a5aull, got = want;
+		bool ok = ops_stack_copy_read(c, a, &want, sizeof(want));
+
+		ck_assert_msg(ops_stack_copy_word(c, a, &got) == ok,
+			      "sp %#llx, at sp%+lld", (unsigned long long)c->sp,
+			      (long long)(a - c->sp));
+		ck_assert_msg(got == want, "sp %#llx, at sp%+lld: %#llx, not %#llx",
+			      (unsigned long long)c->sp,
+			      (long long)(a - c->sp), (unsigned long long)got,
+			      (unsigned long long)want);
+	}
+}
+
 /* Copies that are not equal but share most of their bytes, more of
  * them than the writer's cap would hold whole (17000 of 4 KiB, 66 MiB):
  * every one kept, byte for byte, across the compaction at close; copies
@@ -332,6 +352,11 @@ START_TEST(test_stack_copies_unequal)
 	ck_assert_uint_ne(got[0].piece_ids[0], got[3].piece_ids[0]);
 	for (i = 1; i < SIZE / OPS_STACK_COPY_PIECE; i++)
 		ck_assert_uint_eq(got[0].piece_ids[i], got[3].piece_ids[i]);
+	/* a word read inline is the word read through the library, at any
+	 * address in and around pieces of every first length (sp 0, 8 and
+	 * 16 bytes below a piece's start), and of a copy kept whole */
+	for (i = 0; i < 4; i++)
+		word_check(i < 3 ? &got[i] : &cp);
 	ck_assert_int_eq(wr.n, 0);
 	ops_session_close(s);
 
