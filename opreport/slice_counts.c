@@ -148,11 +148,11 @@ int slice_counts_build(struct slice_counts *t, struct ops_session *s)
 			continue;
 		r = run_of(t, &(struct slice_key){ tc[i].kind, tc[i].ctx,
 						   tc[i].key });
-		t->v[r->first + r->n++] = (struct slice_count){
-			slice < CG_NO_SLICE ? (uint32_t)slice
-					    : CG_NO_SLICE - 1,
-			tc[i].count
-		};
+		t->v[r->first + r->n++] =
+			(struct slice_count){ slice < CG_NO_SLICE
+						      ? (uint32_t)slice
+						      : CG_NO_SLICE - 1,
+					      tc[i].count };
 	}
 	at = 0;
 	for (i = 0; i < t->nr_copy; i++)

@@ -553,8 +553,7 @@ void unwind_free(struct unwind *u)
  * process, when the session separates them) that maps its ip at its
  * leaf frame's file offset. */
 /* Whether copy C, whose context is CTX and leaf LEAF, may be of P. */
-static bool proc_fits(struct unwind_proc *p,
-		      const struct ops_context *ctx,
+static bool proc_fits(struct unwind_proc *p, const struct ops_context *ctx,
 		      const struct ops_stack_copy *c,
 		      const struct ops_frame *leaf)
 {

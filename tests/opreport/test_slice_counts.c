@@ -23,8 +23,8 @@ static size_t ntc;
 static bool windowed;
 static uint64_t win_from, win_to;
 
-const struct ops_time_count *ops_session_time_counts(const struct ops_session *s,
-						     size_t *n)
+const struct ops_time_count *
+ops_session_time_counts(const struct ops_session *s, size_t *n)
 {
 	(void)s;
 	*n = ntc;
@@ -209,9 +209,9 @@ static void make_session(bool in_order)
 					start = ((uint64_t)CG_NO_SLICE + 3) *
 						OPS_SLICE_NS;
 				tc[ntc++] = (struct ops_time_count){
-					start, OPS_SLICE_NS, k->key,
-					rnd(6) ? 1 + rnd(9) : 0, k->ctx,
-					k->kind
+					start,	OPS_SLICE_NS,
+					k->key, rnd(6) ? 1 + rnd(9) : 0,
+					k->ctx, k->kind
 				};
 			}
 		}
@@ -236,16 +236,16 @@ static void check_logs(uint64_t seed, size_t op)
 		      "seed %llu, add %zu: %zu calls, the model %zu",
 		      (unsigned long long)seed, op, logs[1].n, logs[0].n);
 	for (i = 0; i < logs[0].n; i++)
-		ck_assert_msg(logs[0].v[i].id == logs[1].v[i].id &&
-				      logs[0].v[i].slice ==
-					      logs[1].v[i].slice &&
-				      logs[0].v[i].count == logs[1].v[i].count,
-			      "seed %llu, add %zu, call %zu: (%u, %u, %llu), the model (%u, %u, %llu)",
-			      (unsigned long long)seed, op, i,
-			      logs[1].v[i].id, logs[1].v[i].slice,
-			      (unsigned long long)logs[1].v[i].count,
-			      logs[0].v[i].id, logs[0].v[i].slice,
-			      (unsigned long long)logs[0].v[i].count);
+		ck_assert_msg(
+			logs[0].v[i].id == logs[1].v[i].id &&
+				logs[0].v[i].slice == logs[1].v[i].slice &&
+				logs[0].v[i].count == logs[1].v[i].count,
+			"seed %llu, add %zu, call %zu: (%u, %u, %llu), the model (%u, %u, %llu)",
+			(unsigned long long)seed, op, i, logs[1].v[i].id,
+			logs[1].v[i].slice,
+			(unsigned long long)logs[1].v[i].count,
+			logs[0].v[i].id, logs[0].v[i].slice,
+			(unsigned long long)logs[0].v[i].count);
 }
 
 /* Adds as profile.c makes them (a stack copy's with its frame-pointer
@@ -277,8 +277,7 @@ START_TEST(same_calls_as_sorted_model)
 			ref_add(id, &k, also ? &a : NULL, count);
 			cur = &logs[1];
 			ck_assert_int_eq(slice_counts_add(&t, NULL, NULL, id,
-							  &k,
-							  also ? &a : NULL,
+							  &k, also ? &a : NULL,
 							  count),
 					 0);
 			check_logs(seed, op);

@@ -290,9 +290,11 @@ static void word_check(const struct ops_stack_copy *c)
 		bool ok = ops_stack_copy_read(c, a, &want, sizeof(want));
 
 		ck_assert_msg(ops_stack_copy_word(c, a, &got) == ok,
-			      "sp %#llx, at sp%+lld", (unsigned long long)c->sp,
+			      "sp %#llx, at sp%+lld",
+			      (unsigned long long)c->sp,
 			      (long long)(a - c->sp));
-		ck_assert_msg(got == want, "sp %#llx, at sp%+lld: %#llx, not %#llx",
+		ck_assert_msg(got == want,
+			      "sp %#llx, at sp%+lld: %#llx, not %#llx",
 			      (unsigned long long)c->sp,
 			      (long long)(a - c->sp), (unsigned long long)got,
 			      (unsigned long long)want);

@@ -58,22 +58,23 @@ START_TEST(matches_a_stable_sort)
 				state ^= state >> 7;
 				state ^= state << 17;
 				/* few distinct keys: ties */
-				k = (0x0123456789abcdefull ^ (state % 7) *
-								     0x9e3779b97f4a7c15ull) &
+				k = (0x0123456789abcdefull ^
+				     (state % 7) * 0x9e3779b97f4a7c15ull) &
 				    masks[m];
 				v[i] = (struct ent){ (uint32_t)(k >> 32),
-						     (uint32_t)k, (uint32_t)i };
+						     (uint32_t)k,
+						     (uint32_t)i };
 			}
 			memcpy(want, v, n * sizeof(*v));
 			insertion_sort(want, n);
 			got = oputil_radix_sort(v, tmp, n, e, ent_key(e));
 			ck_assert(got == v || got == tmp);
 			for (i = 0; i < n; i++)
-				ck_assert_msg(got[i].hi == want[i].hi &&
-						      got[i].lo == want[i].lo &&
-						      got[i].seq == want[i].seq,
-					      "mask %zu, n %zu, at %zu", m, n,
-					      i);
+				ck_assert_msg(
+					got[i].hi == want[i].hi &&
+						got[i].lo == want[i].lo &&
+						got[i].seq == want[i].seq,
+					"mask %zu, n %zu, at %zu", m, n, i);
 			free(v);
 			free(want);
 			free(tmp);

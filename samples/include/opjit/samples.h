@@ -258,12 +258,13 @@ static inline bool ops_stack_copy_word(const struct ops_stack_copy *c,
 {
 	uint64_t off = addr - c->sp, j, in, room;
 
-	if (c->piece_ids && c->piece_base && addr >= c->sp &&
-	    off < c->size && c->size - off >= sizeof(*out)) {
+	if (c->piece_ids && c->piece_base && addr >= c->sp && off < c->size &&
+	    c->size - off >= sizeof(*out)) {
 		j = addr / OPS_STACK_COPY_PIECE - c->sp / OPS_STACK_COPY_PIECE;
 		in = j ? addr % OPS_STACK_COPY_PIECE : off;
 		room = (j ? OPS_STACK_COPY_PIECE
-			  : OPS_STACK_COPY_PIECE - c->sp % OPS_STACK_COPY_PIECE) -
+			  : OPS_STACK_COPY_PIECE -
+					c->sp % OPS_STACK_COPY_PIECE) -
 		       in;
 		if (room >= sizeof(*out)) {
 			__builtin_memcpy(out,

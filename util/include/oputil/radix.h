@@ -26,51 +26,50 @@
  *	sorted = oputil_radix_sort(v, tmp, n, e, (uint64_t)e->at << 32 |
  *						 e->slice);
  */
-#define oputil_radix_sort(a, tmp, n, var, key)                               \
-	({                                                                   \
-		__typeof__(&*(a)) oputil_src_ = (a), oputil_dst_ = (tmp),    \
-				  oputil_t_;                                 \
-		size_t oputil_n_ = (n), oputil_i_, oputil_cnt_[256];         \
-		uint64_t oputil_diff_ = 0, oputil_first_ = 0;                \
-		unsigned oputil_sh_;                                         \
-		for (oputil_i_ = 0; oputil_i_ < oputil_n_; oputil_i_++) {    \
-			const __typeof__(*oputil_src_) *var =                \
-				&oputil_src_[oputil_i_];                     \
-			uint64_t oputil_k_ = (key);                          \
-			if (!oputil_i_)                                      \
-				oputil_first_ = oputil_k_;                   \
-			oputil_diff_ |= oputil_k_ ^ oputil_first_;           \
-		}                                                            \
-		for (oputil_sh_ = 0; oputil_sh_ < 64; oputil_sh_ += 8) {     \
-			size_t oputil_sum_ = 0, oputil_b_;                   \
-			if (!((oputil_diff_ >> oputil_sh_) & 0xff))          \
-				continue;                                    \
-			memset(oputil_cnt_, 0, sizeof(oputil_cnt_));         \
-			for (oputil_i_ = 0; oputil_i_ < oputil_n_;           \
-			     oputil_i_++) {                                  \
-				const __typeof__(*oputil_src_) *var =        \
-					&oputil_src_[oputil_i_];             \
-				oputil_cnt_[((key) >> oputil_sh_) & 0xff]++; \
-			}                                                    \
-			for (oputil_b_ = 0; oputil_b_ < 256; oputil_b_++) {  \
-				size_t oputil_m_ = oputil_cnt_[oputil_b_];   \
-				oputil_cnt_[oputil_b_] = oputil_sum_;        \
-				oputil_sum_ += oputil_m_;                    \
-			}                                                    \
-			for (oputil_i_ = 0; oputil_i_ < oputil_n_;           \
-			     oputil_i_++) {                                  \
-				const __typeof__(*oputil_src_) *var =        \
-					&oputil_src_[oputil_i_];             \
-				oputil_dst_[oputil_cnt_[((key) >>            \
-							 oputil_sh_) &       \
-							0xff]++] =           \
-					oputil_src_[oputil_i_];              \
-			}                                                    \
-			oputil_t_ = oputil_src_;                             \
-			oputil_src_ = oputil_dst_;                           \
-			oputil_dst_ = oputil_t_;                             \
-		}                                                            \
-		oputil_src_;                                                 \
+#define oputil_radix_sort(a, tmp, n, var, key)                                  \
+	({                                                                      \
+		__typeof__(&*(a)) oputil_src_ = (a), oputil_dst_ = (tmp),       \
+				  oputil_t_;                                    \
+		size_t oputil_n_ = (n), oputil_i_, oputil_cnt_[256];            \
+		uint64_t oputil_diff_ = 0, oputil_first_ = 0;                   \
+		unsigned oputil_sh_;                                            \
+		for (oputil_i_ = 0; oputil_i_ < oputil_n_; oputil_i_++) {       \
+			const __typeof__(*oputil_src_) *var =                   \
+				&oputil_src_[oputil_i_];                        \
+			uint64_t oputil_k_ = (key);                             \
+			if (!oputil_i_)                                         \
+				oputil_first_ = oputil_k_;                      \
+			oputil_diff_ |= oputil_k_ ^ oputil_first_;              \
+		}                                                               \
+		for (oputil_sh_ = 0; oputil_sh_ < 64; oputil_sh_ += 8) {        \
+			size_t oputil_sum_ = 0, oputil_b_;                      \
+			if (!((oputil_diff_ >> oputil_sh_) & 0xff))             \
+				continue;                                       \
+			memset(oputil_cnt_, 0, sizeof(oputil_cnt_));            \
+			for (oputil_i_ = 0; oputil_i_ < oputil_n_;              \
+			     oputil_i_++) {                                     \
+				const __typeof__(*oputil_src_) *var =           \
+					&oputil_src_[oputil_i_];                \
+				oputil_cnt_[((key) >> oputil_sh_) & 0xff]++;    \
+			}                                                       \
+			for (oputil_b_ = 0; oputil_b_ < 256; oputil_b_++) {     \
+				size_t oputil_m_ = oputil_cnt_[oputil_b_];      \
+				oputil_cnt_[oputil_b_] = oputil_sum_;           \
+				oputil_sum_ += oputil_m_;                       \
+			}                                                       \
+			for (oputil_i_ = 0; oputil_i_ < oputil_n_;              \
+			     oputil_i_++) {                                     \
+				const __typeof__(*oputil_src_) *var =           \
+					&oputil_src_[oputil_i_];                \
+				oputil_dst_[oputil_cnt_[((key) >> oputil_sh_) & \
+							0xff]++] =              \
+					oputil_src_[oputil_i_];                 \
+			}                                                       \
+			oputil_t_ = oputil_src_;                                \
+			oputil_src_ = oputil_dst_;                              \
+			oputil_dst_ = oputil_t_;                                \
+		}                                                               \
+		oputil_src_;                                                    \
 	})
 
 #endif
