@@ -57,9 +57,6 @@ static bool stack_has_anon(const struct ops_stack *st)
 	return false;
 }
 
-/* Node flags (FORMAT.md, STACKS). */
-#define NODE_KERNEL 0x1
-#define NODE_CUT 0x2
 
 uint8_t *ops_stack_frame_encode(uint8_t *p, const struct ops_frame *f,
 				const struct ops_frame *prev, uint32_t base)
@@ -96,15 +93,6 @@ int ops_stack_record_put(struct ops_buf *out, const uint8_t *key, size_t len,
 			  ops_varint_encode(head,
 					    parent ? id + 1 - parent : 0));
 	return ret ? ret : ops_buf_put(out, key + used, len - used);
-}
-
-uint8_t ops_stack_node_flags(const struct ops_stack *st, uint32_t i)
-{
-	uint8_t flags = i < st->nr_kernel ? NODE_KERNEL : 0;
-
-	if (i == st->nr_frames - 1 && (st->flags & OPS_STACK_TRUNCATED))
-		flags |= NODE_CUT;
-	return flags;
 }
 
 static bool frame_eq(const struct ops_frame *a, const struct ops_frame *b)
