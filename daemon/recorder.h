@@ -88,11 +88,11 @@ struct recorder {
 	size_t exits_head, nr_exits, cap_exits;
 	uint64_t samples, lost, unattributed, anon, kernel, throttles;
 	uint32_t processes;
-	struct ops_frame *frames; /* a stack being built, with -g */
+	struct ops_frame *frames;	/* a stack being built, with -g */
 	struct recorder_placed *placed; /* RECORDER_PLACED, with -g */
-	uint32_t jitlog_pending;  /* processes to attach to next round */
-	uint32_t round_events;	  /* mappings, processes seen this round */
-	bool busy;		  /* see recorder_busy() */
+	uint32_t jitlog_pending;	/* processes to attach to next round */
+	uint32_t round_events; /* mappings, processes seen this round */
+	bool busy;	       /* see recorder_busy() */
 	/* the round's histogram counts, direct-mapped by key: a busy
 	 * program's samples fall on few offsets, and a hit costs a
 	 * multiply and a compare where the writer's table costs a probe

@@ -385,9 +385,8 @@ int ops_writer_stack_of(struct ops_writer *w, const struct ops_stack *st,
 	if (anon < 0)
 		return ops_writer_fail(
 			w, -EINVAL, "%s/samples.hist: invalid stack", w->dir);
-	ret = w->hist.deltas && anon
-		      ? ops_delta_stack(w, st, tid, id)
-		      : stack_nodes(w, st, tid, id);
+	ret = w->hist.deltas && anon ? ops_delta_stack(w, st, tid, id)
+				     : stack_nodes(w, st, tid, id);
 	if (ret)
 		return ops_writer_fail(w, ret,
 				       "%s/samples.hist: cannot add stack: %s",

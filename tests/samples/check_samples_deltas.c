@@ -291,11 +291,11 @@ START_TEST(test_trim_sets)
 	ck_assert_uint_eq(s.w->hist.kframes.nr, kern.nr);
 	for (slot = 0; slot < anon.cap; slot++)
 		if (anon.slots[slot].key)
-			ck_assert_msg(oputil_u64map_get(&s.w->hist.aframes,
-							anon.slots[slot].key,
-							NULL),
-				      "JIT frame %llx not kept",
-				      (unsigned long long)anon.slots[slot].key);
+			ck_assert_msg(
+				oputil_u64map_get(&s.w->hist.aframes,
+						  anon.slots[slot].key, NULL),
+				"JIT frame %llx not kept",
+				(unsigned long long)anon.slots[slot].key);
 	for (slot = 0; slot < kern.cap; slot++) {
 		if (!kern.slots[slot].key)
 			continue;
