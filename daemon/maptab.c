@@ -26,6 +26,17 @@ static int maptab_reserve(struct maptab *t, size_t need)
 	return 0;
 }
 
+/* Every change of any table takes the next generation, never one a
+ * table had: a table freed and made again (proc_reset, a new process at
+ * the same address) must not look unchanged to whoever placed an
+ * address in it before (recorder_stack.c reuses those places). */
+static uint64_t maptab_last_gen;
+
+static void maptab_changed(struct maptab *t)
+{
+	t->gen = ++maptab_last_gen;
+}
+
 /* Index of the first entry that ends after ADDR. */
 static size_t maptab_first_after(const struct maptab *t, uint64_t addr)
 {
@@ -72,7 +83,7 @@ int maptab_insert(struct maptab *t, uint64_t start, uint64_t end,
 	nr_new += has_left + has_right;
 	memmove(t->v + lo + nr_new, t->v + hi, (t->n - hi) * sizeof(*t->v));
 	t->n = t->n - (hi - lo) + nr_new;
-	t->gen++;
+	maptab_changed(t);
 	if (has_left)
 		t->v[lo++] = left;
 	t->v[lo++] = mid;
@@ -91,7 +102,7 @@ int maptab_remove(struct maptab *t, uint64_t start, uint64_t end)
 	i = maptab_first_after(t, start);
 	memmove(t->v + i, t->v + i + 1, (t->n - i - 1) * sizeof(*t->v));
 	t->n--;
-	t->gen++;
+	maptab_changed(t);
 	return 0;
 }
 
@@ -123,7 +134,7 @@ int maptab_copy(struct maptab *dst, const struct maptab *src)
 	if (src->n)
 		memcpy(dst->v, src->v, src->n * sizeof(*src->v));
 	dst->n = src->n;
-	dst->gen++;
+	maptab_changed(dst);
 	return 0;
 }
 
@@ -135,12 +146,14 @@ void maptab_forget_contexts(struct maptab *t)
 		t->v[i].ctx = MAPTAB_NO_CTX;
 		t->v[i].seen = 0;
 	}
+	/* a range not seen is given to the writer at its next sample */
+	maptab_changed(t);
 }
 
 void maptab_clear(struct maptab *t)
 {
 	t->n = 0;
-	t->gen++;
+	maptab_changed(t);
 }
 
 void maptab_free(struct maptab *t)

@@ -25,7 +25,7 @@ struct maptab {
 	struct maptab_entry *v;
 	size_t n, cap;
 	size_t hot;   /* the entry found last, tried first; may be stale */
-	uint32_t gen; /* changes with every change of the mappings */
+	uint64_t gen; /* new with every change of the mappings, 0: none yet */
 };
 
 /* Map [START, END) at file offset PGOFF of IMAGE, replacing whatever

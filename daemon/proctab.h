@@ -28,7 +28,7 @@ struct proc {
 	uint32_t app; /* image id of the executable */
 	uint64_t exit_round;
 	struct maptab maps;
-	uint32_t maps_given; /* maps.gen when given with a stack copy */
+	uint64_t maps_given; /* maps.gen when given with a stack copy */
 	uint32_t kctx;	     /* cached kernel context */
 	int32_t kctx_cpu;
 	bool kctx_app; /* made once the program was known */

@@ -42,7 +42,8 @@ int recorder_init(struct recorder *r, struct ops_writer *w,
 		err = pending_init_chains(&r->pending,
 					  cfg->callgraph_depth + 16);
 		r->frames = calloc(OPS_STACK_MAX_FRAMES, sizeof(*r->frames));
-		if (!err && !r->frames)
+		r->placed = calloc(RECORDER_PLACED, sizeof(*r->placed));
+		if (!err && (!r->frames || !r->placed))
 			err = -ENOMEM;
 	}
 	return err;
@@ -56,6 +57,8 @@ void recorder_free(struct recorder *r)
 	recorder_threads_free(r);
 	free(r->frames);
 	r->frames = NULL;
+	free(r->placed);
+	r->placed = NULL;
 	free(r->exits);
 	r->exits = NULL;
 }

@@ -3,12 +3,14 @@
  * The call chain of a sample as a stack of the session.  The kernel
  * gives the chain leaf first, divided by PERF_CONTEXT_KERNEL/USER
  * markers; each frame is placed as a flat sample is (kernel address,
- * image and file offset, or anonymous address) with the same tables, and
- * the stack is interned by the writer, which allocates only for a stack
- * it has not seen.
+ * image and file offset, or anonymous address) with the same tables
+ * (or as the same address was last time, while the process's mappings
+ * stay as they were), and the stack goes to the writer.
  */
 #include "recorder.h"
 #include "ring.h"
+
+#include <oputil/hash.h>
 
 #include <linux/perf_event.h>
 
@@ -64,6 +66,28 @@ static bool recorder_user_frame(struct recorder *r, struct proc *p,
 	f->image = e->image;
 	f->addr = maptab_offset(e, ip);
 	return false;
+}
+
+/* A user frame at IP of P, placed as recorder_user_frame() would: as
+ * it was last time when P's mappings have not changed since. */
+static bool recorder_user_frame_again(struct recorder *r, struct proc *p,
+				      uint64_t ip, struct ops_frame *f)
+{
+	struct recorder_placed *c =
+		&r->placed[oputil_hash_u64(ip) & (RECORDER_PLACED - 1)];
+	uint64_t gen = p ? p->maps.gen : 0;
+	bool anon;
+
+	if (c->ip == ip && c->gen == gen && gen) {
+		*f = c->frame;
+		return c->frame.kind == OPS_FRAME_ANON;
+	}
+	anon = recorder_user_frame(r, p, ip, f);
+	/* a failed note may have left a place that is not the mappings'
+	 * (and recording stops) */
+	if (!r->err)
+		*c = (struct recorder_placed){ ip, gen, *f };
+	return anon;
 }
 
 void recorder_stack_user(struct pending_sample *s, const uint64_t *p,
@@ -167,7 +191,7 @@ void recorder_stack_chain(struct recorder *r, struct proc *p,
 			st.nr_kernel++;
 			st.nr_frames++;
 		} else if (part == PART_USER) {
-			anon |= recorder_user_frame(r, p, ip, f);
+			anon |= recorder_user_frame_again(r, p, ip, f);
 			st.nr_frames++;
 		}
 	}

@@ -26,16 +26,33 @@ static bool step_eq(const struct ops_delta_step *s, const struct ops_frame *f,
 	       s->frame.image == f->image && s->flags == flags;
 }
 
+/* A frame new to its lane's list goes into the sets of the trims at the
+ * stop (the perf maps', kallsyms'): JIT code is a few thousand
+ * addresses, so these stay small and cached.  A frame kept from the
+ * lane's stack or found in its list went in when it was new there, and
+ * the sets only grow: putting every new frame again was 7% of a node
+ * recording.  ops_delta_stack reserved the room, so this cannot fail. */
+static void delta_note(struct ops_hist_writer *h, const struct ops_frame *f,
+		       bool kernel)
+{
+	if (f->kind == OPS_FRAME_ANON)
+		(void)oputil_u64map_put(&h->aframes, f->addr, 0, NULL);
+	if (kernel && f->kind == OPS_FRAME_IMAGE)
+		(void)oputil_u64map_put(&h->kframes, f->addr,
+					(uint64_t)f->image + 1, NULL);
+}
+
 /* Frame F, below PREV (NULL at a root), into P as lane L's record
  * has it: its place among the frames the lane named last, or the frame
  * itself, which then comes first there.  A recursion's frames are a
  * few return addresses again and again: a byte each, where a STACKS
  * record takes three or more, and a block that needs no deflating
  * (zlib level 1 was 0.54 us a node fib.js sample, half the writer's
- * time, for 51 bytes a sample). */
-static uint8_t *delta_frame(struct ops_delta_lane *l, uint8_t *p,
+ * time, for 51 bytes a sample).  KERNEL: F ran in the kernel. */
+static uint8_t *delta_frame(struct ops_hist_writer *h,
+			    struct ops_delta_lane *l, uint8_t *p,
 			    const struct ops_frame *f,
-			    const struct ops_frame *prev)
+			    const struct ops_frame *prev, bool kernel)
 {
 	uint32_t k;
 
@@ -43,10 +60,16 @@ static uint8_t *delta_frame(struct ops_delta_lane *l, uint8_t *p,
 		if (l->mru[k].addr == f->addr && l->mru[k].kind == f->kind &&
 		    l->mru[k].image == f->image)
 			break;
-	if (k < l->nr_mru)
+	if (k < l->nr_mru) {
 		*p++ = (uint8_t)k;
-	else
+		/* the list does not say whether the frame ran in the
+		 * kernel when it entered: a kernel frame is noted */
+		if (kernel)
+			delta_note(h, f, kernel);
+	} else {
 		p = ops_stack_frame_encode(p, f, prev, OPS_DELTA_MRU);
+		delta_note(h, f, kernel);
+	}
 	ops_delta_mru_front(l->mru, &l->nr_mru, k, f);
 	return p;
 }
@@ -78,24 +101,6 @@ static int delta_close(struct ops_writer *w)
 	return 0;
 }
 
-/* The frames of a stack the writer had not written before go into the
- * sets of the trims at the stop (the perf maps', kallsyms'): JIT code
- * is a few thousand addresses, so these stay small and cached. */
-static int delta_note(struct ops_hist_writer *h, const struct ops_stack *st,
-		      uint32_t i)
-{
-	const struct ops_frame *f = &st->frames[i];
-
-	if (f->kind == OPS_FRAME_ANON &&
-	    oputil_u64map_put(&h->aframes, f->addr, 0, NULL) == -ENOMEM)
-		return -ENOMEM;
-	if (i < st->nr_kernel && f->kind == OPS_FRAME_IMAGE &&
-	    oputil_u64map_put(&h->kframes, f->addr, (uint64_t)f->image + 1,
-			      NULL) == -ENOMEM)
-		return -ENOMEM;
-	return 0;
-}
-
 int ops_delta_stack(struct ops_writer *w, const struct ops_stack *st,
 		    uint32_t tid, uint32_t *id)
 {
@@ -114,6 +119,10 @@ int ops_delta_stack(struct ops_writer *w, const struct ops_stack *st,
 	ret = ret ? ret
 		  : ops_buf_reserve(&h->delta_recs,
 				    (4 + 2 * (size_t)n) * OPS_VARINT_MAX);
+	/* first what can fail: a record is written whole or not at all,
+	 * and its lane's frames change with it */
+	ret = ret ? ret : oputil_u64map_reserve(&h->aframes, n);
+	ret = ret ? ret : oputil_u64map_reserve(&h->kframes, st->nr_kernel);
 	if (ret)
 		return ret;
 	if (l->tid != tid || l->last == UINT32_MAX) {
@@ -133,13 +142,6 @@ int ops_delta_stack(struct ops_writer *w, const struct ops_stack *st,
 		*id = l->last;
 		return 0;
 	}
-	/* first what can fail: a record is written whole or not at all,
-	 * and its lane's frames change with it */
-	for (i = n - d; i-- > 0;) {
-		ret = delta_note(h, st, i);
-		if (ret)
-			return ret;
-	}
 	shared = d;
 	p = h->delta_recs.data + h->delta_recs.len;
 	p += ops_varint_encode(p, nl);
@@ -154,8 +156,9 @@ int ops_delta_stack(struct ops_writer *w, const struct ops_stack *st,
 	for (i = n - d; i-- > 0; d++) {
 		const struct ops_frame *f = &st->frames[i];
 
-		p = delta_frame(l, p, f,
-				i + 1 < n ? &st->frames[i + 1] : NULL);
+		p = delta_frame(h, l, p, f,
+				i + 1 < n ? &st->frames[i + 1] : NULL,
+				i < st->nr_kernel);
 		l->path[d] =
 			(struct ops_delta_step){ *f,
 						 ops_stack_node_flags(st, i) };

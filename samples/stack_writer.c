@@ -26,8 +26,12 @@
 #define TAG_UNKNOWN 2
 #define TAG_IMAGE 3
 
+/* -EINVAL for a stack the writer cannot take, else whether it has a
+ * frame in anonymous memory (a JIT sample's stack, which goes to
+ * anon.samples with its time): one walk of its frames for both. */
 static int stack_check(const struct ops_writer *w, const struct ops_stack *st)
 {
+	bool anon = false;
 	uint32_t i;
 
 	if (!st->frames || !st->nr_frames ||
@@ -41,25 +45,10 @@ static int stack_check(const struct ops_writer *w, const struct ops_stack *st)
 		    (f->kind == OPS_FRAME_IMAGE &&
 		     f->image >= w->hist.images.nr))
 			return -EINVAL;
+		anon |= f->kind == OPS_FRAME_ANON;
 	}
-	return 0;
+	return anon;
 }
-
-/* Whether ST has a frame in anonymous memory: a JIT sample's stack,
- * which goes to anon.samples with its time. */
-static bool stack_has_anon(const struct ops_stack *st)
-{
-	uint32_t i;
-
-	for (i = 0; i < st->nr_frames; i++)
-		if (st->frames[i].kind == OPS_FRAME_ANON)
-			return true;
-	return false;
-}
-
-/* Node flags (FORMAT.md, STACKS). */
-#define NODE_KERNEL 0x1
-#define NODE_CUT 0x2
 
 uint8_t *ops_stack_frame_encode(uint8_t *p, const struct ops_frame *f,
 				const struct ops_frame *prev, uint32_t base)
@@ -96,15 +85,6 @@ int ops_stack_record_put(struct ops_buf *out, const uint8_t *key, size_t len,
 			  ops_varint_encode(head,
 					    parent ? id + 1 - parent : 0));
 	return ret ? ret : ops_buf_put(out, key + used, len - used);
-}
-
-uint8_t ops_stack_node_flags(const struct ops_stack *st, uint32_t i)
-{
-	uint8_t flags = i < st->nr_kernel ? NODE_KERNEL : 0;
-
-	if (i == st->nr_frames - 1 && (st->flags & OPS_STACK_TRUNCATED))
-		flags |= NODE_CUT;
-	return flags;
 }
 
 static bool frame_eq(const struct ops_frame *a, const struct ops_frame *b)
@@ -394,19 +374,19 @@ int ops_writer_stack(struct ops_writer *w, const struct ops_stack *st,
 int ops_writer_stack_of(struct ops_writer *w, const struct ops_stack *st,
 			uint32_t tid, uint32_t *id)
 {
-	int ret;
+	int ret, anon;
 
 	if (!w->callgraph)
 		return ops_writer_fail(
 			w, -EINVAL,
 			"%s/samples.hist: stacks in a session opened without call graphs",
 			w->dir);
-	if (stack_check(w, st))
+	anon = stack_check(w, st);
+	if (anon < 0)
 		return ops_writer_fail(
 			w, -EINVAL, "%s/samples.hist: invalid stack", w->dir);
-	ret = w->hist.deltas && stack_has_anon(st)
-		      ? ops_delta_stack(w, st, tid, id)
-		      : stack_nodes(w, st, tid, id);
+	ret = w->hist.deltas && anon ? ops_delta_stack(w, st, tid, id)
+				     : stack_nodes(w, st, tid, id);
 	if (ret)
 		return ops_writer_fail(w, ret,
 				       "%s/samples.hist: cannot add stack: %s",

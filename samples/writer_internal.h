@@ -209,8 +209,21 @@ void ops_hist_stacks_written(struct ops_writer *w, bool written);
  * BASE: STACK_DELTAS' literal frames). */
 uint8_t *ops_stack_frame_encode(uint8_t *p, const struct ops_frame *f,
 				const struct ops_frame *prev, uint32_t base);
-/* The node flags (FORMAT.md, STACKS) of stack ST's frame I, leaf first. */
-uint8_t ops_stack_node_flags(const struct ops_stack *st, uint32_t i);
+/* Node flags (FORMAT.md, STACKS). */
+#define OPS_NODE_KERNEL 0x1
+#define OPS_NODE_CUT 0x2
+
+/* The node flags of stack ST's frame I, leaf first: inline, as the
+ * delta writer asks it of every frame it compares. */
+static inline uint8_t ops_stack_node_flags(const struct ops_stack *st,
+					   uint32_t i)
+{
+	uint8_t flags = i < st->nr_kernel ? OPS_NODE_KERNEL : 0;
+
+	if (i == st->nr_frames - 1 && (st->flags & OPS_STACK_TRUNCATED))
+		flags |= OPS_NODE_CUT;
+	return flags;
+}
 /* Stack ST of thread TID, which has an anonymous frame, as a delta in a
  * version 5 session: its id in *ID (delta_writer.c). */
 int ops_delta_stack(struct ops_writer *w, const struct ops_stack *st,

@@ -756,6 +756,116 @@ START_TEST(test_stack_in_its_flat_slice)
 }
 END_TEST
 
+/* The samples of the session's stack written as TEXT (stack_text()),
+ * interned (counted) or in process 0's stream (JIT stacks). */
+static uint64_t stack_samples(struct ops_session *s, const char *text)
+{
+	const struct ops_anon_stack_sample *as;
+	const struct ops_stack_count *sc;
+	uint64_t total = 0;
+	char t[512];
+	size_t n, i;
+
+	sc = ops_session_stack_hist(s, &n);
+	for (i = 0; i < n; i++) {
+		stack_text(s, sc[i].stack, t, sizeof(t));
+		total += strcmp(t, text) ? 0 : sc[i].count;
+	}
+	if (!ops_session_nr_processes(s))
+		return total;
+	ck_assert_int_eq(ops_session_anon_stacks(s, 0, &as, &n), 0);
+	for (i = 0; i < n; i++) {
+		stack_text(s, as[i].stack, t, sizeof(t));
+		total += !strcmp(t, text);
+	}
+	return total;
+}
+
+/* A frame is placed as it was the sample before only while its
+ * process's mappings stay as they were: the same addresses, with the
+ * JIT's range replaced by a file's, the file remapped at another
+ * offset, and JIT code mapped there again, are four stacks. */
+START_TEST(test_placement_follows_mappings)
+{
+	const uint64_t chain[] = { PERF_CONTEXT_USER, 0x400010,
+				   0x7f0000000100ull, 0x400020 };
+	const uint64_t jit = 0x7f0000000000ull;
+	struct ops_session *s;
+
+	feed_mmap(100, 0x400000, 0x2000, 0x1000, exe);
+	feed_mmap(100, jit, 0x1000, 0, "//anon");
+	feed_chain(100, 0x400010, PERF_RECORD_MISC_USER, chain, 4);
+	feed_mmap(100, jit, 0x1000, 0x3000, exe);
+	feed_chain(100, 0x400010, PERF_RECORD_MISC_USER, chain, 4);
+	feed_mmap(100, 0x400000, 0x2000, 0x5000, exe);
+	feed_chain(100, 0x400010, PERF_RECORD_MISC_USER, chain, 4);
+	feed_mmap(100, jit, 0x10000, 0, "//anon");
+	feed_chain(100, 0x400010, PERF_RECORD_MISC_USER, chain, 4);
+	recorder_end_round(&r);
+	s = reopen();
+	ck_assert_uint_eq(
+		stack_samples(s, "k0 f0 0:0:1010 1:0:7f0000000100 0:0:1020"),
+		1);
+	ck_assert_uint_eq(stack_samples(s, "k0 f0 0:0:1010 0:0:3100 0:0:1020"),
+			  1);
+	ck_assert_uint_eq(stack_samples(s, "k0 f0 0:0:5010 0:0:3100 0:0:5020"),
+			  1);
+	ck_assert_uint_eq(
+		stack_samples(s, "k0 f0 0:0:5010 1:0:7f0000000100 0:0:5020"),
+		1);
+	ops_session_close(s);
+}
+END_TEST
+
+/* Processes whose code lies at the same addresses, each with its own
+ * mapping (here the same file at another offset), sampled in turn:
+ * each frame is placed in its own process's mappings. */
+START_TEST(test_placement_per_process)
+{
+	const uint64_t chain[] = { PERF_CONTEXT_USER, 0x400010, 0x400020 };
+	struct ops_session *s;
+	char text[128];
+	uint32_t k, round;
+
+	/* more processes than a table of the recorder's by thread would
+	 * have lanes (16), so that some share one */
+	for (k = 0; k < 17; k++)
+		feed_mmap(200 + k, 0x400000, 0x2000, 0x1000 * (k + 1), exe);
+	for (round = 0; round < 2; round++)
+		for (k = 0; k < 17; k++)
+			feed_chain(200 + k, 0x400010, PERF_RECORD_MISC_USER,
+				   chain, 3);
+	recorder_end_round(&r);
+	s = reopen();
+	for (k = 0; k < 17; k++) {
+		snprintf(text, sizeof(text), "k0 f0 0:0:%x 0:0:%x",
+			 0x1000 * (k + 1) + 0x10, 0x1000 * (k + 1) + 0x20);
+		ck_assert_uint_eq(stack_samples(s, text), 2);
+	}
+	ops_session_close(s);
+}
+END_TEST
+
+/* An exec starts the process's mappings again from none: the program
+ * mapped at the same address after it is placed anew. */
+START_TEST(test_placement_after_exec)
+{
+	const uint64_t chain[] = { PERF_CONTEXT_USER, 0x400010, 0x400020 };
+	struct ops_session *s;
+
+	feed_mmap(300, 0x400000, 0x2000, 0x1000, exe);
+	feed_chain(300, 0x400010, PERF_RECORD_MISC_USER, chain, 3);
+	feed_exec(300, "other");
+	feed_mmap(300, 0x400000, 0x2000, 0x3000, exe);
+	feed_chain(300, 0x400010, PERF_RECORD_MISC_USER, chain, 3);
+	recorder_end_round(&r);
+	s = reopen();
+	ck_assert_uint_eq(stack_samples(s, "k0 f0 0:0:1010 0:0:1020"), 1);
+	ck_assert_uint_eq(stack_samples(s, "k0 f0 0:0:3010 0:0:3020"), 1);
+	ops_session_close(s);
+}
+END_TEST
+
 static Suite *recorder_suite(void)
 {
 	Suite *s = suite_create("recorder");
@@ -779,6 +889,9 @@ static Suite *recorder_suite(void)
 	tcase_add_test(cg, test_callchains);
 	tcase_add_test(cg, test_full_chain_of_other_parts_not_cut);
 	tcase_add_test(cg, test_stack_in_its_flat_slice);
+	tcase_add_test(cg, test_placement_follows_mappings);
+	tcase_add_test(cg, test_placement_per_process);
+	tcase_add_test(cg, test_placement_after_exec);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, sep);
 	tcase_add_checked_fixture(thr, setup_threads, teardown);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <oputil/crc32c.h>
+#include <oputil/u64map.h>
 
 #include "block_internal.h"
 #include "helpers.h"
@@ -235,6 +236,82 @@ START_TEST(test_roundtrip)
 }
 END_TEST
 
+/* The sets the trims at the stop keep entries by (the perf maps' JIT
+ * frames, kallsyms' kernel frames) hold every such frame of every
+ * stack written, though the writer puts in only the frames new to its
+ * lane's list: here also a kernel image's frame that entered the list
+ * at a user place (not a kernel frame then) and comes again in the
+ * kernel, found in the list. */
+START_TEST(test_trim_sets)
+{
+	const uint32_t n = 3000;
+	const uint64_t k = 0xffffffff81000900ull;
+	struct ops_frame a[] = { { OPS_FRAME_IMAGE, 2, k },
+				 { OPS_FRAME_ANON, 0, 0x7f0000009000ull },
+				 { OPS_FRAME_IMAGE, 0, 0x1100 } };
+	struct ops_frame b[] = { { OPS_FRAME_IMAGE, 2, k },
+				 { OPS_FRAME_ANON, 0, 0x7f0000009008ull },
+				 { OPS_FRAME_IMAGE, 0, 0x1100 } };
+	struct ops_stack sa = { a, 3, 0, 0 }, sb = { b, 3, 1, 0 };
+	struct given *g = make_given(n, 777);
+	struct ops_session_info info = info_example();
+	struct oputil_u64map anon = { 0 }, kern = { 0 };
+	struct app_session s;
+	uint32_t id, i, j;
+	uint64_t v;
+	size_t slot;
+
+	info.callgraph_depth = MAX_DEPTH;
+	info.stack_deltas = true;
+	app_session_open(&s, sdir, &info);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(
+			ops_writer_stack_of(s.w, &g[i].st, g[i].tid, &id), 0);
+		for (j = 0; j < g[i].st.nr_frames; j++) {
+			const struct ops_frame *f = &g[i].frames[j];
+
+			if (f->kind == OPS_FRAME_ANON)
+				ck_assert_int_ge(oputil_u64map_put(&anon,
+								   f->addr, 0,
+								   NULL),
+						 0);
+			else if (j < g[i].st.nr_kernel)
+				ck_assert_int_ge(
+					oputil_u64map_put(&kern, f->addr,
+							  f->image + 1, NULL),
+					0);
+		}
+	}
+	ck_assert_int_eq(ops_writer_stack_of(s.w, &sa, 5000, &id), 0);
+	ck_assert_int_eq(ops_writer_stack_of(s.w, &sb, 5000, &id), 0);
+	ck_assert_int_ge(oputil_u64map_put(&anon, a[1].addr, 0, NULL), 0);
+	ck_assert_int_ge(oputil_u64map_put(&anon, b[1].addr, 0, NULL), 0);
+	ck_assert_int_ge(oputil_u64map_put(&kern, k, 3, NULL), 0);
+	ck_assert_uint_eq(s.w->hist.aframes.nr, anon.nr);
+	ck_assert_uint_eq(s.w->hist.kframes.nr, kern.nr);
+	for (slot = 0; slot < anon.cap; slot++)
+		if (anon.slots[slot].key)
+			ck_assert_msg(
+				oputil_u64map_get(&s.w->hist.aframes,
+						  anon.slots[slot].key, NULL),
+				"JIT frame %llx not kept",
+				(unsigned long long)anon.slots[slot].key);
+	for (slot = 0; slot < kern.cap; slot++) {
+		if (!kern.slots[slot].key)
+			continue;
+		ck_assert_msg(oputil_u64map_get(&s.w->hist.kframes,
+						kern.slots[slot].key, &v),
+			      "kernel frame %llx not kept",
+			      (unsigned long long)kern.slots[slot].key);
+		ck_assert_uint_eq(v, kern.slots[slot].val);
+	}
+	ck_assert_int_eq(ops_writer_close(s.w, 5), 0);
+	oputil_u64map_free(&anon);
+	oputil_u64map_free(&kern);
+	given_free(g, n);
+}
+END_TEST
+
 /* Never flushed until the close, and flushed after every sample: the
  * lanes' stacks carry across blocks either way. */
 START_TEST(test_flush_every_sample)
@@ -375,6 +452,7 @@ static Suite *deltas_suite(void)
 		{ "flush_every_sample", test_flush_every_sample },
 		{ "truncated_block", test_truncated_block },
 		{ "bad_record", test_bad_record },
+		{ "trim_sets", test_trim_sets },
 	};
 	Suite *s = suite_create("samples_deltas");
 	size_t i;

@@ -82,6 +82,17 @@ static inline int oputil_u64map_grow(struct oputil_u64map *m)
 	return 0;
 }
 
+/* Room for EXTRA more keys without growing: the puts that follow cannot
+ * fail, so a caller may put in the middle of a change it cannot undo.
+ * 0 or -ENOMEM. */
+static inline int oputil_u64map_reserve(struct oputil_u64map *m, size_t extra)
+{
+	while ((m->nr + extra) * 2 > m->cap)
+		if (oputil_u64map_grow(m))
+			return -ENOMEM;
+	return 0;
+}
+
 /* Set KEY to VAL: 0 when KEY is new, 1 when it had a value, which is
  * then in *OLD (OLD may be NULL), -EINVAL for key 0, or -ENOMEM. */
 static inline int oputil_u64map_put(struct oputil_u64map *m, uint64_t key,
