@@ -110,6 +110,30 @@ void __wrap_free(void *p)
 
 #define JIT_BASE 0x7e0000000000ull
 
+/* A session in DIR, as INFO says, with the JIT process both writers
+ * below sample: pid 43, /usr/bin/jitted (APP) and an anonymous range at
+ * JIT_BASE (PROC). */
+static struct ops_writer *jitted_open(const char *dir,
+				      const struct ops_session_info *info,
+				      uint32_t *app, uint32_t *proc)
+{
+	struct ops_image img = { .kind = OPS_IMAGE_FILE,
+				 .path = "/usr/bin/jitted" };
+	struct ops_range jrange = { JIT_BASE, JIT_BASE + 0x100000 };
+	struct ops_process jp = { .tgid = 43,
+				  .nspid = 43,
+				  .comm = "jitted",
+				  .exe = "/usr/bin/jitted",
+				  .ranges = &jrange,
+				  .nr_ranges = 1 };
+	struct ops_writer *w;
+
+	ck_assert_int_eq(ops_writer_open(&w, dir, info), 0);
+	ck_assert_int_eq(ops_writer_image(w, &img, app), 0);
+	ck_assert_int_eq(ops_writer_process(w, &jp, proc), 0);
+	return w;
+}
+
 /* A session of one JIT process whose NR samples are spread over
  * STACKS stacks of 8 frames, 4 anonymous ones (3 distinct addresses, a
  * recursion's return address twice) below 4 of a file, and over the
@@ -120,23 +144,12 @@ static void session_write(const char *dir, uint32_t nr)
 					 .frequency = 4000,
 					 .separate = OPS_SEPARATE_PROCESS,
 					 .callgraph_depth = 16 };
-	struct ops_image img = { .kind = OPS_IMAGE_FILE,
-				 .path = "/usr/bin/jitted" };
-	struct ops_range jrange = { JIT_BASE, JIT_BASE + 0x100000 };
-	struct ops_process jp = { .tgid = 43,
-				  .nspid = 43,
-				  .comm = "jitted",
-				  .exe = "/usr/bin/jitted",
-				  .ranges = &jrange,
-				  .nr_ranges = 1 };
 	struct ops_frame fr[8];
 	struct ops_stack st = { fr, 8, 0, 0 };
 	uint32_t app, proc, ids[STACKS], k, i;
 	struct ops_writer *w;
 
-	ck_assert_int_eq(ops_writer_open(&w, dir, &info), 0);
-	ck_assert_int_eq(ops_writer_image(w, &img, &app), 0);
-	ck_assert_int_eq(ops_writer_process(w, &jp, &proc), 0);
+	w = jitted_open(dir, &info, &app, &proc);
 	for (k = 0; k < STACKS; k++) {
 		fr[0] = (struct ops_frame){ OPS_FRAME_ANON, 0,
 					    JIT_BASE + 0x1000 * k + 0x10 };
@@ -176,23 +189,12 @@ static void session_write_distinct(const char *dir, uint32_t nr)
 					 .separate = OPS_SEPARATE_PROCESS,
 					 .callgraph_depth = 32,
 					 .stack_deltas = true };
-	struct ops_image img = { .kind = OPS_IMAGE_FILE,
-				 .path = "/usr/bin/jitted" };
-	struct ops_range jrange = { JIT_BASE, JIT_BASE + 0x100000 };
-	struct ops_process jp = { .tgid = 43,
-				  .nspid = 43,
-				  .comm = "jitted",
-				  .exe = "/usr/bin/jitted",
-				  .ranges = &jrange,
-				  .nr_ranges = 1 };
 	struct ops_frame fr[RECURSION + 3];
 	struct ops_stack st = { fr, RECURSION + 3, 0, 0 };
 	uint32_t app, proc, id, k, i;
 	struct ops_writer *w;
 
-	ck_assert_int_eq(ops_writer_open(&w, dir, &info), 0);
-	ck_assert_int_eq(ops_writer_image(w, &img, &app), 0);
-	ck_assert_int_eq(ops_writer_process(w, &jp, &proc), 0);
+	w = jitted_open(dir, &info, &app, &proc);
 	for (i = 0; i < nr; i++) {
 		/* leaf first: the leaf, the recursion's frames, its entry,
 		 * the file's frame at the root */
