@@ -92,7 +92,6 @@ START_TEST(test_steady_state)
 	struct ops_session_info info = info_example();
 	struct ops_image img = { .path = "/usr/bin/x" };
 	struct ops_context c = { 0 };
-	char *tmp = tmp_make(), *dir = tmp_path(tmp, "session");
 	uint32_t procs[PROCS], id, ctx, p;
 	struct ops_writer *w;
 	unsigned long before, during;
@@ -100,7 +99,7 @@ START_TEST(test_steady_state)
 	int round, bad;
 
 	info.callgraph_depth = 127;
-	ck_assert_int_eq(ops_writer_open(&w, dir, &info), 0);
+	ck_assert_int_eq(ops_writer_open(&w, sdir, &info), 0);
 	ck_assert_int_eq(ops_writer_image(w, &img, &id), 0);
 	c.app = c.image = id;
 	ck_assert_int_eq(ops_writer_context(w, &c, &ctx), 0);
@@ -126,8 +125,6 @@ START_TEST(test_steady_state)
 	ck_assert_uint_eq(p, 100000);
 	ck_assert_uint_gt(allocations - before, 0);
 	ck_assert_int_eq(ops_writer_close(w, 1), 0);
-	free(dir);
-	tmp_remove(tmp);
 }
 END_TEST
 
@@ -138,8 +135,6 @@ START_TEST(test_reader_holds_a_block)
 {
 	struct ops_session_info info = info_example();
 	struct ops_process proc = { .tgid = 1000, .comm = "x" };
-	char *tmp = tmp_make(), *dir = tmp_path(tmp, "session");
-	char *anon = tmp_path(dir, "anon.samples");
 	const struct ops_anon_sample *a;
 	struct ops_session *s;
 	struct ops_writer *w;
@@ -147,7 +142,7 @@ START_TEST(test_reader_holds_a_block)
 	uint32_t id, i;
 	size_t n, size;
 
-	ck_assert_int_eq(ops_writer_open(&w, dir, &info), 0);
+	ck_assert_int_eq(ops_writer_open(&w, sdir, &info), 0);
 	ck_assert_int_eq(ops_writer_process(w, &proc, &id), 0);
 	for (i = 0; i < 2000000; i++) {
 		ck_assert_int_eq(ops_writer_anon(w, id, 1000 + i * 250000ull,
@@ -163,7 +158,7 @@ START_TEST(test_reader_holds_a_block)
 	ck_assert_uint_gt(size, 8u << 20);
 
 	largest = 0;
-	s = session_must_open(dir, &wr);
+	s = session_must_open(sdir, &wr);
 	ck_assert_int_eq(ops_session_anon_count(s, id, &n), 0);
 	ck_assert_uint_eq(n, 2000000);
 	ck_assert_uint_lt(largest, size / 4);
@@ -173,9 +168,6 @@ START_TEST(test_reader_holds_a_block)
 	ck_assert_uint_ge(largest, n * sizeof(*a));
 	ck_assert_int_eq(wr.n, 0);
 	ops_session_close(s);
-	free(anon);
-	free(dir);
-	tmp_remove(tmp);
 }
 END_TEST
 
@@ -184,9 +176,11 @@ int main(void)
 	Suite *s = suite_create("samples_alloc");
 	TCase *tc = tcase_create("steady_state");
 
+	tcase_add_checked_fixture(tc, session_setup, session_teardown);
 	tcase_add_test(tc, test_steady_state);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("reader_holds_a_block");
+	tcase_add_checked_fixture(tc, session_setup, session_teardown);
 	tcase_add_test(tc, test_reader_holds_a_block);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);

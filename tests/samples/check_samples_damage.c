@@ -23,26 +23,7 @@
 
 #include "check_run.h"
 
-static char *tmp, *sdir, *hist, *anon, *meta;
 static uint32_t proc_id, ctx_id;
-
-static void setup(void)
-{
-	tmp = tmp_make();
-	sdir = tmp_path(tmp, "session");
-	hist = tmp_path(sdir, "samples.hist");
-	anon = tmp_path(sdir, "anon.samples");
-	meta = tmp_path(sdir, "session.meta");
-}
-
-static void teardown(void)
-{
-	free(hist);
-	free(anon);
-	free(meta);
-	free(sdir);
-	tmp_remove(tmp);
-}
 
 static uint64_t sample_time(uint64_t i)
 {
@@ -512,10 +493,8 @@ START_TEST(test_killed_writer)
 			ck_assert_uint_ge(e[j].count, want);
 		}
 		ops_session_close(s);
-		tmp_remove(tmp);
-		tmp = tmp_make();
-		free(sdir);
-		sdir = tmp_path(tmp, "session");
+		session_teardown();
+		session_setup();
 	}
 }
 END_TEST
@@ -817,10 +796,7 @@ END_TEST
 static Suite *damage_suite(void)
 {
 	Suite *s = suite_create("samples_damage");
-	struct {
-		const char *name;
-		const TTest *test;
-	} cases[] = {
+	const struct check_case cases[] = {
 		{ "torn_tail_hist", test_torn_tail_hist },
 		{ "torn_tail_anon", test_torn_tail_anon },
 		{ "bad_crc", test_bad_crc },
@@ -836,15 +812,7 @@ static Suite *damage_suite(void)
 		{ "write_failure", test_write_failure },
 		{ "varint_decoding", test_varint_decoding },
 	};
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		TCase *tc = tcase_create(cases[i].name);
-
-		tcase_add_checked_fixture(tc, setup, teardown);
-		tcase_add_test(tc, cases[i].test);
-		suite_add_tcase(s, tc);
-	}
+	SUITE_ADD_CASES(s, cases, session_setup, session_teardown, 0);
 	return s;
 }
 

@@ -22,22 +22,6 @@
 
 #include "check_run.h"
 
-static char *tmp, *sdir, *hist;
-
-static void setup(void)
-{
-	tmp = tmp_make();
-	sdir = tmp_path(tmp, "session");
-	hist = tmp_path(sdir, "samples.hist");
-}
-
-static void teardown(void)
-{
-	free(hist);
-	free(sdir);
-	tmp_remove(tmp);
-}
-
 #define NR_THREADS 21 /* more than the writer's 16 lanes */
 #define MAX_DEPTH 200
 
@@ -255,7 +239,7 @@ START_TEST(test_trim_sets)
 	struct ops_stack sa = { a, 3, 0, 0 }, sb = { b, 3, 1, 0 };
 	struct given *g = make_given(n, 777);
 	struct ops_session_info info = info_example();
-	struct oputil_u64map anon = { 0 }, kern = { 0 };
+	struct oputil_u64map aframes = { 0 }, kframes = { 0 };
 	struct app_session s;
 	uint32_t id, i, j;
 	uint64_t v;
@@ -271,43 +255,44 @@ START_TEST(test_trim_sets)
 			const struct ops_frame *f = &g[i].frames[j];
 
 			if (f->kind == OPS_FRAME_ANON)
-				ck_assert_int_ge(oputil_u64map_put(&anon,
+				ck_assert_int_ge(oputil_u64map_put(&aframes,
 								   f->addr, 0,
 								   NULL),
 						 0);
 			else if (j < g[i].st.nr_kernel)
 				ck_assert_int_ge(
-					oputil_u64map_put(&kern, f->addr,
+					oputil_u64map_put(&kframes, f->addr,
 							  f->image + 1, NULL),
 					0);
 		}
 	}
 	ck_assert_int_eq(ops_writer_stack_of(s.w, &sa, 5000, &id), 0);
 	ck_assert_int_eq(ops_writer_stack_of(s.w, &sb, 5000, &id), 0);
-	ck_assert_int_ge(oputil_u64map_put(&anon, a[1].addr, 0, NULL), 0);
-	ck_assert_int_ge(oputil_u64map_put(&anon, b[1].addr, 0, NULL), 0);
-	ck_assert_int_ge(oputil_u64map_put(&kern, k, 3, NULL), 0);
-	ck_assert_uint_eq(s.w->hist.aframes.nr, anon.nr);
-	ck_assert_uint_eq(s.w->hist.kframes.nr, kern.nr);
-	for (slot = 0; slot < anon.cap; slot++)
-		if (anon.slots[slot].key)
+	ck_assert_int_ge(oputil_u64map_put(&aframes, a[1].addr, 0, NULL), 0);
+	ck_assert_int_ge(oputil_u64map_put(&aframes, b[1].addr, 0, NULL), 0);
+	ck_assert_int_ge(oputil_u64map_put(&kframes, k, 3, NULL), 0);
+	ck_assert_uint_eq(s.w->hist.aframes.nr, aframes.nr);
+	ck_assert_uint_eq(s.w->hist.kframes.nr, kframes.nr);
+	for (slot = 0; slot < aframes.cap; slot++)
+		if (aframes.slots[slot].key)
 			ck_assert_msg(
 				oputil_u64map_get(&s.w->hist.aframes,
-						  anon.slots[slot].key, NULL),
+						  aframes.slots[slot].key,
+						  NULL),
 				"JIT frame %llx not kept",
-				(unsigned long long)anon.slots[slot].key);
-	for (slot = 0; slot < kern.cap; slot++) {
-		if (!kern.slots[slot].key)
+				(unsigned long long)aframes.slots[slot].key);
+	for (slot = 0; slot < kframes.cap; slot++) {
+		if (!kframes.slots[slot].key)
 			continue;
 		ck_assert_msg(oputil_u64map_get(&s.w->hist.kframes,
-						kern.slots[slot].key, &v),
+						kframes.slots[slot].key, &v),
 			      "kernel frame %llx not kept",
-			      (unsigned long long)kern.slots[slot].key);
-		ck_assert_uint_eq(v, kern.slots[slot].val);
+			      (unsigned long long)kframes.slots[slot].key);
+		ck_assert_uint_eq(v, kframes.slots[slot].val);
 	}
 	ck_assert_int_eq(ops_writer_close(s.w, 5), 0);
-	oputil_u64map_free(&anon);
-	oputil_u64map_free(&kern);
+	oputil_u64map_free(&aframes);
+	oputil_u64map_free(&kframes);
 	given_free(g, n);
 }
 END_TEST
@@ -444,10 +429,7 @@ END_TEST
 
 static Suite *deltas_suite(void)
 {
-	const struct {
-		const char *name;
-		const TTest *test;
-	} cases[] = {
+	const struct check_case cases[] = {
 		{ "roundtrip", test_roundtrip },
 		{ "flush_every_sample", test_flush_every_sample },
 		{ "truncated_block", test_truncated_block },
@@ -455,16 +437,7 @@ static Suite *deltas_suite(void)
 		{ "trim_sets", test_trim_sets },
 	};
 	Suite *s = suite_create("samples_deltas");
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		TCase *tc = tcase_create(cases[i].name);
-
-		tcase_add_checked_fixture(tc, setup, teardown);
-		tcase_set_timeout(tc, 60);
-		tcase_add_test(tc, cases[i].test);
-		suite_add_tcase(s, tc);
-	}
+	SUITE_ADD_CASES(s, cases, session_setup, session_teardown, 60);
 	return s;
 }
 

@@ -19,20 +19,6 @@
 
 #include "check_run.h"
 
-static char *tmp, *sdir;
-
-static void setup(void)
-{
-	tmp = tmp_make();
-	sdir = tmp_path(tmp, "session");
-}
-
-static void teardown(void)
-{
-	free(sdir);
-	tmp_remove(tmp);
-}
-
 /* Event 0 and 1 contexts of one image, 3 and 5 samples; CTX their ids. */
 static void write_events(const char *events, uint32_t ctx[2], bool close)
 {
@@ -221,7 +207,6 @@ static void check_anon(struct ops_session *s, size_t n, uint64_t base,
 
 START_TEST(test_anon_events)
 {
-	char *anon = tmp_path(sdir, "anon.samples");
 	const struct ops_anon_stack_sample *ss;
 	struct warns wr = { 0 };
 	struct ops_session *s;
@@ -259,7 +244,6 @@ START_TEST(test_anon_events)
 	check_anon(s, 6, 0x1000, 1, 100, 7);
 	ck_assert_int_eq(wr.n, 0);
 	ops_session_close(s);
-	free(anon);
 }
 END_TEST
 
@@ -282,7 +266,6 @@ static struct ops_session *open_periods(const char *events,
 
 START_TEST(test_event_periods)
 {
-	char *meta = tmp_path(sdir, "session.meta");
 	struct warns wr = { 0 };
 	struct ops_session *s;
 	char *text;
@@ -315,13 +298,12 @@ START_TEST(test_event_periods)
 	s = open_periods("cpu-clock,page-faults", "0,1,1", &wr);
 	ck_assert_int_eq(wr.n, 2);
 	ops_session_close(s);
-	free(meta);
 }
 END_TEST
 
-/* JIT samples of three events recorded, session.meta (META) listing
- * only the first two, as a damaged or older list would. */
-static void write_anon_two_listed(const char *meta)
+/* JIT samples of three events recorded, session.meta listing only the
+ * first two, as a damaged or older list would. */
+static void write_anon_two_listed(void)
 {
 	size_t len;
 	char *text, *at;
@@ -340,8 +322,6 @@ static void write_anon_two_listed(const char *meta)
  * never read, with one warning. */
 START_TEST(test_anon_event_damage)
 {
-	char *anon = tmp_path(sdir, "anon.samples");
-	char *meta = tmp_path(sdir, "session.meta");
 	struct warns wr = { 0 };
 	struct ops_session *s;
 	const struct ops_anon_sample *a;
@@ -378,7 +358,7 @@ START_TEST(test_anon_event_damage)
 	ops_session_close(s);
 
 	/* three events recorded, two listed: the third's samples left out */
-	write_anon_two_listed(meta);
+	write_anon_two_listed();
 	wr.n = 0;
 	s = session_must_open(sdir, &wr);
 	ck_assert_int_eq(wr.n, 1);
@@ -387,8 +367,6 @@ START_TEST(test_anon_event_damage)
 				     "session.meta: left out"));
 	check_anon(s, 6, 0x1000, 1, 100, 7);
 	ops_session_close(s);
-	free(anon);
-	free(meta);
 }
 END_TEST
 
@@ -415,7 +393,6 @@ END_TEST
  * list are no event's. */
 START_TEST(test_event_samples)
 {
-	char *meta = tmp_path(sdir, "session.meta");
 	struct warns wr = { 0 };
 	struct ops_session *s;
 	uint64_t t[3] = { 9, 9, 9 };
@@ -442,13 +419,12 @@ START_TEST(test_event_samples)
 	ops_session_close(s);
 
 	/* three events recorded, two listed */
-	write_anon_two_listed(meta);
+	write_anon_two_listed();
 	s = session_must_open(sdir, &wr);
 	ck_assert_int_eq(ops_session_event_samples(s, t, 2), 0);
 	ck_assert_uint_eq(t[0], 6);
 	ck_assert_uint_eq(t[1], 3);
 	ops_session_close(s);
-	free(meta);
 }
 END_TEST
 
@@ -457,7 +433,7 @@ int main(void)
 	Suite *su = suite_create("samples_events");
 	TCase *tc = tcase_create("events");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, session_setup, session_teardown);
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_one_event);
 	tcase_add_loop_test(tc, test_anon_events, 0, 2);

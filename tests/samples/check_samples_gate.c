@@ -19,9 +19,8 @@
 
 #include "check_run.h"
 
-static char *tmp, *sdir, *hist, *anon, *meta;
-
-/* A session of one image, one hist entry and 10 anonymous samples. */
+/* The session fixture holding a session of one image, one hist entry
+ * and 10 anonymous samples. */
 static void setup(void)
 {
 	struct ops_session_info info = info_example();
@@ -31,11 +30,7 @@ static void setup(void)
 	struct ops_writer *w;
 	uint32_t img_id, ctx_id, proc_id, i;
 
-	tmp = tmp_make();
-	sdir = tmp_path(tmp, "session");
-	hist = tmp_path(sdir, "samples.hist");
-	anon = tmp_path(sdir, "anon.samples");
-	meta = tmp_path(sdir, "session.meta");
+	session_setup();
 	ck_assert_int_eq(ops_writer_open(&w, sdir, &info), 0);
 	ck_assert_int_eq(ops_writer_image(w, &img, &img_id), 0);
 	c.app = c.image = img_id;
@@ -47,15 +42,6 @@ static void setup(void)
 						 0x7f0000001000ull, 500),
 				 0);
 	ck_assert_int_eq(ops_writer_close(w, 2000), 0);
-}
-
-static void teardown(void)
-{
-	free(hist);
-	free(anon);
-	free(meta);
-	free(sdir);
-	tmp_remove(tmp);
 }
 
 static void replace_by_fifo(const char *path)
@@ -207,10 +193,7 @@ END_TEST
 static Suite *gate_suite(void)
 {
 	Suite *s = suite_create("samples_gate");
-	struct {
-		const char *name;
-		const TTest *test;
-	} cases[] = {
+	const struct check_case cases[] = {
 		{ "meta_fifo", meta_fifo_refused },
 		{ "meta_dev_zero", meta_dev_zero_refused },
 		{ "meta_oversize", meta_oversize_refused },
@@ -219,15 +202,7 @@ static Suite *gate_suite(void)
 		{ "sparse_whole", sparse_whole_file_read_to_header },
 		{ "file_gate", file_gate },
 	};
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		TCase *tc = tcase_create(cases[i].name);
-
-		tcase_add_checked_fixture(tc, setup, teardown);
-		tcase_add_test(tc, cases[i].test);
-		suite_add_tcase(s, tc);
-	}
+	SUITE_ADD_CASES(s, cases, setup, session_teardown, 0);
 	return s;
 }
 

@@ -14,21 +14,6 @@
 
 #include "check_run.h"
 
-static char *tmp;
-static char *sdir;
-
-static void setup(void)
-{
-	tmp = tmp_make();
-	sdir = tmp_path(tmp, "session");
-}
-
-static void teardown(void)
-{
-	free(sdir);
-	tmp_remove(tmp);
-}
-
 static struct ops_writer *writer_must_open(const char *dir)
 {
 	struct ops_session_info info = info_example();
@@ -111,11 +96,9 @@ END_TEST
 
 static ino_t meta_inode(void)
 {
-	char *path = tmp_path(sdir, "session.meta");
 	struct stat st;
 
-	ck_assert_int_eq(stat(path, &st), 0);
-	free(path);
+	ck_assert_int_eq(stat(meta, &st), 0);
 	return st.st_ino;
 }
 
@@ -134,7 +117,6 @@ START_TEST(test_totals_without_a_clean_stop)
 	struct ops_session *s;
 	struct warns wr = { 0 };
 	ino_t ino = meta_inode();
-	char *hist = tmp_path(sdir, "samples.hist");
 	size_t size;
 
 	ops_writer_set_totals(w, &t);
@@ -161,7 +143,6 @@ START_TEST(test_totals_without_a_clean_stop)
 	ck_assert_int_eq(wr.n, 0);
 	ops_session_close(s);
 	ops_writer_free(w);
-	free(hist);
 }
 END_TEST
 
@@ -338,7 +319,6 @@ START_TEST(test_hist_compaction)
 {
 	struct ops_image img = { .path = "/bin/x" };
 	struct ops_writer *w = writer_must_open(sdir);
-	char *hist = tmp_path(sdir, "samples.hist");
 	const struct ops_hist_entry *e;
 	struct ops_context c = { 0 };
 	struct ops_session *s;
@@ -368,7 +348,6 @@ START_TEST(test_hist_compaction)
 	ck_assert_int_eq(wr.n, 0);
 	ops_session_close(s);
 	ops_writer_free(w);
-	free(hist);
 }
 END_TEST
 
@@ -1206,10 +1185,7 @@ END_TEST
 static Suite *roundtrip_suite(void)
 {
 	Suite *s = suite_create("samples_roundtrip");
-	struct {
-		const char *name;
-		const TTest *test;
-	} cases[] = {
+	const struct check_case cases[] = {
 		{ "meta", test_meta },
 		{ "meta_unflushed_stop", test_meta_unflushed_stop },
 		{ "totals_without_a_clean_stop",
@@ -1235,15 +1211,7 @@ static Suite *roundtrip_suite(void)
 		{ "previous", test_previous },
 		{ "finish", test_finish },
 	};
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		TCase *tc = tcase_create(cases[i].name);
-
-		tcase_add_checked_fixture(tc, setup, teardown);
-		tcase_add_test(tc, cases[i].test);
-		suite_add_tcase(s, tc);
-	}
+	SUITE_ADD_CASES(s, cases, session_setup, session_teardown, 0);
 	return s;
 }
 

@@ -16,20 +16,6 @@
 
 #include "check_run.h"
 
-static char *tmp, *sdir;
-
-static void setup(void)
-{
-	tmp = tmp_make();
-	sdir = tmp_path(tmp, "session");
-}
-
-static void teardown(void)
-{
-	free(sdir);
-	tmp_remove(tmp);
-}
-
 static uint64_t mix(uint64_t x)
 {
 	x += 0x9e3779b97f4a7c15ull;
@@ -164,7 +150,6 @@ START_TEST(test_bytes_per_sample)
 				   5000160000ull },
 				 1 };
 	struct ops_anon_sample smp;
-	char *path = tmp_path(sdir, "anon.samples");
 	const size_t total = 3 * 4000 * 60;
 	uint32_t id;
 	size_t i, bytes;
@@ -180,12 +165,11 @@ START_TEST(test_bytes_per_sample)
 			ck_assert_int_eq(ops_writer_flush(w), 0);
 	}
 	ck_assert_int_eq(ops_writer_close(w, 1), 0);
-	bytes = file_size(path);
+	bytes = file_size(anon);
 	per = (double)bytes / (double)total;
 	printf("anon.samples: %zu samples in %zu bytes, %.2f bytes/sample\n",
 	       total, bytes, per);
 	ck_assert_msg(per <= 8.0, "%.2f bytes per sample", per);
-	free(path);
 }
 END_TEST
 
@@ -247,24 +231,12 @@ END_TEST
 static Suite *scale_suite(void)
 {
 	Suite *s = suite_create("samples_scale");
-	struct {
-		const char *name;
-		const TTest *test;
-	} cases[] = {
+	const struct check_case cases[] = {
 		{ "many_processes", test_many_processes },
 		{ "bytes_per_sample", test_bytes_per_sample },
 		{ "ten_million", test_ten_million },
 	};
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		TCase *tc = tcase_create(cases[i].name);
-
-		tcase_add_checked_fixture(tc, setup, teardown);
-		tcase_set_timeout(tc, 240);
-		tcase_add_test(tc, cases[i].test);
-		suite_add_tcase(s, tc);
-	}
+	SUITE_ADD_CASES(s, cases, session_setup, session_teardown, 240);
 	return s;
 }
 

@@ -14,21 +14,6 @@
 
 #define MS 1000000ull
 
-static char *tmp;
-static char *sdir;
-
-static void setup(void)
-{
-	tmp = tmp_make();
-	sdir = tmp_path(tmp, "session");
-}
-
-static void teardown(void)
-{
-	free(sdir);
-	tmp_remove(tmp);
-}
-
 static uint64_t count_of(struct ops_session *s, uint64_t offset)
 {
 	const struct ops_hist_entry *e;
@@ -137,7 +122,7 @@ static Suite *slices_suite(void)
 	Suite *s = suite_create("samples_slices");
 	TCase *tc = tcase_create("slices");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, session_setup, session_teardown);
 	tcase_add_test(tc, test_slices);
 	suite_add_tcase(s, tc);
 	return s;

@@ -23,18 +23,6 @@
 
 #include "check_run.h"
 
-static char *tmp;
-
-static void setup(void)
-{
-	tmp = tmp_make();
-}
-
-static void teardown(void)
-{
-	tmp_remove(tmp);
-}
-
 #define MAX_DEPTH 48 /* the writer's depth limit in these streams */
 
 /* A stack of the stream and the id the writer gave it. */
@@ -546,10 +534,7 @@ END_TEST
 
 static Suite *stack_cache_suite(void)
 {
-	const struct {
-		const char *name;
-		const TTest *test;
-	} cases[] = {
+	const struct check_case cases[] = {
 		{ "recursion", test_recursion },
 		{ "roots", test_roots },
 		{ "cut", test_cut },
@@ -560,15 +545,7 @@ static Suite *stack_cache_suite(void)
 		{ "forgets", test_forgets },
 	};
 	Suite *s = suite_create("samples_stack_cache");
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		TCase *tc = tcase_create(cases[i].name);
-
-		tcase_add_checked_fixture(tc, setup, teardown);
-		tcase_add_test(tc, cases[i].test);
-		suite_add_tcase(s, tc);
-	}
+	SUITE_ADD_CASES(s, cases, session_setup, session_teardown, 0);
 	return s;
 }
 

@@ -22,26 +22,6 @@
 
 #include "check_run.h"
 
-static char *tmp, *sdir, *hist, *anon, *meta;
-
-static void setup(void)
-{
-	tmp = tmp_make();
-	sdir = tmp_path(tmp, "session");
-	hist = tmp_path(sdir, "samples.hist");
-	anon = tmp_path(sdir, "anon.samples");
-	meta = tmp_path(sdir, "session.meta");
-}
-
-static void teardown(void)
-{
-	free(hist);
-	free(anon);
-	free(meta);
-	free(sdir);
-	tmp_remove(tmp);
-}
-
 /* The ids a test session is made of. */
 struct cg {
 	struct ops_writer *w;
@@ -899,8 +879,8 @@ START_TEST(test_older_versions_read)
 		}
 		free(snap);
 		ops_session_close(s);
-		teardown();
-		setup();
+		session_teardown();
+		session_setup();
 	}
 }
 END_TEST
@@ -1035,8 +1015,8 @@ START_TEST(test_archived_perf_map_trimmed)
 		ck_assert_str_eq(text, stop ? kept : map);
 		free(text);
 		free(src);
-		teardown();
-		setup();
+		session_teardown();
+		session_setup();
 	}
 }
 END_TEST
@@ -1777,10 +1757,7 @@ END_TEST
 
 static Suite *stacks_suite(void)
 {
-	const struct {
-		const char *name;
-		const TTest *test;
-	} cases[] = {
+	const struct check_case cases[] = {
 		{ "roundtrip", test_roundtrip },
 		{ "definitions_first", test_definitions_first },
 		{ "flat_is_version_1", test_flat_is_version_1 },
@@ -1807,15 +1784,7 @@ static Suite *stacks_suite(void)
 		  test_archived_map_plain_and_trimmed },
 	};
 	Suite *s = suite_create("samples_stacks");
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		TCase *tc = tcase_create(cases[i].name);
-
-		tcase_add_checked_fixture(tc, setup, teardown);
-		tcase_add_test(tc, cases[i].test);
-		suite_add_tcase(s, tc);
-	}
+	SUITE_ADD_CASES(s, cases, session_setup, session_teardown, 0);
 	return s;
 }
 

@@ -14,22 +14,6 @@
 
 #include "check_run.h"
 
-static char *tmp, *sdir, *hist;
-
-static void setup(void)
-{
-	tmp = tmp_make();
-	sdir = tmp_path(tmp, "session");
-	hist = tmp_path(sdir, "samples.hist");
-}
-
-static void teardown(void)
-{
-	free(hist);
-	free(sdir);
-	tmp_remove(tmp);
-}
-
 static uint32_t le32(const uint8_t *p)
 {
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
@@ -285,23 +269,14 @@ END_TEST
 static Suite *threads_suite(void)
 {
 	Suite *s = suite_create("samples_threads");
-	const struct {
-		const char *name;
-		const TTest *test;
-	} cases[] = {
+	const struct check_case cases[] = {
 		{ "roundtrip", test_roundtrip },
 		{ "not_separated", test_not_separated },
 		{ "old_reader", test_old_reader },
 		{ "damage", test_damage },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		TCase *tc = tcase_create(cases[i].name);
-
-		tcase_add_checked_fixture(tc, setup, teardown);
-		tcase_add_test(tc, cases[i].test);
-		suite_add_tcase(s, tc);
-	}
+	SUITE_ADD_CASES(s, cases, session_setup, session_teardown, 0);
 	return s;
 }
 

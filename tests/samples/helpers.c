@@ -44,6 +44,44 @@ char *tmp_path(const char *dir, const char *name)
 	return p;
 }
 
+char *tmp, *sdir, *hist, *anon, *meta;
+
+void session_setup(void)
+{
+	tmp = tmp_make();
+	sdir = tmp_path(tmp, "session");
+	hist = tmp_path(sdir, "samples.hist");
+	anon = tmp_path(sdir, "anon.samples");
+	meta = tmp_path(sdir, "session.meta");
+}
+
+void session_teardown(void)
+{
+	free(hist);
+	free(anon);
+	free(meta);
+	free(sdir);
+	tmp_remove(tmp);
+	tmp = sdir = hist = anon = meta = NULL;
+}
+
+void suite_add_cases(Suite *s, const struct check_case *cases, size_t n,
+		     SFun setup, SFun teardown, double timeout)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		TCase *tc = tcase_create(cases[i].name);
+
+		if (setup || teardown)
+			tcase_add_checked_fixture(tc, setup, teardown);
+		if (timeout)
+			tcase_set_timeout(tc, timeout);
+		tcase_add_test(tc, cases[i].test);
+		suite_add_tcase(s, tc);
+	}
+}
+
 void warns_collect(void *arg, const char *msg)
 {
 	struct warns *w = arg;

@@ -3,6 +3,7 @@
 #ifndef OPS_TEST_HELPERS_H
 #define OPS_TEST_HELPERS_H
 
+#include <check.h>
 #include <stddef.h>
 
 #include <opjit/samples.h>
@@ -12,6 +13,30 @@ char *tmp_make(void);
 void tmp_remove(char *dir);
 /* DIR/NAME, malloc'ed. */
 char *tmp_path(const char *dir, const char *name);
+
+/*
+ * The suites' session fixture, for tcase_add_checked_fixture: before
+ * each test, a fresh directory TMP and in it SDIR, TMP/session, left for
+ * the writer to make, with the paths of its files HIST (samples.hist),
+ * ANON (anon.samples) and META (session.meta); after the test, all five
+ * freed and TMP removed with everything in it.
+ */
+extern char *tmp, *sdir, *hist, *anon, *meta;
+void session_setup(void);
+void session_teardown(void);
+
+/* A suite's test cases: each becomes a TCase of its name, under the
+ * checked fixture SETUP and TEARDOWN (NULL: none) and, where TIMEOUT is
+ * not 0, a timeout of that many seconds. */
+struct check_case {
+	const char *name;
+	const TTest *test;
+};
+void suite_add_cases(Suite *s, const struct check_case *cases, size_t n,
+		     SFun setup, SFun teardown, double timeout);
+#define SUITE_ADD_CASES(s, cases, setup, teardown, timeout)                  \
+	suite_add_cases(s, cases, sizeof(cases) / sizeof((cases)[0]), setup, \
+			teardown, timeout)
 
 /* Collects reader warnings. */
 struct warns {
