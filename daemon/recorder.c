@@ -41,9 +41,9 @@ int recorder_init(struct recorder *r, struct ops_writer *w,
 		/* the kernel adds a context marker or a few to the frames */
 		err = pending_init_chains(&r->pending,
 					  cfg->callgraph_depth + 16);
-		r->frames = calloc(OPS_STACK_MAX_FRAMES, sizeof(*r->frames));
+		r->addrs = calloc(OPS_STACK_MAX_FRAMES, sizeof(*r->addrs));
 		r->placed = calloc(RECORDER_PLACED, sizeof(*r->placed));
-		if (!err && (!r->frames || !r->placed))
+		if (!err && (!r->addrs || !r->placed))
 			err = -ENOMEM;
 	}
 	return err;
@@ -55,8 +55,8 @@ void recorder_free(struct recorder *r)
 	imgcache_free(&r->images);
 	pending_free(&r->pending);
 	recorder_threads_free(r);
-	free(r->frames);
-	r->frames = NULL;
+	free(r->addrs);
+	r->addrs = NULL;
 	free(r->placed);
 	r->placed = NULL;
 	free(r->exits);

@@ -88,7 +88,7 @@ struct recorder {
 	size_t exits_head, nr_exits, cap_exits;
 	uint64_t samples, lost, unattributed, anon, kernel, throttles;
 	uint32_t processes;
-	struct ops_frame *frames;	/* a stack being built, with -g */
+	uint64_t *addrs;		/* a chain being given, with -g */
 	struct recorder_placed *placed; /* RECORDER_PLACED, with -g */
 	uint32_t jitlog_pending;	/* processes to attach to next round */
 	uint32_t round_events; /* mappings, processes seen this round */
@@ -196,7 +196,7 @@ static inline void recorder_stack(struct recorder *r, struct proc *p,
 				  const struct pending_sample *s, uint32_t ctx)
 {
 	/* no call for a sample without a chain to place */
-	if (r->frames)
+	if (r->addrs)
 		recorder_stack_chain(r, p, s, ctx);
 }
 

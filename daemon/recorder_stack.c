@@ -158,21 +158,52 @@ static void recorder_stack_copy(struct recorder *r, struct proc *p,
 		recorder_fail(r, -EIO, true);
 }
 
+/* The frames of a chain's addresses, for the writer: the process's
+ * and the recorder's tables (ops_chain.place). */
+struct chain_place {
+	struct recorder *r;
+	struct proc *p;
+	bool anon_leaf; /* a lone leaf's place: not the placed table's */
+};
+
+static void chain_place(void *arg, uint64_t addr, bool kernel,
+			struct ops_frame *f)
+{
+	struct chain_place *cp = arg;
+	struct recorder *r = cp->r;
+
+	if (kernel) {
+		*f = (struct ops_frame){ OPS_FRAME_UNKNOWN, 0, addr };
+		if (r->has_kernel_image)
+			*f = (struct ops_frame){ OPS_FRAME_IMAGE,
+						 r->kernel_image, addr };
+	} else if (cp->anon_leaf) {
+		recorder_user_frame(r, cp->p, addr, f);
+	} else {
+		recorder_user_frame_again(r, cp->p, addr, f);
+	}
+}
+
 void recorder_stack_chain(struct recorder *r, struct proc *p,
 			  const struct pending_sample *s, uint32_t ctx)
 {
-	struct ops_stack st = { .frames = r->frames };
+	struct chain_place cp = { r, p, false };
+	struct ops_chain c = {
+		.addrs = r->addrs,
+		.gen = p ? p->maps.gen : 0,
+		.place = chain_place,
+		.arg = &cp,
+	};
 	enum chain_part part = PART_NONE;
 	uint32_t i, entries = 0, id;
 	bool anon = false, astray = false;
+	struct ops_frame leaf;
 	int err;
 
-	if (!r->frames || r->err)
+	if (!r->addrs || r->err)
 		return;
-	for (i = 0; i < s->nr_chain && st.nr_frames < OPS_STACK_MAX_FRAMES;
-	     i++) {
+	for (i = 0; i < s->nr_chain && c.nr < OPS_STACK_MAX_FRAMES; i++) {
 		uint64_t ip = s->chain[i];
-		struct ops_frame *f = &r->frames[st.nr_frames];
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			part = chain_marker(ip);
@@ -183,44 +214,37 @@ void recorder_stack_chain(struct recorder *r, struct proc *p,
 			continue;
 		}
 		entries++;
-		if (part == PART_KERNEL && st.nr_frames == st.nr_kernel) {
-			*f = (struct ops_frame){ OPS_FRAME_UNKNOWN, 0, ip };
-			if (r->has_kernel_image)
-				*f = (struct ops_frame){ OPS_FRAME_IMAGE,
-							 r->kernel_image, ip };
-			st.nr_kernel++;
-			st.nr_frames++;
+		/* the kernel's frames innermost; one after the user part
+		 * is none of the stack's */
+		if (part == PART_KERNEL && c.nr == c.nr_kernel) {
+			r->addrs[c.nr++] = ip;
+			c.nr_kernel++;
 		} else if (part == PART_USER) {
-			anon |= recorder_user_frame_again(r, p, ip, f);
-			st.nr_frames++;
+			r->addrs[c.nr++] = ip;
 		}
 	}
-	if (!st.nr_frames) {
+	if (!c.nr) {
 		/* no chain (the kernel could not walk): the leaf alone */
+		r->addrs[0] = s->ip;
+		c.nr = 1;
 		if ((s->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
-		    PERF_RECORD_MISC_USER) {
-			anon = recorder_user_frame(r, p, s->ip, r->frames);
-		} else {
-			r->frames[0] = (struct ops_frame){ OPS_FRAME_UNKNOWN,
-							   0, s->ip };
-			if (r->has_kernel_image)
-				r->frames[0] = (struct ops_frame){
-					OPS_FRAME_IMAGE, r->kernel_image, s->ip
-				};
-			st.nr_kernel = 1;
-		}
-		st.nr_frames = 1;
+		    PERF_RECORD_MISC_USER)
+			cp.anon_leaf = true;
+		else
+			c.nr_kernel = 1;
+		c.gen = 0;
 	}
 	/* cut at the cap: the kernel gave as many entries as it may, and
 	 * they are the stack's frames; not where a walk went astray, nor
 	 * where entries this recorder keeps no frame for (a kernel part
 	 * after the user one) made up the count */
 	if (entries >= r->cfg.callgraph_depth &&
-	    st.nr_frames >= r->cfg.callgraph_depth && !astray)
-		st.flags |= OPS_STACK_TRUNCATED;
+	    c.nr >= r->cfg.callgraph_depth && !astray)
+		c.flags |= OPS_STACK_TRUNCATED;
+	err = ops_writer_chain_of(r->w, &c, s->tid, &id, &anon);
+	/* a place may have failed a note, and recording stops */
 	if (r->err)
 		return;
-	err = ops_writer_stack_of(r->w, &st, s->tid, &id);
 	if (!err && anon)
 		err = ops_writer_anon_stack_event(r->w, p->proc_id, r->event,
 						  s->time, id, s->tid);
@@ -230,14 +254,16 @@ void recorder_stack_chain(struct recorder *r, struct proc *p,
 		recorder_fail(r, err, true);
 		return;
 	}
+	if (!s->regs || c.nr_kernel == c.nr)
+		return;
+	/* the user leaf, placed again (the placed table has it) */
+	chain_place(&cp, r->addrs[c.nr_kernel], false, &leaf);
 	/* copies of samples whose user leaf is native code (a JIT's own
 	 * frames keep frame pointers; the native ones below them may
 	 * not), in the kernel too: the registers and stack are the user
 	 * part's, at the kernel's entry */
-	if (s->regs && ctx != MAPTAB_NO_CTX && st.nr_kernel < st.nr_frames &&
-	    r->frames[st.nr_kernel].kind == OPS_FRAME_IMAGE)
-		recorder_stack_copy(r, p, s, ctx, id,
-				    r->frames[st.nr_kernel].image,
+	if (leaf.kind == OPS_FRAME_IMAGE && ctx != MAPTAB_NO_CTX)
+		recorder_stack_copy(r, p, s, ctx, id, leaf.image,
 				    s->stack_size);
 	/* and of JIT leaves, cut short: a JVM's interpreted callers hold
 	 * their Method* in their frames (opreport/unwind_jvm.h), which the
@@ -245,8 +271,7 @@ void recorder_stack_chain(struct recorder *r, struct proc *p,
 	 * context, as no image holds the leaf.  In the kernel too, as
 	 * for native leaves: an interrupt taken in JIT code is a sample
 	 * of it like any other */
-	else if (s->regs && anon && st.nr_kernel < st.nr_frames &&
-		 r->frames[st.nr_kernel].kind == OPS_FRAME_ANON &&
+	else if (anon && leaf.kind == OPS_FRAME_ANON &&
 		 !recorder_app_context(r, p, s->cpu, s->tid, &ctx))
 		recorder_stack_copy(r, p, s, ctx, id, p->app,
 				    s->stack_size < RECORDER_JIT_COPY

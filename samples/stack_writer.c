@@ -394,6 +394,70 @@ int ops_writer_stack_of(struct ops_writer *w, const struct ops_stack *st,
 	return 0;
 }
 
+/* Chain C placed whole into W->hist.chain_frames: 0, or -EINVAL for
+ * a frame no stack may have. */
+static int chain_place_all(struct ops_writer *w, const struct ops_chain *c)
+{
+	struct ops_frame *f;
+	uint32_t i;
+	int ret;
+
+	ret = oputil_grow(&w->hist.chain_frames, &w->hist.cap_chain_frames,
+			  c->nr, sizeof(*f));
+	if (ret)
+		return ret;
+	for (i = 0; i < c->nr; i++) {
+		f = &w->hist.chain_frames[i];
+		c->place(c->arg, c->addrs[i], i < c->nr_kernel, f);
+	}
+	return 0;
+}
+
+int ops_writer_chain_of(struct ops_writer *w, const struct ops_chain *c,
+			uint32_t tid, uint32_t *id, bool *anon)
+{
+	struct ops_hist_writer *h = &w->hist;
+	struct ops_stack st = { h->chain_frames, c->nr, c->nr_kernel,
+				c->flags };
+	int ret = 0, a;
+
+	if (!w->callgraph)
+		return ops_writer_fail(
+			w, -EINVAL,
+			"%s/samples.hist: stacks in a session opened without call graphs",
+			w->dir);
+	if (!c->nr || c->nr > OPS_STACK_MAX_FRAMES || c->nr_kernel > c->nr)
+		return ops_writer_fail(
+			w, -EINVAL, "%s/samples.hist: invalid stack", w->dir);
+	if (h->deltas)
+		ret = ops_delta_chain(w, c, tid, id);
+	if (ret == 1) {
+		*anon = true;
+		return 0;
+	}
+	/* not by the lane's addresses: placed whole, as any stack */
+	if (!ret)
+		ret = chain_place_all(w, c);
+	else if (ret == 2)
+		ret = 0;
+	st.frames = h->chain_frames;
+	a = ret ? ret : stack_check(w, &st);
+	if (a < 0)
+		return ops_writer_fail(w, a, "%s/samples.hist: %s", w->dir,
+				       a == -EINVAL ? "invalid stack"
+						    : strerror(-a));
+	ret = h->deltas && a ? ops_delta_stack(w, &st, tid, id)
+			     : stack_nodes(w, &st, tid, id);
+	if (ret)
+		return ops_writer_fail(w, ret,
+				       "%s/samples.hist: cannot add stack: %s",
+				       w->dir, strerror(-ret));
+	if (h->deltas && a)
+		ops_delta_chain_taken(h, c, tid);
+	*anon = a;
+	return 0;
+}
+
 int ops_writer_stack_add(struct ops_writer *w, uint32_t ctx, uint32_t stack,
 			 uint64_t count)
 {

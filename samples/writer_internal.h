@@ -165,7 +165,22 @@ struct ops_hist_writer {
 		 * first (FORMAT.md, STACK_DELTAS) */
 		struct ops_frame mru[OPS_DELTA_MRU];
 		uint32_t nr_mru;
+		/* chains (ops_writer_chain_of) while raw_gen, not 0: the
+		 * address each step of path was placed from; of each frame
+		 * of mru, bit k of mru_raw_ok when known, of
+		 * mru_raw_kernel when placed at a kernel place; the first
+		 * step of path, from the root, in anonymous memory; the
+		 * steps of path not in the kernel */
+		uint64_t *raw;
+		size_t cap_raw;
+		uint64_t raw_gen;
+		uint64_t mru_raw[OPS_DELTA_MRU];
+		uint8_t mru_raw_ok, mru_raw_kernel;
+		uint32_t first_anon, raw_user;
 	} dlanes[OPS_STACK_LANES];
+	/* a chain's frames as placed, leaf first (ops_writer_chain_of) */
+	struct ops_frame *chain_frames;
+	size_t cap_chain_frames;
 	/* ids given; the records of ids [delta_first, nr_deltas) not in
 	 * a block yet; every STACK_DELTAS block framed, in order, which a
 	 * compaction puts back whole (each record names the one before in
@@ -228,6 +243,19 @@ static inline uint8_t ops_stack_node_flags(const struct ops_stack *st,
  * version 5 session: its id in *ID (delta_writer.c). */
 int ops_delta_stack(struct ops_writer *w, const struct ops_stack *st,
 		    uint32_t tid, uint32_t *id);
+/* Chain C of thread TID as ops_delta_stack() would write it placed,
+ * placing only the addresses its lane has not placed in C's generation
+ * (delta_writer.c): 1 and *ID when written; 0 when this is not the
+ * way (no generation, another in the lane, no stack of the thread
+ * before it), with nothing placed; 2 when C has no anonymous frame,
+ * with its frames placed in H->chain_frames; or -errno, with nothing
+ * written. */
+int ops_delta_chain(struct ops_writer *w, const struct ops_chain *c,
+		    uint32_t tid, uint32_t *id);
+/* ST, chain C placed, was just given to ops_delta_stack() for TID:
+ * its lane's next chains compare by address. */
+void ops_delta_chain_taken(struct ops_hist_writer *h,
+			   const struct ops_chain *c, uint32_t tid);
 /* The STACK_DELTAS blocks not on disk (all of them in a compaction)
  * appended to W->out. */
 int ops_delta_put(struct ops_writer *w);

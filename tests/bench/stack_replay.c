@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * bench_stack_replay [--cold] [--deltas] SESSION OUT [ROUNDS]: the stack writer's own CPU
+ * bench_stack_replay [--cold] [--deltas] [--chains] SESSION OUT [ROUNDS]: the stack writer's own CPU
  * time on a recording's real stacks.  The anonymous-stack samples of
  * SESSION (a `-g` recording, node's say) are given again, in recording
  * order, to a writer of a new session in OUT, ROUNDS times (a new
@@ -9,7 +9,10 @@
  * builds of the writer compare on one shared machine without a
  * workload's noise.  --deltas writes the stacks as deltas (version 5,
  * FORMAT.md STACK_DELTAS), else interned (version 4): the two sessions
- * of one SESSION must give the same reports.
+ * of one SESSION must give the same reports.  --chains gives each stack
+ * as a recorder does, a chain of addresses placed when the writer asks
+ * (ops_writer_chain_of), each distinct frame its own address: the
+ * session must be the same bytes as without.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,6 +22,7 @@
 
 #include <opjit/samples.h>
 #include <oputil/grow.h>
+#include <oputil/u64map.h>
 
 static double cpu_s(void)
 {
@@ -33,6 +37,7 @@ static double cpu_s(void)
  * thread, read before any round so that no round times the reading. */
 struct given {
 	struct ops_stack st;
+	uint64_t *addrs; /* --chains: the frames' addresses */
 	uint32_t proc;
 	uint32_t tid;
 	uint64_t time_ns;
@@ -46,6 +51,44 @@ static size_t nr_given;
 static uint8_t *evict;
 /* --deltas */
 static bool deltas;
+/* --chains: the distinct frames, address - 1 each */
+static bool chains;
+static struct ops_frame *distinct;
+static size_t nr_distinct, cap_distinct;
+static struct oputil_u64map distinct_ids;
+
+/* The address standing for frame F: 0 when out of memory, or when two
+ * frames would share one. */
+static uint64_t frame_addr(const struct ops_frame *f)
+{
+	uint64_t key = f->addr ^ (uint64_t)f->kind << 62 ^
+		       (uint64_t)f->image << 40,
+		 v;
+
+	if (!key)
+		key = 1ull << 61;
+	if (oputil_u64map_get(&distinct_ids, key, &v)) {
+		const struct ops_frame *d = &distinct[v - 1];
+
+		return d->kind == f->kind && d->image == f->image &&
+				       d->addr == f->addr
+			       ? v
+			       : 0;
+	}
+	if (oputil_grow(&distinct, &cap_distinct, nr_distinct + 1,
+			sizeof(*distinct)) ||
+	    oputil_u64map_put(&distinct_ids, key, nr_distinct + 1, NULL) < 0)
+		return 0;
+	distinct[nr_distinct++] = *f;
+	return nr_distinct;
+}
+
+static void place(void *arg, uint64_t addr, bool kernel, struct ops_frame *f)
+{
+	(void)arg;
+	(void)kernel;
+	*f = distinct[addr - 1];
+}
 #define EVICT_BYTES (64u << 20)
 
 /* Walk EVICT, which displaces the writer's tables from every cache
@@ -88,6 +131,18 @@ static int load(struct ops_session *s)
 				return -1;
 			memcpy(f, src->frames, src->nr_frames * sizeof(*f));
 			g->st.frames = f;
+			g->addrs = NULL;
+			if (chains) {
+				uint32_t j;
+
+				g->addrs = malloc(src->nr_frames *
+						  sizeof(*g->addrs));
+				if (!g->addrs)
+					return -1;
+				for (j = 0; j < src->nr_frames; j++)
+					if (!(g->addrs[j] = frame_addr(&f[j])))
+						return -1;
+			}
 			g->proc = p;
 			g->tid = v[k].tid;
 			g->time_ns = v[k].time_ns;
@@ -119,7 +174,18 @@ static double replay(struct ops_session *s, const char *out)
 	for (k = 0; k < nr_given && !err; k++) {
 		const struct given *g = &given[k];
 
-		err = ops_writer_stack_of(w, &g->st, g->tid, &id);
+		if (chains) {
+			struct ops_chain c = {
+				g->addrs,    g->st.nr_frames, g->st.nr_kernel,
+				g->st.flags, 1 + g->proc,     place,
+				NULL
+			};
+			bool anon;
+
+			err = ops_writer_chain_of(w, &c, g->tid, &id, &anon);
+		} else {
+			err = ops_writer_stack_of(w, &g->st, g->tid, &id);
+		}
 		err = err ? err
 			  : ops_writer_anon_stack(w, g->proc, g->time_ns, id,
 						  g->tid);
@@ -157,9 +223,12 @@ int main(int argc, char **argv)
 	size_t nr = 0;
 
 	while (argc > 1 &&
-	       (!strcmp(argv[1], "--cold") || !strcmp(argv[1], "--deltas"))) {
+	       (!strcmp(argv[1], "--cold") || !strcmp(argv[1], "--deltas") ||
+		!strcmp(argv[1], "--chains"))) {
 		if (!strcmp(argv[1], "--deltas")) {
 			deltas = true;
+		} else if (!strcmp(argv[1], "--chains")) {
+			chains = true;
 		} else if (!evict && !(evict = calloc(1, EVICT_BYTES))) {
 			fprintf(stderr, "bench_stack_replay: out of memory\n");
 			return 1;
@@ -170,7 +239,7 @@ int main(int argc, char **argv)
 	rounds = argc > 3 ? atoi(argv[3]) : 3;
 	if (argc < 3 || rounds < 1) {
 		fprintf(stderr,
-			"usage: bench_stack_replay [--cold] [--deltas] SESSION OUT [ROUNDS]\n");
+			"usage: bench_stack_replay [--cold] [--deltas] [--chains] SESSION OUT [ROUNDS]\n");
 		return 2;
 	}
 	if (ops_session_open(&s, argv[1], NULL, NULL, err, sizeof(err))) {
@@ -178,7 +247,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (load(s)) {
-		fprintf(stderr, "bench_stack_replay: out of memory\n");
+		fprintf(stderr,
+			"bench_stack_replay: out of memory, or two frames of one address\n");
 		return 1;
 	}
 	nr = nr_given;

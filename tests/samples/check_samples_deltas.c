@@ -150,6 +150,173 @@ static void write_session(const char *dir, bool deltas, const struct given *g,
 	ck_assert_int_eq(ops_writer_close(w, 5), 0);
 }
 
+/*
+ * The same stacks as chains of addresses (ops_writer_chain_of), as a
+ * recorder gives them: each distinct frame of the run has an index in
+ * FRAMES, and in generation GEN the address of index X is
+ * (X + GEN * 7) % NR_FRAMES + 1, so that an address places another
+ * frame in each generation, and one placed in a generation before is
+ * never the frame now.  The generation changes every CHAIN_GEN_SPAN
+ * samples, as a process's mappings change.
+ */
+#define CHAIN_GEN_SPAN 1500
+#define CHAIN_BAD_ADDR (~0ull) /* places as no frame may be */
+
+struct chain_frames {
+	struct ops_frame *frames;
+	uint32_t nr, cap;
+	uint64_t gen;
+	uint64_t placed; /* place calls */
+};
+
+static uint32_t frame_index(struct chain_frames *t, const struct ops_frame *f)
+{
+	uint32_t x;
+
+	for (x = 0; x < t->nr; x++)
+		if (t->frames[x].kind == f->kind &&
+		    t->frames[x].image == f->image &&
+		    t->frames[x].addr == f->addr)
+			return x;
+	if (t->nr == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 256;
+		t->frames = realloc(t->frames, t->cap * sizeof(*t->frames));
+		ck_assert_ptr_nonnull(t->frames);
+	}
+	t->frames[t->nr] = *f;
+	return t->nr++;
+}
+
+static void chain_place(void *arg, uint64_t addr, bool kernel,
+			struct ops_frame *f)
+{
+	struct chain_frames *t = arg;
+
+	(void)kernel;
+	t->placed++;
+	if (addr == CHAIN_BAD_ADDR) {
+		*f = (struct ops_frame){ OPS_FRAME_UNKNOWN + 1, 0, 0 };
+		return;
+	}
+	ck_assert_uint_ge(addr, 1);
+	ck_assert_uint_le(addr, t->nr);
+	*f = t->frames[(addr - 1 + t->nr - (t->gen * 7) % t->nr) % t->nr];
+}
+
+/* The addresses of stack ST in T's generation into ADDRS, and the
+ * chain of them. */
+static struct ops_chain chain_of(struct chain_frames *t,
+				 const struct ops_stack *st, uint64_t *addrs)
+{
+	uint32_t i;
+
+	for (i = 0; i < st->nr_frames; i++)
+		addrs[i] =
+			(frame_index(t, &st->frames[i]) + t->gen * 7) % t->nr +
+			1;
+	return (struct ops_chain){ addrs,     st->nr_frames, st->nr_kernel,
+				   st->flags, t->gen,	     chain_place,
+				   t };
+}
+
+static bool is_bad(uint32_t i, uint32_t bad)
+{
+	return bad && i % bad == bad - 1;
+}
+
+/* G[0..N) into a session in DIR with deltas, every stack as a chain
+ * (CHAINS) or placed, flushed every 4000 samples; every 13th sample of
+ * a thread also a native stack of its own (no JIT frame: interned),
+ * counted.  Each BAD-th sample (BAD 0: none) has a leaf that places as
+ * no frame may be, and is not written.  The place calls in *PLACED. */
+static void write_chains(const char *dir, bool chains, const struct given *g,
+			 uint32_t n, uint32_t bad, uint64_t *placed)
+{
+	struct ops_session_info info = info_example();
+	struct chain_frames t = { 0 };
+	uint64_t addrs[MAX_DEPTH + 8];
+	struct app_session s;
+	uint32_t id, i;
+	bool jit = false;
+	int ret;
+
+	info.callgraph_depth = MAX_DEPTH;
+	info.stack_deltas = true;
+	app_session_open(&s, dir, &info);
+	/* every frame indexed first: an address stands for one frame in a
+	 * generation for the whole run */
+	for (i = 0; i < n; i++)
+		for (uint32_t j = 0; j < g[i].st.nr_frames; j++)
+			frame_index(&t, &g[i].frames[j]);
+	for (i = 0; i < 2; i++)
+		frame_index(&t, &native[i]);
+	for (i = 0; i < n; i++) {
+		struct ops_stack ns = { (struct ops_frame *)native, 2, 0, 0 };
+		struct ops_chain c;
+
+		t.gen = 1 + i / CHAIN_GEN_SPAN;
+		if (chains) {
+			c = chain_of(&t, &g[i].st, addrs);
+			if (is_bad(i, bad))
+				addrs[0] = CHAIN_BAD_ADDR;
+			ret = ops_writer_chain_of(s.w, &c, g[i].tid, &id,
+						  &jit);
+			if (is_bad(i, bad)) {
+				ck_assert_int_eq(ret, -EINVAL);
+				continue;
+			}
+			ck_assert_int_eq(ret, 0);
+			ck_assert(jit);
+		} else if (is_bad(i, bad)) {
+			continue;
+		} else {
+			ck_assert_int_eq(ops_writer_stack_of(s.w, &g[i].st,
+							     g[i].tid, &id),
+					 0);
+		}
+		ck_assert_int_eq(ops_writer_anon_stack(s.w, s.proc, 1000 + i,
+						       id, g[i].tid),
+				 0);
+		if (i % 13 == 0) {
+			if (chains) {
+				c = chain_of(&t, &ns, addrs);
+				ck_assert_int_eq(
+					ops_writer_chain_of(s.w, &c, g[i].tid,
+							    &id, &jit),
+					0);
+				ck_assert(!jit);
+			} else {
+				ck_assert_int_eq(ops_writer_stack_of(s.w, &ns,
+								     g[i].tid,
+								     &id),
+						 0);
+			}
+			ck_assert_int_eq(
+				ops_writer_stack_add(s.w, s.ctx, id, 1), 0);
+		}
+		if (i % 4000 == 3999)
+			ck_assert_int_eq(ops_writer_flush(s.w), 0);
+	}
+	ck_assert_int_eq(ops_writer_close(s.w, 5), 0);
+	*placed = t.placed;
+	free(t.frames);
+}
+
+/* DIR's FILE holds what OTHER's FILE holds, byte for byte. */
+static void same_file(const char *dir, const char *other, const char *file)
+{
+	char *a = tmp_path(dir, file), *b = tmp_path(other, file);
+	size_t la, lb;
+	void *da = file_read(a, &la), *db = file_read(b, &lb);
+
+	ck_assert_uint_eq(la, lb);
+	ck_assert_msg(!memcmp(da, db, la), "%s: not the same bytes", file);
+	free(da);
+	free(db);
+	free(a);
+	free(b);
+}
+
 static bool stack_eq(const struct ops_stack *a, const struct ops_stack *b)
 {
 	uint32_t i;
@@ -318,6 +485,181 @@ START_TEST(test_flush_every_sample)
 }
 END_TEST
 
+/* The anonymous stack samples of DIR, written by write_chains(), are
+ * G's but each BAD-th, in order, and each 13th sample's native stack counted
+ * once. */
+static void check_chains_read(const char *dir, const struct given *g,
+			      uint32_t n, uint32_t bad)
+{
+	struct warns wr = { 0 };
+	struct ops_session *s = session_must_open(dir, &wr);
+	const struct ops_anon_stack_sample *a;
+	const struct ops_stack_count *sc;
+	size_t na, nc, k = 0;
+	uint32_t i, natives = 0;
+
+	ck_assert_int_eq(ops_session_anon_stacks(s, 0, &a, &na), 0);
+	ck_assert_uint_eq(na, n - (bad ? n / bad : 0));
+	for (i = 0; i < n; i++) {
+		if (is_bad(i, bad))
+			continue;
+		natives += i % 13 == 0;
+		ck_assert_uint_eq(a[k].tid, g[i].tid);
+		ck_assert_msg(stack_eq(ops_session_stack(s, a[k].stack),
+				       &g[i].st),
+			      "sample %u: not its stack", i);
+		k++;
+	}
+	sc = ops_session_stack_hist(s, &nc);
+	ck_assert_uint_eq(nc, 1);
+	ck_assert_uint_eq(sc[0].count, natives);
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+}
+
+/* Chains (ops_writer_chain_of) make the sessions placed stacks make,
+ * byte for byte, across generations (an address places anew in each),
+ * native stacks in the JIT threads' lanes, kernel frames and cut
+ * chains; and the writer asks for far fewer places than there are
+ * frames, which is the point of chains. */
+START_TEST(test_chains)
+{
+	const uint32_t n = 20000;
+	struct given *g = make_given(n, 4242);
+	char *placed_dir = tmp_path(tmp, "placed");
+	uint64_t placed, unused, frames = 0;
+	uint32_t i;
+
+	write_chains(sdir, true, g, n, 0, &placed);
+	write_chains(placed_dir, false, g, n, 0, &unused);
+	same_file(sdir, placed_dir, "samples.hist");
+	same_file(sdir, placed_dir, "anon.samples");
+	check_chains_read(sdir, g, n, 0);
+	for (i = 0; i < n; i++)
+		frames += g[i].st.nr_frames;
+	ck_assert_uint_gt(placed, 0);
+	/* without chains every frame is placed */
+	ck_assert_msg(placed * 2 < frames, "%llu places for %llu frames",
+		      (unsigned long long)placed, (unsigned long long)frames);
+	free(placed_dir);
+	given_free(g, n);
+}
+END_TEST
+
+/* Hand-made chains of one thread whose one address K is a kernel frame
+ * at a kernel place and an unknown one at a user place, as a recorder
+ * places them. */
+#define HAND_K 0xffffffff81000900ull
+
+static void hand_place(void *arg, uint64_t addr, bool kernel,
+		       struct ops_frame *f)
+{
+	(void)arg;
+	if (kernel)
+		*f = (struct ops_frame){ OPS_FRAME_IMAGE, 2, addr };
+	else if (addr == HAND_K)
+		*f = (struct ops_frame){ OPS_FRAME_UNKNOWN, 0, addr };
+	else if (addr == 0x1100)
+		*f = (struct ops_frame){ OPS_FRAME_IMAGE, 0, addr };
+	else
+		*f = (struct ops_frame){ OPS_FRAME_ANON, 0, addr };
+}
+
+/* The same address at a kernel place and then at a user place (or the
+ * other way) at the same depth is another frame and another stack:
+ * chains make the bytes placed stacks make, and read back. */
+START_TEST(test_chain_kernel_places)
+{
+	static const struct {
+		uint32_t nr, nr_kernel;
+		uint64_t addrs[4];
+	} seq[] = {
+		{ 2, 0, { 0x7f0000001000ull, 0x1100 } },
+		{ 3, 1, { HAND_K, 0x7f0000001000ull, 0x1100 } },
+		{ 3, 0, { HAND_K, 0x7f0000001000ull, 0x1100 } },
+		{ 3, 1, { HAND_K, 0x7f0000001000ull, 0x1100 } },
+		{ 4, 1, { HAND_K, HAND_K, 0x7f0000001000ull, 0x1100 } },
+		{ 4, 0, { HAND_K, HAND_K, 0x7f0000001000ull, 0x1100 } },
+		{ 3, 0, { HAND_K, 0x7f0000001000ull, 0x1100 } },
+	};
+	const uint32_t n = sizeof(seq) / sizeof(seq[0]);
+	struct ops_frame placed[sizeof(seq) / sizeof(seq[0])][4];
+	struct ops_stack st[sizeof(seq) / sizeof(seq[0])];
+	char *other = tmp_path(tmp, "placed");
+	struct ops_session_info info = info_example();
+	const struct ops_anon_stack_sample *a;
+	struct ops_session *rs;
+	struct warns wr = { 0 };
+	uint32_t i, j, pass, id;
+	size_t na;
+	bool jit;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < seq[i].nr; j++)
+			hand_place(NULL, seq[i].addrs[j], j < seq[i].nr_kernel,
+				   &placed[i][j]);
+		st[i] = (struct ops_stack){ placed[i], seq[i].nr,
+					    seq[i].nr_kernel, 0 };
+	}
+	info.callgraph_depth = MAX_DEPTH;
+	info.stack_deltas = true;
+	for (pass = 0; pass < 2; pass++) {
+		struct app_session s;
+
+		app_session_open(&s, pass ? other : sdir, &info);
+		for (i = 0; i < n; i++) {
+			struct ops_chain c = { seq[i].addrs,
+					       seq[i].nr,
+					       seq[i].nr_kernel,
+					       0,
+					       1,
+					       hand_place,
+					       NULL };
+
+			if (pass)
+				ck_assert_int_eq(ops_writer_stack_of(
+							 s.w, &st[i], 9, &id),
+						 0);
+			else
+				ck_assert_int_eq(ops_writer_chain_of(s.w, &c,
+								     9, &id,
+								     &jit),
+						 0);
+			ck_assert_int_eq(ops_writer_anon_stack(
+						 s.w, s.proc, 1000 + i, id, 9),
+					 0);
+		}
+		ck_assert_int_eq(ops_writer_close(s.w, 5), 0);
+	}
+	same_file(sdir, other, "samples.hist");
+	rs = session_must_open(sdir, &wr);
+	ck_assert_int_eq(ops_session_anon_stacks(rs, 0, &a, &na), 0);
+	ck_assert_uint_eq(na, n);
+	for (i = 0; i < n; i++)
+		ck_assert_msg(stack_eq(ops_session_stack(rs, a[i].stack),
+				       &st[i]),
+			      "sample %u: not its stack", i);
+	ops_session_close(rs);
+	free(other);
+}
+END_TEST
+
+/* Chains with an address that places as no frame may (the leaf, the
+ * last placed, after frames that moved in the lane's list): -EINVAL
+ * and nothing of them written, and every other stack reads back as
+ * given, their threads' after them too. */
+START_TEST(test_chain_bad_place)
+{
+	const uint32_t n = 3000;
+	struct given *g = make_given(n, 99);
+	uint64_t placed;
+
+	write_chains(sdir, true, g, n, 97, &placed);
+	check_chains_read(sdir, g, n, 97);
+	given_free(g, n);
+}
+END_TEST
+
 /* The offset of the payload of the first block of TYPE in BUF (LEN) at
  * or after FROM, or 0. */
 static size_t block_find(const uint8_t *buf, size_t len, uint16_t type,
@@ -435,6 +777,9 @@ static Suite *deltas_suite(void)
 		{ "truncated_block", test_truncated_block },
 		{ "bad_record", test_bad_record },
 		{ "trim_sets", test_trim_sets },
+		{ "chains", test_chains },
+		{ "chain_bad_place", test_chain_bad_place },
+		{ "chain_kernel_places", test_chain_kernel_places },
 	};
 	Suite *s = suite_create("samples_deltas");
 	SUITE_ADD_CASES(s, cases, session_setup, session_teardown, 60);

@@ -404,6 +404,33 @@ int ops_writer_stack(struct ops_writer *w, const struct ops_stack *st,
 int ops_writer_stack_of(struct ops_writer *w, const struct ops_stack *st,
 			uint32_t tid, uint32_t *id);
 
+/*
+ * A call chain as a recorder reads it from the kernel: raw addresses,
+ * leaf first, the first nr_kernel in the kernel, not yet placed.  A
+ * sampled thread's chain is mostly its chain before, and placing every
+ * address again (a lookup in the process's mappings each) was most of
+ * a recorder's work on a deep JIT stack: the writer asks PLACE for the
+ * frame of an address only when it has not placed that address, at a
+ * kernel or user place as this one, since GEN began.  GEN, when not 0,
+ * is the caller's promise that an address places as it did before
+ * while GEN stays (the process's mappings unchanged; a new layout, a
+ * new GEN); with GEN 0 every address is placed.
+ */
+struct ops_chain {
+	const uint64_t *addrs;
+	uint32_t nr, nr_kernel;
+	uint32_t flags; /* ops_stack.flags */
+	uint64_t gen;
+	void (*place)(void *arg, uint64_t addr, bool kernel,
+		      struct ops_frame *f);
+	void *arg;
+};
+/* ops_writer_stack_of() of chain C placed, to the same bytes; *ANON
+ * says whether it has an anonymous frame (its id is then for
+ * ops_writer_anon_stack(), else for ops_writer_stack_add()). */
+int ops_writer_chain_of(struct ops_writer *w, const struct ops_chain *c,
+			uint32_t tid, uint32_t *id, bool *anon);
+
 /* The writer's work on the stack table so far, node by node: how much
  * of the stacks it found by comparing each with the one before, in its
  * bounded index of the nodes, or added; how often the index forgot the
