@@ -298,6 +298,24 @@ static inline uint32_t chain_shared(const struct ops_delta_lane *l,
 	return d;
 }
 
+/* Lane L's list with its first two frames (and addresses) changed
+ * places: what ops_delta_mru_front() and mru_raw_front() make of a
+ * frame found at place 1. */
+static inline void delta_swap(struct ops_delta_lane *l)
+{
+	struct ops_frame f = l->mru[0];
+	uint64_t a = l->mru_raw[0];
+	uint8_t ok = l->mru_raw_ok, kern = l->mru_raw_kernel;
+
+	l->mru[0] = l->mru[1];
+	l->mru[1] = f;
+	l->mru_raw[0] = l->mru_raw[1];
+	l->mru_raw[1] = a;
+	l->mru_raw_ok = (uint8_t)((ok & ~3u) | (ok >> 1 & 1) | (ok & 1) << 1);
+	l->mru_raw_kernel =
+		(uint8_t)((kern & ~3u) | (kern >> 1 & 1) | (kern & 1) << 1);
+}
+
 /* Address I of chain C placed into *F by C's caller: false (nothing
  * written) for a frame no stack may have. */
 static bool chain_place(const struct ops_writer *w, const struct ops_chain *c,
@@ -381,6 +399,24 @@ int ops_delta_chain(struct ops_writer *w, const struct ops_chain *c,
 		if (l->mru_raw[0] == a && (l->mru_raw_ok & 1) &&
 		    (l->mru_raw_kernel & 1) == kernel) {
 			*p++ = 0;
+			if (kernel)
+				delta_note(h, &l->mru[0], kernel);
+			l->path[d] =
+				(struct ops_delta_step){ l->mru[0],
+							 chain_flags(c, i) };
+			l->raw[d] = a;
+			if (l->mru[0].kind == OPS_FRAME_ANON &&
+			    l->first_anon > d)
+				l->first_anon = d;
+			continue;
+		}
+		/* or the one before it, as a recursion through two
+		 * functions has: the two change places */
+		if (l->nr_mru > 1 && l->mru_raw[1] == a &&
+		    (l->mru_raw_ok & 2) &&
+		    (l->mru_raw_kernel >> 1 & 1) == kernel) {
+			delta_swap(l);
+			*p++ = 1;
 			if (kernel)
 				delta_note(h, &l->mru[0], kernel);
 			l->path[d] =
