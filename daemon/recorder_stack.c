@@ -13,6 +13,7 @@
 #include <oputil/hash.h>
 
 #include <linux/perf_event.h>
+#include <string.h>
 
 /* The bytes above sp kept of a JIT leaf's copy: a JVM's interpreted
  * frames are a hundred bytes and more each, and only their Method*
@@ -202,26 +203,38 @@ void recorder_stack_chain(struct recorder *r, struct proc *p,
 
 	if (!r->addrs || r->err)
 		return;
-	for (i = 0; i < s->nr_chain && c.nr < OPS_STACK_MAX_FRAMES; i++) {
-		uint64_t ip = s->chain[i];
+	for (i = 0; i < s->nr_chain && c.nr < OPS_STACK_MAX_FRAMES;) {
+		uint32_t run = i, take;
 
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			part = chain_marker(ip);
+		if (s->chain[i] >= (uint64_t)PERF_CONTEXT_MAX) {
+			part = chain_marker(s->chain[i]);
 			if (part == PART_NONE) {
 				astray = true;
 				break;
 			}
+			i++;
 			continue;
 		}
-		entries++;
-		/* the kernel's frames innermost; one after the user part
-		 * is none of the stack's */
-		if (part == PART_KERNEL && c.nr == c.nr_kernel) {
-			r->addrs[c.nr++] = ip;
-			c.nr_kernel++;
-		} else if (part == PART_USER) {
-			r->addrs[c.nr++] = ip;
+		/* a part's frames in one run, copied whole: a JIT's chain
+		 * is tens of them */
+		while (run < s->nr_chain &&
+		       s->chain[run] < (uint64_t)PERF_CONTEXT_MAX)
+			run++;
+		take = run - i;
+		/* the kernel's frames innermost; a kernel part after the
+		 * user one is none of the stack's */
+		if ((part == PART_KERNEL && c.nr == c.nr_kernel) ||
+		    part == PART_USER) {
+			if (take > OPS_STACK_MAX_FRAMES - c.nr)
+				take = OPS_STACK_MAX_FRAMES - c.nr;
+			memcpy(r->addrs + c.nr, s->chain + i,
+			       take * sizeof(*r->addrs));
+			c.nr += take;
+			if (part == PART_KERNEL)
+				c.nr_kernel += take;
 		}
+		entries += take;
+		i += take;
 	}
 	if (!c.nr) {
 		/* no chain (the kernel could not walk): the leaf alone */
