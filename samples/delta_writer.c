@@ -170,6 +170,21 @@ static int delta_end(struct ops_writer *w, struct ops_delta_lane *l,
 	return 0;
 }
 
+/* A stack of N frames sharing D with lane L's stack before counted;
+ * true, its id in *ID, when it is that stack again. */
+static bool delta_again(struct ops_hist_writer *h,
+			const struct ops_delta_lane *l, uint32_t n, uint32_t d,
+			uint32_t *id)
+{
+	h->stack_stats.stacks++;
+	h->stack_stats.frames += n;
+	h->stack_stats.shared += d;
+	if (d != n || l->path_n != n)
+		return false;
+	*id = l->last;
+	return true;
+}
+
 static uint32_t delta_lane(uint32_t tid)
 {
 	return (uint32_t)(oputil_hash_u64(tid) & (OPS_STACK_LANES - 1));
@@ -201,14 +216,8 @@ int ops_delta_stack(struct ops_writer *w, const struct ops_stack *st,
 	       step_eq(&l->path[d], &st->frames[n - 1 - d],
 		       ops_stack_node_flags(st, n - 1 - d)))
 		d++;
-	h->stack_stats.stacks++;
-	h->stack_stats.frames += n;
-	h->stack_stats.shared += d;
-	if (d == n && l->path_n == n) {
-		/* the thread's stack again: its id again */
-		*id = l->last;
+	if (delta_again(h, l, n, d, id))
 		return 0;
-	}
 	shared = d;
 	p = delta_head(h->delta_recs.data + h->delta_recs.len, nl, d, n,
 		       st->nr_kernel, st->flags);
@@ -236,6 +245,15 @@ static inline uint8_t chain_flags(const struct ops_chain *c, uint32_t i)
 	return flags;
 }
 
+/* Whether place K of lane L's list holds the frame placed from
+ * address A at a kernel place (KERNEL) or not. */
+static inline bool mru_raw_is(const struct ops_delta_lane *l, uint32_t k,
+			      uint64_t a, bool kernel)
+{
+	return l->mru_raw[k] == a && (l->mru_raw_ok >> k & 1) &&
+	       (l->mru_raw_kernel >> k & 1) == kernel;
+}
+
 /* The place in lane L's list of the frame placed from address A at a
  * kernel place (KERNEL) or not, or nr_mru. */
 static inline uint32_t mru_raw_find(const struct ops_delta_lane *l, uint64_t a,
@@ -244,8 +262,7 @@ static inline uint32_t mru_raw_find(const struct ops_delta_lane *l, uint64_t a,
 	uint32_t k;
 
 	for (k = 0; k < l->nr_mru; k++)
-		if (l->mru_raw[k] == a && (l->mru_raw_ok >> k & 1) &&
-		    (l->mru_raw_kernel >> k & 1) == kernel)
+		if (mru_raw_is(l, k, a, kernel))
 			break;
 	return k;
 }
@@ -316,6 +333,31 @@ static inline void delta_swap(struct ops_delta_lane *l)
 		(uint8_t)((kern & ~3u) | (kern >> 1 & 1) | (kern & 1) << 1);
 }
 
+/* Step D of lane L's path: address I of chain C, found at place 0 or
+ * 1 of the lane's list by its address, named by that place into P,
+ * which it returns past; from place 1 it moves to the front. */
+static inline uint8_t *chain_listed(struct ops_hist_writer *h,
+				    struct ops_delta_lane *l, uint8_t *p,
+				    uint32_t d, const struct ops_chain *c,
+				    uint32_t i)
+{
+	bool kernel = i < c->nr_kernel;
+
+	if (!mru_raw_is(l, 0, c->addrs[i], kernel)) {
+		delta_swap(l);
+		*p++ = 1;
+	} else {
+		*p++ = 0;
+	}
+	if (kernel)
+		delta_note(h, &l->mru[0], kernel);
+	l->path[d] = (struct ops_delta_step){ l->mru[0], chain_flags(c, i) };
+	l->raw[d] = c->addrs[i];
+	if (l->mru[0].kind == OPS_FRAME_ANON && l->first_anon > d)
+		l->first_anon = d;
+	return p;
+}
+
 /* Address I of chain C placed into *F by C's caller: false (nothing
  * written) for a frame no stack may have. */
 static bool chain_place(const struct ops_writer *w, const struct ops_chain *c,
@@ -351,13 +393,8 @@ int ops_delta_chain(struct ops_writer *w, const struct ops_chain *c,
 	if (ret)
 		return ret;
 	d = chain_shared(l, c);
-	h->stack_stats.stacks++;
-	h->stack_stats.frames += n;
-	h->stack_stats.shared += d;
-	if (d == n && l->path_n == n) {
-		*id = l->last;
+	if (delta_again(h, l, n, d, id))
 		return 1;
-	}
 	shared = d;
 	anon = l->first_anon < d;
 	if (!anon) {
@@ -395,37 +432,11 @@ int ops_delta_chain(struct ops_writer *w, const struct ops_chain *c,
 		bool kernel = i < c->nr_kernel;
 
 		/* a recursion's frame: the one named last, again, which
-		 * stays where it is */
-		if (l->mru_raw[0] == a && (l->mru_raw_ok & 1) &&
-		    (l->mru_raw_kernel & 1) == kernel) {
-			*p++ = 0;
-			if (kernel)
-				delta_note(h, &l->mru[0], kernel);
-			l->path[d] =
-				(struct ops_delta_step){ l->mru[0],
-							 chain_flags(c, i) };
-			l->raw[d] = a;
-			if (l->mru[0].kind == OPS_FRAME_ANON &&
-			    l->first_anon > d)
-				l->first_anon = d;
-			continue;
-		}
-		/* or the one before it, as a recursion through two
-		 * functions has: the two change places */
-		if (l->nr_mru > 1 && l->mru_raw[1] == a &&
-		    (l->mru_raw_ok & 2) &&
-		    (l->mru_raw_kernel >> 1 & 1) == kernel) {
-			delta_swap(l);
-			*p++ = 1;
-			if (kernel)
-				delta_note(h, &l->mru[0], kernel);
-			l->path[d] =
-				(struct ops_delta_step){ l->mru[0],
-							 chain_flags(c, i) };
-			l->raw[d] = a;
-			if (l->mru[0].kind == OPS_FRAME_ANON &&
-			    l->first_anon > d)
-				l->first_anon = d;
+		 * stays where it is; or the one before it, as a recursion
+		 * through two functions has, and the two change places */
+		if (mru_raw_is(l, 0, a, kernel) ||
+		    (l->nr_mru > 1 && mru_raw_is(l, 1, a, kernel))) {
+			p = chain_listed(h, l, p, d, c, i);
 			continue;
 		}
 		k = mru_raw_find(l, a, kernel);
