@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <opjit/anon_handler.h>
+#include <oputil/u64map.h>
 
 /* the longest reason a handler or the loader gives */
 #define HANDLER_WHY_LEN 512
@@ -74,11 +75,9 @@ struct anon_handlers {
 	 * not say them again.  The sessions of one report stay open
 	 * together, so a pointer tells them apart. */
 	const struct ops_session *said_session;
-	struct handler_said {
-		uint32_t proc, handler;
-		uint32_t parts; /* HANDLER_SAID_* */
-	} * said;
-	size_t nr_said, cap_said;
+	/* (handler index + 1) << 32 | process id -> parts: one probe an
+	 * offer, where a list was scanned (quadratic in the processes) */
+	struct oputil_u64map said;
 	/* the installed handlers not loaded, loaded (into SPARES) only to
 	 * say which would claim a process these left unclaimed */
 	char **spare_names;

@@ -169,27 +169,24 @@ static bool said(struct anon_handlers *hs, const struct anon_handler *h,
 		 const struct ops_session *s, uint32_t proc_id, uint32_t part,
 		 bool spoke)
 {
-	struct handler_said k = { proc_id, (uint32_t)(h - hs->v), part };
-	size_t i;
-	bool had;
+	uint64_t key = (uint64_t)(h - hs->v + 1) << 32 | proc_id, parts = 0;
+	uint64_t *ref;
 
 	if (hs->said_session != s) {
 		hs->said_session = s;
-		hs->nr_said = 0;
+		oputil_u64map_clear(&hs->said);
 	}
-	for (i = 0; i < hs->nr_said; i++)
-		if (hs->said[i].proc == k.proc &&
-		    hs->said[i].handler == k.handler) {
-			had = hs->said[i].parts & part;
-			if (spoke)
-				hs->said[i].parts |= part;
-			return had;
-		}
+	if (!spoke) {
+		oputil_u64map_get(&hs->said, key, &parts);
+		return parts & part;
+	}
 	/* out of memory, the next offer says it again: better than never */
-	if (spoke && !oputil_grow(&hs->said, &hs->cap_said, hs->nr_said + 1,
-				  sizeof(*hs->said)))
-		hs->said[hs->nr_said++] = k;
-	return false;
+	ref = oputil_u64map_ref(&hs->said, key, NULL);
+	if (!ref)
+		return false;
+	parts = *ref;
+	*ref |= part;
+	return parts & part;
 }
 
 /* One line about what handler H did with the process, unless an
