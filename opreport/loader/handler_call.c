@@ -223,8 +223,39 @@ static int inproc_release(struct anon_handler *h, char *why, size_t len)
 	return 0;
 }
 
+/* In-process, a state set aside is the handler's pointer, kept. */
+static int inproc_park(struct anon_handler *h, struct handler_held *held,
+		       uint32_t slot, char *why, size_t len)
+{
+	(void)why;
+	(void)len;
+	*held = (struct handler_held){ .state = h->state,
+				       .collect = h->collect,
+				       .state_flags = h->state_flags,
+				       .slot = slot };
+	h->state = NULL;
+	h->collect = NULL;
+	h->state_flags = 0;
+	return 0;
+}
+
+static int inproc_unpark(struct anon_handler *h, struct handler_held *held,
+			 const struct opjit_process *op, char *why, size_t len)
+{
+	(void)op;
+	(void)why;
+	(void)len;
+	h->state = held->state;
+	h->collect = held->collect;
+	h->state_flags = held->state_flags;
+	memset(held, 0, sizeof(*held));
+	return 1;
+}
+
 const struct handler_ops handler_call_ops = {
 	.claim = inproc_claim,
 	.resolve = inproc_resolve,
 	.release = inproc_release,
+	.park = inproc_park,
+	.unpark = inproc_unpark,
 };

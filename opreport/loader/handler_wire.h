@@ -34,6 +34,10 @@
  *             nr_inline[n]; u32 inline frames, each: u32 sym file line
  *          |  i32 -HANDLER_* and str why
  *  RELEASE -> i32 0
+ *  PARK    u32 slot: the claimed state set aside as SLOT, none claimed
+ *          -> i32 0 | -HANDLER_NOMEM (the state released)
+ *  UNPARK  u32 slot: the state set aside as SLOT claimed again, while
+ *          none is -> i32 1 | 0 when the helper holds no such slot
  */
 /* Before any answer, the helper may send warnings: u32 WIRE_WARN, str. */
 #define WIRE_WARN 0x4e524157u
@@ -50,6 +54,8 @@ enum wire_call {
 	WIRE_CLAIM = 1,
 	WIRE_BATCH,
 	WIRE_RELEASE,
+	WIRE_PARK,
+	WIRE_UNPARK,
 };
 
 struct wire {
