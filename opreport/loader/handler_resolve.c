@@ -530,10 +530,12 @@ static int offer_resume(struct anon_handlers *hs, struct handler_offer *o)
 
 /* The offer of process PROC_ID (P) of S: the one kept, or a new one,
  * made by offering P to each handler in order until one claims it.
- * NULL out of memory (reported). */
+ * NULL out of memory: reported when a handler ran out, else *NOMEM is
+ * set, for the caller to say. */
 static struct handler_offer *offer_get(struct anon_handlers *hs,
 				       struct ops_session *s, uint32_t proc_id,
-				       const struct ops_process *p)
+				       const struct ops_process *p,
+				       bool *nomem)
 {
 	uint64_t key = (uint64_t)proc_id + 1, v;
 	struct handler_offer *o;
@@ -556,8 +558,7 @@ static struct handler_offer *offer_get(struct anon_handlers *hs,
 	if (!o || oputil_u64map_put(&hs->offers, key, (uint64_t)(uintptr_t)o,
 				    NULL) < 0) {
 		free(o);
-		diag("cannot name the samples of process %u: out of memory",
-		     p->tgid);
+		*nomem = true;
 		return NULL;
 	}
 	o->s = s;
@@ -688,13 +689,16 @@ int anon_handlers_timeless(struct anon_handlers *hs, struct ops_session *s,
 {
 	const struct ops_process *p;
 	const struct handler_offer *o;
+	bool nomem = false;
 
 	if (!hs || hs->n == 0 || !(p = ops_session_process(s, proc_id)))
 		return 1;
-	/* the offer the naming takes, lines and all */
-	o = offer_get(hs, s, proc_id, p);
+	/* the offer the naming takes, lines and all; without memory for
+	 * it, the answer that holds whatever the handler (each sample
+	 * keeps its time), and the naming offers the process again */
+	o = offer_get(hs, s, proc_id, p, &nomem);
 	if (!o)
-		return -ENOMEM;
+		return nomem ? 0 : -ENOMEM;
 	return !o->h || (o->h->state_flags & OPJIT_STATE_TIMELESS);
 }
 
@@ -734,6 +738,7 @@ int anon_handlers_resolve_by(struct anon_handlers *hs, struct ops_session *s,
 {
 	const struct ops_process *p;
 	struct handler_offer *o;
+	bool nomem = false;
 
 	if (!hs || hs->n == 0)
 		return 0;
@@ -741,7 +746,10 @@ int anon_handlers_resolve_by(struct anon_handlers *hs, struct ops_session *s,
 	if (!p)
 		return 0;
 	memset(res, 0, sizeof(*res));
-	o = offer_get(hs, s, proc_id, p);
+	o = offer_get(hs, s, proc_id, p, &nomem);
+	if (!o && nomem)
+		diag("cannot name the samples of process %u: out of memory",
+		     p->tgid);
 	if (!o)
 		return -ENOMEM;
 	if (o->h)
