@@ -6,6 +6,7 @@
  * handler's function slots.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,11 +64,20 @@ static void said(const struct anon_handler *h, void *state, char *why,
 		snprintf(why, len, "no reason given");
 }
 
+/* The bytes the heap holds, mapped chunks included. */
+static size_t heap_used(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
 int handler_call_claim(struct anon_handler *h, const struct opjit_process *op,
 		       char *why, size_t len)
 {
 	char err[HANDLER_WHY_LEN] = "";
 	void *state = NULL;
+	size_t before = heap_used(), after;
 	int rc;
 
 	h->maps_refused = 0;
@@ -85,6 +95,10 @@ int handler_call_claim(struct anon_handler *h, const struct opjit_process *op,
 	if (rc == 0)
 		return 0;
 	h->state = state;
+	/* what holding the state costs, about: the heap it grew by (a
+	 * report holds no more than HANDLER_HELD_BYTES of them) */
+	after = heap_used();
+	h->state_bytes = after > before ? after - before : 0;
 	/* the slot is there when the table was long enough to hold it */
 	h->state_flags = h->tab.state_flags ? h->tab.state_flags(state) : 0;
 	return 1;

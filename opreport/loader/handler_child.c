@@ -211,8 +211,10 @@ static void child_claim(struct child *c)
 		wire_put_str(&c->w, c->h.refused_why);
 	if (rc < 0)
 		wire_put_str(&c->w, why);
-	if (rc == 1)
+	if (rc == 1) {
 		wire_put_u32(&c->w, c->h.state_flags);
+		wire_put_u64(&c->w, c->h.state_bytes);
+	}
 	wire_flush(&c->w);
 }
 

@@ -41,6 +41,7 @@ struct anon_handler {
 	bool broken;	      /* the helper cannot even load it */
 	void *state;	      /* in-process: the claimed state */
 	uint32_t state_flags; /* OPJIT_STATE_* of the claimed state */
+	size_t state_bytes;   /* the heap its claim grew by, where it ran */
 	struct handler_collect *collect; /* in-process: of that state */
 	unsigned maps_refused; /* by open_map, since the last claim */
 	char refused_why[HANDLER_WHY_LEN]; /* the first of them: file, rule */
@@ -67,11 +68,14 @@ struct handler_held {
 };
 
 /* The most claimed states a report holds at once, each waiting for its
- * process's naming: a state is a parsed map (a few KiB for the trimmed
- * copy a session archives, megabytes for a big live /tmp map), and a
- * helper runs under HANDLER_SANDBOX_MEMORY.  Past it, the state asked
- * about last is released, and its process claimed again when named. */
-#define HANDLER_HELD_MAX 64
+ * process's naming, and the most heap they may hold together (what each
+ * claim grew the heap by, in opreport or in the helper): a state is a
+ * parsed map, a few KiB for the trimmed copy a session archives, 8.5 MiB
+ * for node's live map of 100k functions, and a helper runs under
+ * HANDLER_SANDBOX_MEMORY.  Past either, the state set aside is released
+ * instead, and its process claimed again when named. */
+#define HANDLER_HELD_MAX 256
+#define HANDLER_HELD_BYTES (64u << 20)
 
 /* The parts of an offer whose lines are said once (anon_handlers.said):
  * the claim, and the naming of the samples with the claimed state. */
@@ -113,7 +117,7 @@ struct anon_handlers {
 	 * HANDLER_HELD_MAX of them, NR_HELD) until its process is named. */
 	const struct ops_session *offers_session;
 	struct oputil_u64map offers;
-	size_t nr_held;
+	size_t nr_held, held_bytes;
 	/* what the last unclaimed process's naming reported, kept for the
 	 * caller after its offer is freed */
 	char refused_why[HANDLER_WHY_LEN];

@@ -367,6 +367,7 @@ static int proc_claim(struct anon_handler *h, const struct opjit_process *op,
 		w->err = -EPROTO;
 	}
 	h->state_flags = !w->err && rc == 1 ? wire_get_u32(w) : 0;
+	h->state_bytes = !w->err && rc == 1 ? wire_get_u64(w) : 0;
 	if (w->err)
 		return proc_broke(h, why, len);
 	if (rc != 1)

@@ -357,6 +357,7 @@ struct handler_offer {
 	 * set aside in HELD; neither once released */
 	bool parked;
 	struct handler_held held;
+	size_t bytes; /* the heap its claim grew by, while held */
 	struct candidates cs;
 	struct opjit_process op;
 	/* when none claimed it: a map refused, a claim that failed */
@@ -414,6 +415,13 @@ static int claim_one(struct anon_handlers *hs, struct anon_handler *h,
 	return 0;
 }
 
+/* Offer O holds a claimed state no more. */
+static void held_drop(struct anon_handlers *hs, const struct handler_offer *o)
+{
+	hs->nr_held--;
+	hs->held_bytes -= o->bytes;
+}
+
 /* Release offer O's state, if it still has one, quietly: its process
  * is offered again should its samples be named, and that offer's
  * naming says what goes wrong then. */
@@ -438,7 +446,7 @@ static void offer_release(struct anon_handlers *hs, struct handler_offer *o)
 	h->quiet = false;
 	o->h = NULL;
 	o->parked = false;
-	hs->nr_held--;
+	held_drop(hs, o);
 }
 
 /* Offer O is done with: its state released, and itself forgotten. */
@@ -459,7 +467,8 @@ static void offer_set_aside(struct anon_handlers *hs, struct anon_handler *h)
 
 	if (!o)
 		return;
-	if (hs->nr_held < HANDLER_HELD_MAX) {
+	if (hs->nr_held < HANDLER_HELD_MAX &&
+	    hs->held_bytes <= HANDLER_HELD_BYTES) {
 		h->current = NULL;
 		h->quiet = true;
 		o->parked = !ops()->park(h, &o->held, o->proc_id, why,
@@ -469,7 +478,7 @@ static void offer_set_aside(struct anon_handlers *hs, struct anon_handler *h)
 			return;
 		/* the state is gone with the failure */
 		o->h = NULL;
-		hs->nr_held--;
+		held_drop(hs, o);
 	}
 	offer_close(hs, o);
 }
@@ -495,7 +504,7 @@ static void offers_close(struct anon_handlers *hs)
 			free(o);
 		}
 	oputil_u64map_clear(&hs->offers);
-	hs->nr_held = 0;
+	hs->nr_held = hs->held_bytes = 0;
 }
 
 void handler_offer_free(struct anon_handlers *hs)
@@ -578,7 +587,9 @@ static struct handler_offer *offer_get(struct anon_handlers *hs,
 		if (rc > 0) {
 			o->h = h;
 			h->current = o;
+			o->bytes = h->state_bytes;
 			hs->nr_held++;
+			hs->held_bytes += o->bytes;
 			break;
 		}
 		if (h->maps_refused && !o->map_refused) {
@@ -649,7 +660,7 @@ static int name_by(struct anon_handlers *hs, struct handler_offer *o,
 	/* released: the offer is done */
 	h->current = NULL;
 	o->h = NULL;
-	hs->nr_held--;
+	held_drop(hs, o);
 	offer_close(hs, o);
 	if (rc == -HANDLER_NOMEM) {
 		diag("cannot name the samples of process %u: out of memory",

@@ -23,7 +23,8 @@
  *  CLAIM   u32 tgid nspid uid flags, u64 start_ns start_unix_ns,
  *          str comm exe, u32 nr_maps, each: str path, u32 kind flags
  *          -> i32 1 | 0 | -HANDLER_*, u32 maps refused, and str why
- *             when negative
+ *             when negative; when 1, u32 state flags and u64 the heap
+ *             the claim grew by
  *  BATCH   u32 n, u64 addrs[n], u64 times[n]
  *          -> i32 0, u32 new symbols, each: u64 start size, u32 line,
  *             str name file, i32 code_err, u64 code_len and, when
