@@ -40,7 +40,7 @@ struct child {
 	struct handler_arena *arena; /* the claimed process's symbols */
 	struct handler_collect *collect;
 	size_t sent_sym, sent_file;
-	struct child_claim *cl; /* the claimed process, or NULL */
+	struct child_claim *cl;	     /* the claimed process, or NULL */
 	struct oputil_u64map parked; /* slot + 1 -> struct child_claim * */
 };
 

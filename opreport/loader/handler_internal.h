@@ -60,7 +60,7 @@ struct anon_handler {
 /* A claimed state set aside (handler_ops.park), so that the handler can
  * claim another process while this one waits for its naming. */
 struct handler_held {
-	void *state;	      /* in-process: the handler's state */
+	void *state; /* in-process: the handler's state */
 	struct handler_collect *collect;
 	uint32_t state_flags; /* OPJIT_STATE_* */
 	uint32_t slot;	      /* isolated: its id in the helper */
@@ -68,8 +68,9 @@ struct handler_held {
 };
 
 /* The most claimed states a report holds at once, each waiting for its
- * process's naming, and the most heap they may hold together (what each
- * claim grew the heap by, in opreport or in the helper): a state is a
+ * process's naming, and the most memory they may hold together (what
+ * each claim grew malloc's bytes or the data mappings by, in opreport
+ * or in the helper): a state is a
  * parsed map, a few KiB for the trimmed copy a session archives, 8.5 MiB
  * for node's live map of 100k functions, and a helper runs under
  * HANDLER_SANDBOX_MEMORY.  Past either, the state set aside is released

@@ -540,8 +540,8 @@ static int proc_release(struct anon_handler *h, char *why, size_t len)
 
 /* One call of PARK or UNPARK on SLOT: the helper's answer, or
  * -HANDLER_BROKE with WHY (the helper gone). */
-static int proc_slot_call(struct anon_handler *h, uint32_t call,
-			  uint32_t slot, char *why, size_t len)
+static int proc_slot_call(struct anon_handler *h, uint32_t call, uint32_t slot,
+			  char *why, size_t len)
 {
 	struct wire *w = &h->proc->w;
 	int32_t rc;

@@ -496,9 +496,9 @@ static void offers_close(struct anon_handlers *hs)
 	for (i = 0; i < hs->offers.cap; i++)
 		if (hs->offers.slots[i].key) {
 			struct handler_offer *o =
-				(struct handler_offer *)(uintptr_t)
-					hs->offers.slots[i]
-						.val;
+				(struct handler_offer *)(uintptr_t)hs->offers
+					.slots[i]
+					.val;
 
 			offer_release(hs, o);
 			free(o);
