@@ -330,7 +330,7 @@ void anon_handlers_free(struct anon_handlers *hs)
 	free(hs->spare_names);
 	handler_dirs_free(&hs->dirs);
 	handler_arena_free(hs->arena);
-	free(hs->said);
+	oputil_u64map_free(&hs->said);
 	free(hs);
 }
 

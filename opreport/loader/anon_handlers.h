@@ -166,7 +166,10 @@ typedef int (*anon_samples_fn)(void *ctx, bool timeless,
  * as anon_handlers_resolve() would, with every line that calls for; the
  * claiming handler's state is kept, and the next anon_handlers_resolve()
  * of the process names its samples with it rather than claim it again.
- * Only the last process asked about is kept so. */
+ * Each process asked about is kept so until it is named, up to
+ * HANDLER_HELD_MAX claimed states (handler_internal.h); past them, and
+ * when there is no memory to keep the offer (answered 0, quietly), the
+ * naming claims the process again. */
 int anon_handlers_timeless(struct anon_handlers *h, struct ops_session *s,
 			   uint32_t proc_id);
 

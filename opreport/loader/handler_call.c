@@ -6,9 +6,11 @@
  * handler's function slots.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "anon_handlers.h"
 #include "handler_internal.h"
@@ -63,11 +65,47 @@ static void said(const struct anon_handler *h, void *state, char *why,
 		snprintf(why, len, "no reason given");
 }
 
+/* The bytes malloc has handed out, mapped chunks included: exact for
+ * glibc's malloc, 0 under a sanitizer's allocator. */
+static size_t heap_used(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+/* The bytes of the process's data mappings (/proc/self/statm), or 0:
+ * what a helper's address-space limit counts, a handler's own mappings
+ * and a sanitizer's allocator included. */
+static size_t data_mapped(void)
+{
+	unsigned long v[6];
+	FILE *f = fopen("/proc/self/statm", "re");
+	int n = f ? fscanf(f, "%lu %lu %lu %lu %lu %lu", &v[0], &v[1], &v[2],
+			   &v[3], &v[4], &v[5])
+		  : 0;
+
+	if (f)
+		fclose(f);
+	return n == 6 ? v[5] * (size_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+/* The larger growth of the two since BEFORE (heap, mapped). */
+static size_t grown(const size_t before[2])
+{
+	size_t h = heap_used(), m = data_mapped();
+	size_t dh = h > before[0] ? h - before[0] : 0;
+	size_t dm = m > before[1] ? m - before[1] : 0;
+
+	return dh > dm ? dh : dm;
+}
+
 int handler_call_claim(struct anon_handler *h, const struct opjit_process *op,
 		       char *why, size_t len)
 {
 	char err[HANDLER_WHY_LEN] = "";
 	void *state = NULL;
+	size_t before[2] = { heap_used(), data_mapped() };
 	int rc;
 
 	h->maps_refused = 0;
@@ -85,6 +123,9 @@ int handler_call_claim(struct anon_handler *h, const struct opjit_process *op,
 	if (rc == 0)
 		return 0;
 	h->state = state;
+	/* what holding the state costs, about: the heap it grew by (a
+	 * report holds no more than HANDLER_HELD_BYTES of them) */
+	h->state_bytes = grown(before);
 	/* the slot is there when the table was long enough to hold it */
 	h->state_flags = h->tab.state_flags ? h->tab.state_flags(state) : 0;
 	return 1;
@@ -223,8 +264,39 @@ static int inproc_release(struct anon_handler *h, char *why, size_t len)
 	return 0;
 }
 
+/* In-process, a state set aside is the handler's pointer, kept. */
+static int inproc_park(struct anon_handler *h, struct handler_held *held,
+		       uint32_t slot, char *why, size_t len)
+{
+	(void)why;
+	(void)len;
+	*held = (struct handler_held){ .state = h->state,
+				       .collect = h->collect,
+				       .state_flags = h->state_flags,
+				       .slot = slot };
+	h->state = NULL;
+	h->collect = NULL;
+	h->state_flags = 0;
+	return 0;
+}
+
+static int inproc_unpark(struct anon_handler *h, struct handler_held *held,
+			 const struct opjit_process *op, char *why, size_t len)
+{
+	(void)op;
+	(void)why;
+	(void)len;
+	h->state = held->state;
+	h->collect = held->collect;
+	h->state_flags = held->state_flags;
+	memset(held, 0, sizeof(*held));
+	return 1;
+}
+
 const struct handler_ops handler_call_ops = {
 	.claim = inproc_claim,
 	.resolve = inproc_resolve,
 	.release = inproc_release,
+	.park = inproc_park,
+	.unpark = inproc_unpark,
 };

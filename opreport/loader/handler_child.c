@@ -16,9 +16,23 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <oputil/u64map.h>
+
 #include "anon_handlers.h"
 #include "handler_internal.h"
 #include "handler_wire.h"
+
+/* A process as opreport offered it, kept from its claim to its release
+ * (its state may look at it), set aside with its state while parked:
+ * at an address of its own, which the state may have kept. */
+struct child_claim {
+	struct opjit_process op;
+	struct opjit_map_candidate *cand;
+	const struct opjit_map_candidate **candp;
+	char *comm, *exe;
+	void *state; /* while parked: the handler's state */
+	uint32_t state_flags;
+};
 
 struct child {
 	struct wire w;
@@ -26,11 +40,8 @@ struct child {
 	struct handler_arena *arena; /* the claimed process's symbols */
 	struct handler_collect *collect;
 	size_t sent_sym, sent_file;
-	/* the claimed process, kept until release */
-	struct opjit_process op;
-	struct opjit_map_candidate *cand;
-	const struct opjit_map_candidate **candp;
-	char *comm, *exe;
+	struct child_claim *cl;	     /* the claimed process, or NULL */
+	struct oputil_u64map parked; /* slot + 1 -> struct child_claim * */
 };
 
 static struct child *child_self;
@@ -73,20 +84,20 @@ static int child_open_map(const struct opjit_host *host,
 		whylen = sizeof(mine);
 	}
 	why[0] = '\0';
-	if (proc != &c->op || !cand ||
+	if (!c->cl || proc != &c->cl->op || !cand ||
 	    cand->struct_size <
 		    OPJIT_SIZE_THROUGH(struct opjit_map_candidate, flags) ||
 	    !cand->path)
 		return -EINVAL;
-	for (i = 0; i < c->op.nr_maps; i++)
-		if (cand == &c->cand[i] ||
-		    (!strcmp(cand->path, c->cand[i].path) &&
-		     cand->kind == c->cand[i].kind &&
-		     cand->flags == c->cand[i].flags))
+	for (i = 0; i < c->cl->op.nr_maps; i++)
+		if (cand == &c->cl->cand[i] ||
+		    (!strcmp(cand->path, c->cl->cand[i].path) &&
+		     cand->kind == c->cl->cand[i].kind &&
+		     cand->flags == c->cl->cand[i].flags))
 			break;
 	/* a file of the handler's own naming (as the example handler's):
 	 * opened here, as the helper, with the same rules */
-	if (i == c->op.nr_maps) {
+	if (i == c->cl->op.nr_maps) {
 		rc = handler_trust_open_map(host, proc, cand, why, whylen);
 		goto out;
 	}
@@ -113,34 +124,45 @@ out:
 	return rc;
 }
 
-static void child_forget(struct child *c)
+static void claim_free(struct child_claim *cl)
 {
 	size_t i;
 
+	if (!cl)
+		return;
+	for (i = 0; cl->cand && i < cl->op.nr_maps; i++)
+		free((char *)cl->cand[i].path);
+	free(cl->cand);
+	free(cl->candp);
+	free(cl->comm);
+	free(cl->exe);
+	free(cl);
+}
+
+/* What the naming of the claimed process built, and the process. */
+static void child_forget(struct child *c)
+{
 	handler_collect_free(c->collect);
 	c->collect = NULL;
 	handler_arena_free(c->arena);
 	c->arena = NULL;
 	c->sent_sym = c->sent_file = 0;
-	for (i = 0; c->cand && i < c->op.nr_maps; i++)
-		free((char *)c->cand[i].path);
-	free(c->cand);
-	free(c->candp);
-	free(c->comm);
-	free(c->exe);
-	c->cand = NULL;
-	c->candp = NULL;
-	c->comm = c->exe = NULL;
-	memset(&c->op, 0, sizeof(c->op));
+	claim_free(c->cl);
+	c->cl = NULL;
 }
 
 static int child_read_proc(struct child *c)
 {
 	struct wire *w = &c->w;
-	struct opjit_process *op = &c->op;
+	struct child_claim *cl;
+	struct opjit_process *op;
 	size_t i;
 
 	child_forget(c);
+	cl = c->cl = calloc(1, sizeof(*cl));
+	if (!cl)
+		return -ENOMEM;
+	op = &cl->op;
 	op->struct_size = HANDLER_GIVES_PROCESS;
 	op->tgid = wire_get_u32(w);
 	op->nspid = wire_get_u32(w);
@@ -148,28 +170,30 @@ static int child_read_proc(struct child *c)
 	op->flags = wire_get_u32(w);
 	op->start_ns = wire_get_u64(w);
 	op->start_unix_ns = (int64_t)wire_get_u64(w);
-	wire_get_str(w, &c->comm, 4096, NULL, NULL);
-	wire_get_str(w, &c->exe, 4096, NULL, NULL);
+	wire_get_str(w, &cl->comm, 4096, NULL, NULL);
+	wire_get_str(w, &cl->exe, 4096, NULL, NULL);
 	op->nr_maps = wire_get_u32(w);
-	if (w->err || op->nr_maps > 64)
+	if (w->err || op->nr_maps > 64) {
+		op->nr_maps = 0;
 		return -EPROTO;
-	c->cand = calloc(op->nr_maps + 1, sizeof(*c->cand));
-	c->candp = calloc(op->nr_maps + 1, sizeof(*c->candp));
-	if (!c->cand || !c->candp)
+	}
+	cl->cand = calloc(op->nr_maps + 1, sizeof(*cl->cand));
+	cl->candp = calloc(op->nr_maps + 1, sizeof(*cl->candp));
+	if (!cl->cand || !cl->candp)
 		return -ENOMEM;
 	for (i = 0; i < op->nr_maps; i++) {
 		char *path = NULL;
 
-		c->cand[i].struct_size = HANDLER_GIVES_CANDIDATE;
+		cl->cand[i].struct_size = HANDLER_GIVES_CANDIDATE;
 		wire_get_str(w, &path, 4096, NULL, NULL);
-		c->cand[i].path = path ? path : strdup("");
-		c->cand[i].kind = wire_get_u32(w);
-		c->cand[i].flags = wire_get_u32(w);
-		c->candp[i] = &c->cand[i];
+		cl->cand[i].path = path ? path : strdup("");
+		cl->cand[i].kind = wire_get_u32(w);
+		cl->cand[i].flags = wire_get_u32(w);
+		cl->candp[i] = &cl->cand[i];
 	}
-	op->comm = c->comm ? c->comm : "";
-	op->exe = c->exe ? c->exe : "";
-	op->maps = c->candp;
+	op->comm = cl->comm ? cl->comm : "";
+	op->exe = cl->exe ? cl->exe : "";
+	op->maps = cl->candp;
 	return w->err;
 }
 
@@ -180,15 +204,17 @@ static void child_claim(struct child *c)
 
 	if (child_read_proc(c) < 0)
 		_exit(0);
-	rc = handler_call_claim(&c->h, &c->op, why, sizeof(why));
+	rc = handler_call_claim(&c->h, &c->cl->op, why, sizeof(why));
 	wire_put_u32(&c->w, (uint32_t)rc);
 	wire_put_u32(&c->w, c->h.maps_refused);
 	if (c->h.maps_refused)
 		wire_put_str(&c->w, c->h.refused_why);
 	if (rc < 0)
 		wire_put_str(&c->w, why);
-	if (rc == 1)
+	if (rc == 1) {
 		wire_put_u32(&c->w, c->h.state_flags);
+		wire_put_u64(&c->w, c->h.state_bytes);
+	}
 	wire_flush(&c->w);
 }
 
@@ -275,6 +301,54 @@ out:
 	free(ans.reason);
 	free(ans.nr_inl);
 	free(ans.inl);
+}
+
+/* PARK: the claimed state and its process set aside as SLOT, none
+ * claimed.  Parked between its claim and its naming, it has built
+ * nothing to send yet. */
+static void child_park(struct child *c)
+{
+	uint32_t slot = wire_get_u32(&c->w);
+	struct child_claim *cl = c->cl;
+	int32_t rc = 0;
+
+	if (c->w.err || !c->h.state || !cl || c->collect)
+		_exit(0);
+	cl->state = c->h.state;
+	cl->state_flags = c->h.state_flags;
+	if (oputil_u64map_put(&c->parked, (uint64_t)slot + 1,
+			      (uint64_t)(uintptr_t)cl, NULL) != 0) {
+		/* out of memory, or a slot already parked: released */
+		handler_call_release(&c->h);
+		rc = -HANDLER_NOMEM;
+	}
+	c->h.state = NULL;
+	c->h.state_flags = 0;
+	c->cl = rc ? c->cl : NULL;
+	child_forget(c);
+	wire_put_u32(&c->w, (uint32_t)rc);
+	wire_flush(&c->w);
+}
+
+/* UNPARK: the state set aside as SLOT claimed again. */
+static void child_unpark(struct child *c)
+{
+	uint32_t slot = wire_get_u32(&c->w);
+	uint64_t v;
+	bool had;
+
+	if (c->w.err || c->h.state)
+		_exit(0);
+	had = oputil_u64map_del(&c->parked, (uint64_t)slot + 1, &v);
+	if (had) {
+		child_forget(c);
+		c->cl = (struct child_claim *)(uintptr_t)v;
+		c->h.state = c->cl->state;
+		c->h.state_flags = c->cl->state_flags;
+		c->cl->state = NULL;
+	}
+	wire_put_u32(&c->w, had ? 1 : 0);
+	wire_flush(&c->w);
 }
 
 /* A handler that calls exit() ends the helper with its status and
@@ -367,6 +441,12 @@ void handler_child_main(int fd, const char *path, const char *name)
 			break;
 		case WIRE_BATCH:
 			child_batch(&c);
+			break;
+		case WIRE_PARK:
+			child_park(&c);
+			break;
+		case WIRE_UNPARK:
+			child_unpark(&c);
 			break;
 		case WIRE_RELEASE:
 			if (c.h.state)

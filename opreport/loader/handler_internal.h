@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <opjit/anon_handler.h>
+#include <oputil/u64map.h>
 
 /* the longest reason a handler or the loader gives */
 #define HANDLER_WHY_LEN 512
@@ -20,6 +21,7 @@ struct handler_arena;
 struct ops_session;
 
 struct handler_proc;
+struct handler_offer;
 
 struct anon_handler {
 	char *name;
@@ -39,6 +41,7 @@ struct anon_handler {
 	bool broken;	      /* the helper cannot even load it */
 	void *state;	      /* in-process: the claimed state */
 	uint32_t state_flags; /* OPJIT_STATE_* of the claimed state */
+	size_t state_bytes;   /* the heap its claim grew by, where it ran */
 	struct handler_collect *collect; /* in-process: of that state */
 	unsigned maps_refused; /* by open_map, since the last claim */
 	char refused_why[HANDLER_WHY_LEN]; /* the first of them: file, rule */
@@ -47,7 +50,33 @@ struct anon_handler {
 	 * its lines (QUIET), and this one has had some (SPOKE); see
 	 * anon_handlers.said */
 	bool quiet, spoke;
+	/* the offer whose claimed state is this handler's current one
+	 * (handler_resolve.c), or NULL; and, isolated, the helpers started
+	 * so far, so that a state parked in an earlier one is known gone */
+	struct handler_offer *current;
+	uint64_t helper_gen;
 };
+
+/* A claimed state set aside (handler_ops.park), so that the handler can
+ * claim another process while this one waits for its naming. */
+struct handler_held {
+	void *state; /* in-process: the handler's state */
+	struct handler_collect *collect;
+	uint32_t state_flags; /* OPJIT_STATE_* */
+	uint32_t slot;	      /* isolated: its id in the helper */
+	uint64_t helper;      /* isolated: the helper_gen it was parked in */
+};
+
+/* The most claimed states a report holds at once, each waiting for its
+ * process's naming, and the most memory they may hold together (what
+ * each claim grew malloc's bytes or the data mappings by, in opreport
+ * or in the helper): a state is a
+ * parsed map, a few KiB for the trimmed copy a session archives, 8.5 MiB
+ * for node's live map of 100k functions, and a helper runs under
+ * HANDLER_SANDBOX_MEMORY.  Past either, the state set aside is released
+ * instead, and its process claimed again when named. */
+#define HANDLER_HELD_MAX 256
+#define HANDLER_HELD_BYTES (64u << 20)
 
 /* The parts of an offer whose lines are said once (anon_handlers.said):
  * the claim, and the naming of the samples with the claimed state. */
@@ -74,20 +103,25 @@ struct anon_handlers {
 	 * not say them again.  The sessions of one report stay open
 	 * together, so a pointer tells them apart. */
 	const struct ops_session *said_session;
-	struct handler_said {
-		uint32_t proc, handler;
-		uint32_t parts; /* HANDLER_SAID_* */
-	} * said;
-	size_t nr_said, cap_said;
+	/* (handler index + 1) << 32 | process id -> parts: one probe an
+	 * offer, where a list was scanned (quadratic in the processes) */
+	struct oputil_u64map said;
 	/* the installed handlers not loaded, loaded (into SPARES) only to
 	 * say which would claim a process these left unclaimed */
 	char **spare_names;
 	size_t nr_spare_names;
 	struct anon_handlers *spares;
 	struct handler_dirs dirs;
-	/* the process offered last, its claiming handler's state kept
-	 * until its samples are named (handler_resolve.c) */
-	struct handler_offer *offer;
+	/* The processes of OFFERS_SESSION offered and not yet named, by
+	 * id + 1 (handler_resolve.c): a call graph asks about each before
+	 * it names any, and each claimed state is kept (at most
+	 * HANDLER_HELD_MAX of them, NR_HELD) until its process is named. */
+	const struct ops_session *offers_session;
+	struct oputil_u64map offers;
+	size_t nr_held, held_bytes;
+	/* what the last unclaimed process's naming reported, kept for the
+	 * caller after its offer is freed */
+	char refused_why[HANDLER_WHY_LEN];
 };
 
 /* Release the state an offer still holds, and the offer, before HS's
@@ -301,6 +335,15 @@ struct handler_ops {
 		       const uint64_t *times, size_t n,
 		       struct handler_answer *ans, char *why, size_t len);
 	int (*release)(struct anon_handler *h, char *why, size_t len);
+	/* Set the claimed state aside into HELD (isolated: as SLOT in the
+	 * helper), leaving none claimed: 0 or -HANDLER_* (the state is then
+	 * released, or gone with its helper). */
+	int (*park)(struct anon_handler *h, struct handler_held *held,
+		    uint32_t slot, char *why, size_t len);
+	/* Make HELD the claimed state again, of process OP, while none is:
+	 * 1, 0 when it is gone (its helper ended since), or -HANDLER_*. */
+	int (*unpark)(struct anon_handler *h, struct handler_held *held,
+		      const struct opjit_process *op, char *why, size_t len);
 };
 extern const struct handler_ops handler_call_ops;
 extern const struct handler_ops handler_proc_ops;

@@ -185,6 +185,7 @@ static int proc_start(struct anon_handler *h, const char *path,
 		return rc;
 	}
 	h->proc = p;
+	h->helper_gen++;
 	w = &p->w;
 	wire_deadline(w, handler_isolation.timeout_ms);
 	rc = (int32_t)wire_get_u32(w);
@@ -366,6 +367,7 @@ static int proc_claim(struct anon_handler *h, const struct opjit_process *op,
 		w->err = -EPROTO;
 	}
 	h->state_flags = !w->err && rc == 1 ? wire_get_u32(w) : 0;
+	h->state_bytes = !w->err && rc == 1 ? wire_get_u64(w) : 0;
 	if (w->err)
 		return proc_broke(h, why, len);
 	if (rc != 1)
@@ -536,8 +538,65 @@ static int proc_release(struct anon_handler *h, char *why, size_t len)
 	return 0;
 }
 
+/* One call of PARK or UNPARK on SLOT: the helper's answer, or
+ * -HANDLER_BROKE with WHY (the helper gone). */
+static int proc_slot_call(struct anon_handler *h, uint32_t call, uint32_t slot,
+			  char *why, size_t len)
+{
+	struct wire *w = &h->proc->w;
+	int32_t rc;
+
+	wire_deadline(w, handler_isolation.timeout_ms);
+	wire_put_u32(w, call);
+	wire_put_u32(w, slot);
+	wire_flush(w);
+	rc = proc_answer(h);
+	if (!w->err && (call == WIRE_PARK ? rc != 0 && rc != -HANDLER_NOMEM
+					  : rc != 0 && rc != 1))
+		w->err = -EPROTO;
+	if (w->err)
+		return proc_broke(h, why, len);
+	return rc;
+}
+
+static int proc_park(struct anon_handler *h, struct handler_held *held,
+		     uint32_t slot, char *why, size_t len)
+{
+	int rc;
+
+	memset(held, 0, sizeof(*held));
+	if (!h->proc)
+		return -HANDLER_BROKE;
+	held->slot = slot;
+	held->helper = h->helper_gen;
+	held->state_flags = h->state_flags;
+	h->state_flags = 0;
+	h->proc->op = NULL;
+	rc = proc_slot_call(h, WIRE_PARK, slot, why, len);
+	if (rc == -HANDLER_NOMEM)
+		snprintf(why, len, "out of memory");
+	return rc;
+}
+
+static int proc_unpark(struct anon_handler *h, struct handler_held *held,
+		       const struct opjit_process *op, char *why, size_t len)
+{
+	int rc;
+
+	if (!h->proc || h->helper_gen != held->helper)
+		return 0;
+	rc = proc_slot_call(h, WIRE_UNPARK, held->slot, why, len);
+	if (rc == 1) {
+		h->proc->op = op;
+		h->state_flags = held->state_flags;
+	}
+	return rc;
+}
+
 const struct handler_ops handler_proc_ops = {
 	.claim = proc_claim,
 	.resolve = proc_resolve,
 	.release = proc_release,
+	.park = proc_park,
+	.unpark = proc_unpark,
 };

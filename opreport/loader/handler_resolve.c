@@ -169,27 +169,24 @@ static bool said(struct anon_handlers *hs, const struct anon_handler *h,
 		 const struct ops_session *s, uint32_t proc_id, uint32_t part,
 		 bool spoke)
 {
-	struct handler_said k = { proc_id, (uint32_t)(h - hs->v), part };
-	size_t i;
-	bool had;
+	uint64_t key = (uint64_t)(h - hs->v + 1) << 32 | proc_id, parts = 0;
+	uint64_t *ref;
 
 	if (hs->said_session != s) {
 		hs->said_session = s;
-		hs->nr_said = 0;
+		oputil_u64map_clear(&hs->said);
 	}
-	for (i = 0; i < hs->nr_said; i++)
-		if (hs->said[i].proc == k.proc &&
-		    hs->said[i].handler == k.handler) {
-			had = hs->said[i].parts & part;
-			if (spoke)
-				hs->said[i].parts |= part;
-			return had;
-		}
+	if (!spoke) {
+		oputil_u64map_get(&hs->said, key, &parts);
+		return parts & part;
+	}
 	/* out of memory, the next offer says it again: better than never */
-	if (spoke && !oputil_grow(&hs->said, &hs->cap_said, hs->nr_said + 1,
-				  sizeof(*hs->said)))
-		hs->said[hs->nr_said++] = k;
-	return false;
+	ref = oputil_u64map_ref(&hs->said, key, NULL);
+	if (!ref)
+		return false;
+	parts = *ref;
+	*ref |= part;
+	return parts & part;
 }
 
 /* One line about what handler H did with the process, unless an
@@ -347,19 +344,26 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
  * state rather than claim the process again (a perf map of 100k
  * functions is parsed once, not twice).  It holds what the host gave
  * the handlers, which a claimed state may still look at, and what they
- * answered.  Only one is held: making another releases it first, so
- * that a report over many processes still holds one state at a time.
+ * answered.  A call graph asks about every process before it names
+ * any: each offer is kept until its naming (HS->offers), its state set
+ * aside (parked) while the handler claims others, at most
+ * HANDLER_HELD_MAX states at once.
  */
 struct handler_offer {
 	const struct ops_session *s;
 	uint32_t proc_id;
-	bool open;		/* made, and not yet named or dropped */
 	struct anon_handler *h; /* the one that claimed it, or NULL */
+	/* its state is H's claimed one (H->current is this offer), or
+	 * set aside in HELD; neither once released */
+	bool parked;
+	struct handler_held held;
+	size_t bytes; /* the heap its claim grew by, while held */
 	struct candidates cs;
 	struct opjit_process op;
 	/* when none claimed it: a map refused, a claim that failed */
 	bool map_refused;
-	const char *refused_why, *declined_why;
+	char refused_why[HANDLER_WHY_LEN];
+	char declined_why[2 * HANDLER_WHY_LEN];
 };
 
 /* Handler H begins PART (HANDLER_SAID_*) of offer O: quiet when an
@@ -397,11 +401,9 @@ static int claim_one(struct anon_handlers *hs, struct anon_handler *h,
 	else if (rc == -HANDLER_BROKE)
 		broke(h, p, "claiming", why, false);
 	if ((rc == -HANDLER_SAID || rc == -HANDLER_BROKE) &&
-	    !hs->declined_why[0]) {
-		snprintf(hs->declined_why, sizeof(hs->declined_why), "%s: %s",
+	    !o->declined_why[0])
+		snprintf(o->declined_why, sizeof(o->declined_why), "%s: %s",
 			 h->name, why);
-		o->declined_why = hs->declined_why;
-	}
 	part_end(hs, h, o, HANDLER_SAID_CLAIM);
 	if (rc > 0)
 		return 1;
@@ -413,77 +415,189 @@ static int claim_one(struct anon_handlers *hs, struct anon_handler *h,
 	return 0;
 }
 
-/* Release the state of the open offer, if any, quietly: its process is
- * offered again when its samples are named, and that offer's naming
- * says what goes wrong then. */
-static void offer_drop(struct anon_handlers *hs)
+/* Offer O holds a claimed state no more. */
+static void held_drop(struct anon_handlers *hs, const struct handler_offer *o)
 {
-	struct handler_offer *o = hs->offer;
+	hs->nr_held--;
+	hs->held_bytes -= o->bytes;
+}
+
+/* Release offer O's state, if it still has one, quietly: its process
+ * is offered again should its samples be named, and that offer's
+ * naming says what goes wrong then. */
+static void offer_release(struct anon_handlers *hs, struct handler_offer *o)
+{
+	struct anon_handler *h = o->h;
 	char why[HANDLER_WHY_LEN];
 
-	if (!o || !o->open)
+	if (!h)
 		return;
-	o->open = false;
-	if (!o->h)
-		return;
-	o->h->quiet = true;
-	ops()->release(o->h, why, sizeof(why));
-	o->h->quiet = false;
+	if (o->parked && h->current)
+		offer_release(hs, h->current);
+	h->quiet = true;
+	if (o->parked) {
+		/* claimed again to be released, unless its helper is gone */
+		if (ops()->unpark(h, &o->held, &o->op, why, sizeof(why)) == 1)
+			ops()->release(h, why, sizeof(why));
+	} else if (h->current == o) {
+		ops()->release(h, why, sizeof(why));
+		h->current = NULL;
+	}
+	h->quiet = false;
 	o->h = NULL;
+	o->parked = false;
+	held_drop(hs, o);
+}
+
+/* Offer O is done with: its state released, and itself forgotten. */
+static void offer_close(struct anon_handlers *hs, struct handler_offer *o)
+{
+	offer_release(hs, o);
+	oputil_u64map_del(&hs->offers, (uint64_t)o->proc_id + 1, NULL);
+	free(o);
+}
+
+/* Handler H's claimed state set aside, or released when a report holds
+ * as many as it may or it cannot be set aside: H claims no process
+ * after. */
+static void offer_set_aside(struct anon_handlers *hs, struct anon_handler *h)
+{
+	struct handler_offer *o = h->current;
+	char why[HANDLER_WHY_LEN];
+
+	if (!o)
+		return;
+	if (hs->nr_held < HANDLER_HELD_MAX &&
+	    hs->held_bytes <= HANDLER_HELD_BYTES) {
+		h->current = NULL;
+		h->quiet = true;
+		o->parked = !ops()->park(h, &o->held, o->proc_id, why,
+					 sizeof(why));
+		h->quiet = false;
+		if (o->parked)
+			return;
+		/* the state is gone with the failure */
+		o->h = NULL;
+		held_drop(hs, o);
+	}
+	offer_close(hs, o);
+}
+
+/* Every offer closed, every state released. */
+static void offers_close(struct anon_handlers *hs)
+{
+	size_t i;
+
+	/* the current states first: a parked one is claimed again to be
+	 * released, which needs its handler free */
+	for (i = 0; i < hs->n; i++)
+		if (hs->v[i].current)
+			offer_release(hs, hs->v[i].current);
+	for (i = 0; i < hs->offers.cap; i++)
+		if (hs->offers.slots[i].key) {
+			struct handler_offer *o =
+				(struct handler_offer *)(uintptr_t)hs->offers
+					.slots[i]
+					.val;
+
+			offer_release(hs, o);
+			free(o);
+		}
+	oputil_u64map_clear(&hs->offers);
+	hs->nr_held = hs->held_bytes = 0;
 }
 
 void handler_offer_free(struct anon_handlers *hs)
 {
-	offer_drop(hs);
-	free(hs->offer);
-	hs->offer = NULL;
+	offers_close(hs);
+	oputil_u64map_free(&hs->offers);
 }
 
-/* The open offer of process PROC_ID (P) of S: the one held, or a new one,
+/* Offer O's claimed state made its handler's current one again: 1, or 0
+ * when it is gone (the state released, O->h NULL). */
+static int offer_resume(struct anon_handlers *hs, struct handler_offer *o)
+{
+	struct anon_handler *h = o->h;
+	char why[HANDLER_WHY_LEN];
+	int rc;
+
+	if (!h)
+		return 0;
+	if (h->current == o)
+		return 1;
+	offer_set_aside(hs, h);
+	h->quiet = true;
+	rc = ops()->unpark(h, &o->held, &o->op, why, sizeof(why));
+	h->quiet = false;
+	o->parked = false;
+	if (rc == 1) {
+		h->current = o;
+		return 1;
+	}
+	return 0;
+}
+
+/* The offer of process PROC_ID (P) of S: the one kept, or a new one,
  * made by offering P to each handler in order until one claims it.
- * NULL out of memory (reported). */
+ * NULL out of memory: reported when a handler ran out, else *NOMEM is
+ * set, for the caller to say. */
 static struct handler_offer *offer_get(struct anon_handlers *hs,
 				       struct ops_session *s, uint32_t proc_id,
-				       const struct ops_process *p)
+				       const struct ops_process *p,
+				       bool *nomem)
 {
-	struct handler_offer *o = hs->offer;
+	uint64_t key = (uint64_t)proc_id + 1, v;
+	struct handler_offer *o;
 	size_t i;
 	int rc;
 
-	if (o && o->open && o->s == s && o->proc_id == proc_id)
-		return o;
-	offer_drop(hs);
-	if (!o) {
-		o = hs->offer = malloc(sizeof(*o));
-		if (!o) {
-			diag("cannot name the samples of process %u: out of memory",
-			     p->tgid);
-			return NULL;
-		}
+	if (hs->offers_session != s) {
+		offers_close(hs);
+		hs->offers_session = s;
 	}
-	memset(o, 0, sizeof(*o));
+	if (oputil_u64map_get(&hs->offers, key, &v)) {
+		o = (struct handler_offer *)(uintptr_t)v;
+		/* none claimed it, or its claim is still held */
+		if (!o->h || offer_resume(hs, o))
+			return o;
+		/* its state is gone (its helper ended): offered again */
+		offer_close(hs, o);
+	}
+	o = calloc(1, sizeof(*o));
+	if (!o || oputil_u64map_put(&hs->offers, key, (uint64_t)(uintptr_t)o,
+				    NULL) < 0) {
+		free(o);
+		*nomem = true;
+		return NULL;
+	}
 	o->s = s;
 	o->proc_id = proc_id;
 	cand_build(&o->cs, s, proc_id, p);
 	proc_build(&o->op, p, &o->cs);
-	hs->declined_why[0] = '\0';
 	for (i = 0; i < hs->n; i++) {
 		struct anon_handler *h = &hs->v[i];
 
+		offer_set_aside(hs, h);
 		h->maps_refused = 0;
 		rc = claim_one(hs, h, o, p);
-		if (rc < 0)
+		if (rc < 0) {
+			offer_close(hs, o);
 			return NULL;
+		}
 		if (rc > 0) {
 			o->h = h;
+			h->current = o;
+			o->bytes = h->state_bytes;
+			hs->nr_held++;
+			hs->held_bytes += o->bytes;
 			break;
 		}
 		if (h->maps_refused && !o->map_refused) {
 			o->map_refused = true;
-			o->refused_why = h->refused_why;
+			snprintf(o->refused_why, sizeof(o->refused_why), "%s",
+				 h->refused_why);
 		}
 	}
-	o->open = true;
 	return o;
 }
 
@@ -505,8 +619,6 @@ static int name_by(struct anon_handlers *hs, struct handler_offer *o,
 	char rwhy[HANDLER_WHY_LEN];
 	int rc, rrc;
 
-	o->open = false;
-	o->h = NULL;
 	part_begin(hs, h, o, HANDLER_SAID_NAMING);
 	memset(res, 0, sizeof(*res));
 	res->handler = c.batch.handler = h->name;
@@ -545,6 +657,11 @@ static int name_by(struct anon_handlers *hs, struct handler_offer *o,
 	free(c.ask);
 	free(c.inl_at);
 	part_end(hs, h, o, HANDLER_SAID_NAMING);
+	/* released: the offer is done */
+	h->current = NULL;
+	o->h = NULL;
+	held_drop(hs, o);
+	offer_close(hs, o);
 	if (rc == -HANDLER_NOMEM) {
 		diag("cannot name the samples of process %u: out of memory",
 		     p->tgid);
@@ -583,13 +700,16 @@ int anon_handlers_timeless(struct anon_handlers *hs, struct ops_session *s,
 {
 	const struct ops_process *p;
 	const struct handler_offer *o;
+	bool nomem = false;
 
 	if (!hs || hs->n == 0 || !(p = ops_session_process(s, proc_id)))
 		return 1;
-	/* the offer the naming takes, lines and all */
-	o = offer_get(hs, s, proc_id, p);
+	/* the offer the naming takes, lines and all; without memory for
+	 * it, the answer that holds whatever the handler (each sample
+	 * keeps its time), and the naming offers the process again */
+	o = offer_get(hs, s, proc_id, p, &nomem);
 	if (!o)
-		return -ENOMEM;
+		return nomem ? 0 : -ENOMEM;
 	return !o->h || (o->h->state_flags & OPJIT_STATE_TIMELESS);
 }
 
@@ -629,6 +749,7 @@ int anon_handlers_resolve_by(struct anon_handlers *hs, struct ops_session *s,
 {
 	const struct ops_process *p;
 	struct handler_offer *o;
+	bool nomem = false;
 
 	if (!hs || hs->n == 0)
 		return 0;
@@ -636,16 +757,28 @@ int anon_handlers_resolve_by(struct anon_handlers *hs, struct ops_session *s,
 	if (!p)
 		return 0;
 	memset(res, 0, sizeof(*res));
-	o = offer_get(hs, s, proc_id, p);
+	o = offer_get(hs, s, proc_id, p, &nomem);
+	if (!o && nomem)
+		diag("cannot name the samples of process %u: out of memory",
+		     p->tgid);
 	if (!o)
 		return -ENOMEM;
 	if (o->h)
 		return name_by(hs, o, p, give, give_ctx, sink, sink_ctx, res);
-	o->open = false;
+	/* the offer goes: what it says is kept in HS for the caller */
 	res->map_refused = o->map_refused;
-	res->refused_why = o->refused_why;
-	res->declined_why = o->declined_why;
+	if (o->map_refused) {
+		snprintf(hs->refused_why, sizeof(hs->refused_why), "%s",
+			 o->refused_why);
+		res->refused_why = hs->refused_why;
+	}
+	if (o->declined_why[0]) {
+		snprintf(hs->declined_why, sizeof(hs->declined_why), "%s",
+			 o->declined_why);
+		res->declined_why = hs->declined_why;
+	}
 	if (!res->map_refused && !res->declined_why)
 		res->would = would_claim(hs, &o->op);
+	offer_close(hs, o);
 	return 0;
 }

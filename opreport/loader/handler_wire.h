@@ -23,7 +23,8 @@
  *  CLAIM   u32 tgid nspid uid flags, u64 start_ns start_unix_ns,
  *          str comm exe, u32 nr_maps, each: str path, u32 kind flags
  *          -> i32 1 | 0 | -HANDLER_*, u32 maps refused, and str why
- *             when negative
+ *             when negative; when 1, u32 state flags and u64 the heap
+ *             the claim grew by
  *  BATCH   u32 n, u64 addrs[n], u64 times[n]
  *          -> i32 0, u32 new symbols, each: u64 start size, u32 line,
  *             str name file, i32 code_err, u64 code_len and, when
@@ -34,6 +35,10 @@
  *             nr_inline[n]; u32 inline frames, each: u32 sym file line
  *          |  i32 -HANDLER_* and str why
  *  RELEASE -> i32 0
+ *  PARK    u32 slot: the claimed state set aside as SLOT, none claimed
+ *          -> i32 0 | -HANDLER_NOMEM (the state released)
+ *  UNPARK  u32 slot: the state set aside as SLOT claimed again, while
+ *          none is -> i32 1 | 0 when the helper holds no such slot
  */
 /* Before any answer, the helper may send warnings: u32 WIRE_WARN, str. */
 #define WIRE_WARN 0x4e524157u
@@ -50,6 +55,8 @@ enum wire_call {
 	WIRE_CLAIM = 1,
 	WIRE_BATCH,
 	WIRE_RELEASE,
+	WIRE_PARK,
+	WIRE_UNPARK,
 };
 
 struct wire {

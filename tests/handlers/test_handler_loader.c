@@ -1351,6 +1351,33 @@ START_TEST(asked_timeless_then_named_is_claimed_once)
 }
 END_TEST
 
+/* A call graph over several processes asks about each of them before it
+ * names any (profile.c reads every process's stacks, then the graph
+ * names their frames): each is claimed once, its state held from the
+ * question to its naming, by either path.  Held only the last claim,
+ * every process but the last was claimed twice. */
+START_TEST(asked_all_then_named_claimed_once_each)
+{
+	struct anon_resolved r;
+	uint32_t tgid = counted_tgid(4400), id;
+
+	asked_setup(FAKE_DIR, "alpha", tgid, "counted");
+	session_proc(1, tgid + 10, "counted");
+	session_proc(2, tgid + 20, "counted");
+	capture_begin();
+	for (id = 0; id < 3; id++)
+		ck_assert_int_eq(anon_handlers_timeless(hs, &sess, id), 0);
+	for (id = 0; id < 3; id++) {
+		ck_assert_int_eq(resolve_all(hs, &sess, id, asked_smp, 2, &r),
+				 1);
+		ck_assert_str_eq(r.handler, "alpha");
+		ck_assert_str_eq(r.syms[0]->name, "alpha:claim 1");
+		ck_assert_str_eq(r.syms[1]->name, "alpha:hi");
+	}
+	capture_end();
+}
+END_TEST
+
 /* Process ID named by alpha, which said SAID while naming it. */
 static void named_once(uint32_t id, const char *said)
 {
@@ -1681,6 +1708,7 @@ static Suite *loader_suite(void)
 	tcase_add_test(res, malformed_inline_frame_ends_the_chain);
 	tcase_add_test(res, asked_then_named_is_claimed_once);
 	tcase_add_test(res, asked_timeless_then_named_is_claimed_once);
+	tcase_add_test(res, asked_all_then_named_claimed_once_each);
 	tcase_add_test(res, asked_lines_said_once);
 	tcase_add_test(res, asked_failure_said_once);
 	suite_add_tcase(s, load);
@@ -1703,6 +1731,7 @@ static Suite *loader_suite(void)
 	tcase_add_test(inproc, timeless_handler_asked_each_address_once);
 	tcase_add_test(inproc, asked_then_named_is_claimed_once);
 	tcase_add_test(inproc, asked_timeless_then_named_is_claimed_once);
+	tcase_add_test(inproc, asked_all_then_named_claimed_once_each);
 	tcase_add_test(inproc, asked_lines_said_once);
 	tcase_add_test(inproc, asked_failure_said_once);
 	suite_add_tcase(s, inproc);
