@@ -263,12 +263,19 @@ static int comments(struct pp *pp)
 	return 0;
 }
 
+/* Nodes by their image's name (interned: one name, one pointer), the
+ * unknown last: by the names, not the pointers, so that the mappings'
+ * order does not follow where a report's allocations fell. */
 static int node_image_cmp_cg(const struct callgraph *cg, uint32_t a,
 			     uint32_t b)
 {
 	const char *x = cg->nodes[a].image, *y = cg->nodes[b].image;
 
-	return ((uintptr_t)x > (uintptr_t)y) - ((uintptr_t)x < (uintptr_t)y);
+	if (x == y)
+		return 0;
+	if (!x || !y)
+		return !x - !y;
+	return strcmp(x, y);
 }
 
 static const struct callgraph *sort_cg; /* qsort has no argument */
