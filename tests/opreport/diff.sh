@@ -38,8 +38,8 @@ near() {
 
 # a second each: some 4,000 samples a run at 4 kHz, where the changes
 # are held to 5 points
-record "$TMP/c1" "$WORKLOAD" 1 3
-record "$TMP/c2" "$WORKLOAD" 1 1
+record "$TMP/c1" "$WORKLOAD" 1cpu 3
+record "$TMP/c2" "$WORKLOAD" 1cpu 1
 
 "$OPREPORT" -l --session-dir="$TMP/c2" --diff="$TMP/c1" >"$TMP/c.txt" ||
 	fail "opreport --diff failed"
@@ -108,15 +108,17 @@ echo "ok: folded has both counts a stack"
 	-o "$TMP/c.pb.gz" 2>"$TMP/pprof.err" || fail "pprof failed"
 grep -q "go tool pprof -diff_base=$TMP/c.pb.gz.base $TMP/c.pb.gz" \
 	"$TMP/pprof.err" || { cat "$TMP/pprof.err"; fail "no pprof hint"; }
-go tool pprof -top -diff_base="$TMP/c.pb.gz.base" "$TMP/c.pb.gz" \
+# -normalize: the base scaled to the profile's total, so that the
+# difference is the shares' (a busy machine gives either run other CPU)
+go tool pprof -top -normalize -diff_base="$TMP/c.pb.gz.base" "$TMP/c.pb.gz" \
 	>"$TMP/top.txt" 2>"$TMP/go.err" || { cat "$TMP/go.err"; fail "go tool pprof"; }
 python3 - "$TMP/top.txt" <<'PY' || { cat "$TMP/top.txt"; fail "pprof diff"; }
 import re, sys
 flat = {}
 for line in open(sys.argv[1]):
-    m = re.match(r"\s*(-?[0-9.]+)(ms|s)\s.*\s(\S+)$", line)
+    m = re.match(r"\s*(-?[0-9.]+)(us|ms|s)\s.*\s(\S+)$", line)
     if m:
-        v = float(m.group(1)) * (1000 if m.group(2) == "s" else 1)
+        v = float(m.group(1)) * {"us": 0.001, "ms": 1, "s": 1000}[m.group(2)]
         flat[m.group(3)] = v
 assert flat["light_work"] > 0 > flat["heavy_work"], flat
 PY
