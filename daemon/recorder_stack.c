@@ -41,54 +41,47 @@ static enum chain_part chain_marker(uint64_t ip)
 	return PART_NONE;
 }
 
-/* A user frame at IP of P; true when it is in anonymous memory. */
-static bool recorder_user_frame(struct recorder *r, struct proc *p,
+/* A user frame at IP of P. */
+static void recorder_user_frame(struct recorder *r, struct proc *p,
 				uint64_t ip, struct ops_frame *f)
 {
 	struct maptab_entry *e = p ? maptab_find(&p->maps, ip) : NULL;
 
 	f->image = 0;
 	f->addr = ip;
-	if (!e) {
-		/* a frame-pointer walk through code built without them
-		 * finds such addresses: kept, for the report to show */
-		f->kind = OPS_FRAME_UNKNOWN;
-		return false;
-	}
+	/* none: a frame-pointer walk through code built without them
+	 * finds such addresses, kept for the report to show */
+	f->kind = OPS_FRAME_UNKNOWN;
+	if (!e)
+		return;
 	if (e->image == MAPTAB_ANON) {
-		if (recorder_anon_note(r, p, e)) {
-			f->kind = OPS_FRAME_UNKNOWN;
-			return false;
-		}
-		f->kind = OPS_FRAME_ANON;
-		return true;
+		if (!recorder_anon_note(r, p, e))
+			f->kind = OPS_FRAME_ANON;
+		return;
 	}
 	f->kind = OPS_FRAME_IMAGE;
 	f->image = e->image;
 	f->addr = maptab_offset(e, ip);
-	return false;
 }
 
 /* A user frame at IP of P, placed as recorder_user_frame() would: as
  * it was last time when P's mappings have not changed since. */
-static bool recorder_user_frame_again(struct recorder *r, struct proc *p,
+static void recorder_user_frame_again(struct recorder *r, struct proc *p,
 				      uint64_t ip, struct ops_frame *f)
 {
 	struct recorder_placed *c =
 		&r->placed[oputil_hash_u64(ip) & (RECORDER_PLACED - 1)];
 	uint64_t gen = p ? p->maps.gen : 0;
-	bool anon;
 
 	if (c->ip == ip && c->gen == gen && gen) {
 		*f = c->frame;
-		return c->frame.kind == OPS_FRAME_ANON;
+		return;
 	}
-	anon = recorder_user_frame(r, p, ip, f);
+	recorder_user_frame(r, p, ip, f);
 	/* a failed note may have left a place that is not the mappings'
 	 * (and recording stops) */
 	if (!r->err)
 		*c = (struct recorder_placed){ ip, gen, *f };
-	return anon;
 }
 
 void recorder_stack_user(struct pending_sample *s, const uint64_t *p,

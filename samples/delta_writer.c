@@ -364,8 +364,7 @@ static bool chain_place(const struct ops_writer *w, const struct ops_chain *c,
 			uint32_t i, struct ops_frame *f)
 {
 	c->place(c->arg, c->addrs[i], i < c->nr_kernel, f);
-	return f->kind <= OPS_FRAME_UNKNOWN &&
-	       (f->kind != OPS_FRAME_IMAGE || f->image < w->hist.images.nr);
+	return ops_frame_valid(&w->hist, f);
 }
 
 int ops_delta_chain(struct ops_writer *w, const struct ops_chain *c,

@@ -41,9 +41,7 @@ static int stack_check(const struct ops_writer *w, const struct ops_stack *st)
 	for (i = 0; i < st->nr_frames; i++) {
 		const struct ops_frame *f = &st->frames[i];
 
-		if (f->kind > OPS_FRAME_UNKNOWN ||
-		    (f->kind == OPS_FRAME_IMAGE &&
-		     f->image >= w->hist.images.nr))
+		if (!ops_frame_valid(&w->hist, f))
 			return -EINVAL;
 		anon |= f->kind == OPS_FRAME_ANON;
 	}
@@ -394,8 +392,8 @@ int ops_writer_stack_of(struct ops_writer *w, const struct ops_stack *st,
 	return 0;
 }
 
-/* Chain C placed whole into W->hist.chain_frames: 0, or -EINVAL for
- * a frame no stack may have. */
+/* Chain C placed whole into W->hist.chain_frames (stack_check() judges
+ * the frames): 0, or -ENOMEM. */
 static int chain_place_all(struct ops_writer *w, const struct ops_chain *c)
 {
 	struct ops_frame *f;

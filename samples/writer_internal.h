@@ -239,6 +239,14 @@ static inline uint8_t ops_stack_node_flags(const struct ops_stack *st,
 		flags |= OPS_NODE_CUT;
 	return flags;
 }
+/* Whether frame F is one a stack of H may have: a kind the format
+ * knows, an image registered. */
+static inline bool ops_frame_valid(const struct ops_hist_writer *h,
+				   const struct ops_frame *f)
+{
+	return f->kind <= OPS_FRAME_UNKNOWN &&
+	       (f->kind != OPS_FRAME_IMAGE || f->image < h->images.nr);
+}
 /* Stack ST of thread TID, which has an anonymous frame, as a delta in a
  * version 5 session: its id in *ID (delta_writer.c). */
 int ops_delta_stack(struct ops_writer *w, const struct ops_stack *st,
