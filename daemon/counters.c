@@ -16,6 +16,12 @@
 /* 512 KiB a CPU, as perf record takes (perf_event_mlock_kb): three
  * seconds of samples at 4 kHz, while the loop reads every two seconds */
 #define COUNTERS_DATA_PAGES 128
+/* 2 MiB a CPU with call chains or stack copies: a chain makes a sample
+ * ten times larger (330 bytes for node's 37 frames), and at 512 KiB its
+ * half-full mark woke the loop, and so flushed, four times a second.
+ * What an unprivileged user may lock (perf_event_mlock_kb a CPU, then
+ * RLIMIT_MEMLOCK) may not hold it: then every ring is 512 KiB again. */
+#define COUNTERS_STACK_PAGES 512
 
 static int counters_online_cpus(struct counters *c)
 {
@@ -71,11 +77,9 @@ int counters_init(struct counters *c, const struct counters_config *cfg)
 	memset(c, 0, sizeof(*c));
 	c->cfg = *cfg;
 	c->build_id = true;
-	c->data_pages = COUNTERS_DATA_PAGES;
-	/* a dwarf-sized copy makes a sample a dozen times larger: the
-	 * ring holds as many of them as it holds chains alone */
-	if (cfg->stack_copy >= 4096)
-		c->data_pages *= 4;
+	c->data_pages = cfg->callgraph_depth || cfg->stack_copy
+				? COUNTERS_STACK_PAGES
+				: COUNTERS_DATA_PAGES;
 	err = counters_online_cpus(c);
 	if (err)
 		return err;
@@ -224,8 +228,24 @@ static int counters_keep_fd(struct counters *c, int fd)
 	return 0;
 }
 
-int counters_open_task(struct counters *c, pid_t pid, bool inherit,
-		       bool enable_on_exec)
+/* Close every counter and ring opened so far, as before the first
+ * counters_open_task. */
+static void counters_close_all(struct counters *c)
+{
+	for (size_t i = 0; i < c->nr_rings; i++)
+		if (c->rings[i].fd >= 0) {
+			ring_close(&c->rings[i]);
+			c->rings[i].fd = -1;
+		}
+	for (size_t i = 0; i < c->nr_fds; i++)
+		close(c->fds[i]);
+	c->nr_fds = 0;
+}
+
+/* Open the counters following PID, and the rings when they are not
+ * yet; *REFUSED says the kernel would not map a ring (EPERM). */
+static int counters_open_rings(struct counters *c, pid_t pid, bool inherit,
+			       bool enable_on_exec, bool *refused)
 {
 	int err = 0;
 
@@ -248,12 +268,35 @@ int counters_open_task(struct counters *c, pid_t pid, bool inherit,
 		if (r->fd < 0) {
 			err = ring_open(r, fd, c->cpus[i], c->data_pages);
 			r->event = ev; /* ring_open starts it afresh */
+			*refused = err == -EPERM;
+			if (err)
+				r->fd = -1; /* closed with c->fds */
 		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0)
 			err = -errno;
 		if (err)
 			return err;
 	}
 	return 0;
+}
+
+int counters_open_task(struct counters *c, pid_t pid, bool inherit,
+		       bool enable_on_exec)
+{
+	bool refused = false;
+	int err = counters_open_rings(c, pid, inherit, enable_on_exec,
+				      &refused);
+
+	/* the kernel would not lock that much: the rings are made in the
+	 * first call, so all of them go back to perf's size (the ones
+	 * mapped already would leave the others too little), each counter
+	 * opened again for the watermark of that size */
+	if (refused && c->data_pages > COUNTERS_DATA_PAGES) {
+		counters_close_all(c);
+		c->data_pages = COUNTERS_DATA_PAGES;
+		err = counters_open_rings(c, pid, inherit, enable_on_exec,
+					  &refused);
+	}
+	return err;
 }
 
 int counters_enable(struct counters *c)
