@@ -358,6 +358,63 @@ static inline uint8_t *chain_listed(struct ops_hist_writer *h,
 	return p;
 }
 
+/* Chain C's frames from address I down (leaf first), outside the
+ * kernel, for as long as each is the frame lane L named last or the
+ * one before it: a recursion's new frames, most of a node fib.js
+ * sample's (15.6 of its 36.5 frames), each a byte, as chain_listed()
+ * writes them, with the list's first two frames held in locals instead
+ * of loaded and stored at every frame.  Steps from D of the path, into
+ * *P; the number of frames taken.  I is no cut root. */
+static inline uint32_t chain_run(struct ops_delta_lane *l, uint8_t **p,
+				 uint32_t d, uint32_t i,
+				 const struct ops_chain *c)
+{
+	uint8_t user = (uint8_t)(l->mru_raw_ok & ~l->mru_raw_kernel);
+	bool ok0 = user & 1, ok1 = l->nr_mru > 1 && (user & 2), swapped = 0;
+	struct ops_frame f0 = l->mru[0], f1 = l->mru[1], f;
+	uint64_t a0 = l->mru_raw[0], a1 = l->mru_raw[1], a;
+	uint32_t first_anon = l->first_anon, from = d;
+	uint8_t *q = *p;
+
+	for (;; i--) {
+		a = c->addrs[i];
+		if (a == a0 && ok0) {
+			*q++ = 0;
+		} else if (a == a1 && ok1) {
+			f = f0, f0 = f1, f1 = f;
+			a1 = a0, a0 = a;
+			swapped = !swapped;
+			*q++ = 1;
+		} else {
+			break;
+		}
+		l->path[d] = (struct ops_delta_step){ f0, 0 };
+		l->raw[d] = a;
+		if (f0.kind == OPS_FRAME_ANON && first_anon > d)
+			first_anon = d;
+		d++;
+		if (i == c->nr_kernel)
+			break;
+	}
+	if (d == from)
+		return 0;
+	l->mru[0] = f0;
+	l->mru[1] = f1;
+	l->mru_raw[0] = a0;
+	l->mru_raw[1] = a1;
+	if (swapped) {
+		uint8_t ok = l->mru_raw_ok, kern = l->mru_raw_kernel;
+
+		l->mru_raw_ok =
+			(uint8_t)((ok & ~3u) | (ok >> 1 & 1) | (ok & 1) << 1);
+		l->mru_raw_kernel = (uint8_t)((kern & ~3u) | (kern >> 1 & 1) |
+					      (kern & 1) << 1);
+	}
+	l->first_anon = first_anon;
+	*p = q;
+	return d - from;
+}
+
 /* Address I of chain C placed into *F by C's caller: false (nothing
  * written) for a frame no stack may have. */
 static bool chain_place(const struct ops_writer *w, const struct ops_chain *c,
@@ -373,7 +430,7 @@ int ops_delta_chain(struct ops_writer *w, const struct ops_chain *c,
 	struct ops_hist_writer *h = &w->hist;
 	uint32_t nl = delta_lane(tid);
 	struct ops_delta_lane *l = &h->dlanes[nl];
-	uint32_t n = c->nr, d = 0, i, k, shared, placed = n;
+	uint32_t n = c->nr, d = 0, i, k, shared, placed = n, cut;
 	struct ops_frame mru[OPS_DELTA_MRU], f;
 	uint32_t nr_mru;
 	uint8_t *p;
@@ -426,10 +483,20 @@ int ops_delta_chain(struct ops_writer *w, const struct ops_chain *c,
 	nr_mru = l->nr_mru;
 	p = delta_head(h->delta_recs.data + h->delta_recs.len, nl, d, n,
 		       c->nr_kernel, c->flags);
+	cut = c->flags & OPS_STACK_TRUNCATED ? n - 1 : UINT32_MAX;
 	for (i = n - d; i-- > 0; d++) {
 		uint64_t a = c->addrs[i];
 		bool kernel = i < c->nr_kernel;
 
+		if (!kernel && i != cut) {
+			k = chain_run(l, &p, d, i, c);
+			if (k) {
+				/* the loop's step takes the last */
+				i -= k - 1;
+				d += k - 1;
+				continue;
+			}
+		}
 		/* a recursion's frame: the one named last, again, which
 		 * stays where it is; or the one before it, as a recursion
 		 * through two functions has, and the two change places */

@@ -546,6 +546,60 @@ START_TEST(test_chains)
 }
 END_TEST
 
+/* A recursion through two JIT functions, deeper than the depth limit
+ * most of the time: each chain cut there has its root in the
+ * recursion, one of the two frames the lane named last, so that the
+ * cut root is written from the lane's list as any of its frames, and
+ * must still be marked cut (a chain that shares it, or not, depends on
+ * it). */
+START_TEST(test_chain_cut_recursion)
+{
+	const uint32_t n = 4000, limit = 9;
+	const struct ops_frame main_f = { OPS_FRAME_IMAGE, 0, 0x1100 },
+			       rec[2] = {
+				       { OPS_FRAME_ANON, 0, 0x7f0000003000 },
+				       { OPS_FRAME_ANON, 0, 0x7f0000003400 }
+			       };
+	struct given *g = calloc(n, sizeof(*g));
+	char *placed_dir = tmp_path(tmp, "placed");
+	uint64_t seed = 77, placed, unused;
+	uint32_t i, k, depth, cut = 0;
+
+	ck_assert_ptr_nonnull(g);
+	for (i = 0; i < n; i++) {
+		uint32_t nr;
+
+		/* main, then the recursion: DEPTH frames from the root */
+		depth = 3 + (uint32_t)(rnd(&seed) % 14);
+		nr = depth < limit ? depth : limit;
+		g[i].tid = 77;
+		g[i].frames = malloc(nr * sizeof(*g[i].frames));
+		ck_assert_ptr_nonnull(g[i].frames);
+		/* leaf first: frame k of the chain is frame depth-1-k from
+		 * the root */
+		for (k = 0; k < nr; k++) {
+			uint32_t from_root = depth - 1 - k;
+
+			g[i].frames[k] = from_root ? rec[from_root % 2]
+						   : main_f;
+		}
+		g[i].st = (struct ops_stack){ g[i].frames, nr, 0,
+					      depth > limit
+						      ? OPS_STACK_TRUNCATED
+						      : 0 };
+		cut += depth > limit;
+	}
+	ck_assert_uint_gt(cut, n / 4);
+	write_chains(sdir, true, g, n, 0, &placed);
+	write_chains(placed_dir, false, g, n, 0, &unused);
+	same_file(sdir, placed_dir, "samples.hist");
+	same_file(sdir, placed_dir, "anon.samples");
+	check_chains_read(sdir, g, n, 0);
+	free(placed_dir);
+	given_free(g, n);
+}
+END_TEST
+
 /* Hand-made chains of one thread whose one address K is a kernel frame
  * at a kernel place and an unknown one at a user place, as a recorder
  * places them. */
@@ -780,6 +834,7 @@ static Suite *deltas_suite(void)
 		{ "chains", test_chains },
 		{ "chain_bad_place", test_chain_bad_place },
 		{ "chain_kernel_places", test_chain_kernel_places },
+		{ "chain_cut_recursion", test_chain_cut_recursion },
 	};
 	Suite *s = suite_create("samples_deltas");
 	SUITE_ADD_CASES(s, cases, session_setup, session_teardown, 60);
