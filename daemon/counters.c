@@ -283,8 +283,8 @@ int counters_open_task(struct counters *c, pid_t pid, bool inherit,
 		       bool enable_on_exec)
 {
 	bool refused = false;
-	int err = counters_open_rings(c, pid, inherit, enable_on_exec,
-				      &refused);
+	int err =
+		counters_open_rings(c, pid, inherit, enable_on_exec, &refused);
 
 	/* the kernel would not lock that much: the rings are made in the
 	 * first call, so all of them go back to perf's size (the ones
