@@ -22,25 +22,6 @@
 		m, sizeof(m) - 1, a \
 	}
 
-/* The trim by TEXT's index of WANT (N) into OUT: its return. */
-static int by_index(const char *text, size_t len,
-		    const struct ops_ksym_want *want, size_t n,
-		    struct ops_buf *out)
-{
-	struct ops_ksym_index ix;
-	uint8_t *bytes;
-	size_t blen;
-	int ret;
-
-	ck_assert_int_eq(ops_kallsyms_index_build(text, len, &bytes, &blen),
-			 0);
-	ck_assert_int_eq(ops_kallsyms_index_parse(bytes, blen, &ix), 0);
-	ret = ops_kallsyms_trim_index(text, len, &ix, want, n, out);
-	ops_kallsyms_index_free(&ix);
-	free(bytes);
-	return ret;
-}
-
 /* The trim and the reference on the same input agree, and return
  * EXPECT_RET (ANY_RET: whatever it is); the trim's output, NUL-terminated,
  * for the caller to free. */
@@ -64,7 +45,7 @@ static char *both(const char *text, size_t len,
 	ck_assert_uint_eq(got.len, ref.len);
 	ck_assert(!got.len || !memcmp(got.data, ref.data, got.len));
 	/* the index's trim: the two passes' bytes, to the last */
-	ck_assert_int_eq(by_index(text, len, want, n, &idx), ref_ret);
+	ck_assert_int_eq(kallsyms_trim_own_index(text, len, want, n, &idx), ref_ret);
 	ck_assert_uint_eq(idx.len, got.len);
 	ck_assert(!got.len || !memcmp(idx.data, got.data, got.len));
 	s = strndup(got.len ? (const char *)got.data : "", got.len);

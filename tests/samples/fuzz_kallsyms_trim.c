@@ -14,10 +14,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int trim_indexed(const char *text, size_t len,
-			const struct ops_ksym_want *want, size_t n,
-			struct ops_buf *out);
-
 static void trim_both(const char *text, size_t len,
 		      const struct ops_ksym_want *want, size_t n,
 		      struct ops_buf *out)
@@ -33,30 +29,11 @@ static void trim_both(const char *text, size_t len,
 	    (out->len && memcmp(out->data, ref.data, out->len)))
 		abort();
 	ops_buf_free(&ref);
-	r2 = trim_indexed(text, len, want, n, &ref);
+	r2 = kallsyms_trim_own_index(text, len, want, n, &ref);
 	if (r1 != r2 || out->len != ref.len ||
 	    (out->len && memcmp(out->data, ref.data, out->len)))
 		abort();
 	ops_buf_free(&ref);
-}
-
-/* The trim by TEXT's own index. */
-static int trim_indexed(const char *text, size_t len,
-			const struct ops_ksym_want *want, size_t n,
-			struct ops_buf *out)
-{
-	struct ops_ksym_index ix;
-	uint8_t *bytes;
-	size_t blen;
-	int ret;
-
-	if (ops_kallsyms_index_build(text, len, &bytes, &blen) ||
-	    ops_kallsyms_index_parse(bytes, blen, &ix))
-		abort();
-	ret = ops_kallsyms_trim_index(text, len, &ix, want, n, out);
-	ops_kallsyms_index_free(&ix);
-	free(bytes);
-	return ret;
 }
 
 /* TEXT read as an index, and searched with it when it is one. */
