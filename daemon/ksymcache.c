@@ -154,8 +154,8 @@ static int make_key(struct ksymcache *c, const struct ksymcache_sources *s)
 	return 0;
 }
 
-/* FD's status fits an entry of ours, or one line says why not. */
-static bool ours(const struct ksymcache *c, const char *name, int fd, bool dir)
+bool ksymcache_ours(const struct ksymcache *c, const char *name, int fd,
+		   bool dir)
 {
 	struct stat st;
 	const char *why = NULL;
@@ -240,7 +240,7 @@ static int open_dir(struct ksymcache *c)
 	close(pfd);
 	if (fd < 0)
 		return -errno;
-	if (!ours(c, NULL, fd, true)) {
+	if (!ksymcache_ours(c, NULL, fd, true)) {
 		close(fd);
 		return -EPERM;
 	}
@@ -307,7 +307,7 @@ int ksymcache_lookup(struct ksymcache *c)
 			     c->dir, c->name);
 		return -1;
 	}
-	if (!ours(c, c->name, fd, false) || fstat(fd, &st) ||
+	if (!ksymcache_ours(c, c->name, fd, false) || fstat(fd, &st) ||
 	    !(head = malloc(hlen + 1)))
 		goto miss;
 	r = pread(fd, head, hlen, 0);
@@ -324,6 +324,9 @@ int ksymcache_lookup(struct ksymcache *c)
 	    lseek(fd, at, SEEK_SET) != at || !table_checks(fd, size, crc) ||
 	    lseek(fd, at, SEEK_SET) != at)
 		goto corrupt;
+	c->table_at = (long long)at;
+	c->table_size = size;
+	c->table_crc = crc;
 	free(head);
 	return fd;
 corrupt:
@@ -431,6 +434,7 @@ static void drop_others(const struct ksymcache *c)
 		if (!strncmp(de->d_name, PREFIX, strlen(PREFIX)) &&
 		    strcmp(de->d_name, c->name))
 			unlinkat(c->dfd, de->d_name, 0);
+	/* (the entry's index too: the table it indexed is replaced) */
 	closedir(d);
 }
 

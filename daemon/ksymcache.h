@@ -16,12 +16,16 @@
  * entry; a directory or an entry that is another user's, open to others
  * or a symbolic link is refused with one line, an entry that is not
  * this boot's is not used, and one whose bytes do not match its
- * checksum is read from /proc/kallsyms instead.
+ * checksum is read from /proc/kallsyms instead.  Beside the entry, its
+ * table's index (ksymcache_index.c), which the trim at each stop
+ * searches instead of reading the session's whole copy.
  */
 #ifndef OPROFILED_KSYMCACHE_H
 #define OPROFILED_KSYMCACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Where the key and the table come from (the real files, or a test's). */
 struct ksymcache_sources {
@@ -39,6 +43,11 @@ struct ksymcache {
 	char name[40];	/* the entry's name: a hash of the key */
 	char **modules; /* the names of the modules loaded */
 	size_t nr_modules;
+	/* the entry ksymcache_lookup() found: where its table starts,
+	 * its size and checksum */
+	long long table_at;
+	unsigned long long table_size;
+	unsigned table_crc;
 };
 
 /* Open the cache in DIR (NULL: $XDG_CACHE_HOME/opjit or
@@ -57,6 +66,18 @@ int ksymcache_lookup(struct ksymcache *c);
  * out, in place of any entry there was.  Failing to is not an error. */
 void ksymcache_fill(struct ksymcache *c, int fd);
 
+/* The index of the entry ksymcache_lookup() opened as FD (at any
+ * offset) for the trim at the stop (ops_kallsyms_index_build()), into
+ * *OUT (malloc'ed, *LEN bytes): kept beside the entry, made from its
+ * table the first time it is asked for (and again when it is another
+ * table's; one line when it is damaged).  0, or -1 without one. */
+int ksymcache_index(struct ksymcache *c, int fd, uint8_t **out, size_t *len);
+
 void ksymcache_close(struct ksymcache *c);
+
+/* FD's status (a file NAME of the cache, NULL for the directory when
+ * DIR) fits a file of ours, or one line says why not. */
+bool ksymcache_ours(const struct ksymcache *c, const char *name, int fd,
+		   bool dir);
 
 #endif

@@ -244,10 +244,18 @@ static int daemon_kernel_symbols(struct daemon *d, const char *modules)
 	bool cached = d->o->kallsyms_cache && !ksymcache_open(&c, NULL, &src);
 	int fd = cached ? ksymcache_lookup(&c) : -1, err;
 	char *copy = NULL;
+	uint8_t *index;
+	size_t index_len;
 
 	if (fd >= 0) {
 		err = ops_writer_kernel_symbols_kept(d->w, fd, c.name,
 						     src.kallsyms, modules);
+		/* the trim at the stop searches the table's index */
+		if (!err && !ksymcache_index(&c, fd, &index, &index_len) &&
+		    ops_writer_kallsyms_index(d->w, index, index_len))
+			diag("the kernel symbol cache %s/%s.idx is no index: "
+			     "the stop reads the session's whole table",
+			     c.dir, c.name);
 		close(fd);
 	} else {
 		err = ops_writer_kernel_symbols(d->w, src.kallsyms, modules);

@@ -429,6 +429,7 @@ int ops_writer_kernel_symbols(struct ops_writer *w, const char *kallsyms,
 		ret = archive_copy(w, modules, "modules");
 	kernel_sources(w, ret ? NULL : kallsyms, ret ? NULL : modules);
 	w->kallsyms_kept = false;
+	ops_writer_kallsyms_index(w, NULL, 0);
 	return ret;
 }
 
@@ -442,5 +443,6 @@ int ops_writer_kernel_symbols_kept(struct ops_writer *w, int kallsyms_fd,
 		ret = archive_copy(w, modules, "modules");
 	kernel_sources(w, ret ? NULL : kallsyms, ret ? NULL : modules);
 	w->kallsyms_kept = !ret;
+	ops_writer_kallsyms_index(w, NULL, 0);
 	return ret;
 }

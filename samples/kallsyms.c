@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <oputil/hex.h>
 #include <oputil/modules_line.h>
@@ -403,6 +405,55 @@ static int trim_live(struct ops_writer *w, struct ops_ksym_want *want,
 	return ret;
 }
 
+int ops_writer_kallsyms_index(struct ops_writer *w, void *index, size_t len)
+{
+	struct ops_ksym_index *ix = NULL;
+	int ret = 0;
+
+	if (w->kallsyms_index)
+		ops_kallsyms_index_free(w->kallsyms_index);
+	free(w->kallsyms_index);
+	free(w->kallsyms_index_bytes);
+	w->kallsyms_index = NULL;
+	w->kallsyms_index_bytes = NULL;
+	if (!index)
+		return 0;
+	ix = malloc(sizeof(*ix));
+	ret = ix ? ops_kallsyms_index_parse(index, len, ix) : -ENOMEM;
+	if (ret) {
+		free(ix);
+		free(index);
+		return ret;
+	}
+	w->kallsyms_index = ix;
+	w->kallsyms_index_bytes = index;
+	return 0;
+}
+
+/* WANT (N) trimmed from the session's copy FD into KEPT: by the copy's
+ * index when the writer holds one that is the copy's, or reading the
+ * whole copy. */
+static int trim_copy(struct ops_writer *w, int fd, struct ops_ksym_want *want,
+		     size_t n, struct ops_buf *kept)
+{
+	const struct ops_ksym_index *ix = w->kallsyms_index;
+	struct stat st;
+	void *map;
+	int ret = -ESTALE;
+
+	if (ix && !fstat(fd, &st) && st.st_size > 0 &&
+	    (uint64_t)st.st_size == ix->table_size) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+			   fd, 0);
+		if (map != MAP_FAILED) {
+			ret = ops_kallsyms_trim_index(map, (size_t)st.st_size,
+						      ix, want, n, kept);
+			munmap(map, (size_t)st.st_size);
+		}
+	}
+	return ret == -ESTALE ? ops_kallsyms_trim_fd(fd, want, n, kept) : ret;
+}
+
 int ops_writer_trim_kallsyms(struct ops_writer *w)
 {
 	int fd = openat(w->dfd, "kallsyms", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -418,7 +469,7 @@ int ops_writer_trim_kallsyms(struct ops_writer *w)
 		goto out; /* no copy (kernel not recorded): nothing to do */
 	}
 	ret = kernel_samples(w, &names, &want, &n);
-	ret = ret ? ret : ops_kallsyms_trim_fd(fd, want, n, &kept);
+	ret = ret ? ret : trim_copy(w, fd, want, n, &kept);
 	/* a table without addresses (kptr_restrict) is left as it was */
 	if (ret) {
 		ret = ret > 0 ? 0 : ret;

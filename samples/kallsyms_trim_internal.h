@@ -45,4 +45,37 @@ int ops_kallsyms_trim(const char *text, size_t len, struct ops_ksym_want *want,
 int ops_kallsyms_trim_fd(int fd, struct ops_ksym_want *want, size_t n,
 			 struct ops_buf *out);
 
+/* A code line of an indexed table (kallsyms_index.c). */
+struct ops_ksym_index_entry {
+	uint64_t addr;
+	uint32_t off, len; /* the line's bytes, without its newline */
+};
+
+/* The index of a kallsyms table of TABLE_SIZE bytes, its bytes parsed:
+ * group 0 the kernel's lines, 1 .. NR_GROUPS - 2 the modules' (NAMES,
+ * NAME_LENS), the last every module's lines; group g is entries
+ * E[GROUP_AT[g] .. GROUP_AT[g + 1]), by address and then offset. */
+struct ops_ksym_index {
+	uint64_t table_size;
+	uint32_t nr_groups;
+	const uint32_t *group_at;
+	const char **names;
+	size_t *name_lens;
+	const struct ops_ksym_index_entry *e;
+};
+
+/* IX from the index's bytes P (LEN, 8-aligned, held while IX is used):
+ * 0, -EINVAL when they are no index, or -ENOMEM. */
+int ops_kallsyms_index_parse(const void *p, size_t len,
+			     struct ops_ksym_index *ix);
+void ops_kallsyms_index_free(struct ops_ksym_index *ix);
+
+/* What ops_kallsyms_trim() appends, from TEXT (LEN bytes) searched by
+ * IX, its index: reading only the lines it keeps.  -ESTALE (OUT as it
+ * was) when IX is not TEXT's, as far as the lines kept show. */
+int ops_kallsyms_trim_index(const char *text, size_t len,
+			    const struct ops_ksym_index *ix,
+			    const struct ops_ksym_want *want, size_t n,
+			    struct ops_buf *out);
+
 #endif

@@ -460,5 +460,6 @@ void ops_writer_free(struct ops_writer *w)
 	free(w->previous);
 	free(w->kallsyms_src);
 	free(w->modules_src);
+	ops_writer_kallsyms_index(w, NULL, 0);
 	free(w);
 }

@@ -14,6 +14,8 @@
 #include "keyset_internal.h"
 #include "meta_internal.h"
 
+struct ops_ksym_index;
+
 /* A histogram cell: the running total and what is not on disk yet. */
 struct ops_hist_cell {
 	uint64_t offset;
@@ -328,6 +330,9 @@ struct ops_writer {
 	/* the kallsyms copy is a kept table without the code that comes
 	 * and goes (ops_writer_kernel_symbols_kept()) */
 	bool kallsyms_kept;
+	/* that kept table's index, and its bytes (kallsyms_index.c) */
+	struct ops_ksym_index *kallsyms_index;
+	void *kallsyms_index_bytes;
 	char err[1024];
 	struct ops_meta meta;
 	struct ops_hist_writer hist;

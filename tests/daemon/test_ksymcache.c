@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <opjit/samples.h>
+
 #include "diag.h"
 #include "ksymcache.h"
 
@@ -275,6 +277,83 @@ START_TEST(test_corrupt_not_used)
 }
 END_TEST
 
+/* The entry's index through a fresh open (ksymcache_index.c): 0 and
+ * its bytes, or -1. */
+static int index_of(uint8_t **p, size_t *len)
+{
+	struct ksymcache c;
+	int fd, ret;
+
+	ck_assert_int_eq(ksymcache_open(&c, path("cache"), &src), 0);
+	fd = ksymcache_lookup(&c);
+	ck_assert_int_ge(fd, 0);
+	ret = ksymcache_index(&c, fd, p, len);
+	ksymcache_close(&c);
+	close(fd);
+	return ret;
+}
+
+static ino_t inode(const char *name)
+{
+	struct stat st;
+
+	ck_assert_msg(stat(name, &st) == 0, "%s", name);
+	return st.st_ino;
+}
+
+/* The index is made from the entry's table once and read back after;
+ * a damaged one is made again with one line, another table's (the
+ * entry filled again since) without a word. */
+START_TEST(test_index_made_once)
+{
+	uint8_t *want, *got, *old;
+	size_t wlen, glen, olen;
+	char idx[600], keep[700];
+	ino_t ino;
+	int fd;
+
+	ck_assert_int_eq(ops_kallsyms_index_build(table_kept,
+						  strlen(table_kept), &want,
+						  &wlen),
+			 0);
+	fill();
+	snprintf(idx, sizeof(idx), "%s.idx", entry());
+	ck_assert_int_eq(index_of(&got, &glen), 0);
+	ck_assert(glen == wlen && !memcmp(got, want, wlen));
+	free(got);
+	ino = inode(idx);
+	ck_assert_int_eq(index_of(&got, &glen), 0);
+	ck_assert(glen == wlen && !memcmp(got, want, wlen));
+	free(got);
+	ck_assert_uint_eq(inode(idx), ino); /* read, not made again */
+	ck_assert_int_eq(nr_lines, 0);
+	/* damaged: one line, and made again */
+	fd = open(idx, O_WRONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pwrite(fd, "X", 1, 64 + 40), 1);
+	close(fd);
+	ck_assert_int_eq(index_of(&got, &glen), 0);
+	ck_assert(glen == wlen && !memcmp(got, want, wlen));
+	free(got);
+	ck_assert_int_eq(nr_lines, 1);
+	ck_assert_ptr_nonnull(strstr(lines[0], ".idx is damaged"));
+	/* the entry's table changed under the same key: the old index is
+	 * another table's, made again without a word */
+	snprintf(keep, sizeof(keep), "cp %s %s", idx, path("old.idx"));
+	ck_assert_int_eq(system(keep), 0);
+	put("kallsyms", "ffffffff81000000 T _stext\n"
+			"ffffffff81000180 t do_more\n");
+	fill();
+	snprintf(keep, sizeof(keep), "cp %s %s", path("old.idx"), idx);
+	ck_assert_int_eq(system(keep), 0);
+	ck_assert_int_eq(index_of(&old, &olen), 0);
+	ck_assert(olen != wlen || memcmp(old, want, wlen));
+	free(old);
+	ck_assert_int_eq(nr_lines, 1);
+	free(want);
+}
+END_TEST
+
 /* An entry that is a symbolic link, or others may write: refused, one
  * line each; a cache directory that is a link, or open to others, too. */
 START_TEST(test_links_and_modes_refused)
@@ -351,6 +430,7 @@ static Suite *ksymcache_suite(void)
 	tcase_add_test(tc, test_corrupt_not_used);
 	tcase_add_test(tc, test_links_and_modes_refused);
 	tcase_add_test(tc, test_other_owner_refused);
+	tcase_add_test(tc, test_index_made_once);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,7 +2,9 @@
 /* samples/kallsyms_trim.c: the two-pass trim keeps exactly the lines the
  * sort of every line kept (kallsyms_trim_ref.c), on tables whose modules
  * are out of order, on random tables, and on this machine's own
- * /proc/kallsyms. */
+ * /proc/kallsyms; the trim by the table's index (kallsyms_index*.c)
+ * writes the same bytes on each, and reads the table when the index is
+ * another table's. */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
@@ -29,7 +31,7 @@ static char *both(const char *text, size_t len,
 		  const struct ops_ksym_want *want, size_t n, int expect_ret)
 {
 	struct ops_ksym_want *copy = calloc(n + 1, sizeof(*copy));
-	struct ops_buf got = { 0 }, ref = { 0 };
+	struct ops_buf got = { 0 }, ref = { 0 }, idx = { 0 };
 	char *s;
 
 	ck_assert_ptr_nonnull(copy);
@@ -42,10 +44,15 @@ static char *both(const char *text, size_t len,
 		ck_assert_int_eq(ref_ret, expect_ret);
 	ck_assert_uint_eq(got.len, ref.len);
 	ck_assert(!got.len || !memcmp(got.data, ref.data, got.len));
+	/* the index's trim: the two passes' bytes, to the last */
+	ck_assert_int_eq(kallsyms_trim_own_index(text, len, want, n, &idx), ref_ret);
+	ck_assert_uint_eq(idx.len, got.len);
+	ck_assert(!got.len || !memcmp(idx.data, got.data, got.len));
 	s = strndup(got.len ? (const char *)got.data : "", got.len);
 	ck_assert_ptr_nonnull(s);
 	ops_buf_free(&got);
 	ops_buf_free(&ref);
+	ops_buf_free(&idx);
 	free(copy);
 	return s;
 }
@@ -399,6 +406,71 @@ START_TEST(scan_agrees_with_parse)
 }
 END_TEST
 
+/* An index trusts no table but its own: on another table of the same
+ * size (another module, a symbol moved) or a shorter one it says
+ * -ESTALE and appends nothing; bytes that are no index do not parse.
+ * (Names are not in it: the lines kept are the table's own.) */
+START_TEST(index_of_another_table)
+{
+	const char *a = "1000 T a\n2000 T b\n3000 t c\t[m]\n4000 t d\t[m]\n",
+		   *b = "1000 T a\n2000 T b\n3000 t c\t[n]\n4000 t d\t[n]\n",
+		   *d = "1000 T a\n2800 T b\n3000 t c\t[m]\n4000 t d\t[m]\n";
+	const struct ops_ksym_want want[] = { W("", 0x1800), W("m", 0x3800),
+					      W("", 0x3800) };
+	struct ops_buf out = { 0 };
+	struct ops_ksym_index ix;
+	uint8_t *bytes, *cut;
+	size_t blen, i;
+
+	ck_assert_int_eq(ops_kallsyms_index_build(a, strlen(a), &bytes, &blen),
+			 0);
+	ck_assert_int_eq(ops_kallsyms_index_parse(bytes, blen, &ix), 0);
+	ck_assert_int_eq(ops_buf_put(&out, "x", 1), 0);
+	ck_assert_int_eq(ops_kallsyms_trim_index(b, strlen(b), &ix, want, 3,
+						 &out),
+			 -ESTALE);
+	ck_assert_int_eq(ops_kallsyms_trim_index(d, strlen(d), &ix, want, 3,
+						 &out),
+			 -ESTALE);
+	ck_assert_int_eq(ops_kallsyms_trim_index(a, strlen(a) - 1, &ix, want,
+						 3, &out),
+			 -ESTALE);
+	ck_assert_uint_eq(out.len, 1);
+	ck_assert_int_eq(ops_kallsyms_trim_index(a, strlen(a), &ix, want, 3,
+						 &out),
+			 0);
+	ck_assert_uint_eq(out.len, 1 + strlen(a));
+	ops_kallsyms_index_free(&ix);
+	/* cut short anywhere, or a byte of its head changed */
+	cut = malloc(blen);
+	ck_assert_ptr_nonnull(cut);
+	for (i = 0; i < blen; i += 8) {
+		memcpy(cut, bytes, blen);
+		ck_assert_int_eq(ops_kallsyms_index_parse(cut, i, &ix),
+				 -EINVAL);
+	}
+	for (i = 0; i < 32; i += 4) {
+		memcpy(cut, bytes, blen);
+		cut[i] ^= 0x40;
+		if (i == 8 || i == 12) { /* the size: another table's */
+			ck_assert_int_eq(
+				ops_kallsyms_index_parse(cut, blen, &ix), 0);
+			ck_assert_int_eq(ops_kallsyms_trim_index(a, strlen(a),
+								 &ix, want, 3,
+								 &out),
+					 -ESTALE);
+			ops_kallsyms_index_free(&ix);
+			continue;
+		}
+		ck_assert_int_eq(ops_kallsyms_index_parse(cut, blen, &ix),
+				 -EINVAL);
+	}
+	free(cut);
+	free(bytes);
+	ops_buf_free(&out);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kallsyms_trim");
@@ -412,6 +484,7 @@ int main(void)
 	tcase_add_test(tc, this_machines_kallsyms);
 	tcase_add_test(tc, file_in_chunks_as_memory);
 	tcase_add_test(tc, scan_agrees_with_parse);
+	tcase_add_test(tc, index_of_another_table);
 	suite_add_tcase(s, tc);
 	return opjit_check_run(s);
 }

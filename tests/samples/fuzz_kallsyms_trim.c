@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* libFuzzer target: the kallsyms trim on arbitrary text and samples.  It
  * keeps what the sort of every line keeps (kallsyms_trim_ref.c), and
- * trimming that again changes nothing. */
+ * trimming that again changes nothing; the trim by the text's index
+ * (kallsyms_index*.c) keeps the same, and the text read as an index
+ * parses or not, and searches the text without a fault. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <opjit/samples.h>
 
 #include "kallsyms_trim_ref.h"
 
@@ -25,6 +29,30 @@ static void trim_both(const char *text, size_t len,
 	    (out->len && memcmp(out->data, ref.data, out->len)))
 		abort();
 	ops_buf_free(&ref);
+	r2 = kallsyms_trim_own_index(text, len, want, n, &ref);
+	if (r1 != r2 || out->len != ref.len ||
+	    (out->len && memcmp(out->data, ref.data, out->len)))
+		abort();
+	ops_buf_free(&ref);
+}
+
+/* TEXT read as an index, and searched with it when it is one. */
+static void text_as_index(const char *text, size_t len,
+			  const struct ops_ksym_want *want, size_t n)
+{
+	uint64_t *p = malloc(len / 8 * 8 + 8); /* aligned as read */
+	struct ops_ksym_index ix;
+	struct ops_buf out = { 0 };
+
+	if (!p)
+		return;
+	memcpy(p, text, len);
+	if (!ops_kallsyms_index_parse(p, len, &ix)) {
+		ops_kallsyms_trim_index(text, len, &ix, want, n, &out);
+		ops_kallsyms_index_free(&ix);
+	}
+	ops_buf_free(&out);
+	free(p);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -49,6 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	data += 1 + n * 9;
 	size -= 1 + n * 9;
+	text_as_index((const char *)data, size, want, n);
 	trim_both((const char *)data, size, want, n, &once);
 	if (once.len) {
 		trim_both((const char *)once.data, once.len, want, n, &twice);

@@ -169,3 +169,25 @@ out:
 	free(lens);
 	return ret;
 }
+
+int kallsyms_trim_own_index(const char *text, size_t len,
+			    const struct ops_ksym_want *want, size_t n,
+			    struct ops_buf *out)
+{
+	struct ops_ksym_index ix;
+	uint8_t *bytes;
+	size_t blen;
+	int ret;
+
+	if (ops_kallsyms_index_build(text, len, &bytes, &blen))
+		return -EPROTO;
+	ret = ops_kallsyms_index_parse(bytes, blen, &ix);
+	if (!ret) {
+		ret = ops_kallsyms_trim_index(text, len, &ix, want, n, out);
+		ops_kallsyms_index_free(&ix);
+	} else {
+		ret = -EPROTO;
+	}
+	free(bytes);
+	return ret;
+}

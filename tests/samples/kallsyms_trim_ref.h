@@ -13,4 +13,11 @@ int kallsyms_trim_ref(const char *text, size_t len,
 		      const struct ops_ksym_want *want, size_t n,
 		      struct ops_buf *out);
 
+/* What ops_kallsyms_trim_index() appends for TEXT by TEXT's own index
+ * (built and parsed here): its return, or -EPROTO when the index could
+ * not be built or parsed. */
+int kallsyms_trim_own_index(const char *text, size_t len,
+			    const struct ops_ksym_want *want, size_t n,
+			    struct ops_buf *out);
+
 #endif

@@ -512,6 +512,21 @@ int ops_writer_kernel_symbols_kept(struct ops_writer *w, int kallsyms_fd,
 				   const char *what, const char *kallsyms,
 				   const char *modules);
 
+/* The index of the kept table ops_writer_kernel_symbols_kept() copied
+ * (INDEX, LEN bytes of ops_kallsyms_index_build(), malloc'ed: the writer
+ * owns and frees it, whatever it returns): the trim at a clean stop
+ * searches it instead of reading the whole copy, and reads the copy
+ * when the index is not the copy's.  NULL drops one given before.  0, or
+ * -EINVAL (dropped) when INDEX is no index. */
+int ops_writer_kallsyms_index(struct ops_writer *w, void *index, size_t len);
+
+/* The index of kallsyms table TEXT (LEN bytes) that
+ * ops_writer_kallsyms_index() takes, into *OUT (malloc'ed, *OUT_LEN
+ * bytes): built once per boot beside a kept table.  0, -ENOMEM, or
+ * -EFBIG for a table of 4 GiB and more. */
+int ops_kallsyms_index_build(const char *text, size_t len, uint8_t **out,
+			     size_t *out_len);
+
 /* Update the totals (written to samples.hist at the next flush, and to
  * session.meta at close). */
 void ops_writer_set_totals(struct ops_writer *w,
