@@ -155,7 +155,7 @@ static int make_key(struct ksymcache *c, const struct ksymcache_sources *s)
 }
 
 bool ksymcache_ours(const struct ksymcache *c, const char *name, int fd,
-		   bool dir)
+		    bool dir)
 {
 	struct stat st;
 	const char *why = NULL;

@@ -78,6 +78,6 @@ void ksymcache_close(struct ksymcache *c);
 /* FD's status (a file NAME of the cache, NULL for the directory when
  * DIR) fits a file of ours, or one line says why not. */
 bool ksymcache_ours(const struct ksymcache *c, const char *name, int fd,
-		   bool dir);
+		    bool dir);
 
 #endif

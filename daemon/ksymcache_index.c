@@ -77,15 +77,16 @@ out:
 }
 
 /* Keep index P (LEN bytes) as the file NAME; failing to is no error. */
-static void index_keep(struct ksymcache *c, const char *name,
-		       const uint8_t *p, size_t len)
+static void index_keep(struct ksymcache *c, const char *name, const uint8_t *p,
+		       size_t len)
 {
 	char tmp[96], head[HEAD + 1];
 	int out, n, ret;
 
 	n = snprintf(head, sizeof(head),
-		     "opjit kallsyms index 1 %llu %08x %zu %08x", c->table_size,
-		     c->table_crc, len, oputil_crc32c(0, p, len));
+		     "opjit kallsyms index 1 %llu %08x %zu %08x",
+		     c->table_size, c->table_crc, len,
+		     oputil_crc32c(0, p, len));
 	memset(head + n, ' ', (size_t)(HEAD - 1 - n));
 	head[HEAD - 1] = '\n';
 	snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", name, (int)getpid());
@@ -94,7 +95,8 @@ static void index_keep(struct ksymcache *c, const char *name,
 		     0600);
 	if (out < 0)
 		return;
-	ret = oputil_write_all(out, head, HEAD) ?: oputil_write_all(out, p, len);
+	ret = oputil_write_all(out, head, HEAD)
+		      ?: oputil_write_all(out, p, len);
 	if (close(out) && !ret)
 		ret = -EIO;
 	if (ret || renameat(c->dfd, tmp, c->dfd, name))

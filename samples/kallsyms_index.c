@@ -159,7 +159,7 @@ static void lay_out(uint8_t *p, size_t table_size, const struct ix_line *v,
 			*names++ = '\0';
 		}
 		e[i] = (struct ops_ksym_index_entry){ v[i].addr, v[i].off,
-						       v[i].len };
+						      v[i].len };
 	}
 	/* group 0, the kernel's, may be empty: it is [0, at[1]) */
 	at[++g] = (uint32_t)n;
@@ -202,9 +202,9 @@ int ops_kallsyms_index_build(const char *text, size_t len, uint8_t **out,
 			(struct ops_ksym_index_entry *)(*out + size) - nmod;
 
 		for (i = 0; i < nmod; i++)
-			e[i] = (struct ops_ksym_index_entry){
-				mods[i].addr, mods[i].off, mods[i].len
-			};
+			e[i] = (struct ops_ksym_index_entry){ mods[i].addr,
+							      mods[i].off,
+							      mods[i].len };
 	}
 	*out_len = size;
 	ret = 0;
@@ -248,8 +248,7 @@ int ops_kallsyms_index_parse(const void *p, size_t len,
 			return -EINVAL;
 	/* the G - 2 names, each ending in the NUL before the next */
 	names = (const char *)(b + sizeof(h) + at_size);
-	if (h.names_len ? names[h.names_len - 1] != '\0'
-			: h.nr_groups != 2)
+	if (h.names_len ? names[h.names_len - 1] != '\0' : h.nr_groups != 2)
 		return -EINVAL;
 	ix->names = calloc(h.nr_groups, sizeof(*ix->names));
 	ix->name_lens = calloc(h.nr_groups, sizeof(*ix->name_lens));

@@ -41,8 +41,8 @@ static uint32_t module_group(const struct ops_ksym_index *ix, const char *m,
 				    name_cmp(ix->names[k], ix->name_lens[k], m,
 					     len) < 0);
 
-	return g < ix->nr_groups - 1 &&
-			       !name_cmp(ix->names[g], ix->name_lens[g], m, len)
+	return g < ix->nr_groups - 1 && !name_cmp(ix->names[g],
+						  ix->name_lens[g], m, len)
 		       ? (uint32_t)g
 		       : 0;
 }
@@ -59,7 +59,8 @@ static bool entry_true(const char *text, size_t len,
 
 	if ((uint64_t)e->off + e->len > len ||
 	    (e->off && text[e->off - 1] != '\n') ||
-	    ((uint64_t)e->off + e->len < len && text[e->off + e->len] != '\n') ||
+	    ((uint64_t)e->off + e->len < len &&
+	     text[e->off + e->len] != '\n') ||
 	    !ops_kallsyms_scan_code(text + e->off, e->len, &a, &mod, &mlen) ||
 	    a != e->addr)
 		return false;

@@ -312,9 +312,8 @@ START_TEST(test_index_made_once)
 	ino_t ino;
 	int fd;
 
-	ck_assert_int_eq(ops_kallsyms_index_build(table_kept,
-						  strlen(table_kept), &want,
-						  &wlen),
+	ck_assert_int_eq(ops_kallsyms_index_build(
+				 table_kept, strlen(table_kept), &want, &wlen),
 			 0);
 	fill();
 	snprintf(idx, sizeof(idx), "%s.idx", entry());

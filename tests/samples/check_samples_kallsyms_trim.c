@@ -45,7 +45,8 @@ static char *both(const char *text, size_t len,
 	ck_assert_uint_eq(got.len, ref.len);
 	ck_assert(!got.len || !memcmp(got.data, ref.data, got.len));
 	/* the index's trim: the two passes' bytes, to the last */
-	ck_assert_int_eq(kallsyms_trim_own_index(text, len, want, n, &idx), ref_ret);
+	ck_assert_int_eq(kallsyms_trim_own_index(text, len, want, n, &idx),
+			 ref_ret);
 	ck_assert_uint_eq(idx.len, got.len);
 	ck_assert(!got.len || !memcmp(idx.data, got.data, got.len));
 	s = strndup(got.len ? (const char *)got.data : "", got.len);
@@ -436,9 +437,8 @@ START_TEST(index_of_another_table)
 						 3, &out),
 			 -ESTALE);
 	ck_assert_uint_eq(out.len, 1);
-	ck_assert_int_eq(ops_kallsyms_trim_index(a, strlen(a), &ix, want, 3,
-						 &out),
-			 0);
+	ck_assert_int_eq(
+		ops_kallsyms_trim_index(a, strlen(a), &ix, want, 3, &out), 0);
 	ck_assert_uint_eq(out.len, 1 + strlen(a));
 	ops_kallsyms_index_free(&ix);
 	/* cut short anywhere, or a byte of its head changed */
