@@ -49,13 +49,6 @@ struct ix_line {
 	uint32_t off, len;
 };
 
-static int module_cmp(const char *a, size_t alen, const char *b, size_t blen)
-{
-	int c = memcmp(a, b, alen < blen ? alen : blen);
-
-	return c ? c : (alen > blen) - (alen < blen);
-}
-
 static int addr_off_cmp(const struct ix_line *a, const struct ix_line *b)
 {
 	if (a->addr != b->addr)
@@ -66,7 +59,8 @@ static int addr_off_cmp(const struct ix_line *a, const struct ix_line *b)
 static int line_cmp(const void *pa, const void *pb)
 {
 	const struct ix_line *a = pa, *b = pb;
-	int c = module_cmp(a->module, a->module_len, b->module, b->module_len);
+	int c = ops_ksym_module_cmp(a->module, a->module_len, b->module,
+				    b->module_len);
 
 	return c ? c : addr_off_cmp(a, b);
 }
@@ -109,6 +103,14 @@ static int code_lines(const char *text, size_t len, struct ix_line **out,
 	return 0;
 }
 
+/* Whether sorted line V[I] is the first of its module's group. */
+static bool group_starts(const struct ix_line *v, size_t i)
+{
+	return v[i].module_len &&
+	       (!i || ops_ksym_module_cmp(v[i - 1].module, v[i - 1].module_len,
+					  v[i].module, v[i].module_len));
+}
+
 /* The groups of sorted lines V (N): the kernel's (maybe empty), one a
  * module, and the last of every module's lines, left empty here. */
 static uint32_t count_groups(const struct ix_line *v, size_t n,
@@ -119,9 +121,7 @@ static uint32_t count_groups(const struct ix_line *v, size_t n,
 
 	*names_len = 0;
 	for (i = 0; i < n; i++)
-		if (v[i].module_len &&
-		    (!i || module_cmp(v[i - 1].module, v[i - 1].module_len,
-				      v[i].module, v[i].module_len))) {
+		if (group_starts(v, i)) {
 			g++;
 			*names_len += v[i].module_len + 1;
 		}
@@ -150,9 +150,7 @@ static void lay_out(uint8_t *p, size_t table_size, const struct ix_line *v,
 	memcpy(p, &h, sizeof(h));
 	at[0] = 0;
 	for (i = 0; i < n; i++) {
-		if (v[i].module_len &&
-		    (!i || module_cmp(v[i - 1].module, v[i - 1].module_len,
-				      v[i].module, v[i].module_len))) {
+		if (group_starts(v, i)) {
 			at[++g] = (uint32_t)i;
 			memcpy(names, v[i].module, v[i].module_len);
 			names += v[i].module_len;

@@ -26,23 +26,18 @@ struct kept {
 	size_t n, cap;
 };
 
-static int name_cmp(const char *a, size_t alen, const char *b, size_t blen)
-{
-	int c = memcmp(a, b, alen < blen ? alen : blen);
-
-	return c ? c : (alen > blen) - (alen < blen);
-}
-
 /* The group of module M (LEN bytes), or 0 when it has none. */
 static uint32_t module_group(const struct ops_ksym_index *ix, const char *m,
 			     size_t len)
 {
 	size_t g = oputil_partition(1, ix->nr_groups - 1, k,
-				    name_cmp(ix->names[k], ix->name_lens[k], m,
-					     len) < 0);
+				    ops_ksym_module_cmp(ix->names[k],
+							ix->name_lens[k], m,
+							len) < 0);
 
-	return g < ix->nr_groups - 1 && !name_cmp(ix->names[g],
-						  ix->name_lens[g], m, len)
+	return g < ix->nr_groups - 1 &&
+			       !ops_ksym_module_cmp(ix->names[g],
+						    ix->name_lens[g], m, len)
 		       ? (uint32_t)g
 		       : 0;
 }
@@ -66,7 +61,7 @@ static bool entry_true(const char *text, size_t len,
 		return false;
 	if (g == ix->nr_groups - 1)
 		return mlen != 0;
-	return !name_cmp(mod, mlen, ix->names[g], ix->name_lens[g]);
+	return !ops_ksym_module_cmp(mod, mlen, ix->names[g], ix->name_lens[g]);
 }
 
 static int keep(struct kept *k, const struct ops_ksym_index_entry *e)

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "bytes_internal.h"
 
@@ -63,6 +64,16 @@ struct ops_ksym_index {
 	size_t *name_lens;
 	const struct ops_ksym_index_entry *e;
 };
+
+/* The order of an index's groups: module names A (ALEN bytes) and B
+ * (BLEN), bytewise, a name before any longer one it begins. */
+static inline int ops_ksym_module_cmp(const char *a, size_t alen,
+				      const char *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	return c ? c : (alen > blen) - (alen < blen);
+}
 
 /* IX from the index's bytes P (LEN, 8-aligned, held while IX is used):
  * 0, -EINVAL when they are no index, or -ENOMEM. */
