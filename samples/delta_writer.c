@@ -398,18 +398,9 @@ static inline uint32_t chain_run(struct ops_delta_lane *l, uint8_t **p,
 	}
 	if (d == from)
 		return 0;
-	l->mru[0] = f0;
-	l->mru[1] = f1;
-	l->mru_raw[0] = a0;
-	l->mru_raw[1] = a1;
-	if (swapped) {
-		uint8_t ok = l->mru_raw_ok, kern = l->mru_raw_kernel;
-
-		l->mru_raw_ok =
-			(uint8_t)((ok & ~3u) | (ok >> 1 & 1) | (ok & 1) << 1);
-		l->mru_raw_kernel = (uint8_t)((kern & ~3u) | (kern >> 1 & 1) |
-					      (kern & 1) << 1);
-	}
+	/* two frames: an even number of swaps left them as they were */
+	if (swapped)
+		delta_swap(l);
 	l->first_anon = first_anon;
 	*p = q;
 	return d - from;
