@@ -170,15 +170,20 @@ static int delta_end(struct ops_writer *w, struct ops_delta_lane *l,
 	return 0;
 }
 
-/* A stack of N frames sharing D with lane L's stack before counted;
- * true, its id in *ID, when it is that stack again. */
-static bool delta_again(struct ops_hist_writer *h,
-			const struct ops_delta_lane *l, uint32_t n, uint32_t d,
-			uint32_t *id)
+/* A stack of N frames sharing D with its lane's stack before, in the
+ * writer's counts. */
+static void delta_count(struct ops_hist_writer *h, uint32_t n, uint32_t d)
 {
 	h->stack_stats.stacks++;
 	h->stack_stats.frames += n;
 	h->stack_stats.shared += d;
+}
+
+/* Whether a stack of N frames sharing D with lane L's stack before is
+ * that stack again: its id in *ID. */
+static bool delta_again(const struct ops_delta_lane *l, uint32_t n, uint32_t d,
+			uint32_t *id)
+{
 	if (d != n || l->path_n != n)
 		return false;
 	*id = l->last;
@@ -216,7 +221,8 @@ int ops_delta_stack(struct ops_writer *w, const struct ops_stack *st,
 	       step_eq(&l->path[d], &st->frames[n - 1 - d],
 		       ops_stack_node_flags(st, n - 1 - d)))
 		d++;
-	if (delta_again(h, l, n, d, id))
+	delta_count(h, n, d);
+	if (delta_again(l, n, d, id))
 		return 0;
 	shared = d;
 	p = delta_head(h->delta_recs.data + h->delta_recs.len, nl, d, n,
@@ -440,8 +446,10 @@ int ops_delta_chain(struct ops_writer *w, const struct ops_chain *c,
 	if (ret)
 		return ret;
 	d = chain_shared(l, c);
-	if (delta_again(h, l, n, d, id))
+	if (delta_again(l, n, d, id)) {
+		delta_count(h, n, d);
 		return 1;
+	}
 	shared = d;
 	anon = l->first_anon < d;
 	if (!anon) {
@@ -460,9 +468,6 @@ int ops_delta_chain(struct ops_writer *w, const struct ops_chain *c,
 			/* a native stack, for the table: placed whole */
 			for (i = n - d; i < n; i++)
 				h->chain_frames[i] = l->path[n - 1 - i].frame;
-			h->stack_stats.stacks--;
-			h->stack_stats.frames -= n;
-			h->stack_stats.shared -= d;
 			return 2;
 		}
 	}
@@ -521,6 +526,7 @@ int ops_delta_chain(struct ops_writer *w, const struct ops_chain *c,
 			l->first_anon = d;
 	}
 	l->raw_user = n - c->nr_kernel;
+	delta_count(h, n, shared);
 	ret = delta_end(w, l, p, n, shared, id);
 	return ret ? ret : 1;
 }
