@@ -87,6 +87,8 @@ static void index_keep(struct ksymcache *c, const char *name, const uint8_t *p,
 		     "opjit kallsyms index 1 %llu %08x %zu %08x",
 		     c->table_size, c->table_crc, len,
 		     oputil_crc32c(0, p, len));
+	if (n < 0 || n >= HEAD - 1)
+		return; /* sizes no 64-byte line holds: not kept */
 	memset(head + n, ' ', (size_t)(HEAD - 1 - n));
 	head[HEAD - 1] = '\n';
 	snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", name, (int)getpid());
