@@ -244,11 +244,7 @@ int ops_delta_stack(struct ops_writer *w, const struct ops_stack *st,
  * ops_stack_node_flags()). */
 static inline uint8_t chain_flags(const struct ops_chain *c, uint32_t i)
 {
-	uint8_t flags = i < c->nr_kernel ? OPS_NODE_KERNEL : 0;
-
-	if (i == c->nr - 1 && (c->flags & OPS_STACK_TRUNCATED))
-		flags |= OPS_NODE_CUT;
-	return flags;
+	return ops_frame_node_flags(i, c->nr, c->nr_kernel, c->flags);
 }
 
 /* Whether place K of lane L's list holds the frame placed from

@@ -230,16 +230,24 @@ uint8_t *ops_stack_frame_encode(uint8_t *p, const struct ops_frame *f,
 #define OPS_NODE_KERNEL 0x1
 #define OPS_NODE_CUT 0x2
 
-/* The node flags of stack ST's frame I, leaf first: inline, as the
- * delta writer asks it of every frame it compares. */
+/* The node flags of frame I (leaf first) of a stack or chain of NR
+ * frames, NR_KERNEL of them in the kernel, with ops_stack.flags FLAGS:
+ * inline, as the delta writer asks it of every frame it compares. */
+static inline uint8_t ops_frame_node_flags(uint32_t i, uint32_t nr,
+					   uint32_t nr_kernel, uint32_t flags)
+{
+	uint8_t node = i < nr_kernel ? OPS_NODE_KERNEL : 0;
+
+	if (i == nr - 1 && (flags & OPS_STACK_TRUNCATED))
+		node |= OPS_NODE_CUT;
+	return node;
+}
+/* The node flags of stack ST's frame I, leaf first. */
 static inline uint8_t ops_stack_node_flags(const struct ops_stack *st,
 					   uint32_t i)
 {
-	uint8_t flags = i < st->nr_kernel ? OPS_NODE_KERNEL : 0;
-
-	if (i == st->nr_frames - 1 && (st->flags & OPS_STACK_TRUNCATED))
-		flags |= OPS_NODE_CUT;
-	return flags;
+	return ops_frame_node_flags(i, st->nr_frames, st->nr_kernel,
+				    st->flags);
 }
 /* Whether frame F is one a stack of H may have: a kind the format
  * knows, an image registered. */
