@@ -74,20 +74,26 @@ static size_t heap_used(void)
 	return mi.uordblks + mi.hblkhd;
 }
 
-/* The bytes of the process's data mappings (/proc/self/statm), or 0:
- * what a helper's address-space limit counts, a handler's own mappings
- * and a sanitizer's allocator included. */
-static size_t data_mapped(void)
+size_t handler_statm_bytes(unsigned field)
 {
-	unsigned long v[6];
+	unsigned long v[HANDLER_STATM_DATA + 1];
 	FILE *f = fopen("/proc/self/statm", "re");
-	int n = f ? fscanf(f, "%lu %lu %lu %lu %lu %lu", &v[0], &v[1], &v[2],
-			   &v[3], &v[4], &v[5])
-		  : 0;
+	unsigned n = 0;
 
+	while (f && n <= field && n <= HANDLER_STATM_DATA &&
+	       fscanf(f, "%lu", &v[n]) == 1)
+		n++;
 	if (f)
 		fclose(f);
-	return n == 6 ? v[5] * (size_t)sysconf(_SC_PAGESIZE) : 0;
+	return n > field ? v[field] * (size_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+/* The bytes of the process's data mappings, or 0: what a helper's
+ * address-space limit counts, a handler's own mappings and a
+ * sanitizer's allocator included. */
+static size_t data_mapped(void)
+{
+	return handler_statm_bytes(HANDLER_STATM_DATA);
 }
 
 /* The larger growth of the two since BEFORE (heap, mapped). */

@@ -78,6 +78,13 @@ struct handler_held {
 #define HANDLER_HELD_MAX 256
 #define HANDLER_HELD_BYTES (64u << 20)
 
+/* Field FIELD of /proc/self/statm in bytes, or 0 when it cannot be
+ * read: the address space mapped (HANDLER_STATM_SIZE) or the data and
+ * stack mappings (HANDLER_STATM_DATA) (handler_call.c). */
+#define HANDLER_STATM_SIZE 0u
+#define HANDLER_STATM_DATA 5u
+size_t handler_statm_bytes(unsigned field);
+
 /* The parts of an offer whose lines are said once (anon_handlers.said):
  * the claim, and the naming of the samples with the claimed state. */
 #define HANDLER_SAID_CLAIM 0x1u

@@ -303,15 +303,7 @@ static int sandbox_identity(char *why, size_t len)
  * top of it. */
 static rlim_t sandbox_mapped(void)
 {
-	unsigned long pages = 0;
-	FILE *f = fopen("/proc/self/statm", "re");
-
-	if (f) {
-		if (fscanf(f, "%lu", &pages) != 1)
-			pages = 0;
-		fclose(f);
-	}
-	return (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE);
+	return (rlim_t)handler_statm_bytes(HANDLER_STATM_SIZE);
 }
 
 static int sandbox_limits(char *why, size_t len)
