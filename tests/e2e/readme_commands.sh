@@ -268,7 +268,7 @@ check_opreport() {
 	*" -c "*)
 		grep -q 'jit:' "$out" || fail "$cmd: no JIT code in the call graph" ;;
 	*" -l "*)
-		[ "$hidden" != 0 ] || grep -q 'jit:' "$out" || { cat "$out"; fail "$cmd: no JIT rows"; }
+		[ "$hidden" != 0 ] || grep -q 'jit:' "$out" || { cat "$out" "$err"; fail "$cmd: no JIT rows"; }
 		# a session of several events: the header counts each, the
 		# reported one's as the JSON of the whole session does
 		if grep -q '^Events recorded: ' "$out"; then
