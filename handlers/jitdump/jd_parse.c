@@ -340,9 +340,40 @@ static bool entry_plausible(const struct jd_dump *d, const uint8_t *p,
 	       line < (1u << 24);
 }
 
+enum { FREED_PREFIX = 16 }; /* glibc's tcache: next pointer and key */
+
+/* Whether entry I of NR, whose name ends at NUL, is followed by an
+ * entry that fits or, for the last, by no more than padding. */
+static bool entry_follows(const struct jd_dump *d, const uint8_t *p,
+			  uint32_t total, uint64_t addr, uint64_t i,
+			  uint64_t nr, const uint8_t *nul)
+{
+	size_t next = (size_t)(nul - p) + 1;
+
+	return i + 1 == nr ? total - next < 8
+			   : entry_plausible(d, p, next, total, addr);
+}
+
+/*
+ * Whether a name that reads as text may still be one node wrote from
+ * freed memory: the allocator's next pointer is the block's address
+ * shifted by 12, which for a heap below 128 MiB can be two printable
+ * bytes and a NUL ("Jo").  Only V8's dumps, whose entries always fit
+ * where the format puts them, and only a name shorter than what the
+ * allocator writes, when the entry after it does not fit.
+ */
+static bool text_suspect(const struct jd_dump *d, const uint8_t *p,
+			 uint32_t total, uint64_t addr, uint64_t i,
+			 uint64_t nr, size_t len, const uint8_t *nul)
+{
+	return d->line_bias && len < FREED_PREFIX &&
+	       !entry_follows(d, p, total, addr, i, nr, nul);
+}
+
 /*
  * Where the name of entry I of NR, at NAME, really ends, when its
- * first NUL comes after bytes that are not a name.  node 20 writes
+ * first NUL comes after bytes that are not a name, or after text that
+ * text_suspect() doubts.  node 20 writes
  * some names from memory already freed: the allocator's list pointers
  * overwrite their first bytes, NULs included, while the record's size
  * and the name's length and terminator stay right.  The name then ends
@@ -365,8 +396,7 @@ static const uint8_t *name_end(const struct jd_dump *d, const uint8_t *p,
 	while (q) {
 		size_t next = (size_t)(q - p) + 1;
 
-		if (i + 1 == nr ? total - next < 8
-				: entry_plausible(d, p, next, total, addr))
+		if (entry_follows(d, p, total, addr, i, nr, q))
 			return q;
 		if (next >= stop)
 			break;
@@ -374,6 +404,34 @@ static const uint8_t *name_end(const struct jd_dump *d, const uint8_t *p,
 	}
 	*give_up = true;
 	return nul;
+}
+
+/*
+ * Whether the name of entry I of NR, at NAME up to *NUL, is garbled,
+ * with *NUL moved to where such a name really ends.  Text is garbled
+ * only when a later NUL is followed by an entry that fits.
+ */
+static bool name_garbled(const struct jd_dump *d, const uint8_t *p,
+			 uint32_t total, uint64_t addr, uint64_t i,
+			 uint64_t nr, const uint8_t *name, const uint8_t **nul,
+			 bool *give_up)
+{
+	size_t len = (size_t)(*nul - name);
+	const uint8_t *end;
+
+	if (name_plausible(name, len)) {
+		if (*give_up ||
+		    !text_suspect(d, p, total, addr, i, nr, len, *nul))
+			return false;
+		end = name_end(d, p, total, addr, i, nr, name, *nul, give_up);
+		if (end == *nul)
+			return false;
+		*nul = end;
+		return true;
+	}
+	if (!*give_up)
+		*nul = name_end(d, p, total, addr, i, nr, name, *nul, give_up);
+	return true;
 }
 
 static int rec_debug(struct jd_dump *d, const uint8_t *p, uint32_t total,
@@ -429,13 +487,11 @@ static int rec_debug(struct jd_dump *d, const uint8_t *p, uint32_t total,
 		if (len == 1 && (uint8_t)name[0] == 0xff &&
 		    prev != UINT32_MAX) {
 			off = prev;
-		} else if (!name_plausible((const uint8_t *)name, len)) {
+		} else if (name_garbled(d, p, total, addr, i, nr,
+					(const uint8_t *)name, &nul,
+					&give_up)) {
 			struct jd_garbled *g;
 
-			if (!give_up)
-				nul = name_end(d, p, total, addr, i, nr,
-					       (const uint8_t *)name, nul,
-					       &give_up);
 			len = (size_t)((const char *)nul - name);
 			rc = oputil_grow(&d->garbled, &d->capgarbled,
 					 d->ngarbled + 1, sizeof(*g));
@@ -490,8 +546,6 @@ malformed:
  * code "JS:*fib /path/app.js:6:13", the script after the last space,
  * before the line and column.
  */
-enum { FREED_PREFIX = 16 }; /* glibc's tcache: next pointer and key */
-
 static int garbled_match(struct jd_dump *d, uint32_t code_name)
 {
 	const char *name = jd_name(d, code_name), *path, *end;

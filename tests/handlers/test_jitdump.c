@@ -463,11 +463,13 @@ END_TEST
 /* A name as node 20 writes some: its bytes read after they were freed,
  * the first 16 overwritten by the allocator's list pointer and key
  * (NULs among them), its length and terminator still right. */
+static const uint8_t freed_junk[16] = { 0x23, 0xcc, 0x03, 0,	0,    0,
+					0,    0,    0x50, 0x3a, 0x94, 0x43,
+					0x3b, 0x90, 0xf6, 0xb9 };
+static const uint8_t *junk = freed_junk;
+
 static void w_garbled(struct w *w, const char *name)
 {
-	static const uint8_t junk[16] = { 0x23, 0xcc, 0x03, 0,	  0,	0,
-					  0,	0,    0x50, 0x3a, 0x94, 0x43,
-					  0x3b, 0x90, 0xf6, 0xb9 };
 	size_t n = strlen(name);
 
 	memcpy(w->buf + w->len, name, n + 1);
@@ -677,6 +679,84 @@ START_TEST(garbled_short_path)
 	l = jd_line_at(&d, &x, life, 0x1044);
 	ck_assert_uint_eq(l->line, 7);
 	ck_assert_str_eq(jd_name(&d, l->file), fib);
+}
+END_TEST
+
+/* The allocator's next pointer of a block in a heap below 128 MiB
+ * (node's, at 0x6f4a000) reads as text, "Jo", then NULs: still taken
+ * as garbled, since the entry after it does not fit, and recovered. */
+START_TEST(garbled_reads_as_text)
+{
+	static const uint8_t jo[16] = { 'J',  'o',  0,	  0,	0,    0,
+					0,    0,    0x50, 0x3a, 0x94, 0x43,
+					0x3b, 0x90, 0xf6, 0xb9 };
+	static const char *fib = "/srv/app/tests/handlers/fib.js";
+	const struct jd_line *l;
+	uint32_t life, v8;
+	struct w w;
+
+	memset(&w, 0, sizeof(w));
+	w_header(&w, 1, 40, 0);
+	v8 = JD_V8_RESERVED;
+	memcpy(w.buf + 16, &v8, 4);
+	junk = jo;
+	w_node_debug(&w, 0x1000);
+	junk = freed_junk;
+	ck_assert_int_eq(parse_mem(&w, w.len), 0);
+	ck_assert_int_eq(d.nbad, 0);
+	ck_assert_int_eq(d.code[0].nlines, 4);
+	ck_assert_uint_eq(d.names_garbled, 3);
+	ck_assert_uint_eq(d.line_bias, 0x40);
+	ck_assert_uint_eq(d.names_recovered, 2);
+	ck_assert_int_eq(jd_index_build(&x, &d, false), 0);
+	/* V8's lines are 64 bytes past their instructions */
+	life = jd_index_life(&x, jd_index_seg(&x, 0x1004), 200000000);
+	l = jd_line_at(&d, &x, life, 0x1004);
+	ck_assert_uint_eq(l->line, 7);
+	ck_assert_str_eq(jd_name(&d, l->file), fib);
+	l = jd_line_at(&d, &x, life, 0x1018);
+	ck_assert_uint_eq(l->line, 598);
+	ck_assert_uint_eq(l->file, JD_NO_FILE);
+}
+END_TEST
+
+/* A short name that is text, in a dump that is not V8's, is taken as
+ * the format says even when the entry after it does not fit there. */
+START_TEST(text_kept_outside_v8)
+{
+	struct w w;
+	size_t at;
+	uint32_t total;
+
+	memset(&w, 0, sizeof(w));
+	w_header(&w, 1, 40, 0); /* no V8 word */
+	at = w.len;
+	w32(&w, JD_CODE_DEBUG_INFO);
+	w32(&w, 0);
+	w64(&w, 1);
+	w64(&w, 0x1000);
+	w64(&w, 2);
+	w64(&w, 0x1000);
+	w32(&w, 3);
+	w32(&w, 0);
+	wstr(&w, "a.c");
+	w64(&w, 0x1010);
+	w32(&w, 0); /* line 0: does not fit */
+	w32(&w, 0);
+	wstr(&w, "b.c");
+	while ((w.len - at) % 8)
+		w.buf[w.len++] = 0;
+	total = (uint32_t)(w.len - at);
+	memcpy(w.buf + at + 4, &total, 4);
+	w_load(&w, 100, 0x1000, 0x100, 1, "f");
+	ck_assert_int_eq(parse_mem(&w, w.len), 0);
+	ck_assert_int_eq(d.nbad, 0);
+	ck_assert_int_eq(d.code[0].nlines, 2);
+	ck_assert_uint_eq(d.names_garbled, 0);
+	ck_assert_str_eq(jd_name(&d, d.lines[d.code[0].first_line].file),
+			 "a.c");
+	ck_assert_str_eq(jd_name(&d, d.lines[d.code[0].first_line + 1].file),
+			 "b.c");
 }
 END_TEST
 
@@ -1114,6 +1194,8 @@ static Suite *suite(void)
 		{ "lines", lines },
 		{ "node_garbled_names", node_garbled_names },
 		{ "garbled_short_path", garbled_short_path },
+		{ "garbled_reads_as_text", garbled_reads_as_text },
+		{ "text_kept_outside_v8", text_kept_outside_v8 },
 		{ "garbled_not_guessed", garbled_not_guessed },
 		{ "garbled_no_resync", garbled_no_resync },
 		{ "node_line_bias", node_line_bias },
