@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * bench_stack_replay [--cold] [--deltas] [--chains] SESSION OUT [ROUNDS]: the stack writer's own CPU
+ * bench_stack_replay [--cold] [--deltas] [--chains] [--raw] SESSION OUT [ROUNDS]: the stack writer's own CPU
  * time on a recording's real stacks.  The anonymous-stack samples of
  * SESSION (a `-g` recording, node's say) are given again, in recording
  * order, to a writer of a new session in OUT, ROUNDS times (a new
@@ -12,7 +12,12 @@
  * of one SESSION must give the same reports.  --chains gives each stack
  * as a recorder does, a chain of addresses placed when the writer asks
  * (ops_writer_chain_of), each distinct frame its own address: the
- * session must be the same bytes as without.
+ * session must be the same bytes as without.  --raw is an estimate of
+ * a format not written yet: each chain kept as its addresses, with the
+ * thread's previous chain as its delta base and nothing placed, as a
+ * recorder would if opreport placed the frames; the time and bytes of
+ * that encoding alone (no session is written), for the writer's part of
+ * --deltas --chains (ops_writer_chain_of) to be weighed against.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -51,6 +56,18 @@ static size_t nr_given;
 static uint8_t *evict;
 /* --deltas */
 static bool deltas;
+/* --raw: the frames' addresses as a recorder would see them (an image's
+ * frame at its offset into a mapping of its own), a lane of the last
+ * chain for each of 64 threads, and the encoding's buffer */
+static bool raw;
+struct raw_lane {
+	uint32_t tid, nr;
+	uint64_t addrs[OPS_STACK_MAX_FRAMES];
+};
+static struct raw_lane raw_lanes[64];
+#define RAW_BLOCK (256u << 10)
+static uint8_t *raw_out;
+static size_t raw_len;
 /* --chains: the distinct frames, address - 1 each */
 static bool chains;
 static struct ops_frame *distinct;
@@ -81,6 +98,58 @@ static uint64_t frame_addr(const struct ops_frame *f)
 		return 0;
 	distinct[nr_distinct++] = *f;
 	return nr_distinct;
+}
+
+/* The address frame F had in its process, as near as the session
+ * says: an image's frames in a mapping of the image's own. */
+static uint64_t raw_addr(const struct ops_frame *f)
+{
+	return f->kind == OPS_FRAME_IMAGE
+		       ? 0x7f0000000000ull + ((uint64_t)f->image << 28) +
+				 f->addr
+		       : f->addr;
+}
+
+static uint8_t *raw_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* Chain G as its thread's lane, the part it shares with the lane's
+ * last chain, then each new address from the root as the zigzag
+ * difference from the one above it. */
+static __attribute__((noinline)) void raw_encode(const struct given *g)
+{
+	struct raw_lane *l = &raw_lanes[g->tid & 63];
+	uint32_t n = g->st.nr_frames, d = 0, most, i;
+	uint8_t *p = raw_out + raw_len;
+	uint64_t above;
+
+	if (l->tid != g->tid) {
+		l->tid = g->tid;
+		l->nr = 0;
+	}
+	most = n < l->nr ? n : l->nr;
+	while (d < most && l->addrs[d] == g->addrs[n - 1 - d])
+		d++;
+	p = raw_varint(p, g->tid & 63);
+	p = raw_varint(p, d);
+	p = raw_varint(p, n - d);
+	above = d ? l->addrs[d - 1] : 0;
+	for (i = n - d; i-- > 0; d++) {
+		int64_t delta = (int64_t)(g->addrs[i] - above);
+
+		p = raw_varint(p,
+			       (uint64_t)delta << 1 ^ (uint64_t)(delta >> 63));
+		l->addrs[d] = above = g->addrs[i];
+	}
+	l->nr = n;
+	raw_len = (size_t)(p - raw_out);
 }
 
 static void place(void *arg, uint64_t addr, bool kernel, struct ops_frame *f)
@@ -132,7 +201,16 @@ static int load(struct ops_session *s)
 			memcpy(f, src->frames, src->nr_frames * sizeof(*f));
 			g->st.frames = f;
 			g->addrs = NULL;
-			if (chains) {
+			if (raw) {
+				uint32_t j;
+
+				g->addrs = malloc(src->nr_frames *
+						  sizeof(*g->addrs));
+				if (!g->addrs)
+					return -1;
+				for (j = 0; j < src->nr_frames; j++)
+					g->addrs[j] = raw_addr(&f[j]);
+			} else if (chains) {
 				uint32_t j;
 
 				g->addrs = malloc(src->nr_frames *
@@ -149,6 +227,29 @@ static int load(struct ops_session *s)
 		}
 	}
 	return 0;
+}
+
+/* One round of --raw: its CPU time. */
+static double replay_raw(void)
+{
+	size_t k, bytes = 0;
+	double t0 = cpu_s(), t;
+
+	memset(raw_lanes, 0, sizeof(raw_lanes));
+	for (k = 0; k < nr_given; k++) {
+		/* a block's worth, as a writer's flush would take it */
+		if (raw_len > RAW_BLOCK - (OPS_STACK_MAX_FRAMES + 3) * 10) {
+			bytes += raw_len;
+			raw_len = 0;
+		}
+		raw_encode(&given[k]);
+	}
+	bytes += raw_len;
+	raw_len = 0;
+	t = cpu_s() - t0;
+	printf("raw chains: %.1f bytes a sample, unpacked; ",
+	       nr_given ? (double)bytes / (double)nr_given : 0);
+	return t;
 }
 
 /* One round: the samples into a session in OUT; its CPU time, or a
@@ -224,8 +325,10 @@ int main(int argc, char **argv)
 
 	while (argc > 1 &&
 	       (!strcmp(argv[1], "--cold") || !strcmp(argv[1], "--deltas") ||
-		!strcmp(argv[1], "--chains"))) {
-		if (!strcmp(argv[1], "--deltas")) {
+		!strcmp(argv[1], "--chains") || !strcmp(argv[1], "--raw"))) {
+		if (!strcmp(argv[1], "--raw")) {
+			raw = true;
+		} else if (!strcmp(argv[1], "--deltas")) {
 			deltas = true;
 		} else if (!strcmp(argv[1], "--chains")) {
 			chains = true;
@@ -239,7 +342,7 @@ int main(int argc, char **argv)
 	rounds = argc > 3 ? atoi(argv[3]) : 3;
 	if (argc < 3 || rounds < 1) {
 		fprintf(stderr,
-			"usage: bench_stack_replay [--cold] [--deltas] [--chains] SESSION OUT [ROUNDS]\n");
+			"usage: bench_stack_replay [--cold] [--deltas] [--chains] [--raw] SESSION OUT [ROUNDS]\n");
 		return 2;
 	}
 	if (ops_session_open(&s, argv[1], NULL, NULL, err, sizeof(err))) {
@@ -252,8 +355,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	nr = nr_given;
+	if (raw && !(raw_out = malloc(RAW_BLOCK))) {
+		fprintf(stderr, "bench_stack_replay: out of memory\n");
+		return 1;
+	}
 	for (r = 0; r < rounds; r++) {
-		double t = replay(s, argv[2]);
+		double t = raw ? replay_raw() : replay(s, argv[2]);
 
 		if (t < 0)
 			return 1;
