@@ -25,7 +25,8 @@ struct proc {
 	bool ident_read; /* identity taken from /proc */
 	bool dirty;	 /* identity or ranges changed since flush */
 	bool archived;
-	uint32_t app; /* image id of the executable */
+	bool exec_seen; /* the entry began at its exec */
+	uint32_t app;	/* image id of the executable */
 	uint64_t exit_round;
 	struct maptab maps;
 	uint64_t maps_given; /* maps.gen when given with a stack copy */

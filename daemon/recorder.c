@@ -446,6 +446,7 @@ static void recorder_comm(struct recorder *r, const struct record_comm *c)
 		if (!p)
 			return;
 		p->sampled = sampled;
+		p->exec_seen = true;
 	} else if (!p || c->pid != c->tid) {
 		return;
 	}
