@@ -69,8 +69,6 @@ struct daemon {
 	bool recording;
 	bool stop;
 	bool interrupted; /* by SIGINT or SIGTERM */
-	bool child_done;
-	int child_status;
 	int sigfd, pidfd;
 	uint64_t flush_ns;		   /* when the next flush is due */
 	uint64_t tick_ns;		   /* the next drain while busy */
@@ -106,17 +104,19 @@ static void daemon_flush(struct daemon *d)
 	d->idle = false;
 }
 
-static void daemon_reap_child(struct daemon *d)
+/* The command ended: recording stops.  It is reaped only once its last
+ * records are read (daemon_wait_child()), so that its /proc entry, a
+ * zombie's, still gives the owner and start time of a short run whose
+ * records are all read at its end. */
+static void daemon_child_ended(struct daemon *d)
 {
-	int status;
+	siginfo_t si = { 0 };
 
-	if (d->o->mode != MODE_COMMAND || d->child_done)
-		return;
-	if (waitpid(d->child.pid, &status, WNOHANG) == d->child.pid) {
-		d->child_done = true;
-		d->child_status = status;
+	if (d->o->mode == MODE_COMMAND &&
+	    !waitid(P_PID, (id_t)d->child.pid, &si,
+		    WEXITED | WNOHANG | WNOWAIT) &&
+	    si.si_pid == d->child.pid)
 		d->stop = true;
-	}
 }
 
 static void daemon_signal(struct daemon *d)
@@ -137,7 +137,7 @@ static void daemon_signal(struct daemon *d)
 			}
 			break;
 		case SIGCHLD:
-			daemon_reap_child(d);
+			daemon_child_ended(d);
 			break;
 		}
 	}
@@ -559,8 +559,6 @@ static int daemon_wait_child(struct daemon *d, bool interrupted)
 {
 	int status;
 
-	if (d->child_done)
-		return launch_exit_code(d->child_status);
 	if (interrupted)
 		kill(d->child.pid, SIGTERM);
 	while (waitpid(d->child.pid, &status, 0) < 0)

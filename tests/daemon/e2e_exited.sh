@@ -4,7 +4,8 @@
 # read a single record of it (a short run whose -g ring was read once, at
 # the end) is still named by its executable: its process record gives
 # the path /proc/PID/exe no longer has, so that `opreport image:NAME`
-# selects its JIT samples.  The recorder is stopped (SIGSTOP) from
+# selects its JIT samples, and the owner and start time by which a
+# handler trusts its map.  The recorder is stopped (SIGSTOP) from
 # before the exec until the program is a zombie, which makes the late
 # read certain rather than a matter of the machine's load.
 . "$(dirname "$0")/lib.sh"
@@ -41,6 +42,11 @@ awk -v t="$child" '$1 == "process" && $3 == t' d.txt >proc.txt
 exe=$(awk '{ print $8 }' proc.txt)
 [ "$exe" = "$jit" ] || fail "jitdemo's process record names '$exe' as its executable, not $jit"
 echo "jitdemo, read after it ended: its executable $exe"
+# its owner and start time from the zombie's /proc entry: the recorder
+# reaps its command only after reading the command's last records
+read -r uid start <<<"$(awk '{ print $5, $10 }' proc.txt)"
+[ "$uid" = "$(id -u)" ] || fail "jitdemo's process record gives uid $uid, not $(id -u)"
+[ "$start" -gt 0 ] || fail "jitdemo's process record has no start time"
 
 # image:jitdemo selects its JIT samples, as it does for a run read live
 n=$(awk -v p="$(awk '{ print $2 }' proc.txt)" '$1 == "anon" && $2 == p' d.txt | wc -l)
