@@ -201,25 +201,19 @@ static int load(struct ops_session *s)
 			memcpy(f, src->frames, src->nr_frames * sizeof(*f));
 			g->st.frames = f;
 			g->addrs = NULL;
-			if (raw) {
+			if (raw || chains) {
 				uint32_t j;
 
 				g->addrs = malloc(src->nr_frames *
 						  sizeof(*g->addrs));
 				if (!g->addrs)
 					return -1;
-				for (j = 0; j < src->nr_frames; j++)
-					g->addrs[j] = raw_addr(&f[j]);
-			} else if (chains) {
-				uint32_t j;
-
-				g->addrs = malloc(src->nr_frames *
-						  sizeof(*g->addrs));
-				if (!g->addrs)
-					return -1;
-				for (j = 0; j < src->nr_frames; j++)
-					if (!(g->addrs[j] = frame_addr(&f[j])))
+				for (j = 0; j < src->nr_frames; j++) {
+					g->addrs[j] = raw ? raw_addr(&f[j])
+							  : frame_addr(&f[j]);
+					if (!g->addrs[j])
 						return -1;
+				}
 			}
 			g->proc = p;
 			g->tid = v[k].tid;
