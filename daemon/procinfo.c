@@ -194,7 +194,7 @@ void procinfo_defaults(struct proc *p)
 
 int procinfo_read(struct proc *p)
 {
-	char path[64], buf[4096];
+	char path[64], buf[4096], *exe;
 	uint64_t ticks;
 	int err;
 
@@ -213,8 +213,11 @@ int procinfo_read(struct proc *p)
 			oputil_clock_ns(CLOCK_MONOTONIC),
 			(int64_t)oputil_clock_ns(CLOCK_REALTIME),
 			&p->ident.start_ns, &p->ident.start_unix_ns);
-	if (!p->exe)
-		procinfo_exe((pid_t)p->tgid, &p->exe);
+	/* the link, while there is one, over the path the exec mapped */
+	if (!procinfo_exe((pid_t)p->tgid, &exe)) {
+		free(p->exe);
+		p->exe = exe;
+	}
 	procinfo_mntns(p);
 	return 0;
 }

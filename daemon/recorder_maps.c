@@ -172,10 +172,10 @@ int recorder_map(struct recorder *r, struct proc *p, uint64_t start,
 					  build_id_size, &image);
 		if (!err && jitlog_attach_is_library(name))
 			jitlog_attach_found(r, p, name, start, pgoff);
-		/* after exec the executable is mapped first: its path is
-		 * /proc/PID/exe's, which a process that ended before its
-		 * records were read (a short run, a full ring read late)
-		 * no longer has */
+		/* after exec the executable is mapped first: its path
+		 * stands for /proc/PID/exe, which a process that ended
+		 * before its records were read (a short run, a ring read
+		 * at its end) no longer has */
 		if (!err && !p->has_app) {
 			p->app = image;
 			p->has_app = true;
