@@ -114,9 +114,9 @@ compare_with_perf() {
 	read -r op_n op_total op_pct < <(python3 "$here/report_shares.py" \
 		"$tmp/op.json" "$re" --handler perfmap)
 
-	perf report -i "$tmp/perf.data" --stdio -n --sort sym --no-children \
-		--pid="$pids" --percentage=relative \
-		>"$tmp/perf.txt" 2>/dev/null || fail "perf report failed"
+	perf_reads "$tmp/perf.txt" "$tmp/perf.err" perf report \
+		-i "$tmp/perf.data" --stdio -n --sort sym --no-children \
+		--pid="$pids" --percentage=relative
 	read -r perf_pct perf_n < <(perf_share "$tmp/perf.txt" "$re")
 
 	echo "$what: opjit $op_n samples ($op_pct% of $op_total)," \

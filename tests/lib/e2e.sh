@@ -21,6 +21,23 @@ need_cmd() {
 		skip "$1 is not installed (apt-get install $2)"
 }
 
+# perf_reads OUT ERR CMD...: perf's reading command CMD (report, script),
+# its output in OUT and ERR.  perf 6.1 now and then aborts in its
+# build-id code on data it reads at another try: the reference's crash,
+# said each time and tried twice more, never a pass.  Fails when CMD
+# does.
+perf_reads() {
+	local out=$1 err=$2 try rc
+	shift 2
+	for try in 1 2 3; do
+		rc=0
+		"$@" >"$out" 2>"$err" || rc=$?
+		[ "$rc" -gt 128 ] || break
+		echo "$* crashed (signal $((rc - 128))) at try $try: $(head -n 1 "$err")"
+	done
+	[ "$rc" = 0 ] || show_fail "$err" "$* failed (exit $rc)"
+}
+
 # e2e_make_user PREFIX: a throwaway unprivileged user, its name in $user and
 # its uid in $uid; e2e_remove_users (the caller's exit trap) removes them.
 e2e_users=()

@@ -54,8 +54,7 @@ go tool pprof -sample_index=samples -top -nodecount=3 "$TMP/p.pb.gz" >"$TMP/top.
 op -g --format=pprof -o "$TMP/g.pb.gz" image:callchain
 go tool pprof -sample_index=samples -traces -lines "$TMP/g.pb.gz" >"$TMP/gtraces.txt" 2>"$TMP/go.err" ||
 	{ cat "$TMP/go.err"; fail "go tool pprof -traces -lines failed"; }
-perf script -i "$TMP/perf.data" -F comm,ip,sym >"$TMP/perf.txt" 2>"$TMP/perf.err" ||
-	{ cat "$TMP/perf.err"; fail "perf script failed"; }
+perf_reads "$TMP/perf.txt" "$TMP/perf.err" perf script -i "$TMP/perf.data" -F comm,ip,sym
 sed -n '1,12p' "$TMP/c.txt"
 
 python3 - "$TMP" "$OPJIT_SOURCE/tests/workloads/callchain.c" <<'EOP'

@@ -35,18 +35,8 @@ timeout 300 "$OPROFILED" --pid="$pid" --session-dir="$TMP/session" \
 	{ cat "$TMP/oprofiled.out"; fail "oprofiled --pid=$pid failed"; }
 wait "$perf_pid" || { cat "$TMP/perf.out"; fail "perf record failed"; }
 
-# perf report (perf 6.1) now and then aborts in its build-id code on
-# data it reads at another try: the reference's crash, said each time
-# and tried twice more, never a pass
-for try in 1 2 3; do
-	rc=0
-	perf report -i "$TMP/perf.data" --stdio --no-children --sort symbol \
-		--comm threetoone --percentage relative >"$TMP/perf.txt" 2>"$TMP/perf.err" ||
-		rc=$?
-	[ "$rc" -gt 128 ] || break
-	echo "perf report crashed (signal $((rc - 128))) at try $try: $(head -n 1 "$TMP/perf.err")"
-done
-[ "$rc" = 0 ] || { cat "$TMP/perf.err"; fail "perf report failed"; }
+perf_reads "$TMP/perf.txt" "$TMP/perf.err" perf report -i "$TMP/perf.data" \
+	--stdio --no-children --sort symbol --comm threetoone --percentage relative
 "$OPREPORT" --session-dir="$TMP/session" -l -m all --format=json \
 	image:threetoone >"$TMP/op.json" 2>"$TMP/op.err" ||
 	{ cat "$TMP/op.err"; fail "opreport failed"; }
