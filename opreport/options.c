@@ -38,7 +38,33 @@ int options_parse_threshold(const char *s, double *out, char *err,
 /* Calls FN for each item of the comma list S; stops at the first
  * non-zero return.  An empty item is skipped, or with STRICT refused
  * with -EINVAL: in a list of keywords it is a typing mistake. */
-static int list_each(const char *s, bool strict,
+/* The length of the item at P: up to the next comma, or with NESTED up
+ * to the next comma outside brackets, so that a C++ symbol's arguments
+ * ("f(int, long)", "g<int, char>()") stay one item.  The brackets of
+ * an operator's name ("operator<", "operator->") are not brackets. */
+static size_t item_len(const char *p, bool nested)
+{
+	size_t i, depth = 0;
+
+	if (!nested)
+		return strcspn(p, ",");
+	for (i = 0; p[i]; i++) {
+		if (i >= 8 && !strncmp(p + i - 8, "operator", 8)) {
+			i += strspn(p + i, "<>=-");
+			if (!p[i])
+				break;
+		}
+		if (p[i] == ',' && !depth)
+			break;
+		if (strchr("(<[", p[i]))
+			depth++;
+		else if (depth && strchr(")>]", p[i]))
+			depth--;
+	}
+	return i;
+}
+
+static int list_each(const char *s, bool strict, bool nested,
 		     int (*fn)(const char *item, size_t len, void *arg),
 		     void *arg)
 {
@@ -46,7 +72,7 @@ static int list_each(const char *s, bool strict,
 	int rc;
 
 	for (;;) {
-		size_t len = strcspn(p, ",");
+		size_t len = item_len(p, nested);
 
 		if (len) {
 			rc = fn(p, len, arg);
@@ -89,7 +115,7 @@ int options_parse_merge(const char *s, unsigned *out, char *err, size_t errlen)
 {
 	unsigned bits = 0;
 
-	if (!*s || list_each(s, true, merge_item, &bits) || !bits) {
+	if (!*s || list_each(s, true, false, merge_item, &bits) || !bits) {
 		snprintf(
 			err, errlen,
 			"invalid --merge '%s': expected a comma list of lib, tid, tgid, cpu, all",
@@ -131,7 +157,7 @@ int options_parse_sort(const char *s, struct opreport_opts *o, char *err,
 	size_t saved = o->nr_sort;
 
 	o->nr_sort = 0;
-	if (!*s || list_each(s, true, sort_item, o)) {
+	if (!*s || list_each(s, true, false, sort_item, o)) {
 		o->nr_sort = saved;
 		snprintf(
 			err, errlen,
@@ -236,7 +262,14 @@ int options_list_append(char ***list, size_t *nr, const char *s)
 {
 	struct list_ctx c = { list, nr };
 
-	return *s ? list_each(s, false, list_item, &c) : 0;
+	return *s ? list_each(s, false, false, list_item, &c) : 0;
+}
+
+int options_symbol_list_append(char ***list, size_t *nr, const char *s)
+{
+	struct list_ctx c = { list, nr };
+
+	return *s ? list_each(s, false, true, list_item, &c) : 0;
 }
 
 void options_list_free(char **list)
@@ -425,11 +458,11 @@ static int options_common_value(struct opreport_opts *o,
 		return options_parse_threshold(arg, &o->threshold, err,
 					       errlen);
 	case OPT_INCLUDE:
-		return options_list_append(&o->include_symbols,
-					   &o->nr_include_symbols, arg);
+		return options_symbol_list_append(&o->include_symbols,
+						  &o->nr_include_symbols, arg);
 	case OPT_EXCLUDE:
-		return options_list_append(&o->exclude_symbols,
-					   &o->nr_exclude_symbols, arg);
+		return options_symbol_list_append(&o->exclude_symbols,
+						  &o->nr_exclude_symbols, arg);
 	case OPT_IMAGE_PATH:
 		return options_list_append(&o->image_path, &o->nr_image_path,
 					   arg);

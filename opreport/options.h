@@ -30,6 +30,9 @@ int options_parse_demangle(const char *s, enum opreport_demangle *out,
  * empty items are skipped.  0 or -ENOMEM (not reported).  (Lists of
  * keywords, --sort and --merge, refuse empty items instead.) */
 int options_list_append(char ***list, size_t *nr, const char *s);
+/* The same for a list of symbols, whose commas inside brackets are a
+ * C++ symbol's own: "f(int, long),g" is two items. */
+int options_symbol_list_append(char ***list, size_t *nr, const char *s);
 void options_list_free(char **list);
 
 /* A handler name as the loader accepts it (anon_handler_name_check()):

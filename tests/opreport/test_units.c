@@ -58,6 +58,55 @@ START_TEST(threshold_refuses_the_rest)
 }
 END_TEST
 
+/* -i and -x: a C++ symbol's own commas (its arguments, a template's
+ * parameters) do not split it; an operator's angle brackets are no
+ * brackets; paths split at every comma. */
+START_TEST(symbol_lists)
+{
+	static const struct {
+		const char *arg;
+		const char *items[4];
+	} cases[] = {
+		{ "detail::sprp(unsigned long long, unsigned long long)",
+		  { "detail::sprp(unsigned long long, unsigned long long)" } },
+		{ "f(int, long),g", { "f(int, long)", "g" } },
+		{ "std::map<int, char>::at(int const&),h,,",
+		  { "std::map<int, char>::at(int const&)", "h" } },
+		{ "operator<(A const&, A const&),b",
+		  { "operator<(A const&, A const&)", "b" } },
+		{ "S::operator->(),c", { "S::operator->()", "c" } },
+		{ "operator<<,d", { "operator<<", "d" } },
+		{ "unclosed(int, e", { "unclosed(int, e" } },
+	};
+	size_t i, k;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char **list = NULL;
+		size_t nr = 0;
+
+		ck_assert_int_eq(options_symbol_list_append(&list, &nr,
+							    cases[i].arg),
+				 0);
+		for (k = 0; cases[i].items[k]; k++) {
+			ck_assert_msg(k < nr, "%s: %zu items", cases[i].arg,
+				      nr);
+			ck_assert_str_eq(list[k], cases[i].items[k]);
+		}
+		ck_assert_uint_eq(nr, k);
+		options_list_free(list);
+	}
+	{
+		char **list = NULL;
+		size_t nr = 0;
+
+		ck_assert_int_eq(options_list_append(&list, &nr, "/a(1,/b"),
+				 0);
+		ck_assert_uint_eq(nr, 2);
+		options_list_free(list);
+	}
+}
+END_TEST
+
 START_TEST(merge_and_sort_lists)
 {
 	struct opreport_opts o = { 0 };
@@ -682,6 +731,7 @@ static Suite *suite(void)
 		{ "threshold_accepts", threshold_accepts_percentages },
 		{ "threshold_refuses", threshold_refuses_the_rest },
 		{ "merge_sort", merge_and_sort_lists },
+		{ "symbol_lists", symbol_lists },
 		{ "handler_names", handler_names },
 		{ "list_append", list_append_skips_empty_items },
 		{ "spec_match", spec_image_and_tgid },
