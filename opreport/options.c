@@ -35,9 +35,6 @@ int options_parse_threshold(const char *s, double *out, char *err,
 	return 0;
 }
 
-/* Calls FN for each item of the comma list S; stops at the first
- * non-zero return.  An empty item is skipped, or with STRICT refused
- * with -EINVAL: in a list of keywords it is a typing mistake. */
 /* The length of the item at P: up to the next comma, or with NESTED up
  * to the next comma outside brackets, so that a C++ symbol's arguments
  * ("f(int, long)", "g<int, char>()") stay one item.  The brackets of
@@ -64,6 +61,10 @@ static size_t item_len(const char *p, bool nested)
 	return i;
 }
 
+/* Calls FN for each item of the comma list S (with NESTED, of symbols:
+ * item_len()); stops at the first non-zero return.  An empty item is
+ * skipped, or with STRICT refused with -EINVAL: in a list of keywords
+ * it is a typing mistake. */
 static int list_each(const char *s, bool strict, bool nested,
 		     int (*fn)(const char *item, size_t len, void *arg),
 		     void *arg)
