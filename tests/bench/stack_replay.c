@@ -29,6 +29,8 @@
 #include <oputil/grow.h>
 #include <oputil/u64map.h>
 
+#include "bytes_internal.h"
+
 static double cpu_s(void)
 {
 	struct timespec ts;
@@ -110,16 +112,6 @@ static uint64_t raw_addr(const struct ops_frame *f)
 		       : f->addr;
 }
 
-static uint8_t *raw_varint(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
-}
-
 /* Chain G as its thread's lane, the part it shares with the lane's
  * last chain, then each new address from the root as the zigzag
  * difference from the one above it. */
@@ -137,15 +129,15 @@ static __attribute__((noinline)) void raw_encode(const struct given *g)
 	most = n < l->nr ? n : l->nr;
 	while (d < most && l->addrs[d] == g->addrs[n - 1 - d])
 		d++;
-	p = raw_varint(p, g->tid & 63);
-	p = raw_varint(p, d);
-	p = raw_varint(p, n - d);
+	p += ops_varint_encode(p, g->tid & 63);
+	p += ops_varint_encode(p, d);
+	p += ops_varint_encode(p, n - d);
 	above = d ? l->addrs[d - 1] : 0;
 	for (i = n - d; i-- > 0; d++) {
 		int64_t delta = (int64_t)(g->addrs[i] - above);
 
-		p = raw_varint(p,
-			       (uint64_t)delta << 1 ^ (uint64_t)(delta >> 63));
+		p += ops_varint_encode(p, (uint64_t)delta << 1 ^
+						  (uint64_t)(delta >> 63));
 		l->addrs[d] = above = g->addrs[i];
 	}
 	l->nr = n;
@@ -232,7 +224,8 @@ static double replay_raw(void)
 	memset(raw_lanes, 0, sizeof(raw_lanes));
 	for (k = 0; k < nr_given; k++) {
 		/* a block's worth, as a writer's flush would take it */
-		if (raw_len > RAW_BLOCK - (OPS_STACK_MAX_FRAMES + 3) * 10) {
+		if (raw_len >
+		    RAW_BLOCK - (OPS_STACK_MAX_FRAMES + 3) * OPS_VARINT_MAX) {
 			bytes += raw_len;
 			raw_len = 0;
 		}
