@@ -184,6 +184,7 @@ void recorder_stack_chain(struct recorder *r, struct proc *p,
 	struct chain_place cp = { r, p, false };
 	struct ops_chain c = {
 		.addrs = r->addrs,
+		.space = p ? p->tgid : 0,
 		.gen = p ? p->maps.gen : 0,
 		.place = chain_place,
 		.arg = &cp,

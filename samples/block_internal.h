@@ -52,6 +52,13 @@
 #define OPS_DELTA_LANES 16u
 /* Frames each lane's records name by their place (FORMAT.md). */
 #define OPS_DELTA_MRU 8u
+/* Version 6: a record's first varint, past the lanes: a chain of lane
+ * N as its addresses is OPS_DELTA_RAW + N; a process's address's frame
+ * is defined by OPS_DELTA_DEF_USER (at a user place) or
+ * OPS_DELTA_DEF_KERNEL (at a kernel place; FORMAT.md, STACK_DELTAS). */
+#define OPS_DELTA_RAW 16u
+#define OPS_DELTA_DEF_USER 32u
+#define OPS_DELTA_DEF_KERNEL 33u
 
 /* Frame F first among a lane's last frames MRU (*NR of them): moved
  * from place K, or, K being *NR (not there), entering with the last

@@ -74,7 +74,7 @@ uint32_t ops_meta_version(const struct ops_session_info *info)
 {
 	if (!info->callgraph_depth)
 		return OPS_FORMAT_VERSION_FLAT;
-	return info->stack_deltas ? OPS_FORMAT_VERSION_DELTAS
+	return info->stack_deltas ? OPS_FORMAT_VERSION_RAW
 				  : OPS_FORMAT_VERSION_DEFLATE;
 }
 

@@ -69,7 +69,25 @@ struct ops_hist_data {
 		/* the frames its records named last, most recent first */
 		struct ops_frame mru[OPS_DELTA_MRU];
 		uint32_t nr_mru;
+		/* version 6: the addresses of its last stack, when that
+		 * was a chain's (raw_n of them, the first raw_n of path;
+		 * OPS_STACK_MAX_FRAMES), and the process its chains name
+		 * (space, while has_space) */
+		uint64_t *raw;
+		uint32_t raw_n, space;
+		bool has_space;
 	} dlanes[OPS_DELTA_LANES];
+	/* version 6: each address's frame as the records defined it last,
+	 * by space (a process's id), place (in the kernel or not) and
+	 * address */
+	struct ops_raw_def {
+		uint64_t addr;
+		uint32_t space, frame;
+		bool kernel;
+	} * raw_defs;
+	uint32_t nr_raw_defs;
+	size_t cap_raw_defs;
+	struct oputil_idxset raw_def_set;
 	/* the stack ops_session_stack() put together last */
 	struct ops_stack stack;
 	struct ops_frame *stack_frames; /* OPS_STACK_MAX_FRAMES of them */

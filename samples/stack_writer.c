@@ -428,7 +428,7 @@ int ops_writer_chain_of(struct ops_writer *w, const struct ops_chain *c,
 		return ops_writer_fail(
 			w, -EINVAL, "%s/samples.hist: invalid stack", w->dir);
 	if (h->deltas)
-		ret = ops_delta_chain(w, c, tid, id);
+		ret = ops_raw_chain(w, c, tid, id);
 	if (ret == 1) {
 		*anon = true;
 		return 0;
@@ -450,8 +450,6 @@ int ops_writer_chain_of(struct ops_writer *w, const struct ops_chain *c,
 		return ops_writer_fail(w, ret,
 				       "%s/samples.hist: cannot add stack: %s",
 				       w->dir, strerror(-ret));
-	if (h->deltas && a)
-		ops_delta_chain_taken(h, c, tid);
 	*anon = a;
 	return 0;
 }

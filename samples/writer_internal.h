@@ -156,39 +156,53 @@ struct ops_hist_writer {
 	 * lane's last such stack, root first, and the id it was given */
 	bool deltas;
 	struct ops_delta_lane {
+		/* its last stack as placed frames, path_n of them (0 when
+		 * its last record was a chain's) */
 		struct ops_delta_step {
 			struct ops_frame frame;
 			uint8_t flags;
 		} * path;
 		size_t path_n, cap_path;
 		uint32_t tid;
-		uint32_t last; /* the path's id; UINT32_MAX: none */
+		uint32_t last; /* the last record's id; UINT32_MAX: none */
 		/* the frames the lane's records named last, most recent
 		 * first (FORMAT.md, STACK_DELTAS) */
 		struct ops_frame mru[OPS_DELTA_MRU];
 		uint32_t nr_mru;
-		/* chains (ops_writer_chain_of) while raw_gen, not 0: the
-		 * address each step of path was placed from; of each frame
-		 * of mru, bit k of mru_raw_ok when known, of
-		 * mru_raw_kernel when placed at a kernel place; the first
-		 * step of path, from the root, in anonymous memory; the
-		 * steps of path not in the kernel */
+		/* version 6 (raw_writer.c): while raw_gen, not 0, its
+		 * last record was a chain of generation raw_gen: its
+		 * addresses, root first, raw_n of them, raw_user not in
+		 * the kernel, cut at the depth limit (raw_cut), the first
+		 * in anonymous memory at first_anon (UINT32_MAX: none);
+		 * the process whose addresses its records name (space,
+		 * while space_ok) */
 		uint64_t *raw;
 		size_t cap_raw;
 		uint64_t raw_gen;
-		uint64_t mru_raw[OPS_DELTA_MRU];
-		uint8_t mru_raw_ok, mru_raw_kernel;
-		uint32_t first_anon, raw_user;
+		uint32_t raw_n, raw_user, first_anon, space;
+		bool raw_cut, space_ok;
 	} dlanes[OPS_STACK_LANES];
+	/* version 6: the frame of each address placed lately, by address,
+	 * generation and place (in the kernel or not), direct-mapped
+	 * (raw_writer.c); each was defined in the records when it was
+	 * placed */
+	struct ops_raw_slot {
+		uint64_t addr, gen;
+		struct ops_frame frame;
+		bool kernel;
+	} * raw_slots;
+	/* a chain's definitions made while its record is written */
+	struct ops_buf raw_defs;
 	/* a chain's frames as placed, leaf first (ops_writer_chain_of) */
 	struct ops_frame *chain_frames;
 	size_t cap_chain_frames;
 	/* ids given; the records of ids [delta_first, nr_deltas) not in
-	 * a block yet; every STACK_DELTAS block framed, in order, which a
+	 * a block yet, delta_nrecs of them with the definitions; every
+	 * STACK_DELTAS block framed, in order, which a
 	 * compaction puts back whole (each record names the one before in
 	 * its lane), of which the file has the first delta_on_disk bytes
 	 * and the write under way the first delta_pending_end */
-	uint32_t nr_deltas, delta_first;
+	uint32_t nr_deltas, delta_first, delta_nrecs;
 	struct ops_buf delta_recs, delta_blocks;
 	size_t delta_on_disk, delta_pending_end;
 	bool compacting; /* ops_hist_writer_compact() under way */
@@ -261,19 +275,31 @@ static inline bool ops_frame_valid(const struct ops_hist_writer *h,
  * version 5 session: its id in *ID (delta_writer.c). */
 int ops_delta_stack(struct ops_writer *w, const struct ops_stack *st,
 		    uint32_t tid, uint32_t *id);
-/* Chain C of thread TID as ops_delta_stack() would write it placed,
- * placing only the addresses its lane has not placed in C's generation
- * (delta_writer.c): 1 and *ID when written; 0 when this is not the
- * way (no generation, another in the lane, no stack of the thread
- * before it), with nothing placed; 2 when C has no anonymous frame,
- * with its frames placed in H->chain_frames; or -errno, with nothing
- * written. */
-int ops_delta_chain(struct ops_writer *w, const struct ops_chain *c,
-		    uint32_t tid, uint32_t *id);
-/* ST, chain C placed, was just given to ops_delta_stack() for TID:
- * its lane's next chains compare by address. */
-void ops_delta_chain_taken(struct ops_hist_writer *h,
-			   const struct ops_chain *c, uint32_t tid);
+/* Chain C of thread TID as a version 6 chain record (raw_writer.c): 1
+ * and *ID when written; 0 when this is not the way (C has no
+ * generation), with nothing placed; 2 when C has no anonymous frame,
+ * with its frames placed in H->chain_frames; or -errno, with no record
+ * of it written. */
+int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
+		  uint32_t tid, uint32_t *id);
+/* The room a record of N frames, NR_KERNEL in the kernel, takes in lane
+ * L, in H's records and sets: first what can fail, as a record is
+ * written whole or not at all and its lane's frames change with it. */
+int ops_delta_reserve(struct ops_hist_writer *h, struct ops_delta_lane *l,
+		      uint32_t n, uint32_t nr_kernel);
+/* Frame F, in the kernel or not, into the sets of the trims at the stop
+ * (room reserved by ops_delta_reserve()). */
+void ops_delta_note(struct ops_hist_writer *h, const struct ops_frame *f,
+		    bool kernel);
+/* Lane L's record of N frames (SHARED of them its stack before's) ends
+ * at P: the stack's id in *ID. */
+int ops_delta_end(struct ops_writer *w, struct ops_delta_lane *l, uint8_t *p,
+		  uint32_t n, uint32_t shared, uint32_t *id);
+/* A stack of N frames sharing D with its lane's stack before, in the
+ * writer's counts. */
+void ops_delta_count(struct ops_hist_writer *h, uint32_t n, uint32_t d);
+/* The lane of thread TID. */
+uint32_t ops_delta_lane(uint32_t tid);
 /* The STACK_DELTAS blocks not on disk (all of them in a compaction)
  * appended to W->out. */
 int ops_delta_put(struct ops_writer *w);

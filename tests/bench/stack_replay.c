@@ -7,15 +7,15 @@
  * session each), and the CPU time of the best round is printed with the
  * writer's node counters.  The same input every time, so that two
  * builds of the writer compare on one shared machine without a
- * workload's noise.  --deltas writes the stacks as deltas (version 5,
+ * workload's noise.  --deltas writes the stacks as deltas (version 6,
  * FORMAT.md STACK_DELTAS), else interned (version 4): the two sessions
  * of one SESSION must give the same reports.  --chains gives each stack
  * as a recorder does, a chain of addresses placed when the writer asks
  * (ops_writer_chain_of), each distinct frame its own address: the
- * session must be the same bytes as without.  --raw is an estimate of
- * a format not written yet: each chain kept as its addresses, with the
- * thread's previous chain as its delta base and nothing placed, as a
- * recorder would if opreport placed the frames; the time and bytes of
+ * session (version 6 chain records) must give the same reports as
+ * without.  --raw is the estimate made before version 6 was written:
+ * each chain kept as its addresses, with the thread's previous chain as
+ * its delta base and nothing placed or defined; the time and bytes of
  * that encoding alone (no session is written), for the writer's part of
  * --deltas --chains (ops_writer_chain_of) to be weighed against.
  */
@@ -264,9 +264,13 @@ static double replay(struct ops_session *s, const char *out)
 
 		if (chains) {
 			struct ops_chain c = {
-				g->addrs,    g->st.nr_frames, g->st.nr_kernel,
-				g->st.flags, 1 + g->proc,     place,
-				NULL
+				.addrs = g->addrs,
+				.nr = g->st.nr_frames,
+				.nr_kernel = g->st.nr_kernel,
+				.flags = g->st.flags,
+				.space = 1 + g->proc,
+				.gen = 1 + g->proc,
+				.place = place,
 			};
 			bool anon;
 

@@ -14,10 +14,10 @@ cd "$WORK"
 	fail "oprofiled -g exited $?: $(cat err.txt)"
 check_summary err.txt
 dump s >d.txt
-# -g: version 5, whose JIT stacks are deltas (FORMAT.md, STACK_DELTAS)
-[ "$(info d.txt format_version)" = 5 ] || fail "a session with call graphs is not version 5"
+# -g: version 6, whose JIT stacks are deltas of addresses (FORMAT.md, STACK_DELTAS)
+[ "$(info d.txt format_version)" = 6 ] || fail "a session with call graphs is not version 6"
 [ "$(info d.txt callgraph_depth)" = 127 ] || fail "-g did not record the default depth 127"
-head -1 s/session.meta | grep -qx 'opjit-session 5' || fail "session.meta does not say version 5"
+head -1 s/session.meta | grep -qx 'opjit-session 6' || fail "session.meta does not say version 6"
 
 read -r hs he <<<"$(symbol_offsets "$bin" hot)"
 read -r as ae <<<"$(symbol_offsets "$bin" path_a)"

@@ -129,6 +129,11 @@ static void check_anon_prefix(struct ops_session *s, size_t want)
 	}
 }
 
+/* The version after this library's, and what a reader says of it. */
+#define NEXT_VERSION "7"
+_Static_assert(OPS_FORMAT_VERSION + 1 == 7,
+	       "NEXT_VERSION is the version after OPS_FORMAT_VERSION");
+
 /* The warning names the file, the offset and REASON. */
 static void check_warning(const struct warns *w, const char *file, size_t off,
 			  const char *reason)
@@ -314,7 +319,8 @@ START_TEST(test_unknown_version)
 		orig[8] = OPS_FORMAT_VERSION + 1;
 		file_write(files[f], orig, len);
 		s = session_must_open(sdir, &w);
-		check_warning(&w, files[f], 8, "unknown version 6");
+		check_warning(&w, files[f], 8,
+			      "unknown version " NEXT_VERSION);
 		ops_session_close(s);
 		orig[8] = 1;
 		file_write(files[f], orig, len);
@@ -365,8 +371,8 @@ START_TEST(test_meta_damage)
 	char *missing = tmp_path(tmp, "nowhere");
 
 	write_two_flushes();
-	file_write(meta, "opjit-session 6\nevent x\n", 24);
-	expect_open_error(sdir, meta, "unknown version 6");
+	file_write(meta, "opjit-session " NEXT_VERSION "\nevent x\n", 24);
+	expect_open_error(sdir, meta, "unknown version " NEXT_VERSION);
 	file_write(meta, "PK\3\4garbage", 11);
 	expect_open_error(sdir, meta, "not an opjit session");
 	file_write(meta, "opjit-session 1\nsamples 12x\n", 28);

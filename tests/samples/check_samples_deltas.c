@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * Stack deltas (FORMAT.md, STACK_DELTAS; version 5): JIT stacks written
+ * Stack deltas (FORMAT.md, STACK_DELTAS; versions 5 and 6): JIT stacks
+ * written
  * as their thread's stack before plus what differs read back as the
  * stacks given, in threads that interleave (more than the lanes, so that
  * threads share one), across flushes, blocks and the compaction, beside
@@ -214,9 +215,14 @@ static struct ops_chain chain_of(struct chain_frames *t,
 		addrs[i] =
 			(frame_index(t, &st->frames[i]) + t->gen * 7) % t->nr +
 			1;
-	return (struct ops_chain){ addrs,     st->nr_frames, st->nr_kernel,
-				   st->flags, t->gen,	     chain_place,
-				   t };
+	return (struct ops_chain){ .addrs = addrs,
+				   .nr = st->nr_frames,
+				   .nr_kernel = st->nr_kernel,
+				   .flags = st->flags,
+				   .space = 42,
+				   .gen = t->gen,
+				   .place = chain_place,
+				   .arg = t };
 }
 
 static bool is_bad(uint32_t i, uint32_t bad)
@@ -302,21 +308,6 @@ static void write_chains(const char *dir, bool chains, const struct given *g,
 	free(t.frames);
 }
 
-/* DIR's FILE holds what OTHER's FILE holds, byte for byte. */
-static void same_file(const char *dir, const char *other, const char *file)
-{
-	char *a = tmp_path(dir, file), *b = tmp_path(other, file);
-	size_t la, lb;
-	void *da = file_read(a, &la), *db = file_read(b, &lb);
-
-	ck_assert_uint_eq(la, lb);
-	ck_assert_msg(!memcmp(da, db, la), "%s: not the same bytes", file);
-	free(da);
-	free(db);
-	free(a);
-	free(b);
-}
-
 static bool stack_eq(const struct ops_stack *a, const struct ops_stack *b)
 {
 	uint32_t i;
@@ -330,6 +321,40 @@ static bool stack_eq(const struct ops_stack *a, const struct ops_stack *b)
 		    a->frames[i].addr != b->frames[i].addr)
 			return false;
 	return true;
+}
+
+/* A report of DIR reads what one of OTHER reads: the same JIT stack
+ * samples (time, thread, stack) and the same counts of other stacks. */
+static void same_reads(const char *dir, const char *other)
+{
+	struct warns wr = { 0 };
+	struct ops_session *s = session_must_open(dir, &wr),
+			   *o = session_must_open(other, &wr);
+	const struct ops_anon_stack_sample *a, *b;
+	const struct ops_stack_count *sa, *sb;
+	size_t na, nb, i;
+
+	ck_assert_int_eq(ops_session_anon_stacks(s, 0, &a, &na), 0);
+	ck_assert_int_eq(ops_session_anon_stacks(o, 0, &b, &nb), 0);
+	ck_assert_uint_eq(na, nb);
+	for (i = 0; i < na; i++) {
+		ck_assert_uint_eq(a[i].time_ns, b[i].time_ns);
+		ck_assert_uint_eq(a[i].tid, b[i].tid);
+		ck_assert_msg(stack_eq(ops_session_stack(s, a[i].stack),
+				       ops_session_stack(o, b[i].stack)),
+			      "sample %zu: another stack", i);
+	}
+	sa = ops_session_stack_hist(s, &na);
+	sb = ops_session_stack_hist(o, &nb);
+	ck_assert_uint_eq(na, nb);
+	for (i = 0; i < na; i++) {
+		ck_assert_uint_eq(sa[i].count, sb[i].count);
+		ck_assert(stack_eq(ops_session_stack(s, sa[i].stack),
+				   ops_session_stack(o, sb[i].stack)));
+	}
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(s);
+	ops_session_close(o);
 }
 
 /* The anonymous stack samples of DIR are G's, in order, from the first;
@@ -375,8 +400,8 @@ START_TEST(test_roundtrip)
 	struct warns wr = { 0 };
 
 	write_session(sdir, true, g, n, 25000);
-	ck_assert_uint_eq(
-		check_read(sdir, g, n, OPS_FORMAT_VERSION_DELTAS, &wr), n);
+	ck_assert_uint_eq(check_read(sdir, g, n, OPS_FORMAT_VERSION_RAW, &wr),
+			  n);
 	ck_assert_int_eq(wr.n, 0);
 	write_session(plain, false, g, n, 25000);
 	ck_assert_uint_eq(
@@ -474,11 +499,11 @@ START_TEST(test_flush_every_sample)
 	struct warns wr = { 0 };
 
 	write_session(sdir, true, g, n, 1);
-	ck_assert_uint_eq(
-		check_read(sdir, g, n, OPS_FORMAT_VERSION_DELTAS, &wr), n);
+	ck_assert_uint_eq(check_read(sdir, g, n, OPS_FORMAT_VERSION_RAW, &wr),
+			  n);
 	write_session(other, true, g, n, 0);
-	ck_assert_uint_eq(
-		check_read(other, g, n, OPS_FORMAT_VERSION_DELTAS, &wr), n);
+	ck_assert_uint_eq(check_read(other, g, n, OPS_FORMAT_VERSION_RAW, &wr),
+			  n);
 	ck_assert_int_eq(wr.n, 0);
 	free(other);
 	given_free(g, n);
@@ -517,8 +542,8 @@ static void check_chains_read(const char *dir, const struct given *g,
 	ops_session_close(s);
 }
 
-/* Chains (ops_writer_chain_of) make the sessions placed stacks make,
- * byte for byte, across generations (an address places anew in each),
+/* Chains (ops_writer_chain_of) read as the sessions placed stacks make,
+ * across generations (an address places anew in each),
  * native stacks in the JIT threads' lanes, kernel frames and cut
  * chains; and the writer asks for far fewer places than there are
  * frames, which is the point of chains. */
@@ -526,15 +551,24 @@ START_TEST(test_chains)
 {
 	const uint32_t n = 20000;
 	struct given *g = make_given(n, 4242);
-	char *placed_dir = tmp_path(tmp, "placed");
+	char *placed_dir = tmp_path(tmp, "placed"), *hist_chains, *hist_placed;
 	uint64_t placed, unused, frames = 0;
 	uint32_t i;
 
 	write_chains(sdir, true, g, n, 0, &placed);
 	write_chains(placed_dir, false, g, n, 0, &unused);
-	same_file(sdir, placed_dir, "samples.hist");
-	same_file(sdir, placed_dir, "anon.samples");
 	check_chains_read(sdir, g, n, 0);
+	same_reads(sdir, placed_dir);
+	/* each chain keeps what it shares with its thread's chain before,
+	 * as a record of placed frames does, and its new addresses are a
+	 * byte or two from the one above: here 0.38 of the placed bytes,
+	 * and well over them if chains shared nothing */
+	hist_chains = tmp_path(sdir, "samples.hist");
+	hist_placed = tmp_path(placed_dir, "samples.hist");
+	ck_assert_uint_le(file_size(hist_chains),
+			  file_size(hist_placed) * 3 / 4);
+	free(hist_chains);
+	free(hist_placed);
 	for (i = 0; i < n; i++)
 		frames += g[i].st.nr_frames;
 	ck_assert_uint_gt(placed, 0);
@@ -592,8 +626,7 @@ START_TEST(test_chain_cut_recursion)
 	ck_assert_uint_gt(cut, n / 4);
 	write_chains(sdir, true, g, n, 0, &placed);
 	write_chains(placed_dir, false, g, n, 0, &unused);
-	same_file(sdir, placed_dir, "samples.hist");
-	same_file(sdir, placed_dir, "anon.samples");
+	same_reads(sdir, placed_dir);
 	check_chains_read(sdir, g, n, 0);
 	free(placed_dir);
 	given_free(g, n);
@@ -621,7 +654,7 @@ static void hand_place(void *arg, uint64_t addr, bool kernel,
 
 /* The same address at a kernel place and then at a user place (or the
  * other way) at the same depth is another frame and another stack:
- * chains make the bytes placed stacks make, and read back. */
+ * chains read as placed stacks do, and as given. */
 START_TEST(test_chain_kernel_places)
 {
 	static const struct {
@@ -662,13 +695,12 @@ START_TEST(test_chain_kernel_places)
 
 		app_session_open(&s, pass ? other : sdir, &info);
 		for (i = 0; i < n; i++) {
-			struct ops_chain c = { seq[i].addrs,
-					       seq[i].nr,
-					       seq[i].nr_kernel,
-					       0,
-					       1,
-					       hand_place,
-					       NULL };
+			struct ops_chain c = { .addrs = seq[i].addrs,
+					       .nr = seq[i].nr,
+					       .nr_kernel = seq[i].nr_kernel,
+					       .space = 42,
+					       .gen = 1,
+					       .place = hand_place };
 
 			if (pass)
 				ck_assert_int_eq(ops_writer_stack_of(
@@ -685,7 +717,7 @@ START_TEST(test_chain_kernel_places)
 		}
 		ck_assert_int_eq(ops_writer_close(s.w, 5), 0);
 	}
-	same_file(sdir, other, "samples.hist");
+	same_reads(sdir, other);
 	rs = session_must_open(sdir, &wr);
 	ck_assert_int_eq(ops_session_anon_stacks(rs, 0, &a, &na), 0);
 	ck_assert_uint_eq(na, n);
@@ -711,6 +743,98 @@ START_TEST(test_chain_bad_place)
 	write_chains(sdir, true, g, n, 97, &placed);
 	check_chains_read(sdir, g, n, 97);
 	given_free(g, n);
+}
+END_TEST
+
+/* Two processes whose chains name the same addresses, which place as
+ * other frames in each (another layout) and in each generation of its
+ * mappings: process P's address A (kernel frames aside) is the frame
+ * at A + P * 0x100000 + (GEN / 10) * 0x40. */
+static void space_place(void *arg, uint64_t addr, bool kernel,
+			struct ops_frame *f)
+{
+	uint64_t shift = (uint64_t)(uintptr_t)arg;
+
+	if (kernel)
+		*f = (struct ops_frame){ OPS_FRAME_IMAGE, 2, addr };
+	else if (addr < 0x100)
+		*f = (struct ops_frame){ OPS_FRAME_IMAGE, 0, addr + shift };
+	else
+		*f = (struct ops_frame){ OPS_FRAME_ANON, 0, addr + shift };
+}
+
+/* Each sample of two processes read back as its own process's stack
+ * in its generation: whether the two share a thread id (a lane that
+ * changes process) or not, across generations, with kernel leaves, and
+ * with an address cached from an older generation never its frame
+ * now. */
+START_TEST(test_raw_spaces)
+{
+	enum { N = 6000, DEPTH = 8 };
+	static struct ops_frame want[N][DEPTH];
+	static uint64_t addrs[N][DEPTH];
+	static struct ops_stack st[N];
+	struct ops_session_info info = info_example();
+	const struct ops_anon_stack_sample *a;
+	struct ops_session *rs;
+	struct app_session s;
+	struct warns wr = { 0 };
+	uint64_t seed = 31;
+	uint32_t i, j, id, tid[N];
+	size_t na;
+	bool jit;
+
+	info.callgraph_depth = MAX_DEPTH;
+	info.stack_deltas = true;
+	app_session_open(&s, sdir, &info);
+	for (i = 0; i < N; i++) {
+		uint32_t proc = (uint32_t)(rnd(&seed) % 2);
+		uint64_t gen = 1 + proc + 10 * (i / 1500);
+		uintptr_t shift = proc * 0x100000 + (gen / 10) * 0x40;
+		uint32_t nr = 2 + (uint32_t)(rnd(&seed) % (DEPTH - 2));
+		uint32_t nk = nr > 2 && rnd(&seed) % 3 == 0;
+		struct ops_chain c = { .addrs = addrs[i],
+				       .nr = nr,
+				       .nr_kernel = nk,
+				       .space = 100 + proc,
+				       .gen = gen,
+				       .place = space_place,
+				       .arg = (void *)shift };
+
+		/* the same thread id in both, mostly */
+		tid[i] = rnd(&seed) % 4 ? 7 : 23 + proc;
+		for (j = 0; j < nr; j++)
+			addrs[i][j] = j == nr - 1 ? 0x10
+				      : j < nk	  ? 0xffffffff81000000ull +
+							 rnd(&seed) % 4 * 8
+					       : 0x200 + rnd(&seed) % 4 * 0x10;
+		for (j = 0; j < nr; j++)
+			space_place((void *)shift, addrs[i][j], j < nk,
+				    &want[i][j]);
+		st[i] = (struct ops_stack){ want[i], nr, nk, 0 };
+		ck_assert_int_eq(
+			ops_writer_chain_of(s.w, &c, tid[i], &id, &jit), 0);
+		ck_assert(jit);
+		ck_assert_int_eq(ops_writer_anon_stack(s.w, s.proc, 1000 + i,
+						       id, tid[i]),
+				 0);
+		if (i % 700 == 699)
+			ck_assert_int_eq(ops_writer_flush(s.w), 0);
+	}
+	ck_assert_int_eq(ops_writer_close(s.w, 5), 0);
+	rs = session_must_open(sdir, &wr);
+	ck_assert_uint_eq(ops_session_info(rs)->format_version,
+			  OPS_FORMAT_VERSION_RAW);
+	ck_assert_int_eq(ops_session_anon_stacks(rs, 0, &a, &na), 0);
+	ck_assert_uint_eq(na, N);
+	for (i = 0; i < N; i++) {
+		ck_assert_uint_eq(a[i].tid, tid[i]);
+		ck_assert_msg(stack_eq(ops_session_stack(rs, a[i].stack),
+				       &st[i]),
+			      "sample %u: not its stack", i);
+	}
+	ck_assert_int_eq(wr.n, 0);
+	ops_session_close(rs);
 }
 END_TEST
 
@@ -754,7 +878,7 @@ START_TEST(test_truncated_block)
 	ck_assert_uint_ge(last, 2);
 	/* the last one loses its end */
 	file_write(hist, buf, off + plen / 2);
-	at = check_read(sdir, g, n, OPS_FORMAT_VERSION_DELTAS, &wr);
+	at = check_read(sdir, g, n, OPS_FORMAT_VERSION_RAW, &wr);
 	ck_assert_uint_gt(at, 0);
 	ck_assert_uint_lt(at, n);
 	ck_assert_int_eq(wr.n, 2);
@@ -835,6 +959,7 @@ static Suite *deltas_suite(void)
 		{ "chain_bad_place", test_chain_bad_place },
 		{ "chain_kernel_places", test_chain_kernel_places },
 		{ "chain_cut_recursion", test_chain_cut_recursion },
+		{ "raw_spaces", test_raw_spaces },
 	};
 	Suite *s = suite_create("samples_deltas");
 	SUITE_ADD_CASES(s, cases, session_setup, session_teardown, 60);

@@ -54,7 +54,7 @@ static void check_hist(struct ops_hist_data *h)
 			     st->frames[f].image >= h->nr_images))
 				abort();
 	}
-	/* version 5: every delta names a node of the table */
+	/* from version 5: every delta names a node of the table */
 	for (i = 0; i < h->nr_deltas; i++)
 		if (h->delta_node[i] >= h->nr_stacks)
 			abort();

@@ -28,7 +28,7 @@ extern "C" {
  * call graphs; a session recorded without them is written as version 1
  * (OPS_FORMAT_VERSION_FLAT), byte for byte as before, and every version
  * from 1 reads. */
-#define OPS_FORMAT_VERSION 5
+#define OPS_FORMAT_VERSION 6
 #define OPS_FORMAT_VERSION_FLAT 1
 /* Version 2 wrote a stack node's parent as its id; 3 as the distance. */
 #define OPS_FORMAT_VERSION_STACK_IDS 2
@@ -38,6 +38,10 @@ extern "C" {
  * plus what differs (STACK_DELTAS), not interned by the recorder.  A
  * call graph session without them is still written as version 4. */
 #define OPS_FORMAT_VERSION_DELTAS 5
+/* Version 6: a JIT stack's new frames as the addresses the kernel gave,
+ * each address's frame defined once before its first use, so that the
+ * recorder places an address only the first time it meets it. */
+#define OPS_FORMAT_VERSION_RAW 6
 
 /* ops_session_info.separate */
 #define OPS_SEPARATE_PROCESS 0x1u
@@ -414,12 +418,16 @@ int ops_writer_stack_of(struct ops_writer *w, const struct ops_stack *st,
  * kernel or user place as this one, since GEN began.  GEN, when not 0,
  * is the caller's promise that an address places as it did before
  * while GEN stays (the process's mappings unchanged; a new layout, a
- * new GEN); with GEN 0 every address is placed.
+ * new GEN); with GEN 0 every address is placed.  GEN is the caller's
+ * for every process it gives chains of: two processes' chains never
+ * share one.  SPACE is the process's id (its tgid), under which the
+ * session defines its user addresses' frames.
  */
 struct ops_chain {
 	const uint64_t *addrs;
 	uint32_t nr, nr_kernel;
 	uint32_t flags; /* ops_stack.flags */
+	uint32_t space;
 	uint64_t gen;
 	void (*place)(void *arg, uint64_t addr, bool kernel,
 		      struct ops_frame *f);

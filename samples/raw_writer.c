@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The stacks of JIT samples as the addresses the kernel gave (FORMAT.md,
+ * STACK_DELTAS; version 6): each chain is its lane's chain before, cut
+ * to the addresses it shares from the root, plus its own addresses
+ * below, each the difference from the one above it.  Nothing is placed
+ * per sample: the first time the writer meets an address in a
+ * generation of its process's mappings it asks the recorder for its
+ * frame and defines it in the records, and the report places every
+ * later use by the definition.  Placing the new frames of each sample
+ * and keeping the lanes' frames as the reader would have them was most
+ * of a node recording's time (2,000 instructions a sample of 36
+ * frames); an address costs a compare, a slot of a direct-mapped table
+ * and a byte or two.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <oputil/hash.h>
+
+#include "writer_internal.h"
+
+/* Slots of the table of placed addresses: a JIT's hot code is a few
+ * thousand return addresses. */
+#define RAW_SLOTS 4096u
+/* The slot of address A at a kernel place (KERNEL) or not in generation
+ * GEN. */
+static struct ops_raw_slot *raw_slot(struct ops_hist_writer *h, uint64_t a,
+				     uint64_t gen, bool kernel)
+{
+	return &h->raw_slots[oputil_hash_u64(a ^ gen ^ (uint64_t)kernel << 63) &
+			     (RAW_SLOTS - 1)];
+}
+
+static bool raw_slot_is(const struct ops_raw_slot *s, uint64_t a, uint64_t gen,
+			bool kernel)
+{
+	return s->addr == a && s->gen == gen && s->kernel == kernel;
+}
+
+/* Address A (at a kernel place: KERNEL) of chain C placed by C's
+ * caller into slot S and defined at *DEF (room reserved), which it
+ * moves past.  NULL (nothing written) for a frame no stack may have. */
+static __attribute__((noinline)) const struct ops_frame *
+raw_place(struct ops_hist_writer *h, const struct ops_chain *c,
+	  struct ops_raw_slot *s, uint64_t a, bool kernel, uint8_t **def)
+{
+	uint8_t *p;
+
+	c->place(c->arg, a, kernel, &s->frame);
+	if (!ops_frame_valid(h, &s->frame)) {
+		s->gen = 0;
+		return NULL;
+	}
+	s->addr = a;
+	s->gen = c->gen;
+	s->kernel = kernel;
+	p = *def;
+	*p++ = kernel ? OPS_DELTA_DEF_KERNEL : OPS_DELTA_DEF_USER;
+	p += ops_varint_encode(p, c->space);
+	p += ops_varint_encode(p, a);
+	*def = ops_stack_frame_encode(p, &s->frame, NULL, 0);
+	h->delta_nrecs++;
+	ops_delta_note(h, &s->frame, kernel);
+	return &s->frame;
+}
+
+/* Address I of chain C's frame: from the table, or placed and defined
+ * at *DEF (raw_place()).  NULL for a frame no stack may have.  Inline:
+ * the table has nearly every address. */
+static inline const struct ops_frame *raw_frame(struct ops_hist_writer *h,
+						const struct ops_chain *c,
+						uint32_t i, uint8_t **def)
+{
+	bool kernel = i < c->nr_kernel;
+	uint64_t a = c->addrs[i];
+	struct ops_raw_slot *s = raw_slot(h, a, c->gen, kernel);
+
+	if (raw_slot_is(s, a, c->gen, kernel))
+		return &s->frame;
+	return raw_place(h, c, s, a, kernel, def);
+}
+
+/* The addresses chain C shares with lane L's last chain, from the root.
+ * Compared by address alone, as the node flags agree at every depth but
+ * the root's (the cut) and below the user part of the shorter of the
+ * two (the kernel's). */
+static uint32_t raw_shared(const struct ops_delta_lane *l,
+			   const struct ops_chain *c)
+{
+	uint32_t n = c->nr, user = n - c->nr_kernel, d = 0, most;
+
+	most = n < l->raw_n ? n : l->raw_n;
+	if (user != l->raw_user) {
+		user = user < l->raw_user ? user : l->raw_user;
+		most = most < user ? most : user;
+	}
+	if (most && l->raw_cut != !!(c->flags & OPS_STACK_TRUNCATED))
+		return 0;
+	while (d < most && l->raw[d] == c->addrs[n - 1 - d])
+		d++;
+	return d;
+}
+
+/* Every frame of chain C placed into H->chain_frames, for the stack
+ * table, which notes them itself: a native stack.  2, or -EINVAL for a
+ * frame no stack may have. */
+static int raw_place_all(struct ops_hist_writer *h, const struct ops_chain *c)
+{
+	struct ops_frame *f = h->chain_frames;
+	uint32_t i;
+
+	for (i = 0; i < c->nr; i++) {
+		bool kernel = i < c->nr_kernel;
+		const struct ops_raw_slot *s =
+			raw_slot(h, c->addrs[i], c->gen, kernel);
+
+		if (raw_slot_is(s, c->addrs[i], c->gen, kernel)) {
+			f[i] = s->frame;
+			continue;
+		}
+		c->place(c->arg, c->addrs[i], kernel, &f[i]);
+		if (!ops_frame_valid(h, &f[i]))
+			return -EINVAL;
+	}
+	return 2;
+}
+
+/* V as a varint at P, which it returns past: most steps take a byte. */
+static inline uint8_t *raw_varint(uint8_t *p, uint64_t v)
+{
+	if (v < 0x80) {
+		*p++ = (uint8_t)v;
+		return p;
+	}
+	return p + ops_varint_encode(p, v);
+}
+
+/* The record from REC to END follows the definitions from DEFS to
+ * DEFS_END made while it was written: both in H's records, the
+ * definitions first; the end. */
+static uint8_t *raw_defs_first(const struct ops_hist_writer *h, uint8_t *rec,
+			       uint8_t *end, const uint8_t *defs,
+			       const uint8_t *defs_end)
+{
+	size_t nd = (size_t)(defs_end - defs);
+
+	(void)h;
+	if (!nd)
+		return end;
+	memmove(rec + nd, rec, (size_t)(end - rec));
+	memcpy(rec, defs, nd);
+	return end + nd;
+}
+
+int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
+		  uint32_t tid, uint32_t *id)
+{
+	struct ops_hist_writer *h = &w->hist;
+	uint32_t nl = ops_delta_lane(tid);
+	struct ops_delta_lane *l = &h->dlanes[nl];
+	uint32_t n = c->nr, d = 0, i, first_anon = UINT32_MAX, nk, looked;
+	const struct ops_frame *f;
+	uint64_t prev, prev2;
+	uint8_t *p, *rec, *defs, *def;
+	bool space, prev_ok, prev2_ok;
+	int ret;
+
+	/* a space is a process's id, which the format keeps below 2^31 */
+	if (!c->gen || c->space > INT32_MAX)
+		return 0;
+	if (!h->raw_slots &&
+	    !(h->raw_slots = calloc(RAW_SLOTS, sizeof(*h->raw_slots))))
+		return -ENOMEM;
+	ret = ops_delta_reserve(h, l, n, c->nr_kernel);
+	ret = ret ? ret
+		  : oputil_grow(&h->chain_frames, &h->cap_chain_frames, n,
+				sizeof(*h->chain_frames));
+	ret = ret ? ret
+		  : ops_buf_reserve(&h->raw_defs,
+				    4 * (size_t)n * OPS_VARINT_MAX);
+	if (ret)
+		return ret;
+	/* the lane's chain is of this thread, and its addresses place as
+	 * they did */
+	if (l->tid == tid && l->last != UINT32_MAX && l->raw_gen == c->gen)
+		d = raw_shared(l, c);
+	ops_delta_count(h, n, d);
+	if (d == n && l->raw_n == n) {
+		*id = l->last;
+		return 1;
+	}
+	if (d)
+		first_anon = l->first_anon < d ? l->first_anon : UINT32_MAX;
+	/* the new frames from the root to the first anonymous one, when
+	 * the kept ones have none: a stack without is the table's */
+	p = h->delta_recs.data + h->delta_recs.len;
+	looked = n - d;
+	while (first_anon == UINT32_MAX && looked > 0) {
+		f = raw_frame(h, c, --looked, &p);
+		h->delta_recs.len = (size_t)(p - h->delta_recs.data);
+		if (!f)
+			return -EINVAL;
+		if (f->kind == OPS_FRAME_ANON)
+			first_anon = n - 1 - looked;
+	}
+	if (first_anon == UINT32_MAX)
+		return raw_place_all(h, c);
+	space = !l->space_ok || l->space != c->space;
+	nk = c->nr_kernel < n - d ? c->nr_kernel : n - d;
+	rec = p;
+	p = raw_varint(p, OPS_DELTA_RAW + nl);
+	p = raw_varint(p, d);
+	p = raw_varint(p, n - d);
+	p = raw_varint(p, (uint64_t)nk << 2 | (uint64_t)space << 1 |
+				  (!d && (c->flags & OPS_STACK_TRUNCATED)));
+	if (space)
+		p = raw_varint(p, c->space);
+	prev = d ? l->raw[d - 1] : 0;
+	prev2 = d > 1 ? l->raw[d - 2] : 0;
+	prev_ok = d > 0;
+	prev2_ok = d > 1;
+	/* the others: an address the chain had one or two frames above
+	 * (a recursion's return addresses, most of a JIT's new frames) is
+	 * defined already, at a user place as this one; the rest are
+	 * defined on the side, to go in front of the record */
+	defs = def = h->raw_defs.data;
+	for (i = n - d; i-- > 0;) {
+		uint64_t a = c->addrs[i];
+
+		if (i < looked &&
+		    (i < c->nr_kernel ||
+		     !((a == prev && prev_ok) || (a == prev2 && prev2_ok))) &&
+		    !raw_frame(h, c, i, &def)) {
+			/* the definitions made stand; no record, and the
+			 * lane's addresses, changed, are no one's */
+			p = raw_defs_first(h, rec, rec, defs, def);
+			h->delta_recs.len = (size_t)(p - h->delta_recs.data);
+			l->raw_gen = 0;
+			return -EINVAL;
+		}
+		l->raw[n - 1 - i] = a;
+		p = raw_varint(p, ops_zigzag((int64_t)(a - prev)));
+		prev2 = prev;
+		prev2_ok = prev_ok;
+		prev = a;
+		prev_ok = true;
+	}
+	p = raw_defs_first(h, rec, p, defs, def);
+	l->tid = tid;
+	l->raw_n = n;
+	l->raw_user = n - c->nr_kernel;
+	l->raw_cut = !!(c->flags & OPS_STACK_TRUNCATED);
+	l->raw_gen = c->gen;
+	l->first_anon = first_anon;
+	l->space = c->space;
+	l->space_ok = true;
+	/* the reader's lane has no placed frames of this record's */
+	l->path_n = 0;
+	ret = ops_delta_end(w, l, p, n, d, id);
+	return ret ? ret : 1;
+}
