@@ -302,18 +302,18 @@ static int anon_add(struct ops_writer *w, uint32_t proc_id, uint32_t event,
 		    struct ops_anon_proc *pr, uint16_t type, uint64_t time_ns,
 		    uint64_t addr, uint32_t tid)
 {
-	uint8_t rec[3 * OPS_VARINT_MAX];
+	/* the most a record takes */
+	const size_t rec = 3 * OPS_VARINT_MAX;
 	int64_t dt;
-	size_t n;
 	int ret;
 
 	/* counted before anything can fail: a sample that does not reach
 	 * the disk is lost, not forgotten */
 	w->samples_added++;
 	dt = (int64_t)(time_ns - pr->pt);
-	if (pr->count && (pr->enc.len + sizeof(rec) > OPS_ANON_BLOCK_BYTES ||
-			  dt >= TIME_STEP_MAX || dt < -TIME_STEP_MAX ||
-			  pr->count == UINT32_MAX)) {
+	if (pr->count &&
+	    (pr->enc.len + rec > OPS_ANON_BLOCK_BYTES || dt >= TIME_STEP_MAX ||
+	     dt < -TIME_STEP_MAX || pr->count == UINT32_MAX)) {
 		ret = type == OPS_ANON_STACK_SAMPLES ? ops_hist_writer_defs(w)
 						     : 0;
 		w->out.len = 0;
@@ -335,11 +335,11 @@ static int anon_add(struct ops_writer *w, uint32_t proc_id, uint32_t event,
 	}
 	/* reserve first: the encoder's thread list must not move ahead of
 	 * the bytes that describe it */
-	ret = ops_buf_reserve(&pr->enc, sizeof(rec));
+	ret = ops_buf_reserve(&pr->enc, rec);
 	if (ret)
 		goto fail;
-	n = anon_encode(pr, rec, dt, addr, tid);
-	ops_buf_put(&pr->enc, rec, n);
+	pr->enc.len +=
+		anon_encode(pr, pr->enc.data + pr->enc.len, dt, addr, tid);
 	pr->pt = time_ns;
 	pr->count++;
 	return 0;

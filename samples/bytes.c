@@ -14,7 +14,7 @@ void ops_buf_free(struct ops_buf *b)
 	b->len = b->cap = 0;
 }
 
-int ops_buf_reserve(struct ops_buf *b, size_t more)
+int ops_buf_grow(struct ops_buf *b, size_t more)
 {
 	if (b->cap - b->len >= more)
 		return 0;
@@ -53,18 +53,6 @@ int ops_buf_put_le32(struct ops_buf *b, uint32_t v)
 
 	ops_le32_store(p, v);
 	return ops_buf_put(b, p, 4);
-}
-
-size_t ops_varint_encode(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
 }
 
 int ops_buf_put_varint(struct ops_buf *b, uint64_t v)

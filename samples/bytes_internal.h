@@ -19,7 +19,15 @@ struct ops_buf {
 };
 
 void ops_buf_free(struct ops_buf *b);
-int ops_buf_reserve(struct ops_buf *b, size_t more);
+/* Room for MORE bytes past len, as ops_buf_reserve() makes it. */
+int ops_buf_grow(struct ops_buf *b, size_t more);
+/* Room for MORE bytes past len: 0, or -ENOMEM with B as it was.
+ * Inline: the recorder asks it of every record it writes, and the room
+ * is nearly always there. */
+static inline int ops_buf_reserve(struct ops_buf *b, size_t more)
+{
+	return b->cap - b->len >= more ? 0 : ops_buf_grow(b, more);
+}
 int ops_buf_put(struct ops_buf *b, const void *p, size_t n);
 int ops_buf_put_u8(struct ops_buf *b, uint8_t v);
 int ops_buf_put_le16(struct ops_buf *b, uint16_t v);
@@ -31,7 +39,17 @@ int ops_buf_put_str(struct ops_buf *b, const char *s);
 /* Writes V at P (which has room for OPS_VARINT_MAX bytes); returns the
  * number of bytes written. */
 #define OPS_VARINT_MAX 10
-size_t ops_varint_encode(uint8_t *p, uint64_t v);
+static inline size_t ops_varint_encode(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
 
 /* A + B, held at UINT64_MAX: sample counts saturate rather than wrap. */
 static inline uint64_t ops_add_sat(uint64_t a, uint64_t b)

@@ -115,22 +115,18 @@ static int delta_close(struct ops_writer *w)
 	return 0;
 }
 
-int ops_delta_reserve(struct ops_hist_writer *h, struct ops_delta_lane *l,
-		      uint32_t n, uint32_t nr_kernel)
+int ops_delta_reserve(struct ops_hist_writer *h, uint32_t n,
+		      uint32_t nr_kernel)
 {
 	int ret;
 
 	if (h->nr_deltas == UINT32_MAX || h->delta_nrecs > UINT32_MAX - 1 - n)
 		return -EOVERFLOW;
-	ret = oputil_grow(&l->path, &l->cap_path, n, sizeof(*l->path));
-	ret = ret ? ret
-		  : oputil_grow(&l->raw, &l->cap_raw, n, sizeof(*l->raw));
 	/* a record's most: five counts, then an address or a frame's tag
 	 * and value each; and before it, a definition of each address
 	 * (kind, space, address, tag, value) */
-	ret = ret ? ret
-		  : ops_buf_reserve(&h->delta_recs,
-				    (5 + 7 * (size_t)n) * OPS_VARINT_MAX);
+	ret = ops_buf_reserve(&h->delta_recs,
+			      (5 + 7 * (size_t)n) * OPS_VARINT_MAX);
 	ret = ret ? ret : oputil_u64map_reserve(&h->aframes, n);
 	return ret ? ret : oputil_u64map_reserve(&h->kframes, nr_kernel);
 }
@@ -202,7 +198,9 @@ int ops_delta_stack(struct ops_writer *w, const struct ops_stack *st,
 	uint8_t *p;
 	int ret;
 
-	ret = ops_delta_reserve(h, l, n, st->nr_kernel);
+	ret = ops_delta_reserve(h, n, st->nr_kernel);
+	ret = ret ? ret
+		  : oputil_grow(&l->path, &l->cap_path, n, sizeof(*l->path));
 	if (ret)
 		return ret;
 	if (l->tid != tid || l->last == UINT32_MAX) {

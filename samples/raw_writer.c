@@ -127,16 +127,6 @@ static int raw_place_all(struct ops_hist_writer *h, const struct ops_chain *c)
 	return 2;
 }
 
-/* V as a varint at P, which it returns past: most steps take a byte. */
-static inline uint8_t *raw_varint(uint8_t *p, uint64_t v)
-{
-	if (v < 0x80) {
-		*p++ = (uint8_t)v;
-		return p;
-	}
-	return p + ops_varint_encode(p, v);
-}
-
 /* The record from REC to END follows the definitions from DEFS to
  * DEFS_END made while it was written: both in H's records, the
  * definitions first; the end. */
@@ -173,7 +163,9 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 	if (!h->raw_slots &&
 	    !(h->raw_slots = calloc(RAW_SLOTS, sizeof(*h->raw_slots))))
 		return -ENOMEM;
-	ret = ops_delta_reserve(h, l, n, c->nr_kernel);
+	ret = ops_delta_reserve(h, n, c->nr_kernel);
+	ret = ret ? ret
+		  : oputil_grow(&l->raw, &l->cap_raw, n, sizeof(*l->raw));
 	ret = ret ? ret
 		  : oputil_grow(&h->chain_frames, &h->cap_chain_frames, n,
 				sizeof(*h->chain_frames));
@@ -210,13 +202,14 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 	space = !l->space_ok || l->space != c->space;
 	nk = c->nr_kernel < n - d ? c->nr_kernel : n - d;
 	rec = p;
-	p = raw_varint(p, OPS_DELTA_RAW + nl);
-	p = raw_varint(p, d);
-	p = raw_varint(p, n - d);
-	p = raw_varint(p, (uint64_t)nk << 2 | (uint64_t)space << 1 |
-				  (!d && (c->flags & OPS_STACK_TRUNCATED)));
+	p += ops_varint_encode(p, OPS_DELTA_RAW + nl);
+	p += ops_varint_encode(p, d);
+	p += ops_varint_encode(p, n - d);
+	p += ops_varint_encode(p, (uint64_t)nk << 2 | (uint64_t)space << 1 |
+					  (!d &&
+					   (c->flags & OPS_STACK_TRUNCATED)));
 	if (space)
-		p = raw_varint(p, c->space);
+		p += ops_varint_encode(p, c->space);
 	prev = d ? l->raw[d - 1] : 0;
 	prev2 = d > 1 ? l->raw[d - 2] : 0;
 	prev_ok = d > 0;
@@ -241,7 +234,7 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 			return -EINVAL;
 		}
 		l->raw[n - 1 - i] = a;
-		p = raw_varint(p, ops_zigzag((int64_t)(a - prev)));
+		p += ops_varint_encode(p, ops_zigzag((int64_t)(a - prev)));
 		prev2 = prev;
 		prev2_ok = prev_ok;
 		prev = a;

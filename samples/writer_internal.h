@@ -282,11 +282,12 @@ int ops_delta_stack(struct ops_writer *w, const struct ops_stack *st,
  * of it written. */
 int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 		  uint32_t tid, uint32_t *id);
-/* The room a record of N frames, NR_KERNEL in the kernel, takes in lane
- * L, in H's records and sets: first what can fail, as a record is
- * written whole or not at all and its lane's frames change with it. */
-int ops_delta_reserve(struct ops_hist_writer *h, struct ops_delta_lane *l,
-		      uint32_t n, uint32_t nr_kernel);
+/* The room a record of N frames, NR_KERNEL in the kernel, takes in H's
+ * records and sets (its lane's arrays are the caller's): first what can
+ * fail, as a record is written whole or not at all and its lane's
+ * frames change with it. */
+int ops_delta_reserve(struct ops_hist_writer *h, uint32_t n,
+		      uint32_t nr_kernel);
 /* Frame F, in the kernel or not, into the sets of the trims at the stop
  * (room reserved by ops_delta_reserve()). */
 void ops_delta_note(struct ops_hist_writer *h, const struct ops_frame *f,
