@@ -45,6 +45,9 @@ int recorder_init(struct recorder *r, struct ops_writer *w,
 		r->placed = calloc(RECORDER_PLACED, sizeof(*r->placed));
 		if (!err && (!r->addrs || !r->placed))
 			err = -ENOMEM;
+		/* recorder_anon() gives each JIT sample's stack with it,
+		 * the sample's address its leaf */
+		ops_writer_anon_in_stacks(w);
 	}
 	return err;
 }

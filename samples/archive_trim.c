@@ -43,8 +43,9 @@ static int u64_cmp(const void *a, const void *b)
  * in *OUT (N): its samples', and with stack samples every anonymous
  * frame of the stack table, at its address and the byte before (a
  * caller is looked up at its return address - 1).  Frames of other
- * processes' stacks only keep a few entries more.  0 or a negative
- * errno (not reported).
+ * processes' stacks only keep a few entries more.  The samples are not
+ * read when every one of them is a stack's leaf
+ * (ops_writer_anon_in_stacks()).  0 or a negative errno (not reported).
  */
 static int needed_addrs(struct ops_writer *w, struct ops_anon_data *a,
 			uint32_t proc_id, uint64_t **out, size_t *n)
@@ -52,7 +53,9 @@ static int needed_addrs(struct ops_writer *w, struct ops_anon_data *a,
 	const struct oputil_u64map *af = &w->hist.aframes;
 	struct oputil_u64map m = { 0 };
 	size_t i;
-	int ret = ops_anon_walk(a, proc_id, addrs_put, &m);
+	int ret = w->anon_in_stacks && a->procs[proc_id].nr_ssamples
+			  ? 0
+			  : ops_anon_walk(a, proc_id, addrs_put, &m);
 
 	for (i = 0; !ret && a->procs[proc_id].nr_ssamples && i < af->cap;
 	     i++) {
@@ -142,6 +145,11 @@ out:
 	free(tmp);
 	free(dst);
 	return ret;
+}
+
+void ops_writer_anon_in_stacks(struct ops_writer *w)
+{
+	w->anon_in_stacks = true;
 }
 
 void ops_writer_trim_maps(struct ops_writer *w)

@@ -390,6 +390,7 @@ struct ops_writer {
 		char *name; /* the copy's base name */
 	} * plain_maps;
 	size_t nr_plain_maps, cap_plain_maps;
+	bool anon_in_stacks; /* ops_writer_anon_in_stacks() */
 };
 
 /* Set the writer's error line and return RET. */

@@ -1021,6 +1021,50 @@ START_TEST(test_archived_perf_map_trimmed)
 }
 END_TEST
 
+/*
+ * A recorder that gives every JIT sample with its stack
+ * (ops_writer_anon_in_stacks()): the trim takes the samples' addresses
+ * from the stacks' leaves and keeps the entries it keeps without the
+ * promise; it does not read the samples back, so a sample that broke
+ * the promise (no stack's leaf) would lose its entry.
+ */
+START_TEST(test_archived_perf_map_trimmed_by_stacks)
+{
+	static const char map[] = "7f0000000000 10 first_entry\n"
+				  "7f0000001000 20 jit_leaf_frame\n"
+				  "7f00000007f0 10 caller_whose_call_ends_it\n"
+				  "7f0000002000 40 sampled_not_a_leaf\n"
+				  "7f0000003000 40 never_ran\n";
+	static const char kept[] =
+		"7f0000000000 10 first_entry\n"
+		"7f0000001000 20 jit_leaf_frame\n"
+		"7f00000007f0 10 caller_whose_call_ends_it\n";
+	struct ops_stack st = { jit, 3, 0, 0 };
+	char *src = tmp_path(tmp, "perf-42.map"), *text, name[64];
+	uint32_t sid;
+	struct cg c;
+
+	file_write(src, map, strlen(map));
+	cg_open(&c, 64);
+	ops_writer_anon_in_stacks(c.w);
+	ck_assert_int_eq(ops_writer_stack(c.w, &st, &sid), 0);
+	/* the promise kept: the sample's address is its stack's leaf */
+	ck_assert_int_eq(ops_writer_anon(c.w, c.proc, 10, jit[0].addr, 42), 0);
+	ck_assert_int_eq(ops_writer_anon_stack(c.w, c.proc, 10, sid, 42), 0);
+	/* and broken */
+	ck_assert_int_eq(
+		ops_writer_anon(c.w, c.proc, 11, 0x7f0000002010ull, 42), 0);
+	ck_assert_int_eq(ops_writer_archive_map(c.w, c.proc, src, 1 << 20), 0);
+	ck_assert_int_eq(ops_writer_close(c.w, 20), 0);
+	text = archived_map(sdir, c.proc, name);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_str_eq(name, "perf-42.map.gz");
+	ck_assert_str_eq(text, kept);
+	free(text);
+	free(src);
+}
+END_TEST
+
 /* A recorder stopped between writing the trimmed copy and removing the
  * plain one left both: the trimmed one is the copy. */
 START_TEST(test_archived_map_plain_and_trimmed)
@@ -1780,6 +1824,8 @@ static Suite *stacks_suite(void)
 		{ "process_maps", test_process_maps },
 		{ "archived_perf_map_trimmed",
 		  test_archived_perf_map_trimmed },
+		{ "archived_perf_map_trimmed_by_stacks",
+		  test_archived_perf_map_trimmed_by_stacks },
 		{ "archived_map_plain_and_trimmed",
 		  test_archived_map_plain_and_trimmed },
 	};
