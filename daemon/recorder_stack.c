@@ -41,6 +41,22 @@ static enum chain_part chain_marker(uint64_t ip)
 	return PART_NONE;
 }
 
+/* The end of the run of frames (no context marker) from I of CHAIN's N
+ * entries.  Four at a time, with no branch between them: a JIT's chain
+ * is tens of frames, and a frame at a time was 8% of a node recorder's
+ * instructions. */
+static uint32_t chain_run_end(const uint64_t *chain, uint32_t i, uint32_t n)
+{
+	const uint64_t m = (uint64_t)PERF_CONTEXT_MAX;
+
+	while (n - i >= 4 && !((chain[i] >= m) | (chain[i + 1] >= m) |
+			       (chain[i + 2] >= m) | (chain[i + 3] >= m)))
+		i += 4;
+	while (i < n && chain[i] < m)
+		i++;
+	return i;
+}
+
 /* A user frame at IP of P. */
 static void recorder_user_frame(struct recorder *r, struct proc *p,
 				uint64_t ip, struct ops_frame *f)
@@ -211,9 +227,7 @@ void recorder_stack_chain(struct recorder *r, struct proc *p,
 		}
 		/* a part's frames in one run, copied whole: a JIT's chain
 		 * is tens of them */
-		while (run < s->nr_chain &&
-		       s->chain[run] < (uint64_t)PERF_CONTEXT_MAX)
-			run++;
+		run = chain_run_end(s->chain, run, s->nr_chain);
 		take = run - i;
 		/* the kernel's frames innermost; a kernel part after the
 		 * user one is none of the stack's */

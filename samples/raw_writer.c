@@ -103,15 +103,17 @@ static uint32_t raw_shared(const struct ops_delta_lane *l,
 	return d;
 }
 
-/* Every frame of chain C placed into H->chain_frames, for the stack
- * table, which notes them itself: a native stack.  2, or -EINVAL for a
- * frame no stack may have. */
-static int raw_place_all(struct ops_hist_writer *h, const struct ops_chain *c)
+/* Chain C placed into H->chain_frames for the stack table, which notes
+ * the frames itself: a native stack, whose frames from FROM on (leaf
+ * first) are there already.  2, or -EINVAL for a frame no stack may
+ * have. */
+static int raw_place_rest(struct ops_hist_writer *h, const struct ops_chain *c,
+			  uint32_t from)
 {
 	struct ops_frame *f = h->chain_frames;
 	uint32_t i;
 
-	for (i = 0; i < c->nr; i++) {
+	for (i = from; i < c->nr; i++) {
 		bool kernel = i < c->nr_kernel;
 		const struct ops_raw_slot *s =
 			raw_slot(h, c->addrs[i], c->gen, kernel);
@@ -194,11 +196,12 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 		h->delta_recs.len = (size_t)(p - h->delta_recs.data);
 		if (!f)
 			return -EINVAL;
+		h->chain_frames[looked] = *f;
 		if (f->kind == OPS_FRAME_ANON)
 			first_anon = n - 1 - looked;
 	}
 	if (first_anon == UINT32_MAX)
-		return raw_place_all(h, c);
+		return raw_place_rest(h, c, n - d);
 	space = !l->space_ok || l->space != c->space;
 	nk = c->nr_kernel < n - d ? c->nr_kernel : n - d;
 	rec = p;
