@@ -154,9 +154,9 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 	struct ops_delta_lane *l = &h->dlanes[nl];
 	uint32_t n = c->nr, d = 0, i, first_anon = UINT32_MAX, nk, looked;
 	const struct ops_frame *f;
-	uint64_t prev, prev2;
+	uint64_t prev, k1, k2;
 	uint8_t *p, *rec, *defs, *def;
-	bool space, prev_ok, prev2_ok;
+	bool space;
 	int ret;
 
 	/* a space is a process's id, which the format keeps below 2^31 */
@@ -214,20 +214,19 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 	if (space)
 		p += ops_varint_encode(p, c->space);
 	prev = d ? l->raw[d - 1] : 0;
-	prev2 = d > 1 ? l->raw[d - 2] : 0;
-	prev_ok = d > 0;
-	prev2_ok = d > 1;
 	/* the others: an address the chain had one or two frames above
-	 * (a recursion's return addresses, most of a JIT's new frames) is
-	 * defined already, at a user place as this one; the rest are
-	 * defined on the side, to go in front of the record */
+	 * (K1, K2: a recursion's return addresses, most of a JIT's new
+	 * frames) is defined already, at a user place as this one; the
+	 * rest are defined on the side, to go in front of the record.
+	 * Above the first new frame there is a kept one, or it is the
+	 * root, placed in the loop above */
+	k1 = d ? l->raw[d - 1] : c->addrs[n - 1];
+	k2 = d > 1 ? l->raw[d - 2] : k1;
 	defs = def = h->raw_defs.data;
 	for (i = n - d; i-- > 0;) {
 		uint64_t a = c->addrs[i];
 
-		if (i < looked &&
-		    (i < c->nr_kernel ||
-		     !((a == prev && prev_ok) || (a == prev2 && prev2_ok))) &&
+		if (i < looked && (i < c->nr_kernel || (a != k1 && a != k2)) &&
 		    !raw_frame(h, c, i, &def)) {
 			/* the definitions made stand; no record, and the
 			 * lane's addresses, changed, are no one's */
@@ -238,10 +237,9 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 		}
 		l->raw[n - 1 - i] = a;
 		p += ops_varint_encode(p, ops_zigzag((int64_t)(a - prev)));
-		prev2 = prev;
-		prev2_ok = prev_ok;
 		prev = a;
-		prev_ok = true;
+		k2 = k1;
+		k1 = a;
 	}
 	p = raw_defs_first(h, rec, p, defs, def);
 	l->tid = tid;
