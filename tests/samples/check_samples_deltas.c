@@ -230,6 +230,16 @@ static bool is_bad(uint32_t i, uint32_t bad)
 	return bad && i % bad == bad - 1;
 }
 
+/* A session in DIR that writes JIT stacks as deltas, into *S. */
+static void deltas_open(struct app_session *s, const char *dir)
+{
+	struct ops_session_info info = info_example();
+
+	info.callgraph_depth = MAX_DEPTH;
+	info.stack_deltas = true;
+	app_session_open(s, dir, &info);
+}
+
 /* G[0..N) into a session in DIR with deltas, every stack as a chain
  * (CHAINS) or placed, flushed every 4000 samples; every 13th sample of
  * a thread also a native stack of its own (no JIT frame: interned),
@@ -238,7 +248,6 @@ static bool is_bad(uint32_t i, uint32_t bad)
 static void write_chains(const char *dir, bool chains, const struct given *g,
 			 uint32_t n, uint32_t bad, uint64_t *placed)
 {
-	struct ops_session_info info = info_example();
 	struct chain_frames t = { 0 };
 	uint64_t addrs[MAX_DEPTH + 8];
 	struct app_session s;
@@ -246,9 +255,7 @@ static void write_chains(const char *dir, bool chains, const struct given *g,
 	bool jit = false;
 	int ret;
 
-	info.callgraph_depth = MAX_DEPTH;
-	info.stack_deltas = true;
-	app_session_open(&s, dir, &info);
+	deltas_open(&s, dir);
 	/* every frame indexed first: an address stands for one frame in a
 	 * generation for the whole run */
 	for (i = 0; i < n; i++)
@@ -430,16 +437,13 @@ START_TEST(test_trim_sets)
 				 { OPS_FRAME_IMAGE, 0, 0x1100 } };
 	struct ops_stack sa = { a, 3, 0, 0 }, sb = { b, 3, 1, 0 };
 	struct given *g = make_given(n, 777);
-	struct ops_session_info info = info_example();
 	struct oputil_u64map aframes = { 0 }, kframes = { 0 };
 	struct app_session s;
 	uint32_t id, i, j;
 	uint64_t v;
 	size_t slot;
 
-	info.callgraph_depth = MAX_DEPTH;
-	info.stack_deltas = true;
-	app_session_open(&s, sdir, &info);
+	deltas_open(&s, sdir);
 	for (i = 0; i < n; i++) {
 		ck_assert_int_eq(
 			ops_writer_stack_of(s.w, &g[i].st, g[i].tid, &id), 0);
@@ -673,7 +677,6 @@ START_TEST(test_chain_kernel_places)
 	struct ops_frame placed[sizeof(seq) / sizeof(seq[0])][4];
 	struct ops_stack st[sizeof(seq) / sizeof(seq[0])];
 	char *other = tmp_path(tmp, "placed");
-	struct ops_session_info info = info_example();
 	const struct ops_anon_stack_sample *a;
 	struct ops_session *rs;
 	struct warns wr = { 0 };
@@ -688,12 +691,10 @@ START_TEST(test_chain_kernel_places)
 		st[i] = (struct ops_stack){ placed[i], seq[i].nr,
 					    seq[i].nr_kernel, 0 };
 	}
-	info.callgraph_depth = MAX_DEPTH;
-	info.stack_deltas = true;
 	for (pass = 0; pass < 2; pass++) {
 		struct app_session s;
 
-		app_session_open(&s, pass ? other : sdir, &info);
+		deltas_open(&s, pass ? other : sdir);
 		for (i = 0; i < n; i++) {
 			struct ops_chain c = { .addrs = seq[i].addrs,
 					       .nr = seq[i].nr,
@@ -774,7 +775,6 @@ START_TEST(test_raw_spaces)
 	static struct ops_frame want[N][DEPTH];
 	static uint64_t addrs[N][DEPTH];
 	static struct ops_stack st[N];
-	struct ops_session_info info = info_example();
 	const struct ops_anon_stack_sample *a;
 	struct ops_session *rs;
 	struct app_session s;
@@ -784,9 +784,7 @@ START_TEST(test_raw_spaces)
 	size_t na;
 	bool jit;
 
-	info.callgraph_depth = MAX_DEPTH;
-	info.stack_deltas = true;
-	app_session_open(&s, sdir, &info);
+	deltas_open(&s, sdir);
 	for (i = 0; i < N; i++) {
 		uint32_t proc = (uint32_t)(rnd(&seed) % 2);
 		uint64_t gen = 1 + proc + 10 * (i / 1500);
