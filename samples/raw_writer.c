@@ -129,16 +129,14 @@ static int raw_place_rest(struct ops_hist_writer *h, const struct ops_chain *c,
 	return 2;
 }
 
-/* The record from REC to END follows the definitions from DEFS to
- * DEFS_END made while it was written: both in H's records, the
- * definitions first; the end. */
-static uint8_t *raw_defs_first(const struct ops_hist_writer *h, uint8_t *rec,
-			       uint8_t *end, const uint8_t *defs,
+/* The record from REC to END, and the definitions from DEFS to
+ * DEFS_END made on the side while it was written, at REC: the
+ * definitions first, as a reader needs them; the end. */
+static uint8_t *raw_defs_first(uint8_t *rec, uint8_t *end, const uint8_t *defs,
 			       const uint8_t *defs_end)
 {
 	size_t nd = (size_t)(defs_end - defs);
 
-	(void)h;
 	if (!nd)
 		return end;
 	memmove(rec + nd, rec, (size_t)(end - rec));
@@ -230,7 +228,7 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 		    !raw_frame(h, c, i, &def)) {
 			/* the definitions made stand; no record, and the
 			 * lane's addresses, changed, are no one's */
-			p = raw_defs_first(h, rec, rec, defs, def);
+			p = raw_defs_first(rec, rec, defs, def);
 			h->delta_recs.len = (size_t)(p - h->delta_recs.data);
 			l->raw_gen = 0;
 			return -EINVAL;
@@ -241,7 +239,7 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 		k2 = k1;
 		k1 = a;
 	}
-	p = raw_defs_first(h, rec, p, defs, def);
+	p = raw_defs_first(rec, p, defs, def);
 	l->tid = tid;
 	l->raw_n = n;
 	l->raw_user = n - c->nr_kernel;
