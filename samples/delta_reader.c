@@ -117,6 +117,17 @@ static bool delta_frame(const struct ops_hist_data *h, struct ops_cur *c,
 	return true;
 }
 
+/* Lane L's path (and, for a chain, RAW: its addresses), made at its
+ * first record: false when out of memory. */
+static bool rlane_arrays(struct ops_delta_rlane *l, bool raw)
+{
+	if (!l->path &&
+	    !(l->path = malloc(OPS_STACK_MAX_FRAMES * sizeof(*l->path))))
+		return false;
+	return !raw || l->raw ||
+	       (l->raw = malloc(OPS_STACK_MAX_FRAMES * sizeof(*l->raw)));
+}
+
 /* Lane LANE's record of placed frames: the stack of delta id ID into
  * H->delta_node[ID]. */
 static const char *delta_placed(struct ops_hist_data *h, struct ops_cur *c,
@@ -137,8 +148,7 @@ static const char *delta_placed(struct ops_hist_data *h, struct ops_cur *c,
 	if (keep > l->n || add > OPS_STACK_MAX_FRAMES - keep ||
 	    !(keep + add) || kcut >> 1 > add || (keep && (kcut & 1)))
 		return "bad stack delta record";
-	if (!l->path &&
-	    !(l->path = malloc(OPS_STACK_MAX_FRAMES * sizeof(*l->path)))) {
+	if (!rlane_arrays(l, false)) {
 		*oom = true;
 		return "out of memory";
 	}
@@ -241,11 +251,7 @@ static const char *delta_raw(struct ops_hist_data *h, struct ops_cur *c,
 	}
 	if (!l->has_space)
 		return "bad stack delta record";
-	if (!l->path &&
-	    !(l->path = malloc(OPS_STACK_MAX_FRAMES * sizeof(*l->path))))
-		goto nomem;
-	if (!l->raw &&
-	    !(l->raw = malloc(OPS_STACK_MAX_FRAMES * sizeof(*l->raw))))
+	if (!rlane_arrays(l, true))
 		goto nomem;
 	parent = keep ? l->path[keep - 1] + 1 : 0;
 	a = keep ? l->raw[keep - 1] : 0;
@@ -274,6 +280,16 @@ static const char *delta_raw(struct ops_hist_data *h, struct ops_cur *c,
 nomem:
 	*oom = true;
 	return "out of memory";
+}
+
+/* The definitions, not needed once the file is read. */
+static void raw_defs_free(struct ops_hist_data *h)
+{
+	oputil_idxset_free(&h->raw_def_set);
+	free(h->raw_defs);
+	h->raw_defs = NULL;
+	h->nr_raw_defs = 0;
+	h->cap_raw_defs = 0;
 }
 
 /* One record: a stack, given the next delta id (*ID, which it
@@ -338,11 +354,7 @@ int ops_hist_deltas_finish(struct ops_hist_data *h)
 	struct ops_stack_node *v;
 
 	oputil_idxset_free(&h->dnode_set);
-	oputil_idxset_free(&h->raw_def_set);
-	free(h->raw_defs);
-	h->raw_defs = NULL;
-	h->nr_raw_defs = 0;
-	h->cap_raw_defs = 0;
+	raw_defs_free(h);
 	/* the frames are all known: only their array is kept */
 	oputil_idxset_free(&h->frame_set);
 	if (!h->dnodes_ok)
@@ -384,11 +396,7 @@ void ops_hist_deltas_free(struct ops_hist_data *h)
 	free(h->dnodes);
 	free(h->delta_node);
 	oputil_idxset_free(&h->dnode_set);
-	oputil_idxset_free(&h->raw_def_set);
-	free(h->raw_defs);
-	h->raw_defs = NULL;
-	h->nr_raw_defs = 0;
-	h->cap_raw_defs = 0;
+	raw_defs_free(h);
 	for (i = 0; i < OPS_DELTA_LANES; i++) {
 		free(h->dlanes[i].path);
 		free(h->dlanes[i].raw);

@@ -103,28 +103,22 @@ static uint32_t raw_shared(const struct ops_delta_lane *l,
 	return d;
 }
 
-/* Chain C placed into H->chain_frames for the stack table, which notes
- * the frames itself: a native stack, whose frames from FROM on (leaf
- * first) are there already.  2, or -EINVAL for a frame no stack may
- * have. */
+/* Chain C placed into H->chain_frames for the stack table: a native
+ * stack, whose frames from FROM on (leaf first) are to place, each as
+ * raw_frame() finds or defines it at *P.  2, or -EINVAL for a frame no
+ * stack may have. */
 static int raw_place_rest(struct ops_hist_writer *h, const struct ops_chain *c,
-			  uint32_t from)
+			  uint32_t from, uint8_t **p)
 {
-	struct ops_frame *f = h->chain_frames;
+	const struct ops_frame *f;
 	uint32_t i;
 
 	for (i = from; i < c->nr; i++) {
-		bool kernel = i < c->nr_kernel;
-		const struct ops_raw_slot *s =
-			raw_slot(h, c->addrs[i], c->gen, kernel);
-
-		if (raw_slot_is(s, c->addrs[i], c->gen, kernel)) {
-			f[i] = s->frame;
-			continue;
-		}
-		c->place(c->arg, c->addrs[i], kernel, &f[i]);
-		if (!ops_frame_valid(h, &f[i]))
+		f = raw_frame(h, c, i, p);
+		h->delta_recs.len = (size_t)(*p - h->delta_recs.data);
+		if (!f)
 			return -EINVAL;
+		h->chain_frames[i] = *f;
 	}
 	return 2;
 }
@@ -199,7 +193,7 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 			first_anon = n - 1 - looked;
 	}
 	if (first_anon == UINT32_MAX)
-		return raw_place_rest(h, c, n - d);
+		return raw_place_rest(h, c, n - d, &p);
 	space = !l->space_ok || l->space != c->space;
 	nk = c->nr_kernel < n - d ? c->nr_kernel : n - d;
 	rec = p;
