@@ -85,11 +85,13 @@ static inline const struct ops_frame *raw_frame(struct ops_hist_writer *h,
 /* The addresses chain C shares with lane L's last chain, from the root.
  * Compared by address alone, as the node flags agree at every depth but
  * the root's (the cut) and below the user part of the shorter of the
- * two (the kernel's). */
+ * two (the kernel's).  Four at a time, with no branch between them: a
+ * recursion shares tens. */
 static uint32_t raw_shared(const struct ops_delta_lane *l,
 			   const struct ops_chain *c)
 {
 	uint32_t n = c->nr, user = n - c->nr_kernel, d = 0, most;
+	const uint64_t *x = c->addrs + n, *y = l->raw + l->raw_n;
 
 	most = n < l->raw_n ? n : l->raw_n;
 	if (user != l->raw_user) {
@@ -98,8 +100,17 @@ static uint32_t raw_shared(const struct ops_delta_lane *l,
 	}
 	if (most && l->raw_cut != !!(c->flags & OPS_STACK_TRUNCATED))
 		return 0;
-	while (d < most && l->raw[d] == c->addrs[n - 1 - d])
+	while (most - d >= 4 && !((x[-1] ^ y[-1]) | (x[-2] ^ y[-2]) |
+				  (x[-3] ^ y[-3]) | (x[-4] ^ y[-4]))) {
+		d += 4;
+		x -= 4;
+		y -= 4;
+	}
+	while (d < most && x[-1] == y[-1]) {
 		d++;
+		x--;
+		y--;
+	}
 	return d;
 }
 
@@ -123,19 +134,57 @@ static int raw_place_rest(struct ops_hist_writer *h, const struct ops_chain *c,
 	return 2;
 }
 
-/* The record from REC to END, and the definitions from DEFS to
- * DEFS_END made on the side while it was written, at REC: the
- * definitions first, as a reader needs them; the end. */
-static uint8_t *raw_defs_first(uint8_t *rec, uint8_t *end, const uint8_t *defs,
-			       const uint8_t *defs_end)
+/* The new frames of chain C below its first D from the root, but for
+ * those placed already (from LOOKED on), defined at *P where the table
+ * does not have them: an address the chain has one or two frames above
+ * (a recursion's return addresses, most of a JIT's new frames) is
+ * defined already, at a user place as this one, and not looked up.
+ * 0, or -EINVAL for a frame no stack may have. */
+static int raw_define(struct ops_hist_writer *h, const struct ops_chain *c,
+		      uint32_t looked, uint8_t **p)
 {
-	size_t nd = (size_t)(defs_end - defs);
+	const uint64_t *x = c->addrs;
+	uint32_t i, n = c->nr;
 
-	if (!nd)
-		return end;
-	memmove(rec + nd, rec, (size_t)(end - rec));
-	memcpy(rec, defs, nd);
-	return end + nd;
+	for (i = looked; i-- > 0;) {
+		if (i >= c->nr_kernel &&
+		    (x[i] == x[i + 1] || (i + 2 < n && x[i] == x[i + 2])))
+			continue;
+		if (!raw_frame(h, c, i, p))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* The record of lane NL's chain C, D of its frames from the root kept,
+ * at P, which it returns past: the counts, then each new address as
+ * the difference from the one above it.  SPACE: the process is named. */
+static uint8_t *raw_record(uint8_t *p, uint32_t nl, const struct ops_chain *c,
+			   uint32_t d, bool space)
+{
+	uint32_t n = c->nr, i;
+	uint32_t nk = c->nr_kernel < n - d ? c->nr_kernel : n - d;
+	uint64_t prev = d ? c->addrs[n - d] : 0;
+
+	p += ops_varint_encode(p, OPS_DELTA_RAW + nl);
+	p += ops_varint_encode(p, d);
+	p += ops_varint_encode(p, n - d);
+	p += ops_varint_encode(p, (uint64_t)nk << 2 | (uint64_t)space << 1 |
+					  (!d &&
+					   (c->flags & OPS_STACK_TRUNCATED)));
+	if (space)
+		p += ops_varint_encode(p, c->space);
+	for (i = n - d; i-- > 0;) {
+		uint64_t v = ops_zigzag((int64_t)(c->addrs[i] - prev));
+
+		prev = c->addrs[i];
+		/* most steps are within a function or two: a byte */
+		if (v < 0x80)
+			*p++ = (uint8_t)v;
+		else
+			p += ops_varint_encode(p, v);
+	}
+	return p;
 }
 
 int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
@@ -144,10 +193,9 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 	struct ops_hist_writer *h = &w->hist;
 	uint32_t nl = ops_delta_lane(tid);
 	struct ops_delta_lane *l = &h->dlanes[nl];
-	uint32_t n = c->nr, d = 0, i, first_anon = UINT32_MAX, nk, looked;
+	uint32_t n = c->nr, d = 0, first_anon = UINT32_MAX, looked;
 	const struct ops_frame *f;
-	uint64_t prev, k1, k2;
-	uint8_t *p, *rec, *defs, *def;
+	uint8_t *p;
 	bool space;
 	int ret;
 
@@ -163,9 +211,6 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 	ret = ret ? ret
 		  : oputil_grow(&h->chain_frames, &h->cap_chain_frames, n,
 				sizeof(*h->chain_frames));
-	ret = ret ? ret
-		  : ops_buf_reserve(&h->raw_defs,
-				    4 * (size_t)n * OPS_VARINT_MAX);
 	if (ret)
 		return ret;
 	/* the lane's chain is of this thread, and its addresses place as
@@ -194,46 +239,15 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 	}
 	if (first_anon == UINT32_MAX)
 		return raw_place_rest(h, c, n - d, &p);
+	/* the definitions before the record, as a reader needs them; the
+	 * ones made stand when a frame fails, and the lane is as it was */
+	ret = raw_define(h, c, looked, &p);
+	h->delta_recs.len = (size_t)(p - h->delta_recs.data);
+	if (ret)
+		return ret;
 	space = !l->space_ok || l->space != c->space;
-	nk = c->nr_kernel < n - d ? c->nr_kernel : n - d;
-	rec = p;
-	p += ops_varint_encode(p, OPS_DELTA_RAW + nl);
-	p += ops_varint_encode(p, d);
-	p += ops_varint_encode(p, n - d);
-	p += ops_varint_encode(p, (uint64_t)nk << 2 | (uint64_t)space << 1 |
-					  (!d &&
-					   (c->flags & OPS_STACK_TRUNCATED)));
-	if (space)
-		p += ops_varint_encode(p, c->space);
-	prev = d ? l->raw[d - 1] : 0;
-	/* the others: an address the chain had one or two frames above
-	 * (K1, K2: a recursion's return addresses, most of a JIT's new
-	 * frames) is defined already, at a user place as this one; the
-	 * rest are defined on the side, to go in front of the record.
-	 * Above the first new frame there is a kept one, or it is the
-	 * root, placed in the loop above */
-	k1 = d ? l->raw[d - 1] : c->addrs[n - 1];
-	k2 = d > 1 ? l->raw[d - 2] : k1;
-	defs = def = h->raw_defs.data;
-	for (i = n - d; i-- > 0;) {
-		uint64_t a = c->addrs[i];
-
-		if (i < looked && (i < c->nr_kernel || (a != k1 && a != k2)) &&
-		    !raw_frame(h, c, i, &def)) {
-			/* the definitions made stand; no record, and the
-			 * lane's addresses, changed, are no one's */
-			p = raw_defs_first(rec, rec, defs, def);
-			h->delta_recs.len = (size_t)(p - h->delta_recs.data);
-			l->raw_gen = 0;
-			return -EINVAL;
-		}
-		l->raw[n - 1 - i] = a;
-		p += ops_varint_encode(p, ops_zigzag((int64_t)(a - prev)));
-		prev = a;
-		k2 = k1;
-		k1 = a;
-	}
-	p = raw_defs_first(rec, p, defs, def);
+	p = raw_record(p, nl, c, d, space);
+	memcpy(l->raw, c->addrs, n * sizeof(*l->raw));
 	l->tid = tid;
 	l->raw_n = n;
 	l->raw_user = n - c->nr_kernel;
