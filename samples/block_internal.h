@@ -122,6 +122,21 @@ int ops_block_frame(struct ops_buf *out, uint16_t type, const void *payload,
 int ops_blockfile_append(struct ops_blockfile *bf, const void *data,
 			 size_t len, char *err, size_t errlen);
 
+/* A range of another file (OFF, LEN bytes) copied into a write before
+ * byte AT of its data (ops_blockfile_append_spliced()). */
+struct ops_splice {
+	size_t at;
+	uint64_t off, len;
+};
+
+/* As ops_blockfile_append(), with the ranges SPLICES[0..NR) of FROM, in
+ * the order of their places, copied in by the kernel: blocks that file
+ * has, which the writer need not keep. */
+int ops_blockfile_append_spliced(struct ops_blockfile *bf, const void *data,
+				 size_t len, const struct ops_splice *splices,
+				 size_t nr, const struct ops_blockfile *from,
+				 char *err, size_t errlen);
+
 /* As ops_block_frame(), the payload compressed (OPS_BLOCK_DEFLATED) when
  * that makes it smaller, through SCRATCH; for version 4 files only. */
 int ops_block_frame_deflated(struct ops_buf *out, uint16_t type,

@@ -237,29 +237,96 @@ int ops_delta_stack(struct ops_writer *w, const struct ops_stack *st,
 
 bool ops_delta_pending(const struct ops_hist_writer *h)
 {
-	return h->delta_recs.len || h->delta_on_disk < h->delta_blocks.len;
+	return h->delta_recs.len || h->delta_blocks.len;
+}
+
+/* A compaction's copy of the blocks the file has, at this place of
+ * W->out: one range where they follow each other. */
+static int delta_splice(struct ops_writer *w)
+{
+	struct ops_hist_writer *h = &w->hist;
+	uint64_t total = 0;
+	uint32_t i;
+	int ret = 0;
+
+	h->delta_compacted =
+		(struct ops_extent){ h->compact_at + w->out.len + h->spliced,
+				     0 };
+	for (i = 0; i < h->nr_delta_extents && !ret; i++) {
+		const struct ops_extent *e = &h->delta_extents[i];
+		struct ops_splice *last =
+			h->nr_splices ? &h->splices[h->nr_splices - 1] : NULL;
+
+		total += e->len;
+		if (last && last->at == w->out.len &&
+		    last->off + last->len == e->off) {
+			last->len += e->len;
+			continue;
+		}
+		ret = oputil_grow(&h->splices, &h->cap_splices,
+				  (size_t)h->nr_splices + 1,
+				  sizeof(*h->splices));
+		if (!ret)
+			h->splices[h->nr_splices++] =
+				(struct ops_splice){ w->out.len, e->off,
+						     e->len };
+	}
+	h->delta_compacted.len = total;
+	h->spliced += total;
+	return ret;
 }
 
 int ops_delta_put(struct ops_writer *w)
 {
 	struct ops_hist_writer *h = &w->hist;
-	size_t from = h->compacting ? 0 : h->delta_on_disk;
 	int ret = delta_close(w);
 
+	/* room for the range the write adds, so that its record cannot
+	 * fail once the file has it */
 	ret = ret ? ret
-		  : ops_buf_put(&w->out, h->delta_blocks.data + from,
-				h->delta_blocks.len - from);
-	h->delta_pending_end = ret ? h->delta_on_disk : h->delta_blocks.len;
+		  : oputil_grow(&h->delta_extents, &h->cap_delta_extents,
+				(size_t)h->nr_delta_extents + 2,
+				sizeof(*h->delta_extents));
+	if (!ret && h->compacting)
+		ret = delta_splice(w);
+	h->delta_pending_at =
+		(h->compacting ? h->compact_at + h->spliced : h->bf.size) +
+		w->out.len;
+	ret = ret ? ret
+		  : ops_buf_put(&w->out, h->delta_blocks.data,
+				h->delta_blocks.len);
+	h->delta_pending_len = ret ? 0 : h->delta_blocks.len;
 	return ret;
 }
 
 void ops_delta_written(struct ops_writer *w, bool written)
 {
 	struct ops_hist_writer *h = &w->hist;
+	struct ops_extent *last;
+	size_t n = h->delta_pending_len;
 
-	if (written && h->delta_pending_end > h->delta_on_disk)
-		h->delta_on_disk = h->delta_pending_end;
-	h->delta_pending_end = h->delta_on_disk;
+	h->delta_pending_len = 0;
+	if (!written)
+		return;
+	/* the fresh file has the old one's at one place */
+	if (h->compacting) {
+		h->nr_delta_extents = 0;
+		if (h->delta_compacted.len)
+			h->delta_extents[h->nr_delta_extents++] =
+				h->delta_compacted;
+	}
+	if (!n)
+		return;
+	last = h->nr_delta_extents ? &h->delta_extents[h->nr_delta_extents - 1]
+				   : NULL;
+	if (last && last->off + last->len == h->delta_pending_at)
+		last->len += n;
+	else
+		h->delta_extents[h->nr_delta_extents++] =
+			(struct ops_extent){ h->delta_pending_at, n };
+	memmove(h->delta_blocks.data, h->delta_blocks.data + n,
+		h->delta_blocks.len - n);
+	h->delta_blocks.len -= n;
 }
 
 void ops_delta_free(struct ops_hist_writer *h)
@@ -272,7 +339,8 @@ void ops_delta_free(struct ops_hist_writer *h)
 	}
 	free(h->chain_frames);
 	free(h->raw_slots);
-	ops_buf_free(&h->raw_defs);
 	ops_buf_free(&h->delta_recs);
 	ops_buf_free(&h->delta_blocks);
+	free(h->delta_extents);
+	free(h->splices);
 }

@@ -19,9 +19,9 @@ int ops_create_at(int dfd, const char *name, int mode, bool replace_leftover)
 
 	if (replace_leftover && unlinkat(dfd, name, 0) && errno != ENOENT)
 		return -errno;
+	/* read too: a compaction copies blocks from the file it replaces */
 	fd = openat(dfd, name,
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    mode);
+		    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	return fd < 0 ? -errno : fd;
 }
 

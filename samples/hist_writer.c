@@ -513,6 +513,9 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 	if (ret)
 		goto out;
 	h->compacting = true;
+	h->compact_at = bf.size;
+	h->nr_splices = 0;
+	h->spliced = 0;
 	w->out.len = 0;
 	ret = ops_hist_put_defs(w, &h->images, 0, h->images.nr,
 				OPS_HIST_IMAGES);
@@ -536,8 +539,9 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 				strerror(-ret));
 		goto out;
 	}
-	ret = ops_blockfile_append(&bf, w->out.data, w->out.len, w->err,
-				   sizeof(w->err));
+	ret = ops_blockfile_append_spliced(&bf, w->out.data, w->out.len,
+					   h->splices, h->nr_splices, &h->bf,
+					   w->err, sizeof(w->err));
 	if (ret)
 		goto out;
 	if (sync && fdatasync(bf.fd)) {

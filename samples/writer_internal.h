@@ -171,9 +171,10 @@ struct ops_hist_writer {
 		uint32_t nr_mru;
 		/* version 6 (raw_writer.c): while raw_gen, not 0, its
 		 * last record was a chain of generation raw_gen: its
-		 * addresses, root first, raw_n of them, raw_user not in
-		 * the kernel, cut at the depth limit (raw_cut), the first
-		 * in anonymous memory at first_anon (UINT32_MAX: none);
+		 * addresses, leaf first as the kernel gave them, raw_n of
+		 * them, raw_user not in the kernel, cut at the depth limit
+		 * (raw_cut), the first in anonymous memory at first_anon
+		 * (from the root; UINT32_MAX: none);
 		 * the process whose addresses its records name (space,
 		 * while space_ok) */
 		uint64_t *raw;
@@ -191,21 +192,36 @@ struct ops_hist_writer {
 		struct ops_frame frame;
 		bool kernel;
 	} * raw_slots;
-	/* a chain's definitions made while its record is written */
-	struct ops_buf raw_defs;
 	/* a chain's frames as placed, leaf first (ops_writer_chain_of) */
 	struct ops_frame *chain_frames;
 	size_t cap_chain_frames;
 	/* ids given; the records of ids [delta_first, nr_deltas) not in
-	 * a block yet, delta_nrecs of them with the definitions; every
-	 * STACK_DELTAS block framed, in order, which a
-	 * compaction puts back whole (each record names the one before in
-	 * its lane), of which the file has the first delta_on_disk bytes
-	 * and the write under way the first delta_pending_end */
+	 * a block yet, delta_nrecs of them with the definitions; the
+	 * STACK_DELTAS blocks framed since the file had the others, the
+	 * write under way putting the first delta_pending_len bytes of
+	 * them at delta_pending_at of its file */
 	uint32_t nr_deltas, delta_first, delta_nrecs;
 	struct ops_buf delta_recs, delta_blocks;
-	size_t delta_on_disk, delta_pending_end;
-	bool compacting; /* ops_hist_writer_compact() under way */
+	uint64_t delta_pending_at;
+	size_t delta_pending_len;
+	/* the STACK_DELTAS blocks the file has, in order, as ranges of it,
+	 * which a compaction puts back whole (each record names the one
+	 * before in its lane) by copying them from the file (they are
+	 * most of a JIT recording's bytes: kept in memory, they grew with
+	 * the run); the compaction's file has them at delta_compacted */
+	struct ops_extent {
+		uint64_t off, len;
+	} * delta_extents, delta_compacted;
+	uint32_t nr_delta_extents;
+	size_t cap_delta_extents;
+	/* ops_hist_writer_compact() under way: W->out goes to its file at
+	 * compact_at, with the ranges of the file it replaces in SPLICES
+	 * (their bytes: spliced) at their places in W->out */
+	bool compacting;
+	uint64_t compact_at, spliced;
+	struct ops_splice *splices;
+	uint32_t nr_splices;
+	size_t cap_splices;
 	struct ops_stack_stats stack_stats;
 	/* the kernel-side frames of the stacks, address to image id + 1,
 	 * each once: the kallsyms trim keeps their symbols */

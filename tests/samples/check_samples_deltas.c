@@ -13,6 +13,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <oputil/crc32c.h>
 #include <oputil/u64map.h>
@@ -113,8 +114,9 @@ static const struct ops_frame native[] = {
 
 /* G[0..N) into a session in DIR, with deltas or not, flushed every
  * FLUSH samples; a flat anonymous sample at each. */
-static void write_session(const char *dir, bool deltas, const struct given *g,
-			  uint32_t n, uint32_t flush)
+static void write_session_compacting(const char *dir, bool deltas,
+				     const struct given *g, uint32_t n,
+				     uint32_t flush, bool compact)
 {
 	struct ops_session_info info = info_example();
 	struct ops_stack ns = { native, 2, 0, 0 };
@@ -143,12 +145,28 @@ static void write_session(const char *dir, bool deltas, const struct given *g,
 					 0);
 			ck_assert_int_eq(ops_writer_stack_add(w, c, id, 1), 0);
 		}
-		if (flush && i % flush == flush - 1)
+		if (flush && i % flush == flush - 1) {
 			ck_assert_int_eq(ops_writer_flush(w), 0);
+			if (compact)
+				ck_assert_msg(!ops_hist_writer_compact(w, false),
+					      "%s", ops_writer_error(w));
+			/* what the file has, the writer does not keep */
+			ck_assert_uint_eq(w->hist.delta_blocks.len, 0);
+			if (compact)
+				ck_assert_uint_le(w->hist.nr_delta_extents, 1);
+		}
 	}
 	if (deltas)
 		ck_assert_uint_gt(w->hist.nr_deltas, 0);
 	ck_assert_int_eq(ops_writer_close(w, 5), 0);
+}
+
+/* G[0..N) into a session in DIR, with deltas (DELTAS) or not, flushed
+ * every FLUSH samples (0: at the close only). */
+static void write_session(const char *dir, bool deltas, const struct given *g,
+			  uint32_t n, uint32_t flush)
+{
+	write_session_compacting(dir, deltas, g, n, flush, false);
 }
 
 /*
@@ -886,6 +904,94 @@ START_TEST(test_truncated_block)
 }
 END_TEST
 
+/* The STACK_DELTAS payloads of the samples.hist in DIR, one after the
+ * other, as they are stored. */
+static uint8_t *delta_payloads(const char *dir, size_t *n)
+{
+	char *path = tmp_path(dir, "samples.hist");
+	size_t len, off = 0, at;
+	uint8_t *buf = file_read(path, &len), *out = malloc(len);
+	uint32_t plen;
+	uint16_t flags;
+
+	ck_assert_ptr_nonnull(out);
+	*n = 0;
+	while ((at = block_find(buf, len, OPS_HIST_STACK_DELTAS, off + 1,
+				&plen, &flags))) {
+		memcpy(out + *n, buf + at, plen);
+		*n += plen;
+		off = at;
+	}
+	free(buf);
+	free(path);
+	return out;
+}
+
+/* A compaction after every flush: each copies the blocks the file has
+ * from it (the writer keeps none of them), and the blocks at the close
+ * are the same bytes as a session's compacted only then. */
+START_TEST(test_compactions)
+{
+	const uint32_t n = 20000;
+	struct given *g = make_given(n, 4242);
+	char *other = tmp_path(tmp, "other");
+	struct warns wr = { 0 };
+	uint8_t *a, *b;
+	size_t na, nb;
+
+	write_session_compacting(sdir, true, g, n, 3000, true);
+	ck_assert_uint_eq(check_read(sdir, g, n, OPS_FORMAT_VERSION_RAW, &wr),
+			  n);
+	write_session_compacting(other, true, g, n, 3000, false);
+	ck_assert_uint_eq(check_read(other, g, n, OPS_FORMAT_VERSION_RAW, &wr),
+			  n);
+	ck_assert_int_eq(wr.n, 0);
+	a = delta_payloads(sdir, &na);
+	b = delta_payloads(other, &nb);
+	ck_assert_uint_gt(na, 20000);
+	ck_assert_uint_eq(na, nb);
+	ck_assert_int_eq(memcmp(a, b, na), 0);
+	free(a);
+	free(b);
+	free(other);
+	given_free(g, n);
+}
+END_TEST
+
+/* The file cut behind the writer's back: the close's compaction cannot
+ * copy the blocks it no longer has, says so naming it, and leaves it
+ * as it was rather than replace it with less. */
+START_TEST(test_compaction_source_cut)
+{
+	const uint32_t n = 4000;
+	struct given *g = make_given(n, 99);
+	struct app_session s;
+	uint32_t id, i;
+	size_t len;
+	uint8_t *buf;
+
+	deltas_open(&s, sdir);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(
+			ops_writer_stack_of(s.w, &g[i].st, g[i].tid, &id), 0);
+		ck_assert_int_eq(ops_writer_anon_stack(s.w, s.proc, 1000 + i,
+						       id, g[i].tid),
+				 0);
+	}
+	ck_assert_int_eq(ops_writer_flush(s.w), 0);
+	buf = file_read(hist, &len);
+	ck_assert_int_eq(truncate(hist, (off_t)(len / 2)), 0);
+	ck_assert_int_ne(ops_writer_finish(s.w, 5), 0);
+	ck_assert_ptr_nonnull(strstr(ops_writer_error(s.w), hist));
+	ck_assert_ptr_nonnull(
+		strstr(ops_writer_error(s.w), "shorter than written"));
+	ops_writer_free(s.w);
+	ck_assert_uint_eq(file_size(hist), len / 2);
+	free(buf);
+	given_free(g, n);
+}
+END_TEST
+
 /* A record that does not parse, its block's checksum good: the block is
  * dropped whole with one warning, its samples with one more, and the
  * flat samples still read. */
@@ -958,6 +1064,8 @@ static Suite *deltas_suite(void)
 		{ "chain_kernel_places", test_chain_kernel_places },
 		{ "chain_cut_recursion", test_chain_cut_recursion },
 		{ "raw_spaces", test_raw_spaces },
+		{ "compactions", test_compactions },
+		{ "compaction_source_cut", test_compaction_source_cut },
 	};
 	Suite *s = suite_create("samples_deltas");
 	SUITE_ADD_CASES(s, cases, session_setup, session_teardown, 60);
