@@ -235,8 +235,13 @@ void recorder_stack_chain(struct recorder *r, struct proc *p,
 		    part == PART_USER) {
 			if (take > OPS_STACK_MAX_FRAMES - c.nr)
 				take = OPS_STACK_MAX_FRAMES - c.nr;
-			memcpy(r->addrs + c.nr, s->chain + i,
-			       take * sizeof(*r->addrs));
+			/* a chain of user frames alone (a JIT sample's) is
+			 * the kernel's, as it stays while it is written */
+			if (part == PART_USER && !c.nr && run == s->nr_chain)
+				c.addrs = s->chain + i;
+			else
+				memcpy(r->addrs + c.nr, s->chain + i,
+				       take * sizeof(*r->addrs));
 			c.nr += take;
 			if (part == PART_KERNEL)
 				c.nr_kernel += take;
@@ -278,7 +283,7 @@ void recorder_stack_chain(struct recorder *r, struct proc *p,
 	if (!s->regs || c.nr_kernel == c.nr)
 		return;
 	/* the user leaf, placed again (the placed table has it) */
-	chain_place(&cp, r->addrs[c.nr_kernel], false, &leaf);
+	chain_place(&cp, c.addrs[c.nr_kernel], false, &leaf);
 	/* copies of samples whose user leaf is native code (a JIT's own
 	 * frames keep frame pointers; the native ones below them may
 	 * not), in the kernel too: the registers and stack are the user
