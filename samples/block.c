@@ -87,30 +87,55 @@ int ops_block_frame(struct ops_buf *out, uint16_t type, const void *payload,
 	return block_frame(out, type, 0, payload, len);
 }
 
+/* LEN bytes at SRC as a zlib stream into DST (*DLEN bytes, then its
+ * length): true, or false when it does not fit.  Level 1: a flush's
+ * stacks cost the recorder little to squeeze.  A window and hash table
+ * no larger than the payload: zlib's defaults are 256 KiB to allocate
+ * and clear for each block, most of a small flush's time (a JIT
+ * recording flushes its stack definitions every few thousand samples,
+ * a few KiB each).  Any window inflates with the reader's. */
+static bool block_deflate(uint8_t *dst, size_t *dlen, const void *src,
+			  size_t len)
+{
+	z_stream zs = { 0 };
+	int bits = 9, rc;
+
+	while (bits < 15 && ((size_t)1 << bits) < len)
+		bits++;
+	if (deflateInit2(&zs, 1, Z_DEFLATED, bits, bits > 14 ? 8 : bits - 6,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return false;
+	zs.next_in = (Bytef *)(uintptr_t)src;
+	zs.avail_in = (uInt)len;
+	zs.next_out = dst;
+	zs.avail_out = (uInt)*dlen;
+	rc = deflate(&zs, Z_FINISH);
+	*dlen = zs.total_out;
+	deflateEnd(&zs);
+	return rc == Z_STREAM_END;
+}
+
 int ops_block_frame_deflated(struct ops_buf *out, uint16_t type,
 			     const void *payload, size_t len,
 			     struct ops_buf *scratch)
 {
-	uLongf zlen;
-	size_t head;
+	size_t head, zlen;
 	int ret;
 
 	if (len > OPS_BLOCK_MAX)
 		return -EFBIG;
-	zlen = compressBound((uLong)len);
+	/* no more than the payload is worth keeping */
+	zlen = len;
 	scratch->len = 0;
 	ret = ops_buf_put_varint(scratch, len);
 	head = scratch->len;
 	ret = ret ? ret : ops_buf_reserve(scratch, head + zlen);
 	if (ret)
 		return ret;
-	/* level 1: a flush's stacks cost the recorder little to squeeze */
-	if (compress2(scratch->data + head, &zlen, payload, (uLong)len, 1) !=
-	    Z_OK)
-		return -ENOMEM;
-	scratch->len = head + zlen;
-	if (scratch->len >= len)
+	if (!block_deflate(scratch->data + head, &zlen, payload, len) ||
+	    head + zlen >= len)
 		return ops_block_frame(out, type, payload, len);
+	scratch->len = head + zlen;
 	return block_frame(out, type, OPS_BLOCK_DEFLATED, scratch->data,
 			   scratch->len);
 }
