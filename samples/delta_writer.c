@@ -339,6 +339,7 @@ void ops_delta_free(struct ops_hist_writer *h)
 	}
 	free(h->chain_frames);
 	free(h->raw_slots);
+	ops_buf_free(&h->raw_defs);
 	ops_buf_free(&h->delta_recs);
 	ops_buf_free(&h->delta_blocks);
 	free(h->delta_extents);

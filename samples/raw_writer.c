@@ -134,57 +134,62 @@ static int raw_place_rest(struct ops_hist_writer *h, const struct ops_chain *c,
 	return 2;
 }
 
-/* The new frames of chain C below its first D from the root, but for
- * those placed already (from LOOKED on), defined at *P where the table
- * does not have them: an address the chain has one or two frames above
- * (a recursion's return addresses, most of a JIT's new frames) is
- * defined already, at a user place as this one, and not looked up.
- * 0, or -EINVAL for a frame no stack may have. */
-static int raw_define(struct ops_hist_writer *h, const struct ops_chain *c,
-		      uint32_t looked, uint8_t **p)
-{
-	const uint64_t *x = c->addrs;
-	uint32_t i, n = c->nr;
-
-	for (i = looked; i-- > 0;) {
-		if (i >= c->nr_kernel &&
-		    (x[i] == x[i + 1] || (i + 2 < n && x[i] == x[i + 2])))
-			continue;
-		if (!raw_frame(h, c, i, p))
-			return -EINVAL;
-	}
-	return 0;
-}
-
 /* The record of lane NL's chain C, D of its frames from the root kept,
  * at P, which it returns past: the counts, then each new address as
- * the difference from the one above it.  SPACE: the process is named. */
-static uint8_t *raw_record(uint8_t *p, uint32_t nl, const struct ops_chain *c,
-			   uint32_t d, bool space)
+ * the difference from the one above it.  SPACE: the process is named.
+ * The new frames but those placed already (from LOOKED on) are defined
+ * at *DEF where the table does not have them; an address the chain has
+ * one or two frames above (a recursion's return addresses, most of a
+ * JIT's new frames) is defined already, at a user place as this one,
+ * and not looked up.  One pass: the frame above is the step's base.
+ * NULL for a frame no stack may have. */
+static uint8_t *raw_record(struct ops_hist_writer *h, uint8_t *p, uint32_t nl,
+			   const struct ops_chain *c, uint32_t d,
+			   uint32_t looked, bool space, uint8_t **def)
 {
-	uint32_t n = c->nr, i;
-	uint32_t nk = c->nr_kernel < n - d ? c->nr_kernel : n - d;
-	uint64_t prev = d ? c->addrs[n - d] : 0;
+	const uint64_t *x = c->addrs;
+	uint32_t n = c->nr, i = n - d, nk = c->nr_kernel;
+	uint64_t prev = d ? x[n - d] : 0, prev2 = d > 1 ? x[n - d + 1] : prev;
 
 	p += ops_varint_encode(p, OPS_DELTA_RAW + nl);
 	p += ops_varint_encode(p, d);
 	p += ops_varint_encode(p, n - d);
-	p += ops_varint_encode(p, (uint64_t)nk << 2 | (uint64_t)space << 1 |
+	p += ops_varint_encode(p, (uint64_t)(nk < n - d ? nk : n - d) << 2 |
+					  (uint64_t)space << 1 |
 					  (!d &&
 					   (c->flags & OPS_STACK_TRUNCATED)));
 	if (space)
 		p += ops_varint_encode(p, c->space);
-	for (i = n - d; i-- > 0;) {
-		uint64_t v = ops_zigzag((int64_t)(c->addrs[i] - prev));
+	while (i-- > 0) {
+		uint64_t a = x[i], v = ops_zigzag((int64_t)(a - prev));
 
-		prev = c->addrs[i];
 		/* most steps are within a function or two: a byte */
 		if (v < 0x80)
 			*p++ = (uint8_t)v;
 		else
 			p += ops_varint_encode(p, v);
+		if (i < looked && (i < nk || (v && a != prev2)) &&
+		    !raw_frame(h, c, i, def))
+			return NULL;
+		prev2 = prev;
+		prev = a;
 	}
 	return p;
+}
+
+/* The record from REC to END, and the definitions from DEFS to
+ * DEFS_END made on the side while it was written, at REC: the
+ * definitions first, as a reader needs them; the end. */
+static uint8_t *raw_defs_first(uint8_t *rec, uint8_t *end, const uint8_t *defs,
+			       const uint8_t *defs_end)
+{
+	size_t nd = (size_t)(defs_end - defs);
+
+	if (!nd)
+		return end;
+	memmove(rec + nd, rec, (size_t)(end - rec));
+	memcpy(rec, defs, nd);
+	return end + nd;
 }
 
 int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
@@ -195,7 +200,7 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 	struct ops_delta_lane *l = &h->dlanes[nl];
 	uint32_t n = c->nr, d = 0, first_anon = UINT32_MAX, looked;
 	const struct ops_frame *f;
-	uint8_t *p;
+	uint8_t *p, *end, *def;
 	bool space;
 	int ret;
 
@@ -211,6 +216,9 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 	ret = ret ? ret
 		  : oputil_grow(&h->chain_frames, &h->cap_chain_frames, n,
 				sizeof(*h->chain_frames));
+	ret = ret ? ret
+		  : ops_buf_reserve(&h->raw_defs,
+				    4 * (size_t)n * OPS_VARINT_MAX);
 	if (ret)
 		return ret;
 	/* the lane's chain is of this thread, and its addresses place as
@@ -239,14 +247,15 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 	}
 	if (first_anon == UINT32_MAX)
 		return raw_place_rest(h, c, n - d, &p);
-	/* the definitions before the record, as a reader needs them; the
-	 * ones made stand when a frame fails, and the lane is as it was */
-	ret = raw_define(h, c, looked, &p);
-	h->delta_recs.len = (size_t)(p - h->delta_recs.data);
-	if (ret)
-		return ret;
 	space = !l->space_ok || l->space != c->space;
-	p = raw_record(p, nl, c, d, space);
+	def = h->raw_defs.data;
+	end = raw_record(h, p, nl, c, d, looked, space, &def);
+	/* the definitions made stand when a frame fails, without the
+	 * record, and the lane is as it was */
+	p = raw_defs_first(p, end ? end : p, h->raw_defs.data, def);
+	h->delta_recs.len = (size_t)(p - h->delta_recs.data);
+	if (!end)
+		return -EINVAL;
 	memcpy(l->raw, c->addrs, n * sizeof(*l->raw));
 	l->tid = tid;
 	l->raw_n = n;

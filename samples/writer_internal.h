@@ -192,6 +192,8 @@ struct ops_hist_writer {
 		struct ops_frame frame;
 		bool kernel;
 	} * raw_slots;
+	/* a chain's definitions made while its record is written */
+	struct ops_buf raw_defs;
 	/* a chain's frames as placed, leaf first (ops_writer_chain_of) */
 	struct ops_frame *chain_frames;
 	size_t cap_chain_frames;
