@@ -665,6 +665,31 @@ START_TEST(test_full_chain_of_other_parts_not_cut)
 }
 END_TEST
 
+/* A frame-pointer walk that ran off the stack and read a value in the
+ * markers' range: the stack ends there (what follows is no chain), and
+ * it is not cut at the depth limit. */
+START_TEST(test_chain_astray_ends_stack)
+{
+	const uint64_t chain[] = { PERF_CONTEXT_USER, 0x400010, 0x400020,
+				   (uint64_t)PERF_CONTEXT_MAX + 0x200,
+				   0x400030 };
+	const struct ops_stack_count *sc;
+	struct ops_session *s;
+	char text[512];
+	size_t n;
+
+	feed_mmap(100, 0x400000, 0x2000, 0x1000, exe);
+	feed_chain(100, 0x400010, PERF_RECORD_MISC_USER, chain, 5);
+	recorder_end_round(&r);
+	s = reopen();
+	sc = ops_session_stack_hist(s, &n);
+	ck_assert_uint_eq(n, 1);
+	stack_text(s, sc[0].stack, text, sizeof(text));
+	ck_assert_str_eq(text, "k0 f0 0:0:1010 0:0:1020");
+	ops_session_close(s);
+}
+END_TEST
+
 /* The flat and the stack samples of the session in the window [FROM,
  * TO) ms: counts and anonymous samples, stack counts and anonymous stack
  * samples. */
@@ -888,6 +913,7 @@ static Suite *recorder_suite(void)
 	tcase_add_checked_fixture(cg, setup_callgraph, teardown);
 	tcase_add_test(cg, test_callchains);
 	tcase_add_test(cg, test_full_chain_of_other_parts_not_cut);
+	tcase_add_test(cg, test_chain_astray_ends_stack);
 	tcase_add_test(cg, test_stack_in_its_flat_slice);
 	tcase_add_test(cg, test_placement_follows_mappings);
 	tcase_add_test(cg, test_placement_per_process);
