@@ -115,22 +115,6 @@ static int delta_close(struct ops_writer *w)
 	return 0;
 }
 
-int ops_delta_reserve(struct ops_hist_writer *h, uint32_t n,
-		      uint32_t nr_kernel)
-{
-	int ret;
-
-	if (h->nr_deltas == UINT32_MAX || h->delta_nrecs > UINT32_MAX - 1 - n)
-		return -EOVERFLOW;
-	/* a record's most: five counts, then an address or a frame's tag
-	 * and value each; and before it, a definition of each address
-	 * (kind, space, address, tag, value) */
-	ret = ops_buf_reserve(&h->delta_recs,
-			      (5 + 7 * (size_t)n) * OPS_VARINT_MAX);
-	ret = ret ? ret : oputil_u64map_reserve(&h->aframes, n);
-	return ret ? ret : oputil_u64map_reserve(&h->kframes, nr_kernel);
-}
-
 /* The counts that open lane NL's record of N frames, D of them its
  * stack before's, NR_KERNEL in the kernel; at P, which it returns
  * past. */

@@ -5,6 +5,7 @@
 #ifndef OPS_WRITER_INTERNAL_H
 #define OPS_WRITER_INTERNAL_H
 
+#include <errno.h>
 #include <stdio.h>
 
 #include <oputil/u64map.h>
@@ -304,8 +305,22 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
  * records and sets (its lane's arrays are the caller's): first what can
  * fail, as a record is written whole or not at all and its lane's
  * frames change with it. */
-int ops_delta_reserve(struct ops_hist_writer *h, uint32_t n,
-		      uint32_t nr_kernel);
+static inline int ops_delta_reserve(struct ops_hist_writer *h, uint32_t n,
+				    uint32_t nr_kernel)
+{
+	int ret;
+
+	if (h->nr_deltas == UINT32_MAX || h->delta_nrecs > UINT32_MAX - 1 - n)
+		return -EOVERFLOW;
+	/* a record's most: five counts, then an address or a frame's tag
+	 * and value each; and before it, a definition of each address
+	 * (kind, space, address, tag, value) */
+	ret = ops_buf_reserve(&h->delta_recs,
+			      (5 + 7 * (size_t)n) * OPS_VARINT_MAX);
+	ret = ret ? ret : oputil_u64map_reserve(&h->aframes, n);
+	return ret ? ret : oputil_u64map_reserve(&h->kframes, nr_kernel);
+}
+
 /* Frame F, in the kernel or not, into the sets of the trims at the stop
  * (room reserved by ops_delta_reserve()). */
 void ops_delta_note(struct ops_hist_writer *h, const struct ops_frame *f,
