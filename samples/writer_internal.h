@@ -484,7 +484,12 @@ int ops_context_encode(struct ops_buf *out, const struct ops_context *ctx);
 #define OPS_LOCK_NAME ".lock"
 
 /* Tuning, in one place so that tests can reason about it. */
-#define OPS_ANON_BLOCK_BYTES 4096     /* per-process buffer before a block */
+/* per-process buffer before a block: at 4 kHz a JIT process's stream
+ * fills 16 KiB in about a second, so that most of its blocks go with
+ * the recorder's flush (4 KiB was a write to anon.samples and one to
+ * samples.hist every 1,100 samples); and a disk that fills loses no
+ * more than that of each stream */
+#define OPS_ANON_BLOCK_BYTES 16384
 #define OPS_BLOCK_SOFT_MAX (1u << 20) /* split payloads beyond this */
 
 /* Cut the session's kallsyms copy down to what its kernel samples need

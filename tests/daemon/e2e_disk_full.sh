@@ -9,7 +9,9 @@
 [ "$(uname -m)" = x86_64 ] || skip "jitdemo writes x86-64 code; this is $(uname -m)"
 [ "$(id -u)" -eq 0 ] || skip "needs root to mount a small tmpfs"
 mkdir "$WORK/small"
-mount -t tmpfs -o size=24k tmpfs "$WORK/small" 2>mount.err ||
+# room for the session's small files and a 16 KiB block of samples or two,
+# not for four seconds of them
+mount -t tmpfs -o size=48k tmpfs "$WORK/small" 2>mount.err ||
 	skip "cannot mount a tmpfs here: $(cat mount.err)"
 trap 'umount "$WORK/small"; cleanup' EXIT
 cd "$WORK"

@@ -148,7 +148,8 @@ static void write_session_compacting(const char *dir, bool deltas,
 		if (flush && i % flush == flush - 1) {
 			ck_assert_int_eq(ops_writer_flush(w), 0);
 			if (compact)
-				ck_assert_msg(!ops_hist_writer_compact(w, false),
+				ck_assert_msg(!ops_hist_writer_compact(w,
+								       false),
 					      "%s", ops_writer_error(w));
 			/* what the file has, the writer does not keep */
 			ck_assert_uint_eq(w->hist.delta_blocks.len, 0);
