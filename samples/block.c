@@ -184,25 +184,8 @@ const char *ops_block_inflate(const uint8_t *p, size_t len, uint8_t **buf,
 int ops_blockfile_append(struct ops_blockfile *bf, const void *data,
 			 size_t len, char *err, size_t errlen)
 {
-	int ret;
-
-	if (bf->fd < 0) {
-		snprintf(err, errlen, "cannot write: the session is closed");
-		return -EBADF;
-	}
-	if (!len)
-		return 0;
-	ret = oputil_write_all(bf->fd, data, len);
-	if (ret) {
-		snprintf(err, errlen, "cannot write %s: %s", bf->path,
-			 strerror(-ret));
-		/* O_APPEND is not used, so rewind as well as cut */
-		if (ftruncate(bf->fd, (off_t)bf->size) == 0)
-			lseek(bf->fd, (off_t)bf->size, SEEK_SET);
-		return ret;
-	}
-	bf->size += len;
-	return 0;
+	return ops_blockfile_append_spliced(bf, data, len, NULL, 0, NULL, err,
+					    errlen);
 }
 
 /* Why the file header H of a LEN-byte file is damage, or NULL. */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * A container file's write with ranges of another container file in it,
- * copied by the kernel: a compaction puts back the STACK_DELTAS blocks
+ * A container file's write, with ranges of another container file in it
+ * copied by the kernel (a plain append has none): a compaction puts back
+ * the STACK_DELTAS blocks
  * its file had, most of a JIT recording's bytes, and copying them into
  * memory kept them there for the whole run (memory that grew with it,
  * and a page fault for every 4 KiB) and through it again at the close.
@@ -81,6 +82,7 @@ int ops_blockfile_append_spliced(struct ops_blockfile *bf, const void *data,
 		snprintf(err, errlen, "cannot write: the session is closed");
 		return -EBADF;
 	}
+	/* the data before each range, then the range; the data's rest */
 	for (i = 0; i <= nr && !ret; i++) {
 		size_t to = i < nr ? splices[i].at : len;
 
@@ -101,6 +103,8 @@ int ops_blockfile_append_spliced(struct ops_blockfile *bf, const void *data,
 		else
 			snprintf(err, errlen, "cannot write %s: %s", bf->path,
 				 strerror(-ret));
+		/* O_APPEND is not used, so rewind as well as cut: a later
+		 * append cannot land after a torn block */
 		if (ftruncate(bf->fd, (off_t)bf->size) == 0)
 			lseek(bf->fd, (off_t)bf->size, SEEK_SET);
 		return ret;

@@ -225,39 +225,31 @@ bool ops_delta_pending(const struct ops_hist_writer *h)
 }
 
 /* A compaction's copy of the blocks the file has, at this place of
- * W->out: one range where they follow each other. */
+ * W->out: a range each (ops_delta_written() joins those that follow
+ * each other). */
 static int delta_splice(struct ops_writer *w)
 {
 	struct ops_hist_writer *h = &w->hist;
 	uint64_t total = 0;
 	uint32_t i;
-	int ret = 0;
+	int ret = oputil_grow(&h->splices, &h->cap_splices,
+			      (size_t)h->nr_splices + h->nr_delta_extents,
+			      sizeof(*h->splices));
 
+	if (ret)
+		return ret;
+	for (i = 0; i < h->nr_delta_extents; i++) {
+		const struct ops_extent *e = &h->delta_extents[i];
+
+		h->splices[h->nr_splices++] =
+			(struct ops_splice){ w->out.len, e->off, e->len };
+		total += e->len;
+	}
 	h->delta_compacted =
 		(struct ops_extent){ h->compact_at + w->out.len + h->spliced,
-				     0 };
-	for (i = 0; i < h->nr_delta_extents && !ret; i++) {
-		const struct ops_extent *e = &h->delta_extents[i];
-		struct ops_splice *last =
-			h->nr_splices ? &h->splices[h->nr_splices - 1] : NULL;
-
-		total += e->len;
-		if (last && last->at == w->out.len &&
-		    last->off + last->len == e->off) {
-			last->len += e->len;
-			continue;
-		}
-		ret = oputil_grow(&h->splices, &h->cap_splices,
-				  (size_t)h->nr_splices + 1,
-				  sizeof(*h->splices));
-		if (!ret)
-			h->splices[h->nr_splices++] =
-				(struct ops_splice){ w->out.len, e->off,
-						     e->len };
-	}
-	h->delta_compacted.len = total;
+				     total };
 	h->spliced += total;
-	return ret;
+	return 0;
 }
 
 int ops_delta_put(struct ops_writer *w)
