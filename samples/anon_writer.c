@@ -296,24 +296,51 @@ static size_t anon_encode(struct ops_anon_proc *pr, uint8_t *rec, int64_t dt,
 	return n;
 }
 
-/* Add a sample to stream PR of process PROC_ID (the flat one, or its
- * stack stream when TYPE says so, ADDR then being a stack id). */
-static int anon_add(struct ops_writer *w, uint32_t proc_id, uint32_t event,
-		    struct ops_anon_proc *pr, uint16_t type, uint64_t time_ns,
-		    uint64_t addr, uint32_t tid)
+/* The most a sample record takes. */
+#define ANON_REC_MAX (3 * OPS_VARINT_MAX)
+
+/* A sample of PR's latest thread TID at TIME_NS and ADDR encoded at the
+ * end of PR's buffer, when its block has room for it and no other
+ * reason to end: false, and nothing done, else.  Nearly every sample of
+ * a JIT process is such, and the whole path (the thread list searched
+ * and reordered, the buffer's room reserved) was most of a sample's
+ * cost here. */
+static inline bool anon_add_fast(struct ops_anon_proc *pr, uint64_t time_ns,
+				 uint64_t addr, uint32_t tid)
 {
-	/* the most a record takes */
-	const size_t rec = 3 * OPS_VARINT_MAX;
+	int64_t dt = (int64_t)(time_ns - pr->pt);
+	uint8_t *p;
+
+	if (!pr->count || pr->mru_tid[0] != tid ||
+	    pr->enc.len + ANON_REC_MAX > OPS_ANON_BLOCK_BYTES ||
+	    pr->enc.cap - pr->enc.len < ANON_REC_MAX || dt >= TIME_STEP_MAX ||
+	    dt < -TIME_STEP_MAX || pr->count == UINT32_MAX)
+		return false;
+	p = pr->enc.data + pr->enc.len;
+	p += ops_varint_encode(p, ops_zigzag(dt) << 2);
+	p += ops_varint_encode(p,
+			       ops_zigzag((int64_t)(addr - pr->mru_addr[0])));
+	pr->enc.len = (size_t)(p - pr->enc.data);
+	pr->mru_addr[0] = addr;
+	pr->pt = time_ns;
+	pr->count++;
+	return true;
+}
+
+/* anon_add() for a sample anon_add_fast() did not take: the stream's
+ * first, another thread's, or one whose block is to end first. */
+static __attribute__((noinline)) int
+anon_add_slow(struct ops_writer *w, uint32_t proc_id, uint32_t event,
+	      struct ops_anon_proc *pr, uint16_t type, uint64_t time_ns,
+	      uint64_t addr, uint32_t tid)
+{
 	int64_t dt;
 	int ret;
 
-	/* counted before anything can fail: a sample that does not reach
-	 * the disk is lost, not forgotten */
-	w->samples_added++;
 	dt = (int64_t)(time_ns - pr->pt);
-	if (pr->count &&
-	    (pr->enc.len + rec > OPS_ANON_BLOCK_BYTES || dt >= TIME_STEP_MAX ||
-	     dt < -TIME_STEP_MAX || pr->count == UINT32_MAX)) {
+	if (pr->count && (pr->enc.len + ANON_REC_MAX > OPS_ANON_BLOCK_BYTES ||
+			  dt >= TIME_STEP_MAX || dt < -TIME_STEP_MAX ||
+			  pr->count == UINT32_MAX)) {
 		ret = type == OPS_ANON_STACK_SAMPLES ? ops_hist_writer_defs(w)
 						     : 0;
 		w->out.len = 0;
@@ -335,7 +362,7 @@ static int anon_add(struct ops_writer *w, uint32_t proc_id, uint32_t event,
 	}
 	/* reserve first: the encoder's thread list must not move ahead of
 	 * the bytes that describe it */
-	ret = ops_buf_reserve(&pr->enc, rec);
+	ret = ops_buf_reserve(&pr->enc, ANON_REC_MAX);
 	if (ret)
 		goto fail;
 	pr->enc.len +=
@@ -349,10 +376,25 @@ fail:
 			       w->dir, strerror(-ret));
 }
 
+/* Add a sample to stream PR of process PROC_ID (the flat one, or its
+ * stack stream when TYPE says so, ADDR then being a stack id). */
+static inline int anon_add(struct ops_writer *w, uint32_t proc_id,
+			   uint32_t event, struct ops_anon_proc *pr,
+			   uint16_t type, uint64_t time_ns, uint64_t addr,
+			   uint32_t tid)
+{
+	/* counted before anything can fail: a sample that does not reach
+	 * the disk is lost, not forgotten */
+	w->samples_added++;
+	if (anon_add_fast(pr, time_ns, addr, tid))
+		return 0;
+	return anon_add_slow(w, proc_id, event, pr, type, time_ns, addr, tid);
+}
+
 /* In *PR the stream of EVENT of process PROC_ID, made at its first
  * sample; 0 or W's failure. */
-static int anon_stream(struct ops_writer *w, uint32_t proc_id, uint32_t event,
-		       struct ops_anon_proc **pr)
+static inline int anon_stream(struct ops_writer *w, uint32_t proc_id,
+			      uint32_t event, struct ops_anon_proc **pr)
 {
 	struct ops_anon_proc *p;
 
@@ -382,7 +424,7 @@ int ops_writer_anon_event(struct ops_writer *w, uint32_t proc_id,
 			  uint32_t event, uint64_t time_ns, uint64_t addr,
 			  uint32_t tid)
 {
-	struct ops_anon_proc *pr;
+	struct ops_anon_proc *pr = NULL;
 	int ret = anon_stream(w, proc_id, event, &pr);
 
 	if (ret)
@@ -401,7 +443,7 @@ int ops_writer_anon_stack_event(struct ops_writer *w, uint32_t proc_id,
 				uint32_t event, uint64_t time_ns,
 				uint32_t stack, uint32_t tid)
 {
-	struct ops_anon_proc *pr;
+	struct ops_anon_proc *pr = NULL;
 	int ret = anon_stream(w, proc_id, event, &pr);
 
 	if (ret)
