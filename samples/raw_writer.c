@@ -66,20 +66,28 @@ raw_place(struct ops_hist_writer *h, const struct ops_chain *c,
 	return &s->frame;
 }
 
-/* Address I of chain C's frame: from the table, or placed and defined
- * at *DEF (raw_place()).  NULL for a frame no stack may have.  Inline:
- * the table has nearly every address. */
+/* Address A of chain C (at a kernel place: KERNEL) as a frame: from
+ * the table, or placed and defined at *DEF (raw_place()).  NULL for a
+ * frame no stack may have.  Inline: the table has nearly every
+ * address. */
 static inline const struct ops_frame *raw_frame(struct ops_hist_writer *h,
 						const struct ops_chain *c,
-						uint32_t i, uint8_t **def)
+						uint64_t a, bool kernel,
+						uint8_t **def)
 {
-	bool kernel = i < c->nr_kernel;
-	uint64_t a = c->addrs[i];
 	struct ops_raw_slot *s = raw_slot(h, a, c->gen, kernel);
 
 	if (raw_slot_is(s, a, c->gen, kernel))
 		return &s->frame;
 	return raw_place(h, c, s, a, kernel, def);
+}
+
+/* Frame I of chain C, as raw_frame() finds or defines it. */
+static const struct ops_frame *raw_frame_at(struct ops_hist_writer *h,
+					    const struct ops_chain *c,
+					    uint32_t i, uint8_t **def)
+{
+	return raw_frame(h, c, c->addrs[i], i < c->nr_kernel, def);
 }
 
 /* The addresses chain C shares with lane L's last chain, from the root.
@@ -91,7 +99,7 @@ static uint32_t raw_shared(const struct ops_delta_lane *l,
 			   const struct ops_chain *c)
 {
 	uint32_t n = c->nr, user = n - c->nr_kernel, d = 0, most;
-	const uint64_t *x = c->addrs + n, *y = l->raw + l->raw_n;
+	const uint64_t *x = c->addrs + n, *y = l->raw + OPS_STACK_MAX_FRAMES;
 
 	most = n < l->raw_n ? n : l->raw_n;
 	if (user != l->raw_user) {
@@ -125,7 +133,7 @@ static int raw_place_rest(struct ops_hist_writer *h, const struct ops_chain *c,
 	uint32_t i;
 
 	for (i = from; i < c->nr; i++) {
-		f = raw_frame(h, c, i, p);
+		f = raw_frame_at(h, c, i, p);
 		h->delta_recs.len = (size_t)(*p - h->delta_recs.data);
 		if (!f)
 			return -EINVAL;
@@ -134,22 +142,38 @@ static int raw_place_rest(struct ops_hist_writer *h, const struct ops_chain *c,
 	return 2;
 }
 
+/* One step of a chain's record at P, V being the zigzag of the
+ * difference from the address above; P past it.  Most steps are within
+ * a function or two: a byte. */
+static inline uint8_t *raw_step(uint8_t *p, uint64_t v)
+{
+	*p = (uint8_t)v;
+	if (v < 0x80)
+		return p + 1;
+	return p + ops_varint_encode(p, v);
+}
+
 /* The record of lane NL's chain C, D of its frames from the root kept,
  * at P, which it returns past: the counts, then each new address as
  * the difference from the one above it.  SPACE: the process is named.
  * The new frames but those placed already (from LOOKED on) are defined
- * at *DEF where the table does not have them; an address the chain has
- * one or two frames above (a recursion's return addresses, most of a
- * JIT's new frames) is defined already, at a user place as this one,
- * and not looked up.  One pass: the frame above is the step's base.
- * NULL for a frame no stack may have. */
+ * at *DEF where the table does not have them.  A user address that is
+ * one of the last two distinct ones above it in the chain (a
+ * recursion's return addresses: most of a JIT's new frames) is defined
+ * already, as every user address above it is, and not looked up; a
+ * kernel one always is, the user ones above it being of another place.
+ * In three runs, the frames placed already, the user ones and the
+ * kernel's, so that a step tests no index.  NULL for a frame no stack
+ * may have. */
 static uint8_t *raw_record(struct ops_hist_writer *h, uint8_t *p, uint32_t nl,
 			   const struct ops_chain *c, uint32_t d,
 			   uint32_t looked, bool space, uint8_t **def)
 {
-	const uint64_t *x = c->addrs;
-	uint32_t n = c->nr, i = n - d, nk = c->nr_kernel;
-	uint64_t prev = d ? x[n - d] : 0, prev2 = d > 1 ? x[n - d + 1] : prev;
+	const uint64_t *x = c->addrs, *q;
+	uint32_t n = c->nr, nk = c->nr_kernel;
+	uint32_t kernel = nk < looked ? nk : looked;
+	uint64_t prev = d ? x[n - d] : 0, alt = d > 1 ? x[n - d + 1] : prev;
+	uint64_t a;
 
 	p += ops_varint_encode(p, OPS_DELTA_RAW + nl);
 	p += ops_varint_encode(p, d);
@@ -160,19 +184,26 @@ static uint8_t *raw_record(struct ops_hist_writer *h, uint8_t *p, uint32_t nl,
 					   (c->flags & OPS_STACK_TRUNCATED)));
 	if (space)
 		p += ops_varint_encode(p, c->space);
-	while (i-- > 0) {
-		uint64_t a = x[i], v = ops_zigzag((int64_t)(a - prev));
-
-		/* most steps are within a function or two: a byte */
-		if (v < 0x80)
-			*p++ = (uint8_t)v;
-		else
-			p += ops_varint_encode(p, v);
-		if (i < looked && (i < nk || (v && a != prev2)) &&
-		    !raw_frame(h, c, i, def))
+	for (q = x + n - d; q > x + looked; prev = a) {
+		a = *--q;
+		p = raw_step(p, ops_zigzag((int64_t)(a - prev)));
+	}
+	/* the last two distinct addresses above are PREV and ALT */
+	while (q > x + kernel) {
+		a = *--q;
+		p = raw_step(p, ops_zigzag((int64_t)(a - prev)));
+		if (a == prev)
+			continue;
+		if (a != alt && !raw_frame(h, c, a, false, def))
 			return NULL;
-		prev2 = prev;
+		alt = prev;
 		prev = a;
+	}
+	for (; q > x; prev = a) {
+		a = *--q;
+		p = raw_step(p, ops_zigzag((int64_t)(a - prev)));
+		if (!raw_frame(h, c, a, true, def))
+			return NULL;
 	}
 	return p;
 }
@@ -210,9 +241,10 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 	if (!h->raw_slots &&
 	    !(h->raw_slots = calloc(RAW_SLOTS, sizeof(*h->raw_slots))))
 		return -ENOMEM;
+	if (!l->raw &&
+	    !(l->raw = malloc(OPS_STACK_MAX_FRAMES * sizeof(*l->raw))))
+		return -ENOMEM;
 	ret = ops_delta_reserve(h, n, c->nr_kernel);
-	ret = ret ? ret
-		  : oputil_grow(&l->raw, &l->cap_raw, n, sizeof(*l->raw));
 	ret = ret ? ret
 		  : oputil_grow(&h->chain_frames, &h->cap_chain_frames, n,
 				sizeof(*h->chain_frames));
@@ -237,7 +269,7 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 	p = h->delta_recs.data + h->delta_recs.len;
 	looked = n - d;
 	while (first_anon == UINT32_MAX && looked > 0) {
-		f = raw_frame(h, c, --looked, &p);
+		f = raw_frame_at(h, c, --looked, &p);
 		h->delta_recs.len = (size_t)(p - h->delta_recs.data);
 		if (!f)
 			return -EINVAL;
@@ -256,7 +288,9 @@ int ops_raw_chain(struct ops_writer *w, const struct ops_chain *c,
 	h->delta_recs.len = (size_t)(p - h->delta_recs.data);
 	if (!end)
 		return -EINVAL;
-	memcpy(l->raw, c->addrs, n * sizeof(*l->raw));
+	/* the root's end stays where it is: only the new addresses move */
+	memcpy(l->raw + OPS_STACK_MAX_FRAMES - n, c->addrs,
+	       (n - d) * sizeof(*l->raw));
 	l->tid = tid;
 	l->raw_n = n;
 	l->raw_user = n - c->nr_kernel;

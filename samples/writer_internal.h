@@ -173,13 +173,14 @@ struct ops_hist_writer {
 		/* version 6 (raw_writer.c): while raw_gen, not 0, its
 		 * last record was a chain of generation raw_gen: its
 		 * addresses, leaf first as the kernel gave them, raw_n of
-		 * them, raw_user not in the kernel, cut at the depth limit
+		 * them ending at raw[OPS_STACK_MAX_FRAMES] (a next chain
+		 * writes only the addresses it does not share from the
+		 * root), raw_user not in the kernel, cut at the depth limit
 		 * (raw_cut), the first in anonymous memory at first_anon
 		 * (from the root; UINT32_MAX: none);
 		 * the process whose addresses its records name (space,
 		 * while space_ok) */
 		uint64_t *raw;
-		size_t cap_raw;
 		uint64_t raw_gen;
 		uint32_t raw_n, raw_user, first_anon, space;
 		bool raw_cut, space_ok;
