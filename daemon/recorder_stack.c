@@ -52,13 +52,23 @@ _Static_assert((uint64_t)PERF_CONTEXT_MAX >> 63,
 
 static uint32_t chain_run_end(const uint64_t *chain, uint32_t i, uint32_t n)
 {
+	typedef uint64_t pair __attribute__((vector_size(16)));
 	const uint64_t m = (uint64_t)PERF_CONTEXT_MAX;
-	uint64_t any = 0;
-	uint32_t j;
+	pair any = { 0, 0 }, any2 = { 0, 0 }, t;
+	uint32_t j = i;
 
-	for (j = i; j < n; j++)
-		any |= chain[j];
-	if (!(any >> 63))
+	/* two entries an OR, in two words: one entry an OR was a load,
+	 * an OR, a count and a branch an entry */
+	for (; n - j >= 4; j += 4) {
+		memcpy(&t, chain + j, sizeof(t));
+		any |= t;
+		memcpy(&t, chain + j + 2, sizeof(t));
+		any2 |= t;
+	}
+	any |= any2;
+	for (; j < n; j++)
+		any[0] |= chain[j];
+	if (!((any[0] | any[1]) >> 63))
 		return n;
 	while (n - i >= 4 && !((chain[i] >= m) | (chain[i + 1] >= m) |
 			       (chain[i + 2] >= m) | (chain[i + 3] >= m)))
