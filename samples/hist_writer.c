@@ -430,6 +430,7 @@ int ops_hist_writer_open(struct ops_writer *w)
 	w->hist.bf.version = w->callgraph ? ops_meta_version(&w->meta.info)
 					  : 0;
 	w->hist.deltas = w->callgraph && w->meta.info.stack_deltas;
+	w->hist.close_copy_max = OPS_HIST_CLOSE_COPY_MAX;
 	ret = ops_blockfile_create(&w->hist.bf, w->dfd, path, "samples.hist",
 				   false, OPS_HIST_MAGIC, w->err,
 				   sizeof(w->err));
@@ -587,6 +588,39 @@ out:
 	free(bf.path);
 	free(tmp);
 	free(path);
+	return ret;
+}
+
+/*
+ * The close compacts the file, so that it holds one count record a cell
+ * with every definition before the counts, unless that means copying
+ * megabytes of stack deltas to fold few records.  The STACK_DELTAS
+ * blocks of a JIT recording are most of its bytes (36 MB for five
+ * minutes of node), and their copy and sync at the close cost the
+ * recorder about 0.9 ms of CPU a MB, 4% of its time, for counts that
+ * such a recording has about one record of per cell (1,316 for 1,183
+ * cells on node) and a reader sums as fast.  Then the file stays as its
+ * flushes wrote it, as a killed recorder's does, and reads the same;
+ * the bound on its extra records keeps a reader's cost for them under
+ * 1.5 MiB.
+ */
+int ops_hist_writer_finish(struct ops_writer *w)
+{
+	struct ops_hist_writer *h = &w->hist;
+	uint64_t deltas = 0;
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < h->nr_delta_extents; i++)
+		deltas += h->delta_extents[i].len;
+	if (deltas <= h->close_copy_max ||
+	    h->records_on_disk + h->nr_dirty >
+		    2 * (uint64_t)h->nr_cells + 65536)
+		return ops_hist_writer_compact(w, true);
+	ret = ops_hist_writer_flush(w);
+	if (!ret && fdatasync(h->bf.fd))
+		ret = ops_writer_fail(w, -errno, "cannot sync %s: %s",
+				      h->bf.path, strerror(errno));
 	return ret;
 }
 

@@ -408,7 +408,7 @@ int ops_writer_finish(struct ops_writer *w, uint64_t stop_ns)
 	if (!ret && fdatasync(w->anon.bf.fd))
 		ret = ops_writer_fail(w, -errno, "cannot sync %s: %s",
 				      w->anon.bf.path, strerror(errno));
-	r = ops_hist_writer_compact(w, true);
+	r = ops_hist_writer_finish(w);
 	ret = ret ? ret : r;
 	/* what a failed write kept off the disk is lost, and says so */
 	w->meta.info.samples_lost += ops_writer_unwritten(w);

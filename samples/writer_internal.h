@@ -218,6 +218,10 @@ struct ops_hist_writer {
 	} * delta_extents, delta_compacted;
 	uint32_t nr_delta_extents;
 	size_t cap_delta_extents;
+	/* the most STACK_DELTAS bytes the close copies into a compacted
+	 * file (ops_hist_writer_finish()); OPS_HIST_CLOSE_COPY_MAX but in
+	 * the tests of the close without one */
+	uint64_t close_copy_max;
 	/* ops_hist_writer_compact() under way: W->out goes to its file at
 	 * compact_at, with the ranges of the file it replaces in SPLICES
 	 * (their bytes: spliced) at their places in W->out */
@@ -468,6 +472,11 @@ int ops_hist_writer_defs(struct ops_writer *w);
 int ops_hist_writer_flush(struct ops_writer *w);
 /* Rewrite samples.hist with one set of definitions and totals. */
 int ops_hist_writer_compact(struct ops_writer *w, bool sync);
+/* The close's last write to samples.hist, synced: a compaction, or a
+ * last flush where the compaction would copy more than close_copy_max
+ * bytes of the file's STACK_DELTAS blocks to fold few count records. */
+#define OPS_HIST_CLOSE_COPY_MAX (4u << 20)
+int ops_hist_writer_finish(struct ops_writer *w);
 void ops_hist_writer_free(struct ops_hist_writer *h);
 /* The open time slice's counts as a TIME_SLICES block kept in
  * W->hist.slices (slice_writer.c); its cells start again at 0. */

@@ -13,6 +13,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <oputil/crc32c.h>
@@ -113,13 +114,18 @@ static const struct ops_frame native[] = {
 };
 
 /* G[0..N) into a session in DIR, with deltas or not, flushed every
- * FLUSH samples; a flat anonymous sample at each. */
-static void write_session_compacting(const char *dir, bool deltas,
-				     const struct given *g, uint32_t n,
-				     uint32_t flush, bool compact)
+ * FLUSH samples and compacted then (COMPACT); a flat anonymous sample at
+ * each.  KEEP: the close copies no stack deltas into a compacted file.
+ * Whether the file is the one the flushes wrote (a compaction writes a
+ * fresh one over it). */
+static bool write_session_closing(const char *dir, bool deltas,
+				  const struct given *g, uint32_t n,
+				  uint32_t flush, bool compact, bool keep)
 {
 	struct ops_session_info info = info_example();
 	struct ops_stack ns = { native, 2, 0, 0 };
+	char *path = tmp_path(dir, "samples.hist");
+	struct stat before, after;
 	struct app_session s;
 	struct ops_writer *w;
 	uint32_t id, proc, c, i;
@@ -159,7 +165,20 @@ static void write_session_compacting(const char *dir, bool deltas,
 	}
 	if (deltas)
 		ck_assert_uint_gt(w->hist.nr_deltas, 0);
+	if (keep)
+		w->hist.close_copy_max = 0;
+	ck_assert_int_eq(stat(path, &before), 0);
 	ck_assert_int_eq(ops_writer_close(w, 5), 0);
+	ck_assert_int_eq(stat(path, &after), 0);
+	free(path);
+	return after.st_ino == before.st_ino;
+}
+
+static void write_session_compacting(const char *dir, bool deltas,
+				     const struct given *g, uint32_t n,
+				     uint32_t flush, bool compact)
+{
+	(void)write_session_closing(dir, deltas, g, n, flush, compact, false);
 }
 
 /* G[0..N) into a session in DIR, with deltas (DELTAS) or not, flushed
@@ -959,6 +978,29 @@ START_TEST(test_compactions)
 }
 END_TEST
 
+/* A close that would copy more stack deltas into a compacted file than
+ * it may (here any) ends the file with a flush: the file is the one the
+ * flushes wrote, and reads as a compacted one, every sample, stack and
+ * count; a short one is compacted as before. */
+START_TEST(test_close_without_compaction)
+{
+	const uint32_t n = 20000;
+	struct given *g = make_given(n, 4242);
+	char *other = tmp_path(tmp, "other");
+	struct warns wr = { 0 };
+
+	ck_assert(write_session_closing(sdir, true, g, n, 3000, false, true));
+	ck_assert_uint_eq(check_read(sdir, g, n, OPS_FORMAT_VERSION_RAW, &wr),
+			  n);
+	ck_assert_int_eq(wr.n, 0);
+	ck_assert(
+		!write_session_closing(other, true, g, n, 3000, false, false));
+	same_reads(sdir, other);
+	free(other);
+	given_free(g, n);
+}
+END_TEST
+
 /* The file cut behind the writer's back: the close's compaction cannot
  * copy the blocks it no longer has, says so naming it, and leaves it
  * as it was rather than replace it with less. */
@@ -1067,6 +1109,7 @@ static Suite *deltas_suite(void)
 		{ "raw_spaces", test_raw_spaces },
 		{ "compactions", test_compactions },
 		{ "compaction_source_cut", test_compaction_source_cut },
+		{ "close_without_compaction", test_close_without_compaction },
 	};
 	Suite *s = suite_create("samples_deltas");
 	SUITE_ADD_CASES(s, cases, session_setup, session_teardown, 60);
