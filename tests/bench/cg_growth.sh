@@ -12,7 +12,7 @@
 #
 # usage: cg_growth.sh [--quick] [--build DIR] [--oprofiled PATH]
 #                     [--pairs N] [--seconds "10 60"] [--hz HZ]
-#   --quick      1 pair at 5 s, C and node
+#   --quick      1 pair at 5 s, C, node with a perf map and with jitdump
 #   --oprofiled  another recorder to measure (an older build, say)
 set -u
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -38,11 +38,16 @@ SPIN=$BUILD/tests/bench/bench_spin
 for x in "$OPROFILED" "$OPREPORT" "$RUSAGE" "$SPIN"; do
 	[ -x "$x" ] || { echo "cg_growth.sh: $x: not built" >&2; exit 2; }
 done
+# absolute: the runs are made in a directory of their own
+OPROFILED=$(realpath "$OPROFILED") OPREPORT=$(realpath "$OPREPORT")
+RUSAGE=$(realpath "$RUSAGE") SPIN=$(realpath "$SPIN")
 command -v perf >/dev/null || { echo "cg_growth.sh: no perf" >&2; exit 2; }
 HAVE_NODE=1
 command -v node >/dev/null || HAVE_NODE=0
 T=$(mktemp -d /tmp/cg_growth.XXXXXX)
 trap 'rm -rf "$T"' EXIT
+# node --perf-prof writes its jit-PID.dump where it runs
+cd "$T" || exit 2
 
 # calibrate: the work that takes a workload about a second alone
 spin_per_s() {
@@ -76,6 +81,7 @@ peak_kib() {
 report_peaks() {
 	local s=$1 kind=$2 f h=()
 	[ "$kind" = node ] && h=(--anon-handler=perfmap)
+	[ "$kind" = jitdump ] && h=(--anon-handler=jitdump)
 	if [ "$s" = opjit ]; then
 		for f in $FORMS; do
 			case $f in
@@ -101,6 +107,8 @@ one_side() {
 	C) w=("$SPIN" $((SPIN_PER_S * secs))) ;;
 	node) w=(node --perf-basic-prof "$BENCH_DIR/workloads/fib.js"
 		$((FIB_PER_S * secs)) "$T/pid") ;;
+	jitdump) w=(node --perf-prof "$BENCH_DIR/workloads/fib.js"
+		$((FIB_PER_S * secs)) "$T/pid") ;;
 	esac
 	rm -rf "$T/sess" "$T/data" "$T/pid"
 	if [ "$s" = opjit ]; then
@@ -120,8 +128,9 @@ one_side() {
 	read -r _ wu ws _ <"$T/inner"
 	# perf report names node's frames from its map: before it goes
 	report_peaks "$s" "$kind"
-	# node's own map only: /tmp is shared
-	[ ! -s "$T/pid" ] || rm -f "/tmp/perf-$(cat "$T/pid").map"
+	# node's own map and dump only: /tmp is shared
+	[ ! -s "$T/pid" ] || rm -f "/tmp/perf-$(cat "$T/pid").map" \
+		"$T/jit-$(cat "$T/pid").dump"
 	awk -v a="$ou" -v b="$os" -v c="$wu" -v d="$ws" -v n="${n:-?}" \
 		'BEGIN { printf "%.3f %s\n", a + b - c - d, n }'
 }
@@ -137,7 +146,7 @@ SPIN_PER_S=$(spin_per_s)
 KINDS=C
 if [ "$HAVE_NODE" = 1 ]; then
 	FIB_PER_S=$(fib_per_s)
-	KINDS="C node"
+	KINDS="C node jitdump"
 else
 	echo "cg_growth.sh: no node: the node rows are left out" >&2
 fi

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # run.sh's short call-graph growth point (sourced): cg_growth.sh --quick,
 # one interleaved pair of `oprofiled -g` and `perf record -g` for C and
-# node, its rows recorded as the suite's (the recorders' CPU, and each
+# node (with a perf map, and with jitdump), its rows recorded as the suite's (the recorders' CPU, and each
 # report form's peak RSS beside perf script's); the full tables (10 and
 # 60 s, 3 pairs) are cg_growth.sh's own, for RESULTS.md.
 
