@@ -299,6 +299,15 @@ static size_t anon_encode(struct ops_anon_proc *pr, uint8_t *rec, int64_t dt,
 /* The most a sample record takes. */
 #define ANON_REC_MAX (3 * OPS_VARINT_MAX)
 
+/* Whether PR's block ends before a sample DT after its last: no room
+ * for a record, a time step a record cannot carry, or the count full. */
+static inline bool anon_block_ends(const struct ops_anon_proc *pr, int64_t dt)
+{
+	return pr->enc.len + ANON_REC_MAX > OPS_ANON_BLOCK_BYTES ||
+	       dt >= TIME_STEP_MAX || dt < -TIME_STEP_MAX ||
+	       pr->count == UINT32_MAX;
+}
+
 /* A sample of PR's latest thread TID at TIME_NS and ADDR encoded at the
  * end of PR's buffer, when its block has room for it and no other
  * reason to end: false, and nothing done, else.  Nearly every sample of
@@ -311,10 +320,8 @@ static inline bool anon_add_fast(struct ops_anon_proc *pr, uint64_t time_ns,
 	int64_t dt = (int64_t)(time_ns - pr->pt);
 	uint8_t *p;
 
-	if (!pr->count || pr->mru_tid[0] != tid ||
-	    pr->enc.len + ANON_REC_MAX > OPS_ANON_BLOCK_BYTES ||
-	    pr->enc.cap - pr->enc.len < ANON_REC_MAX || dt >= TIME_STEP_MAX ||
-	    dt < -TIME_STEP_MAX || pr->count == UINT32_MAX)
+	if (!pr->count || pr->mru_tid[0] != tid || anon_block_ends(pr, dt) ||
+	    pr->enc.cap - pr->enc.len < ANON_REC_MAX)
 		return false;
 	p = pr->enc.data + pr->enc.len;
 	p += ops_varint_encode(p, ops_zigzag(dt) << 2);
@@ -338,9 +345,7 @@ anon_add_slow(struct ops_writer *w, uint32_t proc_id, uint32_t event,
 	int ret;
 
 	dt = (int64_t)(time_ns - pr->pt);
-	if (pr->count && (pr->enc.len + ANON_REC_MAX > OPS_ANON_BLOCK_BYTES ||
-			  dt >= TIME_STEP_MAX || dt < -TIME_STEP_MAX ||
-			  pr->count == UINT32_MAX)) {
+	if (pr->count && anon_block_ends(pr, dt)) {
 		ret = type == OPS_ANON_STACK_SAMPLES ? ops_hist_writer_defs(w)
 						     : 0;
 		w->out.len = 0;
