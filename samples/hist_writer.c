@@ -545,11 +545,9 @@ int ops_hist_writer_compact(struct ops_writer *w, bool sync)
 					   w->err, sizeof(w->err));
 	if (ret)
 		goto out;
-	if (sync && fdatasync(bf.fd)) {
-		ret = ops_writer_fail(w, -errno, "cannot sync %s: %s", tmp,
-				      strerror(errno));
+	ret = sync ? ops_writer_datasync(w, bf.fd, tmp) : 0;
+	if (ret)
 		goto out;
-	}
 	if (renameat(w->dfd, ".samples.hist.tmp", w->dfd, "samples.hist")) {
 		ret = ops_writer_fail(w, -errno, "cannot rename %s to %s: %s",
 				      tmp, path, strerror(errno));
@@ -618,10 +616,7 @@ int ops_hist_writer_finish(struct ops_writer *w)
 		    2 * (uint64_t)h->nr_cells + 65536)
 		return ops_hist_writer_compact(w, true);
 	ret = ops_hist_writer_flush(w);
-	if (!ret && fdatasync(h->bf.fd))
-		ret = ops_writer_fail(w, -errno, "cannot sync %s: %s",
-				      h->bf.path, strerror(errno));
-	return ret;
+	return ret ? ret : ops_writer_datasync(w, h->bf.fd, h->bf.path);
 }
 
 void ops_hist_writer_free(struct ops_hist_writer *h)

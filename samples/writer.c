@@ -386,6 +386,14 @@ int ops_writer_flush(struct ops_writer *w)
 	return ret ? ret : r;
 }
 
+int ops_writer_datasync(struct ops_writer *w, int fd, const char *path)
+{
+	if (fdatasync(fd))
+		return ops_writer_fail(w, -errno, "cannot sync %s: %s", path,
+				       strerror(errno));
+	return 0;
+}
+
 static int writer_sync_dir(struct ops_writer *w)
 {
 	if (fsync(w->dfd))
@@ -405,9 +413,8 @@ int ops_writer_finish(struct ops_writer *w, uint64_t stop_ns)
 				       w->dir);
 	w->meta.info.stop_ns = stop_ns;
 	ret = ops_anon_writer_flush(w);
-	if (!ret && fdatasync(w->anon.bf.fd))
-		ret = ops_writer_fail(w, -errno, "cannot sync %s: %s",
-				      w->anon.bf.path, strerror(errno));
+	ret = ret ? ret
+		  : ops_writer_datasync(w, w->anon.bf.fd, w->anon.bf.path);
 	r = ops_hist_writer_finish(w);
 	ret = ret ? ret : r;
 	/* what a failed write kept off the disk is lost, and says so */

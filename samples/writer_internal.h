@@ -434,6 +434,8 @@ struct ops_writer {
 /* Set the writer's error line and return RET. */
 int ops_writer_fail(struct ops_writer *w, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* FD's data (the file at PATH) on disk: 0, or W's failure naming PATH. */
+int ops_writer_datasync(struct ops_writer *w, int fd, const char *path);
 
 int ops_hist_writer_open(struct ops_writer *w);
 /* Count without checking CTX (which may carry OPS_STACK_CTX). */
