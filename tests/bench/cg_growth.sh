@@ -12,12 +12,15 @@
 #
 # usage: cg_growth.sh [--quick] [--build DIR] [--oprofiled PATH]
 #                     [--pairs N] [--seconds "10 60"] [--hz HZ]
+#                     [--kinds "C node jitdump"]
 #   --quick      1 pair at 5 s, C, node with a perf map and with jitdump
+#   --kinds      the workloads measured, of C, node (a perf map), jitdump
 #   --oprofiled  another recorder to measure (an older build, say)
 set -u
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$BENCH_DIR/../.." && pwd)
 BUILD=$SRC/build OPROFILED='' PAIRS=3 SECONDS_LIST="10 60" HZ=4000
+WANT_KINDS="C node jitdump"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) PAIRS=1 SECONDS_LIST=5 ;;
@@ -26,6 +29,7 @@ while [ $# -gt 0 ]; do
 	--pairs) PAIRS=$2; shift ;;
 	--seconds) SECONDS_LIST=$2; shift ;;
 	--hz) HZ=$2; shift ;;
+	--kinds) WANT_KINDS=$2; shift ;;
 	*) echo "cg_growth.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -142,14 +146,23 @@ stats() {
 		printf "%.2fx [%.2f, %.2f]", m, v[1], v[NR] }'
 }
 
+for k in $WANT_KINDS; do
+	case $k in
+	C | node | jitdump) ;;
+	*) echo "cg_growth.sh: unknown kind '$k' (C, node or jitdump)" >&2
+		exit 2 ;;
+	esac
+done
 SPIN_PER_S=$(spin_per_s)
-KINDS=C
-if [ "$HAVE_NODE" = 1 ]; then
-	FIB_PER_S=$(fib_per_s)
-	KINDS="C node jitdump"
-else
-	echo "cg_growth.sh: no node: the node rows are left out" >&2
-fi
+KINDS=
+for k in $WANT_KINDS; do
+	if [ "$k" != C ] && [ "$HAVE_NODE" = 0 ]; then
+		echo "cg_growth.sh: no node: the $k rows are left out" >&2
+		continue
+	fi
+	KINDS="$KINDS $k"
+done
+[ "$HAVE_NODE" = 0 ] || FIB_PER_S=$(fib_per_s)
 echo "| workload, length | oprofiled -g CPU (median) | opjit samples | perf record -g CPU (median) | per-pair ratio, median [range] |"
 echo "| --- | --- | --- | --- | --- |"
 : >"$T/rss_rows"
