@@ -12,15 +12,17 @@
 #
 # usage: cg_growth.sh [--quick] [--build DIR] [--oprofiled PATH]
 #                     [--pairs N] [--seconds "10 60"] [--hz HZ]
-#                     [--kinds "C node jitdump"]
+#                     [--kinds "C node jitdump"] [--no-perf-report]
 #   --quick      1 pair at 5 s, C, node with a perf map and with jitdump
 #   --kinds      the workloads measured, of C, node (a perf map), jitdump
+#   --no-perf-report  leave perf report -g out: on a 300 s node
+#                recording it took 10 GiB and 12 minutes, of each pair
 #   --oprofiled  another recorder to measure (an older build, say)
 set -u
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$BENCH_DIR/../.." && pwd)
 BUILD=$SRC/build OPROFILED='' PAIRS=3 SECONDS_LIST="10 60" HZ=4000
-WANT_KINDS="C node jitdump"
+WANT_KINDS="C node jitdump" PERF_REPORT=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) PAIRS=1 SECONDS_LIST=5 ;;
@@ -30,6 +32,7 @@ while [ $# -gt 0 ]; do
 	--seconds) SECONDS_LIST=$2; shift ;;
 	--hz) HZ=$2; shift ;;
 	--kinds) WANT_KINDS=$2; shift ;;
+	--no-perf-report) PERF_REPORT=0 ;;
 	*) echo "cg_growth.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -97,8 +100,12 @@ report_peaks() {
 			esac
 		done
 	else
-		peak_kib "$T/rss.perf.report" perf report -i "$T/data" -g \
-			--stdio
+		if [ "$PERF_REPORT" = 1 ]; then
+			peak_kib "$T/rss.perf.report" perf report \
+				-i "$T/data" -g --stdio
+		else
+			echo - >"$T/rss.perf.report"
+		fi
 		peak_kib "$T/rss.perf.script" perf script -i "$T/data"
 	fi
 }
@@ -214,12 +221,20 @@ for secs in $SECONDS_LIST; do
 				'$1 == k && $2 == s && $3 == f && $4 != "?" &&
 				 $5 != "?" && $6 != "?"' "$T/rss_rows" >"$T/rr"
 			[ -s "$T/rr" ] || continue
-			printf '| %s, %s s | %s | %.1f MiB | %.1f MiB | %.1f MiB | %s | %s |\n' \
+			if grep -q ' - ' "$T/rr"; then
+				rep_mib="not run" rep_ratio="not run"
+			else
+				rep_mib=$(awk '{ print $5 / 1024 }' "$T/rr" |
+					median | awk '{ printf "%.1f MiB", $1 }')
+				rep_ratio=$(awk '{ print $4 / $5 }' "$T/rr" |
+					stats)
+			fi
+			printf '| %s, %s s | %s | %.1f MiB | %s | %.1f MiB | %s | %s |\n' \
 				"$kind" "$secs" "$f" \
 				"$(awk '{ print $4 / 1024 }' "$T/rr" | median)" \
-				"$(awk '{ print $5 / 1024 }' "$T/rr" | median)" \
+				"$rep_mib" \
 				"$(awk '{ print $6 / 1024 }' "$T/rr" | median)" \
-				"$(awk '{ print $4 / $5 }' "$T/rr" | stats)" \
+				"$rep_ratio" \
 				"$(awk '{ print $4 / $6 }' "$T/rr" | stats)"
 		done
 	done
