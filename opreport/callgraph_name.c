@@ -605,70 +605,114 @@ struct proc_frames {
 	struct frame_sink *fs;
 	uint32_t proc;
 	size_t lo, hi; /* its groups, ag->g.v[lo..hi) */
+	/* the part given last, and room for one */
 	struct ops_anon_sample *smp;
 	uint32_t *slots, *weights;
-	bool given; /* the per-slot frames were all made */
+	size_t room;
+	uint32_t *cnt; /* per group: its frames in the part */
+	/* the next sample to give, and its first slot */
+	size_t next, next_slot;
+	bool given; /* a part of per-slot frames was made */
 };
 
-/* A handler claimed the process: what it names.  A timeless one gets
- * one frame a group, at the group's earliest time, whose name then goes
- * to all of its slots; any other, every slot at its sample's time,
- * sorted by (address, time), each name going to its slot. */
-static int give_frames(void *ctx, bool timeless,
-		       const struct ops_anon_sample **out, size_t *n)
+/* The frames given at a time to a handler whose names depend on the
+ * time: one a sample slot, so a part's memory, not the process's. */
+#define GIVE_PART 65536u
+
+/* Room in PF for a part of N frames: 0 or -ENOMEM. */
+static int part_room(struct proc_frames *pf, size_t n)
 {
-	struct proc_frames *pf = ctx;
+	if (n <= pf->room)
+		return 0;
+	free(pf->smp);
+	free(pf->slots);
+	free(pf->weights);
+	pf->smp = malloc(n * sizeof(*pf->smp));
+	pf->slots = malloc(n * sizeof(*pf->slots));
+	pf->weights = malloc(n * sizeof(*pf->weights));
+	if (!pf->smp || !pf->slots || !pf->weights) {
+		pf->room = 0;
+		return -ENOMEM;
+	}
+	pf->room = n;
+	pf->fs->slots = pf->slots;
+	pf->fs->weights = pf->weights;
+	return 0;
+}
+
+/* A timeless handler's frames: one a group, at the group's earliest
+ * time, whose name then goes to all of its slots. */
+static int give_groups(struct proc_frames *pf, size_t *n)
+{
+	struct anon_groups *ag = pf->ag;
+	size_t k, m = pf->hi - pf->lo;
+
+	if (part_room(pf, m ? m : 1))
+		return -ENOMEM;
+	ag->by_group[pf->proc] = true;
+	pf->fs->out = ag->named;
+	for (k = pf->lo; k < pf->hi; k++) {
+		const struct key_addr *gr = &ag->g.v[k];
+		uint64_t w = ag->weight[gr->idx];
+
+		pf->smp[k - pf->lo] =
+			(struct ops_anon_sample){ ag->time[gr->idx], gr->addr,
+						  0 };
+		pf->slots[k - pf->lo] = gr->idx;
+		pf->weights[k - pf->lo] =
+			(uint32_t)(w < UINT32_MAX ? w : UINT32_MAX);
+	}
+	pf->next = ag->end[pf->proc];
+	*n = m;
+	return 0;
+}
+
+/* Any other handler's: every slot of the next samples, up to about
+ * GIVE_PART slots, at its sample's time, sorted by (address, time),
+ * each name going to its slot. */
+static int give_part(struct proc_frames *pf, size_t *n)
+{
 	struct anon_groups *ag = pf->ag;
 	const struct cg_input *in = pf->nc->cg->in;
 	uint32_t *slot_named = pf->nc->nm->slot_named;
-	size_t i, k, at, m = 0, lo, ns;
+	size_t ng = pf->hi - pf->lo, end = ag->end[pf->proc];
+	size_t i, k, at, m = 0, lo, ns, stop;
 
-	if (timeless)
-		m = pf->hi - pf->lo;
-	else
-		for (k = pf->lo; k < pf->hi; k++)
-			m += ag->g.v[k].n;
-	pf->smp = malloc((m ? m : 1) * sizeof(*pf->smp));
-	pf->slots = malloc((m ? m : 1) * sizeof(*pf->slots));
-	pf->weights = malloc((m ? m : 1) * sizeof(*pf->weights));
-	if (!pf->smp || !pf->slots || !pf->weights)
+	if (!pf->cnt && !(pf->cnt = malloc(ng * sizeof(*pf->cnt))))
 		return -ENOMEM;
-	pf->fs->slots = pf->slots;
-	pf->fs->weights = pf->weights;
-	*out = pf->smp;
-	*n = m;
-	if (timeless) {
-		ag->by_group[pf->proc] = true;
-		pf->fs->out = ag->named;
-		for (k = pf->lo; k < pf->hi; k++) {
-			const struct key_addr *gr = &ag->g.v[k];
-			uint64_t w = ag->weight[gr->idx];
-
-			pf->smp[k - pf->lo] =
-				(struct ops_anon_sample){ ag->time[gr->idx],
-							  gr->addr, 0 };
-			pf->slots[k - pf->lo] = gr->idx;
-			pf->weights[k - pf->lo] =
-				(uint32_t)(w < UINT32_MAX ? w : UINT32_MAX);
-		}
-		return 0;
-	}
-	pf->fs->out = slot_named;
-	for (k = pf->lo, at = 0; k < pf->hi; k++) {
-		ag->g.v[k].at = at;
-		at += ag->g.v[k].n;
-	}
-	/* each slot placed in its group, in recording order */
-	at = ag->first_slot[pf->proc];
-	for (i = ag->first[pf->proc]; i < ag->end[pf->proc]; i++) {
+	memset(pf->cnt, 0, ng * sizeof(*pf->cnt));
+	/* the part's samples, and their frames in each group */
+	for (i = pf->next, at = pf->next_slot; i < end && m < GIVE_PART; i++) {
 		const struct cg_sample_in *smp = &in->samples[i];
 
+		ns = cg_slots_n(in, smp->stack);
+		if (cg_sample_ctx(in, smp)->proc == pf->proc) {
+			for (k = 0; k < ns; k++)
+				pf->cnt[ag->rank[slot_named[at + k]] -
+					pf->lo]++;
+			m += ns;
+		}
+		at += ns;
+	}
+	stop = i;
+	if (part_room(pf, m ? m : 1))
+		return -ENOMEM;
+	pf->fs->out = slot_named;
+	for (k = 0, lo = 0; k < ng; k++) {
+		ag->g.v[pf->lo + k].at = lo;
+		lo += pf->cnt[k];
+	}
+	/* each slot placed in its group, in recording order */
+	for (i = pf->next, at = pf->next_slot; i < stop; i++) {
+		const struct cg_sample_in *smp = &in->samples[i];
+
+		ns = cg_slots_n(in, smp->stack);
 		if (cg_sample_ctx(in, smp)->proc != pf->proc) {
-			at += cg_slots_n(in, smp->stack);
+			at += ns;
 			continue;
 		}
 		cg_input_slots(in, smp->stack, NULL, ag->w);
-		for (k = 0, ns = cg_slots_n(in, smp->stack); k < ns; k++) {
+		for (k = 0; k < ns; k++) {
 			size_t slot = at++;
 			struct key_addr *gr =
 				&ag->g.v[ag->rank[slot_named[slot]]];
@@ -680,17 +724,54 @@ static int give_frames(void *ctx, bool timeless,
 			pf->weights[to] = (uint32_t)slot_weight(smp, ag->w[k]);
 		}
 	}
-	for (k = pf->lo, lo = 0; k < pf->hi; k++) {
+	for (k = 0, lo = 0; k < ng; k++) {
 		int ret = time_order(pf->smp + lo, pf->slots + lo,
-				     pf->weights + lo, ag->g.v[k].n);
+				     pf->weights + lo, pf->cnt[k]);
 
 		if (ret)
 			return ret;
-		lo += ag->g.v[k].n;
+		lo += pf->cnt[k];
 	}
+	pf->next = stop;
+	pf->next_slot = at;
 	pf->given = true;
+	*n = m;
 	return 0;
 }
+
+/* A handler claimed the process: the next part of what it names (see
+ * anon_samples_fn), none once all were given. */
+static int give_frames(void *ctx, bool timeless,
+		       const struct ops_anon_sample **out, size_t *n)
+{
+	struct proc_frames *pf = ctx;
+
+	*n = 0;
+	if (pf->next >= pf->ag->end[pf->proc])
+		return 0;
+	if (timeless ? give_groups(pf, n) : give_part(pf, n))
+		return -ENOMEM;
+	*out = pf->smp;
+	return 0;
+}
+/* Every slot of PF's process named ID: those of the parts given, and
+ * those of the parts that were not. */
+static void slots_name_all(struct proc_frames *pf, uint32_t id)
+{
+	const struct cg_input *in = pf->nc->cg->in;
+	size_t i, k, ns, at = pf->ag->first_slot[pf->proc];
+
+	for (i = pf->ag->first[pf->proc]; i < pf->ag->end[pf->proc]; i++) {
+		const struct cg_sample_in *smp = &in->samples[i];
+
+		ns = cg_slots_n(in, smp->stack);
+		if (cg_sample_ctx(in, smp)->proc == pf->proc)
+			for (k = 0; k < ns; k++)
+				pf->nc->nm->slot_named[at + k] = id;
+		at += ns;
+	}
+}
+
 /* Name the anonymous frames of process PROC, its groups PF->lo to
  * PF->hi, through the handler that claims it. */
 static int resolve_anon(struct proc_frames *pf)
@@ -712,6 +793,8 @@ static int resolve_anon(struct proc_frames *pf)
 	if (!p)
 		return -EINVAL;
 	pf->fs = &fs;
+	pf->next = ag->first[pf->proc];
+	pf->next_slot = ag->first_slot[pf->proc];
 	fs.cache = anon_symcache_new();
 	if (!fs.cache)
 		goto out;
@@ -739,10 +822,7 @@ static int resolve_anon(struct proc_frames *pf)
 		/* slots already given their own names keep the bucket's;
 		 * else every group of the process is the bucket */
 		if (pf->given) {
-			for (i = pf->lo, k = 0; i < pf->hi; i++)
-				k += ag->g.v[i].n;
-			for (i = 0; i < k; i++)
-				nc->nm->slot_named[pf->slots[i]] = id;
+			slots_name_all(pf, id);
 		} else {
 			ag->by_group[pf->proc] = true;
 			for (i = pf->lo; i < pf->hi; i++)
@@ -760,8 +840,10 @@ out:
 	free(pf->smp);
 	free(pf->slots);
 	free(pf->weights);
+	free(pf->cnt);
 	pf->smp = NULL;
-	pf->slots = pf->weights = NULL;
+	pf->slots = pf->weights = pf->cnt = NULL;
+	pf->room = 0;
 	return ret;
 }
 

@@ -152,8 +152,10 @@ int anon_handlers_resolve(struct anon_handlers *h, struct ops_session *s,
  * claimed the process: TIMELESS when its names depend on the address
  * alone (handler ABI 1.3 OPJIT_STATE_TIMELESS), so that one sample an
  * address, at any of its times, names them all.  Sets *SAMPLES, sorted
- * by address (then time), and *N; they stay valid until the naming is
- * done.  0 or -ENOMEM (not reported).
+ * by address (then time), and *N: the next part of them, named through
+ * the sink (whose BASE counts from the part's start) before the next
+ * is asked for; *N is 0 once all were given.  A part stays valid until
+ * the next is asked for.  0 or -ENOMEM (not reported).
  */
 typedef int (*anon_samples_fn)(void *ctx, bool timeless,
 			       const struct ops_anon_sample **samples,

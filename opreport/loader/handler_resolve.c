@@ -158,6 +158,7 @@ struct resolve_ctx {
 	 * the answer), and per address, where its inline frames start */
 	uint32_t *ask;
 	size_t *inl_at;
+	size_t room; /* samples the arrays above hold, but inl's */
 	anon_batch_fn sink;
 	void *sink_ctx;
 	char why[HANDLER_WHY_LEN];
@@ -270,17 +271,44 @@ static void malformed_note(struct resolve_ctx *c, const struct ops_process *p,
 		    OPJIT_HANDLER_ABI_MINOR, fate);
 }
 
-/* Name the N SAMPLES of P, batch by batch, into the sink.  0 (the
- * malformed entries said), or -HANDLER_* with c->why (not reported:
- * name_by() says it). */
-static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
-		       const struct ops_anon_sample *samples, size_t n)
+/* The batch-sized arrays of C, but the inline frames' (grown apart). */
+static void resolve_arrays_free(struct resolve_ctx *c)
 {
-	size_t base, i, chunk = n < RESOLVE_BATCH ? n : RESOLVE_BATCH;
-	size_t k = chunk ? chunk : 1;
-	bool timeless = c->h->state_flags & OPJIT_STATE_TIMELESS;
-	int rc;
+	free(c->addrs);
+	free(c->times);
+	free(c->ans.sym);
+	free(c->ans.file);
+	free(c->ans.line);
+	free(c->ans.reason);
+	free(c->ans.nr_inl);
+	free(c->batch.syms);
+	free(c->batch.files);
+	free(c->batch.lines);
+	free(c->batch.reasons);
+	free(c->batch.inl);
+	free(c->batch.nr_inl);
+	free(c->ask);
+	free(c->inl_at);
+	c->addrs = c->times = NULL;
+	c->ans.sym = c->ans.file = c->ans.line = c->ans.reason = NULL;
+	c->ans.nr_inl = NULL;
+	c->batch.syms = NULL;
+	c->batch.files = NULL;
+	c->batch.lines = NULL;
+	c->batch.reasons = NULL;
+	c->batch.inl = NULL;
+	c->batch.nr_inl = NULL;
+	c->ask = NULL;
+	c->inl_at = NULL;
+	c->room = 0;
+}
 
+/* Room in C's arrays for batches of K samples: 0 or -HANDLER_NOMEM. */
+static int resolve_room(struct resolve_ctx *c, size_t k)
+{
+	if (k <= c->room)
+		return 0;
+	resolve_arrays_free(c);
 	c->addrs = malloc(k * sizeof(*c->addrs));
 	c->times = malloc(k * sizeof(*c->times));
 	c->ans.sym = malloc(k * sizeof(*c->ans.sym));
@@ -294,14 +322,29 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 	c->ans.nr_inl = malloc(k * sizeof(*c->ans.nr_inl));
 	c->batch.inl = malloc(k * sizeof(*c->batch.inl));
 	c->batch.nr_inl = malloc(k * sizeof(*c->batch.nr_inl));
+	c->ask = malloc(k * sizeof(*c->ask));
+	c->inl_at = malloc(k * sizeof(*c->inl_at));
 	if (!c->addrs || !c->times || !c->ans.sym || !c->ans.file ||
 	    !c->ans.line || !c->ans.reason || !c->batch.syms ||
 	    !c->batch.files || !c->batch.lines || !c->batch.reasons ||
-	    !c->ans.nr_inl || !c->batch.inl || !c->batch.nr_inl)
+	    !c->ans.nr_inl || !c->batch.inl || !c->batch.nr_inl || !c->ask ||
+	    !c->inl_at)
 		return -HANDLER_NOMEM;
-	c->ask = malloc(k * sizeof(*c->ask));
-	c->inl_at = malloc(k * sizeof(*c->inl_at));
-	if (!c->ask || !c->inl_at)
+	c->room = k;
+	return 0;
+}
+
+/* Name the N SAMPLES, one part of a process's, batch by batch, into the
+ * sink.  0, or -HANDLER_* with c->why (not reported: name_by() says
+ * it). */
+static int resolve_all(struct resolve_ctx *c,
+		       const struct ops_anon_sample *samples, size_t n)
+{
+	size_t base, i, chunk = n < RESOLVE_BATCH ? n : RESOLVE_BATCH;
+	bool timeless = c->h->state_flags & OPJIT_STATE_TIMELESS;
+	int rc;
+
+	if (resolve_room(c, chunk ? chunk : 1))
 		return -HANDLER_NOMEM;
 	for (base = 0; base < n; base += chunk) {
 		size_t m = n - base < chunk ? n - base : chunk, na = 0;
@@ -330,10 +373,6 @@ static int resolve_all(struct resolve_ctx *c, const struct ops_process *p,
 		if (c->sink(c->sink_ctx, &c->batch, base, m) < 0)
 			return -HANDLER_NOMEM;
 	}
-	malformed_note(c, p, c->t.malformed, "symbol",
-		       "counted as (malformed symbol)");
-	malformed_note(c, p, c->t.malformed_inl, "inline frame",
-		       "each ends its chain");
 	return 0;
 }
 
@@ -623,11 +662,20 @@ static int name_by(struct anon_handlers *hs, struct handler_offer *o,
 	memset(res, 0, sizeof(*res));
 	res->handler = c.batch.handler = h->name;
 	/* the samples are asked for once it is known whether one an
-	 * address will do */
-	rc = give(give_ctx, h->state_flags & OPJIT_STATE_TIMELESS, &samples,
-		  &n)
-		     ? -HANDLER_NOMEM
-		     : resolve_all(&c, p, samples, n);
+	 * address will do, a part at a time until none is left */
+	do {
+		rc = give(give_ctx, h->state_flags & OPJIT_STATE_TIMELESS,
+			  &samples, &n)
+			     ? -HANDLER_NOMEM
+		     : n ? resolve_all(&c, samples, n)
+			 : 0;
+	} while (!rc && n);
+	if (!rc) {
+		malformed_note(&c, p, c.t.malformed, "symbol",
+			       "counted as (malformed symbol)");
+		malformed_note(&c, p, c.t.malformed_inl, "inline frame",
+			       "each ends its chain");
+	}
 	if (rc == -HANDLER_SAID)
 		say(h, "%s: cannot name the samples of process %u (%s): %s",
 		    h->name, p->tgid, p->comm ? p->comm : "?", c.why);
@@ -639,23 +687,9 @@ static int name_by(struct anon_handlers *hs, struct handler_offer *o,
 	if (rc == 0)
 		rc = rrc ? rrc : 1;
 	handler_table_free(&c.t);
-	free(c.addrs);
-	free(c.times);
-	free(c.ans.sym);
-	free(c.ans.file);
-	free(c.ans.line);
-	free(c.ans.reason);
-	free(c.batch.syms);
-	free(c.batch.files);
-	free(c.batch.lines);
-	free(c.batch.reasons);
-	free(c.ans.nr_inl);
+	resolve_arrays_free(&c);
 	free(c.ans.inl);
-	free(c.batch.inl);
-	free(c.batch.nr_inl);
 	free(c.inl);
-	free(c.ask);
-	free(c.inl_at);
 	part_end(hs, h, o, HANDLER_SAID_NAMING);
 	/* released: the offer is done */
 	h->current = NULL;
@@ -713,7 +747,7 @@ int anon_handlers_timeless(struct anon_handlers *hs, struct ops_session *s,
 	return !o->h || (o->h->state_flags & OPJIT_STATE_TIMELESS);
 }
 
-/* anon_handlers_resolve()'s samples, given as they are. */
+/* anon_handlers_resolve()'s samples, given as they are, in one part. */
 struct given {
 	const struct ops_anon_sample *samples;
 	size_t n;
@@ -722,11 +756,12 @@ struct given {
 static int give_all(void *ctx, bool timeless,
 		    const struct ops_anon_sample **samples, size_t *n)
 {
-	const struct given *g = ctx;
+	struct given *g = ctx;
 
 	(void)timeless;
 	*samples = g->samples;
 	*n = g->n;
+	g->n = 0;
 	return 0;
 }
 

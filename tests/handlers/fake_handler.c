@@ -13,6 +13,9 @@
  * lines 1 to 100; for comm "badinline", into "mid" and then a frame
  * whose reserved field is set.
  *
+ * For comm "badresolve", every batch fails; for "badlater", each from
+ * the second on.
+ *
  * For comm "counted", [0x1000,0x2000) is "NAME:claim N", N the claims
  * of that tgid this handler has had (in this process, or its helper):
  * a test sees whether the host claimed a process once or twice.  A
@@ -336,6 +339,7 @@ struct fake_state {
 	char cand_name[MAX_CANDS][256];
 	size_t ncand;
 	int fail_resolve, sizes;
+	unsigned resolves, fail_from; /* comm "badlater": fails from 2nd */
 	char err[64];
 	const struct opjit_host *host;
 	struct opjit_symbol **fresh;
@@ -374,10 +378,10 @@ __attribute__((unused)) static int fake_claim(const struct opjit_host *host,
 	}
 	if (strcmp(proc->comm, FAKE_NAME) && strcmp(proc->comm, "any") &&
 	    strcmp(proc->comm, "cands") && strcmp(proc->comm, "badresolve") &&
-	    strcmp(proc->comm, "noisy") && strcmp(proc->comm, "flood") &&
-	    strcmp(proc->comm, "deep") && strcmp(proc->comm, "badinline") &&
-	    strcmp(proc->comm, "inline") && strcmp(proc->comm, "sizes") &&
-	    strcmp(proc->comm, "counted")
+	    strcmp(proc->comm, "badlater") && strcmp(proc->comm, "noisy") &&
+	    strcmp(proc->comm, "flood") && strcmp(proc->comm, "deep") &&
+	    strcmp(proc->comm, "badinline") && strcmp(proc->comm, "inline") &&
+	    strcmp(proc->comm, "sizes") && strcmp(proc->comm, "counted")
 #ifdef FAKE_BAD
 	    && strcmp(proc->comm, "jitdemo")
 #endif
@@ -493,6 +497,7 @@ __attribute__((unused)) static int fake_claim(const struct opjit_host *host,
 	}
 #endif
 	st->fail_resolve = !strcmp(proc->comm, "badresolve");
+	st->fail_from = !strcmp(proc->comm, "badlater") ? 2 : 0;
 	host->warn(host, strcmp(proc->comm, "noisy") ? "claimed"
 						     : "two\nlines\033[31m");
 	for (i = 0; !strcmp(proc->comm, "flood") && i < 30; i++)
@@ -517,7 +522,8 @@ static int fake_resolve(void *state, struct opjit_resolve_batch *b)
 	struct fake_state *st = state;
 	size_t i;
 
-	if (st->fail_resolve) {
+	if (st->fail_resolve ||
+	    (st->fail_from && ++st->resolves >= st->fail_from)) {
 		snprintf(st->err, sizeof(st->err), "fake resolve failure");
 		return -EIO;
 	}

@@ -28,6 +28,13 @@
  * sample's slots together when asked rather than keep them, and freed
  * each stage's input once the next had it, this was 373 bytes; now
  * 214.
+ *
+ * The same stacks named by a handler whose names depend on the time
+ * (a good build of the loader tests' fake handler, which names them all
+ * "alpha:hi", without lines) are handed to it a part at a time: the
+ * bound holds there too.  Before, all of a process's frames were handed
+ * over at once, 32 bytes each, and the bound failed at 272 bytes a
+ * stack.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -37,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anon_handlers.h"
 #include "callgraph.h"
 #include "diag.h"
 #include "profile.h"
@@ -109,20 +117,24 @@ void __wrap_free(void *p)
 }
 
 #define JIT_BASE 0x7e0000000000ull
+/* where the fake handler names code, and the comm it claims */
+#define FAKE_BASE 0x2000ull
+#define FAKE_COMM "any"
 
 /* A session in DIR, as INFO says, with the JIT process both writers
  * below sample: pid 43, /usr/bin/jitted (APP) and an anonymous range at
- * JIT_BASE (PROC). */
+ * BASE (PROC), named COMM. */
 static struct ops_writer *jitted_open(const char *dir,
 				      const struct ops_session_info *info,
+				      uint64_t base, const char *comm,
 				      uint32_t *app, uint32_t *proc)
 {
 	struct ops_image img = { .kind = OPS_IMAGE_FILE,
 				 .path = "/usr/bin/jitted" };
-	struct ops_range jrange = { JIT_BASE, JIT_BASE + 0x100000 };
+	struct ops_range jrange = { base, base + 0x1000 };
 	struct ops_process jp = { .tgid = 43,
 				  .nspid = 43,
-				  .comm = "jitted",
+				  .comm = comm,
 				  .exe = "/usr/bin/jitted",
 				  .ranges = &jrange,
 				  .nr_ranges = 1 };
@@ -149,7 +161,7 @@ static void session_write(const char *dir, uint32_t nr)
 	uint32_t app, proc, ids[STACKS], k, i;
 	struct ops_writer *w;
 
-	w = jitted_open(dir, &info, &app, &proc);
+	w = jitted_open(dir, &info, JIT_BASE, "jitted", &app, &proc);
 	for (k = 0; k < STACKS; k++) {
 		fr[0] = (struct ops_frame){ OPS_FRAME_ANON, 0,
 					    JIT_BASE + 0x1000 * k + 0x10 };
@@ -180,9 +192,11 @@ static void session_write(const char *dir, uint32_t nr)
  * its own, as a recursion's do: below a file's frame and the
  * recursion's entry, RECURSION frames each at one of two return
  * addresses (bit k of the sample's number, from the root), then a leaf
- * at one of 16 addresses; written as the recorder writes a JIT's
- * stacks, each its thread's stack before plus what differs. */
-static void session_write_distinct(const char *dir, uint32_t nr)
+ * at one of 16 addresses, all from BASE, in a process named COMM;
+ * written as the recorder writes a JIT's stacks, each its thread's stack
+ * before plus what differs. */
+static void session_write_distinct(const char *dir, uint32_t nr, uint64_t base,
+				   const char *comm)
 {
 	struct ops_session_info info = { .event = "cpu-clock",
 					 .frequency = 4000,
@@ -194,20 +208,20 @@ static void session_write_distinct(const char *dir, uint32_t nr)
 	uint32_t app, proc, id, k, i;
 	struct ops_writer *w;
 
-	w = jitted_open(dir, &info, &app, &proc);
+	w = jitted_open(dir, &info, base, comm, &app, &proc);
 	for (i = 0; i < nr; i++) {
 		/* leaf first: the leaf, the recursion's frames, its entry,
 		 * the file's frame at the root */
 		fr[0] = (struct ops_frame){ OPS_FRAME_ANON, 0,
-					    JIT_BASE + 0x10 * (i % 16) };
+					    base + 0x10 * (i % 16) };
 		for (k = 0; k < RECURSION; k++)
 			fr[RECURSION - k] = (struct ops_frame){
 				OPS_FRAME_ANON, 0,
-				JIT_BASE + 0x200 +
+				base + 0x200 +
 					((i / 16) >> k & 1 ? 0x80 : 0x40)
 			};
-		fr[RECURSION + 1] = (struct ops_frame){ OPS_FRAME_ANON, 0,
-							JIT_BASE + 0x400 };
+		fr[RECURSION + 1] =
+			(struct ops_frame){ OPS_FRAME_ANON, 0, base + 0x400 };
 		fr[RECURSION + 2] =
 			(struct ops_frame){ OPS_FRAME_IMAGE, app, 0x1234 };
 		ck_assert_int_eq(ops_writer_stack_of(w, &st, 43, &id), 0);
@@ -220,11 +234,36 @@ static void session_write_distinct(const char *dir, uint32_t nr)
 	ck_assert_int_eq(ops_writer_close(w, 1), 0);
 }
 
+/* Each of the NR samples passes through a frame of KIND, one named
+ * NAME (the fake handler's, or its process's bucket), and no frame of
+ * the process is of the other kind. */
+static void all_named(const struct callgraph *cg, uint32_t nr,
+		      enum row_kind kind, const char *name)
+{
+	bool seen = false;
+	size_t i;
+
+	for (i = 0; i < cg->nr_nodes; i++) {
+		const struct cg_node *n = &cg->nodes[i];
+
+		if (n->kind != ROW_ANON && n->kind != ROW_JIT)
+			continue;
+		ck_assert_msg(n->kind == kind && !strcmp(n->sym->name, name),
+			      "a frame of %s named %s, not %s", n->image,
+			      n->sym->name, name);
+		ck_assert_uint_eq(n->total, nr);
+		seen = true;
+	}
+	ck_assert_msg(seen, "no frame named %s", name);
+}
+
 /* The heap's peak while a session of NR samples (each with a stack of
  * its own when DISTINCT) is opened and profile_build() makes OPTS's
- * call graph of it, above what was held before. */
+ * call graph of it, above what was held before; with HS, the stacks'
+ * frames are the fake handler's, in a process named COMM. */
 static size_t build_peak(const struct opreport_opts *opts, uint32_t nr,
-			 bool distinct)
+			 bool distinct, struct anon_handlers *hs,
+			 const char *comm)
 {
 	char dir[] = "/tmp/opjit-cgpeak-XXXXXX", cmd[64];
 	struct profile *prof = NULL;
@@ -234,8 +273,10 @@ static size_t build_peak(const struct opreport_opts *opts, uint32_t nr,
 	int ret;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	if (distinct)
-		session_write_distinct(dir, nr);
+	if (distinct && hs)
+		session_write_distinct(dir, nr, FAKE_BASE, comm);
+	else if (distinct)
+		session_write_distinct(dir, nr, JIT_BASE, "jitted");
 	else
 		session_write(dir, nr);
 	/* from the session's open: its stack table is the report's too */
@@ -245,11 +286,15 @@ static size_t build_peak(const struct opreport_opts *opts, uint32_t nr,
 		ops_session_open(&s, dir, NULL, NULL, err, sizeof(err)), 0);
 	ck_assert_int_eq(report_init(&r, opts), 0);
 	r.has_stacks = callgraph_session_has_stacks(s);
-	ret = profile_build(&prof, &r, s, NULL);
+	ret = profile_build(&prof, &r, s, hs);
 	armed = false;
 	ck_assert_int_eq(ret, 0);
 	ck_assert_ptr_nonnull(r.cg);
 	ck_assert_uint_eq(r.cg->total, nr);
+	if (hs && !strcmp(comm, "badlater"))
+		all_named(r.cg, nr, ROW_ANON, "(no symbols)");
+	else if (hs)
+		all_named(r.cg, nr, ROW_JIT, "alpha:hi");
 	profile_free(prof);
 	report_release(&r);
 	ops_session_close(s);
@@ -259,20 +304,29 @@ static size_t build_peak(const struct opreport_opts *opts, uint32_t nr,
 }
 
 static void grows_by(enum opreport_format format, bool callgraph,
-		     bool distinct)
+		     bool distinct, bool named)
 {
 	struct opreport_opts o = { .format = format,
 				   .callgraph = callgraph,
 				   .anon_samples = true };
 	int most = distinct ? PER_STACK_MAX : PER_SAMPLE_MAX;
+	const char *names[] = { "alpha" };
+	struct anon_handlers *hs = NULL;
 	size_t small, big;
 	double per;
 
 	o.demangle = DEMANGLE_NONE;
 	o.spec = profile_spec_new();
 	ck_assert_ptr_nonnull(o.spec);
-	small = build_peak(&o, N, distinct);
-	big = build_peak(&o, 4 * N, distinct);
+	if (named) {
+		/* in this process, where the allocator is watched */
+		anon_handlers_isolate(&(struct anon_isolation){ .none = 1 });
+		ck_assert_int_eq(anon_handlers_load(&hs, names, 1, FAKE_DIR),
+				 0);
+	}
+	small = build_peak(&o, N, distinct, hs, FAKE_COMM);
+	big = build_peak(&o, 4 * N, distinct, hs, FAKE_COMM);
+	anon_handlers_free(hs);
 	profile_spec_free(o.spec);
 	per = big > small ? (double)(big - small) / (3 * N) : 0;
 	ck_assert_msg(per <= most,
@@ -283,25 +337,52 @@ static void grows_by(enum opreport_format format, bool callgraph,
 
 START_TEST(callgraph_text)
 {
-	grows_by(OUT_TEXT, true, false);
+	grows_by(OUT_TEXT, true, false, false);
 }
 END_TEST
 
 START_TEST(folded)
 {
-	grows_by(OUT_FOLDED, false, false);
+	grows_by(OUT_FOLDED, false, false, false);
 }
 END_TEST
 
 START_TEST(distinct_callgraph_text)
 {
-	grows_by(OUT_TEXT, true, true);
+	grows_by(OUT_TEXT, true, true, false);
 }
 END_TEST
 
 START_TEST(distinct_folded)
 {
-	grows_by(OUT_FOLDED, false, true);
+	grows_by(OUT_FOLDED, false, true, false);
+}
+END_TEST
+
+START_TEST(distinct_named_by_time)
+{
+	grows_by(OUT_FOLDED, false, true, true);
+}
+END_TEST
+
+/* A handler that fails once a part of the frames was named: every frame
+ * of the process is its bucket, those named before the failure too. */
+START_TEST(failed_in_a_later_part)
+{
+	struct opreport_opts o = { .format = OUT_FOLDED,
+				   .anon_samples = true };
+	const char *names[] = { "alpha" };
+	struct anon_handlers *hs = NULL;
+
+	o.demangle = DEMANGLE_NONE;
+	o.spec = profile_spec_new();
+	ck_assert_ptr_nonnull(o.spec);
+	anon_handlers_isolate(&(struct anon_isolation){ .none = 1 });
+	ck_assert_int_eq(anon_handlers_load(&hs, names, 1, FAKE_DIR), 0);
+	/* more frames than one part, so that the second is refused */
+	build_peak(&o, 4 * N, true, hs, "badlater");
+	anon_handlers_free(hs);
+	profile_spec_free(o.spec);
 }
 END_TEST
 
@@ -314,6 +395,8 @@ int main(void)
 	tcase_add_test(tc, folded);
 	tcase_add_test(tc, distinct_callgraph_text);
 	tcase_add_test(tc, distinct_folded);
+	tcase_add_test(tc, distinct_named_by_time);
+	tcase_add_test(tc, failed_in_a_later_part);
 	suite_add_tcase(s, tc);
 	return opjit_check_run(s);
 }
