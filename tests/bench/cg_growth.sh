@@ -12,9 +12,11 @@
 #
 # usage: cg_growth.sh [--quick] [--build DIR] [--oprofiled PATH]
 #                     [--pairs N] [--seconds "10 60"] [--hz HZ]
-#                     [--kinds "C node jitdump"] [--no-perf-report]
+#                     [--kinds "C node jitdump dwarf"] [--no-perf-report]
 #   --quick      1 pair at 5 s, C, node with a perf map and with jitdump
 #   --kinds      the workloads measured, of C, node (a perf map), jitdump
+#                and dwarf (C with stack copies: --callgraph=dwarf
+#                against --call-graph=dwarf; the recorders' CPU only)
 #   --no-perf-report  leave perf report -g out: on a 300 s node
 #                recording it took 10 GiB and 12 minutes, of each pair
 #   --oprofiled  another recorder to measure (an older build, say)
@@ -115,30 +117,34 @@ report_peaks() {
 one_side() {
 	local s=$1 kind=$2 secs=$3 w=() wu ws ou os n
 	case $kind in
-	C) w=("$SPIN" $((SPIN_PER_S * secs))) ;;
+	C | dwarf) w=("$SPIN" $((SPIN_PER_S * secs))) ;;
 	node) w=(node --perf-basic-prof "$BENCH_DIR/workloads/fib.js"
 		$((FIB_PER_S * secs)) "$T/pid") ;;
 	jitdump) w=(node --perf-prof "$BENCH_DIR/workloads/fib.js"
 		$((FIB_PER_S * secs)) "$T/pid") ;;
 	esac
 	rm -rf "$T/sess" "$T/data" "$T/pid"
+	local og=-g pg=-g
+	[ "$kind" != dwarf ] || og=--callgraph=dwarf pg=--call-graph=dwarf
 	if [ "$s" = opjit ]; then
-		"$RUSAGE" -o "$T/outer" -- "$OPROFILED" -g \
+		"$RUSAGE" -o "$T/outer" -- "$OPROFILED" "$og" \
 			--session-dir="$T/sess" --frequency="$HZ" -- \
 			"$RUSAGE" -o "$T/inner" -- "${w[@]}" >/dev/null 2>"$T/err"
 		n=$(grep -o '[0-9]* samples' "$T/err" | cut -d' ' -f1)
 	else
-		"$RUSAGE" -o "$T/outer" -- perf record -q -g -e cpu-clock \
+		"$RUSAGE" -o "$T/outer" -- perf record -q "$pg" -e cpu-clock \
 			-F "$HZ" -o "$T/data" -- \
 			"$RUSAGE" -o "$T/inner" -- "${w[@]}" >/dev/null 2>"$T/err"
-		n=$(perf report -i "$T/data" --stdio --no-children \
-			--sort pid 2>/dev/null |
-			sed -n 's/^# Samples: \([0-9kKmM.]*\).*/\1/p' | head -1)
+		# the record counts alone: no unwinding of GBs of copies
+		n=$(perf report -i "$T/data" --stats 2>/dev/null |
+			awk '/SAMPLE events:/ { print $3; exit }')
 	fi
 	read -r _ ou os _ <"$T/outer"
 	read -r _ wu ws _ <"$T/inner"
-	# perf report names node's frames from its map: before it goes
-	report_peaks "$s" "$kind"
+	# perf report names node's frames from its map: before it goes;
+	# perf's dwarf recordings are GBs, their reports are not waited for
+	[ "$kind" = dwarf ] || report_peaks "$s" "$kind"
+	rm -rf "$T/data"
 	# node's own map and dump only: /tmp is shared
 	[ ! -s "$T/pid" ] || rm -f "/tmp/perf-$(cat "$T/pid").map" \
 		"$T/jit-$(cat "$T/pid").dump"
@@ -155,15 +161,15 @@ stats() {
 
 for k in $WANT_KINDS; do
 	case $k in
-	C | node | jitdump) ;;
-	*) echo "cg_growth.sh: unknown kind '$k' (C, node or jitdump)" >&2
+	C | node | jitdump | dwarf) ;;
+	*) echo "cg_growth.sh: unknown kind '$k' (C, node, jitdump or dwarf)" >&2
 		exit 2 ;;
 	esac
 done
 SPIN_PER_S=$(spin_per_s)
 KINDS=
 for k in $WANT_KINDS; do
-	if [ "$k" != C ] && [ "$HAVE_NODE" = 0 ]; then
+	if [ "$k" != C ] && [ "$k" != dwarf ] && [ "$HAVE_NODE" = 0 ]; then
 		echo "cg_growth.sh: no node: the $k rows are left out" >&2
 		continue
 	fi
@@ -177,6 +183,8 @@ turn=0
 for secs in $SECONDS_LIST; do
 	for kind in $KINDS; do
 		: >"$T/ratios" && : >"$T/ocpu" && : >"$T/pcpu"
+		kforms=$FORMS
+		[ "$kind" != dwarf ] || kforms=
 		for ((p = 0; p < PAIRS; p++)); do
 			if [ $((turn++ % 2)) = 0 ]; then
 				read -r oc on <<<"$(one_side opjit "$kind" "$secs")"
@@ -192,7 +200,7 @@ for secs in $SECONDS_LIST; do
 			echo "cg_growth.sh: $kind ${secs}s pair $p: opjit" \
 				"${oc}s ($on samples), perf ${pc}s ($pn)" >&2
 			# one line a form: kind secs opjit_kib report script
-			for f in $FORMS; do
+			for f in $kforms; do
 				echo "$kind $secs $f $(cat "$T/rss.opjit.$f")" \
 					"$(cat "$T/rss.perf.report")" \
 					"$(cat "$T/rss.perf.script")" >>"$T/rss_rows"
