@@ -271,7 +271,8 @@ static void malformed_note(struct resolve_ctx *c, const struct ops_process *p,
 		    OPJIT_HANDLER_ABI_MINOR, fate);
 }
 
-/* The batch-sized arrays of C, but the inline frames' (grown apart). */
+/* The batch-sized arrays of C, but the inline frames' (grown apart):
+ * each is given a new value by resolve_room() or never used again. */
 static void resolve_arrays_free(struct resolve_ctx *c)
 {
 	free(c->addrs);
@@ -289,17 +290,6 @@ static void resolve_arrays_free(struct resolve_ctx *c)
 	free(c->batch.nr_inl);
 	free(c->ask);
 	free(c->inl_at);
-	c->addrs = c->times = NULL;
-	c->ans.sym = c->ans.file = c->ans.line = c->ans.reason = NULL;
-	c->ans.nr_inl = NULL;
-	c->batch.syms = NULL;
-	c->batch.files = NULL;
-	c->batch.lines = NULL;
-	c->batch.reasons = NULL;
-	c->batch.inl = NULL;
-	c->batch.nr_inl = NULL;
-	c->ask = NULL;
-	c->inl_at = NULL;
 	c->room = 0;
 }
 

@@ -303,6 +303,18 @@ static size_t build_peak(const struct opreport_opts *opts, uint32_t nr,
 	return (size_t)peak;
 }
 
+/* The loader tests' fake handler "alpha", run in this process, where
+ * the allocator is watched. */
+static struct anon_handlers *fake_loaded(void)
+{
+	const char *names[] = { "alpha" };
+	struct anon_handlers *hs = NULL;
+
+	anon_handlers_isolate(&(struct anon_isolation){ .none = 1 });
+	ck_assert_int_eq(anon_handlers_load(&hs, names, 1, FAKE_DIR), 0);
+	return hs;
+}
+
 static void grows_by(enum opreport_format format, bool callgraph,
 		     bool distinct, bool named)
 {
@@ -310,20 +322,13 @@ static void grows_by(enum opreport_format format, bool callgraph,
 				   .callgraph = callgraph,
 				   .anon_samples = true };
 	int most = distinct ? PER_STACK_MAX : PER_SAMPLE_MAX;
-	const char *names[] = { "alpha" };
-	struct anon_handlers *hs = NULL;
+	struct anon_handlers *hs = named ? fake_loaded() : NULL;
 	size_t small, big;
 	double per;
 
 	o.demangle = DEMANGLE_NONE;
 	o.spec = profile_spec_new();
 	ck_assert_ptr_nonnull(o.spec);
-	if (named) {
-		/* in this process, where the allocator is watched */
-		anon_handlers_isolate(&(struct anon_isolation){ .none = 1 });
-		ck_assert_int_eq(anon_handlers_load(&hs, names, 1, FAKE_DIR),
-				 0);
-	}
 	small = build_peak(&o, N, distinct, hs, FAKE_COMM);
 	big = build_peak(&o, 4 * N, distinct, hs, FAKE_COMM);
 	anon_handlers_free(hs);
@@ -371,14 +376,11 @@ START_TEST(failed_in_a_later_part)
 {
 	struct opreport_opts o = { .format = OUT_FOLDED,
 				   .anon_samples = true };
-	const char *names[] = { "alpha" };
-	struct anon_handlers *hs = NULL;
+	struct anon_handlers *hs = fake_loaded();
 
 	o.demangle = DEMANGLE_NONE;
 	o.spec = profile_spec_new();
 	ck_assert_ptr_nonnull(o.spec);
-	anon_handlers_isolate(&(struct anon_isolation){ .none = 1 });
-	ck_assert_int_eq(anon_handlers_load(&hs, names, 1, FAKE_DIR), 0);
 	/* more frames than one part, so that the second is refused */
 	build_peak(&o, 4 * N, true, hs, "badlater");
 	anon_handlers_free(hs);
