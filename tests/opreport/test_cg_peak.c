@@ -188,15 +188,15 @@ static void session_write(const char *dir, uint32_t nr)
 	ck_assert_int_eq(ops_writer_close(w, 1), 0);
 }
 
-/* A session of one JIT process whose NR samples have each a stack of
- * its own, as a recursion's do: below a file's frame and the
- * recursion's entry, RECURSION frames each at one of two return
- * addresses (bit k of the sample's number, from the root), then a leaf
- * at one of 16 addresses, all from BASE, in a process named COMM;
- * written as the recorder writes a JIT's stacks, each its thread's stack
- * before plus what differs. */
+/* A session of NPROC JIT processes, the p-th pid 43 + p named COMMS[p],
+ * whose NR samples, taken in turn from each, have each a stack of its
+ * own, as a recursion's do: below a file's frame and the recursion's
+ * entry, RECURSION frames each at one of two return addresses (bit k of
+ * the sample's number, from the root), then a leaf at one of 16
+ * addresses, all from BASE; written as the recorder writes a JIT's
+ * stacks, each its thread's stack before plus what differs. */
 static void session_write_distinct(const char *dir, uint32_t nr, uint64_t base,
-				   const char *comm)
+				   const char *const *comms, uint32_t nproc)
 {
 	struct ops_session_info info = { .event = "cpu-clock",
 					 .frequency = 4000,
@@ -205,11 +205,25 @@ static void session_write_distinct(const char *dir, uint32_t nr, uint64_t base,
 					 .stack_deltas = true };
 	struct ops_frame fr[RECURSION + 3];
 	struct ops_stack st = { fr, RECURSION + 3, 0, 0 };
-	uint32_t app, proc, id, k, i;
+	struct ops_range jrange = { base, base + 0x1000 };
+	uint32_t app, proc[2], id, k, i;
 	struct ops_writer *w;
 
-	w = jitted_open(dir, &info, base, comm, &app, &proc);
+	ck_assert_uint_le(nproc, 2);
+	w = jitted_open(dir, &info, base, comms[0], &app, &proc[0]);
+	for (k = 1; k < nproc; k++) {
+		struct ops_process jp = { .tgid = 43 + k,
+					  .nspid = 43 + k,
+					  .comm = comms[k],
+					  .exe = "/usr/bin/jitted",
+					  .ranges = &jrange,
+					  .nr_ranges = 1 };
+
+		ck_assert_int_eq(ops_writer_process(w, &jp, &proc[k]), 0);
+	}
 	for (i = 0; i < nr; i++) {
+		uint32_t pid = 43 + i % nproc;
+
 		/* leaf first: the leaf, the recursion's frames, its entry,
 		 * the file's frame at the root */
 		fr[0] = (struct ops_frame){ OPS_FRAME_ANON, 0,
@@ -224,46 +238,62 @@ static void session_write_distinct(const char *dir, uint32_t nr, uint64_t base,
 			(struct ops_frame){ OPS_FRAME_ANON, 0, base + 0x400 };
 		fr[RECURSION + 2] =
 			(struct ops_frame){ OPS_FRAME_IMAGE, app, 0x1234 };
-		ck_assert_int_eq(ops_writer_stack_of(w, &st, 43, &id), 0);
+		ck_assert_int_eq(ops_writer_stack_of(w, &st, pid, &id), 0);
 		ck_assert_int_eq(
-			ops_writer_anon_stack(w, proc,
+			ops_writer_anon_stack(w, proc[i % nproc],
 					      1000000 + 250000ull * N * i / nr,
-					      id, 43),
+					      id, pid),
 			0);
 	}
 	ck_assert_int_eq(ops_writer_close(w, 1), 0);
 }
 
-/* Each of the NR samples passes through a frame of KIND, one named
- * NAME (the fake handler's, or its process's bucket), and no frame of
- * the process is of the other kind. */
+/* Each of the NR samples of each of the NPROC processes of COMMS (as
+ * session_write_distinct() writes them) passes through a frame of its
+ * process named as the fake handler names it ("alpha:hi"), or, for the
+ * process whose handler fails ("badlater"), its bucket's; no frame of a
+ * process is named otherwise. */
 static void all_named(const struct callgraph *cg, uint32_t nr,
-		      enum row_kind kind, const char *name)
+		      const char *const *comms, uint32_t nproc)
 {
-	bool seen = false;
+	bool seen[2] = { false, false };
+	uint32_t p;
 	size_t i;
 
 	for (i = 0; i < cg->nr_nodes; i++) {
 		const struct cg_node *n = &cg->nodes[i];
+		bool bucket;
+		char tgid[32];
 
 		if (n->kind != ROW_ANON && n->kind != ROW_JIT)
 			continue;
-		ck_assert_msg(n->kind == kind && !strcmp(n->sym->name, name),
-			      "a frame of %s named %s, not %s", n->image,
-			      n->sym->name, name);
-		ck_assert_uint_eq(n->total, nr);
-		seen = true;
+		for (p = 0; p < nproc; p++) {
+			snprintf(tgid, sizeof(tgid), "tgid:%u", 43 + p);
+			if (strstr(n->image, tgid))
+				break;
+		}
+		ck_assert_msg(p < nproc, "a frame of no process: %s",
+			      n->image);
+		bucket = !strcmp(comms[p], "badlater");
+		ck_assert_msg(
+			n->kind == (bucket ? ROW_ANON : ROW_JIT) &&
+				!strcmp(n->sym->name,
+					bucket ? "(no symbols)" : "alpha:hi"),
+			"a frame of %s named %s", n->image, n->sym->name);
+		ck_assert_uint_eq(n->total, nr / nproc);
+		seen[p] = true;
 	}
-	ck_assert_msg(seen, "no frame named %s", name);
+	for (p = 0; p < nproc; p++)
+		ck_assert_msg(seen[p], "no frame of process %u", 43 + p);
 }
 
 /* The heap's peak while a session of NR samples (each with a stack of
  * its own when DISTINCT) is opened and profile_build() makes OPTS's
  * call graph of it, above what was held before; with HS, the stacks'
- * frames are the fake handler's, in a process named COMM. */
+ * frames are the fake handler's, in NPROC processes named COMMS. */
 static size_t build_peak(const struct opreport_opts *opts, uint32_t nr,
 			 bool distinct, struct anon_handlers *hs,
-			 const char *comm)
+			 const char *const *comms, uint32_t nproc)
 {
 	char dir[] = "/tmp/opjit-cgpeak-XXXXXX", cmd[64];
 	struct profile *prof = NULL;
@@ -274,9 +304,10 @@ static size_t build_peak(const struct opreport_opts *opts, uint32_t nr,
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	if (distinct && hs)
-		session_write_distinct(dir, nr, FAKE_BASE, comm);
+		session_write_distinct(dir, nr, FAKE_BASE, comms, nproc);
 	else if (distinct)
-		session_write_distinct(dir, nr, JIT_BASE, "jitted");
+		session_write_distinct(dir, nr, JIT_BASE,
+				       (const char *const[]){ "jitted" }, 1);
 	else
 		session_write(dir, nr);
 	/* from the session's open: its stack table is the report's too */
@@ -291,10 +322,8 @@ static size_t build_peak(const struct opreport_opts *opts, uint32_t nr,
 	ck_assert_int_eq(ret, 0);
 	ck_assert_ptr_nonnull(r.cg);
 	ck_assert_uint_eq(r.cg->total, nr);
-	if (hs && !strcmp(comm, "badlater"))
-		all_named(r.cg, nr, ROW_ANON, "(no symbols)");
-	else if (hs)
-		all_named(r.cg, nr, ROW_JIT, "alpha:hi");
+	if (hs)
+		all_named(r.cg, nr, comms, nproc);
 	profile_free(prof);
 	report_release(&r);
 	ops_session_close(s);
@@ -322,6 +351,7 @@ static void grows_by(enum opreport_format format, bool callgraph,
 				   .callgraph = callgraph,
 				   .anon_samples = true };
 	int most = distinct ? PER_STACK_MAX : PER_SAMPLE_MAX;
+	const char *fake_comm = FAKE_COMM;
 	struct anon_handlers *hs = named ? fake_loaded() : NULL;
 	size_t small, big;
 	double per;
@@ -329,8 +359,8 @@ static void grows_by(enum opreport_format format, bool callgraph,
 	o.demangle = DEMANGLE_NONE;
 	o.spec = profile_spec_new();
 	ck_assert_ptr_nonnull(o.spec);
-	small = build_peak(&o, N, distinct, hs, FAKE_COMM);
-	big = build_peak(&o, 4 * N, distinct, hs, FAKE_COMM);
+	small = build_peak(&o, N, distinct, hs, &fake_comm, 1);
+	big = build_peak(&o, 4 * N, distinct, hs, &fake_comm, 1);
 	anon_handlers_free(hs);
 	profile_spec_free(o.spec);
 	per = big > small ? (double)(big - small) / (3 * N) : 0;
@@ -370,9 +400,9 @@ START_TEST(distinct_named_by_time)
 }
 END_TEST
 
-/* A handler that fails once a part of the frames was named: every frame
- * of the process is its bucket, those named before the failure too. */
-START_TEST(failed_in_a_later_part)
+/* The frames of NPROC processes named COMMS by the fake handler, more
+ * than one part of them: a folded graph of 4N samples. */
+static void named_in_parts(const char *const *comms, uint32_t nproc)
 {
 	struct opreport_opts o = { .format = OUT_FOLDED,
 				   .anon_samples = true };
@@ -381,10 +411,28 @@ START_TEST(failed_in_a_later_part)
 	o.demangle = DEMANGLE_NONE;
 	o.spec = profile_spec_new();
 	ck_assert_ptr_nonnull(o.spec);
-	/* more frames than one part, so that the second is refused */
-	build_peak(&o, 4 * N, true, hs, "badlater");
+	build_peak(&o, 4 * N, true, hs, comms, nproc);
 	anon_handlers_free(hs);
 	profile_spec_free(o.spec);
+}
+
+/* A handler that fails once a part of the frames was named: every frame
+ * of the process is its bucket, those named before the failure too. */
+START_TEST(failed_in_a_later_part)
+{
+	named_in_parts((const char *const[]){ "badlater" }, 1);
+}
+END_TEST
+
+/* Two processes' samples in turn, each process's frames given to its
+ * handler in parts: a part holds only its own process's frames, and a
+ * process whose handler fails in a later part leaves the other's
+ * names as they are. */
+START_TEST(two_processes_in_parts)
+{
+	named_in_parts((const char *const[]){ FAKE_COMM, FAKE_COMM }, 2);
+	named_in_parts((const char *const[]){ "badlater", FAKE_COMM }, 2);
+	named_in_parts((const char *const[]){ FAKE_COMM, "badlater" }, 2);
 }
 END_TEST
 
@@ -399,6 +447,7 @@ int main(void)
 	tcase_add_test(tc, distinct_folded);
 	tcase_add_test(tc, distinct_named_by_time);
 	tcase_add_test(tc, failed_in_a_later_part);
+	tcase_add_test(tc, two_processes_in_parts);
 	suite_add_tcase(s, tc);
 	return opjit_check_run(s);
 }
