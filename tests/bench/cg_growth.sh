@@ -184,13 +184,25 @@ done
 case " $KINDS " in
 *" node "* | *" jitdump "*) FIB_PER_S=$(fib_per_s) ;;
 esac
-echo "| workload, length | oprofiled -g CPU (median) | opjit samples | perf record -g CPU (median) | per-pair ratio, median [range] |"
-echo "| --- | --- | --- | --- | --- |"
+# median of the numbers on stdin
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+# "min to max" of the numbers on stdin
+span() {
+	sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s to %s", lo, hi }'
+}
+# Beside each recorder's CPU, its samples and its CPU a sample: at 300
+# s the ratio is the ratio of the per-sample costs, and perf's moves with
+# the machine (RESULTS.md, "The node rows at their true lengths").
+echo "| workload, length | oprofiled -g CPU (median) | opjit samples | perf record -g CPU (median) | us a sample, opjit / perf (medians) | per-pair ratio, median [range] |"
+echo "| --- | --- | --- | --- | --- | --- |"
 : >"$T/rss_rows"
 turn=0
 for secs in $SECONDS_LIST; do
 	for kind in $KINDS; do
-		: >"$T/ratios" && : >"$T/ocpu" && : >"$T/pcpu"
+		: >"$T/ratios" && : >"$T/ocpu" && : >"$T/pcpu" &&
+			: >"$T/osmp" && : >"$T/ous" && : >"$T/pus"
 		kforms=$FORMS
 		[ "$kind" != dwarf ] || kforms=
 		for ((p = 0; p < PAIRS; p++)); do
@@ -203,6 +215,9 @@ for secs in $SECONDS_LIST; do
 			fi
 			echo "$oc" >>"$T/ocpu"
 			echo "$pc" >>"$T/pcpu"
+			echo "$on" >>"$T/osmp"
+			awk -v c="$oc" -v n="$on" 'BEGIN { if (n > 0) print 1e6 * c / n }' >>"$T/ous"
+			awk -v c="$pc" -v n="$pn" 'BEGIN { if (n > 0) print 1e6 * c / n }' >>"$T/pus"
 			awk -v o="$oc" -v p="$pc" 'BEGIN { print o / p }' \
 				>>"$T/ratios"
 			echo "cg_growth.sh: $kind ${secs}s pair $p: opjit" \
@@ -214,10 +229,10 @@ for secs in $SECONDS_LIST; do
 					"$(cat "$T/rss.perf.script")" >>"$T/rss_rows"
 			done
 		done
-		printf '| %s, %s s | %s s | %s | %s s | %s |\n' "$kind" "$secs" \
-			"$(sort -g "$T/ocpu" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')" \
-			"$on" \
-			"$(sort -g "$T/pcpu" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')" \
+		printf '| %s, %s s | %s s | %s | %s s | %.2f / %.2f | %s |\n' \
+			"$kind" "$secs" "$(median <"$T/ocpu")" \
+			"$(span <"$T/osmp")" "$(median <"$T/pcpu")" \
+			"$(median <"$T/ous")" "$(median <"$T/pus")" \
 			"$(stats <"$T/ratios")"
 	done
 done
@@ -227,9 +242,6 @@ done
 echo
 echo "| workload, length | opreport form | opreport peak RSS (median) | perf report -g --stdio (median) | perf script (median) | ratio to perf report, median [range] | ratio to perf script, median [range] |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
-median() {
-	sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
-}
 for secs in $SECONDS_LIST; do
 	for kind in $KINDS; do
 		for f in $FORMS; do
