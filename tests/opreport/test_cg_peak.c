@@ -121,6 +121,22 @@ void __wrap_free(void *p)
 #define FAKE_BASE 0x2000ull
 #define FAKE_COMM "any"
 
+/* A JIT process of /usr/bin/jitted defined in W as PROC: pid PID,
+ * named COMM, with an anonymous range at BASE. */
+static void jitted_process(struct ops_writer *w, uint32_t pid, uint64_t base,
+			   const char *comm, uint32_t *proc)
+{
+	struct ops_range jrange = { base, base + 0x1000 };
+	struct ops_process jp = { .tgid = pid,
+				  .nspid = pid,
+				  .comm = comm,
+				  .exe = "/usr/bin/jitted",
+				  .ranges = &jrange,
+				  .nr_ranges = 1 };
+
+	ck_assert_int_eq(ops_writer_process(w, &jp, proc), 0);
+}
+
 /* A session in DIR, as INFO says, with the JIT process both writers
  * below sample: pid 43, /usr/bin/jitted (APP) and an anonymous range at
  * BASE (PROC), named COMM. */
@@ -131,18 +147,11 @@ static struct ops_writer *jitted_open(const char *dir,
 {
 	struct ops_image img = { .kind = OPS_IMAGE_FILE,
 				 .path = "/usr/bin/jitted" };
-	struct ops_range jrange = { base, base + 0x1000 };
-	struct ops_process jp = { .tgid = 43,
-				  .nspid = 43,
-				  .comm = comm,
-				  .exe = "/usr/bin/jitted",
-				  .ranges = &jrange,
-				  .nr_ranges = 1 };
 	struct ops_writer *w;
 
 	ck_assert_int_eq(ops_writer_open(&w, dir, info), 0);
 	ck_assert_int_eq(ops_writer_image(w, &img, app), 0);
-	ck_assert_int_eq(ops_writer_process(w, &jp, proc), 0);
+	jitted_process(w, 43, base, comm, proc);
 	return w;
 }
 
@@ -205,22 +214,13 @@ static void session_write_distinct(const char *dir, uint32_t nr, uint64_t base,
 					 .stack_deltas = true };
 	struct ops_frame fr[RECURSION + 3];
 	struct ops_stack st = { fr, RECURSION + 3, 0, 0 };
-	struct ops_range jrange = { base, base + 0x1000 };
 	uint32_t app, proc[2], id, k, i;
 	struct ops_writer *w;
 
 	ck_assert_uint_le(nproc, 2);
 	w = jitted_open(dir, &info, base, comms[0], &app, &proc[0]);
-	for (k = 1; k < nproc; k++) {
-		struct ops_process jp = { .tgid = 43 + k,
-					  .nspid = 43 + k,
-					  .comm = comms[k],
-					  .exe = "/usr/bin/jitted",
-					  .ranges = &jrange,
-					  .nr_ranges = 1 };
-
-		ck_assert_int_eq(ops_writer_process(w, &jp, &proc[k]), 0);
-	}
+	for (k = 1; k < nproc; k++)
+		jitted_process(w, 43 + k, base, comms[k], &proc[k]);
 	for (i = 0; i < nr; i++) {
 		uint32_t pid = 43 + i % nproc;
 
@@ -424,10 +424,11 @@ START_TEST(failed_in_a_later_part)
 }
 END_TEST
 
-/* Two processes' samples in turn, each process's frames given to its
- * handler in parts: a part holds only its own process's frames, and a
- * process whose handler fails in a later part leaves the other's
- * names as they are. */
+/* Two processes' samples written in turn, each process's frames given
+ * to its handler in parts: each keeps its own names, and a process
+ * whose handler fails in a later part leaves the other's as they are.
+ * (The graph's input keeps a process's samples together, so a part
+ * never meets another process's samples here.) */
 START_TEST(two_processes_in_parts)
 {
 	named_in_parts((const char *const[]){ FAKE_COMM, FAKE_COMM }, 2);
