@@ -67,8 +67,10 @@ spin_per_s() {
 }
 # node's rounds a second once started: from two runs, 500 and 2500
 # rounds, so that its start and warm-up (about 0.3 s) are not taken for
-# work; from one run of 500 they were, and the rows named 60 and 300 s
-# ran about 45 and 215 s
+# work (from one run of 500 they were, and the row named 300 s ran about
+# 215 s).  A round's time still varies with the run's length: the rows
+# named 10 and 60 s run about 7 to 9 and 38 to 46 s of node's CPU, that
+# of 300 s 285 to 360 s; the samples column says what each ran
 fib_per_s() {
 	local w1 w2
 	"$RUSAGE" -o "$T/cal" -- node "$BENCH_DIR/workloads/fib.js" 500 >/dev/null
@@ -188,6 +190,11 @@ esac
 median() {
 	sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
+# median of the numbers on stdin to 2 places, "?" when there are none
+# (a recorder whose samples were not counted)
+median2() {
+	median | awk 'NF { printf "%.2f", $1; done = 1 } END { if (!done) printf "?" }'
+}
 # "min to max" of the numbers on stdin
 span() {
 	sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s to %s", lo, hi }'
@@ -229,10 +236,10 @@ for secs in $SECONDS_LIST; do
 					"$(cat "$T/rss.perf.script")" >>"$T/rss_rows"
 			done
 		done
-		printf '| %s, %s s | %s s | %s | %s s | %.2f / %.2f | %s |\n' \
+		printf '| %s, %s s | %s s | %s | %s s | %s / %s | %s |\n' \
 			"$kind" "$secs" "$(median <"$T/ocpu")" \
 			"$(span <"$T/osmp")" "$(median <"$T/pcpu")" \
-			"$(median <"$T/ous")" "$(median <"$T/pus")" \
+			"$(median2 <"$T/ous")" "$(median2 <"$T/pus")" \
 			"$(stats <"$T/ratios")"
 	done
 done
