@@ -54,21 +54,28 @@ static uint32_t chain_run_end(const uint64_t *chain, uint32_t i, uint32_t n)
 {
 	typedef uint64_t pair __attribute__((vector_size(16)));
 	const uint64_t m = (uint64_t)PERF_CONTEXT_MAX;
-	pair any = { 0, 0 }, any2 = { 0, 0 }, t;
+	pair a0 = { 0, 0 }, a1 = a0, a2 = a0, a3 = a0, t;
+	uint64_t any = 0;
 	uint32_t j = i;
 
-	/* two entries an OR, in two words: one entry an OR was a load,
-	 * an OR, a count and a branch an entry */
-	for (; n - j >= 4; j += 4) {
+	/* eight entries a turn, in four words: a turn's count and branch
+	 * cost as much as two of its ORs, and the tail is ORed in a
+	 * general register (moved into and out of a vector one, it was
+	 * seven instructions an entry) */
+	for (; n - j >= 8; j += 8) {
 		memcpy(&t, chain + j, sizeof(t));
-		any |= t;
+		a0 |= t;
 		memcpy(&t, chain + j + 2, sizeof(t));
-		any2 |= t;
+		a1 |= t;
+		memcpy(&t, chain + j + 4, sizeof(t));
+		a2 |= t;
+		memcpy(&t, chain + j + 6, sizeof(t));
+		a3 |= t;
 	}
-	any |= any2;
 	for (; j < n; j++)
-		any[0] |= chain[j];
-	if (!((any[0] | any[1]) >> 63))
+		any |= chain[j];
+	a0 |= a1 | a2 | a3;
+	if (!((any | a0[0] | a0[1]) >> 63))
 		return n;
 	while (n - i >= 4 && !((chain[i] >= m) | (chain[i + 1] >= m) |
 			       (chain[i + 2] >= m) | (chain[i + 3] >= m)))

@@ -91,7 +91,7 @@ static uint8_t *delta_frame(struct ops_hist_writer *h,
 
 /* The records of the open run as a STACK_DELTAS block kept in
  * H->delta_blocks. */
-static int delta_close(struct ops_writer *w)
+int ops_delta_close(struct ops_writer *w)
 {
 	struct ops_hist_writer *h = &w->hist;
 	int ret;
@@ -132,30 +132,6 @@ static uint8_t *delta_head(uint8_t *p, uint32_t nl, uint32_t d, uint32_t n,
 	return p;
 }
 
-int ops_delta_end(struct ops_writer *w, struct ops_delta_lane *l, uint8_t *p,
-		  uint32_t n, uint32_t shared, uint32_t *id)
-{
-	struct ops_hist_writer *h = &w->hist;
-
-	h->delta_recs.len = (size_t)(p - h->delta_recs.data);
-	h->stack_stats.added += n - shared;
-	h->delta_nrecs++;
-	l->last = *id = h->nr_deltas++;
-	/* blocks near 1 MiB, as the other definitions' */
-	if (h->delta_recs.len >= OPS_BLOCK_SOFT_MAX)
-		return delta_close(w);
-	return 0;
-}
-
-/* A stack of N frames sharing D with its lane's stack before, in the
- * writer's counts. */
-void ops_delta_count(struct ops_hist_writer *h, uint32_t n, uint32_t d)
-{
-	h->stack_stats.stacks++;
-	h->stack_stats.frames += n;
-	h->stack_stats.shared += d;
-}
-
 /* Whether a stack of N frames sharing D with lane L's stack before is
  * that stack again: its id in *ID. */
 static bool delta_again(const struct ops_delta_lane *l, uint32_t n, uint32_t d,
@@ -165,11 +141,6 @@ static bool delta_again(const struct ops_delta_lane *l, uint32_t n, uint32_t d,
 		return false;
 	*id = l->last;
 	return true;
-}
-
-uint32_t ops_delta_lane(uint32_t tid)
-{
-	return (uint32_t)(oputil_hash_u64(tid) & (OPS_STACK_LANES - 1));
 }
 
 int ops_delta_stack(struct ops_writer *w, const struct ops_stack *st,
@@ -255,7 +226,7 @@ static int delta_splice(struct ops_writer *w)
 int ops_delta_put(struct ops_writer *w)
 {
 	struct ops_hist_writer *h = &w->hist;
-	int ret = delta_close(w);
+	int ret = ops_delta_close(w);
 
 	/* room for the range the write adds, so that its record cannot
 	 * fail once the file has it */

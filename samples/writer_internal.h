@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include <oputil/hash.h>
 #include <oputil/u64map.h>
 
 #include "block_internal.h"
@@ -330,15 +331,24 @@ static inline int ops_delta_reserve(struct ops_hist_writer *h, uint32_t n,
  * (room reserved by ops_delta_reserve()). */
 void ops_delta_note(struct ops_hist_writer *h, const struct ops_frame *f,
 		    bool kernel);
-/* Lane L's record of N frames (SHARED of them its stack before's) ends
- * at P: the stack's id in *ID. */
-int ops_delta_end(struct ops_writer *w, struct ops_delta_lane *l, uint8_t *p,
-		  uint32_t n, uint32_t shared, uint32_t *id);
+/* The records of H closed into a block (delta_writer.c). */
+int ops_delta_close(struct ops_writer *w);
 /* A stack of N frames sharing D with its lane's stack before, in the
- * writer's counts. */
-void ops_delta_count(struct ops_hist_writer *h, uint32_t n, uint32_t d);
+ * writer's counts.  Inline, as the two below: they are a JIT sample's
+ * every time, and a call each was 2% of its record. */
+static inline void ops_delta_count(struct ops_hist_writer *h, uint32_t n,
+				   uint32_t d)
+{
+	h->stack_stats.stacks++;
+	h->stack_stats.frames += n;
+	h->stack_stats.shared += d;
+}
+
 /* The lane of thread TID. */
-uint32_t ops_delta_lane(uint32_t tid);
+static inline uint32_t ops_delta_lane(uint32_t tid)
+{
+	return (uint32_t)(oputil_hash_u64(tid) & (OPS_STACK_LANES - 1));
+}
 /* The STACK_DELTAS blocks not on disk (all of them in a compaction)
  * appended to W->out. */
 int ops_delta_put(struct ops_writer *w);
@@ -503,6 +513,24 @@ int ops_context_encode(struct ops_buf *out, const struct ops_context *ctx);
  * more than that of each stream */
 #define OPS_ANON_BLOCK_BYTES 16384
 #define OPS_BLOCK_SOFT_MAX (1u << 20) /* split payloads beyond this */
+
+/* Lane L's record of N frames (SHARED of them its stack before's) ends
+ * at P: the stack's id in *ID. */
+static inline int ops_delta_end(struct ops_writer *w, struct ops_delta_lane *l,
+				uint8_t *p, uint32_t n, uint32_t shared,
+				uint32_t *id)
+{
+	struct ops_hist_writer *h = &w->hist;
+
+	h->delta_recs.len = (size_t)(p - h->delta_recs.data);
+	h->stack_stats.added += n - shared;
+	h->delta_nrecs++;
+	l->last = *id = h->nr_deltas++;
+	/* blocks near 1 MiB, as the other definitions' */
+	if (h->delta_recs.len >= OPS_BLOCK_SOFT_MAX)
+		return ops_delta_close(w);
+	return 0;
+}
 
 /* Cut the session's kallsyms copy down to what its kernel samples need
  * (kallsyms.c); on failure the whole copy stays. */
