@@ -188,15 +188,23 @@ static uint8_t *raw_record(struct ops_hist_writer *h, uint8_t *p, uint32_t nl,
 		a = *--q;
 		p = raw_step(p, ops_zigzag((int64_t)(a - prev)));
 	}
-	/* the last two distinct addresses above are PREV and ALT */
+	/* the last two distinct addresses above are PREV and ALT.  One
+	 * branch, seldom taken: which of the two a recursion's frame is
+	 * follows no pattern a predictor learns, and a branch on it was
+	 * a miss every other frame */
 	while (q > x + kernel) {
+		int again, known;
+
 		a = *--q;
 		p = raw_step(p, ops_zigzag((int64_t)(a - prev)));
-		if (a == prev)
-			continue;
-		if (a != alt && !raw_frame(h, c, a, false, def))
+		again = a == prev;
+		known = again | (a == alt);
+		/* the flags as values: else GCC branches on each again */
+		__asm__("" : "+r"(again), "+r"(known));
+		if (__builtin_expect(!known, 0) &&
+		    !raw_frame(h, c, a, false, def))
 			return NULL;
-		alt = prev;
+		alt = again ? alt : prev;
 		prev = a;
 	}
 	for (; q > x; prev = a) {
