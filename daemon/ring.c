@@ -152,10 +152,12 @@ static void merge_sift_down(struct ring_merge *m, size_t i)
  * JIT sample's chain (tens of addresses, five or six lines) waited for
  * them; they were half of a node recorder's time reading its chains,
  * and an eighth with this.  A record takes about half a microsecond to
- * read, time enough for the next one's lines.  Not inline: GCC 12
- * dropped the prefetches of the inlined copy. */
+ * read, time enough for the next one's lines.  Always inline: GCC 12
+ * takes a function of prefetches alone for one without effects, and
+ * drops its calls. */
 #define RING_PREFETCH 512u
-static __attribute__((noipa)) void ring_prefetch(const struct ring *r)
+static inline __attribute__((always_inline)) void
+ring_prefetch(const struct ring *r)
 {
 	uint64_t at = r->tail + r->cur->size, k;
 
