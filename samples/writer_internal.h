@@ -331,7 +331,8 @@ static inline int ops_delta_reserve(struct ops_hist_writer *h, uint32_t n,
  * (room reserved by ops_delta_reserve()). */
 void ops_delta_note(struct ops_hist_writer *h, const struct ops_frame *f,
 		    bool kernel);
-/* The records of H closed into a block (delta_writer.c). */
+/* The open run of W's records closed into a STACK_DELTAS block
+ * (delta_writer.c). */
 int ops_delta_close(struct ops_writer *w);
 /* A stack of N frames sharing D with its lane's stack before, in the
  * writer's counts.  Inline, as the two below: they are a JIT sample's
