@@ -41,7 +41,10 @@ record() {
 			"$OPROFILED" "$@" --session-dir="$s" -- "$bin" 2 \
 			2>"$s.err" &
 		for i in $(seq 100); do
-			pid=$(pgrep -u "$user" -x oprofiled) && break
+			# the oldest: the recorder's child is named oprofiled
+			# too until it execs the command, while the rings are
+			# mapped
+			pid=$(pgrep -o -u "$user" -x oprofiled) && break
 			sleep 0.1
 		done
 	fi
