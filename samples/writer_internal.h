@@ -335,8 +335,9 @@ void ops_delta_note(struct ops_hist_writer *h, const struct ops_frame *f,
  * (delta_writer.c). */
 int ops_delta_close(struct ops_writer *w);
 /* A stack of N frames sharing D with its lane's stack before, in the
- * writer's counts.  Inline, as the two below: they are a JIT sample's
- * every time, and a call each was 2% of its record. */
+ * writer's counts.  Inline, as ops_delta_lane() below and
+ * ops_delta_end() (after struct ops_writer): the three are a JIT
+ * sample's every time, and a call each was 2% of its record. */
 static inline void ops_delta_count(struct ops_hist_writer *h, uint32_t n,
 				   uint32_t d)
 {

@@ -62,7 +62,7 @@ if summary is None:
     sys.exit(f"FAIL: no summary line of oprofiled's in {out}")
 if lost * 20 > recorded + lost:
     sys.exit(f"FAIL: more than 5% of the samples lost: {summary}")
-slack = 1.0 + 100.0 * lost / (recorded + lost)
+lost_share = 100.0 * lost / (recorded + lost)
 got, lines, other = {}, {}, 0
 for row in json.load(open(rep))["symbols"]:
     if row.get("kind") != "jit":
@@ -90,7 +90,7 @@ for name, want in sorted(truth.items()):
     # half share was 2.5 of them, and failed about one run in fifteen
     # with nothing wrong
     p = want / 100.0
-    allowed = max(1.0, 400.0 * math.sqrt(p * (1.0 - p) / total)) + slack - 1.0
+    allowed = max(1.0, 400.0 * math.sqrt(p * (1.0 - p) / total)) + lost_share
     if abs(pct - want) > allowed:
         bad.append(f"{name} at {pct:.2f}%, truth {want:.2f}% "
                    f"(within {allowed:.2f} allowed)")
